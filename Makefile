@@ -1,0 +1,27 @@
+# `make run` and `make test` work on a fresh machine with only Python 3.11 and pip:
+# each creates .venv if it is missing and installs the project into it first.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench install clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/dpkit budgets
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/calibration.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,0 +1,72 @@
+"""accountant — the formal privacy accounting of dpkit (pure math, no I/O).
+
+The Gaussian mechanism in every currency (exact μ-GDP, PLD, RDP, zCDP, classic), conversions
+between them and to (ε, δ), composition through release ledgers, and σ calibration. Every
+reported ε, δ and σ is rounded in the conservative direction.
+
+Quick start::
+
+    >>> from accountant import calibrate_sigma, gaussian_epsilon
+    >>> cal = calibrate_sigma(epsilon=1.0, delta=1e-5, compositions=1000)
+    >>> gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
+    True
+"""
+
+from __future__ import annotations
+
+from .accountants import (
+    METHODS,
+    VARIANTS,
+    Accountant,
+    ClassicAccountant,
+    ExactAccountant,
+    Guarantee,
+    MethodComparison,
+    PldAccountant,
+    RdpAccountant,
+    ZcdpAccountant,
+    compare_methods,
+    make_accountant,
+)
+from .calibration import Calibration, calibrate_ledger_scale, calibrate_sigma
+from .classic import classic_sigma
+from .gdp import gdp_delta, gdp_epsilon, gdp_mu
+from .ledger import GaussianRelease, Ledger
+from .rdp import DEFAULT_ORDERS, RDP_CONVERSIONS, RdpConversion, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
+from .validation import check_count, check_positive, check_probability
+from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
+
+__all__ = [
+    "METHODS", "VARIANTS", "RDP_CONVERSIONS", "ZCDP_CONVERSIONS", "DEFAULT_ORDERS",
+    "Accountant", "ExactAccountant", "PldAccountant", "RdpAccountant", "ZcdpAccountant", "ClassicAccountant",
+    "Guarantee", "MethodComparison", "Calibration", "RdpConversion", "GaussianRelease", "Ledger",
+    "make_accountant", "compare_methods", "calibrate_sigma", "calibrate_ledger_scale", "classic_sigma",
+    "gdp_delta", "gdp_epsilon", "gdp_mu", "rdp_epsilon", "rdp_delta", "linear_rdp_epsilon", "linear_rdp_delta",
+    "zcdp_epsilon", "zcdp_delta", "zcdp_rho", "gaussian_epsilon", "gaussian_delta",
+]
+
+
+def _homogeneous(sigma: float, sensitivity: float, compositions: int) -> Ledger:
+    return Ledger.homogeneous(
+        check_positive("sensitivity", sensitivity),
+        check_positive("sigma", sigma),
+        check_count("compositions", compositions),
+    )
+
+
+def gaussian_epsilon(
+    sigma: float, delta: float, sensitivity: float = 1.0, compositions: int = 1,
+    method: str = "exact", conversion: str | None = None, **options: object,
+) -> Guarantee:
+    """ε(δ) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
+    acc = make_accountant(method, conversion, **options)
+    return acc.epsilon(_homogeneous(sigma, sensitivity, compositions), delta)
+
+
+def gaussian_delta(
+    sigma: float, epsilon: float, sensitivity: float = 1.0, compositions: int = 1,
+    method: str = "exact", conversion: str | None = None, **options: object,
+) -> Guarantee:
+    """δ(ε) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
+    acc = make_accountant(method, conversion, **options)
+    return acc.delta(_homogeneous(sigma, sensitivity, compositions), epsilon)

@@ -1,0 +1,301 @@
+"""Accountants: interpreters of a :class:`~accountant.ledger.Ledger` under each method.
+
+The split follows dp-accounting: the ledger is data, an accountant turns it into (ε, δ).
+
+=========  ====================================================================  ===============
+method     what it computes for a composition of Gaussian releases               conversions
+=========  ====================================================================  ===============
+exact      μ-GDP with μ² = Σ countᵢ Δᵢ²/σᵢ²: the exact profile (no claim smaller)  —
+pld        dp-accounting's PLD accountant on :meth:`Ledger.to_dp_event`            —
+rdp        the curve α·ρ, converted over continuous α (or over given ``orders``)   improved, mironov
+zcdp       ρ = Σ countᵢ Δᵢ²/(2σᵢ²)                                                 bun-steinke, rdp-optimal,
+                                                                                   gaussian-exact
+classic    Dwork–Roth per release, basic composition, δ split evenly             —
+=========  ====================================================================  ===============
+
+For any Gaussian ledger: exact <= pld <= rdp(improved) <= rdp(mironov) = zcdp(bun-steinke),
+and exact <= zcdp(rdp-optimal) = rdp(improved) <= zcdp(bun-steinke).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .classic import classic_composed_delta, classic_composed_epsilon
+from .gdp import _gdp_epsilon, gdp_log_delta
+from .numerics import log_delta_margin, round_up
+from .pld import DEFAULT_DISCRETIZATION, pld_accountant_for
+from .rdp import RDP_CONVERSIONS, _linear_rdp_delta, _linear_rdp_epsilon, rdp_delta, rdp_epsilon
+from .validation import check_choice, check_positive, check_probability
+from .zcdp import ZCDP_CONVERSIONS, _zcdp_delta, _zcdp_epsilon
+from .ledger import Ledger
+
+__all__ = [
+    "Guarantee",
+    "Accountant",
+    "ExactAccountant",
+    "PldAccountant",
+    "RdpAccountant",
+    "ZcdpAccountant",
+    "ClassicAccountant",
+    "METHODS",
+    "VARIANTS",
+    "make_accountant",
+    "compare_methods",
+]
+
+METHODS: tuple[str, ...] = ("exact", "pld", "rdp", "zcdp", "classic")
+CONVERSIONS: dict[str, tuple[str, ...]] = {"rdp": RDP_CONVERSIONS, "zcdp": ZCDP_CONVERSIONS}
+DEFAULT_CONVERSION: dict[str, str] = {"rdp": "improved", "zcdp": "bun-steinke"}
+
+#: The side-by-side comparison: (key, method, conversion), tightest first.
+VARIANTS: tuple[tuple[str, str, str | None], ...] = (
+    ("exact", "exact", None),
+    ("pld", "pld", None),
+    ("rdp", "rdp", "improved"),
+    ("rdp-mironov", "rdp", "mironov"),
+    ("zcdp-rdp-optimal", "zcdp", "rdp-optimal"),
+    ("zcdp", "zcdp", "bun-steinke"),
+    ("classic", "classic", None),
+)
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """An (ε, δ)-DP guarantee and how it was obtained (``order``: the RDP order used, if any)."""
+
+    epsilon: float
+    delta: float
+    method: str
+    conversion: str | None = None
+    order: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "method": self.method,
+            "conversion": self.conversion,
+            "order": self.order,
+        }
+
+
+def _check_ledger(ledger: object) -> Ledger:
+    if not isinstance(ledger, Ledger):
+        raise ValueError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
+    return ledger
+
+
+class Accountant(ABC):
+    """Interprets a ledger as an (ε, δ) guarantee. Subclasses are frozen dataclasses."""
+
+    method: str = ""
+
+    @property
+    def conversion(self) -> str | None:
+        return None
+
+    @property
+    def label(self) -> str:
+        return self.method if self.conversion is None else f"{self.method} ({self.conversion})"
+
+    def epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        """The smallest ε this method certifies at ``delta`` for the ledger, rounded up."""
+        ledger = _check_ledger(ledger)
+        delta = check_probability("delta", delta)
+        return self._epsilon(ledger, delta)
+
+    def delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        """The smallest δ this method certifies at ``epsilon`` for the ledger, rounded up."""
+        ledger = _check_ledger(ledger)
+        epsilon = check_positive("epsilon", epsilon)
+        return self._delta(ledger, epsilon)
+
+    @abstractmethod
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee: ...
+
+    @abstractmethod
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee: ...
+
+
+def _exact_delta(mu: float, epsilon: float) -> float:
+    log_delta = gdp_log_delta(mu, epsilon)
+    if log_delta == -math.inf:
+        return 0.0
+    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
+
+
+@dataclass(frozen=True)
+class ExactAccountant(Accountant):
+    """Exact accounting: the composition is μ-GDP; its (ε, δ) profile is the analytic Gaussian's."""
+
+    method = "exact"
+
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
+
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        return Guarantee(epsilon, _exact_delta(ledger.mu, epsilon), self.method)
+
+
+@dataclass(frozen=True)
+class PldAccountant(Accountant):
+    """dp-accounting's PLD accountant on the ledger's exported DpEvent.
+
+    Sound before tight: for a Gaussian ledger the exact profile is the truth, so a PLD
+    figure below it (a discretisation artefact) is replaced by the exact one.
+    """
+
+    value_discretization_interval: float = DEFAULT_DISCRETIZATION
+    method = "pld"
+
+    def __post_init__(self) -> None:
+        check_positive("value_discretization_interval", self.value_discretization_interval)
+
+    def _accountant(self, ledger: Ledger):  # noqa: ANN202 - dp-accounting type
+        return pld_accountant_for(ledger.to_dp_event(), self.value_discretization_interval)
+
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        eps = float(self._accountant(ledger).get_epsilon(delta))
+        return Guarantee(max(round_up(eps), _gdp_epsilon(ledger.mu, delta)), delta, self.method)
+
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        d = float(self._accountant(ledger).get_delta(epsilon))
+        return Guarantee(epsilon, min(1.0, max(round_up(d), _exact_delta(ledger.mu, epsilon))), self.method)
+
+
+@dataclass(frozen=True)
+class RdpAccountant(Accountant):
+    """RDP accounting of the composed curve α·ρ.
+
+    With ``orders=None`` the conversion is minimised over continuous α (the Gaussian curve is
+    known at every order); with explicit ``orders`` only those are used, as dp-accounting's
+    RDP accountant does.
+    """
+
+    conversion_name: str = "improved"
+    orders: tuple[float, ...] | None = None
+    method = "rdp"
+
+    def __post_init__(self) -> None:
+        check_choice("conversion", self.conversion_name, RDP_CONVERSIONS)
+        if self.orders is not None:
+            object.__setattr__(self, "orders", tuple(float(o) for o in self.orders))
+
+    @property
+    def conversion(self) -> str:
+        return self.conversion_name
+
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        if self.orders is None:
+            res = _linear_rdp_epsilon(ledger.rho, delta, self.conversion_name)
+        else:
+            o = np.asarray(self.orders)
+            res = rdp_epsilon(o, o * ledger.rho, delta, self.conversion_name)  # type: ignore[arg-type]
+        return Guarantee(res.epsilon, delta, self.method, self.conversion_name, res.order)
+
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        if self.orders is None:
+            res = _linear_rdp_delta(ledger.rho, epsilon, self.conversion_name)
+        else:
+            o = np.asarray(self.orders)
+            res = rdp_delta(o, o * ledger.rho, epsilon, self.conversion_name)  # type: ignore[arg-type]
+        return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
+
+
+@dataclass(frozen=True)
+class ZcdpAccountant(Accountant):
+    """zCDP accounting: ρ = Σ countᵢ Δᵢ²/(2σᵢ²), converted by ``conversion_name``."""
+
+    conversion_name: str = "bun-steinke"
+    method = "zcdp"
+
+    def __post_init__(self) -> None:
+        check_choice("conversion", self.conversion_name, ZCDP_CONVERSIONS)
+
+    @property
+    def conversion(self) -> str:
+        return self.conversion_name
+
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        return Guarantee(_zcdp_epsilon(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name)
+
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        return Guarantee(epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name)
+
+
+@dataclass(frozen=True)
+class ClassicAccountant(Accountant):
+    """Dwork–Roth classic bound per release, basic composition; refuses ε >= 1 per release."""
+
+    method = "classic"
+
+    @staticmethod
+    def _ratios(ledger: Ledger) -> list[tuple[str, float, int]]:
+        return [(r.name, r.sensitivity / r.sigma, r.count) for r in ledger.releases]
+
+    def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        return Guarantee(classic_composed_epsilon(self._ratios(ledger), delta), delta, self.method)
+
+    def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        return Guarantee(epsilon, classic_composed_delta(self._ratios(ledger), epsilon), self.method)
+
+
+def make_accountant(method: str = "exact", conversion: str | None = None, **options: Any) -> Accountant:
+    """The accountant for ``method`` (and ``conversion`` for rdp/zcdp), validated.
+
+    ``options``: ``value_discretization_interval`` for pld, ``orders`` for rdp.
+    """
+    method = check_choice("method", method, METHODS)
+    if conversion is not None and method not in CONVERSIONS:
+        raise ValueError(f"method {method!r} takes no conversion, got conversion={conversion!r}")
+    if method in CONVERSIONS:
+        conversion = check_choice(
+            f"conversion for method {method!r}", conversion or DEFAULT_CONVERSION[method], CONVERSIONS[method]
+        )
+    allowed = {"pld": {"value_discretization_interval"}, "rdp": {"orders"}}.get(method, set())
+    unknown = set(options) - allowed
+    if unknown:
+        raise ValueError(f"method {method!r} takes no option(s) {', '.join(sorted(unknown))}")
+    if method == "exact":
+        return ExactAccountant()
+    if method == "pld":
+        return PldAccountant(**options)
+    if method == "rdp":
+        return RdpAccountant(conversion, **options)  # type: ignore[arg-type]
+    if method == "zcdp":
+        return ZcdpAccountant(conversion)  # type: ignore[arg-type]
+    return ClassicAccountant()
+
+
+@dataclass(frozen=True)
+class MethodComparison:
+    """ε of every accounting variant for one ledger at one δ; ``refusals`` holds why a method declined."""
+
+    delta: float
+    epsilons: dict[str, float | None] = field(default_factory=dict)
+    refusals: dict[str, str] = field(default_factory=dict)
+    orders: dict[str, float] = field(default_factory=dict)
+
+
+def compare_methods(ledger: Ledger, delta: float) -> MethodComparison:
+    """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side."""
+    ledger = _check_ledger(ledger)
+    delta = check_probability("delta", delta)
+    out = MethodComparison(delta)
+    for key, method, conversion in VARIANTS:
+        try:
+            g = make_accountant(method, conversion).epsilon(ledger, delta)
+        except ValueError as err:
+            out.epsilons[key] = None
+            out.refusals[key] = str(err)
+            continue
+        out.epsilons[key] = g.epsilon
+        if g.order is not None:
+            out.orders[key] = g.order
+    return out

@@ -1,0 +1,72 @@
+"""The classic Gaussian mechanism bound (Dwork and Roth 2014, Thm A.1) with basic composition.
+
+For ε ∈ (0, 1), σ >= Δ sqrt(2 ln(1.25/δ))/ε gives (ε, δ)-DP. The theorem says nothing for
+ε >= 1, so every function here refuses a release whose ε would be >= 1 — a common pitfall in
+the literature (FORMULAS.md §6).
+
+Composition of N releases is the basic theorem: ε and δ add. For a composition the δ budget
+is split evenly over the N releases (δᵢ = δ/N — the split the seeds use), and so the ε of
+release i is εᵢ = (Δᵢ/σᵢ) sqrt(2 ln(1.25 N/δ)); the inverse δ(ε) gives each release the
+share εᵢ ∝ Δᵢ/σᵢ, which makes every δᵢ equal, so the two directions describe one curve.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from .numerics import round_up
+from .validation import check_positive, check_probability
+
+__all__ = ["CLASSIC_MAX_EPSILON", "classic_sigma", "classic_composed_epsilon", "classic_composed_delta"]
+
+#: The classic bound holds only for per-release ε strictly below this.
+CLASSIC_MAX_EPSILON = 1.0
+
+
+def _refuse(per_release_epsilon: float, where: str) -> ValueError:
+    return ValueError(
+        f"the classic Gaussian bound (Dwork–Roth Thm A.1) holds only for epsilon < 1 per release, "
+        f"but {where} needs epsilon = {per_release_epsilon:.6g} per release; "
+        f"use method 'exact' (or 'pld', 'rdp', 'zcdp') instead"
+    )
+
+
+def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, compositions: int = 1) -> float:
+    """σ from the classic bound for ``compositions`` releases sharing (ε, δ) by basic composition.
+
+    Each release gets (ε/K, δ/K); raises ``ValueError`` when ε/K >= 1.
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_probability("delta", delta)
+    sensitivity = check_positive("sensitivity", sensitivity)
+    k = compositions
+    per_eps, per_delta = epsilon / k, delta / k
+    if per_eps >= CLASSIC_MAX_EPSILON:
+        raise _refuse(per_eps, f"epsilon = {epsilon:g} over {k} release(s)")
+    return round_up(sensitivity * math.sqrt(2.0 * math.log(1.25 / per_delta)) / per_eps)
+
+
+def classic_composed_epsilon(
+    ratios: Sequence[tuple[str, float, int]], delta: float
+) -> float:
+    """ε of a basic composition of Gaussian releases under the classic bound, rounded up.
+
+    ``ratios`` lists (name, Δ/σ, count) per release kind; δ is split evenly over all releases.
+    """
+    n = sum(count for _, _, count in ratios)
+    z = math.sqrt(2.0 * math.log(1.25 * n / delta))
+    for name, ratio, _ in ratios:
+        if ratio * z >= CLASSIC_MAX_EPSILON:
+            raise _refuse(ratio * z, f"release {name!r} at delta = {delta:g}/{n}")
+    return round_up(z * math.fsum(ratio * count for _, ratio, count in ratios))
+
+
+def classic_composed_delta(ratios: Sequence[tuple[str, float, int]], epsilon: float) -> float:
+    """δ(ε) of a basic composition under the classic bound (εᵢ ∝ Δᵢ/σᵢ), rounded up, at most 1."""
+    n = sum(count for _, _, count in ratios)
+    t = epsilon / math.fsum(ratio * count for _, ratio, count in ratios)
+    for name, ratio, _ in ratios:
+        if ratio * t >= CLASSIC_MAX_EPSILON:
+            raise _refuse(ratio * t, f"release {name!r} at its share of epsilon = {epsilon:g}")
+    return min(1.0, round_up(1.25 * n * math.exp(-t * t / 2.0)))

@@ -1,0 +1,159 @@
+"""Gaussian differential privacy (μ-GDP): the exact privacy of the Gaussian mechanism.
+
+A Gaussian mechanism with ℓ2 sensitivity Δ and noise N(0, σ²I) is μ-GDP with μ = Δ/σ, and
+an adaptive composition of Gaussian mechanisms is μ-GDP with μ² = Σ Δᵢ²/σᵢ² (Dong, Roth and
+Su 2019). Its exact (ε, δ) profile is the analytic Gaussian mechanism's (Balle and Wang 2018):
+
+    δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2).
+
+No (ε, δ) claim for the mechanism can be smaller. Evaluation is done in log space:
+
+* when a = −ε/μ + μ/2 < 0 both terms share the factor e^{−a²/2} (because b² − a² = 2ε), and
+  δ = ½ e^{−a²/2} (erfcx(−a/√2) − erfcx(−b/√2)) leaves only an O(1)-scaled difference;
+* otherwise log Φ is taken with ``log_ndtr``;
+* when the difference of the two terms cancels beyond what doubles can resolve (relative
+  error above 1e-12) the value is recomputed with mpmath at a precision chosen from the
+  size of the cancellation.
+
+Results are conservative: δ is rounded up, ε is the feasible end of its root-find (and so
+rounded up), the largest admissible μ is rounded down.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+from scipy import special
+
+from .numerics import feasible_root, log_delta_margin, round_down, round_up
+from .validation import check_positive, check_probability
+
+__all__ = ["gdp_log_delta", "gdp_delta", "gdp_epsilon", "gdp_mu"]
+
+_SQRT1_2 = math.sqrt(0.5)
+_LN2 = math.log(2.0)
+_EPS = 2.0**-52
+#: Largest relative error tolerated in a double evaluation of δ before mpmath takes over.
+_MAX_RELATIVE_ERROR = 1e-12
+
+
+def _log1mexp(d: float) -> float:
+    """log(1 − e^d) for d < 0, accurate on both sides of −ln 2."""
+    return math.log(-math.expm1(d)) if d > -_LN2 else math.log1p(-math.exp(d))
+
+
+def _log_delta_mpmath(mu: float, epsilon: float, digits_lost: float) -> float:
+    """log δ(ε) for μ-GDP with mpmath, at 30 digits beyond those the difference loses."""
+    dps = 30 + int(math.ceil(max(0.0, digits_lost)))
+    for _ in range(6):
+        with mpmath.workdps(dps):
+            m, e = mpmath.mpf(mu), mpmath.mpf(epsilon)
+            a = -e / m + m / 2
+            b = -e / m - m / 2
+            value = mpmath.ncdf(a) - mpmath.exp(e) * mpmath.ncdf(b)
+            if value > 0:
+                return float(mpmath.log(value))
+        dps *= 2
+    return -math.inf  # the difference is below every precision tried: δ is 0 to within 10^-(dps)
+
+
+def gdp_log_delta(mu: float, epsilon: float) -> float:
+    """Exact log δ(ε) of a μ-GDP mechanism (not rounded; ε >= 0, μ > 0 trusted).
+
+    This is the unvalidated kernel used by the root-finds; use :func:`gdp_delta` for a
+    validated, conservatively rounded δ.
+    """
+    a = -epsilon / mu + mu / 2.0
+    b = -epsilon / mu - mu / 2.0
+    if a < 0.0:
+        ea = special.erfcx(-a * _SQRT1_2)
+        eb = special.erfcx(-b * _SQRT1_2)
+        diff = ea - eb
+        if diff > 0.0 and 4.0 * _EPS * ea / diff <= _MAX_RELATIVE_ERROR:
+            return -0.5 * a * a - _LN2 + math.log(diff)
+        gap = diff / ea if diff > 0.0 else mu / (1.0 + abs(b))
+    else:
+        la = float(special.log_ndtr(a))
+        lb = epsilon + float(special.log_ndtr(b))
+        d = lb - la
+        if d < 0.0:
+            one_minus = -math.expm1(d)
+            if 4.0 * _EPS * (1.0 + abs(la) + abs(lb)) / one_minus <= _MAX_RELATIVE_ERROR:
+                return la + _log1mexp(d)
+            gap = one_minus
+        else:
+            gap = mu / (1.0 + abs(b))
+    gap = max(gap, mu / (1.0 + abs(b)) * 1e-3, 1e-300)
+    return _log_delta_mpmath(mu, epsilon, -math.log10(gap))
+
+
+def gdp_delta(mu: float, epsilon: float) -> float:
+    """δ(ε) of a μ-GDP mechanism, rounded up.
+
+    >>> round(gdp_delta(1.0, 1.0), 6)
+    0.126936
+    """
+    mu = check_positive("mu", mu)
+    epsilon = check_positive("epsilon", epsilon)
+    log_delta = gdp_log_delta(mu, epsilon)
+    if log_delta == -math.inf:
+        return 0.0
+    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The smallest ε with δ(ε) <= ``delta`` for a μ-GDP mechanism, rounded up.
+
+    Returns 0.0 when the mechanism is already (0, δ)-DP.
+    """
+    mu = check_positive("mu", mu)
+    delta = check_probability("delta", delta)
+    return _gdp_epsilon(mu, delta)
+
+
+def _gdp_epsilon(mu: float, delta: float) -> float:
+    target = math.log(delta)
+    target -= log_delta_margin(target)
+    if gdp_log_delta(mu, 0.0) <= target:
+        return 0.0
+
+    def g(log_eps: float) -> float:
+        return gdp_log_delta(mu, math.exp(log_eps)) - target
+
+    # Start from the Gaussian-tail approximation ε ≈ μ²/2 + μ·sqrt(2 ln(1/δ)).
+    guess = max(mu * mu / 2.0 + mu * math.sqrt(2.0 * -math.log(delta)), 1e-300)
+    hi = math.log(guess)
+    while g(hi) > 0.0:
+        hi += math.log(4.0)
+    lo = hi - math.log(4.0)
+    while g(lo) <= 0.0:
+        hi, lo = lo, lo - math.log(4.0)
+        if lo < math.log(1e-300):
+            return round_up(math.exp(hi))
+    return round_up(math.exp(feasible_root(g, hi, lo)))
+
+
+def gdp_mu(epsilon: float, delta: float) -> float:
+    """The largest μ such that μ-GDP implies (ε, δ)-DP, rounded down."""
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_probability("delta", delta)
+    return _gdp_mu(epsilon, delta)
+
+
+def _gdp_mu(epsilon: float, delta: float) -> float:
+    target = math.log(delta)
+    target -= log_delta_margin(target)
+
+    def g(log_mu: float) -> float:
+        return gdp_log_delta(math.exp(log_mu), epsilon) - target
+
+    z = math.sqrt(2.0 * -math.log(delta))
+    guess = epsilon / (z + math.sqrt(z * z + 2.0 * epsilon))  # solves ε = μ²/2 + μ z
+    ok = math.log(guess)
+    while g(ok) > 0.0:
+        ok -= math.log(4.0)
+    bad = ok + math.log(4.0)
+    while g(bad) <= 0.0:
+        ok, bad = bad, bad + math.log(4.0)
+    return round_down(math.exp(feasible_root(g, ok, bad)))

@@ -1,0 +1,113 @@
+"""Input validation at the API boundary.
+
+Every public function of :mod:`accountant` validates its arguments with these helpers
+before doing any math, in the manner of scikit-learn's ``check_*`` functions: a bad value
+raises :class:`ValueError` with a message that names the parameter and repeats the value.
+Inside the package, values are then trusted.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "check_real",
+    "check_positive",
+    "check_nonnegative",
+    "check_probability",
+    "check_count",
+    "check_order",
+    "check_choice",
+    "check_same_length",
+]
+
+
+def check_real(name: str, value: object) -> float:
+    """Return ``value`` as a finite float, or raise ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    x = float(value)
+    if math.isnan(x):
+        raise ValueError(f"{name} must be a number, got NaN")
+    if math.isinf(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+def check_positive(name: str, value: object) -> float:
+    """Return ``value`` as a finite float > 0."""
+    x = check_real(name, value)
+    if x <= 0.0:
+        raise ValueError(f"{name} must be > 0, got {x!r}")
+    return x
+
+
+def check_nonnegative(name: str, value: object) -> float:
+    """Return ``value`` as a finite float >= 0."""
+    x = check_real(name, value)
+    if x < 0.0:
+        raise ValueError(f"{name} must be >= 0, got {x!r}")
+    return x
+
+
+def check_probability(name: str, value: object) -> float:
+    """Return ``value`` as a float in the open interval (0, 1) (a δ)."""
+    x = check_real(name, value)
+    if not 0.0 < x < 1.0:
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {x!r}")
+    return x
+
+
+def check_count(name: str, value: object) -> int:
+    """Return ``value`` as an int >= 1; integral floats such as ``3.0`` are accepted."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        k = int(value)
+    elif isinstance(value, numbers.Real):
+        x = float(value)
+        if not math.isfinite(x) or not x.is_integer():
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        k = int(x)
+    else:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if k < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {k}")
+    return k
+
+
+def check_order(name: str, value: object) -> float:
+    """Return a Rényi order: a finite float > 1."""
+    x = check_real(name, value)
+    if x <= 1.0:
+        raise ValueError(f"{name} must be a Rényi order > 1, got {x!r}")
+    return x
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence[object]) -> None:
+    """Raise unless the two sequences have the same (non-zero) length."""
+    if len(a) == 0:
+        raise ValueError(f"{name_a} must not be empty")
+    if len(a) != len(b):
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}"
+        )
+
+
+def as_real_array(name: str, values: Sequence[object] | np.ndarray) -> np.ndarray:
+    """Return a 1-d float array of finite values, or raise naming the first bad entry."""
+    out = np.empty(len(values), dtype=float)
+    for i, v in enumerate(values):
+        out[i] = check_real(f"{name}[{i}]", v)
+    return out

@@ -1,0 +1,97 @@
+"""Zero-concentrated differential privacy (Bun and Steinke 2016).
+
+A mechanism is ρ-zCDP when its RDP curve is bounded by αρ for every α > 1; compositions add
+ρ, and a Gaussian mechanism is ρ-zCDP with ρ = Δ²/(2σ²). Conversions to (ε, δ)-DP:
+
+* ``bun-steinke``   ε = ρ + 2 sqrt(ρ ln(1/δ))  (Bun–Steinke Prop. 1.3; Mironov's conversion
+  minimised over continuous α, so no RDP-on-a-grid bound with Mironov's formula beats it);
+* ``rdp-optimal``   the improved RDP conversion (Canonne, Kamath, Steinke 2020) minimised over
+  continuous α > 1 — valid for every ρ-zCDP mechanism and tighter;
+* ``gaussian-exact`` valid only when the ρ comes from Gaussian mechanisms: such a composition
+  is μ-GDP with μ = sqrt(2ρ), whose exact profile is :mod:`accountant.gdp`'s.
+
+Order (same ρ, δ): gaussian-exact <= rdp-optimal <= bun-steinke.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from .gdp import _gdp_epsilon, _gdp_mu, gdp_log_delta
+from .numerics import feasible_root, log_delta_margin, round_down, round_up
+from .rdp import _linear_rdp_delta, _linear_rdp_epsilon
+from .validation import check_choice, check_positive, check_probability
+
+__all__ = ["ZCDP_CONVERSIONS", "zcdp_epsilon", "zcdp_delta", "zcdp_rho"]
+
+ZcdpConversionName = Literal["bun-steinke", "rdp-optimal", "gaussian-exact"]
+ZCDP_CONVERSIONS: tuple[str, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
+
+
+def zcdp_epsilon(rho: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+    """ε(δ) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
+    rho = check_positive("rho", rho)
+    delta = check_probability("delta", delta)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    return _zcdp_epsilon(rho, delta, conversion)
+
+
+def _zcdp_epsilon(rho: float, delta: float, conversion: str) -> float:
+    if conversion == "bun-steinke":
+        return _linear_rdp_epsilon(rho, delta, "mironov").epsilon
+    if conversion == "rdp-optimal":
+        return _linear_rdp_epsilon(rho, delta, "improved").epsilon
+    return _gdp_epsilon(math.sqrt(2.0 * rho), delta)
+
+
+def zcdp_delta(rho: float, epsilon: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+    """δ(ε) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
+    rho = check_positive("rho", rho)
+    epsilon = check_positive("epsilon", epsilon)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    return _zcdp_delta(rho, epsilon, conversion)
+
+
+def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
+    if conversion == "bun-steinke":
+        return _linear_rdp_delta(rho, epsilon, "mironov").delta
+    if conversion == "rdp-optimal":
+        return _linear_rdp_delta(rho, epsilon, "improved").delta
+    log_delta = gdp_log_delta(math.sqrt(2.0 * rho), epsilon)
+    if log_delta == -math.inf:
+        return 0.0
+    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
+
+
+def zcdp_rho(epsilon: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+    """The largest ρ such that ρ-zCDP implies (ε, δ)-DP under ``conversion``, rounded down."""
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_probability("delta", delta)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    return _zcdp_rho(epsilon, delta, conversion)
+
+
+def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
+    ln_inv = -math.log(delta)
+    # Bun–Steinke inverse: sqrt(ρ) = ε / (sqrt(L) + sqrt(L + ε)), free of cancellation.
+    rho_bs = (epsilon / (math.sqrt(ln_inv) + math.sqrt(ln_inv + epsilon))) ** 2
+    if conversion == "gaussian-exact":
+        return round_down(_gdp_mu(epsilon, delta) ** 2 / 2.0)
+    if conversion == "bun-steinke":
+        lo = round_down(rho_bs)
+        while _zcdp_epsilon(lo, delta, conversion) > epsilon:
+            lo = round_down(lo, ulps=64)
+        return lo
+
+    # rdp-optimal lies between the Bun–Steinke ρ (looser conversion) and the exact one.
+    def g(log_rho: float) -> float:
+        return _zcdp_epsilon(math.exp(log_rho), delta, conversion) - epsilon
+
+    ok = math.log(rho_bs) - 1e-9
+    while g(ok) > 0.0:
+        ok -= 0.01
+    bad = math.log(_gdp_mu(epsilon, delta) ** 2 / 2.0) + 1e-6
+    while g(bad) <= 0.0:
+        ok, bad = bad, bad + 0.1
+    return round_down(math.exp(feasible_root(g, ok, bad, xtol=1e-14)))

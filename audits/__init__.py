@@ -1,0 +1,1 @@
+"""Membership-style privacy audits of release functions (built on :mod:`algorithms` and :mod:`accountant`)."""

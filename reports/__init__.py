@@ -1,0 +1,1 @@
+"""Markdown, HTML and JSON privacy reports rendering what the other packages computed."""
