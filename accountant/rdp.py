@@ -105,10 +105,10 @@ def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndar
     v = as_real_array("values", values_seq)
     bad = np.flatnonzero(o <= 1.0)
     if bad.size:
-        raise ValueError(f"orders must be Rényi orders > 1, got orders[{bad[0]}] = {o[bad[0]]!r}")
+        raise ValueError(f"orders must be Rényi orders > 1, got orders[{bad[0]}] = {float(o[bad[0]])!r}")
     bad = np.flatnonzero(v < 0.0)
     if bad.size:
-        raise ValueError(f"values must be >= 0, got values[{bad[0]}] = {v[bad[0]]!r}")
+        raise ValueError(f"values must be >= 0, got values[{bad[0]}] = {float(v[bad[0]])!r}")
     return o, v
 
 

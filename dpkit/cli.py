@@ -1,0 +1,384 @@
+"""The ``dpkit`` command line: thin wiring over :mod:`accountant`.
+
+Every command that prints a result takes ``--json`` and then prints exactly one JSON object on
+stdout. Bad input — a value the API rejects or an option click cannot parse — is reported as
+one line ``error: …`` on stderr with exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import Progress
+
+import accountant
+from accountant import (
+    METHODS,
+    RDP_CONVERSIONS,
+    VARIANTS,
+    ZCDP_CONVERSIONS,
+    Ledger,
+    calibrate_sigma,
+    compare_methods,
+    gaussian_delta,
+    gaussian_epsilon,
+)
+
+from . import __version__
+from .render import emit_json, format_number, print_table, stderr_console
+
+ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
+
+
+class _Number(click.ParamType):
+    """A float as typed; range checks are the API's (so its messages name the value)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+
+
+class _NumberList(click.ParamType):
+    """A comma-separated list of floats."""
+
+    name = "list"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
+        if isinstance(value, list):
+            return value
+        items = [s.strip() for s in str(value).split(",")]
+        if any(not s for s in items):
+            self.fail(f"{value!r} has an empty item", param, ctx)
+        try:
+            return [float(s) for s in items]
+        except ValueError:
+            self.fail(f"{value!r} is not a comma-separated list of numbers", param, ctx)
+
+
+NUMBER = _Number()
+NUMBER_LIST = _NumberList()
+
+
+def _compositions(value: float) -> int:
+    return accountant.check_count("compositions", value)
+
+
+def _method_options(f: Any) -> Any:
+    f = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")(f)
+    f = click.option(
+        "--conversion",
+        type=click.Choice(ALL_CONVERSIONS),
+        default=None,
+        help="rdp: improved (default) | mironov;  zcdp: bun-steinke (default) | rdp-optimal | gaussian-exact.",
+    )(f)
+    f = click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)(f)
+    f = click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True,
+                     help="Number of releases K (adaptive composition).")(f)
+    f = click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True, help="ℓ2 sensitivity Δ.")(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dpkit")
+def cli() -> None:
+    """dpkit: account for, audit and report the privacy of private RL algorithms."""
+
+
+@cli.command()
+@click.option("--epsilon", type=NUMBER, required=True, help="Target ε.")
+@click.option("--delta", type=NUMBER, required=True, help="Target δ.")
+@_method_options
+def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: float, method: str,
+              conversion: str | None, as_json: bool) -> None:
+    """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ."""
+    cal = calibrate_sigma(epsilon, delta, sensitivity, _compositions(compositions), method, conversion)
+    out = {"sigma": cal.sigma, "epsilon": cal.epsilon, "delta": cal.delta, "method": cal.method,
+           "conversion": cal.conversion, "target_epsilon": cal.target_epsilon,
+           "sensitivity": cal.sensitivity, "compositions": cal.compositions,
+           "noise_multiplier": cal.noise_multiplier}
+    if as_json:
+        emit_json(out)
+        return
+    label = cal.method if cal.conversion is None else f"{cal.method} ({cal.conversion})"
+    print_table(
+        f"σ for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), Δ = {format_number(sensitivity)}, "
+        f"K = {cal.compositions}",
+        ["method", "σ", "σ/Δ", "ε achieved"],
+        [[label, format_number(cal.sigma, 10), format_number(cal.noise_multiplier, 10), format_number(cal.epsilon, 10)]],
+    )
+
+
+@cli.command()
+@click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
+@click.option("--delta", type=NUMBER, required=True)
+@_method_options
+def epsilon(sigma: float, delta: float, sensitivity: float, compositions: float, method: str,
+            conversion: str | None, as_json: bool) -> None:
+    """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ."""
+    g = gaussian_epsilon(sigma, delta, sensitivity, _compositions(compositions), method, conversion)
+    if as_json:
+        emit_json(g.to_dict())
+        return
+    extra = "" if g.order is None else f" at order α = {format_number(g.order)}"
+    click.echo(f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(delta)} ({_label(g)}{extra})")
+
+
+@cli.command()
+@click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
+@click.option("--epsilon", type=NUMBER, required=True)
+@_method_options
+def delta(sigma: float, epsilon: float, sensitivity: float, compositions: float, method: str,
+          conversion: str | None, as_json: bool) -> None:
+    """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ."""
+    g = gaussian_delta(sigma, epsilon, sensitivity, _compositions(compositions), method, conversion)
+    if as_json:
+        emit_json(g.to_dict())
+        return
+    click.echo(f"delta = {format_number(g.delta, 12)} at epsilon = {format_number(epsilon)} ({_label(g)})")
+
+
+def _label(g: accountant.Guarantee) -> str:
+    return g.method if g.conversion is None else f"{g.method}, {g.conversion}"
+
+
+def _comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
+    exact = cmp.epsilons["exact"]
+    rows = []
+    for key, method, conv in VARIANTS:
+        eps = cmp.epsilons[key]
+        ratio = "—" if eps is None or not exact else f"{eps / exact:.4f}"
+        note = cmp.refusals.get(key, "")
+        if key in cmp.orders:
+            note = f"α = {format_number(cmp.orders[key], 6)}"
+        rows.append([key if conv is None else f"{method} ({conv})", format_number(eps, 10), ratio,
+                     "refused: ε ≥ 1 per release" if key in cmp.refusals else note])
+    return rows
+
+
+@cli.command()
+@click.option("--sigma", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
+@click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def methods(sigma: float, delta: float, sensitivity: float, compositions: float, as_json: bool) -> None:
+    """The ε of every accounting method side by side."""
+    ledger = Ledger.homogeneous(accountant.check_positive("sensitivity", sensitivity),
+                                accountant.check_positive("sigma", sigma), _compositions(compositions))
+    cmp = compare_methods(ledger, delta)
+    if as_json:
+        emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "orders": cmp.orders, "delta": cmp.delta,
+                   "sigma": sigma, "sensitivity": sensitivity, "compositions": ledger.compositions,
+                   "mu": ledger.mu, "rho": ledger.rho})
+        return
+    print_table(
+        f"ε at δ = {format_number(delta)} for σ = {format_number(sigma)}, Δ = {format_number(sensitivity)}, "
+        f"K = {ledger.compositions}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+        ["method", "ε", "÷ exact", "note"], _comparison_rows(cmp),
+    )
+
+
+@cli.group()
+def convert() -> None:
+    """Stand-alone conversions between privacy currencies."""
+
+
+@convert.command("zcdp")
+@click.option("--rho", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--method", type=click.Choice(ZCDP_CONVERSIONS), default="bun-steinke", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def convert_zcdp(rho: float, delta: float, method: str, as_json: bool) -> None:
+    """ρ-zCDP → ε(δ)."""
+    eps = accountant.zcdp_epsilon(rho, delta, method)  # type: ignore[arg-type]
+    if as_json:
+        emit_json({"epsilon": eps, "rho": rho, "delta": delta, "method": method})
+    else:
+        click.echo(f"epsilon = {format_number(eps, 12)} at delta = {format_number(delta)} ({method})")
+
+
+@convert.command("rdp")
+@click.option("--orders", type=NUMBER_LIST, required=True, help="Comma-separated orders α > 1.")
+@click.option("--values", type=NUMBER_LIST, required=True, help="Comma-separated ε_R(α), same length.")
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--method", type=click.Choice(RDP_CONVERSIONS), default="improved", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def convert_rdp(orders: list[float], values: list[float], delta: float, method: str, as_json: bool) -> None:
+    """RDP curve → (ε, best order)."""
+    res = accountant.rdp_epsilon(orders, values, delta, method)  # type: ignore[arg-type]
+    if as_json:
+        emit_json({"epsilon": res.epsilon, "order": res.order, "delta": delta, "method": method})
+    else:
+        click.echo(f"epsilon = {format_number(res.epsilon, 12)} at delta = {format_number(delta)} "
+                   f"(order α = {format_number(res.order)}, {method})")
+
+
+@convert.command("gdp")
+@click.option("--mu", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, default=None, help="Give δ to get ε(δ) ...")
+@click.option("--epsilon", type=NUMBER, default=None, help="... or ε to get δ(ε).")
+@click.option("--json", "as_json", is_flag=True)
+def convert_gdp(mu: float, delta: float | None, epsilon: float | None, as_json: bool) -> None:
+    """μ-GDP → ε(δ) or δ(ε) (exact)."""
+    if (delta is None) == (epsilon is None):
+        raise click.UsageError("give exactly one of --delta and --epsilon")
+    if delta is not None:
+        out = {"epsilon": accountant.gdp_epsilon(mu, delta), "delta": delta, "mu": mu}
+    else:
+        out = {"delta": accountant.gdp_delta(mu, epsilon), "epsilon": epsilon, "mu": mu}  # type: ignore[arg-type]
+    if as_json:
+        emit_json(out)
+    else:
+        click.echo(f"epsilon = {format_number(out['epsilon'], 12)}, delta = {format_number(out['delta'], 12)} "
+                   f"for mu = {format_number(mu)}")
+
+
+@convert.command("budget")
+@click.option("--epsilon", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--json", "as_json", is_flag=True)
+def convert_budget(epsilon: float, delta: float, as_json: bool) -> None:
+    """(ε, δ) → the largest μ (GDP) and ρ (zCDP, per conversion) that guarantee it."""
+    mu = accountant.gdp_mu(epsilon, delta)
+    rho = {c: accountant.zcdp_rho(epsilon, delta, c) for c in ZCDP_CONVERSIONS}  # type: ignore[arg-type]
+    if as_json:
+        emit_json({"mu": mu, "rho": rho, "epsilon": epsilon, "delta": delta})
+        return
+    print_table(f"Budget (ε, δ) = ({format_number(epsilon)}, {format_number(delta)})", ["currency", "largest value"],
+                [["μ (GDP, exact)", format_number(mu, 12)]]
+                + [[f"ρ (zCDP, {c})", format_number(v, 12)] for c, v in rho.items()])
+
+
+def _read_ledger(path: Path) -> Ledger:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ValueError(f"cannot read ledger file {str(path)!r}: {err.strerror}") from None
+    try:
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"ledger file {str(path)!r} is not valid {path.suffix.lstrip('.').upper() or 'JSON'}: {err}") from None
+    if not isinstance(data, dict) or set(data) != {"release"}:
+        raise ValueError(f"ledger file {str(path)!r} must hold exactly one key 'release' (a list of releases)")
+    if not isinstance(data["release"], list):
+        raise ValueError(f"'release' in {str(path)!r} must be a list of tables/objects")
+    return Ledger.from_dicts(data["release"])
+
+
+def _dp_event_dict(event: Any) -> Any:
+    nt = event.to_named_tuple() if hasattr(event, "to_named_tuple") else event
+    if hasattr(nt, "_asdict"):
+        d = nt._asdict()
+        d.pop("module_name", None)
+        return {k: _dp_event_dict(v) for k, v in d.items()}
+    if isinstance(nt, list):
+        return [_dp_event_dict(v) for v in nt]
+    return nt
+
+
+@cli.command("ledger")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--json", "as_json", is_flag=True)
+def ledger_cmd(path: Path, delta: float, as_json: bool) -> None:
+    """Account a ledger file (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count})."""
+    ledger = _read_ledger(path)
+    cmp = compare_methods(ledger, delta)
+    if as_json:
+        emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "delta": delta, "mu": ledger.mu,
+                   "rho": ledger.rho, "releases": ledger.to_dicts(), "dp_event": _dp_event_dict(ledger.to_dp_event())})
+        return
+    print_table(f"Ledger {path.name}", ["release", "Δ", "σ", "count", "σ/Δ"],
+                [[r.name, format_number(r.sensitivity), format_number(r.sigma), str(r.count),
+                  format_number(r.noise_multiplier)] for r in ledger.releases])
+    print_table(f"ε at δ = {format_number(delta)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+                ["method", "ε", "÷ exact", "note"], _comparison_rows(cmp))
+
+
+#: The standard budgets of ``dpkit budgets`` (and so of ``make run`` until reports land).
+STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
+STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
+_BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
+    ("exact", None), ("pld", None), ("rdp", "improved"), ("zcdp", "bun-steinke"), ("classic", None))
+
+
+@cli.command()
+@click.option("--delta", type=NUMBER, default=1e-5, show_default=True)
+@click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
+@click.option("--epsilons", type=NUMBER_LIST, default=",".join(map(str, STANDARD_EPSILONS)), show_default=True)
+@click.option("--compositions", type=NUMBER_LIST, default=",".join(map(str, STANDARD_COMPOSITIONS)), show_default=True)
+@click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
+@click.option("--json", "as_json", is_flag=True)
+def budgets(delta: float, sensitivity: float, epsilons: list[float], compositions: list[float], no_pld: bool,
+            as_json: bool) -> None:
+    """Calibration table: σ for standard budgets under every method."""
+    accountant.check_probability("delta", delta)
+    accountant.check_positive("sensitivity", sensitivity)
+    for i, e in enumerate(epsilons):
+        accountant.check_positive(f"epsilons[{i}]", e)
+    ks = [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
+    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
+    results: list[dict[str, Any]] = []
+    with Progress(console=stderr_console(), transient=True) as progress:
+        task = progress.add_task("calibrating", total=len(ks) * len(epsilons) * len(meths))
+        for k in ks:
+            for e in epsilons:
+                row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
+                for m, conv in meths:
+                    key = m if m != "rdp" else "rdp"
+                    try:
+                        row["sigma"][key] = calibrate_sigma(e, delta, sensitivity, k, m, conv).sigma
+                    except ValueError:
+                        row["sigma"][key] = None  # classic refuses ε/K >= 1
+                    progress.advance(task)
+                results.append(row)
+    if as_json:
+        emit_json({"delta": delta, "sensitivity": sensitivity, "rows": results})
+        return
+    cols = [m for m, _ in meths]
+    print_table(
+        f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}",
+        ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact"],
+        [[str(r["compositions"]), format_number(r["epsilon"])]
+         + [format_number(r["sigma"][c], 6) for c in cols]
+         + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}"] for r in results],
+        caption="classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply).",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the CLI, turning every bad input into ``error: …`` and exit code 2."""
+    try:
+        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="dpkit", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as err:  # pragma: no cover - click >= 8.2
+        click.echo(err.ctx.get_help() if err.ctx else str(err))
+        return 0
+    except click.UsageError as err:
+        click.echo(f"error: {err.format_message()}", err=True)
+        return 2
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        return 130
+    except ValueError as err:
+        click.echo(f"error: {err}", err=True)
+        return 2
+    except click.ClickException as err:
+        click.echo(f"error: {err.format_message()}", err=True)
+        return 2
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

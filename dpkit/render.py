@@ -1,0 +1,54 @@
+"""Output for the command line: one JSON object on stdout, or rich tables for humans."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["emit_json", "jsonable", "format_number", "print_table", "stderr_console"]
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with non-finite floats as null and tuples as lists (strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def emit_json(obj: Mapping[str, Any]) -> None:
+    """Print one JSON object on stdout (full float precision, no NaN/Infinity)."""
+    sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
+
+
+def format_number(x: float | int | None, digits: int = 8) -> str:
+    """A compact, human-readable number; '—' for a missing value."""
+    if x is None:
+        return "—"
+    if isinstance(x, int):
+        return str(x)
+    return f"{x:.{digits}g}"
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
+    """Render a table on stdout."""
+    table = Table(title=title, caption=caption, caption_justify="left")
+    for i, col in enumerate(columns):
+        table.add_column(col, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def stderr_console() -> Console:
+    """A console on stderr, for progress bars (stdout stays clean for results)."""
+    return Console(stderr=True)
