@@ -13,10 +13,24 @@ from dp_accounting.pld import pld_privacy_accountant
 
 from .validation import check_positive
 
-__all__ = ["DEFAULT_DISCRETIZATION", "pld_accountant_for"]
+__all__ = ["DEFAULT_DISCRETIZATION", "auto_discretization", "pld_accountant_for"]
 
 #: dp-accounting's default value discretisation interval.
 DEFAULT_DISCRETIZATION = 1e-4
+#: Target number of grid points of the composed privacy loss under :func:`auto_discretization`.
+AUTO_GRID_POINTS = 2e5
+
+
+def auto_discretization(mu: float) -> float:
+    """A discretisation interval that keeps the PLD grid near 2·10⁵ points.
+
+    The privacy loss of a μ-GDP composition is N(μ²/2, μ²); dp-accounting's grid spans it to
+    far tails, about μ² + 20μ wide. With dp-accounting's fixed 1e-4 a small σ (μ = 33) takes
+    36 s and 2.9 GB, and the grid grows as μ². Pessimistic discretisation is sound at every
+    interval; the coarser grid costs a relative ε error of about interval/ε, negligible where
+    it applies (ε is then in the tens or more).
+    """
+    return max(DEFAULT_DISCRETIZATION, (mu * mu + 20.0 * mu) / AUTO_GRID_POINTS)
 
 
 def pld_accountant_for(
