@@ -168,6 +168,11 @@ class PldAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         eps = float(self._accountant(ledger).get_epsilon(delta))
+        if not math.isfinite(eps):
+            raise ValueError(
+                f"pld: dp-accounting's PLD gives no finite epsilon at delta = {delta:g} (it truncates "
+                f"about 1e-15 of tail mass, so it cannot resolve a smaller delta); use method 'exact'"
+            )
         return Guarantee(max(round_up(eps), _gdp_epsilon(ledger.mu, delta)), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:

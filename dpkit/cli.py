@@ -153,6 +153,9 @@ def _label(g: accountant.Guarantee) -> str:
     return g.method if g.conversion is None else f"{g.method}, {g.conversion}"
 
 
+_REFUSAL_NOTES = {"classic": "refused: ε ≥ 1 per release", "pld": "refused: δ below PLD's resolution"}
+
+
 def _comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
     exact = cmp.epsilons["exact"]
     rows = []
@@ -163,7 +166,7 @@ def _comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
         if key in cmp.orders:
             note = f"α = {format_number(cmp.orders[key], 6)}"
         rows.append([key if conv is None else f"{method} ({conv})", format_number(eps, 10), ratio,
-                     "refused: ε ≥ 1 per release" if key in cmp.refusals else note])
+                     _REFUSAL_NOTES.get(key, "refused") if key in cmp.refusals else note])
     return rows
 
 

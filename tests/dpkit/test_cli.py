@@ -196,3 +196,11 @@ def test_console_script_is_installed_and_wired() -> None:
     res = subprocess.run([str(exe), "epsilon", "--sigma", "-1", "--delta", "1e-5"], capture_output=True, text=True,
                          check=False)
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "Traceback" not in res.stderr
+
+
+def test_pld_refuses_delta_below_its_resolution(capsys: pytest.CaptureFixture[str]) -> None:
+    obj = run_json(capsys, "methods", "--sigma", "1", "--delta", "1e-20")
+    assert obj["methods"]["pld"] is None and "cannot resolve" in obj["refusals"]["pld"]
+    assert obj["methods"]["exact"] is not None  # exact still answers, down to 1e-300
+    code, out, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-300", "--method", "pld")
+    assert code == 2 and out == "" and "use method 'exact'" in err
