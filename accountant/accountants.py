@@ -267,7 +267,7 @@ def make_accountant(method: str = "exact", conversion: str | None = None, **opti
         raise ValueError(f"method {method!r} takes no conversion, got conversion={conversion!r}")
     if method in CONVERSIONS:
         conversion = check_choice(
-            f"conversion for method {method!r}", conversion or DEFAULT_CONVERSION[method], CONVERSIONS[method]
+            f"conversion for method {method!r}", DEFAULT_CONVERSION[method] if conversion is None else conversion, CONVERSIONS[method]
         )
     allowed = {"pld": {"value_discretization_interval"}, "rdp": {"orders"}}.get(method, set())
     unknown = set(options) - allowed

@@ -116,6 +116,11 @@ def calibrate_ledger_scale(
     elif acc.method == "classic" and len(base.releases) == 1:
         r = base.releases[0]
         factor = classic_sigma(epsilon, delta, r.sensitivity, r.count) / r.sigma
+    elif acc.method == "classic":
+        # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
+        # bracketed from the exact factor would hit the per-release refusal below the answer.)
+        z = math.sqrt(2.0 * math.log(1.25 * base.compositions / delta))
+        factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in base.releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
     factor, _ = _make_feasible(acc, base, round_up(factor), epsilon, delta)

@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 
 from .numerics import round_up
-from .validation import check_positive, check_probability
+from .validation import check_count, check_positive, check_probability
 
 __all__ = ["CLASSIC_MAX_EPSILON", "classic_sigma", "classic_composed_epsilon", "classic_composed_delta"]
 
@@ -40,7 +40,7 @@ def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, compos
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
-    k = compositions
+    k = check_count("compositions", compositions)
     per_eps, per_delta = epsilon / k, delta / k
     if per_eps >= CLASSIC_MAX_EPSILON:
         raise _refuse(per_eps, f"epsilon = {epsilon:g} over {k} release(s)")

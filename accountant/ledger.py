@@ -70,7 +70,7 @@ class Ledger:
         cls, sensitivity: float, sigma: float, compositions: int = 1, name: str = "gaussian"
     ) -> Ledger:
         """A ledger of ``compositions`` identical Gaussian releases."""
-        return cls((GaussianRelease(name, sensitivity, sigma, compositions),))
+        return cls((GaussianRelease(name, sensitivity, sigma, check_count("compositions", compositions)),))
 
     @classmethod
     def from_dicts(cls, items: Iterable[Mapping[str, object]]) -> Ledger:

@@ -15,6 +15,9 @@ The Gaussian mechanism's curve is linear, ε_R(α) = αρ with ρ = Δ²/(2σ²)
 form (α* = 1 + sqrt(ln(1/δ)/ρ), giving ρ + 2 sqrt(ρ ln(1/δ)), the Bun–Steinke bound), the
 improved one on the fine :data:`DEFAULT_ORDERS` grid refined by Brent's method. Every order
 yields a valid bound, so the minimiser's precision affects tightness only, never soundness.
+Mironov's conversion of a linear curve is kept as the pure closed form (= Bun–Steinke, as
+published), without the KL shortcut; that shortcut only matters when δ² >= 1 − e^{−ρ}
+(δ > ~sqrt(ρ)), where a grid conversion that applies it can be tighter.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from .numerics import round_up
+from .numerics import log_delta_margin, round_up
 from .validation import (
     as_real_array,
     check_choice,
@@ -57,7 +60,7 @@ DEFAULT_ORDERS: np.ndarray = np.unique(
             1.0 + np.logspace(-4.0, 6.0, 4001),
             1.0 + np.arange(1, 101) / 10.0,
             np.arange(12.0, 64.0),
-            np.array([128.0, 256.0, 512.0]),
+            np.array([128.0, 256.0, 512.0, 1024.0]),
         ]
     )
 )
@@ -90,11 +93,24 @@ def _epsilon_at_orders(
 def _log_delta_at_orders(
     orders: np.ndarray, values: np.ndarray, epsilon: float, conversion: str
 ) -> np.ndarray:
-    """log δ(α) of each order for a target ε (vectorised)."""
+    """log δ(α) of each order for a target ε (vectorised), capped by the KL bound."""
     am1 = orders - 1.0
     if conversion == "mironov":
-        return am1 * (values - epsilon)
-    return am1 * (values - epsilon + np.log1p(-1.0 / orders)) - np.log1p(am1)
+        log_delta = am1 * (values - epsilon)
+    else:
+        log_delta = am1 * (values - epsilon + np.log1p(-1.0 / orders)) - np.log1p(am1)
+    # The same Bretagnolle–Huber bound as in _epsilon_at_orders: δ <= sqrt(1 − e^{−ε_R(α)}).
+    with np.errstate(divide="ignore"):
+        kl = 0.5 * np.log(-np.expm1(-values))
+    return np.minimum(log_delta, kl)
+
+
+def _conservative_delta(log_delta: float) -> float:
+    """δ = e^{log δ} rounded up past the evaluation error of log δ (as in :mod:`accountant.gdp`)."""
+    if log_delta == -math.inf:
+        return 0.0
+    log_delta = min(log_delta, 0.0)
+    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
 
 
 def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndarray]:
@@ -124,7 +140,8 @@ def rdp_epsilon(
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
     eps = _epsilon_at_orders(o, v, math.log(delta), conversion)
     i = int(np.argmin(eps))
-    return RdpConversion(round_up(float(eps[i])), delta, float(o[i]), conversion)
+    best = float(eps[i])
+    return RdpConversion(round_up(best) if best > 0.0 else 0.0, delta, float(o[i]), conversion)
 
 
 def rdp_delta(
@@ -136,8 +153,7 @@ def rdp_delta(
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
     log_delta = _log_delta_at_orders(o, v, epsilon, conversion)
     i = int(np.argmin(log_delta))
-    delta = min(1.0, round_up(math.exp(min(float(log_delta[i]), 0.0))))
-    return RdpConversion(epsilon, delta, float(o[i]), conversion)
+    return RdpConversion(epsilon, _conservative_delta(float(log_delta[i])), float(o[i]), conversion)
 
 
 def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[float, float]:
@@ -191,7 +207,7 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
         return a * rho + math.log1p(-1.0 / a) - (log_delta + math.log1p(am1)) / am1
 
     best_a, best = _refine(f, orders, eps, i)
-    return RdpConversion(round_up(max(best, 0.0)), delta, best_a, conversion)
+    return RdpConversion(round_up(best) if best > 0.0 else 0.0, delta, best_a, conversion)
 
 
 def linear_rdp_delta(
@@ -213,7 +229,7 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
         if a_star <= 1.0:
             return RdpConversion(epsilon, 1.0, math.inf, conversion)
         log_delta = -((epsilon - rho) ** 2) / (4.0 * rho)
-        return RdpConversion(epsilon, min(1.0, round_up(math.exp(log_delta))), a_star, conversion)
+        return RdpConversion(epsilon, _conservative_delta(log_delta), a_star, conversion)
     orders = DEFAULT_ORDERS if a_star <= 1.0 else np.sort(np.append(DEFAULT_ORDERS, a_star))
     log_d = _log_delta_at_orders(orders, orders * rho, epsilon, "improved")
     i = int(np.argmin(log_d))
@@ -224,5 +240,4 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
         return am1 * (a * rho - epsilon + math.log1p(-1.0 / a)) - math.log1p(am1)
 
     best_a, best = _refine(f, orders, log_d, i)
-    delta = min(1.0, round_up(math.exp(min(best, 0.0))))
-    return RdpConversion(epsilon, delta, best_a, conversion)
+    return RdpConversion(epsilon, _conservative_delta(best), best_a, conversion)

@@ -76,10 +76,10 @@ def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
     ln_inv = -math.log(delta)
     # Bun–Steinke inverse: sqrt(ρ) = ε / (sqrt(L) + sqrt(L + ε)), free of cancellation.
     rho_bs = (epsilon / (math.sqrt(ln_inv) + math.sqrt(ln_inv + epsilon))) ** 2
-    if conversion == "gaussian-exact":
-        return round_down(_gdp_mu(epsilon, delta) ** 2 / 2.0)
-    if conversion == "bun-steinke":
-        lo = round_down(rho_bs)
+    if conversion in ("gaussian-exact", "bun-steinke"):
+        # Closed form / one root-find, then stepped down until the conversion itself agrees
+        # (ε is rounded up, so the round trip may otherwise land a few ulps above the target).
+        lo = round_down(_gdp_mu(epsilon, delta) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs)
         while _zcdp_epsilon(lo, delta, conversion) > epsilon:
             lo = round_down(lo, ulps=64)
         return lo
