@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from .classic import classic_composed_delta, classic_composed_epsilon
-from .gdp import _gdp_epsilon, gdp_log_delta
+from .gdp import MU_OVERFLOW, _gdp_epsilon, gdp_log_delta
 from .numerics import log_delta_margin, round_up
 from .pld import auto_discretization, pld_accountant_for
-from .rdp import RDP_CONVERSIONS, _linear_rdp_delta, _linear_rdp_epsilon, rdp_delta, rdp_epsilon
+from .rdp import RDP_CONVERSIONS, _length, _linear_rdp_delta, _linear_rdp_epsilon, _validate_curve, rdp_delta, rdp_epsilon
 from .validation import check_choice, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, _zcdp_delta, _zcdp_epsilon
 from .ledger import Ledger
@@ -124,6 +124,8 @@ class Accountant(ABC):
 
 
 def _exact_delta(mu: float, epsilon: float) -> float:
+    if mu > MU_OVERFLOW:
+        return 1.0
     log_delta = gdp_log_delta(mu, epsilon)
     if log_delta == -math.inf:
         return 0.0
@@ -141,6 +143,10 @@ class ExactAccountant(Accountant):
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         return Guarantee(epsilon, _exact_delta(ledger.mu, epsilon), self.method)
+
+
+#: Largest composed μ the pld method accepts: dp-accounting 0.6 overflows by μ = 3e4 (ε ~ 4.5e8).
+PLD_MAX_MU = 1e4
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,11 @@ class PldAccountant(Accountant):
             check_positive("value_discretization_interval", self.value_discretization_interval)
 
     def _accountant(self, ledger: Ledger):  # noqa: ANN202 - dp-accounting type
+        if ledger.mu > PLD_MAX_MU:
+            raise ValueError(
+                f"pld: mu = {ledger.mu:.6g} is beyond what dp-accounting's PLD represents (mu <= {PLD_MAX_MU:g}); "
+                f"use method 'exact'"
+            )
         interval = self.value_discretization_interval or auto_discretization(ledger.mu)
         return pld_accountant_for(ledger.to_dp_event(), interval)
 
@@ -196,7 +207,8 @@ class RdpAccountant(Accountant):
     def __post_init__(self) -> None:
         check_choice("conversion", self.conversion_name, RDP_CONVERSIONS)
         if self.orders is not None:
-            object.__setattr__(self, "orders", tuple(float(o) for o in self.orders))
+            orders, _ = _validate_curve(self.orders, [0.0] * _length("orders", self.orders))
+            object.__setattr__(self, "orders", tuple(float(o) for o in orders))
 
     @property
     def conversion(self) -> str:

@@ -36,6 +36,9 @@ _LN2 = math.log(2.0)
 _EPS = 2.0**-52
 #: Largest relative error tolerated in a double evaluation of δ before mpmath takes over.
 _MAX_RELATIVE_ERROR = 1e-12
+#: Beyond this μ (ε(δ) > ~5e299) intermediate squares overflow: ε is reported as +inf and
+#: δ(ε) as 1 — both conservative. The documented working range is μ <= 1e3.
+MU_OVERFLOW = 1e150
 
 
 def _log1mexp(d: float) -> float:
@@ -96,6 +99,8 @@ def gdp_delta(mu: float, epsilon: float) -> float:
     """
     mu = check_positive("mu", mu)
     epsilon = check_positive("epsilon", epsilon)
+    if mu > MU_OVERFLOW:
+        return 1.0
     log_delta = gdp_log_delta(mu, epsilon)
     if log_delta == -math.inf:
         return 0.0
@@ -113,6 +118,8 @@ def gdp_epsilon(mu: float, delta: float) -> float:
 
 
 def _gdp_epsilon(mu: float, delta: float) -> float:
+    if mu > MU_OVERFLOW:
+        return math.inf
     target = math.log(delta)
     target -= log_delta_margin(target)
     if gdp_log_delta(mu, 0.0) <= target:

@@ -44,7 +44,8 @@ class GaussianRelease:
     @property
     def mu_squared(self) -> float:
         """count · (Δ/σ)²: this release's share of the composition's μ²."""
-        return self.count * (self.sensitivity / self.sigma) ** 2
+        ratio = self.sensitivity / self.sigma
+        return self.count * ratio * ratio  # a product overflows to inf; ``**`` would raise
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "sensitivity": self.sensitivity, "sigma": self.sigma, "count": self.count}

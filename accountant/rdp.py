@@ -84,7 +84,7 @@ def _epsilon_at_orders(
     if conversion == "mironov":
         eps = values - log_delta / am1
     else:
-        eps = values + np.log1p(-1.0 / orders) - (log_delta + np.log1p(am1)) / am1
+        eps = values - np.log1p(1.0 / am1) - (log_delta + np.log1p(am1)) / am1
     # δ >= sqrt(1 − e^{−KL}) >= TV  ⇒  (0, δ)-DP;  KL <= ε_R(α) for every α >= 1.
     kl_zero = math.exp(2.0 * log_delta) + np.expm1(-values) > 0.0
     return np.where(kl_zero, 0.0, np.maximum(eps, 0.0))
@@ -98,11 +98,16 @@ def _log_delta_at_orders(
     if conversion == "mironov":
         log_delta = am1 * (values - epsilon)
     else:
-        log_delta = am1 * (values - epsilon + np.log1p(-1.0 / orders)) - np.log1p(am1)
+        log_delta = am1 * (values - epsilon - np.log1p(1.0 / am1)) - np.log1p(am1)
     # The same Bretagnolle–Huber bound as in _epsilon_at_orders: δ <= sqrt(1 − e^{−ε_R(α)}).
     with np.errstate(divide="ignore"):
         kl = 0.5 * np.log(-np.expm1(-values))
     return np.minimum(log_delta, kl)
+
+
+def _conservative_epsilon(eps: float) -> float:
+    """ε rounded up past the evaluation error of a sum of a few O(ε)-sized terms (0 stays 0)."""
+    return round_up(eps * (1.0 + 1e-14)) if eps > 0.0 else 0.0
 
 
 def _conservative_delta(log_delta: float) -> float:
@@ -113,7 +118,17 @@ def _conservative_delta(log_delta: float) -> float:
     return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
 
 
+def _length(name: str, seq: object) -> int:
+    """len(seq), or ValueError naming ``name`` when it is not a sequence (a lone number, say)."""
+    try:
+        return len(seq)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of numbers, got {seq!r}") from None
+
+
 def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndarray]:
+    _length("orders", orders)
+    _length("values", values)
     orders_seq = list(orders)  # type: ignore[call-overload]
     values_seq = list(values)  # type: ignore[call-overload]
     check_same_length("orders", orders_seq, "values", values_seq)
@@ -140,8 +155,7 @@ def rdp_epsilon(
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
     eps = _epsilon_at_orders(o, v, math.log(delta), conversion)
     i = int(np.argmin(eps))
-    best = float(eps[i])
-    return RdpConversion(round_up(best) if best > 0.0 else 0.0, delta, float(o[i]), conversion)
+    return RdpConversion(_conservative_epsilon(float(eps[i])), delta, float(o[i]), conversion)
 
 
 def rdp_delta(
@@ -188,26 +202,35 @@ def linear_rdp_epsilon(
 def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConversion:
     if rho == 0.0:
         return RdpConversion(0.0, delta, math.inf, conversion)
+    if rho == math.inf:  # a ledger whose ρ overflowed (σ near 1e-154 or below): no privacy
+        return RdpConversion(math.inf, delta, math.nan, conversion)
     log_delta = math.log(delta)
     ln_inv = -log_delta
     a_star = 1.0 + math.sqrt(ln_inv / rho)
     if conversion == "mironov":
         eps = rho + 2.0 * math.sqrt(rho * ln_inv)
-        return RdpConversion(round_up(eps), delta, a_star, conversion)
-    orders = np.append(DEFAULT_ORDERS, a_star)
-    orders.sort()
+        return RdpConversion(_conservative_epsilon(eps), delta, a_star, conversion)
+    # α* rounds to 1.0 for astronomically large ρ; only a true order > 1 joins the grid.
+    orders = np.sort(np.append(DEFAULT_ORDERS, a_star)) if a_star > 1.0 else DEFAULT_ORDERS
     eps = _epsilon_at_orders(orders, orders * rho, log_delta, "improved")
     i = int(np.argmin(eps))
     if eps[i] == 0.0:
         return RdpConversion(0.0, delta, float(orders[i]), conversion)
 
     def f(log_am1: float) -> float:
+        # In terms of h = α − 1 only (α = 1 + h may round to 1 for tiny h):
+        # αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), with ln(1 − 1/α) = −ln(1 + 1/h).
         am1 = math.exp(log_am1)
-        a = 1.0 + am1
-        return a * rho + math.log1p(-1.0 / a) - (log_delta + math.log1p(am1)) / am1
+        log_a = math.log1p(am1)
+        return rho + am1 * rho - math.log1p(1.0 / am1) - (log_delta + log_a) / am1
 
     best_a, best = _refine(f, orders, eps, i)
-    return RdpConversion(round_up(best) if best > 0.0 else 0.0, delta, best_a, conversion)
+    # Mironov's optimal order, taken as h = sqrt(ln(1/δ)/ρ) itself: the improved objective there
+    # is below Mironov's (= Bun–Steinke), also where ρ is so large that 1 + h rounds to 1.
+    at_star = f(0.5 * (math.log(ln_inv) - math.log(rho)))
+    if at_star < best:
+        best_a, best = a_star, at_star
+    return RdpConversion(_conservative_epsilon(best), delta, best_a, conversion)
 
 
 def linear_rdp_delta(
@@ -223,6 +246,8 @@ def linear_rdp_delta(
 def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConversion:
     if rho == 0.0:
         return RdpConversion(epsilon, 0.0, math.inf, conversion)
+    if rho == math.inf:
+        return RdpConversion(epsilon, 1.0, math.nan, conversion)
     # Mironov: min over α of (α − 1)(αρ − ε) is at α* = (ε + ρ)/(2ρ), value −(ε − ρ)²/(4ρ).
     a_star = (epsilon + rho) / (2.0 * rho)
     if conversion == "mironov":
@@ -235,9 +260,10 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
     i = int(np.argmin(log_d))
 
     def f(log_am1: float) -> float:
+        # (α − 1)(αρ − ε + ln(1 − 1/α)) − ln α in terms of h = α − 1 (see _linear_rdp_epsilon).
         am1 = math.exp(log_am1)
-        a = 1.0 + am1
-        return am1 * (a * rho - epsilon + math.log1p(-1.0 / a)) - math.log1p(am1)
+        log_a = math.log1p(am1)
+        return am1 * (rho + am1 * rho - epsilon - math.log1p(1.0 / am1)) - log_a
 
     best_a, best = _refine(f, orders, log_d, i)
     return RdpConversion(epsilon, _conservative_delta(best), best_a, conversion)

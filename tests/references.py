@@ -145,9 +145,10 @@ def linear_rdp_improved_epsilon(rho: object, delta: object) -> mpmath.mpf:
     return _minimise_over_log_am1(lambda a: rdp_improved_epsilon(a, a * r, d))
 
 
-def linear_rdp_improved_log_delta(rho: object, epsilon: object) -> mpmath.mpf:
+def linear_rdp_improved_log_delta(rho: object, epsilon: object, lo: float = -9.0) -> mpmath.mpf:
+    """min over α − 1 >= e^lo of the improved log δ(α) for the curve αρ."""
     r, e = mp(rho), mp(epsilon)
-    return _minimise_over_log_am1(lambda a: rdp_improved_log_delta(a, a * r, e))
+    return _minimise_over_log_am1(lambda a: rdp_improved_log_delta(a, a * r, e), lo=lo)
 
 
 def kl_log_delta(value: object) -> mpmath.mpf:

@@ -179,7 +179,7 @@ def test_linear_mironov_is_the_bun_steinke_closed_form(rho: float, delta: float)
     ours = linear_rdp_epsilon(rho, delta, "mironov")
     truth = ref.bun_steinke_epsilon(rho, delta)
     assert ours.epsilon >= truth
-    assert ours.epsilon == pytest.approx(float(truth), rel=1e-14)
+    assert ours.epsilon == pytest.approx(float(truth), rel=1e-13)
     # at the optimal order α* = 1 + sqrt(ln(1/δ)/ρ)
     assert ours.order == pytest.approx(1 + math.sqrt(-math.log(delta) / rho), rel=1e-12)
 
@@ -210,17 +210,18 @@ def test_linear_mironov_is_pure_bun_steinke_even_in_the_kl_regime() -> None:
     o = np.array([1.01, 2.0])
     assert rdp_epsilon(o, o * rho, delta, "mironov").epsilon == 0.0
     expected = rho + 2 * math.sqrt(rho * math.log(1 / delta))
-    assert linear_rdp_epsilon(rho, delta, "mironov").epsilon == pytest.approx(expected, rel=1e-15)
+    assert linear_rdp_epsilon(rho, delta, "mironov").epsilon == pytest.approx(expected, rel=1e-13)
 
 
 @settings(max_examples=40)
 @given(rho=rho_st, epsilon=st.floats(0.01, 100.0))
 def test_linear_improved_delta_matches_mpmath(rho: float, epsilon: float) -> None:
     ours = linear_rdp_delta(rho, epsilon, "improved")
-    improved = ref.linear_rdp_improved_log_delta(rho, epsilon)
-    # Sound: never below the best of the improved bound (continuous α) and the KL bound, whose
-    # best order is α → 1 (ε_R(1) = ρ) ...
-    truth = min(mpmath.mpf(0), improved, ref.kl_log_delta(rho))
+    # Sound: never below the best of the improved bound over all α > 1 (scanned down to
+    # α − 1 = 1e-13: for large ρ and δ near 1 the optimum lies below the grid) and the KL
+    # bound, whose best order is α → 1 (ε_R(1) = ρ) ...
+    truth = min(mpmath.mpf(0), ref.linear_rdp_improved_log_delta(rho, epsilon, lo=-30.0), ref.kl_log_delta(rho))
+    improved = ref.linear_rdp_improved_log_delta(rho, epsilon, lo=math.log(1e-4))
     assert ours.delta >= mpmath.exp(truth)
     # ... and tight, given that the documented grid starts at α = 1 + 1e-4.
     best = min(mpmath.mpf(0), improved, ref.kl_log_delta(rho * (1 + 1e-4)))
