@@ -19,12 +19,14 @@ from .accountants import (
     VARIANTS,
     Accountant,
     ClassicAccountant,
+    DeltaComparison,
     ExactAccountant,
     Guarantee,
     MethodComparison,
     PldAccountant,
     RdpAccountant,
     ZcdpAccountant,
+    compare_deltas,
     compare_methods,
     make_accountant,
 )
@@ -40,7 +42,7 @@ __all__ = [
     "METHODS", "VARIANTS", "RDP_CONVERSIONS", "ZCDP_CONVERSIONS", "DEFAULT_ORDERS",
     "Accountant", "ExactAccountant", "PldAccountant", "RdpAccountant", "ZcdpAccountant", "ClassicAccountant",
     "Guarantee", "MethodComparison", "Calibration", "RdpConversion", "GaussianRelease", "Ledger",
-    "make_accountant", "compare_methods", "calibrate_sigma", "calibrate_ledger_scale", "classic_sigma",
+    "make_accountant", "compare_methods", "compare_deltas", "DeltaComparison", "calibrate_sigma", "calibrate_ledger_scale", "classic_sigma",
     "gdp_delta", "gdp_epsilon", "gdp_mu", "rdp_epsilon", "rdp_delta", "linear_rdp_epsilon", "linear_rdp_delta",
     "zcdp_epsilon", "zcdp_delta", "zcdp_rho", "gaussian_epsilon", "gaussian_delta",
 ]

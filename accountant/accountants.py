@@ -47,6 +47,8 @@ __all__ = [
     "VARIANTS",
     "make_accountant",
     "compare_methods",
+    "compare_deltas",
+    "DeltaComparison",
 ]
 
 METHODS: tuple[str, ...] = ("exact", "pld", "rdp", "zcdp", "classic")
@@ -155,6 +157,9 @@ class PldAccountant(Accountant):
 
     ``value_discretization_interval=None`` (default) picks dp-accounting's 1e-4, coarsened for
     large μ by :func:`accountant.pld.auto_discretization` so that memory stays bounded.
+
+    dp-accounting truncates about 1e-15 of tail mass, so it cannot resolve a smaller δ: ε(δ)
+    is refused there, and δ(ε) stays at that floor (sound, but looser than rdp/zcdp).
 
     Sound before tight: for a Gaussian ledger the exact profile is the truth, so a PLD
     figure below it is replaced by the exact one. This happens: at σ = 0.1 (μ = 10),
@@ -304,6 +309,29 @@ class MethodComparison:
     epsilons: dict[str, float | None] = field(default_factory=dict)
     refusals: dict[str, str] = field(default_factory=dict)
     orders: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DeltaComparison:
+    """δ of every accounting variant for one ledger at one ε; ``refusals`` holds why a method declined."""
+
+    epsilon: float
+    deltas: dict[str, float | None] = field(default_factory=dict)
+    refusals: dict[str, str] = field(default_factory=dict)
+
+
+def compare_deltas(ledger: Ledger, epsilon: float) -> DeltaComparison:
+    """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side."""
+    ledger = _check_ledger(ledger)
+    epsilon = check_positive("epsilon", epsilon)
+    out = DeltaComparison(epsilon)
+    for key, method, conversion in VARIANTS:
+        try:
+            out.deltas[key] = make_accountant(method, conversion).delta(ledger, epsilon).delta
+        except ValueError as err:
+            out.deltas[key] = None
+            out.refusals[key] = str(err)
+    return out
 
 
 def compare_methods(ledger: Ledger, delta: float) -> MethodComparison:

@@ -25,6 +25,7 @@ from accountant import (
     ZCDP_CONVERSIONS,
     Ledger,
     calibrate_sigma,
+    compare_deltas,
     compare_methods,
     gaussian_delta,
     gaussian_epsilon,
@@ -293,12 +294,28 @@ def _dp_event_dict(event: Any) -> Any:
 
 @cli.command("ledger")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--delta", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, default=None, help="Give δ for ε(δ) under every method ...")
+@click.option("--epsilon", type=NUMBER, default=None, help="... or ε for δ(ε) under every method.")
 @click.option("--json", "as_json", is_flag=True)
-def ledger_cmd(path: Path, delta: float, as_json: bool) -> None:
+def ledger_cmd(path: Path, delta: float | None, epsilon: float | None, as_json: bool) -> None:
     """Account a ledger file (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count})."""
+    if (delta is None) == (epsilon is None):
+        raise click.UsageError("give exactly one of --delta and --epsilon")
     ledger = _read_ledger(path)
-    cmp = compare_methods(ledger, delta)
+    if epsilon is not None:
+        dcmp = compare_deltas(ledger, epsilon)
+        if as_json:
+            emit_json({"deltas": dcmp.deltas, "refusals": dcmp.refusals, "epsilon": epsilon, "mu": ledger.mu,
+                       "rho": ledger.rho, "releases": ledger.to_dicts(),
+                       "dp_event": _dp_event_dict(ledger.to_dp_event())})
+            return
+        print_table(f"δ at ε = {format_number(epsilon)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+                    ["method", "δ", "note"],
+                    [[key if conv is None else f"{m} ({conv})", format_number(dcmp.deltas[key], 10),
+                      _REFUSAL_NOTES.get(key, "refused") if key in dcmp.refusals else ""]
+                     for key, m, conv in VARIANTS])
+        return
+    cmp = compare_methods(ledger, delta)  # type: ignore[arg-type]
     if as_json:
         emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "delta": delta, "mu": ledger.mu,
                    "rho": ledger.rho, "releases": ledger.to_dicts(), "dp_event": _dp_event_dict(ledger.to_dp_event())})

@@ -103,6 +103,15 @@ def test_ledger_file_toml_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     )
     assert obj["methods"] == accountant.compare_methods(ledger, 1e-6).epsilons
     assert obj["dp_event"]["class_name"] == "ComposedDpEvent"
+    dobj = run_json(capsys, "ledger", str(toml), "--epsilon", "0.8")
+    assert dobj["deltas"] == accountant.compare_deltas(ledger, 0.8).deltas
+    d = dobj["deltas"]
+    assert d["exact"] <= d["pld"] <= d["rdp"] <= d["rdp-mironov"] <= d["zcdp"]
+    # Below PLD's resolution (~1e-15 of truncated tail mass) its δ stays at that floor: sound, loose.
+    d = run_json(capsys, "ledger", str(toml), "--epsilon", "2")["deltas"]
+    assert d["exact"] < 1e-17 and 1e-16 < d["pld"] < 1e-14 and d["exact"] <= d["rdp"] <= d["zcdp"]
+    code, out, err = run(capsys, "ledger", str(toml))
+    assert code == 2 and out == "" and "exactly one" in err
     js = tmp_path / "l.json"
     js.write_text(json.dumps({"release": ledger.to_dicts()}))
     assert run_json(capsys, "ledger", str(js), "--delta", "1e-6")["methods"] == obj["methods"]
