@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -320,33 +321,34 @@ class DeltaComparison:
     refusals: dict[str, str] = field(default_factory=dict)
 
 
+def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Guarantee | None], dict[str, str]]:
+    """``run`` under every variant of :data:`VARIANTS`; a ValueError becomes a refusal."""
+    results: dict[str, Guarantee | None] = {}
+    refusals: dict[str, str] = {}
+    for key, method, conversion in VARIANTS:
+        try:
+            results[key] = run(make_accountant(method, conversion))
+        except ValueError as err:
+            results[key], refusals[key] = None, str(err)
+    return results, refusals
+
+
 def compare_deltas(ledger: Ledger, epsilon: float) -> DeltaComparison:
     """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side."""
     ledger = _check_ledger(ledger)
     epsilon = check_positive("epsilon", epsilon)
-    out = DeltaComparison(epsilon)
-    for key, method, conversion in VARIANTS:
-        try:
-            out.deltas[key] = make_accountant(method, conversion).delta(ledger, epsilon).delta
-        except ValueError as err:
-            out.deltas[key] = None
-            out.refusals[key] = str(err)
-    return out
+    results, refusals = _each_variant(lambda acc: acc.delta(ledger, epsilon))
+    return DeltaComparison(epsilon, {k: None if g is None else g.delta for k, g in results.items()}, refusals)
 
 
 def compare_methods(ledger: Ledger, delta: float) -> MethodComparison:
     """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side."""
     ledger = _check_ledger(ledger)
     delta = check_probability("delta", delta)
-    out = MethodComparison(delta)
-    for key, method, conversion in VARIANTS:
-        try:
-            g = make_accountant(method, conversion).epsilon(ledger, delta)
-        except ValueError as err:
-            out.epsilons[key] = None
-            out.refusals[key] = str(err)
-            continue
-        out.epsilons[key] = g.epsilon
-        if g.order is not None:
-            out.orders[key] = g.order
-    return out
+    results, refusals = _each_variant(lambda acc: acc.epsilon(ledger, delta))
+    return MethodComparison(
+        delta,
+        {k: None if g is None else g.epsilon for k, g in results.items()},
+        refusals,
+        {k: g.order for k, g in results.items() if g is not None and g.order is not None},
+    )

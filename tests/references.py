@@ -183,3 +183,15 @@ def classic_composed_epsilon(releases: list[tuple[object, object, object]], delt
         n = sum(int(c) for _, _, c in releases)
         z = mpmath.sqrt(2 * mpmath.log(mpmath.mpf("1.25") * n / mp(delta)))
         return z * mpmath.fsum(mp(c) * mp(d) / mp(s) for d, s, c in releases)
+
+
+#: (method, conversion) of every accountant with a fast path (closed form or one root-find);
+#: PLD is tested separately with few examples.
+FAST_METHODS = [
+    ("exact", None),
+    ("rdp", "improved"),
+    ("rdp", "mironov"),
+    ("zcdp", "bun-steinke"),
+    ("zcdp", "rdp-optimal"),
+    ("zcdp", "gaussian-exact"),
+]

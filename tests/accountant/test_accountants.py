@@ -32,15 +32,7 @@ from accountant import (
 
 DP_ORDERS = tuple(float(o) for o in dp_rdp.DEFAULT_RDP_ORDERS)
 
-#: (method, conversion) of every fast accountant; PLD is tested separately with few examples.
-FAST = [
-    ("exact", None),
-    ("rdp", "improved"),
-    ("rdp", "mironov"),
-    ("zcdp", "bun-steinke"),
-    ("zcdp", "rdp-optimal"),
-    ("zcdp", "gaussian-exact"),
-]
+FAST = ref.FAST_METHODS
 
 delta_st = st.floats(-28.0, math.log(1e-2)).map(math.exp)  # 7e-13 … 1e-2
 pld_delta_st = st.floats(-23.0, math.log(1e-3)).map(math.exp)
