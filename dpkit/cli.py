@@ -32,7 +32,7 @@ from accountant import (
 )
 
 from . import __version__
-from .render import emit_json, format_number, print_table, stderr_console
+from .render import busy, emit_json, format_number, print_table, stderr_console
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
 
@@ -104,7 +104,8 @@ def cli() -> None:
 def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: float, method: str,
               conversion: str | None, as_json: bool) -> None:
     """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ."""
-    cal = calibrate_sigma(epsilon, delta, sensitivity, _compositions(compositions), method, conversion)
+    with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+        cal = calibrate_sigma(epsilon, delta, sensitivity, _compositions(compositions), method, conversion)
     out = {"sigma": cal.sigma, "epsilon": cal.epsilon, "delta": cal.delta, "method": cal.method,
            "conversion": cal.conversion, "target_epsilon": cal.target_epsilon,
            "sensitivity": cal.sensitivity, "compositions": cal.compositions,
@@ -128,7 +129,8 @@ def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: fl
 def epsilon(sigma: float, delta: float, sensitivity: float, compositions: float, method: str,
             conversion: str | None, as_json: bool) -> None:
     """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ."""
-    g = gaussian_epsilon(sigma, delta, sensitivity, _compositions(compositions), method, conversion)
+    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+        g = gaussian_epsilon(sigma, delta, sensitivity, _compositions(compositions), method, conversion)
     if as_json:
         emit_json(g.to_dict())
         return
@@ -143,7 +145,8 @@ def epsilon(sigma: float, delta: float, sensitivity: float, compositions: float,
 def delta(sigma: float, epsilon: float, sensitivity: float, compositions: float, method: str,
           conversion: str | None, as_json: bool) -> None:
     """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ."""
-    g = gaussian_delta(sigma, epsilon, sensitivity, _compositions(compositions), method, conversion)
+    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+        g = gaussian_delta(sigma, epsilon, sensitivity, _compositions(compositions), method, conversion)
     if as_json:
         emit_json(g.to_dict())
         return
@@ -181,7 +184,8 @@ def methods(sigma: float, delta: float, sensitivity: float, compositions: float,
     """The ε of every accounting method side by side."""
     ledger = Ledger.homogeneous(accountant.check_positive("sensitivity", sensitivity),
                                 accountant.check_positive("sigma", sigma), _compositions(compositions))
-    cmp = compare_methods(ledger, delta)
+    with busy("accounting under every method (PLD takes a moment)…"):
+        cmp = compare_methods(ledger, delta)
     if as_json:
         emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "orders": cmp.orders, "delta": cmp.delta,
                    "sigma": sigma, "sensitivity": sensitivity, "compositions": ledger.compositions,
@@ -303,7 +307,8 @@ def ledger_cmd(path: Path, delta: float | None, epsilon: float | None, as_json: 
         raise click.UsageError("give exactly one of --delta and --epsilon")
     ledger = _read_ledger(path)
     if epsilon is not None:
-        dcmp = compare_deltas(ledger, epsilon)
+        with busy("accounting under every method (PLD takes a moment)…"):
+            dcmp = compare_deltas(ledger, epsilon)
         if as_json:
             emit_json({"deltas": dcmp.deltas, "refusals": dcmp.refusals, "epsilon": epsilon, "mu": ledger.mu,
                        "rho": ledger.rho, "releases": ledger.to_dicts(),
@@ -315,7 +320,8 @@ def ledger_cmd(path: Path, delta: float | None, epsilon: float | None, as_json: 
                       _REFUSAL_NOTES.get(key, "refused") if key in dcmp.refusals else ""]
                      for key, m, conv in VARIANTS])
         return
-    cmp = compare_methods(ledger, delta)  # type: ignore[arg-type]
+    with busy("accounting under every method (PLD takes a moment)…"):
+        cmp = compare_methods(ledger, delta)  # type: ignore[arg-type]
     if as_json:
         emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "delta": delta, "mu": ledger.mu,
                    "rho": ledger.rho, "releases": ledger.to_dicts(), "dp_event": _dp_event_dict(ledger.to_dp_event())})

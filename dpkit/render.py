@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["emit_json", "jsonable", "format_number", "print_table", "stderr_console"]
+__all__ = ["emit_json", "jsonable", "format_number", "print_table", "stderr_console", "busy"]
 
 
 def jsonable(value: Any) -> Any:
@@ -52,3 +53,14 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
 def stderr_console() -> Console:
     """A console on stderr, for progress bars (stdout stays clean for results)."""
     return Console(stderr=True)
+
+
+@contextlib.contextmanager
+def busy(message: str, active: bool = True) -> Iterator[None]:
+    """A transient spinner on stderr while a slow computation runs (only on a terminal)."""
+    console = stderr_console()
+    if not (active and console.is_terminal):
+        yield
+        return
+    with console.status(message):
+        yield
