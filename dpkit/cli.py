@@ -363,11 +363,10 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
             for e in epsilons:
                 row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
                 for m, conv in meths:
-                    key = m if m != "rdp" else "rdp"
                     try:
-                        row["sigma"][key] = calibrate_sigma(e, delta, sensitivity, k, m, conv).sigma
+                        row["sigma"][m] = calibrate_sigma(e, delta, sensitivity, k, m, conv).sigma
                     except ValueError:
-                        row["sigma"][key] = None  # classic refuses ε/K >= 1
+                        row["sigma"][m] = None  # classic refuses ε/K >= 1
                     progress.advance(task)
                 results.append(row)
     if as_json:
