@@ -45,6 +45,7 @@ __all__ = [
     "make_accountant", "compare_methods", "compare_deltas", "DeltaComparison", "calibrate_sigma", "calibrate_ledger_scale", "classic_sigma",
     "gdp_delta", "gdp_epsilon", "gdp_mu", "rdp_epsilon", "rdp_delta", "linear_rdp_epsilon", "linear_rdp_delta",
     "zcdp_epsilon", "zcdp_delta", "zcdp_rho", "gaussian_epsilon", "gaussian_delta",
+    "check_count", "check_positive", "check_probability",
 ]
 
 
