@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from .classic import classic_composed_delta, classic_composed_epsilon
-from .gdp import MU_OVERFLOW, _gdp_epsilon, gdp_log_delta
-from .numerics import log_delta_margin, round_up
+from .gdp import _gdp_delta, _gdp_epsilon
+from .numerics import round_up
 from .pld import auto_discretization, pld_accountant_for
 from .rdp import RDP_CONVERSIONS, _length, _linear_rdp_delta, _linear_rdp_epsilon, _validate_curve, rdp_delta, rdp_epsilon
 from .validation import check_choice, check_positive, check_probability
@@ -126,15 +126,6 @@ class Accountant(ABC):
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee: ...
 
 
-def _exact_delta(mu: float, epsilon: float) -> float:
-    if mu > MU_OVERFLOW:
-        return 1.0
-    log_delta = gdp_log_delta(mu, epsilon)
-    if log_delta == -math.inf:
-        return 0.0
-    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
-
-
 @dataclass(frozen=True)
 class ExactAccountant(Accountant):
     """Exact accounting: the composition is μ-GDP; its (ε, δ) profile is the analytic Gaussian's."""
@@ -145,7 +136,7 @@ class ExactAccountant(Accountant):
         return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        return Guarantee(epsilon, _exact_delta(ledger.mu, epsilon), self.method)
+        return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
 
 
 #: Largest composed μ the pld method accepts: dp-accounting 0.6 overflows by μ = 3e4 (ε ~ 4.5e8).
@@ -194,7 +185,7 @@ class PldAccountant(Accountant):
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         d = float(self._accountant(ledger).get_delta(epsilon))
-        return Guarantee(epsilon, min(1.0, max(round_up(d), _exact_delta(ledger.mu, epsilon))), self.method)
+        return Guarantee(epsilon, min(1.0, max(round_up(d), _gdp_delta(ledger.mu, epsilon))), self.method)
 
 
 @dataclass(frozen=True)

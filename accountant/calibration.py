@@ -105,7 +105,11 @@ def calibrate_ledger_scale(
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
     acc = make_accountant(method, conversion, **options)
-    base = ledger.scaled(1.0)
+    return _scale_and_epsilon(acc, ledger, epsilon, delta)[0]
+
+
+def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: float) -> tuple[float, float]:
+    """The smallest σ-scale factor meeting (ε, δ) under ``acc``, and the ε it achieves."""
     mu1 = math.sqrt(math.fsum(r.mu_squared for r in base.releases))
     exact_factor = mu1 / _gdp_mu(epsilon, delta)
     if acc.method == "exact":
@@ -123,8 +127,7 @@ def calibrate_ledger_scale(
         factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in base.releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
-    factor, _ = _make_feasible(acc, base, round_up(factor), epsilon, delta)
-    return factor
+    return _make_feasible(acc, base, round_up(factor), epsilon, delta)
 
 
 def calibrate_sigma(
@@ -147,7 +150,6 @@ def calibrate_sigma(
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
     acc = make_accountant(method, conversion, **options)
-    ledger = Ledger.homogeneous(sensitivity, 1.0, compositions)
-    sigma = calibrate_ledger_scale(ledger, epsilon, delta, method, conversion, **options)
-    achieved = _achieved(acc, Ledger.homogeneous(sensitivity, sigma, compositions), delta)
+    # With σ = 1 in the template ledger, the scale factor is σ itself.
+    sigma, achieved = _scale_and_epsilon(acc, Ledger.homogeneous(sensitivity, 1.0, compositions), epsilon, delta)
     return Calibration(sigma, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)

@@ -26,7 +26,7 @@ import math
 import mpmath
 from scipy import special
 
-from .numerics import feasible_root, log_delta_margin, round_down, round_up
+from .numerics import conservative_delta, feasible_root, log_delta_margin, round_down, round_up
 from .validation import check_positive, check_probability
 
 __all__ = ["gdp_log_delta", "gdp_delta", "gdp_epsilon", "gdp_mu"]
@@ -99,12 +99,14 @@ def gdp_delta(mu: float, epsilon: float) -> float:
     """
     mu = check_positive("mu", mu)
     epsilon = check_positive("epsilon", epsilon)
+    return _gdp_delta(mu, epsilon)
+
+
+def _gdp_delta(mu: float, epsilon: float) -> float:
+    """Unvalidated :func:`gdp_delta` (μ, ε trusted)."""
     if mu > MU_OVERFLOW:
         return 1.0
-    log_delta = gdp_log_delta(mu, epsilon)
-    if log_delta == -math.inf:
-        return 0.0
-    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
+    return conservative_delta(gdp_log_delta(mu, epsilon))
 
 
 def gdp_epsilon(mu: float, delta: float) -> float:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from scipy import optimize
 
-__all__ = ["round_up", "round_down", "log_delta_margin", "feasible_root"]
+__all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "feasible_root"]
 
 #: Relative slack on δ absorbed before comparing a computed δ with a target. The double
 #: evaluations in :mod:`accountant.gdp` are accurate to ~1e-13 relative (mpmath takes over
@@ -48,6 +48,14 @@ def round_down(x: float, ulps: int = 4) -> float:
 def log_delta_margin(log_delta: float) -> float:
     """Slack (in log δ) that a computed log δ must clear to be trusted as <= the target."""
     return RELATIVE_DELTA_SLACK * max(1.0, abs(log_delta))
+
+
+def conservative_delta(log_delta: float) -> float:
+    """δ = e^{log δ}, rounded up past the evaluation error of log δ and capped at 1 (0 for −inf)."""
+    if log_delta == -math.inf:
+        return 0.0
+    log_delta = min(log_delta, 0.0)
+    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
 
 
 def feasible_root(

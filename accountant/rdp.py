@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from .numerics import log_delta_margin, round_up
+from .numerics import conservative_delta, round_up
 from .validation import (
     as_real_array,
     check_choice,
@@ -110,14 +110,6 @@ def _conservative_epsilon(eps: float) -> float:
     return round_up(eps * (1.0 + 1e-14)) if eps > 0.0 else 0.0
 
 
-def _conservative_delta(log_delta: float) -> float:
-    """δ = e^{log δ} rounded up past the evaluation error of log δ (as in :mod:`accountant.gdp`)."""
-    if log_delta == -math.inf:
-        return 0.0
-    log_delta = min(log_delta, 0.0)
-    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
-
-
 def _length(name: str, seq: object) -> int:
     """len(seq), or ValueError naming ``name`` when it is not a sequence (a lone number, say)."""
     try:
@@ -167,7 +159,7 @@ def rdp_delta(
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
     log_delta = _log_delta_at_orders(o, v, epsilon, conversion)
     i = int(np.argmin(log_delta))
-    return RdpConversion(epsilon, _conservative_delta(float(log_delta[i])), float(o[i]), conversion)
+    return RdpConversion(epsilon, conservative_delta(float(log_delta[i])), float(o[i]), conversion)
 
 
 def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[float, float]:
@@ -254,7 +246,7 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
         if a_star <= 1.0:
             return RdpConversion(epsilon, 1.0, math.inf, conversion)
         log_delta = -((epsilon - rho) ** 2) / (4.0 * rho)
-        return RdpConversion(epsilon, _conservative_delta(log_delta), a_star, conversion)
+        return RdpConversion(epsilon, conservative_delta(log_delta), a_star, conversion)
     orders = DEFAULT_ORDERS if a_star <= 1.0 else np.sort(np.append(DEFAULT_ORDERS, a_star))
     log_d = _log_delta_at_orders(orders, orders * rho, epsilon, "improved")
     i = int(np.argmin(log_d))
@@ -266,4 +258,4 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
         return am1 * (rho + am1 * rho - epsilon - math.log1p(1.0 / am1)) - log_a
 
     best_a, best = _refine(f, orders, log_d, i)
-    return RdpConversion(epsilon, _conservative_delta(best), best_a, conversion)
+    return RdpConversion(epsilon, conservative_delta(best), best_a, conversion)

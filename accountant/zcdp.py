@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from .gdp import _gdp_epsilon, _gdp_mu, gdp_log_delta
-from .numerics import feasible_root, log_delta_margin, round_down, round_up
+from .gdp import _gdp_delta, _gdp_epsilon, _gdp_mu
+from .numerics import feasible_root, round_down
 from .rdp import _linear_rdp_delta, _linear_rdp_epsilon
 from .validation import check_choice, check_positive, check_probability
 
@@ -58,10 +58,7 @@ def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
         return _linear_rdp_delta(rho, epsilon, "mironov").delta
     if conversion == "rdp-optimal":
         return _linear_rdp_delta(rho, epsilon, "improved").delta
-    log_delta = gdp_log_delta(math.sqrt(2.0 * rho), epsilon)
-    if log_delta == -math.inf:
-        return 0.0
-    return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
+    return _gdp_delta(math.sqrt(2.0 * rho), epsilon)
 
 
 def zcdp_rho(epsilon: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
