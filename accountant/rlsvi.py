@@ -1,0 +1,254 @@
+"""RLSVI's inherent-noise privacy (Lu, Gajane, Bai, Talebi: *RLSVI itself is Joint Differentially Private*).
+
+Tabular RLSVI perturbs every Q-value it computes, Q_h(s,a) = R̂_h(s,a) + P̂_h(·|s,a)ᵀV_{h+1} + w with
+w ~ N(0, β_k/(n_k(h,s,a)+1)), for exploration. The seed's neighbouring relation changes only the
+rewards of one episode (its states and actions stay), so the visit counts n are public and each
+released Q-value is a Gaussian mechanism on the empirical mean reward R̂ = (Σ rewards)/n, whose
+sensitivity to one reward in [0, R] is R/n (n >= 1 counts that episode's visit).
+
+Three readings of the same run, loosest first:
+
+* **paper** (Corollary 14): every (h, s, a) of every one of the K episodes is charged the worst
+  case n = 1, (1/n)²(n+1)/(2β) <= 1/β_1, giving ρ = KHSA/β_1 = 2AK/(H² ln(2HSA)) with Russo's
+  β_1 = ½ S H³ ln(2HSA), and ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Bun–Steinke);
+* **the same ρ, converted tighter**: the improved RDP conversion of αρ, and — because every term of
+  ρ is a Gaussian mechanism's Δ²/(2σ²) — the exact μ-GDP conversion with μ = sqrt(2ρ);
+* **per run** (:func:`rlsvi_run_privacy`): only the H cells the changed user visited carry her
+  reward, and only in the episodes after hers; with the run's counts and variances the worst user's
+  influence is exactly μ-GDP with μ_j² = Σ_{k>j} Σ_h (R/n_k)²/σ²_k at her cells.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .accountants import Guarantee, make_accountant
+from .gdp import _gdp_delta, _gdp_epsilon
+from .ledger import Ledger
+from .numerics import round_up
+from .validation import check_choice, check_count, check_positive, check_probability
+from .zcdp import _zcdp_epsilon
+
+__all__ = [
+    "russo_beta",
+    "rlsvi_rho",
+    "rlsvi_paper_epsilon",
+    "RlsviClosedForm",
+    "rlsvi_closed_form",
+    "rlsvi_worst_case_mu",
+    "RlsviRunPrivacy",
+    "rlsvi_run_privacy",
+]
+
+_RUN_METHODS = ("exact", "pld", "rdp", "zcdp")
+
+
+def _check_sizes(states: object, actions: object, horizon: object, episodes: object) -> tuple[int, int, int, int]:
+    return (
+        check_count("states", states),
+        check_count("actions", actions),
+        check_count("horizon", horizon),
+        check_count("episodes", episodes),
+    )
+
+
+def russo_beta(states: int, actions: int, horizon: int, episode: int) -> float:
+    """Russo's (2019) RLSVI noise scale β_k = ½ S H³ ln(2HSAk) for episode k (1-based)."""
+    s, a, h, k = _check_sizes(states, actions, horizon, episode)
+    return 0.5 * s * h**3 * math.log(2.0 * h * s * a * k)
+
+
+def rlsvi_rho(states: int, actions: int, horizon: int, episodes: int) -> float:
+    """The seed's zCDP parameter ρ = 2AK/(H² ln(2HSA)) (Corollary 14), rounded up.
+
+    >>> round(rlsvi_rho(2, 2, 2, 10), 6)
+    3.606738
+    """
+    s, a, h, k = _check_sizes(states, actions, horizon, episodes)
+    return round_up(2.0 * a * k / (h * h * math.log(2.0 * h * s * a)))
+
+
+def rlsvi_paper_epsilon(states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
+    """The seed's ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Corollary 14), rounded up."""
+    rho = rlsvi_rho(states, actions, horizon, episodes)
+    return _zcdp_epsilon(rho, check_probability("delta", delta), "bun-steinke")
+
+
+@dataclass(frozen=True)
+class RlsviClosedForm:
+    """The seed's ρ and its ε(δ) under three conversions (loosest to tightest)."""
+
+    states: int
+    actions: int
+    horizon: int
+    episodes: int
+    delta: float
+    rho: float
+    epsilon_paper: float
+    epsilon_rdp_optimal: float
+    epsilon_exact_gdp: float
+
+    @property
+    def mu(self) -> float:
+        """μ = sqrt(2ρ): the GDP parameter of a Gaussian composition with this ρ."""
+        return round_up(math.sqrt(2.0 * self.rho))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "states": self.states,
+            "actions": self.actions,
+            "horizon": self.horizon,
+            "episodes": self.episodes,
+            "delta": self.delta,
+            "rho": self.rho,
+            "mu": self.mu,
+            "epsilon_paper": self.epsilon_paper,
+            "epsilon_rdp_optimal": self.epsilon_rdp_optimal,
+            "epsilon_exact_gdp": self.epsilon_exact_gdp,
+        }
+
+
+def rlsvi_closed_form(states: int, actions: int, horizon: int, episodes: int, delta: float) -> RlsviClosedForm:
+    """ρ of Corollary 14 and its ε(δ): the paper's Bun–Steinke form, the optimal RDP conversion of
+    the same curve αρ, and the exact GDP conversion (valid: ρ is a sum of Gaussian mechanisms' Δ²/2σ²).
+
+    Order: ``epsilon_exact_gdp <= epsilon_rdp_optimal <= epsilon_paper``.
+    """
+    s, a, h, k = _check_sizes(states, actions, horizon, episodes)
+    delta = check_probability("delta", delta)
+    rho = rlsvi_rho(s, a, h, k)
+    return RlsviClosedForm(
+        s, a, h, k, delta, rho,
+        epsilon_paper=_zcdp_epsilon(rho, delta, "bun-steinke"),
+        epsilon_rdp_optimal=_zcdp_epsilon(rho, delta, "rdp-optimal"),
+        epsilon_exact_gdp=_zcdp_epsilon(rho, delta, "gaussian-exact"),
+    )
+
+
+def rlsvi_worst_case_mu(
+    states: int, actions: int, horizon: int, episodes: int, beta: float | None = None, reward_range: float = 1.0
+) -> float:
+    """μ of the worst user over every possible run, charging only what her rewards touch.
+
+    User j's rewards enter R̂ only at the H cells she visits, and only in episodes k > j. Over all
+    runs the worst case is a cell visited by nobody else (n = 1), where (R/n)²/(β_k/(n+1)) = 2R²/β_k;
+    the first user is the worst: μ² = Σ_{k=2}^{K} H·2R²/β_k. ``beta=None`` uses Russo's β_k; a
+    number is a constant β. (The paper's ρ charges all S·A cells of all K episodes at β_1.)
+    Returns 0.0 for K = 1 (no later episode sees the user).
+    """
+    s, a, h, k = _check_sizes(states, actions, horizon, episodes)
+    reward_range = check_positive("reward_range", reward_range)
+    if beta is not None:
+        beta = check_positive("beta", beta)
+    if k == 1:
+        return 0.0
+    ks = np.arange(2, k + 1, dtype=float)
+    betas = 0.5 * s * h**3 * np.log(2.0 * h * s * a * ks) if beta is None else np.full(ks.shape, beta)
+    return round_up(math.sqrt(math.fsum(2.0 * h * reward_range**2 / betas)), ulps=16)
+
+
+@dataclass(frozen=True)
+class RlsviRunPrivacy:
+    """The exact privacy of one RLSVI run: every user's μ (GDP) given the run's public counts."""
+
+    mu_per_user: np.ndarray
+    reward_range: float
+
+    @property
+    def mu(self) -> float:
+        """The worst user's μ."""
+        return float(self.mu_per_user.max())
+
+    @property
+    def worst_user(self) -> int:
+        """The 1-based episode whose user has the largest μ (the earliest on ties)."""
+        return int(np.argmax(self.mu_per_user)) + 1
+
+    def epsilon(self, delta: float, method: str = "exact", conversion: str | None = None) -> Guarantee:
+        """ε(δ) of the worst user under ``method`` (exact, pld, rdp or zcdp).
+
+        The run is a composition of Gaussian mechanisms, so it is one Gaussian mechanism with
+        sensitivity μ and σ = 1 under every one of these methods. ``classic`` (basic composition
+        per release) does not apply to an aggregate μ and is refused.
+        """
+        delta = check_probability("delta", delta)
+        method = check_choice("method", method, _RUN_METHODS)
+        if self.mu == 0.0:
+            return Guarantee(0.0, delta, method, conversion, None)
+        return make_accountant(method, conversion).epsilon(Ledger.homogeneous(self.mu, 1.0), delta)
+
+    def delta(self, epsilon: float) -> float:
+        """Exact δ(ε) of the worst user (μ-GDP)."""
+        epsilon = check_positive("epsilon", epsilon)
+        return 0.0 if self.mu == 0.0 else _gdp_delta(self.mu, epsilon)
+
+    def exact_epsilon(self, delta: float) -> float:
+        """Exact ε(δ) of the worst user (μ-GDP); 0 when no user influences any release."""
+        delta = check_probability("delta", delta)
+        return 0.0 if self.mu == 0.0 else _gdp_epsilon(self.mu, delta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mu": self.mu,
+            "worst_user": self.worst_user,
+            "reward_range": self.reward_range,
+            "mu_per_user": self.mu_per_user.tolist(),
+        }
+
+
+def _check_run_array(name: str, values: object, ndim: int) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array (episodes, horizon, states, actions), got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite; entry {tuple(np.argwhere(~np.isfinite(arr))[0])} is not")
+    return arr
+
+
+def rlsvi_run_privacy(counts: object, variances: object, reward_range: float = 1.0) -> RlsviRunPrivacy:
+    """Exact per-user μ of one RLSVI run from its visit counts and noise variances.
+
+    ``counts[k, h, s, a]`` is n_k(h, s, a), the visits before episode k (0-based k = 0..K−1, so
+    ``counts[0]`` is all zeros); ``variances[k, h, s, a]`` the variance of the noise added to
+    Q_h(s, a) in episode k. Episode j's own visits are ``counts[j+1] − counts[j]`` (one cell per
+    step); the last episode influences nothing. User j's μ² = Σ_{k>j} Σ_h (R/n_k)²/σ²_k at her cells,
+    vectorised over users with suffix sums over episodes.
+
+    Raises ``ValueError`` when the counts are not the visit counts of some run (negative, not
+    starting at zero, or not growing by exactly one visit per step per episode) or a variance is
+    not positive where a count is.
+    """
+    reward_range = check_positive("reward_range", reward_range)
+    n = _check_run_array("counts", counts, 4)
+    var = _check_run_array("variances", variances, 4).astype(float)
+    if n.shape != var.shape:
+        raise ValueError(f"counts and variances must have the same shape, got {n.shape} and {var.shape}")
+    if np.any(n != np.round(n)) or np.any(n < 0):
+        raise ValueError("counts must be non-negative integers")
+    n = n.astype(np.int64)
+    if np.any(n[0] != 0):
+        raise ValueError("counts[0] must be all zeros (no visits before the first episode)")
+    if np.any(var[n > 0] <= 0.0):
+        raise ValueError("variances must be > 0 wherever counts are > 0")
+    visits = np.diff(n, axis=0)  # (K−1, H, S, A): episode j's visits, j = 0..K−2
+    if np.any(visits < 0) or np.any(visits.sum(axis=(2, 3)) != 1):
+        bad = np.argwhere((visits < 0).any(axis=(2, 3)) | (visits.sum(axis=(2, 3)) != 1))[0]
+        raise ValueError(
+            f"counts are not a run's visit counts: from episode {bad[0]} to {bad[0] + 1}, "
+            f"step {bad[1]} does not gain exactly one visit"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(n > 0, (reward_range / np.maximum(n, 1)) ** 2 / np.where(n > 0, var, 1.0), 0.0)
+    suffix = np.cumsum(ratio[::-1], axis=0)[::-1]  # suffix[k] = Σ_{k' >= k} ratio[k']
+    mu_sq = np.einsum("jhsa,jhsa->j", suffix[1:], visits.astype(float))
+    # Sums of K·H non-negative terms in floating point: relative error <= (K·H)·u. Inflate by a
+    # rigorous bound (plus the square root's rounding) so no user's μ is reported low.
+    terms = n.shape[0] * n.shape[1] * n.shape[2] * n.shape[3]
+    mu = np.sqrt(mu_sq * (1.0 + (terms + 16) * 2.0**-52)) * (1.0 + 2.0**-50)
+    return RlsviRunPrivacy(np.concatenate([mu, [0.0]]), reward_range)
