@@ -1,0 +1,759 @@
+"""ℓ2 sensitivity of additively aggregated statistics, with the neighbouring relation explicit.
+
+A private release adds Gaussian noise to a statistic ``f(D) = Σ_{u ∈ D} term(u)`` (or a
+function of such sums). Its ℓ2 sensitivity depends on what "neighbouring datasets" means:
+
+* ``"add_remove"`` — D′ is D with one user removed, so Δ = sup_u ‖term(u)‖;
+* ``"replace_one"`` — D′ is D with one user's data replaced, so Δ = sup_{u,u′} ‖term(u) − term(u′)‖.
+
+The closed forms below bound Δ for the terms that private RL algorithms aggregate (vectors,
+outer products, symmetric matrices, feature-times-target products and their sums over an
+episode), under either relation. Every value is a float rounded up with
+:func:`accountant.numerics.round_up`, so it is never below the exact supremum; each docstring
+gives the derivation and where the supremum is attained (so the bound is tight).
+:func:`clip_norm` enforces the norm bounds the closed forms assume, and
+:func:`check_sensitivity` audits a claimed sensitivity empirically: a random search over
+neighbouring pairs followed by local optimisation (a lower bound on the true Δ, so a result
+above the claim refutes it).
+
+The bounds are suprema over norm balls; when the admissible terms form a smaller set the true
+Δ may be smaller, and the closed forms remain valid upper bounds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
+from scipy import optimize
+
+from .numerics import round_up
+from .validation import check_choice, check_count, check_nonnegative, check_positive
+
+__all__ = [
+    "NOISES",
+    "RELATIONS",
+    "SensitivityCheck",
+    "check_relation",
+    "check_sensitivity",
+    "clip_norm",
+    "episode_outer_product_sensitivity",
+    "episode_product_sensitivity",
+    "episode_sum_sensitivity",
+    "outer_product_sensitivity",
+    "stacked_outer_product_sensitivity",
+    "product_sensitivity",
+    "symmetric_matrix_sensitivity",
+    "upper_triangle",
+    "vector_sensitivity",
+]
+
+#: The neighbouring relations, in their canonical (underscore) spelling.
+RELATIONS: tuple[str, ...] = ("add_remove", "replace_one")
+
+#: How a symmetric matrix is noised: ``"upper"`` — noise on the entries i <= j only, mirrored
+#: (the released vector is :func:`upper_triangle`); ``"full"`` — i.i.d. noise on all d² entries.
+NOISES: tuple[str, ...] = ("upper", "full")
+
+_SPELLINGS = {"add_remove": "add_remove", "replace_one": "replace_one", "add-remove": "add_remove",
+              "replace-one": "replace_one"}
+
+_SQRT2 = math.sqrt(2.0)
+_U = 2.0**-53  # unit roundoff of binary64
+
+# Budget of the local search in check_sensitivity: function evaluations per start are
+# _LOCAL_FEV_BASE + _LOCAL_FEV_PER_DIM * (number of free variables).
+_LOCAL_FEV_BASE = 50
+_LOCAL_FEV_PER_DIM = 20
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def check_relation(relation: object) -> str:
+    """Return the canonical spelling of a neighbouring relation.
+
+    Accepts ``"add_remove"`` and ``"replace_one"`` and the CLI spellings ``"add-remove"`` and
+    ``"replace-one"``; anything else raises :class:`ValueError` naming the value and the choices.
+    """
+    check_choice("relation", relation, tuple(_SPELLINGS))
+    return _SPELLINGS[relation]  # type: ignore[index]
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004 (the package contract)
+    return bool(value)
+
+
+def _check_nonnegative_int(name: str, value: object) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def _check_callable(name: str, value: object) -> None:
+    if not callable(value):
+        raise ValueError(f"{name} must be callable, got {value!r}")  # noqa: TRY004 (the package contract)
+
+
+def _finish(name: str, value: float, **inputs: float) -> float:
+    """Round a closed-form sensitivity up; refuse an overflow."""
+    if not math.isfinite(value):
+        shown = ", ".join(f"{k}={v!r}" for k, v in inputs.items())
+        raise ValueError(f"{name} overflows for {shown}")
+    return round_up(value)
+
+
+# --------------------------------------------------------------------------------------------
+# closed forms
+
+
+def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False) -> float:
+    """Sensitivity of a sum of vectors x(u) ∈ R^d with ‖x(u)‖ ≤ B (``bound``).
+
+    * ``add_remove``: ‖x‖ ≤ B, attained by any x on the sphere: Δ = B.
+    * ``replace_one``: ‖x − y‖ ≤ ‖x‖ + ‖y‖ ≤ 2B, attained at y = −x, ‖x‖ = B: Δ = 2B.
+    * ``replace_one`` with ``nonnegative=True`` (every admissible vector is entrywise ≥ 0, so
+      x·y ≥ 0 for any two): ‖x − y‖² = ‖x‖² + ‖y‖² − 2x·y ≤ 2B², attained at x = B e₁,
+      y = B e₂ (d ≥ 2; for d = 1 the supremum is B and √2·B is conservative): Δ = √2·B.
+      The add/remove value is B either way.
+    """
+    b = check_positive("bound", bound)
+    relation = check_relation(relation)
+    nonnegative = _check_flag("nonnegative", nonnegative)
+    if relation == "add_remove":
+        value = b
+    else:
+        value = _SQRT2 * b if nonnegative else 2.0 * b
+    return _finish("vector_sensitivity", value, bound=b)
+
+
+def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "upper") -> float:
+    """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
+
+    ``noise`` says what is released (see :data:`NOISES`): ``"upper"`` — symmetric noise on
+    the entries i ≤ j, mirrored, so the released vector is the upper triangle U(M) including
+    the diagonal and the sensitivity is ‖U(M − M′)‖; ``"full"`` — i.i.d. noise on all d²
+    entries, so it is the Frobenius norm ‖M − M′‖_F. For a symmetric matrix M,
+    ‖U(M)‖² = (‖M‖_F² + ‖diag M‖²)/2 ≤ ‖M‖_F².
+
+    * ``add_remove``: ‖xxᵀ‖_F = ‖x‖² ≤ B², and ‖U(xxᵀ)‖ ≤ ‖xxᵀ‖_F; both attained at
+      x = B e₁ (a diagonal matrix: the upper triangle holds all of it): Δ = B².
+    * ``replace_one``: ‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(x·y)² ≤ 2B⁴, and the upper-triangle
+      norm is at most the Frobenius norm; both are attained at x = B e₁, y = B e₂ (d ≥ 2),
+      where the difference diag(B², −B², 0, …) is diagonal: Δ = √2·B². (PSD terms: the
+      Frobenius inner product of xxᵀ and yyᵀ is (x·y)² ≥ 0.)
+
+    The values do not depend on ``noise``, but the per-pair norms do: for
+    x = B(e₁ + e₂)/√2 and y = B(e₁ − e₂)/√2 the difference B²(e₁e₂ᵀ + e₂e₁ᵀ) is off-diagonal,
+    with upper-triangle norm B² against Frobenius norm √2·B² (off-diagonal differences lose
+    up to a factor √2 in the upper triangle); the suprema over the norm ball coincide because
+    they are attained by diagonal differences.
+    """
+    b = check_positive("bound", bound)
+    relation = check_relation(relation)
+    check_choice("noise", noise, NOISES)
+    b2 = b * b
+    value = b2 if relation == "add_remove" else _SQRT2 * b2
+    return _finish("outer_product_sensitivity", value, bound=b)
+
+
+def stacked_outer_product_sensitivity(
+    block_bounds: Sequence[float], relation: str, *, noise: str = "upper", steps: int = 1
+) -> float:
+    """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ where z = [x₁; …; x_k] stacks blocks with ‖x_j‖ ≤ b_j.
+
+    The stacked vector has ‖z‖² ≤ Σ b_j² (not (Σ b_j)², the triangle-inequality bound), and the
+    upper triangle sees less than the Frobenius norm: ‖U(zzᵀ)‖² = (‖z‖⁴ + Σ_i z_i⁴)/2 with
+    Σ_i z_i⁴ ≤ Σ_j ‖x_j‖⁴ ≤ Σ_j b_j⁴. With S2 = Σ b_j², S4 = Σ b_j⁴ and H = ``steps``:
+
+    * ``noise="upper"`` (symmetric noise on i ≤ j): add_remove Δ = H·sqrt((S2² + S4)/2), attained
+      with every block at its bound on a single coordinate; replace_one Δ = H·sqrt(S2² + S4),
+      from ‖M‖_F² ≤ ‖z‖⁴ + ‖z′‖⁴ and ‖diag M‖² ≤ Σ z_i⁴ + Σ z′_i⁴ for M = zzᵀ − z′z′ᵀ, attained
+      by two such z on disjoint coordinates (every block of dimension ≥ 2).
+    * ``noise="full"`` (i.i.d. noise on all entries): the Frobenius norms, H·S2 and √2·H·S2.
+
+    Sums over steps: the triangle inequality, attained when every step repeats the worst z.
+    Example — seed 003's z = [x; u] with ‖x‖ ≤ 1, ‖u‖ ≤ γ under symmetric noise: add/remove
+    H·sqrt(1 + γ² + γ⁴), below both H(1 + γ²) (Frobenius) and the paper's H(1 + γ)²:
+
+    >>> round(stacked_outer_product_sensitivity([1.0, 0.5], "add_remove", steps=3), 12)
+    3.436931771217
+    """
+    if isinstance(block_bounds, (str, bytes)) or not isinstance(block_bounds, Sequence) or len(block_bounds) == 0:
+        raise ValueError(f"block_bounds must be a non-empty sequence of bounds > 0, got {block_bounds!r}")
+    bs = [check_positive(f"block_bounds[{i}]", b) for i, b in enumerate(block_bounds)]
+    relation = check_relation(relation)
+    check_choice("noise", noise, NOISES)
+    h = check_count("steps", steps)
+    s2 = math.fsum(b * b for b in bs)
+    s4 = math.fsum(b**4 for b in bs)
+    if noise == "full":
+        per_step = s2 if relation == "add_remove" else _SQRT2 * s2
+    else:
+        half = (s2 * s2 + s4) / 2.0
+        per_step = math.sqrt(half if relation == "add_remove" else 2.0 * half)
+    return _finish("stacked_outer_product_sensitivity", h * per_step, steps=h)
+
+
+def symmetric_matrix_sensitivity(
+    frobenius_bound: float, relation: str, *, psd: bool = False, noise: str = "upper"
+) -> float:
+    """Sensitivity of a sum of symmetric matrices M(u) with ‖M(u)‖_F ≤ C (``frobenius_bound``).
+
+    ``noise`` as in :func:`outer_product_sensitivity`; the upper-triangle norm of a symmetric
+    matrix is at most its Frobenius norm, with equality for diagonal matrices.
+
+    * ``add_remove``: ‖M‖_F ≤ C, attained (for both kinds of noise) at M = C e₁e₁ᵀ: Δ = C.
+    * ``replace_one``: ‖M − M′‖_F ≤ 2C, attained at M′ = −M = −C e₁e₁ᵀ: Δ = 2C.
+    * ``replace_one`` with ``psd=True`` (every term positive semidefinite): the Frobenius inner
+      product of PSD matrices is tr(MM′) ≥ 0, so ‖M − M′‖_F² ≤ ‖M‖_F² + ‖M′‖_F² ≤ 2C²,
+      attained at M = C e₁e₁ᵀ, M′ = C e₂e₂ᵀ (d ≥ 2): Δ = √2·C.
+    """
+    c = check_positive("frobenius_bound", frobenius_bound)
+    relation = check_relation(relation)
+    psd = _check_flag("psd", psd)
+    check_choice("noise", noise, NOISES)
+    if relation == "add_remove":
+        value = c
+    else:
+        value = _SQRT2 * c if psd else 2.0 * c
+    return _finish("symmetric_matrix_sensitivity", value, frobenius_bound=c)
+
+
+def product_sensitivity(
+    vector_bound: float, scalar_bound: float, relation: str, *, nonnegative: bool = False
+) -> float:
+    """Sensitivity of a sum of products x(u)·v(u) with ‖x‖ ≤ B, |v| ≤ V.
+
+    ‖x v‖ = |v|·‖x‖ ≤ B·V. The same holds when v is itself a vector and the term is the
+    rank-one matrix x vᵀ (released with i.i.d. noise on all entries): ‖x vᵀ‖_F = ‖x‖·‖v‖, so
+    pass V = sup ‖v‖.
+
+    * ``add_remove``: Δ = B·V, attained at ‖x‖ = B, |v| = V.
+    * ``replace_one``: ‖xv − yw‖ ≤ 2BV, attained at (x, V) and (x, −V) (or (−x, V)): Δ = 2BV.
+    * ``replace_one`` with ``nonnegative=True`` (x ≥ 0 entrywise and v ≥ 0, so every term is
+      entrywise ≥ 0 and pairwise inner products are ≥ 0): Δ = √2·BV, attained at (B e₁, V)
+      and (B e₂, V).
+    """
+    b = check_positive("vector_bound", vector_bound)
+    v = check_positive("scalar_bound", scalar_bound)
+    relation = check_relation(relation)
+    nonnegative = _check_flag("nonnegative", nonnegative)
+    bv = b * v
+    if relation == "add_remove":
+        value = bv
+    else:
+        value = _SQRT2 * bv if nonnegative else 2.0 * bv
+    return _finish("product_sensitivity", value, vector_bound=b, scalar_bound=v)
+
+
+def episode_sum_sensitivity(term_bound: float, steps: int, relation: str, *, nonnegative: bool = False) -> float:
+    """Sensitivity when a user's term is an episode sum S(u) = Σ_{h=1}^H f_h with ‖f_h‖ ≤ b.
+
+    ``steps`` is H and ``term_bound`` is b (the norm that the aggregate's noise sees: ℓ2 of a
+    vector, Frobenius or upper-triangle norm of a matrix).
+
+    * ``add_remove``: ‖S‖ ≤ Σ‖f_h‖ ≤ H·b, attained when all f_h are the same vector of norm b:
+      Δ = H·b.
+    * ``replace_one``: ‖S − S′‖ ≤ 2H·b, attained at f′_h = −f_h = −w with ‖w‖ = b: Δ = 2H·b.
+    * ``replace_one`` with ``nonnegative=True``: every admissible f_h lies in a cone whose
+      elements have pairwise non-negative inner products (entrywise non-negative vectors; PSD
+      matrices under the Frobenius inner product). Then ⟨S, S′⟩ = Σ_h Σ_k ⟨f_h, f′_k⟩ ≥ 0, so
+      ‖S − S′‖² ≤ ‖S‖² + ‖S′‖² ≤ 2H²b², attained at f_h = b e₁, f′_h = b e₂: Δ = √2·H·b.
+    """
+    b = check_positive("term_bound", term_bound)
+    h = check_count("steps", steps)
+    relation = check_relation(relation)
+    nonnegative = _check_flag("nonnegative", nonnegative)
+    hb = h * b
+    if relation == "add_remove":
+        value = hb
+    else:
+        value = _SQRT2 * hb if nonnegative else 2.0 * hb
+    return _finish("episode_sum_sensitivity", value, term_bound=b, steps=h)
+
+
+def episode_outer_product_sensitivity(bound: float, steps: int, relation: str, *, noise: str = "upper") -> float:
+    """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ with ‖z_h‖ ≤ B (``bound``), H = ``steps``.
+
+    Each z_h z_hᵀ is PSD with ‖z_h z_hᵀ‖_F = ‖z_h‖² ≤ B², so this is
+    :func:`episode_sum_sensitivity` with b = B² and the PSD cone. With ``noise="upper"`` the
+    upper-triangle norm is at most the Frobenius norm and the suprema are attained by diagonal
+    sums (z_h = B e₁, z′_h = B e₂), so both kinds of noise give
+
+    * ``add_remove``: Δ = H·B² (all z_h = B e₁);
+    * ``replace_one``: Δ = √2·H·B² (z_h = B e₁, z′_h = B e₂).
+
+    Example — linear-quadratic control (seed 003, Private-OFU-RL): z = [x; u] with ‖x‖ ≤ 1 and
+    ‖u‖ ≤ γ, so ‖z‖ ≤ 1 + γ, and next states ‖x′‖ ≤ 1: the Gram matrix
+    Σ z zᵀ has Δ₁ = H(1+γ)² and the cross term Σ z x′ᵀ has Δ₂ = H(1+γ) under add/remove
+    (:func:`episode_product_sensitivity` with V = 1); under replace-one they are √2·H(1+γ)²
+    and 2H(1+γ):
+
+    >>> gamma, H = 0.5, 4
+    >>> round(episode_outer_product_sensitivity(1 + gamma, H, "add_remove"), 12)  # H (1+γ)²
+    9.0
+    >>> round(episode_product_sensitivity(1 + gamma, 1.0, H, "add_remove"), 12)  # H (1+γ)
+    6.0
+    >>> round(episode_outer_product_sensitivity(1 + gamma, H, "replace_one") / math.sqrt(2), 12)
+    9.0
+    >>> round(episode_product_sensitivity(1 + gamma, 1.0, H, "replace_one"), 12)  # 2 H (1+γ)
+    12.0
+    """
+    b = check_positive("bound", bound)
+    h = check_count("steps", steps)
+    relation = check_relation(relation)
+    check_choice("noise", noise, NOISES)
+    hb2 = h * (b * b)
+    value = hb2 if relation == "add_remove" else _SQRT2 * hb2
+    return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)
+
+
+def episode_product_sensitivity(
+    vector_bound: float, scalar_bound: float, steps: int, relation: str, *, nonnegative: bool = False
+) -> float:
+    """Sensitivity of Σ_users Σ_{h=1}^H x_h v_h with ‖x_h‖ ≤ B, |v_h| ≤ V, H = ``steps``.
+
+    :func:`episode_sum_sensitivity` with b = B·V (see :func:`product_sensitivity`; v_h may be
+    a vector and the term x_h v_hᵀ, with V = sup ‖v_h‖):
+
+    * ``add_remove``: Δ = H·B·V (all (x_h, v_h) = (B e₁, V));
+    * ``replace_one``: Δ = 2H·B·V ((B e₁, V) against (B e₁, −V));
+    * ``replace_one`` with ``nonnegative=True`` (x_h ≥ 0, v_h ≥ 0): Δ = √2·H·B·V
+      ((B e₁, V) against (B e₂, V)).
+
+    See :func:`episode_outer_product_sensitivity` for a worked example.
+    """
+    b = check_positive("vector_bound", vector_bound)
+    v = check_positive("scalar_bound", scalar_bound)
+    h = check_count("steps", steps)
+    relation = check_relation(relation)
+    nonnegative = _check_flag("nonnegative", nonnegative)
+    hbv = h * (b * v)
+    if relation == "add_remove":
+        value = hbv
+    else:
+        value = _SQRT2 * hbv if nonnegative else 2.0 * hbv
+    return _finish("episode_product_sensitivity", value, vector_bound=b, scalar_bound=v, steps=h)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def upper_triangle(m: Any) -> np.ndarray:
+    """The entries i ≤ j (diagonal included) of the last two axes, flattened row by row.
+
+    ``m`` has shape (..., d, d); the result has shape (..., d(d+1)/2). This is the vector that
+    a symmetric matrix released with mirrored noise actually releases.
+    """
+    a = np.asarray(m)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"m must have two square trailing axes (..., d, d), got shape {a.shape}")
+    i, j = _triu_indices(a.shape[-1])
+    return a[..., i, j]
+
+
+@functools.lru_cache(maxsize=64)
+def _triu_indices(d: int) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(d)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
+
+
+def _scaled_norms(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Overflow- and underflow-free norms: ``norm = ldexp(root, e)`` with ``scaled = ldexp(x, -e)``.
+
+    The scaling by a power of two is exact, so the only rounding is in the sum of squares and
+    the square root: a relative error of at most (n/2 + 1)·u for n entries.
+    """
+    m = np.abs(x).max(axis=axes, keepdims=True, initial=0.0)
+    _, e = np.frexp(m)
+    scaled = np.ldexp(x, -e)
+    root = np.sqrt((scaled * scaled).sum(axis=axes, keepdims=True))
+    return root, e, scaled
+
+
+def clip_norm(x: Any, bound: float, axis: int | tuple[int, ...] = -1) -> np.ndarray:
+    """Scale each vector along ``axis`` down to ℓ2 norm ≤ ``bound`` (never up), vectorised.
+
+    With ``axis=(-2, -1)`` each matrix is clipped in Frobenius norm. Returns a new float array.
+
+    The guarantee is on the *exact* norm of the returned floats: it is ≤ ``bound``. A vector
+    of n entries is left unchanged (bit for bit) when its computed norm is at most
+    t = bound·(1 − 2(n+4)u) (u = 2⁻⁵³), a margin that covers the rounding error of the computed
+    norm; a longer one is scaled to norm t·(1 − (n+4)u), then, should rounding still leave its
+    computed norm above t, shrunk by a growing factor until it is not (checked). So a vector
+    whose norm is within ~1e-15 relative of ``bound`` is shrunk by that much; with a subnormal
+    ``bound`` (< 2.2e-308) a clipped vector may come out as zero. Norms are computed with
+    power-of-two scaling, so huge and tiny inputs neither overflow nor underflow.
+    """
+    b = check_positive("bound", bound)
+    try:
+        arr = np.array(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"x must be an array of real numbers, got {x!r}") from exc
+    if not np.isfinite(arr).all():
+        raise ValueError("x must be finite, got non-finite entries")
+    try:
+        axes = normalize_axis_tuple(axis, arr.ndim)
+    except (TypeError, ValueError, np.exceptions.AxisError) as exc:
+        raise ValueError(f"axis {axis!r} is not valid for x of shape {arr.shape}") from exc
+    n = math.prod(arr.shape[a] for a in axes)
+    if not 2.0 * (n + 4) * _U < 0.5:
+        raise ValueError(f"x has too many entries per vector to clip reliably, got {n}")
+    with np.errstate(over="ignore", under="ignore"):  # bound·2^-e may overflow (to inf: not over)
+        return _clip(arr, axes, b, n)
+
+
+def _clip(arr: np.ndarray, axes: tuple[int, ...], b: float, n: int) -> np.ndarray:
+    margin = 1.0 - 2.0 * (n + 4) * _U
+    root, e, scaled = _scaled_norms(arr, axes)
+    # Compare in the scaled domain, where the computed norm is accurate whatever the magnitude:
+    # bound·2^-e is exact unless it is subnormal, i.e. far below root (clearly over).
+    over = root > np.ldexp(b, -e) * margin
+    if not over.any():
+        return arr
+    target = b * margin * (1.0 - (n + 4) * _U)
+    safe_root = np.where(over, root, 1.0)  # a clipped vector has root >= 1/2
+    # The factor target/‖x‖ < 1, one rounding per entry; only when it underflows (a bound below
+    # ~1e-308 of the norm) do we rescale the unit vector instead.
+    factor = np.ldexp(target, -e) / safe_root
+    direct = over & (factor >= np.finfo(float).tiny)
+    out = np.where(direct, arr * np.where(direct, factor, 0.0), (scaled / safe_root) * target)
+    out = np.where(over & (np.abs(out) <= np.abs(arr)), out, arr)  # clipped entries never grow
+    shrink = 8.0 * (n + 4) * _U
+    for _ in range(64):  # rounding (e.g. subnormal outputs) may leave a norm above t
+        r2, e2, _ = _scaled_norms(out, axes)
+        still = r2 > np.ldexp(b, -e2) * margin
+        if not still.any():
+            return out
+        out = np.where(still, out * max(0.0, 1.0 - shrink), out)
+        shrink *= 2.0
+    raise ArithmeticError("clip_norm failed to bring the norm below the bound")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# empirical check
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityCheck:
+    """Result of :func:`check_sensitivity`: the largest change of f found over neighbours.
+
+    ``largest`` is a lower bound on the true sensitivity (it is attained by the reported pair),
+    so ``exceeds`` (``largest > claim·(1 + rtol)``) refutes the claim; ``exceeds`` False is
+    evidence, not proof. ``user`` is the changed user's data on the D side of the best pair,
+    ``replacement`` the D′ side under replace-one (``None`` under add/remove). ``evaluations``
+    counts the datasets on which f was evaluated. Compare results through :meth:`to_dict`.
+    """
+
+    relation: str
+    claim: float
+    largest: float
+    exceeds: bool
+    ratio: float
+    user: np.ndarray
+    replacement: np.ndarray | None
+    evaluations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "relation": self.relation,
+            "claim": self.claim,
+            "largest": self.largest,
+            "exceeds": self.exceeds,
+            "ratio": self.ratio,
+            "user": [float(v) for v in self.user],
+            "replacement": None if self.replacement is None else [float(v) for v in self.replacement],
+            "evaluations": self.evaluations,
+        }
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    out = np.array(a, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+class _Checker:
+    """The state of one :func:`check_sensitivity` run: f, the background and the counters."""
+
+    def __init__(self, f: Callable[..., Any], vectorized: bool, background: np.ndarray, relation: str) -> None:
+        self.f = f
+        self.vectorized = vectorized
+        self.background = background
+        self.relation = relation
+        self.evaluations = 0
+        self.shape: tuple[int, ...] | None = None
+        self.removed: np.ndarray | None = None  # f(background), the add/remove D′
+
+    def _output(self, value: Any, batch: int | None) -> np.ndarray:
+        try:
+            out = np.asarray(value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"f must return an array of real numbers, got {value!r}") from exc
+        if batch is not None:
+            if out.ndim < 1 or out.shape[0] != batch:
+                raise ValueError(
+                    f"f (vectorized) must return an array with leading axis {batch}, got shape {out.shape}"
+                )
+            shape = out.shape[1:]
+        else:
+            shape = out.shape
+        if self.shape is None:
+            self.shape = shape
+        elif shape != self.shape:
+            raise ValueError(f"f returned outputs of different shapes: {self.shape} and {shape}")
+        if not np.isfinite(out).all():
+            raise ValueError("f returned non-finite values")
+        return out
+
+    def evaluate(self, datasets: np.ndarray) -> np.ndarray:
+        """f on a stack of datasets (batch, n_users, p): flattened outputs (batch, k)."""
+        batch = datasets.shape[0]
+        self.evaluations += batch
+        if self.vectorized:
+            out = self._output(self.f(datasets), batch)
+        else:
+            out = np.stack([self._output(self.f(d), None) for d in datasets])
+        return out.reshape(batch, -1)
+
+    def with_users(self, users: np.ndarray) -> np.ndarray:
+        """Datasets background + [u] for each row u of ``users``: shape (n, n_bg + 1, p)."""
+        n = users.shape[0]
+        bg = np.broadcast_to(self.background, (n, *self.background.shape))
+        return np.concatenate([bg, users[:, None, :]], axis=1)
+
+    def removed_value(self) -> np.ndarray:
+        if self.removed is None:
+            self.removed = self.evaluate(self.background[None])[0]
+        return self.removed
+
+    def changes(self, users: np.ndarray, replacements: np.ndarray | None) -> np.ndarray:
+        """‖f(D) − f(D′)‖ for each neighbouring pair (one batched call when vectorized)."""
+        n = users.shape[0]
+        if self.relation == "add_remove":
+            diff = self.evaluate(self.with_users(users)) - self.removed_value()[None]
+        else:
+            assert replacements is not None
+            both = self.evaluate(self.with_users(np.concatenate([users, replacements], axis=0)))
+            diff = both[:n] - both[n:]
+        return np.linalg.norm(diff, axis=1)
+
+
+def _farthest_pair(outputs: np.ndarray, a: int, b: int) -> tuple[int, int, float]:
+    """Alternately replace each side of the pair (a, b) by the pool member farthest from the other.
+
+    Each step can only increase ‖outputs[a] − outputs[b]‖, so this stops (at most 32 rounds).
+    """
+    for _ in range(32):
+        b2 = int(np.argmax(np.linalg.norm(outputs - outputs[a], axis=1)))
+        a2 = int(np.argmax(np.linalg.norm(outputs - outputs[b2], axis=1)))
+        if (a2, b2) == (a, b):
+            break
+        a, b = a2, b2
+    return a, b, float(np.linalg.norm(outputs[a] - outputs[b]))
+
+
+def _as_user(name: str, value: Any, p: int) -> np.ndarray:
+    if value is None:
+        raise ValueError(f"{name} must be a vector of {p} real numbers, got None")
+    try:
+        u = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a vector of {p} real numbers, got {value!r}") from exc
+    if u.shape != (p,):
+        raise ValueError(f"{name} must be a vector of {p} real numbers, got shape {u.shape}")
+    if not np.all(np.isfinite(u)):
+        raise ValueError(f"{name} must be finite, got {u.tolist()!r}")
+    return u
+
+
+def _draw(sample: Callable[..., Any], rng: np.random.Generator, n: int, p: int | None) -> np.ndarray:
+    value = sample(rng, n)
+    try:
+        users = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample must return an array of real numbers, got {value!r}") from exc
+    if users.ndim != 2 or users.shape[0] != n or users.shape[1] < 1 or (p is not None and users.shape[1] != p):
+        want = f"({n}, {p})" if p is not None else f"({n}, p) with p >= 1"
+        raise ValueError(f"sample(rng, {n}) must return an array of shape {want}, got shape {users.shape}")
+    if not np.all(np.isfinite(users)):
+        raise ValueError(f"sample(rng, {n}) returned non-finite values")
+    return users
+
+
+def _make_rng(rng: object) -> np.random.Generator:
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral) or int(rng) < 0:
+        raise ValueError(f"rng must be a numpy Generator, a seed (integer >= 0) or None, got {rng!r}")
+    return np.random.default_rng(int(rng))
+
+
+def check_sensitivity(
+    f: Callable[[np.ndarray], Any],
+    sample: Callable[[np.random.Generator, int], Any],
+    claim: float,
+    relation: str,
+    *,
+    rng: np.random.Generator | int | None = None,
+    project: Callable[[np.ndarray], Any] | None = None,
+    candidates: Sequence[tuple[Any, Any]] = (),
+    background: int = 0,
+    n_random: int = 2000,
+    n_local: int = 10,
+    rtol: float = 1e-9,
+    vectorized: bool = False,
+) -> SensitivityCheck:
+    """Search for neighbouring datasets on which f changes by more than ``claim``.
+
+    A user is a flat float vector of length p and a dataset an array (n_users, p).
+    ``sample(rng, n)`` draws n admissible users, shape (n, p). ``f(dataset)`` returns an array
+    of any (fixed) shape; the change between neighbours is the ℓ2 norm of the flattened
+    difference. With ``vectorized=True``, f takes a stack (batch, n_users, p) and returns
+    (batch, ...), and the random search makes one batched call per relation.
+
+    ``background`` other users, drawn once from ``sample``, are in both datasets:
+    add/remove compares D = background + [u] with D′ = background (the empty dataset, shape
+    (0, p), when ``background`` is 0 — f must accept it); replace-one compares
+    D = background + [u] with D′ = background + [u′].
+
+    The search:
+
+    1. random: ``n_random`` users u (and as many u′ for replace-one) from ``sample``, which
+       are taken as admissible as drawn. Under replace-one any two of the 2·``n_random``
+       evaluated datasets are neighbours, so each of the best pairs is then improved without
+       further evaluations by alternately moving each side to the pool member whose output is
+       farthest from the other side's (this escapes the local optima where one side sits at
+       zero);
+    2. local: from the ``n_local`` best random pairs and from every pair of ``candidates``
+       (user-supplied worst cases (u, u′), with u′ ``None`` under add/remove), maximise
+       ‖f(D(project(z))) − f(D′(project(z′)))‖ over z (and z′) with Powell's method (bounded
+       number of evaluations). ``project`` maps any vector of R^p to an admissible user
+       (default: the identity, right only when f itself enforces the bounds, e.g. by clipping;
+       with an unbounded f and no ``project`` the search runs off to infinity). The reported
+       pair is the projected one, and ``largest`` is re-evaluated at it.
+
+    ``exceeds`` is ``largest > claim·(1 + rtol)``. The result depends only on the arguments and
+    the seed (``rng`` as an integer or a Generator in a given state).
+    """
+    _check_callable("f", f)
+    _check_callable("sample", sample)
+    claim = check_positive("claim", claim)
+    relation = check_relation(relation)
+    gen = _make_rng(rng)
+    if project is not None:
+        _check_callable("project", project)
+    n_bg = _check_nonnegative_int("background", background)
+    n_random = check_count("n_random", n_random)
+    n_local = _check_nonnegative_int("n_local", n_local)
+    rtol = check_nonnegative("rtol", rtol)
+    vectorized = _check_flag("vectorized", vectorized)
+    try:
+        pairs = list(candidates)
+    except TypeError as exc:
+        raise ValueError(f"candidates must be a sequence of (u, u') pairs, got {candidates!r}") from exc
+
+    # 1. random search -------------------------------------------------------------------
+    users = _draw(sample, gen, n_random, None)
+    p = users.shape[1]
+    replacements = _draw(sample, gen, n_random, p) if relation == "replace_one" else None
+    bg = _draw(sample, gen, n_bg, p) if n_bg else np.empty((0, p))
+    starts: list[tuple[np.ndarray, np.ndarray | None]] = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"candidates[{i}] must be a pair (u, u'), got {pair!r}")
+        u = _as_user(f"candidates[{i}][0]", pair[0], p)
+        if relation == "add_remove":
+            if pair[1] is not None:
+                raise ValueError(f"candidates[{i}][1] must be None under add_remove, got {pair[1]!r}")
+            starts.append((u, None))
+        else:
+            starts.append((u, _as_user(f"candidates[{i}][1]", pair[1], p)))
+
+    checker = _Checker(f, vectorized, bg, relation)
+    ranked: list[tuple[int, int | None, float]]  # (index in pool, index in pool or None, change)
+    if replacements is None:
+        outputs = checker.evaluate(checker.with_users(users))
+        values = np.linalg.norm(outputs - checker.removed_value()[None], axis=1)
+        ranked = [(int(i), None, float(values[i])) for i in np.argsort(-values, kind="stable")[: max(n_local, 1)]]
+        pool = users
+    else:
+        # Both sides are draws from `sample`, so any two of the 2·n_random evaluated datasets
+        # form a neighbouring pair: improve the best pairs over this pool before going local.
+        pool = np.concatenate([users, replacements], axis=0)
+        outputs = checker.evaluate(checker.with_users(pool))
+        values = np.linalg.norm(outputs[:n_random] - outputs[n_random:], axis=1)
+        seen: set[tuple[int, int]] = set()
+        ranked = []
+        for i in np.argsort(-values, kind="stable")[: max(n_local, 1)]:
+            a, b, value = _farthest_pair(outputs, int(i), n_random + int(i))
+            if (a, b) not in seen:
+                seen.add((a, b))
+                ranked.append((a, b, value))
+        ranked.sort(key=lambda r: -r[2])  # stable: ties keep the random order
+    best_value = ranked[0][2]
+    best_user = pool[ranked[0][0]]
+    best_replacement = None if ranked[0][1] is None else pool[ranked[0][1]]
+    for a, b, _ in ranked[:n_local]:
+        starts.append((pool[a], None if b is None else pool[b]))
+
+    # 2. local search ---------------------------------------------------------------------
+    def admissible(name: str, z: np.ndarray) -> np.ndarray:
+        if project is None:
+            return z
+        return _as_user(f"project(...) (for {name})", project(z.copy()), p)
+
+    def pair_of(z: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        u = admissible("user", z[:p])
+        return u, (admissible("replacement", z[p:]) if relation == "replace_one" else None)
+
+    def change(u: np.ndarray, v: np.ndarray | None) -> float:
+        return float(checker.changes(u[None], None if v is None else v[None])[0])
+
+    def objective(z: np.ndarray) -> float:
+        return -change(*pair_of(z))
+
+    for u0, v0 in starts:
+        z0 = u0 if v0 is None else np.concatenate([u0, v0])
+        scale = float(np.max(np.abs(z0))) or 1.0
+        res = optimize.minimize(
+            objective,
+            z0,
+            method="Powell",
+            options={
+                "direc": np.eye(z0.size) * scale,
+                "maxfev": _LOCAL_FEV_BASE + _LOCAL_FEV_PER_DIM * z0.size,
+                "xtol": 1e-4,
+                "ftol": 1e-8,
+            },
+        )
+        # Powell only accepts improvements, but keep the start in case it returned a worse point.
+        for z in (np.asarray(res.x, dtype=float), z0):
+            u, v = pair_of(z)
+            value = change(u, v)
+            if value > best_value:
+                best_value, best_user, best_replacement = value, u, v
+
+    return SensitivityCheck(
+        relation=relation,
+        claim=claim,
+        largest=best_value,
+        exceeds=bool(best_value > claim * (1.0 + rtol)),
+        ratio=best_value / claim,
+        user=_frozen(best_user),
+        replacement=None if best_replacement is None else _frozen(best_replacement),
+        evaluations=checker.evaluations,
+    )
