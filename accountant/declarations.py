@@ -1,0 +1,323 @@
+"""Privacy declarations of algorithms and their ledgers: the paper's σ beside the σ really needed.
+
+An algorithm *declares* what it releases about one user (:class:`DeclaredRelease`: the statistic,
+how many Gaussian mechanisms see the user, the ℓ2 sensitivity under add/remove and under
+replace-one, the paper's sensitivity and the paper's σ). The declaration is data, written next to
+the algorithm in :mod:`algorithms`; :func:`algorithm_ledger` interprets it under a neighbouring
+relation and an accounting method and returns an :class:`AlgorithmLedger`:
+
+* the ε (at the target δ) that the paper's σ really achieves with the sensitivities of the chosen
+  relation — exactly, since every release is a Gaussian mechanism;
+* σ_tight: the paper's σ of every release multiplied by the smallest common factor that meets the
+  target (so the paper's allocation between releases is kept), and the noise ratio σ_paper/σ_tight;
+* flags: a paper sensitivity below the relation's (typically one that holds only for add/remove
+  while the paper states replace-one), a paper σ that misses the target, and whatever the
+  declaration raised itself (the classic bound used at ε >= 1 per release, a tree depth that
+  differs from the schedule's exact count, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .accountants import make_accountant
+from .calibration import calibrate_ledger_scale
+from .ledger import GaussianRelease, Ledger
+from .numerics import round_up
+from .sensitivity import RELATIONS, check_relation
+from .validation import check_choice, check_count, check_positive, check_probability
+
+__all__ = [
+    "SEVERITIES",
+    "Flag",
+    "DeclaredRelease",
+    "PrivacyDeclaration",
+    "AlgorithmLedger",
+    "algorithm_ledger",
+    "tree_depth_flag",
+]
+
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+_NOISE_KINDS = ("iid", "symmetric")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A finding about a paper's accounting: ``code`` is stable, ``message`` is for people."""
+
+    code: str
+    message: str
+    severity: str = "warning"
+    release: str | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("severity", self.severity, SEVERITIES)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "release": self.release, "message": self.message}
+
+
+@dataclass(frozen=True)
+class DeclaredRelease:
+    """One kind of Gaussian release that sees one user's data.
+
+    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user
+    (e.g. H messages, or H counters × m p-sums). ``sensitivity_add_remove`` is ``None`` where the
+    relation does not apply (local DP is defined on any two data of one user: replace-one).
+    ``paper_count`` is the count the paper's accounting used, when it differs (e.g. its tree depth).
+    """
+
+    name: str
+    statistic: str
+    count: int
+    sensitivity_add_remove: float | None
+    sensitivity_replace_one: float
+    paper_sensitivity: float
+    sigma_paper: float
+    noise: str = "iid"
+    paper_count: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"release name must be a non-empty string, got {self.name!r}")
+        object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
+        if self.sensitivity_add_remove is not None:
+            object.__setattr__(
+                self, "sensitivity_add_remove", check_positive(f"{self.name}.sensitivity_add_remove", self.sensitivity_add_remove)
+            )
+        for attr in ("sensitivity_replace_one", "paper_sensitivity", "sigma_paper"):
+            object.__setattr__(self, attr, check_positive(f"{self.name}.{attr}", getattr(self, attr)))
+        check_choice(f"{self.name}.noise", self.noise, _NOISE_KINDS)
+        if self.paper_count is not None:
+            object.__setattr__(self, "paper_count", check_count(f"{self.name}.paper_count", self.paper_count))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    def sensitivity(self, relation: str) -> float:
+        """The ℓ2 sensitivity under ``relation``."""
+        relation = check_relation(relation)
+        value = self.sensitivity_add_remove if relation == "add_remove" else self.sensitivity_replace_one
+        if value is None:
+            raise ValueError(f"release {self.name!r} has no sensitivity under {relation}")
+        return value
+
+    def gaussian(self, relation: str, sigma: float | None = None) -> GaussianRelease:
+        """This release as a :class:`~accountant.ledger.GaussianRelease` (σ_paper unless given)."""
+        return GaussianRelease(self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count)
+
+
+@dataclass(frozen=True)
+class PrivacyDeclaration:
+    """What an algorithm releases about one user, and what its paper claims for it."""
+
+    algorithm: str
+    privacy_model: str
+    paper: str
+    paper_relation: str
+    epsilon: float
+    delta: float
+    releases: tuple[DeclaredRelease, ...]
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    paper_epsilon: float | None = None
+    relations: tuple[str, ...] = RELATIONS
+    flags: tuple[Flag, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_positive("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", check_probability("delta", self.delta))
+        object.__setattr__(self, "paper_relation", check_relation(self.paper_relation))
+        releases = tuple(self.releases)
+        if not releases or not all(isinstance(r, DeclaredRelease) for r in releases):
+            raise ValueError(f"a declaration needs at least one DeclaredRelease, got {releases!r}")
+        object.__setattr__(self, "releases", releases)
+        object.__setattr__(self, "relations", tuple(check_relation(r) for r in self.relations))
+        object.__setattr__(self, "flags", tuple(self.flags))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "parameters", dict(self.parameters))
+        if self.paper_epsilon is not None:
+            object.__setattr__(self, "paper_epsilon", check_positive("paper_epsilon", self.paper_epsilon))
+
+    def ledger(self, relation: str | None = None, scale: float = 1.0) -> Ledger:
+        """The releases as a :class:`~accountant.ledger.Ledger` at σ_paper × ``scale``."""
+        relation = self._relation(relation)
+        scale = check_positive("scale", scale)
+        return Ledger(tuple(r.gaussian(relation, r.sigma_paper * scale) for r in self.releases))
+
+    def _relation(self, relation: str | None) -> str:
+        relation = self.paper_relation if relation is None else check_relation(relation)
+        if relation not in self.relations:
+            raise ValueError(
+                f"{self.algorithm}'s privacy is defined only under {', '.join(self.relations)}; got relation {relation!r}"
+            )
+        return relation
+
+
+@dataclass(frozen=True)
+class AlgorithmLedger:
+    """A declaration interpreted under one relation and method, at the declared target (ε, δ)."""
+
+    declaration: PrivacyDeclaration
+    relation: str
+    method: str
+    epsilon_achieved_by_paper_sigma: float
+    mu_at_paper_sigma: float
+    scale: float
+    flags: tuple[Flag, ...]
+
+    @property
+    def noise_ratio(self) -> float:
+        """σ_paper/σ_tight: how many times more noise the paper adds than the target needs."""
+        return 1.0 / self.scale
+
+    @property
+    def sigmas_tight(self) -> tuple[float, ...]:
+        """σ_tight of each release: σ_paper × the common calibrated factor (rounded up)."""
+        return tuple(round_up(r.sigma_paper * self.scale) for r in self.declaration.releases)
+
+    @property
+    def sigma_paper(self) -> float | dict[str, float]:
+        """The paper's σ: one number when every release shares it, else a mapping name → σ."""
+        return _common([r.sigma_paper for r in self.declaration.releases], self.declaration.releases)
+
+    @property
+    def sigma_tight(self) -> float | dict[str, float]:
+        """σ_tight: one number when every release shares it, else a mapping name → σ."""
+        return _common(list(self.sigmas_tight), self.declaration.releases)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.declaration
+        releases = []
+        for r, tight in zip(d.releases, self.sigmas_tight):
+            releases.append(
+                {
+                    "name": r.name,
+                    "statistic": r.statistic,
+                    "count": r.count,
+                    "paper_count": r.paper_count if r.paper_count is not None else r.count,
+                    "sensitivity_add_remove": r.sensitivity_add_remove,
+                    "sensitivity_replace_one": r.sensitivity_replace_one,
+                    "sensitivity": r.sensitivity(self.relation),
+                    "paper_sensitivity": r.paper_sensitivity,
+                    "noise": r.noise,
+                    "sigma_paper": r.sigma_paper,
+                    "sigma_tight": tight,
+                    "notes": list(r.notes),
+                }
+            )
+        return {
+            "algorithm": d.algorithm,
+            "privacy_model": d.privacy_model,
+            "paper": d.paper,
+            "relation": self.relation,
+            "paper_relation": d.paper_relation,
+            "method": self.method,
+            "epsilon": d.epsilon,
+            "delta": d.delta,
+            "parameters": dict(d.parameters),
+            "releases": releases,
+            "sigma_paper": self.sigma_paper,
+            "sigma_tight": self.sigma_tight,
+            "noise_ratio": self.noise_ratio,
+            "epsilon_claimed_by_paper": d.paper_epsilon if d.paper_epsilon is not None else d.epsilon,
+            "epsilon_achieved_by_paper_sigma": self.epsilon_achieved_by_paper_sigma,
+            "mu_at_paper_sigma": self.mu_at_paper_sigma,
+            "flags": [f.to_dict() for f in self.flags],
+            "notes": list(d.notes),
+        }
+
+
+def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float | dict[str, float]:
+    if all(v == values[0] for v in values):
+        return values[0]
+    return {r.name: v for r, v in zip(releases, values)}
+
+
+def tree_depth_flag(paper_depth: int, exact_depth: int, schedule: str, counters: str) -> Flag:
+    """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item."""
+    under = paper_depth < exact_depth
+    return Flag(
+        "tree-depth-mismatch",
+        f"{counters}: the paper's tree depth m = {paper_depth} differs from the {exact_depth} noisy p-sums that "
+        f"contain one user under the {schedule} schedule"
+        + (" (it under-counts: the paper's σ is too small)." if under else " (it over-counts: sound, but it costs noise)."),
+        "error" if under else "info",
+    )
+
+
+def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag]:
+    flags = []
+    for r in declaration.releases:
+        ours = r.sensitivity(relation)
+        if r.paper_sensitivity < ours * (1 - 1e-12):
+            holds = (
+                " It is the add/remove sensitivity."
+                if r.sensitivity_add_remove is not None and r.paper_sensitivity >= r.sensitivity_add_remove * (1 - 1e-12)
+                else ""
+            )
+            flags.append(
+                Flag(
+                    "paper-sensitivity-too-small",
+                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} is below the {relation.replace('_', '-')} "
+                    f"sensitivity {ours:.6g}.{holds}",
+                    "error",
+                    r.name,
+                )
+            )
+        elif r.paper_sensitivity > ours * (1 + 1e-12):
+            flags.append(
+                Flag(
+                    "paper-sensitivity-loose",
+                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} exceeds the {relation.replace('_', '-')} "
+                    f"sensitivity {ours:.6g} (sound, but it costs noise).",
+                    "info",
+                    r.name,
+                )
+            )
+        if r.paper_count is not None and r.paper_count != r.count and not any(
+            f.code == "tree-depth-mismatch" for f in declaration.flags
+        ):
+            under = r.paper_count < r.count
+            flags.append(
+                Flag(
+                    "count-mismatch",
+                    f"{r.name}: the paper counts {r.paper_count} releases per user where the schedule makes {r.count}"
+                    + (" (it under-counts)." if under else " (it over-counts: sound, but it costs noise)."),
+                    "error" if under else "info",
+                    r.name,
+                )
+            )
+    return flags
+
+
+def algorithm_ledger(
+    declaration: PrivacyDeclaration, relation: str | None = None, method: str = "exact", conversion: str | None = None
+) -> AlgorithmLedger:
+    """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method``.
+
+    Computes the ε (at the declared δ) that the paper's σ achieves, the smallest common factor on
+    the paper's σ that meets the declared (ε, δ), and the flags.
+    """
+    if not isinstance(declaration, PrivacyDeclaration):
+        raise ValueError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
+    relation = declaration._relation(relation)
+    acc = make_accountant(method, conversion)
+    paper = declaration.ledger(relation)
+    achieved = acc.epsilon(paper, declaration.delta).epsilon
+    scale = calibrate_ledger_scale(paper, declaration.epsilon, declaration.delta, method, conversion)
+    flags = list(declaration.flags) + _relation_flags(declaration, relation)
+    if achieved > declaration.epsilon:
+        flags.append(
+            Flag(
+                "paper-sigma-insufficient",
+                f"under {relation.replace('_', '-')} neighbours the paper's σ gives ε = {achieved:.6g} at δ = "
+                f"{declaration.delta:.3g} ({acc.label}), above the target ε = {declaration.epsilon:.6g}.",
+                "error",
+            )
+        )
+    if not math.isfinite(achieved):  # pragma: no cover - guarded by the accountants
+        raise ArithmeticError("non-finite ε")
+    return AlgorithmLedger(declaration, relation, acc.label, achieved, paper.mu, scale, tuple(flags))

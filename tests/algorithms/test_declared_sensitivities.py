@@ -1,0 +1,158 @@
+"""Every sensitivity the seed declarations state is checked empirically under its relation.
+
+For each release: a statistic f over a dataset of users, a sampler of admissible users and a
+projection onto the admissible set; the empirical checker must reach the declared bound on a
+worst-case pair (attained) and never exceed it (random search plus local optimisation).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from accountant.sensitivity import check_sensitivity, clip_norm, upper_triangle
+from algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+
+H, D, GAMMA, S = 3, 2, 0.5, 4
+
+
+def _ball(dim: int, radius: float, nonnegative: bool = False) -> Callable[[np.random.Generator, int], np.ndarray]:
+    def sample(rng: np.random.Generator, n: int) -> np.ndarray:
+        x = rng.standard_normal((n, dim))
+        if nonnegative:
+            x = np.abs(x)
+        x *= radius / np.linalg.norm(x, axis=1, keepdims=True)
+        return x * np.where(rng.random((n, 1)) < 0.5, 1.0, rng.random((n, 1)))  # half on the sphere
+    return sample
+
+
+def _project_ball(radius: float, nonnegative: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+    def project(z: np.ndarray) -> np.ndarray:
+        return clip_norm(np.abs(z) if nonnegative else z, radius)
+    return project
+
+
+def _gram(dataset: np.ndarray) -> np.ndarray:  # Σ_users upper(φφᵀ)
+    return upper_triangle(np.einsum("ui,uj->ij", dataset, dataset))
+
+
+def _product(dim: int) -> Callable[[np.ndarray], np.ndarray]:  # Σ_users φ·v, user = (φ, v)
+    return lambda ds: (ds[:, :dim] * ds[:, dim:dim + 1]).sum(axis=0)
+
+
+def _product_sample(dim: int, b: float, v: float, nonnegative: bool) -> Callable[[np.random.Generator, int], np.ndarray]:
+    ball = _ball(dim, b, nonnegative)
+
+    def sample(rng: np.random.Generator, n: int) -> np.ndarray:
+        return np.concatenate([ball(rng, n), v * rng.random((n, 1))], axis=1)
+    return sample
+
+
+def _product_project(dim: int, b: float, v: float, nonnegative: bool) -> Callable[[np.ndarray], np.ndarray]:
+    def project(z: np.ndarray) -> np.ndarray:
+        x = np.abs(z[:dim]) if nonnegative else z[:dim]
+        return np.concatenate([clip_norm(x, b), [np.clip(z[dim], 0.0, v)]])
+    return project
+
+
+def _check(f, sample, project, claim: float, relation: str, worst: tuple) -> None:  # noqa: ANN001
+    found = check_sensitivity(f, sample, claim, relation, rng=7, project=project, n_random=400, n_local=2)
+    assert not found.exceeds, found.to_dict()
+    attained = check_sensitivity(f, sample, claim, relation, rng=7, project=project, n_random=10, n_local=0,
+                                 candidates=[worst])
+    assert attained.ratio >= 1 - 1e-12 and not attained.exceeds, attained.to_dict()
+
+
+def _e(i: int, dim: int, scale: float = 1.0) -> np.ndarray:
+    v = np.zeros(dim)
+    v[i] = scale
+    return v
+
+
+@pytest.mark.parametrize("reading", ["theorem", "experiment"])
+def test_ldp_ucrl_vtr(reading: str) -> None:
+    decl = ldp_ucrl_vtr.declare_privacy(H, 1.0, 0.1, reading=reading, states=S)
+    b, v = decl.parameters["feature_bound"], decl.parameters["value_bound"]
+    nonneg = reading == "experiment"
+    gram, target = decl.releases
+    _check(_gram, _ball(D, b, nonneg), _project_ball(b, nonneg), gram.sensitivity_replace_one, "replace_one",
+           (_e(0, D, b), _e(1, D, b)))
+    _check(_gram, _ball(D, b, nonneg), _project_ball(b, nonneg), gram.sensitivity_add_remove, "add_remove",
+           (_e(0, D, b), None))
+    worst_other = np.append(_e(1, D, b), v) if nonneg else np.append(-_e(0, D, b), v)
+    _check(_product(D), _product_sample(D, b, v, nonneg), _product_project(D, b, v, nonneg),
+           target.sensitivity_replace_one, "replace_one", (np.append(_e(0, D, b), v), worst_other))
+
+
+def test_private_linopt() -> None:
+    decl = linopt.declare_privacy("private-linopt-vi", 100, H, 1.0, 0.1, D)
+    p1, p2, r1, r2 = decl.releases
+    b = math.sqrt(D) * H
+    for rel in ("add_remove", "replace_one"):
+        worst = (_e(0, D, b), None if rel == "add_remove" else _e(1, D, b))
+        _check(_gram, _ball(D, b), _project_ball(b), p1.sensitivity(rel), rel, worst)
+        worst = (_e(0, D, 1.0), None if rel == "add_remove" else _e(1, D, 1.0))
+        _check(_gram, _ball(D, 1.0), _project_ball(1.0), r1.sensitivity(rel), rel, worst)
+        for release, bound, v in ((p2, b, H), (r2, 1.0, 1.0)):
+            other = None if rel == "add_remove" else np.append(-_e(0, D, bound), v)
+            _check(_product(D), _product_sample(D, bound, v, False), _product_project(D, bound, v, False),
+                   release.sensitivity(rel), rel, (np.append(_e(0, D, bound), v), other))
+
+
+def test_private_ofu_rl() -> None:
+    # z = [x; u] with ‖x‖ <= 1 and ‖u‖ <= γ, and next states ‖x′‖ <= 1; d = 2 controls so that two
+    # admissible z can be orthogonal with both at the norm bound sqrt(1 + γ²).
+    n, d = 2, 2
+    decl = ofu_rl.declare_privacy(100, H, 1.0, 0.1, GAMMA)
+    b1, b2 = decl.releases
+    zdim = n + d
+
+    def split(ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # user = H z's then H next states
+        return ds[:, : H * zdim].reshape(-1, H, zdim), ds[:, H * zdim:].reshape(-1, H, n)
+
+    def f1(ds: np.ndarray) -> np.ndarray:
+        zs, _ = split(ds)
+        return upper_triangle(np.einsum("uhi,uhj->ij", zs, zs))
+
+    def f2(ds: np.ndarray) -> np.ndarray:
+        zs, xs = split(ds)
+        return np.einsum("uhi,uhj->ij", zs, xs).ravel()
+
+    def project(z: np.ndarray) -> np.ndarray:
+        zs = z[: H * zdim].reshape(H, zdim).copy()
+        zs[:, :n] = clip_norm(zs[:, :n], 1.0)
+        zs[:, n:] = clip_norm(zs[:, n:], GAMMA)
+        return np.concatenate([zs.ravel(), clip_norm(z[H * zdim:].reshape(H, n), 1.0).ravel()])
+
+    def sample(rng: np.random.Generator, k: int) -> np.ndarray:
+        raw = rng.standard_normal((k, H * zdim + H * n)) * 3.0
+        return np.stack([project(r) for r in raw])
+
+    def user(x: np.ndarray, u: np.ndarray, nxt: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.tile(np.concatenate([x, u]), H), np.tile(nxt, H)])
+
+    x1, x2, u1, u2 = _e(0, n), _e(1, n), _e(0, d, GAMMA), _e(1, d, GAMMA)
+    _check(f1, sample, project, b1.sensitivity("add_remove"), "add_remove", (user(x1, u1, x1), None))
+    _check(f1, sample, project, b1.sensitivity("replace_one"), "replace_one", (user(x1, u1, x1), user(x2, u2, x1)))
+    _check(f2, sample, project, b2.sensitivity("add_remove"), "add_remove", (user(x1, u1, x1), None))
+    _check(f2, sample, project, b2.sensitivity("replace_one"), "replace_one", (user(x1, u1, x1), user(-x1, -u1, x1)))
+    # the paper's Δ1 = H(1+γ)² (from ‖z‖ <= 1 + γ) is loose under both relations; its Δ2 = H(1+γ) is too small
+    # for replace-one
+    assert b1.paper_sensitivity > b1.sensitivity("replace_one") > b1.sensitivity("add_remove")
+    assert b2.sensitivity("add_remove") < b2.paper_sensitivity < b2.sensitivity("replace_one")
+
+
+def test_rlsvi_reward_mean() -> None:
+    decl = rlsvi.declare_privacy(2, 2, H, 10, 1.0, 0.1)
+    (release,) = decl.releases
+    f = lambda ds: np.array([ds[:, 0].mean()])  # noqa: E731 - R̂ = Σ r / n at one cell, n = users visiting it
+    sample = lambda rng, k: rng.random((k, 1))  # noqa: E731
+    project = lambda z: np.clip(z, 0.0, 1.0)  # noqa: E731
+    _check(f, sample, project, release.sensitivity_replace_one, "replace_one", (np.array([1.0]), np.array([0.0])))
+    # with n = 4 visits the change is 1/4: well inside the worst case n = 1
+    found = check_sensitivity(f, sample, release.sensitivity_replace_one, "replace_one", rng=1, project=project,
+                              background=3, n_random=300, n_local=1)
+    assert found.largest == pytest.approx(0.25, rel=1e-3) and not found.exceeds
