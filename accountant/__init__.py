@@ -4,6 +4,11 @@ The Gaussian mechanism in every currency (exact μ-GDP, PLD, RDP, zCDP, classic)
 between them and to (ε, δ), composition through release ledgers, and σ calibration. Every
 reported ε, δ and σ is rounded in the conservative direction.
 
+Also: ℓ2 sensitivities under an explicit neighbouring relation (:mod:`accountant.sensitivity`),
+the binary counting mechanism (:mod:`accountant.tree`), RLSVI's inherent-noise privacy
+(:mod:`accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
+(:mod:`accountant.declarations`).
+
 Quick start::
 
     >>> from accountant import calibrate_sigma, gaussian_epsilon
@@ -35,6 +40,36 @@ from .classic import classic_sigma
 from .gdp import gdp_delta, gdp_epsilon, gdp_mu
 from .ledger import GaussianRelease, Ledger
 from .rdp import DEFAULT_ORDERS, RDP_CONVERSIONS, RdpConversion, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
+from .declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
+from .rlsvi import RlsviClosedForm, RlsviRunPrivacy, rlsvi_closed_form, rlsvi_run_privacy, rlsvi_worst_case_mu
+from .sensitivity import (
+    NOISES,
+    RELATIONS,
+    SensitivityCheck,
+    check_relation,
+    check_sensitivity,
+    clip_norm,
+    episode_outer_product_sensitivity,
+    episode_product_sensitivity,
+    episode_sum_sensitivity,
+    outer_product_sensitivity,
+    product_sensitivity,
+    stacked_outer_product_sensitivity,
+    symmetric_matrix_sensitivity,
+    upper_triangle,
+    vector_sensitivity,
+)
+from .tree import (
+    SCHEDULES,
+    BinaryCounter,
+    calibrate_tree_sigma,
+    max_psums_per_item,
+    max_psums_per_prefix,
+    paper_depth,
+    tree_epsilon,
+    tree_ledger,
+    tree_mu,
+)
 from .validation import check_count, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
@@ -46,6 +81,18 @@ __all__ = [
     "gdp_delta", "gdp_epsilon", "gdp_mu", "rdp_epsilon", "rdp_delta", "linear_rdp_epsilon", "linear_rdp_delta",
     "zcdp_epsilon", "zcdp_delta", "zcdp_rho", "gaussian_epsilon", "gaussian_delta",
     "check_count", "check_positive", "check_probability",
+    # sensitivity under an explicit neighbouring relation
+    "RELATIONS", "NOISES", "check_relation", "vector_sensitivity", "outer_product_sensitivity",
+    "symmetric_matrix_sensitivity", "stacked_outer_product_sensitivity", "product_sensitivity", "episode_sum_sensitivity",
+    "episode_outer_product_sensitivity", "episode_product_sensitivity", "upper_triangle", "clip_norm",
+    "SensitivityCheck", "check_sensitivity",
+    # the binary counting mechanism
+    "SCHEDULES", "BinaryCounter", "max_psums_per_item", "max_psums_per_prefix", "paper_depth", "tree_mu",
+    "tree_ledger", "tree_epsilon", "calibrate_tree_sigma",
+    # RLSVI's inherent noise
+    "RlsviClosedForm", "RlsviRunPrivacy", "rlsvi_closed_form", "rlsvi_worst_case_mu", "rlsvi_run_privacy",
+    # algorithm declarations and their ledgers
+    "DeclaredRelease", "PrivacyDeclaration", "Flag", "AlgorithmLedger", "algorithm_ledger",
 ]
 
 

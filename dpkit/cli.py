@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.progress import Progress
 
 import accountant
@@ -31,8 +32,14 @@ from accountant import (
     gaussian_epsilon,
 )
 
+from accountant import tree as counter_tree
+from accountant.declarations import AlgorithmLedger, algorithm_ledger
+from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from accountant.tree import SCHEDULES
+from algorithms.registry import ALGORITHM_NAMES, SPECS, declare
+
 from . import __version__
-from .render import busy, emit_json, format_number, print_table, stderr_console
+from .render import busy, emit_json, format_number, print_lines, print_table, stderr_console
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
 
@@ -296,13 +303,100 @@ def _dp_event_dict(event: Any) -> Any:
     return nt
 
 
+_ALGORITHM_OPTIONS = ("episodes", "horizon", "dim", "states", "actions", "gamma", "beta", "reading", "schedule")
+
+
 @cli.command("ledger")
-@click.argument("path", type=click.Path(path_type=Path))
-@click.option("--delta", type=NUMBER, default=None, help="Give δ for ε(δ) under every method ...")
-@click.option("--epsilon", type=NUMBER, default=None, help="... or ε for δ(ε) under every method.")
+@click.argument("target", metavar="ALGORITHM|FILE")
+@click.option("--delta", type=NUMBER, default=None, help="Target δ (algorithms); for a file: give δ for ε(δ) ...")
+@click.option("--epsilon", type=NUMBER, default=None, help="Target ε (algorithms); for a file: ... or ε for δ(ε).")
+@click.option("--episodes", "-K", type=NUMBER, default=None, help="Episodes K (tree counters, RLSVI).")
+@click.option("--horizon", "-H", type=NUMBER, default=None, help="Horizon H.")
+@click.option("--dim", "-d", type=NUMBER, default=None, help="Feature dimension d (Private-LinOpt).")
+@click.option("--states", "-S", type=NUMBER, default=None, help="States S (RLSVI; LDP-UCRL-VTR --reading experiment).")
+@click.option("--actions", "-A", type=NUMBER, default=None, help="Actions A (RLSVI).")
+@click.option("--gamma", type=NUMBER, default=None, help="Control bound γ (Private-OFU-RL).")
+@click.option("--beta", type=NUMBER, default=None, help="Constant RLSVI noise scale β (default: Russo's β_k).")
+@click.option("--reading", default=None,
+              help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5|proof-6.4.")
+@click.option("--schedule", type=click.Choice(SCHEDULES), default=None, help="Tree release schedule (counters).")
+@click.option("--neighbours", type=click.Choice(("add-remove", "replace-one")), default=None,
+              help="Neighbouring relation (default: the one the paper states).")
+@click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
+@click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
-def ledger_cmd(path: Path, delta: float | None, epsilon: float | None, as_json: bool) -> None:
-    """Account a ledger file (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count})."""
+def ledger_cmd(target: str, delta: float | None, epsilon: float | None, neighbours: str | None, method: str,
+               conversion: str | None, as_json: bool, **params: Any) -> None:
+    """An algorithm's privacy ledger (paper σ vs tight σ), or the accounting of a ledger file.
+
+    ALGORITHM is one of ldp-ucrl-vtr, private-linopt-vi, private-linopt-po, private-ofu-rl, rlsvi;
+    anything else is read as a ledger file (TOML or JSON: a list 'release' of
+    {name, sensitivity, sigma, count}).
+    """
+    given = {k: v for k, v in params.items() if v is not None}
+    if target in ALGORITHM_NAMES:
+        _algorithm_ledger(target, epsilon, delta, given, neighbours, method, conversion, as_json)
+        return
+    path = Path(target)
+    if not path.exists() and path.suffix.lower() not in (".toml", ".json"):
+        raise ValueError(f"unknown algorithm {target!r} (expected one of {', '.join(ALGORITHM_NAMES)}) and no such file")
+    extra = sorted(given) + (["--neighbours"] if neighbours else []) + (["--method"] if method != "exact" else [])
+    if extra or conversion:
+        raise click.UsageError(f"a ledger file takes only --delta or --epsilon (and --json); got {', '.join(extra) or '--conversion'}")
+    _file_ledger(path, delta, epsilon, as_json)
+
+
+def _integral(params: dict[str, Any]) -> dict[str, Any]:
+    out = dict(params)
+    for key in ("episodes", "horizon", "dim", "states", "actions"):
+        if key in out:
+            out[key] = accountant.check_count(key, out[key])
+    return out
+
+
+def _algorithm_ledger(name: str, epsilon: float | None, delta: float | None, params: dict[str, Any],
+                      neighbours: str | None, method: str, conversion: str | None, as_json: bool) -> None:
+    if delta is None:
+        raise click.UsageError(f"ledger {name} needs --delta (and --epsilon)")
+    if epsilon is None and name != "rlsvi":
+        raise click.UsageError(f"ledger {name} needs --epsilon")
+    spec = SPECS[name]
+    missing = [f"--{k}" for k in spec.required if k not in params]
+    if missing:
+        raise click.UsageError(f"ledger {name} needs {', '.join(missing)}")
+    unused = [f"--{k}" for k in params if k not in spec.required + spec.optional]
+    if unused:
+        raise click.UsageError(f"ledger {name} does not use {', '.join(unused)}")
+    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+        led = algorithm_ledger(declare(name, epsilon, delta, **_integral(params)), neighbours, method, conversion)
+    if as_json:
+        emit_json(led.to_dict())
+        return
+    _print_algorithm_ledger(led)
+
+
+def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
+    d = led.to_dict()
+    title = (f"{d['algorithm']} ({d['privacy_model']}): target (ε, δ) = ({format_number(d['epsilon'])}, "
+             f"{format_number(d['delta'])}), {d['relation'].replace('_', '-')}, {d['method']}")
+    rows = [[r["name"], str(r["count"]) + ("" if r["paper_count"] == r["count"] else f" (paper {r['paper_count']})"),
+             format_number(r["sensitivity_add_remove"], 6), format_number(r["sensitivity_replace_one"], 6),
+             format_number(r["paper_sensitivity"], 6), format_number(r["sigma_paper"], 6), format_number(r["sigma_tight"], 6)]
+            for r in d["releases"]]
+    statistics = "\n".join(f"{r['name']}: {r['statistic']}" for r in d["releases"])
+    print_table(title, ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight"], rows,
+                caption=escape(statistics))
+    summary = [
+        ["ε claimed by the paper", format_number(d["epsilon_claimed_by_paper"], 8)],
+        ["ε of the paper's σ", format_number(d["epsilon_achieved_by_paper_sigma"], 8)],
+        ["μ at the paper's σ", format_number(d["mu_at_paper_sigma"], 8)],
+        ["σ_paper / σ_tight", format_number(d["noise_ratio"], 6)],
+    ]
+    print_table("Summary", ["", "value"], summary)
+    print_lines([f"{f['severity']}: {f['code']}: {f['message']}" for f in d["flags"]] or ["no flags"], title="Flags")
+
+
+def _file_ledger(path: Path, delta: float | None, epsilon: float | None, as_json: bool) -> None:
     if (delta is None) == (epsilon is None):
         raise click.UsageError("give exactly one of --delta and --epsilon")
     ledger = _read_ledger(path)
@@ -331,6 +425,84 @@ def ledger_cmd(path: Path, delta: float | None, epsilon: float | None, as_json: 
                   format_number(r.noise_multiplier)] for r in ledger.releases])
     print_table(f"ε at δ = {format_number(delta)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
                 ["method", "ε", "÷ exact", "note"], _comparison_rows(cmp))
+
+
+@cli.command()
+@click.option("--steps", "-T", type=NUMBER, required=True, help="Number of items T (episodes for before-episode).")
+@click.option("--schedule", type=click.Choice(SCHEDULES), default="after-each", show_default=True)
+@click.option("--sigma", type=NUMBER, default=None, help="Noise σ per p-sum: with --delta, the counter's ε(δ).")
+@click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True, help="ℓ2 sensitivity Δ of one item.")
+@click.option("--delta", type=NUMBER, default=None)
+@click.option("--epsilon", type=NUMBER, default=None, help="With --delta and no --sigma: calibrate σ per p-sum.")
+@click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
+@click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def tree(steps: float, schedule: str, sigma: float | None, sensitivity: float, delta: float | None,
+         epsilon: float | None, method: str, conversion: str | None, as_json: bool) -> None:
+    """The binary counting mechanism: p-sums per item and per prefix, and the counter's privacy."""
+    t = accountant.check_count("steps", steps)
+    out: dict[str, Any] = {
+        "steps": t,
+        "schedule": schedule,
+        "released_prefixes": counter_tree.released_prefixes(t, schedule),
+        "max_psums_per_item": counter_tree.max_psums_per_item(t, schedule),
+        "max_psums_per_prefix": counter_tree.max_psums_per_prefix(t, schedule),
+        "paper_depth": counter_tree.paper_depth(t),
+    }
+    if out["max_psums_per_item"] > 0:
+        out["worst_item"] = counter_tree.worst_item(t, schedule)
+    if sigma is not None:
+        if delta is None or epsilon is not None:
+            raise click.UsageError("--sigma needs --delta (and no --epsilon)")
+        with busy("accounting through dp-accounting's PLD…", method == "pld"):
+            g = counter_tree.tree_epsilon(t, sigma, delta, sensitivity, schedule, method, conversion)
+        out.update(sigma=sigma, sensitivity=sensitivity, delta=delta, method=g.method, conversion=g.conversion,
+                   mu=counter_tree.tree_mu(t, sigma, sensitivity, schedule), epsilon=g.epsilon)
+    elif epsilon is not None or delta is not None:
+        if epsilon is None or delta is None:
+            raise click.UsageError("calibration needs both --epsilon and --delta (or give --sigma and --delta)")
+        with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+            cal = counter_tree.calibrate_tree_sigma(t, epsilon, delta, sensitivity, schedule, method, conversion)
+        out.update(sensitivity=sensitivity, delta=delta, target_epsilon=epsilon, method=cal.method,
+                   conversion=cal.conversion, sigma=cal.sigma, epsilon=cal.epsilon)
+    if as_json:
+        emit_json(out)
+        return
+    labels = {"released_prefixes": "released prefixes", "max_psums_per_item": "max p-sums per item (m)",
+              "max_psums_per_prefix": "max p-sums per prefix", "paper_depth": "⌈log2 T⌉ (the seeds' m)",
+              "worst_item": "worst item", "mu": "μ", "epsilon": "ε", "target_epsilon": "target ε", "sigma": "σ per p-sum"}
+    print_table(f"Binary counter, T = {t}, {schedule}", ["", "value"],
+                [[labels.get(k, k), format_number(v, 10) if isinstance(v, (int, float)) else str(v)]
+                 for k, v in out.items() if k not in ("steps", "schedule") and v is not None])
+
+
+@cli.command()
+@click.option("--states", "-S", type=NUMBER, required=True)
+@click.option("--actions", "-A", type=NUMBER, required=True)
+@click.option("--horizon", "-H", type=NUMBER, required=True)
+@click.option("--episodes", "-K", type=NUMBER, required=True)
+@click.option("--delta", type=NUMBER, required=True)
+@click.option("--json", "as_json", is_flag=True)
+def rlsvi(states: float, actions: float, horizon: float, episodes: float, delta: float, as_json: bool) -> None:
+    """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case."""
+    s, a, h, k = (accountant.check_count(n, v) for n, v in
+                  (("states", states), ("actions", actions), ("horizon", horizon), ("episodes", episodes)))
+    cf = rlsvi_closed_form(s, a, h, k, delta)
+    mu_wc = rlsvi_worst_case_mu(s, a, h, k)
+    eps_wc = 0.0 if mu_wc == 0.0 else accountant.gdp_epsilon(mu_wc, cf.delta)
+    out = cf.to_dict() | {"mu_worst_case": mu_wc, "epsilon_worst_case_exact": eps_wc}
+    if as_json:
+        emit_json(out)
+        return
+    print_table(
+        f"RLSVI, S = {s}, A = {a}, H = {h}, K = {k}, δ = {format_number(cf.delta)}", ["", "value"],
+        [["ρ (Corollary 14)", format_number(cf.rho, 10)],
+         ["ε paper: ρ + 2√(ρ ln 1/δ)", format_number(cf.epsilon_paper, 10)],
+         ["ε, same ρ, optimal RDP conversion", format_number(cf.epsilon_rdp_optimal, 10)],
+         ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
+         ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
+         ["ε worst case, exact", format_number(eps_wc, 10)]],
+    )
 
 
 #: The standard budgets of ``dpkit budgets`` (and so of ``make run`` until reports land).

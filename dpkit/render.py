@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["emit_json", "jsonable", "format_number", "print_table", "stderr_console", "busy"]
+__all__ = ["emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy"]
 
 
 def jsonable(value: Any) -> Any:
@@ -48,6 +48,15 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
     for row in rows:
         table.add_row(*row)
     Console().print(table)
+
+
+def print_lines(lines: Sequence[str], title: str | None = None) -> None:
+    """Print plain lines on stdout (no markup), under an optional bold title."""
+    console = Console()
+    if title:
+        console.print(title, style="bold", markup=False)
+    for line in lines:
+        console.print(f"  • {line}", markup=False, highlight=False)
 
 
 def stderr_console() -> Console:

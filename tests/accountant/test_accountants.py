@@ -347,7 +347,12 @@ def _check_inverse(acc, ledger: Ledger, delta: float, rel: float) -> None:  # no
     # δ(ε(δ)) <= δ up to the rounding and documented δ slack ...
     assert back <= delta * (1 + rel + ref.delta_slack(delta))
     # ... and δ(ε) is decreasing: a larger ε needs no more δ, a smaller ε needs more.
-    assert acc.delta(ledger, eps * 1.01).delta <= back
+    try:
+        larger = acc.delta(ledger, eps * 1.01).delta
+    except ValueError as err:  # classic refuses once a release's share of ε reaches 1
+        assert acc.method == "classic" and "holds only for epsilon < 1" in str(err)
+    else:
+        assert larger <= back
     assert acc.delta(ledger, eps * 0.99).delta >= back
 
 
