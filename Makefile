@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench install clean
+.PHONY: run test bench docs install clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+docs: $(STAMP)
+	$(BIN)/python docs/make_ledgers.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py
