@@ -1,0 +1,253 @@
+"""From attack scores to statistically valid lower bounds on ε and μ (FORMULAS.md §5).
+
+Run the mechanism n times on D and on D′; a test rejects "D" when its score exceeds t, so
+FPR = P_D[score > t] and FNR = P_D′[score <= t]. Every (ε, δ)-DP mechanism obeys
+FPR + e^ε FNR >= 1 − δ and FNR + e^ε FPR >= 1 − δ, and every μ-GDP mechanism obeys
+FNR >= Φ(Φ⁻¹(1 − FPR) − μ). With one-sided Clopper–Pearson upper bounds FPR⁺ and FNR⁺, each at
+confidence 1 − α/2 (so both hold together with probability >= 1 − α):
+
+    ε_lower = max(ln((1 − δ − FNR⁺)/FPR⁺), ln((1 − δ − FPR⁺)/FNR⁺), 0)
+    μ_lower = max(Φ⁻¹(1 − FPR⁺) − Φ⁻¹(FNR⁺), 0)
+
+The threshold t must not depend on the runs used for the bound: :func:`select_threshold` picks
+it on a *selection* split, :func:`estimate` bounds the error rates on a separate *evaluation* split.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from accountant.validation import check_choice, check_probability, check_real
+
+__all__ = [
+    "OBJECTIVES",
+    "AuditEstimate",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_lower_bound",
+    "estimate",
+    "mu_from_rates",
+    "mu_lower_bound",
+    "select_threshold",
+]
+
+OBJECTIVES: tuple[str, ...] = ("mu", "epsilon")
+
+
+def _check_counts(k: object, n: object) -> tuple[int, int]:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k <= n:
+        raise ValueError(f"k must be an integer in [0, n = {n}], got {k!r}")
+    return int(k), int(n)
+
+
+def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
+    """One-sided (1 − α) Clopper–Pearson upper bound on p from k successes in n trials."""
+    k, n = _check_counts(k, n)
+    alpha = check_probability("alpha", alpha)
+    return 1.0 if k == n else float(stats.beta.ppf(1.0 - alpha, k + 1, n - k))
+
+
+def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
+    """One-sided (1 − α) Clopper–Pearson lower bound on p from k successes in n trials."""
+    k, n = _check_counts(k, n)
+    alpha = check_probability("alpha", alpha)
+    return 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
+
+
+def epsilon_lower_bound(fpr: float, fnr: float, delta: float = 0.0) -> float:
+    """The smallest ε consistent with error rates ``fpr``, ``fnr`` under (ε, δ)-DP (>= 0).
+
+    Pass upper confidence bounds to get a lower confidence bound on ε.
+    """
+    fpr, fnr = (_check_rate(name, v) for name, v in (("fpr", fpr), ("fnr", fnr)))
+    delta = check_real("delta", delta)
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    best = 0.0
+    for a, b in ((fnr, fpr), (fpr, fnr)):
+        num = 1.0 - delta - a
+        if num > 0.0:
+            best = max(best, math.inf if b == 0.0 else math.log(num) - math.log(b))
+    return best
+
+
+def mu_lower_bound(fpr: float, fnr: float) -> float:
+    """The smallest μ consistent with error rates ``fpr``, ``fnr`` under μ-GDP (>= 0)."""
+    return max(0.0, mu_from_rates(fpr, fnr))
+
+
+def mu_from_rates(fpr: float, fnr: float) -> float:
+    """Φ⁻¹(1 − FPR) − Φ⁻¹(FNR): the μ of the Gaussian trade-off curve through (FPR, FNR)."""
+    fpr, fnr = (_check_rate(name, v) for name, v in (("fpr", fpr), ("fnr", fnr)))
+    return float(-special.ndtri(fpr) - special.ndtri(fnr))
+
+
+def _check_rate(name: str, value: object) -> float:
+    x = check_real(name, value)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
+    return x
+
+
+def _check_scores(name: str, scores: object) -> np.ndarray:
+    arr = np.asarray(scores, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d array of scores, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def _rates_at_all_thresholds(
+    s0: np.ndarray, s1: np.ndarray, max_candidates: int = 8192
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate thresholds and the error counts at each.
+
+    Every distinct score (plus −inf) when there are at most ``max_candidates``; otherwise evenly
+    spaced quantiles of all scores plus the most extreme scores of each side (where the
+    thresholds of large-ε tests live).
+    """
+    s0s, s1s = np.sort(s0), np.sort(s1)
+    pool = np.concatenate([s0s, s1s])
+    if pool.size > max_candidates:
+        k = max_candidates // 8
+        pool = np.concatenate([
+            np.quantile(pool, np.linspace(0.0, 1.0, max_candidates // 2)),
+            s0s[:k], s0s[-k:], s1s[:k], s1s[-k:],
+        ])
+    t = np.concatenate([[-np.inf], np.unique(pool)])
+    fp = s0.size - np.searchsorted(s0s, t, side="right")  # #{s0 > t}
+    fn = np.searchsorted(s1s, t, side="right")  # #{s1 <= t}
+    return t, fp, fn
+
+
+def _cp_upper_vec(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    out = np.ones(k.shape)
+    inner = k < n
+    out[inner] = stats.beta.ppf(1.0 - alpha, k[inner] + 1, n - k[inner])
+    return out
+
+
+def select_threshold(
+    scores0: object,
+    scores1: object,
+    objective: str = "mu",
+    delta: float = 0.0,
+    alpha: float = 0.05,
+    max_candidates: int = 8192,
+) -> float:
+    """The threshold whose ``objective`` lower bound is largest on a selection split (vectorised).
+
+    Every distinct score is a candidate; for each, the Clopper–Pearson bounds at 1 − α/2 that
+    :func:`estimate` will use are computed on the selection split itself, so the choice weighs
+    the attack's power against the width of the bound (a tail threshold with few errors has a
+    wide bound). The evaluation split must be independent of this choice.
+    """
+    s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
+    objective = check_choice("objective", objective, OBJECTIVES)
+    alpha = check_probability("alpha", alpha)
+    t, fp, fn = _rates_at_all_thresholds(s0, s1, max_candidates)
+    fpr = _cp_upper_vec(fp, s0.size, alpha / 2)
+    fnr = _cp_upper_vec(fn, s1.size, alpha / 2)
+    if objective == "mu":
+        value = -special.ndtri(fpr) - special.ndtri(fnr)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.maximum(np.log(np.maximum(1 - delta - fnr, 0.0)) - np.log(fpr),
+                               np.log(np.maximum(1 - delta - fpr, 0.0)) - np.log(fnr))
+    return float(t[int(np.argmax(value))])
+
+
+@dataclass(frozen=True)
+class AuditEstimate:
+    """Error rates of one thresholded test on an evaluation split, and the bounds they give."""
+
+    threshold: float
+    n0: int
+    n1: int
+    false_positives: int
+    false_negatives: int
+    alpha: float
+    delta: float
+    fpr_upper: float
+    fnr_upper: float
+    epsilon_lower: float
+    mu_lower: float
+    mu_estimate: float
+    mu_interval: tuple[float, float]
+
+    @property
+    def fpr(self) -> float:
+        return self.false_positives / self.n0
+
+    @property
+    def fnr(self) -> float:
+        return self.false_negatives / self.n1
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 - self.alpha
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "threshold": self.threshold,
+            "n0": self.n0,
+            "n1": self.n1,
+            "false_positives": self.false_positives,
+            "false_negatives": self.false_negatives,
+            "fpr": self.fpr,
+            "fnr": self.fnr,
+            "fpr_upper": self.fpr_upper,
+            "fnr_upper": self.fnr_upper,
+            "confidence": self.confidence,
+            "delta": self.delta,
+            "epsilon_lower": self.epsilon_lower,
+            "mu_lower": self.mu_lower,
+            "mu_estimate": self.mu_estimate,
+            "mu_interval": list(self.mu_interval),
+        }
+
+
+def estimate(scores0: object, scores1: object, threshold: float, alpha: float = 0.05, delta: float = 0.0) -> AuditEstimate:
+    """Bounds from the evaluation-split scores of D (``scores0``) and D′ (``scores1``) at ``threshold``.
+
+    ``threshold`` must have been chosen without these scores. FPR⁺ and FNR⁺ are one-sided
+    Clopper–Pearson bounds at 1 − α/2 each, so ``epsilon_lower`` and ``mu_lower`` hold together
+    with probability >= 1 − α. ``mu_estimate`` uses the empirical rates (smoothed as
+    (k + ½)/(n + 1)); ``mu_interval`` is a two-sided 1 − α interval from the CP bounds.
+    """
+    s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
+    t = float(threshold) if threshold == -math.inf else check_real("threshold", threshold)
+    alpha = check_probability("alpha", alpha)
+    delta = check_real("delta", delta)
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    n0, n1 = s0.size, s1.size
+    fp, fn = int(np.count_nonzero(s0 > t)), int(np.count_nonzero(s1 <= t))
+    fpr_up = clopper_pearson_upper(fp, n0, alpha / 2)
+    fnr_up = clopper_pearson_upper(fn, n1, alpha / 2)
+    fpr_lo = clopper_pearson_lower(fp, n0, alpha / 2)
+    fnr_lo = clopper_pearson_lower(fn, n1, alpha / 2)
+    mu_hat = mu_from_rates((fp + 0.5) / (n0 + 1.0), (fn + 0.5) / (n1 + 1.0))
+    return AuditEstimate(
+        threshold=t,
+        n0=n0,
+        n1=n1,
+        false_positives=fp,
+        false_negatives=fn,
+        alpha=alpha,
+        delta=delta,
+        fpr_upper=fpr_up,
+        fnr_upper=fnr_up,
+        epsilon_lower=epsilon_lower_bound(fpr_up, fnr_up, delta),
+        mu_lower=mu_lower_bound(fpr_up, fnr_up),
+        mu_estimate=mu_hat,
+        mu_interval=(mu_lower_bound(fpr_up, fnr_up), max(0.0, mu_from_rates(fpr_lo, fnr_lo))),
+    )
