@@ -1,0 +1,544 @@
+"""Attacks of a membership-style audit: functions that turn one output of a mechanism into a score.
+
+An audit runs a mechanism n times on a dataset D (label 0) and n times on a neighbour D′
+(label 1). An :class:`Attack` maps each output to a real **score**, larger meaning "more
+likely D′"; an estimator then thresholds the scores (FPR = P_D[score > t],
+FNR = P_D′[score <= t]) and turns the error rates into a lower bound on the privacy loss.
+Every attack treats an output array of shape (n, …) as n samples of k = prod(…) real values
+(``outputs.reshape(n, -1)``) and returns a float array of shape (n,).
+
+**White-box** attacks know the output distributions and need no training
+(:attr:`Attack.needs_fit` is ``False``; :meth:`Attack.fit` returns the attack unchanged):
+
+* :class:`GaussianLikelihoodRatio` — the log-likelihood ratio of two Gaussians with the same
+  known covariance, the most powerful test of a Gaussian release (Neyman–Pearson); its scores
+  are N(∓μ²/2, μ²) under D / D′ with μ = :attr:`GaussianLikelihoodRatio.mu`;
+* :class:`ScoreFunction` — any user-supplied function of the outputs.
+
+**Black-box** attacks are learned from a *training* split of outputs of D and D′, which must
+be disjoint from the outputs the bound is computed from (else the bound is not valid):
+
+* :class:`LogisticRegressionAttack` — L2-regularised logistic regression on standardised
+  (optionally also squared) coordinates;
+* :class:`HistogramLikelihoodRatio` — a smoothed histogram estimate of the likelihood ratio of
+  1-d or 2-d outputs.
+
+:func:`make_attack` builds an attack from its name (:data:`ATTACKS`). All attacks are
+deterministic: the same training and scored outputs always give the same scores.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy import linalg, optimize, special
+
+from accountant.validation import check_choice, check_count, check_nonnegative, check_positive
+
+__all__ = [
+    "ATTACKS",
+    "Attack",
+    "GaussianLikelihoodRatio",
+    "HistogramLikelihoodRatio",
+    "LogisticRegressionAttack",
+    "ScoreFunction",
+    "make_attack",
+]
+
+#: Noise models of :class:`GaussianLikelihoodRatio`: i.i.d. on every entry, or i.i.d. on the
+#: entries i <= j of (the last two axes of) a symmetric matrix and mirrored.
+NOISES: tuple[str, ...] = ("iid", "symmetric")
+
+#: Feature maps of :class:`LogisticRegressionAttack`.
+FEATURES: tuple[str, ...] = ("linear", "quadratic")
+
+#: Bin-edge rules of :class:`HistogramLikelihoodRatio`.
+BINNINGS: tuple[str, ...] = ("quantile", "range")
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _as_outputs(name: str, outputs: object) -> np.ndarray:
+    """Return ``outputs`` as a float array of n >= 1 samples of k >= 1 finite values each."""
+    try:
+        arr = np.asarray(outputs, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of real numbers, got {type(outputs).__name__}") from None
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have a leading sample axis, got a scalar {arr.item()!r}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must contain at least one sample, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must have at least one value per sample, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name} must be finite, got {arr[index]} at index {index}")
+    return arr
+
+
+def _flatten(name: str, outputs: object, k: int | None = None) -> np.ndarray:
+    """Return ``outputs`` as an (n, k) float array; if ``k`` is given, check the width."""
+    arr = _as_outputs(name, outputs)
+    x = arr.reshape(arr.shape[0], -1)
+    if k is not None and x.shape[1] != k:
+        raise ValueError(
+            f"{name} must have {k} values per sample, got shape {arr.shape} ({x.shape[1]} values per sample)"
+        )
+    return x
+
+
+def _flatten_pair(outputs0: object, outputs1: object) -> tuple[np.ndarray, np.ndarray]:
+    """Return the training outputs of D and D′ as (n0, k) and (n1, k) arrays of the same k."""
+    x0 = _flatten("outputs0", outputs0)
+    x1 = _flatten("outputs1", outputs1)
+    if x0.shape[1] != x1.shape[1]:
+        raise ValueError(
+            "outputs0 and outputs1 must have the same number of values per sample, "
+            f"got {x0.shape[1]} and {x1.shape[1]}"
+        )
+    return x0, x1
+
+
+def _as_mean(name: str, mean: object) -> np.ndarray:
+    """Return a mean output as a float array of finite values (any shape, at least one value)."""
+    try:
+        arr = np.asarray(mean, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of real numbers, got {type(mean).__name__}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{name} must be finite, got {arr[index]} at index {index}")
+    return arr
+
+
+def _check_scores(name: str, scores: np.ndarray, n: int) -> np.ndarray:
+    """Return ``scores`` if it is a finite float array of shape (n,)."""
+    if scores.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},) for {n} outputs, got shape {scores.shape}")
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be finite, got {scores[i]} at index {i}")
+    return scores
+
+
+# --------------------------------------------------------------------------- the interface
+
+
+class Attack(ABC):
+    """A rule that scores outputs of a mechanism: larger scores mean "more likely D′".
+
+    Subclasses set :attr:`name` and :attr:`needs_fit`. A black-box attack (``needs_fit``)
+    must be :meth:`fit` on training outputs before :meth:`score`; a white-box attack's
+    :meth:`fit` does nothing and returns the attack.
+    """
+
+    #: Short name of the attack (the key of :data:`ATTACKS` for the built-in attacks).
+    name: str = "attack"
+    #: Whether :meth:`fit` must be called before :meth:`score`.
+    needs_fit: ClassVar[bool] = False
+
+    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> Attack:
+        """Learn the attack from training outputs of D (``outputs0``) and D′ (``outputs1``).
+
+        The default (white-box attacks) does nothing. Returns ``self``.
+        """
+        return self
+
+    @property
+    def fitted(self) -> bool:
+        """Whether :meth:`score` can be called (always ``True`` for white-box attacks)."""
+        return True
+
+    @abstractmethod
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """Score n outputs (an array of shape (n, …)): a finite float array of shape (n,)."""
+
+    def _require_fitted(self) -> None:
+        if not self.fitted:
+            raise ValueError(f"{type(self).__name__} must be fitted before score: call fit(outputs0, outputs1)")
+
+
+# --------------------------------------------------------------------------- white-box
+
+
+class GaussianLikelihoodRatio(Attack):
+    """The log-likelihood ratio of N(m1, Σ) against N(m0, Σ): the optimal attack on a Gaussian release.
+
+    score(x) = (x − (m0 + m1)/2)ᵀ Σ⁻¹ (m1 − m0) = log N(x; m1, Σ) − log N(x; m0, Σ),
+
+    on the flattened output x. The covariance is ``sigma``² I (``sigma`` > 0) or ``cov`` (a
+    k × k symmetric positive definite matrix, solved by Cholesky); exactly one is given.
+    Under D the score is N(−μ²/2, μ²) and under D′ N(+μ²/2, μ²), where
+    μ = ‖Σ^{-1/2}(m1 − m0)‖ (:attr:`mu`) is the GDP parameter of the pair, so by
+    Neyman–Pearson no attack has a better trade-off between FPR and FNR.
+
+    With ``noise="symmetric"`` (see :meth:`symmetric_matrix`) the means are matrices (or
+    stacks of matrices: the last two axes are square) released with i.i.d. noise on the entries
+    i <= j, mirrored below the diagonal. Only those upper-triangle entries carry information,
+    so the attack uses only them: k is their number, ``cov`` is k × k over them (in the order
+    of ``numpy.triu_indices``, per matrix), and scored outputs must have the means' shape.
+
+    >>> attack = GaussianLikelihoodRatio([0.0, 0.0], [3.0, 4.0], sigma=5.0)
+    >>> attack.mu
+    1.0
+    >>> attack.score(np.array([[0.0, 0.0], [3.0, 4.0]])).tolist()
+    [-0.5, 0.5]
+    """
+
+    name = "gaussian-lr"
+    needs_fit = False
+
+    def __init__(
+        self,
+        mean0: np.ndarray,
+        mean1: np.ndarray,
+        *,
+        sigma: float | None = None,
+        cov: np.ndarray | None = None,
+        noise: str = "iid",
+    ) -> None:
+        self.noise = check_choice("noise", noise, NOISES)
+        m0 = _as_mean("mean0", mean0)
+        m1 = _as_mean("mean1", mean1)
+        if m0.shape != m1.shape:
+            raise ValueError(f"mean0 and mean1 must have the same shape, got {m0.shape} and {m1.shape}")
+        self.shape: tuple[int, ...] = m0.shape
+        self._size = m0.size
+        if noise == "symmetric":
+            if m0.ndim < 2 or m0.shape[-1] != m0.shape[-2]:
+                raise ValueError(
+                    f"with noise='symmetric', mean0 and mean1 must have square last two axes, got shape {m0.shape}"
+                )
+            rows, cols = np.triu_indices(m0.shape[-1])
+            self._index: np.ndarray | None = np.arange(m0.size).reshape(m0.shape)[..., rows, cols].ravel()
+        else:
+            self._index = None
+        m0 = self._select(m0.reshape(1, -1))[0]
+        m1 = self._select(m1.reshape(1, -1))[0]
+        k = m0.size
+        if (sigma is None) == (cov is None):
+            raise ValueError(
+                f"exactly one of sigma and cov must be given, got sigma={sigma!r} and "
+                f"cov={'None' if cov is None else 'an array'}"
+            )
+        delta = m1 - m0
+        if sigma is not None:
+            s = check_positive("sigma", sigma)
+            self.sigma: float | None = s
+            whitened = delta / s  # Σ^{-1/2} (m1 − m0)
+            weights = delta / (s * s)  # Σ⁻¹ (m1 − m0)
+        else:
+            self.sigma = None
+            chol = _cholesky(cov, k)
+            whitened = linalg.solve_triangular(chol, delta, lower=True)
+            weights = linalg.solve_triangular(chol.T, whitened, lower=False)
+        self._midpoint = 0.5 * (m0 + m1)
+        self._weights = weights
+        self._mu = float(np.linalg.norm(whitened))
+
+    @classmethod
+    def symmetric_matrix(cls, mean0: np.ndarray, mean1: np.ndarray, sigma: float) -> GaussianLikelihoodRatio:
+        """The attack on symmetric matrices released with i.i.d. N(0, σ²) noise on i <= j, mirrored.
+
+        Uses only the entries i <= j of the last two axes, so μ = ‖upper(M1 − M0)‖/σ.
+
+        >>> m1 = np.array([[1.0, 2.0], [2.0, 0.0]])
+        >>> GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 2)), m1, sigma=1.0).mu  # √(1 + 4)
+        2.23606797749979
+        """
+        return cls(mean0, mean1, sigma=sigma, noise="symmetric")
+
+    @property
+    def mu(self) -> float:
+        """μ = ‖Σ^{-1/2}(m1 − m0)‖: the release of one output is μ-GDP, and this attack attains it."""
+        return self._mu
+
+    @property
+    def k(self) -> int:
+        """The number of values the attack uses per output (upper-triangle entries if symmetric)."""
+        return int(self._weights.size)
+
+    def _select(self, x: np.ndarray) -> np.ndarray:
+        return x if self._index is None else x[:, self._index]
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """The log-likelihood ratio log p_D′(x) − log p_D(x) of each output x."""
+        if self._index is not None:
+            arr = _as_outputs("outputs", outputs)
+            if arr.shape[1:] != self.shape:
+                raise ValueError(
+                    f"outputs must have shape (n, {', '.join(map(str, self.shape))}) like the means, got {arr.shape}"
+                )
+            x = arr.reshape(arr.shape[0], -1)
+        else:
+            x = _flatten("outputs", outputs, self._size)
+        return (self._select(x) - self._midpoint) @ self._weights
+
+    def __repr__(self) -> str:
+        noise = "" if self.noise == "iid" else f", noise={self.noise!r}"
+        cov = f"sigma={self.sigma!r}" if self.sigma is not None else "cov=..."
+        return f"GaussianLikelihoodRatio(shape={self.shape}, {cov}{noise}, mu={self._mu!r})"
+
+
+def _cholesky(cov: object, k: int) -> np.ndarray:
+    """The lower Cholesky factor of ``cov``, or ``ValueError`` unless it is k × k symmetric positive definite."""
+    try:
+        c = np.asarray(cov, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"cov must be a {k} x {k} array of real numbers, got {type(cov).__name__}") from None
+    if c.shape != (k, k):
+        raise ValueError(f"cov must have shape ({k}, {k}) to match the means, got {c.shape}")
+    if not np.all(np.isfinite(c)):
+        raise ValueError("cov must be finite, got a non-finite entry")
+    scale = float(np.max(np.abs(c)))
+    if not np.allclose(c, c.T, rtol=1e-10, atol=1e-12 * scale):
+        asym = float(np.max(np.abs(c - c.T)))
+        raise ValueError(f"cov must be symmetric, got max |cov - cov.T| = {asym!r}")
+    try:
+        return np.linalg.cholesky(c)
+    except np.linalg.LinAlgError:
+        smallest = float(np.linalg.eigvalsh(c)[0])
+        raise ValueError(f"cov must be positive definite, got smallest eigenvalue {smallest!r}") from None
+
+
+class ScoreFunction(Attack):
+    """A user-supplied attack: ``fn(outputs)`` must return a finite float array of shape (n,).
+
+    ``fn`` receives the outputs as a read-only float array of their original shape (n, …)
+    (validated: at least one sample, all values finite). Its result is validated too.
+
+    >>> ScoreFunction(lambda x: x.sum(axis=1), name="sum").score(np.ones((3, 2))).tolist()
+    [2.0, 2.0, 2.0]
+    """
+
+    name = "score"
+    needs_fit = False
+
+    def __init__(self, fn: Callable[[np.ndarray], np.ndarray], name: str = "user") -> None:
+        if not callable(fn):
+            raise ValueError(f"fn must be callable, got {fn!r}")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"name must be a non-empty string, got {name!r}")
+        self.fn = fn
+        self.name = name
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """``fn(outputs)``, checked to be finite and of shape (n,)."""
+        arr = _as_outputs("outputs", outputs).view()
+        arr.flags.writeable = False
+        result = self.fn(arr)
+        try:
+            scores = np.array(result, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"fn ({self.name!r}) must return an array of real numbers, got {type(result).__name__}"
+            ) from None
+        return _check_scores(f"the scores of fn ({self.name!r})", scores, arr.shape[0])
+
+    def __repr__(self) -> str:
+        return f"ScoreFunction({self.fn!r}, name={self.name!r})"
+
+
+# --------------------------------------------------------------------------- black-box
+
+
+class LogisticRegressionAttack(Attack):
+    """A learned linear (or quadratic) attack: L2-regularised logistic regression.
+
+    :meth:`fit` standardises each coordinate with the mean and standard deviation of the
+    pooled training outputs (a constant coordinate is only centred); with
+    ``features="quadratic"`` the squares of the standardised coordinates are appended (and
+    standardised in turn), which lets the attack detect a change of variance, not only of
+    the mean. It then minimises the class-balanced logistic loss
+
+        ½ mean_D log(1 + e^{f(x)}) + ½ mean_D′ log(1 + e^{−f(x)}) + (l2/2)‖w‖²,
+        f(x) = wᵀφ(x) + b  (the intercept b is not penalised),
+
+    with L-BFGS-B from w = 0, b = 0, using the analytic gradient and ``np.logaddexp`` for a
+    loss that cannot overflow. The score is the linear predictor f(x). The fit is
+    deterministic. :attr:`converged_` records whether L-BFGS-B reported convergence within
+    ``max_iter`` iterations (the scores are usable either way: any scoring rule gives a valid
+    bound when fitted on separate data, an unconverged one only a weaker one).
+    """
+
+    name = "logistic"
+    needs_fit = True
+
+    def __init__(self, l2: float = 1e-4, max_iter: int = 500, *, features: str = "linear") -> None:
+        self.l2 = check_nonnegative("l2", l2)
+        self.max_iter = check_count("max_iter", max_iter)
+        self.features = check_choice("features", features, FEATURES)
+        self.coef_: np.ndarray | None = None
+        self.intercept_: float | None = None
+        self.converged_: bool | None = None
+        self.n_iter_: int | None = None
+        self._k: int | None = None
+        self._center = self._scale = self._sq_center = self._sq_scale = np.empty(0)
+
+    @property
+    def fitted(self) -> bool:
+        return self.coef_ is not None
+
+    def _phi(self, x: np.ndarray) -> np.ndarray:
+        """The standardised features of (n, k) outputs, with the stored training statistics."""
+        z = (x - self._center) / self._scale
+        if self.features == "linear":
+            return z
+        return np.hstack([z, (z * z - self._sq_center) / self._sq_scale])
+
+    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> LogisticRegressionAttack:
+        """Fit on training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        x0, x1 = _flatten_pair(outputs0, outputs1)
+        x = np.concatenate([x0, x1])
+        self._center, self._scale = _standardisation(x)
+        if self.features == "quadratic":
+            z = (x - self._center) / self._scale
+            self._sq_center, self._sq_scale = _standardisation(z * z)
+        phi = self._phi(x)
+        n0, n1 = x0.shape[0], x1.shape[0]
+        y = np.concatenate([np.zeros(n0), np.ones(n1)])
+        weight = np.concatenate([np.full(n0, 0.5 / n0), np.full(n1, 0.5 / n1)])
+        l2 = self.l2
+
+        def loss_and_grad(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            w, b = theta[:-1], theta[-1]
+            f = phi @ w + b
+            loss = weight @ (np.logaddexp(0.0, f) - y * f) + 0.5 * l2 * (w @ w)
+            residual = weight * (special.expit(f) - y)
+            grad = np.empty_like(theta)
+            grad[:-1] = phi.T @ residual + l2 * w
+            grad[-1] = residual.sum()
+            return float(loss), grad
+
+        result = optimize.minimize(
+            loss_and_grad,
+            np.zeros(phi.shape[1] + 1),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": self.max_iter, "ftol": 1e-12, "gtol": 1e-9},
+        )
+        self.coef_ = np.asarray(result.x[:-1], dtype=float)
+        self.intercept_ = float(result.x[-1])
+        self.converged_ = bool(result.success)
+        self.n_iter_ = int(result.nit)
+        self._k = x0.shape[1]
+        return self
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """The fitted linear predictor wᵀφ(x) + b of each output (the log-odds of D′)."""
+        self._require_fitted()
+        x = _flatten("outputs", outputs, self._k)
+        assert self.coef_ is not None and self.intercept_ is not None
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = self._phi(x) @ self.coef_ + self.intercept_
+        return _check_scores("the logistic scores (outputs too large?)", scores, x.shape[0])
+
+    def __repr__(self) -> str:
+        return f"LogisticRegressionAttack(l2={self.l2!r}, max_iter={self.max_iter!r}, features={self.features!r})"
+
+
+def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations of ``x``; a zero deviation is replaced by 1."""
+    center = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[~(scale > 0.0)] = 1.0
+    return center, scale
+
+
+class HistogramLikelihoodRatio(Attack):
+    """A learned likelihood ratio of 1-d or 2-d outputs: smoothed histograms of D and D′.
+
+    :meth:`fit` cuts each coordinate into up to ``bins`` bins with common edges from the
+    pooled training outputs: at the interior quantiles j/bins (``binning="quantile"``, equal
+    mass; repeated values are merged, so each atom of a discrete output gets its own bin), or
+    evenly over the training range (``binning="range"``). For 2-d outputs the cells are the
+    products of the per-coordinate bins (up to ``bins``² cells). The outermost bins extend to
+    ±∞, so outputs outside the training range go to the edge bins. With add-one (Laplace)
+    smoothing over the B cells, p_c(cell) = (count_c + 1)/(n_c + B), and the score of an
+    output is log p1(cell) − log p0(cell).
+    """
+
+    name = "histogram"
+    needs_fit = True
+
+    def __init__(self, bins: int = 50, *, binning: str = "quantile") -> None:
+        self.bins = check_count("bins", bins)
+        self.binning = check_choice("binning", binning, BINNINGS)
+        self.cuts_: list[np.ndarray] | None = None
+        self.log_ratio_: np.ndarray | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self.log_ratio_ is not None
+
+    def _cuts(self, column: np.ndarray) -> np.ndarray:
+        if self.binning == "quantile":
+            return np.unique(np.quantile(column, np.arange(1, self.bins) / self.bins))
+        lo, hi = float(column.min()), float(column.max())
+        if not hi > lo:
+            return np.empty(0)
+        return np.linspace(lo, hi, self.bins + 1)[1:-1]
+
+    def _cells(self, x: np.ndarray) -> np.ndarray:
+        assert self.cuts_ is not None
+        index = [np.searchsorted(cuts, x[:, j], side="right") for j, cuts in enumerate(self.cuts_)]
+        return np.ravel_multi_index(index, tuple(c.size + 1 for c in self.cuts_))
+
+    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> HistogramLikelihoodRatio:
+        """Fit on training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        x0, x1 = _flatten_pair(outputs0, outputs1)
+        k = x0.shape[1]
+        if k > 2:
+            raise ValueError(f"HistogramLikelihoodRatio supports outputs of 1 or 2 values, got k={k}")
+        pooled = np.concatenate([x0, x1])
+        self.cuts_ = [self._cuts(pooled[:, j]) for j in range(k)]
+        cells = int(np.prod([c.size + 1 for c in self.cuts_]))
+        counts0 = np.bincount(self._cells(x0), minlength=cells)
+        counts1 = np.bincount(self._cells(x1), minlength=cells)
+        log_p0 = np.log(counts0 + 1.0) - np.log(x0.shape[0] + cells)
+        log_p1 = np.log(counts1 + 1.0) - np.log(x1.shape[0] + cells)
+        self.log_ratio_ = log_p1 - log_p0
+        return self
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """The estimated log-likelihood ratio log p1(cell) − log p0(cell) of each output's cell."""
+        self._require_fitted()
+        assert self.cuts_ is not None and self.log_ratio_ is not None
+        x = _flatten("outputs", outputs, len(self.cuts_))
+        return self.log_ratio_[self._cells(x)]
+
+    def __repr__(self) -> str:
+        return f"HistogramLikelihoodRatio(bins={self.bins!r}, binning={self.binning!r})"
+
+
+# --------------------------------------------------------------------------- registry
+
+#: The built-in attacks by name, for :func:`make_attack`.
+ATTACKS: dict[str, type[Attack]] = {
+    "gaussian-lr": GaussianLikelihoodRatio,
+    "logistic": LogisticRegressionAttack,
+    "histogram": HistogramLikelihoodRatio,
+    "score": ScoreFunction,
+}
+
+
+def make_attack(name: str, /, **kwargs: Any) -> Attack:
+    """Build the attack called ``name`` (a key of :data:`ATTACKS`) with keyword arguments ``kwargs``.
+
+    ``name`` is positional-only, so ``make_attack("score", fn=f, name="mine")`` names the
+    :class:`ScoreFunction`.
+
+    >>> make_attack("histogram", bins=20)
+    HistogramLikelihoodRatio(bins=20, binning='quantile')
+    """
+    check_choice("name", name, tuple(ATTACKS))
+    return ATTACKS[name](**kwargs)

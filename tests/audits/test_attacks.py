@@ -1,0 +1,381 @@
+"""Attacks of the membership audit: the Gaussian likelihood ratio against its known score
+distributions and a brute-force likelihood ratio, the learned attacks against the optimal AUC,
+and input validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from audits.attacks import (
+    ATTACKS,
+    Attack,
+    GaussianLikelihoodRatio,
+    HistogramLikelihoodRatio,
+    LogisticRegressionAttack,
+    ScoreFunction,
+    make_attack,
+)
+
+
+def auc(scores0: np.ndarray, scores1: np.ndarray) -> float:
+    """P(score1 > score0) + ½ P(score1 = score0): the Mann–Whitney statistic, with mid-ranks for ties."""
+    n0, n1 = len(scores0), len(scores1)
+    ranks = stats.rankdata(np.concatenate([scores0, scores1]))
+    return float((ranks[n0:].sum() - n1 * (n1 + 1) / 2) / (n0 * n1))
+
+
+def gaussian_pair(rng: np.random.Generator, n: int, mean0: np.ndarray, mean1: np.ndarray, sigma: float):
+    """n outputs of N(mean0, σ²I) and n of N(mean1, σ²I), of the means' shape."""
+    shape = (n, *np.shape(mean0))
+    return mean0 + sigma * rng.standard_normal(shape), mean1 + sigma * rng.standard_normal(shape)
+
+
+def upper(m: np.ndarray) -> np.ndarray:
+    """The entries i <= j of the last two axes, flattened."""
+    rows, cols = np.triu_indices(m.shape[-1])
+    return m[..., rows, cols].ravel()
+
+
+def assert_normal(scores: np.ndarray, mean: float, std: float) -> None:
+    """The sample mean and std lie within 8 standard errors of ``mean`` and ``std``."""
+    n = scores.size
+    assert abs(scores.mean() - mean) < 8 * std / np.sqrt(n)
+    assert abs(scores.std() - std) < 8 * std / np.sqrt(2 * n)
+
+
+# --------------------------------------------------------------------------- Gaussian likelihood ratio
+
+
+def test_gaussian_lr_scores_are_gaussian_with_mean_mu_squared_over_two() -> None:
+    rng = np.random.default_rng(1)
+    mean0 = np.array([[0.5, -1.0], [2.0, 0.0]])
+    mean1 = mean0 + np.array([[0.8, 0.0], [-0.4, 1.1]])
+    sigma = 1.3
+    attack = GaussianLikelihoodRatio(mean0, mean1, sigma=sigma)
+    mu = np.linalg.norm(mean1 - mean0) / sigma
+    assert attack.mu == pytest.approx(mu, rel=1e-14)
+    assert not attack.needs_fit and attack.fitted and attack.fit(None, None) is attack
+    out0, out1 = gaussian_pair(rng, 200_000, mean0, mean1, sigma)
+    s0, s1 = attack.score(out0), attack.score(out1)
+    assert s0.shape == (200_000,) and s0.dtype == float
+    assert_normal(s0, -(mu**2) / 2, mu)
+    assert_normal(s1, mu**2 / 2, mu)
+
+
+def test_gaussian_lr_cov_equal_to_sigma_squared_identity_matches_sigma() -> None:
+    rng = np.random.default_rng(2)
+    mean0, mean1 = rng.normal(size=5), rng.normal(size=5)
+    sigma = 0.7
+    by_sigma = GaussianLikelihoodRatio(mean0, mean1, sigma=sigma)
+    by_cov = GaussianLikelihoodRatio(mean0, mean1, cov=sigma**2 * np.eye(5))
+    x = rng.normal(size=(100, 5))
+    np.testing.assert_allclose(by_cov.score(x), by_sigma.score(x), rtol=1e-12, atol=1e-12)
+    assert by_cov.mu == pytest.approx(by_sigma.mu, rel=1e-12)
+
+
+def test_gaussian_lr_correlated_cov_is_the_log_likelihood_ratio() -> None:
+    rng = np.random.default_rng(3)
+    k = 4
+    a = rng.normal(size=(k, k))
+    cov = a @ a.T + 0.5 * np.eye(k)
+    mean0, mean1 = rng.normal(size=k), rng.normal(size=k)
+    attack = GaussianLikelihoodRatio(mean0, mean1, cov=cov)
+    x = rng.multivariate_normal(mean0, cov, size=200)
+    brute = stats.multivariate_normal(mean1, cov).logpdf(x) - stats.multivariate_normal(mean0, cov).logpdf(x)
+    scores = attack.score(x)
+    # The additive constant is zero: the score is exactly the log-likelihood ratio.
+    np.testing.assert_allclose(scores, brute, rtol=1e-9, atol=1e-9 * np.abs(brute).max())
+    delta = mean1 - mean0
+    assert attack.mu == pytest.approx(np.sqrt(delta @ np.linalg.solve(cov, delta)), rel=1e-12)
+    # And its distribution under D′ (here drawn from the true correlated Gaussian).
+    x1 = rng.multivariate_normal(mean1, cov, size=100_000)
+    assert_normal(attack.score(x1), attack.mu**2 / 2, attack.mu)
+
+
+def test_gaussian_lr_symmetric_matrix_uses_the_upper_triangle() -> None:
+    rng = np.random.default_rng(4)
+    d, sigma = 4, 0.9
+    m0 = rng.normal(size=(d, d))
+    m0 = m0 + m0.T
+    m1 = m0 + np.triu(rng.normal(size=(d, d)))
+    m1 = np.triu(m1) + np.triu(m1, 1).T  # symmetric
+    attack = GaussianLikelihoodRatio.symmetric_matrix(m0, m1, sigma)
+    assert attack.k == d * (d + 1) // 2 and attack.noise == "symmetric"
+    assert attack.mu == pytest.approx(np.linalg.norm(upper(m1 - m0)) / sigma, rel=1e-14)
+    assert attack.mu < np.linalg.norm(m1 - m0) / sigma  # the iid attack would double-count i < j
+
+    def release(mean: np.ndarray, n: int) -> np.ndarray:
+        noise = np.triu(sigma * rng.standard_normal((n, d, d)))
+        return mean + noise + np.swapaxes(np.triu(noise, 1), -1, -2)
+
+    out0, out1 = release(m0, 100_000), release(m1, 100_000)
+    assert_normal(attack.score(out0), -attack.mu**2 / 2, attack.mu)
+    assert_normal(attack.score(out1), attack.mu**2 / 2, attack.mu)
+    # Changing entries strictly below the diagonal changes nothing.
+    x = out0[:50]
+    y = x + np.tril(rng.normal(size=(50, d, d)), -1)
+    np.testing.assert_array_equal(attack.score(y), attack.score(x))
+    # Stacks of matrices: the last two axes are the matrix.
+    stacked = GaussianLikelihoodRatio.symmetric_matrix(np.stack([m0, m0]), np.stack([m1, m0]), sigma)
+    assert stacked.mu == pytest.approx(attack.mu, rel=1e-14)
+    np.testing.assert_allclose(stacked.score(np.stack([x, np.broadcast_to(m0, x.shape)], axis=1)), attack.score(x))
+    assert make_attack("gaussian-lr", mean0=m0, mean1=m1, sigma=sigma, noise="symmetric").mu == attack.mu
+
+
+def test_gaussian_lr_validation() -> None:
+    m0, m1 = np.zeros(3), np.ones(3)
+    with pytest.raises(ValueError, match="exactly one of sigma and cov"):
+        GaussianLikelihoodRatio(m0, m1)
+    with pytest.raises(ValueError, match="exactly one of sigma and cov"):
+        GaussianLikelihoodRatio(m0, m1, sigma=1.0, cov=np.eye(3))
+    with pytest.raises(ValueError, match=r"sigma must be > 0, got -1\.0"):
+        GaussianLikelihoodRatio(m0, m1, sigma=-1.0)
+    with pytest.raises(ValueError, match="mean0 and mean1 must have the same shape"):
+        GaussianLikelihoodRatio(m0, np.ones(4), sigma=1.0)
+    with pytest.raises(ValueError, match="mean1 must be finite, got nan"):
+        GaussianLikelihoodRatio(m0, [0.0, np.nan, 0.0], sigma=1.0)
+    with pytest.raises(ValueError, match=r"cov must have shape \(3, 3\)"):
+        GaussianLikelihoodRatio(m0, m1, cov=np.eye(2))
+    with pytest.raises(ValueError, match="cov must be positive definite, got smallest eigenvalue"):
+        GaussianLikelihoodRatio(m0, m1, cov=np.diag([1.0, 0.0, 1.0]))
+    with pytest.raises(ValueError, match="cov must be positive definite"):
+        GaussianLikelihoodRatio(m0, m1, cov=np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    with pytest.raises(ValueError, match="cov must be symmetric"):
+        GaussianLikelihoodRatio(m0, m1, cov=np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    with pytest.raises(ValueError, match="noise must be one of iid, symmetric; got 'mirror'"):
+        GaussianLikelihoodRatio(m0, m1, sigma=1.0, noise="mirror")
+    with pytest.raises(ValueError, match="square last two axes"):
+        GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 3)), np.ones((2, 3)), 1.0)
+    attack = GaussianLikelihoodRatio(m0, m1, sigma=1.0)
+    with pytest.raises(ValueError, match=r"outputs must have 3 values per sample, got shape \(5, 4\)"):
+        attack.score(np.zeros((5, 4)))
+    sym = GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 2)), np.eye(2), 1.0)
+    with pytest.raises(ValueError, match=r"outputs must have shape \(n, 2, 2\)"):
+        sym.score(np.zeros((5, 4)))
+    assert attack.score(np.ones((2, 3))).tolist() == [1.5, 1.5]
+
+
+# --------------------------------------------------------------------------- logistic regression
+
+
+def test_logistic_approaches_the_likelihood_ratio_on_a_mean_shift() -> None:
+    rng = np.random.default_rng(5)
+    mean0, mean1, sigma = np.array([1.0, -2.0, 0.0]), np.array([1.4, -1.7, 0.2]), 0.5
+    train0, train1 = gaussian_pair(rng, 10_000, mean0, mean1, sigma)
+    test0, test1 = gaussian_pair(rng, 50_000, mean0, mean1, sigma)
+    attack = LogisticRegressionAttack().fit(train0, train1)
+    assert attack.converged_
+    optimal = GaussianLikelihoodRatio(mean0, mean1, sigma=sigma)
+    best = auc(optimal.score(test0), optimal.score(test1))
+    assert best == pytest.approx(stats.norm.cdf(optimal.mu / np.sqrt(2)), abs=0.01)
+    assert auc(attack.score(test0), attack.score(test1)) == pytest.approx(best, abs=0.02)
+    # The learned direction is the likelihood ratio's (in the raw coordinates).
+    direction = attack.coef_ / attack._scale
+    cosine = direction @ (mean1 - mean0) / (np.linalg.norm(direction) * np.linalg.norm(mean1 - mean0))
+    assert cosine > 0.99
+
+
+def test_logistic_quadratic_features_detect_a_variance_change() -> None:
+    rng = np.random.default_rng(6)
+    n = 5_000
+    train0, train1 = rng.normal(size=(n, 2)), 2.0 * rng.normal(size=(n, 2))
+    test0, test1 = rng.normal(size=(n, 2)), 2.0 * rng.normal(size=(n, 2))
+    linear = LogisticRegressionAttack().fit(train0, train1)
+    quadratic = LogisticRegressionAttack(features="quadratic").fit(train0, train1)
+    assert abs(auc(linear.score(test0), linear.score(test1)) - 0.5) < 0.03
+    # The optimum, |x|² thresholded, has AUC P(F(2, 2) < 4) = 0.8.
+    assert auc(quadratic.score(test0), quadratic.score(test1)) > 0.77
+
+
+def test_logistic_is_deterministic_and_must_be_fitted() -> None:
+    rng = np.random.default_rng(7)
+    train0, train1 = rng.normal(size=(500, 3, 2)), rng.normal(0.3, 1.0, size=(400, 3, 2))
+    test = rng.normal(size=(50, 3, 2))
+    attack = LogisticRegressionAttack(features="quadratic")
+    assert attack.needs_fit and not attack.fitted
+    with pytest.raises(ValueError, match="LogisticRegressionAttack must be fitted before score"):
+        attack.score(test)
+    first = attack.fit(train0, train1).score(test)
+    assert attack.fitted and attack.coef_.shape == (12,)
+    again = LogisticRegressionAttack(features="quadratic").fit(train0.copy(), train1.copy()).score(test)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(attack.fit(train0, train1).score(test), first)
+    with pytest.raises(ValueError, match=r"outputs must have 6 values per sample, got shape \(50, 5\)"):
+        attack.score(np.zeros((50, 5)))
+
+
+def test_logistic_handles_constant_and_separable_coordinates() -> None:
+    rng = np.random.default_rng(8)
+    train0 = np.column_stack([np.zeros(300), rng.normal(size=300)])
+    train1 = np.column_stack([np.zeros(300), rng.normal(size=300) + 100.0])  # perfectly separable
+    attack = LogisticRegressionAttack(l2=1e-4).fit(train0, train1)
+    s0, s1 = attack.score(train0), attack.score(train1)
+    assert np.all(np.isfinite(attack.coef_)) and s0.max() < s1.min()
+
+
+def test_logistic_parameter_validation() -> None:
+    with pytest.raises(ValueError, match=r"l2 must be >= 0, got -1\.0"):
+        LogisticRegressionAttack(l2=-1.0)
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1, got 0"):
+        LogisticRegressionAttack(max_iter=0)
+    with pytest.raises(ValueError, match="features must be one of linear, quadratic; got 'cubic'"):
+        LogisticRegressionAttack(features="cubic")
+
+
+# --------------------------------------------------------------------------- histogram
+
+
+@pytest.mark.parametrize("binning", ["quantile", "range"])
+def test_histogram_is_near_optimal_on_a_1d_shift(binning: str) -> None:
+    rng = np.random.default_rng(9)
+    train0, train1 = gaussian_pair(rng, 20_000, np.zeros(1), np.ones(1), 1.0)
+    test0, test1 = rng.normal(size=50_000), rng.normal(size=50_000) + 1.0  # shape (n,): k = 1
+    attack = HistogramLikelihoodRatio(binning=binning).fit(train0, train1)
+    optimal = stats.norm.cdf(1 / np.sqrt(2))  # AUC of the likelihood ratio, Φ(μ/√2)
+    assert auc(attack.score(test0), attack.score(test1)) == pytest.approx(optimal, abs=0.01)
+    # Far outside the training range: the edge bins.
+    edge = attack.score(np.array([-1e6, 1e6]))
+    np.testing.assert_array_equal(edge, attack.log_ratio_[[0, -1]])
+    if binning == "quantile":  # 1/50 of the training data in each edge bin: the sign is certain
+        assert edge[0] < 0 < edge[1]
+
+
+def test_histogram_2d() -> None:
+    rng = np.random.default_rng(10)
+    shift = np.array([1.0, 1.0])
+    train0, train1 = gaussian_pair(rng, 20_000, np.zeros(2), shift, 1.0)
+    test0, test1 = gaussian_pair(rng, 50_000, np.zeros(2), shift, 1.0)
+    attack = HistogramLikelihoodRatio(bins=20).fit(train0, train1)
+    assert attack.log_ratio_.shape == (400,)
+    optimal = stats.norm.cdf(np.linalg.norm(shift) / np.sqrt(2))
+    assert auc(attack.score(test0), attack.score(test1)) == pytest.approx(optimal, abs=0.02)
+
+
+def test_histogram_discrete_outputs_get_one_bin_per_value() -> None:
+    rng = np.random.default_rng(11)
+    # Randomised response: D outputs 1 w.p. 1/4, D′ w.p. 3/4.
+    train0, train1 = (rng.random(4_000) < 0.25).astype(float), (rng.random(4_000) < 0.75).astype(float)
+    for binning in ("quantile", "range"):
+        attack = HistogramLikelihoodRatio(binning=binning).fit(train0, train1)
+        low, high = attack.score(np.array([0.0, 1.0]))
+        assert low == pytest.approx(-np.log(3), abs=0.15) and high == pytest.approx(np.log(3), abs=0.15)
+
+
+def test_histogram_validation() -> None:
+    rng = np.random.default_rng(12)
+    with pytest.raises(ValueError, match="supports outputs of 1 or 2 values, got k=3"):
+        HistogramLikelihoodRatio().fit(rng.normal(size=(10, 3)), rng.normal(size=(10, 3)))
+    with pytest.raises(ValueError, match="bins must be an integer >= 1, got 0"):
+        HistogramLikelihoodRatio(bins=0)
+    with pytest.raises(ValueError, match="binning must be one of quantile, range; got 'log'"):
+        HistogramLikelihoodRatio(binning="log")
+    with pytest.raises(ValueError, match="HistogramLikelihoodRatio must be fitted before score"):
+        HistogramLikelihoodRatio().score(np.zeros(3))
+    attack = HistogramLikelihoodRatio().fit(rng.normal(size=(10, 2)), rng.normal(size=(10, 2)))
+    with pytest.raises(ValueError, match="outputs must have 2 values per sample"):
+        attack.score(np.zeros(3))
+    for binning in ("quantile", "range"):  # constant outputs: nothing to learn
+        constant = HistogramLikelihoodRatio(binning=binning).fit(np.zeros(10), np.zeros(10))
+        np.testing.assert_array_equal(constant.score(np.array([-1.0, 0.0, 1.0])), np.zeros(3))
+
+
+# --------------------------------------------------------------------------- user scores, registry, shapes
+
+
+def test_score_function() -> None:
+    seen = []
+
+    def total(x: np.ndarray) -> np.ndarray:
+        seen.append(x.shape)
+        return x.sum(axis=(1, 2))
+
+    attack = ScoreFunction(total, name="total")
+    assert attack.name == "total" and not attack.needs_fit and attack.fit(None, None) is attack
+    assert attack.score(np.ones((4, 2, 3))).tolist() == [6.0] * 4
+    assert seen == [(4, 2, 3)]  # fn sees the original shape
+    with pytest.raises(ValueError, match=r"must have shape \(4,\) for 4 outputs, got shape \(4, 1\)"):
+        ScoreFunction(lambda x: x[:, :1]).score(np.ones((4, 2)))
+    with pytest.raises(ValueError, match=r"must have shape \(4,\) for 4 outputs, got shape \(\)"):
+        ScoreFunction(lambda x: 1.0).score(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="must be finite, got inf at index 2"), np.errstate(divide="ignore"):
+        ScoreFunction(lambda x: 1.0 / x[:, 0]).score(np.array([[1.0], [2.0], [0.0]]))
+    with pytest.raises(ValueError, match="must return an array of real numbers"):
+        ScoreFunction(lambda x: ["a"] * len(x)).score(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        ScoreFunction(lambda x: x.__setitem__(0, 0.0)).score(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="fn must be callable, got 3"):
+        ScoreFunction(3)
+    with pytest.raises(ValueError, match="name must be a non-empty string"):
+        ScoreFunction(total, name="")
+
+
+def test_make_attack() -> None:
+    assert set(ATTACKS) == {"gaussian-lr", "logistic", "histogram", "score"}
+    for name, cls in ATTACKS.items():
+        assert cls.name == name and issubclass(cls, Attack)
+    assert isinstance(make_attack("gaussian-lr", mean0=[0.0], mean1=[1.0], sigma=1.0), GaussianLikelihoodRatio)
+    logistic = make_attack("logistic", l2=0.1, features="quadratic")
+    assert isinstance(logistic, LogisticRegressionAttack) and logistic.l2 == 0.1
+    assert make_attack("histogram", bins=7).bins == 7
+    user = make_attack("score", fn=lambda x: x[:, 0], name="first")
+    assert isinstance(user, ScoreFunction) and user.name == "first"
+    with pytest.raises(ValueError, match="name must be one of gaussian-lr, logistic, histogram, score; got 'svm'"):
+        make_attack("svm")
+
+
+def _white_box() -> Attack:
+    return GaussianLikelihoodRatio(np.zeros(2), np.ones(2), sigma=1.0)
+
+
+def _fitted(cls: type[Attack]) -> Attack:
+    rng = np.random.default_rng(13)
+    return cls().fit(rng.normal(size=(20, 2)), rng.normal(size=(20, 2)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_white_box, lambda: _fitted(LogisticRegressionAttack), lambda: _fitted(HistogramLikelihoodRatio),
+     lambda: ScoreFunction(lambda x: x.reshape(len(x), -1)[:, 0])],
+    ids=["gaussian-lr", "logistic", "histogram", "score"],
+)
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (np.array([[0.0, np.nan]]), r"outputs must be finite, got nan at index \(0, 1\)"),
+        (np.array([[0.0, 1.0], [np.inf, 0.0]]), r"outputs must be finite, got inf at index \(1, 0\)"),
+        (np.float64(1.0), "outputs must have a leading sample axis"),
+        (np.zeros((0, 2)), "outputs must contain at least one sample"),
+        (np.zeros((3, 0)), "outputs must have at least one value per sample"),
+        ([["a", "b"]], "outputs must be an array of real numbers"),
+    ],
+)
+def test_bad_outputs_are_rejected(make, outputs, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make().score(outputs)
+
+
+@pytest.mark.parametrize("cls", [LogisticRegressionAttack, HistogramLikelihoodRatio])
+def test_bad_training_outputs_are_rejected(cls: type[Attack]) -> None:
+    good = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="outputs0 and outputs1 must have the same number of values per sample"):
+        cls().fit(good, np.zeros((5, 1)))
+    with pytest.raises(ValueError, match=r"outputs1 must be finite, got nan at index \(2, 0\)"):
+        cls().fit(good, np.where(np.arange(10).reshape(5, 2) == 4, np.nan, 0.0))
+    with pytest.raises(ValueError, match="outputs0 must contain at least one sample"):
+        cls().fit(np.zeros((0, 2)), good)
+
+
+def test_scores_are_float_arrays_of_shape_n() -> None:
+    rng = np.random.default_rng(14)
+    x0, x1 = rng.normal(size=(30, 1)), rng.normal(size=(30, 1)) + 1
+    attacks = [
+        GaussianLikelihoodRatio([0.0], [1.0], sigma=1.0),
+        LogisticRegressionAttack().fit(x0, x1),
+        HistogramLikelihoodRatio(bins=5).fit(x0, x1),
+        ScoreFunction(lambda x: x[:, 0].astype(int)),
+    ]
+    for attack in attacks:
+        scores = attack.score(np.arange(7).reshape(7, 1))  # integer outputs are accepted
+        assert scores.shape == (7,) and scores.dtype == np.float64 and np.all(np.isfinite(scores))
