@@ -7,9 +7,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test bench docs install clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,distributed]'
 	@touch $(STAMP)
 
 install: $(STAMP)
