@@ -1,1 +1,53 @@
-"""Membership-style privacy audits of release functions (built on :mod:`algorithms` and :mod:`accountant`)."""
+"""Membership-style privacy audits of release functions (built on :mod:`algorithms` and :mod:`accountant`).
+
+A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neighbouring datasets
+(:mod:`audits.executors`: in-process, process pool or Dask, with seeds that make the result
+independent of the executor), an attack scores each output (:mod:`audits.attacks`), and
+:mod:`audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
+bounds on ε and μ; :mod:`audits.engine` compares them with a :class:`~audits.claims.Claim`.
+"""
+
+from __future__ import annotations
+
+from .attacks import (
+    ATTACKS,
+    Attack,
+    GaussianLikelihoodRatio,
+    HistogramLikelihoodRatio,
+    LogisticRegressionAttack,
+    ScoreFunction,
+    make_attack,
+)
+from .claims import CLAIM_KINDS, Claim
+from .engine import VERDICTS, AuditResult, PairsResult, audit, audit_pairs
+from .estimators import (
+    AuditEstimate,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower_bound,
+    estimate,
+    mu_lower_bound,
+    select_threshold,
+)
+from .executors import (
+    EXECUTORS,
+    DaskExecutor,
+    Executor,
+    InProcessExecutor,
+    ProcessPoolExecutor,
+    make_executor,
+    run_batched,
+    run_pair,
+    spawn_seeds,
+)
+
+__all__ = [
+    "ATTACKS", "Attack", "GaussianLikelihoodRatio", "HistogramLikelihoodRatio", "LogisticRegressionAttack",
+    "ScoreFunction", "make_attack",
+    "CLAIM_KINDS", "Claim",
+    "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_pairs",
+    "AuditEstimate", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound", "estimate",
+    "mu_lower_bound", "select_threshold",
+    "EXECUTORS", "DaskExecutor", "Executor", "InProcessExecutor", "ProcessPoolExecutor", "make_executor",
+    "run_batched", "run_pair", "spawn_seeds",
+]

@@ -1,0 +1,193 @@
+"""The audit: run a release function on neighbouring datasets, attack, bound, and give a verdict.
+
+``audit(release, dataset0, dataset1, claim)`` runs ``release`` ``runs`` times on each dataset
+(vectorised, through an executor, seeds split with ``SeedSequence`` so the result does not depend
+on the executor), splits the outputs into
+
+* a *training* split, used only to fit a learned attack (absent for white-box attacks),
+* a *selection* split, used only to choose the threshold,
+* an *evaluation* split, used only for the Clopper–Pearson bounds,
+
+and reports the ε lower bound at δ, the μ lower bound (GDP reading) and a point estimate. The
+verdict is ``violation`` when, at confidence 1 − α, the lower bound exceeds what the claim allows
+(ε at δ; and μ, for claims that imply μ-GDP), else ``consistent``. With several neighbouring pairs,
+:func:`audit_pairs` splits α evenly over the pairs (a union bound) and keeps the strongest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from accountant.validation import check_count, check_probability
+
+from .attacks import Attack, make_attack
+from .claims import Claim
+from .estimators import AuditEstimate, estimate, select_threshold
+from .executors import Executor, run_pair
+
+__all__ = ["VERDICTS", "AuditResult", "PairsResult", "audit", "audit_pairs"]
+
+VERDICTS: tuple[str, ...] = ("violation", "consistent")
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """One audit of one neighbouring pair: the bounds, the claim's allowance and the verdict."""
+
+    claim: Claim
+    estimate: AuditEstimate
+    claimed_epsilon: float
+    claimed_mu: float | None
+    verdict: str
+    attack: str
+    runs: int
+    seed: int
+    executor: str
+    seconds: float
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.estimate.epsilon_lower
+
+    @property
+    def mu_lower(self) -> float:
+        return self.estimate.mu_lower
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "claim": self.claim.to_dict(),
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_mu": self.claimed_mu,
+            "verdict": self.verdict,
+            "attack": self.attack,
+            "runs": self.runs,
+            "seed": self.seed,
+            "executor": self.executor,
+            "seconds": self.seconds,
+            **self.estimate.to_dict(),
+        }
+
+
+def _split(n: int, fractions: tuple[float, ...]) -> list[slice]:
+    cuts = np.floor(np.cumsum((0.0,) + fractions) * n).astype(int)
+    cuts[-1] = n
+    return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def audit(
+    release: Callable[..., np.ndarray],
+    dataset0: Any,
+    dataset1: Any,
+    claim: Claim,
+    *,
+    attack: Attack | str = "logistic",
+    runs: int = 20_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    delta: float | None = None,
+    objective: str | None = None,
+    executor: Executor | None = None,
+    chunk_size: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+) -> AuditResult:
+    """Audit ``release`` on one neighbouring pair against ``claim``.
+
+    ``runs`` independent runs per dataset. ``attack`` is an :class:`~audits.attacks.Attack` or a
+    name for :func:`~audits.attacks.make_attack` (learned attacks are fitted on a third of the
+    runs). ``delta`` is where ε is bounded (default: the claim's δ for dp claims, else 1e-5).
+    ``objective`` ("mu" or "epsilon") is what the threshold maximises on the selection split:
+    by default μ for claims that imply μ-GDP, ε otherwise.
+    """
+    if not isinstance(claim, Claim):
+        raise ValueError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    runs = check_count("runs", runs)
+    alpha = check_probability("alpha", alpha)
+    delta = claim.default_delta() if delta is None else float(delta)
+    attack = make_attack(attack) if isinstance(attack, str) else attack
+    if not isinstance(attack, Attack):
+        raise ValueError(f"attack must be an audits.Attack or an attack name, got {attack!r}")
+    objective = objective or ("mu" if claim.mu is not None else "epsilon")
+    fractions = (1 / 3, 1 / 3, 1 / 3) if attack.needs_fit else (0.0, 0.5, 0.5)
+    if runs < 6:
+        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
+    started = time.perf_counter()
+    out0, out1 = run_pair(release, dataset0, dataset1, runs, seed, executor=executor, chunk_size=chunk_size,
+                          progress=progress)
+    train, select, evaluate = _split(runs, fractions)
+    if attack.needs_fit:
+        attack.fit(out0[train], out1[train])
+    threshold = select_threshold(attack.score(out0[select]), attack.score(out1[select]), objective, delta, alpha)
+    est = estimate(attack.score(out0[evaluate]), attack.score(out1[evaluate]), threshold, alpha, delta)
+    claimed_eps = claim.epsilon_at(delta)
+    claimed_mu = claim.mu
+    violated = est.epsilon_lower > claimed_eps or (claimed_mu is not None and est.mu_lower > claimed_mu)
+    return AuditResult(
+        claim=claim,
+        estimate=est,
+        claimed_epsilon=claimed_eps,
+        claimed_mu=claimed_mu,
+        verdict="violation" if violated else "consistent",
+        attack=attack.name,
+        runs=runs,
+        seed=int(seed),
+        executor="in-process" if executor is None else executor.name,
+        seconds=time.perf_counter() - started,
+    )
+
+
+@dataclass(frozen=True)
+class PairsResult:
+    """Audits of several neighbouring pairs at α/len(pairs) each; the verdict is the worst one."""
+
+    results: tuple[AuditResult, ...]
+    alpha: float
+
+    @property
+    def strongest(self) -> AuditResult:
+        """The pair with the largest μ lower bound (then ε lower bound)."""
+        return max(self.results, key=lambda r: (r.mu_lower, r.epsilon_lower))
+
+    @property
+    def verdict(self) -> str:
+        return "violation" if any(r.verdict == "violation" for r in self.results) else "consistent"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "alpha": self.alpha,
+            "strongest": self.results.index(self.strongest),
+            "pairs": [r.to_dict() for r in self.results],
+        }
+
+
+def audit_pairs(
+    release: Callable[..., np.ndarray],
+    pairs: Sequence[tuple[Any, Any]],
+    claim: Claim,
+    *,
+    alpha: float = 0.05,
+    attack: Attack | str | Callable[[], Attack] = "logistic",
+    seed: int = 0,
+    **options: Any,
+) -> PairsResult:
+    """Audit every pair in ``pairs`` at confidence 1 − α/len(pairs) each (a union bound).
+
+    ``attack`` may be a factory (called once per pair) so that learned attacks are fitted afresh;
+    a name makes a new attack per pair. Pair i uses seed ``seed + i``.
+    """
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("pairs must hold at least one (dataset0, dataset1) pair")
+    alpha = check_probability("alpha", alpha)
+    results = []
+    for i, (d0, d1) in enumerate(pairs):
+        att = attack() if callable(attack) and not isinstance(attack, Attack) else attack
+        if isinstance(att, Attack) and att.needs_fit and not callable(attack):
+            raise ValueError("pass a learned attack by name or as a factory: one fitted instance cannot serve every pair")
+        results.append(audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options))
+    return PairsResult(tuple(results), alpha)
