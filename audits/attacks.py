@@ -41,6 +41,7 @@ from accountant.validation import check_choice, check_count, check_nonnegative, 
 __all__ = [
     "ATTACKS",
     "Attack",
+    "FittedGaussianLikelihoodRatio",
     "GaussianLikelihoodRatio",
     "HistogramLikelihoodRatio",
     "LogisticRegressionAttack",
@@ -454,6 +455,59 @@ def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return center, scale
 
 
+class FittedGaussianLikelihoodRatio(Attack):
+    """The likelihood-ratio test of two Gaussians with plug-in parameters (linear discriminant).
+
+    For a black-box release that is (close to) Gaussian with the same covariance under D and
+    D′: :meth:`fit` estimates the two means and the pooled covariance (plus ``ridge`` times its
+    mean diagonal, so that a degenerate coordinate cannot make it singular) from the training
+    split, and the score is (x − (m̂0 + m̂1)/2)ᵀ Σ̂⁻¹ (m̂1 − m̂0). With exact parameters this is
+    :class:`GaussianLikelihoodRatio`, the most powerful test; with estimated ones it is a learned
+    attack like any other (valid when fitted on data the bound does not use).
+    """
+
+    name = "gaussian-lr-fitted"
+    needs_fit = True
+
+    def __init__(self, ridge: float = 1e-9) -> None:
+        self.ridge = check_nonnegative("ridge", ridge)
+        self._direction: np.ndarray | None = None
+        self._midpoint = np.empty(0)
+        self._k: int | None = None
+
+    @property
+    def fitted(self) -> bool:
+        return self._direction is not None
+
+    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> FittedGaussianLikelihoodRatio:
+        """Estimate the means and the pooled covariance from training outputs; returns ``self``."""
+        x0, x1 = _flatten_pair(outputs0, outputs1)
+        if x0.shape[0] < 2 or x1.shape[0] < 2:
+            raise ValueError(f"fitting needs at least 2 outputs of each dataset, got {x0.shape[0]} and {x1.shape[0]}")
+        m0, m1 = x0.mean(axis=0), x1.mean(axis=0)
+        centred = np.concatenate([x0 - m0, x1 - m1])
+        cov = centred.T @ centred / (centred.shape[0] - 2)
+        scale = float(np.mean(np.diag(cov))) if cov.size else 0.0
+        cov = cov + (self.ridge * scale if scale > 0 else 1.0) * np.eye(cov.shape[0])
+        try:
+            factor = linalg.cho_factor(cov, lower=True, check_finite=False)
+            self._direction = linalg.cho_solve(factor, m1 - m0, check_finite=False)
+        except linalg.LinAlgError:
+            self._direction = np.linalg.lstsq(cov, m1 - m0, rcond=None)[0]
+        self._midpoint = (m0 + m1) / 2.0
+        self._k = x0.shape[1]
+        return self
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        self._require_fitted()
+        x = _flatten("outputs", outputs, self._k)
+        assert self._direction is not None
+        return _check_scores("the Gaussian scores", (x - self._midpoint) @ self._direction, x.shape[0])
+
+    def __repr__(self) -> str:
+        return f"FittedGaussianLikelihoodRatio(ridge={self.ridge!r})"
+
+
 class HistogramLikelihoodRatio(Attack):
     """A learned likelihood ratio of 1-d or 2-d outputs: smoothed histograms of D and D′.
 
@@ -525,6 +579,7 @@ class HistogramLikelihoodRatio(Attack):
 #: The built-in attacks by name, for :func:`make_attack`.
 ATTACKS: dict[str, type[Attack]] = {
     "gaussian-lr": GaussianLikelihoodRatio,
+    "gaussian-lr-fitted": FittedGaussianLikelihoodRatio,
     "logistic": LogisticRegressionAttack,
     "histogram": HistogramLikelihoodRatio,
     "score": ScoreFunction,

@@ -312,7 +312,7 @@ def test_score_function() -> None:
 
 
 def test_make_attack() -> None:
-    assert set(ATTACKS) == {"gaussian-lr", "logistic", "histogram", "score"}
+    assert set(ATTACKS) == {"gaussian-lr", "gaussian-lr-fitted", "logistic", "histogram", "score"}
     for name, cls in ATTACKS.items():
         assert cls.name == name and issubclass(cls, Attack)
     assert isinstance(make_attack("gaussian-lr", mean0=[0.0], mean1=[1.0], sigma=1.0), GaussianLikelihoodRatio)
@@ -321,7 +321,7 @@ def test_make_attack() -> None:
     assert make_attack("histogram", bins=7).bins == 7
     user = make_attack("score", fn=lambda x: x[:, 0], name="first")
     assert isinstance(user, ScoreFunction) and user.name == "first"
-    with pytest.raises(ValueError, match="name must be one of gaussian-lr, logistic, histogram, score; got 'svm'"):
+    with pytest.raises(ValueError, match="name must be one of gaussian-lr, gaussian-lr-fitted, logistic, histogram, score; got 'svm'"):
         make_attack("svm")
 
 
@@ -379,3 +379,27 @@ def test_scores_are_float_arrays_of_shape_n() -> None:
     for attack in attacks:
         scores = attack.score(np.arange(7).reshape(7, 1))  # integer outputs are accepted
         assert scores.shape == (7,) and scores.dtype == np.float64 and np.all(np.isfinite(scores))
+
+
+def test_fitted_gaussian_lr_approaches_the_white_box_test() -> None:
+    from audits.attacks import FittedGaussianLikelihoodRatio
+
+    rng = np.random.default_rng(11)
+    cov = np.array([[1.0, 0.6], [0.6, 2.0]])
+    chol = np.linalg.cholesky(cov)
+    m1 = np.array([1.0, -0.5])
+    train0, train1 = rng.standard_normal((20_000, 2)) @ chol.T, rng.standard_normal((20_000, 2)) @ chol.T + m1
+    fitted = FittedGaussianLikelihoodRatio().fit(train0, train1)
+    exact = GaussianLikelihoodRatio(np.zeros(2), m1, cov=cov)
+    test = rng.standard_normal((5_000, 2)) @ chol.T
+    # the fitted direction is the exact one up to sampling error: scores are nearly proportional
+    assert np.corrcoef(fitted.score(test), exact.score(test))[0, 1] > 0.999
+    assert make_attack("gaussian-lr-fitted").needs_fit
+    with pytest.raises(ValueError, match="fitted"):
+        FittedGaussianLikelihoodRatio().score(test)
+    with pytest.raises(ValueError, match="at least 2"):
+        FittedGaussianLikelihoodRatio().fit(test[:1], test[:5])
+    # a constant coordinate does not break the fit
+    const0 = np.hstack([train0, np.zeros((20_000, 1))])
+    const1 = np.hstack([train1, np.zeros((20_000, 1))])
+    assert np.all(np.isfinite(FittedGaussianLikelihoodRatio().fit(const0, const1).score(const0[:10])))
