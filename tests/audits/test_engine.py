@@ -61,14 +61,14 @@ def test_same_seed_same_result_any_executor() -> None:
     assert base.estimate == again.estimate == pooled.estimate
     other = audit(*args, attack=_white_box(1.0), runs=9_000, seed=8, chunk_size=2_000)
     assert other.estimate != base.estimate
-    d = pooled.to_dict()
-    assert d["executor"] == "processes" and d["verdict"] == base.verdict and d["runs"] == 9_000
+    assert pooled.to_dict() == base.to_dict()  # executor and timing are not part of the result
+    assert pooled.executor == "processes" and base.executor == "in-process"
 
 
 def test_audit_pairs_splits_alpha_and_keeps_the_strongest() -> None:
     pairs = [((0.0, 1.0), (0.2, 1.0)), ((0.0, 1.0), (1.0, 1.0))]
     res = audit_pairs(gaussian_release, pairs, Claim.gaussian(1.0), attack=lambda: _white_box(1.0), runs=20_000)
-    assert all(r.estimate.alpha == pytest.approx(0.025) for r in res.results)
+    assert all(e.alpha == pytest.approx(0.025 / 3) for r in res.results for e in r.estimates)  # α/2 per pair, /3 per test
     assert res.strongest is res.results[1] and res.verdict == "consistent"
     assert res.to_dict()["strongest"] == 1
 
