@@ -29,6 +29,7 @@ from .estimators import (
     mu_lower_bound,
     select_threshold,
 )
+from .neighbours import NeighbourSearch, audit_searched, search_neighbours
 from .executors import (
     EXECUTORS,
     DaskExecutor,
@@ -50,4 +51,5 @@ __all__ = [
     "mu_lower_bound", "select_threshold",
     "EXECUTORS", "DaskExecutor", "Executor", "InProcessExecutor", "ProcessPoolExecutor", "make_executor",
     "run_batched", "run_pair", "spawn_seeds",
+    "NeighbourSearch", "audit_searched", "search_neighbours",
 ]
