@@ -37,9 +37,11 @@ from accountant.declarations import AlgorithmLedger, algorithm_ledger
 from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from accountant.tree import SCHEDULES
 from algorithms.registry import ALGORITHM_NAMES, SPECS, declare
+from audits import Claim, ScoreFunction, audit_pairs, make_executor
 
 from . import __version__
-from .render import busy, emit_json, format_number, print_lines, print_table, stderr_console
+from .loading import FileFunction, load_object
+from .render import busy, emit_json, format_number, print_lines, print_table, progress_bar, stderr_console
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
 
@@ -502,6 +504,119 @@ def rlsvi(states: float, actions: float, horizon: float, episodes: float, delta:
          ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
          ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
          ["ε worst case, exact", format_number(eps_wc, 10)]],
+    )
+
+
+def _pairs(value: str) -> list[tuple[Any, Any]]:
+    obj = load_object("--neighbours", value)
+    if callable(obj):
+        try:
+            obj = obj()
+        except Exception as err:
+            raise ValueError(f"--neighbours: calling {value!r} failed: {type(err).__name__}: {err}") from None
+    if isinstance(obj, tuple) and len(obj) == 2:
+        return [obj]
+    if isinstance(obj, list) and obj and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in obj):
+        return [tuple(p) for p in obj]  # type: ignore[misc]
+    raise ValueError(f"--neighbours: {value!r} must be a pair (D, D′), a non-empty list of pairs, or a function returning one")
+
+
+def _audit_attack(value: str) -> Any:
+    if value == "lr":
+        return "gaussian-lr-fitted"
+    if value == "learned":
+        return "logistic"
+    return ScoreFunction(FileFunction("--attack", value), name=value)
+
+
+@cli.command()
+@click.option("--target", required=True, metavar="FILE.py:FUNCTION",
+              help="The release function release(dataset, rng, n) -> array (n, …).")
+@click.option("--neighbours", required=True, metavar="FILE.py:NAME",
+              help="A pair (D, D′), a list of pairs, or a function returning them.")
+@click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta) ...")
+@click.option("--delta", type=NUMBER, default=None, help="... claimed δ; with --mu, the δ of the ε reading (1e-5).")
+@click.option("--mu", type=NUMBER, default=None, help="... or a claimed μ (GDP).")
+@click.option("--trials", type=NUMBER, default=100_000, show_default=True, help="Runs per dataset.")
+@click.option("--confidence", type=NUMBER, default=0.95, show_default=True)
+@click.option("--attack", default="lr", show_default=True,
+              help="lr (Gaussian likelihood ratio, parameters fitted on a training split) | learned (logistic) | "
+                   "FILE.py:SCORE (your score function).")
+@click.option("--executor", type=click.Choice(("local", "processes", "dask")), default="local", show_default=True)
+@click.option("--workers", type=NUMBER, default=None, help="Process-pool size (--executor processes).")
+@click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask).")
+@click.option("--seed", type=NUMBER, default=0, show_default=True)
+@click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
+@click.option("--json", "as_json", is_flag=True)
+def audit(target: str, neighbours: str, epsilon: float | None, delta: float | None, mu: float | None, trials: float,
+          confidence: float, attack: str, executor: str, workers: float | None, scheduler: str | None, seed: float,
+          chunk_size: float, as_json: bool) -> None:
+    """Audit a release function on neighbouring datasets against a claimed (ε, δ) or μ."""
+    if mu is not None:
+        if epsilon is not None:
+            raise click.UsageError("give --epsilon and --delta, or --mu, not both")
+        claim = Claim.gdp(mu)
+    elif epsilon is not None and delta is not None:
+        claim = Claim.dp(epsilon, delta)
+    else:
+        raise click.UsageError("give --epsilon and --delta, or --mu")
+    confidence = accountant.check_probability("confidence", confidence)
+    runs = accountant.check_count("trials", trials)
+    chunk = accountant.check_count("chunk-size", chunk_size)
+    seed_value = accountant.check_count("seed", seed + 1) - 1
+    release = FileFunction("--target", target)
+    pairs = _pairs(neighbours)
+    chosen = _audit_attack(attack)
+    name = {"local": "in-process"}.get(executor, executor)
+    n_workers = None if workers is None else accountant.check_count("workers", workers)
+    with make_executor(name, workers=n_workers, scheduler=scheduler) as pool, \
+            progress_bar("auditing", 2 * runs * len(pairs)) as advance:
+        try:
+            result = audit_pairs(release, pairs, claim, alpha=1.0 - confidence, attack=chosen, seed=seed_value,
+                                 runs=runs, delta=delta if mu is not None else None, executor=pool, chunk_size=chunk,
+                                 progress=advance)
+        except ValueError:
+            raise
+        except Exception as err:  # the user's code raised: one line, no traceback
+            raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
+    best = result.strongest
+    est = best.estimate
+    out = {
+        "verdict": result.verdict,
+        "epsilon_lower_bound": best.epsilon_lower,
+        "mu_lower_bound": best.mu_lower,
+        "mu_estimate": est.mu_estimate,
+        "mu_interval": list(est.mu_interval),
+        "epsilon_gdp_reading": best.epsilon_gdp_reading,
+        "claimed_epsilon": best.claimed_epsilon,
+        "claimed_mu": best.claimed_mu,
+        "delta": est.delta,
+        "confidence": confidence,
+        "trials": runs,
+        "pairs": len(pairs),
+        "strongest_pair": result.results.index(best),
+        "attack": best.attack,
+        "seed": seed_value,
+        "fpr": est.fpr,
+        "fnr": est.fnr,
+        "fpr_upper": est.fpr_upper,
+        "fnr_upper": est.fnr_upper,
+        "threshold": est.threshold,
+    }
+    if as_json:
+        emit_json(out)
+        return
+    print_table(
+        f"Audit of {target} against {claim.describe()}: {result.verdict}", ["", "value"],
+        [["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
+         ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+         ["μ lower bound", format_number(best.mu_lower, 6)],
+         ["μ estimate [interval]", f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
+                                   f"{format_number(est.mu_interval[1], 6)}]"],
+         ["claimed μ", format_number(best.claimed_mu, 6)],
+         ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
+         ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
+         ["confidence", format_number(confidence)]],
     )
 
 

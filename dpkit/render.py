@@ -6,13 +6,13 @@ import contextlib
 import json
 import math
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy"]
+__all__ = ["emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy", "progress_bar"]
 
 
 def jsonable(value: Any) -> Any:
@@ -73,3 +73,17 @@ def busy(message: str, active: bool = True) -> Iterator[None]:
         return
     with console.status(message):
         yield
+
+
+@contextlib.contextmanager
+def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A transient progress bar on stderr (only on a terminal); yields ``advance(k)``."""
+    console = stderr_console()
+    if not console.is_terminal:
+        yield lambda k: None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda k: progress.advance(task, k)
