@@ -25,6 +25,7 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py
+	$(BIN)/python bench/audit.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
