@@ -114,3 +114,12 @@ def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], mech: P
 def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "audit", "--target", f"{tmp_path}/none.py:f", "--neighbours", "x.py:P", "--mu", "1")
     assert code == 2 and out == "" and "no such file" in err
+
+
+def test_dask_executor_gives_the_same_json(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    base = ["--mu", "0.5", "--trials", "6000", "--chunk-size", "1000", "--seed", "7"]
+    local = audit_json(capsys, mech, *base)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = audit_json(capsys, mech, *base, "--executor", "dask", "--scheduler", cluster.scheduler_address)
+    assert remote == local
