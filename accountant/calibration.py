@@ -70,11 +70,16 @@ def _achieved(acc: Accountant, ledger: Ledger, delta: float) -> float:
 
 def _make_feasible(acc: Accountant, ledger: Ledger, factor: float, epsilon: float, delta: float) -> tuple[float, float]:
     """Nudge a σ-scale factor up until the accountant's ε meets the target; return (factor, ε)."""
-    for _ in range(200):
+    step = 1e-9
+    for i in range(200):
         achieved = _achieved(acc, ledger.scaled(factor), delta)
         if achieved <= epsilon:
             return factor, achieved
-        factor = round_up(factor, ulps=64) if achieved <= epsilon * (1 + 1e-12) else factor * (1 + 1e-9)
+        if achieved <= epsilon * (1 + 1e-12):
+            factor = round_up(factor, ulps=64)
+        else:  # relative steps grow geometrically, so even a target ε near 0 is met in a few dozen steps
+            factor *= 1 + step
+            step = min(step * 2.0, 1.0) if i >= 10 else step
     raise ArithmeticError(f"could not meet epsilon = {epsilon!r} with {acc.label}")  # pragma: no cover
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from .accountants import Guarantee, make_accountant
 from .gdp import _gdp_delta, _gdp_epsilon
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 _RUN_METHODS = ("exact", "pld", "rdp", "zcdp")
+_EXACT_TERMS = 1_000_000  # episodes summed term by term in rlsvi_worst_case_mu
 
 
 def _check_sizes(states: object, actions: object, horizon: object, episodes: object) -> tuple[int, int, int, int]:
@@ -139,6 +141,9 @@ def rlsvi_worst_case_mu(
     the first user is the worst: μ² = Σ_{k=2}^{K} H·2R²/β_k. ``beta=None`` uses Russo's β_k; a
     number is a constant β. (The paper's ρ charges all S·A cells of all K episodes at β_1.)
     Returns 0.0 for K = 1 (no later episode sees the user).
+
+    With Russo's β the sum is exact up to k = 10⁶; beyond, the decreasing terms are bounded above
+    by the integral ∫ dx/ln(cx) = (li(cK) − li(ca))/c (c = 2HSA), so μ is never reported low.
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     reward_range = check_positive("reward_range", reward_range)
@@ -146,9 +151,17 @@ def rlsvi_worst_case_mu(
         beta = check_positive("beta", beta)
     if k == 1:
         return 0.0
-    ks = np.arange(2, k + 1, dtype=float)
-    betas = 0.5 * s * h**3 * np.log(2.0 * h * s * a * ks) if beta is None else np.full(ks.shape, beta)
-    return round_up(math.sqrt(math.fsum(2.0 * h * reward_range**2 / betas)), ulps=16)
+    scale = 2.0 * h * reward_range**2
+    if beta is not None:
+        return round_up(math.sqrt((k - 1) * scale / beta), ulps=16)
+    head = min(k, _EXACT_TERMS)
+    ks = np.arange(2, head + 1, dtype=float)
+    c = 2.0 * h * s * a
+    total = math.fsum(scale / (0.5 * s * h**3 * np.log(c * ks)))
+    if k > head:  # Σ_{k=a+1}^{K} 1/ln(ck) <= ∫_a^K dx/ln(cx) = (li(cK) − li(ca))/c, li(y) = Ei(ln y)
+        tail = (special.expi(math.log(c * k)) - special.expi(math.log(c * head))) / c
+        total += scale / (0.5 * s * h**3) * tail * (1.0 + 1e-12)
+    return round_up(math.sqrt(total), ulps=16)
 
 
 @dataclass(frozen=True)

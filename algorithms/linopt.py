@@ -103,8 +103,8 @@ def declare_privacy(
     )
     # The paper's own analysis of each counter: ρ = mΔ²/(2σ²) = ε²/(64 H² ln(4H/δ)), Bun–Steinke at δ/(4H).
     rho = epsilon**2 / (64.0 * h * h * math.log(4.0 * h / delta))
-    per_counter = zcdp_epsilon(rho, delta / (4 * h), "bun-steinke")
-    flags = [
+    per_counter = zcdp_epsilon(rho, delta / (4 * h), "bun-steinke") if rho > 0 else 0.0
+    flags = [] if rho == 0 else [
         Flag(
             "paper-claim-approximate",
             f"with its own zCDP analysis the paper's σ gives each counter ε = {per_counter:.6g} at δ/(4H), above "

@@ -83,8 +83,9 @@ def declare_privacy(
         paper_count=m_paper,
     )
     # The paper's own analysis of one counter: ρ = mΔ²/(2σ²) = ε²/(16 ln(2/δ)), Bun–Steinke at δ/2.
-    per_counter = zcdp_epsilon(epsilon**2 / (16.0 * math.log(2.0 / delta)), delta / 2.0, "bun-steinke")
-    flags = [
+    rho = epsilon**2 / (16.0 * math.log(2.0 / delta))
+    per_counter = zcdp_epsilon(rho, delta / 2.0, "bun-steinke") if rho > 0 else 0.0
+    flags = [] if rho == 0 else [
         Flag(
             "paper-claim-approximate",
             f"σ_i² ≈ 8mΔ_i² ln(2/δ)/ε² gives each counter ε = {per_counter:.6g} at δ/2 by the paper's own "

@@ -94,4 +94,12 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
         if algorithm != "rlsvi":
             raise ValueError(f"{algorithm} needs a target epsilon")
         epsilon = rlsvi_paper_epsilon(given["states"], given["actions"], given["horizon"], given["episodes"], delta)
-    return spec.build(epsilon, delta, given)
+    try:
+        return spec.build(epsilon, delta, given)
+    except (OverflowError, ZeroDivisionError):
+        shown = ", ".join(f"{k}={v:.3e}" if isinstance(v, int) and abs(v) >= 10**15 else f"{k}={v!r}"
+                          for k, v in sorted(given.items()))
+        raise ValueError(
+            f"{algorithm}: epsilon={epsilon!r}, delta={delta!r}, {shown} put the paper's σ or sensitivities "
+            "outside the floating-point range"
+        ) from None

@@ -178,3 +178,21 @@ def test_run_bad_input(counts: np.ndarray, variances: np.ndarray, match: str) ->
 def test_bad_input_names_the_value(call, match: str) -> None:  # noqa: ANN001
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_worst_case_mu_for_huge_k_is_an_upper_bound_and_close() -> None:
+    import accountant.rlsvi as mod
+
+    s, a, h = 3, 2, 4
+    k = 5_000
+    exact = rlsvi_worst_case_mu(s, a, h, k)
+    old = mod._EXACT_TERMS
+    try:
+        mod._EXACT_TERMS = 1_000  # force the integral tail from k = 1000 on
+        bounded = rlsvi_worst_case_mu(s, a, h, k)
+    finally:
+        mod._EXACT_TERMS = old
+    assert exact <= bounded <= exact * (1 + 1e-4)
+    # and it runs for astronomically many episodes (no array of K terms)
+    assert rlsvi_worst_case_mu(s, a, h, 10**15) > rlsvi_worst_case_mu(s, a, h, 10**12)
+    assert math.isfinite(rlsvi_worst_case_mu(s, a, h, 10**300))

@@ -229,3 +229,14 @@ def test_ldp_ledger_properties(h: int, eps: float, delta: float) -> None:
 def test_bad_input_names_the_value(call, match: str) -> None:  # noqa: ANN001
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_extreme_parameters_give_a_clear_error_or_a_sound_ledger() -> None:
+    with pytest.raises(ValueError, match="floating-point range"):
+        declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=10**200)
+    with pytest.raises(ValueError, match="gamma=1e\\+300"):
+        declare("private-ofu-rl", 1.0, 0.1, episodes=100, horizon=10, gamma=1e300)
+    for name in ("private-ofu-rl", "private-linopt-po"):
+        params = {"episodes": 100, "horizon": 10} | ({"gamma": 1.0} if name == "private-ofu-rl" else {"dim": 3})
+        led = algorithm_ledger(declare(name, 1e-300, 0.1, **params))  # ε ≈ 0 at δ = 0.1 is still meetable
+        assert ExactAccountant().epsilon(led.declaration.ledger(scale=led.scale), 0.1).epsilon <= 1e-300
