@@ -159,7 +159,8 @@ def rlsvi_worst_case_mu(
     c = 2.0 * h * s * a
     total = math.fsum(scale / (0.5 * s * h**3 * np.log(c * ks)))
     if k > head:  # Σ_{k=a+1}^{K} 1/ln(ck) <= ∫_a^K dx/ln(cx) = (li(cK) − li(ca))/c, li(y) = Ei(ln y)
-        tail = (special.expi(math.log(c * k)) - special.expi(math.log(c * head))) / c
+        hi, lo = special.expi(math.log(c * k)), special.expi(math.log(c * head))
+        tail = (hi - lo + 1e-14 * (abs(hi) + abs(lo))) / c  # slack covers expi's rounding and the cancellation
         total += scale / (0.5 * s * h**3) * tail * (1.0 + 1e-12)
     return round_up(math.sqrt(total), ulps=16)
 

@@ -34,7 +34,7 @@ from numpy.lib.array_utils import normalize_axis_tuple
 from scipy import optimize
 
 from .numerics import round_up
-from .validation import check_choice, check_count, check_nonnegative, check_positive
+from .validation import check_choice, check_count, check_index, check_nonnegative, check_positive
 
 __all__ = [
     "NOISES",
@@ -91,12 +91,6 @@ def _check_flag(name: str, value: object) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004 (the package contract)
     return bool(value)
-
-
-def _check_nonnegative_int(name: str, value: object) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
 
 
 def _check_callable(name: str, value: object) -> None:
@@ -656,9 +650,9 @@ def check_sensitivity(
     gen = _make_rng(rng)
     if project is not None:
         _check_callable("project", project)
-    n_bg = _check_nonnegative_int("background", background)
+    n_bg = check_index("background", background)
     n_random = check_count("n_random", n_random)
-    n_local = _check_nonnegative_int("n_local", n_local)
+    n_local = check_index("n_local", n_local)
     rtol = check_nonnegative("rtol", rtol)
     vectorized = _check_flag("vectorized", vectorized)
     try:

@@ -64,7 +64,15 @@ from .accountants import Guarantee, make_accountant
 from .calibration import Calibration, calibrate_sigma
 from .ledger import Ledger
 from .numerics import round_up
-from .validation import check_choice, check_count, check_nonnegative, check_positive, check_probability, check_real
+from .validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_real,
+)
 
 __all__ = [
     "SCHEDULES",
@@ -88,16 +96,6 @@ __all__ = [
 
 #: Release schedules of the binary mechanism (see the module docstring).
 SCHEDULES: tuple[str, ...] = ("after-each", "before-episode")
-
-
-def _check_index(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 0 (integral floats accepted), or raise naming ``name``."""
-    if not isinstance(value, bool) and isinstance(value, numbers.Real) and value == 0:
-        return 0
-    try:
-        return check_count(name, value)
-    except ValueError:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}") from None
 
 
 def released_prefixes(steps: int, schedule: str = "after-each") -> int:
@@ -186,7 +184,7 @@ def prefix_decomposition(t: int) -> list[tuple[int, int]]:
     >>> prefix_decomposition(13)
     [(1, 8), (9, 12), (13, 13)]
     """
-    t = _check_index("t", t)
+    t = check_index("t", t)
     out: list[tuple[int, int]] = []
     start = 0
     for level in reversed(range(t.bit_length())):
@@ -351,7 +349,7 @@ def prefix_noise_variance(t: int, sigma: float) -> float:
     >>> prefix_noise_variance(7, 2.0)
     12.0
     """
-    t = _check_index("t", t)
+    t = check_index("t", t)
     sigma = check_nonnegative("sigma", sigma)
     return t.bit_count() * sigma * sigma
 
@@ -370,7 +368,7 @@ def symmetric_noise_norm_bound(sigma: float, psums: int, dim: int, failure_proba
     (union bound). Rounded up; 0 when m = 0 or σ = 0.
     """
     sigma = check_nonnegative("sigma", sigma)
-    psums = _check_index("psums", psums)
+    psums = check_index("psums", psums)
     dim = check_count("dim", dim)
     p = check_probability("failure_probability", failure_probability)
     if psums == 0 or sigma == 0.0:

@@ -20,6 +20,7 @@ __all__ = [
     "check_nonnegative",
     "check_probability",
     "check_count",
+    "check_index",
     "check_order",
     "check_choice",
     "check_same_length",
@@ -78,6 +79,16 @@ def check_count(name: str, value: object) -> int:
     if k < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {k}")
     return k
+
+
+def check_index(name: str, value: object) -> int:
+    """Return ``value`` as an int >= 0 (an index, a seed, a count that may be zero); integral floats accepted."""
+    if not isinstance(value, bool) and isinstance(value, numbers.Real) and value == 0:
+        return 0
+    try:
+        return check_count(name, value)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}") from None
 
 
 def check_order(name: str, value: object) -> float:
