@@ -24,6 +24,7 @@ __all__ = [
     "check_order",
     "check_choice",
     "check_same_length",
+    "check_rng",
 ]
 
 
@@ -122,3 +123,12 @@ def as_real_array(name: str, values: Sequence[object] | np.ndarray) -> np.ndarra
     for i, v in enumerate(values):
         out[i] = check_real(f"{name}[{i}]", v)
     return out
+
+
+def check_rng(name: str, value: object) -> np.random.Generator:
+    """Return ``value`` as a numpy ``Generator``: a Generator is used as is, an integer >= 0 seeds a new one."""
+    if isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
+        return np.random.default_rng(int(value))
+    raise ValueError(f"{name} must be a numpy Generator or an integer seed >= 0, got {value!r}")

@@ -1,0 +1,197 @@
+"""Running an episodic algorithm against a sequence of users, and what a run records.
+
+An agent (:class:`EpisodicAgent`) plans a policy before each episode and learns from the
+trajectory after it. Both steps may *release* something: under local DP the user's own messages
+(after the episode), under joint DP the counters' noisy prefixes (before it). The agent returns
+them, named as in its privacy declaration, and :func:`run_tabular` stacks them over episodes
+when asked to record — which is what an observer under the algorithm's privacy model sees, and
+what the audits attack.
+
+:func:`resolve_sigmas` turns ``sigma="paper" | "tight" | number | {release: σ}`` into one σ per
+declared release, from the algorithm's ledger (:mod:`accountant.declarations`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+import numpy as np
+
+from accountant.declarations import PrivacyDeclaration, algorithm_ledger
+from accountant.validation import check_nonnegative, check_rng
+
+from .envs.tabular import TabularMDP, Users
+
+__all__ = ["SIGMA_CHOICES", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "sample_actions"]
+
+SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
+_EMPTY: Mapping[str, np.ndarray] = MappingProxyType({})
+
+
+def resolve_sigmas(
+    declaration: PrivacyDeclaration,
+    sigma: str | float | Mapping[str, float],
+    *,
+    relation: str | None = None,
+    method: str = "exact",
+) -> dict[str, float]:
+    """σ of every declared release: ``"paper"`` (the paper's formula), ``"tight"`` (the ledger's
+    σ_tight under ``relation`` and ``method``), a number (every release), or a mapping name → σ
+    (covering every release). σ = 0 turns the noise off."""
+    names = [r.name for r in declaration.releases]
+    if isinstance(sigma, str):
+        if sigma == "paper":
+            return {r.name: r.sigma_paper for r in declaration.releases}
+        if sigma == "tight":
+            ledger = algorithm_ledger(declaration, relation, method)
+            return dict(zip(names, ledger.sigmas_tight))
+        raise ValueError(f"sigma must be 'paper', 'tight', a number >= 0 or a mapping release -> sigma, got {sigma!r}")
+    if isinstance(sigma, Mapping):
+        unknown = sorted(set(sigma) - set(names))
+        missing = [n for n in names if n not in sigma]
+        if unknown or missing:
+            raise ValueError(f"sigma mapping must name exactly the releases {names}: unknown {unknown}, missing {missing}")
+        return {n: check_nonnegative(f"sigma[{n!r}]", sigma[n]) for n in names}
+    value = check_nonnegative("sigma", sigma)
+    return dict.fromkeys(names, value)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A policy for the next episode — ``policy[h, s]`` actions or ``policy[h, s, a]`` probabilities —
+    and what was released to compute it."""
+
+    policy: np.ndarray
+    released: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+class EpisodicAgent(Protocol):
+    """What :func:`run_tabular` drives."""
+
+    name: str
+
+    def plan(self, k: int) -> Plan:
+        """The policy for episode ``k`` (0-based)."""
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Learn from episode ``k``'s trajectory; return what was released about its user."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of an algorithm over K users.
+
+    ``regret[k]`` is the expected regret of the policy played in episode k (exact: V*_1(s_1) −
+    V^π_k_1(s_1) by backward induction, or the LQ cost difference), so its cumulative sum is the
+    pseudo-regret; ``returns[k]`` is what the user really got. ``releases`` maps a release name to
+    its values stacked over episodes (empty unless recorded); ``sigmas`` the σ of each release.
+    """
+
+    algorithm: str
+    env: str
+    regret: np.ndarray
+    returns: np.ndarray
+    states: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+    sigmas: Mapping[str, float] = field(default_factory=dict)
+    releases: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def episodes(self) -> int:
+        return int(self.regret.shape[0])
+
+    @property
+    def cumulative_regret(self) -> np.ndarray:
+        return np.cumsum(self.regret)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "algorithm": self.algorithm,
+            "env": self.env,
+            "episodes": self.episodes,
+            "final_regret": float(self.cumulative_regret[-1]),
+            "sigmas": dict(self.sigmas),
+        }
+
+
+def sample_actions(probs: np.ndarray, uniform: float) -> int:
+    """The action drawn from ``probs`` by the inverse CDF at ``uniform``."""
+    cdf = np.cumsum(probs)
+    return int(min(np.searchsorted(cdf, uniform * cdf[-1], side="right"), probs.shape[0] - 1))
+
+
+def _stack(logs: list[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    names = list(logs[0]) if logs else []
+    for log in logs:
+        if list(log) != names:
+            raise ValueError(f"an agent released {list(log)} in one episode and {names} in another")
+    return {n: np.stack([np.asarray(log[n]) for log in logs]) for n in names}
+
+
+def run_tabular(
+    agent: EpisodicAgent,
+    env: TabularMDP,
+    users: Users,
+    rng: np.random.Generator | int,
+    *,
+    record: bool = False,
+    sigmas: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Run:
+    """Run ``agent`` on ``env`` for one episode per user of ``users``.
+
+    ``rng`` draws the actions of stochastic policies (the users' own randomness is in ``users``).
+    With ``record`` the releases of every episode are kept (``Run.releases``). ``progress`` is
+    called with 1 after each episode.
+    """
+    rng = check_rng("rng", rng)
+    if users.horizon != env.horizon:
+        raise ValueError(f"users have horizon {users.horizon} but the environment has {env.horizon}")
+    k_, h_ = len(users), env.horizon
+    _, v_star = env.optimal_values()
+    best = v_star[0, env.initial_state]
+    states = np.empty((k_, h_ + 1), dtype=np.int64)
+    actions = np.empty((k_, h_), dtype=np.int64)
+    rewards = np.empty((k_, h_))
+    regret = np.empty(k_)
+    before: list[Mapping[str, np.ndarray]] = []
+    after: list[Mapping[str, np.ndarray]] = []
+    for k in range(k_):
+        plan = agent.plan(k)
+        policy = np.asarray(plan.policy)
+        regret[k] = best - env.policy_values(policy)[0, env.initial_state]
+        user = users[k]
+        s = env.initial_state
+        states[k, 0] = s
+        stochastic = policy.ndim == 3
+        draws = rng.random(h_) if stochastic else None
+        for h in range(h_):
+            a = sample_actions(policy[h, s], draws[h]) if stochastic else int(policy[h, s])
+            s_next, r = env.step(h, s, a, user)
+            actions[k, h], rewards[k, h], states[k, h + 1] = a, r, s_next
+            s = s_next
+        released = agent.update(k, states[k], actions[k], rewards[k])
+        if record:
+            before.append(plan.released)
+            after.append(released)
+        if progress is not None:
+            progress(1)
+    releases: dict[str, np.ndarray] = {}
+    if record:
+        releases.update(_stack(before))
+        releases.update(_stack(after))
+    return Run(
+        algorithm=agent.name,
+        env=env.name,
+        regret=np.maximum(regret, 0.0),
+        returns=rewards.sum(axis=1),
+        states=states,
+        actions=actions,
+        rewards=rewards,
+        sigmas=dict(sigmas or {}),
+        releases=MappingProxyType(releases),
+    )
