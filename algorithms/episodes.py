@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,7 +27,7 @@ from .envs.tabular import TabularMDP, Users
 __all__ = ["SIGMA_CHOICES", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "sample_actions"]
 
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
-_EMPTY: Mapping[str, np.ndarray] = MappingProxyType({})
+_EVALUATE_EVERY = 512  # policies evaluated together (one batched backward pass)
 
 
 def resolve_sigmas(
@@ -160,10 +159,24 @@ def run_tabular(
     regret = np.empty(k_)
     before: list[Mapping[str, np.ndarray]] = []
     after: list[Mapping[str, np.ndarray]] = []
+    pending: list[np.ndarray] = []  # policies awaiting exact evaluation, as probabilities (H, S, A)
+    eye = np.eye(env.actions)
+
+    def evaluate(upto: int) -> None:
+        if pending:
+            values = env.policy_values(np.stack(pending))[:, 0, env.initial_state]
+            regret[upto - len(pending):upto] = best - values
+            pending.clear()
+
     for k in range(k_):
         plan = agent.plan(k)
         policy = np.asarray(plan.policy)
-        regret[k] = best - env.policy_values(policy)[0, env.initial_state]
+        if policy.shape[:2] != (h_, env.states) or policy.ndim not in (2, 3):
+            raise ValueError(f"{agent.name} planned a policy of shape {policy.shape}; expected ({h_}, {env.states}) "
+                             f"actions or ({h_}, {env.states}, {env.actions}) probabilities")
+        pending.append(eye[policy] if policy.ndim == 2 else policy)
+        if len(pending) == _EVALUATE_EVERY:
+            evaluate(k + 1)
         user = users[k]
         s = env.initial_state
         states[k, 0] = s
@@ -180,6 +193,7 @@ def run_tabular(
             after.append(released)
         if progress is not None:
             progress(1)
+    evaluate(k_)
     releases: dict[str, np.ndarray] = {}
     if record:
         releases.update(_stack(before))
@@ -193,5 +207,5 @@ def run_tabular(
         actions=actions,
         rewards=rewards,
         sigmas=dict(sigmas or {}),
-        releases=MappingProxyType(releases),
+        releases=releases,
     )

@@ -1,0 +1,415 @@
+"""UCRL-VTR (Ayoub et al. 2020; Jia et al. 2020), inhomogeneous, on a tabular MDP in its linear-mixture view.
+
+The baseline of seed 000 §6. With one-hot features φ(s′|s, a) = e_(s,a,s′) (d = S²A,
+:class:`~algorithms.envs.features.LinearMixture`), P_h V = ⟨θ_h, φ_V(s, a)⟩ and learning θ_h is a
+linear regression with input φ_{V_{k,h+1}}(s_h, a_h) and target V_{k,h+1}(s_{h+1}). Before episode
+k, for every step h:
+
+    Λ_h = λI + Σ_{j<k} φ_jφ_jᵀ,   u_h = Σ_{j<k} φ_j·V_{j,h+1}(s^j_{h+1}),   θ̂_h = Λ_h⁻¹u_h,
+    Q_h(s, a) = clip(r_h(s, a) + ⟨θ̂_h, φ_{V_{h+1}}(s, a)⟩ + β_h‖φ_{V_{h+1}}(s, a)‖_{Λ_h⁻¹}, 0, c_h),
+    V_h(s) = max_a Q_h(s, a),   V_H = 0,
+
+and the episode is played greedily (ties to the lowest action). The rewards r_h are known (as in
+the paper: only the transitions are learned). c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) is the
+largest return-to-go any policy can collect — the paper's min{H − h + 1, ·} in its units (c_h =
+(H − h)/H on RiverSwim, whose rewards are divided by H).
+
+Confidence radius (Abbasi-Yadkori et al. 2011, Thm 2, as UCRL-VTR uses it): V_{h+1} ∈ [0, c_{h+1}]
+makes the regression noise c_{h+1}/2-sub-Gaussian and ‖θ_h‖ <= sqrt(SA) (the rows of P_h are
+probability vectors), so with probability >= 1 − α for every k and h
+
+    β_h = c · [ (c_{h+1}/2)·sqrt(2 ln(H/α) + ln det Λ_h − d ln λ) + sqrt(λ)·sqrt(SA) ],
+
+``bonus_scale`` c = 1 being the theory. The seed's §6 formula for UCRL-VTR (√β = c√d₁ + (H − h +
+1)·sqrt(2 log(1/K) + log det M)) is garbled in the extracted text; it has the same two terms.
+Defaults: c = :data:`DEFAULT_BONUS_SCALE` = 0.1 — with c = 1 every Q sits at its cap and ties go to
+action 0 (left on RiverSwim) for thousands of episodes — and λ = (c_0/H)²
+(:func:`default_regularizer`), the seed's λ = 1 in units where V ∈ [0, H]: with RiverSwim's
+rewards divided by H, λ = 1 would be a prior H² times stronger than the paper's and shrinks the
+estimates of rarely tried actions to 0 (UCRL-VTR then gets stuck on RiverSwim S = 2).
+
+Speed. φ_V(s, a) is non-zero only on the S coordinates of block (s, a), so ⟨θ̂, φ_V(s, a)⟩ =
+θ̂[block]·V and ‖φ_V(s, a)‖²_{Σ⁻¹} = Vᵀ Σ⁻¹[block, block] V: planning needs θ̂ and the S·A diagonal
+S×S blocks of Σ⁻¹ only (:func:`optimistic_plan`), vectorised over (s, a) with a loop over h.
+Without noise Λ_h is block diagonal (every φφᵀ lives in one block), so its inverse and log-det are
+those of its S·A blocks (:func:`block_solve`, an (H·SA, S, S) batched inverse per episode,
+:class:`BlockModel`); the noisy Gram matrices of LDP-UCRL-VTR are dense, and one solve per step
+with the SA features φ_{V_{h+1}}(s, a) and u_h as right-hand sides gives θ̂_h and every
+Σ_h⁻¹φ (:class:`DenseModel`; about half the cost of a batched (H, d, d) inverse). Both agents
+share :class:`VtrAgent`, which plans and turns a trajectory into the regression inputs; they
+differ in how they aggregate (:meth:`VtrAgent._absorb`) and solve (:meth:`VtrAgent._solve`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from accountant.declarations import PrivacyDeclaration
+from accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_positive,
+    check_probability,
+    check_rng,
+)
+
+from .envs.tabular import TabularMDP
+from .episodes import Plan
+
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_BONUS_SCALE",
+    "DEFAULT_REGULARIZER",
+    "DEFAULT_FAILURE_PROBABILITY",
+    "return_caps",
+    "default_regularizer",
+    "diagonal_blocks",
+    "block_solve",
+    "BlockModel",
+    "DenseModel",
+    "confidence_radius",
+    "optimistic_plan",
+    "VtrAgent",
+    "UcrlVtr",
+    "make_agent",
+]
+
+ALGORITHM = "ucrl-vtr"
+#: c of the confidence radius. 1 is the theory (too optimistic on RiverSwim: every Q sits at its cap,
+#: ties go left, for thousands of episodes); with the default λ, 0.1 learns RiverSwim S = 5 (H = 10) in
+#: ~200 episodes (cumulative regret ~110 at K = 3000, against ~1600 for the uniform policy), and
+#: RiverSwim S = 2, 3 and random 2- and 3-state MDPs in tens; 0.05 under-explores RiverSwim S = 2.
+DEFAULT_BONUS_SCALE = 0.1
+#: λ of Λ = λI + Σ φφᵀ is (c_0/H)² by default (:func:`default_regularizer`): the seed's λ = 1
+#: (Theorem 5.2) in units where V ∈ [0, H]; with RiverSwim's rewards divided by H that is 1/H².
+DEFAULT_REGULARIZER = None
+#: α, the failure probability of the confidence bounds (the seed's §6 uses α = 0.01).
+DEFAULT_FAILURE_PROBABILITY = 0.01
+
+_EMPTY: Mapping[str, np.ndarray] = MappingProxyType({})
+
+
+def return_caps(rewards: np.ndarray) -> np.ndarray:
+    """c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) for h = 0..H (c_H = 0), the largest return-to-go: shape (H+1,)."""
+    r = np.asarray(rewards, dtype=float)
+    if r.ndim != 3:
+        raise ValueError(f"rewards must have shape (H, S, A), got {r.shape}")
+    best = r.reshape(r.shape[0], -1).max(axis=1)
+    return np.concatenate([np.cumsum(best[::-1])[::-1], [0.0]])
+
+
+def default_regularizer(rewards: np.ndarray) -> float:
+    """λ = (c_0/H)², c_0 = Σ_h max r_h the largest return: the seed's λ = 1 where V ∈ [0, H], in the units of ``rewards``.
+
+    A return-free MDP (all rewards 0) gets λ = 1/H².
+    """
+    r = np.asarray(rewards, dtype=float)
+    c0 = float(return_caps(r)[0])
+    return (c0 if c0 > 0.0 else 1.0) ** 2 / r.shape[0] ** 2
+
+
+def diagonal_blocks(matrices: np.ndarray, states: int, actions: int) -> np.ndarray:
+    """The S·A diagonal S×S blocks of (..., d, d) matrices, d = S²A: shape (..., SA, S, S) (a copy)."""
+    m = np.asarray(matrices)
+    s_ = check_count("states", states)
+    sa = s_ * check_count("actions", actions)
+    d = s_ * sa
+    if m.shape[-2:] != (d, d):
+        raise ValueError(f"matrices must end in ({d}, {d}), got shape {m.shape}")
+    split = m.reshape(m.shape[:-2] + (sa, s_, sa, s_))
+    return np.einsum("...bibj->...bij", split).copy()
+
+
+def block_solve(gram_blocks: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """θ̂ = Λ⁻¹u, the diagonal blocks of Λ⁻¹ and ln det Λ for block-diagonal Λ (one stack per step).
+
+    ``gram_blocks`` (H, SA, S, S) are the diagonal blocks of Λ_h (the rest is 0), ``target`` (H, d).
+    Returns θ̂ (H, d), Λ⁻¹ blocks (H, SA, S, S) and ln det Λ_h (H,).
+    """
+    g = np.asarray(gram_blocks, dtype=float)
+    if g.ndim != 4 or g.shape[2] != g.shape[3]:
+        raise ValueError(f"gram_blocks must have shape (H, SA, S, S), got {g.shape}")
+    h_, sa, s_, _ = g.shape
+    u = np.asarray(target, dtype=float)
+    if u.shape != (h_, sa * s_):
+        raise ValueError(f"target must have shape {(h_, sa * s_)}, got {u.shape}")
+    inv = np.linalg.inv(g)
+    theta = np.einsum("hbij,hbj->hbi", inv, u.reshape(h_, sa, s_)).reshape(h_, sa * s_)
+    _, logdet = np.linalg.slogdet(g)
+    return theta, inv, logdet.sum(axis=1)
+
+
+class BlockModel:
+    """The fitted model when Σ_h is block diagonal: θ̂_h and the diagonal blocks of Σ_h⁻¹.
+
+    Called with (h, V) it returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹} for every (s, a), both
+    (S, A): θ̂[block]·V and Vᵀ Σ⁻¹[block, block] V.
+    """
+
+    def __init__(self, theta: np.ndarray, inverse_blocks: np.ndarray, states: int, actions: int) -> None:
+        self.theta = np.asarray(theta, dtype=float)
+        self.inverse_blocks = np.asarray(inverse_blocks, dtype=float)
+        self.states, self.actions = states, actions
+
+    def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s_, a_ = self.states, self.actions
+        mean = self.theta[h].reshape(s_, a_, s_) @ v
+        quad = (self.inverse_blocks[h] @ v) @ v
+        return mean, quad.reshape(s_, a_)
+
+
+class DenseModel:
+    """The fitted model for dense Σ_h (H, d, d) and u_h (H, d), solved step by step.
+
+    At step h, once V_{h+1} is known, one solve Σ_h X = [u_h | φ_V(s, a) for all (s, a)] gives θ̂_h
+    and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h).
+    """
+
+    def __init__(self, gram: np.ndarray, target: np.ndarray, states: int, actions: int) -> None:
+        g = np.asarray(gram, dtype=float)
+        d = states * states * actions
+        if g.ndim != 3 or g.shape[1:] != (d, d):
+            raise ValueError(f"gram must have shape (H, {d}, {d}), got {g.shape}")
+        u = np.asarray(target, dtype=float)
+        if u.shape != g.shape[:2]:
+            raise ValueError(f"target must have shape {g.shape[:2]}, got {u.shape}")
+        self.gram, self.target = g, u
+        self.states, self.actions = states, actions
+        sa = states * actions
+        self._rhs = np.zeros((d, 1 + sa))
+        self._features = self._rhs[:, 1:].reshape(sa, states, sa)  # φ_V(s, a) as column s·A + a
+        self._blocks = np.arange(sa)
+
+    def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s_, a_, sa = self.states, self.actions, self.states * self.actions
+        self._rhs[:, 0] = self.target[h]
+        self._features[self._blocks, :, self._blocks] = v
+        x = np.linalg.solve(self.gram[h], self._rhs)
+        mean = x[:, 0].reshape(s_, a_, s_) @ v
+        quad = x[:, 1:].reshape(sa, s_, sa)[self._blocks, :, self._blocks] @ v
+        return mean, quad.reshape(s_, a_)
+
+    def theta(self) -> np.ndarray:
+        """θ̂_h = Σ_h⁻¹u_h for every step: shape (H, d)."""
+        return np.linalg.solve(self.gram, self.target[:, :, None])[:, :, 0]
+
+    def logdet(self) -> np.ndarray:
+        """ln det Σ_h (H,); −inf where det Σ_h <= 0 (Σ_h not positive definite: the noise beat the shift)."""
+        sign, logdet = np.linalg.slogdet(self.gram)
+        return np.where(sign > 0, logdet, -np.inf)
+
+
+def confidence_radius(
+    logdet: np.ndarray,
+    value_ranges: np.ndarray,
+    dim: int,
+    theta_bound: float,
+    failure_probability: float,
+    *,
+    rho_min: float,
+    rho_max: float,
+    gamma: float = 0.0,
+    scale: float = 1.0,
+) -> np.ndarray:
+    """β_h = scale·[(B_h/2)·sqrt(2 ln(H/α) + max(ln det Σ_h − d ln ρ_min, 0)) + sqrt(ρ_max)·S_θ + γ/sqrt(ρ_min)].
+
+    The self-normalised bound with a regulariser whose eigenvalues lie in [ρ_min, ρ_max]
+    (Abbasi-Yadkori et al. 2011; with noise, Shariff & Sheffet 2018 Prop. 4): B_h the range of the
+    regression target, S_θ >= ‖θ_h‖, γ >= ‖noise in u‖. Without noise ρ_min = ρ_max = λ, γ = 0.
+    ``logdet`` and ``value_ranges`` have shape (H,).
+    """
+    ld = np.asarray(logdet, dtype=float)
+    b = np.asarray(value_ranges, dtype=float)
+    h_ = ld.shape[0]
+    ratio = np.maximum(ld - dim * math.log(rho_min), 0.0)
+    return scale * (
+        0.5 * b * np.sqrt(2.0 * math.log(h_ / failure_probability) + ratio)
+        + math.sqrt(rho_max) * theta_bound
+        + gamma / math.sqrt(rho_min)
+    )
+
+
+def optimistic_plan(
+    rewards: np.ndarray,
+    model: Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    beta: np.ndarray,
+    caps: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Backward induction with the optimistic Q of UCRL-VTR, vectorised over (s, a).
+
+    ``rewards`` (H, S, A); ``model(h, V)`` returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹}, both
+    (S, A) (:class:`BlockModel`, :class:`DenseModel`); ``beta`` (H,); ``caps`` (H+1,). Returns the
+    greedy policy (H, S) (ints; ties to the lowest action), Q (H, S, A) and V (H+1, S).
+    """
+    h_, s_, a_ = rewards.shape
+    v = np.zeros((h_ + 1, s_))
+    q = np.empty((h_, s_, a_))
+    for h in range(h_ - 1, -1, -1):
+        mean, quad = model(h, v[h + 1])
+        q[h] = np.clip(rewards[h] + mean + beta[h] * np.sqrt(np.maximum(quad, 0.0)), 0.0, caps[h])
+        v[h] = q[h].max(axis=1)
+    return q.argmax(axis=2), q, v
+
+
+class VtrAgent:
+    """What UCRL-VTR and LDP-UCRL-VTR share: optimistic planning and the regression inputs of an episode.
+
+    Subclasses aggregate the regression inputs (:meth:`_absorb`, returning the episode's releases)
+    and solve for θ̂, the diagonal blocks of the inverse Gram matrices and their log-dets plus the
+    radius β (:meth:`_solve`).
+    """
+
+    name: str = ALGORITHM
+
+    def __init__(
+        self,
+        env: TabularMDP,
+        episodes: int,
+        *,
+        bonus_scale: float,
+        regularizer: float | None,
+        failure_probability: float,
+    ) -> None:
+        if not isinstance(env, TabularMDP):
+            raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
+        self.env = env
+        self.episodes = check_count("episodes", episodes)
+        self.bonus_scale = check_positive("bonus_scale", bonus_scale)
+        self.regularizer = (default_regularizer(env.rewards) if regularizer is None
+                            else check_positive("regularizer", regularizer))
+        self.failure_probability = check_probability("failure_probability", failure_probability)
+        self.horizon, self.states, self.actions = env.rewards.shape
+        self.dim = self.states * self.states * self.actions
+        self.theta_bound = math.sqrt(self.states * self.actions)
+        self._rewards = env.rewards.copy()
+        self.caps = return_caps(self._rewards)
+        self._target = np.zeros((self.horizon, self.dim))
+        self._values: np.ndarray | None = None
+        self._planned: int | None = None
+        self._steps = np.arange(self.horizon)
+        self.sigmas: dict[str, float] = {}
+        self.declaration: PrivacyDeclaration | None = None
+
+    # -- to be provided by subclasses ------------------------------------------------------
+    def _solve(self, k: int) -> tuple[Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]], np.ndarray]:
+        """The fitted model (see :func:`optimistic_plan`) and β (H,) before episode ``k``."""
+        raise NotImplementedError
+
+    def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Aggregate one episode: φ_h = V_{h+1} on block ``blocks[h]`` (``values`` (H, S)), target ``targets`` (H,)."""
+        raise NotImplementedError
+
+    # -- the protocol ------------------------------------------------------------------------
+    def plan(self, k: int) -> Plan:
+        """The greedy policy of the optimistic Q-values before episode ``k`` (0-based)."""
+        k = check_index("k", k)
+        if k >= self.episodes:
+            raise ValueError(f"episode k = {k} is beyond the {self.episodes} episodes the agent was built for")
+        model, beta = self._solve(k)
+        policy, _, v = optimistic_plan(self._rewards, model, beta, self.caps)
+        self._values, self._planned = v, k
+        return Plan(policy)
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Absorb episode ``k``: regress V_{k,h+1}(s_{h+1}) on φ_{V_{k,h+1}}(s_h, a_h) for every h."""
+        k = check_index("k", k)
+        if self._values is None or self._planned != k:
+            raise ValueError(f"update of episode {k} without a plan for it (last planned: {self._planned})")
+        s = np.asarray(states)
+        a = np.asarray(actions)
+        if s.shape != (self.horizon + 1,) or a.shape != (self.horizon,):
+            raise ValueError(f"states must have shape ({self.horizon + 1},) and actions ({self.horizon},), "
+                             f"got {s.shape} and {a.shape}")
+        if np.any((s < 0) | (s >= self.states)) or np.any((a < 0) | (a >= self.actions)):
+            raise ValueError(f"states must lie in 0..{self.states - 1} and actions in 0..{self.actions - 1}")
+        s = s.astype(np.int64)
+        values = self._values[1:]                      # V_{k,h+1}, shape (H, S)
+        targets = values[self._steps, s[1:]]           # V_{k,h+1}(s_{h+1})
+        blocks = s[:-1] * self.actions + a.astype(np.int64)
+        self._values = None
+        return self._absorb(blocks, values, targets)
+
+
+class UcrlVtr(VtrAgent):
+    """Inhomogeneous UCRL-VTR with known rewards (see the module docstring for Λ, u, Q and β).
+
+    ``bonus_scale`` c scales the confidence radius (1: the theory); ``regularizer`` λ;
+    ``failure_probability`` α. Λ_h is block diagonal and kept as its S·A blocks; it is re-inverted block by block
+    before each episode. The agent is deterministic and releases nothing.
+    """
+
+    name = ALGORITHM
+
+    def __init__(
+        self,
+        env: TabularMDP,
+        episodes: int,
+        *,
+        bonus_scale: float = DEFAULT_BONUS_SCALE,
+        regularizer: float | None = DEFAULT_REGULARIZER,
+        failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
+    ) -> None:
+        super().__init__(env, episodes, bonus_scale=bonus_scale, regularizer=regularizer,
+                         failure_probability=failure_probability)
+        eye = np.eye(self.states) * self.regularizer
+        self._gram_blocks = np.broadcast_to(eye, (self.horizon, self.states * self.actions) + eye.shape).copy()
+
+    def _solve(self, k: int) -> tuple[BlockModel, np.ndarray]:
+        theta, inverse_blocks, logdet = block_solve(self._gram_blocks, self._target)
+        beta = confidence_radius(logdet, self.caps[1:], self.dim, self.theta_bound, self.failure_probability,
+                                 rho_min=self.regularizer, rho_max=self.regularizer, scale=self.bonus_scale)
+        return BlockModel(theta, inverse_blocks, self.states, self.actions), beta
+
+    def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:
+        self._gram_blocks[self._steps, blocks] += values[:, :, None] * values[:, None, :]
+        u = self._target.reshape(self.horizon, self.states * self.actions, self.states)
+        u[self._steps, blocks] += values * targets[:, None]
+        return _EMPTY
+
+    def gram(self) -> np.ndarray:
+        """A dense copy of Λ_h: shape (H, d, d)."""
+        sa, s_ = self.states * self.actions, self.states
+        out = np.zeros((self.horizon, sa, s_, sa, s_))
+        idx = np.arange(sa)
+        out[:, idx, :, idx, :] = self._gram_blocks.transpose(1, 0, 2, 3)
+        return out.reshape(self.horizon, self.dim, self.dim)
+
+    def target(self) -> np.ndarray:
+        """A copy of u_h: shape (H, d)."""
+        return self._target.copy()
+
+
+_OPTIONS = ("bonus_scale", "regularizer", "failure_probability")
+
+
+def make_agent(
+    name: str,
+    env: TabularMDP,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    **options: Any,
+) -> UcrlVtr:
+    """A :class:`UcrlVtr` sized to ``env`` for ``episodes`` episodes.
+
+    ``name`` must be ``"ucrl-vtr"``. The agent is deterministic and adds no noise: ``rng`` is checked
+    and unused, ``epsilon`` and ``delta`` are ignored, and ``sigma`` must stay ``"paper"``.
+    Options: ``bonus_scale``, ``regularizer``, ``failure_probability``.
+    """
+    check_choice("name", name, (ALGORITHM,))
+    check_rng("rng", rng)
+    if not (isinstance(sigma, str) and sigma == "paper"):
+        raise ValueError(f"ucrl-vtr is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(f"ucrl-vtr does not take option(s) {', '.join(unknown)} (only {', '.join(_OPTIONS)})")
+    return UcrlVtr(env, episodes, **options)
