@@ -13,21 +13,95 @@ Each counter gets σ = (HΔ/ε) sqrt(32 m ln(4H/δ)), m = ⌈log K⌉: zCDP with
 to (ε/4, δ/4) per counter, then ε → ε/H, δ → δ/H for the H steps. The proof of Thm 6.4 defines Δ
 as the change "if the state-action pair of a single episode is changed" (replace-one) but bounds
 it by one user's term (the add/remove value); it also writes Δ_{p,1} = d1·H where Thm 6.5 uses d1·H²
-(reading ``proof-6.4`` vs ``theorem-6.5``). The algorithms themselves will live in this module.
+(reading ``proof-6.4`` vs ``theorem-6.5``).
+
+The algorithms. :class:`LinOpt` is LinOpt-VI-Reg / LinOpt-PO-Reg (Algorithms 1 and 2) with the
+fixed regulariser Z = λI, z = 0 (UCRL-VTR, resp. OPPO with bandit feedback); :class:`PrivateLinOpt`
+is Private-LinOpt-VI / -PO (Definitions 6.2, 6.3): the same algorithm with the PRIVATIZER. Both
+keep the four statistics of every step h in :class:`Privatizer` — binary-tree counters
+(:class:`~accountant.tree.BinaryCounter`, one per statistic with the H steps as a batch axis, i.e.
+H independent counters), with σ = 0 for :class:`LinOpt`, so that a private agent at σ = 0 *is*
+the non-private one (same sums in the same order: the same actions, bit for bit).
+
+Episode k (schedule ``before-episode``): release the noisy prefixes over episodes 1..k−1,
+Λ_{h,p} = B_{h,p,1} + γ_p I, u_{h,p} = B_{h,p,2}, Λ_{h,r} = B_{h,r,1} + γ_r I, u_{h,r} = B_{h,r,2},
+θ̂ = Λ⁻¹u; for h = H..1 (optimistic Bellman recursion)
+
+    Q_h(s, a) = clip( ϕ(s,a)ᵀθ̂_{h,r} + φ_{V_{h+1}}(s,a)ᵀθ̂_{h,p}
+                      + β_p ‖φ_{V_{h+1}}(s,a)‖_{Λ_{h,p}⁻¹} + β_r ‖ϕ(s,a)‖_{Λ_{h,r}⁻¹},  0,  H − h + 1 )
+
+(h 1-based as in the paper), then VI: V_h = max_a Q_h, π_h greedy (ties to the lowest action);
+PO: V_h = ⟨π_h(·|s), Q_h(s, ·)⟩ and, after the episode, π_h^{k+1}(·|s) ∝ π_h^k(·|s) exp(η Q_h(s, ·)),
+π¹ uniform. The trajectory then adds φ_h φ_hᵀ, φ_h V_{h+1}(s_{h+1}), ϕ_h ϕ_hᵀ and ϕ_h r_h to the
+counters, φ_h = φ_{V_{h+1}}(s_h, a_h) with the V of *this* episode (value-targeted regression).
+
+The shift γ = λ + 2Σ: Σ is the paper's bound on the operator norm of a prefix's Gram noise,
+Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))) (Thm 6.5; :func:`~accountant.tree.symmetric_noise_norm_bound`
+at failure probability α/(4KH), m = the most p-sums in a released prefix), so Z = N + 2Σ I has
+λ_min = Σ + λ, λ_max = 3Σ + λ (the paper takes λ = 0; λ > 0 keeps Λ invertible at σ = 0 and is
+the non-private ridge). The radii of Lemma 3.1 with these constants,
+
+    β_p = (H/2) sqrt(2 ln(H/α) + d1 ln(1 + KH²/λ_min,p)) + sqrt(d1 λ_max,p) + ν_p,
+    β_r = (1/2) sqrt(2 ln(H/α) + d2 ln(1 + K/(d2 λ_min,r))) + sqrt(d2 λ_max,r) + ν_r,
+    ν = σ₂ sqrt(m)(sqrt(d) + sqrt(2 ln(4KH/α))) / sqrt(λ_min)   (0 without noise),
+
+are multiplied by ``bonus_scale`` (:func:`confidence_radii`).
+
+Features: the one-hot linear-mixture view of a tabular MDP (:class:`~algorithms.envs.features.LinearMixture`):
+φ_V(s, a) ∈ R^{S²A} is V placed in the block of (s, a), so φ_V(s,a)ᵀθ = θ[block]ᵀV and
+‖φ_V(s,a)‖²_{Λ⁻¹} = Vᵀ Λ⁻¹[block, block] V: only the SA diagonal S×S blocks of Λ⁻¹ are used.
+ϕ(s, a) = e_(s,a) ∈ R^{SA}. What the declaration assumes is enforced before anything is counted:
+V clipped to [0, H], φ to ‖φ‖ <= sqrt(d1)·H, ϕ to ‖ϕ‖ <= 1, r to [0, 1].
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
-from accountant.sensitivity import outer_product_sensitivity, product_sensitivity
-from accountant.tree import SCHEDULES, max_psums_per_item, paper_depth
-from accountant.validation import check_choice, check_count, check_positive, check_probability
+from accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
+from accountant.tree import SCHEDULES, BinaryCounter, max_psums_per_item, max_psums_per_prefix, paper_depth
+from accountant.tree import symmetric_noise_norm_bound
+from accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_rng,
+)
 from accountant.zcdp import zcdp_epsilon
 
-__all__ = ["ALGORITHMS", "READINGS", "paper_sigma", "declare_privacy"]
+from .envs.features import LinearMixture
+from .envs.tabular import TabularMDP
+from .episodes import Plan, resolve_sigmas
+
+__all__ = [
+    "ALGORITHMS",
+    "READINGS",
+    "RELEASES",
+    "VARIANTS",
+    "AGENT_NAMES",
+    "DEFAULT_BONUS_SCALE",
+    "DEFAULT_REGULARIZATION",
+    "DEFAULT_ALPHA",
+    "paper_sigma",
+    "declare_privacy",
+    "paper_eta",
+    "noise_shift",
+    "target_noise_bound",
+    "confidence_radii",
+    "Privatizer",
+    "LinOpt",
+    "PrivateLinOpt",
+    "make_agent",
+]
 
 ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po")
 READINGS: tuple[str, ...] = ("theorem-6.5", "proof-6.4")
@@ -149,3 +223,501 @@ def declare_privacy(
         flags=tuple(flags),
         notes=tuple(notes),
     )
+
+
+# ------------------------------------------------------------------------------------------
+# The algorithms
+# ------------------------------------------------------------------------------------------
+
+#: The names of the four statistics' counters, as in the declaration.
+RELEASES: tuple[str, ...] = ("B_{h,p,1}", "B_{h,p,2}", "B_{h,r,1}", "B_{h,r,2}")
+#: ``vi``: optimistic value iteration (Algorithm 1); ``po``: optimistic policy optimisation (Algorithm 2).
+VARIANTS: tuple[str, ...] = ("vi", "po")
+AGENT_NAMES: tuple[str, ...] = ("linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po")
+#: Multiplier on the radii of Lemma 3.1. The theory's β's are conservative by one to two orders of
+#: magnitude on small MDPs: β_p ≈ 15 for S = 2, A = 2, H = 3, K = 300 without noise and ≈ 1000 with
+#: the noise of ε = 10 (σ tight), where β_p‖φ‖ saturates every Q at H − h + 1, so VI plays action 0
+#: forever and PO never leaves uniform. Over scales 0.01 … 1 on small random MDPs and RiverSwim
+#: (K = 300), 0.05 gave the lowest regret for LinOpt-VI and about the best for the private agents.
+DEFAULT_BONUS_SCALE: float = 0.05
+#: λ of the ridge regulariser λI (non-private), added to the private shift 2Σ.
+DEFAULT_REGULARIZATION: float = 1.0
+#: The confidence level α of Lemma 3.1 and of the noise bounds of Thm 6.5.
+DEFAULT_ALPHA: float = 0.05
+
+
+def paper_eta(actions: int, horizon: int, episodes: int) -> float:
+    """η = sqrt(2 ln|A| / (H T)) = sqrt(2 ln|A| / (H² K)), the mirror-descent step of Thm 5.1
+    (Cai et al. 2020, Eq. C.2; the seed's text lost the square root). 0 when |A| = 1."""
+    a = check_count("actions", actions)
+    h = check_count("horizon", horizon)
+    k = check_count("episodes", episodes)
+    return math.sqrt(2.0 * math.log(a) / (h * h * k))
+
+
+def noise_shift(sigma: float, psums: int, dim: int, episodes: int, horizon: int, alpha: float) -> float:
+    """Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))): with probability >= 1 − α/(4KH) a bound on the
+    operator norm of the symmetric Gram noise of one prefix of at most m = ``psums`` p-sums (Thm 6.5).
+
+    This is :func:`~accountant.tree.symmetric_noise_norm_bound` at failure probability α/(4KH)
+    (the union bound over the K episodes and H steps); 0 when σ = 0 or m = 0.
+    """
+    k = check_count("episodes", episodes)
+    h = check_count("horizon", horizon)
+    alpha = check_probability("alpha", alpha)
+    return symmetric_noise_norm_bound(sigma, psums, dim, alpha / (4.0 * k * h))
+
+
+def target_noise_bound(sigma: float, psums: int, dim: int, episodes: int, horizon: int, alpha: float) -> float:
+    """σ sqrt(m)(sqrt(d) + sqrt(2 ln(4KH/α))): with probability >= 1 − α/(4KH) a bound on the ℓ2 norm
+    of the noise of one target prefix (χ² tail, Lemma B.5; Thm 6.5). 0 when σ = 0 or m = 0."""
+    sigma = check_nonnegative("sigma", sigma)
+    psums = check_index("psums", psums)
+    dim = check_count("dim", dim)
+    k = check_count("episodes", episodes)
+    h = check_count("horizon", horizon)
+    alpha = check_probability("alpha", alpha)
+    if sigma == 0.0 or psums == 0:
+        return 0.0
+    return sigma * math.sqrt(psums) * (math.sqrt(dim) + math.sqrt(2.0 * math.log(4.0 * k * h / alpha)))
+
+
+def confidence_radii(
+    d1: int,
+    d2: int,
+    episodes: int,
+    horizon: int,
+    *,
+    regularization: float = DEFAULT_REGULARIZATION,
+    shift_p: float = 0.0,
+    shift_r: float = 0.0,
+    target_noise_p: float = 0.0,
+    target_noise_r: float = 0.0,
+    alpha: float = DEFAULT_ALPHA,
+) -> tuple[float, float]:
+    """(β_p, β_r) of Lemma 3.1 for the regulariser Z = N + (λ + 2Σ)I, ‖N‖ <= Σ, ‖z‖ <= ν₀.
+
+    ``shift_p``/``shift_r`` are Σ_p, Σ_r (:func:`noise_shift`), ``target_noise_*`` the ν₀'s
+    (:func:`target_noise_bound`). Then λ_min = Σ + λ, λ_max = 3Σ + λ, ν = ν₀/sqrt(λ_min) and
+
+        β_p = (H/2) sqrt(2 ln(H/α) + d1 ln(1 + KH²/λ_min,p)) + sqrt(d1 λ_max,p) + ν_p,
+        β_r = (1/2) sqrt(2 ln(H/α) + d2 ln(1 + K/(d2 λ_min,r))) + sqrt(d2 λ_max,r) + ν_r.
+
+    Without noise (Σ = ν₀ = 0) these are the radii of the fixed regulariser λI.
+    """
+    d1 = check_count("d1", d1)
+    d2 = check_count("d2", d2)
+    k = check_count("episodes", episodes)
+    h = check_count("horizon", horizon)
+    lam = check_nonnegative("regularization", regularization)
+    sp = check_nonnegative("shift_p", shift_p)
+    sr = check_nonnegative("shift_r", shift_r)
+    np_ = check_nonnegative("target_noise_p", target_noise_p)
+    nr = check_nonnegative("target_noise_r", target_noise_r)
+    alpha = check_probability("alpha", alpha)
+    lmin_p, lmin_r = sp + lam, sr + lam
+    for name, value in (("transition", lmin_p), ("reward", lmin_r)):
+        if value <= 0.0:
+            raise ValueError(
+                f"the {name} regulariser is singular: regularization = {lam!r} and no noise shift; give regularization > 0"
+            )
+    log_h = 2.0 * math.log(h / alpha)
+    beta_p = 0.5 * h * math.sqrt(log_h + d1 * math.log1p(k * h * h / lmin_p)) + math.sqrt(d1 * (3.0 * sp + lam))
+    beta_r = 0.5 * math.sqrt(log_h + d2 * math.log1p(k / (d2 * lmin_r))) + math.sqrt(d2 * (3.0 * sr + lam))
+    return beta_p + np_ / math.sqrt(lmin_p), beta_r + nr / math.sqrt(lmin_r)
+
+
+class Privatizer:
+    """The PRIVATIZER of seed 004: four binary-tree counters, each with the H steps as a batch axis.
+
+    ``B_{h,p,1}`` sums φφᵀ (H, d1, d1) and ``B_{h,r,1}`` sums ϕϕᵀ (H, d2, d2), both with symmetric
+    noise (i.i.d. N(0, σ²) on i <= j, mirrored); ``B_{h,p,2}`` sums φ·V (H, d1) and ``B_{h,r,2}``
+    sums ϕ·r (H, d2), with i.i.d. noise. Noise is i.i.d. across the H steps (H independent counters
+    per statistic) and every p-sum is noised once, with σ = ``sigmas[name]`` (0: exact sums).
+    Each counter draws from its own child of ``rng``.
+
+    Schedule ``before-episode``: :meth:`release` at the start of episode k returns the noisy sums
+    over episodes 1..k−1 (zeros at k = 1, when nothing has been added), then :meth:`add` inserts
+    episode k's items.
+    """
+
+    def __init__(
+        self,
+        horizon: int,
+        d1: int,
+        d2: int,
+        episodes: int,
+        sigmas: Mapping[str, float],
+        rng: np.random.Generator | int,
+    ) -> None:
+        self.horizon = check_count("horizon", horizon)
+        self.d1 = check_count("d1", d1)
+        self.d2 = check_count("d2", d2)
+        self.episodes = check_count("episodes", episodes)
+        if not isinstance(sigmas, Mapping) or sorted(sigmas) != sorted(RELEASES):
+            got = sorted(sigmas) if isinstance(sigmas, Mapping) else sigmas
+            raise ValueError(f"sigmas must map exactly the releases {list(RELEASES)} to σ >= 0, got {got!r}")
+        self.sigmas: dict[str, float] = {n: check_nonnegative(f"sigmas[{n!r}]", sigmas[n]) for n in RELEASES}
+        children = check_rng("rng", rng).spawn(len(RELEASES))
+        h = self.horizon
+        shapes = {
+            "B_{h,p,1}": ((h, self.d1, self.d1), True),
+            "B_{h,p,2}": ((h, self.d1), False),
+            "B_{h,r,1}": ((h, self.d2, self.d2), True),
+            "B_{h,r,2}": ((h, self.d2), False),
+        }
+        self.counters: dict[str, BinaryCounter] = {
+            n: BinaryCounter(shapes[n][0], self.sigmas[n], child, symmetric=shapes[n][1], steps=self.episodes)
+            for n, child in zip(RELEASES, children)
+        }
+
+    @property
+    def t(self) -> int:
+        """The number of episodes added so far."""
+        return self.counters[RELEASES[0]].t
+
+    def release(self) -> dict[str, np.ndarray]:
+        """The noisy prefix sums over the episodes added so far, by release name (fresh copies)."""
+        return {n: c.prefix() for n, c in self.counters.items()}
+
+    def add(self, gram_p: np.ndarray, target_p: np.ndarray, gram_r: np.ndarray, target_r: np.ndarray) -> None:
+        """Insert one episode's items (shapes (H,d1,d1), (H,d1), (H,d2,d2), (H,d2))."""
+        for name, item in zip(RELEASES, (gram_p, target_p, gram_r, target_r)):
+            self.counters[name].add(item)
+
+    def __repr__(self) -> str:
+        return f"Privatizer(horizon={self.horizon}, d1={self.d1}, d2={self.d2}, sigmas={self.sigmas}, t={self.t})"
+
+
+def _clip_rows_exactly(x: np.ndarray, bound: float) -> np.ndarray:
+    """:func:`~accountant.sensitivity.clip_norm` along the last axis, except that rows whose *exact*
+    norm (rational arithmetic) is at most ``bound`` are kept bit for bit (clip_norm shrinks rows
+    within rounding of the bound, e.g. one-hot ϕ at bound 1, by ~1e-15). For fixed feature tables."""
+    clipped = clip_norm(x, bound, axis=-1)
+    rows, out = x.reshape(-1, x.shape[-1]), clipped.reshape(-1, x.shape[-1])
+    limit = Fraction(bound) ** 2
+    for i, row in enumerate(rows):
+        if sum(Fraction(float(v)) ** 2 for v in row[row != 0]) <= limit:
+            out[i] = row
+    return clipped
+
+
+def _check_env(env: object) -> TabularMDP:
+    if not isinstance(env, TabularMDP):
+        raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
+    return env
+
+
+class LinOpt:
+    """LinOpt-VI (``variant="vi"``) or LinOpt-PO (``"po"``): the non-private algorithms (Z = λI, z = 0).
+
+    Parameters
+    ----------
+    env:
+        The tabular MDP, seen through its one-hot linear-mixture features (d1 = S²A, d2 = SA);
+        only its sizes are read.
+    episodes:
+        K, the number of episodes (it enters the radii, η and the counters' capacity).
+    rng:
+        A numpy ``Generator`` or an integer seed (the privatizer's noise; unused without noise).
+    variant:
+        ``"vi"`` (greedy policies (H, S) of ints) or ``"po"`` (stochastic policies (H, S, A)).
+    regularization:
+        λ > 0 of the ridge regulariser λI (default :data:`DEFAULT_REGULARIZATION`).
+    bonus_scale:
+        Multiplier >= 0 on the radii β_p, β_r of Lemma 3.1 (default :data:`DEFAULT_BONUS_SCALE`).
+    alpha:
+        Confidence level α ∈ (0, 1) of the radii (default :data:`DEFAULT_ALPHA`).
+    eta:
+        PO step size > 0; ``None`` is the paper's :func:`paper_eta`. Only for ``variant="po"``.
+        The paper's η moves the logits by at most sqrt(2K ln|A|)·ΔQ/H in K episodes: tuned for the
+        worst-case bound, slow on small problems (and with the private shift's shrunken ΔQ the
+        policy stays near uniform for hundreds of episodes); η ≈ 1 learns much faster there.
+
+    The agent follows :class:`~algorithms.episodes.EpisodicAgent`: ``plan(k)`` then ``update(k, …)``
+    for k = 0, 1, … in order.
+    """
+
+    private: bool = False
+
+    def __init__(
+        self,
+        env: TabularMDP,
+        episodes: int,
+        rng: np.random.Generator | int = 0,
+        *,
+        variant: str = "vi",
+        regularization: float = DEFAULT_REGULARIZATION,
+        bonus_scale: float = DEFAULT_BONUS_SCALE,
+        alpha: float = DEFAULT_ALPHA,
+        eta: float | None = None,
+    ) -> None:
+        self.env = _check_env(env)
+        self.features = LinearMixture(self.env)
+        self.episodes = check_count("episodes", episodes)
+        self.variant = check_choice("variant", variant, VARIANTS)
+        self.regularization = check_nonnegative("regularization", regularization)
+        if not self.private and self.regularization == 0.0:
+            raise ValueError(f"regularization must be > 0 without noise (λI is the only regulariser), got {regularization!r}")
+        self.bonus_scale = check_nonnegative("bonus_scale", bonus_scale)
+        self.alpha = check_probability("alpha", alpha)
+        if eta is not None and self.variant != "po":
+            raise ValueError(f"eta is the PO step size; variant {self.variant!r} takes none, got eta = {eta!r}")
+        h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        self.eta: float | None = None
+        if self.variant == "po":
+            self.eta = paper_eta(a_, h_, self.episodes) if eta is None else check_positive("eta", eta)
+        self.name: str = ("private-" if self.private else "") + f"linopt-{self.variant}"
+        self.d1, self.d2 = self.features.dim, self.features.reward_dim
+        self._rng = check_rng("rng", rng)
+        self.sigmas: dict[str, float] = self._resolve_sigmas()
+        self.privatizer = Privatizer(h_, self.d1, self.d2, self.episodes, self._counter_sigmas(), self._rng)
+        # Regulariser shifts and confidence radii (fixed over the episodes).
+        m = max_psums_per_prefix(self.episodes, "before-episode")
+        sig = self.privatizer.sigmas
+        args = (self.episodes, h_, self.alpha)
+        self.noise_shift_p = noise_shift(sig["B_{h,p,1}"], m, self.d1, *args)
+        self.noise_shift_r = noise_shift(sig["B_{h,r,1}"], m, self.d2, *args)
+        self.shift_p = self.regularization + 2.0 * self.noise_shift_p
+        self.shift_r = self.regularization + 2.0 * self.noise_shift_r
+        beta_p, beta_r = confidence_radii(
+            self.d1, self.d2, self.episodes, h_,
+            regularization=self.regularization, shift_p=self.noise_shift_p, shift_r=self.noise_shift_r,
+            target_noise_p=target_noise_bound(sig["B_{h,p,2}"], m, self.d1, *args),
+            target_noise_r=target_noise_bound(sig["B_{h,r,2}"], m, self.d2, *args),
+            alpha=self.alpha,
+        )
+        self.beta_p, self.beta_r = self.bonus_scale * beta_p, self.bonus_scale * beta_r
+        # Feature bounds the declaration assumes.
+        self.value_bound = float(h_)
+        self.feature_bound = math.sqrt(self.d1) * h_
+        #: Invert Λ_p densely (noisy Gram); without Gram noise it is block diagonal and its SA
+        #: S×S blocks are inverted instead (the same for private agents at σ = 0).
+        self.dense: bool = self.privatizer.sigmas["B_{h,p,1}"] > 0.0
+        self._psi = _clip_rows_exactly(self.features.reward_features(), 1.0)  # ϕ(s, a): (S, A, d2)
+        # PO: unnormalised log-policy, π¹ uniform.
+        self._logits = np.zeros((h_, s_, a_)) if self.variant == "po" else None
+        self._next = 0  # the episode to be planned/updated next
+        self._planned: tuple[int, np.ndarray, np.ndarray] | None = None  # (k, V (H+1, S), Q (H, S, A))
+        #: The optimistic Q_h(s, a) (H, S, A) and V_h(s) (H+1, S) of the last plan (``None`` before).
+        self.last_q: np.ndarray | None = None
+        self.last_v: np.ndarray | None = None
+
+    # -- hooks for the private subclass -------------------------------------------------------
+    def _resolve_sigmas(self) -> dict[str, float]:
+        return {}
+
+    def _counter_sigmas(self) -> dict[str, float]:
+        return dict.fromkeys(RELEASES, 0.0)
+
+    def _released(self, prefixes: dict[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        return {}
+
+    # -- the policy ----------------------------------------------------------------------------
+    @property
+    def declaration(self) -> PrivacyDeclaration | None:
+        """The privacy declaration (``None``: the non-private algorithm releases nothing)."""
+        return None
+
+    def policy(self) -> np.ndarray:
+        """The current PO policy π^k (H, S, A) (the VI policy exists only once planned)."""
+        if self._logits is None:
+            raise ValueError(f"variant {self.variant!r} has no standing policy; call plan(k)")
+        z = self._logits - self._logits.max(axis=-1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=-1, keepdims=True)
+
+    def _optimistic_values(self, prefixes: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(V (H+1, S), Q (H, S, A), policy) from the released prefixes: the backward recursion."""
+        h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        sa = s_ * a_
+        eye_p, eye_r = np.eye(self.d1), np.eye(self.d2)
+        lam_p = (prefixes["B_{h,p,1}"] + self.shift_p * eye_p).reshape(h_, sa, s_, sa, s_)
+        lam_r = prefixes["B_{h,r,1}"] + self.shift_r * eye_r
+        u_p = prefixes["B_{h,p,2}"].reshape(h_, sa, s_)
+        if self.dense:
+            inv_p = np.linalg.inv(lam_p.reshape(h_, self.d1, self.d1)).reshape(h_, sa, s_, sa, s_)
+            theta_p = np.einsum("hiajb,hjb->hia", inv_p, u_p)
+            # The S×S diagonal blocks Λ_p⁻¹[block(s,a), block(s,a)]: (H, SA, S, S).
+            blocks = np.einsum("hiaib->hiab", inv_p)
+        else:  # no Gram noise: Λ_p is exactly block diagonal (one-hot φ), so invert its SA blocks
+            blocks = np.linalg.inv(np.einsum("hiaib->hiab", lam_p))
+            theta_p = np.einsum("hiab,hib->hia", blocks, u_p)
+        inv_r = np.linalg.inv(lam_r)  # (H, d2, d2)
+        theta_r = np.einsum("hij,hj->hi", inv_r, prefixes["B_{h,r,2}"])
+        psi = self._psi
+        mean_r = np.einsum("sad,hd->hsa", psi, theta_r)
+        width_r = np.sqrt(np.maximum(np.einsum("sad,hde,sae->hsa", psi, inv_r, psi), 0.0))
+        base = mean_r + self.beta_r * width_r  # (H, S, A)
+        pi = self.policy() if self.variant == "po" else None
+        v = np.zeros((h_ + 1, s_))
+        q = np.empty((h_, s_, a_))
+        for h in range(h_ - 1, -1, -1):
+            nxt = v[h + 1]
+            mean_p = theta_p[h] @ nxt  # (SA,)
+            width_p = np.sqrt(np.maximum(np.einsum("iab,a,b->i", blocks[h], nxt, nxt), 0.0))
+            q[h] = np.clip(base[h] + (mean_p + self.beta_p * width_p).reshape(s_, a_), 0.0, float(h_ - h))
+            v[h] = q[h].max(axis=1) if pi is None else np.einsum("sa,sa->s", pi[h], q[h])
+        return v, q, pi
+
+    def plan(self, k: int) -> Plan:
+        """The policy for episode ``k`` (0-based; episodes in order), from the released prefixes."""
+        k = check_index("k", k)
+        if k != self._next:
+            raise ValueError(f"episodes must be planned in order: expected k = {self._next}, got k = {k}")
+        if k >= self.episodes:
+            raise ValueError(f"k = {k} is beyond the {self.episodes} episodes this agent was built for")
+        prefixes = self.privatizer.release()
+        v, q, pi = self._optimistic_values(prefixes)
+        self._planned = (k, v, q)
+        self.last_q, self.last_v = q, v
+        policy = q.argmax(axis=2) if pi is None else pi
+        return Plan(policy, self._released(prefixes))
+
+    def _check_trajectory(self, k: int, states: object, actions: object, rewards: object) -> tuple[np.ndarray, ...]:
+        h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        out = []
+        for name, value, shape, bound in (("states", states, (h_ + 1,), s_), ("actions", actions, (h_,), a_)):
+            arr = np.asarray(value)
+            if arr.shape != shape or arr.dtype.kind not in "iu":
+                raise ValueError(f"{name} of episode {k} must be integers of shape {shape}, got {arr.dtype} {arr.shape}")
+            if np.any((arr < 0) | (arr >= bound)):
+                raise ValueError(f"{name} of episode {k} must lie in 0..{bound - 1}, got {arr.tolist()}")
+            out.append(arr.astype(np.int64))
+        r = np.asarray(rewards)
+        if r.shape != (h_,) or r.dtype.kind not in "biuf" or not np.all(np.isfinite(r)):
+            raise ValueError(f"rewards of episode {k} must be {h_} finite numbers, got {r!r}")
+        out.append(np.clip(r.astype(float), 0.0, 1.0))  # the declaration assumes r ∈ [0, 1]
+        return tuple(out)
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Add episode ``k``'s trajectory to the counters (and, for PO, take the mirror-descent step).
+
+        Under JDP nothing is released about the user here: returns ``{}``.
+        """
+        k = check_index("k", k)
+        if self._planned is None or self._planned[0] != k:
+            raise ValueError(f"update(k = {k}) must follow plan(k = {k}); the next episode to plan is {self._next}")
+        s, a, r = self._check_trajectory(k, states, actions, rewards)
+        _, v, q = self._planned
+        h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        steps = np.arange(h_)
+        v_next = np.clip(v[1:], 0.0, self.value_bound)  # V_{h+1}, (H, S)
+        phi = np.zeros((h_, s_ * a_, s_))
+        phi[steps, s[:-1] * a_ + a] = v_next  # φ_{V_{h+1}}(s_h, a_h) in its block
+        phi = clip_norm(phi.reshape(h_, self.d1), self.feature_bound, axis=-1)
+        target = v_next[steps, s[1:]]  # V_{h+1}(s_{h+1})
+        psi = self._psi[s[:-1], a]  # (H, d2)
+        self.privatizer.add(
+            phi[:, :, None] * phi[:, None, :],
+            phi * target[:, None],
+            psi[:, :, None] * psi[:, None, :],
+            psi * r[:, None],
+        )
+        if self._logits is not None:
+            self._logits += self.eta * q
+            self._logits -= self._logits.max(axis=-1, keepdims=True)  # keeps the logits bounded; π unchanged
+        self._planned = None
+        self._next = k + 1
+        return {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, episodes={self.episodes}, t={self._next})"
+
+
+class PrivateLinOpt(LinOpt):
+    """Private-LinOpt-VI / -PO: :class:`LinOpt` with the PRIVATIZER's noisy counters (JDP).
+
+    Adds to :class:`LinOpt`'s parameters the target ``epsilon`` > 0 and ``delta`` ∈ (0, 1) of the
+    declaration (:func:`declare_privacy`, ``reading``), and ``sigma``: ``"paper"`` (the paper's σ),
+    ``"tight"`` (the σ the ledger needs under ``relation`` with ``method``), a number or a mapping
+    release → σ (:func:`~algorithms.episodes.resolve_sigmas`). ``Plan.released`` holds the four noisy
+    prefixes before the shift — what an observer under JDP sees (zeros at k = 0: nothing released).
+    With σ = 0 the agent takes the same actions as :class:`LinOpt` with the same parameters.
+    """
+
+    private = True
+
+    def __init__(
+        self,
+        env: TabularMDP,
+        episodes: int,
+        rng: np.random.Generator | int = 0,
+        *,
+        epsilon: float,
+        delta: float,
+        sigma: str | float | Mapping[str, float] = "paper",
+        reading: str = "theorem-6.5",
+        relation: str | None = None,
+        method: str = "exact",
+        variant: str = "vi",
+        regularization: float = DEFAULT_REGULARIZATION,
+        bonus_scale: float = DEFAULT_BONUS_SCALE,
+        alpha: float = DEFAULT_ALPHA,
+        eta: float | None = None,
+    ) -> None:
+        env = _check_env(env)
+        variant = check_choice("variant", variant, VARIANTS)
+        features = LinearMixture(env)
+        self._declaration = declare_privacy(
+            f"private-linopt-{variant}", episodes, env.horizon, epsilon, delta, features.dim, features.reward_dim,
+            reading=reading, schedule="before-episode",
+        )
+        self._sigma_choice = sigma
+        self._relation = relation
+        self._method = method
+        super().__init__(
+            env, episodes, rng, variant=variant, regularization=regularization, bonus_scale=bonus_scale,
+            alpha=alpha, eta=eta,
+        )
+
+    @property
+    def declaration(self) -> PrivacyDeclaration:
+        """What the 4H counters release about one user (:func:`declare_privacy`)."""
+        return self._declaration
+
+    def _resolve_sigmas(self) -> dict[str, float]:
+        return resolve_sigmas(self._declaration, self._sigma_choice, relation=self._relation, method=self._method)
+
+    def _counter_sigmas(self) -> dict[str, float]:
+        return dict(self.sigmas)
+
+    def _released(self, prefixes: dict[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        return prefixes
+
+
+_OPTIONS: tuple[str, ...] = ("regularization", "bonus_scale", "alpha", "eta")
+_PRIVATE_OPTIONS: tuple[str, ...] = _OPTIONS + ("reading", "relation", "method")
+
+
+def make_agent(
+    name: str,
+    env: TabularMDP,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    **options: Any,
+) -> LinOpt:
+    """An agent by name: ``linopt-vi``, ``linopt-po``, ``private-linopt-vi``, ``private-linopt-po``.
+
+    The private ones need ``epsilon`` and ``delta``; the non-private ones add no noise, ignore
+    ``epsilon``/``delta`` and take no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
+    constructor (``regularization``, ``bonus_scale``, ``alpha``, ``eta``; private: ``reading``,
+    ``relation``, ``method``).
+    """
+    name = check_choice("name", name, AGENT_NAMES)
+    variant = name.rsplit("-", 1)[1]
+    allowed = _PRIVATE_OPTIONS if name.startswith("private-") else _OPTIONS
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name} takes the options {', '.join(allowed)}; got unknown {', '.join(unknown)}")
+    if name.startswith("private-"):
+        if epsilon is None or delta is None:
+            raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
+        return PrivateLinOpt(env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, variant=variant, **options)
+    if not (isinstance(sigma, str) and sigma == "paper"):
+        raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
+    return LinOpt(env, episodes, rng, variant=variant, **options)
