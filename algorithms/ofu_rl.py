@@ -11,22 +11,83 @@ sensitivity is taken on the upper triangle: H·sqrt(1+γ²+γ⁴)
 user sequences "differing on a single user" (replace-one): √2·H·sqrt(1+γ²+γ⁴) and 2H·sqrt(1+γ²) —
 so the paper's Δ1 is loose under both relations while its Δ2 is too small under replace-one.
 Each counter is given
-(ε/2, δ/2) through zCDP with σ_i² ≈ 8 m Δ_i² ln(2/δ)/ε², m = ⌈log2 K⌉. The algorithm itself
-(issue "LQ control and tabular RLSVI") will live in this module.
+(ε/2, δ/2) through zCDP with σ_i² ≈ 8 m Δ_i² ln(2/δ)/ε², m = ⌈log2 K⌉.
+
+**The algorithms.** :class:`OfuRl` (non-private) and :class:`PrivateOfuRl` share one implementation:
+two :class:`~accountant.tree.BinaryCounter` objects over episodes, B1 on Σ_h z zᵀ (symmetric noise) and
+B2 on Σ_h z x_{h+1}ᵀ, read at the start of episode k (episodes 1..k−1) and fed the episode after it;
+OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
+
+* regulariser (changing regularisers, §III-A): V = T1 + ηI with η = λ + 2Λ, where λ is the base ridge
+  (``regularizer``, default 1) and Λ the high-probability bound on the operator norm of B1's prefix
+  noise (:func:`~accountant.tree.symmetric_noise_norm_bound` with m = max p-sums per released prefix,
+  failure α_N/K per episode). With σ1 = 0, Λ = 0 and η = λ: the paper's η = 2Λ is ``regularizer=0``.
+  So Assumption 2 holds with λ_min = λ + Λ, λ_max = λ + 3Λ and ν = L̄/√λ_min, L̄ the χ² bound
+  σ2√m·sqrt(D + 2√(Dx) + 2x) (D = n(n+d), x = ln(K/α_L)) on ‖B2's prefix noise‖_F;
+* estimate Θ̂ = V⁻¹T2; confidence ellipsoid {Θ : ‖V^{1/2}(Θ − Θ̂)‖_F <= β_k} (:class:`Ellipsoid`) with
+  β_k = R·sqrt(2 ln(1/α_w) + n·(ln det V − (n+d) ln λ_min)) + √λ_max·S + ν (:func:`confidence_radius`;
+  R = C_w, S = ‖Θ*‖_F bound = 1). ln det V − (n+d) ln λ_min upper-bounds the paper's
+  ln det(I + Z_kᵀZ_k/λ_min), which is not public, on the event ‖N_k‖ <= Λ (then V ⪰ Z_kᵀZ_k + λ_min I);
+  with σ = 0 the two are equal. The failure budget α is split: α_w = α when no counter adds noise,
+  otherwise α/2 to the self-normalised bound and α/2 shared by the noisy counters' bounds (the paper
+  spends α/2 on each of three events, 3α/2 in all);
+* optimism: an approximate argmin of J*_1(Θ, x0) over the ellipsoid ∩ {‖Θ‖_F <= S} (:func:`optimistic_theta`);
+* play u_h = clip(K_h(Θ̃) x_h, γ) (the system clips); feed the counters with x clipped to the unit
+  ball and u to γ, which is what the sensitivities assume.
+
+:func:`run_lq` runs an agent against :class:`~algorithms.envs.lq.LQUsers`; :func:`make_agent` builds one
+by name. With σ = 0 (both releases) :class:`PrivateOfuRl` plays exactly the controls of :class:`OfuRl`
+for the same rng.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
 from accountant.sensitivity import episode_product_sensitivity, stacked_outer_product_sensitivity
-from accountant.tree import SCHEDULES, max_psums_per_item, paper_depth
-from accountant.validation import check_choice, check_count, check_positive, check_probability
+from accountant.tree import (
+    SCHEDULES,
+    BinaryCounter,
+    max_psums_per_item,
+    max_psums_per_prefix,
+    paper_depth,
+    symmetric_noise_norm_bound,
+)
+from accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_rng,
+)
 from accountant.zcdp import zcdp_epsilon
 
-__all__ = ["ALGORITHM", "paper_sigma", "declare_privacy"]
+from .envs.lq import LQSystem, LQUsers, _optimal_cost, _riccati, clip_norm
+from .episodes import Plan, Run, resolve_sigmas
+
+__all__ = [
+    "ALGORITHM",
+    "AGENT_NAMES",
+    "paper_sigma",
+    "declare_privacy",
+    "confidence_radius",
+    "Ellipsoid",
+    "OptimisticChoice",
+    "optimistic_theta",
+    "OfuRl",
+    "PrivateOfuRl",
+    "make_agent",
+    "run_lq",
+]
 
 ALGORITHM = "private-ofu-rl"
 PAPER = "Chowdhury, Zhou, Shroff — Adaptive Control of Differentially Private LQ Systems (seed 003)"
@@ -117,4 +178,620 @@ def declare_privacy(
         parameters=params,
         flags=tuple(flags),
         notes=tuple(notes),
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Confidence ellipsoid and the optimistic choice
+# ------------------------------------------------------------------------------------------
+
+AGENT_NAMES: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
+_SEED_BOUND = 2**63
+
+
+def confidence_radius(
+    logdet_ratio: float,
+    *,
+    state_dim: int,
+    noise_scale: float,
+    alpha: float,
+    lambda_max: float,
+    theta_bound: float = 1.0,
+    nu: float = 0.0,
+) -> float:
+    """β = R·sqrt(2 ln(1/α) + n·logdet_ratio) + √λ_max·S + ν (the paper's Lemma 1, failure α for the first term).
+
+    ``logdet_ratio`` is ln det(I + GᵀG/λ_min) (or an upper bound on it), ``noise_scale`` R the
+    sub-Gaussian parameter of the noise vectors (C_w for ‖w‖ <= C_w, σ_w for N(0, σ_w² I)),
+    ``theta_bound`` S >= ‖Θ*‖_F, ``nu`` >= ‖L‖_{H⁻¹}. The first term is the self-normalised bound for
+    matrix martingales: ‖Σ z wᵀ‖²_{(G + λI)⁻¹} <= R²(2 ln(1/α) + n ln det(I + G/λ)) for all k w.p. >= 1 − α.
+    """
+    ratio = check_nonnegative("logdet_ratio", logdet_ratio)
+    n = check_count("state_dim", state_dim)
+    r = check_nonnegative("noise_scale", noise_scale)
+    alpha = check_probability("alpha", alpha)
+    lam = check_nonnegative("lambda_max", lambda_max)
+    s = check_nonnegative("theta_bound", theta_bound)
+    nu = check_nonnegative("nu", nu)
+    return r * math.sqrt(2.0 * math.log(1.0 / alpha) + n * ratio) + math.sqrt(lam) * s + nu
+
+
+def _frob(a: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.sum(a * a, axis=(-2, -1)))
+
+
+@dataclass(frozen=True)
+class Ellipsoid:
+    """The confidence set {Θ : ‖V^{1/2}(Θ − Θ̂)‖_F <= β}: ``centre`` Θ̂ (p×n), ``gram`` V (p×p, p.d.), ``radius`` β."""
+
+    centre: np.ndarray
+    gram: np.ndarray
+    radius: float
+
+    def __post_init__(self) -> None:
+        c = np.array(self.centre, dtype=float)
+        v = np.array(self.gram, dtype=float)
+        if v.ndim != 2 or v.shape[0] != v.shape[1]:
+            raise ValueError(f"gram must be a square matrix, got shape {v.shape}")
+        if c.ndim != 2 or c.shape[0] != v.shape[0]:
+            raise ValueError(f"centre must have shape ({v.shape[0]}, n), got {c.shape}")
+        if not (np.all(np.isfinite(c)) and np.all(np.isfinite(v))):
+            raise ValueError("centre and gram must be finite")
+        if not np.allclose(v, v.T, rtol=1e-10, atol=1e-12):
+            raise ValueError("gram must be symmetric")
+        radius = check_nonnegative("radius", self.radius)
+        vals, vecs = np.linalg.eigh(0.5 * (v + v.T))
+        if vals[0] <= 0.0:
+            raise ValueError(f"gram must be positive definite, got smallest eigenvalue {vals[0]!r}")
+        object.__setattr__(self, "centre", c)
+        object.__setattr__(self, "gram", v)
+        object.__setattr__(self, "radius", radius)
+        object.__setattr__(self, "_vals", vals)
+        object.__setattr__(self, "_vecs", vecs)
+        object.__setattr__(self, "_half", (vecs * np.sqrt(vals)) @ vecs.T)
+        object.__setattr__(self, "_inv_half", (vecs / np.sqrt(vals)) @ vecs.T)
+
+    def coordinates(self, theta: np.ndarray) -> np.ndarray:
+        """Y = V^{1/2}(Θ − Θ̂), batched over leading axes."""
+        return self._half @ (np.asarray(theta, dtype=float) - self.centre)  # type: ignore[attr-defined]
+
+    def point(self, y: np.ndarray) -> np.ndarray:
+        """Θ = Θ̂ + V^{-1/2} Y (inside the set iff ‖Y‖_F <= β), batched."""
+        return self.centre + self._inv_half @ np.asarray(y, dtype=float)  # type: ignore[attr-defined]
+
+    def distance(self, theta: np.ndarray) -> np.ndarray | float:
+        """‖V^{1/2}(Θ − Θ̂)‖_F, batched."""
+        out = _frob(self.coordinates(theta))
+        return float(out) if np.ndim(out) == 0 else out
+
+    def contains(self, theta: np.ndarray, rtol: float = 1e-9) -> np.ndarray | bool:
+        """Whether Θ lies in the set (up to a relative slack ``rtol`` on β), batched."""
+        out = np.asarray(self.distance(theta)) <= self.radius * (1.0 + rtol) + 1e-300
+        return bool(out) if out.ndim == 0 else out
+
+    def sample_boundary(self, count: int, rng: np.random.Generator | int) -> np.ndarray:
+        """``count`` points uniform on the boundary in the Y coordinates (‖Y‖_F = β), shape (count, p, n)."""
+        count = check_count("count", count)
+        rng = check_rng("rng", rng)
+        g = rng.standard_normal((count,) + self.centre.shape)
+        return self.point(self.radius * g / _frob(g)[:, None, None])
+
+    def min_norm_point(self) -> np.ndarray:
+        """argmin ‖Θ‖_F over the set (the trust-region subproblem, by bisection on the multiplier).
+
+        Θ = Θ̂ + Δ with Δ = −(I + μV)⁻¹Θ̂, μ >= 0 the smallest with ‖V^{1/2}Δ‖_F <= β (μ = 0: Θ = 0).
+        """
+        vals, vecs = self._vals, self._vecs  # type: ignore[attr-defined]
+        c = vecs.T @ self.centre
+        row = np.sum(c * c, axis=1)
+        beta2 = self.radius**2
+
+        def g(mu: float) -> float:
+            return float(np.sum(vals * row / (1.0 + mu * vals) ** 2))
+
+        if g(0.0) <= beta2:
+            return np.zeros_like(self.centre)
+        if self.radius == 0.0:
+            return self.centre.copy()
+        lo, hi = 0.0, math.sqrt(float(np.sum(row / vals)) / beta2)
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if g(mid) <= beta2:
+                hi = mid
+            else:
+                lo = mid
+            if hi - lo <= 1e-15 * hi:
+                break
+        return self.centre + vecs @ (-c / (1.0 + hi * vals)[:, None])
+
+
+@dataclass(frozen=True)
+class OptimisticChoice:
+    """What :func:`optimistic_theta` returns: Θ̃ and its J*, the anchor and its J*, whether the
+    Frobenius constraint could be met (``constrained``), and how many Θ were evaluated."""
+
+    theta: np.ndarray
+    cost: float
+    anchor: np.ndarray
+    anchor_cost: float
+    constrained: bool
+    evaluated: int
+
+
+def _toward(anchor: np.ndarray, thetas: np.ndarray, bound: float) -> np.ndarray:
+    """Each Θ moved along the segment to ``anchor`` (‖anchor‖_F <= bound) until ‖Θ‖_F <= bound."""
+    d = thetas - anchor
+    a = np.sum(d * d, axis=(-2, -1))
+    b = np.sum(anchor * d, axis=(-2, -1))
+    c = float(np.sum(anchor * anchor)) - bound * bound
+    disc = np.maximum(b * b - a * c, 0.0)
+    safe = np.where(a > 0.0, a, 1.0)
+    t = np.clip(np.where(a > 0.0, (-b + np.sqrt(disc)) / safe, 1.0), 0.0, 1.0)
+    t = np.where(_frob(thetas) > bound, t, 1.0)
+    return anchor + t[..., None, None] * d
+
+
+def _clip_ball(ys: np.ndarray, radius: float) -> np.ndarray:
+    norms = _frob(ys)
+    return ys * np.where(norms > radius, radius / np.where(norms > 0.0, norms, 1.0), 1.0)[..., None, None]
+
+
+def optimistic_theta(
+    ellipsoid: Ellipsoid,
+    objective: Callable[[np.ndarray], Any],
+    rng: np.random.Generator | int,
+    *,
+    gradient: bool = False,
+    theta_bound: float = 1.0,
+    candidates: int = 32,
+    refine_rounds: int = 10,
+    line_search: int = 8,
+) -> OptimisticChoice:
+    """An approximate argmin of ``objective`` (J*_1(Θ, x0), batched over Θ of shape (c, p, n)) over
+    F = ellipsoid ∩ {‖Θ‖_F <= S}. With ``gradient`` the objective returns ``(costs, gradients)``, the
+    gradients ∇_Θ of shape (c, p, n).
+
+    The exact argmin is non-convex; this is a stated search, in the coordinates Y = V^{1/2}(Θ − Θ̂)
+    where the ellipsoid is the ball ‖Y‖_F <= β:
+
+    1. anchor Θ_0: the centre Θ̂ if ‖Θ̂‖_F <= S; otherwise the last point inside the ball on the segment
+       from the ellipsoid's minimum-norm point to Θ̂ (if that point has norm <= S, F is non-empty);
+       if even it lies outside the ball, F is empty (the true Θ is then not in the ellipsoid either)
+       and the search runs over the ellipsoid alone with Θ_0 = Θ̂ (``constrained=False``). Every point
+       below is brought into F by moving it along its segment to Θ_0 until ‖Θ‖_F <= S (F is convex);
+    2. multi-start: ``candidates`` points uniform on the boundary ‖Y‖_F = β; the best of them and Θ_0
+       is kept;
+    3. ``refine_rounds`` rounds of descent from the best point: with ``gradient``, projected
+       gradient in Y (direction −V^{-1/2}∇_Θ J*, ``line_search`` step sizes
+       β, β/2, …, evaluated together, Y projected onto ‖Y‖_F <= β), stopping when no step improves;
+       without it, ``candidates`` random perturbations of size step·β per round (step 0.3, halved after
+       a round without improvement).
+
+    **Guarantee.** The returned Θ̃ lies in F (in the ellipsoid when F is empty), up to rounding, and
+    J*(Θ̃) <= J*(Θ_0) and <= J* of every candidate evaluated; in particular J*(Θ̃) <= J*(Θ̂) whenever
+    ‖Θ̂‖_F <= S. It is not certified to be the global minimum, so the paper's optimism
+    J*(Θ̃) <= J*(Θ*) is not guaranteed.
+    """
+    if not isinstance(ellipsoid, Ellipsoid):
+        raise ValueError(f"ellipsoid must be an Ellipsoid, got {type(ellipsoid).__name__}")
+    rng = check_rng("rng", rng)
+    s = check_positive("theta_bound", theta_bound)
+    count = check_count("candidates", candidates)
+    rounds = check_index("refine_rounds", refine_rounds)
+    steps = check_count("line_search", line_search)
+    beta = ellipsoid.radius
+    centre = ellipsoid.centre
+    constrained = True
+    if float(_frob(centre)) <= s:
+        anchor = centre.copy()
+    else:
+        low = ellipsoid.min_norm_point()
+        if float(_frob(low)) <= s * (1.0 + 1e-12):
+            anchor = _toward(low, centre[None], s)[0] if float(_frob(low)) < s else low
+        else:
+            anchor, constrained = centre.copy(), False
+
+    def feasible(ys: np.ndarray) -> np.ndarray:
+        thetas = ellipsoid.point(_clip_ball(ys, beta))
+        return _toward(anchor, thetas, s) if constrained else thetas
+
+    def evaluate(thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        out = objective(thetas)
+        c, g = (out[0], np.asarray(out[1], dtype=float)) if gradient else (out, None)
+        c = np.asarray(c, dtype=float)
+        if c.shape != thetas.shape[:1]:
+            raise ValueError(f"objective must return one cost per Θ, shape {thetas.shape[:1]}, got {c.shape}")
+        if g is not None and g.shape != thetas.shape:
+            raise ValueError(f"objective must return one gradient per Θ, shape {thetas.shape}, got {g.shape}")
+        return np.where(np.isfinite(c), c, np.inf), g
+
+    shape = centre.shape
+    g = rng.standard_normal((count,) + shape)
+    first = np.concatenate([anchor[None], feasible(beta * g / _frob(g)[:, None, None])])
+    costs, grads = evaluate(first)
+    anchor_cost = float(costs[0])
+    i = int(np.argmin(costs))
+    best, best_cost = first[i], float(costs[i])
+    best_grad = None if grads is None else grads[i]
+    evaluated = first.shape[0]
+    scales = beta * 0.5 ** np.arange(steps)
+    step = 0.3
+    for _ in range(rounds):
+        if beta == 0.0:
+            break
+        y = ellipsoid.coordinates(best)
+        if best_grad is not None:
+            direction = -(ellipsoid._inv_half @ best_grad)  # type: ignore[attr-defined]
+            norm = float(_frob(direction))
+            if not np.isfinite(norm) or norm == 0.0:
+                break
+            ys = y + scales[:, None, None] * (direction / norm)
+        else:
+            g = rng.standard_normal((count,) + shape)
+            ys = y + step * beta * g / _frob(g)[:, None, None]
+        thetas = feasible(ys)
+        c, gr = evaluate(thetas)
+        evaluated += thetas.shape[0]
+        j = int(np.argmin(c))
+        if c[j] < best_cost:
+            best, best_cost = thetas[j], float(c[j])
+            best_grad = None if gr is None else gr[j]
+        elif gradient:
+            break
+        else:
+            step *= 0.5
+    return OptimisticChoice(best.copy(), best_cost, anchor, anchor_cost, constrained, evaluated)
+
+
+# ------------------------------------------------------------------------------------------
+# The agents
+# ------------------------------------------------------------------------------------------
+
+
+class OfuRl:
+    """OFU-RL for episodic LQ control (seed 003, §III-A), with exact statistics (σ = 0 counters).
+
+    The agent reads only what the paper assumes known: Q, R, H, x0, C_w, γ and the noise covariance W
+    (needed by J*, the paper's (5)); never A or B. Each episode: Θ̂, β_k and the ellipsoid from the
+    counters' prefixes, Θ̃ = :func:`optimistic_theta`, gains K_h(Θ̃) by :func:`~algorithms.envs.lq.riccati`
+    (the plan's ``policy``, shape (H, d, n)); the plan's ``released`` are the prefixes T1, T2 it used.
+
+    Parameters
+    ----------
+    system:
+        The :class:`~algorithms.envs.lq.LQSystem` (only its known parts are read).
+    episodes:
+        K, the number of episodes (sizes the counters).
+    rng:
+        Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser).
+    regularizer:
+        λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default 1.
+    alpha:
+        Failure probability of the confidence set (all episodes together). Default 0.05.
+    theta_bound:
+        S >= ‖Θ*‖_F (Assumption 1(a): 1), used in β and in the optimistic search's constraint.
+    noise_scale:
+        R, the sub-Gaussian parameter of w (default C_w, valid for any ‖w‖ <= C_w).
+    candidates, refine_rounds:
+        The optimistic search's effort (:func:`optimistic_theta`, with the exact gradient of J*). Defaults 32 and 10.
+    """
+
+    name: str = "ofu-rl"
+
+    def __init__(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        *,
+        regularizer: float = 1.0,
+        alpha: float = 0.05,
+        theta_bound: float = 1.0,
+        noise_scale: float | None = None,
+        candidates: int = 32,
+        refine_rounds: int = 10,
+    ) -> None:
+        self._setup(system, episodes, rng, 0.0, 0.0, regularizer, alpha, theta_bound, noise_scale, candidates,
+                    refine_rounds)
+        self.sigmas: dict[str, float] = {}
+        self.declaration: PrivacyDeclaration | None = None
+
+    def _setup(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        sigma1: float,
+        sigma2: float,
+        regularizer: float,
+        alpha: float,
+        theta_bound: float,
+        noise_scale: float | None,
+        candidates: int,
+        refine_rounds: int,
+    ) -> None:
+        if not isinstance(system, LQSystem):
+            raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+        k_ = check_count("episodes", episodes)
+        rng = check_rng("rng", rng)
+        lam = check_nonnegative("regularizer", regularizer)
+        alpha = check_probability("alpha", alpha)
+        self.theta_bound: float = check_positive("theta_bound", theta_bound)
+        self.noise_scale: float = system.noise_bound if noise_scale is None else check_positive("noise_scale", noise_scale)
+        self.candidates: int = check_count("candidates", candidates)
+        self.refine_rounds: int = check_index("refine_rounds", refine_rounds)
+        sigma1, sigma2 = check_nonnegative("sigma B1", sigma1), check_nonnegative("sigma B2", sigma2)
+        self.episodes, self.horizon = k_, system.horizon
+        self.state_dim, self.control_dim, self.gamma = system.state_dim, system.control_dim, system.gamma
+        n, p = system.state_dim, system.state_dim + system.control_dim
+        self._q, self._r, self._x0 = system.Q.copy(), system.R.copy(), system.x0.copy()
+        self._w = system.noise_covariance
+        seeds = rng.integers(0, _SEED_BOUND, size=3, dtype=np.int64)
+        self._b1 = BinaryCounter((p, p), sigma1, np.random.default_rng(int(seeds[0])), symmetric=True, steps=k_)
+        self._b2 = BinaryCounter((p, n), sigma2, np.random.default_rng(int(seeds[1])), steps=k_)
+        self._opt_rng = np.random.default_rng(int(seeds[2]))
+        # failure budget: α to the self-normalised bound when there is no noise, else α/2 and α/2 shared
+        noisy = int(sigma1 > 0.0) + int(sigma2 > 0.0)
+        self.alpha = alpha
+        self.alpha_self_normalised = alpha / 2.0 if noisy else alpha
+        each = alpha / (2.0 * noisy) if noisy else 0.0
+        m = max_psums_per_prefix(k_, "before-episode")
+        self.psums_per_prefix: int = m
+        big_lambda = symmetric_noise_norm_bound(sigma1, m, p, each / k_) if sigma1 > 0.0 and m > 0 else 0.0
+        cross = 0.0
+        if sigma2 > 0.0 and m > 0:
+            dof, x = n * p, math.log(k_ / each)
+            cross = sigma2 * math.sqrt(m) * math.sqrt(dof + 2.0 * math.sqrt(dof * x) + 2.0 * x)
+        self.noise_norm_bound: float = big_lambda  # Λ
+        self.cross_noise_bound: float = cross  # bound on ‖L_k‖_F
+        self.regularizer: float = lam
+        self.shift: float = lam + 2.0 * big_lambda  # η
+        self.lambda_min: float = lam + big_lambda
+        self.lambda_max: float = lam + 3.0 * big_lambda
+        if self.lambda_min <= 0.0:
+            raise ValueError(f"regularizer must be > 0 when the Gram counter adds no noise, got {regularizer!r}")
+        self.nu: float = cross / math.sqrt(self.lambda_min)
+        self.last_choice: OptimisticChoice | None = None
+        self.last_ellipsoid: Ellipsoid | None = None
+
+    # ------------------------------------------------------------------ J* of many Θ at once
+
+    def optimal_costs(self, thetas: np.ndarray) -> np.ndarray:
+        """J*_1(Θ, x0) for Θ of shape (..., n + d, n), under the known Q, R, W."""
+        n = self.state_dim
+        t = np.asarray(thetas, dtype=float)
+        a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
+        p, _ = _riccati(a, b, self._q, self._r, self.horizon)
+        return _optimal_cost(p, self._x0, self._w)
+
+    def optimal_costs_and_gradients(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """J*_1(Θ, x0) and ∇_Θ J*_1(Θ, x0) for Θ of shape (..., n + d, n) (gradients of the same shape).
+
+        Envelope theorem: the gradient of the expected cost at the optimal gains held fixed. With
+        F_h = A + BK_h and second moments X_0 = x0x0ᵀ, X_{h+1} = F_hX_hF_hᵀ + W:
+        ∂J*/∂A = Σ_h 2P_{h+1}F_hX_h and ∂J*/∂B = Σ_h 2P_{h+1}F_hX_hK_hᵀ; Θ = [A, B]ᵀ.
+        """
+        n = self.state_dim
+        t = np.asarray(thetas, dtype=float)
+        a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
+        p, k = _riccati(a, b, self._q, self._r, self.horizon)
+        x = np.broadcast_to(np.outer(self._x0, self._x0), a.shape)
+        grad_a = np.zeros_like(a)
+        grad_b = np.zeros_like(b)
+        for h in range(self.horizon):
+            kh = k[..., h, :, :]
+            f = a + b @ kh
+            pfx = p[..., h + 1, :, :] @ f @ x
+            grad_a += pfx
+            grad_b += pfx @ np.swapaxes(kh, -1, -2)
+            x = f @ x @ np.swapaxes(f, -1, -2) + self._w
+        grads = 2.0 * np.concatenate([np.swapaxes(grad_a, -1, -2), np.swapaxes(grad_b, -1, -2)], axis=-2)
+        return _optimal_cost(p, self._x0, self._w), grads
+
+    def gains(self, theta: np.ndarray) -> np.ndarray:
+        """K_h(Θ), shape (H, d, n)."""
+        n = self.state_dim
+        t = np.asarray(theta, dtype=float)
+        return _riccati(t[:n].T, t[n:].T, self._q, self._r, self.horizon)[1]
+
+    def ellipsoid(self) -> Ellipsoid:
+        """The confidence set of the next episode from the counters' current prefixes (draws no noise)."""
+        return self._ellipsoid(self._b1.prefix(), self._b2.prefix())
+
+    def _ellipsoid(self, t1: np.ndarray, t2: np.ndarray) -> Ellipsoid:
+        p = t1.shape[0]
+        v = t1 + self.shift * np.eye(p)
+        vals, vecs = np.linalg.eigh(v)
+        if vals[0] < self.lambda_min:  # only when ‖N_k‖ > Λ (or rounding): floor at λ_min, a post-processing
+            vals = np.maximum(vals, self.lambda_min)
+            v = (vecs * vals) @ vecs.T
+            v = 0.5 * (v + v.T)
+        centre = np.linalg.solve(v, t2)
+        ratio = max(float(np.sum(np.log(vals)) - p * math.log(self.lambda_min)), 0.0)
+        beta = confidence_radius(
+            ratio, state_dim=self.state_dim, noise_scale=self.noise_scale, alpha=self.alpha_self_normalised,
+            lambda_max=self.lambda_max, theta_bound=self.theta_bound, nu=self.nu,
+        )
+        return Ellipsoid(centre, v, beta)
+
+    # ------------------------------------------------------------------ the episodic protocol
+
+    def plan(self, k: int) -> Plan:
+        """The gains for episode ``k`` (0-based), and the released prefixes B1, B2 (episodes 0..k−1) used."""
+        k = check_index("k", k)
+        if k != self._b1.t:
+            raise ValueError(f"plan({k}) called after {self._b1.t} episodes were learnt from")
+        t1, t2 = self._b1.prefix(), self._b2.prefix()
+        ell = self._ellipsoid(t1, t2)
+        choice = optimistic_theta(
+            ell, self.optimal_costs_and_gradients, self._opt_rng, gradient=True,
+            theta_bound=self.theta_bound, candidates=self.candidates, refine_rounds=self.refine_rounds,
+        )
+        self.last_ellipsoid, self.last_choice = ell, choice
+        return Plan(policy=self.gains(choice.theta), released=MappingProxyType({"B1": t1, "B2": t2}))
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Feed episode ``k``'s Σ z zᵀ and Σ z x′ᵀ (x clipped to the unit ball, u to γ) to the counters.
+
+        Nothing is released after the episode (the releases are the prefixes of the next plan).
+        """
+        k = check_index("k", k)
+        if k != self._b1.t:
+            raise ValueError(f"update({k}) called after {self._b1.t} episodes were learnt from")
+        h_, n, d = self.horizon, self.state_dim, self.control_dim
+        x = np.asarray(states, dtype=float)
+        u = np.asarray(actions, dtype=float)
+        if x.shape != (h_ + 1, n) or u.shape != (h_, d):
+            raise ValueError(f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}")
+        x = clip_norm(x, 1.0)
+        z = np.hstack([x[:h_], clip_norm(u, self.gamma)])
+        self._b1.add(z.T @ z)
+        self._b2.add(z.T @ x[1:])
+        return {}
+
+
+class PrivateOfuRl(OfuRl):
+    """Private-OFU-RL (seed 003, Algorithm 1): :class:`OfuRl` whose counters add Gaussian noise.
+
+    σ of B1 (symmetric noise) and B2 from ``resolve_sigmas(declare_privacy(K, H, ε, δ, γ), sigma,
+    relation=relation, method=method)``: ``"paper"`` (the paper's σ_i² = 8mΔ_i² ln(2/δ)/ε²), ``"tight"``
+    (the ledger's σ under ``relation``), a number or a mapping {"B1": σ1, "B2": σ2}. The shift is
+    η = λ + 2Λ (the paper's 2Λ plus the base ridge ``regularizer``; ``regularizer=0`` is the paper's η).
+    ``.sigmas`` and ``.declaration`` record what was used. Other options as in :class:`OfuRl`.
+    """
+
+    name: str = "private-ofu-rl"
+
+    def __init__(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        *,
+        epsilon: float,
+        delta: float,
+        sigma: str | float | Mapping[str, float] = "paper",
+        relation: str | None = None,
+        method: str = "exact",
+        regularizer: float = 1.0,
+        alpha: float = 0.05,
+        theta_bound: float = 1.0,
+        noise_scale: float | None = None,
+        candidates: int = 32,
+        refine_rounds: int = 10,
+    ) -> None:
+        if not isinstance(system, LQSystem):
+            raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+        declaration = declare_privacy(episodes, system.horizon, epsilon, delta, system.gamma)
+        sigmas = resolve_sigmas(declaration, sigma, relation=relation, method=method)
+        self._setup(system, episodes, rng, sigmas["B1"], sigmas["B2"], regularizer, alpha, theta_bound, noise_scale,
+                    candidates, refine_rounds)
+        self.sigmas = dict(sigmas)
+        self.declaration = declaration
+
+
+_OPTIONS = ("regularizer", "alpha", "theta_bound", "noise_scale", "candidates", "refine_rounds")
+_PRIVATE_OPTIONS = _OPTIONS + ("relation", "method")
+
+
+def make_agent(
+    name: str,
+    system: LQSystem,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    **options: Any,
+) -> OfuRl:
+    """An agent by name: ``"ofu-rl"`` or ``"private-ofu-rl"``.
+
+    The private one needs ``epsilon`` and ``delta``; the non-private one adds no noise, ignores
+    ``epsilon``/``delta`` and takes no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
+    constructor: ``regularizer`` (1), ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w),
+    ``candidates`` (32), ``refine_rounds`` (10); private also ``relation`` and ``method``.
+    """
+    name = check_choice("name", name, AGENT_NAMES)
+    allowed = _PRIVATE_OPTIONS if name == "private-ofu-rl" else _OPTIONS
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name} does not take option(s) {', '.join(unknown)}; it takes {', '.join(allowed)}")
+    if name == "private-ofu-rl":
+        if epsilon is None or delta is None:
+            raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
+        return PrivateOfuRl(system, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
+    if not (isinstance(sigma, str) and sigma == "paper"):
+        raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
+    return OfuRl(system, episodes, rng, **options)
+
+
+def run_lq(
+    agent: OfuRl,
+    system: LQSystem,
+    users: LQUsers,
+    rng: np.random.Generator | int,
+    *,
+    record: bool = False,
+    sigmas: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Run:
+    """Run ``agent`` on ``system`` for one episode per user of ``users``.
+
+    Episode k: ``agent.plan(k)`` gives the gains K_h; the system plays u_h = clip(K_h x_h, γ) against
+    user k's noise; ``agent.update`` learns from the trajectory. ``Run.states`` (K, H + 1, n),
+    ``actions`` (K, H, d) (the clipped controls played), ``rewards`` = −costs (K, H), ``returns`` their
+    sums, ``regret[k]`` = J^{π_k}(x0) − J*(x0) of the linear policy u = K_h x chosen, exact (see
+    :mod:`algorithms.envs.lq`). ``rng`` is checked and unused (the policies are deterministic; the
+    users' randomness is in ``users``). With ``record`` the releases of every episode are stacked
+    (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
+    ``agent.sigmas``; ``progress`` is called with 1 after each episode.
+    """
+    check_rng("rng", rng)
+    if not isinstance(system, LQSystem):
+        raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+    if not isinstance(users, LQUsers):
+        raise ValueError(f"users must be LQUsers, got {type(users).__name__}")
+    if users.horizon != system.horizon or users.state_dim != system.state_dim:
+        raise ValueError(
+            f"users have (horizon, state_dim) = ({users.horizon}, {users.state_dim}) but the system has "
+            f"({system.horizon}, {system.state_dim})"
+        )
+    if users.noise_bound > system.noise_bound * (1.0 + 1e-12):
+        raise ValueError(f"users' noise bound {users.noise_bound!r} exceeds the system's C_w = {system.noise_bound!r}")
+    k_, h_, n, d = len(users), system.horizon, system.state_dim, system.control_dim
+    states = np.empty((k_, h_ + 1, n))
+    actions = np.empty((k_, h_, d))
+    costs = np.empty((k_, h_))
+    gains = np.empty((k_, h_, d, n))
+    logs: dict[str, list[np.ndarray]] = {}
+    for k in range(k_):
+        plan = agent.plan(k)
+        policy = np.asarray(plan.policy, dtype=float)
+        if policy.shape != (h_, d, n):
+            raise ValueError(f"the agent's policy must be gains of shape ({h_}, {d}, {n}), got {policy.shape}")
+        gains[k] = policy
+        states[k], actions[k], costs[k] = system.rollout(policy, users.noise[k])
+        released = agent.update(k, states[k], actions[k], -costs[k])
+        if record:
+            for log in (plan.released, released):
+                for key, value in log.items():
+                    logs.setdefault(key, []).append(np.asarray(value))
+        if progress is not None:
+            progress(1)
+    releases = {key: np.stack(values) for key, values in logs.items()}
+    for key, values in releases.items():
+        if values.shape[0] != k_:
+            raise ValueError(f"the agent released {key!r} in {values.shape[0]} of {k_} episodes")
+    regret = np.maximum(np.asarray(system.regret(gains)), 0.0)
+    return Run(
+        algorithm=agent.name,
+        env=system.name,
+        regret=regret,
+        returns=-costs.sum(axis=1),
+        states=states,
+        actions=actions,
+        rewards=-costs,
+        sigmas=dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas),
+        releases=MappingProxyType(releases),
     )

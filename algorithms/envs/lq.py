@@ -1,0 +1,564 @@
+"""Episodic linear-quadratic (LQ) systems with the users made explicit (seed 003).
+
+**Dynamics and cost** (0-based steps h = 0 … H−1; the paper's h = 1 … H):
+
+    x_{h+1} = A x_h + B u_h + w_h,      c_h = x_hᵀ Q x_h + u_hᵀ R u_h,
+
+with Θ = [A, B]ᵀ ∈ R^{(n+d)×n}, so x_{h+1} = Θᵀ z_h + w_h for z_h = [x_h; u_h]. Every episode starts
+at the system's ``x0``; an episode pays H costs (x_H is not costed) and visits H + 1 states.
+
+**Assumption 1** (checked by :class:`LQSystem`): ‖Θ‖_F <= 1 and (A, B) controllable; ‖A‖ <= C_A < 1,
+‖B‖ <= C_B < 1 (the constants used are the spectral norms themselves); ‖x0‖ <= 1; ‖w‖ <= C_w < 1;
+C_A + γ C_B + C_w <= 1. Then ‖x_h‖ <= 1 whenever every control has ‖u‖ <= γ: the system clips the
+controls it is given to the ball of radius γ (:meth:`LQSystem.rollout`).
+
+**Users are episodes.** A user (:class:`LQUser`) is the noise sequence w_0 … w_{H−1} of her episode,
+so her state responses to *any* controls are fixed. :meth:`LQUsers.draw` draws each user from her
+own seed, **uniform in the ball of radius C_w**: w = C_w · U^{1/n} · g/‖g‖ with g ~ N(0, I_n),
+U ~ U(0, 1) independent — mean 0, covariance C_w²/(n + 2) · I (:attr:`LQSystem.noise_covariance`),
+and C_w-sub-Gaussian as a vector (a bounded mean-zero vector: Hoeffding's lemma on every
+projection). :meth:`LQUsers.replace` builds replace-one neighbours, :meth:`LQUsers.remove`
+add/remove neighbours, :meth:`LQUser.canary` users whose noise sits on the bound ‖w‖ = C_w.
+
+**Exact costs.** :func:`riccati` gives P_h, K_h (P_H = 0); :func:`optimal_cost` the optimal expected
+cost J*(x0) = x0ᵀP_0x0 + Σ_h tr(P_{h+1} W); :func:`policy_cost` the exact expected cost of any
+linear time-varying policy u_h = K_h x_h (quadratic form plus traces, for noise with covariance W
+independent of the past). All are vectorised over leading batch axes of A, B and the gains.
+
+**Regret** (:meth:`LQSystem.regret`) is defined, as in the paper's (6), as J^π(x0) − J*(x0) where π
+is the *linear* policy u_h = K_h x_h that the agent chose, evaluated exactly under the noise
+covariance W. The controls really played are clip(K_h x_h, γ): when the clip is inactive along a
+trajectory the two coincide; otherwise the regret figure is that of the unclipped linear policy
+(which is >= 0 exactly). The realised cost of the clipped policy is what
+:meth:`LQSystem.rollout` returns (average it over users for a Monte Carlo estimate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from accountant.validation import check_count, check_index, check_nonnegative, check_positive, check_rng
+
+__all__ = [
+    "LQSystem",
+    "LQUser",
+    "LQUsers",
+    "clip_norm",
+    "optimal_cost",
+    "policy_cost",
+    "random_lq",
+    "riccati",
+]
+
+_SEED_BOUND = 2**63
+_TOL = 1e-12  # relative slack for bounds that hold with equality by construction
+
+
+def clip_norm(v: np.ndarray, bound: float) -> np.ndarray:
+    """``v`` scaled (along its last axis) into the Euclidean ball of radius ``bound``."""
+    v = np.asarray(v, dtype=float)
+    norm = np.linalg.norm(v, axis=-1, keepdims=True)
+    scale = np.where(norm > bound, bound / np.where(norm > 0.0, norm, 1.0), 1.0)
+    return v * scale
+
+
+def _matrix(name: str, value: object, ndim: int = 2) -> np.ndarray:
+    a = np.asarray(value)
+    if a.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
+    a = np.array(a, dtype=float)
+    if a.ndim < ndim:
+        raise ValueError(f"{name} must have at least {ndim} dimensions, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite, got {a!r}")
+    return a
+
+
+def _swap(a: np.ndarray) -> np.ndarray:
+    return np.swapaxes(a, -1, -2)
+
+
+def _riccati(a: np.ndarray, b: np.ndarray, q: np.ndarray, r: np.ndarray, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """Batched Riccati recursion without validation (see :func:`riccati`)."""
+    n, d = b.shape[-2], b.shape[-1]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    p = np.zeros(batch + (horizon + 1, n, n))
+    k = np.empty(batch + (horizon, d, n))
+    at, bt = _swap(a), _swap(b)
+    for h in range(horizon - 1, -1, -1):
+        pn = p[..., h + 1, :, :]
+        pa, pb = pn @ a, pn @ b
+        if d == 1:  # a scalar division: much cheaper than a batched solve of 1×1 systems
+            kh = -(bt @ pa) / (r + bt @ pb)
+        else:
+            kh = -np.linalg.solve(r + bt @ pb, bt @ pa)
+        ph = q + at @ pa + (at @ pb) @ kh  # −AᵀPB(R + BᵀPB)⁻¹BᵀPA = AᵀPB·K
+        p[..., h, :, :] = 0.5 * (ph + _swap(ph))
+        k[..., h, :, :] = kh
+    return p, k
+
+
+def _check_system_arrays(a: object, b: object, q: object, r: object) -> tuple[np.ndarray, ...]:
+    a_, b_ = _matrix("A", a), _matrix("B", b)
+    q_, r_ = _matrix("Q", q), _matrix("R", r)
+    n = a_.shape[-1]
+    if a_.shape[-2] != n:
+        raise ValueError(f"A must be square (n×n), got shape {a_.shape}")
+    if b_.shape[-2] != n:
+        raise ValueError(f"B must have n = {n} rows, got shape {b_.shape}")
+    d = b_.shape[-1]
+    if q_.shape != (n, n):
+        raise ValueError(f"Q must have shape ({n}, {n}), got {q_.shape}")
+    if r_.shape != (d, d):
+        raise ValueError(f"R must have shape ({d}, {d}), got {r_.shape}")
+    for name, m in (("Q", q_), ("R", r_)):
+        if not np.allclose(m, m.T, rtol=1e-12, atol=1e-12):
+            raise ValueError(f"{name} must be symmetric, got {m.tolist()}")
+        low = float(np.linalg.eigvalsh(m).min())
+        if low <= 0.0:
+            raise ValueError(f"{name} must be positive definite, got smallest eigenvalue {low!r}")
+    return a_, b_, q_, r_
+
+
+def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """The finite-horizon Riccati recursion: ``(P, K)``.
+
+    P_H = 0 and, for h = H−1 … 0,
+    K_h = −(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A,  P_h = Q + AᵀP_{h+1}A − AᵀP_{h+1}B(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A
+    (FORMULAS.md §4, 0-based). ``P`` has shape (..., H + 1, n, n), ``K`` (..., H, d, n); leading batch
+    axes of ``a`` (..., n, n) and ``b`` (..., n, d) are broadcast. Q and R must be symmetric positive definite.
+    """
+    a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
+    h = check_count("horizon", horizon)
+    return _riccati(a_, b_, q_, r_, h)
+
+
+def _check_covariance(w: object, n: int) -> np.ndarray:
+    w_ = _matrix("noise_covariance", w)
+    if w_.shape != (n, n):
+        raise ValueError(f"noise_covariance must have shape ({n}, {n}), got {w_.shape}")
+    if not np.allclose(w_, w_.T, rtol=1e-12, atol=1e-14) or float(np.linalg.eigvalsh(w_).min()) < -1e-12:
+        raise ValueError(f"noise_covariance must be symmetric positive semidefinite, got {w_.tolist()}")
+    return w_
+
+
+def _check_x0(x0: object, n: int) -> np.ndarray:
+    x = _matrix("x0", x0, ndim=1)
+    if x.shape != (n,):
+        raise ValueError(f"x0 must have shape ({n},), got {x.shape}")
+    return x
+
+
+def _optimal_cost(p: np.ndarray, x0: np.ndarray, w: np.ndarray) -> np.ndarray:
+    quad = np.einsum("i,...ij,j->...", x0, p[..., 0, :, :], x0)
+    return quad + np.einsum("...hij,ji->...", p[..., 1:, :, :], w)
+
+
+def optimal_cost(
+    a: object, b: object, q: object, r: object, horizon: int, x0: object, noise_covariance: object
+) -> np.ndarray | float:
+    """J*(x0) = x0ᵀP_0x0 + Σ_{h=0}^{H−1} tr(P_{h+1} W): the optimal expected cost of an episode (paper's (5)).
+
+    Batched over leading axes of ``a`` and ``b``; a float when there are none.
+    """
+    a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
+    h = check_count("horizon", horizon)
+    x = _check_x0(x0, a_.shape[-1])
+    w = _check_covariance(noise_covariance, a_.shape[-1])
+    p, _ = _riccati(a_, b_, q_, r_, h)
+    out = _optimal_cost(p, x, w)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _policy_cost(
+    a: np.ndarray, b: np.ndarray, q: np.ndarray, r: np.ndarray, gains: np.ndarray, x0: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    horizon = gains.shape[-3]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], gains.shape[:-3])
+    n = a.shape[-1]
+    s = np.zeros(batch + (n, n))
+    const = np.zeros(batch)
+    for h in range(horizon - 1, -1, -1):
+        const = const + np.einsum("...ij,ji->...", s, w)
+        kh = gains[..., h, :, :]
+        closed = a + b @ kh
+        s = q + _swap(kh) @ r @ kh + _swap(closed) @ s @ closed
+        s = 0.5 * (s + _swap(s))
+    return np.einsum("i,...ij,j->...", x0, s, x0) + const
+
+
+def policy_cost(
+    a: object, b: object, q: object, r: object, gains: object, x0: object, noise_covariance: object
+) -> np.ndarray | float:
+    """J^π(x0): the exact expected cost of the linear policy u_h = K_h x_h, ``gains`` of shape (..., H, d, n).
+
+    Backward: S_H = 0, S_h = Q + K_hᵀRK_h + (A + BK_h)ᵀS_{h+1}(A + BK_h), so
+    J^π(x0) = x0ᵀS_0x0 + Σ_{h=0}^{H−1} tr(S_{h+1} W) for zero-mean noise of covariance W independent of
+    the past. The controls are *not* clipped here (see the module docstring). Batched.
+    """
+    a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
+    n, d = b_.shape[-2:]
+    k = _matrix("gains", gains, ndim=3)
+    if k.shape[-2:] != (d, n):
+        raise ValueError(f"gains must have shape (..., H, {d}, {n}), got {k.shape}")
+    x = _check_x0(x0, n)
+    w = _check_covariance(noise_covariance, n)
+    out = _policy_cost(a_, b_, q_, r_, k, x, w)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _controllable(a: np.ndarray, b: np.ndarray) -> bool:
+    n = a.shape[0]
+    blocks = [b]
+    for _ in range(n - 1):
+        blocks.append(a @ blocks[-1])
+    s = np.linalg.svd(np.hstack(blocks), compute_uv=False)
+    return bool(s.size >= n and s[n - 1] > 1e-10 * max(1.0, float(s[0])))
+
+
+@dataclass(frozen=True)
+class LQSystem:
+    """An episodic LQ system satisfying the paper's Assumption 1 (checked on construction).
+
+    ``A`` (n×n), ``B`` (n×d), ``Q`` (n×n) and ``R`` (d×d) symmetric positive definite, ``horizon`` H,
+    ``noise_bound`` C_w ∈ (0, 1), ``gamma`` γ > 0 (the control bound), ``x0`` (n,) with ‖x0‖ <= 1.
+    Raises ``ValueError`` naming the violated condition: ‖A‖ >= 1, ‖B‖ >= 1,
+    ‖A‖ + γ‖B‖ + C_w > 1, ‖[A, B]‖_F > 1, (A, B) not controllable, bad shapes.
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    Q: np.ndarray
+    R: np.ndarray
+    horizon: int
+    noise_bound: float
+    gamma: float
+    x0: np.ndarray
+    name: str = "lq"
+
+    def __post_init__(self) -> None:
+        a, b, q, r = _check_system_arrays(self.A, self.B, self.Q, self.R)
+        if a.ndim != 2 or b.ndim != 2:
+            raise ValueError(f"A and B must be matrices, got shapes {a.shape} and {b.shape}")
+        n = a.shape[0]
+        h = check_count("horizon", self.horizon)
+        c_w = check_positive("noise_bound", self.noise_bound)
+        if c_w >= 1.0:
+            raise ValueError(f"noise_bound C_w must be < 1 (Assumption 1(d)), got {c_w!r}")
+        gamma = check_positive("gamma", self.gamma)
+        x0 = _check_x0(self.x0, n)
+        if np.linalg.norm(x0) > 1.0 + _TOL:
+            raise ValueError(f"x0 must have norm <= 1 (Assumption 1(c)), got ‖x0‖ = {np.linalg.norm(x0)!r}")
+        c_a, c_b = float(np.linalg.norm(a, 2)), float(np.linalg.norm(b, 2))
+        if c_a >= 1.0:
+            raise ValueError(f"‖A‖ must be < 1 (Assumption 1(b)), got ‖A‖ = {c_a!r}")
+        if c_b >= 1.0:
+            raise ValueError(f"‖B‖ must be < 1 (Assumption 1(b)), got ‖B‖ = {c_b!r}")
+        total = c_a + gamma * c_b + c_w
+        if total > 1.0 + _TOL:
+            raise ValueError(
+                f"Assumption 1(e) needs ‖A‖ + γ‖B‖ + C_w <= 1, got {c_a!r} + {gamma!r}·{c_b!r} + {c_w!r} = {total!r}"
+            )
+        frob = float(np.sqrt(np.sum(a * a) + np.sum(b * b)))
+        if frob > 1.0 + _TOL:
+            raise ValueError(f"‖Θ‖_F = ‖[A, B]‖_F must be <= 1 (Assumption 1(a)), got {frob!r}")
+        if not _controllable(a, b):
+            raise ValueError("(A, B) must be controllable (Assumption 1(a)): the controllability matrix is rank deficient")
+        if not isinstance(self.name, str):
+            raise ValueError(f"name must be a string, got {self.name!r}")
+        for attr, value in (("A", a), ("B", b), ("Q", q), ("R", r), ("x0", x0)):
+            value.setflags(write=False)
+            object.__setattr__(self, attr, value)
+        object.__setattr__(self, "horizon", h)
+        object.__setattr__(self, "noise_bound", c_w)
+        object.__setattr__(self, "gamma", gamma)
+
+    # ------------------------------------------------------------------ shapes and constants
+
+    @property
+    def state_dim(self) -> int:
+        """n."""
+        return self.A.shape[0]
+
+    @property
+    def control_dim(self) -> int:
+        """d."""
+        return self.B.shape[1]
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Θ = [A, B]ᵀ, shape (n + d, n)."""
+        return np.vstack([self.A.T, self.B.T])
+
+    @property
+    def noise_covariance(self) -> np.ndarray:
+        """W = C_w²/(n + 2) · I: the covariance of the noise of users drawn uniform in the ball of radius C_w."""
+        n = self.state_dim
+        return np.eye(n) * self.noise_bound**2 / (n + 2)
+
+    # ------------------------------------------------------------------ exact costs
+
+    def riccati(self) -> tuple[np.ndarray, np.ndarray]:
+        """(P, K) of the true system: shapes (H + 1, n, n) and (H, d, n)."""
+        return _riccati(self.A, self.B, self.Q, self.R, self.horizon)
+
+    def optimal_gains(self) -> np.ndarray:
+        """K_h of the true system, shape (H, d, n)."""
+        return self.riccati()[1]
+
+    def optimal_cost(self) -> float:
+        """J*(x0) under :attr:`noise_covariance`."""
+        p, _ = self.riccati()
+        return float(_optimal_cost(p, self.x0, self.noise_covariance))
+
+    def _gains(self, gains: object) -> np.ndarray:
+        k = _matrix("gains", gains, ndim=3)
+        want = (self.horizon, self.control_dim, self.state_dim)
+        if k.shape[-3:] != want:
+            raise ValueError(f"gains must have shape (..., {want[0]}, {want[1]}, {want[2]}), got {k.shape}")
+        return k
+
+    def policy_cost(self, gains: object) -> np.ndarray | float:
+        """J^π(x0) of the linear policy u_h = K_h x_h (unclipped), exact; batched over leading axes of ``gains``."""
+        k = self._gains(gains)
+        out = _policy_cost(self.A, self.B, self.Q, self.R, k, self.x0, self.noise_covariance)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def regret(self, gains: object) -> np.ndarray | float:
+        """J^π(x0) − J*(x0) of the linear policy with ``gains`` (>= 0 up to rounding; see the module docstring)."""
+        k = self._gains(gains)
+        out = _policy_cost(self.A, self.B, self.Q, self.R, k, self.x0, self.noise_covariance) - self.optimal_cost()
+        return float(out) if np.ndim(out) == 0 else out
+
+    # ------------------------------------------------------------------ simulation
+
+    def step(self, x: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """A x + B u + w (batched over leading axes)."""
+        return x @ self.A.T + u @ self.B.T + w
+
+    def cost(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """xᵀQx + uᵀRu (batched over leading axes)."""
+        return np.einsum("...i,ij,...j->...", x, self.Q, x) + np.einsum("...i,ij,...j->...", u, self.R, u)
+
+    def rollout(self, gains: object, noise: object, *, clip: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play u_h = clip(K_h x_h, γ) (or unclipped) against ``noise`` of shape (..., H, n) from x0.
+
+        Returns states (..., H + 1, n), controls (..., H, d) and costs (..., H). ``gains`` (H, d, n) or
+        batched (..., H, d, n) broadcasting against the noise's leading axes.
+        """
+        k = self._gains(gains)
+        w = _matrix("noise", noise, ndim=2)
+        n, d, h_ = self.state_dim, self.control_dim, self.horizon
+        if w.shape[-2:] != (h_, n):
+            raise ValueError(f"noise must have shape (..., {h_}, {n}), got {w.shape}")
+        batch = np.broadcast_shapes(w.shape[:-2], k.shape[:-3])
+        states = np.empty(batch + (h_ + 1, n))
+        controls = np.empty(batch + (h_, d))
+        states[..., 0, :] = self.x0
+        for h in range(h_):
+            x = states[..., h, :]
+            u = np.einsum("...ij,...j->...i", k[..., h, :, :], x)
+            if clip:
+                u = clip_norm(u, self.gamma)
+            controls[..., h, :] = u
+            states[..., h + 1, :] = self.step(x, u, w[..., h, :])
+        return states, controls, self.cost(states[..., :h_, :], controls)
+
+
+def random_lq(
+    state_dim: int,
+    control_dim: int,
+    horizon: int,
+    rng: np.random.Generator | int,
+    *,
+    a_norm: float = 0.5,
+    b_norm: float = 0.5,
+    noise_bound: float = 0.1,
+    gamma: float | None = None,
+    q: float = 1.0,
+    r: float = 1.0,
+    x0: Sequence[float] | np.ndarray | None = None,
+    name: str = "lq",
+) -> LQSystem:
+    """A random LQ system satisfying Assumption 1.
+
+    A = a_norm · G_A/‖G_A‖ and B = b_norm · G_B/‖G_B‖ with Gaussian G (so ‖A‖ = a_norm, ‖B‖ = b_norm);
+    if ‖[A, B]‖_F > 1 both are divided by it (lowering their norms). Draws are repeated until (A, B) is
+    controllable. γ defaults to the largest control bound Assumption 1(e) allows,
+    (1 − ‖A‖ − C_w)/‖B‖. Q = q·I, R = r·I. x0 defaults to a uniformly random unit vector.
+    """
+    n = check_count("state_dim", state_dim)
+    d = check_count("control_dim", control_dim)
+    h = check_count("horizon", horizon)
+    rng = check_rng("rng", rng)
+    a_norm = check_nonnegative("a_norm", a_norm)
+    b_norm = check_positive("b_norm", b_norm)
+    if a_norm >= 1.0 or b_norm >= 1.0:
+        raise ValueError(f"a_norm and b_norm must be < 1, got {a_norm!r} and {b_norm!r}")
+    c_w = check_positive("noise_bound", noise_bound)
+    if a_norm + c_w >= 1.0:
+        raise ValueError(f"a_norm + noise_bound must be < 1 to leave room for controls, got {a_norm!r} + {c_w!r}")
+    q = check_positive("q", q)
+    r = check_positive("r", r)
+    for _ in range(100):
+        ga, gb = rng.standard_normal((n, n)), rng.standard_normal((n, d))
+        a = a_norm * ga / np.linalg.norm(ga, 2)
+        b = b_norm * gb / np.linalg.norm(gb, 2)
+        frob = float(np.sqrt(np.sum(a * a) + np.sum(b * b)))
+        if frob > 1.0:
+            a, b = a / frob, b / frob
+        if _controllable(a, b):
+            break
+    else:  # pragma: no cover - a Gaussian draw is controllable with probability one
+        raise ValueError("could not draw a controllable (A, B) in 100 tries")
+    c_a, c_b = float(np.linalg.norm(a, 2)), float(np.linalg.norm(b, 2))
+    g = (1.0 - c_a - c_w) / c_b if gamma is None else check_positive("gamma", gamma)
+    if x0 is None:
+        v = rng.standard_normal(n)
+        x = v / np.linalg.norm(v)
+    else:
+        x = _check_x0(x0, n)
+    return LQSystem(a, b, q * np.eye(n), r * np.eye(d), h, c_w, g, x, name)
+
+
+# ------------------------------------------------------------------------------------------
+# Users
+# ------------------------------------------------------------------------------------------
+
+
+def _ball_noise(rng: np.random.Generator, horizon: int, n: int, bound: float) -> np.ndarray:
+    g = rng.standard_normal((horizon, n))
+    u = rng.random(horizon)
+    norm = np.linalg.norm(g, axis=1)
+    norm[norm == 0.0] = 1.0
+    return bound * (u ** (1.0 / n))[:, None] * g / norm[:, None]
+
+
+def _check_noise(noise: object, bound: float, ndim: int) -> np.ndarray:
+    w = _matrix("noise", noise, ndim=ndim)
+    if w.ndim != ndim:
+        raise ValueError(f"noise must have {ndim} dimensions, got shape {w.shape}")
+    norms = np.linalg.norm(w, axis=-1)
+    if norms.size and float(norms.max()) > bound * (1.0 + _TOL):
+        raise ValueError(f"every noise vector must have norm <= C_w = {bound!r}, got {float(norms.max())!r}")
+    return w
+
+
+@dataclass(frozen=True)
+class LQUser:
+    """One user: the noise w_0 … w_{H−1} of her episode (shape (H, n)) and her seed, if drawn from one."""
+
+    noise: np.ndarray
+    seed: int | None = None
+
+    @classmethod
+    def from_seed(cls, seed: int, horizon: int, state_dim: int, noise_bound: float) -> LQUser:
+        """The user drawn from ``seed``: noise uniform in the ball of radius ``noise_bound`` (same seed, same user)."""
+        seed = check_index("seed", seed)
+        h = check_count("horizon", horizon)
+        n = check_count("state_dim", state_dim)
+        c_w = check_positive("noise_bound", noise_bound)
+        return cls(_ball_noise(np.random.default_rng(seed), h, n, c_w), seed)
+
+    @classmethod
+    def canary(cls, directions: Sequence[Sequence[float]] | np.ndarray, noise_bound: float) -> LQUser:
+        """A user whose noise sits on the bound: w_h = C_w · v_h/‖v_h‖ for ``directions`` v of shape (H, n)."""
+        c_w = check_positive("noise_bound", noise_bound)
+        v = _matrix("directions", directions)
+        if v.ndim != 2:
+            raise ValueError(f"directions must have shape (H, n), got {v.shape}")
+        norm = np.linalg.norm(v, axis=1)
+        if np.any(norm == 0.0):
+            raise ValueError(f"every direction must be non-zero, got zero rows {np.flatnonzero(norm == 0.0).tolist()}")
+        return cls(c_w * v / norm[:, None], None)
+
+
+@dataclass(frozen=True)
+class LQUsers:
+    """K users as noise of shape (K, H, n), each with ‖w‖ <= ``noise_bound``; ``seeds`` where drawn."""
+
+    noise: np.ndarray
+    noise_bound: float
+    seeds: tuple[int | None, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        c_w = check_positive("noise_bound", self.noise_bound)
+        w = _check_noise(self.noise, c_w, 3)
+        if w.shape[0] == 0:
+            raise ValueError("users must not be empty")
+        if self.seeds and len(self.seeds) != w.shape[0]:
+            raise ValueError(f"seeds must name one seed per user: {len(self.seeds)} for {w.shape[0]} users")
+        w.setflags(write=False)
+        object.__setattr__(self, "noise", w)
+        object.__setattr__(self, "noise_bound", c_w)
+
+    @classmethod
+    def draw(cls, count: int, system: LQSystem, rng: np.random.Generator | int) -> LQUsers:
+        """``count`` users of ``system`` whose seeds are drawn from ``rng`` (each reproducible from her seed)."""
+        k = check_count("count", count)
+        rng = check_rng("rng", rng)
+        seeds = rng.integers(0, _SEED_BOUND, size=k, dtype=np.int64)
+        return cls.from_seeds([int(s) for s in seeds], system)
+
+    @classmethod
+    def from_seeds(cls, seeds: Sequence[int], system: LQSystem) -> LQUsers:
+        """Users of ``system`` drawn each from her own seed."""
+        if len(seeds) == 0:
+            raise ValueError("seeds must not be empty")
+        users = [LQUser.from_seed(s, system.horizon, system.state_dim, system.noise_bound) for s in seeds]
+        return cls.stack(users, system.noise_bound)
+
+    @classmethod
+    def stack(cls, users: Sequence[LQUser], noise_bound: float) -> LQUsers:
+        """Users stacked; all must have the same (H, n)."""
+        if not users:
+            raise ValueError("users must not be empty")
+        shapes = {u.noise.shape for u in users}
+        if len(shapes) != 1:
+            raise ValueError(f"users must all have the same noise shape, got {sorted(shapes)}")
+        return cls(np.stack([u.noise for u in users]), noise_bound, tuple(u.seed for u in users))
+
+    def __len__(self) -> int:
+        return self.noise.shape[0]
+
+    @property
+    def horizon(self) -> int:
+        return self.noise.shape[1]
+
+    @property
+    def state_dim(self) -> int:
+        return self.noise.shape[2]
+
+    def _index(self, k: int) -> int:
+        k = check_index("k", k)
+        if k >= len(self):
+            raise ValueError(f"user index {k} out of range for {len(self)} users")
+        return k
+
+    def __getitem__(self, k: int) -> LQUser:
+        k = self._index(k)
+        return LQUser(self.noise[k], self.seeds[k] if self.seeds else None)
+
+    def replace(self, k: int, user: LQUser) -> LQUsers:
+        """The neighbouring dataset with user ``k`` replaced by ``user`` (replace-one)."""
+        k = self._index(k)
+        w = _check_noise(user.noise, self.noise_bound, 2)
+        if w.shape != self.noise.shape[1:]:
+            raise ValueError(f"the user's noise has shape {w.shape}, the others {self.noise.shape[1:]}")
+        noise = self.noise.copy()
+        noise[k] = w
+        seeds = list(self.seeds) if self.seeds else [None] * len(self)
+        seeds[k] = user.seed
+        return LQUsers(noise, self.noise_bound, tuple(seeds))
+
+    def remove(self, k: int) -> LQUsers:
+        """The neighbouring dataset without user ``k`` (add/remove)."""
+        k = self._index(k)
+        if len(self) < 2:
+            raise ValueError(f"cannot remove user {k} from {len(self)} users")
+        keep = np.arange(len(self)) != k
+        seeds = tuple(s for i, s in enumerate(self.seeds) if i != k) if self.seeds else ()
+        return LQUsers(self.noise[keep], self.noise_bound, seeds)
