@@ -11,22 +11,59 @@ Russo's β). The user's rewards reach only the H cells she visits and only the K
 episodes, where the worst case over runs is n = 1: μ² = Σ_{k=2}^K 2H/β_k
 (:func:`accountant.rlsvi.rlsvi_worst_case_mu`). The declaration states this as (K − 1)·H releases
 with Δ = 1 and one equivalent σ (the same total μ, which is all that any Gaussian accounting
-sees). A run's exact figure is :func:`accountant.rlsvi.rlsvi_run_privacy`. The algorithm itself
-(issue "LQ control and tabular RLSVI") will live in this module.
+sees). A run's exact figure is :func:`accountant.rlsvi.rlsvi_run_privacy`.
+
+The algorithm. :class:`Rlsvi` is tabular RLSVI as the seed's Algorithm 1 and Russo (2019) state it.
+Before episode k (1-based), with n = n_k(h, s, a) the visits before it, for h = H..1:
+
+    Q_h(s, a) = R̂_h(s, a) + P̂_h(·|s, a)ᵀ V_{h+1} + w_h(s, a),   w ~ N(0, β_k/(n + 1)),
+    V_h(s) = max_a Q_h(s, a),   V_{H+1} = 0,
+
+and the episode is played greedily, a_h = argmax_a Q_h(s_h, a). R̂ is the mean observed reward and
+P̂ the empirical next-state distribution at (h, s, a); at an unvisited cell both are 0 (no data), so
+Q_h(s, a) = w is a prior draw N(0, β_k) — in the first episode every Q-value depends on the noise
+alone, as the seed says. Values are not clipped (Russo's RLSVI does not clip; the seed names the
+clipping of Agrawal et al. and Xiong et al. as future work). Observed rewards are clipped to
+[0, 1], the range the sensitivity Δ R̂ ≤ 1/n assumes. The noise is drawn from the agent's own
+Generator for every (h, s, a) in every episode; the perturbed Q-values (H, S, A) are what is
+released (``Plan.released["Q-values"]``) — the billboard of the JDP argument.
+
+β: ``beta=None`` is Russo's β_k = ½ S H³ ln(2HSAk), a number a constant β. ``sigma`` maps onto β
+through the declaration's equivalent σ (all of a run's μ scales as 1/sqrt(β)): ``"paper"`` keeps
+β; ``"tight"`` multiplies β by (σ_tight/σ_paper)², σ_tight from the ledger at the target (ε, δ);
+a number σ (or ``{"Q-values": σ}``) multiplies β by (σ/σ_paper)²; σ = 0 turns the noise off.
+The agent records the counts n_k and the variances it used for every episode, and
+:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`accountant.rlsvi.rlsvi_run_privacy`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from accountant.declarations import DeclaredRelease, PrivacyDeclaration
-from accountant.rlsvi import rlsvi_paper_epsilon, rlsvi_rho, rlsvi_worst_case_mu, russo_beta
-from accountant.validation import check_count, check_positive, check_probability
+import numpy as np
 
-__all__ = ["ALGORITHM", "declare_privacy"]
+from accountant.declarations import DeclaredRelease, PrivacyDeclaration
+from accountant.rlsvi import (
+    RlsviRunPrivacy,
+    rlsvi_paper_epsilon,
+    rlsvi_rho,
+    rlsvi_run_privacy,
+    rlsvi_worst_case_mu,
+    russo_beta,
+)
+from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability, check_rng
+
+from .envs.tabular import TabularMDP, Users, make_tabular
+from .episodes import Plan, Run, resolve_sigmas, run_tabular
+
+__all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
 
 ALGORITHM = "rlsvi"
+RELEASE = "Q-values"
+# The declaration's δ when none is given: it sets the ledger only, not the noise (unless sigma="tight").
+DEFAULT_DELTA = 1e-5
 PAPER = "Lu, Gajane, Bai, Talebi — RLSVI itself is Joint Differentially Private (seed 002)"
 
 
@@ -54,7 +91,7 @@ def declare_privacy(
     sigma_equivalent = math.sqrt(count) / mu
     beta1 = russo_beta(s, a, h, 1) if beta is None else beta
     release = DeclaredRelease(
-        name="Q-values",
+        name=RELEASE,
         statistic="perturbed Q_h(s,a) at the user's H cells in each later episode (Δ R̂ <= 1/n, σ² = β_k/(n+1))",
         count=count,
         sensitivity_add_remove=None,
@@ -94,3 +131,235 @@ def declare_privacy(
         relations=("replace_one",),
         notes=tuple(notes),
     )
+
+
+class Rlsvi:
+    """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a).
+
+    Drive it with :func:`algorithms.episodes.run_tabular`: :meth:`plan` draws the noise, runs the
+    backward induction and returns the greedy policy (H, S) with the perturbed Q-values (H, S, A)
+    released as ``"Q-values"``; :meth:`update` adds the episode's visits, rewards (clipped to
+    [0, 1]) and transitions. Episodes must come in order 0, 1, …, ``episodes`` − 1, each planned
+    then updated.
+
+    ``beta=None`` is Russo's β_k, a number a constant β; ``sigma`` (``"paper"``, ``"tight"``, a
+    number or ``{"Q-values": σ}``) rescales β by (σ/σ_paper)² with σ_paper the declaration's
+    equivalent σ; ``epsilon=None`` targets the paper's own ε(δ) and ``delta=None`` is
+    :data:`DEFAULT_DELTA` (both matter for ``"tight"`` only, and for the declaration's ledger).
+
+    Attributes: ``name``, ``declaration`` (:func:`declare_privacy` at these sizes), ``sigmas``
+    ({"Q-values": σ} actually used), ``noise_scale`` (the factor on β), ``betas`` (β_k per episode,
+    scaled). :attr:`counts` and :attr:`variances` are n_k(h, s, a) and the noise variances of the
+    episodes planned so far (K, H, S, A); :meth:`run_privacy` their exact per-user privacy.
+    """
+
+    name: str = ALGORITHM
+
+    def __init__(
+        self,
+        states: int,
+        actions: int,
+        horizon: int,
+        episodes: int,
+        rng: np.random.Generator | int,
+        *,
+        beta: float | None = None,
+        sigma: str | float | Mapping[str, float] = "paper",
+        epsilon: float | None = None,
+        delta: float | None = None,
+    ) -> None:
+        s_ = check_count("states", states)
+        a_ = check_count("actions", actions)
+        h_ = check_count("horizon", horizon)
+        k_ = check_count("episodes", episodes)
+        self._rng = check_rng("rng", rng)
+        if beta is not None:
+            beta = check_positive("beta", beta)
+        delta = DEFAULT_DELTA if delta is None else check_probability("delta", delta)
+        if epsilon is None:
+            epsilon = rlsvi_paper_epsilon(s_, a_, h_, k_, delta)
+        self.declaration: PrivacyDeclaration = declare_privacy(s_, a_, h_, k_, epsilon, delta, beta=beta)
+        self.sigmas: dict[str, float] = resolve_sigmas(self.declaration, sigma)
+        sigma_paper = self.declaration.releases[0].sigma_paper
+        self.noise_scale: float = (self.sigmas[RELEASE] / sigma_paper) ** 2
+        self.beta = beta
+        self.states, self.actions, self.horizon, self.episodes = s_, a_, h_, k_
+        if beta is None:  # Russo's β_k = ½ S H³ ln(2HSAk), k = 1..K
+            base = 0.5 * s_ * h_**3 * np.log(2.0 * h_ * s_ * a_ * np.arange(1, k_ + 1, dtype=float))
+        else:
+            base = np.full(k_, beta)
+        self.betas: np.ndarray = base * self.noise_scale
+        self.betas.setflags(write=False)
+        self._n = np.zeros((h_, s_, a_), dtype=np.int64)
+        self._reward_sum = np.zeros((h_, s_, a_))
+        self._next = np.zeros((h_, s_, a_, s_))  # transition counts
+        self._r_hat = np.zeros((h_, s_, a_))
+        self._p_hat = np.zeros((h_, s_, a_, s_))
+        self._counts = np.zeros((k_, h_, s_, a_), dtype=np.int64)
+        self._variances = np.zeros((k_, h_, s_, a_))
+        self._cell_base = np.arange(h_) * (s_ * a_)  # flat (h, s, a) index = h·S·A + s·A + a
+        self._n_flat = self._n.reshape(-1)  # views: updating them updates the (H, S, A[, S]) arrays
+        self._reward_sum_flat = self._reward_sum.reshape(-1)
+        self._r_hat_flat = self._r_hat.reshape(-1)
+        self._next_rows = self._next.reshape(-1, s_)
+        self._p_hat_rows = self._p_hat.reshape(-1, s_)
+        self._p_hat_by_step = self._p_hat.reshape(h_, s_ * a_, s_)
+        self._planned = 0  # episodes planned
+        self._updated = 0  # episodes learnt from
+
+    # -- the episodic protocol -------------------------------------------------------------
+
+    def plan(self, k: int) -> Plan:
+        """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``."""
+        k = check_index("k", k)
+        if k != self._planned or self._updated != self._planned:
+            raise ValueError(
+                f"episode k={k} planned out of order: expected k={self._planned}"
+                + ("" if self._updated == self._planned else f" after update of episode {self._planned - 1}")
+            )
+        if k >= self.episodes:
+            raise ValueError(f"episode k={k} beyond the agent's {self.episodes} episodes")
+        var = self._variances[k]
+        np.divide(self.betas[k], self._n + 1.0, out=var)
+        q = self._rng.standard_normal(var.shape)
+        q *= np.sqrt(var)
+        q += self._r_hat  # q = R̂ + w; the loop adds P̂ᵀV_{h+1} (V_{H+1} = 0)
+        rows = q.reshape(self.horizon, -1)  # views (H, S·A): one matrix-vector product per step
+        p_rows, maximum = self._p_hat_by_step, np.maximum.reduce
+        v = maximum(q[-1], axis=1)
+        for h in range(self.horizon - 2, -1, -1):
+            rows[h] += p_rows[h].dot(v)
+            v = maximum(q[h], axis=1)
+        self._counts[k] = self._n
+        self._planned += 1
+        return Plan(q.argmax(axis=2), {RELEASE: q})
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Add episode ``k``'s trajectory (states (H+1,), actions (H,), rewards (H,) clipped to [0, 1]).
+
+        Releases nothing (the Q-values are released when planning).
+        """
+        k = check_index("k", k)
+        if k != self._updated or self._planned != k + 1:
+            expected = f"k={self._planned - 1}" if self._planned > self._updated else f"plan(k={self._planned}) first"
+            raise ValueError(f"update of episode k={k} out of order: expected {expected}")
+        h_, s_, a_ = self.horizon, self.states, self.actions
+        st = np.asarray(states)
+        ac = np.asarray(actions)
+        r = np.asarray(rewards, dtype=float)
+        if st.shape != (h_ + 1,) or ac.shape != (h_,) or r.shape != (h_,):
+            raise ValueError(
+                f"a trajectory needs states ({h_ + 1},), actions ({h_},) and rewards ({h_},), "
+                f"got {st.shape}, {ac.shape} and {r.shape}"
+            )
+        if st.dtype.kind not in "iu" or ac.dtype.kind not in "iu":
+            raise ValueError(f"states and actions must be integers, got dtypes {st.dtype} and {ac.dtype}")
+        if st.min() < 0 or st.max() >= s_:
+            raise ValueError(f"states must lie in 0..{s_ - 1}, got {st.tolist()}")
+        if ac.min() < 0 or ac.max() >= a_:
+            raise ValueError(f"actions must lie in 0..{a_ - 1}, got {ac.tolist()}")
+        if not np.isfinite(r).all():
+            raise ValueError(f"rewards must be finite, got {r.tolist()}")
+        r = np.minimum(np.maximum(r, 0.0), 1.0)
+        cell = self._cell_base + st[:-1] * a_ + ac  # flat index of (h, s_h, a_h); one cell per step, never repeated
+        self._n_flat[cell] += 1
+        self._reward_sum_flat[cell] += r
+        self._next_rows[cell, st[1:]] += 1.0
+        n = self._n_flat[cell].astype(float)
+        self._r_hat_flat[cell] = self._reward_sum_flat[cell] / n
+        self._p_hat_rows[cell] = self._next_rows[cell] / n[:, None]
+        self._updated += 1
+        return {}
+
+    # -- what the run recorded -------------------------------------------------------------
+
+    @property
+    def counts(self) -> np.ndarray:
+        """n_k(h, s, a), the visits before each planned episode (read-only, shape (k, H, S, A))."""
+        view = self._counts[: self._planned]
+        view.setflags(write=False)
+        return view
+
+    @property
+    def variances(self) -> np.ndarray:
+        """The variance β_k/(n_k + 1) of the noise on every Q-value of each planned episode (read-only)."""
+        view = self._variances[: self._planned]
+        view.setflags(write=False)
+        return view
+
+    def estimates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the current R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells)."""
+        return self._r_hat.copy(), self._p_hat.copy()
+
+    def run_privacy(self, reward_range: float = 1.0) -> RlsviRunPrivacy:
+        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances."""
+        if self._planned == 0:
+            raise ValueError("no episode has been planned yet: the run has released nothing")
+        if self.noise_scale == 0.0:
+            raise ValueError("sigma = 0: RLSVI's noise is off, so its Q-values give no privacy")
+        return rlsvi_run_privacy(self.counts, self.variances, reward_range)
+
+
+def make_agent(
+    name: str,
+    env: TabularMDP,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    **options: Any,
+) -> Rlsvi:
+    """An :class:`Rlsvi` agent sized to ``env`` for ``episodes`` episodes.
+
+    ``name`` must be ``"rlsvi"``; the only option is ``beta`` (``None``: Russo's β_k; a number: a
+    constant β). ``sigma``, ``epsilon`` and ``delta`` as in :class:`Rlsvi`.
+    """
+    check_choice("name", name, (ALGORITHM,))
+    if not isinstance(env, TabularMDP):
+        raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
+    unknown = sorted(set(options) - {"beta"})
+    if unknown:
+        raise ValueError(f"rlsvi does not take option(s) {', '.join(unknown)} (only beta)")
+    return Rlsvi(
+        env.states, env.actions, env.horizon, episodes, rng,
+        beta=options.get("beta"), sigma=sigma, epsilon=epsilon, delta=delta,
+    )
+
+
+def rlsvi_run(
+    env_name: str,
+    states: int,
+    actions: int,
+    episodes: int,
+    seed: int,
+    *,
+    horizon: int | None = None,
+    beta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    epsilon: float | None = None,
+    delta: float | None = None,
+    record: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Run, RlsviRunPrivacy]:
+    """Build ``env_name`` (riverswim, riverswim-inhomogeneous or tabular; H = 2S unless given),
+    K users and an RLSVI agent from ``seed``, run it and return the run and its exact privacy.
+
+    One seed (an integer >= 0) fixes everything: it is split into independent streams for the
+    environment, the users, the agent's noise and the run. RiverSwim has two actions.
+    """
+    seed = check_index("seed", seed)
+    s_ = check_count("states", states)
+    a_ = check_count("actions", actions)
+    k_ = check_count("episodes", episodes)
+    if env_name in ("riverswim", "riverswim-inhomogeneous") and a_ != 2:
+        raise ValueError(f"{env_name} has 2 actions, got actions={a_}")
+    env_seq, users_seq, agent_seq, run_seq = np.random.SeedSequence(seed).spawn(4)
+    env = make_tabular(env_name, s_, np.random.default_rng(env_seq), actions=a_, horizon=horizon)
+    agent = make_agent(ALGORITHM, env, k_, np.random.default_rng(agent_seq),
+                       epsilon=epsilon, delta=delta, sigma=sigma, beta=beta)
+    users = Users.draw(k_, env.horizon, np.random.default_rng(users_seq))
+    run = run_tabular(agent, env, users, np.random.default_rng(run_seq), record=record, sigmas=agent.sigmas,
+                      progress=progress)
+    return run, agent.run_privacy()

@@ -1,0 +1,66 @@
+"""`dpkit rlsvi --run`: the closed form beside one run's exact ε; bad input exits 2 with one error line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accountant.rlsvi import rlsvi_closed_form
+from algorithms.rlsvi import rlsvi_run
+from dpkit.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    return json.loads(lines[0])
+
+
+@pytest.mark.parametrize("env", ["riverswim", "riverswim-inhomogeneous", "tabular"])
+def test_run_json_has_both_epsilons(capsys: pytest.CaptureFixture[str], env: str) -> None:
+    obj = run_json(capsys, "rlsvi", "--run", "--env", env, "-S", "3", "-K", "200", "--seed", "4", "--delta", "1e-5")
+    cf = rlsvi_closed_form(3, 2, 6, 200, 1e-5)
+    assert (obj["states"], obj["actions"], obj["horizon"], obj["episodes"]) == (3, 2, 6, 200)
+    assert obj["env"] == env and obj["seed"] == 4
+    assert obj["epsilon_paper"] == cf.epsilon_paper and obj["epsilon_exact_gdp"] == cf.epsilon_exact_gdp
+    assert 0.0 < obj["epsilon_run_exact"] <= obj["epsilon_worst_case_exact"] < obj["epsilon_paper"]
+    assert obj["mu_run"] <= obj["mu_worst_case"]
+    assert 1 <= obj["worst_user"] < 200
+    _, privacy = rlsvi_run(env, 3, 2, 200, 4, delta=1e-5)  # the CLI is the API
+    assert obj["mu_run"] == privacy.mu and obj["epsilon_run_exact"] == privacy.exact_epsilon(1e-5)
+
+
+def test_run_table_and_plain_mode_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "rlsvi", "--run", "-S", "2", "-K", "50", "--delta", "0.01")
+    assert code == 0, err
+    assert "ε this run, exact" in out and "ε paper" in out
+    code, out, err = run(capsys, "rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "50", "--delta", "0.01")
+    assert code == 0 and "this run" not in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["rlsvi", "--run", "-S", "3", "-A", "3", "-K", "20", "--delta", "0.1"],  # RiverSwim has 2 actions
+    ["rlsvi", "--run", "-S", "1", "-K", "20", "--delta", "0.1"],
+    ["rlsvi", "--run", "-S", "3", "-K", "0", "--delta", "0.1"],
+    ["rlsvi", "--run", "-S", "3", "-K", "1", "--delta", "0.1"],
+    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "2"],
+    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--seed", "-1"],
+    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--env", "lake"],
+    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "-H", "0"],
+    ["rlsvi", "-S", "3", "-K", "20", "--delta", "0.1"],  # without --run, A and H are needed
+    ["rlsvi", "-S", "3", "-A", "2", "-H", "6", "-K", "20", "--delta", "0.1", "--env", "tabular"],
+])
+def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 2
+    assert out == ""
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
