@@ -26,6 +26,8 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py
 	$(BIN)/python bench/audit.py
+	$(BIN)/python bench/speed.py
+	$(BIN)/python bench/regret.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

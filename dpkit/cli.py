@@ -36,8 +36,9 @@ from accountant import tree as counter_tree
 from accountant.declarations import AlgorithmLedger, algorithm_ledger
 from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from accountant.tree import SCHEDULES
-from accountant.validation import check_index
+from accountant.validation import check_count, check_index
 from algorithms.registry import ALGORITHM_NAMES, declare
+from algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
 from audits import Claim, ScoreFunction, audit_pairs, make_executor
 
 from . import __version__
@@ -466,30 +467,60 @@ def tree(steps: float, schedule: str, sigma: float | None, sensitivity: float, d
 
 @cli.command()
 @click.option("--states", "-S", type=NUMBER, required=True)
-@click.option("--actions", "-A", type=NUMBER, required=True)
-@click.option("--horizon", "-H", type=NUMBER, required=True)
+@click.option("--actions", "-A", type=NUMBER, default=None, help="Actions A (with --run: default 2).")
+@click.option("--horizon", "-H", type=NUMBER, default=None, help="Horizon H (with --run: default 2S).")
 @click.option("--episodes", "-K", type=NUMBER, required=True)
 @click.option("--delta", type=NUMBER, required=True)
+@click.option("--run", "do_run", is_flag=True, help="Run RLSVI and set the run's exact ε beside the closed form.")
+@click.option("--env", "env_name", type=click.Choice(("riverswim", "riverswim-inhomogeneous", "tabular")),
+              default=None, help="Environment of --run  [default: riverswim].")
+@click.option("--seed", type=NUMBER, default=None, help="Seed of --run (environment, users, noise)  [default: 0].")
 @click.option("--json", "as_json", is_flag=True)
-def rlsvi(states: float, actions: float, horizon: float, episodes: float, delta: float, as_json: bool) -> None:
-    """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case."""
+def rlsvi(states: float, actions: float | None, horizon: float | None, episodes: float, delta: float, do_run: bool,
+          env_name: str | None, seed: float | None, as_json: bool) -> None:
+    """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case;
+    with --run, one run's exact ε (the worst user's μ from the run's own visit counts)."""
+    if not do_run:
+        if env_name is not None or seed is not None:
+            raise click.UsageError("--env and --seed need --run")
+        missing = [n for n, v in (("--actions", actions), ("--horizon", horizon)) if v is None]
+        if missing:
+            raise click.UsageError(f"Missing option {' and '.join(repr(m) for m in missing)} (or give --run)")
+    else:
+        s_run = check_count("states", states)
+        actions = 2 if actions is None else actions
+        horizon = 2 * s_run if horizon is None else horizon
     cf = rlsvi_closed_form(states, actions, horizon, episodes, delta)  # type: ignore[arg-type]
     s, a, h, k = cf.states, cf.actions, cf.horizon, cf.episodes
     mu_wc = rlsvi_worst_case_mu(s, a, h, k)
     eps_wc = 0.0 if mu_wc == 0.0 else accountant.gdp_epsilon(mu_wc, cf.delta)
     out = cf.to_dict() | {"mu_worst_case": mu_wc, "epsilon_worst_case_exact": eps_wc}
+    rows = [["ρ (Corollary 14)", format_number(cf.rho, 10)],
+            ["ε paper: ρ + 2√(ρ ln 1/δ)", format_number(cf.epsilon_paper, 10)],
+            ["ε, same ρ, optimal RDP conversion", format_number(cf.epsilon_rdp_optimal, 10)],
+            ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
+            ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
+            ["ε worst case, exact", format_number(eps_wc, 10)]]
+    title = f"RLSVI, S = {s}, A = {a}, H = {h}, K = {k}, δ = {format_number(cf.delta)}"
+    if do_run:
+        from algorithms.rlsvi import rlsvi_run
+
+        env_name = env_name or "riverswim"
+        seed_value = check_index("seed", 0 if seed is None else seed)
+        with progress_bar(f"RLSVI on {env_name}", k) as advance:
+            run, privacy = rlsvi_run(env_name, s, a, k, seed_value, horizon=h, delta=cf.delta, progress=advance)
+        eps_run = privacy.exact_epsilon(cf.delta)
+        out |= {"env": env_name, "seed": seed_value, "beta": "russo", "sigma": run.sigmas["Q-values"],
+                "mu_run": privacy.mu, "epsilon_run_exact": eps_run, "worst_user": privacy.worst_user,
+                "cumulative_regret": float(run.cumulative_regret[-1])}
+        rows += [[f"μ this run (worst user: episode {privacy.worst_user})", format_number(privacy.mu, 10)],
+                 ["ε this run, exact", format_number(eps_run, 10)],
+                 ["cumulative regret", format_number(out["cumulative_regret"], 10)]]
+        title += f", {env_name}, seed {seed_value}"
     if as_json:
         emit_json(out)
         return
-    print_table(
-        f"RLSVI, S = {s}, A = {a}, H = {h}, K = {k}, δ = {format_number(cf.delta)}", ["", "value"],
-        [["ρ (Corollary 14)", format_number(cf.rho, 10)],
-         ["ε paper: ρ + 2√(ρ ln 1/δ)", format_number(cf.epsilon_paper, 10)],
-         ["ε, same ρ, optimal RDP conversion", format_number(cf.epsilon_rdp_optimal, 10)],
-         ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
-         ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
-         ["ε worst case, exact", format_number(eps_wc, 10)]],
-    )
+    print_table(title, ["", "value"], rows)
 
 
 def _pairs(value: str) -> list[tuple[Any, Any]]:
@@ -653,6 +684,70 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
          + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}"] for r in results],
         caption="classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply).",
     )
+
+
+def _sigma_choice(value: str) -> str | float:
+    """``paper``, ``tight`` or a number >= 0 (the API checks the range)."""
+    if value in ("paper", "tight"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"must be 'paper', 'tight' or a number, got {value!r}") from None
+
+
+@cli.command()
+@click.argument("algorithm", type=click.Choice(SIMULATED_ALGORITHMS))
+@click.option("--env", "env_name", type=click.Choice(SIMULATED_ENVIRONMENTS), default=None,
+              help="Environment (default: riverswim; lq for the LQ algorithms).")
+@click.option("--states", "-S", type=NUMBER, default=5, show_default=True, help="States of a tabular environment.")
+@click.option("--actions", "-A", type=NUMBER, default=2, show_default=True, help="Actions (tabular env only).")
+@click.option("--horizon", "-H", type=NUMBER, default=None, help="Horizon (default: 2S tabular, 10 LQ).")
+@click.option("--state-dim", type=NUMBER, default=2, show_default=True, help="LQ state dimension n.")
+@click.option("--control-dim", type=NUMBER, default=1, show_default=True, help="LQ control dimension d.")
+@click.option("--episodes", "-K", type=NUMBER, required=True, help="Episodes K (one user each).")
+@click.option("--epsilon", type=NUMBER, default=None, help="Target ε of a private algorithm.")
+@click.option("--delta", type=NUMBER, default=None, help="Target δ of a private algorithm.")
+@click.option("--sigma", "sigma_text", default="paper", show_default=True, help="paper, tight or a number.")
+@click.option("--seeds", type=NUMBER, default=1, show_default=True, help="Runs 0..N−1.")
+@click.option("--env-seed", type=NUMBER, default=0, show_default=True, help="Seed of the environment.")
+@click.option("--workers", type=NUMBER, default=1, show_default=True, help="Run seeds in a process pool.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory for the regret CSV and PNG.")
+@click.option("--json", "as_json", is_flag=True)
+def simulate(algorithm: str, env_name: str | None, states: float, actions: float, horizon: float | None,
+             state_dim: float, control_dim: float, episodes: float, epsilon: float | None, delta: float | None,
+             sigma_text: str, seeds: float, env_seed: float, workers: float, out: Path, as_json: bool) -> None:
+    """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
+    from algorithms.simulation import LQ_ALGORITHMS, Experiment
+
+    from .experiments import run_experiment, write_outputs
+
+    if env_name is None:
+        env_name = "lq" if algorithm in LQ_ALGORITHMS else "riverswim"
+    experiment = Experiment(
+        algorithm=algorithm, env=env_name, episodes=check_count("episodes", episodes),
+        states=check_count("states", states), actions=check_count("actions", actions),
+        horizon=None if horizon is None else check_count("horizon", horizon), epsilon=epsilon, delta=delta,
+        sigma=_sigma_choice(sigma_text), state_dim=check_count("state_dim", state_dim),
+        control_dim=check_count("control_dim", control_dim), env_seed=check_index("env_seed", env_seed),
+    )
+    n_seeds = check_count("seeds", seeds)
+    n_workers = check_count("workers", workers)
+    with progress_bar(f"{algorithm} on {env_name}", experiment.episodes * n_seeds) as advance:
+        result = run_experiment(experiment, n_seeds, workers=n_workers, progress=advance)
+    files = write_outputs(result, out)
+    summary = result.summary() | {"files": files}
+    if as_json:
+        emit_json(summary)
+        return
+    print_lines([
+        f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s), σ = {summary['sigmas'] or 'none'}",
+        f"final regret: {format_number(summary['final_regret_mean'], 6)} ± {format_number(summary['final_regret_std'], 4)}",
+        f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
+        f"wall time: {summary['wall_time_seconds']:.2f} s",
+        f"wrote {files['csv']} and {files['png']}",
+    ])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

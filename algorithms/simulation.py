@@ -1,0 +1,189 @@
+"""Regret experiments: one algorithm, one environment, several seeds.
+
+:class:`Experiment` names everything a run depends on; :func:`simulate` runs one seed of it and
+returns the :class:`~algorithms.episodes.Run`. Seeds: the environment is drawn once from
+``env_seed`` (so every seed of an experiment, and every algorithm compared on it, faces the
+same MDP or LQ system); seed ``i`` then draws the users and the algorithm's randomness from the
+children of ``SeedSequence(i)``. Same experiment and seed, same run.
+
+:func:`regret_slope` fits the log-log slope of cumulative regret against episodes, the usual
+check that regret is sublinear (slope < 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
+from .envs.tabular import Users, make_tabular
+from .episodes import Run, run_tabular
+
+__all__ = [
+    "TABULAR_ALGORITHMS",
+    "LQ_ALGORITHMS",
+    "SIMULATED_ALGORITHMS",
+    "PRIVATE_ALGORITHMS",
+    "SIMULATED_ENVIRONMENTS",
+    "Experiment",
+    "simulate",
+    "regret_slope",
+]
+
+TABULAR_ALGORITHMS: tuple[str, ...] = (
+    "ucrl-vtr", "ldp-ucrl-vtr", "linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po", "rlsvi",
+)
+LQ_ALGORITHMS: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
+SIMULATED_ALGORITHMS: tuple[str, ...] = TABULAR_ALGORITHMS + LQ_ALGORITHMS
+PRIVATE_ALGORITHMS: tuple[str, ...] = (
+    "ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi",
+)
+SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One algorithm on one environment at one privacy level.
+
+    ``sigma`` is ``"paper"``, ``"tight"`` or a number (the σ of every release); private
+    algorithms need ``epsilon`` and ``delta`` (RLSVI takes them for its ledger only, as its σ is
+    its exploration noise). ``states``/``actions``/``horizon`` size a tabular environment (H = 2S
+    when ``horizon`` is None); ``state_dim``/``control_dim``/``horizon`` an LQ system (H = 10).
+    ``options`` are passed to the algorithm (bonus scales, β, ...).
+    """
+
+    algorithm: str
+    env: str
+    episodes: int
+    states: int = 5
+    actions: int = 2
+    horizon: int | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    sigma: str | float = "paper"
+    state_dim: int = 2
+    control_dim: int = 1
+    env_seed: int = 0
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_choice("algorithm", self.algorithm, SIMULATED_ALGORITHMS)
+        check_choice("env", self.env, SIMULATED_ENVIRONMENTS)
+        lq = self.algorithm in LQ_ALGORITHMS
+        if lq != (self.env == "lq"):
+            kind = "the lq environment" if lq else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)})"
+            raise ValueError(f"{self.algorithm} runs on {kind}, got env {self.env!r}")
+        check_count("episodes", self.episodes)
+        check_count("states", self.states)
+        check_count("actions", self.actions)
+        if self.env.startswith("riverswim") and self.actions != 2:
+            raise ValueError(f"RiverSwim has 2 actions, got actions = {self.actions}")
+        if self.horizon is not None:
+            check_count("horizon", self.horizon)
+        check_count("state_dim", self.state_dim)
+        check_count("control_dim", self.control_dim)
+        check_index("env_seed", self.env_seed)
+        if self.algorithm in PRIVATE_ALGORITHMS and self.algorithm != "rlsvi":
+            if self.epsilon is None or self.delta is None:
+                raise ValueError(f"{self.algorithm} is private: give epsilon and delta")
+        if self.epsilon is not None:
+            check_positive("epsilon", self.epsilon)
+        if self.delta is not None:
+            check_probability("delta", self.delta)
+        if isinstance(self.sigma, str):
+            check_choice("sigma", self.sigma, ("paper", "tight"))
+        else:
+            check_nonnegative("sigma", self.sigma)
+        if self.algorithm not in PRIVATE_ALGORITHMS and self.sigma != "paper":
+            raise ValueError(f"{self.algorithm} is not private and adds no noise: sigma must be left at 'paper'")
+
+    @property
+    def private(self) -> bool:
+        return self.algorithm in PRIVATE_ALGORITHMS
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["options"] = dict(self.options)
+        return d
+
+
+def _streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+    users, agent, actions = np.random.SeedSequence(seed).spawn(3)
+    return np.random.default_rng(users), np.random.default_rng(agent), np.random.default_rng(actions)
+
+
+def _tabular_factory(name: str) -> Callable[..., Any]:
+    if name == "ucrl-vtr":
+        from . import ucrl_vtr
+
+        return ucrl_vtr.make_agent
+    if name == "ldp-ucrl-vtr":
+        from . import ldp_ucrl_vtr
+
+        return ldp_ucrl_vtr.make_agent
+    if name == "rlsvi":
+        from . import rlsvi
+
+        return rlsvi.make_agent
+    from . import linopt
+
+    return linopt.make_agent
+
+
+def simulate(experiment: Experiment, seed: int, *, record: bool = False,
+             progress: Callable[[int], None] | None = None) -> Run:
+    """Run seed ``seed`` of ``experiment``; ``progress`` is called with 1 after each episode."""
+    if not isinstance(experiment, Experiment):
+        raise ValueError(f"experiment must be an Experiment, got {type(experiment).__name__}")
+    seed = check_index("seed", seed)
+    e = experiment
+    users_rng, agent_rng, action_rng = _streams(seed)
+    options = dict(e.options)
+    if e.env == "lq":
+        from . import ofu_rl
+        from .envs.lq import LQUsers, random_lq
+
+        system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
+        users = LQUsers.draw(e.episodes, system, users_rng)
+        agent = ofu_rl.make_agent(e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta,
+                                  sigma=e.sigma, **options)
+        return ofu_rl.run_lq(agent, system, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+    env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
+    users = Users.draw(e.episodes, env.horizon, users_rng)
+    agent = _tabular_factory(e.algorithm)(e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon,
+                                          delta=e.delta, sigma=e.sigma, **options)
+    return run_tabular(agent, env, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+
+
+def regret_slope(cumulative_regret: np.ndarray, *, start: float = 0.1) -> float:
+    """Least-squares slope of log R(k) against log k over k >= ``start``·K, on log-spaced points.
+
+    A slope below 1 means sublinear regret over the range. Episodes where R(k) = 0 are skipped
+    (no regret yet); NaN if fewer than two points remain.
+    """
+    r = np.asarray(cumulative_regret, dtype=float)
+    if r.ndim != 1 or r.shape[0] < 2:
+        raise ValueError(f"cumulative_regret must be 1-d with at least 2 episodes, got shape {r.shape}")
+    if not 0.0 < start < 1.0:
+        raise ValueError(f"start must lie in (0, 1), got {start}")
+    k_ = r.shape[0]
+    first = max(1, int(start * k_))
+    ks = np.unique(np.geomspace(first, k_, num=min(50, k_ - first + 1)).astype(int))
+    vals = r[ks - 1]
+    keep = vals > 0
+    if keep.sum() < 2:
+        return float("nan")
+    slope, _ = np.polyfit(np.log(ks[keep]), np.log(vals[keep]), 1)
+    return float(slope)

@@ -1,0 +1,99 @@
+"""``dpkit simulate``: run an experiment over seeds and write its regret table, figure and summary.
+
+The seeds run one after another in this process (progress per episode) or, with ``workers`` > 1,
+in a process pool (progress per seed); either way seed i gives the same run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from algorithms.episodes import Run
+from algorithms.simulation import Experiment, regret_slope, simulate
+from audits.executors import make_executor
+from reports.figures import regret_figure
+
+__all__ = ["SimulationResult", "run_experiment", "write_outputs", "regret_csv"]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """The runs of one experiment (in seed order) and the wall time they took."""
+
+    experiment: Experiment
+    seeds: tuple[int, ...]
+    runs: tuple[Run, ...]
+    wall_time: float
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        """Cumulative regret, shape (seeds, K)."""
+        return np.stack([r.cumulative_regret for r in self.runs])
+
+    def summary(self) -> dict[str, Any]:
+        final = self.cumulative[:, -1]
+        return {
+            "experiment": self.experiment.to_dict(),
+            "seeds": list(self.seeds),
+            "sigmas": dict(self.runs[0].sigmas),
+            "final_regret_mean": float(final.mean()),
+            "final_regret_std": float(final.std(ddof=1)) if final.shape[0] > 1 else 0.0,
+            "loglog_slope": regret_slope(self.cumulative.mean(axis=0)),
+            "wall_time_seconds": self.wall_time,
+        }
+
+
+def _run_seed(task: tuple[Experiment, int]) -> Run:
+    experiment, seed = task
+    return simulate(experiment, seed)
+
+
+def run_experiment(experiment: Experiment, seeds: int, *, workers: int = 1, progress: Any = None) -> SimulationResult:
+    """Run seeds 0..``seeds``−1 of ``experiment``. ``progress(k)`` advances by k episodes."""
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    start = time.perf_counter()
+    seed_list = tuple(range(seeds))
+    if workers == 1:
+        runs = [simulate(experiment, s, progress=progress) for s in seed_list]
+    else:
+        tasks = [(experiment, s) for s in seed_list]
+        k = experiment.episodes
+        with make_executor("processes", workers=workers) as ex:
+            runs = ex.map(_run_seed, tasks, on_done=(lambda i, r: progress(k)) if progress else None)
+    return SimulationResult(experiment, seed_list, tuple(runs), time.perf_counter() - start)
+
+
+def regret_csv(result: SimulationResult) -> str:
+    """Per-episode regret of every seed, long format: seed, episode, regret, cumulative_regret."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["seed", "episode", "regret", "cumulative_regret"])
+    for seed, run in zip(result.seeds, result.runs):
+        cum = run.cumulative_regret
+        for k in range(run.episodes):
+            w.writerow([seed, k + 1, repr(float(run.regret[k])), repr(float(cum[k]))])
+    return buf.getvalue()
+
+
+def write_outputs(result: SimulationResult, out: Path) -> dict[str, str]:
+    """Write ``regret.csv`` and ``regret.png`` into ``out`` (created if missing); return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    e = result.experiment
+    stem = e.algorithm
+    csv_path = out / f"{stem}-regret.csv"
+    png_path = out / f"{stem}-regret.png"
+    label = e.algorithm if not e.private else f"{e.algorithm} (σ {e.sigma}, ε = {e.epsilon})"
+    csv_text = regret_csv(result)
+    regret_figure({label: result.cumulative}, png_path, title=f"{e.algorithm} on {e.env}, {len(result.seeds)} seeds")
+    csv_path.write_text(csv_text)
+    return {"csv": str(csv_path), "png": str(png_path)}
