@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -628,7 +627,7 @@ class OfuRl:
             theta_bound=self.theta_bound, candidates=self.candidates, refine_rounds=self.refine_rounds,
         )
         self.last_ellipsoid, self.last_choice = ell, choice
-        return Plan(policy=self.gains(choice.theta), released=MappingProxyType({"B1": t1, "B2": t2}))
+        return Plan(policy=self.gains(choice.theta), released={"B1": t1, "B2": t2})
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
         """Feed episode ``k``'s Σ z zᵀ and Σ z x′ᵀ (x clipped to the unit ball, u to γ) to the counters.
@@ -793,5 +792,5 @@ def run_lq(
         actions=actions,
         rewards=-costs,
         sigmas=dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas),
-        releases=MappingProxyType(releases),
+        releases=releases,
     )

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -92,7 +91,6 @@ DEFAULT_REGULARIZER = None
 #: α, the failure probability of the confidence bounds (the seed's §6 uses α = 0.01).
 DEFAULT_FAILURE_PROBABILITY = 0.01
 
-_EMPTY: Mapping[str, np.ndarray] = MappingProxyType({})
 
 
 def return_caps(rewards: np.ndarray) -> np.ndarray:
@@ -370,7 +368,7 @@ class UcrlVtr(VtrAgent):
         self._gram_blocks[self._steps, blocks] += values[:, :, None] * values[:, None, :]
         u = self._target.reshape(self.horizon, self.states * self.actions, self.states)
         u[self._steps, blocks] += values * targets[:, None]
-        return _EMPTY
+        return {}
 
     def gram(self) -> np.ndarray:
         """A dense copy of Λ_h: shape (H, d, d)."""

@@ -742,7 +742,8 @@ def simulate(algorithm: str, env_name: str | None, states: float, actions: float
         emit_json(summary)
         return
     print_lines([
-        f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s), σ = {summary['sigmas'] or 'none'}",
+        f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s)",
+        "σ: " + (", ".join(f"{k} = {format_number(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
         f"final regret: {format_number(summary['final_regret_mean'], 6)} ± {format_number(summary['final_regret_std'], 4)}",
         f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
         f"wall time: {summary['wall_time_seconds']:.2f} s",

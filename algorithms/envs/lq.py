@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from accountant.sensitivity import clip_norm  # the exact-norm guarantee the sensitivities rely on
 from accountant.validation import check_count, check_index, check_nonnegative, check_positive, check_rng
 
 __all__ = [
@@ -55,14 +56,6 @@ __all__ = [
 
 _SEED_BOUND = 2**63
 _TOL = 1e-12  # relative slack for bounds that hold with equality by construction
-
-
-def clip_norm(v: np.ndarray, bound: float) -> np.ndarray:
-    """``v`` scaled (along its last axis) into the Euclidean ball of radius ``bound``."""
-    v = np.asarray(v, dtype=float)
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
-    scale = np.where(norm > bound, bound / np.where(norm > 0.0, norm, 1.0), 1.0)
-    return v * scale
 
 
 def _matrix(name: str, value: object, ndim: int = 2) -> np.ndarray:

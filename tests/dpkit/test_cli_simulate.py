@@ -46,12 +46,16 @@ def test_simulate_writes_csv_png_and_summary(
     assert summary["sigmas"] == dict(runs[0].sigmas)
 
 
-def test_simulate_is_reproducible_and_worker_independent(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    args = ["simulate", "ldp-ucrl-vtr", "--states", "2", "--episodes", "20", "--seeds", "2", "--epsilon", "1",
+@pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "private-ofu-rl"])
+def test_simulate_is_reproducible_and_worker_independent(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str
+) -> None:
+    args = ["simulate", algorithm, "--states", "2", "--episodes", "20", "--seeds", "2", "--epsilon", "1",
             "--delta", "0.1", "--json"]
     _, a, _ = _run(capsys, *args, "--out", str(tmp_path / "a"))
     _, b, _ = _run(capsys, *args, "--out", str(tmp_path / "b"), "--workers", "2")
-    assert (tmp_path / "a" / "ldp-ucrl-vtr-regret.csv").read_text() == (tmp_path / "b" / "ldp-ucrl-vtr-regret.csv").read_text()
+    csv_name = f"{algorithm}-regret.csv"
+    assert (tmp_path / "a" / csv_name).read_text() == (tmp_path / "b" / csv_name).read_text()
     ja, jb = json.loads(a), json.loads(b)
     assert ja["final_regret_mean"] == jb["final_regret_mean"]
 
