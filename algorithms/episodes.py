@@ -24,10 +24,24 @@ from accountant.validation import check_nonnegative, check_rng
 
 from .envs.tabular import TabularMDP, Users
 
-__all__ = ["SIGMA_CHOICES", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "sample_actions"]
+__all__ = ["SIGMA_CHOICES", "MAX_SIGMA", "check_sigma", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "sample_actions"]
 
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
+#: The largest σ a run accepts: beyond it σ², and the regularisers' shifts of order σ·sqrt(K·d), overflow
+#: double precision (no privacy is lost by the cap: a release at σ = 1e100 is already ε ≈ 0 for any sane Δ).
+MAX_SIGMA = 1e100
 _EVALUATE_EVERY = 512  # policies evaluated together (one batched backward pass)
+
+
+def check_sigma(name: str, value: object) -> float:
+    """``value`` as a σ: a float in [0, MAX_SIGMA] (0 turns the noise off)."""
+    sigma = check_nonnegative(name, value)
+    if sigma > MAX_SIGMA:
+        raise ValueError(
+            f"{name} = {sigma!r} is too large to run with: the algorithms' arithmetic (σ², shifts of order "
+            f"σ·sqrt(K·d)) overflows double precision; use at most {MAX_SIGMA:g}"
+        )
+    return sigma
 
 
 def resolve_sigmas(
@@ -53,8 +67,8 @@ def resolve_sigmas(
         missing = [n for n in names if n not in sigma]
         if unknown or missing:
             raise ValueError(f"sigma mapping must name exactly the releases {names}: unknown {unknown}, missing {missing}")
-        return {n: check_nonnegative(f"sigma[{n!r}]", sigma[n]) for n in names}
-    value = check_nonnegative("sigma", sigma)
+        return {n: check_sigma(f"sigma[{n!r}]", sigma[n]) for n in names}
+    value = check_sigma("sigma", sigma)
     return dict.fromkeys(names, value)
 
 

@@ -22,14 +22,13 @@ from accountant.validation import (
     check_choice,
     check_count,
     check_index,
-    check_nonnegative,
     check_positive,
     check_probability,
 )
 
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users, make_tabular
-from .episodes import Run, run_tabular
+from .episodes import Run, check_sigma, run_tabular
 
 __all__ = [
     "TABULAR_ALGORITHMS",
@@ -105,7 +104,7 @@ class Experiment:
         if isinstance(self.sigma, str):
             check_choice("sigma", self.sigma, ("paper", "tight"))
         else:
-            check_nonnegative("sigma", self.sigma)
+            check_sigma("sigma", self.sigma)
         if self.algorithm not in PRIVATE_ALGORITHMS and self.sigma != "paper":
             raise ValueError(f"{self.algorithm} is not private and adds no noise: sigma must be left at 'paper'")
 

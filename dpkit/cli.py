@@ -767,6 +767,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         click.echo(f"error: {err}", err=True)
         return 2
+    except MemoryError as err:
+        click.echo(f"error: not enough memory for these sizes ({err}); lower --episodes, --states or the dimensions",
+                   err=True)
+        return 2
     except click.ClickException as err:
         click.echo(f"error: {err.format_message()}", err=True)
         return 2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from algorithms.envs.tabular import Users, random_tabular, riverswim
-from algorithms.episodes import Plan, resolve_sigmas, run_tabular, sample_actions
+from algorithms.episodes import MAX_SIGMA, Plan, resolve_sigmas, run_tabular, sample_actions
 from algorithms.ldp_ucrl_vtr import declare_privacy as ldp_declaration
 from algorithms.linopt import declare_privacy as linopt_declaration
 from algorithms.simulation import Experiment, regret_slope
@@ -78,6 +78,11 @@ def test_resolve_sigmas() -> None:
         resolve_sigmas(lin, {"B_{h,p,1}": 1.0})
     with pytest.raises(ValueError, match="sigma"):
         resolve_sigmas(decl, -1.0)
+    assert resolve_sigmas(decl, MAX_SIGMA) == dict.fromkeys(paper, MAX_SIGMA)
+    with pytest.raises(ValueError, match="too large"):
+        resolve_sigmas(decl, 1e308)
+    with pytest.raises(ValueError, match="too large"):
+        resolve_sigmas(lin, dict.fromkeys(mapping, 1e101))
 
 
 def test_regret_slope() -> None:

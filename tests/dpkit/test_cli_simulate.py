@@ -69,6 +69,8 @@ def test_simulate_is_reproducible_and_worker_independent(
     (["ofu-rl", "--env", "riverswim", "--episodes", "10"], "lq"),
     (["ucrl-vtr", "--env", "riverswim", "--actions", "3", "--episodes", "10"], "actions"),
     (["dqn", "--episodes", "10"], "dqn"),
+    (["rlsvi", "--episodes", "10", "--sigma", "1e308"], "too large"),
+    (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "1", "--delta", "0.1", "--sigma", "nan"], "sigma"),
 ])
 def test_bad_input_is_one_error_line_and_nothing_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], needle: str
@@ -78,3 +80,18 @@ def test_bad_input_is_one_error_line_and_nothing_written(
     assert code == 2 and out == ""
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1 and needle in err
     assert not out_dir.exists()
+
+
+def test_out_of_memory_is_one_error_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import algorithms.simulation as simulation
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Unable to allocate 241. GiB")
+
+    monkeypatch.setattr(simulation.Users, "draw", exhausted)
+    code, out, err = _run(capsys, "simulate", "ucrl-vtr", "--episodes", "10", "--out", str(tmp_path / "out"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: not enough memory") and "241. GiB" in err
+    assert not (tmp_path / "out").exists()
