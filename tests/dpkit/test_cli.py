@@ -11,23 +11,7 @@ from pathlib import Path
 import pytest
 
 import accountant
-from dpkit.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1, f"--json must print exactly one line, got {out!r}"
-    obj = json.loads(lines[0])
-    assert isinstance(obj, dict)
-    return obj
+from cli_runs import run, run_json
 
 
 def test_calibrate_json_matches_api(capsys: pytest.CaptureFixture[str]) -> None:

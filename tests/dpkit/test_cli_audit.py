@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dpkit.cli import main
+from cli_runs import run
 
 MECH = '''
 import numpy as np
@@ -35,12 +35,6 @@ def mech(tmp_path: Path) -> Path:
     path = tmp_path / "mech.py"
     path.write_text(MECH)
     return path
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def audit_json(capsys: pytest.CaptureFixture[str], mech: Path, *extra: str) -> dict:

@@ -10,21 +10,7 @@ from accountant import tree as counter_tree
 from accountant.declarations import algorithm_ledger
 from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from algorithms.registry import declare
-from dpkit.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1
-    return json.loads(lines[0])
+from cli_runs import run, run_json
 
 
 @pytest.mark.parametrize(("steps", "schedule", "m", "per_prefix"), [

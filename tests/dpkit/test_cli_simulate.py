@@ -10,13 +10,7 @@ import numpy as np
 import pytest
 
 from algorithms.simulation import Experiment, regret_slope, simulate
-from dpkit.cli import main
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_runs import run
 
 
 @pytest.mark.parametrize(("algorithm", "extra"), [
@@ -29,7 +23,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_simulate_writes_csv_png_and_summary(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str, extra: list[str]
 ) -> None:
-    code, out, err = _run(capsys, "simulate", algorithm, "--states", "3", "--episodes", "30", "--seeds", "2",
+    code, out, err = run(capsys, "simulate", algorithm, "--states", "3", "--episodes", "30", "--seeds", "2",
                           "--out", str(tmp_path), "--json", *extra)
     assert code == 0, err
     summary = json.loads(out)
@@ -52,8 +46,8 @@ def test_simulate_is_reproducible_and_worker_independent(
 ) -> None:
     args = ["simulate", algorithm, "--states", "2", "--episodes", "20", "--seeds", "2", "--epsilon", "1",
             "--delta", "0.1", "--json"]
-    _, a, _ = _run(capsys, *args, "--out", str(tmp_path / "a"))
-    _, b, _ = _run(capsys, *args, "--out", str(tmp_path / "b"), "--workers", "2")
+    _, a, _ = run(capsys, *args, "--out", str(tmp_path / "a"))
+    _, b, _ = run(capsys, *args, "--out", str(tmp_path / "b"), "--workers", "2")
     csv_name = f"{algorithm}-regret.csv"
     assert (tmp_path / "a" / csv_name).read_text() == (tmp_path / "b" / csv_name).read_text()
     ja, jb = json.loads(a), json.loads(b)
@@ -76,7 +70,7 @@ def test_bad_input_is_one_error_line_and_nothing_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], needle: str
 ) -> None:
     out_dir = tmp_path / "out"
-    code, out, err = _run(capsys, "simulate", *argv, "--out", str(out_dir))
+    code, out, err = run(capsys, "simulate", *argv, "--out", str(out_dir))
     assert code == 2 and out == ""
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1 and needle in err
     assert not out_dir.exists()
@@ -91,7 +85,7 @@ def test_out_of_memory_is_one_error_line(
         raise MemoryError("Unable to allocate 241. GiB")
 
     monkeypatch.setattr(simulation.Users, "draw", exhausted)
-    code, out, err = _run(capsys, "simulate", "ucrl-vtr", "--episodes", "10", "--out", str(tmp_path / "out"))
+    code, out, err = run(capsys, "simulate", "ucrl-vtr", "--episodes", "10", "--out", str(tmp_path / "out"))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert err.startswith("error: not enough memory") and "241. GiB" in err
     assert not (tmp_path / "out").exists()
