@@ -339,6 +339,24 @@ class LdpUcrlVtr(VtrAgent):
         feature_bound; then ΔΛ_h = φφᵀ + W_h (symmetric noise, σ_Λ) and Δu_h = φ·V̄(s_{h+1}) + ξ_h (σ_u).
         Returns {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}.
         """
+        messages = self.statistics(blocks, values, targets)
+        gram, target = messages[GRAM], messages[TARGET]
+        h_ = self.horizon
+        if self.sigma_gram > 0.0:
+            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * self.sigma_gram
+            noise = np.empty((h_, self.dim, self.dim))
+            noise[:, self._upper[0], self._upper[1]] = z
+            noise[:, self._upper[1], self._upper[0]] = z
+            gram += noise
+        if self.sigma_target > 0.0:
+            target += self.rng.standard_normal((h_, self.dim)) * self.sigma_target
+        return {GRAM: gram, TARGET: target}
+
+    def statistics(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        """The noiseless statistics the randomiser privatises (clipped as it clips): the means of its messages.
+
+        Same inputs and output shapes as :meth:`privatize`; no noise is drawn.
+        """
         h_, sa, s_ = self.horizon, self.states * self.actions, self.states
         blocks = np.asarray(blocks)
         values = np.asarray(values, dtype=float)
@@ -358,14 +376,6 @@ class LdpUcrlVtr(VtrAgent):
         phi = phi.reshape(h_, self.dim)
         gram = phi[:, :, None] * phi[:, None, :]
         target = phi * y[:, None]
-        if self.sigma_gram > 0.0:
-            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * self.sigma_gram
-            noise = np.empty((h_, self.dim, self.dim))
-            noise[:, self._upper[0], self._upper[1]] = z
-            noise[:, self._upper[1], self._upper[0]] = z
-            gram += noise
-        if self.sigma_target > 0.0:
-            target += self.rng.standard_normal((h_, self.dim)) * self.sigma_target
         return {GRAM: gram, TARGET: target}
 
     def gram(self) -> np.ndarray:

@@ -598,8 +598,25 @@ class LinOpt:
         k = check_index("k", k)
         if self._planned is None or self._planned[0] != k:
             raise ValueError(f"update(k = {k}) must follow plan(k = {k}); the next episode to plan is {self._next}")
-        s, a, r = self._check_trajectory(k, states, actions, rewards)
+        self.privatizer.add(*self.items(k, states, actions, rewards).values())
         _, v, q = self._planned
+        if self._logits is not None:
+            self._logits += self.eta * q
+            self._logits -= self._logits.max(axis=-1, keepdims=True)  # keeps the logits bounded; π unchanged
+        self._planned = None
+        self._next = k + 1
+        return {}
+
+    def items(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        """The four items episode ``k``'s trajectory adds to the counters, by release name (clipped as
+        the declaration assumes): φφᵀ (H, d1, d1), φ·V_{h+1}(s_{h+1}) (H, d1), ϕϕᵀ (H, d2, d2), ϕ·r (H, d2).
+
+        Uses the values of the plan of episode ``k``; changes nothing (so a counterfactual trajectory
+        can be evaluated under the same plan)."""
+        if self._planned is None or self._planned[0] != k:
+            raise ValueError(f"items of episode {k} need its plan; the next episode to plan is {self._next}")
+        s, a, r = self._check_trajectory(k, states, actions, rewards)
+        _, v, _ = self._planned
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
         steps = np.arange(h_)
         v_next = np.clip(v[1:], 0.0, self.value_bound)  # V_{h+1}, (H, S)
@@ -608,18 +625,12 @@ class LinOpt:
         phi = clip_norm(phi.reshape(h_, self.d1), self.feature_bound, axis=-1)
         target = v_next[steps, s[1:]]  # V_{h+1}(s_{h+1})
         psi = self._psi[s[:-1], a]  # (H, d2)
-        self.privatizer.add(
+        return dict(zip(RELEASES, (
             phi[:, :, None] * phi[:, None, :],
             phi * target[:, None],
             psi[:, :, None] * psi[:, None, :],
             psi * r[:, None],
-        )
-        if self._logits is not None:
-            self._logits += self.eta * q
-            self._logits -= self._logits.max(axis=-1, keepdims=True)  # keeps the logits bounded; π unchanged
-        self._planned = None
-        self._next = k + 1
-        return {}
+        )))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, episodes={self.episodes}, t={self._next})"

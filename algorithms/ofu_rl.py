@@ -637,6 +637,14 @@ class OfuRl:
         k = check_index("k", k)
         if k != self._b1.t:
             raise ValueError(f"update({k}) called after {self._b1.t} episodes were learnt from")
+        items = self.items(states, actions)
+        self._b1.add(items["B1"])
+        self._b2.add(items["B2"])
+        return {}
+
+    def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """What an episode adds to the counters: {"B1": Σ_h z zᵀ, "B2": Σ_h z x_{h+1}ᵀ}, z = [x; u], with x
+        clipped to the unit ball and u to γ (what the sensitivities assume). Changes nothing."""
         h_, n, d = self.horizon, self.state_dim, self.control_dim
         x = np.asarray(states, dtype=float)
         u = np.asarray(actions, dtype=float)
@@ -644,9 +652,7 @@ class OfuRl:
             raise ValueError(f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}")
         x = clip_norm(x, 1.0)
         z = np.hstack([x[:h_], clip_norm(u, self.gamma)])
-        self._b1.add(z.T @ z)
-        self._b2.add(z.T @ x[1:])
-        return {}
+        return {"B1": z.T @ z, "B2": z.T @ x[1:]}
 
 
 class PrivateOfuRl(OfuRl):

@@ -319,6 +319,18 @@ class VtrAgent:
         k = check_index("k", k)
         if self._values is None or self._planned != k:
             raise ValueError(f"update of episode {k} without a plan for it (last planned: {self._planned})")
+        blocks, values, targets = self.regression_inputs(states, actions)
+        self._values = None
+        return self._absorb(blocks, values, targets)
+
+    def regression_inputs(self, states: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The inputs of the planned episode's regression for trajectory (``states``, ``actions``):
+        blocks (H,) of (s_h, a_h), values V_{k,h+1} (H, S) and targets V_{k,h+1}(s_{h+1}) (H,).
+
+        Uses the values of the last plan; changes nothing (so a counterfactual trajectory can be
+        evaluated under the same plan)."""
+        if self._values is None:
+            raise ValueError("regression inputs need a planned episode (call plan first)")
         s = np.asarray(states)
         a = np.asarray(actions)
         if s.shape != (self.horizon + 1,) or a.shape != (self.horizon,):
@@ -330,8 +342,7 @@ class VtrAgent:
         values = self._values[1:]                      # V_{k,h+1}, shape (H, S)
         targets = values[self._steps, s[1:]]           # V_{k,h+1}(s_{h+1})
         blocks = s[:-1] * self.actions + a.astype(np.int64)
-        self._values = None
-        return self._absorb(blocks, values, targets)
+        return blocks, values, targets
 
 
 class UcrlVtr(VtrAgent):

@@ -29,6 +29,7 @@ __all__ = [
     "TabularMDP",
     "riverswim",
     "random_tabular",
+    "uniform_tabular",
     "ENVIRONMENTS",
     "make_tabular",
 ]
@@ -326,3 +327,15 @@ def make_tabular(
         s_ = check_count("states", states)
         return random_tabular(s_, actions, 2 * s_ if horizon is None else horizon, rng)
     return riverswim(states, horizon=horizon, inhomogeneous=env == "riverswim-inhomogeneous", rng=rng)
+
+
+def uniform_tabular(states: int, actions: int, horizon: int, *, reward: float = 1.0) -> TabularMDP:
+    """Every P_h(·|s, a) uniform over the S states and every mean reward ``reward``: a user's own
+    uniforms choose her next state (a uniform u leads to state ⌊uS⌋ whatever the action), so a
+    canary can be steered anywhere. The audits' environment: their canaries walk disjoint states.
+    """
+    s_, a_, h_ = check_count("states", states), check_count("actions", actions), check_count("horizon", horizon)
+    if not isinstance(reward, (int, float)) or not 0.0 <= reward <= 1.0:
+        raise ValueError(f"reward must lie in [0, 1], got {reward!r}")
+    transitions = np.full((h_, s_, a_, s_), 1.0 / s_)
+    return TabularMDP(transitions, np.full((h_, s_, a_), float(reward)), 0, "mean", "uniform")
