@@ -19,7 +19,7 @@ from .attacks import (
     make_attack,
 )
 from .claims import CLAIM_KINDS, Claim
-from .engine import VERDICTS, AuditResult, PairsResult, audit, audit_pairs
+from .engine import VERDICTS, AuditResult, PairsResult, audit, audit_outputs, audit_pairs
 from .estimators import (
     AuditEstimate,
     clopper_pearson_lower,
@@ -46,7 +46,7 @@ __all__ = [
     "ATTACKS", "Attack", "GaussianLikelihoodRatio", "HistogramLikelihoodRatio", "LogisticRegressionAttack",
     "ScoreFunction", "make_attack",
     "CLAIM_KINDS", "Claim",
-    "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_pairs",
+    "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs",
     "AuditEstimate", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_lower_bound", "estimate",
     "mu_lower_bound", "select_threshold",
     "EXECUTORS", "DaskExecutor", "Executor", "InProcessExecutor", "ProcessPoolExecutor", "make_executor",

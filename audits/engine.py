@@ -31,7 +31,7 @@ from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
 from .executors import Executor, run_pair
 
-__all__ = ["VERDICTS", "AuditResult", "PairsResult", "audit", "audit_pairs"]
+__all__ = ["VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
 
 VERDICTS: tuple[str, ...] = ("violation", "consistent")
 
@@ -139,14 +139,52 @@ def audit(
     attack = make_attack(attack) if isinstance(attack, str) else attack
     if not isinstance(attack, Attack):
         raise ValueError(f"attack must be an audits.Attack or an attack name, got {attack!r}")
-    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
-    # The threshold needs far fewer runs than a tight bound: most runs go to the evaluation split.
-    fractions = (1 / 3, 1 / 6, 1 / 2) if attack.needs_fit else (0.0, 0.2, 0.8)
+    if objective is not None:
+        check_choice("objective", objective, OBJECTIVES)
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
     started = time.perf_counter()
     out0, out1 = run_pair(release, dataset0, dataset1, runs, seed, executor=executor, chunk_size=chunk_size,
                           progress=progress)
+    return audit_outputs(out0, out1, claim, attack=attack, seed=seed, alpha=alpha, delta=delta,
+                         objective=objective, executor="in-process" if executor is None else executor.name,
+                         started=started)
+
+
+def audit_outputs(
+    out0: np.ndarray,
+    out1: np.ndarray,
+    claim: Claim,
+    *,
+    attack: Attack | str = "logistic",
+    seed: int = 0,
+    alpha: float = 0.05,
+    delta: float | None = None,
+    objective: str | None = None,
+    executor: str = "in-process",
+    started: float | None = None,
+) -> AuditResult:
+    """The second half of :func:`audit`: split, attack, bound and judge outputs already computed
+    (``out0`` on D, ``out1`` on D′, one row per run, as many rows each). For callers whose claim
+    depends on the runs themselves (e.g. the RL audits, whose allowance is the exact μ of the
+    releases the runs made)."""
+    if not isinstance(claim, Claim):
+        raise ValueError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    out0, out1 = np.asarray(out0), np.asarray(out1)
+    if out0.shape[0] != out1.shape[0]:
+        raise ValueError(f"out0 and out1 must hold as many runs, got {out0.shape[0]} and {out1.shape[0]}")
+    runs = check_count("runs", out0.shape[0])
+    if runs < 6:
+        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
+    alpha = check_probability("alpha", alpha)
+    delta = claim.default_delta() if delta is None else float(delta)
+    attack = make_attack(attack) if isinstance(attack, str) else attack
+    if not isinstance(attack, Attack):
+        raise ValueError(f"attack must be an audits.Attack or an attack name, got {attack!r}")
+    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
+    # The threshold needs far fewer runs than a tight bound: most runs go to the evaluation split.
+    fractions = (1 / 3, 1 / 6, 1 / 2) if attack.needs_fit else (0.0, 0.2, 0.8)
+    started = time.perf_counter() if started is None else started
     train, select, evaluate = _split(runs, fractions)
     if attack.needs_fit:
         attack.fit(out0[train], out1[train])
@@ -170,7 +208,7 @@ def audit(
         attack=attack.name,
         runs=runs,
         seed=int(seed),
-        executor="in-process" if executor is None else executor.name,
+        executor=executor,
         seconds=time.perf_counter() - started,
     )
 

@@ -1,0 +1,259 @@
+"""Audits of the RL algorithms (audits/rl.py): neighbours, residuals, acceptance, wrong implementations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import algorithms.linopt as linopt_module
+import algorithms.ofu_rl as ofu_module
+from accountant.tree import BinaryCounter
+from algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
+from algorithms.rlsvi import Rlsvi
+from audits import make_executor
+from audits.rl import (
+    OBSERVERS,
+    RlSetting,
+    _claim_sigmas,
+    _counter_nodes,
+    _world,
+    audit_setting,
+    default_setting,
+    neighbouring_datasets,
+    rl_release,
+)
+
+ALGORITHMS = tuple(OBSERVERS)
+
+
+def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
+    """The same setting with every σ at ``factor`` × the σ the claim needs."""
+    from dataclasses import replace
+
+    return replace(setting, sigma={k: v * factor for k, v in _claim_sigmas(setting).items()})
+
+
+# ------------------------------------------------------------------------------ neighbours
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("position", ["first", "middle", "last"])
+def test_neighbours_differ_in_exactly_the_changed_user(algorithm: str, position: str) -> None:
+    setting = default_setting(algorithm, position=position)
+    _, users, canaries = _world(setting)
+    j = setting.index
+    assert j == {"first": 0, "middle": setting.episodes // 2, "last": setting.episodes - 1}[position]
+    if algorithm == "private-ofu-rl":
+        w0, w1 = canaries[0].noise, canaries[1].noise
+        norms = np.linalg.norm(np.concatenate([w0, w1]), axis=1)
+        assert np.allclose(norms, _world(setting)[0].noise_bound)  # on the bound C_w
+        assert np.allclose(np.sum(w0 * w1, axis=1), 0.0)  # orthogonal
+    else:
+        c0, c1 = canaries
+        if algorithm == "rlsvi":  # rewards only: same transitions, rewards 0 against 1
+            assert np.array_equal(c0.transition_uniforms, c1.transition_uniforms)
+            assert c0.rewards.tolist() == [0.0] * setting.horizon and c1.rewards.tolist() == [1.0] * setting.horizon
+        else:
+            env = _world(setting)[0]
+            s0 = {env.step(0, 0, 0, c0)[0]}
+            s1 = {env.step(0, 0, 0, c1)[0]}
+            assert s0 == {0} and s1 == {setting.states - 1}
+        d0 = users.replace(j, c0)
+        d1 = users.replace(j, c1)
+        differs = [k for k in range(setting.episodes)
+                   if not np.array_equal(d0.transition_uniforms[k], d1.transition_uniforms[k])
+                   or not np.array_equal(d0.rewards[k], d1.rewards[k], equal_nan=True)]
+        assert differs == [j]
+    assert setting.to_dict()["relation"] == "replace_one"
+
+
+def test_setting_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="observer"):
+        RlSetting("ldp-ucrl-vtr", "billboard")
+    with pytest.raises(ValueError, match="relation"):
+        RlSetting("private-linopt-vi", "billboard", relation="add_remove")
+    with pytest.raises(ValueError, match="episodes"):
+        RlSetting("rlsvi", "q-values", episodes=1)
+    with pytest.raises(ValueError, match="position"):
+        RlSetting("rlsvi", "q-values", position="second")
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        audit_setting(default_setting("ldp-ucrl-vtr", sigma=0.0), runs=10)
+
+
+# ------------------------------------------------------------------------------ p-sums
+
+
+@pytest.mark.parametrize("steps", [1, 5, 16])
+def test_counter_nodes_are_the_noisy_psums(steps: int) -> None:
+    rng = np.random.default_rng(steps)
+    counter = BinaryCounter((3,), sigma=2.0, rng=rng)
+    items = rng.standard_normal((steps, 3))
+    prefixes, noise = [counter.prefix()], []
+    for x in items:
+        counter.add(x)
+        level = (counter.t & -counter.t).bit_length() - 1
+        noise.append(counter._noisy[level] - counter._exact[level])
+        prefixes.append(counter.prefix())
+    nodes, starts = _counter_nodes(np.stack(prefixes))
+    t = np.arange(1, steps + 1)
+    exact = np.stack([items[a:b].sum(axis=0) for a, b in zip(starts, t)])
+    assert np.allclose(nodes - exact, np.stack(noise), atol=1e-9)
+    assert (starts == t - (t & -t)).all()
+
+
+# ------------------------------------------------------------------------------ residuals
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_white_box_residuals_are_standard_normal_under_d_and_shifted_under_d_prime(algorithm: str) -> None:
+    """A correct implementation's whitened residuals are N(0, 1) on D and N(a, 1) on D′."""
+    setting = default_setting(algorithm)
+    d0, d1 = neighbouring_datasets(setting)
+    n = 150 if algorithm == "private-ofu-rl" else 400
+    out0 = rl_release(d0, np.random.default_rng(1), n)
+    out1 = rl_release(d1, np.random.default_rng(2), n)
+    half = (out0.shape[1] - 2) // 2
+    for out, shifted in ((out0, False), (out1, True)):
+        r, a = out[:, :half], out[:, half:2 * half]
+        z = (r - a) if shifted else r
+        assert abs(z.mean()) < 4.0 / np.sqrt(z.size)
+        assert stats.kstest(z.ravel()[:20_000], "norm").pvalue > 1e-3
+        assert np.allclose(np.sqrt((a * a).sum(axis=1)), out[:, -2])  # μ of the run at the σ used
+    assert out0[:, -2].max() > 0  # the changed user is in the releases
+
+
+def test_release_is_reproducible() -> None:
+    setting = default_setting("private-linopt-vi", episodes=4)
+    d0, _ = neighbouring_datasets(setting)
+    a = rl_release(d0, np.random.default_rng(7), 5)
+    b = rl_release(d0, np.random.default_rng(7), 5)
+    assert np.array_equal(a, b)
+
+
+def test_last_user_of_a_billboard_is_never_released() -> None:
+    """Schedule before-episode: the last user's item enters no released prefix, so her pair's μ is 0."""
+    setting = default_setting("private-linopt-vi", episodes=4, position="last")
+    d0, _ = neighbouring_datasets(setting)
+    out = rl_release(d0, np.random.default_rng(0), 3)
+    assert (out[:, -2] == 0).all()
+
+
+# ------------------------------------------------------------------------------ acceptance
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with make_executor("processes", workers=2) as executor:
+        yield executor
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_tight_audit_certifies_most_of_the_pairs_exact_mu(algorithm: str, pool) -> None:
+    """σ = tight: μ lower bound >= 0.8 × the exact μ of the releases the runs made; consistent."""
+    result = audit_setting(default_setting(algorithm), runs=4000, seed=1, executor=pool)
+    assert result.verdict == "consistent"
+    assert result.mu_lower >= 0.8 * result.pair_mu, result.to_dict()
+    assert result.pair_mu <= result.exact_mu * (1 + 1e-9)  # the pair never exceeds the declaration
+    assert result.sigmas == result.sigmas_claim
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_thirty_percent_below_tight_is_a_violation(algorithm: str, pool) -> None:
+    result = audit_setting(below_tight(default_setting(algorithm)), runs=2000, seed=2, executor=pool)
+    assert result.verdict == "violation", result.to_dict()
+    assert result.exact_mu > result.pair_mu_allowed
+
+
+def test_audit_is_the_same_in_process_and_in_a_pool(pool) -> None:
+    setting = default_setting("rlsvi")
+    a = audit_setting(setting, runs=300, seed=5)
+    b = audit_setting(setting, runs=300, seed=5, executor=pool)
+    assert a.to_dict() == b.to_dict()
+
+
+# ------------------------------------------------------------------------------ wrong implementations
+
+
+def _privatize_without_target_noise(self, blocks, values, targets):
+    messages = self.statistics(blocks, values, targets)
+    gram = messages[GRAM]
+    rows, cols = np.triu_indices(self.dim)
+    noise = np.zeros_like(gram)
+    noise[:, rows, cols] = noise[:, cols, rows] = self.rng.standard_normal((self.horizon, rows.size)) * self.sigma_gram
+    messages[GRAM] = gram + noise
+    return messages  # Δu_h sent without its noise
+
+
+class LevelNoiseCounter(BinaryCounter):
+    """A wrong tree counter: one noise draw per level, reused by every p-sum of that level."""
+
+    def add(self, item):  # type: ignore[override]
+        level = ((self.t + 1) & -(self.t + 1)).bit_length() - 1
+        cache = self.__dict__.setdefault("_level_noise", {})
+        if level not in cache:
+            cache[level] = self._noise()
+        fresh = self._noise
+        self._noise = lambda: cache[level]  # type: ignore[method-assign]
+        try:
+            super().add(item)
+        finally:
+            self._noise = fresh  # type: ignore[method-assign]
+
+
+def _plan_with_std_for_variance(self, k):
+    """A wrong RLSVI: noise variance β/(n+1)² where it should be β/(n+1) (the count applied twice)."""
+    from algorithms.episodes import Plan
+
+    var = self._variances[k]
+    np.divide(self.betas[k], self._n + 1.0, out=var)  # recorded as declared ...
+    q = self._rng.standard_normal(var.shape) * np.sqrt(var / (self._n + 1.0))  # ... but drawn smaller
+    q += self._r_hat
+    v = q[-1].max(axis=1)
+    for h in range(self.horizon - 2, -1, -1):
+        q[h] += self._p_hat[h].dot(v)
+        v = q[h].max(axis=1)
+    self._counts[k] = self._n
+    self._planned += 1
+    return Plan(q.argmax(axis=2), {"Q-values": q})
+
+
+def test_ldp_randomiser_forgetting_the_target_noise_is_a_violation(monkeypatch) -> None:
+    monkeypatch.setattr(LdpUcrlVtr, "privatize", _privatize_without_target_noise)
+    result = audit_setting(default_setting("ldp-ucrl-vtr"), runs=600, seed=3)
+    assert result.verdict == "violation"
+
+
+@pytest.mark.parametrize("algorithm,module", [("private-linopt-vi", linopt_module),
+                                              ("private-linopt-po", linopt_module),
+                                              ("private-ofu-rl", ofu_module)])
+def test_counter_reusing_noise_per_level_is_a_violation(algorithm: str, module, monkeypatch) -> None:
+    """The white-box test (which assumes fresh noise) cannot see it; the learned one finds the shared noise."""
+    monkeypatch.setattr(module, "BinaryCounter", LevelNoiseCounter)
+    runs = 900 if algorithm == "private-ofu-rl" else 1500
+    result = audit_setting(default_setting(algorithm, episodes=4), runs=runs, seed=4, attack="learned")
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_counter_with_fresh_noise_passes_the_learned_attack() -> None:
+    result = audit_setting(default_setting("private-linopt-vi", episodes=4), runs=1500, seed=4, attack="learned")
+    assert result.verdict == "consistent"
+
+
+def test_rlsvi_with_too_little_noise_is_a_violation(monkeypatch) -> None:
+    monkeypatch.setattr(Rlsvi, "plan", _plan_with_std_for_variance)
+    result = audit_setting(default_setting("rlsvi"), runs=600, seed=3)
+    assert result.verdict == "violation"
+
+
+# ------------------------------------------------------------------------------ black-box observers
+
+
+@pytest.mark.parametrize("algorithm", ["private-linopt-vi", "rlsvi"])
+def test_black_box_observers_run_and_stay_below_the_allowance(algorithm: str) -> None:
+    observer = OBSERVERS[algorithm][1]
+    setting = default_setting(algorithm, observer=observer, episodes=4)
+    result = audit_setting(setting, runs=300, seed=6)
+    assert result.attack == "logistic"
+    assert result.verdict == "consistent"
+    assert result.mu_lower <= result.pair_mu_allowed
