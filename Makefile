@@ -15,13 +15,14 @@ $(STAMP): pyproject.toml Makefile
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/dpkit budgets
+	$(BIN)/dpkit report --out reports/out
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
+	$(BIN)/python docs/make_audits.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py
@@ -30,4 +31,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/regret.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis reports/out

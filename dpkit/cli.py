@@ -36,7 +36,7 @@ from accountant import tree as counter_tree
 from accountant.declarations import AlgorithmLedger, algorithm_ledger
 from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from accountant.tree import SCHEDULES
-from accountant.validation import check_count, check_index
+from accountant.validation import check_choice, check_count, check_index
 from algorithms.registry import ALGORITHM_NAMES, declare
 from algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
 from audits import Claim, ScoreFunction, audit_pairs, make_executor
@@ -546,10 +546,18 @@ def _audit_attack(value: str) -> Any:
 
 
 @cli.command()
-@click.option("--target", required=True, metavar="FILE.py:FUNCTION",
+@click.argument("algorithm", required=False, metavar="[ALGORITHM]")
+@click.option("--target", default=None, metavar="FILE.py:FUNCTION",
               help="The release function release(dataset, rng, n) -> array (n, …).")
-@click.option("--neighbours", required=True, metavar="FILE.py:NAME",
+@click.option("--neighbours", default=None, metavar="FILE.py:NAME",
               help="A pair (D, D′), a list of pairs, or a function returning them.")
+@click.option("--sigma", default="tight", show_default=True,
+              help="ALGORITHM form: paper | tight | a number (every release's σ).")
+@click.option("--observer", default=None, help="ALGORITHM form: what the attacker sees (default: the white-box one).")
+@click.option("--runs", type=NUMBER, default=None, help="ALGORITHM form: runs of the algorithm per dataset (4000).")
+@click.option("--episodes", type=NUMBER, default=None, help="ALGORITHM form: users K (default per algorithm).")
+@click.option("--position", type=click.Choice(("first", "middle", "last")), default="first", show_default=True,
+              help="ALGORITHM form: where the changed user sits.")
 @click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta) ...")
 @click.option("--delta", type=NUMBER, default=None, help="... claimed δ; with --mu, the δ of the ε reading (1e-5).")
 @click.option("--mu", type=NUMBER, default=None, help="... or a claimed μ (GDP).")
@@ -564,10 +572,24 @@ def _audit_attack(value: str) -> Any:
 @click.option("--seed", type=NUMBER, default=0, show_default=True)
 @click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
 @click.option("--json", "as_json", is_flag=True)
-def audit(target: str, neighbours: str, epsilon: float | None, delta: float | None, mu: float | None, trials: float,
-          confidence: float, attack: str, executor: str, workers: float | None, scheduler: str | None, seed: float,
-          chunk_size: float, as_json: bool) -> None:
-    """Audit a release function on neighbouring datasets against a claimed (ε, δ) or μ."""
+def audit(algorithm: str | None, target: str | None, neighbours: str | None, sigma: str, observer: str | None,
+          runs: float | None, episodes: float | None, position: str, epsilon: float | None, delta: float | None,
+          mu: float | None, trials: float, confidence: float, attack: str, executor: str, workers: float | None,
+          scheduler: str | None, seed: float, chunk_size: float, as_json: bool) -> None:
+    """Audit an RL algorithm (ALGORITHM) or a release function (--target, --neighbours).
+
+    \b
+    dpkit audit ALGORITHM [--sigma paper|tight|VALUE] [--observer …] [--runs N] [--episodes K]
+    dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D
+    """
+    if algorithm is not None:
+        if target is not None or neighbours is not None:
+            raise click.UsageError("give ALGORITHM, or --target and --neighbours, not both")
+        _audit_algorithm(algorithm, sigma, observer, runs, episodes, position, epsilon, delta, confidence,
+                         attack, executor, workers, scheduler, seed, as_json)
+        return
+    if target is None or neighbours is None:
+        raise click.UsageError("give ALGORITHM, or both --target and --neighbours")
     if mu is not None:
         if epsilon is not None:
             raise click.UsageError("give --epsilon and --delta, or --mu, not both")
@@ -636,7 +658,54 @@ def audit(target: str, neighbours: str, epsilon: float | None, delta: float | No
     )
 
 
-#: The standard budgets of ``dpkit budgets`` (and so of ``make run`` until reports land).
+def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: float | None, episodes: float | None,
+                     position: str, epsilon: float | None, delta: float | None, confidence: float, attack: str,
+                     executor: str, workers: float | None, scheduler: str | None, seed: float, as_json: bool) -> None:
+    from audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
+
+    check_choice("ALGORITHM", algorithm, tuple(OBSERVERS))
+    attack = "white-box" if attack == "lr" else attack
+    check_choice("attack", attack, RL_ATTACKS)
+    setting = default_setting(
+        algorithm, sigma=_sigma_choice(sigma), observer=observer, position=position,
+        episodes=None if episodes is None else accountant.check_count("episodes", episodes),
+        epsilon=epsilon, delta=delta,
+    )
+    n_runs = 4000 if runs is None else accountant.check_count("runs", runs)
+    confidence = accountant.check_probability("confidence", confidence)
+    name = {"local": "in-process"}.get(executor, executor)
+    n_workers = None if workers is None else accountant.check_count("workers", workers)
+    with make_executor(name, workers=n_workers, scheduler=scheduler) as pool, \
+            progress_bar(f"auditing {algorithm}", 2 * n_runs) as advance:
+        result = audit_setting(setting, runs=n_runs, seed=check_index("seed", seed), attack=attack,
+                               alpha=round(1.0 - confidence, 12), executor=pool, progress=advance)
+    out = result.to_dict()
+    if as_json:
+        emit_json(out)
+        return
+    closed = "" if result.paper_epsilon_closed_form is None else \
+        f" (paper's closed form ε(δ) = {format_number(result.paper_epsilon_closed_form, 6)})"
+    print_table(
+        f"Audit of {algorithm} ({setting.observer} observer, {out['attack']} attack): {result.verdict}",
+        ["", "value"],
+        [["claimed ε (target) at δ = " + format_number(setting.delta), format_number(result.claimed_epsilon, 6) + closed],
+         ["σ used", ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas.items())],
+         ["σ the claim needs (tight)", ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas_claim.items())],
+         ["exact ε / μ of the declared releases", f"{format_number(result.exact_epsilon, 6)} / "
+                                                  f"{format_number(result.exact_mu, 6)}"],
+         ["exact μ of the canary pair (reach)", f"{format_number(result.pair_mu, 6)} ({format_number(result.reach, 4)})"],
+         ["μ the claim allows this pair", format_number(result.pair_mu_allowed, 6)],
+         ["audited ε lower bound", format_number(result.epsilon_lower, 6)],
+         ["audited μ lower bound (÷ pair μ)", f"{format_number(result.mu_lower, 6)} "
+                                              f"({format_number(result.efficiency, 4)})"],
+         ["verdict vs exact accounting / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
+         ["runs per dataset, episodes, position", f"{n_runs}, {setting.episodes}, {setting.position}"],
+         ["relation", setting.relation.replace("_", "-")],
+         ["time", f"{result.seconds:.1f} s"]],
+    )
+
+
+#: The standard budgets of ``dpkit budgets``.
 STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
 STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
 _BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
@@ -749,6 +818,49 @@ def simulate(algorithm: str, env_name: str | None, states: float, actions: float
         f"wall time: {summary['wall_time_seconds']:.2f} s",
         f"wrote {files['csv']} and {files['png']}",
     ])
+
+
+@cli.command()
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Report configuration (TOML); default: the shipped one (all five seed algorithms, small sizes).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("report"), show_default=True,
+              help="Directory for report.md, report.html, report.json and figures/.")
+@click.option("--quick", is_flag=True, help="Cap episodes, seeds and audit runs (the config's [quick]): under a minute.")
+@click.option("--json", "as_json", is_flag=True)
+def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> None:
+    """A privacy report (Markdown, self-contained HTML, JSON, PNG figures) of the algorithms in a config."""
+    import time
+
+    from reports.config import load_config
+    from reports.job import compute_report, count_steps
+    from reports.render import figure_list, write_report
+
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} exists and is not a directory")
+    config = load_config(config_path)  # the whole config is checked before anything runs
+    if quick:
+        config = config.shrunk()
+    # the command that reproduces the numbers; --out is left out so that report.json does not depend on where it goes
+    command = ["dpkit", "report"] + (["--config", str(config_path)] if config_path is not None else []) \
+        + (["--quick"] if quick else [])
+    started = time.perf_counter()
+    with progress_bar("computing the report", count_steps(config)) as advance:
+        data = compute_report(config, command=command, progress=advance)
+    with progress_bar("drawing figures", len(figure_list(data))) as advance:
+        files = write_report(data, out, progress=advance)
+    stderr_console().print(f"report written to {escape(str(out))} in {time.perf_counter() - started:.1f} s",
+                           highlight=False)
+    if as_json:
+        emit_json({"out": str(out), "files": files, "summary": data["summary"]})
+        return
+    print_table(
+        f"{data['title']} → {out}",
+        ["algorithm", "claimed ε", "ε, paper σ", "σ ratio", "audit ε ≥", "verdict"],
+        [[r["algorithm"], format_number(r["claimed_epsilon"], 6), format_number(r["epsilon_at_paper_sigma"], 6),
+          format_number(r["noise_ratio"], 4), format_number(r["audited_epsilon_lower"], 4), r["verdict"] or "not audited"]
+         for r in data["summary"]],
+        caption=f"wrote {', '.join(files[:3])} and {len(files) - 3} figures",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,1 +1,12 @@
-"""Markdown, HTML and JSON privacy reports rendering what the other packages computed."""
+"""Privacy reports: what the other packages compute, as Markdown, self-contained HTML, JSON and PNG figures.
+
+* :mod:`reports.config` — the TOML configuration (``reports/default.toml`` is the default), validated whole
+  before anything runs;
+* :mod:`reports.job` — every number of a report as one plain dictionary (ledgers, ε(δ) curves, the tree
+  counter, RLSVI's per-run privacy, the audits, regret over seeds);
+* :mod:`reports.figures` — the figures (matplotlib, Agg);
+* :mod:`reports.render` — ``report.md``, ``report.html`` and ``report.json`` from Jinja2 templates;
+* :mod:`reports.texts` — the relations, privacy models and assumptions in words.
+
+``dpkit report`` is the command line; ``reports/report.schema.json`` describes ``report.json``.
+"""

@@ -1,0 +1,441 @@
+"""Computing a report: everything a report shows, as one plain, JSON-ready dictionary.
+
+:func:`compute_report` runs, for every algorithm of a :class:`~reports.config.ReportConfig`,
+
+* its ledger (the same as ``dpkit ledger ALGORITHM … --json``) and the ε(δ) curves of every
+  accounting method at the paper's σ;
+* the binary counter's noise and exposure (tree-counter algorithms) or RLSVI's per-run privacy
+  against its closed form and worst case as K grows (RLSVI);
+* the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``);
+* regret over seeds at the paper's σ and at the tight σ.
+
+Nothing here draws or writes: :mod:`reports.render` turns the dictionary into files. The dictionary
+holds no wall times and no timestamps, so the same configuration gives the same dictionary; the
+regret runs and RLSVI runs may execute in a process pool (``workers``) with the same result, while
+the audits run in this process meanwhile.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import math
+import multiprocessing
+import platform
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from accountant import VARIANTS, compare_methods
+from accountant.declarations import algorithm_ledger
+from accountant.gdp import gdp_epsilon
+from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from accountant.tree import max_psums_per_item, max_psums_per_prefix, paper_depth, psums_per_item, released_prefixes
+from algorithms.registry import declare
+from algorithms.simulation import Experiment, regret_slope, simulate
+
+from .config import AlgorithmConfig, ReportConfig, ledger_parameters
+from .texts import METHOD_LABELS, PRIVACY_MODEL_TEXT, assumptions, relation_text
+
+__all__ = [
+    "FORMAT_VERSION",
+    "SIGMAS",
+    "TREE_ALGORITHMS",
+    "RegretTask",
+    "RlsviTask",
+    "compute_report",
+    "count_steps",
+    "jsonable",
+    "ledger_command",
+    "audit_command",
+    "run_audit",
+    "audit_section",
+    "regret_checkpoints",
+    "versions",
+]
+
+#: Version of the report.json layout (reports/report.schema.json).
+FORMAT_VERSION = 1
+#: The two σ every private algorithm is run at.
+SIGMAS: tuple[str, ...] = ("paper", "tight")
+#: Algorithms whose releases are binary-tree counters.
+TREE_ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po", "private-ofu-rl")
+_CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
+
+Progress = Callable[[float], None]  # advance the progress by this many steps
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as strict JSON data: numpy scalars and arrays as Python numbers and lists,
+    tuples as lists, non-finite floats as ``None`` (as ``dpkit … --json`` prints them)."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return f if math.isfinite(f) else None
+    return value
+
+
+# -- the command lines a report's numbers can be checked against -------------------------------------
+
+
+def _arg(value: float | int) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def ledger_command(a: AlgorithmConfig, seed: int) -> list[str]:
+    """``dpkit`` arguments that print this algorithm's ledger (``--json`` gives the same numbers)."""
+    args = ["ledger", a.name]
+    if a.epsilon is not None:
+        args += ["--epsilon", _arg(a.epsilon)]
+    args += ["--delta", _arg(a.delta)]
+    for key, value in ledger_parameters(a, seed).items():
+        args += [f"--{key}", _arg(value)]
+    return args
+
+
+def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
+    """``dpkit`` arguments that run this algorithm's audit (``--json`` gives the same numbers)."""
+    c = a.audit
+    args = ["audit", a.name, "--sigma", _arg(c.sigma) if not isinstance(c.sigma, str) else c.sigma]
+    if c.observer is not None:
+        args += ["--observer", c.observer]
+    args += ["--runs", str(c.runs)]
+    if c.episodes is not None:
+        args += ["--episodes", str(c.episodes)]
+    if a.epsilon is not None:
+        args += ["--epsilon", _arg(a.epsilon)]
+    args += ["--delta", _arg(a.delta), "--seed", str(seed), "--position", c.position]
+    return args
+
+
+# -- ledgers, ε(δ) curves, the tree counter and RLSVI's closed forms ----------------------------------
+
+
+def _ledger(a: AlgorithmConfig, seed: int) -> tuple[Any, dict[str, Any]]:
+    declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
+    led = algorithm_ledger(declaration)
+    return declaration, led.to_dict()
+
+
+def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
+    """ε(δ) of every accounting method for the declared releases at the paper's σ."""
+    ledger = declaration.ledger(relation)
+    grid = sorted(set(deltas) | {declaration.delta})
+    methods: dict[str, list[float | None]] = {key: [] for key, _, _ in VARIANTS}
+    refusals: dict[str, list[str | None]] = {key: [] for key, _, _ in VARIANTS}
+    for delta in grid:
+        cmp = compare_methods(ledger, delta)
+        for key, _, _ in VARIANTS:
+            methods[key].append(cmp.epsilons[key])
+            refusals[key].append(cmp.refusals.get(key))
+    return {
+        "sigma": "paper", "relation": relation, "mu": ledger.mu, "rho": ledger.rho, "deltas": grid,
+        "methods": methods, "labels": {key: METHOD_LABELS[key] for key in methods}, "refusals": refusals,
+    }
+
+
+def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
+    """The binary counter behind a tree-counter algorithm's releases: for each released prefix t,
+    popcount(t) (its noise variance in units of σ²); for each user, the p-sums that contain her."""
+    params = ledger["parameters"]
+    steps, schedule = int(params["episodes"]), str(params["schedule"])
+    last = released_prefixes(steps, schedule)
+    prefixes = np.bitwise_count(np.arange(1, last + 1, dtype=np.uint64)).astype(int)
+    return {
+        "steps": steps, "schedule": schedule, "released_prefixes": last,
+        "max_psums_per_item": max_psums_per_item(steps, schedule),
+        "max_psums_per_prefix": max_psums_per_prefix(steps, schedule),
+        "paper_depth": paper_depth(steps),
+        "prefix_psums": prefixes.tolist(),
+        "item_psums": psums_per_item(steps, schedule).tolist(),
+        "sigma_paper": ledger["sigma_paper"], "sigma_tight": ledger["sigma_tight"],
+    }
+
+
+def rlsvi_grid(a: AlgorithmConfig) -> tuple[int, ...]:
+    """The K of RLSVI's privacy figure: the config's grid, or 8 log-spaced values up to ``episodes``."""
+    if a.episode_grid is not None:
+        return a.episode_grid
+    return tuple(int(k) for k in np.unique(np.geomspace(min(10, a.episodes), a.episodes, 8).round().astype(int)))
+
+
+def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any]:
+    """RLSVI's closed form (paper, and the same ρ read exactly) and the worst case over runs, per K."""
+    horizon = ledger_parameters(a, 0)["horizon"]
+    forms = [rlsvi_closed_form(a.states, a.actions, horizon, k, a.delta) for k in grid]
+    worst = [rlsvi_worst_case_mu(a.states, a.actions, horizon, k) for k in grid]
+    return {
+        "states": a.states, "actions": a.actions, "horizon": horizon, "delta": a.delta, "env": a.env,
+        "episodes": list(grid),
+        "epsilon_paper": [f.epsilon_paper for f in forms],
+        "epsilon_exact_gdp": [f.epsilon_exact_gdp for f in forms],
+        "mu_worst_case": worst,
+        "epsilon_worst_case": [0.0 if mu == 0.0 else gdp_epsilon(mu, a.delta) for mu in worst],
+    }
+
+
+# -- the audit -----------------------------------------------------------------------------------------
+
+
+def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+    """The audit of one algorithm: ``audits.rl.audit_algorithm(…).to_dict()``, the object that
+    ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`). ``progress(k)`` is
+    called as runs finish (2 × runs in all)."""
+    from audits.rl import audit_algorithm
+
+    c = a.audit
+    result = audit_algorithm(
+        a.name, sigma=c.sigma, observer=c.observer, runs=c.runs, episodes=c.episodes, epsilon=a.epsilon,
+        delta=a.delta, seed=seed, position=c.position, progress=progress,
+    )
+    return jsonable(result.to_dict())
+
+
+def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+    """The audit part of an algorithm's report: the command, and the result (or why there is none).
+
+    ``progress`` advances by 1 in all, in fractions as the audit's runs finish.
+    """
+    command = audit_command(a, seed)
+    advance: Progress = progress or (lambda k: None)
+    if not a.audit.enabled:
+        advance(1)
+        return {"available": False, "reason": "disabled in the configuration", "command": command, "result": None}
+    total, done = 2 * a.audit.runs, [0]
+
+    def runs_done(k: int) -> None:
+        k = min(k, total - done[0])
+        if k > 0:
+            done[0] += k
+            advance(k / total)
+
+    result = run_audit(a, seed, runs_done)
+    runs_done(total)  # whatever the audit did not report
+    return {"available": True, "reason": None, "command": command, "result": result}
+
+
+# -- regret and RLSVI runs (picklable tasks, for a process pool) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class RegretTask:
+    """One seed of one regret experiment."""
+
+    algorithm: str
+    sigma: str
+    experiment: Experiment
+    seed: int
+
+
+@dataclass(frozen=True)
+class RlsviTask:
+    """One RLSVI run of K episodes whose exact privacy is read from its own visit counts."""
+
+    env: str
+    states: int
+    actions: int
+    horizon: int
+    episodes: int
+    seed: int
+    delta: float
+
+
+def run_regret_task(task: RegretTask) -> tuple[np.ndarray, dict[str, float]]:
+    """Cumulative regret of the task's run, shape (K,), and the σ of each release it used."""
+    run = simulate(task.experiment, task.seed)
+    return run.cumulative_regret, dict(run.sigmas)
+
+
+def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
+    """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``)."""
+    from algorithms.rlsvi import rlsvi_run
+
+    _, privacy = rlsvi_run(task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon,
+                           delta=task.delta)
+    return {"episodes": task.episodes, "mu": privacy.mu, "epsilon": privacy.exact_epsilon(task.delta),
+            "worst_user": privacy.worst_user}
+
+
+def _run_task(task: RegretTask | RlsviTask) -> Any:
+    return run_regret_task(task) if isinstance(task, RegretTask) else run_rlsvi_task(task)
+
+
+def regret_checkpoints(episodes: int) -> np.ndarray:
+    """The episodes (1-based) of a regret curve that the report keeps: log-spaced and evenly spaced, with K."""
+    k = np.concatenate([np.geomspace(1, episodes, _CHECKPOINTS), np.linspace(1, episodes, _CHECKPOINTS)])
+    return np.unique(np.clip(np.round(k).astype(int), 1, episodes))
+
+
+def _regret_summary(curves: np.ndarray, sigmas: Mapping[str, float]) -> dict[str, Any]:
+    final = curves[:, -1]
+    checkpoints = regret_checkpoints(curves.shape[1])
+    return {
+        "sigmas": dict(sigmas),
+        "final_regret": final.tolist(),
+        "final_regret_mean": float(final.mean()),
+        "final_regret_std": float(final.std(ddof=1)) if final.size > 1 else 0.0,
+        "loglog_slope": regret_slope(curves.mean(axis=0)),
+        "cumulative_regret": curves[:, checkpoints - 1].tolist(),
+    }
+
+
+def _regret_section(a: AlgorithmConfig, config: ReportConfig, tasks: Sequence[RegretTask | RlsviTask],
+                    results: Mapping[RegretTask | RlsviTask, Any]) -> dict[str, Any]:
+    """Regret of ``a`` over the seeds at each σ, from the finished tasks."""
+    regret: dict[str, Any] = {"seeds": [config.seed + i for i in range(config.seeds)], "env_seed": config.seed,
+                              "episodes": a.episodes, "checkpoints": regret_checkpoints(a.episodes).tolist()}
+    for sigma in SIGMAS:
+        mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
+        regret[sigma] = _regret_summary(np.stack([results[t][0] for t in mine]), results[mine[0]][1])
+    paper = regret["paper"]["final_regret_mean"]
+    regret["tight_over_paper"] = regret["tight"]["final_regret_mean"] / paper if paper > 0 else None
+    return regret
+
+
+# -- the whole report -------------------------------------------------------------------------------------
+
+
+def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
+    tasks: list[RegretTask | RlsviTask] = []
+    for a in config.algorithms:
+        if a.name == "rlsvi":
+            horizon = ledger_parameters(a, config.seed)["horizon"]
+            tasks += [RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta) for k in rlsvi_grid(a)]
+        for sigma in SIGMAS:
+            experiment = a.experiment(sigma, config.seed)
+            tasks += [RegretTask(a.name, sigma, experiment, config.seed + i) for i in range(config.seeds)]
+    return tasks
+
+
+def count_steps(config: ReportConfig) -> int:
+    """The number of steps :func:`compute_report` reports to ``progress``: one per ledger, run and audit
+    (an audit's step advances in fractions as its runs finish)."""
+    return 2 * len(config.algorithms) + len(_tasks(config))
+
+
+def _execute(tasks: Sequence[RegretTask | RlsviTask], workers: int, progress: Progress,
+             meanwhile: Callable[[], Any]) -> tuple[list[Any], Any]:
+    """Run ``tasks`` (in a pool of ``workers`` processes when > 1) while ``meanwhile()`` runs here."""
+    if workers == 1:
+        extra = meanwhile()
+        results = []
+        for task in tasks:
+            results.append(_run_task(task))
+            progress(1)
+        return results, extra
+    context = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [pool.submit(_run_task, task) for task in tasks]
+        for future in futures:
+            future.add_done_callback(lambda _f: progress(1))
+        try:
+            extra = meanwhile()
+            results = [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return results, extra
+
+
+def versions() -> dict[str, str | None]:
+    """Installed versions of dpkit and of every package it requires (``None``: not installed)."""
+    names = ["dpkit"]
+    for requirement in metadata.requires("dpkit") or []:
+        match = re.match(r"[A-Za-z0-9._-]+", requirement)
+        if match and match.group(0) not in names:
+            names.append(match.group(0))
+    out: dict[str, str | None] = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def compute_report(config: ReportConfig, *, command: Sequence[str] = (), progress: Progress | None = None) -> dict[str, Any]:
+    """Compute every number of the report of ``config``; ``command`` is the command line recorded
+    (the one that reproduces the numbers: ``dpkit report`` leaves ``--out`` out of it).
+
+    ``progress(k)`` is called after each step (see :func:`count_steps`).
+    """
+    if not isinstance(config, ReportConfig):
+        raise ValueError(f"config must be a ReportConfig, got {type(config).__name__}")
+    advance: Progress = progress or (lambda k: None)
+    sections: list[dict[str, Any]] = []
+    for a in config.algorithms:
+        declaration, led = _ledger(a, config.seed)
+        section: dict[str, Any] = {
+            "name": a.name, "privacy_model": led["privacy_model"], "paper": led["paper"],
+            "relation": led["relation"], "relation_text": relation_text(led["relation"]),
+            "privacy_model_text": PRIVACY_MODEL_TEXT.get(led["privacy_model"], ""),
+            "assumptions": list(assumptions(a.name)), "settings": a.to_dict(),
+            "ledger": led, "ledger_command": ledger_command(a, config.seed),
+            "epsilon_curves": epsilon_curves(declaration, led["relation"], config.deltas),
+            "tree": tree_section(led) if a.name in TREE_ALGORITHMS else None,
+            "rlsvi": rlsvi_closed_forms(a, rlsvi_grid(a)) if a.name == "rlsvi" else None,
+        }
+        sections.append(section)
+        advance(1)
+    tasks = _tasks(config)
+
+    def audits() -> list[dict[str, Any]]:
+        return [audit_section(a, config.seed, advance) for a in config.algorithms]
+
+    results, audit_results = _execute(tasks, config.workers, advance, audits)
+    by_task = dict(zip(tasks, results))
+    for a, section, audit in zip(config.algorithms, sections, audit_results):
+        section["audit"] = audit
+        section["regret"] = _regret_section(a, config, tasks, by_task)
+        if section["rlsvi"] is not None:
+            runs = [by_task[t] for t in tasks if isinstance(t, RlsviTask)]
+            section["rlsvi"]["seed"] = config.seed
+            section["rlsvi"]["mu_run"] = [r["mu"] for r in runs]
+            section["rlsvi"]["epsilon_run"] = [r["epsilon"] for r in runs]
+            section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
+    summary = [_summary_row(s) for s in sections]
+    return jsonable({
+        "format": FORMAT_VERSION,
+        "title": config.title,
+        "summary": summary,
+        "algorithms": sections,
+        "provenance": {
+            "command_line": list(command),
+            "config": config.to_dict(),
+            "seeds": {"regret": [config.seed + i for i in range(config.seeds)], "environment": config.seed,
+                      "audit": config.seed, "rlsvi_runs": config.seed},
+            "versions": versions(),
+            "python": platform.python_version(),
+        },
+    })
+
+
+def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
+    led = section["ledger"]
+    audit = section["audit"]
+    result = audit["result"] if audit["available"] else None
+    return {
+        "algorithm": section["name"],
+        "privacy_model": led["privacy_model"],
+        "relation": led["relation"],
+        "delta": led["delta"],
+        "claimed_epsilon": led["epsilon_claimed_by_paper"],
+        "epsilon_at_paper_sigma": led["epsilon_achieved_by_paper_sigma"],
+        "noise_ratio": led["noise_ratio"],
+        "audit_sigma": section["settings"]["audit"]["sigma"],
+        "audited_epsilon_lower": None if result is None else result["epsilon_lower"],
+        "verdict": None if result is None else result["verdict"],
+    }

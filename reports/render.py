@@ -1,0 +1,255 @@
+"""Rendering a computed report (:func:`reports.job.compute_report`) into files.
+
+:func:`write_report` draws every figure from the report's dictionary, renders ``report.md`` and a
+self-contained ``report.html`` (figures embedded as base64 PNG data URIs; no network, no external
+CSS or JavaScript) from the Jinja2 templates in ``reports/templates``, and writes ``report.json``.
+Everything is first written to a temporary directory and moved into the output directory only
+when all of it succeeded, so a failure leaves the output directory as it was.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import figures
+from .job import jsonable
+
+__all__ = ["Figure", "FILES", "figure_list", "draw_figures", "render_markdown", "render_html", "report_json",
+           "write_report"]
+
+#: The files every report has, beside its figures.
+FILES: tuple[str, ...] = ("report.md", "report.html", "report.json")
+FIGURE_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a report: its file (relative to the report), what it shows, and how to draw it."""
+
+    algorithm: str
+    kind: str
+    caption: str
+    draw: Callable[[Path], Path]
+
+    @property
+    def file(self) -> str:
+        return f"{FIGURE_DIR}/{self.algorithm}-{self.kind}.png"
+
+
+# -- figures ----------------------------------------------------------------------------------------------
+
+
+def _epsilon_delta(section: Mapping[str, Any]) -> Figure:
+    c = section["epsilon_curves"]
+    led = section["ledger"]
+    curves = {c["labels"][key]: values for key, values in c["methods"].items()}
+    return Figure(
+        section["name"], "epsilon-delta",
+        f"ε(δ) of the declared releases at the paper's σ under every accounting method "
+        f"({led['relation'].replace('_', '-')}, μ = {c['mu']:.4g}). Refused or zero values are not drawn; the star is "
+        f"the target.",
+        lambda p: figures.epsilon_delta_figure(c["deltas"], curves, p, title=f"{section['name']}: ε(δ) at the paper's σ",
+                                               target=(led["delta"], led["epsilon"])),
+    )
+
+
+def _tree(section: Mapping[str, Any]) -> Figure:
+    t = section["tree"]
+    return Figure(
+        section["name"], "tree",
+        f"The binary counter over K = {t['steps']} episodes ({t['schedule']} schedule, {t['released_prefixes']} released "
+        f"prefixes). Left: the noise variance of each released prefix t, popcount(t)·σ², in units of σ². Right: the "
+        f"number of noisy p-sums that contain user k (at most {t['max_psums_per_item']}; the paper's m = "
+        f"{t['paper_depth']}).",
+        lambda p: figures.tree_figure(t["prefix_psums"], t["item_psums"], p, paper_depth=t["paper_depth"],
+                                      title=f"{section['name']}: binary-tree counters, K = {t['steps']}"),
+    )
+
+
+def _rlsvi(section: Mapping[str, Any]) -> Figure:
+    r = section["rlsvi"]
+    series = {
+        "paper's closed form ρ + 2√(ρ ln 1/δ)": r["epsilon_paper"],
+        "same ρ, exact GDP": r["epsilon_exact_gdp"],
+        "worst case over runs (exact)": r["epsilon_worst_case"],
+        f"one run's exact ε (seed {r['seed']})": r["epsilon_run"],
+    }
+    return Figure(
+        section["name"], "rlsvi",
+        f"RLSVI's ε at δ = {r['delta']:g} as K grows ({r['env']}, S = {r['states']}, A = {r['actions']}, "
+        f"H = {r['horizon']}): the paper's closed form, the same ρ converted exactly, the worst case over all runs, "
+        f"and the exact ε of one run of K episodes from its own visit counts.",
+        lambda p: figures.rlsvi_figure(r["episodes"], series, p, title=f"rlsvi: ε at δ = {r['delta']:g}"),
+    )
+
+
+def _claimed_mu(result: Mapping[str, Any]) -> float:
+    mu = result["audit"].get("claimed_mu")
+    return float(result["exact_mu"] if mu is None else mu)
+
+
+def _tradeoff(section: Mapping[str, Any]) -> Figure:
+    r = section["audit"]["result"]
+    mu = _claimed_mu(r)
+    return Figure(
+        section["name"], "audit-tradeoff",
+        f"The audit's tests ({r['observer']} observer, {r['runs']} runs per dataset): empirical (FPR, FNR) with "
+        f"Clopper–Pearson boxes over the exact μ-GDP trade-off curve f(x) = Φ(Φ⁻¹(1−x) − μ) of the claimed "
+        f"μ = {mu:.4g}. At the audit's confidence the true rates lie below and left of each box's upper corner; a "
+        f"corner below the curve would be a violation.",
+        lambda p: figures.tradeoff_figure(r["audit"]["tests"], mu, p, mu_lower=r["mu_lower"],
+                                          title=f"{section['name']}: audit trade-off ({r['observer']})"),
+    )
+
+
+def _roc(section: Mapping[str, Any]) -> Figure:
+    r = section["audit"]["result"]
+    mu = _claimed_mu(r)
+    return Figure(
+        section["name"], "audit-roc",
+        f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows.",
+        lambda p: figures.roc_figure(r["roc"]["fpr"], r["roc"]["tpr"], p, mu=mu,
+                                     title=f"{section['name']}: ROC of the audit's attack"),
+    )
+
+
+def _regret(section: Mapping[str, Any]) -> Figure:
+    g = section["regret"]
+    curves = {f"σ {sigma}": g[sigma]["cumulative_regret"] for sigma in ("paper", "tight")}
+    return Figure(
+        section["name"], "regret",
+        f"Cumulative regret over {len(g['seeds'])} seeds (mean and ± one standard deviation; inset: log-log) at the "
+        f"paper's σ and at the tight σ for the same target.",
+        lambda p: figures.regret_figure(curves, p, episodes=g["checkpoints"],
+                                        title=f"{section['name']}: regret, K = {g['episodes']}"),
+    )
+
+
+def figure_list(data: Mapping[str, Any]) -> list[Figure]:
+    """Every figure of a computed report, in the order the report shows them."""
+    out: list[Figure] = []
+    for section in data["algorithms"]:
+        out.append(_epsilon_delta(section))
+        if section["tree"] is not None:
+            out.append(_tree(section))
+        if section["rlsvi"] is not None:
+            out.append(_rlsvi(section))
+        if section["audit"]["available"]:
+            out += [_tradeoff(section), _roc(section)]
+        out.append(_regret(section))
+    return out
+
+
+def draw_figures(data: Mapping[str, Any], directory: Path, progress: Callable[[int], None] | None = None) -> list[Figure]:
+    """Draw every figure of ``data`` into ``directory`` (``figures/…png`` below it)."""
+    figs = figure_list(data)
+    (directory / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
+    for fig in figs:
+        fig.draw(directory / fig.file)
+        if progress is not None:
+            progress(1)
+    return figs
+
+
+# -- text ---------------------------------------------------------------------------------------------------
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    """A number for people: ``digits`` significant digits; '—' for a missing value."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _sigma(value: Any, digits: int = 4) -> str:
+    """A σ that is one number, or a mapping release → σ."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_num(v, digits)}" for k, v in value.items())
+    return _num(value, digits)
+
+
+def _relation(value: str) -> str:
+    return value.replace("_", "-")
+
+
+def _command(args: Sequence[str]) -> str:
+    return shlex.join(["dpkit", *args, "--json"])
+
+
+def _md_cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _environment(html: bool) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("reports", "templates"),
+        autoescape=html,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(num=_num, sigma=_sigma, relation=_relation, command=_command, cell=_md_cell)
+    return env
+
+
+def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
+    by_algorithm: dict[str, dict[str, Figure]] = {}
+    for fig in figs:
+        by_algorithm.setdefault(fig.algorithm, {})[fig.kind] = fig
+    return {"data": data, "figures": by_algorithm}
+
+
+def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:
+    """``report.md``: figures linked as ``figures/…png``."""
+    return _environment(html=False).get_template("report.md.j2").render(**_context(data, figs))
+
+
+def render_html(data: Mapping[str, Any], figs: Sequence[Figure], directory: Path) -> str:
+    """``report.html``: self-contained, each figure (drawn in ``directory``) embedded as a PNG data URI."""
+    images = {fig.file: "data:image/png;base64," + base64.b64encode((directory / fig.file).read_bytes()).decode("ascii")
+              for fig in figs}
+    return _environment(html=True).get_template("report.html.j2").render(images=images, **_context(data, figs))
+
+
+def report_json(data: Mapping[str, Any]) -> str:
+    """``report.json``: every number, strict JSON (no NaN), the same bytes for the same data."""
+    return json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[int], None] | None = None) -> list[str]:
+    """Write a computed report into ``out`` (created if missing) and return the files written, relative to it.
+
+    The files are produced in a temporary directory and moved into ``out`` at the end: if anything
+    fails, ``out`` is untouched. Files of an earlier report in ``out`` are replaced.
+    """
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--out {str(target)!r} exists and is not a directory")
+    with tempfile.TemporaryDirectory(prefix="dpkit-report-") as tmp:
+        work = Path(tmp)
+        figs = draw_figures(data, work, progress)
+        (work / "report.md").write_text(render_markdown(data, figs), encoding="utf-8")
+        (work / "report.html").write_text(render_html(data, figs, work), encoding="utf-8")
+        (work / "report.json").write_text(report_json(data), encoding="utf-8")
+        files = list(FILES) + [fig.file for fig in figs]
+        (target / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            shutil.move(str(work / name), str(target / name))
+    return files

@@ -1,0 +1,52 @@
+"""`dpkit audit ALGORITHM`: the RL audits from the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from audits.rl import audit_setting, default_setting
+from cli_runs import run, run_json
+
+
+def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3")
+    api = audit_setting(default_setting("rlsvi"), runs=200, seed=3).to_dict()
+    assert out == api
+    for key in ("claimed_epsilon", "exact_epsilon", "exact_mu", "pair_mu", "epsilon_lower", "mu_lower", "verdict",
+                "claim_verdict", "relation", "runs", "episodes", "position", "sigmas", "audit", "roc"):
+        assert key in out
+
+
+def test_options_reach_the_setting(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "audit", "private-linopt-vi", "--observer", "actions", "--runs", "60", "--episodes", "3",
+                   "--sigma", "5", "--position", "middle")
+    assert out["observer"] == "actions" and out["episodes"] == 3 and out["position"] == "middle"
+    assert set(out["sigmas"].values()) == {5.0}
+    assert out["attack"] == "logistic"
+
+
+def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "audit", "ldp-ucrl-vtr", "--runs", "100")
+    assert code == 0
+    for words in ("claimed ε", "exact ε / μ of the declared releases", "audited ε lower bound", "verdict"):
+        assert words in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["audit", "nope"], "ALGORITHM"),
+    (["audit", "rlsvi", "--runs", "0"], "runs"),
+    (["audit", "rlsvi", "--runs", "nan"], "runs"),
+    (["audit", "rlsvi", "--sigma", "-1"], "sigma"),
+    (["audit", "rlsvi", "--sigma", "inf"], "sigma"),
+    (["audit", "rlsvi", "--sigma", "0"], "sigma"),
+    (["audit", "rlsvi", "--observer", "billboard"], "observer"),
+    (["audit", "rlsvi", "--episodes", "1"], "episodes"),
+    (["audit", "rlsvi", "--attack", "magic"], "attack"),
+    (["audit", "rlsvi", "--target", "x.py:f"], "not both"),
+    (["audit"], "ALGORITHM"),
+])
+def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0], err
