@@ -365,6 +365,43 @@ def _billboard(trace: _Trace, prefixes: Mapping[str, np.ndarray], items0: Mappin
         trace.add(r, a * contains, a_claim * contains)
 
 
+class _CounterLog:
+    """The billboard of one run: each counter's released prefixes and the items of D, by release name.
+
+    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one."""
+
+    def __init__(self, names: tuple[str, ...], batched: bool) -> None:
+        self.names, self.batched = names, batched
+        self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
+        self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
+        self.delta: dict[str, np.ndarray] = {}
+
+    def _batch(self, x: Any) -> np.ndarray:
+        x = np.asarray(x)
+        return x if self.batched else x[None]
+
+    def released(self, released: Mapping[str, np.ndarray]) -> None:
+        for n in self.names:
+            self.prefixes[n].append(self._batch(released[n]))
+
+    def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
+        """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
+        if theirs is not None:
+            d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
+            self.delta = {n: self._batch(d1[n]) - self._batch(d0[n]) for n in self.names}
+            mine = d0
+        for n in self.names:
+            self.items[n].append(self._batch(mine[n]))
+
+    def finish(self, trace: _Trace, index: int, sigmas: Mapping[str, float], claim: Mapping[str, float],
+               symmetric: Mapping[str, bool]) -> None:
+        """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
+        released = len(self.prefixes[self.names[0]])
+        _billboard(trace, {n: np.stack(self.prefixes[n]) for n in self.names},
+                   {n: np.stack(self.items[n][: released - 1]) for n in self.names}, self.delta, index,
+                   sigmas, claim, symmetric)
+
+
 def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     s = ds.setting
     env, users, canaries = _world(s)
@@ -373,34 +410,20 @@ def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     other = canaries[1 - ds.which]
     agent_rng, policy_rng = rng.spawn(2)
     agent = _make_agent(s, agent_rng, env)
-    names = tuple(agent.privatizer.counters)
-    prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    items: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    delta: dict[str, np.ndarray] = {}
+    log = _CounterLog(tuple(agent.privatizer.counters), batched=True)
     trace = _Trace()
     for k in range(s.episodes):
         plan = agent.plan(k)
-        for n in names:
-            prefixes[n].append(np.asarray(plan.released[n]))
+        log.released(plan.released)
         policy = np.asarray(plan.policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
         traj = _play(env, policy, users[k], draws)
         if s.observer == "actions" and k > j:
             trace.view.append(np.eye(env.actions)[traj[1]].ravel())
-        mine = agent.items(k, *traj)
-        if k == j:
-            theirs = agent.items(k, *_play(env, policy, other, draws))
-            d0, d1 = (mine, theirs) if ds.which == 0 else (theirs, mine)
-            delta = {n: d1[n] - d0[n] for n in names}
-            mine = d0
-        for n in names:
-            items[n].append(mine[n])
+        theirs = agent.items(k, *_play(env, policy, other, draws)) if k == j else None
+        log.episode(agent.items(k, *traj), theirs, ds.which)
         agent.update(k, *traj)
-    sym = {n: n.endswith(",1}") for n in names}
-    t_released = s.episodes  # P_0 … P_{K−1}
-    _billboard(trace, {n: np.stack(prefixes[n][:t_released]) for n in names},
-               {n: np.stack(items[n][: t_released - 1]) for n in names}, delta, j,
-               agent.privatizer.sigmas, _claim_sigmas(s), sym)
+    log.finish(trace, j, agent.privatizer.sigmas, _claim_sigmas(s), {n: n.endswith(",1}") for n in log.names})
     return trace.row(s.white_box)
 
 
@@ -412,34 +435,18 @@ def _run_ofu(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     noise[j] = canaries[ds.which].noise
     other = canaries[1 - ds.which].noise
     agent = _make_agent(s, rng, system)
-    names = ("B1", "B2")
-    prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    items: dict[str, list[np.ndarray]] = {n: [] for n in names}
-    delta: dict[str, np.ndarray] = {}
+    log = _CounterLog(("B1", "B2"), batched=False)
     trace = _Trace()
     for k in range(s.episodes):
         plan = agent.plan(k)
-        for n in names:
-            prefixes[n].append(np.asarray(plan.released[n])[None])
+        log.released(plan.released)
         states, controls, _ = system.rollout(plan.policy, noise[k])
         if s.observer == "actions" and k > j:
             trace.view.append(controls.ravel())
-        mine = agent.items(states, controls)
-        if k == j:
-            cf_states, cf_controls, _ = system.rollout(plan.policy, other)
-            theirs = agent.items(cf_states, cf_controls)
-            d0, d1 = (mine, theirs) if ds.which == 0 else (theirs, mine)
-            delta = {n: (d1[n] - d0[n])[None] for n in names}
-            mine = d0
-        for n in names:
-            items[n].append(mine[n][None])
+        theirs = agent.items(*system.rollout(plan.policy, other)[:2]) if k == j else None
+        log.episode(agent.items(states, controls), theirs, ds.which)
         agent.update(k, states, controls, np.zeros(s.horizon))
-    sym = {"B1": True, "B2": False}
-    sigmas = dict(agent.sigmas)
-    t_released = s.episodes
-    flat = {n: np.stack(prefixes[n][:t_released]) for n in names}
-    _billboard(trace, flat, {n: np.stack(items[n][: t_released - 1]) for n in names}, delta, j, sigmas,
-               _claim_sigmas(s), sym)
+    log.finish(trace, j, dict(agent.sigmas), _claim_sigmas(s), {"B1": True, "B2": False})
     return trace.row(s.white_box)
 
 
