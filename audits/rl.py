@@ -78,6 +78,7 @@ __all__ = [
     "OBSERVERS",
     "POSITIONS",
     "RL_ATTACKS",
+    "MAX_RUNS",
     "RlSetting",
     "RlDataset",
     "RlAuditResult",
@@ -102,6 +103,8 @@ POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 #: ``white-box``: the exact log-likelihood ratio; ``learned``: a Gaussian with fitted mean and
 #: covariance on the residuals (white-box observers) or a logistic regression (black-box ones).
 RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
+#: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
+MAX_RUNS = 1_000_000
 _WHITE_BOX = frozenset({"messages", "billboard", "q-values"})
 _LQ = frozenset({"private-ofu-rl"})
 
@@ -720,6 +723,8 @@ def audit_setting(
     runs = check_count("runs", runs)
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
+    if runs > MAX_RUNS:
+        raise ValueError(f"runs must be <= {MAX_RUNS:,} (each run is a whole run of the algorithm), got {runs:,}")
     check_choice("attack", attack, RL_ATTACKS)
     if not setting.white_box and attack == "white-box":
         attack = "learned"
