@@ -22,9 +22,9 @@ import numpy as np
 from accountant.declarations import PrivacyDeclaration, algorithm_ledger
 from accountant.validation import check_nonnegative, check_rng
 
-from .envs.tabular import TabularMDP, Users
+from .envs.tabular import TabularMDP, User, Users
 
-__all__ = ["SIGMA_CHOICES", "MAX_SIGMA", "check_sigma", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "sample_actions"]
+__all__ = ["SIGMA_CHOICES", "MAX_SIGMA", "check_sigma", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "play_episode", "sample_actions"]
 
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
 #: The largest σ a run accepts: beyond it σ², and the regularisers' shifts of order σ·sqrt(K·d), overflow
@@ -137,6 +137,29 @@ def sample_actions(probs: np.ndarray, uniform: float) -> int:
     return int(min(np.searchsorted(cdf, uniform * cdf[-1], side="right"), probs.shape[0] - 1))
 
 
+def play_episode(
+    env: TabularMDP, policy: np.ndarray, user: User, draws: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One episode of ``user`` under ``policy`` from the initial state: states (H+1,), actions (H,), rewards (H,).
+
+    ``policy`` is actions (H, S), or probabilities (H, S, A) sampled at ``draws`` (H uniforms, required then).
+    The same user, policy and draws give the same episode (so a counterfactual user can be played
+    against the same plan)."""
+    h_ = env.horizon
+    stochastic = policy.ndim == 3
+    if stochastic and draws is None:
+        raise ValueError("a stochastic policy (H, S, A) needs draws: H uniforms")
+    states = np.empty(h_ + 1, dtype=np.int64)
+    actions = np.empty(h_, dtype=np.int64)
+    rewards = np.empty(h_)
+    s = states[0] = env.initial_state
+    for h in range(h_):
+        a = sample_actions(policy[h, s], draws[h]) if stochastic else int(policy[h, s])  # type: ignore[index]
+        s, r = env.step(h, s, a, user)
+        actions[h], rewards[h], states[h + 1] = a, r, s
+    return states, actions, rewards
+
+
 def _stack(logs: list[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
     names = list(logs[0]) if logs else []
     for log in logs:
@@ -191,16 +214,8 @@ def run_tabular(
         pending.append(eye[policy] if policy.ndim == 2 else policy)
         if len(pending) == _EVALUATE_EVERY:
             evaluate(k + 1)
-        user = users[k]
-        s = env.initial_state
-        states[k, 0] = s
-        stochastic = policy.ndim == 3
-        draws = rng.random(h_) if stochastic else None
-        for h in range(h_):
-            a = sample_actions(policy[h, s], draws[h]) if stochastic else int(policy[h, s])
-            s_next, r = env.step(h, s, a, user)
-            actions[k, h], rewards[k, h], states[k, h + 1] = a, r, s_next
-            s = s_next
+        draws = rng.random(h_) if policy.ndim == 3 else None
+        states[k], actions[k], rewards[k] = play_episode(env, policy, users[k], draws)
         released = agent.update(k, states[k], actions[k], rewards[k])
         if record:
             before.append(plan.released)

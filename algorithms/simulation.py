@@ -37,6 +37,7 @@ __all__ = [
     "PRIVATE_ALGORITHMS",
     "SIMULATED_ENVIRONMENTS",
     "Experiment",
+    "make_agent",
     "simulate",
     "regret_slope",
 ]
@@ -123,22 +124,31 @@ def _streams(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.ra
     return np.random.default_rng(users), np.random.default_rng(agent), np.random.default_rng(actions)
 
 
-def _tabular_factory(name: str) -> Callable[..., Any]:
-    if name == "ucrl-vtr":
-        from . import ucrl_vtr
-
-        return ucrl_vtr.make_agent
-    if name == "ldp-ucrl-vtr":
-        from . import ldp_ucrl_vtr
-
-        return ldp_ucrl_vtr.make_agent
-    if name == "rlsvi":
-        from . import rlsvi
-
-        return rlsvi.make_agent
-    from . import linopt
-
-    return linopt.make_agent
+def make_agent(
+    name: str,
+    env: Any,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: Any = "paper",
+    **options: Any,
+) -> Any:
+    """Any simulated algorithm's agent by name (:data:`SIMULATED_ALGORITHMS`): ``env`` is a tabular MDP,
+    or an LQ system for :data:`LQ_ALGORITHMS`; the rest goes to the algorithm's own ``make_agent``."""
+    check_choice("algorithm", name, SIMULATED_ALGORITHMS)
+    if name in LQ_ALGORITHMS:
+        from . import ofu_rl as module
+    elif name == "ucrl-vtr":
+        from . import ucrl_vtr as module  # type: ignore[no-redef]
+    elif name == "ldp-ucrl-vtr":
+        from . import ldp_ucrl_vtr as module  # type: ignore[no-redef]
+    elif name == "rlsvi":
+        from . import rlsvi as module  # type: ignore[no-redef]
+    else:
+        from . import linopt as module  # type: ignore[no-redef]
+    return module.make_agent(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
 
 
 def simulate(experiment: Experiment, seed: int, *, record: bool = False,
@@ -156,13 +166,13 @@ def simulate(experiment: Experiment, seed: int, *, record: bool = False,
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         users = LQUsers.draw(e.episodes, system, users_rng)
-        agent = ofu_rl.make_agent(e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta,
-                                  sigma=e.sigma, **options)
+        agent = make_agent(e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta,
+                           sigma=e.sigma, **options)
         return ofu_rl.run_lq(agent, system, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
     env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
     users = Users.draw(e.episodes, env.horizon, users_rng)
-    agent = _tabular_factory(e.algorithm)(e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon,
-                                          delta=e.delta, sigma=e.sigma, **options)
+    agent = make_agent(e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma,
+                       **options)
     return run_tabular(agent, env, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
 
 

@@ -66,11 +66,14 @@ import numpy as np
 
 from accountant.declarations import PrivacyDeclaration
 from accountant.gdp import gdp_epsilon
+from accountant.ledger import Ledger
+from algorithms.episodes import check_sigma, play_episode
 from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
+from .estimators import mu_from_rates
 from .executors import Executor, run_pair
 
 __all__ = [
@@ -150,8 +153,6 @@ class RlSetting:
         check_choice("position", self.position, POSITIONS)
         check_positive("epsilon", self.epsilon)
         check_probability("delta", self.delta)
-        from algorithms.episodes import check_sigma
-
         if isinstance(self.sigma, Mapping):
             object.__setattr__(self, "sigma", tuple(sorted(self.sigma.items())))
         if isinstance(self.sigma, str):
@@ -239,28 +240,12 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
+    from algorithms.simulation import make_agent
+
     s = setting
     sigma = dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma
-    options = dict(s.options)
-    if s.algorithm in _LQ:
-        from algorithms import ofu_rl
-
-        return ofu_rl.make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
-                                 **options)
-    if s.algorithm == "ldp-ucrl-vtr":
-        from algorithms import ldp_ucrl_vtr
-
-        return ldp_ucrl_vtr.make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta,
-                                       sigma=sigma, **options)
-    if s.algorithm == "rlsvi":
-        from algorithms import rlsvi
-
-        return rlsvi.make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
-                                **options)
-    from algorithms import linopt
-
-    return linopt.make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
-                             **options)
+    return make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
+                      **dict(s.options))
 
 
 @functools.lru_cache(maxsize=32)
@@ -277,22 +262,6 @@ def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, floa
 
 # --------------------------------------------------------------------------------------------
 # One run
-
-
-def _play(env: Any, policy: np.ndarray, user: Any, draws: np.ndarray | None) -> tuple[np.ndarray, ...]:
-    from algorithms.episodes import sample_actions
-
-    h_ = env.horizon
-    states = np.empty(h_ + 1, dtype=np.int64)
-    actions = np.empty(h_, dtype=np.int64)
-    rewards = np.empty(h_)
-    s = env.initial_state
-    states[0] = s
-    for h in range(h_):
-        a = sample_actions(policy[h, s], draws[h]) if draws is not None else int(policy[h, s])
-        s, r = env.step(h, s, a, user)
-        actions[h], rewards[h], states[h + 1] = a, r, s
-    return states, actions, rewards
 
 
 def _flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
@@ -420,10 +389,10 @@ def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
         log.released(plan.released)
         policy = np.asarray(plan.policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        traj = _play(env, policy, users[k], draws)
+        traj = play_episode(env, policy, users[k], draws)
         if s.observer == "actions" and k > j:
             trace.view.append(np.eye(env.actions)[traj[1]].ravel())
-        theirs = agent.items(k, *_play(env, policy, other, draws)) if k == j else None
+        theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, ds.which)
         agent.update(k, *traj)
     log.finish(trace, j, agent.privatizer.sigmas, _claim_sigmas(s), {n: n.endswith(",1}") for n in log.names})
@@ -467,10 +436,10 @@ def _run_ldp(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     for k in range(j + 1):  # the LDP observer sees the changed user's messages: later episodes add nothing
         plan = agent.plan(k)
         policy = np.asarray(plan.policy)
-        traj = _play(env, policy, users[k], None)
+        traj = play_episode(env, policy, users[k], None)
         if k == j:
             mine = agent.statistics(*agent.regression_inputs(traj[0], traj[1]))
-            cf = _play(env, policy, other, None)
+            cf = play_episode(env, policy, other, None)
             theirs = agent.statistics(*agent.regression_inputs(cf[0], cf[1]))
             messages = agent.update(k, *traj)
             m0, m1 = (mine, theirs) if ds.which == 0 else (theirs, mine)
@@ -504,7 +473,7 @@ def _run_rlsvi(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
         policy = np.asarray(plan.policy)
         if s.observer == "policies" and k > j:
             trace.view.append(np.eye(a_)[policy].ravel())
-        traj = _play(env, policy, users[k], None)
+        traj = play_episode(env, policy, users[k], None)
         if k == j:
             cells = (traj[0][:-1], traj[1])
         if cells is not None and k > j and s.observer == "q-values":
@@ -688,22 +657,17 @@ def _roc(scores0: np.ndarray, scores1: np.ndarray, points: int = 101) -> tuple[t
 
 def _equal_error_mu(mus: np.ndarray) -> float:
     """The exact μ of the pair at its equal-error point: runs whose releases are μ_i-GDP (μ_i known
-    from the run) mix into a trade-off whose equal-error rate is mean Φ(−μ_i/2); μ = −2Φ⁻¹ of it
-    (μ itself when every run has the same μ)."""
+    from the run) mix into a trade-off whose equal-error rate is mean Φ(−μ_i/2); the GDP μ through
+    that point (μ itself when every run has the same μ)."""
     from scipy import special
 
     p = float(np.mean(special.ndtr(-0.5 * np.asarray(mus, dtype=float))))
-    return float(-2.0 * special.ndtri(p)) if p < 0.5 else 0.0
+    return mu_from_rates(p, p) if p < 0.5 else 0.0
 
 
 def _declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
-    total = 0.0
-    for release in declaration.releases:
-        sigma = sigmas[release.name]
-        if sigma == 0.0:
-            return math.inf
-        total += release.count * (release.sensitivity(relation) / sigma) ** 2
-    return math.sqrt(total)
+    """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's)."""
+    return Ledger(tuple(r.gaussian(relation, sigmas[r.name]) for r in declaration.releases)).mu
 
 
 def audit_setting(
@@ -760,7 +724,7 @@ def audit_setting(
         sigmas_claim=claim_sigmas,
         claimed_epsilon=claimed,
         exact_mu=exact_mu,
-        exact_epsilon=gdp_epsilon(min(exact_mu, 1e3), delta) if exact_mu > 0 else 0.0,
+        exact_epsilon=gdp_epsilon(exact_mu, delta) if exact_mu > 0 else 0.0,
         pair_mu=pair_mu,
         pair_mu_allowed=allowed,
         audit=result,

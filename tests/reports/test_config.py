@@ -59,10 +59,10 @@ def test_ledger_parameters_describe_what_the_regret_runs_use(name: str) -> None:
         agent = ofu_rl.make_agent(name, system, e.episodes, rng, epsilon=e.epsilon, delta=e.delta)
         agent_declaration = agent.declaration
     else:
-        from algorithms.simulation import _tabular_factory
+        from algorithms.simulation import make_agent
 
         env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
-        agent = _tabular_factory(name)(name, env, e.episodes, rng, epsilon=e.epsilon, delta=e.delta)
+        agent = make_agent(name, env, e.episodes, rng, epsilon=e.epsilon, delta=e.delta)
         agent_declaration = agent.declaration
     ours = algorithm_ledger(declare(name, a.epsilon, a.delta, **ledger_parameters(a, 0))).to_dict()
     theirs = algorithm_ledger(agent_declaration).to_dict()
