@@ -82,6 +82,7 @@ __all__ = [
     "POSITIONS",
     "RL_ATTACKS",
     "MAX_RUNS",
+    "MAX_EPISODES",
     "RlSetting",
     "RlDataset",
     "RlAuditResult",
@@ -108,6 +109,8 @@ POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
 MAX_RUNS = 1_000_000
+#: The most users K an audited run may have.
+MAX_EPISODES = 100_000
 _WHITE_BOX = frozenset({"messages", "billboard", "q-values"})
 _LQ = frozenset({"private-ofu-rl"})
 
@@ -148,6 +151,9 @@ class RlSetting:
         check_choice("algorithm", self.algorithm, RL_ALGORITHMS)
         check_choice("observer", self.observer, OBSERVERS[self.algorithm])
         check_count("episodes", self.episodes)
+        if self.episodes > MAX_EPISODES:
+            raise ValueError(f"episodes must be <= {MAX_EPISODES:,} for an audit (every run plays them all), "
+                             f"got {self.episodes:,}")
         if self.episodes < 2:
             raise ValueError(f"episodes must be >= 2 (the changed user and at least one other), got {self.episodes}")
         check_choice("position", self.position, POSITIONS)

@@ -833,11 +833,10 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
 
     from reports.config import load_config
     from reports.job import compute_report, count_steps
-    from reports.render import figure_list, write_report
+    from reports.render import check_output_dir, figure_list, write_report
 
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {str(out)!r} exists and is not a directory")
-    config = load_config(config_path)  # the whole config is checked before anything runs
+    check_output_dir(out)
+    config = load_config(config_path)  # the whole config (and --out) is checked before anything runs
     if quick:
         config = config.shrunk()
     # the command that reproduces the numbers; --out is left out so that report.json does not depend on where it goes

@@ -233,6 +233,21 @@ def report_json(data: Mapping[str, Any]) -> str:
     return json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def check_output_dir(out: str | Path) -> None:
+    """Raise ``ValueError`` unless a report can be written into ``out``: it is a directory, or can be
+    created in its nearest existing ancestor (probed with a temporary directory, removed at once)."""
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--out {str(target)!r} exists and is not a directory")
+    base = target
+    while not base.exists():
+        base = base.parent
+    try:
+        tempfile.TemporaryDirectory(prefix="dpkit-probe-", dir=base).cleanup()
+    except OSError as err:
+        raise ValueError(f"--out {str(target)!r}: cannot write in {str(base)!r} ({err.strerror or err})") from None
+
+
 def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[int], None] | None = None) -> list[str]:
     """Write a computed report into ``out`` (created if missing) and return the files written, relative to it.
 
@@ -249,7 +264,10 @@ def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[i
         (work / "report.html").write_text(render_html(data, figs, work), encoding="utf-8")
         (work / "report.json").write_text(report_json(data), encoding="utf-8")
         files = list(FILES) + [fig.file for fig in figs]
-        (target / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
-        for name in files:
-            shutil.move(str(work / name), str(target / name))
+        try:
+            (target / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
+            for name in files:
+                shutil.move(str(work / name), str(target / name))
+        except OSError as err:
+            raise ValueError(f"--out {str(target)!r}: cannot write the report ({err.strerror or err})") from None
     return files

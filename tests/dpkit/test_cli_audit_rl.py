@@ -37,6 +37,7 @@ def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str])
     (["audit", "rlsvi", "--runs", "0"], "runs"),
     (["audit", "rlsvi", "--runs", "nan"], "runs"),
     (["audit", "rlsvi", "--runs", "1e12"], "runs must be <="),
+    (["audit", "rlsvi", "--episodes", "1e9"], "episodes must be <="),
     (["audit", "rlsvi", "--sigma", "-1"], "sigma"),
     (["audit", "rlsvi", "--sigma", "inf"], "sigma"),
     (["audit", "rlsvi", "--sigma", "0"], "sigma"),

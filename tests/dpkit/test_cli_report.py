@@ -175,3 +175,13 @@ def test_same_config_gives_byte_identical_json_wherever_written(capsys: pytest.C
     first, second = ((tmp_path / name / "report.json").read_bytes() for name in ("a", "b"))
     assert first == second
     assert json.loads(first)["provenance"]["command_line"] == ["dpkit", "report", "--config", str(config)]
+
+
+def test_unwritable_out_is_one_error_line_before_any_work(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    parent = tmp_path / "file"
+    parent.write_text("x", encoding="utf-8")
+    code, out, err = run(capsys, "report", "--quick", "--out", str(parent / "sub" / "report"))
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "cannot write" in lines[0]
+    assert "computing" not in err
