@@ -10,8 +10,13 @@ bounds on ε and μ; :mod:`audits.engine` compares them with a :class:`~audits.c
 from __future__ import annotations
 
 from .attacks import (
+    ATTACK_NAMES,
     ATTACKS,
+    AUTO_ATTACKS,
+    AtomAttack,
     Attack,
+    BoostingAttack,
+    DensityRatioAttack,
     GaussianLikelihoodRatio,
     HistogramLikelihoodRatio,
     LogisticRegressionAttack,
@@ -43,7 +48,8 @@ from .executors import (
 )
 
 __all__ = [
-    "ATTACKS", "Attack", "GaussianLikelihoodRatio", "HistogramLikelihoodRatio", "LogisticRegressionAttack",
+    "ATTACK_NAMES", "ATTACKS", "AUTO_ATTACKS", "AtomAttack", "Attack", "BoostingAttack", "DensityRatioAttack",
+    "GaussianLikelihoodRatio", "HistogramLikelihoodRatio", "LogisticRegressionAttack",
     "ScoreFunction", "make_attack",
     "CLAIM_KINDS", "Claim",
     "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs",

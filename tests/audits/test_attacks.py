@@ -4,13 +4,21 @@ and input validation."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from scipy import stats
 
+from audits import Claim, audit
 from audits.attacks import (
+    ATTACK_NAMES,
     ATTACKS,
+    AUTO_ATTACKS,
     Attack,
+    AtomAttack,
+    BoostingAttack,
+    DensityRatioAttack,
     GaussianLikelihoodRatio,
     HistogramLikelihoodRatio,
     LogisticRegressionAttack,
@@ -312,7 +320,8 @@ def test_score_function() -> None:
 
 
 def test_make_attack() -> None:
-    assert set(ATTACKS) == {"gaussian-lr", "gaussian-lr-fitted", "logistic", "histogram", "score"}
+    assert set(ATTACKS) == {"gaussian-lr", "gaussian-lr-fitted", "logistic", "histogram", "density-ratio", "atoms",
+                            "boosting", "score"}
     for name, cls in ATTACKS.items():
         assert cls.name == name and issubclass(cls, Attack)
     assert isinstance(make_attack("gaussian-lr", mean0=[0.0], mean1=[1.0], sigma=1.0), GaussianLikelihoodRatio)
@@ -321,7 +330,8 @@ def test_make_attack() -> None:
     assert make_attack("histogram", bins=7).bins == 7
     user = make_attack("score", fn=lambda x: x[:, 0], name="first")
     assert isinstance(user, ScoreFunction) and user.name == "first"
-    with pytest.raises(ValueError, match="name must be one of gaussian-lr, gaussian-lr-fitted, logistic, histogram, score; got 'svm'"):
+    with pytest.raises(ValueError, match="name must be one of gaussian-lr, gaussian-lr-fitted, logistic, histogram, "
+                                         "density-ratio, atoms, boosting, score; got 'svm'"):
         make_attack("svm")
 
 
@@ -403,3 +413,195 @@ def test_fitted_gaussian_lr_approaches_the_white_box_test() -> None:
     const0 = np.hstack([train0, np.zeros((20_000, 1))])
     const1 = np.hstack([train1, np.zeros((20_000, 1))])
     assert np.all(np.isfinite(FittedGaussianLikelihoodRatio().fit(const0, const1).score(const0[:10])))
+
+
+# --------------------------------------------------------------------------- attacks for every kind of leak
+
+
+def _train_pair(rng: np.random.Generator, n: int, k: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    return rng.normal(size=(n, k)), rng.normal(size=(n, k)) + 0.5
+
+
+NEW = {"atoms": AtomAttack, "density-ratio": DensityRatioAttack, "boosting": BoostingAttack}
+
+
+def test_registry_names_and_auto_candidates() -> None:
+    assert ATTACK_NAMES == tuple(ATTACKS)
+    assert set(AUTO_ATTACKS) == {"gaussian-lr-fitted", "logistic", "atoms", "density-ratio", "boosting"}
+    assert set(AUTO_ATTACKS) <= set(ATTACK_NAMES)
+    for name in AUTO_ATTACKS:  # every candidate of auto is learned from training outputs alone
+        assert make_attack(name).needs_fit and not make_attack(name).fitted
+    for name, cls in NEW.items():
+        assert make_attack(name).name == name and isinstance(make_attack(name), cls)
+
+
+@pytest.mark.parametrize("name", ["gaussian-lr-fitted", "logistic", "histogram", *NEW])
+@pytest.mark.parametrize("k", [1, 3])
+def test_fitted_attacks_pickle_and_score_chunk_by_chunk(name: str, k: int) -> None:
+    if name == "histogram" and k == 3:
+        pytest.skip("the histogram takes 1 or 2 values")
+    rng = np.random.default_rng(20)
+    train0, train1 = _train_pair(rng, 3_000, k)
+    train1[:100] = 0.5  # some atoms, so that the atom tables are not empty
+    attack = make_attack(name).fit(train0, train1)
+    test = np.concatenate([rng.normal(size=(997, k)), np.full((3, k), 0.5)])
+    whole = attack.score(test)
+    copy = pickle.loads(pickle.dumps(attack))
+    np.testing.assert_array_equal(copy.score(test), whole)
+    chunks = np.concatenate([attack.score(test[i:i + 128]) for i in range(0, test.shape[0], 128)])
+    np.testing.assert_array_equal(chunks, whole)
+    np.testing.assert_array_equal(attack.score(test[5:6]), whole[5:6])
+    assert whole.shape == (1000,) and whole.dtype == np.float64 and np.all(np.isfinite(whole))
+    again = make_attack(name).fit(train0.copy(), train1.copy()).score(test)  # deterministic
+    np.testing.assert_array_equal(again, whole)
+
+
+@pytest.mark.parametrize("name", list(NEW))
+def test_no_false_alarm_on_a_plain_gaussian(name: str) -> None:
+    sigma = 2.0
+    claim = Claim.gaussian(sigma, 1.0)
+    for seed in range(3):
+        r = audit(mechanisms_2d, (0.0, sigma), (1.0, sigma), claim, attack=name, runs=20_000, seed=seed)
+        assert r.verdict != "violation", (name, seed, r.to_dict())
+        assert r.mu_lower <= 1.0 / sigma
+
+
+def mechanisms_2d(ds: tuple[float, float], rng: np.random.Generator, n: int) -> np.ndarray:
+    """A 2-d Gaussian mechanism: (value, 0) + N(0, σ²I)."""
+    value, sigma = ds
+    return np.array([value, 0.0]) + sigma * rng.standard_normal((n, 2))
+
+
+def test_atoms_score_continuous_outputs_as_zero() -> None:
+    rng = np.random.default_rng(21)
+    for k in (1, 3):
+        attack = AtomAttack().fit(*_train_pair(rng, 5_000, k))
+        assert all(step is None for step in attack.steps_)
+        np.testing.assert_array_equal(attack.score(rng.normal(size=(500, k))), np.zeros(500))
+
+
+def test_atoms_isolate_a_point_mass_per_coordinate_and_per_row() -> None:
+    rng = np.random.default_rng(22)
+    n = 20_000
+
+    def skipped(mean: np.ndarray, coordinate: bool) -> np.ndarray:
+        x = mean + rng.normal(size=(n, 3))
+        hit = rng.random(n) < 0.01
+        if coordinate:
+            x[hit, 1] = mean[1]  # one coordinate released un-noised
+        else:
+            x[hit] = mean  # the whole vector released un-noised
+        return x
+
+    m0, m1 = np.zeros(3), np.array([0.25, 0.5, -0.25])
+    for coordinate in (True, False):
+        attack = AtomAttack().fit(skipped(m0, coordinate), skipped(m1, coordinate))
+        s0, s1 = attack.score(skipped(m0, coordinate)), attack.score(skipped(m1, coordinate))
+        top = s0.max()
+        assert top <= 0.0 and np.mean(s1 > top) == pytest.approx(0.01, abs=0.003)  # the atom of D′, never under D
+        assert np.mean(s0 < s1.min()) == pytest.approx(0.01, abs=0.003)  # and the atom of D
+        assert np.mean((s0 == 0.0) & (s1 == 0.0)) > 0.97  # everything else is uninformative
+
+
+def test_lattice_step_detection() -> None:
+    from audits.attacks import _lattice_step
+
+    rng = np.random.default_rng(23)
+    z = rng.normal(size=2_000)
+    assert _lattice_step(z) is None and _lattice_step(1e-9 * z) is None and _lattice_step(1e6 + z) is None
+    assert _lattice_step(2.0**-20 * np.round(3.0 * z * 2.0**20)) == 2.0**-20
+    assert _lattice_step(0.7 + 2.0**-20 * np.round(3.0 * z[:100] * 2.0**20)) == pytest.approx(2.0**-20, rel=1e-9)
+    assert _lattice_step(np.round(100 * z) * 0.007) == pytest.approx(0.007, rel=1e-9)  # a decimal grid
+    assert _lattice_step(np.round(z)) is None  # a handful of values: the exact-value table's job
+
+
+def test_atoms_read_disjoint_lattices_from_fractional_parts() -> None:
+    rng = np.random.default_rng(24)
+    gamma = 2.0**-20
+
+    def grid(shift: float, n: int) -> np.ndarray:
+        return shift + gamma * np.round(3.0 * rng.normal(size=(n, 1)) / gamma)
+
+    attack = AtomAttack().fit(grid(0.0, 2_000), grid(0.7, 2_000))
+    assert attack.steps_[0] == pytest.approx(gamma, rel=1e-9)
+    s0, s1 = attack.score(grid(0.0, 5_000)), attack.score(grid(0.7, 5_000))
+    assert s0.max() < s1.min()  # fresh outputs (values never seen in training) are still told apart
+    aligned = AtomAttack().fit(grid(0.0, 2_000), grid(gamma * round(0.7 / gamma), 2_000))
+    assert np.ptp(aligned.score(grid(0.0, 1_000))) < 0.2  # same lattice: nothing to see
+
+
+def test_density_ratio_follows_the_shape_of_the_ratio() -> None:
+    rng = np.random.default_rng(25)
+    n = 50_000
+    # a variance mixture: D′ is D with 10% of outputs from a 3× wider Gaussian (same mean, 1-d)
+    def mix(wide: float, size: int) -> np.ndarray:
+        return rng.normal(size=size) * np.where(rng.random(size) < wide, 3.0, 1.0)
+
+    attack = DensityRatioAttack().fit(mix(0.0, n), mix(0.1, n))
+
+    def mean_score(lo: float, hi: float) -> tuple[float, float]:  # the estimate and the truth, averaged
+        x = np.linspace(lo, hi, 201)
+        return attack.score(x).mean(), np.log(0.9 + 0.1 * stats.norm.pdf(x, scale=3.0) / stats.norm.pdf(x)).mean()
+
+    for lo, hi, tolerance in [(-0.5, 0.5, 0.05), (1.5, 2.5, 0.1), (-4.0, -3.0, 0.3), (3.0, 4.0, 0.3)]:
+        estimated, truth = mean_score(lo, hi)  # few outputs (wide bins) in the tails: a coarser estimate
+        assert estimated == pytest.approx(truth, abs=tolerance), (lo, hi)
+    assert mean_score(-0.5, 0.5)[0] < 0 < min(mean_score(-4, -3)[0], mean_score(3, 4)[0])  # not monotone
+    best = auc(np.log(0.9 + 0.1 * stats.norm.pdf(t0 := mix(0.0, n), scale=3.0) / stats.norm.pdf(t0)),
+               np.log(0.9 + 0.1 * stats.norm.pdf(t1 := mix(0.1, n), scale=3.0) / stats.norm.pdf(t1)))
+    assert auc(attack.score(mix(0.0, n)), attack.score(mix(0.1, n))) == pytest.approx(best, abs=0.01)
+    linear = LogisticRegressionAttack().fit(mix(0.0, n), mix(0.1, n))
+    assert abs(auc(linear.score(mix(0.0, n)), linear.score(mix(0.1, n))) - 0.5) < 0.02
+
+
+def test_density_ratio_projects_multivariate_outputs() -> None:
+    rng = np.random.default_rng(26)
+    cov = np.diag([1.0, 4.0, 0.25])
+    train0 = rng.multivariate_normal(np.zeros(3), cov, size=20_000)
+    train1 = rng.multivariate_normal([0.3, 0.0, 0.0], cov, size=20_000)
+    attack = DensityRatioAttack().fit(train0, train1)
+    assert attack.projection_ is not None
+    test0 = rng.multivariate_normal(np.zeros(3), cov, size=20_000)
+    test1 = rng.multivariate_normal([0.3, 0.0, 0.0], cov, size=20_000)
+    assert auc(attack.score(test0), attack.score(test1)) == pytest.approx(stats.norm.cdf(0.3 / np.sqrt(2)), abs=0.015)
+
+
+def test_boosting_finds_a_leak_no_linear_or_quadratic_attack_sees() -> None:
+    rng = np.random.default_rng(27)
+
+    def xor(sign: float, n: int) -> np.ndarray:
+        b = rng.choice([-1.0, 1.0], size=n)
+        return rng.normal(size=(n, 2)) + 1.5 * np.column_stack([b, sign * b])  # same marginals under D and D′
+
+    attack = BoostingAttack().fit(xor(1.0, 20_000), xor(-1.0, 20_000))
+    test0, test1 = xor(1.0, 20_000), xor(-1.0, 20_000)
+    # the likelihood ratio depends on sign(x1·x2): AUC ≈ Φ(1.5·√2)-ish, far above ½
+    assert auc(attack.score(test0), attack.score(test1)) > 0.85
+    quadratic = LogisticRegressionAttack(features="quadratic").fit(xor(1.0, 20_000), xor(-1.0, 20_000))
+    assert abs(auc(quadratic.score(test0), quadratic.score(test1)) - 0.5) < 0.05
+
+
+def test_new_attacks_validate_their_options_and_inputs() -> None:
+    with pytest.raises(ValueError, match="min_count must be an integer >= 1, got 0"):
+        AtomAttack(min_count=0)
+    with pytest.raises(ValueError, match="resolution must be < 1, got 2"):
+        AtomAttack(resolution=2)
+    with pytest.raises(ValueError, match="smoothing must be > 0"):
+        DensityRatioAttack(smoothing=0.0)
+    with pytest.raises(ValueError, match="bins must be an integer >= 1, got 0"):
+        DensityRatioAttack(bins=0)
+    with pytest.raises(ValueError, match="max_leaf_nodes must be >= 2, got 1"):
+        BoostingAttack(max_leaf_nodes=1)
+    with pytest.raises(ValueError, match="max_train must be an integer >= 1"):
+        BoostingAttack(max_train=0)
+    rng = np.random.default_rng(28)
+    for cls in NEW.values():
+        with pytest.raises(ValueError, match=f"{cls.__name__} must be fitted before score"):
+            cls().score(np.zeros((3, 2)))
+        with pytest.raises(ValueError, match="outputs0 and outputs1 must have the same number of values"):
+            cls().fit(np.zeros((50, 2)), np.zeros((50, 1)))
+        attack = cls().fit(*_train_pair(rng, 200, 2))
+        with pytest.raises(ValueError, match=r"outputs must have 2 values per sample, got shape \(4, 3\)"):
+            attack.score(np.zeros((4, 3)))
+        with pytest.raises(ValueError, match=r"outputs must be finite, got nan"):
+            attack.score(np.array([[0.0, np.nan]]))

@@ -1,0 +1,161 @@
+"""Reference mechanisms for the audits' tests, benches and docs: correct ones and ones that leak.
+
+Every release function has the engine's signature ``release(dataset, rng, n) -> (n, 1)`` (vectorised
+over runs, module-level so that process and Dask executors can pickle it). The *leak zoo*
+(:func:`leak_zoo`) pairs each with a neighbouring pair of datasets and a claim:
+
+==================  ==========================================  ===========================  =========
+case                mechanism                                    claim                        verdict
+==================  ==========================================  ===========================  =========
+gaussian            Σx + N(0, σ²), σ = 3.7306 (exact (1, 1e-5))  Gaussian σ, Δ = 1 (μ 0.268)  consistent
+laplace             Σx + Lap(1)                                  pure ε = 1                   consistent
+laplace-as-gdp      Σx + Lap(1) (variance 2 = σ² of √2)          μ = 1/√2 GDP                 violation
+skipped-noise       Σx + N(0, σ²), noise skipped w.p. 5·10⁻⁴     (1, 1e-5)-DP                 violation
+lattice             Σx + γ·round(N(0, σ²)/γ), γ = 2⁻²⁰           (1, 1e-5)-DP                 violation
+lattice-aligned     γ·round(Σx/γ) + γ·round(N(0, σ²)/γ)          (1, 1e-5)-DP                 consistent
+binary-rr           the bit, kept w.p. e/(1 + e)                 pure ε = 1                   consistent
+kary-rr             4-ary RR, kept w.p. 4/7 (ε = ln 4 ≈ 1.386)   pure ε = 1                   violation
+==================  ==========================================  ===========================  =========
+
+Why the violations violate:
+
+* **laplace-as-gdp** — Lap(b) has the variance 2b² of N(0, 2b²), but its trade-off curve is not
+  the Gaussian one: at the equal-error threshold (between the two means) FPR = FNR = ½e^{−Δ/(2b)},
+  i.e. μ = 2Φ⁻¹(1 − ½e^{−1/2}) ≈ 1.03 for Δ = b = 1, above the claimed 1/√2 ≈ 0.707 (the sharp
+  centre of the Laplace density leaks more than the Gaussian's; the ratio of the two μ tends to
+  √π ≈ 1.77 as ε → 0). The tails leak less, the middle more: an attack must look at the shape, not the variance.
+* **skipped-noise** — with probability p = 5·10⁻⁴ the statistic is released exactly. Under D′ the
+  output equals Σx′ = 1 with probability p, under D never: the event {output = 1} has
+  P_D′ = p > e^1 · P_D + δ = 10⁻⁵, so the mechanism is not (1, 10⁻⁵)-DP (it is at best
+  (ε, p)-DP for every ε: δ >= 5·10⁻⁴, and ε = ∞ at δ = 10⁻⁵).
+* **lattice** — the noise is produced on a grid of step γ = 2⁻²⁰ (a fixed-point sampler) but added
+  to a real-valued statistic that is not on that grid: the output lies in Σx + γℤ. Here
+  Σx = 0 for D and 0.7 for D′ (a record 0.7 ∈ [0, 1]); 0.7 is not a multiple of γ, so the supports
+  are disjoint — the fractional part of output/γ is 0 under D and 0.2 under D′ — and one output
+  tells D from D′ with certainty (ε = ∞ at every δ < 1). The fix, :func:`lattice_aligned`, rounds the
+  statistic to the grid first: with s = γ·round(Σx/γ) the output s + γ·round(Z/γ) equals
+  γ·round((s + Z)/γ), a post-processing of the Gaussian mechanism on s, whose sensitivity is <= 1
+  (rounding keeps Σx of records in [0, 1] within [0, 1]).
+* **kary-rr** — k-ary randomized response keeps the true value w.p. e^ε/(e^ε + k − 1) and otherwise
+  outputs one of the k − 1 others uniformly; with keep probability 4/7 and k = 4 its ε is
+  ln((4/7)/(1/7)) = ln 4 ≈ 1.386, above the claimed 1 (the event {output = D′'s value}).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .claims import Claim
+
+__all__ = [
+    "GAUSSIAN_SIGMA",
+    "LATTICE_STEP",
+    "SKIP_PROBABILITY",
+    "ZooCase",
+    "binary_randomized_response",
+    "gaussian_mechanism",
+    "kary_randomized_response",
+    "laplace_mechanism",
+    "lattice_aligned",
+    "lattice_gaussian",
+    "leak_zoo",
+    "skipped_noise_gaussian",
+]
+
+#: σ of the Gaussian mechanism that is exactly (1, 1e-5)-DP at Δ = 1 (``calibrate_sigma(1.0, 1e-5)``).
+GAUSSIAN_SIGMA = 3.7306316350746362
+#: Probability with which :func:`skipped_noise_gaussian` releases its statistic without noise.
+SKIP_PROBABILITY = 5e-4
+#: Grid step of the noise of :func:`lattice_gaussian` and :func:`lattice_aligned`.
+LATTICE_STEP = 2.0**-20
+#: Keep probability of :func:`kary_randomized_response` and its number of values.
+KARY_K = 4
+KARY_KEEP = 4.0 / 7.0
+
+
+def _total(dataset: Any) -> float:
+    """Σx of a dataset of real records (a sequence of floats; the empty dataset sums to 0)."""
+    return float(np.sum(np.asarray(dataset, dtype=float)))
+
+
+def gaussian_mechanism(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Σx + N(0, σ²) with σ = :data:`GAUSSIAN_SIGMA`: exactly (1, 1e-5)-DP for records in [0, 1]."""
+    return _total(dataset) + GAUSSIAN_SIGMA * rng.standard_normal((n, 1))
+
+
+def laplace_mechanism(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Σx + Lap(1): pure 1-DP for records in [0, 1]; its noise has variance 2."""
+    return _total(dataset) + rng.laplace(0.0, 1.0, (n, 1))
+
+
+def skipped_noise_gaussian(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The Gaussian mechanism that forgets its noise with probability :data:`SKIP_PROBABILITY` (a bug)."""
+    noise = GAUSSIAN_SIGMA * rng.standard_normal((n, 1))
+    noise[rng.random(n) < SKIP_PROBABILITY] = 0.0
+    return _total(dataset) + noise
+
+
+def _grid_noise(rng: np.random.Generator, n: int) -> np.ndarray:
+    return LATTICE_STEP * np.round(GAUSSIAN_SIGMA * rng.standard_normal((n, 1)) / LATTICE_STEP)
+
+
+def lattice_gaussian(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Σx + Gaussian noise on a grid of step γ = 2⁻²⁰, the statistic itself not on the grid (a bug)."""
+    return _total(dataset) + _grid_noise(rng, n)
+
+
+def lattice_aligned(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The fixed :func:`lattice_gaussian`: the statistic is rounded to the noise's grid first."""
+    return LATTICE_STEP * np.round(_total(dataset) / LATTICE_STEP) + _grid_noise(rng, n)
+
+
+def binary_randomized_response(bit: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    """The bit (0 or 1), kept with probability e/(1 + e) and flipped otherwise: pure 1-DP."""
+    keep = rng.random((n, 1)) < math.e / (1.0 + math.e)
+    return np.where(keep, float(bit), 1.0 - float(bit))
+
+
+def kary_randomized_response(value: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    """A value in {0, …, k − 1} (k = 4) kept w.p. 4/7, else one of the others uniformly: ε = ln 4."""
+    keep = rng.random((n, 1)) < KARY_KEEP
+    other = (value + rng.integers(1, KARY_K, (n, 1))) % KARY_K
+    return np.where(keep, float(value), other.astype(float))
+
+
+@dataclass(frozen=True)
+class ZooCase:
+    """A reference mechanism, a neighbouring pair, a claim, and whether the mechanism violates it."""
+
+    name: str
+    release: Callable[[Any, np.random.Generator, int], np.ndarray]
+    dataset0: Any
+    dataset1: Any
+    claim: Claim
+    violates: bool
+    why: str
+
+
+def leak_zoo() -> tuple[ZooCase, ...]:
+    """The reference cases of the module docstring's table, in its order."""
+    dp = Claim.dp(1.0, 1e-5)
+    pure = Claim.dp(1.0, 0.0)
+    return (
+        ZooCase("gaussian", gaussian_mechanism, (), (1.0,), Claim.gaussian(GAUSSIAN_SIGMA, 1.0), False,
+                "the Gaussian mechanism at its own σ"),
+        ZooCase("laplace", laplace_mechanism, (), (1.0,), pure, False, "Lap(1) at Δ = 1 is pure 1-DP"),
+        ZooCase("laplace-as-gdp", laplace_mechanism, (), (1.0,), Claim.gdp(1.0 / math.sqrt(2.0)), True,
+                "Laplace's equal-error μ is 1.03 > 1/√2: its density's peak leaks"),
+        ZooCase("skipped-noise", skipped_noise_gaussian, (), (1.0,), dp, True,
+                "P_D′[output = 1] = 5e-4 > e·P_D[output = 1] + 1e-5 = 1e-5"),
+        ZooCase("lattice", lattice_gaussian, (), (0.7,), dp, True,
+                "the supports 0 + γℤ and 0.7 + γℤ are disjoint: ε = ∞"),
+        ZooCase("lattice-aligned", lattice_aligned, (), (0.7,), dp, False,
+                "the statistic rounded to the noise's grid: a discrete Gaussian"),
+        ZooCase("binary-rr", binary_randomized_response, 0, 1, pure, False, "keep-probability e/(1 + e) is pure 1-DP"),
+        ZooCase("kary-rr", kary_randomized_response, 0, 1, pure, True, "4-ary RR keeping w.p. 4/7 has ε = ln 4"),
+    )
