@@ -8,6 +8,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from audits import Claim, audit
@@ -605,3 +607,26 @@ def test_new_attacks_validate_their_options_and_inputs() -> None:
             attack.score(np.zeros((4, 3)))
         with pytest.raises(ValueError, match=r"outputs must be finite, got nan"):
             attack.score(np.array([[0.0, np.nan]]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 3), cut=st.integers(1, 199),
+       kind=st.sampled_from(["continuous", "atoms", "lattice", "discrete"]))
+def test_learned_leak_attacks_score_any_split_like_the_whole(seed: int, k: int, cut: int, kind: str) -> None:
+    rng = np.random.default_rng(seed)
+
+    def draw(shift: float, n: int) -> np.ndarray:
+        x = rng.normal(size=(n, k)) + shift
+        if kind == "atoms":
+            x[rng.random(n) < 0.2] = shift
+        elif kind == "lattice":
+            x = shift + 2.0**-12 * np.round(x * 2.0**12)
+        elif kind == "discrete":
+            x = np.round(x)
+        return x
+
+    train0, train1, test = draw(0.0, 300), draw(0.3, 300), np.concatenate([draw(0.0, 100), draw(0.3, 100)])
+    for attack in (AtomAttack().fit(train0, train1), DensityRatioAttack().fit(train0, train1)):
+        whole = attack.score(test)
+        np.testing.assert_array_equal(np.concatenate([attack.score(test[:cut]), attack.score(test[cut:])]), whole)
+        assert np.all(np.isfinite(whole))
