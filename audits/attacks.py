@@ -712,7 +712,9 @@ class AtomAttack(Attack):
     The score of an output is its row's log ratio if the row is a key, else the sum over
     coordinates of the exact value's log ratio or, if that value is not a key, its fractional
     part's. Anything not in a table scores 0: continuous outputs (no repeated values, no lattice)
-    score 0 everywhere — an uninformative test, never a false alarm.
+    score 0 everywhere — an uninformative test, never a false alarm. The tables hold at most
+    2·``max_train`` keys each (one per coordinate, two with a lattice, one for rows): the pickled
+    attack is small for continuous outputs and up to a few MB per coordinate for discrete ones.
     """
 
     name = "atoms"

@@ -630,3 +630,29 @@ def test_learned_leak_attacks_score_any_split_like_the_whole(seed: int, k: int, 
         whole = attack.score(test)
         np.testing.assert_array_equal(np.concatenate([attack.score(test[:cut]), attack.score(test[cut:])]), whole)
         assert np.all(np.isfinite(whole))
+
+
+def xor_release(sign: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Z + 1.5·(b, sign·b), b = ±1: D (sign +1) and D′ (sign −1) have the same means and marginals."""
+    b = rng.choice([-1.0, 1.0], size=n)
+    return rng.normal(size=(n, 2)) + 1.5 * np.column_stack([b, sign * b])
+
+
+def test_boosting_audit_sees_more_of_a_nonlinear_leak_than_a_linear_attack() -> None:
+    claim = Claim.gdp(1.0)
+    found = audit(xor_release, 1.0, -1.0, claim, attack="boosting", runs=20_000, seed=3)
+    assert found.verdict == "violation" and found.mu_lower > 2.0
+    # a linear score only sees the two mixtures' different spreads along its direction
+    linear = audit(xor_release, 1.0, -1.0, claim, attack="logistic", runs=20_000, seed=3)
+    assert linear.verdict == "consistent" and linear.mu_lower < 0.5 * found.mu_lower
+
+
+def test_density_ratio_audit_flags_a_heavy_tailed_leak() -> None:
+    # Student-t noise (3 degrees of freedom) with its variance 3 claimed as Gaussian: σ = √3, μ = 1/√3
+    claim = Claim.gaussian(np.sqrt(3.0), 1.0)
+    r = audit(student_release, 0.0, 1.0, claim, attack="density-ratio", runs=20_000, seed=4)
+    assert r.verdict == "violation" and r.mu_lower > 1.2 * claim.mu
+
+
+def student_release(value: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    return value + rng.standard_t(3.0, size=(n, 1))
