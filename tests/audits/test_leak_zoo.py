@@ -8,9 +8,13 @@ selection split, evaluate the chosen one), which becomes the engine's default.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from audits import Claim, audit
+from audits import mechanisms as m
 from audits.mechanisms import leak_zoo
 
 CASES = {case.name: case for case in leak_zoo()}
@@ -60,6 +64,34 @@ def _param(name: str, *values: object) -> object:
 def test_the_zoo_is_the_documented_one() -> None:
     assert list(CASES) == list(NAMED) == list(AUTO)
     assert {n for n, c in CASES.items() if c.violates} == {"laplace-as-gdp", "skipped-noise", "lattice", "kary-rr"}
+
+
+def test_the_mechanisms_are_what_they_say() -> None:
+    rng = np.random.default_rng(0)
+    n = 400_000
+
+    def se(p: float) -> float:  # five standard errors of a frequency p over n draws
+        return 5 * math.sqrt(p * (1 - p) / n)
+
+    x = m.gaussian_mechanism((0.25, 0.5), rng, n)
+    assert x.shape == (n, 1) and abs(x.mean() - 0.75) < 0.05 and x.std() == pytest.approx(m.GAUSSIAN_SIGMA, rel=0.01)
+    assert m.laplace_mechanism((), rng, n).var() == pytest.approx(2.0, rel=0.02)  # the matched σ is √2
+    skipped = m.skipped_noise_gaussian((1.0,), rng, n)
+    assert abs(np.mean(skipped == 1.0) - m.SKIP_PROBABILITY) < se(m.SKIP_PROBABILITY)
+    for bit in (0, 1):
+        kept = np.mean(m.binary_randomized_response(bit, rng, n) == bit)
+        assert abs(kept - math.e / (1 + math.e)) < se(0.73)
+    out = m.kary_randomized_response(2, rng, n)
+    freq = np.bincount(out[:, 0].astype(int), minlength=4) / n
+    assert np.all(np.abs(freq - [1 / 7, 1 / 7, 4 / 7, 1 / 7]) < se(4 / 7))
+    assert math.log(freq[2] / freq[0]) == pytest.approx(math.log(4), abs=0.05)  # ε = ln 4 ≈ 1.386
+    fractions = {}
+    for name, release, d in [("lattice0", m.lattice_gaussian, ()), ("lattice1", m.lattice_gaussian, (0.7,)),
+                             ("aligned1", m.lattice_aligned, (0.7,))]:
+        u = release(d, rng, 1_000)[:, 0] / m.LATTICE_STEP
+        fractions[name] = np.unique(np.round(u - np.floor(u), 6) % 1.0)
+    assert fractions["lattice0"].tolist() == [0.0] == fractions["aligned1"].tolist()
+    assert fractions["lattice1"].tolist() == [pytest.approx(0.2, abs=1e-6)]  # 0.7·2²⁰ = 734003.2: disjoint
 
 
 @pytest.mark.parametrize(("name", "attack", "runs"), [_param(n, *NAMED[n]) for n in NAMED])
