@@ -802,11 +802,12 @@ class DensityRatioAttack(Attack):
     first reduces each output to one number: a 1-value output is its own score; otherwise a
     quadratic logistic regression (:class:`LogisticRegressionAttack` with
     ``features="quadratic"``, so mean and variance changes both count) is fitted on the first
-    half of the training outputs and its linear predictor is the score. On the (other half of
-    the) training outputs it then estimates the two densities of that score by histograms with
-    common quantile bins (``bins`` of them, by default one per ``min_per_bin`` pooled outputs,
-    between 8 and ``max_bins``; repeated values merge cuts, so each atom of a discrete score gets
-    its own bin; the outer bins extend to ±∞) and add-``smoothing`` counts. The attack's score is
+    half of the training outputs (all of them if there are fewer than 4 per dataset) and its linear
+    predictor is the score. On the (other half of the) training outputs it then estimates the two
+    densities of that score by histograms with common quantile bins (``bins`` of them, by default
+    one per ``min_per_bin`` pooled outputs, between 8 and ``max_bins``; repeated values merge
+    cuts, so each atom of a discrete score gets its own bin; the outer bins extend to ±∞) and
+    add-``smoothing`` counts. The attack's score is
     the estimated log density ratio log p̂_D′(bin) − log p̂_D(bin).
 
     Unlike a linear or Gaussian attack it follows any shape of the ratio: the kink of a Laplace
@@ -852,11 +853,12 @@ class DensityRatioAttack(Attack):
         k = x0.shape[1]
         self.projection_ = None
         if k > 1:
-            if x0.shape[0] < 4 or x1.shape[0] < 4:
-                raise ValueError(f"fitting needs at least 4 outputs of each dataset, got {x0.shape[0]} and {x1.shape[0]}")
-            h0, h1 = x0.shape[0] // 2, x1.shape[0] // 2
-            self.projection_ = LogisticRegressionAttack(features="quadratic", max_iter=200).fit(x0[:h0], x1[:h1])
-            x0, x1 = x0[h0:], x1[h1:]
+            if min(x0.shape[0], x1.shape[0]) >= 4:
+                h0, h1 = x0.shape[0] // 2, x1.shape[0] // 2
+                self.projection_ = LogisticRegressionAttack(features="quadratic", max_iter=200).fit(x0[:h0], x1[:h1])
+                x0, x1 = x0[h0:], x1[h1:]
+            else:  # too few to split: both steps on the same outputs (still valid: the bound uses others)
+                self.projection_ = LogisticRegressionAttack(features="quadratic", max_iter=200).fit(x0, x1)
         s0, s1 = self._project(x0), self._project(x1)
         pooled = np.concatenate([s0, s1])
         bins = self.bins or int(np.clip(pooled.size // self.min_per_bin, 8, self.max_bins))

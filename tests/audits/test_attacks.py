@@ -656,3 +656,13 @@ def test_density_ratio_audit_flags_a_heavy_tailed_leak() -> None:
 
 def student_release(value: float, rng: np.random.Generator, n: int) -> np.ndarray:
     return value + rng.standard_t(3.0, size=(n, 1))
+
+
+@pytest.mark.parametrize("name", AUTO_ATTACKS)
+@pytest.mark.parametrize("k", [1, 3])
+def test_auto_candidates_fit_on_the_smallest_training_split(name: str, k: int) -> None:
+    # runs = 6, the engine's minimum: two training outputs per dataset
+    rng = np.random.default_rng(29)
+    attack = make_attack(name).fit(rng.normal(size=(2, k)), rng.normal(size=(2, k)) + 1.0)
+    scores = attack.score(rng.normal(size=(7, k)))
+    assert scores.shape == (7,) and np.all(np.isfinite(scores))
