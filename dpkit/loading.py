@@ -7,12 +7,80 @@ re-imports the file on first use: it pickles, so process pools and Dask workers 
 from __future__ import annotations
 
 import importlib.util
+import json
+import stat
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["FileFunction", "load_object", "parse_reference"]
+__all__ = ["FileFunction", "load_object", "parse_reference", "read_text_file", "parse_data", "MAX_FILE_BYTES",
+           "MAX_NESTING"]
+
+#: The largest ledger or config file read (bytes); more is refused before it is read.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+#: The deepest nesting of lists/tables/objects accepted in a JSON or TOML file.
+MAX_NESTING = 64
+
+
+def read_text_file(path: str | Path, what: str, limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``, or a ``ValueError`` naming it (``what`` says which file).
+
+    At most ``limit`` bytes are read: a larger file, or an endless one (``/dev/zero``, a FIFO), is
+    refused without reading it all; a binary file is refused as "not UTF-8 text".
+    """
+    p = Path(path)
+    try:
+        info = p.stat()
+    except OSError as err:
+        raise ValueError(f"cannot read {what} {str(p)!r}: {err.strerror or err}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{what} {str(p)!r} is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{what} {str(p)!r} is not a regular file")
+    if info.st_size > limit:
+        raise ValueError(f"{what} {str(p)!r} is larger than the limit of {limit:,} bytes")
+    try:
+        with open(p, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as err:
+        raise ValueError(f"cannot read {what} {str(p)!r}: {err.strerror or err}") from None
+    if len(raw) > limit:
+        raise ValueError(f"{what} {str(p)!r} is larger than the limit of {limit:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{what} {str(p)!r} is not UTF-8 text (byte {err.start})") from None
+    if "\x00" in text:
+        raise ValueError(f"{what} {str(p)!r} is not text (it holds NUL bytes)")
+    return text
+
+
+def _depth(text: str) -> int:
+    """An upper bound on the nesting depth of JSON or TOML ``text`` (brackets and braces, strings included)."""
+    depth = deepest = 0
+    for c in text:
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
+def parse_data(text: str, *, toml: bool, what: str, limit: int = MAX_NESTING) -> object:
+    """Parse JSON or TOML ``text``; deeper nesting than ``limit`` and syntax errors are one ``ValueError``."""
+    kind = "TOML" if toml else "JSON"
+    if _depth(text) > limit:
+        raise ValueError(f"{what} nests lists/tables deeper than {limit} levels")
+    try:
+        return tomllib.loads(text) if toml else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{what} is not valid {kind}: {err}") from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise ValueError(f"{what} nests lists/tables too deeply") from None
+
 
 _MODULES: dict[str, ModuleType] = {}
 

@@ -6,13 +6,35 @@ import contextlib
 import json
 import math
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-__all__ = ["emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy", "progress_bar"]
+__all__ = ["plain", "emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy", "progress_bar"]
+
+
+def plain(value: object) -> str:
+    """``value`` as text that is only data on a terminal: control characters (escape sequences such as
+    an OSC "set title", bells, carriage returns) are dropped and line breaks and tabs become spaces.
+
+    Rich markup needs no escaping here: the print helpers below hand text to rich as
+    :class:`rich.text.Text`, which is never parsed as markup (``[/bold]`` or ``[link=…]`` stay literal).
+    """
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(" " if c in "\n\r\t\v\f" else c for c in text
+                   if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C"))
+
+
+def _text(value: object, lines: bool = False) -> Text:
+    if lines:  # keep the line breaks of a multi-line caption, each line made plain
+        return Text("\n".join(plain(line) for line in str(value).split("\n")))
+    return Text(plain(value))
 
 
 def jsonable(value: Any) -> Any:
@@ -41,12 +63,12 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
-    """Render a table on stdout."""
-    table = Table(title=title, caption=caption, caption_justify="left")
+    """Render a table on stdout; every string is shown literally (no markup, no control characters)."""
+    table = Table(title=_text(title), caption=None if caption is None else _text(caption, lines=True), caption_justify="left")
     for i, col in enumerate(columns):
-        table.add_column(col, justify="left" if i == 0 else "right")
+        table.add_column(_text(col), justify="left" if i == 0 else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(_text(cell) for cell in row))
     Console().print(table)
 
 
@@ -54,9 +76,9 @@ def print_lines(lines: Sequence[str], title: str | None = None) -> None:
     """Print plain lines on stdout (no markup), under an optional bold title."""
     console = Console()
     if title:
-        console.print(title, style="bold", markup=False)
+        console.print(_text(title), style="bold", markup=False, highlight=False)
     for line in lines:
-        console.print(f"  • {line}", markup=False, highlight=False)
+        console.print(_text(f"  • {line}"), markup=False, highlight=False)
 
 
 def stderr_console() -> Console:

@@ -40,7 +40,6 @@ Top level::
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -50,6 +49,7 @@ from typing import Any
 from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 from algorithms.registry import ALGORITHM_NAMES, declare
 from algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
+from dpkit.loading import parse_data, read_text_file
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -363,16 +363,8 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
     else:
         p = Path(path)
         source = str(p)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ValueError(f"cannot read config file {source!r}: {err.strerror or err}") from None
-        except UnicodeDecodeError:
-            raise ValueError(f"config file {source!r} is not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ValueError(f"config file {source!r} is not valid TOML: {err}") from None
+        text = read_text_file(p, "config file")  # bounded: size cap, UTF-8, a regular file (not /dev/zero)
+    data = parse_data(text, toml=True, what=f"config file {source!r}")  # nesting depth bounded
     try:
         return parse_config(data, source)
     except ValueError as err:
