@@ -7,9 +7,8 @@ one line ``error: …`` on stderr with exit code 2, never a traceback.
 
 from __future__ import annotations
 
-import json
 import sys
-import tomllib
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,8 @@ from algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
 from audits import Claim, ScoreFunction, audit_pairs, make_executor
 
 from . import __version__
-from .loading import FileFunction, load_object
-from .render import busy, emit_json, format_number, print_lines, print_table, progress_bar, stderr_console
+from .loading import FileFunction, load_object, parse_data, read_text_file
+from .render import busy, emit_json, plain, format_number, print_lines, print_table, progress_bar, stderr_console
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
 
@@ -281,14 +280,8 @@ def convert_budget(epsilon: float, delta: float, as_json: bool) -> None:
 
 
 def _read_ledger(path: Path) -> Ledger:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ValueError(f"cannot read ledger file {str(path)!r}: {err.strerror}") from None
-    try:
-        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"ledger file {str(path)!r} is not valid {path.suffix.lstrip('.').upper() or 'JSON'}: {err}") from None
+    text = read_text_file(path, "ledger file")  # bounded: size cap, UTF-8, a regular file
+    data = parse_data(text, toml=path.suffix.lower() == ".toml", what=f"ledger file {str(path)!r}")
     if not isinstance(data, dict) or set(data) != {"release"}:
         raise ValueError(f"ledger file {str(path)!r} must hold exactly one key 'release' (a list of releases)")
     if not isinstance(data["release"], list):
@@ -374,7 +367,7 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
             for r in d["releases"]]
     statistics = "\n".join(f"{r['name']}: {r['statistic']}" for r in d["releases"])
     print_table(title, ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight"], rows,
-                caption=escape(statistics))
+                caption=statistics)
     summary = [
         ["ε claimed by the paper", format_number(d["epsilon_claimed_by_paper"], 8)],
         ["ε of the paper's σ", format_number(d["epsilon_achieved_by_paper_sigma"], 8)],
@@ -847,8 +840,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         data = compute_report(config, command=command, progress=advance)
     with progress_bar("drawing figures", len(figure_list(data))) as advance:
         files = write_report(data, out, progress=advance)
-    stderr_console().print(f"report written to {escape(str(out))} in {time.perf_counter() - started:.1f} s",
-                           highlight=False)
+    stderr_console().print(f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s",
+                           markup=False, highlight=False)
     if as_json:
         emit_json({"out": str(out), "files": files, "summary": data["summary"]})
         return
@@ -862,29 +855,47 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     )
 
 
+def _error(message: object) -> int:
+    """Print ``error: MESSAGE`` as one plain line on stderr (user text in it cannot inject) and return 2."""
+    click.echo(f"error: {plain(message)}", err=True)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run the CLI, turning every bad input into ``error: …`` and exit code 2."""
+    """Entry point: run the CLI, turning every bad input into one line ``error: …`` and exit code 2.
+
+    Ctrl-C prints ``error: interrupted`` and exits with 130 (128 + SIGINT, the shell's convention);
+    a report being written when it comes keeps the previous report (see :func:`reports.render.write_report`).
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="dpkit", standalone_mode=False)
+        # numpy's overflow warnings of extreme inputs are not for users: the results handle them (inf, 0)
+        with warnings.catch_warnings(), cli.make_context("dpkit", args) as ctx:
+            warnings.simplefilter("ignore", RuntimeWarning)
+            rv = cli.invoke(ctx)
     except click.exceptions.NoArgsIsHelpError as err:  # pragma: no cover - click >= 8.2
         click.echo(err.ctx.get_help() if err.ctx else str(err))
         return 0
+    except click.exceptions.Exit as err:  # --help, --version
+        return err.exit_code
     except click.UsageError as err:
-        click.echo(f"error: {err.format_message()}", err=True)
-        return 2
-    except click.Abort:
-        click.echo("error: aborted", err=True)
+        return _error(err.format_message())
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("error: interrupted", err=True)
         return 130
-    except ValueError as err:
-        click.echo(f"error: {err}", err=True)
-        return 2
+    except ValueError as err:  # includes UnicodeDecodeError
+        return _error(err)
     except MemoryError as err:
-        click.echo(f"error: not enough memory for these sizes ({err}); lower --episodes, --states or the dimensions",
-                   err=True)
-        return 2
+        return _error(f"not enough memory for these sizes ({err}); lower --episodes, --states or the dimensions")
+    except RecursionError:
+        return _error("input nested too deeply")
+    except OverflowError as err:
+        return _error(f"a number is too large to compute with ({err})")
+    except OSError as err:
+        name = f" {str(err.filename)!r}" if err.filename else ""
+        return _error(f"cannot access{name}: {err.strerror or err}")
     except click.ClickException as err:
-        click.echo(f"error: {err.format_message()}", err=True)
-        return 2
+        return _error(err.format_message())
     return rv if isinstance(rv, int) else 0
 
 

@@ -3,28 +3,36 @@
 :func:`write_report` draws every figure from the report's dictionary, renders ``report.md`` and a
 self-contained ``report.html`` (figures embedded as base64 PNG data URIs; no network, no external
 CSS or JavaScript) from the Jinja2 templates in ``reports/templates``, and writes ``report.json``.
-Everything is first written to a temporary directory and moved into the output directory only
-when all of it succeeded, so a failure leaves the output directory as it was.
+Everything is first written to a temporary directory beside the output directory and swapped into
+place by renames only when all of it succeeded, so at every moment ``--out`` holds either the old
+complete report or the new complete one (see :func:`write_report`).
+
+Text from users (titles, algorithm and release names, file names, config values) is data, never
+markup: the HTML environment autoescapes, and the Markdown environment escapes every ``{{ … }}``
+through :func:`markdown_escape` (as its ``finalize``), so no template line can forget it.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import shlex
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from . import figures
 from .job import jsonable
 
-__all__ = ["Figure", "FILES", "figure_list", "draw_figures", "render_markdown", "render_html", "report_json",
+__all__ = ["Figure", "FILES", "markdown_escape", "check_output_dir", "figure_list", "draw_figures", "render_markdown", "render_html", "report_json",
            "write_report"]
 
 #: The files every report has, beside its figures.
@@ -193,13 +201,44 @@ def _command(args: Sequence[str]) -> str:
 
 
 def _md_cell(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return str(value)  # pipes and line breaks are escaped for every value by markdown_escape
+
+
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "|": "&#124;",
+                "`": "&#96;", "\\": "&#92;"}
+_MD_TABLE = str.maketrans(_MD_ENTITIES)
+
+
+def _no_controls(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(" " if c in "\n\r\t\v\f" else c for c in text
+                   if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C"))
+
+
+def markdown_escape(value: Any) -> str:
+    """``value`` as literal Markdown text: raw HTML (``<script>``, ``<img onerror>``), links and images
+    (``[x](y)``), code-span backticks, backslashes and table pipes become character references (which
+    render as the same characters), and control characters and line breaks are dropped or become spaces
+    (so a value cannot start a heading or end a table row). Emphasis characters (``*``, ``_``) are left
+    as they are: the project's own names use them and they cannot inject anything.
+    """
+    text = _no_controls(str(value))
+    return text.translate(_MD_TABLE) if any(c in _MD_ENTITIES for c in text) else text
+
+
+def _html_finalize(value: Any) -> Any:
+    """Control characters out of every string an HTML template shows (autoescaping does the rest)."""
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return _no_controls(value)
+    return value
 
 
 def _environment(html: bool) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("reports", "templates"),
         autoescape=html,
+        finalize=_html_finalize if html else markdown_escape,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -233,41 +272,93 @@ def report_json(data: Mapping[str, Any]) -> str:
     return json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def _is_report_dir(path: Path) -> bool:
+    """Whether ``path`` is empty or holds only what a report writes (so replacing it loses nothing else)."""
+    for entry in path.iterdir():
+        if entry.name in FILES and entry.is_file() and not entry.is_symlink():
+            continue
+        if entry.name == FIGURE_DIR and entry.is_dir() and not entry.is_symlink() \
+                and all(f.suffix == ".png" and f.is_file() for f in entry.iterdir()):
+            continue
+        return False
+    return True
+
+
 def check_output_dir(out: str | Path) -> None:
-    """Raise ``ValueError`` unless a report can be written into ``out``: it is a directory, or can be
-    created in its nearest existing ancestor (probed with a temporary directory, removed at once)."""
+    """Raise ``ValueError`` unless a report can be written into ``out``: it is missing, empty or an
+    earlier report (it is replaced whole, so other files there would be lost), and its parent
+    directory can be written (probed with a temporary directory, removed at once)."""
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {str(target)!r} exists and is not a directory")
-    base = target
+    if target.is_dir() and not _is_report_dir(target):
+        raise ValueError(f"--out {str(target)!r} holds files that are not a dpkit report; give a new or empty "
+                         f"directory (a report replaces its --out whole)")
+    base = target.resolve().parent
     while not base.exists():
         base = base.parent
+    if not base.is_dir():
+        raise ValueError(f"--out {str(target)!r}: {str(base)!r} is not a directory")
     try:
         tempfile.TemporaryDirectory(prefix="dpkit-probe-", dir=base).cleanup()
     except OSError as err:
         raise ValueError(f"--out {str(target)!r}: cannot write in {str(base)!r} ({err.strerror or err})") from None
 
 
-def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[int], None] | None = None) -> list[str]:
-    """Write a computed report into ``out`` (created if missing) and return the files written, relative to it.
+def _swap_into_place(new: Path, target: Path) -> None:
+    """Make the complete report in ``new`` (a sibling of ``target``) be ``target``, by renames only.
 
-    The files are produced in a temporary directory and moved into ``out`` at the end: if anything
-    fails, ``out`` is untouched. Files of an earlier report in ``out`` are replaced.
+    The old report is first renamed aside (``target`` → ``.NAME.old-XXXX``), then ``new`` → ``target``,
+    then the old one is removed. A failure between the renames renames the old report back. So at every
+    moment ``target`` is the old complete report, absent for the instant between two renames (a kill
+    exactly there leaves the old report whole beside it, as ``.NAME.old-XXXX``), or the new one.
+    """
+    old: Path | None = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.rmdir(old)
+        os.rename(target, old)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[int], None] | None = None) -> list[str]:
+    """Write a computed report into ``out`` (replaced whole; created if missing) and return its files.
+
+    The files are produced in a temporary directory beside ``out`` (``.NAME.tmp-XXXX``) and swapped into
+    place by :func:`_swap_into_place` only when all of them are written: if anything fails or is
+    interrupted (Ctrl-C), ``out`` keeps the previous complete report and the temporary directory is
+    removed; after success ``out`` holds exactly the new report (no stale files of an older one).
     """
     target = Path(out)
-    if target.exists() and not target.is_dir():
-        raise ValueError(f"--out {str(target)!r} exists and is not a directory")
-    with tempfile.TemporaryDirectory(prefix="dpkit-report-") as tmp:
-        work = Path(tmp)
+    check_output_dir(target)
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
         figs = draw_figures(data, work, progress)
         (work / "report.md").write_text(render_markdown(data, figs), encoding="utf-8")
         (work / "report.html").write_text(render_html(data, figs, work), encoding="utf-8")
         (work / "report.json").write_text(report_json(data), encoding="utf-8")
         files = list(FILES) + [fig.file for fig in figs]
+        work.chmod(0o777 & ~_umask())
         try:
-            (target / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
-            for name in files:
-                shutil.move(str(work / name), str(target / name))
+            _swap_into_place(work, target)
         except OSError as err:
-            raise ValueError(f"--out {str(target)!r}: cannot write the report ({err.strerror or err})") from None
+            raise ValueError(f"--out {str(out)!r}: cannot write the report ({err.strerror or err})") from None
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
     return files
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
