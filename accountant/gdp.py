@@ -39,6 +39,9 @@ _MAX_RELATIVE_ERROR = 1e-12
 #: Beyond this μ (ε(δ) > ~5e299) intermediate squares overflow: ε is reported as +inf and
 #: δ(ε) as 1 — both conservative. The documented working range is μ <= 1e3.
 MU_OVERFLOW = 1e150
+#: Every search loop here stops after this many steps (so every call terminates).
+_MAX_STEPS = 1200
+_LOG_MAX = math.log(1.7e308)
 
 
 def _log1mexp(d: float) -> float:
@@ -48,7 +51,7 @@ def _log1mexp(d: float) -> float:
 
 def _log_delta_mpmath(mu: float, epsilon: float, digits_lost: float) -> float:
     """log δ(ε) for μ-GDP with mpmath, at 30 digits beyond those the difference loses."""
-    dps = 30 + int(math.ceil(max(0.0, digits_lost)))
+    dps = 30 + int(math.ceil(min(max(0.0, digits_lost), 2000.0)))  # bounded precision (and time)
     for _ in range(6):
         with mpmath.workdps(dps):
             m, e = mpmath.mpf(mu), mpmath.mpf(epsilon)
@@ -69,6 +72,8 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
     """
     a = -epsilon / mu + mu / 2.0
     b = -epsilon / mu - mu / 2.0
+    if not a > -1e154:  # ε/μ overflows or a²/2 would: log δ <= log Φ(a) < -1e307, i.e. -inf in doubles
+        return -math.inf
     if a < 0.0:
         ea = special.erfcx(-a * _SQRT1_2)
         eb = special.erfcx(-b * _SQRT1_2)
@@ -133,8 +138,14 @@ def _gdp_epsilon(mu: float, delta: float) -> float:
     # Start from the Gaussian-tail approximation ε ≈ μ²/2 + μ·sqrt(2 ln(1/δ)).
     guess = max(mu * mu / 2.0 + mu * math.sqrt(2.0 * -math.log(delta)), 1e-300)
     hi = math.log(guess)
-    while g(hi) > 0.0:
+    for _ in range(_MAX_STEPS):  # bounded: ε grows by 4x a step up to the largest double
+        if g(hi) <= 0.0:
+            break
         hi += math.log(4.0)
+        if hi > _LOG_MAX:
+            return math.inf  # conservative: no finite ε found
+    else:
+        return math.inf
     lo = hi - math.log(4.0)
     while g(lo) <= 0.0:
         hi, lo = lo, lo - math.log(4.0)
@@ -158,11 +169,22 @@ def _gdp_mu(epsilon: float, delta: float) -> float:
         return gdp_log_delta(math.exp(log_mu), epsilon) - target
 
     z = math.sqrt(2.0 * -math.log(delta))
-    guess = epsilon / (z + math.sqrt(z * z + 2.0 * epsilon))  # solves ε = μ²/2 + μ z
-    ok = math.log(guess)
-    while g(ok) > 0.0:
+    # solves ε = μ²/2 + μ z (hypot: no overflow for ε near the largest double; no underflow to 0)
+    guess = epsilon / (z + math.hypot(z, math.sqrt(2.0) * math.sqrt(epsilon)))
+    ok = math.log(max(guess, 5e-324))
+    for _ in range(_MAX_STEPS):  # bounded: μ shrinks by 4x a step
+        if g(ok) <= 0.0:
+            break
         ok -= math.log(4.0)
+    else:
+        raise ValueError(f"no mu > 0 gives (epsilon, delta) = ({epsilon!r}, {delta!r})")
     bad = ok + math.log(4.0)
-    while g(bad) <= 0.0:
+    for _ in range(_MAX_STEPS):
+        if not g(bad) <= 0.0:
+            break
         ok, bad = bad, bad + math.log(4.0)
+        if bad > _LOG_MAX:
+            return round_down(math.exp(ok))  # a smaller μ is always sound
+    else:
+        return round_down(math.exp(ok))
     return round_down(math.exp(feasible_root(g, ok, bad)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from .gdp import _gdp_delta, _gdp_epsilon, _gdp_mu
+from .gdp import MU_OVERFLOW, _gdp_delta, _gdp_epsilon, _gdp_mu
 from .numerics import feasible_root, round_down
 from .rdp import _linear_rdp_delta, _linear_rdp_epsilon
 from .validation import check_choice, check_positive, check_probability
@@ -27,6 +27,8 @@ __all__ = ["ZCDP_CONVERSIONS", "zcdp_epsilon", "zcdp_delta", "zcdp_rho"]
 
 ZcdpConversionName = Literal["bun-steinke", "rdp-optimal", "gaussian-exact"]
 ZCDP_CONVERSIONS: tuple[str, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
+#: Every search loop here stops after this many steps (so every call terminates).
+_MAX_STEPS = 400
 
 
 def zcdp_epsilon(rho: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -76,19 +78,35 @@ def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
     if conversion in ("gaussian-exact", "bun-steinke"):
         # Closed form / one root-find, then stepped down until the conversion itself agrees
         # (ε is rounded up, so the round trip may otherwise land a few ulps above the target).
-        lo = round_down(_gdp_mu(epsilon, delta) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs)
-        while _zcdp_epsilon(lo, delta, conversion) > epsilon:
-            lo = round_down(lo, ulps=64)
-        return lo
+        lo = round_down(min(_gdp_mu(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs)
+        if not lo > 0.0:  # the largest ρ underflows: 0 is the largest double that is sound
+            return 0.0
+        step = 64.0 * 2.0**-52
+        for _ in range(_MAX_STEPS):  # bounded: the relative step doubles up to halving
+            if _zcdp_epsilon(lo, delta, conversion) <= epsilon:
+                return lo
+            lo, step = lo * (1.0 - step), min(2.0 * step, 0.5)
+        raise ValueError(f"epsilon = {epsilon!r} is too large to convert to rho under {conversion}")
 
     # rdp-optimal lies between the Bun–Steinke ρ (looser conversion) and the exact one.
     def g(log_rho: float) -> float:
         return _zcdp_epsilon(math.exp(log_rho), delta, conversion) - epsilon
 
+    if not rho_bs > 0.0:  # below the smallest double: 0 is sound
+        return 0.0
     ok = math.log(rho_bs) - 1e-9
-    while g(ok) > 0.0:
-        ok -= 0.01
-    bad = math.log(_gdp_mu(epsilon, delta) ** 2 / 2.0) + 1e-6
-    while g(bad) <= 0.0:
+    step = 0.01
+    for _ in range(_MAX_STEPS):  # bounded: the step doubles
+        if g(ok) <= 0.0:
+            break
+        ok, step = ok - step, 2.0 * step
+    else:
+        raise ValueError(f"epsilon = {epsilon!r} is too large to convert to rho under {conversion}")
+    bad = 2.0 * math.log(_gdp_mu(epsilon, delta)) - math.log(2.0) + 1e-6  # in logs: μ² may overflow
+    for _ in range(_MAX_STEPS):
+        if not g(bad) <= 0.0:
+            break
         ok, bad = bad, bad + 0.1
+    else:  # no infeasible point found: ok is feasible, and a smaller ρ is always sound
+        return round_down(math.exp(ok))
     return round_down(math.exp(feasible_root(g, ok, bad, xtol=1e-14)))
