@@ -480,9 +480,10 @@ def rlsvi(states: float, actions: float | None, horizon: float | None, episodes:
         if missing:
             raise click.UsageError(f"Missing option {' and '.join(repr(m) for m in missing)} (or give --run)")
     else:
-        s_run = check_count("states", states)
-        actions = 2 if actions is None else actions
-        horizon = 2 * s_run if horizon is None else horizon
+        s_run = _bounded("states", states)
+        actions = 2 if actions is None else _bounded("actions", actions)
+        horizon = 2 * s_run if horizon is None else _bounded("horizon", horizon)
+        _bounded("episodes", episodes)
     cf = rlsvi_closed_form(states, actions, horizon, episodes, delta)  # type: ignore[arg-type]
     s, a, h, k = cf.states, cf.actions, cf.horizon, cf.episodes
     mu_wc = rlsvi_worst_case_mu(s, a, h, k)
@@ -748,6 +749,40 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
     )
 
 
+#: Stated limits of the sizes ``simulate`` and ``rlsvi --run`` accept, checked before anything is allocated.
+LIMITS = {"episodes": 10**6, "seeds": 10**3, "states": 10**3, "actions": 10**2, "horizon": 10**4,
+          "state_dim": 10**2, "control_dim": 10**2, "workers": 256}
+#: The largest total work (episodes × seeds × horizon steps) of one ``simulate``.
+MAX_STEPS = 10**9
+
+
+def _bounded(name: str, value: float) -> int:
+    """``value`` as a count >= 1 that is at most ``LIMITS[name]``, or a ValueError naming the option."""
+    k = check_count(name, value)
+    if k > LIMITS[name]:
+        raise ValueError(f"--{name.replace('_', '-')} = {k} is above the limit of {LIMITS[name]:,}")
+    return k
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse an ``--out`` that is not a directory or cannot be created/written, before any work."""
+    import tempfile
+
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} exists and is not a directory")
+    base = out
+    while not base.exists():
+        if base.parent == base:
+            break
+        base = base.parent
+    if not base.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(base)!r} is not a directory")
+    try:  # probe (os.access says yes to root even where writing fails, e.g. /proc)
+        tempfile.TemporaryDirectory(prefix="dpkit-probe-", dir=base).cleanup()
+    except OSError as err:
+        raise ValueError(f"--out {str(out)!r}: cannot write in {str(base)!r} ({err.strerror or err})") from None
+
+
 def _sigma_choice(value: str) -> str | float:
     """``paper``, ``tight`` or a number >= 0 (the API checks the range)."""
     if value in ("paper", "tight"):
@@ -785,17 +820,21 @@ def simulate(algorithm: str, env_name: str | None, states: float, actions: float
 
     from .experiments import run_experiment, write_outputs
 
+    _check_out_dir(out)  # before any work
     if env_name is None:
         env_name = "lq" if algorithm in LQ_ALGORITHMS else "riverswim"
+    n_seeds = _bounded("seeds", seeds)
+    n_workers = _bounded("workers", workers)
     experiment = Experiment(
-        algorithm=algorithm, env=env_name, episodes=check_count("episodes", episodes),
-        states=check_count("states", states), actions=check_count("actions", actions),
-        horizon=None if horizon is None else check_count("horizon", horizon), epsilon=epsilon, delta=delta,
-        sigma=_sigma_choice(sigma_text), state_dim=check_count("state_dim", state_dim),
-        control_dim=check_count("control_dim", control_dim), env_seed=check_index("env_seed", env_seed),
+        algorithm=algorithm, env=env_name, episodes=_bounded("episodes", episodes),
+        states=_bounded("states", states), actions=_bounded("actions", actions),
+        horizon=None if horizon is None else _bounded("horizon", horizon), epsilon=epsilon, delta=delta,
+        sigma=_sigma_choice(sigma_text), state_dim=_bounded("state_dim", state_dim),
+        control_dim=_bounded("control_dim", control_dim), env_seed=check_index("env_seed", env_seed),
     )
-    n_seeds = check_count("seeds", seeds)
-    n_workers = check_count("workers", workers)
+    steps = experiment.episodes * n_seeds * (experiment.horizon or 2 * experiment.states)
+    if steps > MAX_STEPS:
+        raise ValueError(f"--episodes × --seeds × horizon = {steps:,} steps is above the limit of {MAX_STEPS:,}")
     with progress_bar(f"{algorithm} on {env_name}", experiment.episodes * n_seeds) as advance:
         result = run_experiment(experiment, n_seeds, workers=n_workers, progress=advance)
     files = write_outputs(result, out)
