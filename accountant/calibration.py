@@ -121,7 +121,11 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         factor = exact_factor
     elif acc.method in ("rdp", "zcdp") and not (isinstance(acc, RdpAccountant) and acc.orders is not None):
         zconv = _RDP_TO_ZCDP.get(acc.conversion, acc.conversion) if acc.method == "rdp" else acc.conversion
-        factor = math.sqrt(mu1 * mu1 / 2.0 / _zcdp_rho(epsilon, delta, zconv))  # type: ignore[arg-type]
+        rho = _zcdp_rho(epsilon, delta, zconv)  # type: ignore[arg-type]
+        if not rho > 0.0:
+            raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "
+                             f"meets under {zconv} (in doubles): no finite sigma")
+        factor = mu1 / math.sqrt(2.0 * rho)
     elif acc.method == "classic" and len(base.releases) == 1:
         r = base.releases[0]
         factor = classic_sigma(epsilon, delta, r.sensitivity, r.count) / r.sigma
@@ -132,6 +136,8 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in base.releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
+    if not 0.0 < factor < math.inf:
+        raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a sigma beyond the range of doubles")
     return _make_feasible(acc, base, round_up(factor), epsilon, delta)
 
 

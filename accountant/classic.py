@@ -44,7 +44,11 @@ def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, compos
     per_eps, per_delta = epsilon / k, delta / k
     if per_eps >= CLASSIC_MAX_EPSILON:
         raise _refuse(per_eps, f"epsilon = {epsilon:g} over {k} release(s)")
-    return round_up(sensitivity * math.sqrt(2.0 * math.log(1.25 / per_delta)) / per_eps)
+    # in logs and as k/ε: δ/K or ε/K may underflow to 0 for tiny inputs
+    sigma = sensitivity * math.sqrt(2.0 * (math.log(1.25) - math.log(delta) + math.log(k))) * (k / epsilon)
+    if not math.isfinite(sigma):
+        raise ValueError(f"epsilon = {epsilon!r} and delta = {delta!r} need a sigma beyond the range of doubles")
+    return round_up(sigma)
 
 
 def classic_composed_epsilon(

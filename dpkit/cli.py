@@ -702,6 +702,8 @@ def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: flo
 #: The standard budgets of ``dpkit budgets``.
 STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
 STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
+#: The most values ``--epsilons`` and ``--compositions`` of ``dpkit budgets`` may list.
+MAX_BUDGET_VALUES = 50
 _BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
     ("exact", None), ("pld", None), ("rdp", "improved"), ("zcdp", "bun-steinke"), ("classic", None))
 
@@ -718,6 +720,9 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
     """Calibration table: σ for standard budgets under every method."""
     accountant.check_probability("delta", delta)
     accountant.check_positive("sensitivity", sensitivity)
+    for name, values in (("epsilons", epsilons), ("compositions", compositions)):
+        if len(values) > MAX_BUDGET_VALUES:
+            raise ValueError(f"--{name} has {len(values):,} values, above the limit of {MAX_BUDGET_VALUES}")
     for i, e in enumerate(epsilons):
         accountant.check_positive(f"epsilons[{i}]", e)
     ks = [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
@@ -744,7 +749,8 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
         ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact"],
         [[str(r["compositions"]), format_number(r["epsilon"])]
          + [format_number(r["sigma"][c], 6) for c in cols]
-         + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}"] for r in results],
+         + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}" if r["sigma"]["rdp"] and r["sigma"]["exact"] else "—"]
+         for r in results],
         caption="classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply).",
     )
 

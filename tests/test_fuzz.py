@@ -58,6 +58,12 @@ SIMPLE = {
     "convert budget": ["--epsilon", "--delta"],
     "tree": ["--steps", "--sigma", "--delta", "--epsilon", "--sensitivity"],
     "rlsvi": ["--states", "--actions", "--horizon", "--episodes", "--delta"],
+    "budgets --no-pld": ["--delta", "--sensitivity", "--epsilons", "--compositions"],
+    "ledger rlsvi": ["--delta", "--epsilon", "--states", "--actions", "--horizon", "--episodes", "--beta"],
+    "ledger ldp-ucrl-vtr": ["--delta", "--epsilon", "--states", "--horizon", "--episodes"],
+    "ledger private-linopt-vi": ["--delta", "--epsilon", "--dim", "--horizon", "--episodes"],
+    "ledger private-ofu-rl": ["--delta", "--epsilon", "--gamma", "--horizon", "--episodes"],
+    "convert rdp": ["--orders", "--values", "--delta"],
 }
 
 
@@ -95,6 +101,12 @@ def test_random_words_never_crash(capsys: pytest.CaptureFixture[str], argv: list
 ])
 def test_extreme_values_answer_or_refuse(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     _check(capsys, "extremes", argv)
+
+
+def test_budgets_refuses_long_lists_before_work(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["budgets", "--no-pld", "--epsilons", ",".join(["1"] * 1000)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --epsilons has 1,000 values")
 
 
 def test_huge_epsilon_has_delta_zero(capsys: pytest.CaptureFixture[str]) -> None:
@@ -162,18 +174,13 @@ def test_interrupt_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: 
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
-def test_zz_report_the_number_of_cases() -> None:
-    """Prints how many fuzz cases ran (``pytest -s`` shows it); fails if a fuzz test ran none."""
-    print(f"\nfuzz cases: {sum(CASES.values())} ({CASES})")
-    assert sum(CASES.values()) > 0
-
-
 @pytest.mark.parametrize("extra", [
     ["--episodes", "1e15"], ["--episodes", "10", "--seeds", "1e9"], ["--episodes", "10", "--states", "1e12"],
     ["--episodes", "1000000", "--seeds", "1000"], ["--episodes", "1e400"], ["--episodes", "10", "--workers", "1e6"],
 ])
 def test_simulate_sizes_are_refused_before_work(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                 extra: list[str]) -> None:
+    CASES["sizes"] = CASES.get("sizes", 0) + 1
     code = main(["simulate", "ucrl-vtr", "--out", str(tmp_path / "sim"), *extra])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
@@ -185,3 +192,9 @@ def test_simulate_out_below_a_file_is_refused_before_work(capsys: pytest.Capture
     code = main(["simulate", "ucrl-vtr", "--episodes", "10", "--out", str(tmp_path / "file" / "sim")])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --out") and "is not a directory" in err
+
+
+def test_zz_report_the_number_of_cases() -> None:
+    """Prints how many fuzz cases ran (``pytest -s`` shows it); fails if a fuzz test ran none."""
+    print(f"\nfuzz cases: {sum(CASES.values())} ({CASES})")
+    assert sum(CASES.values()) > 0
