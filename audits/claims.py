@@ -1,30 +1,74 @@
-"""Privacy claims an audit checks: (ε, δ)-DP, μ-GDP, ρ-zCDP, or a Gaussian mechanism (σ, Δ).
+"""Privacy claims an audit checks, each with its whole trade-off curve.
 
-A claim is data; the audit reads from it the ε it allows at a δ (:meth:`Claim.epsilon_at`) and,
-for claims that imply μ-GDP (a μ or a Gaussian σ), the μ it allows (:attr:`Claim.mu`). A ρ-zCDP
-claim does not imply sqrt(2ρ)-GDP (zCDP is the weaker notion), so it is only checked through its
-(ε, δ) conversion (the optimal RDP conversion of the curve αρ, valid for every ρ-zCDP mechanism).
+Kinds: pure ε-DP and (ε, δ)-DP (:meth:`Claim.dp`, δ = 0 allowed), μ-GDP (:meth:`Claim.gdp`), ρ-zCDP
+(:meth:`Claim.zcdp`), an RDP curve (:meth:`Claim.rdp`), a Gaussian mechanism (:meth:`Claim.gaussian`)
+and a ledger of Gaussian releases (:meth:`Claim.ledger`; ``dpkit audit --claim FILE`` reads the
+ledger files that ``dpkit ledger FILE`` reads).
+
+A claim is data. The audit reads from it
+
+* :meth:`Claim.trade_off` — the smallest FNR the claim allows at a given FPR (the claim's trade-off
+  curve f). A test whose error rates lie strictly below f refutes the claim. The curve is computed
+  in the claim's favour (a hair *below* the true curve), so numerics never produce a false violation;
+* :meth:`Claim.epsilon_at` — the ε it allows at a δ;
+* :attr:`Claim.mu` — for claims that imply μ-GDP (gdp, gaussian, ledger), that μ.
+
+A ρ-zCDP or RDP claim does not imply a GDP curve; its trade-off curve is the pointwise largest of
+the (ε(δ'), δ') curves that its optimal conversion gives over a grid of δ'. Every such pair is implied
+by the claim, so the envelope lies below the claim's true curve whatever the grid: sound.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+from scipy import special
+
 from accountant.gdp import gdp_epsilon
-from accountant.validation import check_choice, check_count, check_positive, check_probability
+from accountant.ledger import Ledger
+from accountant.rdp import rdp_epsilon
+from accountant.validation import check_choice, check_count, check_positive, check_real
 from accountant.zcdp import zcdp_epsilon
 
 __all__ = ["CLAIM_KINDS", "Claim"]
 
-CLAIM_KINDS: tuple[str, ...] = ("dp", "gdp", "zcdp", "gaussian")
+CLAIM_KINDS: tuple[str, ...] = ("dp", "gdp", "zcdp", "rdp", "gaussian", "ledger")
+#: The claims whose trade-off curve is a Gaussian one (they imply μ-GDP).
+_GDP_KINDS = frozenset({"gdp", "gaussian", "ledger"})
+#: Slack subtracted from every trade-off curve: floating-point error never becomes a violation.
+_SLACK = 1e-12
+#: The δ' grid of the zCDP and RDP envelopes.
+_DELTA_GRID = np.concatenate([np.logspace(-16, -1, 61), np.linspace(0.125, 0.95, 34)])
+
+
+def _delta(name: str, value: object) -> float:
+    """A δ in [0, 1] (0: pure DP; 1: no guarantee at all)."""
+    x = check_real(name, value)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {x!r}")
+    return x
+
+
+def _dp_curve(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
+    """max(0, 1 − δ − e^ε x, e^{−ε}(1 − δ − x)): the trade-off curve of (ε, δ)-DP (ε may be inf)."""
+    if math.isinf(epsilon):
+        return np.zeros_like(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        a = 1.0 - delta - math.exp(min(epsilon, 700.0)) * x
+        b = math.exp(-epsilon) * (1.0 - delta - x)
+    return np.maximum(0.0, np.nan_to_num(np.maximum(a, b), nan=0.0, neginf=0.0))
 
 
 @dataclass(frozen=True)
 class Claim:
-    """What a release function is claimed to satisfy. Build with :meth:`dp`, :meth:`gdp`,
-    :meth:`zcdp` or :meth:`gaussian`."""
+    """What a release function (or an algorithm) is claimed to satisfy.
+
+    Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`
+; the constructors validate every value.
+    """
 
     kind: str
     epsilon: float | None = None
@@ -34,21 +78,28 @@ class Claim:
     sigma: float | None = None
     sensitivity: float | None = None
     count: int = 1
+    orders: tuple[float, ...] = ()
+    values: tuple[float, ...] = ()
+    releases: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, CLAIM_KINDS)
-        need = {"dp": ("epsilon", "delta"), "gdp": ("mu_value",), "zcdp": ("rho",), "gaussian": ("sigma", "sensitivity")}
+        need = {"dp": ("epsilon", "delta"), "gdp": ("mu_value",), "zcdp": ("rho",), "rdp": (),
+                "gaussian": ("sigma", "sensitivity"), "ledger": ("mu_value",)}
         for attr in need[self.kind]:
             if getattr(self, attr) is None:
                 raise ValueError(f"a {self.kind} claim needs {attr.removesuffix('_value')}")
+        if self.kind == "rdp" and not self.orders:
+            raise ValueError("an rdp claim needs orders and values")
 
+    # -- constructors -------------------------------------------------------------------------
     @classmethod
-    def dp(cls, epsilon: float, delta: float) -> Claim:
-        """(ε, δ)-DP. ε may be 0; δ in [0, 1)."""
-        epsilon = float(epsilon) if epsilon == 0 else check_positive("epsilon", epsilon)
-        if delta != 0:
-            delta = check_probability("delta", delta)
-        return cls("dp", epsilon=epsilon, delta=float(delta))
+    def dp(cls, epsilon: float, delta: float = 0.0) -> Claim:
+        """(ε, δ)-DP; δ = 0 is pure ε-DP. ε in [0, ∞]; δ in [0, 1]."""
+        eps = check_real("epsilon", epsilon) if not (isinstance(epsilon, float) and math.isinf(epsilon)) else epsilon
+        if math.isnan(eps) or eps < 0:
+            raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+        return cls("dp", epsilon=float(eps), delta=_delta("delta", delta))
 
     @classmethod
     def gdp(cls, mu: float) -> Claim:
@@ -61,6 +112,12 @@ class Claim:
         return cls("zcdp", rho=check_positive("rho", rho))
 
     @classmethod
+    def rdp(cls, orders: Any, values: Any) -> Claim:
+        """An RDP curve: (α_i, ε_R(α_i)) for every order α_i > 1 (each is claimed)."""
+        rdp_epsilon(orders, values, 0.5)  # validates lengths, orders > 1, values >= 0 (names the bad entry)
+        return cls("rdp", orders=tuple(float(o) for o in orders), values=tuple(float(v) for v in values))
+
+    @classmethod
     def gaussian(cls, sigma: float, sensitivity: float = 1.0, count: int = 1) -> Claim:
         """``count`` Gaussian releases of ℓ2 sensitivity Δ with noise N(0, σ²I): μ = Δ sqrt(count)/σ."""
         return cls(
@@ -70,10 +127,18 @@ class Claim:
             count=check_count("count", count),
         )
 
+    @classmethod
+    def ledger(cls, ledger: Ledger) -> Claim:
+        """The releases of a :class:`~accountant.ledger.Ledger` (Gaussian, composed): μ-GDP with its exact μ."""
+        if not isinstance(ledger, Ledger):
+            raise TypeError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
+        return cls("ledger", mu_value=ledger.mu, releases=tuple(ledger.to_dicts()))
+
+    # -- what the claim allows ----------------------------------------------------------------
     @property
     def mu(self) -> float | None:
-        """The μ of μ-GDP the claim implies, or ``None`` (for dp and zcdp claims)."""
-        if self.kind == "gdp":
+        """The μ of μ-GDP the claim implies, or ``None`` (dp, zcdp and rdp claims)."""
+        if self.kind in ("gdp", "ledger"):
             return self.mu_value
         if self.kind == "gaussian":
             return self.sensitivity * math.sqrt(self.count) / self.sigma  # type: ignore[operator]
@@ -86,25 +151,59 @@ class Claim:
         return 1e-5
 
     def epsilon_at(self, delta: float) -> float:
-        """The ε the claim allows at ``delta`` (``inf`` when it allows nothing at that δ).
-
-        dp: the claimed ε when δ >= the claimed δ (a smaller δ is not covered: ``inf``); gdp and
-        gaussian: the exact ε(δ) of μ-GDP; zcdp: the optimal RDP conversion of αρ.
-        """
-        delta = check_probability("delta", delta)
+        """The ε the claim allows at ``delta`` in [0, 1] (``inf`` when it allows nothing at that δ)."""
+        delta = _delta("delta", delta)
+        if delta >= 1.0:
+            return 0.0
         if self.kind == "dp":
             return self.epsilon if delta >= self.delta else math.inf  # type: ignore[return-value, operator]
+        if delta == 0.0:
+            return math.inf  # GDP, zCDP and RDP (finite orders) allow no pure ε
         if self.kind == "zcdp":
             return zcdp_epsilon(self.rho, delta, "rdp-optimal")  # type: ignore[arg-type]
+        if self.kind == "rdp":
+            return rdp_epsilon(self.orders, self.values, delta).epsilon
         return gdp_epsilon(self.mu, delta)  # type: ignore[arg-type]
+
+    def trade_off(self, fpr: Any) -> np.ndarray:
+        """The smallest FNR the claim allows at each FPR in ``fpr`` (vectorised; in [0, 1]).
+
+        Rounded in the claim's favour (never above the true curve), so that a point below it is a
+        violation of the claim and not of floating point.
+        """
+        x = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
+        if self.kind in _GDP_KINDS:
+            f = special.ndtr(special.ndtri(1.0 - x) - self.mu)
+        elif self.kind == "dp":
+            f = _dp_curve(x, self.epsilon, self.delta)  # type: ignore[arg-type]
+        else:
+            f = np.zeros_like(x)
+            for d in _DELTA_GRID:
+                f = np.maximum(f, _dp_curve(x, self.epsilon_at(float(d)), float(d)))
+        return np.maximum(0.0, f - _SLACK)
+
+    def refuted_by(self, fpr_upper: float, fnr_upper: float) -> bool:
+        """True when error rates (FPR⁺, FNR⁺) lie strictly below the trade-off curve, in either
+        orientation (the claims are symmetric in D and D′): no mechanism with this claim has them."""
+        a, b = float(fpr_upper), float(fnr_upper)
+        return bool(b < self.trade_off(a)[()] or a < self.trade_off(b)[()])
+
+    @property
+    def unit(self) -> str:
+        """The unit in which the audit reads this claim: ``"mu"`` (claims that imply GDP) or ``"epsilon"``."""
+        return "mu" if self.kind in _GDP_KINDS else "epsilon"
 
     def describe(self) -> str:
         if self.kind == "dp":
-            return f"({self.epsilon:g}, {self.delta:g})-DP"
+            return f"{self.epsilon:g}-DP (pure)" if self.delta == 0 else f"({self.epsilon:g}, {self.delta:g})-DP"
         if self.kind == "gdp":
             return f"{self.mu_value:g}-GDP"
         if self.kind == "zcdp":
             return f"{self.rho:g}-zCDP"
+        if self.kind == "rdp":
+            return "RDP curve " + ", ".join(f"ε({o:g}) = {v:g}" for o, v in zip(self.orders, self.values))
+        if self.kind == "ledger":
+            return f"ledger of {len(self.releases)} Gaussian releases (μ = {self.mu:.6g})"
         return f"Gaussian σ = {self.sigma:g}, Δ = {self.sensitivity:g}, ×{self.count} (μ = {self.mu:.6g})"
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,8 +212,12 @@ class Claim:
             out.update(epsilon=self.epsilon, delta=self.delta)
         elif self.kind == "zcdp":
             out.update(rho=self.rho)
+        elif self.kind == "rdp":
+            out.update(orders=list(self.orders), values=list(self.values))
         else:
             out.update(mu=self.mu)
             if self.kind == "gaussian":
                 out.update(sigma=self.sigma, sensitivity=self.sensitivity, count=self.count)
+            if self.kind == "ledger":
+                out.update(releases=[dict(r) for r in self.releases])
         return out

@@ -1,24 +1,33 @@
 """The audit: run a release function on neighbouring datasets, attack, bound, and give a verdict.
 
-``audit(release, dataset0, dataset1, claim)`` runs ``release`` ``runs`` times on each dataset
-(vectorised, through an executor, seeds split with ``SeedSequence`` so the result does not depend
-on the executor), splits the outputs into
+``audit(release, dataset0, dataset1, claim)`` runs ``release`` ``runs`` times on each dataset, in three
+independent splits with their own seeds:
 
-* a *training* split, used only to fit a learned attack (absent for white-box attacks),
-* a *selection* split, used only to choose the threshold,
-* an *evaluation* split, used only for the Clopper–Pearson bounds,
+* a *training* split (at most :data:`TRAIN_CAP` runs per dataset) — the only outputs ever held in
+  memory — on which the learned attacks are fitted (absent for attacks that need no fit);
+* a *selection* split, on which the attack (``attack="auto"``: every attack of
+  :data:`~audits.attacks.AUTO_ATTACKS`) and its thresholds are chosen;
+* an *evaluation* split, scored by the chosen attack only, on which the Clopper–Pearson bounds are
+  computed.
 
-and reports the ε lower bound at δ, the μ lower bound (GDP reading) and a point estimate. The
-verdict is ``violation`` when, at confidence 1 − α, the lower bound exceeds what the claim allows
-(ε at δ; and μ, for claims that imply μ-GDP), else ``consistent``. With several neighbouring pairs,
-:func:`audit_pairs` splits α evenly over the pairs (a union bound) and keeps the strongest.
+The selection and evaluation splits are *streamed*: each chunk of runs is scored where it is produced
+(in-process, on a process pool or on Dask; :mod:`audits.executors`) and only scores come back, so
+memory does not grow with the outputs. Since the attack, its thresholds and the claim are all fixed
+before any evaluation run is scored, the bounds hold at confidence 1 − α without a correction for
+the number of attacks tried on the selection split.
+
+Three thresholds (equal error rate, μ-maximising, ε-maximising) are evaluated at α/3 each (a union
+bound); :func:`audits.verdicts.judge` compares their error-rate bounds with the claim's whole trade-off
+curve and gives ``violation``, ``consistent`` or — when the audit lacks the power to see a violation —
+``inconclusive``. With several neighbouring pairs, :func:`audit_pairs` splits α evenly over the pairs.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,30 +35,54 @@ import numpy as np
 from accountant.gdp import gdp_epsilon
 from accountant.validation import check_choice, check_count, check_probability
 
-from .attacks import Attack, make_attack
+from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
-from .executors import Executor, run_pair
+from .executors import Executor, run_pair, spawn_seeds
+from .verdicts import VERDICTS, Judgement, judge
 
-__all__ = ["VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
+__all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
 
-VERDICTS: tuple[str, ...] = ("violation", "consistent")
+#: The attack name that fits every attack of :data:`~audits.attacks.AUTO_ATTACKS` and chooses one.
+AUTO = "auto"
+#: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
+TRAIN_CAP = 100_000
 
 
 @dataclass(frozen=True)
 class AuditResult:
-    """One audit of one neighbouring pair: the bounds, the claim's allowance and the verdict."""
+    """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack."""
 
     claim: Claim
     estimates: tuple[AuditEstimate, ...]
-    claimed_epsilon: float
-    claimed_mu: float | None
-    verdict: str
+    judgement: Judgement
     attack: str
     runs: int
     seed: int
     executor: str
     seconds: float
+    alpha: float = 0.05
+    candidates: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def verdict(self) -> str:
+        return self.judgement.verdict
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return self.judgement.claimed_epsilon
+
+    @property
+    def claimed_mu(self) -> float | None:
+        return self.judgement.claimed_mu
+
+    @property
+    def power(self) -> float:
+        return self.judgement.power
+
+    @property
+    def power_ratio(self) -> float:
+        return self.judgement.power_ratio
 
     @property
     def estimate(self) -> AuditEstimate:
@@ -77,22 +110,34 @@ class AuditResult:
         return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number of the audit. Deterministic: the executor and the wall time are left out,
-        so the same seed gives the same dictionary under every executor and worker count."""
+        """Every number of the audit, under the keys every audit result uses. Deterministic: the
+        executor and the wall time are left out, so the same seed gives the same dictionary under
+        every executor and worker count."""
+        est = self.estimate
         return {
+            "verdict": self.verdict,
             "claim": self.claim.to_dict(),
             "claimed_epsilon": self.claimed_epsilon,
             "claimed_mu": self.claimed_mu,
-            "verdict": self.verdict,
-            "attack": self.attack,
-            "runs": self.runs,
-            "seed": self.seed,
             "delta": self.delta,
             "epsilon_lower": self.epsilon_lower,
             "mu_lower": self.mu_lower,
-            "mu_estimate": self.estimate.mu_estimate,
-            "mu_interval": list(self.estimate.mu_interval),
+            "delta_lower": self.judgement.delta_lower,
+            "mu_estimate": est.mu_estimate,
+            "mu_interval": list(est.mu_interval),
+            "power": self.power,
+            "power_ratio": self.power_ratio,
+            "confidence": 1.0 - self.alpha,
+            "runs": self.runs,
+            "seed": self.seed,
+            "attack": self.attack,
+            "fpr": est.fpr,
+            "fnr": est.fnr,
+            "fpr_upper": est.fpr_upper,
+            "fnr_upper": est.fnr_upper,
+            "threshold": est.threshold,
             "epsilon_gdp_reading": self.epsilon_gdp_reading,
+            "candidates": [dict(c) for c in self.candidates],
             "tests": [e.to_dict() for e in self.estimates],
         }
 
@@ -103,13 +148,104 @@ def _split(n: int, fractions: tuple[float, ...]) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
+def _candidates(attack: Attack | str) -> list[Attack]:
+    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, else the one given."""
+    if isinstance(attack, str):
+        return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
+    if not isinstance(attack, Attack):
+        raise TypeError(f"attack must be an audits.Attack or an attack name, got {type(attack).__name__}")
+    return [attack]
+
+
+@dataclass(frozen=True)
+class _ScoreAll:
+    """Scores of every candidate attack, one column each (a picklable transform for the executors)."""
+
+    attacks: tuple[Attack, ...]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.stack([np.asarray(a.score(outputs), dtype=float) for a in self.attacks], axis=1)
+
+
+def _fit(candidates: list[Attack], out0: np.ndarray, out1: np.ndarray) -> tuple[list[Attack], list[dict[str, Any]]]:
+    """Fit the candidates on the training split. With several (``auto``), one whose fit fails on these
+    outputs (e.g. constant outputs) is left out with the reason recorded; a single attack's failure is raised."""
+    fitted, notes = [], []
+    for att in candidates:
+        if att.needs_fit:
+            try:
+                att.fit(out0, out1)
+            except Exception as err:
+                if len(candidates) == 1:
+                    raise
+                notes.append({"attack": att.name, "skipped": f"{type(err).__name__}: {err}"})
+                continue
+        fitted.append(att)
+    if not fitted:
+        raise ValueError("no attack could be fitted on the training split: " +
+                         "; ".join(f"{n['attack']}: {n['skipped']}" for n in notes))
+    return fitted, notes
+
+
+def _bound(claim: Claim, est: AuditEstimate) -> float:
+    return est.mu_lower if claim.unit == "mu" else est.epsilon_lower
+
+
+def _choose(
+    attacks: list[Attack], sel0: np.ndarray, sel1: np.ndarray, claim: Claim, delta: float, share: float,
+    objectives: tuple[str, ...],
+) -> tuple[int, list[float], list[dict[str, Any]]]:
+    """On the selection split only: each attack's thresholds (one per objective) and the bound they give
+    there (in the claim's unit); the attack that refutes the claim there, else the largest bound, wins
+    (the first, i.e. the cheapest, on ties)."""
+    best, best_key, best_thresholds, rows = 0, (False, -math.inf), [0.0], []
+    for j, att in enumerate(attacks):
+        s0, s1 = sel0[:, j], sel1[:, j]
+        if not (np.all(np.isfinite(s0)) and np.all(np.isfinite(s1))):
+            rows.append({"attack": att.name, "skipped": "non-finite scores on the selection split"})
+            continue
+        thresholds = [select_threshold(s0, s1, obj, delta, share) for obj in objectives]
+        ests = [estimate(s0, s1, t, share, delta) for t in thresholds]
+        key = (any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in ests), max(_bound(claim, e) for e in ests))
+        rows.append({"attack": att.name, "selection_bound": key[1], "selection_refutes": key[0]})
+        if key > best_key:
+            best, best_key, best_thresholds = j, key, thresholds
+    if best_key[1] == -math.inf:
+        raise ValueError("every attack gave non-finite scores on the selection split")
+    return best, best_thresholds, rows
+
+
+def _result(
+    claim: Claim, attack: Attack, thresholds: list[float], ev0: np.ndarray, ev1: np.ndarray, *, share: float,
+    alpha: float, delta: float, runs: int, seed: int, executor: str, started: float,
+    candidates: list[dict[str, Any]],
+) -> AuditResult:
+    estimates = tuple(estimate(ev0, ev1, t, share, delta) for t in thresholds)
+    judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size)
+    return AuditResult(
+        claim=claim, estimates=estimates, judgement=judgement, attack=attack.name, runs=runs, seed=int(seed),
+        executor=executor, seconds=time.perf_counter() - started, alpha=alpha, candidates=tuple(candidates),
+    )
+
+
+def _check_common(claim: object, alpha: float, objective: str | None, delta: float | None) -> tuple[float, tuple[str, ...], float]:
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    alpha = check_probability("alpha", alpha)
+    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
+    delta = claim.default_delta() if delta is None else float(delta)
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    return alpha, objectives, delta
+
+
 def audit(
     release: Callable[..., np.ndarray],
     dataset0: Any,
     dataset1: Any,
     claim: Claim,
     *,
-    attack: Attack | str = "logistic",
+    attack: Attack | str = AUTO,
     runs: int = 20_000,
     seed: int = 0,
     alpha: float = 0.05,
@@ -119,36 +255,50 @@ def audit(
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
 ) -> AuditResult:
-    """Audit ``release`` on one neighbouring pair against ``claim``.
+    """Audit ``release`` on one neighbouring pair against ``claim``, streaming (see the module docstring).
 
-    ``runs`` independent runs per dataset. ``attack`` is an :class:`~audits.attacks.Attack` or a
-    name for :func:`~audits.attacks.make_attack`. Splits: a white-box attack selects its threshold
-    on 20% of the runs and is bounded on 80%; a learned one is fitted on a third, selects on a
-    sixth and is bounded on half. ``delta`` is where ε is bounded (default: the claim's δ for dp claims, else 1e-5).
-    ``objective`` ("eer", "mu" or "epsilon", see :func:`~audits.estimators.select_threshold`) is
-    how the threshold is chosen on the selection split. By default all three are used: one
-    threshold each, each test bounded at α/3 (a union bound), the largest bounds reported — the
-    equal-error threshold is the robust one for symmetric trade-offs, the μ-maximising one finds
-    asymmetric ones, the ε-maximising one sits in a tail; any of them may be the one that exposes a bug.
+    ``runs`` independent runs per dataset. ``attack``: ``"auto"`` (default: every attack of
+    :data:`~audits.attacks.AUTO_ATTACKS` fitted, one chosen on the selection split), a name for
+    :func:`~audits.attacks.make_attack`, or an :class:`~audits.attacks.Attack` (fitted attacks and
+    the executor's workers must be able to pickle it). Splits: learned attacks are fitted on
+    min(runs/3, :data:`TRAIN_CAP`) runs, a quarter of the rest selects, the remainder is evaluated;
+    an attack that needs no fit selects on 20% and is evaluated on 80%. ``delta`` is where ε is read
+    (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("eer", "mu" or "epsilon", see
+    :func:`~audits.estimators.select_threshold`) restricts the thresholds; by default all three are
+    evaluated at α/3 each — the equal-error threshold is the robust one for symmetric trade-offs, the
+    μ-maximising one finds asymmetric ones, the ε-maximising one sits in a tail.
     """
-    if not isinstance(claim, Claim):
-        raise ValueError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
     runs = check_count("runs", runs)
-    alpha = check_probability("alpha", alpha)
-    delta = claim.default_delta() if delta is None else float(delta)
-    attack = make_attack(attack) if isinstance(attack, str) else attack
-    if not isinstance(attack, Attack):
-        raise ValueError(f"attack must be an audits.Attack or an attack name, got {attack!r}")
-    if objective is not None:
-        check_choice("objective", objective, OBJECTIVES)
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
+    candidates = _candidates(attack)
     started = time.perf_counter()
-    out0, out1 = run_pair(release, dataset0, dataset1, runs, seed, executor=executor, chunk_size=chunk_size,
-                          progress=progress)
-    return audit_outputs(out0, out1, claim, attack=attack, seed=seed, alpha=alpha, delta=delta,
-                         objective=objective, executor="in-process" if executor is None else executor.name,
-                         started=started)
+    options: dict[str, Any] = {"executor": executor, "chunk_size": check_count("chunk_size", chunk_size),
+                               "progress": progress}
+    seed_train, seed_select, seed_eval = spawn_seeds(seed, 3)  # validates the seed
+    needs_fit = any(a.needs_fit for a in candidates)
+    if needs_fit:
+        n_train = min(runs // 3, TRAIN_CAP)
+        n_select = (runs - n_train) // 4
+    else:
+        n_train, n_select = 0, max(1, runs // 5)
+    n_eval = runs - n_train - n_select
+    notes: list[dict[str, Any]] = []
+    if n_train:
+        out0, out1 = run_pair(release, dataset0, dataset1, n_train, seed_train, **options)
+        candidates, notes = _fit(candidates, out0, out1)
+        del out0, out1
+    sel0, sel1 = run_pair(release, dataset0, dataset1, n_select, seed_select, transform=_ScoreAll(tuple(candidates)),
+                          **options)
+    share = alpha / len(objectives)
+    chosen, thresholds, rows = _choose(candidates, sel0, sel1, claim, delta, share, objectives)
+    del sel0, sel1
+    ev0, ev1 = run_pair(release, dataset0, dataset1, n_eval, seed_eval,
+                        transform=_ScoreAll((candidates[chosen],)), **options)
+    return _result(claim, candidates[chosen], thresholds, ev0[:, 0], ev1[:, 0], share=share, alpha=alpha,
+                   delta=delta, runs=runs, seed=int(seed), started=started, candidates=notes + rows,
+                   executor="in-process" if executor is None else executor.name)
 
 
 def audit_outputs(
@@ -156,7 +306,7 @@ def audit_outputs(
     out1: np.ndarray,
     claim: Claim,
     *,
-    attack: Attack | str = "logistic",
+    attack: Attack | str = AUTO,
     seed: int = 0,
     alpha: float = 0.05,
     delta: float | None = None,
@@ -164,53 +314,34 @@ def audit_outputs(
     executor: str = "in-process",
     started: float | None = None,
 ) -> AuditResult:
-    """The second half of :func:`audit`: split, attack, bound and judge outputs already computed
-    (``out0`` on D, ``out1`` on D′, one row per run, as many rows each). For callers whose claim
-    depends on the runs themselves (e.g. the RL audits, whose allowance is the exact μ of the
-    releases the runs made)."""
-    if not isinstance(claim, Claim):
-        raise ValueError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    """Split, attack, bound and judge outputs already computed (``out0`` on D, ``out1`` on D′, one row
+    per run, as many rows each), in memory — for callers that produce the outputs themselves (e.g. the
+    RL audits). Splits: a learned attack (or ``auto``) is fitted on a third, selects on a sixth and is
+    bounded on half; an attack that needs no fit selects on 20% and is bounded on 80%."""
+    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
     out0, out1 = np.asarray(out0), np.asarray(out1)
     if out0.shape[0] != out1.shape[0]:
         raise ValueError(f"out0 and out1 must hold as many runs, got {out0.shape[0]} and {out1.shape[0]}")
     runs = check_count("runs", out0.shape[0])
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
-    alpha = check_probability("alpha", alpha)
-    delta = claim.default_delta() if delta is None else float(delta)
-    attack = make_attack(attack) if isinstance(attack, str) else attack
-    if not isinstance(attack, Attack):
-        raise ValueError(f"attack must be an audits.Attack or an attack name, got {attack!r}")
-    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
+    candidates = _candidates(attack)
+    needs_fit = any(a.needs_fit for a in candidates)
     # The threshold needs far fewer runs than a tight bound: most runs go to the evaluation split.
-    fractions = (1 / 3, 1 / 6, 1 / 2) if attack.needs_fit else (0.0, 0.2, 0.8)
+    fractions = (1 / 3, 1 / 6, 1 / 2) if needs_fit else (0.0, 0.2, 0.8)
     started = time.perf_counter() if started is None else started
     train, select, evaluate = _split(runs, fractions)
-    if attack.needs_fit:
-        attack.fit(out0[train], out1[train])
-    sel0, sel1 = attack.score(out0[select]), attack.score(out1[select])
-    ev0, ev1 = attack.score(out0[evaluate]), attack.score(out1[evaluate])
+    notes: list[dict[str, Any]] = []
+    if needs_fit:
+        candidates, notes = _fit(candidates, out0[train], out1[train])
+    score = _ScoreAll(tuple(candidates))
     share = alpha / len(objectives)
-    estimates = tuple(
-        estimate(ev0, ev1, select_threshold(sel0, sel1, obj, delta, share), share, delta) for obj in objectives
-    )
-    claimed_eps = claim.epsilon_at(delta)
-    claimed_mu = claim.mu
-    eps_low = max(e.epsilon_lower for e in estimates)
-    mu_low = max(e.mu_lower for e in estimates)
-    violated = eps_low > claimed_eps or (claimed_mu is not None and mu_low > claimed_mu)
-    return AuditResult(
-        claim=claim,
-        estimates=estimates,
-        claimed_epsilon=claimed_eps,
-        claimed_mu=claimed_mu,
-        verdict="violation" if violated else "consistent",
-        attack=attack.name,
-        runs=runs,
-        seed=int(seed),
-        executor=executor,
-        seconds=time.perf_counter() - started,
-    )
+    chosen, thresholds, rows = _choose(candidates, score(out0[select]), score(out1[select]), claim, delta, share,
+                                       objectives)
+    att = candidates[chosen]
+    return _result(claim, att, thresholds, np.asarray(att.score(out0[evaluate]), dtype=float),
+                   np.asarray(att.score(out1[evaluate]), dtype=float), share=share, alpha=alpha, delta=delta,
+                   runs=runs, seed=int(seed), executor=executor, started=started, candidates=notes + rows)
 
 
 @dataclass(frozen=True)
@@ -227,7 +358,10 @@ class PairsResult:
 
     @property
     def verdict(self) -> str:
-        return "violation" if any(r.verdict == "violation" for r in self.results) else "consistent"
+        """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks power)."""
+        if any(r.verdict == "violation" for r in self.results):
+            return "violation"
+        return self.strongest.verdict
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -244,7 +378,7 @@ def audit_pairs(
     claim: Claim,
     *,
     alpha: float = 0.05,
-    attack: Attack | str | Callable[[], Attack] = "logistic",
+    attack: Attack | str | Callable[[], Attack] = AUTO,
     seed: int = 0,
     **options: Any,
 ) -> PairsResult:

@@ -226,8 +226,15 @@ class DaskExecutor(Executor):
 
     name = "dask"
 
-    def __init__(self, scheduler: str | None = None, client: Any = None) -> None:
-        if (scheduler is None) == (client is None):
+    #: Seconds to wait for a scheduler before giving up with a ValueError naming its address.
+    connect_timeout = 5.0
+
+    def __init__(self, scheduler: str | None = None, client: Any = None, *, local: bool = False,
+                 workers: int | None = None) -> None:
+        if local:
+            if scheduler is not None or client is not None:
+                raise ValueError("a local Dask cluster takes neither scheduler nor client")
+        elif (scheduler is None) == (client is None):
             raise ValueError(
                 "the dask executor needs exactly one of scheduler (an address) and client, "
                 f"got scheduler={scheduler!r} and client={client!r}"
@@ -236,8 +243,19 @@ class DaskExecutor(Executor):
             raise ValueError(f"scheduler must be a scheduler address such as 'tcp://host:8786', got {scheduler!r}")
         dd = _import_distributed()
         self.scheduler = scheduler
-        if client is None:
-            self.client = dd.Client(scheduler)
+        self._cluster: Any = None
+        if local:  # a LocalCluster of processes on this machine, closed with the executor
+            self._cluster = dd.LocalCluster(n_workers=workers or _default_workers(), threads_per_worker=1,
+                                            processes=True, dashboard_address=None)
+            self.client = dd.Client(self._cluster)
+            self.scheduler = self._cluster.scheduler_address
+            self._owns_client = True
+        elif client is None:
+            try:
+                self.client = dd.Client(scheduler, timeout=self.connect_timeout)
+            except (OSError, TimeoutError) as err:
+                raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
+                                 f"{self.connect_timeout:g} s: {type(err).__name__}") from None
             self._owns_client = True
         else:
             self.client = client
@@ -277,6 +295,9 @@ class DaskExecutor(Executor):
         if self._owns_client and self.client is not None:
             self.client.close()
             self.client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
 
     def __repr__(self) -> str:
         return f"DaskExecutor(scheduler={self.scheduler!r})"
@@ -285,13 +306,15 @@ class DaskExecutor(Executor):
 def make_executor(name: str = "in-process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:
     """Return the executor called ``name`` (one of :data:`EXECUTORS`).
 
-    ``workers`` (an int >= 1; default: the CPUs available) applies only to ``"processes"``,
-    ``scheduler`` (an address) only to ``"dask"``, for which it is required; to use an
-    existing Dask client, construct :class:`DaskExecutor` directly.
+    ``workers`` (an int >= 1; default: the CPUs available) applies to ``"processes"`` and to a
+    local Dask cluster; ``scheduler`` (an address) only to ``"dask"``: without it a Dask
+    ``LocalCluster`` is started (and closed with the executor). To use an existing Dask client,
+    construct :class:`DaskExecutor` directly.
     """
     check_choice("executor", name, EXECUTORS)
-    if workers is not None and name != "processes":
-        raise ValueError(f"workers applies only to the 'processes' executor, got workers={workers!r} for {name!r}")
+    if workers is not None and not (name == "processes" or (name == "dask" and scheduler is None)):
+        raise ValueError(f"workers applies only to the 'processes' executor and a local Dask cluster, "
+                         f"got workers={workers!r} for {name!r}")
     if scheduler is not None and name != "dask":
         raise ValueError(f"scheduler applies only to the 'dask' executor, got scheduler={scheduler!r} for {name!r}")
     if name == "in-process":
@@ -299,7 +322,7 @@ def make_executor(name: str = "in-process", *, workers: int | None = None, sched
     if name == "processes":
         return ProcessPoolExecutor(workers)
     if scheduler is None:
-        raise ValueError("the dask executor needs scheduler, the address of a Dask scheduler; got scheduler=None")
+        return DaskExecutor(local=True, workers=workers)
     return DaskExecutor(scheduler)
 
 
@@ -342,11 +365,19 @@ class _Chunk:
     seed: np.random.SeedSequence
     size: int
     index: int
+    start: int = 0
+    transform: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 def _run_chunk(chunk: _Chunk) -> np.ndarray:
-    """Run one chunk (top-level, so that process pools and Dask can pickle it)."""
-    return np.asarray(chunk.release(chunk.dataset, np.random.default_rng(chunk.seed), chunk.size))
+    """Run one chunk (top-level, so that process pools and Dask can pickle it). With a
+    ``transform`` (e.g. a fitted attack's ``score``), the outputs are checked and transformed where
+    they are produced, and only the transformed rows travel back: the outputs never accumulate."""
+    out = np.asarray(chunk.release(chunk.dataset, np.random.default_rng(chunk.seed), chunk.size))
+    if chunk.transform is None:
+        return out
+    _check_chunk(chunk, chunk.start, out)
+    return np.asarray(chunk.transform(out))
 
 
 def _describe(chunk: _Chunk, start: int) -> str:
@@ -376,8 +407,13 @@ def run_batched(
     executor: Executor | None = None,
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
     """Return ``n`` runs of ``release`` on ``dataset``: an array of shape ``(n, ...)``.
+
+    With ``transform`` (a picklable callable, e.g. a fitted attack's ``score``) each chunk's
+    outputs are transformed in the worker that produced them and only the transformed rows are
+    returned (streaming: memory is that of the transformed rows, not of the outputs).
 
     The runs are split into ``ceil(n / chunk_size)`` chunks; chunk ``i`` (runs
     ``i·chunk_size …``) is ``release(dataset, np.random.default_rng(spawn_seeds(seed, n_chunks)[i]), m_i)``.
@@ -404,7 +440,8 @@ def run_batched(
     n_chunks = math.ceil(n / chunk_size)
     seeds = spawn_seeds(seed, n_chunks)
     starts = [i * chunk_size for i in range(n_chunks)]
-    chunks = [_Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i) for i in range(n_chunks)]
+    chunks = [_Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i, starts[i], transform)
+              for i in range(n_chunks)]
 
     def on_done(i: int, result: np.ndarray) -> None:
         _check_chunk(chunks[i], starts[i], result)
@@ -434,6 +471,7 @@ def run_pair(
     executor: Executor | None = None,
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return ``n`` runs of ``release`` on ``dataset0`` (D) and ``n`` on ``dataset1`` (D′).
 
@@ -442,7 +480,8 @@ def run_pair(
     ``progress`` receives the increments of both runs (summing to ``2n``).
     """
     seed0, seed1 = spawn_seeds(seed, 2)
-    kwargs: dict[str, Any] = {"executor": executor, "chunk_size": chunk_size, "progress": progress}
+    kwargs: dict[str, Any] = {"executor": executor, "chunk_size": chunk_size, "progress": progress,
+                              "transform": transform}
     out0 = run_batched(release, dataset0, n, seed0, **kwargs)
     out1 = run_batched(release, dataset1, n, seed1, **kwargs)
     return out0, out1

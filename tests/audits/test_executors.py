@@ -368,10 +368,9 @@ def test_spawn_seeds_bad_inputs():
         (("processes",), {"workers": 0}, r"workers must be an integer >= 1, got 0"),
         (("processes",), {"workers": -2}, r"workers must be an integer >= 1, got -2"),
         (("processes",), {"workers": 1.5}, r"workers must be an integer >= 1, got 1\.5"),
-        (("in-process",), {"workers": 2}, r"workers applies only to the 'processes' executor, got workers=2"),
+        (("in-process",), {"workers": 2}, r"workers applies only to the 'processes' executor.*got workers=2"),
         (("processes",), {"scheduler": "tcp://x:1"}, r"scheduler applies only to the 'dask' executor.*'tcp://x:1'"),
-        (("dask",), {}, r"dask executor needs scheduler.*got scheduler=None"),
-        (("dask",), {"workers": 4}, r"workers applies only to the 'processes' executor, got workers=4"),
+        (("dask",), {"workers": 4, "scheduler": "tcp://x:1"}, r"workers applies only to the 'processes' executor.*got workers=4"),
     ],
 )
 def test_make_executor_bad_inputs(args, kwargs, message):
@@ -433,3 +432,19 @@ def test_dask_given_client_is_not_closed(dask_client):
     ex = DaskExecutor(client=dask_client)
     ex.close()
     assert ex.client is dask_client and dask_client.status == "running"
+
+
+def test_dask_without_scheduler_starts_a_local_cluster_with_the_same_result():
+    """`make_executor("dask")` with no scheduler runs on a LocalCluster it closes itself; the runs
+    are the same as in-process (seeds per chunk)."""
+    with make_executor("dask", workers=1) as pool:
+        assert pool.scheduler is not None and pool.workers >= 1
+        remote = run_batched(scalar_release, 0.0, 50, 3, executor=pool, chunk_size=20)
+    assert pool.client is None
+    np.testing.assert_array_equal(remote, run_batched(scalar_release, 0.0, 50, 3, chunk_size=20))
+
+
+def test_unreachable_dask_scheduler_is_one_error_naming_it(monkeypatch):
+    monkeypatch.setattr(DaskExecutor, "connect_timeout", 1.0)
+    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
+        DaskExecutor("tcp://127.0.0.1:9")

@@ -1,0 +1,143 @@
+"""The verdict of an audit: the certified error rates against the claim's whole trade-off curve, and power.
+
+Three verdicts:
+
+* ``violation`` — some evaluated test's Clopper–Pearson upper bounds (FPR⁺, FNR⁺) lie strictly below the
+  claim's trade-off curve f (:meth:`~audits.claims.Claim.trade_off`), in either orientation. Each test
+  is bounded at its own share of α and the shares add up to α (a union bound), so a mechanism that
+  satisfies the claim is called a violation with probability at most α, whatever the attack — the
+  attack, its thresholds and the claim were all fixed before the evaluation runs were scored;
+* ``inconclusive`` — no violation, but the audit could not have seen one: :func:`power_bound`, the bound
+  that an *ideal* attack would certify with these evaluation runs against a mechanism exactly at the
+  claim, is below half of the claim (``power_ratio`` < 0.5). It depends only on the claim, the number of
+  runs and α — never on the runs under test;
+* ``consistent`` — no violation, and enough power.
+
+Power is read in the claim's own unit: μ for claims that imply μ-GDP, else ε at the audit's δ.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from accountant.validation import check_count, check_probability, check_real
+
+from .claims import Claim
+from .estimators import AuditEstimate
+
+__all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "judge", "power_bound"]
+
+VERDICTS: tuple[str, ...] = ("violation", "consistent", "inconclusive")
+#: Below this share of the claim, an audit's power is too small to call an implementation consistent.
+POWER_RATIO_NEEDED = 0.5
+#: How many thresholds the engine evaluates (each at α/3): the power assumes the same share.
+_TESTS = 3
+
+
+def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> float:
+    """The δ that error rates (FPR⁺, FNR⁺) certify at ``epsilon``: max(0, 1 − FNR⁺ − e^ε FPR⁺,
+    1 − FPR⁺ − e^ε FNR⁺). This turns rare events (point masses, disjoint supports) into a δ bound."""
+    a, b = check_real("fpr_upper", fpr_upper), check_real("fnr_upper", fnr_upper)
+    if math.isinf(epsilon):
+        return 0.0
+    e = math.exp(min(float(epsilon), 700.0))
+    return max(0.0, 1.0 - b - e * a, 1.0 - a - e * b)
+
+
+def _cp_upper(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    out = np.ones(k.shape)
+    inner = k < n
+    out[inner] = stats.beta.ppf(1.0 - alpha, k[inner] + 1, n - k[inner])
+    return out
+
+
+def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) -> np.ndarray:
+    """The lower bound, in the claim's unit, that each pair of rate bounds certifies (vectorised)."""
+    if claim.unit == "mu":
+        return np.maximum(0.0, -special.ndtri(fpr_up) - special.ndtri(fnr_up))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one = np.log(np.maximum(1.0 - delta - fnr_up, 0.0)) - np.log(fpr_up)
+        two = np.log(np.maximum(1.0 - delta - fpr_up, 0.0)) - np.log(fnr_up)
+    return np.maximum(0.0, np.nan_to_num(np.maximum(one, two), nan=0.0, neginf=0.0))
+
+
+def power_bound(claim: Claim, *, n0: int, n1: int, alpha: float, delta: float) -> float:
+    """The bound an ideal attack would certify against a mechanism exactly at ``claim``.
+
+    The mechanism's error rates sweep the claim's trade-off curve (x, f(x)); with n0 and n1
+    evaluation runs, the expected error counts at each point give Clopper–Pearson bounds at the
+    share of α each of the engine's tests gets (α/3, then α/6 per rate), and the best point's bound
+    is returned (μ for claims that imply GDP, else ε at ``delta``).
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    n0, n1 = check_count("n0", n0), check_count("n1", n1)
+    share = check_probability("alpha", alpha) / _TESTS / 2.0
+    x = np.unique(np.concatenate([np.logspace(-9, math.log10(0.5), 400), np.linspace(0.0, 1.0, 201)]))
+    fx = claim.trade_off(x)
+    k0, k1 = np.round(n0 * x), np.round(n1 * fx)
+    b1 = _bounds(claim, _cp_upper(k0, n0, share), _cp_upper(k1, n1, share), delta)
+    b2 = _bounds(claim, _cp_upper(np.round(n0 * fx), n0, share), _cp_upper(np.round(n1 * x), n1, share), delta)
+    return float(max(b1.max(), b2.max()))
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict of one audit and the numbers behind it."""
+
+    verdict: str
+    claimed_epsilon: float
+    claimed_mu: float | None
+    delta_lower: float | None
+    power: float
+    power_ratio: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_mu": self.claimed_mu,
+            "delta_lower": self.delta_lower,
+            "power": self.power,
+            "power_ratio": self.power_ratio,
+        }
+
+
+def judge(claim: Claim, estimates: Sequence[AuditEstimate], *, delta: float, alpha: float, n0: int,
+          n1: int) -> Judgement:
+    """Judge evaluated tests against ``claim`` (see the module docstring for why this is sound).
+
+    ``estimates`` were each bounded at their own share of ``alpha``; ``n0``/``n1`` are the
+    evaluation-split sizes; ``delta`` is where ε is read.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    estimates = tuple(estimates)
+    if not estimates or not all(isinstance(e, AuditEstimate) for e in estimates):
+        raise ValueError("estimates must be a non-empty sequence of AuditEstimate")
+    claimed_eps = claim.epsilon_at(delta)
+    claimed_mu = claim.mu
+    refuted = any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in estimates)
+    delta_low = None
+    if claim.kind == "dp":
+        delta_low = max(delta_lower_bound(e.fpr_upper, e.fnr_upper, claim.epsilon)  # type: ignore[arg-type]
+                        for e in estimates)
+    power = power_bound(claim, n0=n0, n1=n1, alpha=alpha, delta=delta)
+    target = claimed_mu if claim.unit == "mu" else claimed_eps
+    if target is None or math.isinf(target) or target == 0.0:
+        ratio = 0.0  # nothing finite and positive to reach: the audit cannot call it consistent
+    else:
+        ratio = power / target
+    if refuted:
+        verdict = "violation"
+    elif ratio < POWER_RATIO_NEEDED:
+        verdict = "inconclusive"
+    else:
+        verdict = "consistent"
+    return Judgement(verdict, claimed_eps, claimed_mu, delta_low, power, ratio)
