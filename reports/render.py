@@ -298,7 +298,7 @@ def check_output_dir(out: str | Path) -> None:
     while not base.exists():
         base = base.parent
     if not base.is_dir():
-        raise ValueError(f"--out {str(target)!r}: {str(base)!r} is not a directory")
+        raise ValueError(f"--out {str(target)!r}: cannot write in {str(base)!r} (not a directory)")
     try:
         tempfile.TemporaryDirectory(prefix="dpkit-probe-", dir=base).cleanup()
     except OSError as err:
