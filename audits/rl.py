@@ -127,7 +127,10 @@ class RlSetting:
     σ of its declaration, which rescales β) or a mapping {release: σ} (kept as sorted pairs). ``states``/``actions``/``horizon`` size the tabular
     environment, ``state_dim``/``control_dim``/``horizon`` the LQ system (drawn from ``env_seed``).
     ``options`` go to the algorithm. ``position`` is where the changed user sits among the
-    ``episodes`` users; the others are drawn from ``users_seed``.
+    ``episodes`` users; the others are drawn from ``users_seed``. ``implementation`` replaces the
+    registered agent factory (:func:`algorithms.simulation.make_agent`): a callable with its signature
+    ``(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` — e.g. a subclass of the seed
+    algorithm with a bug in it; it must be picklable (defined at module level) for process pools.
     """
 
     algorithm: str
@@ -146,6 +149,7 @@ class RlSetting:
     env_seed: int = 0
     users_seed: int = 0
     options: tuple[tuple[str, Any], ...] = ()
+    implementation: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         check_choice("algorithm", self.algorithm, RL_ALGORITHMS)
@@ -177,6 +181,8 @@ class RlSetting:
             check_count(name, getattr(self, name))
         check_index("env_seed", self.env_seed)
         check_index("users_seed", self.users_seed)
+        if self.implementation is not None and not callable(self.implementation):
+            raise TypeError(f"implementation must be a callable agent factory, got {type(self.implementation).__name__}")
 
     @property
     def index(self) -> int:
@@ -188,8 +194,10 @@ class RlSetting:
         return self.observer in _WHITE_BOX
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "options"}
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("options", "implementation")}
         out["options"] = dict(self.options)
+        impl = self.implementation
+        out["implementation"] = None if impl is None else f"{impl.__module__}:{impl.__qualname__}"
         if isinstance(self.sigma, tuple):
             out["sigma"] = dict(self.sigma)
         return out
@@ -237,8 +245,11 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 
     env = uniform_tabular(setting.states, setting.actions, h_)
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
-    if setting.algorithm == "rlsvi":  # the relation changes rewards only: same states, rewards 0 against 1
-        canaries = (User.canary(np.zeros(h_), np.full(h_, 0.5)), User.canary(np.ones(h_), np.full(h_, 0.5)))
+    if setting.algorithm == "rlsvi":
+        # The relation changes rewards only: same states, raw rewards −1 against 2 — beyond [0, 1], so
+        # only the algorithm's own clipping keeps the difference at the declared ΔR̂ <= 1/n.
+        canaries = (User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
+                    User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True))
     else:
         last = (setting.states - 0.5) / setting.states
         canaries = (User.canary(np.ones(h_), np.zeros(h_)), User.canary(np.ones(h_), np.full(h_, last)))
@@ -250,15 +261,26 @@ def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
 
     s = setting
     sigma = dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma
-    return make_agent(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
+    factory = make_agent if s.implementation is None else s.implementation
+    return factory(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
                       **dict(s.options))
 
 
 @functools.lru_cache(maxsize=32)
 def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
-    """The σ of every release that the claim (the target (ε, δ)) needs: σ_tight from the ledger."""
-    agent = _make_agent(replace(setting, sigma="tight"), np.random.default_rng(0), _world(setting)[0])
+    """The σ of every release that the claim (the target (ε, δ)) needs: σ_tight from the ledger of the
+    *registered* algorithm's declaration — never from the implementation under test."""
+    agent = _make_agent(replace(setting, sigma="tight", implementation=None), np.random.default_rng(0),
+                        _world(setting)[0])
     return dict(agent.sigmas)
+
+
+@functools.lru_cache(maxsize=32)
+def _declared_sensitivities(setting: RlSetting) -> dict[str, float]:
+    """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered*
+    algorithm declares it (the implementation under test cannot raise it)."""
+    agent = _make_agent(replace(setting, implementation=None), np.random.default_rng(0), _world(setting)[0])
+    return {r.name: r.sensitivity(setting.relation) for r in agent.declaration.releases}
 
 
 def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
@@ -279,15 +301,19 @@ def _flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
     return x.reshape(x.shape[:lead] + (-1,))
 
 
-def _project(residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float) -> tuple[np.ndarray, ...]:
+def _project(residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float,
+             sensitivity: float) -> tuple[np.ndarray, ...]:
     """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
-    projections r, signals a (at σ) and signals at the claim's σ. Where the difference is 0 the
-    residual is projected on the first coordinate (noise only)."""
+    projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
+    the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
+    release's *declared* sensitivity Δ — so an implementation that exceeds its declared sensitivity
+    is not allowed more. Where the difference is 0 the residual is projected on the first coordinate
+    (noise only)."""
     norm = np.linalg.norm(delta, axis=-1)
     direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
     r = np.einsum("...m,...m->...", residual, direction) / sigma
-    return r, norm / sigma, norm / sigma_claim
+    return r, norm / sigma, np.minimum(norm, sensitivity) / sigma_claim
 
 
 @dataclass
@@ -327,9 +353,10 @@ def _counter_nodes(prefixes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _billboard(trace: _Trace, prefixes: Mapping[str, np.ndarray], items0: Mapping[str, np.ndarray],
                delta_items: Mapping[str, np.ndarray], index: int, sigmas: Mapping[str, float],
-               claim: Mapping[str, float], symmetric: Mapping[str, bool]) -> None:
+               claim: Mapping[str, float], symmetric: Mapping[str, bool], sensitivities: Mapping[str, float]) -> None:
     """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
-    ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D."""
+    ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
+    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim)."""
     for name, p in prefixes.items():
         nodes, starts = _counter_nodes(p)
         cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
@@ -339,7 +366,7 @@ def _billboard(trace: _Trace, prefixes: Mapping[str, np.ndarray], items0: Mappin
         residual = _flat(nodes - exact, sym, 2)  # (T, batch, m)
         d = np.broadcast_to(_flat(delta_items[name], sym, 1), residual.shape)
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
-        r, a, a_claim = _project(residual, d, sigmas[name], claim[name])
+        r, a, a_claim = _project(residual, d, sigmas[name], claim[name], sensitivities[name])
         trace.add(r, a * contains, a_claim * contains)
 
 
@@ -372,12 +399,12 @@ class _CounterLog:
             self.items[n].append(self._batch(mine[n]))
 
     def finish(self, trace: _Trace, index: int, sigmas: Mapping[str, float], claim: Mapping[str, float],
-               symmetric: Mapping[str, bool]) -> None:
+               symmetric: Mapping[str, bool], sensitivities: Mapping[str, float]) -> None:
         """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
         released = len(self.prefixes[self.names[0]])
         _billboard(trace, {n: np.stack(self.prefixes[n]) for n in self.names},
                    {n: np.stack(self.items[n][: released - 1]) for n in self.names}, self.delta, index,
-                   sigmas, claim, symmetric)
+                   sigmas, claim, symmetric, sensitivities)
 
 
 def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
@@ -401,7 +428,8 @@ def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
         theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, ds.which)
         agent.update(k, *traj)
-    log.finish(trace, j, agent.privatizer.sigmas, _claim_sigmas(s), {n: n.endswith(",1}") for n in log.names})
+    log.finish(trace, j, agent.privatizer.sigmas, _claim_sigmas(s), {n: n.endswith(",1}") for n in log.names},
+               _declared_sensitivities(s))
     return trace.row(s.white_box)
 
 
@@ -424,7 +452,7 @@ def _run_ofu(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
         theirs = agent.items(*system.rollout(plan.policy, other)[:2]) if k == j else None
         log.episode(agent.items(states, controls), theirs, ds.which)
         agent.update(k, states, controls, np.zeros(s.horizon))
-    log.finish(trace, j, dict(agent.sigmas), _claim_sigmas(s), {"B1": True, "B2": False})
+    log.finish(trace, j, dict(agent.sigmas), _claim_sigmas(s), {"B1": True, "B2": False}, _declared_sensitivities(s))
     return trace.row(s.white_box)
 
 
@@ -437,7 +465,7 @@ def _run_ldp(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     users = users.replace(j, canaries[ds.which])
     other = canaries[1 - ds.which]
     agent = _make_agent(s, rng, env)
-    claim = _claim_sigmas(s)
+    claim, declared = _claim_sigmas(s), _declared_sensitivities(s)
     trace = _Trace()
     for k in range(j + 1):  # the LDP observer sees the changed user's messages: later episodes add nothing
         plan = agent.plan(k)
@@ -452,7 +480,7 @@ def _run_ldp(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
             for name, sym in ((GRAM, True), (TARGET, False)):
                 residual = _flat(np.asarray(messages[name]) - m0[name], sym, 1)
                 d = _flat(m1[name] - m0[name], sym, 1)
-                trace.add(*_project(residual, d, agent.sigmas[name], claim[name]))
+                trace.add(*_project(residual, d, agent.sigmas[name], claim[name], declared[name]))
         else:
             agent.update(k, *traj)
     return trace.row(True)
@@ -464,6 +492,7 @@ def _run_rlsvi(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
     j = s.index
     users = users.replace(j, canaries[ds.which])
     rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
+    declared = _declared_sensitivities(s)["Q-values"]
     agent = _make_agent(s, rng, env)
     h_, s_, a_ = env.horizon, env.states, env.actions
     claim_scale = _claim_sigmas(s)["Q-values"] / agent.sigmas["Q-values"] if agent.sigmas["Q-values"] > 0 else 1.0
@@ -490,11 +519,13 @@ def _run_rlsvi(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
             mean0 = reward_sum[steps, cs, ca] / visits + np.einsum("hs,hs->h", p_hat, v_next)
             sd = np.sqrt(agent.betas[k] / (visits + 1.0))
             r = (q[steps, cs, ca] - mean0) / sd
-            a = (rewards1 - rewards0) / visits / sd
-            trace.add(r, a, a / claim_scale)
+            # The model of a correct implementation: rewards clipped to [0, 1] (the canaries' raw rewards
+            # lie beyond it); the claim allows each cell ΔR̂ <= 1/n (the declared Δ = 1).
+            a = (np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)) / visits / sd
+            trace.add(r, a, np.minimum(np.abs(rewards1 - rewards0), declared) / visits / sd / claim_scale)
         st, ac, rw = traj
         n[steps, st[:-1], ac] += 1.0
-        reward_sum[steps, st[:-1], ac] += rewards0 if k == j else np.clip(rw, 0.0, 1.0)
+        reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
         next_counts[steps, st[:-1], ac, st[1:]] += 1.0
         agent.update(k, *traj)
     if s.observer == "q-values" and not trace.r:

@@ -57,13 +57,17 @@ class User:
         return cls(u[0], u[1], None, seed)
 
     @classmethod
-    def canary(cls, rewards: Sequence[float] | np.ndarray, transition_uniforms: Sequence[float] | np.ndarray) -> User:
-        """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1))."""
+    def canary(cls, rewards: Sequence[float] | np.ndarray, transition_uniforms: Sequence[float] | np.ndarray,
+               *, beyond_bounds: bool = False) -> User:
+        """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)).
+
+        ``beyond_bounds=True`` admits any finite rewards: raw inputs outside the stated assumptions,
+        which only an algorithm's own clipping keeps in range (the audits' canaries use them)."""
         r = np.asarray(rewards, dtype=float)
         u = np.asarray(transition_uniforms, dtype=float)
         if r.ndim != 1 or u.shape != r.shape:
             raise ValueError(f"rewards and transition_uniforms must be 1-d of one length, got {r.shape} and {u.shape}")
-        if np.any(~np.isfinite(r)) or np.any((r < 0) | (r > 1)):
+        if np.any(~np.isfinite(r)) or (not beyond_bounds and np.any((r < 0) | (r > 1))):
             raise ValueError(f"canary rewards must lie in [0, 1], got {r.tolist()}")
         if np.any(~np.isfinite(u)) or np.any((u < 0) | (u >= 1)):
             raise ValueError(f"transition uniforms must lie in [0, 1), got {u.tolist()}")

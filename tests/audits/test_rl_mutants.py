@@ -1,0 +1,41 @@
+"""The RL mutant zoo: wrong implementations of LDP-UCRL-VTR and RLSVI are violations of what the
+registered algorithm declares; the correct ones are consistent (with power, not inconclusive)."""
+
+from __future__ import annotations
+
+import pytest
+from rl_mutants import ldp_add_remove, ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, rlsvi_no_clipping
+
+from audits.rl import _declared_mu, _declaration, audit_setting, default_setting
+
+
+@pytest.mark.parametrize("mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove],
+                         ids=lambda f: f.__name__)
+def test_ldp_mutants_are_violations(mutant) -> None:
+    result = audit_setting(default_setting("ldp-ucrl-vtr", implementation=mutant), runs=2000, seed=3)
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_rlsvi_without_reward_clipping_is_a_violation() -> None:
+    result = audit_setting(default_setting("rlsvi", implementation=rlsvi_no_clipping), runs=2000, seed=3)
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_exceeded_sensitivity_is_not_allowed_more_than_the_declaration() -> None:
+    """The defect this zoo guards: the allowance never exceeds the declared worst case, whatever the
+    implementation's own statistics do (LDP without clipping realises far more than it declares)."""
+    setting = default_setting("ldp-ucrl-vtr", implementation=ldp_no_clipping)
+    result = audit_setting(setting, runs=1000, seed=4)
+    correct = default_setting("ldp-ucrl-vtr", sigma="tight")
+    declaration, _ = _declaration(correct)
+    from audits.rl import _claim_sigmas
+
+    declared = _declared_mu(declaration, _claim_sigmas(correct), "replace_one")
+    assert result.pair_mu_allowed <= declared * (1 + 1e-9)
+    assert result.mu_lower > result.pair_mu_allowed
+
+
+@pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "rlsvi"])
+def test_correct_algorithms_are_consistent_with_power(algorithm: str) -> None:
+    result = audit_setting(default_setting(algorithm), runs=2000, seed=3)
+    assert result.verdict == "consistent", result.to_dict()

@@ -1,0 +1,76 @@
+"""Wrong implementations of the seed algorithms, for the RL audits' mutant zoo.
+
+Each factory has :func:`algorithms.simulation.make_agent`'s signature and is passed to an audit as
+``RlSetting(implementation=...)``; the audit's claim (σ and Δ) still comes from the registered
+algorithm's declaration, so each mutant is judged against what the algorithm declares.
+Module level, so that process pools can pickle them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
+from algorithms.rlsvi import Rlsvi
+from algorithms.simulation import make_agent
+
+
+class _LdpNoClip(LdpUcrlVtr):
+    """The user's randomiser without its clipping: V (and the targets) are not clipped to [0, b_V],
+    φ not to its ℓ2 bound — optimistic values above b_V go into her messages as they are."""
+
+    def statistics(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        h_, sa, s_ = self.horizon, self.states * self.actions, self.states
+        phi = np.zeros((h_, sa, s_))
+        phi[self._steps, np.asarray(blocks)] = np.asarray(values, dtype=float)
+        phi = phi.reshape(h_, self.dim)
+        return {GRAM: phi[:, :, None] * phi[:, None, :], TARGET: phi * np.asarray(targets, dtype=float)[:, None]}
+
+
+def ldp_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR whose randomiser forgets to clip."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpNoClip
+    return agent
+
+
+def ldp_sigma_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """σ from a wrong formula: half of what the declaration needs, on both messages (and declared as such)."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.sigma_gram, agent.sigma_target = agent.sigma_gram / 2, agent.sigma_target / 2
+    agent.sigmas = {GRAM: agent.sigma_gram, TARGET: agent.sigma_target}
+    return agent
+
+
+def ldp_target_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """A statistic released un-noised: Δu_h without its noise, while the declaration says σ_u."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.sigma_target = 0.0
+    return agent
+
+
+def ldp_add_remove(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """Replace-one neighbours accounted as add/remove: σ calibrated for the smaller add/remove
+    sensitivity (here: half of replace-one's), while a user may be replaced."""
+    return ldp_sigma_halved(name, env, episodes, rng, **kw)
+
+
+class _RlsviNoClip(Rlsvi):
+    """RLSVI that forgets to clip the observed rewards to [0, 1]."""
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Any:
+        out = super().update(k, states, actions, rewards)
+        r = np.asarray(rewards, dtype=float)
+        cell = self._cell_base + np.asarray(states)[:-1] * self.actions + np.asarray(actions)
+        self._reward_sum_flat[cell] += r - np.clip(r, 0.0, 1.0)
+        self._r_hat_flat[cell] = self._reward_sum_flat[cell] / self._n_flat[cell]
+        return out
+
+
+def rlsvi_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI whose reward clipping is removed."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _RlsviNoClip
+    return agent
