@@ -648,9 +648,13 @@ class RlAuditResult:
         return self.mu_lower / self.pair_mu if self.pair_mu > 0 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number (deterministic: no wall time)."""
+        """Every number (deterministic: no wall time). The keys every audit result has (verdict, claim,
+        claimed_mu, epsilon_lower, mu_lower, delta_lower, power, power_ratio, confidence, fpr, fnr, …) mean
+        what they mean for a function audit — the claim being the μ the declaration allows this pair;
+        ``claimed_epsilon`` is the algorithm's target ε (its claim), ``mu_allowed`` the allowance."""
         s = self.setting
-        return {
+        common = {k: v for k, v in self.audit.to_dict().items() if k not in ("tests", "candidates", "claimed_epsilon")}
+        return common | {
             "algorithm": s.algorithm,
             "observer": s.observer,
             "attack": self.attack,
@@ -669,6 +673,7 @@ class RlAuditResult:
             "exact_epsilon": self.exact_epsilon,
             "pair_mu": self.pair_mu,
             "pair_mu_allowed": self.pair_mu_allowed,
+            "mu_allowed": self.pair_mu_allowed,
             "reach": self.reach,
             "epsilon_lower": self.epsilon_lower,
             "mu_lower": self.mu_lower,

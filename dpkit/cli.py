@@ -532,11 +532,58 @@ def _pairs(value: str) -> list[tuple[Any, Any]]:
 
 
 def _audit_attack(value: str) -> Any:
+    from audits.attacks import ATTACK_NAMES
+
     if value == "lr":
         return "gaussian-lr-fitted"
     if value == "learned":
         return "logistic"
+    if value == "auto" or (value in ATTACK_NAMES and value not in ("gaussian-lr", "score")):
+        return value
+    if ":" not in value:
+        raise ValueError(f"--attack must be auto, lr, learned, one of {', '.join(n for n in ATTACK_NAMES if n not in ('gaussian-lr', 'score'))} "
+                         f"or FILE.py:SCORE, got {value!r}")
     return ScoreFunction(FileFunction("--attack", value), name=value)
+
+
+#: Options of one form of ``dpkit audit`` only (the other form refuses them).
+_ALGORITHM_ONLY = ("sigma", "observer", "runs", "episodes", "position")
+_TARGET_ONLY = ("mu", "rho", "rdp_orders", "rdp_values", "claim_file", "trials", "chunk_size")
+
+
+def _refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
+    """One error line for an option of the other form that the user typed (never silently ignored)."""
+    from click.core import ParameterSource
+
+    for name in names:
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            flag = "--" + {"claim_file": "claim"}.get(name, name).replace("_", "-")
+            raise click.UsageError(f"{flag} does not apply to {form}")
+
+
+def _target_claim(epsilon: float | None, delta: float | None, mu: float | None, rho: float | None,
+                  rdp_orders: list[float] | None, rdp_values: list[float] | None, claim_file: str | None) -> Claim:
+    """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file."""
+    forms = [name for name, given in (("--epsilon/--delta", epsilon is not None), ("--mu", mu is not None),
+                                      ("--rho", rho is not None),
+                                      ("--rdp-orders/--rdp-values", rdp_orders is not None or rdp_values is not None),
+                                      ("--claim", claim_file is not None)) if given]
+    if len(forms) != 1:
+        raise click.UsageError("give exactly one claim: --epsilon and --delta, --mu, --rho, --rdp-orders with "
+                               f"--rdp-values, or --claim FILE; got {', '.join(forms) if forms else 'none'}")
+    if epsilon is not None:
+        if delta is None:
+            raise click.UsageError("--epsilon needs --delta (0 for pure ε-DP)")
+        return Claim.dp(epsilon, delta)
+    if mu is not None:
+        return Claim.gdp(mu)
+    if rho is not None:
+        return Claim.zcdp(rho)
+    if claim_file is not None:
+        return Claim.ledger(_read_ledger(Path(claim_file)))
+    if rdp_orders is None or rdp_values is None:
+        raise click.UsageError("--rdp-orders and --rdp-values go together")
+    return Claim.rdp(rdp_orders, rdp_values)
 
 
 @cli.command()
@@ -552,25 +599,37 @@ def _audit_attack(value: str) -> Any:
 @click.option("--episodes", type=NUMBER, default=None, help="ALGORITHM form: users K (default per algorithm).")
 @click.option("--position", type=click.Choice(("first", "middle", "last")), default="first", show_default=True,
               help="ALGORITHM form: where the changed user sits.")
-@click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta) ...")
-@click.option("--delta", type=NUMBER, default=None, help="... claimed δ; with --mu, the δ of the ε reading (1e-5).")
-@click.option("--mu", type=NUMBER, default=None, help="... or a claimed μ (GDP).")
+@click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta; δ = 0 is pure ε-DP) ...")
+@click.option("--delta", type=NUMBER, default=None, help="... claimed δ; with --mu/--rho/--rdp-*, the δ of the ε reading (1e-5).")
+@click.option("--mu", type=NUMBER, default=None, help="... or a claimed μ (GDP) ...")
+@click.option("--rho", type=NUMBER, default=None, help="... or a claimed ρ (zCDP) ...")
+@click.option("--rdp-orders", type=NUMBER_LIST, default=None, help="... or a claimed RDP curve: orders α > 1 ...")
+@click.option("--rdp-values", type=NUMBER_LIST, default=None, help="... and ε_R(α) at each.")
+@click.option("--claim", "claim_file", default=None, metavar="FILE",
+              help="... or a ledger file (JSON/TOML, as dpkit ledger FILE reads): its exact μ-GDP.")
 @click.option("--trials", type=NUMBER, default=100_000, show_default=True, help="Runs per dataset.")
 @click.option("--confidence", type=NUMBER, default=0.95, show_default=True)
-@click.option("--attack", default="lr", show_default=True,
-              help="lr (Gaussian likelihood ratio, parameters fitted on a training split) | learned (logistic) | "
-                   "FILE.py:SCORE (your score function).")
+@click.option("--attack", default="auto", show_default=True,
+              help="auto (fit every attack, choose one on a held-out split) | lr (Gaussian likelihood ratio) | "
+                   "learned (logistic) | density-ratio | atoms | boosting | histogram | FILE.py:SCORE; "
+                   "ALGORITHM form: white-box | learned.")
 @click.option("--executor", type=click.Choice(("local", "processes", "dask")), default="local", show_default=True)
-@click.option("--workers", type=NUMBER, default=None, help="Process-pool size (--executor processes).")
-@click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask).")
+@click.option("--workers", type=NUMBER, default=None, help="Process-pool or local Dask cluster size.")
+@click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask; default: a local cluster).")
 @click.option("--seed", type=NUMBER, default=0, show_default=True)
 @click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
 @click.option("--json", "as_json", is_flag=True)
-def audit(algorithm: str | None, target: str | None, neighbours: str | None, sigma: str, observer: str | None,
-          runs: float | None, episodes: float | None, position: str, epsilon: float | None, delta: float | None,
-          mu: float | None, trials: float, confidence: float, attack: str, executor: str, workers: float | None,
-          scheduler: str | None, seed: float, chunk_size: float, as_json: bool) -> None:
+@click.pass_context
+def audit(ctx: click.Context, algorithm: str | None, target: str | None, neighbours: str | None, sigma: str,
+          observer: str | None, runs: float | None, episodes: float | None, position: str, epsilon: float | None,
+          delta: float | None, mu: float | None, rho: float | None, rdp_orders: list[float] | None,
+          rdp_values: list[float] | None, claim_file: str | None, trials: float, confidence: float, attack: str,
+          executor: str, workers: float | None, scheduler: str | None, seed: float, chunk_size: float,
+          as_json: bool) -> int:
     """Audit an RL algorithm (ALGORITHM) or a release function (--target, --neighbours).
+
+    Exit status: 1 when the verdict is a violation (so an audit can gate CI), 0 when consistent or
+    inconclusive, 2 for bad input.
 
     \b
     dpkit audit ALGORITHM [--sigma paper|tight|VALUE] [--observer …] [--runs N] [--episodes K]
@@ -579,21 +638,20 @@ def audit(algorithm: str | None, target: str | None, neighbours: str | None, sig
     if algorithm is not None:
         if target is not None or neighbours is not None:
             raise click.UsageError("give ALGORITHM, or --target and --neighbours, not both")
-        _audit_algorithm(algorithm, sigma, observer, runs, episodes, position, epsilon, delta, confidence,
-                         attack, executor, workers, scheduler, seed, as_json)
-        return
+        _refuse_options(ctx, _TARGET_ONLY, "an ALGORITHM audit")
+        if ctx.get_parameter_source("attack").name != "DEFAULT" and attack not in ("white-box", "learned", "lr"):
+            raise click.UsageError(f"--attack for an ALGORITHM audit must be white-box or learned, got {attack!r}")
+        return _audit_algorithm(algorithm, sigma, observer, runs, episodes, position, epsilon, delta, confidence,
+                                "white-box" if attack == "auto" else attack, executor, workers, scheduler, seed,
+                                as_json)
     if target is None or neighbours is None:
         raise click.UsageError("give ALGORITHM, or both --target and --neighbours")
-    if mu is not None:
-        if epsilon is not None:
-            raise click.UsageError("give --epsilon and --delta, or --mu, not both")
-        claim = Claim.gdp(mu)
-    elif epsilon is not None and delta is not None:
-        claim = Claim.dp(epsilon, delta)
-    else:
-        raise click.UsageError("give --epsilon and --delta, or --mu")
+    _refuse_options(ctx, _ALGORITHM_ONLY, "a --target audit")
+    claim = _target_claim(epsilon, delta, mu, rho, rdp_orders, rdp_values, claim_file)
     confidence = accountant.check_probability("confidence", confidence)
     runs = accountant.check_count("trials", trials)
+    if runs > 10**9:
+        raise ValueError(f"trials must be <= 1,000,000,000, got {runs:,}")
     chunk = accountant.check_count("chunk-size", chunk_size)
     seed_value = check_index("seed", seed)
     release = FileFunction("--target", target)
@@ -604,57 +662,44 @@ def audit(algorithm: str | None, target: str | None, neighbours: str | None, sig
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool, \
             progress_bar("auditing", 2 * runs * len(pairs)) as advance:
         try:
-            result = audit_pairs(release, pairs, claim, alpha=1.0 - confidence, attack=chosen, seed=seed_value,
-                                 runs=runs, delta=delta if mu is not None else None, executor=pool, chunk_size=chunk,
-                                 progress=advance)
-        except ValueError:
+            result = audit_pairs(release, pairs, claim, alpha=round(1.0 - confidence, 12), attack=chosen,
+                                 seed=seed_value, runs=runs, delta=delta if claim.kind != "dp" else None,
+                                 executor=pool, chunk_size=chunk, progress=advance)
+        except (ValueError, TypeError):
             raise
         except Exception as err:  # the user's code raised: one line, no traceback
             raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
     best = result.strongest
-    est = best.estimate
-    out = {
-        "verdict": result.verdict,
-        "epsilon_lower_bound": best.epsilon_lower,
-        "mu_lower_bound": best.mu_lower,
-        "mu_estimate": est.mu_estimate,
-        "mu_interval": list(est.mu_interval),
-        "epsilon_gdp_reading": best.epsilon_gdp_reading,
-        "claimed_epsilon": best.claimed_epsilon,
-        "claimed_mu": best.claimed_mu,
-        "delta": est.delta,
-        "confidence": confidence,
-        "trials": runs,
-        "pairs": len(pairs),
-        "strongest_pair": result.results.index(best),
-        "attack": best.attack,
-        "seed": seed_value,
-        "fpr": est.fpr,
-        "fnr": est.fnr,
-        "fpr_upper": est.fpr_upper,
-        "fnr_upper": est.fnr_upper,
-        "threshold": est.threshold,
-    }
+    out = best.to_dict()
+    out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best))
     if as_json:
         emit_json(out)
-        return
-    print_table(
-        f"Audit of {target} against {claim.describe()}: {result.verdict}", ["", "value"],
-        [["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
-         ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
-         ["μ lower bound", format_number(best.mu_lower, 6)],
-         ["μ estimate [interval]", f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
-                                   f"{format_number(est.mu_interval[1], 6)}]"],
-         ["claimed μ", format_number(best.claimed_mu, 6)],
-         ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
-         ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
-         ["confidence", format_number(confidence)]],
-    )
+    else:
+        est = best.estimate
+        reason = "" if result.verdict != "inconclusive" else \
+            f" (power {format_number(best.power_ratio, 3)} of the claim < 0.5: more --trials)"
+        print_table(
+            f"Audit of {target} against {claim.describe()}: {result.verdict}{reason}", ["", "value"],
+            [["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
+             ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+             ["μ lower bound", format_number(best.mu_lower, 6)],
+             ["μ estimate [interval]", f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
+                                       f"{format_number(est.mu_interval[1], 6)}]"],
+             ["claimed μ", format_number(best.claimed_mu, 6)],
+             ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],
+             ["power (bound an ideal attack certifies at the claim) / ratio",
+              f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}"],
+             ["attack", best.attack],
+             ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
+             ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
+             ["confidence", format_number(confidence)]],
+        )
+    return 1 if result.verdict == "violation" else 0
 
 
 def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: float | None, episodes: float | None,
                      position: str, epsilon: float | None, delta: float | None, confidence: float, attack: str,
-                     executor: str, workers: float | None, scheduler: str | None, seed: float, as_json: bool) -> None:
+                     executor: str, workers: float | None, scheduler: str | None, seed: float, as_json: bool) -> int:
     from audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
 
     check_choice("ALGORITHM", algorithm, tuple(OBSERVERS))
@@ -674,9 +719,10 @@ def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: flo
         result = audit_setting(setting, runs=n_runs, seed=check_index("seed", seed), attack=attack,
                                alpha=round(1.0 - confidence, 12), executor=pool, progress=advance)
     out = result.to_dict()
+    exit_code = 1 if result.verdict == "violation" else 0
     if as_json:
         emit_json(out)
-        return
+        return exit_code
     closed = "" if result.paper_epsilon_closed_form is None else \
         f" (paper's closed form ε(δ) = {format_number(result.paper_epsilon_closed_form, 6)})"
     print_table(
@@ -688,15 +734,18 @@ def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: flo
          ["exact ε / μ of the declared releases", f"{format_number(result.exact_epsilon, 6)} / "
                                                   f"{format_number(result.exact_mu, 6)}"],
          ["exact μ of the canary pair (reach)", f"{format_number(result.pair_mu, 6)} ({format_number(result.reach, 4)})"],
-         ["μ the claim allows this pair", format_number(result.pair_mu_allowed, 6)],
+         ["μ the declaration allows this pair (Δ capped)", format_number(result.pair_mu_allowed, 6)],
          ["audited ε lower bound", format_number(result.epsilon_lower, 6)],
          ["audited μ lower bound (÷ pair μ)", f"{format_number(result.mu_lower, 6)} "
                                               f"({format_number(result.efficiency, 4)})"],
-         ["verdict vs exact accounting / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
+         ["power / ratio to the allowance", f"{format_number(result.audit.power, 6)} / "
+                                            f"{format_number(result.audit.power_ratio, 4)}"],
+         ["verdict vs declaration / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
          ["runs per dataset, episodes, position", f"{n_runs}, {setting.episodes}, {setting.position}"],
          ["relation", setting.relation.replace("_", "-")],
          ["time", f"{result.seconds:.1f} s"]],
     )
+    return exit_code
 
 
 #: The standard budgets of ``dpkit budgets``.
@@ -928,7 +977,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, click.Abort):
         click.echo("error: interrupted", err=True)
         return 130
-    except ValueError as err:  # includes UnicodeDecodeError
+    except (ValueError, TypeError) as err:  # includes UnicodeDecodeError
         return _error(err)
     except MemoryError as err:
         return _error(f"not enough memory for these sizes ({err}); lower --episodes, --states or the dimensions")

@@ -47,17 +47,18 @@ def audit_json(capsys: pytest.CaptureFixture[str], mech: Path, *extra: str) -> d
 
 def test_audit_json_fields_and_consistency(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "20000")
-    for key in ("epsilon_lower_bound", "mu_lower_bound", "mu_estimate", "claimed_epsilon", "delta", "confidence",
-                "trials", "verdict"):
+    for key in ("verdict", "claim", "claimed_epsilon", "claimed_mu", "delta", "epsilon_lower", "mu_lower",
+                "delta_lower", "mu_estimate", "mu_interval", "power", "power_ratio", "confidence", "runs", "seed",
+                "attack", "fpr", "fnr", "fpr_upper", "fnr_upper", "threshold"):
         assert key in obj
-    assert obj["verdict"] == "consistent" and obj["trials"] == 20000 and obj["confidence"] == 0.95
-    assert 0.35 < obj["mu_lower_bound"] <= 0.5
+    assert obj["verdict"] == "consistent" and obj["runs"] == 20000 and obj["confidence"] == 0.95
+    assert 0.35 < obj["mu_lower"] <= 0.5 and obj["power_ratio"] >= 0.5
 
 
 def test_audit_catches_a_weak_mechanism(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     code, out, err = run(capsys, "audit", "--target", f"{mech}:weak", "--neighbours", f"{mech}:PAIR", "--mu", "0.5",
                          "--trials", "20000", "--json")
-    assert code == 0 and json.loads(out)["verdict"] == "violation"
+    assert code == 1 and json.loads(out)["verdict"] == "violation"  # a violation exits 1: an audit can gate CI
 
 
 @pytest.mark.parametrize("extra", [["--attack", "learned"], ["--attack", "SCORE"]])
@@ -89,12 +90,21 @@ def test_audit_several_pairs(capsys: pytest.CaptureFixture[str], mech: Path) -> 
     ("crashes", "PAIR", ["--mu", "1"], "RuntimeError: boom"),
     ("release", "NOT_A_PAIR", ["--mu", "1"], "must be a pair"),
     ("missing", "PAIR", ["--mu", "1"], "has no name 'missing'"),
-    ("release", "PAIR", [], "--epsilon and --delta, or --mu"),
-    ("release", "PAIR", ["--mu", "1", "--epsilon", "1"], "not both"),
+    ("release", "PAIR", [], "exactly one claim"),
+    ("release", "PAIR", ["--mu", "1", "--epsilon", "1"], "exactly one claim"),
+    ("release", "PAIR", ["--epsilon", "1"], "--epsilon needs --delta"),
+    ("release", "PAIR", ["--epsilon", "1", "--delta", "2"], "delta"),
+    ("release", "PAIR", ["--rho", "1", "--mu", "1"], "exactly one claim"),
+    ("release", "PAIR", ["--rdp-orders", "2,4"], "go together"),
+    ("release", "PAIR", ["--rdp-orders", "0.5", "--rdp-values", "1"], "orders"),
+    ("release", "PAIR", ["--claim", "nofile.json"], "nofile.json"),
+    ("release", "PAIR", ["--mu", "1", "--runs", "10"], "--runs does not apply"),
+    ("release", "PAIR", ["--mu", "1", "--sigma", "tight"], "--sigma does not apply"),
+    ("release", "PAIR", ["--mu", "1", "--attack", "oracle"], "--attack must be"),
     ("release", "PAIR", ["--mu", "-1"], "mu"),
     ("release", "PAIR", ["--mu", "1", "--confidence", "1.5"], "confidence"),
     ("release", "PAIR", ["--mu", "1", "--trials", "0"], "trials"),
-    ("release", "PAIR", ["--mu", "1", "--executor", "dask"], "scheduler"),
+    ("release", "PAIR", ["--mu", "1", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
     ("release", "PAIR", ["--mu", "1", "--attack", "nofile.py:score"], "no such file"),
 ])
 def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], mech: Path, target: str, neighbours: str,
@@ -117,3 +127,56 @@ def test_dask_executor_gives_the_same_json(capsys: pytest.CaptureFixture[str], m
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         remote = audit_json(capsys, mech, *base, "--executor", "dask", "--scheduler", cluster.scheduler_address)
     assert remote == local
+
+
+RR = '''
+import math
+import numpy as np
+def binary_rr(bit, rng, n):
+    keep = rng.random((n, 1)) < math.e / (1 + math.e)
+    return np.where(keep, bit, 1 - bit).astype(float)
+def four_ary_rr(value, rng, n):
+    # keep-probability e^eps/(e^eps + 3) with eps = ln 4: the real epsilon is 1.386
+    keep = rng.random(n) < 4 / 7
+    other = (value + rng.integers(1, 4, n)) % 4
+    return np.where(keep, value, other)[:, None].astype(float)
+BITS = (0, 1)
+VALUES = (0, 1)
+'''
+
+
+@pytest.fixture()
+def rr(tmp_path: Path) -> Path:
+    path = tmp_path / "rr.py"
+    path.write_text(RR)
+    return path
+
+
+def test_pure_dp_claims_are_audited(capsys: pytest.CaptureFixture[str], rr: Path) -> None:
+    """Randomized response at its true pure ε = 1 (--delta 0) is consistent; 4-ary randomized response
+    whose real ε is ln 4 = 1.386, claimed ε = 1, is a violation and exits 1."""
+    code, out, err = run(capsys, "audit", "--target", f"{rr}:binary_rr", "--neighbours", f"{rr}:BITS",
+                         "--epsilon", "1", "--delta", "0", "--trials", "200000", "--json")
+    obj = json.loads(out)
+    assert code == 0 and obj["verdict"] == "consistent" and obj["delta"] == 0.0, obj
+    code, out, err = run(capsys, "audit", "--target", f"{rr}:four_ary_rr", "--neighbours", f"{rr}:VALUES",
+                         "--epsilon", "1", "--delta", "0", "--trials", "200000", "--json")
+    obj = json.loads(out)
+    assert code == 1 and obj["verdict"] == "violation" and 1.0 < obj["epsilon_lower"] <= 4 * 0.25 / (3 / 7) + 1, obj
+
+
+def test_too_few_trials_is_inconclusive(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
+    """An audit that could not have seen a violation says so (and exits 0): power below half the claim."""
+    obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "60")
+    assert obj["verdict"] == "inconclusive" and obj["power_ratio"] < 0.5
+
+
+@pytest.mark.parametrize("claim", [["--rho", "0.125"], ["--rdp-orders", "2,8,32", "--rdp-values", "0.25,1,4"],
+                                   ["--claim", "LEDGER"]])
+def test_other_claim_kinds(capsys: pytest.CaptureFixture[str], mech: Path, tmp_path: Path, claim: list[str]) -> None:
+    """zCDP, an RDP curve and a ledger file, each true of the σ = 2 mechanism (μ = 0.5, ρ = μ²/2)."""
+    ledger = tmp_path / "ledger.json"
+    ledger.write_text(json.dumps({"release": [{"name": "sum", "sensitivity": 1.0, "sigma": 2.0}]}))
+    claim = [str(ledger) if c == "LEDGER" else c for c in claim]
+    obj = audit_json(capsys, mech, *claim, "--trials", "20000")
+    assert obj["verdict"] in ("consistent", "inconclusive") and obj["claim"]["kind"] in ("zcdp", "rdp", "ledger")
