@@ -115,7 +115,10 @@ def calibrate_ledger_scale(
 
 def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: float) -> tuple[float, float]:
     """The smallest σ-scale factor meeting (ε, δ) under ``acc``, and the ε it achieves."""
-    mu1 = math.sqrt(math.fsum(r.mu_squared for r in base.releases))
+    # μ of the base ledger, scaled so that tiny μᵢ (σ near the top of the doubles) do not underflow when squared
+    mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in base.releases]
+    top = max(mus)
+    mu1 = top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)) if top > 0.0 else 0.0
     exact_factor = mu1 / _gdp_mu(epsilon, delta)
     if acc.method == "exact":
         factor = exact_factor

@@ -20,6 +20,7 @@ by the claim, so the envelope lies below the claim's true curve whatever the gri
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,9 +179,14 @@ class Claim:
             f = _dp_curve(x, self.epsilon, self.delta)  # type: ignore[arg-type]
         else:
             f = np.zeros_like(x)
-            for d in _DELTA_GRID:
-                f = np.maximum(f, _dp_curve(x, self.epsilon_at(float(d)), float(d)))
+            for eps, d in self._envelope:
+                f = np.maximum(f, _dp_curve(x, eps, d))
         return np.maximum(0.0, f - _SLACK)
+
+    @functools.cached_property
+    def _envelope(self) -> tuple[tuple[float, float], ...]:
+        """(ε(δ'), δ') over the δ' grid: the (ε, δ) guarantees a zCDP or RDP claim implies (computed once)."""
+        return tuple((self.epsilon_at(float(d)), float(d)) for d in _DELTA_GRID)
 
     def refuted_by(self, fpr_upper: float, fnr_upper: float) -> bool:
         """True when error rates (FPR⁺, FNR⁺) lie strictly below the trade-off curve, in either

@@ -135,7 +135,7 @@ def test_claims() -> None:
     (lambda: select_threshold([1.0], [1.0], "auc"), "objective"),
     (lambda: estimate([1.0], [1.0], float("nan")), "threshold"),
     (lambda: Claim.gaussian(0.0), "sigma"),
-    (lambda: Claim.dp(1.0, 1.0), "delta"),
+    (lambda: Claim.dp(1.0, 1.5), "delta"),
     (lambda: Claim.gdp(-1.0), "mu"),
     (lambda: Claim("dp", epsilon=1.0), "delta"),
     (lambda: Claim("renyi"), "kind"),

@@ -1,0 +1,111 @@
+"""Claims' trade-off curves, the verdict against the whole curve, power and `inconclusive`."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountant import Ledger, GaussianRelease
+from audits import Claim
+from audits.estimators import estimate
+from audits.verdicts import delta_lower_bound, judge, power_bound
+
+
+def _gdp_curve(mu: float, x: float) -> float:
+    x = mpmath.mpf(x)
+    return float(mpmath.ncdf(mpmath.erfinv(1 - 2 * x) * mpmath.sqrt(2) - mu))
+
+
+@given(st.floats(0.05, 5.0), st.floats(1e-6, 0.999))
+@settings(max_examples=60, deadline=None)
+def test_gdp_curve_matches_mpmath_and_never_lies_above_it(mu: float, x: float) -> None:
+    got = float(Claim.gdp(mu).trade_off(x))
+    ref = _gdp_curve(mu, x)
+    assert got <= ref + 1e-15 and got >= ref - 1e-9
+
+
+@given(st.floats(0.0, 5.0), st.sampled_from([0.0, 1e-5, 0.1]), st.floats(0.0, 1.0))
+@settings(max_examples=60, deadline=None)
+def test_dp_curve_closed_form(epsilon: float, delta: float, x: float) -> None:
+    f = float(Claim.dp(epsilon, delta).trade_off(x))
+    ref = max(0.0, 1 - delta - math.exp(epsilon) * x, math.exp(-epsilon) * (1 - delta - x))
+    assert ref - 1e-9 <= f <= ref
+
+
+def test_zcdp_and_rdp_envelopes_lie_below_the_gaussian_they_describe() -> None:
+    """A Gaussian with μ is μ²/2-zCDP, with RDP curve α μ²/2: their envelopes are sound (below its curve)."""
+    mu = 1.0
+    x = np.linspace(1e-4, 0.99, 200)
+    gauss = Claim.gdp(mu).trade_off(x)
+    zcdp = Claim.zcdp(mu**2 / 2).trade_off(x)
+    orders = [1.5, 2, 4, 8, 16, 32, 64]
+    rdp = Claim.rdp(orders, [a * mu**2 / 2 for a in orders]).trade_off(x)
+    assert np.all(zcdp <= gauss + 1e-12) and np.all(rdp <= gauss + 1e-12)
+    assert zcdp.max() > 0.5 and rdp.max() > 0.5  # not trivially zero
+
+
+def test_ledger_claim_is_its_exact_mu() -> None:
+    ledger = Ledger((GaussianRelease("a", 1.0, 2.0, 4), GaussianRelease("b", 1.0, 4.0)))
+    claim = Claim.ledger(ledger)
+    assert claim.mu == pytest.approx(ledger.mu) and claim.unit == "mu"
+
+
+def test_pure_dp_at_delta_zero() -> None:
+    c = Claim.dp(1.0, 0.0)
+    assert c.epsilon_at(0.0) == 1.0 and c.default_delta() == 0.0
+    assert Claim.gdp(1.0).epsilon_at(0.0) == math.inf and c.epsilon_at(1.0) == 0.0
+
+
+@pytest.mark.parametrize("bad", [lambda: Claim.dp(1.0, 2.0), lambda: Claim.dp(-1.0, 0.0), lambda: Claim.gdp(-1.0),
+                                 lambda: Claim.gaussian(-1.0), lambda: Claim.gaussian(1.0, 1.0, 2.5),
+                                 lambda: Claim.rdp([0.5], [1.0]), lambda: Claim.zcdp(float("nan"))])
+def test_constructors_refuse_nonsense(bad) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        bad()
+
+
+def test_delta_lower_bound() -> None:
+    assert delta_lower_bound(0.0, 0.5, 1.0) == 0.5
+    assert delta_lower_bound(0.3, 0.3, 0.0) == pytest.approx(0.4)
+    assert delta_lower_bound(0.5, 0.5, 1.0) == 0.0
+
+
+@pytest.mark.parametrize("claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)],
+                         ids=lambda c: c.describe())
+def test_a_mechanism_exactly_at_the_claim_is_called_a_violation_at_most_alpha(claim: Claim) -> None:
+    """Error counts drawn from the claim's own curve (the strongest mechanism it allows, at a few
+    operating points, the three tests of the engine each at α/3): violations at most α (+ noise)."""
+    rng = np.random.default_rng(0)
+    n, alpha, trials, alarms = 2000, 0.05, 400, 0
+    points = (0.02, 0.1, 0.3)
+    for _ in range(trials):
+        ests = []
+        for x in points:
+            fp = rng.binomial(n, x)
+            fn = rng.binomial(n, float(claim.trade_off(x)))
+            s0 = np.r_[np.ones(fp), np.zeros(n - fp)]
+            s1 = np.r_[np.zeros(fn), np.ones(n - fn)]
+            ests.append(estimate(s0, s1, 0.5, alpha / 3, claim.default_delta()))
+        alarms += judge(claim, ests, delta=claim.default_delta(), alpha=alpha, n0=n, n1=n).verdict == "violation"
+    assert alarms / trials <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / trials)
+
+
+def test_power_grows_with_runs_and_decides_inconclusive() -> None:
+    claim = Claim.gdp(0.5)
+    powers = [power_bound(claim, n0=n, n1=n, alpha=0.05, delta=1e-5) for n in (50, 1000, 100_000)]
+    assert powers[0] < powers[1] < powers[2] < 0.5
+    assert powers[0] < 0.25 <= powers[2]
+    weak = estimate(np.zeros(50), np.ones(50), 0.5, 0.05 / 3, 1e-5)
+    assert judge(claim, [weak], delta=1e-5, alpha=0.05, n0=50, n1=50).verdict != "consistent"
+
+
+def test_points_below_the_curve_are_violations() -> None:
+    s0, s1 = np.zeros(10_000), np.ones(10_000)  # perfectly separated: FPR⁺ and FNR⁺ tiny
+    est = estimate(s0, s1, 0.5, 0.05 / 3, 1e-5)
+    j = judge(Claim.dp(1.0, 1e-5), [est], delta=1e-5, alpha=0.05, n0=10_000, n1=10_000)
+    assert j.verdict == "violation" and j.delta_lower > 0.99
