@@ -27,6 +27,8 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py
 	$(BIN)/python bench/audit.py
+	$(BIN)/python bench/audit_scale.py
+	$(BIN)/python bench/false_alarms.py
 	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/regret.py
 
