@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from accountant.validation import check_count, check_probability, check_real
 
 from .claims import Claim
 from .estimators import AuditEstimate
+from .estimators import _cp_upper_vec as _cp_upper
 
 __all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "judge", "power_bound"]
 
@@ -48,13 +49,6 @@ def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> flo
         return 0.0
     e = math.exp(min(float(epsilon), 700.0))
     return max(0.0, 1.0 - b - e * a, 1.0 - a - e * b)
-
-
-def _cp_upper(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
-    out = np.ones(k.shape)
-    inner = k < n
-    out[inner] = stats.beta.ppf(1.0 - alpha, k[inner] + 1, n - k[inner])
-    return out
 
 
 def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) -> np.ndarray:
