@@ -74,3 +74,42 @@ def rlsvi_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -
     agent = make_agent(name, env, episodes, rng, **kw)
     agent.__class__ = _RlsviNoClip
     return agent
+
+
+# -- the counter algorithms (Private-LinOpt-VI/-PO, Private-OFU-RL) ---------------------------------
+
+
+def _counters(agent: Any) -> dict[str, Any]:
+    """The binary-tree counters of a counter algorithm's agent, by release name."""
+    if hasattr(agent, "privatizer"):
+        return dict(agent.privatizer.counters)
+    return {"B1": agent._b1, "B2": agent._b2}
+
+
+def counters_sigma_halved(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any) -> Any:
+    """σ from a wrong formula: every counter at half the σ the declaration needs (and declared as such)."""
+    tight = make_agent(name, env, episodes, 0, sigma="tight", **kw).sigmas
+    return make_agent(name, env, episodes, rng, sigma={k: v / 2 for k, v in tight.items()}, **kw)
+
+
+def counters_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Statistics released un-noised: the counters add no noise, while their declared σ is unchanged.
+
+    (Un-noising LinOpt's first counter alone, B_{h,p,1}, is not seen at 1,000 runs: at the audit's canaries
+    its p-sums carry little of the pair's μ. OFU-RL's first counter alone is; this mutant turns all off.)"""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    for counter in _counters(agent).values():
+        counter.sigma = 0.0
+    return agent
+
+
+def counters_tree_one_level_short(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight",
+                                  **kw: Any) -> Any:
+    """A tree counter accounted one level short: σ calibrated as if each item entered one p-sum fewer
+    (σ scaled by sqrt((m − 1)/m), m the p-sums per item; with m = 2 at the audit's sizes, σ/√2)."""
+    from accountant.tree import max_psums_per_item
+
+    tight = make_agent(name, env, episodes, 0, sigma="tight", **kw).sigmas
+    m = max_psums_per_item(episodes, "after-each")
+    factor = ((m - 1) / m) ** 0.5 if m > 1 else 0.5
+    return make_agent(name, env, episodes, rng, sigma={k: v * factor for k, v in tight.items()}, **kw)

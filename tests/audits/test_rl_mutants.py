@@ -4,7 +4,16 @@ registered algorithm declares; the correct ones are consistent (with power, not 
 from __future__ import annotations
 
 import pytest
-from rl_mutants import ldp_add_remove, ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, rlsvi_no_clipping
+from rl_mutants import (
+    counters_unnoised,
+    counters_sigma_halved,
+    counters_tree_one_level_short,
+    ldp_add_remove,
+    ldp_no_clipping,
+    ldp_sigma_halved,
+    ldp_target_unnoised,
+    rlsvi_no_clipping,
+)
 
 from audits.rl import _declared_mu, _declaration, audit_setting, default_setting
 
@@ -39,3 +48,15 @@ def test_exceeded_sensitivity_is_not_allowed_more_than_the_declaration() -> None
 def test_correct_algorithms_are_consistent_with_power(algorithm: str) -> None:
     result = audit_setting(default_setting(algorithm), runs=2000, seed=3)
     assert result.verdict == "consistent", result.to_dict()
+
+
+COUNTER_ALGORITHMS = ("private-linopt-vi", "private-linopt-po", "private-ofu-rl")
+
+
+@pytest.mark.parametrize("algorithm", COUNTER_ALGORITHMS)
+@pytest.mark.parametrize("mutant", [counters_sigma_halved, counters_unnoised, counters_tree_one_level_short],
+                         ids=lambda f: f.__name__)
+def test_counter_mutants_are_violations(algorithm: str, mutant) -> None:
+    runs = 1000 if mutant is counters_tree_one_level_short else 600  # one level short: σ/√2, a smaller excess
+    result = audit_setting(default_setting(algorithm, implementation=mutant), runs=runs, seed=3)
+    assert result.verdict == "violation", result.to_dict()
