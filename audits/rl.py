@@ -252,7 +252,11 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
                     User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True))
     else:
         last = (setting.states - 0.5) / setting.states
-        canaries = (User.canary(np.ones(h_), np.zeros(h_)), User.canary(np.ones(h_), np.full(h_, last)))
+        # LinOpt's reward counters see the rewards: raw 2, beyond [0, 1], which only its own clipping
+        # brings back to the declared bound (LDP-UCRL-VTR's messages do not carry rewards).
+        reward = 2.0 if setting.algorithm in ("private-linopt-vi", "private-linopt-po") else 1.0
+        canaries = (User.canary(np.full(h_, reward), np.zeros(h_), beyond_bounds=True),
+                    User.canary(np.full(h_, reward), np.full(h_, last), beyond_bounds=True))
     return env, users, canaries
 
 

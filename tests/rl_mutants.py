@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
+from algorithms.linopt import PrivateLinOpt
 from algorithms.rlsvi import Rlsvi
 from algorithms.simulation import make_agent
 
@@ -113,3 +114,23 @@ def counters_tree_one_level_short(name: str, env: Any, episodes: int, rng: Any, 
     m = max_psums_per_item(episodes, "after-each")
     factor = ((m - 1) / m) ** 0.5 if m > 1 else 0.5
     return make_agent(name, env, episodes, rng, sigma={k: v * factor for k, v in tight.items()}, **kw)
+
+
+class _LinOptNoRewardClip:
+    """Mixin: LinOpt's items without the clip of the observed rewards to [0, 1] (its reward counters'
+    declared sensitivity assumes r ∈ [0, 1])."""
+
+    def _check_trajectory(self, k: int, states: Any, actions: Any, rewards: Any) -> tuple[np.ndarray, ...]:
+        s, a, _ = super()._check_trajectory(k, states, actions, rewards)  # type: ignore[misc]
+        return s, a, np.asarray(rewards, dtype=float)
+
+
+class _PrivateLinOptNoRewardClip(_LinOptNoRewardClip, PrivateLinOpt):
+    """Private-LinOpt-VI/-PO without reward clipping."""
+
+
+def linopt_no_reward_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt-VI/-PO whose reward clipping is removed."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _PrivateLinOptNoRewardClip
+    return agent

@@ -12,6 +12,7 @@ from rl_mutants import (
     ldp_no_clipping,
     ldp_sigma_halved,
     ldp_target_unnoised,
+    linopt_no_reward_clipping,
     rlsvi_no_clipping,
 )
 
@@ -60,3 +61,12 @@ def test_counter_mutants_are_violations(algorithm: str, mutant) -> None:
     runs = 1000 if mutant is counters_tree_one_level_short else 600  # one level short: σ/√2, a smaller excess
     result = audit_setting(default_setting(algorithm, implementation=mutant), runs=runs, seed=3)
     assert result.verdict == "violation", result.to_dict()
+
+
+@pytest.mark.parametrize("algorithm", ["private-linopt-vi", "private-linopt-po"])
+def test_linopt_without_reward_clipping_exceeds_its_declaration(algorithm: str) -> None:
+    """The canaries' raw rewards (2) lie beyond [0, 1]: only LinOpt's own clipping keeps its reward
+    counters at their declared sensitivity; without it the runs realise more than the declaration allows."""
+    result = audit_setting(default_setting(algorithm, implementation=linopt_no_reward_clipping), runs=1000, seed=3)
+    assert result.verdict == "violation", result.to_dict()
+    assert result.pair_mu > result.pair_mu_allowed
