@@ -39,8 +39,9 @@ CANARIES = {
     "ldp-ucrl-vtr": "tabular walks through disjoint states (state 0 against S − 1): φ_V at its block bound; the "
                     "optimistic values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to "
                     "clip φ or V releases more than the declared Δ (the no-clipping mutant in the table above)",
-    "private-linopt-vi": "disjoint states with rewards 1: φ_{V_{h+1}} and ϕ at their bounds (values clipped to "
-                         "[0, H], ‖φ‖ <= sqrt(d1)·H, rewards to [0, 1])",
+    "private-linopt-vi": "disjoint states with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
+                         "clipping keeps the reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped "
+                         "to [0, H], ‖φ‖ <= sqrt(d1)·H)",
     "private-linopt-po": "as Private-LinOpt-VI",
     "private-ofu-rl": "noise on the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix); "
                       "states and controls within the unit ball and γ, clipped by the algorithm",
