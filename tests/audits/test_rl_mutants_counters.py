@@ -1,0 +1,60 @@
+"""The counter algorithms' mutant zoo (Private-LinOpt-VI/-PO, Private-OFU-RL): wrong implementations are
+violations of what the registered algorithm declares; the correct ones at σ = tight are consistent."""
+
+from __future__ import annotations
+
+import pytest
+from rl_counter_mutants import (
+    counters_noise_reused,
+    counters_sigma_formula_halved,
+    linopt_items_no_clipping,
+    linopt_target_r_unnoised,
+    ofu_b2_unnoised,
+    ofu_items_no_clipping,
+)
+
+from audits.rl import audit_setting, default_setting
+
+LINOPT = ("private-linopt-vi", "private-linopt-po")
+ALL = (*LINOPT, "private-ofu-rl")
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_sigma_from_a_wrong_formula_is_a_violation(algorithm: str) -> None:
+    result = audit_setting(default_setting(algorithm, implementation=counters_sigma_formula_halved), runs=1000, seed=5)
+    assert result.verdict == "violation", result.to_dict()
+
+
+@pytest.mark.parametrize("algorithm", LINOPT)
+def test_linopt_items_without_clipping_is_a_violation(algorithm: str) -> None:
+    """The canaries' raw rewards (2) exceed [0, 1]: without the clip, B_{h,r,2} exceeds its declared Δ."""
+    result = audit_setting(default_setting(algorithm, implementation=linopt_items_no_clipping), runs=1000, seed=5)
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_ofu_items_without_clipping_is_not_observable() -> None:
+    """The audit's LQ canaries keep ‖x‖ < 1 and the system clips u to γ, so the missing clips change no
+    item: the mutant releases what the correct implementation does, and the audit cannot (and does not)
+    call it a violation."""
+    result = audit_setting(default_setting("private-ofu-rl", implementation=ofu_items_no_clipping), runs=1000, seed=5)
+    assert result.verdict != "violation", result.to_dict()
+
+
+@pytest.mark.parametrize(("algorithm", "mutant"), [(a, linopt_target_r_unnoised) for a in LINOPT]
+                         + [("private-ofu-rl", ofu_b2_unnoised)])
+def test_one_statistic_unnoised_is_a_violation(algorithm: str, mutant) -> None:
+    result = audit_setting(default_setting(algorithm, implementation=mutant), runs=1000, seed=5)
+    assert result.verdict == "violation", result.to_dict()
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_noise_reused_across_psums_is_a_violation(algorithm: str) -> None:
+    result = audit_setting(default_setting(algorithm, implementation=counters_noise_reused), runs=1000, seed=5,
+                           attack="learned")
+    assert result.verdict == "violation", result.to_dict()
+
+
+@pytest.mark.parametrize("algorithm", ALL)
+def test_correct_counter_algorithms_at_tight_sigma_are_consistent(algorithm: str) -> None:
+    result = audit_setting(default_setting(algorithm, sigma="tight"), runs=2000, seed=5)
+    assert result.verdict == "consistent", result.to_dict()

@@ -1,0 +1,155 @@
+"""Wrong implementations of the counter algorithms (Private-LinOpt-VI/-PO, Private-OFU-RL), for the
+RL audits' mutant zoo (see :mod:`rl_mutants` for the others).
+
+Each factory has :func:`algorithms.simulation.make_agent`'s signature and is passed to an audit as
+``default_setting(algorithm, implementation=factory)``; the audit's claim (σ and Δ) still comes from the
+registered algorithm's declaration, so each mutant is judged against what the algorithm declares.
+Module level, so that process pools can pickle them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from accountant.tree import BinaryCounter
+from algorithms.linopt import RELEASES, PrivateLinOpt
+from algorithms.ofu_rl import PrivateOfuRl
+from algorithms.simulation import make_agent
+
+
+def _counters(agent: Any) -> dict[str, BinaryCounter]:
+    """The binary-tree counters of a counter algorithm's agent, by release name."""
+    if hasattr(agent, "privatizer"):
+        return dict(agent.privatizer.counters)
+    return {"B1": agent._b1, "B2": agent._b2}
+
+
+def _sigma_table(agent: Any) -> dict[str, float]:
+    """The σ by release the audit reads as the implementation's own (LinOpt: its privatizer's)."""
+    return agent.privatizer.sigmas if hasattr(agent, "privatizer") else agent.sigmas
+
+
+# -- (1) σ from a wrong formula ---------------------------------------------------------------------
+
+
+def counters_sigma_formula_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """σ from a wrong formula: every counter's σ halved after construction, and declared as such
+    (the privatizer's / agent's ``sigmas`` and each counter's ``sigma``)."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    table = _sigma_table(agent)
+    for release, counter in _counters(agent).items():
+        counter.sigma = counter.sigma / 2
+        table[release] = counter.sigma
+    if hasattr(agent, "privatizer"):
+        agent.sigmas = dict(table)
+    return agent
+
+
+# -- (2) clipping removed in items ------------------------------------------------------------------
+
+
+class _LinOptItemsNoClip(PrivateLinOpt):
+    """LinOpt's ``items`` without any clipping: V_{h+1} not clipped to [0, H], φ not to sqrt(d1)·H,
+    r not to [0, 1].
+
+    The audit's canaries drive the raw *rewards* past the bound (2 against [0, 1]), so the reward target
+    counter B_{h,r,2} realises twice its declared Δ. They do not drive V or φ past theirs: the plan's values
+    are already in [0, H] and ‖φ_V‖ <= sqrt(S)·H <= sqrt(d1)·H, so those two missing clips are invisible."""
+
+    def items(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        if self._planned is None or self._planned[0] != k:
+            raise ValueError(f"items of episode {k} need its plan; the next episode to plan is {self._next}")
+        s, a, _ = self._check_trajectory(k, states, actions, rewards)
+        r = np.asarray(rewards, dtype=float)
+        _, v, _ = self._planned
+        h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        steps = np.arange(h_)
+        v_next = np.asarray(v[1:], dtype=float)
+        phi = np.zeros((h_, s_ * a_, s_))
+        phi[steps, s[:-1] * a_ + a] = v_next
+        phi = phi.reshape(h_, self.d1)
+        target = v_next[steps, s[1:]]
+        psi = self.features.reward_features()[s[:-1], a]
+        return dict(zip(RELEASES, (phi[:, :, None] * phi[:, None, :], phi * target[:, None],
+                                   psi[:, :, None] * psi[:, None, :], psi * r[:, None])))
+
+
+def linopt_items_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt-VI/-PO whose ``items`` clip nothing."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LinOptItemsNoClip
+    return agent
+
+
+class _OfuItemsNoClip(PrivateOfuRl):
+    """OFU-RL's ``items`` without the clip of x to the unit ball and of u to γ.
+
+    The audit's canaries do *not* drive the raw inputs past the bounds: x0 = 0, weak dynamics
+    (‖A‖ = 0.05, ‖B‖ = 0.5) and canary noise 0.9·e_i keep ‖x‖ < 1, and the system itself clips the
+    controls it plays to γ. So this mutant releases exactly what the correct one does and is not
+    observable by the audit (its verdict is not a violation)."""
+
+    def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
+        h_ = self.horizon
+        x = np.asarray(states, dtype=float)
+        u = np.asarray(actions, dtype=float)
+        z = np.hstack([x[:h_], u])
+        return {"B1": z.T @ z, "B2": z.T @ x[1:]}
+
+
+def ofu_items_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-OFU-RL whose ``items`` clip neither x nor u."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _OfuItemsNoClip
+    return agent
+
+
+# -- (3) one statistic released un-noised -----------------------------------------------------------
+
+
+def _one_unnoised(release: str):
+    def factory(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+        agent = make_agent(name, env, episodes, rng, **kw)
+        _counters(agent)[release].sigma = 0.0  # the declared σ (agent/privatizer sigmas) is unchanged
+        return agent
+
+    return factory
+
+
+def linopt_target_r_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt-VI/-PO releasing B_{h,r,2} (Σ ϕ·r) without noise, while it declares σ for it.
+
+    (B_{h,p,2} or B_{h,p,1} alone is not seen at the audit's canaries: while the optimistic V_{h+1} is flat
+    over the states, the canaries' different next states give the same φ_V·V, so their difference there is
+    ~0; B_{h,p,1} alone: mu_lower 0.94 < claimed 1.37 at 400 runs. The reward counters see the states.)"""
+    return _one_unnoised("B_{h,r,2}")(name, env, episodes, rng, **kw)
+
+
+def ofu_b2_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-OFU-RL releasing B2 (Σ z x′ᵀ) without noise, while it declares σ_B2 for it."""
+    return _one_unnoised("B2")(name, env, episodes, rng, **kw)
+
+
+# -- (4) noise reused -------------------------------------------------------------------------------
+
+
+class _ReusedNoiseCounter(BinaryCounter):
+    """A binary counter that draws its noise once and adds the same draw to every later p-sum."""
+
+    def _noise(self) -> np.ndarray:
+        cached = getattr(self, "_reused", None)
+        if cached is None:
+            cached = self._reused = super()._noise()
+        return cached
+
+
+def counters_noise_reused(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Noise reused across steps of the tree: every p-sum of every counter carries its counter's first draw,
+    so the difference of two p-sums is exact (the white-box attack assumes fresh noise: audit it with
+    ``attack="learned"``)."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    for counter in _counters(agent).values():
+        counter.__class__ = _ReusedNoiseCounter
+    return agent
