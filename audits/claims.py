@@ -57,8 +57,8 @@ def _dp_curve(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
     """max(0, 1 − δ − e^ε x, e^{−ε}(1 − δ − x)): the trade-off curve of (ε, δ)-DP (ε may be inf)."""
     if math.isinf(epsilon):
         return np.zeros_like(x)
-    with np.errstate(over="ignore", invalid="ignore"):
-        a = 1.0 - delta - math.exp(min(epsilon, 700.0)) * x
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        a = 1.0 - delta - np.exp(epsilon + np.log(x))  # e^ε x in log space: no cap on ε that could raise the curve
         b = math.exp(-epsilon) * (1.0 - delta - x)
     return np.maximum(0.0, np.nan_to_num(np.maximum(a, b), nan=0.0, neginf=0.0))
 

@@ -47,8 +47,10 @@ def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> flo
     a, b = check_real("fpr_upper", fpr_upper), check_real("fnr_upper", fnr_upper)
     if math.isinf(epsilon):
         return 0.0
-    e = math.exp(min(float(epsilon), 700.0))
-    return max(0.0, 1.0 - b - e * a, 1.0 - a - e * b)
+    def scaled(rate: float) -> float:  # e^ε · rate in log space (a capped e^ε would overstate δ)
+        return 0.0 if rate <= 0.0 else math.exp(min(float(epsilon) + math.log(rate), 709.0))
+
+    return max(0.0, 1.0 - b - scaled(a), 1.0 - a - scaled(b))
 
 
 def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) -> np.ndarray:
