@@ -4,10 +4,10 @@ The Gaussian mechanism in every currency (exact μ-GDP, PLD, RDP, zCDP, classic)
 between them and to (ε, δ), composition through release ledgers, and σ calibration. Every
 reported ε, δ and σ is rounded in the conservative direction.
 
-Also: ℓ2 sensitivities under an explicit neighbouring relation (:mod:`accountant.sensitivity`),
-the binary counting mechanism (:mod:`accountant.tree`), RLSVI's inherent-noise privacy
-(:mod:`accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
-(:mod:`accountant.declarations`).
+Also: ℓ2 sensitivities under an explicit neighbouring relation (:mod:`dpkit.accountant.sensitivity`),
+the binary counting mechanism (:mod:`dpkit.accountant.tree`), RLSVI's inherent-noise privacy
+(:mod:`dpkit.accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
+(:mod:`dpkit.accountant.declarations`).
 
 Quick start::
 

@@ -1,4 +1,4 @@
-"""Accountants: interpreters of a :class:`~accountant.ledger.Ledger` under each method.
+"""Accountants: interpreters of a :class:`~dpkit.accountant.ledger.Ledger` under each method.
 
 The split follows dp-accounting: the ledger is data, an accountant turns it into (ε, δ).
 
@@ -148,7 +148,7 @@ class PldAccountant(Accountant):
     """dp-accounting's PLD accountant on the ledger's exported DpEvent.
 
     ``value_discretization_interval=None`` (default) picks dp-accounting's 1e-4, coarsened for
-    large μ by :func:`accountant.pld.auto_discretization` so that memory stays bounded.
+    large μ by :func:`dpkit.accountant.pld.auto_discretization` so that memory stays bounded.
 
     dp-accounting truncates about 1e-15 of tail mass, so it cannot resolve a smaller δ: ε(δ)
     is refused there, and δ(ε) stays at that floor (sound, but looser than rdp/zcdp).

@@ -2,7 +2,7 @@
 
 Fast paths need no accountant per candidate σ:
 
-* ``exact`` — one root-find on μ (:func:`accountant.gdp.gdp_mu`), then σ = Δ sqrt(K)/μ;
+* ``exact`` — one root-find on μ (:func:`dpkit.accountant.gdp.gdp_mu`), then σ = Δ sqrt(K)/μ;
 * ``rdp`` / ``zcdp`` — one root-find (or closed form) on ρ, then σ = Δ sqrt(K/(2ρ));
 * ``classic`` — closed form, refused when ε/K >= 1.
 

@@ -3,7 +3,7 @@
 An algorithm *declares* what it releases about one user (:class:`DeclaredRelease`: the statistic,
 how many Gaussian mechanisms see the user, the ℓ2 sensitivity under add/remove and under
 replace-one, the paper's sensitivity and the paper's σ). The declaration is data, written next to
-the algorithm in :mod:`algorithms`; :func:`algorithm_ledger` interprets it under a neighbouring
+the algorithm in :mod:`dpkit.algorithms`; :func:`algorithm_ledger` interprets it under a neighbouring
 relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 * the ε (at the target δ) that the paper's σ really achieves with the sensitivities of the chosen
@@ -105,7 +105,7 @@ class DeclaredRelease:
         return value
 
     def gaussian(self, relation: str, sigma: float | None = None) -> GaussianRelease:
-        """This release as a :class:`~accountant.ledger.GaussianRelease` (σ_paper unless given)."""
+        """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given)."""
         return GaussianRelease(self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count)
 
 
@@ -142,7 +142,7 @@ class PrivacyDeclaration:
             object.__setattr__(self, "paper_epsilon", check_positive("paper_epsilon", self.paper_epsilon))
 
     def ledger(self, relation: str | None = None, scale: float = 1.0) -> Ledger:
-        """The releases as a :class:`~accountant.ledger.Ledger` at σ_paper × ``scale``."""
+        """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``."""
         relation = self._relation(relation)
         scale = check_positive("scale", scale)
         return Ledger(tuple(r.gaussian(relation, r.sigma_paper * scale) for r in self.releases))

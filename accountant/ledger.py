@@ -1,7 +1,7 @@
 """Release ledgers: what a mechanism releases, as data (the events, not their interpretation).
 
 Like dp-accounting's ``DpEvent``, a :class:`Ledger` only describes releases; the accountants
-in :mod:`accountant.accountants` interpret it under each method. A release is a Gaussian
+in :mod:`dpkit.accountant.accountants` interpret it under each method. A release is a Gaussian
 mechanism applied ``count`` times with ℓ2 sensitivity Δ (under the neighbouring relation the
 caller chose) and noise N(0, σ²I).
 """

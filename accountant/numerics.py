@@ -1,6 +1,6 @@
 """Conservative floating-point helpers shared by the accountant modules.
 
-Two rules hold across :mod:`accountant`:
+Two rules hold across :mod:`dpkit.accountant`:
 
 * every reported ε, δ or σ is rounded in the conservative direction (ε, δ and σ up; the
   largest admissible μ or ρ down), so that no path reports less privacy loss than the truth;
@@ -21,7 +21,7 @@ from scipy import optimize
 __all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "feasible_root"]
 
 #: Relative slack on δ absorbed before comparing a computed δ with a target. The double
-#: evaluations in :mod:`accountant.gdp` are accurate to ~1e-13 relative (mpmath takes over
+#: evaluations in :mod:`dpkit.accountant.gdp` are accurate to ~1e-13 relative (mpmath takes over
 #: where cancellation would lose more), so 1e-10 covers them with three digits to spare.
 RELATIVE_DELTA_SLACK = 1e-10
 

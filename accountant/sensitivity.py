@@ -9,7 +9,7 @@ function of such sums). Its ℓ2 sensitivity depends on what "neighbouring datas
 The closed forms below bound Δ for the terms that private RL algorithms aggregate (vectors,
 outer products, symmetric matrices, feature-times-target products and their sums over an
 episode), under either relation. Every value is a float rounded up with
-:func:`accountant.numerics.round_up`, so it is never below the exact supremum; each docstring
+:func:`dpkit.accountant.numerics.round_up`, so it is never below the exact supremum; each docstring
 gives the derivation and where the supremum is attained (so the bound is tight).
 :func:`clip_norm` enforces the norm bounds the closed forms assume, and
 :func:`check_sensitivity` audits a claimed sensitivity empirically: a random search over

@@ -281,7 +281,7 @@ def tree_epsilon(
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
-    """ε(δ) of one counter under ``method`` (any of :data:`~accountant.accountants.METHODS`).
+    """ε(δ) of one counter under ``method`` (any of :data:`~dpkit.accountant.accountants.METHODS`).
 
     The counter's ledger is :func:`tree_ledger`; when nothing is released the guarantee is ε = 0.
     """
@@ -326,7 +326,7 @@ def calibrate_tree_sigma(
 ) -> Calibration:
     """The smallest σ per p-sum for which one counter is (ε, δ)-DP under ``method``.
 
-    :func:`~accountant.calibration.calibrate_sigma` with ``compositions`` = m =
+    :func:`~dpkit.accountant.calibration.calibrate_sigma` with ``compositions`` = m =
     :func:`max_psums_per_item`. Raises ``ValueError`` when nothing is released (m = 0: no
     noise is needed).
     """

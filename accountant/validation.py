@@ -1,6 +1,6 @@
 """Input validation at the API boundary.
 
-Every public function of :mod:`accountant` validates its arguments with these helpers
+Every public function of :mod:`dpkit.accountant` validates its arguments with these helpers
 before doing any math, in the manner of scikit-learn's ``check_*`` functions: a bad value
 raises :class:`ValueError` with a message that names the parameter and repeats the value.
 Inside the package, values are then trusted.

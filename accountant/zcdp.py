@@ -8,7 +8,7 @@ A mechanism is ρ-zCDP when its RDP curve is bounded by αρ for every α > 1; c
 * ``rdp-optimal``   the improved RDP conversion (Canonne, Kamath, Steinke 2020) minimised over
   continuous α > 1 — valid for every ρ-zCDP mechanism and tighter;
 * ``gaussian-exact`` valid only when the ρ comes from Gaussian mechanisms: such a composition
-  is μ-GDP with μ = sqrt(2ρ), whose exact profile is :mod:`accountant.gdp`'s.
+  is μ-GDP with μ = sqrt(2ρ), whose exact profile is :mod:`dpkit.accountant.gdp`'s.
 
 Order (same ρ, δ): gaussian-exact <= rdp-optimal <= bun-steinke.
 """

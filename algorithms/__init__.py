@@ -1,1 +1,1 @@
-"""Environments, private RL algorithms and their release declarations (built on :mod:`accountant`)."""
+"""Environments, private RL algorithms and their release declarations (built on :mod:`dpkit.accountant`)."""

@@ -8,7 +8,7 @@ when asked to record — which is what an observer under the algorithm's privacy
 what the audits attack.
 
 :func:`resolve_sigmas` turns ``sigma="paper" | "tight" | number | {release: σ}`` into one σ per
-declared release, from the algorithm's ledger (:mod:`accountant.declarations`).
+declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declarations`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from accountant.declarations import PrivacyDeclaration, algorithm_ledger
-from accountant.validation import check_nonnegative, check_rng
+from dpkit.accountant.declarations import PrivacyDeclaration, algorithm_ledger
+from dpkit.accountant.validation import check_nonnegative, check_rng
 
 from .envs.tabular import TabularMDP, User, Users
 

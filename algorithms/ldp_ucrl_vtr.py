@@ -19,7 +19,7 @@ Two readings of the paper's σ:
   formula above) and leaves the Gram update's sensitivity (up to S) unaccounted.
 
 The algorithm. :class:`LdpUcrlVtr` is Algorithm 1 on a tabular MDP in its linear-mixture view
-(one-hot φ, d = S²A), planning as :class:`algorithms.ucrl_vtr.UcrlVtr` does. User k gets Σ_{k,h}
+(one-hot φ, d = S²A), planning as :class:`dpkit.algorithms.ucrl_vtr.UcrlVtr` does. User k gets Σ_{k,h}
 and θ̂_{k,h}, plans the optimistic Q by backward induction, plays greedily and, for every h, sends
 
     ΔΛ_h = φφᵀ + W_h  (W_h symmetric, i.i.d. N(0, σ_Λ²) on i <= j, mirrored),
@@ -37,12 +37,12 @@ The shift. The extracted text of seed 000 (Line 19, Σ = Λ + rI) and of seed 00
 the proof of Lemma B.1 bounds the top singular value of the summed symmetric Gaussian matrix
 (Tao 2012) and shifts so that the eigenvalues of Σ − λI − Σφφᵀ lie in [Υ, 3Υ] — Shariff & Sheffet's
 shifted regulariser, with Υ_n the bound ‖Σ_{i<=n} W_i‖ <= Υ_n that holds with probability
->= 1 − α/(HK) (:func:`accountant.tree.symmetric_noise_norm_bound` with m = n, union over the H steps
+>= 1 − α/(HK) (:func:`dpkit.accountant.tree.symmetric_noise_norm_bound` with m = n, union over the H steps
 and K episodes); ``shift_scale`` is the 2. With σ_Λ = 0, Υ = r = 0 and Σ = Λ is UCRL-VTR's Gram
 matrix: the agent then takes exactly UCRL-VTR's actions.
 
 The bonus. ``bonus="confidence"`` (default) is the self-normalised radius with the shifted
-regulariser (:func:`algorithms.ucrl_vtr.confidence_radius`): eigenvalues of λI + ΣW + rI in
+regulariser (:func:`dpkit.algorithms.ucrl_vtr.confidence_radius`): eigenvalues of λI + ΣW + rI in
 [ρ_min, ρ_max] = [λ + r − Υ, λ + r + Υ], ‖Σξ‖ <= γ_n = σ_u√n(√d + sqrt(2 ln(HK/α))),
 
     β_h = c·[(B_h/2)·sqrt(2 ln(H/α) + ln det Σ_h − d ln ρ_min) + sqrt(ρ_max)·sqrt(SA) + γ_n/sqrt(ρ_min)],
@@ -72,10 +72,10 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration
-from accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
-from accountant.tree import symmetric_noise_norm_bound
-from accountant.validation import (
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration
+from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
+from dpkit.accountant.tree import symmetric_noise_norm_bound
+from dpkit.accountant.validation import (
     check_choice,
     check_count,
     check_nonnegative,
@@ -234,7 +234,7 @@ class LdpUcrlVtr(VtrAgent):
     ``epsilon``, ``delta``, ``reading``, ``feature_bound`` and ``value_bound`` make the declaration
     (:func:`declare_privacy`; ``reading="experiment"`` by default: rewards divided by H, V ∈ [0, 1],
     ‖φ_V‖ <= sqrt(S)); ``sigma`` — ``"paper"``, ``"tight"`` (under ``relation``, ``method``), a
-    number or ``{release: σ}`` — gives σ_Λ and σ_u (:func:`algorithms.episodes.resolve_sigmas`; 0
+    number or ``{release: σ}`` — gives σ_Λ and σ_u (:func:`dpkit.algorithms.episodes.resolve_sigmas`; 0
     turns the noise off). The user clips V_{k,h+1} to [0, value_bound] and φ to feature_bound before
     adding noise (what the sensitivities assume), and draws the noise from ``rng`` (a Generator or
     an integer seed). ``bonus``, ``bonus_scale`` (default per mode,

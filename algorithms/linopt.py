@@ -1,7 +1,7 @@
 """Private-LinOpt-VI and Private-LinOpt-PO (Zhou: *Differentially Private RL with Linear Function Approximation*; seed 004).
 
 Release declaration. Both algorithms share one privatizer: for every step h four binary-tree
-counters (Chan–Shi–Song, :mod:`accountant.tree`), released at the start of each episode k over
+counters (Chan–Shi–Song, :mod:`dpkit.accountant.tree`), released at the start of each episode k over
 episodes 1..k−1 (schedule ``before-episode``):
 
 * B_{h,p,1} on φφᵀ (symmetric noise), ‖φ‖ <= sqrt(d1)·H, paper Δ_{p,1} = d1·H²;
@@ -19,7 +19,7 @@ The algorithms. :class:`LinOpt` is LinOpt-VI-Reg / LinOpt-PO-Reg (Algorithms 1 a
 fixed regulariser Z = λI, z = 0 (UCRL-VTR, resp. OPPO with bandit feedback); :class:`PrivateLinOpt`
 is Private-LinOpt-VI / -PO (Definitions 6.2, 6.3): the same algorithm with the PRIVATIZER. Both
 keep the four statistics of every step h in :class:`Privatizer` — binary-tree counters
-(:class:`~accountant.tree.BinaryCounter`, one per statistic with the H steps as a batch axis, i.e.
+(:class:`~dpkit.accountant.tree.BinaryCounter`, one per statistic with the H steps as a batch axis, i.e.
 H independent counters), with σ = 0 for :class:`LinOpt`, so that a private agent at σ = 0 *is*
 the non-private one (same sums in the same order: the same actions, bit for bit).
 
@@ -36,7 +36,7 @@ PO: V_h = ⟨π_h(·|s), Q_h(s, ·)⟩ and, after the episode, π_h^{k+1}(·|s) 
 counters, φ_h = φ_{V_{h+1}}(s_h, a_h) with the V of *this* episode (value-targeted regression).
 
 The shift γ = λ + 2Σ: Σ is the paper's bound on the operator norm of a prefix's Gram noise,
-Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))) (Thm 6.5; :func:`~accountant.tree.symmetric_noise_norm_bound`
+Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))) (Thm 6.5; :func:`~dpkit.accountant.tree.symmetric_noise_norm_bound`
 at failure probability α/(4KH), m = the most p-sums in a released prefix), so Z = N + 2Σ I has
 λ_min = Σ + λ, λ_max = 3Σ + λ (the paper takes λ = 0; λ > 0 keeps Λ invertible at σ = 0 and is
 the non-private ridge). The radii of Lemma 3.1 with these constants,
@@ -47,7 +47,7 @@ the non-private ridge). The radii of Lemma 3.1 with these constants,
 
 are multiplied by ``bonus_scale`` (:func:`confidence_radii`).
 
-Features: the one-hot linear-mixture view of a tabular MDP (:class:`~algorithms.envs.features.LinearMixture`):
+Features: the one-hot linear-mixture view of a tabular MDP (:class:`~dpkit.algorithms.envs.features.LinearMixture`):
 φ_V(s, a) ∈ R^{S²A} is V placed in the block of (s, a), so φ_V(s,a)ᵀθ = θ[block]ᵀV and
 ‖φ_V(s,a)‖²_{Λ⁻¹} = Vᵀ Λ⁻¹[block, block] V: only the SA diagonal S×S blocks of Λ⁻¹ are used.
 ϕ(s, a) = e_(s,a) ∈ R^{SA}. What the declaration assumes is enforced before anything is counted:
@@ -63,11 +63,11 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
-from accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
-from accountant.tree import SCHEDULES, BinaryCounter, max_psums_per_item, max_psums_per_prefix, paper_depth
-from accountant.tree import symmetric_noise_norm_bound
-from accountant.validation import (
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
+from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
+from dpkit.accountant.tree import SCHEDULES, BinaryCounter, max_psums_per_item, max_psums_per_prefix, paper_depth
+from dpkit.accountant.tree import symmetric_noise_norm_bound
+from dpkit.accountant.validation import (
     check_choice,
     check_count,
     check_index,
@@ -76,7 +76,7 @@ from accountant.validation import (
     check_probability,
     check_rng,
 )
-from accountant.zcdp import zcdp_epsilon
+from dpkit.accountant.zcdp import zcdp_epsilon
 
 from .envs.features import LinearMixture
 from .envs.tabular import TabularMDP
@@ -259,7 +259,7 @@ def noise_shift(sigma: float, psums: int, dim: int, episodes: int, horizon: int,
     """Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))): with probability >= 1 − α/(4KH) a bound on the
     operator norm of the symmetric Gram noise of one prefix of at most m = ``psums`` p-sums (Thm 6.5).
 
-    This is :func:`~accountant.tree.symmetric_noise_norm_bound` at failure probability α/(4KH)
+    This is :func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` at failure probability α/(4KH)
     (the union bound over the K episodes and H steps); 0 when σ = 0 or m = 0.
     """
     k = check_count("episodes", episodes)
@@ -390,7 +390,7 @@ class Privatizer:
 
 
 def _clip_rows_exactly(x: np.ndarray, bound: float) -> np.ndarray:
-    """:func:`~accountant.sensitivity.clip_norm` along the last axis, except that rows whose *exact*
+    """:func:`~dpkit.accountant.sensitivity.clip_norm` along the last axis, except that rows whose *exact*
     norm (rational arithmetic) is at most ``bound`` are kept bit for bit (clip_norm shrinks rows
     within rounding of the bound, e.g. one-hot ϕ at bound 1, by ~1e-15). For fixed feature tables."""
     clipped = clip_norm(x, bound, axis=-1)
@@ -434,7 +434,7 @@ class LinOpt:
         worst-case bound, slow on small problems (and with the private shift's shrunken ΔQ the
         policy stays near uniform for hundreds of episodes); η ≈ 1 learns much faster there.
 
-    The agent follows :class:`~algorithms.episodes.EpisodicAgent`: ``plan(k)`` then ``update(k, …)``
+    The agent follows :class:`~dpkit.algorithms.episodes.EpisodicAgent`: ``plan(k)`` then ``update(k, …)``
     for k = 0, 1, … in order.
     """
 
@@ -642,7 +642,7 @@ class PrivateLinOpt(LinOpt):
     Adds to :class:`LinOpt`'s parameters the target ``epsilon`` > 0 and ``delta`` ∈ (0, 1) of the
     declaration (:func:`declare_privacy`, ``reading``), and ``sigma``: ``"paper"`` (the paper's σ),
     ``"tight"`` (the σ the ledger needs under ``relation`` with ``method``), a number or a mapping
-    release → σ (:func:`~algorithms.episodes.resolve_sigmas`). ``Plan.released`` holds the four noisy
+    release → σ (:func:`~dpkit.algorithms.episodes.resolve_sigmas`). ``Plan.released`` holds the four noisy
     prefixes before the shift — what an observer under JDP sees (zeros at k = 0: nothing released).
     With σ = 0 the agent takes the same actions as :class:`LinOpt` with the same parameters.
     """

@@ -1,26 +1,26 @@
 """Private-OFU-RL (Chowdhury, Zhou, Shroff: *Adaptive Control of Differentially Private LQ Systems*; seed 003).
 
-Release declaration. Two binary-tree counters (:mod:`accountant.tree`), released at the start of
+Release declaration. Two binary-tree counters (:mod:`dpkit.accountant.tree`), released at the start of
 each episode over episodes 1..k−1 (schedule ``before-episode``): B1 on Σ_h z_h z_hᵀ (symmetric
 noise) and B2 on Σ_h z_h x_{h+1}ᵀ, with z = [x; u], ‖x‖ <= 1 and ‖u‖ <= γ under Assumption 1
 (C_A + γC_B + C_w <= 1). The paper bounds ‖z‖ <= 1 + γ (triangle inequality) and takes
 Δ1 = H(1+γ)², Δ2 = H(1+γ); but z stacks x and u, so ‖z‖² = ‖x‖² + ‖u‖² <= 1 + γ², and the exact
 add/remove sensitivity of B2 is H·sqrt(1+γ²); B1 is released with symmetric noise, so its
 sensitivity is taken on the upper triangle: H·sqrt(1+γ²+γ⁴)
-(:func:`~accountant.sensitivity.stacked_outer_product_sensitivity`). Its Definition 1 compares
+(:func:`~dpkit.accountant.sensitivity.stacked_outer_product_sensitivity`). Its Definition 1 compares
 user sequences "differing on a single user" (replace-one): √2·H·sqrt(1+γ²+γ⁴) and 2H·sqrt(1+γ²) —
 so the paper's Δ1 is loose under both relations while its Δ2 is too small under replace-one.
 Each counter is given
 (ε/2, δ/2) through zCDP with σ_i² ≈ 8 m Δ_i² ln(2/δ)/ε², m = ⌈log2 K⌉.
 
 **The algorithms.** :class:`OfuRl` (non-private) and :class:`PrivateOfuRl` share one implementation:
-two :class:`~accountant.tree.BinaryCounter` objects over episodes, B1 on Σ_h z zᵀ (symmetric noise) and
+two :class:`~dpkit.accountant.tree.BinaryCounter` objects over episodes, B1 on Σ_h z zᵀ (symmetric noise) and
 B2 on Σ_h z x_{h+1}ᵀ, read at the start of episode k (episodes 1..k−1) and fed the episode after it;
 OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
 
 * regulariser (changing regularisers, §III-A): V = T1 + ηI with η = λ + 2Λ, where λ is the base ridge
   (``regularizer``, default 1) and Λ the high-probability bound on the operator norm of B1's prefix
-  noise (:func:`~accountant.tree.symmetric_noise_norm_bound` with m = max p-sums per released prefix,
+  noise (:func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` with m = max p-sums per released prefix,
   failure α_N/K per episode). With σ1 = 0, Λ = 0 and η = λ: the paper's η = 2Λ is ``regularizer=0``.
   So Assumption 2 holds with λ_min = λ + Λ, λ_max = λ + 3Λ and ν = L̄/√λ_min, L̄ the χ² bound
   σ2√m·sqrt(D + 2√(Dx) + 2x) (D = n(n+d), x = ln(K/α_L)) on ‖B2's prefix noise‖_F;
@@ -35,7 +35,7 @@ OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
 * play u_h = clip(K_h(Θ̃) x_h, γ) (the system clips); feed the counters with x clipped to the unit
   ball and u to γ, which is what the sensitivities assume.
 
-:func:`run_lq` runs an agent against :class:`~algorithms.envs.lq.LQUsers`; :func:`make_agent` builds one
+:func:`run_lq` runs an agent against :class:`~dpkit.algorithms.envs.lq.LQUsers`; :func:`make_agent` builds one
 by name. With σ = 0 (both releases) :class:`PrivateOfuRl` plays exactly the controls of :class:`OfuRl`
 for the same rng.
 """
@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
-from accountant.sensitivity import episode_product_sensitivity, stacked_outer_product_sensitivity
-from accountant.tree import (
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
+from dpkit.accountant.sensitivity import episode_product_sensitivity, stacked_outer_product_sensitivity
+from dpkit.accountant.tree import (
     SCHEDULES,
     BinaryCounter,
     max_psums_per_item,
@@ -59,7 +59,7 @@ from accountant.tree import (
     paper_depth,
     symmetric_noise_norm_bound,
 )
-from accountant.validation import (
+from dpkit.accountant.validation import (
     check_choice,
     check_count,
     check_index,
@@ -68,7 +68,7 @@ from accountant.validation import (
     check_probability,
     check_rng,
 )
-from accountant.zcdp import zcdp_epsilon
+from dpkit.accountant.zcdp import zcdp_epsilon
 
 from .envs.lq import LQSystem, LQUsers, _optimal_cost, _riccati, clip_norm
 from .episodes import Plan, Run, resolve_sigmas
@@ -452,13 +452,13 @@ class OfuRl:
 
     The agent reads only what the paper assumes known: Q, R, H, x0, C_w, γ and the noise covariance W
     (needed by J*, the paper's (5)); never A or B. Each episode: Θ̂, β_k and the ellipsoid from the
-    counters' prefixes, Θ̃ = :func:`optimistic_theta`, gains K_h(Θ̃) by :func:`~algorithms.envs.lq.riccati`
+    counters' prefixes, Θ̃ = :func:`optimistic_theta`, gains K_h(Θ̃) by :func:`~dpkit.algorithms.envs.lq.riccati`
     (the plan's ``policy``, shape (H, d, n)); the plan's ``released`` are the prefixes T1, T2 it used.
 
     Parameters
     ----------
     system:
-        The :class:`~algorithms.envs.lq.LQSystem` (only its known parts are read).
+        The :class:`~dpkit.algorithms.envs.lq.LQSystem` (only its known parts are read).
     episodes:
         K, the number of episodes (sizes the counters).
     rng:
@@ -747,7 +747,7 @@ def run_lq(
     user k's noise; ``agent.update`` learns from the trajectory. ``Run.states`` (K, H + 1, n),
     ``actions`` (K, H, d) (the clipped controls played), ``rewards`` = −costs (K, H), ``returns`` their
     sums, ``regret[k]`` = J^{π_k}(x0) − J*(x0) of the linear policy u = K_h x chosen, exact (see
-    :mod:`algorithms.envs.lq`). ``rng`` is checked and unused (the policies are deterministic; the
+    :mod:`dpkit.algorithms.envs.lq`). ``rng`` is checked and unused (the policies are deterministic; the
     users' randomness is in ``users``). With ``record`` the releases of every episode are stacked
     (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
     ``agent.sigmas``; ``progress`` is called with 1 after each episode.

@@ -2,7 +2,7 @@
 
 :func:`declare` is what the command line and the reports call: it checks that the parameters an
 algorithm needs are given (and that no parameter it does not use is), then asks the algorithm's
-module for its :class:`~accountant.declarations.PrivacyDeclaration`.
+module for its :class:`~dpkit.accountant.declarations.PrivacyDeclaration`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from accountant.declarations import PrivacyDeclaration
-from accountant.rlsvi import rlsvi_paper_epsilon
-from accountant.validation import check_choice
+from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
+from dpkit.accountant.validation import check_choice
 
 from . import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
 

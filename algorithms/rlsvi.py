@@ -9,9 +9,9 @@ The paper charges every cell (h, s, a) of every one of the K episodes the worst 
 K·H·S·A Gaussian mechanisms each with Δ²/σ² <= 2/β_1 (Corollary 14, ρ = 2AK/(H² ln(2HSA)) with
 Russo's β). The user's rewards reach only the H cells she visits and only the K − 1 later
 episodes, where the worst case over runs is n = 1: μ² = Σ_{k=2}^K 2H/β_k
-(:func:`accountant.rlsvi.rlsvi_worst_case_mu`). The declaration states this as (K − 1)·H releases
+(:func:`dpkit.accountant.rlsvi.rlsvi_worst_case_mu`). The declaration states this as (K − 1)·H releases
 with Δ = 1 and one equivalent σ (the same total μ, which is all that any Gaussian accounting
-sees). A run's exact figure is :func:`accountant.rlsvi.rlsvi_run_privacy`.
+sees). A run's exact figure is :func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`.
 
 The algorithm. :class:`Rlsvi` is tabular RLSVI as the seed's Algorithm 1 and Russo (2019) state it.
 Before episode k (1-based), with n = n_k(h, s, a) the visits before it, for h = H..1:
@@ -33,7 +33,7 @@ through the declaration's equivalent σ (all of a run's μ scales as 1/sqrt(β))
 β; ``"tight"`` multiplies β by (σ_tight/σ_paper)², σ_tight from the ledger at the target (ε, δ);
 a number σ (or ``{"Q-values": σ}``) multiplies β by (σ/σ_paper)²; σ = 0 turns the noise off.
 The agent records the counts n_k and the variances it used for every episode, and
-:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`accountant.rlsvi.rlsvi_run_privacy`).
+:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`).
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import DeclaredRelease, PrivacyDeclaration
-from accountant.rlsvi import (
+from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
+from dpkit.accountant.rlsvi import (
     RlsviRunPrivacy,
     rlsvi_paper_epsilon,
     rlsvi_rho,
@@ -53,7 +53,7 @@ from accountant.rlsvi import (
     rlsvi_worst_case_mu,
     russo_beta,
 )
-from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability, check_rng
+from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability, check_rng
 
 from .envs.tabular import TabularMDP, Users, make_tabular
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
@@ -111,7 +111,7 @@ def declare_privacy(
         f"The paper's ρ = 2AK/(H² ln(2HSA)) = {rho:.6g} charges all S·A cells of all K episodes; only the user's "
         "H visited cells in the K − 1 later episodes depend on her rewards.",
         "Worst case over runs: every later episode sees the user's cells at n = 1; a run's own counts "
-        "give a smaller exact μ (accountant.rlsvi.rlsvi_run_privacy).",
+        "give a smaller exact μ (dpkit.accountant.rlsvi.rlsvi_run_privacy).",
     ]
     params: dict[str, Any] = {
         "states": s, "actions": a, "horizon": h, "episodes": k, "beta": "russo" if beta is None else beta,
@@ -136,7 +136,7 @@ def declare_privacy(
 class Rlsvi:
     """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a).
 
-    Drive it with :func:`algorithms.episodes.run_tabular`: :meth:`plan` draws the noise, runs the
+    Drive it with :func:`dpkit.algorithms.episodes.run_tabular`: :meth:`plan` draws the noise, runs the
     backward induction and returns the greedy policy (H, S) with the perturbed Q-values (H, S, A)
     released as ``"Q-values"``; :meth:`update` adds the episode's visits, rewards (clipped to
     [0, 1]) and transitions. Episodes must come in order 0, 1, …, ``episodes`` − 1, each planned

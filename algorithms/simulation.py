@@ -1,7 +1,7 @@
 """Regret experiments: one algorithm, one environment, several seeds.
 
 :class:`Experiment` names everything a run depends on; :func:`simulate` runs one seed of it and
-returns the :class:`~algorithms.episodes.Run`. Seeds: the environment is drawn once from
+returns the :class:`~dpkit.algorithms.episodes.Run`. Seeds: the environment is drawn once from
 ``env_seed`` (so every seed of an experiment, and every algorithm compared on it, faces the
 same MDP or LQ system); seed ``i`` then draws the users and the algorithm's randomness from the
 children of ``SeedSequence(i)``. Same experiment and seed, same run.
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.validation import (
+from dpkit.accountant.validation import (
     check_choice,
     check_count,
     check_index,

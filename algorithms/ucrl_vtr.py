@@ -1,7 +1,7 @@
 """UCRL-VTR (Ayoub et al. 2020; Jia et al. 2020), inhomogeneous, on a tabular MDP in its linear-mixture view.
 
 The baseline of seed 000 §6. With one-hot features φ(s′|s, a) = e_(s,a,s′) (d = S²A,
-:class:`~algorithms.envs.features.LinearMixture`), P_h V = ⟨θ_h, φ_V(s, a)⟩ and learning θ_h is a
+:class:`~dpkit.algorithms.envs.features.LinearMixture`), P_h V = ⟨θ_h, φ_V(s, a)⟩ and learning θ_h is a
 linear regression with input φ_{V_{k,h+1}}(s_h, a_h) and target V_{k,h+1}(s_{h+1}). Before episode
 k, for every step h:
 
@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import PrivacyDeclaration
-from accountant.validation import (
+from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.validation import (
     check_choice,
     check_count,
     check_index,

@@ -1,10 +1,10 @@
-"""Membership-style privacy audits of release functions (built on :mod:`algorithms` and :mod:`accountant`).
+"""Membership-style privacy audits of release functions (built on :mod:`dpkit.algorithms` and :mod:`dpkit.accountant`).
 
 A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neighbouring datasets
-(:mod:`audits.executors`: in-process, process pool or Dask, with seeds that make the result
-independent of the executor), an attack scores each output (:mod:`audits.attacks`), and
-:mod:`audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
-bounds on ε and μ; :mod:`audits.engine` compares them with a :class:`~audits.claims.Claim`.
+(:mod:`dpkit.audits.executors`: in-process, process pool or Dask, with seeds that make the result
+independent of the executor), an attack scores each output (:mod:`dpkit.audits.attacks`), and
+:mod:`dpkit.audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
+bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`.
 """
 
 from __future__ import annotations

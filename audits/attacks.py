@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import linalg, optimize, special
 
-from accountant.validation import check_choice, check_count, check_nonnegative, check_positive
+from dpkit.accountant.validation import check_choice, check_count, check_nonnegative, check_positive
 
 __all__ = [
     "ATTACKS",

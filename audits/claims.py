@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from accountant.gdp import gdp_epsilon
-from accountant.ledger import Ledger
-from accountant.rdp import rdp_epsilon
-from accountant.validation import check_choice, check_count, check_positive, check_real
-from accountant.zcdp import zcdp_epsilon
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.ledger import Ledger
+from dpkit.accountant.rdp import rdp_epsilon
+from dpkit.accountant.validation import check_choice, check_count, check_positive, check_real
+from dpkit.accountant.zcdp import zcdp_epsilon
 
 __all__ = ["CLAIM_KINDS", "Claim"]
 
@@ -130,7 +130,7 @@ class Claim:
 
     @classmethod
     def ledger(cls, ledger: Ledger) -> Claim:
-        """The releases of a :class:`~accountant.ledger.Ledger` (Gaussian, composed): μ-GDP with its exact μ."""
+        """The releases of a :class:`~dpkit.accountant.ledger.Ledger` (Gaussian, composed): μ-GDP with its exact μ."""
         if not isinstance(ledger, Ledger):
             raise TypeError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
         return cls("ledger", mu_value=ledger.mu, releases=tuple(ledger.to_dicts()))

@@ -6,18 +6,18 @@ independent splits with their own seeds:
 * a *training* split (at most :data:`TRAIN_CAP` runs per dataset) — the only outputs ever held in
   memory — on which the learned attacks are fitted (absent for attacks that need no fit);
 * a *selection* split, on which the attack (``attack="auto"``: every attack of
-  :data:`~audits.attacks.AUTO_ATTACKS`) and its thresholds are chosen;
+  :data:`~dpkit.audits.attacks.AUTO_ATTACKS`) and its thresholds are chosen;
 * an *evaluation* split, scored by the chosen attack only, on which the Clopper–Pearson bounds are
   computed.
 
 The selection and evaluation splits are *streamed*: each chunk of runs is scored where it is produced
-(in-process, on a process pool or on Dask; :mod:`audits.executors`) and only scores come back, so
+(in-process, on a process pool or on Dask; :mod:`dpkit.audits.executors`) and only scores come back, so
 memory does not grow with the outputs. Since the attack, its thresholds and the claim are all fixed
 before any evaluation run is scored, the bounds hold at confidence 1 − α without a correction for
 the number of attacks tried on the selection split.
 
 Three thresholds (equal error rate, μ-maximising, ε-maximising) are evaluated at α/3 each (a union
-bound); :func:`audits.verdicts.judge` compares their error-rate bounds with the claim's whole trade-off
+bound); :func:`dpkit.audits.verdicts.judge` compares their error-rate bounds with the claim's whole trade-off
 curve and gives ``violation``, ``consistent`` or — when the audit lacks the power to see a violation —
 ``inconclusive``. With several neighbouring pairs, :func:`audit_pairs` splits α evenly over the pairs.
 """
@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from accountant.gdp import gdp_epsilon
-from accountant.validation import check_choice, check_count, check_probability
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.validation import check_choice, check_count, check_probability
 
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
@@ -43,7 +43,7 @@ from .verdicts import VERDICTS, Judgement, judge
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
 
-#: The attack name that fits every attack of :data:`~audits.attacks.AUTO_ATTACKS` and chooses one.
+#: The attack name that fits every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS` and chooses one.
 AUTO = "auto"
 #: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
 TRAIN_CAP = 100_000
@@ -258,13 +258,13 @@ def audit(
     """Audit ``release`` on one neighbouring pair against ``claim``, streaming (see the module docstring).
 
     ``runs`` independent runs per dataset. ``attack``: ``"auto"`` (default: every attack of
-    :data:`~audits.attacks.AUTO_ATTACKS` fitted, one chosen on the selection split), a name for
-    :func:`~audits.attacks.make_attack`, or an :class:`~audits.attacks.Attack` (fitted attacks and
+    :data:`~dpkit.audits.attacks.AUTO_ATTACKS` fitted, one chosen on the selection split), a name for
+    :func:`~dpkit.audits.attacks.make_attack`, or an :class:`~dpkit.audits.attacks.Attack` (fitted attacks and
     the executor's workers must be able to pickle it). Splits: learned attacks are fitted on
     min(runs/3, :data:`TRAIN_CAP`) runs, a quarter of the rest selects, the remainder is evaluated;
     an attack that needs no fit selects on 20% and is evaluated on 80%. ``delta`` is where ε is read
     (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("eer", "mu" or "epsilon", see
-    :func:`~audits.estimators.select_threshold`) restricts the thresholds; by default all three are
+    :func:`~dpkit.audits.estimators.select_threshold`) restricts the thresholds; by default all three are
     evaluated at α/3 each — the equal-error threshold is the robust one for symmetric trade-offs, the
     μ-maximising one finds asymmetric ones, the ε-maximising one sits in a tail.
     """

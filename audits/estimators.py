@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from accountant.validation import check_choice, check_probability, check_real
+from dpkit.accountant.validation import check_choice, check_probability, check_real
 
 __all__ = [
     "OBJECTIVES",

@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from accountant.validation import check_choice, check_count
+from dpkit.accountant.validation import check_choice, check_count
 
 __all__ = [
     "EXECUTORS",

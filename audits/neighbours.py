@@ -11,7 +11,7 @@ white-box mechanism the worst pair is known from the analysis; for a black box i
 
 screens every candidate with a cheap audit-like statistic (the in-sample μ lower bound of a
 freshly fitted attack, :func:`screen_pair`) and keeps the pair with the largest one.
-:func:`audit_searched` then audits the chosen pair afresh with :func:`audits.audit`.
+:func:`audit_searched` then audits the chosen pair afresh with :func:`dpkit.audits.audit`.
 
 **Validity.** The screening statistic is not a bound: the threshold is chosen on the runs it is
 computed from, and the maximum over many candidates is biased upward (the winner's curse). So
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from accountant.validation import check_count, check_probability
+from dpkit.accountant.validation import check_count, check_probability
 
 from .attacks import ATTACKS, Attack, make_attack
 from .claims import Claim
@@ -154,7 +154,7 @@ def screen_pair(
 ) -> float:
     """The screening statistic of one pair: the in-sample μ lower bound (a score, not a bound).
 
-    ``release`` is run ``runs`` times on each dataset (:func:`~audits.executors.run_pair` with
+    ``release`` is run ``runs`` times on each dataset (:func:`~dpkit.audits.executors.run_pair` with
     ``seed``). A learned ``attack`` is fitted on the first ``runs // 2`` runs of each and scores
     the rest; a white-box one scores every run. :func:`select_threshold` (objective μ, α = 0.05)
     picks the threshold on the scored runs, and the statistic is the Clopper–Pearson μ lower
@@ -194,16 +194,16 @@ def search_neighbours(
     ``sample_pair(rng) -> (D, D′)`` draws a random admissible neighbouring pair and is called
     ``random_pairs`` times with one :class:`numpy.random.Generator` seeded from ``seed``. There
     must be at least one candidate in all. Each candidate is screened by :func:`screen_pair` with
-    ``runs`` runs per dataset and a fresh ``attack``: a name for :func:`~audits.attacks.make_attack`,
-    a zero-argument factory returning an :class:`~audits.attacks.Attack`, or a white-box attack
+    ``runs`` runs per dataset and a fresh ``attack``: a name for :func:`~dpkit.audits.attacks.make_attack`,
+    a zero-argument factory returning an :class:`~dpkit.audits.attacks.Attack`, or a white-box attack
     instance (one that needs no fitting; it then scores every candidate, so it must suit them
-    all, e.g. a :class:`~audits.attacks.ScoreFunction`). The candidate with the largest statistic
+    all, e.g. a :class:`~dpkit.audits.attacks.ScoreFunction`). The candidate with the largest statistic
     is kept (the first on ties); random pairs are drawn one at a time, so only the chosen pair is
     held in memory.
 
     The screening statistic is biased upward (threshold fitted on the scored runs, maximum over
     candidates) and its runs must not be reused for a bound: audit the chosen pair afresh with
-    :func:`audits.audit` and a different seed, as :func:`audit_searched` does (see the module
+    :func:`dpkit.audits.audit` and a different seed, as :func:`audit_searched` does (see the module
     docstring). Same arguments and seed, same result.
     """
     if not callable(release):
@@ -277,11 +277,11 @@ def audit_searched(
     """Search for the strongest neighbouring pair, then audit it afresh against ``claim``.
 
     The search is :func:`search_neighbours` with ``screen_runs`` runs per candidate and ``seed``;
-    the chosen pair is then audited by :func:`audits.audit` with ``runs`` new runs per dataset,
+    the chosen pair is then audited by :func:`dpkit.audits.audit` with ``runs`` new runs per dataset,
     seeded with :func:`final_audit_seed` (``seed``), so no screening run enters the bound and the
     bound is valid at 1 − α for the chosen pair. ``attack`` is as for :func:`search_neighbours`;
     the final audit gets the name, the white-box instance or a new instance from the factory.
-    ``audit_options`` go to :func:`audits.audit` (``alpha``, ``delta``, ``objective``,
+    ``audit_options`` go to :func:`dpkit.audits.audit` (``alpha``, ``delta``, ``objective``,
     ``executor``, ``chunk_size``, ``progress``); ``executor`` also runs the screening.
     """
     if not isinstance(claim, Claim):

@@ -7,7 +7,7 @@ the changed user; :func:`neighbouring_datasets` gives D and D′, which differ i
 
 **Canaries**, maximally different within the stated assumptions:
 
-* tabular (:func:`~algorithms.envs.tabular.uniform_tabular`, where a user's uniforms choose her
+* tabular (:func:`~dpkit.algorithms.envs.tabular.uniform_tabular`, where a user's uniforms choose her
   next state): canary 0 walks state 0, canary 1 state S − 1, both with rewards 1 — disjoint
   features at every step after the first; for RLSVI, whose relation changes only rewards, both
   walk the same states with rewards all 0 against all 1;
@@ -64,11 +64,11 @@ from typing import Any
 
 import numpy as np
 
-from accountant.declarations import PrivacyDeclaration
-from accountant.gdp import gdp_epsilon
-from accountant.ledger import Ledger
-from algorithms.episodes import check_sigma, play_episode
-from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
+from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.ledger import Ledger
+from dpkit.algorithms.episodes import check_sigma, play_episode
+from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
@@ -128,7 +128,7 @@ class RlSetting:
     environment, ``state_dim``/``control_dim``/``horizon`` the LQ system (drawn from ``env_seed``).
     ``options`` go to the algorithm. ``position`` is where the changed user sits among the
     ``episodes`` users; the others are drawn from ``users_seed``. ``implementation`` replaces the
-    registered agent factory (:func:`algorithms.simulation.make_agent`): a callable with its signature
+    registered agent factory (:func:`dpkit.algorithms.simulation.make_agent`): a callable with its signature
     ``(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` — e.g. a subclass of the seed
     algorithm with a bug in it; it must be picklable (defined at module level) for process pools.
     """
@@ -227,7 +227,7 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
     """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting."""
     h_ = setting.horizon
     if setting.algorithm in _LQ:
-        from algorithms.envs.lq import LQUser, LQUsers, random_lq
+        from dpkit.algorithms.envs.lq import LQUser, LQUsers, random_lq
 
         if setting.state_dim < 2:
             raise ValueError(f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}")
@@ -241,7 +241,7 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
         # Orthogonal, not opposite: x and −x give the same Gram matrix Σ z zᵀ.
         canaries = (LQUser.canary(e1, system.noise_bound), LQUser.canary(e2, system.noise_bound))
         return system, users, canaries
-    from algorithms.envs.tabular import User, Users, uniform_tabular
+    from dpkit.algorithms.envs.tabular import User, Users, uniform_tabular
 
     env = uniform_tabular(setting.states, setting.actions, h_)
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
@@ -261,7 +261,7 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
-    from algorithms.simulation import make_agent
+    from dpkit.algorithms.simulation import make_agent
 
     s = setting
     sigma = dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma
@@ -461,7 +461,7 @@ def _run_ofu(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
 
 
 def _run_ldp(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
-    from algorithms.ldp_ucrl_vtr import GRAM, TARGET
+    from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET
 
     s = ds.setting
     env, users, canaries = _world(s)
@@ -548,7 +548,7 @@ _RUNNERS: Mapping[str, Callable[[RlDataset, np.random.Generator], np.ndarray]] =
 
 def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` independent runs of the whole algorithm on ``dataset`` (a release function for
-    :mod:`audits.executors`): one row per run — the observer's view (white-box: whitened residuals
+    :mod:`dpkit.audits.executors`): one row per run — the observer's view (white-box: whitened residuals
     r then signals a; black-box: the encoded actions or policies), then μ of the run's releases at
     the σ used and at the claim's σ. Each run draws from its own child of ``rng``."""
     if not isinstance(dataset, RlDataset):
@@ -760,7 +760,7 @@ def audit_setting(
     scores0, scores1 = att.score(out0[out0.shape[0] // 2:]), att.score(out1[out1.shape[0] // 2:])
     closed_form = None
     if setting.algorithm == "rlsvi":
-        from accountant.rlsvi import rlsvi_paper_epsilon
+        from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
 
         closed_form = rlsvi_paper_epsilon(setting.states, setting.actions, setting.horizon, setting.episodes, delta)
     return RlAuditResult(

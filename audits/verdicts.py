@@ -3,7 +3,7 @@
 Three verdicts:
 
 * ``violation`` — some evaluated test's Clopper–Pearson upper bounds (FPR⁺, FNR⁺) lie strictly below the
-  claim's trade-off curve f (:meth:`~audits.claims.Claim.trade_off`), in either orientation. Each test
+  claim's trade-off curve f (:meth:`~dpkit.audits.claims.Claim.trade_off`), in either orientation. Each test
   is bounded at its own share of α and the shares add up to α (a union bound), so a mechanism that
   satisfies the claim is called a violation with probability at most α, whatever the attack — the
   attack, its thresholds and the claim were all fixed before the evaluation runs were scored;
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from accountant.validation import check_count, check_probability, check_real
+from dpkit.accountant.validation import check_count, check_probability, check_real
 
 from .claims import Claim
 from .estimators import AuditEstimate

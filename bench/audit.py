@@ -25,11 +25,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accountant import calibrate_sigma  # noqa: E402
-from accountant.gdp import gdp_epsilon  # noqa: E402
-from audits import Claim, GaussianLikelihoodRatio, audit, make_executor  # noqa: E402
+from dpkit.accountant import calibrate_sigma  # noqa: E402
+from dpkit.accountant.gdp import gdp_epsilon  # noqa: E402
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit, make_executor  # noqa: E402
 
 SIGMA = calibrate_sigma(1.0, 1e-5).sigma
 

@@ -7,10 +7,10 @@ Run (from the repository root)::
     .venv/bin/python bench/audit_scale.py --json
 
 The target is a 10-dimensional Gaussian mechanism (mean shift 1/σ·e₁, σ = 3.7306: (1, 1e-5)-DP) audited
-against (1, 1e-5) with each attack named by ``audits.ATTACK_NAMES`` that needs no parameters, and
+against (1, 1e-5) with each attack named by ``dpkit.audits.ATTACK_NAMES`` that needs no parameters, and
 ``auto``. Each (attack, trials) runs in a fresh subprocess, which reports its wall time and its peak
 resident memory (``resource.getrusage``), so the figures do not leak into each other. The audit
-streams: only the training split (at most ``audits.engine.TRAIN_CAP`` runs per dataset) is held as
+streams: only the training split (at most ``dpkit.audits.engine.TRAIN_CAP`` runs per dataset) is held as
 outputs; the selection and evaluation splits come back as scores, chunk by chunk.
 Goal: 10⁷ trials under 2 GB.
 """
@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SIGMA = 3.730631635
 DIM = 10
@@ -42,7 +41,7 @@ def gaussian10(ds: float, rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _one(attack: str, trials: int) -> dict[str, object]:
-    from audits import Claim, audit
+    from dpkit.audits import Claim, audit
 
     started = time.perf_counter()
     r = audit(gaussian10, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=attack, runs=trials, seed=1, chunk_size=250_000)

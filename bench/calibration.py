@@ -1,4 +1,4 @@
-"""Benchmark: σ calibration of the Gaussian mechanism, ``accountant`` against dp-accounting.
+"""Benchmark: σ calibration of the Gaussian mechanism, ``dpkit.accountant`` against dp-accounting.
 
 Run (from the repository root)::
 
@@ -9,12 +9,12 @@ Run (from the repository root)::
 
 What it measures, at (ε, δ) = (1, 1e-5), Δ = 1, for K = 1 and K = 1000 Gaussian compositions:
 
-* σ and median wall time of ``accountant.calibrate_sigma(method="exact")`` (many repetitions),
+* σ and median wall time of ``dpkit.accountant.calibrate_sigma(method="exact")`` (many repetitions),
   of our ``rdp`` and ``zcdp`` calibrations, of dp-accounting's ``calibrate_dp_mechanism`` with
   its ``PLDAccountant()`` and ``RdpAccountant()`` at default settings (a few repetitions), and
   of ``dp_accounting.get_sigma_gaussian`` (σ₁·√K, exact for Gaussians);
 * for every returned σ, the ε it really achieves under our exact accountant
-  (``accountant.gaussian_epsilon(σ, δ, compositions=K).epsilon``) and whether that is <= ε;
+  (``dpkit.accountant.gaussian_epsilon(σ, δ, compositions=K).epsilon``) and whether that is <= ε;
 * the acceptance targets: |σ_ours/σ_PLD − 1| <= 1e-6, time_PLD/time_ours >= 1000,
   σ_RDP/σ_ours − 1 ≈ +8 % at K = 1000 (accepted band +7 % … +9 %).
 
@@ -41,8 +41,6 @@ from typing import Any
 from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 import dp_accounting  # noqa: E402
 import numpy as np  # noqa: E402
@@ -51,7 +49,7 @@ from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
 
 import mpmath  # noqa: E402
 
-import accountant  # noqa: E402
+from dpkit import accountant  # noqa: E402
 
 EPSILON = 1.0
 DELTA = 1e-5

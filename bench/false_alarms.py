@@ -5,7 +5,7 @@ Run (from the repository root)::
     .venv/bin/python bench/false_alarms.py                # 100 seeds per algorithm, 500 runs per dataset
     .venv/bin/python bench/false_alarms.py --seeds 200 --runs 1000 --json
 
-Each correct private seed algorithm is audited in its default setting (``audits.rl.default_setting``)
+Each correct private seed algorithm is audited in its default setting (``dpkit.audits.rl.default_setting``)
 at σ = tight with seeds 0 … S − 1 (the audits run on a process pool, one audit per task). An audit at
 confidence 95% must call a correct implementation a violation with probability at most α = 0.05; the
 table gives the violations, their rate with its 95% Clopper–Pearson interval, and the share of audits
@@ -21,20 +21,19 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ALGORITHMS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
 
 
 def _one(task: tuple[str, int, int]) -> str:
-    from audits.rl import audit_setting, default_setting
+    from dpkit.audits.rl import audit_setting, default_setting
 
     algorithm, seed, runs = task
     return audit_setting(default_setting(algorithm), runs=runs, seed=seed).verdict
 
 
 def main(argv: list[str] | None = None) -> int:
-    from audits.estimators import clopper_pearson_lower, clopper_pearson_upper
+    from dpkit.audits.estimators import clopper_pearson_lower, clopper_pearson_upper
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100)

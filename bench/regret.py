@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from algorithms.simulation import Experiment, regret_slope
+from dpkit.algorithms.simulation import Experiment, regret_slope
 from dpkit.experiments import run_experiment
-from reports.figures import regret_figure
+from dpkit.reports.figures import regret_figure
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0, 10.0)
 

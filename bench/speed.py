@@ -80,7 +80,7 @@ def inverse_benchmark(d: int, stack: int = 10, features: int = 10, reps: int = 2
 
 
 def algorithm_speed(episodes: int) -> list[tuple[str, float, float]]:
-    from algorithms.simulation import Experiment, simulate
+    from dpkit.algorithms.simulation import Experiment, simulate
 
     rows = []
     settings = [
@@ -127,7 +127,7 @@ def main() -> None:
         for name, rate, dt in algorithm_speed(args.episodes):
             print(f"{name:>20} {rate:>10.0f} /s   ({dt:.2f} s)")
         if args.full:
-            from algorithms.simulation import Experiment, simulate
+            from dpkit.algorithms.simulation import Experiment, simulate
 
             e = Experiment("ldp-ucrl-vtr", "riverswim", args.full, states=5, epsilon=1.0, delta=0.1)
             t0 = time.perf_counter()

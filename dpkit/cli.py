@@ -1,4 +1,4 @@
-"""The ``dpkit`` command line: thin wiring over :mod:`accountant`.
+"""The ``dpkit`` command line: thin wiring over :mod:`dpkit.accountant`.
 
 Every command that prints a result takes ``--json`` and then prints exactly one JSON object on
 stdout. Bad input — a value the API rejects or an option click cannot parse — is reported as
@@ -17,8 +17,8 @@ import click
 from rich.markup import escape
 from rich.progress import Progress
 
-import accountant
-from accountant import (
+from dpkit import accountant
+from dpkit.accountant import (
     METHODS,
     RDP_CONVERSIONS,
     VARIANTS,
@@ -31,14 +31,14 @@ from accountant import (
     gaussian_epsilon,
 )
 
-from accountant import tree as counter_tree
-from accountant.declarations import AlgorithmLedger, algorithm_ledger
-from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
-from accountant.tree import SCHEDULES
-from accountant.validation import check_choice, check_count, check_index
-from algorithms.registry import ALGORITHM_NAMES, declare
-from algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
-from audits import Claim, ScoreFunction, audit_pairs, make_executor
+from dpkit.accountant import tree as counter_tree
+from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
+from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from dpkit.accountant.tree import SCHEDULES
+from dpkit.accountant.validation import check_choice, check_count, check_index
+from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
+from dpkit.algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
+from dpkit.audits import Claim, ScoreFunction, audit_pairs, make_executor
 
 from . import __version__
 from .loading import FileFunction, load_object, parse_data, read_text_file
@@ -497,7 +497,7 @@ def rlsvi(states: float, actions: float | None, horizon: float | None, episodes:
             ["ε worst case, exact", format_number(eps_wc, 10)]]
     title = f"RLSVI, S = {s}, A = {a}, H = {h}, K = {k}, δ = {format_number(cf.delta)}"
     if do_run:
-        from algorithms.rlsvi import rlsvi_run
+        from dpkit.algorithms.rlsvi import rlsvi_run
 
         env_name = env_name or "riverswim"
         seed_value = check_index("seed", 0 if seed is None else seed)
@@ -532,7 +532,7 @@ def _pairs(value: str) -> list[tuple[Any, Any]]:
 
 
 def _audit_attack(value: str) -> Any:
-    from audits.attacks import ATTACK_NAMES
+    from dpkit.audits.attacks import ATTACK_NAMES
 
     if value == "lr":
         return "gaussian-lr-fitted"
@@ -700,7 +700,7 @@ def audit(ctx: click.Context, algorithm: str | None, target: str | None, neighbo
 def _audit_algorithm(algorithm: str, sigma: str, observer: str | None, runs: float | None, episodes: float | None,
                      position: str, epsilon: float | None, delta: float | None, confidence: float, attack: str,
                      executor: str, workers: float | None, scheduler: str | None, seed: float, as_json: bool) -> int:
-    from audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
+    from dpkit.audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
 
     check_choice("ALGORITHM", algorithm, tuple(OBSERVERS))
     attack = "white-box" if attack == "lr" else attack
@@ -871,7 +871,7 @@ def simulate(algorithm: str, env_name: str | None, states: float, actions: float
              state_dim: float, control_dim: float, episodes: float, epsilon: float | None, delta: float | None,
              sigma_text: str, seeds: float, env_seed: float, workers: float, out: Path, as_json: bool) -> None:
     """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
-    from algorithms.simulation import LQ_ALGORITHMS, Experiment
+    from dpkit.algorithms.simulation import LQ_ALGORITHMS, Experiment
 
     from .experiments import run_experiment, write_outputs
 
@@ -918,9 +918,9 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     """A privacy report (Markdown, self-contained HTML, JSON, PNG figures) of the algorithms in a config."""
     import time
 
-    from reports.config import load_config
-    from reports.job import compute_report, count_steps
-    from reports.render import check_output_dir, figure_list, write_report
+    from dpkit.reports.config import load_config
+    from dpkit.reports.job import compute_report, count_steps
+    from dpkit.reports.render import check_output_dir, figure_list, write_report
 
     check_output_dir(out)
     config = load_config(config_path)  # the whole config (and --out) is checked before anything runs
@@ -959,7 +959,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI, turning every bad input into one line ``error: …`` and exit code 2.
 
     Ctrl-C prints ``error: interrupted`` and exits with 130 (128 + SIGINT, the shell's convention);
-    a report being written when it comes keeps the previous report (see :func:`reports.render.write_report`).
+    a report being written when it comes keeps the previous report (see :func:`dpkit.reports.render.write_report`).
     """
     args = list(argv) if argv is not None else sys.argv[1:]
     try:

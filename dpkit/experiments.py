@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.episodes import Run
-from algorithms.simulation import Experiment, regret_slope, simulate
-from audits.executors import make_executor
-from reports.figures import regret_figure
+from dpkit.algorithms.episodes import Run
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.audits.executors import make_executor
+from dpkit.reports.figures import regret_figure
 
 __all__ = ["SimulationResult", "run_experiment", "write_outputs", "regret_csv"]
 

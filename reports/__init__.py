@@ -1,12 +1,12 @@
 """Privacy reports: what the other packages compute, as Markdown, self-contained HTML, JSON and PNG figures.
 
-* :mod:`reports.config` — the TOML configuration (``reports/default.toml`` is the default), validated whole
+* :mod:`dpkit.reports.config` — the TOML configuration (``reports/default.toml`` is the default), validated whole
   before anything runs;
-* :mod:`reports.job` — every number of a report as one plain dictionary (ledgers, ε(δ) curves, the tree
+* :mod:`dpkit.reports.job` — every number of a report as one plain dictionary (ledgers, ε(δ) curves, the tree
   counter, RLSVI's per-run privacy, the audits, regret over seeds);
-* :mod:`reports.figures` — the figures (matplotlib, Agg);
-* :mod:`reports.render` — ``report.md``, ``report.html`` and ``report.json`` from Jinja2 templates;
-* :mod:`reports.texts` — the relations, privacy models and assumptions in words.
+* :mod:`dpkit.reports.figures` — the figures (matplotlib, Agg);
+* :mod:`dpkit.reports.render` — ``report.md``, ``report.html`` and ``report.json`` from Jinja2 templates;
+* :mod:`dpkit.reports.texts` — the relations, privacy models and assumptions in words.
 
 ``dpkit report`` is the command line; ``reports/report.schema.json`` describes ``report.json``.
 """

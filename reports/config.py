@@ -46,9 +46,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
-from algorithms.registry import ALGORITHM_NAMES, declare
-from algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
+from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
+from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
+from dpkit.algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file
 
 __all__ = [
@@ -73,9 +73,9 @@ _SIGMA_WORDS = ("paper", "tight")
 
 @dataclass(frozen=True)
 class AuditConfig:
-    """How one algorithm is audited (``audits.rl.audit_algorithm``, i.e. ``dpkit audit ALGORITHM``).
+    """How one algorithm is audited (``dpkit.audits.rl.audit_algorithm``, i.e. ``dpkit audit ALGORITHM``).
 
-    The audit runs in its own small setting (``audits.rl.default_setting``: a few users, where the
+    The audit runs in its own small setting (``dpkit.audits.rl.default_setting``: a few users, where the
     canaries realise most of the declared sensitivity) at the algorithm's target (ε, δ);
     ``episodes`` (None: the audit's default) is the number of users per run.
     """
@@ -358,7 +358,7 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
 def load_config(path: str | Path | None = None) -> ReportConfig:
     """Read and validate a TOML report configuration; ``None`` reads the shipped default."""
     if path is None:
-        text = resources.files("reports").joinpath("default.toml").read_text(encoding="utf-8")
+        text = resources.files("dpkit.reports").joinpath("default.toml").read_text(encoding="utf-8")
         source = DEFAULT_CONFIG
     else:
         p = Path(path)
@@ -375,7 +375,7 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
 
 
 def ledger_parameters(a: AlgorithmConfig, env_seed: int) -> dict[str, Any]:
-    """The parameters of ``algorithms.registry.declare`` (and of ``dpkit ledger``) that describe
+    """The parameters of ``dpkit.algorithms.registry.declare`` (and of ``dpkit ledger``) that describe
     the algorithm as the regret runs use it: sizes from the environment the runs face.
 
     LDP-UCRL-VTR runs under its ``experiment`` reading (§6: rewards divided by H, ‖φ_V‖ <= sqrt(S));
@@ -386,7 +386,7 @@ def ledger_parameters(a: AlgorithmConfig, env_seed: int) -> dict[str, Any]:
     if a.lq:
         import numpy as np
 
-        from algorithms.envs.lq import random_lq
+        from dpkit.algorithms.envs.lq import random_lq
 
         system = random_lq(a.state_dim, a.control_dim, a.horizon or 10, np.random.default_rng(env_seed))
         return {"episodes": a.episodes, "horizon": system.horizon, "gamma": float(system.gamma)}

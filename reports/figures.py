@@ -1,7 +1,7 @@
 """Figures, drawn with matplotlib's Agg backend (no display needed) and saved as PNG.
 
-Figures only draw what they are given: the numbers come from :mod:`algorithms` and
-:mod:`audits`. PNG output is deterministic for the same input (no timestamps in the metadata).
+Figures only draw what they are given: the numbers come from :mod:`dpkit.algorithms` and
+:mod:`dpkit.audits`. PNG output is deterministic for the same input (no timestamps in the metadata).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Computing a report: everything a report shows, as one plain, JSON-ready dictionary.
 
-:func:`compute_report` runs, for every algorithm of a :class:`~reports.config.ReportConfig`,
+:func:`compute_report` runs, for every algorithm of a :class:`~dpkit.reports.config.ReportConfig`,
 
 * its ledger (the same as ``dpkit ledger ALGORITHM … --json``) and the ε(δ) curves of every
   accounting method at the paper's σ;
@@ -9,7 +9,7 @@
 * the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``);
 * regret over seeds at the paper's σ and at the tight σ.
 
-Nothing here draws or writes: :mod:`reports.render` turns the dictionary into files. The dictionary
+Nothing here draws or writes: :mod:`dpkit.reports.render` turns the dictionary into files. The dictionary
 holds no wall times and no timestamps, so the same configuration gives the same dictionary; the
 regret runs and RLSVI runs may execute in a process pool (``workers``) with the same result, while
 the audits run in this process meanwhile.
@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from accountant import VARIANTS, compare_methods
-from accountant.declarations import algorithm_ledger
-from accountant.gdp import gdp_epsilon
-from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
-from accountant.tree import max_psums_per_item, max_psums_per_prefix, paper_depth, psums_per_item, released_prefixes
-from algorithms.registry import declare
-from algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.accountant import VARIANTS, compare_methods
+from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from dpkit.accountant.tree import max_psums_per_item, max_psums_per_prefix, paper_depth, psums_per_item, released_prefixes
+from dpkit.algorithms.registry import declare
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 
 from .config import AlgorithmConfig, ReportConfig, ledger_parameters
 from .texts import METHOD_LABELS, PRIVACY_MODEL_TEXT, assumptions, relation_text
@@ -190,10 +190,10 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 
 
 def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
-    """The audit of one algorithm: ``audits.rl.audit_algorithm(…).to_dict()``, the object that
+    """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``, the object that
     ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`). ``progress(k)`` is
     called as runs finish (2 × runs in all)."""
-    from audits.rl import audit_algorithm
+    from dpkit.audits.rl import audit_algorithm
 
     c = a.audit
     result = audit_algorithm(
@@ -260,7 +260,7 @@ def run_regret_task(task: RegretTask) -> tuple[np.ndarray, dict[str, float]]:
 
 def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
     """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``)."""
-    from algorithms.rlsvi import rlsvi_run
+    from dpkit.algorithms.rlsvi import rlsvi_run
 
     _, privacy = rlsvi_run(task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon,
                            delta=task.delta)

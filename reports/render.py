@@ -1,4 +1,4 @@
-"""Rendering a computed report (:func:`reports.job.compute_report`) into files.
+"""Rendering a computed report (:func:`dpkit.reports.job.compute_report`) into files.
 
 :func:`write_report` draws every figure from the report's dictionary, renders ``report.md`` and a
 self-contained ``report.html`` (figures embedded as base64 PNG data URIs; no network, no external

@@ -2,12 +2,12 @@
 algorithm's assumptions (the conditions under which its declared sensitivities hold).
 
 The numbers come from the ledgers; these sentences only say what the numbers are about. They
-restate the docstrings of the algorithm modules in :mod:`algorithms`.
+restate the docstrings of the algorithm modules in :mod:`dpkit.algorithms`.
 """
 
 from __future__ import annotations
 
-from accountant.sensitivity import check_relation
+from dpkit.accountant.sensitivity import check_relation
 
 __all__ = ["RELATION_TEXT", "PRIVACY_MODEL_TEXT", "ASSUMPTIONS", "METHOD_LABELS", "relation_text", "assumptions"]
 
@@ -77,7 +77,7 @@ ASSUMPTIONS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: Labels of the accounting methods (keys of ``accountant.VARIANTS``).
+#: Labels of the accounting methods (keys of ``dpkit.accountant.VARIANTS``).
 METHOD_LABELS: dict[str, str] = {
     "exact": "exact (μ-GDP)",
     "pld": "PLD (dp-accounting)",

@@ -1,7 +1,7 @@
 """Independent high-precision references for the accountant tests.
 
 Plain mpmath helpers written from the formulas in the literature, *not* from
-:mod:`accountant`: nothing here imports the package under test. Every function works at
+:mod:`dpkit.accountant`: nothing here imports the package under test. Every function works at
 ``DPS`` (50) significant digits unless told otherwise, and returns mpmath numbers.
 """
 
@@ -12,7 +12,7 @@ import mpmath
 DPS = 50
 
 #: The accountant documents that a reported δ may exceed the true value by a relative slack
-#: of 1e-10 · max(1, |ln δ|) (accountant.numerics.RELATIVE_DELTA_SLACK); tests allow twice it.
+#: of 1e-10 · max(1, |ln δ|) (dpkit.accountant.numerics.RELATIVE_DELTA_SLACK); tests allow twice it.
 DOCUMENTED_DELTA_SLACK = 1e-10
 
 

@@ -1,7 +1,7 @@
 """Wrong implementations of the counter algorithms (Private-LinOpt-VI/-PO, Private-OFU-RL), for the
 RL audits' mutant zoo (see :mod:`rl_mutants` for the others).
 
-Each factory has :func:`algorithms.simulation.make_agent`'s signature and is passed to an audit as
+Each factory has :func:`dpkit.algorithms.simulation.make_agent`'s signature and is passed to an audit as
 ``default_setting(algorithm, implementation=factory)``; the audit's claim (σ and Δ) still comes from the
 registered algorithm's declaration, so each mutant is judged against what the algorithm declares.
 Module level, so that process pools can pickle them.
@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from accountant.tree import BinaryCounter
-from algorithms.linopt import RELEASES, PrivateLinOpt
-from algorithms.ofu_rl import PrivateOfuRl
-from algorithms.simulation import make_agent
+from dpkit.accountant.tree import BinaryCounter
+from dpkit.algorithms.linopt import RELEASES, PrivateLinOpt
+from dpkit.algorithms.ofu_rl import PrivateOfuRl
+from dpkit.algorithms.simulation import make_agent
 
 
 def _counters(agent: Any) -> dict[str, BinaryCounter]:

@@ -1,6 +1,6 @@
 """Wrong implementations of the seed algorithms, for the RL audits' mutant zoo.
 
-Each factory has :func:`algorithms.simulation.make_agent`'s signature and is passed to an audit as
+Each factory has :func:`dpkit.algorithms.simulation.make_agent`'s signature and is passed to an audit as
 ``RlSetting(implementation=...)``; the audit's claim (σ and Δ) still comes from the registered
 algorithm's declaration, so each mutant is judged against what the algorithm declares.
 Module level, so that process pools can pickle them.
@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
-from algorithms.linopt import PrivateLinOpt
-from algorithms.rlsvi import Rlsvi
-from algorithms.simulation import make_agent
+from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
+from dpkit.algorithms.linopt import PrivateLinOpt
+from dpkit.algorithms.rlsvi import Rlsvi
+from dpkit.algorithms.simulation import make_agent
 
 
 class _LdpNoClip(LdpUcrlVtr):
@@ -108,7 +108,7 @@ def counters_tree_one_level_short(name: str, env: Any, episodes: int, rng: Any, 
                                   **kw: Any) -> Any:
     """A tree counter accounted one level short: σ calibrated as if each item entered one p-sum fewer
     (σ scaled by sqrt((m − 1)/m), m the p-sums per item; with m = 2 at the audit's sizes, σ/√2)."""
-    from accountant.tree import max_psums_per_item
+    from dpkit.accountant.tree import max_psums_per_item
 
     tight = make_agent(name, env, episodes, 0, sigma="tight", **kw).sigmas
     m = max_psums_per_item(episodes, "after-each")

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpkit.render import plain
-from reports.config import parse_config
-from reports.job import compute_report
-from reports.render import markdown_escape, write_report
+from dpkit.reports.config import parse_config
+from dpkit.reports.job import compute_report
+from dpkit.reports.render import markdown_escape, write_report
 from tests.cli_runs import run
 
 OSC_TITLE = "\x1b]0;pwned\x07"

@@ -144,7 +144,7 @@ def test_ledger_files_never_crash(capsys: pytest.CaptureFixture[str], tmp_path: 
 @given(content=CONTENTS)
 @PROFILE
 def test_report_configs_are_refused_or_read_without_crash(tmp_path: Path, content: bytes) -> None:
-    from reports.config import load_config
+    from dpkit.reports.config import load_config
 
     CASES["report configs"] = CASES.get("report configs", 0) + 1
     path = tmp_path / "config.toml"
@@ -164,7 +164,7 @@ def test_special_files_are_refused_without_reading_them(capsys: pytest.CaptureFi
 
 
 def test_interrupt_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import accountant
+    from dpkit import accountant
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accountant.sensitivity import clip_norm  # the exact-norm guarantee the sensitivities rely on
-from accountant.validation import check_count, check_index, check_nonnegative, check_positive, check_rng
+from dpkit.accountant.sensitivity import clip_norm  # the exact-norm guarantee the sensitivities rely on
+from dpkit.accountant.validation import check_count, check_index, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "LQSystem",

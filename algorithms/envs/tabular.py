@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accountant.validation import check_choice, check_count, check_index, check_positive, check_rng
+from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_rng
 
 __all__ = [
     "REWARD_MODELS",

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization
-from accountant import (
+from dpkit.accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization
+from dpkit.accountant import (
     VARIANTS,
     ClassicAccountant,
     ExactAccountant,

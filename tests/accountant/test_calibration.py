@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import GaussianRelease, Ledger, calibrate_ledger_scale, calibrate_sigma, gaussian_epsilon, make_accountant
+from dpkit.accountant import GaussianRelease, Ledger, calibrate_ledger_scale, calibrate_sigma, gaussian_epsilon, make_accountant
 
 ROUND_TRIP = ref.FAST_METHODS
 

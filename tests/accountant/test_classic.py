@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import ClassicAccountant, GaussianRelease, Ledger, classic_sigma, compare_methods, make_accountant
+from dpkit.accountant import ClassicAccountant, GaussianRelease, Ledger, classic_sigma, compare_methods, make_accountant
 
 delta_st = st.floats(-60.0, math.log(0.5)).map(math.exp)
 sens_st = st.floats(1e-3, 1e3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import GaussianRelease, Ledger, compare_deltas, make_accountant
+from dpkit.accountant import GaussianRelease, Ledger, compare_deltas, make_accountant
 
 release_st = st.builds(
     GaussianRelease,

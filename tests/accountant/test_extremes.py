@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-import accountant as a
+from dpkit import accountant as a
 
 
 @pytest.mark.parametrize("sigma", [1e-300, 1e-160])

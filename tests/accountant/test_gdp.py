@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import calibrate_sigma, gaussian_epsilon, gdp_delta, gdp_epsilon, gdp_mu
-from accountant.gdp import gdp_log_delta
+from dpkit.accountant import calibrate_sigma, gaussian_epsilon, gdp_delta, gdp_epsilon, gdp_mu
+from dpkit.accountant.gdp import gdp_log_delta
 
 MUS = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1e3]
 EPSILONS = [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import GaussianRelease, Ledger, make_accountant
+from dpkit.accountant import GaussianRelease, Ledger, make_accountant
 
 sens_st = st.floats(1e-3, 1e3)
 sigma_st = st.floats(1e-2, 1e4)

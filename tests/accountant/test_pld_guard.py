@@ -7,8 +7,8 @@ import math
 import mpmath
 import pytest
 
-from accountant import Ledger, PldAccountant, gdp_epsilon
-from accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization, pld_accountant_for
+from dpkit.accountant import Ledger, PldAccountant, gdp_epsilon
+from dpkit.accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization, pld_accountant_for
 
 
 def _true_delta(mu: float, eps: float) -> mpmath.mpf:

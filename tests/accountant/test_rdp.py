@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import DEFAULT_ORDERS, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
+from dpkit.accountant import DEFAULT_ORDERS, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
 
 DP_ORDERS = np.asarray(dp_rdp.DEFAULT_RDP_ORDERS, dtype=float)
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import gaussian_epsilon
-from accountant.gdp import gdp_epsilon
-from accountant.rlsvi import (
+from dpkit.accountant import gaussian_epsilon
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.rlsvi import (
     rlsvi_closed_form,
     rlsvi_paper_epsilon,
     rlsvi_rho,
@@ -181,7 +181,7 @@ def test_bad_input_names_the_value(call, match: str) -> None:  # noqa: ANN001
 
 
 def test_worst_case_mu_for_huge_k_is_an_upper_bound_and_close() -> None:
-    import accountant.rlsvi as mod
+    import dpkit.accountant.rlsvi as mod
 
     s, a, h = 3, 2, 4
     k = 5_000

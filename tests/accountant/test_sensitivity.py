@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import accountant.sensitivity as sensitivity_module
-from accountant.sensitivity import (
+import dpkit.accountant.sensitivity as sensitivity_module
+from dpkit.accountant.sensitivity import (
     NOISES,
     RELATIONS,
     SensitivityCheck,

@@ -18,9 +18,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from accountant import Ledger, calibrate_sigma, gaussian_delta, gaussian_epsilon, make_accountant
-from accountant.pld import auto_discretization
-from accountant.tree import (
+from dpkit.accountant import Ledger, calibrate_sigma, gaussian_delta, gaussian_epsilon, make_accountant
+from dpkit.accountant.pld import auto_discretization
+from dpkit.accountant.tree import (
     SCHEDULES,
     BinaryCounter,
     calibrate_tree_sigma,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from accountant import (
+from dpkit.accountant import (
     ClassicAccountant,
     ExactAccountant,
     GaussianRelease,

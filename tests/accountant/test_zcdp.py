@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import references as ref
-from accountant import ZCDP_CONVERSIONS, gdp_delta, gdp_epsilon, gdp_mu, linear_rdp_epsilon, zcdp_delta, zcdp_epsilon, zcdp_rho
+from dpkit.accountant import ZCDP_CONVERSIONS, gdp_delta, gdp_epsilon, gdp_mu, linear_rdp_epsilon, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 rho_st = st.floats(-16.0, math.log(500.0)).map(math.exp)
 delta_st = st.floats(-400.0, math.log(0.5)).map(math.exp)
@@ -86,8 +86,10 @@ def test_conversion_order_for_delta(rho: float, epsilon: float) -> None:
 @settings(max_examples=100)
 @given(r1=rho_st, r2=rho_st, delta=delta_st, conversion=conversion_st)
 def test_epsilon_increasing_in_rho(r1: float, r2: float, delta: float, conversion: str) -> None:
+    # Monotone up to the root-finder's documented precision (1e-13 relative; accountant/numerics.py):
+    # ρ and ρ(1 + 7e-16) may come back in either order, each rounded up from its own exact value.
     lo, hi = sorted((r1, r2))
-    assert zcdp_epsilon(lo, delta, conversion) <= zcdp_epsilon(hi, delta, conversion)
+    assert zcdp_epsilon(lo, delta, conversion) <= zcdp_epsilon(hi, delta, conversion) * (1 + 1e-12)
 
 
 @settings(max_examples=100)

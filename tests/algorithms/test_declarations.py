@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import ExactAccountant, gdp_epsilon, make_accountant
-from accountant.declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
-from accountant.rlsvi import rlsvi_paper_epsilon, rlsvi_worst_case_mu
-from algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
-from algorithms.registry import ALGORITHM_NAMES, declare
+from dpkit.accountant import ExactAccountant, gdp_epsilon, make_accountant
+from dpkit.accountant.declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
+from dpkit.accountant.rlsvi import rlsvi_paper_epsilon, rlsvi_worst_case_mu
+from dpkit.algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
 
 mpmath.mp.dps = 40
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from accountant.sensitivity import check_sensitivity, clip_norm, upper_triangle
-from algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+from dpkit.accountant.sensitivity import check_sensitivity, clip_norm, upper_triangle
+from dpkit.algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
 
 H, D, GAMMA, S = 3, 2, 0.5, 4
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from algorithms.envs.features import LinearMixture
-from algorithms.envs.tabular import TabularMDP, User, Users, make_tabular, random_tabular, riverswim
+from dpkit.algorithms.envs.features import LinearMixture
+from dpkit.algorithms.envs.tabular import TabularMDP, User, Users, make_tabular, random_tabular, riverswim
 
 
 def _brute_force_optimal(env: TabularMDP) -> float:

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant.tree import max_psums_per_prefix, prefix_noise_variance, symmetric_noise_norm_bound
-from algorithms import linopt
-from algorithms.envs.features import LinearMixture
-from algorithms.envs.tabular import TabularMDP, Users, random_tabular
-from algorithms.episodes import resolve_sigmas, run_tabular
-from algorithms.linopt import (
+from dpkit.accountant.tree import max_psums_per_prefix, prefix_noise_variance, symmetric_noise_norm_bound
+from dpkit.algorithms import linopt
+from dpkit.algorithms.envs.features import LinearMixture
+from dpkit.algorithms.envs.tabular import TabularMDP, Users, random_tabular
+from dpkit.algorithms.episodes import resolve_sigmas, run_tabular
+from dpkit.algorithms.linopt import (
     RELEASES,
     LinOpt,
     Privatizer,

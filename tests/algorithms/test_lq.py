@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algorithms.envs.lq import (
+from dpkit.algorithms.envs.lq import (
     LQSystem,
     LQUser,
     LQUsers,

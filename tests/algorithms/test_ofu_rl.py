@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
-from accountant.tree import symmetric_noise_norm_bound
-from algorithms import ofu_rl
-from algorithms.envs.lq import LQSystem, LQUsers, random_lq
-from algorithms.episodes import resolve_sigmas
-from algorithms.ofu_rl import (
+from dpkit.accountant.tree import symmetric_noise_norm_bound
+from dpkit.algorithms import ofu_rl
+from dpkit.algorithms.envs.lq import LQSystem, LQUsers, random_lq
+from dpkit.algorithms.episodes import resolve_sigmas
+from dpkit.algorithms.ofu_rl import (
     Ellipsoid,
     OfuRl,
     PrivateOfuRl,

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accountant.gdp import gdp_epsilon
-from accountant.rlsvi import rlsvi_run_privacy, rlsvi_worst_case_mu, russo_beta
-from algorithms.envs.tabular import TabularMDP, Users, make_tabular, random_tabular, riverswim
-from algorithms.episodes import Run, resolve_sigmas, run_tabular
-from algorithms.rlsvi import RELEASE, Rlsvi, declare_privacy, make_agent, rlsvi_run
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.rlsvi import rlsvi_run_privacy, rlsvi_worst_case_mu, russo_beta
+from dpkit.algorithms.envs.tabular import TabularMDP, Users, make_tabular, random_tabular, riverswim
+from dpkit.algorithms.episodes import Run, resolve_sigmas, run_tabular
+from dpkit.algorithms.rlsvi import RELEASE, Rlsvi, declare_privacy, make_agent, rlsvi_run
 
 
 def _run(env: TabularMDP, episodes: int, seed: int, **kwargs: object) -> tuple[Rlsvi, Run]:

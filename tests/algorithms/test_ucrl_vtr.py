@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats
 
-from accountant.tree import symmetric_noise_norm_bound
-from algorithms import ldp_ucrl_vtr, ucrl_vtr
-from algorithms.envs.features import LinearMixture
-from algorithms.envs.tabular import TabularMDP, Users, random_tabular, riverswim
-from algorithms.episodes import run_tabular
-from algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
-from algorithms.ucrl_vtr import (
+from dpkit.accountant.tree import symmetric_noise_norm_bound
+from dpkit.algorithms import ldp_ucrl_vtr, ucrl_vtr
+from dpkit.algorithms.envs.features import LinearMixture
+from dpkit.algorithms.envs.tabular import TabularMDP, Users, random_tabular, riverswim
+from dpkit.algorithms.episodes import run_tabular
+from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
+from dpkit.algorithms.ucrl_vtr import (
     BlockModel,
     DenseModel,
     UcrlVtr,

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from accountant import calibrate_sigma
-from accountant.gdp import gdp_epsilon
-from audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.accountant import calibrate_sigma
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
 
 SIGMA_1 = calibrate_sigma(1.0, 1e-5).sigma  # (1, 1e-5) exactly: 3.7306…
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from audits import Claim, audit
-from audits.attacks import (
+from dpkit.audits import Claim, audit
+from dpkit.audits.attacks import (
     ATTACK_NAMES,
     ATTACKS,
     AUTO_ATTACKS,
@@ -394,7 +394,7 @@ def test_scores_are_float_arrays_of_shape_n() -> None:
 
 
 def test_fitted_gaussian_lr_approaches_the_white_box_test() -> None:
-    from audits.attacks import FittedGaussianLikelihoodRatio
+    from dpkit.audits.attacks import FittedGaussianLikelihoodRatio
 
     rng = np.random.default_rng(11)
     cov = np.array([[1.0, 0.6], [0.6, 2.0]])
@@ -506,7 +506,7 @@ def test_atoms_isolate_a_point_mass_per_coordinate_and_per_row() -> None:
 
 
 def test_lattice_step_detection() -> None:
-    from audits.attacks import _lattice_step
+    from dpkit.audits.attacks import _lattice_step
 
     rng = np.random.default_rng(23)
     z = rng.normal(size=2_000)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from accountant import BinaryCounter, calibrate_sigma, classic_sigma, clip_norm, max_psums_per_item, paper_depth
-from accountant.tree import prefix_decomposition
-from audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.accountant import BinaryCounter, calibrate_sigma, classic_sigma, clip_norm, max_psums_per_item, paper_depth
+from dpkit.accountant.tree import prefix_decomposition
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
 
 SIGMA = 1.0
 RUNS = 60_000

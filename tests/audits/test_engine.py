@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audits import Claim, GaussianLikelihoodRatio, audit, audit_pairs, make_executor
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit, audit_pairs, make_executor
 
 
 def gaussian_release(ds: tuple[float, float], rng: np.random.Generator, n: int) -> np.ndarray:
@@ -91,6 +91,6 @@ def test_bad_input(kwargs: dict, match: str) -> None:
 def test_audit_pairs_bad_input() -> None:
     with pytest.raises(ValueError, match="at least one"):
         audit_pairs(gaussian_release, [], Claim.gaussian(1.0))
-    from audits import LogisticRegressionAttack
+    from dpkit.audits import LogisticRegressionAttack
     with pytest.raises(ValueError, match="factory"):
         audit_pairs(gaussian_release, [((0.0, 1.0), (1.0, 1.0))], Claim.gaussian(1.0), attack=LogisticRegressionAttack())

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from accountant.gdp import gdp_epsilon
-from accountant.zcdp import zcdp_epsilon
-from audits.claims import Claim
-from audits.estimators import (
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.zcdp import zcdp_epsilon
+from dpkit.audits.claims import Claim
+from dpkit.audits.estimators import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_lower_bound,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audits.executors import (
+from dpkit.audits.executors import (
     EXECUTORS,
     DaskExecutor,
     InProcessExecutor,

@@ -1,6 +1,6 @@
 """The leak zoo (issue 15's acceptance): reference mechanisms whose leak is not a Gaussian mean shift.
 
-Each violating mechanism of :func:`audits.mechanisms.leak_zoo` must be a ``violation`` and each
+Each violating mechanism of :func:`dpkit.audits.mechanisms.leak_zoo` must be a ``violation`` and each
 correct one ``consistent``, with at most 10⁶ trials. The first set names the attack built for the
 leak; the second uses ``attack="auto"`` (fit every candidate on a training split, choose on a
 selection split, evaluate the chosen one), which becomes the engine's default.
@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pytest
 
-from audits import audit
-from audits import mechanisms as m
-from audits.mechanisms import leak_zoo
+from dpkit.audits import audit
+from dpkit.audits import mechanisms as m
+from dpkit.audits.mechanisms import leak_zoo
 
 CASES = {case.name: case for case in leak_zoo()}
 

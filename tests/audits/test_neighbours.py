@@ -14,8 +14,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from audits import Claim, LogisticRegressionAttack, ScoreFunction, audit, make_executor
-from audits.neighbours import NeighbourSearch, audit_searched, final_audit_seed, search_neighbours
+from dpkit.audits import Claim, LogisticRegressionAttack, ScoreFunction, audit, make_executor
+from dpkit.audits.neighbours import NeighbourSearch, audit_searched, final_audit_seed, search_neighbours
 
 SIGMA = 1.0
 USERS = 3

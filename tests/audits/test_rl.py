@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import algorithms.linopt as linopt_module
-import algorithms.ofu_rl as ofu_module
-from accountant.tree import BinaryCounter
-from algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
-from algorithms.rlsvi import Rlsvi
-from audits import make_executor
-from audits.rl import (
+import dpkit.algorithms.linopt as linopt_module
+import dpkit.algorithms.ofu_rl as ofu_module
+from dpkit.accountant.tree import BinaryCounter
+from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
+from dpkit.algorithms.rlsvi import Rlsvi
+from dpkit.audits import make_executor
+from dpkit.audits.rl import (
     OBSERVERS,
     RlSetting,
     _claim_sigmas,
@@ -203,7 +203,7 @@ class LevelNoiseCounter(BinaryCounter):
 
 def _plan_with_std_for_variance(self, k):
     """A wrong RLSVI: noise variance β/(n+1)² where it should be β/(n+1) (the count applied twice)."""
-    from algorithms.episodes import Plan
+    from dpkit.algorithms.episodes import Plan
 
     var = self._variances[k]
     np.divide(self.betas[k], self._n + 1.0, out=var)  # recorded as declared ...

@@ -16,7 +16,7 @@ from rl_mutants import (
     rlsvi_no_clipping,
 )
 
-from audits.rl import _declared_mu, _declaration, audit_setting, default_setting
+from dpkit.audits.rl import _declared_mu, _declaration, audit_setting, default_setting
 
 
 @pytest.mark.parametrize("mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove],
@@ -38,7 +38,7 @@ def test_exceeded_sensitivity_is_not_allowed_more_than_the_declaration() -> None
     result = audit_setting(setting, runs=1000, seed=4)
     correct = default_setting("ldp-ucrl-vtr", sigma="tight")
     declaration, _ = _declaration(correct)
-    from audits.rl import _claim_sigmas
+    from dpkit.audits.rl import _claim_sigmas
 
     declared = _declared_mu(declaration, _claim_sigmas(correct), "replace_one")
     assert result.pair_mu_allowed <= declared * (1 + 1e-9)

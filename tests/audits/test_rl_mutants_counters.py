@@ -13,7 +13,7 @@ from rl_counter_mutants import (
     ofu_items_no_clipping,
 )
 
-from audits.rl import audit_setting, default_setting
+from dpkit.audits.rl import audit_setting, default_setting
 
 LINOPT = ("private-linopt-vi", "private-linopt-po")
 ALL = (*LINOPT, "private-ofu-rl")

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import Ledger, GaussianRelease
-from audits import Claim
-from audits.estimators import estimate
-from audits.verdicts import delta_lower_bound, judge, power_bound
+from dpkit.accountant import Ledger, GaussianRelease
+from dpkit.audits import Claim
+from dpkit.audits.estimators import estimate
+from dpkit.audits.verdicts import delta_lower_bound, judge, power_bound
 
 
 def _gdp_curve(mu: float, x: float) -> float:

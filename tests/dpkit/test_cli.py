@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import accountant
+from dpkit import accountant
 from cli_runs import run, run_json
 
 

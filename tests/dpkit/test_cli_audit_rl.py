@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audits.rl import audit_setting, default_setting
+from dpkit.audits.rl import audit_setting, default_setting
 from cli_runs import run, run_json
 
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from accountant import tree as counter_tree
-from accountant.declarations import algorithm_ledger
-from accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
-from algorithms.registry import declare
+from dpkit.accountant import tree as counter_tree
+from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from dpkit.algorithms.registry import declare
 from cli_runs import run, run_json
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from cli_runs import run, run_json
 from dpkit.cli import main
-from reports.render import FILES
+from dpkit.reports.render import FILES
 
 ALGORITHMS = ["ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi"]
 
@@ -55,7 +55,7 @@ def test_quick_writes_every_file(quick: tuple[dict, dict, Path]) -> None:
 
 
 def test_quick_json_validates_against_the_schema(quick: tuple[dict, dict, Path]) -> None:
-    schema = json.loads(resources.files("reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(resources.files("dpkit.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(quick[1], schema)
 
 

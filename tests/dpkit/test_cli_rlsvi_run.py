@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from accountant.rlsvi import rlsvi_closed_form
-from algorithms.rlsvi import rlsvi_run
+from dpkit.accountant.rlsvi import rlsvi_closed_form
+from dpkit.algorithms.rlsvi import rlsvi_run
 from cli_runs import run, run_json
 
 

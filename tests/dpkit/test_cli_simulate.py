@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from cli_runs import run
 
 
@@ -79,7 +79,7 @@ def test_bad_input_is_one_error_line_and_nothing_written(
 def test_out_of_memory_is_one_error_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import algorithms.simulation as simulation
+    import dpkit.algorithms.simulation as simulation
 
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError("Unable to allocate 241. GiB")

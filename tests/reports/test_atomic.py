@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from reports import render
-from reports.config import parse_config
-from reports.job import compute_report
-from reports.render import FILES, write_report
+from dpkit.reports import render
+from dpkit.reports.config import parse_config
+from dpkit.reports.job import compute_report
+from dpkit.reports.render import FILES, write_report
 
 CONFIG = {"seed": 0, "algorithm": [{"name": "private-linopt-vi", "states": 2, "episodes": 20, "epsilon": 1.0,
                                     "delta": 0.1, "audit": {"enabled": False}}]}

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from accountant.declarations import algorithm_ledger
-from algorithms.envs.lq import random_lq
-from algorithms.envs.tabular import make_tabular
-from algorithms.registry import ALGORITHM_NAMES, declare
-from reports.config import ReportConfig, ledger_parameters, load_config, parse_config
+from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.algorithms.envs.lq import random_lq
+from dpkit.algorithms.envs.tabular import make_tabular
+from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
+from dpkit.reports.config import ReportConfig, ledger_parameters, load_config, parse_config
 
 MINIMAL = {"algorithm": [{"name": "ldp-ucrl-vtr", "episodes": 50, "epsilon": 1.0, "delta": 0.1}]}
 
@@ -27,7 +27,7 @@ def test_default_config_covers_the_five_seed_algorithms() -> None:
 
 
 def test_default_config_is_package_data() -> None:
-    text = resources.files("reports").joinpath("default.toml").read_text(encoding="utf-8")
+    text = resources.files("dpkit.reports").joinpath("default.toml").read_text(encoding="utf-8")
     assert parse_config(tomllib.loads(text)) == load_config()
 
 
@@ -53,13 +53,13 @@ def test_ledger_parameters_describe_what_the_regret_runs_use(name: str) -> None:
     e = a.experiment("paper", 0)
     rng = np.random.default_rng(0)
     if a.lq:
-        from algorithms import ofu_rl
+        from dpkit.algorithms import ofu_rl
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         agent = ofu_rl.make_agent(name, system, e.episodes, rng, epsilon=e.epsilon, delta=e.delta)
         agent_declaration = agent.declaration
     else:
-        from algorithms.simulation import make_agent
+        from dpkit.algorithms.simulation import make_agent
 
         env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
         agent = make_agent(name, env, e.episodes, rng, epsilon=e.epsilon, delta=e.delta)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audits import Claim, GaussianLikelihoodRatio, audit
-from reports import figures
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.reports import figures
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -91,7 +91,7 @@ def test_epsilon_delta_figure(tmp_path: Path) -> None:
 
 
 def test_tree_and_rlsvi_figures(tmp_path: Path) -> None:
-    from accountant.tree import psums_per_item
+    from dpkit.accountant.tree import psums_per_item
 
     t = np.arange(1, 65, dtype=np.uint64)
     _png(figures.tree_figure(np.bitwise_count(t), psums_per_item(64), tmp_path / "tree.png", paper_depth=6, title="T = 64"))

@@ -15,11 +15,11 @@ import jsonschema
 import numpy as np
 import pytest
 
-from accountant.declarations import algorithm_ledger
-from algorithms.registry import declare
-from reports.config import ledger_parameters, parse_config
-from reports.job import compute_report, count_steps, regret_checkpoints
-from reports.render import FILES, figure_list, report_json, write_report
+from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.algorithms.registry import declare
+from dpkit.reports.config import ledger_parameters, parse_config
+from dpkit.reports.job import compute_report, count_steps, regret_checkpoints
+from dpkit.reports.render import FILES, figure_list, report_json, write_report
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SMALL = {
@@ -38,7 +38,7 @@ COMMAND = ["dpkit", "report", "--config", "small.toml"]
 
 
 def _schema() -> dict:
-    return json.loads(resources.files("reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
+    return json.loads(resources.files("dpkit.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_summary_and_ledger_numbers_come_from_the_ledger(small: tuple[dict, Path
 
 
 def test_regret_curves_are_the_simulated_ones(small: tuple[dict, Path]) -> None:
-    from algorithms.simulation import simulate
+    from dpkit.algorithms.simulation import simulate
 
     data, _ = small
     config = parse_config(SMALL, "small.toml")
@@ -143,7 +143,7 @@ def test_regret_curves_are_the_simulated_ones(small: tuple[dict, Path]) -> None:
 
 
 def test_rlsvi_section(small: tuple[dict, Path]) -> None:
-    from algorithms.rlsvi import rlsvi_run
+    from dpkit.algorithms.rlsvi import rlsvi_run
 
     r = small[0]["algorithms"][2]["rlsvi"]
     assert r["episodes"] == [10, 40]
