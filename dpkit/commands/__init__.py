@@ -1,0 +1,1 @@
+"""The commands of the ``dpkit`` command line, one module each."""
