@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 from scipy import special
 
 from .numerics import conservative_delta, feasible_root, log_delta_margin, round_down, round_up
@@ -51,6 +50,8 @@ def _log1mexp(d: float) -> float:
 
 def _log_delta_mpmath(mu: float, epsilon: float, digits_lost: float) -> float:
     """log δ(ε) for μ-GDP with mpmath, at 30 digits beyond those the difference loses."""
+    import mpmath  # imported where used: only the rare cancellation cases need it
+
     dps = 30 + int(math.ceil(min(max(0.0, digits_lost), 2000.0)))  # bounded precision (and time)
     for _ in range(6):
         with mpmath.workdps(dps):

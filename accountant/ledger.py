@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import dp_accounting
+if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
+    import dp_accounting
 
 from .numerics import round_up
 from .validation import check_count, check_positive
@@ -126,6 +128,8 @@ class Ledger:
         units of the sensitivity, so use its ``ADD_OR_REMOVE_ONE`` relation: Δ already
         carries the neighbouring relation the ledger was built under.
         """
+        import dp_accounting
+
         events: list[dp_accounting.DpEvent] = []
         for r in self.releases:
             event: dp_accounting.DpEvent = dp_accounting.GaussianDpEvent(r.noise_multiplier)

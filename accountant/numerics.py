@@ -16,9 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from scipy import optimize
-
-__all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "feasible_root"]
+__all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "brent_root", "feasible_root"]
 
 #: Relative slack on δ absorbed before comparing a computed δ with a target. The double
 #: evaluations in :mod:`dpkit.accountant.gdp` are accurate to ~1e-13 relative (mpmath takes over
@@ -58,6 +56,58 @@ def conservative_delta(log_delta: float) -> float:
     return min(1.0, round_up(math.exp(log_delta + log_delta_margin(log_delta))))
 
 
+def brent_root(
+    f: Callable[[float], float], a: float, b: float, *, xtol: float, rtol: float, maxiter: int = 200
+) -> float:
+    """A root of ``f`` in the bracket [a, b] by Brent's method (Brent 1973, as in ``scipy.optimize.brentq``).
+
+    Written out here because ``scipy.optimize`` costs 0.3 s to import, a hundred times what a
+    calibration takes, and every ``dpkit calibrate`` would pay it. The steps are those of SciPy's
+    ``brentq`` (inverse quadratic or secant step when it is short enough, bisection otherwise;
+    stop when half the bracket is below ``(xtol + rtol |x|) / 2``), so the two agree to the last
+    bit on the same function (tests/accountant/test_numerics.py holds them to it). ``f(a)`` and
+    ``f(b)`` must have opposite signs (or one be 0); raises ``ArithmeticError`` otherwise, or if
+    ``maxiter`` steps do not converge.
+    """
+    x_pre, x_cur = float(a), float(b)
+    f_pre, f_cur = f(x_pre), f(x_cur)
+    if f_pre * f_cur > 0.0:
+        raise ArithmeticError(f"brent_root: f({a!r}) and f({b!r}) have the same sign")
+    if f_pre == 0.0:
+        return x_pre
+    if f_cur == 0.0:
+        return x_cur
+    x_blk = f_blk = s_pre = s_cur = 0.0
+    for _ in range(maxiter):
+        if f_pre != 0.0 and f_cur != 0.0 and (math.copysign(1.0, f_pre) != math.copysign(1.0, f_cur)):
+            x_blk, f_blk = x_pre, f_pre
+            s_pre = s_cur = x_cur - x_pre
+        if abs(f_blk) < abs(f_cur):  # keep x_cur the best point so far
+            x_pre, x_cur, x_blk = x_cur, x_blk, x_cur
+            f_pre, f_cur, f_blk = f_cur, f_blk, f_cur
+        tol = (xtol + rtol * abs(x_cur)) / 2.0
+        s_bis = (x_blk - x_cur) / 2.0
+        if f_cur == 0.0 or abs(s_bis) < tol:
+            return x_cur
+        if abs(s_pre) > tol and abs(f_cur) < abs(f_pre):
+            if x_pre == x_blk:  # secant
+                s_try = -f_cur * (x_cur - x_pre) / (f_cur - f_pre)
+            else:  # inverse quadratic interpolation
+                d_pre = (f_pre - f_cur) / (x_pre - x_cur)
+                d_blk = (f_blk - f_cur) / (x_blk - x_cur)
+                s_try = -f_cur * (f_blk * d_blk - f_pre * d_pre) / (d_blk * d_pre * (f_blk - f_pre))
+            if 2.0 * abs(s_try) < min(abs(s_pre), 3.0 * abs(s_bis) - tol):
+                s_pre, s_cur = s_cur, s_try
+            else:
+                s_pre = s_cur = s_bis
+        else:
+            s_pre = s_cur = s_bis
+        x_pre, f_pre = x_cur, f_cur
+        x_cur += s_cur if abs(s_cur) > tol else (tol if s_bis > 0 else -tol)
+        f_cur = f(x_cur)
+    raise ArithmeticError(f"brent_root: no convergence in {maxiter} steps")
+
+
 def feasible_root(
     g: Callable[[float], float], x_ok: float, x_bad: float, xtol: float = 1e-15
 ) -> float:
@@ -74,7 +124,7 @@ def feasible_root(
     if not g_bad > 0.0:
         return x_bad
     scale = max(1.0, abs(x_ok), abs(x_bad))
-    r = optimize.brentq(g, x_ok, x_bad, xtol=xtol * scale, rtol=4 * 2.0**-52, maxiter=200)
+    r = brent_root(g, x_ok, x_bad, xtol=xtol * scale, rtol=4 * 2.0**-52, maxiter=200)
     if g(r) <= 0.0:
         return r
     step = xtol * scale

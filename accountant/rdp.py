@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import optimize
 
 from .numerics import conservative_delta, round_up
 from .validation import (
@@ -168,6 +167,8 @@ def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[
     hi = float(orders[min(i + 1, len(orders) - 1)])
     best_a, best_v = float(orders[i]), float(values[i])
     if hi > lo:
+        from scipy import optimize  # imported here: it costs 0.3 s at startup
+
         res = optimize.minimize_scalar(
             f, bounds=(math.log(lo - 1.0), math.log(hi - 1.0)), method="bounded",
             options={"xatol": 1e-12},

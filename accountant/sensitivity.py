@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
-from scipy import optimize
 
 from .numerics import round_up
 from .validation import check_choice, check_count, check_index, check_nonnegative, check_positive
@@ -723,6 +722,8 @@ def check_sensitivity(
     for u0, v0 in starts:
         z0 = u0 if v0 is None else np.concatenate([u0, v0])
         scale = float(np.max(np.abs(z0))) or 1.0
+        from scipy import optimize  # imported here: it costs 0.3 s at startup
+
         res = optimize.minimize(
             objective,
             z0,

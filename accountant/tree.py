@@ -57,7 +57,6 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-import mpmath
 import numpy as np
 
 from .accountants import Guarantee, make_accountant
@@ -196,6 +195,8 @@ def prefix_decomposition(t: int) -> list[tuple[int, int]]:
 
 def _power_at_least(base: float, exponent: int, value: int) -> bool:
     """Whether base**exponent >= value, decided exactly (``base`` is a float, hence rational)."""
+    import mpmath  # imported where used: only this exact check needs it
+
     with mpmath.workdps(60):
         gap = exponent * mpmath.log(mpmath.mpf(base)) - mpmath.log(value)
     if abs(gap) > mpmath.mpf("1e-45"):
