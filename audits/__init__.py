@@ -1,7 +1,7 @@
 """Membership-style privacy audits of release functions (built on :mod:`dpkit.algorithms` and :mod:`dpkit.accountant`).
 
 A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neighbouring datasets
-(:mod:`dpkit.audits.executors`: in-process, process pool or Dask, with seeds that make the result
+(:mod:`dpkit.algorithms.executors`: in-process, process pool or Dask, with seeds that make the result
 independent of the executor), an attack scores each output (:mod:`dpkit.audits.attacks`), and
 :mod:`dpkit.audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
 bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`.
@@ -35,7 +35,7 @@ from .estimators import (
     select_threshold,
 )
 from .neighbours import NeighbourSearch, audit_searched, search_neighbours
-from .executors import (
+from dpkit.algorithms.executors import (
     EXECUTORS,
     DaskExecutor,
     Executor,

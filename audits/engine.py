@@ -11,7 +11,7 @@ independent splits with their own seeds:
   computed.
 
 The selection and evaluation splits are *streamed*: each chunk of runs is scored where it is produced
-(in-process, on a process pool or on Dask; :mod:`dpkit.audits.executors`) and only scores come back, so
+(in-process, on a process pool or on Dask; :mod:`dpkit.algorithms.executors`) and only scores come back, so
 memory does not grow with the outputs. Since the attack, its thresholds and the claim are all fixed
 before any evaluation run is scored, the bounds hold at confidence 1 − α without a correction for
 the number of attacks tried on the selection split.
@@ -38,7 +38,7 @@ from dpkit.accountant.validation import check_choice, check_count, check_probabi
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
-from .executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from .verdicts import VERDICTS, Judgement, judge
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]

@@ -45,7 +45,7 @@ from .attacks import ATTACKS, Attack, make_attack
 from .claims import Claim
 from .engine import AuditResult, audit
 from .estimators import estimate, select_threshold
-from .executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 __all__ = ["SOURCES", "NeighbourSearch", "audit_searched", "final_audit_seed", "screen_pair", "search_neighbours"]
 
@@ -154,7 +154,7 @@ def screen_pair(
 ) -> float:
     """The screening statistic of one pair: the in-sample μ lower bound (a score, not a bound).
 
-    ``release`` is run ``runs`` times on each dataset (:func:`~dpkit.audits.executors.run_pair` with
+    ``release`` is run ``runs`` times on each dataset (:func:`~dpkit.algorithms.executors.run_pair` with
     ``seed``). A learned ``attack`` is fitted on the first ``runs // 2`` runs of each and scores
     the rest; a white-box one scores every run. :func:`select_threshold` (objective μ, α = 0.05)
     picks the threshold on the scored runs, and the statistic is the Clopper–Pearson μ lower

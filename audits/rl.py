@@ -74,7 +74,7 @@ from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAt
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import mu_from_rates
-from .executors import Executor, run_pair
+from dpkit.algorithms.executors import Executor, run_pair
 
 __all__ = [
     "RL_ALGORITHMS",
@@ -548,7 +548,7 @@ _RUNNERS: Mapping[str, Callable[[RlDataset, np.random.Generator], np.ndarray]] =
 
 def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` independent runs of the whole algorithm on ``dataset`` (a release function for
-    :mod:`dpkit.audits.executors`): one row per run — the observer's view (white-box: whitened residuals
+    :mod:`dpkit.algorithms.executors`): one row per run — the observer's view (white-box: whitened residuals
     r then signals a; black-box: the encoded actions or policies), then μ of the run's releases at
     the σ used and at the claim's σ. Each run draws from its own child of ``rng``."""
     if not isinstance(dataset, RlDataset):

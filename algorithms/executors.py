@@ -1,0 +1,487 @@
+"""Executors for batched runs of a release function: in-process, a process pool or a Dask cluster.
+
+A *release function* has the signature ``release(dataset, rng, n) -> np.ndarray`` of shape
+``(n, ...)``: ``n`` independent runs of a randomised mechanism on ``dataset``, vectorised, all
+randomness drawn from the :class:`numpy.random.Generator` ``rng``. Audits need up to millions
+of runs on two neighbouring datasets, and the outputs must not depend on where they were
+computed.
+
+**Chunks and seeds.** :func:`run_batched` splits the ``n`` runs into ``ceil(n / chunk_size)``
+chunks of ``chunk_size`` runs (the last one shorter). Chunk ``i`` is run with
+``np.random.default_rng(children[i])``, where ``children = spawn_seeds(seed, n_chunks)`` are the
+children of ``np.random.SeedSequence(seed)``; the chunks are concatenated in chunk order.
+Chunking and seeds depend only on ``(n, chunk_size, seed)``, so the output is bit-identical
+across executors and worker counts (it does change with ``chunk_size``).
+
+**Executors** (:data:`EXECUTORS`, :func:`make_executor`) all provide
+``map(fn, tasks, *, on_done=None) -> list`` with results in task order:
+
+* ``in-process`` — :class:`InProcessExecutor`: a plain loop, nothing is pickled (the default);
+* ``processes`` — :class:`ProcessPoolExecutor`: a :mod:`concurrent.futures` process pool started
+  with the ``spawn`` method (safe with threads and on every platform); the release function,
+  the dataset and the results are pickled, so the release function must be importable (a
+  top-level function of a module, not a lambda or a closure);
+* ``dask`` — :class:`DaskExecutor`: ``client.map`` on a :mod:`dask.distributed` cluster (the
+  optional extra ``dpkit[distributed]``); the same pickling requirements apply.
+
+Every executor is a context manager; :meth:`Executor.close` releases its workers.
+
+**Pairs.** :func:`run_pair` runs the same release function on a dataset D and its neighbour D′
+with independent streams: children 0 and 1 of ``SeedSequence(seed)``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import math
+import multiprocessing
+import numbers
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from dpkit.accountant.validation import check_choice, check_count
+
+__all__ = [
+    "EXECUTORS",
+    "DaskExecutor",
+    "Executor",
+    "InProcessExecutor",
+    "ProcessPoolExecutor",
+    "make_executor",
+    "run_batched",
+    "run_pair",
+    "spawn_seeds",
+]
+
+EXECUTORS: tuple[str, ...] = ("in-process", "processes", "dask")
+"""The names accepted by :func:`make_executor`."""
+
+START_METHODS: tuple[str, ...] = ("spawn", "forkserver", "fork")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+ReleaseFn = Callable[[Any, np.random.Generator, int], np.ndarray]
+OnDone = Callable[[int, Any], None]
+
+
+# --------------------------------------------------------------------------------------------
+# Executors
+
+
+class Executor(ABC):
+    """Runs ``fn`` on each of a sequence of tasks and returns the results in task order.
+
+    Subclasses set :attr:`name` and :attr:`workers` and implement :meth:`map`. An executor is
+    a context manager; :meth:`close` releases its resources (a no-op by default).
+    """
+
+    name: str = ""
+    """The executor's name, one of :data:`EXECUTORS` for the built-in executors."""
+
+    @property
+    def workers(self) -> int:
+        """The number of tasks that can run at the same time."""
+        return 1
+
+    @abstractmethod
+    def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        """Return ``[fn(t) for t in tasks]``, possibly computed in parallel.
+
+        ``on_done(i, result)`` is called in the calling process as each task finishes, in
+        completion order; an exception it raises stops the map (pending tasks are cancelled)
+        and propagates, as does an exception raised by ``fn``.
+        """
+
+    def close(self) -> None:
+        """Release the executor's workers; the executor should not be used afterwards."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class InProcessExecutor(Executor):
+    """Runs the tasks one after the other in the calling process; nothing is pickled."""
+
+    name = "in-process"
+
+    def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        results: list[R] = []
+        for i, task in enumerate(tasks):
+            result = fn(task)
+            results.append(result)
+            if on_done is not None:
+                on_done(i, result)
+        return results
+
+
+def _default_workers() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+class ProcessPoolExecutor(Executor):
+    """Runs the tasks in a pool of worker processes (:class:`concurrent.futures.ProcessPoolExecutor`).
+
+    ``workers`` defaults to the number of CPUs available to this process. The processes are
+    started with ``start_method`` (default ``"spawn"``: safe when the caller has threads and the
+    same on every platform) on the first :meth:`map` and reused until :meth:`close`. ``fn``,
+    the tasks and the results must be picklable: ``fn`` and any function inside a task must be
+    top-level functions of an importable module. As with any ``spawn`` pool, a script that
+    uses it must guard its entry point with ``if __name__ == "__main__":``.
+    """
+
+    name = "processes"
+
+    def __init__(self, workers: int | None = None, *, start_method: str = "spawn") -> None:
+        self._workers = _default_workers() if workers is None else check_count("workers", workers)
+        self.start_method = check_choice("start_method", start_method, START_METHODS)
+        if start_method not in multiprocessing.get_all_start_methods():
+            raise ValueError(f"start_method {start_method!r} is not available on this platform")
+        self._pool: cf.ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    def _get_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context(self.start_method)
+            self._pool = cf.ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+        return self._pool
+
+    def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        tasks = list(tasks)
+        if not tasks:
+            return []
+        pool = self._get_pool()
+        futures = [pool.submit(fn, task) for task in tasks]
+        index = {f: i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        try:
+            for future in cf.as_completed(futures):
+                i = index[future]
+                results[i] = future.result()
+                if on_done is not None:
+                    on_done(i, results[i])
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        return results
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __repr__(self) -> str:
+        return f"ProcessPoolExecutor(workers={self._workers}, start_method={self.start_method!r})"
+
+
+@dataclass(frozen=True)
+class _Boxed:
+    """Hides a task from Dask, which would otherwise look inside tuples, lists and dicts."""
+
+    value: Any
+
+
+def _call_boxed(fn: Callable[[Any], Any], boxed: _Boxed) -> Any:
+    return fn(boxed.value)
+
+
+def _import_distributed() -> Any:
+    try:
+        from dask import distributed as dd
+    except ImportError as exc:
+        raise ValueError(
+            "the dask executor needs dask.distributed, which is not installed: "
+            "install dpkit[distributed] (pip install 'dpkit[distributed]')"
+        ) from exc
+    return dd
+
+
+class DaskExecutor(Executor):
+    """Runs the tasks on a :mod:`dask.distributed` cluster with ``client.map``.
+
+    Give either ``scheduler``, the address of a running scheduler (for example
+    ``"tcp://10.0.0.1:8786"``), for which a :class:`dask.distributed.Client` is created and
+    closed by :meth:`close`, or ``client``, an existing client, which is left open. ``fn``, the
+    tasks and the results must be picklable (see :class:`ProcessPoolExecutor`), and the module
+    defining the release function must be importable on the workers. Dask is imported only
+    here; without it a :class:`ValueError` says to install ``dpkit[distributed]``.
+    """
+
+    name = "dask"
+
+    #: Seconds to wait for a scheduler before giving up with a ValueError naming its address.
+    connect_timeout = 5.0
+
+    def __init__(self, scheduler: str | None = None, client: Any = None, *, local: bool = False,
+                 workers: int | None = None) -> None:
+        if local:
+            if scheduler is not None or client is not None:
+                raise ValueError("a local Dask cluster takes neither scheduler nor client")
+        elif (scheduler is None) == (client is None):
+            raise ValueError(
+                "the dask executor needs exactly one of scheduler (an address) and client, "
+                f"got scheduler={scheduler!r} and client={client!r}"
+            )
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler):
+            raise ValueError(f"scheduler must be a scheduler address such as 'tcp://host:8786', got {scheduler!r}")
+        dd = _import_distributed()
+        self.scheduler = scheduler
+        self._cluster: Any = None
+        if local:  # a LocalCluster of processes on this machine, closed with the executor
+            self._cluster = dd.LocalCluster(n_workers=workers or _default_workers(), threads_per_worker=1,
+                                            processes=True, dashboard_address=None)
+            self.client = dd.Client(self._cluster)
+            self.scheduler = self._cluster.scheduler_address
+            self._owns_client = True
+        elif client is None:
+            try:
+                self.client = dd.Client(scheduler, timeout=self.connect_timeout)
+            except (OSError, TimeoutError) as err:
+                raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
+                                 f"{self.connect_timeout:g} s: {type(err).__name__}") from None
+            self._owns_client = True
+        else:
+            self.client = client
+            self._owns_client = False
+        self._as_completed = dd.as_completed
+
+    @property
+    def workers(self) -> int:
+        """The number of worker threads in the cluster now (at least 1)."""
+        info = self.client.scheduler_info()
+        return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+
+    def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        boxed = [_Boxed(task) for task in tasks]
+        if not boxed:
+            return []
+        # pure=False: unique keys, no hashing of (possibly large) datasets, no result caching.
+        futures = self.client.map(_call_boxed, [fn] * len(boxed), boxed, pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        try:
+            if on_done is None:
+                results = list(self.client.gather(futures))
+            else:
+                for future in self._as_completed(futures):
+                    i = index[future.key]
+                    results[i] = future.result()
+                    on_done(i, results[i])
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+        finally:
+            del futures
+        return results
+
+    def close(self) -> None:
+        if self._owns_client and self.client is not None:
+            self.client.close()
+            self.client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def __repr__(self) -> str:
+        return f"DaskExecutor(scheduler={self.scheduler!r})"
+
+
+def make_executor(name: str = "in-process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:
+    """Return the executor called ``name`` (one of :data:`EXECUTORS`).
+
+    ``workers`` (an int >= 1; default: the CPUs available) applies to ``"processes"`` and to a
+    local Dask cluster; ``scheduler`` (an address) only to ``"dask"``: without it a Dask
+    ``LocalCluster`` is started (and closed with the executor). To use an existing Dask client,
+    construct :class:`DaskExecutor` directly.
+    """
+    check_choice("executor", name, EXECUTORS)
+    if workers is not None and not (name == "processes" or (name == "dask" and scheduler is None)):
+        raise ValueError(f"workers applies only to the 'processes' executor and a local Dask cluster, "
+                         f"got workers={workers!r} for {name!r}")
+    if scheduler is not None and name != "dask":
+        raise ValueError(f"scheduler applies only to the 'dask' executor, got scheduler={scheduler!r} for {name!r}")
+    if name == "in-process":
+        return InProcessExecutor()
+    if name == "processes":
+        return ProcessPoolExecutor(workers)
+    if scheduler is None:
+        return DaskExecutor(local=True, workers=workers)
+    return DaskExecutor(scheduler)
+
+
+# --------------------------------------------------------------------------------------------
+# Seeds and batched runs
+
+
+def _check_seed(seed: object) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.SeedSequence, got {seed!r}")
+    if int(seed) < 0:
+        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.SeedSequence, got {int(seed)}")
+    return np.random.SeedSequence(int(seed))
+
+
+def spawn_seeds(seed: int | np.random.SeedSequence, k: int) -> list[np.random.SeedSequence]:
+    """Return the first ``k`` children of ``SeedSequence(seed)``: independent, reproducible streams.
+
+    For an int seed this is ``np.random.SeedSequence(seed).spawn(k)``. A given
+    :class:`~numpy.random.SeedSequence` is not modified (``spawn`` would advance its count of
+    spawned children, so calling twice would give different streams): its children
+    ``0 … k − 1`` are returned every time.
+    """
+    parent = _check_seed(seed)
+    k = check_count("k", k)
+    return [
+        np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, i), pool_size=parent.pool_size)
+        for i in range(k)
+    ]
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """One chunk of runs: ``size`` runs of ``release`` on ``dataset`` seeded with ``seed``."""
+
+    release: ReleaseFn
+    dataset: Any
+    seed: np.random.SeedSequence
+    size: int
+    index: int
+    start: int = 0
+    transform: Callable[[np.ndarray], np.ndarray] | None = None
+
+
+def _run_chunk(chunk: _Chunk) -> np.ndarray:
+    """Run one chunk (top-level, so that process pools and Dask can pickle it). With a
+    ``transform`` (e.g. a fitted attack's ``score``), the outputs are checked and transformed where
+    they are produced, and only the transformed rows travel back: the outputs never accumulate."""
+    out = np.asarray(chunk.release(chunk.dataset, np.random.default_rng(chunk.seed), chunk.size))
+    if chunk.transform is None:
+        return out
+    _check_chunk(chunk, chunk.start, out)
+    return np.asarray(chunk.transform(out))
+
+
+def _describe(chunk: _Chunk, start: int) -> str:
+    return f"chunk {chunk.index} (runs {start}..{start + chunk.size - 1})"
+
+
+def _check_chunk(chunk: _Chunk, start: int, result: np.ndarray) -> None:
+    where = _describe(chunk, start)
+    if result.ndim == 0 or result.shape[0] != chunk.size:
+        raise ValueError(
+            f"release returned an array of shape {result.shape} for {where}; "
+            f"expected a leading axis of length {chunk.size} (one row per run)"
+        )
+    if result.dtype.kind not in "biufc":
+        raise ValueError(f"release returned a non-numeric array (dtype {result.dtype}) for {where}")
+    if result.dtype.kind in "fc" and not np.all(np.isfinite(result)):
+        bad = int(np.size(result) - np.count_nonzero(np.isfinite(result)))
+        raise ValueError(f"release returned {bad} non-finite value(s) (NaN or ±inf) for {where}")
+
+
+def run_batched(
+    release: ReleaseFn,
+    dataset: Any,
+    n: int,
+    seed: int | np.random.SeedSequence,
+    *,
+    executor: Executor | None = None,
+    chunk_size: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """Return ``n`` runs of ``release`` on ``dataset``: an array of shape ``(n, ...)``.
+
+    With ``transform`` (a picklable callable, e.g. a fitted attack's ``score``) each chunk's
+    outputs are transformed in the worker that produced them and only the transformed rows are
+    returned (streaming: memory is that of the transformed rows, not of the outputs).
+
+    The runs are split into ``ceil(n / chunk_size)`` chunks; chunk ``i`` (runs
+    ``i·chunk_size …``) is ``release(dataset, np.random.default_rng(spawn_seeds(seed, n_chunks)[i]), m_i)``.
+    The chunks run through ``executor.map`` (default: :class:`InProcessExecutor`) and are
+    concatenated in chunk order, so the result depends only on ``(release, dataset, n,
+    chunk_size, seed)``, never on the executor or its number of workers.
+
+    Each chunk's result must have leading axis ``m_i``, the trailing shape of chunk 0 and only
+    finite values, or a :class:`ValueError` names the chunk. ``progress(m)`` is called in the
+    calling process with the number of runs ``m`` of each chunk as it finishes (an increment,
+    as ``tqdm``'s ``update`` expects; the increments sum to ``n``).
+    """
+    if not callable(release):
+        raise ValueError(f"release must be callable, got {release!r}")
+    n = check_count("n", n)
+    chunk_size = check_count("chunk_size", chunk_size)
+    if executor is None:
+        executor = InProcessExecutor()
+    elif not callable(getattr(executor, "map", None)):
+        raise ValueError(f"executor must be an Executor (with a map method), got {executor!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r}")
+
+    n_chunks = math.ceil(n / chunk_size)
+    seeds = spawn_seeds(seed, n_chunks)
+    starts = [i * chunk_size for i in range(n_chunks)]
+    chunks = [_Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i, starts[i], transform)
+              for i in range(n_chunks)]
+
+    def on_done(i: int, result: np.ndarray) -> None:
+        _check_chunk(chunks[i], starts[i], result)
+        if progress is not None:
+            progress(chunks[i].size)
+
+    results = executor.map(_run_chunk, chunks, on_done=on_done)
+    if len(results) != n_chunks:
+        raise ValueError(f"executor {executor!r} returned {len(results)} results for {n_chunks} chunks")
+    trailing = results[0].shape[1:]
+    for chunk, start, result in zip(chunks, starts, results, strict=True):
+        if result.shape[1:] != trailing:
+            raise ValueError(
+                f"release returned an array of shape {result.shape} for {_describe(chunk, start)}; "
+                f"expected trailing shape {trailing} as for chunk 0"
+            )
+    return results[0] if n_chunks == 1 else np.concatenate(results, axis=0)
+
+
+def run_pair(
+    release: ReleaseFn,
+    dataset0: Any,
+    dataset1: Any,
+    n: int,
+    seed: int | np.random.SeedSequence,
+    *,
+    executor: Executor | None = None,
+    chunk_size: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``n`` runs of ``release`` on ``dataset0`` (D) and ``n`` on ``dataset1`` (D′).
+
+    The two datasets get independent streams, children 0 and 1 of ``SeedSequence(seed)``
+    (:func:`spawn_seeds`), each passed to :func:`run_batched` with the other arguments;
+    ``progress`` receives the increments of both runs (summing to ``2n``).
+    """
+    seed0, seed1 = spawn_seeds(seed, 2)
+    kwargs: dict[str, Any] = {"executor": executor, "chunk_size": chunk_size, "progress": progress,
+                              "transform": transform}
+    out0 = run_batched(release, dataset0, n, seed0, **kwargs)
+    out1 = run_batched(release, dataset1, n, seed1, **kwargs)
+    return out0, out1
