@@ -1,3 +1,71 @@
-"""dpkit: the command line over accountant, algorithms, audits and reports."""
+"""dpkit: account for, audit and report the privacy of differentially private RL.
+
+The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`)::
+
+    dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)    # σ for a target budget
+    dpkit.audit(release, dataset0, dataset1, claim=dpkit.Claim.dp(1.0, 1e-5))
+    dpkit.audit_algorithm("rlsvi", runs=2000)                      # a registered RL algorithm
+    dpkit.report(out="report/")                                    # Markdown, HTML, JSON, figures
+
+and the main types: :class:`Ledger` and :class:`GaussianRelease` (what a mechanism releases),
+:class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration` (what an algorithm declares),
+:class:`Claim`, :class:`AuditResult`, :class:`RlAuditResult` and :class:`ReportConfig`.
+The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.algorithms`,
+:mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use, so ``import dpkit``
+costs nothing until one is used.
+
+>>> import dpkit
+>>> dpkit.calibrate(epsilon=1.0, delta=1e-5).sigma > 3.7
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: Public name → the module that defines it (imported on first access, PEP 562).
+_EXPORTS: dict[str, str] = {
+    "calibrate": "dpkit.facade",
+    "gaussian_epsilon": "dpkit.facade",
+    "audit": "dpkit.facade",
+    "audit_algorithm": "dpkit.facade",
+    "report": "dpkit.facade",
+    "Calibration": "dpkit.accountant.calibration",
+    "Guarantee": "dpkit.accountant.accountants",
+    "Ledger": "dpkit.accountant.ledger",
+    "GaussianRelease": "dpkit.accountant.ledger",
+    "PrivacyDeclaration": "dpkit.accountant.declarations",
+    "Claim": "dpkit.audits.claims",
+    "AuditResult": "dpkit.audits.engine",
+    "RlAuditResult": "dpkit.audits.rl",
+    "ReportConfig": "dpkit.reports.config",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from dpkit.accountant.accountants import Guarantee
+    from dpkit.accountant.calibration import Calibration
+    from dpkit.accountant.declarations import PrivacyDeclaration
+    from dpkit.accountant.ledger import GaussianRelease, Ledger
+    from dpkit.audits.claims import Claim
+    from dpkit.audits.engine import AuditResult
+    from dpkit.audits.rl import RlAuditResult
+    from dpkit.facade import audit, audit_algorithm, calibrate, gaussian_epsilon, report
+    from dpkit.reports.config import ReportConfig
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,103 @@
+"""The three jobs of dpkit as plain functions: calibrate σ, audit, report.
+
+Each is a thin, documented entry point over the packages that do the work
+(:mod:`dpkit.accountant`, :mod:`dpkit.audits`, :mod:`dpkit.reports`); they import them when
+called, so ``import dpkit`` stays cheap. Everything past the first argument is keyword-only.
+
+>>> import dpkit
+>>> cal = dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)
+>>> dpkit.gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dpkit.accountant.accountants import Guarantee
+    from dpkit.accountant.calibration import Calibration
+    from dpkit.audits.engine import AuditResult
+    from dpkit.audits.rl import RlAuditResult
+    from dpkit.reports.config import ReportConfig
+
+__all__ = ["audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
+
+
+def calibrate(
+    *,
+    epsilon: float,
+    delta: float,
+    compositions: int = 1,
+    sensitivity: float = 1.0,
+    method: str = "exact",
+    conversion: str | None = None,
+) -> Calibration:
+    """The smallest σ (rounded up) for which ``compositions`` Gaussian releases of ℓ2 sensitivity
+    ``sensitivity`` are (ε, δ)-DP under ``method`` (``exact``: μ-GDP, tight for the Gaussian;
+    ``pld``, ``rdp``, ``zcdp``, ``classic``). See :func:`dpkit.accountant.calibrate_sigma`.
+    """
+    from dpkit.accountant.calibration import calibrate_sigma
+
+    return calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=compositions, method=method,
+                           conversion=conversion)
+
+
+def gaussian_epsilon(sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0,
+                     method: str = "exact") -> Guarantee:
+    """The ε (rounded up) at ``delta`` of ``compositions`` Gaussian releases with noise σ.
+    See :func:`dpkit.accountant.gaussian_epsilon`."""
+    from dpkit.accountant import gaussian_epsilon as _gaussian_epsilon
+
+    return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
+
+
+def audit(release: Callable[..., Any], dataset0: Any, dataset1: Any, **options: Any) -> AuditResult:
+    """Audit a release function ``release(dataset, rng, n)`` on the neighbouring pair
+    (``dataset0``, ``dataset1``) against ``claim=`` (a :class:`dpkit.Claim`): a lower bound on ε
+    at confidence 1 − ``alpha``, an estimate, and a verdict (``violation``, ``consistent`` or
+    ``inconclusive``). Options are those of :func:`dpkit.audits.audit` (``claim``, ``attack``,
+    ``runs``, ``seed``, ``alpha``, ``executor``, …), all keyword-only.
+    """
+    from dpkit.audits.engine import audit as _audit
+
+    return _audit(release, dataset0, dataset1, **options)
+
+
+def audit_algorithm(algorithm: str, **options: Any) -> RlAuditResult:
+    """Audit a registered RL algorithm (a seed algorithm or one a user registered) in its audit
+    setting, against what it declares. Options are those of :func:`dpkit.audits.rl.audit_algorithm`
+    (``sigma``, ``runs``, ``episodes``, ``epsilon``, ``delta``, ``seed``, …), all keyword-only.
+    """
+    from dpkit.audits.rl import audit_algorithm as _audit_algorithm
+
+    return _audit_algorithm(algorithm, **options)
+
+
+def report(
+    config: str | Path | ReportConfig | None = None,
+    *,
+    out: str | Path,
+    quick: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[str]:
+    """Compute and write a privacy report (Markdown, self-contained HTML, JSON and PNG figures)
+    into the directory ``out``; returns the files written.
+
+    ``config`` is a TOML file, a :class:`dpkit.reports.config.ReportConfig` or ``None`` for the
+    shipped default; ``quick`` caps its sizes as ``dpkit report --quick`` does. The whole
+    config and ``out`` are checked before anything is computed, and nothing is written on error.
+    """
+    from dpkit.reports.config import ReportConfig, load_config
+    from dpkit.reports.job import compute_report
+    from dpkit.reports.render import check_output_dir, write_report
+
+    check_output_dir(out)
+    if not isinstance(config, ReportConfig):
+        config = load_config(config)
+    if quick:
+        config = config.shrunk()
+    data = compute_report(config, progress=progress)
+    return write_report(data, out)
