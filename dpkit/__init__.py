@@ -47,15 +47,20 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from dpkit.accountant.accountants import Guarantee
-    from dpkit.accountant.calibration import Calibration
-    from dpkit.accountant.declarations import PrivacyDeclaration
-    from dpkit.accountant.ledger import GaussianRelease, Ledger
-    from dpkit.audits.claims import Claim
-    from dpkit.audits.engine import AuditResult
-    from dpkit.audits.rl import RlAuditResult
-    from dpkit.facade import audit, audit_algorithm, calibrate, gaussian_epsilon, report
-    from dpkit.reports.config import ReportConfig
+    from dpkit.accountant.accountants import Guarantee as Guarantee
+    from dpkit.accountant.calibration import Calibration as Calibration
+    from dpkit.accountant.declarations import PrivacyDeclaration as PrivacyDeclaration
+    from dpkit.accountant.ledger import GaussianRelease as GaussianRelease
+    from dpkit.accountant.ledger import Ledger as Ledger
+    from dpkit.audits.claims import Claim as Claim
+    from dpkit.audits.engine import AuditResult as AuditResult
+    from dpkit.audits.rl import RlAuditResult as RlAuditResult
+    from dpkit.facade import audit as audit
+    from dpkit.facade import audit_algorithm as audit_algorithm
+    from dpkit.facade import calibrate as calibrate
+    from dpkit.facade import gaussian_epsilon as gaussian_epsilon
+    from dpkit.facade import report as report
+    from dpkit.reports.config import ReportConfig as ReportConfig
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,171 @@
+"""What the commands share: number types, option groups, checks of sizes and paths, ledger files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dpkit import accountant
+from dpkit.accountant import METHODS, RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, Ledger
+from dpkit.accountant.validation import check_count
+from dpkit.loading import parse_data, read_text_file
+from dpkit.render import format_number
+
+ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
+
+
+class Number(click.ParamType):
+    """A float as typed; range checks are the API's (so its messages name the value)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+
+
+class NumberList(click.ParamType):
+    """A comma-separated list of floats."""
+
+    name = "list"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
+        if isinstance(value, list):
+            return value
+        items = [s.strip() for s in str(value).split(",")]
+        if any(not s for s in items):
+            self.fail(f"{value!r} has an empty item", param, ctx)
+        try:
+            return [float(s) for s in items]
+        except ValueError:
+            self.fail(f"{value!r} is not a comma-separated list of numbers", param, ctx)
+
+
+NUMBER = Number()
+NUMBER_LIST = NumberList()
+
+
+def compositions_count(value: float) -> int:
+    return accountant.check_count("compositions", value)
+
+
+def method_options(f: Any) -> Any:
+    f = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")(f)
+    f = click.option(
+        "--conversion",
+        type=click.Choice(ALL_CONVERSIONS),
+        default=None,
+        help="rdp: improved (default) | mironov;  zcdp: bun-steinke (default) | rdp-optimal | gaussian-exact.",
+    )(f)
+    f = click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)(f)
+    f = click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True,
+                     help="Number of releases K (adaptive composition).")(f)
+    f = click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True, help="ℓ2 sensitivity Δ.")(f)
+    return f
+
+
+def guarantee_label(g: accountant.Guarantee) -> str:
+    return g.method if g.conversion is None else f"{g.method}, {g.conversion}"
+
+
+REFUSAL_NOTES = {"classic": "refused: ε ≥ 1 per release", "pld": "refused: δ below PLD's resolution"}
+
+
+def comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
+    exact = cmp.epsilons["exact"]
+    rows = []
+    for key, method, conv in VARIANTS:
+        eps = cmp.epsilons[key]
+        ratio = "—" if eps is None or not exact else f"{eps / exact:.4f}"
+        note = cmp.refusals.get(key, "")
+        if key in cmp.orders:
+            note = f"α = {format_number(cmp.orders[key], 6)}"
+        rows.append([key if conv is None else f"{method} ({conv})", format_number(eps, 10), ratio,
+                     REFUSAL_NOTES.get(key, "refused") if key in cmp.refusals else note])
+    return rows
+
+
+
+def read_ledger(path: Path) -> Ledger:
+    text = read_text_file(path, "ledger file")  # bounded: size cap, UTF-8, a regular file
+    data = parse_data(text, toml=path.suffix.lower() == ".toml", what=f"ledger file {str(path)!r}")
+    if not isinstance(data, dict) or set(data) != {"release"}:
+        raise ValueError(f"ledger file {str(path)!r} must hold exactly one key 'release' (a list of releases)")
+    if not isinstance(data["release"], list):
+        raise ValueError(f"'release' in {str(path)!r} must be a list of tables/objects")
+    return Ledger.from_dicts(data["release"])
+
+
+def dp_event_dict(event: Any) -> Any:
+    nt = event.to_named_tuple() if hasattr(event, "to_named_tuple") else event
+    if hasattr(nt, "_asdict"):
+        d = nt._asdict()
+        d.pop("module_name", None)
+        return {k: dp_event_dict(v) for k, v in d.items()}
+    if isinstance(nt, list):
+        return [dp_event_dict(v) for v in nt]
+    return nt
+
+
+
+def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
+    """One error line for an option of the other form that the user typed (never silently ignored)."""
+    from click.core import ParameterSource
+
+    for name in names:
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            flag = "--" + {"claim_file": "claim"}.get(name, name).replace("_", "-")
+            raise click.UsageError(f"{flag} does not apply to {form}")
+
+
+
+#: Stated limits of the sizes ``simulate`` and ``rlsvi --run`` accept, checked before anything is allocated.
+LIMITS = {"episodes": 10**6, "seeds": 10**3, "states": 10**3, "actions": 10**2, "horizon": 10**4,
+          "state_dim": 10**2, "control_dim": 10**2, "workers": 256}
+#: The largest total work (episodes × seeds × horizon steps) of one ``simulate``.
+MAX_STEPS = 10**9
+
+
+def bounded(name: str, value: float) -> int:
+    """``value`` as a count >= 1 that is at most ``LIMITS[name]``, or a ValueError naming the option."""
+    k = check_count(name, value)
+    if k > LIMITS[name]:
+        raise ValueError(f"--{name.replace('_', '-')} = {k} is above the limit of {LIMITS[name]:,}")
+    return k
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an ``--out`` that is not a directory or cannot be created/written, before any work."""
+    import tempfile
+
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} exists and is not a directory")
+    base = out
+    while not base.exists():
+        if base.parent == base:
+            break
+        base = base.parent
+    if not base.is_dir():
+        raise ValueError(f"--out {str(out)!r}: {str(base)!r} is not a directory")
+    try:  # probe (os.access says yes to root even where writing fails, e.g. /proc)
+        tempfile.TemporaryDirectory(prefix="dpkit-probe-", dir=base).cleanup()
+    except OSError as err:
+        raise ValueError(f"--out {str(out)!r}: cannot write in {str(base)!r} ({err.strerror or err})") from None
+
+
+def sigma_choice(value: str) -> str | float:
+    """``paper``, ``tight`` or a number >= 0 (the API checks the range)."""
+    if value in ("paper", "tight"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise click.BadParameter(f"must be 'paper', 'tight' or a number, got {value!r}") from None
+

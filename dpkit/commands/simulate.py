@@ -1,0 +1,83 @@
+"""``dpkit simulate``: an algorithm's regret over seeds (CSV, figure, summary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from dpkit.accountant.validation import check_index
+from dpkit.algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
+from dpkit.render import emit_json, format_number, print_lines, progress_bar
+
+from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
+
+
+@click.command()
+@click.argument("algorithm", type=click.Choice(SIMULATED_ALGORITHMS))
+@click.option("--env", "env_name", type=click.Choice(SIMULATED_ENVIRONMENTS), default=None,
+              help="Environment (default: riverswim; lq for the LQ algorithms).")
+@click.option("--states", "-S", type=NUMBER, default=5, show_default=True, help="States of a tabular environment.")
+@click.option("--actions", "-A", type=NUMBER, default=2, show_default=True, help="Actions (tabular env only).")
+@click.option("--horizon", "-H", type=NUMBER, default=None, help="Horizon (default: 2S tabular, 10 LQ).")
+@click.option("--state-dim", type=NUMBER, default=2, show_default=True, help="LQ state dimension n.")
+@click.option("--control-dim", type=NUMBER, default=1, show_default=True, help="LQ control dimension d.")
+@click.option("--episodes", "-K", type=NUMBER, required=True, help="Episodes K (one user each).")
+@click.option("--epsilon", type=NUMBER, default=None, help="Target ε of a private algorithm.")
+@click.option("--delta", type=NUMBER, default=None, help="Target δ of a private algorithm.")
+@click.option("--sigma", "sigma_text", default="paper", show_default=True, help="paper, tight or a number.")
+@click.option("--seeds", type=NUMBER, default=1, show_default=True, help="Runs 0..N−1.")
+@click.option("--env-seed", type=NUMBER, default=0, show_default=True, help="Seed of the environment.")
+@click.option("--workers", type=NUMBER, default=1, show_default=True, help="Run seeds in a process pool.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory for the regret CSV and PNG.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def simulate(ctx: click.Context, algorithm: str, env_name: str | None, states: float, actions: float, horizon: float | None,
+             state_dim: float, control_dim: float, episodes: float, epsilon: float | None, delta: float | None,
+             sigma_text: str, seeds: float, env_seed: float, workers: float, out: Path, as_json: bool) -> None:
+    """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
+    from dpkit.algorithms.simulation import LQ_ALGORITHMS, PRIVATE_ALGORITHMS, Experiment
+
+    from dpkit.experiments import run_experiment, write_outputs
+
+    check_out_dir(out)  # before any work
+    if env_name is None:
+        env_name = "lq" if algorithm in LQ_ALGORITHMS else "riverswim"
+    # an option that does not apply to this algorithm or environment is refused, never ignored
+    if env_name == "lq":
+        refuse_options(ctx, ("states", "actions"), "an LQ system (use --state-dim and --control-dim)")
+    else:
+        refuse_options(ctx, ("state_dim", "control_dim"), f"the tabular environment {env_name!r}")
+        if env_name != "tabular":
+            refuse_options(ctx, ("actions",), f"{env_name!r} (two actions: left and right)")
+    if algorithm not in PRIVATE_ALGORITHMS:
+        refuse_options(ctx, ("epsilon", "delta"), f"{algorithm}, which is not private")
+    n_seeds = bounded("seeds", seeds)
+    n_workers = bounded("workers", workers)
+    experiment = Experiment(
+        algorithm=algorithm, env=env_name, episodes=bounded("episodes", episodes),
+        states=bounded("states", states), actions=bounded("actions", actions),
+        horizon=None if horizon is None else bounded("horizon", horizon), epsilon=epsilon, delta=delta,
+        sigma=sigma_choice(sigma_text), state_dim=bounded("state_dim", state_dim),
+        control_dim=bounded("control_dim", control_dim), env_seed=check_index("env_seed", env_seed),
+    )
+    steps = experiment.episodes * n_seeds * (experiment.horizon or 2 * experiment.states)
+    if steps > MAX_STEPS:
+        raise ValueError(f"--episodes × --seeds × horizon = {steps:,} steps is above the limit of {MAX_STEPS:,}")
+    with progress_bar(f"{algorithm} on {env_name}", experiment.episodes * n_seeds) as advance:
+        result = run_experiment(experiment, n_seeds, workers=n_workers, progress=advance)
+    files = write_outputs(result, out)
+    summary = result.summary() | {"files": files}
+    if as_json:
+        emit_json(summary)
+        return
+    print_lines([
+        f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s)",
+        "σ: " + (", ".join(f"{k} = {format_number(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
+        f"final regret: {format_number(summary['final_regret_mean'], 6)} ± {format_number(summary['final_regret_std'], 4)}",
+        f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
+        f"wall time: {summary['wall_time_seconds']:.2f} s",
+        f"wrote {files['csv']} and {files['png']}",
+    ])
+
