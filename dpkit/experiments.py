@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from dpkit.algorithms.episodes import Run
-from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from dpkit.algorithms.executors import make_executor
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from dpkit.reports.figures import regret_figure
 
 __all__ = ["SimulationResult", "run_experiment", "write_outputs", "regret_csv"]
