@@ -9,9 +9,18 @@ the binary counting mechanism (:mod:`dpkit.accountant.tree`), RLSVI's inherent-n
 (:mod:`dpkit.accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
 (:mod:`dpkit.accountant.declarations`).
 
+**Calling convention.** Only the arguments that define the quantity a function names are
+positional — ε and δ of ``calibrate_sigma(epsilon, delta)``, σ and δ of
+``gaussian_epsilon(sigma, delta)``, μ and ε of ``gdp_delta(mu, epsilon)``, the curve and δ of
+``rdp_epsilon(orders, values, delta)`` — and, where several integers of the same kind would be easy
+to swap (RLSVI's S, A, H, K; a counter's steps and σ; a sensitivity's bound, steps and relation),
+at most the first. Everything else is keyword-only: ``calibrate_sigma(1.0, 1e-5, 1000)`` is a
+``TypeError``, not a σ for sensitivity 1000. Wrong types raise ``TypeError`` and bad values
+``ValueError``, each naming the parameter and the value.
+
 Quick start::
 
-    >>> from accountant import calibrate_sigma, gaussian_epsilon
+    >>> from dpkit.accountant import calibrate_sigma, gaussian_epsilon
     >>> cal = calibrate_sigma(epsilon=1.0, delta=1e-5, compositions=1000)
     >>> gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
     True
@@ -105,18 +114,18 @@ def _homogeneous(sigma: float, sensitivity: float, compositions: int) -> Ledger:
 
 
 def gaussian_epsilon(
-    sigma: float, delta: float, sensitivity: float = 1.0, compositions: int = 1,
+    sigma: float, delta: float, *, sensitivity: float = 1.0, compositions: int = 1,
     method: str = "exact", conversion: str | None = None, **options: object,
 ) -> Guarantee:
     """ε(δ) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     return acc.epsilon(_homogeneous(sigma, sensitivity, compositions), delta)
 
 
 def gaussian_delta(
-    sigma: float, epsilon: float, sensitivity: float = 1.0, compositions: int = 1,
+    sigma: float, epsilon: float, *, sensitivity: float = 1.0, compositions: int = 1,
     method: str = "exact", conversion: str | None = None, **options: object,
 ) -> Guarantee:
     """δ(ε) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     return acc.delta(_homogeneous(sigma, sensitivity, compositions), epsilon)

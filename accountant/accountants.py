@@ -165,7 +165,7 @@ class PldAccountant(Accountant):
         if self.value_discretization_interval is not None:
             check_positive("value_discretization_interval", self.value_discretization_interval)
 
-    def _accountant(self, ledger: Ledger):  # noqa: ANN202 - dp-accounting type
+    def _accountant(self, ledger: Ledger) -> Any:  # a dp-accounting PLDAccountant (dp-accounting has no type stubs)
         if ledger.mu > PLD_MAX_MU:
             raise ValueError(
                 f"pld: mu = {ledger.mu:.6g} is beyond what dp-accounting's PLD represents (mu <= {PLD_MAX_MU:g}); "
@@ -216,7 +216,7 @@ class RdpAccountant(Accountant):
             res = _linear_rdp_epsilon(ledger.rho, delta, self.conversion_name)
         else:
             o = np.asarray(self.orders)
-            res = rdp_epsilon(o, o * ledger.rho, delta, self.conversion_name)  # type: ignore[arg-type]
+            res = rdp_epsilon(o, o * ledger.rho, delta, conversion=self.conversion_name)  # type: ignore[arg-type]
         return Guarantee(res.epsilon, delta, self.method, self.conversion_name, res.order)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
@@ -224,7 +224,7 @@ class RdpAccountant(Accountant):
             res = _linear_rdp_delta(ledger.rho, epsilon, self.conversion_name)
         else:
             o = np.asarray(self.orders)
-            res = rdp_delta(o, o * ledger.rho, epsilon, self.conversion_name)  # type: ignore[arg-type]
+            res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)  # type: ignore[arg-type]
         return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
 
 
@@ -266,7 +266,7 @@ class ClassicAccountant(Accountant):
         return Guarantee(epsilon, classic_composed_delta(self._ratios(ledger), epsilon), self.method)
 
 
-def make_accountant(method: str = "exact", conversion: str | None = None, **options: Any) -> Accountant:
+def make_accountant(method: str = "exact", *, conversion: str | None = None, **options: Any) -> Accountant:
     """The accountant for ``method`` (and ``conversion`` for rdp/zcdp), validated.
 
     ``options``: ``value_discretization_interval`` for pld, ``orders`` for rdp.
@@ -318,7 +318,7 @@ def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Gua
     refusals: dict[str, str] = {}
     for key, method, conversion in VARIANTS:
         try:
-            results[key] = run(make_accountant(method, conversion))
+            results[key] = run(make_accountant(method, conversion=conversion))
         except ValueError as err:
             results[key], refusals[key] = None, str(err)
     return results, refusals

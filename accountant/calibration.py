@@ -99,7 +99,7 @@ def _generic_scale(acc: Accountant, ledger: Ledger, epsilon: float, delta: float
 
 
 def calibrate_ledger_scale(
-    ledger: Ledger, epsilon: float, delta: float, method: str = "exact", conversion: str | None = None, **options: Any
+    ledger: Ledger, epsilon: float, delta: float, *, method: str = "exact", conversion: str | None = None, **options: Any
 ) -> float:
     """The smallest factor c such that ``ledger.scaled(c)`` (every σ times c) meets (ε, δ).
 
@@ -109,7 +109,7 @@ def calibrate_ledger_scale(
         raise ValueError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     return _scale_and_epsilon(acc, ledger, epsilon, delta)[0]
 
 
@@ -123,15 +123,16 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
     if acc.method == "exact":
         factor = exact_factor
     elif acc.method in ("rdp", "zcdp") and not (isinstance(acc, RdpAccountant) and acc.orders is not None):
-        zconv = _RDP_TO_ZCDP.get(acc.conversion, acc.conversion) if acc.method == "rdp" else acc.conversion
-        rho = _zcdp_rho(epsilon, delta, zconv)  # type: ignore[arg-type]
+        conv = acc.conversion or ""
+        zconv = _RDP_TO_ZCDP.get(conv, conv) if acc.method == "rdp" else conv
+        rho = _zcdp_rho(epsilon, delta, zconv)
         if not rho > 0.0:
             raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "
                              f"meets under {zconv} (in doubles): no finite sigma")
         factor = mu1 / math.sqrt(2.0 * rho)
     elif acc.method == "classic" and len(base.releases) == 1:
         r = base.releases[0]
-        factor = classic_sigma(epsilon, delta, r.sensitivity, r.count) / r.sigma
+        factor = classic_sigma(epsilon, delta, sensitivity=r.sensitivity, compositions=r.count) / r.sigma
     elif acc.method == "classic":
         # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
         # bracketed from the exact factor would hit the per-release refusal below the answer.)
@@ -147,7 +148,7 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
 def calibrate_sigma(
     epsilon: float,
     delta: float,
-    sensitivity: float = 1.0,
+    *, sensitivity: float = 1.0,
     compositions: int = 1,
     method: str = "exact",
     conversion: str | None = None,
@@ -163,7 +164,7 @@ def calibrate_sigma(
     delta = check_probability("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     # With σ = 1 in the template ledger, the scale factor is σ itself.
     sigma, achieved = _scale_and_epsilon(acc, Ledger.homogeneous(sensitivity, 1.0, compositions), epsilon, delta)
     return Calibration(sigma, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)

@@ -32,7 +32,7 @@ def _refuse(per_release_epsilon: float, where: str) -> ValueError:
     )
 
 
-def classic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0, compositions: int = 1) -> float:
+def classic_sigma(epsilon: float, delta: float, *, sensitivity: float = 1.0, compositions: int = 1) -> float:
     """σ from the classic bound for ``compositions`` releases sharing (ε, δ) by basic composition.
 
     Each release gets (ε/K, δ/K); raises ``ValueError`` when ε/K >= 1.

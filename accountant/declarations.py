@@ -236,7 +236,7 @@ def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float
     return {r.name: v for r, v in zip(releases, values)}
 
 
-def tree_depth_flag(paper_depth: int, exact_depth: int, schedule: str, counters: str) -> Flag:
+def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: str, counters: str) -> Flag:
     """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item."""
     under = paper_depth < exact_depth
     return Flag(
@@ -294,7 +294,7 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
 
 
 def algorithm_ledger(
-    declaration: PrivacyDeclaration, relation: str | None = None, method: str = "exact", conversion: str | None = None
+    declaration: PrivacyDeclaration, *, relation: str | None = None, method: str = "exact", conversion: str | None = None
 ) -> AlgorithmLedger:
     """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method``.
 
@@ -304,10 +304,10 @@ def algorithm_ledger(
     if not isinstance(declaration, PrivacyDeclaration):
         raise ValueError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
     relation = declaration._relation(relation)
-    acc = make_accountant(method, conversion)
+    acc = make_accountant(method, conversion=conversion)
     paper = declaration.ledger(relation)
     achieved = acc.epsilon(paper, declaration.delta).epsilon
-    scale = calibrate_ledger_scale(paper, declaration.epsilon, declaration.delta, method, conversion)
+    scale = calibrate_ledger_scale(paper, declaration.epsilon, declaration.delta, method=method, conversion=conversion)
     flags = list(declaration.flags) + _relation_flags(declaration, relation)
     if achieved > declaration.epsilon:
         flags.append(

@@ -101,7 +101,7 @@ def gdp_delta(mu: float, epsilon: float) -> float:
     """δ(ε) of a μ-GDP mechanism, rounded up.
 
     >>> round(gdp_delta(1.0, 1.0), 6)
-    0.126936
+    0.126937
     """
     mu = check_positive("mu", mu)
     epsilon = check_positive("epsilon", epsilon)

@@ -101,7 +101,8 @@ def _log_delta_at_orders(
     # The same Bretagnolle–Huber bound as in _epsilon_at_orders: δ <= sqrt(1 − e^{−ε_R(α)}).
     with np.errstate(divide="ignore"):
         kl = 0.5 * np.log(-np.expm1(-values))
-    return np.minimum(log_delta, kl)
+    bound: np.ndarray = np.minimum(log_delta, kl)
+    return bound
 
 
 def _conservative_epsilon(eps: float) -> float:
@@ -135,7 +136,7 @@ def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndar
 
 
 def rdp_epsilon(
-    orders: object, values: object, delta: float, conversion: RdpConversionName = "improved"
+    orders: object, values: object, delta: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
     """Convert an RDP curve to (ε, δ)-DP: the smallest ε over the given orders, rounded up.
 
@@ -150,7 +151,7 @@ def rdp_epsilon(
 
 
 def rdp_delta(
-    orders: object, values: object, epsilon: float, conversion: RdpConversionName = "improved"
+    orders: object, values: object, epsilon: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
     """Convert an RDP curve to (ε, δ)-DP for a given ε: the smallest δ over the orders, rounded up."""
     o, v = _validate_curve(orders, values)
@@ -179,7 +180,7 @@ def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[
 
 
 def linear_rdp_epsilon(
-    rho: float, delta: float, conversion: RdpConversionName = "improved"
+    rho: float, delta: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
     """(ε, δ) of the linear RDP curve ε_R(α) = αρ (Gaussian compositions, ρ-zCDP), rounded up.
 
@@ -205,9 +206,9 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
         return RdpConversion(_conservative_epsilon(eps), delta, a_star, conversion)
     # α* rounds to 1.0 for astronomically large ρ; only a true order > 1 joins the grid.
     orders = np.sort(np.append(DEFAULT_ORDERS, a_star)) if a_star > 1.0 else DEFAULT_ORDERS
-    eps = _epsilon_at_orders(orders, orders * rho, log_delta, "improved")
-    i = int(np.argmin(eps))
-    if eps[i] == 0.0:
+    eps_grid = _epsilon_at_orders(orders, orders * rho, log_delta, "improved")
+    i = int(np.argmin(eps_grid))
+    if eps_grid[i] == 0.0:
         return RdpConversion(0.0, delta, float(orders[i]), conversion)
 
     def f(log_am1: float) -> float:
@@ -217,7 +218,7 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
         log_a = math.log1p(am1)
         return rho + am1 * rho - math.log1p(1.0 / am1) - (log_delta + log_a) / am1
 
-    best_a, best = _refine(f, orders, eps, i)
+    best_a, best = _refine(f, orders, eps_grid, i)
     # Mironov's optimal order, taken as h = sqrt(ln(1/δ)/ρ) itself: the improved objective there
     # is below Mironov's (= Bun–Steinke), also where ρ is so large that 1 + h rounds to 1.
     at_star = f(0.5 * (math.log(ln_inv) - math.log(rho)))
@@ -227,7 +228,7 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
 
 
 def linear_rdp_delta(
-    rho: float, epsilon: float, conversion: RdpConversionName = "improved"
+    rho: float, epsilon: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
     """δ(ε) of the linear RDP curve αρ, minimised over continuous α > 1, rounded up."""
     rho = check_nonnegative("rho", rho)

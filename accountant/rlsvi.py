@@ -58,25 +58,25 @@ def _check_sizes(states: object, actions: object, horizon: object, episodes: obj
     )
 
 
-def russo_beta(states: int, actions: int, horizon: int, episode: int) -> float:
+def russo_beta(*, states: int, actions: int, horizon: int, episode: int) -> float:
     """Russo's (2019) RLSVI noise scale β_k = ½ S H³ ln(2HSAk) for episode k (1-based)."""
     s, a, h, k = _check_sizes(states, actions, horizon, episode)
     return 0.5 * s * h**3 * math.log(2.0 * h * s * a * k)
 
 
-def rlsvi_rho(states: int, actions: int, horizon: int, episodes: int) -> float:
+def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> float:
     """The seed's zCDP parameter ρ = 2AK/(H² ln(2HSA)) (Corollary 14), rounded up.
 
-    >>> round(rlsvi_rho(2, 2, 2, 10), 6)
+    >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
     3.606738
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     return round_up(2.0 * a * k / (h * h * math.log(2.0 * h * s * a)))
 
 
-def rlsvi_paper_epsilon(states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
+def rlsvi_paper_epsilon(*, states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
     """The seed's ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Corollary 14), rounded up."""
-    rho = rlsvi_rho(states, actions, horizon, episodes)
+    rho = rlsvi_rho(states=states, actions=actions, horizon=horizon, episodes=episodes)
     return _zcdp_epsilon(rho, check_probability("delta", delta), "bun-steinke")
 
 
@@ -114,7 +114,7 @@ class RlsviClosedForm:
         }
 
 
-def rlsvi_closed_form(states: int, actions: int, horizon: int, episodes: int, delta: float) -> RlsviClosedForm:
+def rlsvi_closed_form(*, states: int, actions: int, horizon: int, episodes: int, delta: float) -> RlsviClosedForm:
     """ρ of Corollary 14 and its ε(δ): the paper's Bun–Steinke form, the optimal RDP conversion of
     the same curve αρ, and the exact GDP conversion (valid: ρ is a sum of Gaussian mechanisms' Δ²/2σ²).
 
@@ -122,7 +122,7 @@ def rlsvi_closed_form(states: int, actions: int, horizon: int, episodes: int, de
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     delta = check_probability("delta", delta)
-    rho = rlsvi_rho(s, a, h, k)
+    rho = rlsvi_rho(states=s, actions=a, horizon=h, episodes=k)
     return RlsviClosedForm(
         s, a, h, k, delta, rho,
         epsilon_paper=_zcdp_epsilon(rho, delta, "bun-steinke"),
@@ -132,7 +132,7 @@ def rlsvi_closed_form(states: int, actions: int, horizon: int, episodes: int, de
 
 
 def rlsvi_worst_case_mu(
-    states: int, actions: int, horizon: int, episodes: int, beta: float | None = None, reward_range: float = 1.0
+    *, states: int, actions: int, horizon: int, episodes: int, beta: float | None = None, reward_range: float = 1.0
 ) -> float:
     """μ of the worst user over every possible run, charging only what her rewards touch.
 
@@ -193,7 +193,7 @@ class RlsviRunPrivacy:
         method = check_choice("method", method, _RUN_METHODS)
         if self.mu == 0.0:
             return Guarantee(0.0, delta, method, conversion, None)
-        return make_accountant(method, conversion).epsilon(Ledger.homogeneous(self.mu, 1.0), delta)
+        return make_accountant(method, conversion=conversion).epsilon(Ledger.homogeneous(self.mu, 1.0), delta)
 
     def delta(self, epsilon: float) -> float:
         """Exact δ(ε) of the worst user (μ-GDP)."""
@@ -225,7 +225,7 @@ def _check_run_array(name: str, values: object, ndim: int) -> np.ndarray:
     return arr
 
 
-def rlsvi_run_privacy(counts: object, variances: object, reward_range: float = 1.0) -> RlsviRunPrivacy:
+def rlsvi_run_privacy(counts: object, variances: object, *, reward_range: float = 1.0) -> RlsviRunPrivacy:
     """Exact per-user μ of one RLSVI run from its visit counts and noise variances.
 
     ``counts[k, h, s, a]`` is n_k(h, s, a), the visits before episode k (0-based k = 0..K−1, so

@@ -223,7 +223,7 @@ def symmetric_matrix_sensitivity(
 
 
 def product_sensitivity(
-    vector_bound: float, scalar_bound: float, relation: str, *, nonnegative: bool = False
+    vector_bound: float, *, scalar_bound: float, relation: str, nonnegative: bool = False
 ) -> float:
     """Sensitivity of a sum of products x(u)·v(u) with ‖x‖ ≤ B, |v| ≤ V.
 
@@ -249,7 +249,7 @@ def product_sensitivity(
     return _finish("product_sensitivity", value, vector_bound=b, scalar_bound=v)
 
 
-def episode_sum_sensitivity(term_bound: float, steps: int, relation: str, *, nonnegative: bool = False) -> float:
+def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, nonnegative: bool = False) -> float:
     """Sensitivity when a user's term is an episode sum S(u) = Σ_{h=1}^H f_h with ‖f_h‖ ≤ b.
 
     ``steps`` is H and ``term_bound`` is b (the norm that the aggregate's noise sees: ℓ2 of a
@@ -275,7 +275,7 @@ def episode_sum_sensitivity(term_bound: float, steps: int, relation: str, *, non
     return _finish("episode_sum_sensitivity", value, term_bound=b, steps=h)
 
 
-def episode_outer_product_sensitivity(bound: float, steps: int, relation: str, *, noise: str = "upper") -> float:
+def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str, noise: str = "upper") -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ with ‖z_h‖ ≤ B (``bound``), H = ``steps``.
 
     Each z_h z_hᵀ is PSD with ‖z_h z_hᵀ‖_F = ‖z_h‖² ≤ B², so this is
@@ -293,13 +293,13 @@ def episode_outer_product_sensitivity(bound: float, steps: int, relation: str, *
     and 2H(1+γ):
 
     >>> gamma, H = 0.5, 4
-    >>> round(episode_outer_product_sensitivity(1 + gamma, H, "add_remove"), 12)  # H (1+γ)²
+    >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="add_remove"), 12)  # H (1+γ)²
     9.0
-    >>> round(episode_product_sensitivity(1 + gamma, 1.0, H, "add_remove"), 12)  # H (1+γ)
+    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="add_remove"), 12)  # H (1+γ)
     6.0
-    >>> round(episode_outer_product_sensitivity(1 + gamma, H, "replace_one") / math.sqrt(2), 12)
+    >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="replace_one") / math.sqrt(2), 12)
     9.0
-    >>> round(episode_product_sensitivity(1 + gamma, 1.0, H, "replace_one"), 12)  # 2 H (1+γ)
+    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="replace_one"), 12)  # 2 H (1+γ)
     12.0
     """
     b = check_positive("bound", bound)
@@ -312,7 +312,7 @@ def episode_outer_product_sensitivity(bound: float, steps: int, relation: str, *
 
 
 def episode_product_sensitivity(
-    vector_bound: float, scalar_bound: float, steps: int, relation: str, *, nonnegative: bool = False
+    vector_bound: float, *, scalar_bound: float, steps: int, relation: str, nonnegative: bool = False
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H x_h v_h with ‖x_h‖ ≤ B, |v_h| ≤ V, H = ``steps``.
 
@@ -377,7 +377,7 @@ def _scaled_norms(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.
     return root, e, scaled
 
 
-def clip_norm(x: Any, bound: float, axis: int | tuple[int, ...] = -1) -> np.ndarray:
+def clip_norm(x: Any, bound: float, *, axis: int | tuple[int, ...] = -1) -> np.ndarray:
     """Scale each vector along ``axis`` down to ℓ2 norm ≤ ``bound`` (never up), vectorised.
 
     With ``axis=(-2, -1)`` each matrix is clipped in Frobenius norm. Returns a new float array.
@@ -542,7 +542,8 @@ class _Checker:
             assert replacements is not None
             both = self.evaluate(self.with_users(np.concatenate([users, replacements], axis=0)))
             diff = both[:n] - both[n:]
-        return np.linalg.norm(diff, axis=1)
+        norms: np.ndarray = np.linalg.norm(diff, axis=1)
+        return norms
 
 
 def _farthest_pair(outputs: np.ndarray, a: int, b: int) -> tuple[int, int, float]:
@@ -597,10 +598,9 @@ def _make_rng(rng: object) -> np.random.Generator:
 
 def check_sensitivity(
     f: Callable[[np.ndarray], Any],
-    sample: Callable[[np.random.Generator, int], Any],
+    *, sample: Callable[[np.random.Generator, int], Any],
     claim: float,
     relation: str,
-    *,
     rng: np.random.Generator | int | None = None,
     project: Callable[[np.ndarray], Any] | None = None,
     candidates: Sequence[tuple[Any, Any]] = (),
@@ -699,9 +699,10 @@ def check_sensitivity(
         ranked.sort(key=lambda r: -r[2])  # stable: ties keep the random order
     best_value = ranked[0][2]
     best_user = pool[ranked[0][0]]
-    best_replacement = None if ranked[0][1] is None else pool[ranked[0][1]]
-    for a, b, _ in ranked[:n_local]:
-        starts.append((pool[a], None if b is None else pool[b]))
+    second = ranked[0][1]
+    best_replacement = None if second is None else pool[second]
+    for first, other, _ in ranked[:n_local]:
+        starts.append((pool[first], None if other is None else pool[other]))
 
     # 2. local search ---------------------------------------------------------------------
     def admissible(name: str, z: np.ndarray) -> np.ndarray:

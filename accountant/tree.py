@@ -131,12 +131,12 @@ def psums_per_item(steps: int, schedule: str = "after-each") -> np.ndarray:
     return counts
 
 
-def max_psums_per_item(steps: int, schedule: str = "after-each") -> int:
+def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
     """m: the largest number of released p-sums that contain one item, bit_length(T′).
 
     That is ⌊log2 T′⌋ + 1, or 0 when nothing is released (T′ = 0).
 
-    >>> max_psums_per_item(8, "after-each"), max_psums_per_item(8, "before-episode")
+    >>> max_psums_per_item(8, schedule="after-each"), max_psums_per_item(8, schedule="before-episode")
     (4, 3)
     """
     return released_prefixes(steps, schedule).bit_length()
@@ -154,7 +154,7 @@ def worst_item(steps: int, schedule: str = "after-each") -> int:
     return 1
 
 
-def max_psums_per_prefix(steps: int, schedule: str = "after-each") -> int:
+def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
     """The largest number of p-sums summed into one released prefix: max popcount(t), t <= T′.
 
     That is bit_length(T′ + 1) − 1 (0 when nothing is released).
@@ -204,7 +204,7 @@ def _power_at_least(base: float, exponent: int, value: int) -> bool:
     return Fraction(base) ** exponent >= value  # a near tie: settle it in rational arithmetic
 
 
-def paper_depth(steps: int, base: float = 2.0) -> int:
+def paper_depth(steps: int, *, base: float = 2.0) -> int:
     """⌈log_base steps⌉: the seeds' tree depth m = ⌈log K⌉.
 
     The smallest m >= 0 with base^m >= steps, computed exactly: with integer arithmetic for
@@ -238,7 +238,7 @@ def paper_depth(steps: int, base: float = 2.0) -> int:
 
 def tree_ledger(
     steps: int,
-    sigma: float,
+    *, sigma: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
     name: str = "binary-counter",
@@ -251,7 +251,7 @@ def tree_ledger(
     """
     sigma = check_positive("sigma", sigma)
     sensitivity = check_positive("sensitivity", sensitivity)
-    m = max_psums_per_item(steps, schedule)
+    m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
             f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would be empty"
@@ -259,22 +259,22 @@ def tree_ledger(
     return Ledger.homogeneous(sensitivity, sigma, m, name)
 
 
-def tree_mu(steps: int, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
+def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
     """μ of one counter, Δ√m/σ with m = :func:`max_psums_per_item` (rounded up; 0 if m = 0).
 
-    >>> tree_mu(8, 2.0)
+    >>> tree_mu(8, sigma=2.0)
     1.0000000000000009
     """
     sigma = check_positive("sigma", sigma)
     sensitivity = check_positive("sensitivity", sensitivity)
-    if max_psums_per_item(steps, schedule) == 0:
+    if max_psums_per_item(steps, schedule=schedule) == 0:
         return 0.0
-    return tree_ledger(steps, sigma, sensitivity, schedule).mu
+    return tree_ledger(steps, sigma=sigma, sensitivity=sensitivity, schedule=schedule).mu
 
 
 def tree_epsilon(
     steps: int,
-    sigma: float,
+    *, sigma: float,
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -286,18 +286,18 @@ def tree_epsilon(
 
     The counter's ledger is :func:`tree_ledger`; when nothing is released the guarantee is ε = 0.
     """
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
     delta = check_probability("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
-    if max_psums_per_item(steps, schedule) == 0:
+    if max_psums_per_item(steps, schedule=schedule) == 0:
         return Guarantee(0.0, delta, acc.method, acc.conversion)
-    return acc.epsilon(tree_ledger(steps, sigma, sensitivity, schedule), delta)
+    return acc.epsilon(tree_ledger(steps, sigma=sigma, sensitivity=sensitivity, schedule=schedule), delta)
 
 
 def tree_delta(
     steps: int,
-    sigma: float,
+    *, sigma: float,
     epsilon: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -306,18 +306,18 @@ def tree_delta(
     **options: Any,
 ) -> Guarantee:
     """δ(ε) of one counter under ``method``; δ = 0 when nothing is released."""
-    acc = make_accountant(method, conversion, **options)
+    acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
     epsilon = check_positive("epsilon", epsilon)
     sensitivity = check_positive("sensitivity", sensitivity)
-    if max_psums_per_item(steps, schedule) == 0:
+    if max_psums_per_item(steps, schedule=schedule) == 0:
         return Guarantee(epsilon, 0.0, acc.method, acc.conversion)
-    return acc.delta(tree_ledger(steps, sigma, sensitivity, schedule), epsilon)
+    return acc.delta(tree_ledger(steps, sigma=sigma, sensitivity=sensitivity, schedule=schedule), epsilon)
 
 
 def calibrate_tree_sigma(
     steps: int,
-    epsilon: float,
+    *, epsilon: float,
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -331,12 +331,12 @@ def calibrate_tree_sigma(
     :func:`max_psums_per_item`. Raises ``ValueError`` when nothing is released (m = 0: no
     noise is needed).
     """
-    m = max_psums_per_item(steps, schedule)
+    m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
             f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: no sigma to calibrate"
         )
-    return calibrate_sigma(epsilon, delta, sensitivity, m, method, conversion, **options)
+    return calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=m, method=method, conversion=conversion, **options)
 
 
 # ------------------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ def prefix_noise_variance(t: int, sigma: float) -> float:
     return t.bit_count() * sigma * sigma
 
 
-def symmetric_noise_norm_bound(sigma: float, psums: int, dim: int, failure_probability: float) -> float:
+def symmetric_noise_norm_bound(sigma: float, *, psums: int, dim: int, failure_probability: float) -> float:
     """Operator-norm bound on the sum of ``psums`` symmetric d×d Gaussian noise matrices.
 
     Each matrix has i.i.d. N(0, σ²) entries on i <= j, mirrored, so the sum is one such matrix
@@ -398,7 +398,7 @@ def _check_shape(shape: object) -> tuple[int, ...]:
 def _check_rng(rng: object) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0:
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and int(rng) >= 0:
         return np.random.default_rng(int(rng))
     raise ValueError(f"rng must be a numpy Generator or an integer seed >= 0, got {rng!r}")
 

@@ -31,7 +31,7 @@ ZCDP_CONVERSIONS: tuple[str, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exa
 _MAX_STEPS = 400
 
 
-def zcdp_epsilon(rho: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """ε(δ) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
     rho = check_positive("rho", rho)
     delta = check_probability("delta", delta)
@@ -47,7 +47,7 @@ def _zcdp_epsilon(rho: float, delta: float, conversion: str) -> float:
     return _gdp_epsilon(math.sqrt(2.0 * rho), delta)
 
 
-def zcdp_delta(rho: float, epsilon: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """δ(ε) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
     rho = check_positive("rho", rho)
     epsilon = check_positive("epsilon", epsilon)
@@ -63,7 +63,7 @@ def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
     return _gdp_delta(math.sqrt(2.0 * rho), epsilon)
 
 
-def zcdp_rho(epsilon: float, delta: float, conversion: ZcdpConversionName = "bun-steinke") -> float:
+def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """The largest ρ such that ρ-zCDP implies (ε, δ)-DP under ``conversion``, rounded down."""
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)

@@ -59,7 +59,7 @@ def resolve_sigmas(
         if sigma == "paper":
             return {r.name: r.sigma_paper for r in declaration.releases}
         if sigma == "tight":
-            ledger = algorithm_ledger(declaration, relation, method)
+            ledger = algorithm_ledger(declaration, relation=relation, method=method)
             return dict(zip(names, ledger.sigmas_tight))
         raise ValueError(f"sigma must be 'paper', 'tight', a number >= 0 or a mapping release -> sigma, got {sigma!r}")
     if isinstance(sigma, Mapping):

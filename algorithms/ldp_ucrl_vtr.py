@@ -157,8 +157,8 @@ def declare_privacy(
     if reading == "experiment":
         if states is None:
             raise ValueError("the experiment reading needs the number of states (one-hot features: ‖φ_V‖ <= sqrt(S))")
-        s = check_count("states", states)
-        b_phi = math.sqrt(s) if feature_bound is None else check_positive("feature_bound", feature_bound)
+        s: int | None = check_count("states", states)
+        b_phi = math.sqrt(states) if feature_bound is None else check_positive("feature_bound", feature_bound)
         b_v = 1.0 if value_bound is None else check_positive("value_bound", value_bound)
         paper_delta, nonnegative = 2.0, True
     else:
@@ -181,8 +181,8 @@ def declare_privacy(
         name="Δu_h",
         statistic="target update φ·V(s_{h+1})",
         count=h,
-        sensitivity_add_remove=product_sensitivity(b_phi, b_v, "add_remove", nonnegative=nonnegative),
-        sensitivity_replace_one=product_sensitivity(b_phi, b_v, "replace_one", nonnegative=nonnegative),
+        sensitivity_add_remove=product_sensitivity(b_phi, scalar_bound=b_v, relation="add_remove", nonnegative=nonnegative),
+        sensitivity_replace_one=product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=nonnegative),
         paper_sensitivity=paper_delta,
         sigma_paper=sigma,
     )
@@ -304,7 +304,7 @@ class LdpUcrlVtr(VtrAgent):
                                                         self._target)
             model = BlockModel(theta, inverse_blocks, self.states, self.actions)
         else:
-            upsilon = symmetric_noise_norm_bound(self.sigma_gram, n, self.dim, self._noise_p)
+            upsilon = symmetric_noise_norm_bound(self.sigma_gram, psums=n, dim=self.dim, failure_probability=self._noise_p)
             self.shift = self.shift_scale * upsilon
             model = DenseModel(self._gram + self.shift * np.eye(self.dim), self._target, self.states, self.actions)
             logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)

@@ -145,7 +145,7 @@ def declare_privacy(
     d2 = d1 if d2 is None else check_count("d2", d2)
     reading = check_choice("reading", reading, READINGS)
     schedule = check_choice("schedule", schedule, SCHEDULES)
-    m = max_psums_per_item(k, schedule)
+    m = max_psums_per_item(k, schedule=schedule)
     if m == 0:
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")
     m_paper = paper_depth(k)
@@ -155,11 +155,11 @@ def declare_privacy(
         ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1,
          outer_product_sensitivity(b_phi, "add_remove"), outer_product_sensitivity(b_phi, "replace_one")),
         ("B_{h,p,2}", "φ·V_{h+1}(s_{h+1})", "iid", math.sqrt(d1) * h * h,
-         product_sensitivity(b_phi, h, "add_remove"), product_sensitivity(b_phi, h, "replace_one")),
+         product_sensitivity(b_phi, scalar_bound=h, relation="add_remove"), product_sensitivity(b_phi, scalar_bound=h, relation="replace_one")),
         ("B_{h,r,1}", "Gram of reward features ϕϕᵀ", "symmetric", 1.0,
          outer_product_sensitivity(1.0, "add_remove"), outer_product_sensitivity(1.0, "replace_one")),
         ("B_{h,r,2}", "ϕ·r", "iid", 1.0,
-         product_sensitivity(1.0, 1.0, "add_remove"), product_sensitivity(1.0, 1.0, "replace_one")),
+         product_sensitivity(1.0, scalar_bound=1.0, relation="add_remove"), product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one")),
     ]
     releases = tuple(
         DeclaredRelease(
@@ -177,7 +177,7 @@ def declare_privacy(
     )
     # The paper's own analysis of each counter: ρ = mΔ²/(2σ²) = ε²/(64 H² ln(4H/δ)), Bun–Steinke at δ/(4H).
     rho = epsilon**2 / (64.0 * h * h * math.log(4.0 * h / delta))
-    per_counter = zcdp_epsilon(rho, delta / (4 * h), "bun-steinke") if rho > 0 else 0.0
+    per_counter = zcdp_epsilon(rho, delta / (4 * h), conversion="bun-steinke") if rho > 0 else 0.0
     flags = [] if rho == 0 else [
         Flag(
             "paper-claim-approximate",
@@ -198,7 +198,7 @@ def declare_privacy(
             )
         )
     if m_paper != m:
-        flags.append(tree_depth_flag(m_paper, m, schedule, "each of the 4H counters"))
+        flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="each of the 4H counters"))
     notes = [
         "JDP through the billboard lemma: the counters' releases are the shared statistics; each user's "
         "actions are a function of them and of her own states.",
@@ -265,7 +265,7 @@ def noise_shift(sigma: float, psums: int, dim: int, episodes: int, horizon: int,
     k = check_count("episodes", episodes)
     h = check_count("horizon", horizon)
     alpha = check_probability("alpha", alpha)
-    return symmetric_noise_norm_bound(sigma, psums, dim, alpha / (4.0 * k * h))
+    return symmetric_noise_norm_bound(sigma, psums=psums, dim=dim, failure_probability=alpha / (4.0 * k * h))
 
 
 def target_noise_bound(sigma: float, psums: int, dim: int, episodes: int, horizon: int, alpha: float) -> float:
@@ -473,7 +473,7 @@ class LinOpt:
         self.sigmas: dict[str, float] = self._resolve_sigmas()
         self.privatizer = Privatizer(h_, self.d1, self.d2, self.episodes, self._counter_sigmas(), self._rng)
         # Regulariser shifts and confidence radii (fixed over the episodes).
-        m = max_psums_per_prefix(self.episodes, "before-episode")
+        m = max_psums_per_prefix(self.episodes, schedule="before-episode")
         sig = self.privatizer.sigmas
         args = (self.episodes, h_, self.alpha)
         self.noise_shift_p = noise_shift(sig["B_{h,p,1}"], m, self.d1, *args)

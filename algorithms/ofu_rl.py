@@ -115,7 +115,7 @@ def declare_privacy(
     delta = check_probability("delta", delta)
     gamma = check_positive("gamma", gamma)
     schedule = check_choice("schedule", schedule, SCHEDULES)
-    m = max_psums_per_item(k, schedule)
+    m = max_psums_per_item(k, schedule=schedule)
     if m == 0:
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")
     m_paper = paper_depth(k)
@@ -136,15 +136,15 @@ def declare_privacy(
         name="B2",
         statistic=f"Σ_h z x_(h+1)ᵀ (state-control × next state); {m} noisy p-sums per user",
         count=m,
-        sensitivity_add_remove=episode_product_sensitivity(z, 1.0, h, "add_remove"),
-        sensitivity_replace_one=episode_product_sensitivity(z, 1.0, h, "replace_one"),
+        sensitivity_add_remove=episode_product_sensitivity(z, scalar_bound=1.0, steps=h, relation="add_remove"),
+        sensitivity_replace_one=episode_product_sensitivity(z, scalar_bound=1.0, steps=h, relation="replace_one"),
         paper_sensitivity=d2,
         sigma_paper=paper_sigma(d2, k, epsilon, delta),
         paper_count=m_paper,
     )
     # The paper's own analysis of one counter: ρ = mΔ²/(2σ²) = ε²/(16 ln(2/δ)), Bun–Steinke at δ/2.
     rho = epsilon**2 / (16.0 * math.log(2.0 / delta))
-    per_counter = zcdp_epsilon(rho, delta / 2.0, "bun-steinke") if rho > 0 else 0.0
+    per_counter = zcdp_epsilon(rho, delta / 2.0, conversion="bun-steinke") if rho > 0 else 0.0
     flags = [] if rho == 0 else [
         Flag(
             "paper-claim-approximate",
@@ -155,7 +155,7 @@ def declare_privacy(
         )
     ]
     if m_paper != m:
-        flags.append(tree_depth_flag(m_paper, m, schedule, "both counters"))
+        flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="both counters"))
     notes = [
         "JDP through the billboard lemma: the counters' releases are the shared statistics; each user's "
         "controls are a function of them and of her own states.",
@@ -534,9 +534,9 @@ class OfuRl:
         self.alpha = alpha
         self.alpha_self_normalised = alpha / 2.0 if noisy else alpha
         each = alpha / (2.0 * noisy) if noisy else 0.0
-        m = max_psums_per_prefix(k_, "before-episode")
+        m = max_psums_per_prefix(k_, schedule="before-episode")
         self.psums_per_prefix: int = m
-        big_lambda = symmetric_noise_norm_bound(sigma1, m, p, each / k_) if sigma1 > 0.0 and m > 0 else 0.0
+        big_lambda = symmetric_noise_norm_bound(sigma1, psums=m, dim=p, failure_probability=each / k_) if sigma1 > 0.0 and m > 0 else 0.0
         cross = 0.0
         if sigma2 > 0.0 and m > 0:
             dof, x = n * p, math.log(k_ / each)

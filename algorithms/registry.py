@@ -93,7 +93,7 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
     if epsilon is None:
         if algorithm != "rlsvi":
             raise ValueError(f"{algorithm} needs a target epsilon")
-        epsilon = rlsvi_paper_epsilon(given["states"], given["actions"], given["horizon"], given["episodes"], delta)
+        epsilon = rlsvi_paper_epsilon(states=given["states"], actions=given["actions"], horizon=given["horizon"], episodes=given["episodes"], delta=delta)
     try:
         return spec.build(epsilon, delta, given)
     except (OverflowError, ZeroDivisionError):

@@ -86,10 +86,10 @@ def declare_privacy(
         beta = check_positive("beta", beta)
     if k < 2:
         raise ValueError(f"episodes must be >= 2 for rlsvi's ledger: with K = {k} no release depends on a user's rewards")
-    mu = rlsvi_worst_case_mu(s, a, h, k, beta)
+    mu = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k, beta=beta)
     count = (k - 1) * h
     sigma_equivalent = math.sqrt(count) / mu
-    beta1 = russo_beta(s, a, h, 1) if beta is None else beta
+    beta1 = russo_beta(states=s, actions=a, horizon=h, episode=1) if beta is None else beta
     release = DeclaredRelease(
         name=RELEASE,
         statistic="perturbed Q_h(s,a) at the user's H cells in each later episode (Δ R̂ <= 1/n, σ² = β_k/(n+1))",
@@ -104,7 +104,7 @@ def declare_privacy(
             f"β_1 = {beta1:.6g}: a once-visited cell at episode 1 has σ = sqrt(β_1/2) = {math.sqrt(beta1 / 2):.6g}",
         ),
     )
-    rho = rlsvi_rho(s, a, h, k)
+    rho = rlsvi_rho(states=s, actions=a, horizon=h, episodes=k)
     notes = [
         "JDP through the billboard lemma: each user's actions are a function of the perturbed Q-values "
         "(released to all) and of her own states.",
@@ -117,7 +117,7 @@ def declare_privacy(
         "states": s, "actions": a, "horizon": h, "episodes": k, "beta": "russo" if beta is None else beta,
         "rho_paper": rho, "mu_worst_case": mu,
     }
-    paper_eps = rlsvi_paper_epsilon(s, a, h, k, delta) if beta is None else None
+    paper_eps = rlsvi_paper_epsilon(states=s, actions=a, horizon=h, episodes=k, delta=delta) if beta is None else None
     return PrivacyDeclaration(
         algorithm=ALGORITHM,
         privacy_model="JDP",
@@ -177,7 +177,7 @@ class Rlsvi:
             beta = check_positive("beta", beta)
         delta = DEFAULT_DELTA if delta is None else check_probability("delta", delta)
         if epsilon is None:
-            epsilon = rlsvi_paper_epsilon(s_, a_, h_, k_, delta)
+            epsilon = rlsvi_paper_epsilon(states=s_, actions=a_, horizon=h_, episodes=k_, delta=delta)
         self.declaration: PrivacyDeclaration = declare_privacy(s_, a_, h_, k_, epsilon, delta, beta=beta)
         self.sigmas: dict[str, float] = resolve_sigmas(self.declaration, sigma)
         sigma_paper = self.declaration.releases[0].sigma_paper
@@ -297,7 +297,7 @@ class Rlsvi:
             raise ValueError("no episode has been planned yet: the run has released nothing")
         if self.noise_scale == 0.0:
             raise ValueError("sigma = 0: RLSVI's noise is off, so its Q-values give no privacy")
-        return rlsvi_run_privacy(self.counts, self.variances, reward_range)
+        return rlsvi_run_privacy(self.counts, self.variances, reward_range=reward_range)
 
 
 def make_agent(

@@ -165,10 +165,10 @@ def simulate(experiment: Experiment, seed: int, *, record: bool = False,
         from .envs.lq import LQUsers, random_lq
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
-        users = LQUsers.draw(e.episodes, system, users_rng)
+        lq_users = LQUsers.draw(e.episodes, system, users_rng)
         agent = make_agent(e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta,
                            sigma=e.sigma, **options)
-        return ofu_rl.run_lq(agent, system, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+        return ofu_rl.run_lq(agent, system, lq_users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
     env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
     users = Users.draw(e.episodes, env.horizon, users_rng)
     agent = make_agent(e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma,

@@ -661,13 +661,14 @@ def _lattice_step(column: np.ndarray, *, min_values: int = 20, share: float = 0.
     error = 4.0 * np.finfo(float).eps * float(np.max(np.abs(values)))  # of one value, absolute
     # the smallest gaps first, so that Euclid's quotients (which multiply rounding errors) stay small
     picked = np.sort(np.concatenate([[gaps.min()], gaps[np.linspace(0, gaps.size - 1, min(sample, gaps.size)).astype(int)]]))
-    step: float | None = float(picked[0])
+    step = float(picked[0])
     for i in range(1, picked.size):
         ratio = picked[i] / step
         if abs(ratio - round(ratio)) > 1e-4 * max(1.0, ratio):
-            step = _float_gcd(step, float(picked[i]), 1e3 * error)
-            if step is None:
+            common = _float_gcd(step, float(picked[i]), 1e3 * error)
+            if common is None:
                 return None
+            step = common
         # least squares over the gaps so far: the step's error shrinks as the gaps add up
         step = float(picked[: i + 1].sum() / np.round(picked[: i + 1] / step).sum())
     multiples = float(np.round(picked / step).sum())

@@ -161,7 +161,7 @@ class Claim:
         if delta == 0.0:
             return math.inf  # GDP, zCDP and RDP (finite orders) allow no pure ε
         if self.kind == "zcdp":
-            return zcdp_epsilon(self.rho, delta, "rdp-optimal")  # type: ignore[arg-type]
+            return zcdp_epsilon(self.rho, delta, conversion="rdp-optimal")  # type: ignore[arg-type]
         if self.kind == "rdp":
             return rdp_epsilon(self.orders, self.values, delta).epsilon
         return gdp_epsilon(self.mu, delta)  # type: ignore[arg-type]

@@ -198,7 +198,8 @@ def _choose(
     """On the selection split only: each attack's thresholds (one per objective) and the bound they give
     there (in the claim's unit); the attack that refutes the claim there, else the largest bound, wins
     (the first, i.e. the cheapest, on ties)."""
-    best, best_key, best_thresholds, rows = 0, (False, -math.inf), [0.0], []
+    best, best_key, best_thresholds = 0, (False, -math.inf), [0.0]
+    rows: list[dict[str, Any]] = []
     for j, att in enumerate(attacks):
         s0, s1 = sel0[:, j], sel1[:, j]
         if not (np.all(np.isfinite(s0)) and np.all(np.isfinite(s1))):

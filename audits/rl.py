@@ -235,11 +235,11 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
         # canary's noise moves the state almost to the unit ball the sensitivities assume; x0 = 0 is shared.
         system = random_lq(setting.state_dim, setting.control_dim, h_, np.random.default_rng(setting.env_seed),
                            a_norm=0.05, b_norm=0.5, noise_bound=0.9, x0=np.zeros(setting.state_dim), name="lq-audit")
-        users = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
+        users: Any = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
         e1, e2 = np.zeros((h_, setting.state_dim)), np.zeros((h_, setting.state_dim))
         e1[:, 0], e2[:, 1] = 1.0, 1.0
         # Orthogonal, not opposite: x and −x give the same Gram matrix Σ z zᵀ.
-        canaries = (LQUser.canary(e1, system.noise_bound), LQUser.canary(e2, system.noise_bound))
+        canaries: tuple[Any, Any] = (LQUser.canary(e1, system.noise_bound), LQUser.canary(e2, system.noise_bound))
         return system, users, canaries
     from dpkit.algorithms.envs.tabular import User, Users, uniform_tabular
 
@@ -582,7 +582,7 @@ class _Columns(Attack):
     def __init__(self, inner: Attack, width: int) -> None:
         self.inner, self.width = inner, width
         self.name = inner.name
-        self.needs_fit = inner.needs_fit
+        self.needs_fit = inner.needs_fit  # type: ignore[misc]  # per instance: as the wrapped attack
 
     @property
     def fitted(self) -> bool:
@@ -762,7 +762,7 @@ def audit_setting(
     if setting.algorithm == "rlsvi":
         from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
 
-        closed_form = rlsvi_paper_epsilon(setting.states, setting.actions, setting.horizon, setting.episodes, delta)
+        closed_form = rlsvi_paper_epsilon(states=setting.states, actions=setting.actions, horizon=setting.horizon, episodes=setting.episodes, delta=delta)
     return RlAuditResult(
         setting=setting,
         attack=att.name if attack == "learned" else "white-box",

@@ -114,7 +114,7 @@ def main() -> None:
     for r in rlsvi_rows:
         s = r.setting
         beta = dict(s.options).get("beta")
-        worst = r.exact_mu if beta is not None else rlsvi_worst_case_mu(s.states, s.actions, s.horizon, s.episodes)
+        worst = r.exact_mu if beta is not None else rlsvi_worst_case_mu(states=s.states, actions=s.actions, horizon=s.horizon, episodes=s.episodes)
         label = f"K = {s.episodes}, " + (f"β = {beta} × (σ_tight/σ_paper)²" if beta is not None else "Russo's β_k")
         closed = _g(r.paper_epsilon_closed_form) if beta is None else "— (assumes Russo's β)"
         lines.append(f"| {label} | {closed} | {_g(worst)} | {_g(r.pair_mu)} | "

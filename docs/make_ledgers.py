@@ -98,7 +98,7 @@ def render() -> str:
     ]
     current = None
     for st in _settings():
-        led = algorithm_ledger(declare(st.algorithm, st.epsilon, st.delta, **st.params), st.relation)
+        led = algorithm_ledger(declare(st.algorithm, st.epsilon, st.delta, **st.params), relation=st.relation)
         d = led.to_dict()
         if st.algorithm != current:
             current = st.algorithm
@@ -128,8 +128,8 @@ def render() -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s, a, h, k in ((5, 2, 10, 10_000), (10, 2, 20, 10_000), (20, 4, 10, 100_000)):
-        cf = rlsvi_closed_form(s, a, h, k, 1e-5)
-        mu = rlsvi_worst_case_mu(s, a, h, k)
+        cf = rlsvi_closed_form(states=s, actions=a, horizon=h, episodes=k, delta=1e-5)
+        mu = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
         lines.append(
             f"| {s} | {a} | {h} | {k:,} | {_fmt(cf.rho)} | {_fmt(cf.epsilon_paper)} | {_fmt(cf.epsilon_rdp_optimal)} | "
             f"{_fmt(cf.epsilon_exact_gdp)} | {_fmt(mu)} | {_fmt(gdp_epsilon(mu, 1e-5))} |"
@@ -149,12 +149,12 @@ def render() -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     env = riverswim(5)
-    sigma_unvisited = math.sqrt(russo_beta(5, 2, 10, 1))
+    sigma_unvisited = math.sqrt(russo_beta(states=5, actions=2, horizon=10, episode=1))
     uniform = env.regret(np.full((env.horizon, env.states, env.actions), 1.0 / env.actions))
     for k in RLSVI_RUN_EPISODES:
         run, privacy = rlsvi_run("riverswim", 5, 2, k, RLSVI_RUN_SEED, delta=1e-5)
-        cf = rlsvi_closed_form(5, 2, 10, k, 1e-5)
-        mu_wc = rlsvi_worst_case_mu(5, 2, 10, k)
+        cf = rlsvi_closed_form(states=5, actions=2, horizon=10, episodes=k, delta=1e-5)
+        mu_wc = rlsvi_worst_case_mu(states=5, actions=2, horizon=10, episodes=k)
         lines.append(
             f"| {run.env} | 5 | 2 | 10 | {k:,} | {_fmt(cf.epsilon_paper)} | {_fmt(gdp_epsilon(mu_wc, 1e-5))} | "
             f"{_fmt(privacy.mu)} | {privacy.worst_user} | {_fmt(privacy.exact_epsilon(1e-5))} | "

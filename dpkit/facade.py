@@ -81,7 +81,7 @@ def report(
     *,
     out: str | Path,
     quick: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> list[str]:
     """Compute and write a privacy report (Markdown, self-contained HTML, JSON and PNG figures)
     into the directory ``out``; returns the files written.

@@ -98,7 +98,7 @@ def busy(message: str, active: bool = True) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def progress_bar(description: str, total: int) -> Iterator[Callable[[int], None]]:
+def progress_bar(description: str, total: float) -> Iterator[Callable[[float], None]]:
     """A transient progress bar on stderr (only on a terminal); yields ``advance(k)``."""
     console = stderr_console()
     if not console.is_terminal:

@@ -189,7 +189,8 @@ class _Table:
     """A TOML table being read: typed getters that name the key, and a check for unknown keys."""
 
     def __init__(self, data: Mapping[str, Any], path: str) -> None:
-        self.data, self.path, self.used = data, path, set()
+        self.data, self.path = data, path
+        self.used: set[str] = set()
 
     def key(self, name: str) -> str:
         return f"{self.path}.{name}" if self.path else name
@@ -257,9 +258,10 @@ def _audit(t: _Table) -> AuditConfig:
             raise ValueError(f"{t.key('sigma')} must be 'paper', 'tight' or a number >= 0, got {sigma_value!r}")
         sigma: str | float = sigma_value
     else:
-        sigma = t.number("sigma")
-        if sigma < 0:
-            raise ValueError(f"{t.key('sigma')} must be >= 0, got {sigma!r}")
+        number = t.number("sigma")
+        if number < 0:
+            raise ValueError(f"{t.key('sigma')} must be >= 0, got {number!r}")
+        sigma = number
     observer = t.string("observer")
     cfg = AuditConfig(
         enabled=t.boolean("enabled", True), sigma=sigma, observer=observer, runs=t.integer("runs", 4000, minimum=6),
@@ -365,6 +367,7 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
         source = str(p)
         text = read_text_file(p, "config file")  # bounded: size cap, UTF-8, a regular file (not /dev/zero)
     data = parse_data(text, toml=True, what=f"config file {source!r}")  # nesting depth bounded
+    assert isinstance(data, Mapping)  # a TOML document is a table
     try:
         return parse_config(data, source)
     except ValueError as err:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from typing import Any
+
 import numpy as np
 from scipy import special
 
@@ -23,7 +25,7 @@ __all__ = [
 ]
 
 
-def _pyplot():  # type: ignore[no-untyped-def]
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -90,7 +92,7 @@ def _episodes(episodes: np.ndarray, columns: int, label: str) -> np.ndarray:
     return k
 
 
-def _save(fig, path: str | Path) -> Path:  # type: ignore[no-untyped-def]
+def _save(fig: Any, path: str | Path) -> Path:
     plt = _pyplot()
     fig.tight_layout()
     out = Path(path)

@@ -155,8 +155,8 @@ def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
     prefixes = np.bitwise_count(np.arange(1, last + 1, dtype=np.uint64)).astype(int)
     return {
         "steps": steps, "schedule": schedule, "released_prefixes": last,
-        "max_psums_per_item": max_psums_per_item(steps, schedule),
-        "max_psums_per_prefix": max_psums_per_prefix(steps, schedule),
+        "max_psums_per_item": max_psums_per_item(steps, schedule=schedule),
+        "max_psums_per_prefix": max_psums_per_prefix(steps, schedule=schedule),
         "paper_depth": paper_depth(steps),
         "prefix_psums": prefixes.tolist(),
         "item_psums": psums_per_item(steps, schedule).tolist(),
@@ -174,8 +174,8 @@ def rlsvi_grid(a: AlgorithmConfig) -> tuple[int, ...]:
 def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any]:
     """RLSVI's closed form (paper, and the same ρ read exactly) and the worst case over runs, per K."""
     horizon = ledger_parameters(a, 0)["horizon"]
-    forms = [rlsvi_closed_form(a.states, a.actions, horizon, k, a.delta) for k in grid]
-    worst = [rlsvi_worst_case_mu(a.states, a.actions, horizon, k) for k in grid]
+    forms = [rlsvi_closed_form(states=a.states, actions=a.actions, horizon=horizon, episodes=k, delta=a.delta) for k in grid]
+    worst = [rlsvi_worst_case_mu(states=a.states, actions=a.actions, horizon=horizon, episodes=k) for k in grid]
     return {
         "states": a.states, "actions": a.actions, "horizon": horizon, "delta": a.delta, "env": a.env,
         "episodes": list(grid),
@@ -213,9 +213,9 @@ def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = Non
     if not a.audit.enabled:
         advance(1)
         return {"available": False, "reason": "disabled in the configuration", "command": command, "result": None}
-    total, done = 2 * a.audit.runs, [0]
+    total, done = 2 * a.audit.runs, [0.0]
 
-    def runs_done(k: int) -> None:
+    def runs_done(k: float) -> None:
         k = min(k, total - done[0])
         if k > 0:
             done[0] += k

@@ -111,7 +111,7 @@ def counters_tree_one_level_short(name: str, env: Any, episodes: int, rng: Any, 
     from dpkit.accountant.tree import max_psums_per_item
 
     tight = make_agent(name, env, episodes, 0, sigma="tight", **kw).sigmas
-    m = max_psums_per_item(episodes, "after-each")
+    m = max_psums_per_item(episodes, schedule="after-each")
     factor = ((m - 1) / m) ** 0.5 if m > 1 else 0.5
     return make_agent(name, env, episodes, rng, sigma={k: v * factor for k, v in tight.items()}, **kw)
 

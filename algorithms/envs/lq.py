@@ -543,7 +543,7 @@ class LQUsers:
             raise ValueError(f"the user's noise has shape {w.shape}, the others {self.noise.shape[1:]}")
         noise = self.noise.copy()
         noise[k] = w
-        seeds = list(self.seeds) if self.seeds else [None] * len(self)
+        seeds: list[int | None] = list(self.seeds) if self.seeds else [None] * len(self)
         seeds[k] = user.seed
         return LQUsers(noise, self.noise_bound, tuple(seeds))
 

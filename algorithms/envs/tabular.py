@@ -139,7 +139,7 @@ class Users:
         tu, ru, r = self.transition_uniforms.copy(), self.reward_uniforms.copy(), self.rewards.copy()
         tu[k], ru[k] = user.transition_uniforms, user.reward_uniforms
         r[k] = np.nan if user.rewards is None else user.rewards
-        seeds = list(self.seeds) if self.seeds else [None] * len(self)
+        seeds: list[int | None] = list(self.seeds) if self.seeds else [None] * len(self)
         seeds[k] = user.seed
         return Users(tu, ru, r, tuple(seeds))
 
@@ -204,7 +204,8 @@ class TabularMDP:
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
         """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``."""
         u = user.transition_uniforms[h]
-        s_next = int(np.searchsorted(self._cdf[h, s, a], u, side="right"))  # type: ignore[attr-defined]
+        cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
+        s_next = int(np.searchsorted(cdf[h, s, a], u, side="right"))
         s_next = min(s_next, self.states - 1)
         if user.rewards is not None and not np.isnan(user.rewards[h]):
             return s_next, float(user.rewards[h])

@@ -21,7 +21,7 @@ def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: fl
               conversion: str | None, as_json: bool) -> None:
     """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ."""
     with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-        cal = calibrate_sigma(epsilon, delta, sensitivity, compositions_count(compositions), method, conversion)
+        cal = calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
     out = {"sigma": cal.sigma, "epsilon": cal.epsilon, "delta": cal.delta, "method": cal.method,
            "conversion": cal.conversion, "target_epsilon": cal.target_epsilon,
            "sensitivity": cal.sensitivity, "compositions": cal.compositions,
@@ -46,7 +46,7 @@ def epsilon(sigma: float, delta: float, sensitivity: float, compositions: float,
             conversion: str | None, as_json: bool) -> None:
     """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ."""
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_epsilon(sigma, delta, sensitivity, compositions_count(compositions), method, conversion)
+        g = gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
     if as_json:
         emit_json(g.to_dict())
         return
@@ -62,7 +62,7 @@ def delta(sigma: float, epsilon: float, sensitivity: float, compositions: float,
           conversion: str | None, as_json: bool) -> None:
     """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ."""
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_delta(sigma, epsilon, sensitivity, compositions_count(compositions), method, conversion)
+        g = gaussian_delta(sigma, epsilon, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
     if as_json:
         emit_json(g.to_dict())
         return
@@ -132,7 +132,7 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
                 row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
                 for m, conv in meths:
                     try:
-                        row["sigma"][m] = calibrate_sigma(e, delta, sensitivity, k, m, conv).sigma
+                        row["sigma"][m] = calibrate_sigma(e, delta, sensitivity=sensitivity, compositions=k, method=m, conversion=conv).sigma
                     except ValueError:
                         row["sigma"][m] = None  # classic refuses ε/K >= 1
                     progress.advance(task)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
@@ -26,7 +27,7 @@ def _pairs(value: str) -> list[tuple[Any, Any]]:
     if isinstance(obj, tuple) and len(obj) == 2:
         return [obj]
     if isinstance(obj, list) and obj and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in obj):
-        return [tuple(p) for p in obj]  # type: ignore[misc]
+        return [(p[0], p[1]) for p in obj]
     raise ValueError(f"--neighbours: {value!r} must be a pair (D, D′), a non-empty list of pairs, or a function returning one")
 
 
@@ -129,7 +130,7 @@ def audit(ctx: click.Context, algorithm: str | None, target: str | None, neighbo
         if target is not None or neighbours is not None:
             raise click.UsageError("give ALGORITHM, or --target and --neighbours, not both")
         refuse_options(ctx, _TARGET_ONLY, "an ALGORITHM audit")
-        if ctx.get_parameter_source("attack").name != "DEFAULT" and attack not in ("white-box", "learned", "lr"):
+        if ctx.get_parameter_source("attack") not in (ParameterSource.DEFAULT, None) and attack not in ("white-box", "learned", "lr"):
             raise click.UsageError(f"--attack for an ALGORITHM audit must be white-box or learned, got {attack!r}")
         return _audit_algorithm(algorithm, sigma, observer, runs, episodes, position, epsilon, delta, confidence,
                                 "white-box" if attack == "auto" else attack, executor, workers, scheduler, seed,

@@ -23,7 +23,7 @@ def convert() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def convert_zcdp(rho: float, delta: float, method: str, as_json: bool) -> None:
     """ρ-zCDP → ε(δ)."""
-    eps = accountant.zcdp_epsilon(rho, delta, method)  # type: ignore[arg-type]
+    eps = accountant.zcdp_epsilon(rho, delta, conversion=method)  # type: ignore[arg-type]
     if as_json:
         emit_json({"epsilon": eps, "rho": rho, "delta": delta, "method": method})
     else:
@@ -38,7 +38,7 @@ def convert_zcdp(rho: float, delta: float, method: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def convert_rdp(orders: list[float], values: list[float], delta: float, method: str, as_json: bool) -> None:
     """RDP curve → (ε, best order)."""
-    res = accountant.rdp_epsilon(orders, values, delta, method)  # type: ignore[arg-type]
+    res = accountant.rdp_epsilon(orders, values, delta, conversion=method)  # type: ignore[arg-type]
     if as_json:
         emit_json({"epsilon": res.epsilon, "order": res.order, "delta": delta, "method": method})
     else:
@@ -56,9 +56,10 @@ def convert_gdp(mu: float, delta: float | None, epsilon: float | None, as_json: 
     if (delta is None) == (epsilon is None):
         raise click.UsageError("give exactly one of --delta and --epsilon")
     if delta is not None:
-        out = {"epsilon": accountant.gdp_epsilon(mu, delta), "delta": delta, "mu": mu}
+        out: dict[str, float] = {"epsilon": accountant.gdp_epsilon(mu, delta), "delta": delta, "mu": mu}
     else:
-        out = {"delta": accountant.gdp_delta(mu, epsilon), "epsilon": epsilon, "mu": mu}  # type: ignore[arg-type]
+        assert epsilon is not None
+        out = {"delta": accountant.gdp_delta(mu, epsilon), "epsilon": epsilon, "mu": mu}
     if as_json:
         emit_json(out)
     else:
@@ -73,7 +74,7 @@ def convert_gdp(mu: float, delta: float | None, epsilon: float | None, as_json: 
 def convert_budget(epsilon: float, delta: float, as_json: bool) -> None:
     """(ε, δ) → the largest μ (GDP) and ρ (zCDP, per conversion) that guarantee it."""
     mu = accountant.gdp_mu(epsilon, delta)
-    rho = {c: accountant.zcdp_rho(epsilon, delta, c) for c in ZCDP_CONVERSIONS}  # type: ignore[arg-type]
+    rho = {c: accountant.zcdp_rho(epsilon, delta, conversion=c) for c in ZCDP_CONVERSIONS}  # type: ignore[arg-type]
     if as_json:
         emit_json({"mu": mu, "rho": rho, "epsilon": epsilon, "delta": delta})
         return

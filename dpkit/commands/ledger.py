@@ -65,7 +65,7 @@ def _algorithm_ledger(name: str, epsilon: float | None, delta: float | None, par
     if epsilon is None and name != "rlsvi":
         raise click.UsageError(f"ledger {name} needs --epsilon")
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        led = algorithm_ledger(declare(name, epsilon, delta, **params), neighbours, method, conversion)
+        led = algorithm_ledger(declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion)
     if as_json:
         emit_json(led.to_dict())
         return

@@ -38,9 +38,9 @@ def rlsvi(states: float, actions: float | None, horizon: float | None, episodes:
         actions = 2 if actions is None else bounded("actions", actions)
         horizon = 2 * s_run if horizon is None else bounded("horizon", horizon)
         bounded("episodes", episodes)
-    cf = rlsvi_closed_form(states, actions, horizon, episodes, delta)  # type: ignore[arg-type]
+    cf = rlsvi_closed_form(states=states, actions=actions, horizon=horizon, episodes=episodes, delta=delta)  # type: ignore[arg-type]
     s, a, h, k = cf.states, cf.actions, cf.horizon, cf.episodes
-    mu_wc = rlsvi_worst_case_mu(s, a, h, k)
+    mu_wc = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
     eps_wc = 0.0 if mu_wc == 0.0 else accountant.gdp_epsilon(mu_wc, cf.delta)
     out = cf.to_dict() | {"mu_worst_case": mu_wc, "epsilon_worst_case_exact": eps_wc}
     rows = [["ρ (Corollary 14)", format_number(cf.rho, 10)],

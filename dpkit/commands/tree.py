@@ -37,8 +37,8 @@ def tree(ctx: click.Context, steps: float, schedule: str, sigma: float | None, s
         "steps": t,
         "schedule": schedule,
         "released_prefixes": counter_tree.released_prefixes(t, schedule),
-        "max_psums_per_item": counter_tree.max_psums_per_item(t, schedule),
-        "max_psums_per_prefix": counter_tree.max_psums_per_prefix(t, schedule),
+        "max_psums_per_item": counter_tree.max_psums_per_item(t, schedule=schedule),
+        "max_psums_per_prefix": counter_tree.max_psums_per_prefix(t, schedule=schedule),
         "paper_depth": counter_tree.paper_depth(t),
     }
     if out["max_psums_per_item"] > 0:
@@ -47,14 +47,14 @@ def tree(ctx: click.Context, steps: float, schedule: str, sigma: float | None, s
         if delta is None or epsilon is not None:
             raise click.UsageError("--sigma needs --delta (and no --epsilon)")
         with busy("accounting through dp-accounting's PLD…", method == "pld"):
-            g = counter_tree.tree_epsilon(t, sigma, delta, sensitivity, schedule, method, conversion)
+            g = counter_tree.tree_epsilon(t, sigma=sigma, delta=delta, sensitivity=sensitivity, schedule=schedule, method=method, conversion=conversion)
         out.update(sigma=sigma, sensitivity=sensitivity, delta=delta, method=g.method, conversion=g.conversion,
-                   mu=counter_tree.tree_mu(t, sigma, sensitivity, schedule), epsilon=g.epsilon)
+                   mu=counter_tree.tree_mu(t, sigma=sigma, sensitivity=sensitivity, schedule=schedule), epsilon=g.epsilon)
     elif epsilon is not None or delta is not None:
         if epsilon is None or delta is None:
             raise click.UsageError("calibration needs both --epsilon and --delta (or give --sigma and --delta)")
         with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-            cal = counter_tree.calibrate_tree_sigma(t, epsilon, delta, sensitivity, schedule, method, conversion)
+            cal = counter_tree.calibrate_tree_sigma(t, epsilon=epsilon, delta=delta, sensitivity=sensitivity, schedule=schedule, method=method, conversion=conversion)
         out.update(sensitivity=sensitivity, delta=delta, target_epsilon=epsilon, method=cal.method,
                    conversion=cal.conversion, sigma=cal.sigma, epsilon=cal.epsilon)
     if as_json:

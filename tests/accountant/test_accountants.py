@@ -79,9 +79,9 @@ def test_make_accountant_types_and_defaults() -> None:
     assert isinstance(rdp, RdpAccountant) and rdp.conversion == "improved" and rdp.orders is None
     zcdp = make_accountant("zcdp")
     assert isinstance(zcdp, ZcdpAccountant) and zcdp.conversion == "bun-steinke"
-    assert make_accountant("rdp", "mironov", orders=[2, 3]).orders == (2.0, 3.0)
+    assert make_accountant("rdp", conversion="mironov", orders=[2, 3]).orders == (2.0, 3.0)
     assert make_accountant("pld", value_discretization_interval=1e-3).value_discretization_interval == 1e-3
-    assert make_accountant("zcdp", "rdp-optimal").label == "zcdp (rdp-optimal)"
+    assert make_accountant("zcdp", conversion="rdp-optimal").label == "zcdp (rdp-optimal)"
     assert make_accountant("exact").label == "exact"
 
 
@@ -89,19 +89,19 @@ def test_make_accountant_types_and_defaults() -> None:
 @given(h=homogeneous(), delta=delta_st, mc=st.sampled_from(FAST + [("classic", None)]))
 def test_gaussian_wrappers_equal_the_accountants(h: tuple[float, float, int], delta: float, mc: tuple[str, str | None]) -> None:
     sens, sigma, k = h
-    acc = make_accountant(*mc)
+    acc = make_accountant(mc[0], conversion=mc[1])
     led = Ledger.homogeneous(sens, sigma, k)
     try:
         expected = acc.epsilon(led, delta)
     except ValueError:
         with pytest.raises(ValueError):
-            gaussian_epsilon(sigma, delta, sens, k, *mc)
+            gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1])
         return
-    got = gaussian_epsilon(sigma, delta, sens, k, *mc)
+    got = gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1])
     assert got == expected
     assert (got.method, got.conversion, got.delta) == (mc[0], mc[1], delta)
     if expected.epsilon > 0:
-        assert gaussian_delta(sigma, expected.epsilon, sens, k, *mc) == acc.delta(led, expected.epsilon)
+        assert gaussian_delta(sigma, expected.epsilon, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1]) == acc.delta(led, expected.epsilon)
 
 
 # ----------------------------------------------------------------------------------------
@@ -152,8 +152,8 @@ def test_dp_event_export_matches_dp_accounting_rdp(ledger: Ledger, delta: float)
 def test_rdp_with_orders_is_never_tighter_than_continuous() -> None:
     led = Ledger.homogeneous(1.0, 2.0, 100)
     for conversion in ("improved", "mironov"):
-        cont = make_accountant("rdp", conversion).epsilon(led, 1e-6).epsilon
-        grid = make_accountant("rdp", conversion, orders=DP_ORDERS).epsilon(led, 1e-6).epsilon
+        cont = make_accountant("rdp", conversion=conversion).epsilon(led, 1e-6).epsilon
+        grid = make_accountant("rdp", conversion=conversion, orders=DP_ORDERS).epsilon(led, 1e-6).epsilon
         assert cont <= grid
 
 
@@ -227,7 +227,7 @@ def _fast_epsilons(ledger: Ledger, delta: float) -> dict[str, float | None]:
         if method == "pld":
             continue
         try:
-            out[key] = make_accountant(method, conversion).epsilon(ledger, delta).epsilon
+            out[key] = make_accountant(method, conversion=conversion).epsilon(ledger, delta).epsilon
         except ValueError:
             out[key] = None
     return out
@@ -264,7 +264,7 @@ def test_compare_methods_reports_every_variant() -> None:
     assert list(cmp.epsilons) == [key for key, _, _ in VARIANTS]
     assert list(cmp.epsilons) == ["exact", "pld", "rdp", "rdp-mironov", "zcdp-rdp-optimal", "zcdp", "classic"]
     for key, method, conversion in VARIANTS:
-        g = make_accountant(method, conversion).epsilon(led, 1e-5)
+        g = make_accountant(method, conversion=conversion).epsilon(led, 1e-5)
         assert cmp.epsilons[key] == g.epsilon
         if g.order is not None:
             assert cmp.orders[key] == g.order
@@ -280,7 +280,7 @@ def test_compare_methods_reports_every_variant() -> None:
 
 def _eps(method: str, conversion: str | None, sens: float, sigma: float, k: int, delta: float) -> float | None:
     try:
-        return gaussian_epsilon(sigma, delta, sens, k, method, conversion).epsilon
+        return gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=k, method=method, conversion=conversion).epsilon
     except ValueError:
         return None  # classic refusal
 
@@ -360,13 +360,13 @@ def _check_inverse(acc, ledger: Ledger, delta: float, rel: float) -> None:  # no
 @given(ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: Ledger.homogeneous(*h))), delta=delta_st,
        mc=st.sampled_from(FAST + [("classic", None)]))
 def test_delta_epsilon_inverse(ledger: Ledger, delta: float, mc: tuple[str, str | None]) -> None:
-    _check_inverse(make_accountant(*mc), ledger, delta, rel=1e-12)
+    _check_inverse(make_accountant(mc[0], conversion=mc[1]), ledger, delta, rel=1e-12)
 
 
 @settings(max_examples=60)
 @given(h=homogeneous(max_mu=50.0), delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_delta_epsilon_inverse_rdp_with_orders(h: tuple[float, float, int], delta: float, conversion: str) -> None:
-    _check_inverse(make_accountant("rdp", conversion, orders=DP_ORDERS), Ledger.homogeneous(*h), delta, rel=1e-12)
+    _check_inverse(make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), Ledger.homogeneous(*h), delta, rel=1e-12)
 
 
 @PLD_SETTINGS

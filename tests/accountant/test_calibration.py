@@ -37,10 +37,10 @@ def test_reference_point() -> None:
 @settings(max_examples=60)
 @given(eps=eps_st, delta=delta_st, sens=sens_st, k=k_st, mc=st.sampled_from(ROUND_TRIP))
 def test_calibration_round_trips(eps: float, delta: float, sens: float, k: int, mc: tuple[str, str | None]) -> None:
-    cal = calibrate_sigma(eps, delta, sens, k, *mc)
+    cal = calibrate_sigma(eps, delta, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1])
     assert (cal.method, cal.conversion) == (mc[0], mc[1] or ({"rdp": "improved", "zcdp": "bun-steinke"}.get(mc[0])))
     assert cal.epsilon <= eps
-    again = gaussian_epsilon(cal.sigma, delta, sens, k, *mc).epsilon
+    again = gaussian_epsilon(cal.sigma, delta, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1]).epsilon
     assert again == cal.epsilon
     assert again == pytest.approx(eps, rel=1e-9)
 
@@ -50,21 +50,21 @@ def test_calibration_round_trips(eps: float, delta: float, sens: float, k: int, 
 @given(eps=st.floats(0.01, 0.999), delta=delta_st, sens=sens_st, k=st.integers(1, 1000))
 def test_classic_calibration_round_trips(eps: float, delta: float, sens: float, k: int) -> None:
     total = eps * k  # ε per release below 1
-    cal = calibrate_sigma(total, delta, sens, k, "classic")
+    cal = calibrate_sigma(total, delta, sensitivity=sens, compositions=k, method="classic")
     assert cal.epsilon <= total
-    assert gaussian_epsilon(cal.sigma, delta, sens, k, "classic").epsilon == pytest.approx(total, rel=1e-9)
-    assert cal.sigma >= ref.classic_sigma(total, delta, sens, k)
+    assert gaussian_epsilon(cal.sigma, delta, sensitivity=sens, compositions=k, method="classic").epsilon == pytest.approx(total, rel=1e-9)
+    assert cal.sigma >= ref.classic_sigma(total, delta, sensitivity=sens, compositions=k)
 
 
 def test_classic_calibration_refuses_epsilon_of_one_per_release() -> None:
     with pytest.raises(ValueError, match="epsilon"):
-        calibrate_sigma(2.0, 1e-5, 1.0, 2, "classic")
+        calibrate_sigma(2.0, 1e-5, sensitivity=1.0, compositions=2, method="classic")
 
 
 @settings(max_examples=100)
 @given(eps=eps_st, delta=delta_st, sens=sens_st, k=k_st)
 def test_exact_calibration_is_feasible_and_tight_in_mpmath(eps: float, delta: float, sens: float, k: int) -> None:
-    sigma = calibrate_sigma(eps, delta, sens, k).sigma
+    sigma = calibrate_sigma(eps, delta, sensitivity=sens, compositions=k).sigma
     # Feasible: the true δ at the target ε, for μ = Δ sqrt(K)/σ, is at most δ (50 digits) ...
     assert ref.gdp_delta(eps, ref.gaussian_mu(sens, sigma, k)) <= delta
     # ... and tight: 1e-8 less noise breaks it (up to the documented δ slack).
@@ -76,7 +76,7 @@ def test_exact_calibration_is_feasible_and_tight_in_mpmath(eps: float, delta: fl
 @settings(max_examples=40)
 @given(eps=eps_st, delta=st.floats(-40.0, math.log(0.1)).map(math.exp))
 def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
-    s = {mc: calibrate_sigma(eps, delta, 1.0, 10, *mc).sigma for mc in ROUND_TRIP}
+    s = {mc: calibrate_sigma(eps, delta, sensitivity=1.0, compositions=10, method=mc[0], conversion=mc[1]).sigma for mc in ROUND_TRIP}
     assert s[("exact", None)] <= s[("rdp", "improved")] <= s[("rdp", "mironov")]
     assert s[("zcdp", "gaussian-exact")] == pytest.approx(s[("exact", None)], rel=1e-12)
     assert s[("rdp", "improved")] == pytest.approx(s[("zcdp", "rdp-optimal")], rel=1e-12)
@@ -90,7 +90,7 @@ def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
 
 @pytest.mark.parametrize(("eps", "delta", "k"), [(1.0, 1e-5, 1), (2.0, 1e-6, 10), (0.5, 1e-5, 100)])
 def test_pld_calibration_matches_dp_accounting(eps: float, delta: float, k: int) -> None:
-    ours = calibrate_sigma(eps, delta, 1.0, k, "pld")
+    ours = calibrate_sigma(eps, delta, sensitivity=1.0, compositions=k, method="pld")
     assert ours.epsilon <= eps
     assert make_accountant("pld").epsilon(Ledger.homogeneous(1.0, ours.sigma, k), delta).epsilon <= eps
     # dp-accounting's PLD calibration (Brent, tol 1e-6 in σ), bracketed around its own exact σ.
@@ -104,13 +104,13 @@ def test_pld_calibration_matches_dp_accounting(eps: float, delta: float, k: int)
     )
     assert ours.sigma == pytest.approx(theirs, rel=1e-6, abs=2e-6)
     # PLD needs at least the exact σ and, at 1e-4 discretisation, hardly more.
-    assert calibrate_sigma(eps, delta, 1.0, k).sigma <= ours.sigma <= exact * (1 + 1e-4)
+    assert calibrate_sigma(eps, delta, sensitivity=1.0, compositions=k).sigma <= ours.sigma <= exact * (1 + 1e-4)
 
 
 @pytest.mark.parametrize(("eps", "delta", "k"), [(1.0, 1e-5, 1), (3.0, 1e-8, 50)])
 def test_rdp_with_orders_calibration_matches_dp_accounting(eps: float, delta: float, k: int) -> None:
     orders = tuple(float(o) for o in dp_rdp.DEFAULT_RDP_ORDERS)
-    ours = calibrate_sigma(eps, delta, 1.0, k, "rdp", orders=orders)
+    ours = calibrate_sigma(eps, delta, sensitivity=1.0, compositions=k, method="rdp", orders=orders)
     assert ours.epsilon <= eps
     assert ours.epsilon == pytest.approx(eps, rel=1e-8)
     theirs = mechanism_calibration.calibrate_dp_mechanism(
@@ -143,8 +143,8 @@ def ledgers(draw: st.DrawFn) -> Ledger:
 @settings(max_examples=60)
 @given(ledger=ledgers(), eps=eps_st, delta=delta_st, mc=st.sampled_from(ROUND_TRIP))
 def test_ledger_scale_round_trips(ledger: Ledger, eps: float, delta: float, mc: tuple[str, str | None]) -> None:
-    c = calibrate_ledger_scale(ledger, eps, delta, *mc)
-    got = make_accountant(*mc).epsilon(ledger.scaled(c), delta).epsilon
+    c = calibrate_ledger_scale(ledger, eps, delta, method=mc[0], conversion=mc[1])
+    got = make_accountant(mc[0], conversion=mc[1]).epsilon(ledger.scaled(c), delta).epsilon
     assert got <= eps
     assert got == pytest.approx(eps, rel=1e-9)
 
@@ -174,7 +174,7 @@ def classic_feasible(draw: st.DrawFn) -> tuple[Ledger, float, float]:
 @given(case=classic_feasible())
 def test_classic_ledger_scale_when_feasible(case: tuple[Ledger, float, float]) -> None:
     ledger, eps, delta = case
-    c = calibrate_ledger_scale(ledger, eps, delta, "classic")
+    c = calibrate_ledger_scale(ledger, eps, delta, method="classic")
     got = make_accountant("classic").epsilon(ledger.scaled(c), delta).epsilon
     assert got <= eps
     assert got == pytest.approx(eps, rel=1e-9)
@@ -185,15 +185,15 @@ def test_classic_ledger_scale_when_feasible(case: tuple[Ledger, float, float]) -
 def test_classic_ledger_scale_two_releases_matches_calibrate_sigma() -> None:
     # Two identical releases with (1.5, 1e-5): 0.75 each, feasible for the classic bound.
     split = Ledger((GaussianRelease("a", 1.0, 1.0, 1), GaussianRelease("b", 1.0, 1.0, 1)))
-    c = calibrate_ledger_scale(split, 1.5, 1e-5, "classic")
-    assert c == pytest.approx(calibrate_sigma(1.5, 1e-5, 1.0, 2, "classic").sigma, rel=1e-12)
+    c = calibrate_ledger_scale(split, 1.5, 1e-5, method="classic")
+    assert c == pytest.approx(calibrate_sigma(1.5, 1e-5, sensitivity=1.0, compositions=2, method="classic").sigma, rel=1e-12)
 
 
 def test_classic_ledger_scale_refuses_infeasible_share() -> None:
     led = Ledger((GaussianRelease("a", 1.0, 1.0, 1), GaussianRelease("b", 2.0, 3.0, 1)))
     # Shares ∝ Δ/σ = 1 : 2/3, so release a gets 0.6 ε: ε = 3 gives it 1.8 >= 1.
     with pytest.raises(ValueError, match="epsilon"):
-        calibrate_ledger_scale(led, 3.0, 1e-5, "classic")
+        calibrate_ledger_scale(led, 3.0, 1e-5, method="classic")
 
 
 PLD_SETTINGS = settings(
@@ -204,10 +204,10 @@ PLD_SETTINGS = settings(
 @PLD_SETTINGS
 @given(ledger=ledgers(), eps=st.floats(0.3, 4.0), delta=st.floats(-20.0, -7.0).map(math.exp))
 def test_pld_ledger_scale(ledger: Ledger, eps: float, delta: float) -> None:
-    c = calibrate_ledger_scale(ledger, eps, delta, "pld")
+    c = calibrate_ledger_scale(ledger, eps, delta, method="pld")
     got = make_accountant("pld").epsilon(ledger.scaled(c), delta).epsilon
     assert got <= eps
-    exact_c = calibrate_ledger_scale(ledger, eps, delta, "exact")
+    exact_c = calibrate_ledger_scale(ledger, eps, delta, method="exact")
     assert exact_c <= c <= exact_c * (1 + 1e-3)
 
 
@@ -216,4 +216,4 @@ def test_pld_ledger_scale(ledger: Ledger, eps: float, delta: float) -> None:
 def test_sigma_decreasing_in_target_epsilon(e1: float, e2: float, delta: float, mc: tuple[str, str | None]) -> None:
     lo, hi = sorted((e1, e2))
     assume(lo < hi)
-    assert calibrate_sigma(hi, delta, 1.0, 7, *mc).sigma <= calibrate_sigma(lo, delta, 1.0, 7, *mc).sigma
+    assert calibrate_sigma(hi, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma <= calibrate_sigma(lo, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma

@@ -36,8 +36,8 @@ def test_reference_value() -> None:
 @given(target=classic_targets())
 def test_classic_sigma_matches_mpmath(target: tuple[float, float, float, int]) -> None:
     eps, delta, sens, k = target
-    ours = classic_sigma(eps, delta, sens, k)
-    truth = ref.classic_sigma(eps, delta, sens, k)
+    ours = classic_sigma(eps, delta, sensitivity=sens, compositions=k)
+    truth = ref.classic_sigma(eps, delta, sensitivity=sens, compositions=k)
     assert ours >= truth  # rounded up
     assert ours == pytest.approx(float(truth), rel=1e-13)
 
@@ -47,20 +47,20 @@ def test_classic_sigma_matches_mpmath(target: tuple[float, float, float, int]) -
 )
 def test_classic_sigma_refuses_epsilon_per_release_of_one_or_more(eps: float, k: int) -> None:
     with pytest.raises(ValueError, match="epsilon"):
-        classic_sigma(eps, 1e-5, 1.0, k)
+        classic_sigma(eps, 1e-5, sensitivity=1.0, compositions=k)
 
 
 def test_classic_sigma_just_below_one_per_release() -> None:
     eps = math.nextafter(1.0, 0.0)
     assert classic_sigma(eps, 1e-5) == pytest.approx(math.sqrt(2 * math.log(1.25e5)), rel=1e-14)
-    assert classic_sigma(9.99, 1e-5, 1.0, 10) > 0
+    assert classic_sigma(9.99, 1e-5, sensitivity=1.0, compositions=10) > 0
 
 
 @settings(max_examples=100)
 @given(target=classic_targets())
 def test_accountant_inverts_classic_sigma(target: tuple[float, float, float, int]) -> None:
     eps, delta, sens, k = target
-    sigma = classic_sigma(eps, delta, sens, k)
+    sigma = classic_sigma(eps, delta, sensitivity=sens, compositions=k)
     got = ClassicAccountant().epsilon(Ledger.homogeneous(sens, sigma, k), delta).epsilon
     assert got == pytest.approx(eps, rel=1e-12)
     assert got <= eps * (1 + 1e-14)

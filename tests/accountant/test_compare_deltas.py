@@ -27,8 +27,8 @@ def test_delta_order_and_consistency(releases: list[GaussianRelease], epsilon: f
     assert d["exact"] <= d["pld"]
     if d["exact"] > 1e-12:  # within PLD's resolution (it truncates ~1e-15 of tail mass)
         assert d["pld"] <= d["rdp"]
-    assert d["rdp"] == make_accountant("rdp", "improved").delta(ledger, epsilon).delta
-    assert d["zcdp"] == make_accountant("zcdp", "bun-steinke").delta(ledger, epsilon).delta
+    assert d["rdp"] == make_accountant("rdp", conversion="improved").delta(ledger, epsilon).delta
+    assert d["zcdp"] == make_accountant("zcdp", conversion="bun-steinke").delta(ledger, epsilon).delta
     for key, value in d.items():
         assert (value is None) == (key in cmp.refusals)
         assert value is None or 0.0 <= value <= 1.0

@@ -159,5 +159,5 @@ def test_exact_is_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: flo
 def test_rdp_and_zcdp_are_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: float) -> None:
     whole, parts = pair
     for method, conversion in [("rdp", "improved"), ("rdp", "mironov"), ("zcdp", "bun-steinke"), ("zcdp", "rdp-optimal")]:
-        acc = make_accountant(method, conversion)
+        acc = make_accountant(method, conversion=conversion)
         assert acc.epsilon(parts, delta).epsilon == pytest.approx(acc.epsilon(whole, delta).epsilon, rel=1e-12)

@@ -46,7 +46,7 @@ def curves(draw: st.DrawFn, min_order: float = 1.02, min_value: float = 0.0) -> 
 def test_rdp_epsilon_improved_matches_dp_accounting(curve: tuple[list[float], list[float]], delta: float) -> None:
     orders, values = curve
     theirs_eps, theirs_order = dp_rdp.compute_epsilon(orders, values, delta)
-    ours = rdp_epsilon(orders, values, delta, "improved")
+    ours = rdp_epsilon(orders, values, delta, conversion="improved")
     assert ours.conversion == "improved" and ours.delta == delta
     assert ours.epsilon >= theirs_eps  # rounded up
     assert ours.epsilon == pytest.approx(theirs_eps, rel=1e-12, abs=1e-12)
@@ -62,7 +62,7 @@ def test_rdp_delta_improved_matches_mpmath(
     curve: tuple[list[float], list[float]], epsilon: float
 ) -> None:
     orders, values = curve
-    ours = rdp_delta(orders, values, epsilon, "improved")
+    ours = rdp_delta(orders, values, epsilon, conversion="improved")
     # Reference: min over the given orders of the improved bound and the KL bound, at 50 digits.
     truth = min(
         min(ref.rdp_improved_log_delta(a, v, epsilon), ref.kl_log_delta(v)) for a, v in zip(orders, values)
@@ -79,7 +79,7 @@ def test_rdp_delta_improved_matches_dp_accounting(curve: tuple[list[float], list
     # dp-accounting computes the same bound (improved + KL for orders > 1.01); its KL term
     # 0.5·log1p(−exp(−r)) cancels for tiny r, hence values >= 1e-3 here.
     orders, values = curve
-    ours = rdp_delta(orders, values, epsilon, "improved")
+    ours = rdp_delta(orders, values, epsilon, conversion="improved")
     theirs, _ = dp_rdp.compute_delta(orders, values, epsilon)
     assert ours.delta >= theirs * (1 - 1e-13)
     assert ours.delta == pytest.approx(theirs, rel=ref.delta_slack(max(theirs, 1e-300)) + 1e-12, abs=1e-300)
@@ -89,7 +89,7 @@ def test_rdp_delta_improved_matches_dp_accounting(curve: tuple[list[float], list
 @given(curve=curves(), delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_rdp_epsilon_matches_mpmath(curve: tuple[list[float], list[float]], delta: float, conversion: str) -> None:
     orders, values = curve
-    ours = rdp_epsilon(orders, values, delta, conversion)
+    ours = rdp_epsilon(orders, values, delta, conversion=conversion)
     formula = ref.rdp_improved_epsilon if conversion == "improved" else ref.rdp_mironov_epsilon
     if ref.kl_shortcut_applies(values, delta):
         assert ours.epsilon == 0.0
@@ -101,19 +101,19 @@ def test_rdp_epsilon_matches_mpmath(curve: tuple[list[float], list[float]], delt
 
 def test_kl_shortcut_gives_zero_epsilon() -> None:
     # δ² = 0.25 >= 1 − e^{−0.2} = 0.181: (0, δ)-DP by Bretagnolle–Huber.
-    assert rdp_epsilon([2.0, 8.0], [0.2, 0.8], 0.5, "improved").epsilon == 0.0
-    assert rdp_epsilon([2.0, 8.0], [0.2, 0.8], 0.5, "mironov").epsilon == 0.0
+    assert rdp_epsilon([2.0, 8.0], [0.2, 0.8], 0.5, conversion="improved").epsilon == 0.0
+    assert rdp_epsilon([2.0, 8.0], [0.2, 0.8], 0.5, conversion="mironov").epsilon == 0.0
     # δ² = 0.25 < 1 − e^{−1} = 0.632 and the improved bound at α = 2 is 1 − ln 2 > 0.
-    assert rdp_epsilon([2.0], [1.0], 0.5, "improved").epsilon == pytest.approx(1 - math.log(2), rel=1e-14)
+    assert rdp_epsilon([2.0], [1.0], 0.5, conversion="improved").epsilon == pytest.approx(1 - math.log(2), rel=1e-14)
 
 
 @settings(max_examples=200)
 @given(order=order_st, value=st.floats(0.0, 500.0), delta=delta_st, epsilon=st.floats(0.01, 100.0))
 def test_improved_is_at_most_mironov_at_every_order(order: float, value: float, delta: float, epsilon: float) -> None:
-    imp = rdp_epsilon([order], [value], delta, "improved")
-    mir = rdp_epsilon([order], [value], delta, "mironov")
+    imp = rdp_epsilon([order], [value], delta, conversion="improved")
+    mir = rdp_epsilon([order], [value], delta, conversion="mironov")
     assert imp.epsilon <= mir.epsilon
-    assert rdp_delta([order], [value], epsilon, "improved").delta <= rdp_delta([order], [value], epsilon, "mironov").delta
+    assert rdp_delta([order], [value], epsilon, conversion="improved").delta <= rdp_delta([order], [value], epsilon, conversion="mironov").delta
 
 
 @settings(max_examples=100)
@@ -122,9 +122,9 @@ def test_rdp_delta_of_rdp_epsilon_is_at_most_delta(
     curve: tuple[list[float], list[float]], delta: float, conversion: str
 ) -> None:
     orders, values = curve
-    eps = rdp_epsilon(orders, values, delta, conversion).epsilon
+    eps = rdp_epsilon(orders, values, delta, conversion=conversion).epsilon
     assume(eps > 0.0)
-    assert rdp_delta(orders, values, eps, conversion).delta <= delta * (1 + ref.delta_slack(delta))
+    assert rdp_delta(orders, values, eps, conversion=conversion).delta <= delta * (1 + ref.delta_slack(delta))
 
 
 @settings(max_examples=100)
@@ -133,7 +133,7 @@ def test_rdp_epsilon_is_monotone_in_the_curve(curve: tuple[list[float], list[flo
     orders, values = curve
     bigger = [v + extra for v in values]
     for conversion in ("improved", "mironov"):
-        assert rdp_epsilon(orders, values, delta, conversion).epsilon <= rdp_epsilon(orders, bigger, delta, conversion).epsilon
+        assert rdp_epsilon(orders, values, delta, conversion=conversion).epsilon <= rdp_epsilon(orders, bigger, delta, conversion=conversion).epsilon
 
 
 def test_rdp_accepts_numpy_arrays_and_tuples() -> None:
@@ -158,7 +158,7 @@ def test_default_orders_include_dp_accounting_defaults() -> None:
 @settings(max_examples=40)
 @given(rho=rho_st, delta=delta_st)
 def test_linear_improved_matches_mpmath_continuous_minimum(rho: float, delta: float) -> None:
-    ours = linear_rdp_epsilon(rho, delta, "improved")
+    ours = linear_rdp_epsilon(rho, delta, conversion="improved")
     if ref.kl_shortcut_applies([rho * 1.0001], delta):
         assert ours.epsilon == 0.0
         return
@@ -176,7 +176,7 @@ def test_linear_improved_matches_mpmath_continuous_minimum(rho: float, delta: fl
 @settings(max_examples=100)
 @given(rho=rho_st, delta=delta_st)
 def test_linear_mironov_is_the_bun_steinke_closed_form(rho: float, delta: float) -> None:
-    ours = linear_rdp_epsilon(rho, delta, "mironov")
+    ours = linear_rdp_epsilon(rho, delta, conversion="mironov")
     truth = ref.bun_steinke_epsilon(rho, delta)
     assert ours.epsilon >= truth
     assert ours.epsilon == pytest.approx(float(truth), rel=1e-13)
@@ -188,10 +188,10 @@ def test_linear_mironov_is_the_bun_steinke_closed_form(rho: float, delta: float)
 @given(rho=rho_st, delta=delta_st, orders=st.lists(order_st, min_size=1, max_size=20))
 def test_linear_improved_beats_every_grid(rho: float, delta: float, orders: list[float]) -> None:
     o = np.asarray(orders)
-    grid = rdp_epsilon(o, o * rho, delta, "improved").epsilon
-    assert linear_rdp_epsilon(rho, delta, "improved").epsilon <= grid * (1 + 1e-12)
-    grid_dp = rdp_epsilon(DP_ORDERS, DP_ORDERS * rho, delta, "improved").epsilon
-    assert linear_rdp_epsilon(rho, delta, "improved").epsilon <= grid_dp * (1 + 1e-12)
+    grid = rdp_epsilon(o, o * rho, delta, conversion="improved").epsilon
+    assert linear_rdp_epsilon(rho, delta, conversion="improved").epsilon <= grid * (1 + 1e-12)
+    grid_dp = rdp_epsilon(DP_ORDERS, DP_ORDERS * rho, delta, conversion="improved").epsilon
+    assert linear_rdp_epsilon(rho, delta, conversion="improved").epsilon <= grid_dp * (1 + 1e-12)
 
 
 @settings(max_examples=100)
@@ -199,8 +199,8 @@ def test_linear_improved_beats_every_grid(rho: float, delta: float, orders: list
 def test_linear_mironov_beats_every_grid_outside_the_kl_regime(rho: float, delta: float, orders: list[float]) -> None:
     o = np.asarray(orders)
     assume(not ref.kl_shortcut_applies((o * rho).tolist(), delta))
-    grid = rdp_epsilon(o, o * rho, delta, "mironov").epsilon
-    assert linear_rdp_epsilon(rho, delta, "mironov").epsilon <= grid * (1 + 1e-12)
+    grid = rdp_epsilon(o, o * rho, delta, conversion="mironov").epsilon
+    assert linear_rdp_epsilon(rho, delta, conversion="mironov").epsilon <= grid * (1 + 1e-12)
 
 
 def test_linear_mironov_is_pure_bun_steinke_even_in_the_kl_regime() -> None:
@@ -208,15 +208,15 @@ def test_linear_mironov_is_pure_bun_steinke_even_in_the_kl_regime() -> None:
     the degenerate regime δ² >= 1 − e^{−ρ} a grid conversion with the KL shortcut is tighter."""
     rho, delta = 0.2, 0.5
     o = np.array([1.01, 2.0])
-    assert rdp_epsilon(o, o * rho, delta, "mironov").epsilon == 0.0
+    assert rdp_epsilon(o, o * rho, delta, conversion="mironov").epsilon == 0.0
     expected = rho + 2 * math.sqrt(rho * math.log(1 / delta))
-    assert linear_rdp_epsilon(rho, delta, "mironov").epsilon == pytest.approx(expected, rel=1e-13)
+    assert linear_rdp_epsilon(rho, delta, conversion="mironov").epsilon == pytest.approx(expected, rel=1e-13)
 
 
 @settings(max_examples=40)
 @given(rho=rho_st, epsilon=st.floats(0.01, 100.0))
 def test_linear_improved_delta_matches_mpmath(rho: float, epsilon: float) -> None:
-    ours = linear_rdp_delta(rho, epsilon, "improved")
+    ours = linear_rdp_delta(rho, epsilon, conversion="improved")
     # Sound: never below the best of the improved bound over all α > 1 (scanned down to
     # α − 1 = 1e-13: for large ρ and δ near 1 the optimum lies below the grid) and the KL
     # bound, whose best order is α → 1 (ε_R(1) = ρ) ...
@@ -232,7 +232,7 @@ def test_linear_improved_delta_matches_mpmath(rho: float, epsilon: float) -> Non
 @settings(max_examples=100)
 @given(rho=rho_st, epsilon=st.floats(0.01, 100.0))
 def test_linear_mironov_delta_closed_form(rho: float, epsilon: float) -> None:
-    ours = linear_rdp_delta(rho, epsilon, "mironov")
+    ours = linear_rdp_delta(rho, epsilon, conversion="mironov")
     # min over α > 1 of exp((α − 1)(αρ − ε)): −(ε − ρ)²/(4ρ) if the minimiser (ε + ρ)/(2ρ) > 1, else 1.
     with mpmath.workdps(50):
         r, e = mpmath.mpf(rho), mpmath.mpf(epsilon)
@@ -245,17 +245,17 @@ def test_linear_mironov_delta_closed_form(rho: float, epsilon: float) -> None:
 @settings(max_examples=60)
 @given(rho=rho_st, delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_linear_delta_and_epsilon_are_inverses(rho: float, delta: float, conversion: str) -> None:
-    eps = linear_rdp_epsilon(rho, delta, conversion).epsilon
+    eps = linear_rdp_epsilon(rho, delta, conversion=conversion).epsilon
     assume(eps > 0.0)
     # The continuous ε- and δ-minimisers may stop at slightly different orders (tightness only).
-    assert linear_rdp_delta(rho, eps, conversion).delta <= delta * (1 + ref.delta_slack(delta) + 1e-12)
+    assert linear_rdp_delta(rho, eps, conversion=conversion).delta <= delta * (1 + ref.delta_slack(delta) + 1e-12)
 
 
 @settings(max_examples=60)
 @given(r1=rho_st, r2=rho_st, delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_linear_epsilon_is_increasing_in_rho(r1: float, r2: float, delta: float, conversion: str) -> None:
     lo, hi = sorted((r1, r2))
-    assert linear_rdp_epsilon(lo, delta, conversion).epsilon <= linear_rdp_epsilon(hi, delta, conversion).epsilon
+    assert linear_rdp_epsilon(lo, delta, conversion=conversion).epsilon <= linear_rdp_epsilon(hi, delta, conversion=conversion).epsilon
 
 
 def test_linear_rho_zero_is_zero_epsilon() -> None:

@@ -37,8 +37,8 @@ def test_closed_form_equals_mpmath(sizes: tuple[int, int, int, int], delta: floa
     s, a, h, k = sizes
     rho = _mp_rho(s, a, h, k)
     eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / mpmath.mpf(delta)))
-    got_rho = rlsvi_rho(s, a, h, k)
-    got_eps = rlsvi_paper_epsilon(s, a, h, k, delta)
+    got_rho = rlsvi_rho(states=s, actions=a, horizon=h, episodes=k)
+    got_eps = rlsvi_paper_epsilon(states=s, actions=a, horizon=h, episodes=k, delta=delta)
     assert got_rho >= rho and got_rho <= rho * (1 + 1e-14)
     assert got_eps >= eps and got_eps <= eps * (1 + 1e-12)
 
@@ -46,7 +46,8 @@ def test_closed_form_equals_mpmath(sizes: tuple[int, int, int, int], delta: floa
 @settings(max_examples=80)
 @given(sizes=sizes, delta=delta_st)
 def test_tighter_conversions_are_ordered_and_exact_is_gdp(sizes: tuple[int, int, int, int], delta: float) -> None:
-    cf = rlsvi_closed_form(*sizes, delta)
+    s, a, h, k = sizes
+    cf = rlsvi_closed_form(states=s, actions=a, horizon=h, episodes=k, delta=delta)
     assert cf.epsilon_exact_gdp <= cf.epsilon_rdp_optimal <= cf.epsilon_paper
     assert cf.epsilon_exact_gdp == pytest.approx(gdp_epsilon(math.sqrt(2 * cf.rho), delta), rel=1e-12)
     assert cf.mu >= math.sqrt(2 * cf.rho)
@@ -56,24 +57,24 @@ def test_tighter_conversions_are_ordered_and_exact_is_gdp(sizes: tuple[int, int,
 
 def test_russo_beta_reference() -> None:
     # ½ S H³ ln(2HSAk) for S=5, A=2, H=10, k=3
-    assert russo_beta(5, 2, 10, 3) == pytest.approx(0.5 * 5 * 1000 * math.log(600), rel=1e-15)
+    assert russo_beta(states=5, actions=2, horizon=10, episode=3) == pytest.approx(0.5 * 5 * 1000 * math.log(600), rel=1e-15)
 
 
 def test_paper_rho_is_kh_sa_over_beta1() -> None:
     # Corollary 14's ρ is KHSA/β_1 with Russo's β_1: every cell of every episode at n = 1.
     for s, a, h, k in [(5, 2, 10, 10_000), (3, 2, 6, 100), (1, 1, 1, 1)]:
-        assert rlsvi_rho(s, a, h, k) == pytest.approx(k * h * s * a / russo_beta(s, a, h, 1), rel=1e-13)
+        assert rlsvi_rho(states=s, actions=a, horizon=h, episodes=k) == pytest.approx(k * h * s * a / russo_beta(states=s, actions=a, horizon=h, episode=1), rel=1e-13)
 
 
 def test_worst_case_mu_brute_force() -> None:
     s, a, h, k = 3, 2, 4, 30
     total = sum(h * 2.0 / (0.5 * s * h**3 * math.log(2 * h * s * a * kk)) for kk in range(2, k + 1))
-    assert rlsvi_worst_case_mu(s, a, h, k) == pytest.approx(math.sqrt(total), rel=1e-13)
-    assert rlsvi_worst_case_mu(s, a, h, k) >= math.sqrt(total)
-    assert rlsvi_worst_case_mu(s, a, h, 1) == 0.0
-    assert rlsvi_worst_case_mu(s, a, h, k, beta=2.0) == pytest.approx(math.sqrt((k - 1) * h * 2.0 / 2.0))
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) == pytest.approx(math.sqrt(total), rel=1e-13)
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) >= math.sqrt(total)
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=1) == 0.0
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k, beta=2.0) == pytest.approx(math.sqrt((k - 1) * h * 2.0 / 2.0))
     # never above the paper's μ = sqrt(2ρ)
-    assert rlsvi_worst_case_mu(s, a, h, k) <= math.sqrt(2 * rlsvi_rho(s, a, h, k))
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) <= math.sqrt(2 * rlsvi_rho(states=s, actions=a, horizon=h, episodes=k))
 
 
 # ---------------------------------------------------------------- per-run accounting
@@ -125,10 +126,10 @@ def test_run_mu_never_exceeds_worst_case_bound() -> None:
     s, a, h, k = 3, 2, 4, 40
     rng = np.random.default_rng(7)
     counts, _, _, _ = _random_run(rng, k, h, s, a, beta=1.0)
-    betas = np.array([russo_beta(s, a, h, e + 1) for e in range(k)])
+    betas = np.array([russo_beta(states=s, actions=a, horizon=h, episode=e + 1) for e in range(k)])
     variances = betas[:, None, None, None] / (counts + 1.0)
     run = rlsvi_run_privacy(counts, variances)
-    assert run.mu <= rlsvi_worst_case_mu(s, a, h, k)
+    assert run.mu <= rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
     # a run where one user's cells are never revisited attains the worst case
     counts = np.zeros((k, h, s, a), dtype=np.int64)
     for e in range(1, k):
@@ -137,7 +138,7 @@ def test_run_mu_never_exceeds_worst_case_bound() -> None:
     variances = betas[:, None, None, None] / (counts + 1.0)
     run = rlsvi_run_privacy(counts, variances)
     assert run.worst_user == 1
-    assert run.mu == pytest.approx(rlsvi_worst_case_mu(s, a, h, k), rel=1e-12)
+    assert run.mu == pytest.approx(rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k), rel=1e-12)
 
 
 def test_single_episode_run_has_no_privacy_loss() -> None:
@@ -166,12 +167,12 @@ def test_run_bad_input(counts: np.ndarray, variances: np.ndarray, match: str) ->
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: rlsvi_rho(0, 2, 2, 2), "states"),
-        (lambda: rlsvi_rho(2, 0, 2, 2), "actions"),
-        (lambda: rlsvi_rho(2, 2, 0, 2), "horizon"),
-        (lambda: rlsvi_rho(2, 2, 2, 0), "episodes"),
-        (lambda: rlsvi_paper_epsilon(2, 2, 2, 2, 1.5), "delta"),
-        (lambda: rlsvi_worst_case_mu(2, 2, 2, 2, beta=-1.0), "beta"),
+        (lambda: rlsvi_rho(states=0, actions=2, horizon=2, episodes=2), "states"),
+        (lambda: rlsvi_rho(states=2, actions=0, horizon=2, episodes=2), "actions"),
+        (lambda: rlsvi_rho(states=2, actions=2, horizon=0, episodes=2), "horizon"),
+        (lambda: rlsvi_rho(states=2, actions=2, horizon=2, episodes=0), "episodes"),
+        (lambda: rlsvi_paper_epsilon(states=2, actions=2, horizon=2, episodes=2, delta=1.5), "delta"),
+        (lambda: rlsvi_worst_case_mu(states=2, actions=2, horizon=2, episodes=2, beta=-1.0), "beta"),
         (lambda: rlsvi_run_privacy(np.zeros((1, 1, 1, 1)), np.ones((1, 1, 1, 1))).epsilon(1e-5, "classic"), "method"),
     ],
 )
@@ -185,14 +186,14 @@ def test_worst_case_mu_for_huge_k_is_an_upper_bound_and_close() -> None:
 
     s, a, h = 3, 2, 4
     k = 5_000
-    exact = rlsvi_worst_case_mu(s, a, h, k)
+    exact = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
     old = mod._EXACT_TERMS
     try:
         mod._EXACT_TERMS = 1_000  # force the integral tail from k = 1000 on
-        bounded = rlsvi_worst_case_mu(s, a, h, k)
+        bounded = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
     finally:
         mod._EXACT_TERMS = old
     assert exact <= bounded <= exact * (1 + 1e-4)
     # and it runs for astronomically many episodes (no array of K terms)
-    assert rlsvi_worst_case_mu(s, a, h, 10**15) > rlsvi_worst_case_mu(s, a, h, 10**12)
-    assert math.isfinite(rlsvi_worst_case_mu(s, a, h, 10**300))
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**15) > rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**12)
+    assert math.isfinite(rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**300))

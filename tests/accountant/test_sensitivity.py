@@ -152,7 +152,7 @@ def _product_case(nn: bool, d: int = 3) -> Case:
     u = np.append(B * _e(0, d), V)
     return Case(
         f"product(nonnegative={nn})",
-        lambda r: product_sensitivity(B, V, r, nonnegative=nn),
+        lambda r: product_sensitivity(B, scalar_bound=V, relation=r, nonnegative=nn),
         _product_fv(d, 1),
         _product_project(nn, d, 1),
         d + 1,
@@ -167,7 +167,7 @@ def _episode_sum_case(nn: bool, d: int = 2) -> Case:
     one, two = np.tile(B * _e(0, d), H), np.tile(B * _e(1, d), H)
     return Case(
         f"episode_sum(nonnegative={nn})",
-        lambda r: episode_sum_sensitivity(B, H, r, nonnegative=nn),
+        lambda r: episode_sum_sensitivity(B, steps=H, relation=r, nonnegative=nn),
         lambda D: D.reshape(*D.shape[:2], H, d).sum(axis=(1, 2)),
         project,
         H * d,
@@ -186,7 +186,7 @@ def _episode_outer_case(noise: str, d: int = 2, steps: int = 2) -> Case:
     one, two = np.tile(B * _e(0, d), steps), np.tile(B * _e(1, d), steps)
     return Case(
         f"episode_outer_product(noise={noise})",
-        lambda r: episode_outer_product_sensitivity(B, steps, r, noise=noise),
+        lambda r: episode_outer_product_sensitivity(B, steps=steps, relation=r, noise=noise),
         fv,
         project,
         steps * d,
@@ -199,7 +199,7 @@ def _episode_product_case(nn: bool, d: int = 2, steps: int = 2) -> Case:
     two = np.tile(np.append(B * _e(1, d), V) if nn else np.append(B * _e(0, d), -V), steps)
     return Case(
         f"episode_product(nonnegative={nn})",
-        lambda r: episode_product_sensitivity(B, V, steps, r, nonnegative=nn),
+        lambda r: episode_product_sensitivity(B, scalar_bound=V, steps=steps, relation=r, nonnegative=nn),
         _product_fv(d, steps),
         _product_project(nn, d, steps),
         steps * (d + 1),
@@ -243,17 +243,17 @@ def test_reference_values() -> None:
         symmetric_matrix_sensitivity(C, "add_remove", psd=True): C,
         symmetric_matrix_sensitivity(C, "replace_one"): 2 * C,
         symmetric_matrix_sensitivity(C, "replace_one", psd=True): s2 * C,
-        product_sensitivity(B, V, "add_remove"): B * V,
-        product_sensitivity(B, V, "replace_one"): 2 * B * V,
-        product_sensitivity(B, V, "replace_one", nonnegative=True): s2 * B * V,
-        episode_sum_sensitivity(B, H, "add_remove"): H * B,
-        episode_sum_sensitivity(B, H, "replace_one"): 2 * H * B,
-        episode_sum_sensitivity(B, H, "replace_one", nonnegative=True): s2 * H * B,
-        episode_outer_product_sensitivity(B, H, "add_remove"): H * B**2,
-        episode_outer_product_sensitivity(B, H, "replace_one"): s2 * H * B**2,
-        episode_product_sensitivity(B, V, H, "add_remove"): H * B * V,
-        episode_product_sensitivity(B, V, H, "replace_one"): 2 * H * B * V,
-        episode_product_sensitivity(B, V, H, "replace_one", nonnegative=True): s2 * H * B * V,
+        product_sensitivity(B, scalar_bound=V, relation="add_remove"): B * V,
+        product_sensitivity(B, scalar_bound=V, relation="replace_one"): 2 * B * V,
+        product_sensitivity(B, scalar_bound=V, relation="replace_one", nonnegative=True): s2 * B * V,
+        episode_sum_sensitivity(B, steps=H, relation="add_remove"): H * B,
+        episode_sum_sensitivity(B, steps=H, relation="replace_one"): 2 * H * B,
+        episode_sum_sensitivity(B, steps=H, relation="replace_one", nonnegative=True): s2 * H * B,
+        episode_outer_product_sensitivity(B, steps=H, relation="add_remove"): H * B**2,
+        episode_outer_product_sensitivity(B, steps=H, relation="replace_one"): s2 * H * B**2,
+        episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="add_remove"): H * B * V,
+        episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="replace_one"): 2 * H * B * V,
+        episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="replace_one", nonnegative=True): s2 * H * B * V,
     }
     for got, want in expected.items():
         assert got == pytest.approx(want, rel=1e-15)
@@ -267,12 +267,12 @@ def test_reference_values() -> None:
 def test_seed_003_example() -> None:
     """The worked example in the docstring (Δ1 = H(1+γ)², Δ2 = H(1+γ) under add/remove) runs."""
     gamma, steps = 0.99, 20
-    assert episode_outer_product_sensitivity(1 + gamma, steps, "add_remove") == pytest.approx(steps * (1 + gamma) ** 2)
-    assert episode_product_sensitivity(1 + gamma, 1.0, steps, "add_remove") == pytest.approx(steps * (1 + gamma))
-    assert episode_outer_product_sensitivity(1 + gamma, steps, "replace-one") == pytest.approx(
+    assert episode_outer_product_sensitivity(1 + gamma, steps=steps, relation="add_remove") == pytest.approx(steps * (1 + gamma) ** 2)
+    assert episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=steps, relation="add_remove") == pytest.approx(steps * (1 + gamma))
+    assert episode_outer_product_sensitivity(1 + gamma, steps=steps, relation="replace-one") == pytest.approx(
         math.sqrt(2) * steps * (1 + gamma) ** 2
     )
-    assert episode_product_sensitivity(1 + gamma, 1.0, steps, "replace-one") == pytest.approx(2 * steps * (1 + gamma))
+    assert episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=steps, relation="replace-one") == pytest.approx(2 * steps * (1 + gamma))
     result = doctest.testmod(sensitivity_module)
     assert result.attempted >= 4 and result.failed == 0
 
@@ -297,13 +297,13 @@ def _check_rounded_up(b: float, v: float, steps: int, relation: str, flag: bool)
     pairs = [
         (vector_sensitivity(b, relation, nonnegative=flag), factor * mb),
         (symmetric_matrix_sensitivity(b, relation, psd=flag), factor * mb),
-        (product_sensitivity(b, v, relation, nonnegative=flag), factor * mb * mv),
-        (episode_sum_sensitivity(b, steps, relation, nonnegative=flag), factor * steps * mb),
-        (episode_product_sensitivity(b, v, steps, relation, nonnegative=flag), factor * steps * mb * mv),
+        (product_sensitivity(b, scalar_bound=v, relation=relation, nonnegative=flag), factor * mb * mv),
+        (episode_sum_sensitivity(b, steps=steps, relation=relation, nonnegative=flag), factor * steps * mb),
+        (episode_product_sensitivity(b, scalar_bound=v, steps=steps, relation=relation, nonnegative=flag), factor * steps * mb * mv),
     ]
     psd_factor = 1 if relation == "add_remove" else mpmath.sqrt(2)
     pairs.append((outer_product_sensitivity(b, relation), psd_factor * mb**2))
-    pairs.append((episode_outer_product_sensitivity(b, steps, relation), psd_factor * steps * mb**2))
+    pairs.append((episode_outer_product_sensitivity(b, steps=steps, relation=relation), psd_factor * steps * mb**2))
     for got, exact in pairs:
         assert got >= exact
         assert got <= exact * (1 + mpmath.mpf(2) ** -49)
@@ -343,12 +343,12 @@ def test_worst_case_pair_attains_the_bound(case: Case, relation: str) -> None:
     assert v is None or np.allclose(case.project(v), v, rtol=0, atol=1e-12)
     # ... and attains the claim: the checker reports it (projected), ratio 1 up to rounding.
     kw = {"rng": 0, "project": case.project, "candidates": [(u, v)], "n_random": 8, "n_local": 0}
-    res = check_sensitivity(case.f, case.sample, claim, relation, **kw)
+    res = check_sensitivity(case.f, sample=case.sample, claim=claim, relation=relation, **kw)
     assert 1 - 1e-12 <= res.ratio <= 1 + 1e-12
     assert not res.exceeds
     assert np.allclose(case.project(res.user), res.user, rtol=0, atol=1e-12)
     # A claim 10% too low is refuted.
-    low = check_sensitivity(case.f, case.sample, 0.9 * claim, relation, **kw)
+    low = check_sensitivity(case.f, sample=case.sample, claim=0.9 * claim, relation=relation, **kw)
     assert low.exceeds and low.ratio == pytest.approx(1 / 0.9, rel=1e-12)
 
 
@@ -356,7 +356,7 @@ def test_worst_case_pair_attains_the_bound(case: Case, relation: str) -> None:
 def test_search_without_candidates_approaches_the_bound(case: Case, relation: str) -> None:
     claim = case.claim(relation)
     res = check_sensitivity(
-        case.fv, case.sample, claim, relation, rng=1, project=case.project, n_random=400, n_local=2, vectorized=True
+        case.fv, sample=case.sample, claim=claim, relation=relation, rng=1, project=case.project, n_random=400, n_local=2, vectorized=True
     )
     assert 0.97 <= res.ratio and not res.exceeds
     # The reported pair is admissible and `largest` is the change at it.
@@ -504,9 +504,9 @@ VEC = _vector_case(False)
 
 
 def test_evaluations_are_counted() -> None:
-    res = check_sensitivity(VEC.f, VEC.sample, 3.0, "add_remove", rng=0, n_random=50, n_local=0)
+    res = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="add_remove", rng=0, n_random=50, n_local=0)
     assert res.evaluations == 51  # 50 datasets D and the one D′ (the empty dataset)
-    res = check_sensitivity(VEC.f, VEC.sample, 3.0, "replace_one", rng=0, n_random=50, n_local=0)
+    res = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=0, n_random=50, n_local=0)
     assert res.evaluations == 100
     assert isinstance(res, SensitivityCheck) and res.relation == "replace_one"
 
@@ -524,7 +524,7 @@ def test_replace_one_pairs_up_the_whole_random_pool() -> None:
         return x / np.linalg.norm(x, axis=1, keepdims=True) * B * np.sqrt(rng.uniform(size=(n, 1)))
 
     claim = case.claim("replace_one")
-    res = check_sensitivity(case.f, sample, claim, "replace_one", rng=4, n_random=2000, n_local=0)
+    res = check_sensitivity(case.f, sample=sample, claim=claim, relation="replace_one", rng=4, n_random=2000, n_local=0)
     assert res.ratio >= 0.97 and not res.exceeds
     assert res.evaluations == 4000  # no evaluation beyond the random draws
     rng = np.random.default_rng(4)
@@ -537,10 +537,10 @@ def test_replace_one_pairs_up_the_whole_random_pool() -> None:
 
 def test_same_seed_same_result() -> None:
     kw = {"project": VEC.project, "n_random": 300, "n_local": 3}
-    a = check_sensitivity(VEC.f, VEC.sample, 3.0, "replace_one", rng=5, **kw).to_dict()
-    b = check_sensitivity(VEC.f, VEC.sample, 3.0, "replace-one", rng=5, **kw).to_dict()
-    c = check_sensitivity(VEC.f, VEC.sample, 3.0, "replace_one", rng=np.random.default_rng(5), **kw).to_dict()
-    d = check_sensitivity(VEC.f, VEC.sample, 3.0, "replace_one", rng=6, **kw).to_dict()
+    a = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=5, **kw).to_dict()
+    b = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace-one", rng=5, **kw).to_dict()
+    c = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=np.random.default_rng(5), **kw).to_dict()
+    d = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=6, **kw).to_dict()
     assert a == b == c
     assert a != d
     assert a["relation"] == "replace_one" and len(a["user"]) == len(a["replacement"]) == 3
@@ -550,8 +550,8 @@ def test_same_seed_same_result() -> None:
 @pytest.mark.parametrize("case", [VEC, _product_case(True), _outer_case("upper")], ids=repr)
 def test_vectorized_matches_loop(case: Case, relation: str) -> None:
     kw = {"rng": 11, "project": case.project, "n_random": 200, "n_local": 2, "background": 3}
-    loop = check_sensitivity(case.f, case.sample, case.claim(relation), relation, **kw)
-    batched = check_sensitivity(case.fv, case.sample, case.claim(relation), relation, vectorized=True, **kw)
+    loop = check_sensitivity(case.f, sample=case.sample, claim=case.claim(relation), relation=relation, **kw)
+    batched = check_sensitivity(case.fv, sample=case.sample, claim=case.claim(relation), relation=relation, vectorized=True, **kw)
     assert loop.to_dict() == batched.to_dict()  # bit for bit: the same datasets in the same order
 
 
@@ -562,10 +562,10 @@ def test_vectorized_random_search_is_one_call_per_relation() -> None:
         calls.append(D.shape)
         return D.sum(axis=-2)
 
-    check_sensitivity(fv, VEC.sample, 3.0, "add_remove", rng=0, n_random=400, n_local=0, vectorized=True)
+    check_sensitivity(fv, sample=VEC.sample, claim=3.0, relation="add_remove", rng=0, n_random=400, n_local=0, vectorized=True)
     assert calls == [(400, 1, 3), (1, 0, 3)]
     calls.clear()
-    check_sensitivity(fv, VEC.sample, 3.0, "replace_one", rng=0, n_random=400, n_local=0, vectorized=True)
+    check_sensitivity(fv, sample=VEC.sample, claim=3.0, relation="replace_one", rng=0, n_random=400, n_local=0, vectorized=True)
     assert calls == [(800, 1, 3)]
 
 
@@ -585,18 +585,18 @@ def test_non_additive_clipped_mean_with_background() -> None:
     claim = 2.0 / (n_bg + 1)
     kw = {"rng": 3, "background": n_bg, "n_random": 500, "n_local": 3}
     e1 = _e(0, d)
-    hit = check_sensitivity(_clipped_mean, sample, claim, "replace_one", candidates=[(e1, -e1)], **kw)
+    hit = check_sensitivity(_clipped_mean, sample=sample, claim=claim, relation="replace_one", candidates=[(e1, -e1)], **kw)
     assert 1 - 1e-12 <= hit.ratio <= 1 + 1e-9
-    found = check_sensitivity(_clipped_mean, sample, claim, "replace_one", **kw)
+    found = check_sensitivity(_clipped_mean, sample=sample, claim=claim, relation="replace_one", **kw)
     assert found.ratio >= 0.97 and not found.exceeds
     vec = check_sensitivity(
-        lambda D: _clipped_mean(D), sample, claim, "replace_one", vectorized=True, **kw
+        lambda D: _clipped_mean(D), sample=sample, claim=claim, relation="replace_one", vectorized=True, **kw
     )
     assert vec.to_dict() == found.to_dict()
 
     # add/remove with a fixed background S: sup_u ‖(S + c(u))/(n+1) − S/n‖ = (n + ‖S‖)/(n(n+1)),
     # attained at c(u) = −S/‖S‖ — below the generic 2/(n+1).
-    res = check_sensitivity(_clipped_mean, sample, claim, "add_remove", **kw)
+    res = check_sensitivity(_clipped_mean, sample=sample, claim=claim, relation="add_remove", **kw)
     s = clip_norm(drawn[n_bg], 1.0).sum(axis=0)
     exact = (n_bg + np.linalg.norm(s)) / (n_bg * (n_bg + 1))
     assert 0.97 * exact <= res.largest <= exact * (1 + 1e-12)
@@ -634,13 +634,13 @@ BAD_CLOSED_FORMS = [
     (lambda: symmetric_matrix_sensitivity(math.inf, "replace_one"), "frobenius_bound", "inf"),
     (lambda: symmetric_matrix_sensitivity(1.0, "replace_one", psd=1), "psd", "1"),
     (lambda: symmetric_matrix_sensitivity(1.0, "replace_one", noise=None), "noise", "None"),
-    (lambda: product_sensitivity(1.0, -2.0, "add_remove"), "scalar_bound", "-2.0"),
-    (lambda: product_sensitivity("1", 2.0, "add_remove"), "vector_bound", "'1'"),
-    (lambda: episode_sum_sensitivity(1.0, 0, "add_remove"), "steps", "0"),
-    (lambda: episode_sum_sensitivity(1.0, 2.5, "add_remove"), "steps", "2.5"),
-    (lambda: episode_outer_product_sensitivity(1.0, 3, "add_remove", noise="diag"), "noise", "'diag'"),
-    (lambda: episode_product_sensitivity(1.0, 1.0, -1, "add_remove"), "steps", "-1"),
-    (lambda: episode_product_sensitivity(1.0, 1.0, 2, "replace_one", nonnegative=None), "nonnegative", "None"),
+    (lambda: product_sensitivity(1.0, scalar_bound=-2.0, relation="add_remove"), "scalar_bound", "-2.0"),
+    (lambda: product_sensitivity("1", scalar_bound=2.0, relation="add_remove"), "vector_bound", "'1'"),
+    (lambda: episode_sum_sensitivity(1.0, steps=0, relation="add_remove"), "steps", "0"),
+    (lambda: episode_sum_sensitivity(1.0, steps=2.5, relation="add_remove"), "steps", "2.5"),
+    (lambda: episode_outer_product_sensitivity(1.0, steps=3, relation="add_remove", noise="diag"), "noise", "'diag'"),
+    (lambda: episode_product_sensitivity(1.0, scalar_bound=1.0, steps=-1, relation="add_remove"), "steps", "-1"),
+    (lambda: episode_product_sensitivity(1.0, scalar_bound=1.0, steps=2, relation="replace_one", nonnegative=None), "nonnegative", "None"),
     (lambda: upper_triangle(np.zeros((2, 3))), "m", "(2, 3)"),
     (lambda: upper_triangle(np.zeros(3)), "m", "(3,)"),
     (lambda: clip_norm([1.0, 2.0], 0.0), "bound", "0.0"),
@@ -750,13 +750,13 @@ def test_stacked_outer_product_attained_and_never_exceeded(bounds: list[float], 
     first = np.concatenate([np.eye(2)[0] * b for b in bounds])   # each block at its bound on coordinate 0
     second = np.concatenate([np.eye(2)[1] * b for b in bounds])  # ... and on coordinate 1: orthogonal
     worst = (np.tile(first, steps), None if relation == "add_remove" else np.tile(second, steps))
-    hit = check_sensitivity(f, sample_user, claim, relation, rng=3, project=project_user, candidates=[worst],
+    hit = check_sensitivity(f, sample=sample_user, claim=claim, relation=relation, rng=3, project=project_user, candidates=[worst],
                             n_random=10, n_local=0)
     assert hit.ratio >= 1 - 1e-12 and not hit.exceeds
-    found = check_sensitivity(f, sample_user, claim, relation, rng=4, project=project_user, n_random=600, n_local=2)
+    found = check_sensitivity(f, sample=sample_user, claim=claim, relation=relation, rng=4, project=project_user, n_random=600, n_local=2)
     assert not found.exceeds and found.ratio > 0.9
     # the stacked bound is never above the single-ball bound with B² = Σ b²
-    single = episode_outer_product_sensitivity(math.sqrt(sum(b * b for b in bounds)), steps, relation, noise=noise)
+    single = episode_outer_product_sensitivity(math.sqrt(sum(b * b for b in bounds)), steps=steps, relation=relation, noise=noise)
     assert claim <= single * (1 + 1e-12)
     assert (claim < single * (1 - 1e-9)) == (noise == "upper")
 

@@ -87,8 +87,8 @@ def _check_against(steps: int, schedule: str, counts: np.ndarray, per_prefix: in
     got = psums_per_item(steps, schedule)
     assert got.shape == (steps,) and got.dtype.kind == "i"
     assert np.array_equal(got, counts), (steps, schedule)
-    assert max_psums_per_item(steps, schedule) == counts.max()
-    assert max_psums_per_prefix(steps, schedule) == per_prefix
+    assert max_psums_per_item(steps, schedule=schedule) == counts.max()
+    assert max_psums_per_prefix(steps, schedule=schedule) == per_prefix
     if counts.max() == 0:
         with pytest.raises(ValueError, match="nothing is released"):
             worst_item(steps, schedule)
@@ -159,19 +159,19 @@ def test_closed_forms_for_large_steps(steps: int, schedule: str, picks: list[flo
     depth = 0  # ⌊log2 T′⌋ + 1 by counting powers of two
     while 2**depth <= last:
         depth += 1
-    assert counts.max() == max_psums_per_item(steps, schedule) == depth
+    assert counts.max() == max_psums_per_item(steps, schedule=schedule) == depth
     assert counts[0] == depth  # item 1 attains it
     if last:
         assert worst_item(steps, schedule) == 1
         t = np.arange(1, last + 1, dtype=np.int64)
-        assert max_psums_per_prefix(steps, schedule) == np.bitwise_count(t).max()
+        assert max_psums_per_prefix(steps, schedule=schedule) == np.bitwise_count(t).max()
         # The p-sums' sizes add up to the total count; a few items checked by the definition.
         low = t & -t
         assert counts.sum() == low.sum()
         for s in (1 + int(u * (steps - 1)) for u in picks):
             assert counts[s - 1] == np.count_nonzero((t - low < s) & (s <= t))
     else:
-        assert max_psums_per_prefix(steps, schedule) == 0
+        assert max_psums_per_prefix(steps, schedule=schedule) == 0
     if schedule == "before-episode":
         assert counts[-1] == 0  # item K is never released
 
@@ -180,10 +180,10 @@ def test_reference_values() -> None:
     assert psums_per_item(8).tolist() == [4, 3, 3, 2, 3, 2, 2, 1]
     assert psums_per_item(8, "before-episode").tolist() == [3, 2, 2, 1, 2, 1, 1, 0]
     assert psums_per_item(1, "before-episode").tolist() == [0]
-    assert (max_psums_per_item(1), max_psums_per_item(1, "before-episode")) == (1, 0)
+    assert (max_psums_per_item(1), max_psums_per_item(1, schedule="before-episode")) == (1, 0)
     assert psum_interval(1) == (1, 1) and psum_interval(12) == (9, 12) and psum_interval(16) == (1, 16)
     assert prefix_decomposition(0) == [] and prefix_decomposition(13) == [(1, 8), (9, 12), (13, 13)]
-    assert max_psums_per_prefix(7) == 3 and max_psums_per_prefix(8, "before-episode") == 3
+    assert max_psums_per_prefix(7) == 3 and max_psums_per_prefix(8, schedule="before-episode") == 3
 
 
 # ----------------------------------------------------------------------------------------
@@ -196,12 +196,12 @@ def test_paper_depth_is_the_count_for_before_episode_only() -> None:
         smallest = 0  # the smallest m with 2^m >= K
         while 2**smallest < k:
             smallest += 1
-        assert paper_depth(k) == paper_depth(k, 2) == smallest
+        assert paper_depth(k) == paper_depth(k, base=2) == smallest
         if k >= 2:
-            assert paper_depth(k) == max_psums_per_item(k, "before-episode")
+            assert paper_depth(k) == max_psums_per_item(k, schedule="before-episode")
         # after-each: one more exactly when T is a power of 2 (T = 1 = 2^0 included).
         power_of_two = k & (k - 1) == 0
-        assert max_psums_per_item(k, "after-each") - paper_depth(k) == (1 if power_of_two else 0)
+        assert max_psums_per_item(k, schedule="after-each") - paper_depth(k) == (1 if power_of_two else 0)
 
 
 @settings(max_examples=200)
@@ -210,7 +210,7 @@ def test_paper_depth_is_the_count_for_before_episode_only() -> None:
     base=st.one_of(st.sampled_from([3.0, 10.0, math.e, 1.5, 2.5, 16.0]), st.floats(1.01, 1e3)),
 )
 def test_paper_depth_other_bases_is_exact(steps: int, base: float) -> None:
-    m = paper_depth(steps, base)
+    m = paper_depth(steps, base=base)
     assert Fraction(base) ** m >= steps
     assert m == 0 or Fraction(base) ** (m - 1) < steps
 
@@ -219,9 +219,9 @@ def test_paper_depth_other_bases_is_exact(steps: int, base: float) -> None:
 def test_paper_depth_at_exact_powers(base: float) -> None:
     for k in range(1, 16):
         power = int(base) ** k
-        assert paper_depth(power, base) == k
-        assert paper_depth(power + 1, base) == k + 1
-        assert paper_depth(power - 1, base) == (k if power - 1 > int(base) ** (k - 1) else k - 1)
+        assert paper_depth(power, base=base) == k
+        assert paper_depth(power + 1, base=base) == k + 1
+        assert paper_depth(power - 1, base=base) == (k if power - 1 > int(base) ** (k - 1) else k - 1)
 
 
 # ----------------------------------------------------------------------------------------
@@ -382,13 +382,14 @@ def test_counter_rejects_bad_items() -> None:
 
 def test_symmetric_noise_norm_bound_reference_values() -> None:
     p = 2 * math.exp(-2.0)  # √(8 ln(2/p)) = 4
-    assert symmetric_noise_norm_bound(1.0, 1, 1, p) == pytest.approx(8.0, rel=1e-14)
-    assert symmetric_noise_norm_bound(2.0, 4, 9, p) == pytest.approx(2 * 2 * (12 + 4), rel=1e-14)
-    assert symmetric_noise_norm_bound(2.0, 0, 9, p) == 0.0
-    assert symmetric_noise_norm_bound(0.0, 3, 9, p) == 0.0
+    assert symmetric_noise_norm_bound(1.0, psums=1, dim=1, failure_probability=p) == pytest.approx(8.0, rel=1e-14)
+    assert symmetric_noise_norm_bound(2.0, psums=4, dim=9, failure_probability=p) == pytest.approx(2 * 2 * (12 + 4), rel=1e-14)
+    assert symmetric_noise_norm_bound(2.0, psums=0, dim=9, failure_probability=p) == 0.0
+    assert symmetric_noise_norm_bound(0.0, psums=3, dim=9, failure_probability=p) == 0.0
     for bad, match in [((1.0, 1, 0, 0.1), "dim"), ((1.0, -1, 2, 0.1), "psums"), ((1.0, 1, 2, 1.0), "failure_probability")]:
         with pytest.raises(ValueError, match=match):
-            symmetric_noise_norm_bound(*bad)
+            sigma, psums, dim, p_fail = bad
+            symmetric_noise_norm_bound(sigma, psums=psums, dim=dim, failure_probability=p_fail)
 
 
 @pytest.mark.parametrize(("dim", "t"), [(1, 1), (2, 7), (5, 3), (30, 1), (30, 15)])
@@ -399,7 +400,7 @@ def test_symmetric_noise_norm_bound_holds_on_counter_noise(dim: int, t: int) -> 
     for _ in range(t):
         counter.add(np.zeros((runs, dim, dim)))
     norms = np.abs(np.linalg.eigvalsh(counter.prefix())).max(axis=-1)
-    bound = symmetric_noise_norm_bound(sigma, counter.stored_psums, dim, p)
+    bound = symmetric_noise_norm_bound(sigma, psums=counter.stored_psums, dim=dim, failure_probability=p)
     # Failures are Binomial(runs, <= p): allow the upper LEVEL quantile of Binomial(runs, p).
     assert np.count_nonzero(norms > bound) <= stats.binom.isf(LEVEL, runs, p)
     assert np.mean(norms > bound) <= p
@@ -413,14 +414,14 @@ def test_symmetric_noise_norm_bound_holds_on_counter_noise(dim: int, t: int) -> 
 @settings(max_examples=100)
 @given(steps=st.integers(1, 10**9), sigma=st.floats(0.01, 100.0), sens=st.floats(0.01, 100.0), schedule=schedule_st)
 def test_tree_mu_is_sensitivity_sqrt_m_over_sigma(steps: int, sigma: float, sens: float, schedule: str) -> None:
-    m = max_psums_per_item(steps, schedule)
-    mu = tree_mu(steps, sigma, sens, schedule)
+    m = max_psums_per_item(steps, schedule=schedule)
+    mu = tree_mu(steps, sigma=sigma, sensitivity=sens, schedule=schedule)
     if m == 0:
         assert mu == 0.0
         return
     assert mu == pytest.approx(sens * math.sqrt(m) / sigma, rel=4e-15)  # a few ulps: rounded up
     assert mu >= ref.gaussian_mu(sens, sigma, m)  # rounded up
-    ledger = tree_ledger(steps, sigma, sens, schedule)
+    ledger = tree_ledger(steps, sigma=sigma, sensitivity=sens, schedule=schedule)
     assert ledger == Ledger.homogeneous(sens, sigma, m, "binary-counter")
     assert ledger.compositions == m and ledger.mu == mu
 
@@ -437,17 +438,17 @@ def test_tree_mu_is_sensitivity_sqrt_m_over_sigma(steps: int, sigma: float, sens
 def test_tree_guarantees_are_the_m_fold_gaussian(
     steps: int, sigma: float, sens: float, delta: float, schedule: str, mc: tuple[str, str | None]
 ) -> None:
-    m = max_psums_per_item(steps, schedule)
+    m = max_psums_per_item(steps, schedule=schedule)
     try:
-        expected = gaussian_epsilon(sigma, delta, sens, m, *mc)
+        expected = gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1])
     except ValueError:  # classic refuses ε >= 1 per release; so must the tree
         with pytest.raises(ValueError):
-            tree_epsilon(steps, sigma, delta, sens, schedule, *mc)
+            tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1])
         return
-    assert tree_epsilon(steps, sigma, delta, sens, schedule, *mc) == expected
+    assert tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]) == expected
     if expected.epsilon > 0:
-        assert tree_delta(steps, sigma, expected.epsilon, sens, schedule, *mc) == gaussian_delta(
-            sigma, expected.epsilon, sens, m, *mc
+        assert tree_delta(steps, sigma=sigma, epsilon=expected.epsilon, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]) == gaussian_delta(
+            sigma, expected.epsilon, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1]
         )
 
 
@@ -465,7 +466,7 @@ def _chain(steps: int, sigma: float, delta: float, schedule: str, with_pld: bool
         if key == "pld" and not with_pld:
             continue
         try:
-            eps[key] = tree_epsilon(steps, sigma, delta, 1.0, schedule, *mc).epsilon
+            eps[key] = tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=1.0, schedule=schedule, method=mc[0], conversion=mc[1]).epsilon
         except ValueError:
             assert key == "classic"
     chain = [eps[k] for k in ("exact", "pld", "rdp", "rdp-mironov", "zcdp") if k in eps]
@@ -479,7 +480,7 @@ def _chain(steps: int, sigma: float, delta: float, schedule: str, with_pld: bool
 @settings(max_examples=60)
 @given(steps=st.integers(1, 10**6), sigma=st.floats(0.3, 200.0), delta=delta_st, schedule=schedule_st)
 def test_method_order(steps: int, sigma: float, delta: float, schedule: str) -> None:
-    if max_psums_per_item(steps, schedule):
+    if max_psums_per_item(steps, schedule=schedule):
         _chain(steps, sigma, delta, schedule, with_pld=False)
 
 
@@ -488,14 +489,14 @@ def test_method_order(steps: int, sigma: float, delta: float, schedule: str) -> 
     [(1000, 20.0, 1e-5, "before-episode"), (1024, 8.0, 1e-6, "after-each"), (50, 3.0, 1e-3, "before-episode")],
 )
 def test_tree_matches_dp_accounting(steps: int, sigma: float, delta: float, schedule: str) -> None:
-    m = max_psums_per_item(steps, schedule)
-    mu = tree_mu(steps, sigma, schedule=schedule)
+    m = max_psums_per_item(steps, schedule=schedule)
+    mu = tree_mu(steps, sigma=sigma, schedule=schedule)
     event = dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(sigma), m)
     # PLD: ours is dp-accounting's figure, raised to the exact one if discretisation undercut it.
     theirs = dp_pld.PLDAccountant(value_discretization_interval=auto_discretization(mu))
     theirs.compose(event)
-    exact = tree_epsilon(steps, sigma, delta, schedule=schedule).epsilon
-    ours = tree_epsilon(steps, sigma, delta, schedule=schedule, method="pld").epsilon
+    exact = tree_epsilon(steps, sigma=sigma, delta=delta, schedule=schedule).epsilon
+    ours = tree_epsilon(steps, sigma=sigma, delta=delta, schedule=schedule, method="pld").epsilon
     assert ours == pytest.approx(max(theirs.get_epsilon(delta), exact), rel=1e-12)
     assert exact <= ours <= exact + 1e-3 * max(1.0, exact)
     # One Gaussian mechanism with sensitivity √m: the same privacy as the m-fold composition.
@@ -505,7 +506,7 @@ def test_tree_matches_dp_accounting(steps: int, sigma: float, delta: float, sche
     # RDP at dp-accounting's orders.
     rdp = dp_rdp.RdpAccountant(DP_ORDERS)
     rdp.compose(event)
-    ours_rdp = tree_epsilon(steps, sigma, delta, schedule=schedule, method="rdp", orders=DP_ORDERS).epsilon
+    ours_rdp = tree_epsilon(steps, sigma=sigma, delta=delta, schedule=schedule, method="rdp", orders=DP_ORDERS).epsilon
     assert ours_rdp == pytest.approx(rdp.get_epsilon(delta), rel=1e-9)
     _chain(steps, sigma, delta, schedule, with_pld=True)
 
@@ -522,35 +523,35 @@ def test_tree_matches_dp_accounting(steps: int, sigma: float, delta: float, sche
 def test_calibration_round_trips(
     steps: int, eps: float, delta: float, sens: float, schedule: str, mc: tuple[str, str | None]
 ) -> None:
-    cal = calibrate_tree_sigma(steps, eps, delta, sens, schedule, *mc)
-    m = max_psums_per_item(steps, schedule)
+    cal = calibrate_tree_sigma(steps, epsilon=eps, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1])
+    m = max_psums_per_item(steps, schedule=schedule)
     assert cal.compositions == m and cal.sensitivity == sens and cal.epsilon <= eps
-    assert cal == calibrate_sigma(eps, delta, sens, m, *mc)
-    again = tree_epsilon(steps, cal.sigma, delta, sens, schedule, *mc).epsilon
+    assert cal == calibrate_sigma(eps, delta, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1])
+    again = tree_epsilon(steps, sigma=cal.sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]).epsilon
     assert again == cal.epsilon <= eps
     assert again == pytest.approx(eps, rel=1e-9)
 
 
 def test_pld_calibration_round_trips() -> None:
-    cal = calibrate_tree_sigma(1000, 1.0, 1e-5, 1.0, "before-episode", "pld")
+    cal = calibrate_tree_sigma(1000, epsilon=1.0, delta=1e-5, sensitivity=1.0, schedule="before-episode", method="pld")
     assert cal.compositions == 10
-    again = tree_epsilon(1000, cal.sigma, 1e-5, 1.0, "before-episode", "pld").epsilon
+    again = tree_epsilon(1000, sigma=cal.sigma, delta=1e-5, sensitivity=1.0, schedule="before-episode", method="pld").epsilon
     assert again <= 1.0 and again == pytest.approx(1.0, rel=1e-6)
 
 
 def test_nothing_released() -> None:
     """before-episode with K = 1: no p-sum is released, so no privacy is spent."""
     for mc in [*FAST, ("pld", None), ("classic", None)]:
-        g = tree_epsilon(1, 2.0, 1e-5, 1.0, "before-episode", *mc)
-        acc = make_accountant(*mc)
+        g = tree_epsilon(1, sigma=2.0, delta=1e-5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1])
+        acc = make_accountant(mc[0], conversion=mc[1])
         assert (g.epsilon, g.delta, g.method, g.conversion) == (0.0, 1e-5, acc.method, acc.conversion)
-        d = tree_delta(1, 2.0, 0.5, 1.0, "before-episode", *mc)
+        d = tree_delta(1, sigma=2.0, epsilon=0.5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1])
         assert (d.epsilon, d.delta) == (0.5, 0.0)
-    assert tree_mu(1, 2.0, schedule="before-episode") == 0.0
+    assert tree_mu(1, sigma=2.0, schedule="before-episode") == 0.0
     with pytest.raises(ValueError, match="nothing is released"):
-        tree_ledger(1, 2.0, schedule="before-episode")
+        tree_ledger(1, sigma=2.0, schedule="before-episode")
     with pytest.raises(ValueError, match="nothing is released"):
-        calibrate_tree_sigma(1, 1.0, 1e-5, schedule="before-episode")
+        calibrate_tree_sigma(1, epsilon=1.0, delta=1e-5, schedule="before-episode")
     with pytest.raises(ValueError, match="nothing is released"):
         worst_item(1, "before-episode")
 
@@ -560,20 +561,20 @@ def test_nothing_released() -> None:
     [
         (lambda: psums_per_item(0), "steps must be an integer >= 1, got 0"),
         (lambda: psums_per_item(2.5), "steps must be an integer >= 1, got 2.5"),
-        (lambda: max_psums_per_item(4, "after"), "schedule must be one of after-each, before-episode; got 'after'"),
+        (lambda: max_psums_per_item(4, schedule="after"), "schedule must be one of after-each, before-episode; got 'after'"),
         (lambda: psum_interval(0), "t must be an integer >= 1, got 0"),
         (lambda: prefix_decomposition(-1), "t must be an integer >= 0, got -1"),
         (lambda: prefix_noise_variance(3, -1.0), "sigma must be >= 0"),
-        (lambda: paper_depth(10, 1.0), "base must be > 1, got 1.0"),
+        (lambda: paper_depth(10, base=1.0), "base must be > 1, got 1.0"),
         (lambda: paper_depth(0), "steps must be an integer >= 1, got 0"),
-        (lambda: tree_mu(10, 0.0), "sigma must be > 0, got 0.0"),
-        (lambda: tree_mu(10, 1.0, -2.0), "sensitivity must be > 0, got -2.0"),
-        (lambda: tree_epsilon(10, 1.0, 1.5), "delta must lie in the open interval"),
-        (lambda: tree_epsilon(1, 1.0, 1.5, schedule="before-episode"), "delta must lie in the open interval"),
-        (lambda: tree_epsilon(10, 1.0, 1e-5, method="gdp"), "method must be one of"),
-        (lambda: tree_delta(10, 1.0, -1.0), "epsilon must be > 0, got -1.0"),
-        (lambda: calibrate_tree_sigma(10, 0.0, 1e-5), "epsilon must be > 0, got 0.0"),
-        (lambda: tree_ledger(10, 1.0, name=""), "release name must be a non-empty string"),
+        (lambda: tree_mu(10, sigma=0.0), "sigma must be > 0, got 0.0"),
+        (lambda: tree_mu(10, sigma=1.0, sensitivity=-2.0), "sensitivity must be > 0, got -2.0"),
+        (lambda: tree_epsilon(10, sigma=1.0, delta=1.5), "delta must lie in the open interval"),
+        (lambda: tree_epsilon(1, sigma=1.0, delta=1.5, schedule="before-episode"), "delta must lie in the open interval"),
+        (lambda: tree_epsilon(10, sigma=1.0, delta=1e-5, method="gdp"), "method must be one of"),
+        (lambda: tree_delta(10, sigma=1.0, epsilon=-1.0), "epsilon must be > 0, got -1.0"),
+        (lambda: calibrate_tree_sigma(10, epsilon=0.0, delta=1e-5), "epsilon must be > 0, got 0.0"),
+        (lambda: tree_ledger(10, sigma=1.0, name=""), "release name must be a non-empty string"),
     ],
 )
 def test_bad_arguments_are_named(call: Callable[[], object], match: str) -> None:

@@ -123,7 +123,7 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
 # Each accountant's epsilon(ledger, delta) and delta(ledger, epsilon).
 for _method, _conv in [("exact", None), ("pld", None), ("rdp", "improved"), ("rdp", "mironov"),
                        ("zcdp", "bun-steinke"), ("zcdp", "rdp-optimal"), ("zcdp", "gaussian-exact"), ("classic", None)]:
-    _acc = make_accountant(_method, _conv)
+    _acc = make_accountant(_method, conversion=_conv)
     CASES.append((f"{_acc.label}.epsilon", _acc.epsilon, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "probability"}))
     CASES.append((f"{_acc.label}.delta", _acc.delta, {"ledger": LEDGER, "epsilon": 1.0}, {"epsilon": "positive"}))
 
@@ -168,17 +168,17 @@ def test_bad_argument_raises_value_error_naming_it(fn: Callable[..., Any], good:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda c: rdp_epsilon([2.0], [0.1], 1e-5, c),
-        lambda c: rdp_delta([2.0], [0.1], 1.0, c),
-        lambda c: linear_rdp_epsilon(0.5, 1e-5, c),
-        lambda c: linear_rdp_delta(0.5, 1.0, c),
-        lambda c: zcdp_epsilon(0.5, 1e-5, c),
-        lambda c: zcdp_delta(0.5, 1.0, c),
-        lambda c: zcdp_rho(1.0, 1e-5, c),
+        lambda c: rdp_epsilon([2.0], [0.1], 1e-5, conversion=c),
+        lambda c: rdp_delta([2.0], [0.1], 1.0, conversion=c),
+        lambda c: linear_rdp_epsilon(0.5, 1e-5, conversion=c),
+        lambda c: linear_rdp_delta(0.5, 1.0, conversion=c),
+        lambda c: zcdp_epsilon(0.5, 1e-5, conversion=c),
+        lambda c: zcdp_delta(0.5, 1.0, conversion=c),
+        lambda c: zcdp_rho(1.0, 1e-5, conversion=c),
         lambda c: RdpAccountant(c),
         lambda c: ZcdpAccountant(c),
-        lambda c: make_accountant("rdp", c) if c is not None else rdp_epsilon([2.0], [0.1], 1e-5, c),
-        lambda c: make_accountant("zcdp", c) if c is not None else zcdp_epsilon(0.5, 1e-5, c),
+        lambda c: make_accountant("rdp", conversion=c) if c is not None else rdp_epsilon([2.0], [0.1], 1e-5, conversion=c),
+        lambda c: make_accountant("zcdp", conversion=c) if c is not None else zcdp_epsilon(0.5, 1e-5, conversion=c),
         lambda c: gaussian_epsilon(5.0, 1e-5, method="rdp", conversion=c) if c is not None else RdpAccountant(c),
         lambda c: calibrate_sigma(1.0, 1e-5, method="zcdp", conversion=c) if c is not None else ZcdpAccountant(c),
     ],
@@ -209,7 +209,7 @@ def test_unknown_method(call: Callable[[Any], Any], bad: Any) -> None:
 @pytest.mark.parametrize("method", ["exact", "pld", "classic"])
 def test_conversion_given_to_a_method_without_conversions(method: str) -> None:
     with pytest.raises(ValueError, match="conversion"):
-        make_accountant(method, "improved")
+        make_accountant(method, conversion="improved")
 
 
 @pytest.mark.parametrize(
@@ -301,5 +301,31 @@ def test_pld_discretization_interval(bad: Any) -> None:
 
 def test_integral_values_are_accepted() -> None:
     # Integral floats and numpy scalars are fine where integers are expected.
-    assert classic_sigma(0.5, 1e-5, 1, 3.0) == classic_sigma(0.5, 1e-5, 1, 3)
-    assert gaussian_epsilon(np.float64(5.0), np.float64(1e-5), np.int64(2), np.int64(3)) == gaussian_epsilon(5.0, 1e-5, 2.0, 3)
+    assert classic_sigma(0.5, 1e-5, sensitivity=1, compositions=3.0) == classic_sigma(0.5, 1e-5, sensitivity=1, compositions=3)
+    assert gaussian_epsilon(np.float64(5.0), np.float64(1e-5), sensitivity=np.int64(2), compositions=np.int64(3)) == gaussian_epsilon(5.0, 1e-5, sensitivity=2.0, compositions=3)
+
+
+# --- keyword-only options: the positional trap of issue 16 -------------------------------------------------------
+
+import inspect  # noqa: E402
+
+import dpkit.accountant as _accountant  # noqa: E402
+
+
+def test_calibrate_sigma_refuses_compositions_given_positionally() -> None:
+    with pytest.raises(TypeError):
+        _accountant.calibrate_sigma(1.0, 1e-5, 1000)  # type: ignore[misc]
+
+
+def test_every_option_of_the_public_accountant_is_keyword_only() -> None:
+    """No public function of dpkit.accountant takes an option (a parameter with a default) positionally past its
+    first parameter (``make_accountant("rdp")``, ``paper_depth(1000, base=10)``), and none takes
+    more than three positional parameters (rdp_epsilon: orders, values, δ; calibrate_ledger_scale: ledger, ε, δ)."""
+    for name in _accountant.__all__:
+        obj = getattr(_accountant, name)
+        if not inspect.isfunction(obj):
+            continue
+        params = inspect.signature(obj).parameters.values()
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        assert all(p.default is p.empty for p in positional[1:]), f"{name} takes an option positionally"
+        assert len(positional) <= 3, f"{name} takes {len(positional)} positional parameters"

@@ -78,8 +78,8 @@ def test_rlsvi_declaration_carries_the_worst_case_mu_and_the_papers_epsilon() ->
     decl = rlsvi.declare_privacy(5, 2, 10, 10_000, 1.0, 1e-5)
     (r,) = decl.releases
     mu = math.sqrt(r.count) * r.sensitivity_replace_one / r.sigma_paper
-    assert mu == pytest.approx(rlsvi_worst_case_mu(5, 2, 10, 10_000), rel=1e-12)
-    assert decl.paper_epsilon == rlsvi_paper_epsilon(5, 2, 10, 10_000, 1e-5)
+    assert mu == pytest.approx(rlsvi_worst_case_mu(states=5, actions=2, horizon=10, episodes=10_000), rel=1e-12)
+    assert decl.paper_epsilon == rlsvi_paper_epsilon(states=5, actions=2, horizon=10, episodes=10_000, delta=1e-5)
     assert r.paper_count == 10_000 * 10 * 5 * 2 and r.count == 9_999 * 10
     led = algorithm_ledger(declare("rlsvi", None, 1e-5, **DOCUMENTED["rlsvi"]))
     assert led.declaration.epsilon == decl.paper_epsilon
@@ -135,7 +135,7 @@ def test_linopt_sensitivities_hold_only_for_add_remove() -> None:
     assert ro.relation == "replace_one"
     assert codes(ro).count("paper-sensitivity-too-small") == 4
     assert all("add/remove" in f.message for f in ro.flags if f.code == "paper-sensitivity-too-small")
-    ar = algorithm_ledger(decl, "add-remove")
+    ar = algorithm_ledger(decl, relation="add-remove")
     assert "paper-sensitivity-too-small" not in codes(ar)
     assert ar.scale < ro.scale
 
@@ -217,8 +217,8 @@ def test_ldp_ledger_properties(h: int, eps: float, delta: float) -> None:
         (lambda: declare("ldp-ucrl-vtr", 1.0, 1.5, horizon=2), "delta"),
         (lambda: declare("ldp-ucrl-vtr", -1.0, 0.1, horizon=2), "epsilon"),
         (lambda: declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=2, reading="experiment"), "states"),
-        (lambda: algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=2), "add_remove"), "replace_one"),
-        (lambda: algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=2), "neighbours"), "relation"),
+        (lambda: algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=2), relation="add_remove"), "replace_one"),
+        (lambda: algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=2), relation="neighbours"), "relation"),
         (lambda: algorithm_ledger("ledger"), "PrivacyDeclaration"),
         (lambda: Flag("x", "y", "fatal"), "severity"),
         (lambda: DeclaredRelease("r", "s", 0, 1.0, 1.0, 1.0, 1.0), "count"),

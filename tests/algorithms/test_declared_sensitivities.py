@@ -59,9 +59,9 @@ def _product_project(dim: int, b: float, v: float, nonnegative: bool) -> Callabl
 
 
 def _check(f, sample, project, claim: float, relation: str, worst: tuple) -> None:  # noqa: ANN001
-    found = check_sensitivity(f, sample, claim, relation, rng=7, project=project, n_random=400, n_local=2)
+    found = check_sensitivity(f, sample=sample, claim=claim, relation=relation, rng=7, project=project, n_random=400, n_local=2)
     assert not found.exceeds, found.to_dict()
-    attained = check_sensitivity(f, sample, claim, relation, rng=7, project=project, n_random=10, n_local=0,
+    attained = check_sensitivity(f, sample=sample, claim=claim, relation=relation, rng=7, project=project, n_random=10, n_local=0,
                                  candidates=[worst])
     assert attained.ratio >= 1 - 1e-12 and not attained.exceeds, attained.to_dict()
 
@@ -153,6 +153,6 @@ def test_rlsvi_reward_mean() -> None:
     project = lambda z: np.clip(z, 0.0, 1.0)  # noqa: E731
     _check(f, sample, project, release.sensitivity_replace_one, "replace_one", (np.array([1.0]), np.array([0.0])))
     # with n = 4 visits the change is 1/4: well inside the worst case n = 1
-    found = check_sensitivity(f, sample, release.sensitivity_replace_one, "replace_one", rng=1, project=project,
+    found = check_sensitivity(f, sample=sample, claim=release.sensitivity_replace_one, relation="replace_one", rng=1, project=project,
                               background=3, n_random=300, n_local=1)
     assert found.largest == pytest.approx(0.25, rel=1e-3) and not found.exceeds

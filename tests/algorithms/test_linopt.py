@@ -103,7 +103,7 @@ def test_the_counters_use_the_declared_sigmas(sigma: str) -> None:
         assert counter.sigma == want[name] > 0.0  # never less noise than declared
         assert counter.symmetric == name.endswith(",1}")
     # the shift is 2Σ + λ with Σ the paper's bound at m = the most p-sums in a released prefix
-    m = max_psums_per_prefix(64, "before-episode")
+    m = max_psums_per_prefix(64, schedule="before-episode")
     sigma_p = want["B_{h,p,1}"]
     bound = sigma_p * math.sqrt(m) * (4 * math.sqrt(agent.d1) + math.sqrt(8 * math.log(8 * 64 * 3 / agent.alpha)))
     assert agent.noise_shift_p == pytest.approx(bound, rel=1e-12)
@@ -253,7 +253,7 @@ def test_block_inverse_equals_the_dense_inverse() -> None:
 def test_paper_constants() -> None:
     assert paper_eta(2, 3, 300) == pytest.approx(math.sqrt(2 * math.log(2) / (3 * 300 * 3)))
     assert paper_eta(1, 3, 300) == 0.0
-    assert noise_shift(2.0, 3, 5, 100, 4, 0.1) == symmetric_noise_norm_bound(2.0, 3, 5, 0.1 / 1600)
+    assert noise_shift(2.0, 3, 5, 100, 4, 0.1) == symmetric_noise_norm_bound(2.0, psums=3, dim=5, failure_probability=0.1 / 1600)
     assert noise_shift(0.0, 3, 5, 100, 4, 0.1) == 0.0
     assert target_noise_bound(2.0, 3, 5, 100, 4, 0.1) == pytest.approx(
         2.0 * math.sqrt(3) * (math.sqrt(5) + math.sqrt(2 * math.log(1600 / 0.1))))

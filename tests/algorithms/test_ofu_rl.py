@@ -102,7 +102,7 @@ def test_agent_ellipsoid_contains_the_true_theta(sigma: float) -> None:
     assert covered / seeds >= 0.95 - 0.03
     if sigma > 0:
         m = agent.psums_per_prefix
-        assert agent.noise_norm_bound == symmetric_noise_norm_bound(sigma, m, 3, 0.05 / 2 / 2 / k_)
+        assert agent.noise_norm_bound == symmetric_noise_norm_bound(sigma, psums=m, dim=3, failure_probability=0.05 / 2 / 2 / k_)
         assert agent.shift == pytest.approx(1.0 + 2 * agent.noise_norm_bound)
         assert agent.alpha_self_normalised == 0.025
 

@@ -42,7 +42,7 @@ def test_variances_are_beta_over_counts_plus_one(beta: float | None) -> None:
     counts = _brute_counts(run, s_, a_)
     np.testing.assert_array_equal(agent.counts, counts)
     assert agent.counts.shape == agent.variances.shape == (k_, h_, s_, a_)
-    betas = np.array([russo_beta(s_, a_, h_, k + 1) if beta is None else beta for k in range(k_)])
+    betas = np.array([russo_beta(states=s_, actions=a_, horizon=h_, episode=k + 1) if beta is None else beta for k in range(k_)])
     expected = betas[:, None, None, None] / (counts + 1.0)
     np.testing.assert_allclose(agent.variances, expected, rtol=1e-13, atol=0)
     assert agent.noise_scale == 1.0 and run.sigmas == agent.sigmas
@@ -61,7 +61,7 @@ def test_sigma_number_and_tight_scale_beta_by_the_square() -> None:
     tight = make_agent("rlsvi", env, 30, 0, sigma="tight", epsilon=1.0, delta=1e-5)
     sig = resolve_sigmas(declare_privacy(3, 2, 6, 30, 1.0, 1e-5), "tight")[RELEASE]
     assert tight.noise_scale == pytest.approx((sig / sigma_paper) ** 2, rel=1e-12)
-    mu_wc = rlsvi_worst_case_mu(3, 2, 6, 30) / math.sqrt(tight.noise_scale)
+    mu_wc = rlsvi_worst_case_mu(states=3, actions=2, horizon=6, episodes=30) / math.sqrt(tight.noise_scale)
     assert gdp_epsilon(mu_wc, 1e-5) == pytest.approx(1.0, rel=1e-3)
     users = Users.draw(30, env.horizon, 1)
     run_tabular(tight, env, users, 0)
@@ -79,14 +79,14 @@ def test_run_mu_matches_brute_force_sum() -> None:
     for j in range(k_):  # user j's rewards enter R̂ at her cells in every later episode
         total = 0.0
         for k in range(j + 1, k_):
-            beta_k = russo_beta(s_, a_, h_, k + 1)
+            beta_k = russo_beta(states=s_, actions=a_, horizon=h_, episode=k + 1)
             for h in range(h_):
                 n = counts[k, h, run.states[j, h], run.actions[j, h]]
                 total += (1.0 / n) ** 2 / (beta_k / (n + 1))
         mu_sq.append(total)
     got = agent.run_privacy()
     np.testing.assert_allclose(got.mu_per_user, np.sqrt(mu_sq), rtol=1e-12)
-    assert got.mu <= rlsvi_worst_case_mu(s_, a_, h_, k_)
+    assert got.mu <= rlsvi_worst_case_mu(states=s_, actions=a_, horizon=h_, episodes=k_)
     assert got.worst_user == int(np.argmax(mu_sq)) + 1
 
 

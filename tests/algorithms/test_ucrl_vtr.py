@@ -185,9 +185,9 @@ def test_the_shift_keeps_the_noisy_gram_positive_definite() -> None:
     agent = ldp(env, k_, 4, epsilon=10.0, sigma="tight")
     run_tabular(agent, env, Users.draw(k_, env.horizon, 4), 0)
     sig = agent.sigmas[GRAM]
-    want = 2.0 * symmetric_noise_norm_bound(sig, k_ - 1, d, agent.failure_probability / (env.horizon * k_))
+    want = 2.0 * symmetric_noise_norm_bound(sig, psums=k_ - 1, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_))
     assert agent.shift == want  # r before the last user: 2Υ_{K−1}
-    r_next = 2.0 * symmetric_noise_norm_bound(sig, k_, d, agent.failure_probability / (env.horizon * k_))
+    r_next = 2.0 * symmetric_noise_norm_bound(sig, psums=k_, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_))
     assert np.linalg.eigvalsh(agent.gram() + r_next * np.eye(d)).min() > 0.0
 
 

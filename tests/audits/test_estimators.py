@@ -115,7 +115,7 @@ def test_claims() -> None:
     assert c.mu == 1.0 and c.epsilon_at(1e-5) == gdp_epsilon(1.0, 1e-5)
     assert Claim.gdp(0.5).mu == 0.5
     z = Claim.zcdp(0.5)
-    assert z.mu is None and z.epsilon_at(1e-6) == zcdp_epsilon(0.5, 1e-6, "rdp-optimal")
+    assert z.mu is None and z.epsilon_at(1e-6) == zcdp_epsilon(0.5, 1e-6, conversion="rdp-optimal")
     d = Claim.dp(1.0, 1e-5)
     assert d.mu is None and d.epsilon_at(1e-5) == 1.0 and d.epsilon_at(1e-6) == math.inf
     assert d.default_delta() == 1e-5 and z.default_delta() == 1e-5

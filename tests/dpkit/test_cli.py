@@ -35,10 +35,10 @@ def test_calibrate_reference_point(capsys: pytest.CaptureFixture[str]) -> None:
 def test_epsilon_and_delta_json_match_api(capsys: pytest.CaptureFixture[str], method: str, conversion: str | None) -> None:
     extra = ["--method", method] + (["--conversion", conversion] if conversion else [])
     obj = run_json(capsys, "epsilon", "--sigma", "40", "--delta", "1e-5", "--sensitivity", "2", "-k", "7", *extra)
-    g = accountant.gaussian_epsilon(40.0, 1e-5, 2.0, 7, method, conversion)
+    g = accountant.gaussian_epsilon(40.0, 1e-5, sensitivity=2.0, compositions=7, method=method, conversion=conversion)
     assert obj["epsilon"] == g.epsilon
     obj = run_json(capsys, "delta", "--sigma", "40", "--epsilon", "0.9", "--sensitivity", "2", "-k", "7", *extra)
-    assert obj["delta"] == accountant.gaussian_delta(40.0, 0.9, 2.0, 7, method, conversion).delta
+    assert obj["delta"] == accountant.gaussian_delta(40.0, 0.9, sensitivity=2.0, compositions=7, method=method, conversion=conversion).delta
 
 
 def test_methods_json_lists_every_variant_in_order(capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,10 +60,10 @@ def test_methods_reports_classic_refusal_as_null(capsys: pytest.CaptureFixture[s
 def test_convert_commands_match_api(capsys: pytest.CaptureFixture[str]) -> None:
     for conv in accountant.ZCDP_CONVERSIONS:
         obj = run_json(capsys, "convert", "zcdp", "--rho", "0.5", "--delta", "1e-6", "--method", conv)
-        assert obj["epsilon"] == accountant.zcdp_epsilon(0.5, 1e-6, conv)
+        assert obj["epsilon"] == accountant.zcdp_epsilon(0.5, 1e-6, conversion=conv)
     obj = run_json(capsys, "convert", "rdp", "--orders", "1.5,2,4,8,16", "--values", "0.1,0.2,0.4,0.8,1.6",
                    "--delta", "1e-5", "--method", "mironov")
-    ref = accountant.rdp_epsilon([1.5, 2, 4, 8, 16], [0.1, 0.2, 0.4, 0.8, 1.6], 1e-5, "mironov")
+    ref = accountant.rdp_epsilon([1.5, 2, 4, 8, 16], [0.1, 0.2, 0.4, 0.8, 1.6], 1e-5, conversion="mironov")
     assert (obj["epsilon"], obj["order"]) == (ref.epsilon, ref.order)
     obj = run_json(capsys, "convert", "gdp", "--mu", "0.7", "--delta", "1e-5")
     assert obj["epsilon"] == accountant.gdp_epsilon(0.7, 1e-5)

@@ -18,27 +18,27 @@ from cli_runs import run, run_json
 ])
 def test_tree_counts(capsys: pytest.CaptureFixture[str], steps: int, schedule: str, m: int, per_prefix: int) -> None:
     obj = run_json(capsys, "tree", "--steps", str(steps), "--schedule", schedule)
-    assert obj["max_psums_per_item"] == m == counter_tree.max_psums_per_item(steps, schedule)
+    assert obj["max_psums_per_item"] == m == counter_tree.max_psums_per_item(steps, schedule=schedule)
     assert obj["max_psums_per_prefix"] == per_prefix
     assert "epsilon" not in obj
 
 
 def test_tree_epsilon_and_calibration_match_api(capsys: pytest.CaptureFixture[str]) -> None:
     obj = run_json(capsys, "tree", "--steps", "1000", "--sigma", "3", "--sensitivity", "2", "--delta", "1e-5")
-    g = counter_tree.tree_epsilon(1000, 3.0, 1e-5, 2.0)
-    assert obj["epsilon"] == g.epsilon and obj["mu"] == counter_tree.tree_mu(1000, 3.0, 2.0)
+    g = counter_tree.tree_epsilon(1000, sigma=3.0, delta=1e-5, sensitivity=2.0)
+    assert obj["epsilon"] == g.epsilon and obj["mu"] == counter_tree.tree_mu(1000, sigma=3.0, sensitivity=2.0)
     obj = run_json(capsys, "tree", "--steps", "1000", "--epsilon", "1", "--delta", "1e-5", "--method", "zcdp")
-    cal = counter_tree.calibrate_tree_sigma(1000, 1.0, 1e-5, method="zcdp")
+    cal = counter_tree.calibrate_tree_sigma(1000, epsilon=1.0, delta=1e-5, method="zcdp")
     assert obj["sigma"] == cal.sigma and obj["epsilon"] <= 1.0
 
 
 def test_rlsvi_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
     obj = run_json(capsys, "rlsvi", "--states", "5", "--actions", "2", "--horizon", "10", "--episodes", "10000",
                    "--delta", "1e-5")
-    cf = rlsvi_closed_form(5, 2, 10, 10_000, 1e-5)
+    cf = rlsvi_closed_form(states=5, actions=2, horizon=10, episodes=10_000, delta=1e-5)
     assert obj["rho"] == cf.rho and obj["epsilon_paper"] == cf.epsilon_paper
     assert obj["epsilon_exact_gdp"] == cf.epsilon_exact_gdp
-    assert obj["mu_worst_case"] == rlsvi_worst_case_mu(5, 2, 10, 10_000)
+    assert obj["mu_worst_case"] == rlsvi_worst_case_mu(states=5, actions=2, horizon=10, episodes=10_000)
     assert obj["epsilon_worst_case_exact"] < obj["epsilon_exact_gdp"] < obj["epsilon_paper"]
 
 

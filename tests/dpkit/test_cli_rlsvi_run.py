@@ -13,7 +13,7 @@ from cli_runs import run, run_json
 @pytest.mark.parametrize("env", ["riverswim", "riverswim-inhomogeneous", "tabular"])
 def test_run_json_has_both_epsilons(capsys: pytest.CaptureFixture[str], env: str) -> None:
     obj = run_json(capsys, "rlsvi", "--run", "--env", env, "-S", "3", "-K", "200", "--seed", "4", "--delta", "1e-5")
-    cf = rlsvi_closed_form(3, 2, 6, 200, 1e-5)
+    cf = rlsvi_closed_form(states=3, actions=2, horizon=6, episodes=200, delta=1e-5)
     assert (obj["states"], obj["actions"], obj["horizon"], obj["episodes"]) == (3, 2, 6, 200)
     assert obj["env"] == env and obj["seed"] == 4
     assert obj["epsilon_paper"] == cf.epsilon_paper and obj["epsilon_exact_gdp"] == cf.epsilon_exact_gdp

@@ -23,7 +23,8 @@ from cli_runs import run
 def test_simulate_writes_csv_png_and_summary(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str, extra: list[str]
 ) -> None:
-    code, out, err = run(capsys, "simulate", algorithm, "--states", "3", "--episodes", "30", "--seeds", "2",
+    sizes = [] if algorithm == "private-ofu-rl" else ["--states", "3"]  # an LQ system has no --states
+    code, out, err = run(capsys, "simulate", algorithm, *sizes, "--episodes", "30", "--seeds", "2",
                           "--out", str(tmp_path), "--json", *extra)
     assert code == 0, err
     summary = json.loads(out)
@@ -44,7 +45,8 @@ def test_simulate_writes_csv_png_and_summary(
 def test_simulate_is_reproducible_and_worker_independent(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str
 ) -> None:
-    args = ["simulate", algorithm, "--states", "2", "--episodes", "20", "--seeds", "2", "--epsilon", "1",
+    sizes = [] if algorithm == "private-ofu-rl" else ["--states", "2"]  # an LQ system has no --states
+    args = ["simulate", algorithm, *sizes, "--episodes", "20", "--seeds", "2", "--epsilon", "1",
             "--delta", "0.1", "--json"]
     _, a, _ = run(capsys, *args, "--out", str(tmp_path / "a"))
     _, b, _ = run(capsys, *args, "--out", str(tmp_path / "b"), "--workers", "2")
