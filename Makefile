@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench docs install clean
+.PHONY: run test check typecheck lint bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,22 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dpkit report --out reports/out
 
-test: $(STAMP)
+test: $(STAMP) check
 	$(BIN)/python -m pytest -q
+
+# the static checks of `make test`: ruff (lint and format) and mypy (strict on the accountant)
+check: lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# mypy reads the installed layout (dpkit.accountant, …): link the folders into .typecheck/dpkit first
+typecheck: $(STAMP)
+	rm -rf .typecheck && mkdir -p .typecheck/dpkit
+	for f in dpkit/*; do ln -s ../../$$f .typecheck/dpkit/; done
+	for p in accountant algorithms audits reports; do ln -s ../../$$p .typecheck/dpkit/$$p; done
+	$(BIN)/mypy .typecheck/dpkit
 
 docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
@@ -34,4 +48,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/regret.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis reports/out
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .typecheck reports/out
