@@ -46,10 +46,18 @@ from .accountants import (
 )
 from .calibration import Calibration, calibrate_ledger_scale, calibrate_sigma
 from .classic import classic_sigma
+from .declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
 from .gdp import gdp_delta, gdp_epsilon, gdp_mu
 from .ledger import GaussianRelease, Ledger
-from .rdp import DEFAULT_ORDERS, RDP_CONVERSIONS, RdpConversion, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
-from .declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
+from .rdp import (
+    DEFAULT_ORDERS,
+    RDP_CONVERSIONS,
+    RdpConversion,
+    linear_rdp_delta,
+    linear_rdp_epsilon,
+    rdp_delta,
+    rdp_epsilon,
+)
 from .rlsvi import RlsviClosedForm, RlsviRunPrivacy, rlsvi_closed_form, rlsvi_run_privacy, rlsvi_worst_case_mu
 from .sensitivity import (
     NOISES,
@@ -83,25 +91,83 @@ from .validation import check_count, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
-    "METHODS", "VARIANTS", "RDP_CONVERSIONS", "ZCDP_CONVERSIONS", "DEFAULT_ORDERS",
-    "Accountant", "ExactAccountant", "PldAccountant", "RdpAccountant", "ZcdpAccountant", "ClassicAccountant",
-    "Guarantee", "MethodComparison", "Calibration", "RdpConversion", "GaussianRelease", "Ledger",
-    "make_accountant", "compare_methods", "compare_deltas", "DeltaComparison", "calibrate_sigma", "calibrate_ledger_scale", "classic_sigma",
-    "gdp_delta", "gdp_epsilon", "gdp_mu", "rdp_epsilon", "rdp_delta", "linear_rdp_epsilon", "linear_rdp_delta",
-    "zcdp_epsilon", "zcdp_delta", "zcdp_rho", "gaussian_epsilon", "gaussian_delta",
-    "check_count", "check_positive", "check_probability",
+    "METHODS",
+    "VARIANTS",
+    "RDP_CONVERSIONS",
+    "ZCDP_CONVERSIONS",
+    "DEFAULT_ORDERS",
+    "Accountant",
+    "ExactAccountant",
+    "PldAccountant",
+    "RdpAccountant",
+    "ZcdpAccountant",
+    "ClassicAccountant",
+    "Guarantee",
+    "MethodComparison",
+    "Calibration",
+    "RdpConversion",
+    "GaussianRelease",
+    "Ledger",
+    "make_accountant",
+    "compare_methods",
+    "compare_deltas",
+    "DeltaComparison",
+    "calibrate_sigma",
+    "calibrate_ledger_scale",
+    "classic_sigma",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
+    "rdp_epsilon",
+    "rdp_delta",
+    "linear_rdp_epsilon",
+    "linear_rdp_delta",
+    "zcdp_epsilon",
+    "zcdp_delta",
+    "zcdp_rho",
+    "gaussian_epsilon",
+    "gaussian_delta",
+    "check_count",
+    "check_positive",
+    "check_probability",
     # sensitivity under an explicit neighbouring relation
-    "RELATIONS", "NOISES", "check_relation", "vector_sensitivity", "outer_product_sensitivity",
-    "symmetric_matrix_sensitivity", "stacked_outer_product_sensitivity", "product_sensitivity", "episode_sum_sensitivity",
-    "episode_outer_product_sensitivity", "episode_product_sensitivity", "upper_triangle", "clip_norm",
-    "SensitivityCheck", "check_sensitivity",
+    "RELATIONS",
+    "NOISES",
+    "check_relation",
+    "vector_sensitivity",
+    "outer_product_sensitivity",
+    "symmetric_matrix_sensitivity",
+    "stacked_outer_product_sensitivity",
+    "product_sensitivity",
+    "episode_sum_sensitivity",
+    "episode_outer_product_sensitivity",
+    "episode_product_sensitivity",
+    "upper_triangle",
+    "clip_norm",
+    "SensitivityCheck",
+    "check_sensitivity",
     # the binary counting mechanism
-    "SCHEDULES", "BinaryCounter", "max_psums_per_item", "max_psums_per_prefix", "paper_depth", "tree_mu",
-    "tree_ledger", "tree_epsilon", "calibrate_tree_sigma",
+    "SCHEDULES",
+    "BinaryCounter",
+    "max_psums_per_item",
+    "max_psums_per_prefix",
+    "paper_depth",
+    "tree_mu",
+    "tree_ledger",
+    "tree_epsilon",
+    "calibrate_tree_sigma",
     # RLSVI's inherent noise
-    "RlsviClosedForm", "RlsviRunPrivacy", "rlsvi_closed_form", "rlsvi_worst_case_mu", "rlsvi_run_privacy",
+    "RlsviClosedForm",
+    "RlsviRunPrivacy",
+    "rlsvi_closed_form",
+    "rlsvi_worst_case_mu",
+    "rlsvi_run_privacy",
     # algorithm declarations and their ledgers
-    "DeclaredRelease", "PrivacyDeclaration", "Flag", "AlgorithmLedger", "algorithm_ledger",
+    "DeclaredRelease",
+    "PrivacyDeclaration",
+    "Flag",
+    "AlgorithmLedger",
+    "algorithm_ledger",
 ]
 
 
@@ -114,8 +180,14 @@ def _homogeneous(sigma: float, sensitivity: float, compositions: int) -> Ledger:
 
 
 def gaussian_epsilon(
-    sigma: float, delta: float, *, sensitivity: float = 1.0, compositions: int = 1,
-    method: str = "exact", conversion: str | None = None, **options: object,
+    sigma: float,
+    delta: float,
+    *,
+    sensitivity: float = 1.0,
+    compositions: int = 1,
+    method: str = "exact",
+    conversion: str | None = None,
+    **options: object,
 ) -> Guarantee:
     """ε(δ) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
     acc = make_accountant(method, conversion=conversion, **options)
@@ -123,8 +195,14 @@ def gaussian_epsilon(
 
 
 def gaussian_delta(
-    sigma: float, epsilon: float, *, sensitivity: float = 1.0, compositions: int = 1,
-    method: str = "exact", conversion: str | None = None, **options: object,
+    sigma: float,
+    epsilon: float,
+    *,
+    sensitivity: float = 1.0,
+    compositions: int = 1,
+    method: str = "exact",
+    conversion: str | None = None,
+    **options: object,
 ) -> Guarantee:
     """δ(ε) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
     acc = make_accountant(method, conversion=conversion, **options)

@@ -21,20 +21,28 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .classic import classic_composed_delta, classic_composed_epsilon
 from .gdp import _gdp_delta, _gdp_epsilon
+from .ledger import Ledger
 from .numerics import round_up
 from .pld import auto_discretization, pld_accountant_for
-from .rdp import RDP_CONVERSIONS, _length, _linear_rdp_delta, _linear_rdp_epsilon, _validate_curve, rdp_delta, rdp_epsilon
+from .rdp import (
+    RDP_CONVERSIONS,
+    _length,
+    _linear_rdp_delta,
+    _linear_rdp_epsilon,
+    _validate_curve,
+    rdp_delta,
+    rdp_epsilon,
+)
 from .validation import check_choice, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, _zcdp_delta, _zcdp_epsilon
-from .ledger import Ledger
 
 __all__ = [
     "Guarantee",
@@ -243,10 +251,14 @@ class ZcdpAccountant(Accountant):
         return self.conversion_name
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
-        return Guarantee(_zcdp_epsilon(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name)
+        return Guarantee(
+            _zcdp_epsilon(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name
+        )
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        return Guarantee(epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name)
+        return Guarantee(
+            epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
+        )
 
 
 @dataclass(frozen=True)
@@ -276,7 +288,9 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
         raise ValueError(f"method {method!r} takes no conversion, got conversion={conversion!r}")
     if method in CONVERSIONS:
         conversion = check_choice(
-            f"conversion for method {method!r}", DEFAULT_CONVERSION[method] if conversion is None else conversion, CONVERSIONS[method]
+            f"conversion for method {method!r}",
+            DEFAULT_CONVERSION[method] if conversion is None else conversion,
+            CONVERSIONS[method],
         )
     allowed = {"pld": {"value_discretization_interval"}, "rdp": {"orders"}}.get(method, set())
     unknown = set(options) - allowed

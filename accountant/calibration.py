@@ -99,7 +99,13 @@ def _generic_scale(acc: Accountant, ledger: Ledger, epsilon: float, delta: float
 
 
 def calibrate_ledger_scale(
-    ledger: Ledger, epsilon: float, delta: float, *, method: str = "exact", conversion: str | None = None, **options: Any
+    ledger: Ledger,
+    epsilon: float,
+    delta: float,
+    *,
+    method: str = "exact",
+    conversion: str | None = None,
+    **options: Any,
 ) -> float:
     """The smallest factor c such that ``ledger.scaled(c)`` (every σ times c) meets (ε, δ).
 
@@ -127,8 +133,10 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         zconv = _RDP_TO_ZCDP.get(conv, conv) if acc.method == "rdp" else conv
         rho = _zcdp_rho(epsilon, delta, zconv)
         if not rho > 0.0:
-            raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "
-                             f"meets under {zconv} (in doubles): no finite sigma")
+            raise ValueError(
+                f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "
+                f"meets under {zconv} (in doubles): no finite sigma"
+            )
         factor = mu1 / math.sqrt(2.0 * rho)
     elif acc.method == "classic" and len(base.releases) == 1:
         r = base.releases[0]
@@ -148,7 +156,8 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
 def calibrate_sigma(
     epsilon: float,
     delta: float,
-    *, sensitivity: float = 1.0,
+    *,
+    sensitivity: float = 1.0,
     compositions: int = 1,
     method: str = "exact",
     conversion: str | None = None,

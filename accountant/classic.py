@@ -41,7 +41,7 @@ def classic_sigma(epsilon: float, delta: float, *, sensitivity: float = 1.0, com
     delta = check_probability("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     k = check_count("compositions", compositions)
-    per_eps, per_delta = epsilon / k, delta / k
+    per_eps = epsilon / k
     if per_eps >= CLASSIC_MAX_EPSILON:
         raise _refuse(per_eps, f"epsilon = {epsilon:g} over {k} release(s)")
     # in logs and as k/ε: δ/K or ε/K may underflow to 0 for tiny inputs
@@ -51,9 +51,7 @@ def classic_sigma(epsilon: float, delta: float, *, sensitivity: float = 1.0, com
     return round_up(sigma)
 
 
-def classic_composed_epsilon(
-    ratios: Sequence[tuple[str, float, int]], delta: float
-) -> float:
+def classic_composed_epsilon(ratios: Sequence[tuple[str, float, int]], delta: float) -> float:
     """ε of a basic composition of Gaussian releases under the classic bound, rounded up.
 
     ``ratios`` lists (name, Δ/σ, count) per release kind; δ is split evenly over all releases.

@@ -87,7 +87,9 @@ class DeclaredRelease:
         object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
         if self.sensitivity_add_remove is not None:
             object.__setattr__(
-                self, "sensitivity_add_remove", check_positive(f"{self.name}.sensitivity_add_remove", self.sensitivity_add_remove)
+                self,
+                "sensitivity_add_remove",
+                check_positive(f"{self.name}.sensitivity_add_remove", self.sensitivity_add_remove),
             )
         for attr in ("sensitivity_replace_one", "paper_sensitivity", "sigma_paper"):
             object.__setattr__(self, attr, check_positive(f"{self.name}.{attr}", getattr(self, attr)))
@@ -106,7 +108,9 @@ class DeclaredRelease:
 
     def gaussian(self, relation: str, sigma: float | None = None) -> GaussianRelease:
         """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given)."""
-        return GaussianRelease(self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count)
+        return GaussianRelease(
+            self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count
+        )
 
 
 @dataclass(frozen=True)
@@ -151,7 +155,8 @@ class PrivacyDeclaration:
         relation = self.paper_relation if relation is None else check_relation(relation)
         if relation not in self.relations:
             raise ValueError(
-                f"{self.algorithm}'s privacy is defined only under {', '.join(self.relations)}; got relation {relation!r}"
+                f"{self.algorithm}'s privacy is defined only under {', '.join(self.relations)}; got relation "
+                f"{relation!r}"
             )
         return relation
 
@@ -243,7 +248,11 @@ def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: str, counte
         "tree-depth-mismatch",
         f"{counters}: the paper's tree depth m = {paper_depth} differs from the {exact_depth} noisy p-sums that "
         f"contain one user under the {schedule} schedule"
-        + (" (it under-counts: the paper's σ is too small)." if under else " (it over-counts: sound, but it costs noise)."),
+        + (
+            " (it under-counts: the paper's σ is too small)."
+            if under
+            else " (it over-counts: sound, but it costs noise)."
+        ),
         "error" if under else "info",
     )
 
@@ -255,13 +264,15 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
         if r.paper_sensitivity < ours * (1 - 1e-12):
             holds = (
                 " It is the add/remove sensitivity."
-                if r.sensitivity_add_remove is not None and r.paper_sensitivity >= r.sensitivity_add_remove * (1 - 1e-12)
+                if r.sensitivity_add_remove is not None
+                and r.paper_sensitivity >= r.sensitivity_add_remove * (1 - 1e-12)
                 else ""
             )
             flags.append(
                 Flag(
                     "paper-sensitivity-too-small",
-                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} is below the {relation.replace('_', '-')} "
+                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} is below the "
+                    f"{relation.replace('_', '-')} "
                     f"sensitivity {ours:.6g}.{holds}",
                     "error",
                     r.name,
@@ -271,14 +282,17 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
             flags.append(
                 Flag(
                     "paper-sensitivity-loose",
-                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} exceeds the {relation.replace('_', '-')} "
+                    f"{r.name}: the paper's sensitivity {r.paper_sensitivity:.6g} exceeds the "
+                    f"{relation.replace('_', '-')} "
                     f"sensitivity {ours:.6g} (sound, but it costs noise).",
                     "info",
                     r.name,
                 )
             )
-        if r.paper_count is not None and r.paper_count != r.count and not any(
-            f.code == "tree-depth-mismatch" for f in declaration.flags
+        if (
+            r.paper_count is not None
+            and r.paper_count != r.count
+            and not any(f.code == "tree-depth-mismatch" for f in declaration.flags)
         ):
             under = r.paper_count < r.count
             flags.append(
@@ -294,7 +308,11 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
 
 
 def algorithm_ledger(
-    declaration: PrivacyDeclaration, *, relation: str | None = None, method: str = "exact", conversion: str | None = None
+    declaration: PrivacyDeclaration,
+    *,
+    relation: str | None = None,
+    method: str = "exact",
+    conversion: str | None = None,
 ) -> AlgorithmLedger:
     """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method``.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
     import dp_accounting
@@ -69,9 +69,7 @@ class Ledger:
         object.__setattr__(self, "releases", releases)
 
     @classmethod
-    def homogeneous(
-        cls, sensitivity: float, sigma: float, compositions: int = 1, name: str = "gaussian"
-    ) -> Ledger:
+    def homogeneous(cls, sensitivity: float, sigma: float, compositions: int = 1, name: str = "gaussian") -> Ledger:
         """A ledger of ``compositions`` identical Gaussian releases."""
         return cls((GaussianRelease(name, sensitivity, sigma, check_count("compositions", compositions)),))
 
@@ -88,10 +86,9 @@ class Ledger:
             missing = {"name", "sensitivity", "sigma"} - set(item)
             if missing:
                 raise ValueError(f"release {i} is missing key(s): {', '.join(sorted(missing))}")
+            fields: Mapping[str, Any] = item  # GaussianRelease checks each value's type and range
             releases.append(
-                GaussianRelease(
-                    item["name"], item["sensitivity"], item["sigma"], item.get("count", 1)  # type: ignore[arg-type]
-                )
+                GaussianRelease(fields["name"], fields["sensitivity"], fields["sigma"], fields.get("count", 1))
             )
         return cls(tuple(releases))
 
@@ -116,9 +113,7 @@ class Ledger:
     def scaled(self, factor: float) -> Ledger:
         """The same ledger with every σ multiplied by ``factor`` (> 0)."""
         factor = check_positive("factor", factor)
-        return Ledger(
-            tuple(GaussianRelease(r.name, r.sensitivity, r.sigma * factor, r.count) for r in self.releases)
-        )
+        return Ledger(tuple(GaussianRelease(r.name, r.sensitivity, r.sigma * factor, r.count) for r in self.releases))
 
     def to_dp_event(self) -> dp_accounting.DpEvent:
         """Export as a dp-accounting event, to hand to any dp-accounting accountant.

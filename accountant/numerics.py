@@ -108,9 +108,7 @@ def brent_root(
     raise ArithmeticError(f"brent_root: no convergence in {maxiter} steps")
 
 
-def feasible_root(
-    g: Callable[[float], float], x_ok: float, x_bad: float, xtol: float = 1e-15
-) -> float:
+def feasible_root(g: Callable[[float], float], x_ok: float, x_bad: float, xtol: float = 1e-15) -> float:
     """Return a point on the feasible side of the root of a monotone function.
 
     ``g`` must be monotone between ``x_ok`` (where ``g <= 0``: feasible) and ``x_bad``

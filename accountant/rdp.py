@@ -75,9 +75,7 @@ class RdpConversion:
     conversion: str
 
 
-def _epsilon_at_orders(
-    orders: np.ndarray, values: np.ndarray, log_delta: float, conversion: str
-) -> np.ndarray:
+def _epsilon_at_orders(orders: np.ndarray, values: np.ndarray, log_delta: float, conversion: str) -> np.ndarray:
     """ε(α) of each order (vectorised); the KL shortcut gives 0 where it applies."""
     am1 = orders - 1.0
     if conversion == "mironov":
@@ -89,9 +87,7 @@ def _epsilon_at_orders(
     return np.where(kl_zero, 0.0, np.maximum(eps, 0.0))
 
 
-def _log_delta_at_orders(
-    orders: np.ndarray, values: np.ndarray, epsilon: float, conversion: str
-) -> np.ndarray:
+def _log_delta_at_orders(orders: np.ndarray, values: np.ndarray, epsilon: float, conversion: str) -> np.ndarray:
     """log δ(α) of each order for a target ε (vectorised), capped by the KL bound."""
     am1 = orders - 1.0
     if conversion == "mironov":
@@ -171,7 +167,9 @@ def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[
         from scipy import optimize  # imported here: it costs 0.3 s at startup
 
         res = optimize.minimize_scalar(
-            f, bounds=(math.log(lo - 1.0), math.log(hi - 1.0)), method="bounded",
+            f,
+            bounds=(math.log(lo - 1.0), math.log(hi - 1.0)),
+            method="bounded",
             options={"xatol": 1e-12},
         )
         if res.fun < best_v:
@@ -179,9 +177,7 @@ def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[
     return best_a, best_v
 
 
-def linear_rdp_epsilon(
-    rho: float, delta: float, *, conversion: RdpConversionName = "improved"
-) -> RdpConversion:
+def linear_rdp_epsilon(rho: float, delta: float, *, conversion: RdpConversionName = "improved") -> RdpConversion:
     """(ε, δ) of the linear RDP curve ε_R(α) = αρ (Gaussian compositions, ρ-zCDP), rounded up.
 
     Minimises over continuous α > 1: Mironov's conversion in closed form; the improved
@@ -227,9 +223,7 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
     return RdpConversion(_conservative_epsilon(best), delta, best_a, conversion)
 
 
-def linear_rdp_delta(
-    rho: float, epsilon: float, *, conversion: RdpConversionName = "improved"
-) -> RdpConversion:
+def linear_rdp_delta(rho: float, epsilon: float, *, conversion: RdpConversionName = "improved") -> RdpConversion:
     """δ(ε) of the linear RDP curve αρ, minimised over continuous α > 1, rounded up."""
     rho = check_nonnegative("rho", rho)
     epsilon = check_positive("epsilon", epsilon)

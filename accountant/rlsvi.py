@@ -124,7 +124,12 @@ def rlsvi_closed_form(*, states: int, actions: int, horizon: int, episodes: int,
     delta = check_probability("delta", delta)
     rho = rlsvi_rho(states=s, actions=a, horizon=h, episodes=k)
     return RlsviClosedForm(
-        s, a, h, k, delta, rho,
+        s,
+        a,
+        h,
+        k,
+        delta,
+        rho,
         epsilon_paper=_zcdp_epsilon(rho, delta, "bun-steinke"),
         epsilon_rdp_optimal=_zcdp_epsilon(rho, delta, "rdp-optimal"),
         epsilon_exact_gdp=_zcdp_epsilon(rho, delta, "gaussian-exact"),

@@ -60,8 +60,12 @@ RELATIONS: tuple[str, ...] = ("add_remove", "replace_one")
 #: (the released vector is :func:`upper_triangle`); ``"full"`` — i.i.d. noise on all d² entries.
 NOISES: tuple[str, ...] = ("upper", "full")
 
-_SPELLINGS = {"add_remove": "add_remove", "replace_one": "replace_one", "add-remove": "add_remove",
-              "replace-one": "replace_one"}
+_SPELLINGS = {
+    "add_remove": "add_remove",
+    "replace_one": "replace_one",
+    "add-remove": "add_remove",
+    "replace-one": "replace_one",
+}
 
 _SQRT2 = math.sqrt(2.0)
 _U = 2.0**-53  # unit roundoff of binary64
@@ -222,9 +226,7 @@ def symmetric_matrix_sensitivity(
     return _finish("symmetric_matrix_sensitivity", value, frobenius_bound=c)
 
 
-def product_sensitivity(
-    vector_bound: float, *, scalar_bound: float, relation: str, nonnegative: bool = False
-) -> float:
+def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: str, nonnegative: bool = False) -> float:
     """Sensitivity of a sum of products x(u)·v(u) with ‖x‖ ≤ B, |v| ≤ V.
 
     ‖x v‖ = |v|·‖x‖ ≤ B·V. The same holds when v is itself a vector and the term is the
@@ -299,7 +301,7 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     6.0
     >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="replace_one") / math.sqrt(2), 12)
     9.0
-    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="replace_one"), 12)  # 2 H (1+γ)
+    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="replace_one"), 12)  # 2H(1+γ)
     12.0
     """
     b = check_positive("bound", bound)
@@ -598,7 +600,8 @@ def _make_rng(rng: object) -> np.random.Generator:
 
 def check_sensitivity(
     f: Callable[[np.ndarray], Any],
-    *, sample: Callable[[np.random.Generator, int], Any],
+    *,
+    sample: Callable[[np.random.Generator, int], Any],
     claim: float,
     relation: str,
     rng: np.random.Generator | int | None = None,

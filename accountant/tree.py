@@ -238,7 +238,8 @@ def paper_depth(steps: int, *, base: float = 2.0) -> int:
 
 def tree_ledger(
     steps: int,
-    *, sigma: float,
+    *,
+    sigma: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
     name: str = "binary-counter",
@@ -254,7 +255,8 @@ def tree_ledger(
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
-            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would be empty"
+            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would "
+            f"be empty"
         )
     return Ledger.homogeneous(sensitivity, sigma, m, name)
 
@@ -274,7 +276,8 @@ def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str
 
 def tree_epsilon(
     steps: int,
-    *, sigma: float,
+    *,
+    sigma: float,
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -297,7 +300,8 @@ def tree_epsilon(
 
 def tree_delta(
     steps: int,
-    *, sigma: float,
+    *,
+    sigma: float,
     epsilon: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -317,7 +321,8 @@ def tree_delta(
 
 def calibrate_tree_sigma(
     steps: int,
-    *, epsilon: float,
+    *,
+    epsilon: float,
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
@@ -336,7 +341,9 @@ def calibrate_tree_sigma(
         raise ValueError(
             f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: no sigma to calibrate"
         )
-    return calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=m, method=method, conversion=conversion, **options)
+    return calibrate_sigma(
+        epsilon, delta, sensitivity=sensitivity, compositions=m, method=method, conversion=conversion, **options
+    )
 
 
 # ------------------------------------------------------------------------------------------

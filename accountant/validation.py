@@ -112,9 +112,7 @@ def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence
     if len(a) == 0:
         raise ValueError(f"{name_a} must not be empty")
     if len(a) != len(b):
-        raise ValueError(
-            f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}"
-        )
+        raise ValueError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
 
 
 def as_real_array(name: str, values: Sequence[object] | np.ndarray) -> np.ndarray:

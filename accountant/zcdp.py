@@ -78,7 +78,9 @@ def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
     if conversion in ("gaussian-exact", "bun-steinke"):
         # Closed form / one root-find, then stepped down until the conversion itself agrees
         # (ε is rounded up, so the round trip may otherwise land a few ulps above the target).
-        lo = round_down(min(_gdp_mu(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs)
+        lo = round_down(
+            min(_gdp_mu(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs
+        )
         if not lo > 0.0:  # the largest ρ underflows: 0 is the largest double that is sound
             return 0.0
         step = 64.0 * 2.0**-52

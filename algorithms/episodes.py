@@ -24,7 +24,18 @@ from dpkit.accountant.validation import check_nonnegative, check_rng
 
 from .envs.tabular import TabularMDP, User, Users
 
-__all__ = ["SIGMA_CHOICES", "MAX_SIGMA", "check_sigma", "resolve_sigmas", "Plan", "EpisodicAgent", "Run", "run_tabular", "play_episode", "sample_actions"]
+__all__ = [
+    "SIGMA_CHOICES",
+    "MAX_SIGMA",
+    "check_sigma",
+    "resolve_sigmas",
+    "Plan",
+    "EpisodicAgent",
+    "Run",
+    "run_tabular",
+    "play_episode",
+    "sample_actions",
+]
 
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
 #: The largest σ a run accepts: beyond it σ², and the regularisers' shifts of order σ·sqrt(K·d), overflow
@@ -66,7 +77,9 @@ def resolve_sigmas(
         unknown = sorted(set(sigma) - set(names))
         missing = [n for n in names if n not in sigma]
         if unknown or missing:
-            raise ValueError(f"sigma mapping must name exactly the releases {names}: unknown {unknown}, missing {missing}")
+            raise ValueError(
+                f"sigma mapping must name exactly the releases {names}: unknown {unknown}, missing {missing}"
+            )
         return {n: check_sigma(f"sigma[{n!r}]", sigma[n]) for n in names}
     value = check_sigma("sigma", sigma)
     return dict.fromkeys(names, value)
@@ -202,15 +215,17 @@ def run_tabular(
     def evaluate(upto: int) -> None:
         if pending:
             values = env.policy_values(np.stack(pending))[:, 0, env.initial_state]
-            regret[upto - len(pending):upto] = best - values
+            regret[upto - len(pending) : upto] = best - values
             pending.clear()
 
     for k in range(k_):
         plan = agent.plan(k)
         policy = np.asarray(plan.policy)
         if policy.shape[:2] != (h_, env.states) or policy.ndim not in (2, 3):
-            raise ValueError(f"{agent.name} planned a policy of shape {policy.shape}; expected ({h_}, {env.states}) "
-                             f"actions or ({h_}, {env.states}, {env.actions}) probabilities")
+            raise ValueError(
+                f"{agent.name} planned a policy of shape {policy.shape}; expected ({h_}, {env.states}) "
+                f"actions or ({h_}, {env.states}, {env.actions}) probabilities"
+            )
         pending.append(eye[policy] if policy.ndim == 2 else policy)
         if len(pending) == _EVALUATE_EVERY:
             evaluate(k + 1)

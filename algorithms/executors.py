@@ -98,7 +98,7 @@ class Executor(ABC):
         and propagates, as does an exception raised by ``fn``.
         """
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: executors without workers need not override it
         """Release the executor's workers; the executor should not be used afterwards."""
 
     def __enter__(self) -> Executor:
@@ -229,8 +229,9 @@ class DaskExecutor(Executor):
     #: Seconds to wait for a scheduler before giving up with a ValueError naming its address.
     connect_timeout = 5.0
 
-    def __init__(self, scheduler: str | None = None, client: Any = None, *, local: bool = False,
-                 workers: int | None = None) -> None:
+    def __init__(
+        self, scheduler: str | None = None, client: Any = None, *, local: bool = False, workers: int | None = None
+    ) -> None:
         if local:
             if scheduler is not None or client is not None:
                 raise ValueError("a local Dask cluster takes neither scheduler nor client")
@@ -245,8 +246,9 @@ class DaskExecutor(Executor):
         self.scheduler = scheduler
         self._cluster: Any = None
         if local:  # a LocalCluster of processes on this machine, closed with the executor
-            self._cluster = dd.LocalCluster(n_workers=workers or _default_workers(), threads_per_worker=1,
-                                            processes=True, dashboard_address=None)
+            self._cluster = dd.LocalCluster(
+                n_workers=workers or _default_workers(), threads_per_worker=1, processes=True, dashboard_address=None
+            )
             self.client = dd.Client(self._cluster)
             self.scheduler = self._cluster.scheduler_address
             self._owns_client = True
@@ -254,8 +256,10 @@ class DaskExecutor(Executor):
             try:
                 self.client = dd.Client(scheduler, timeout=self.connect_timeout)
             except (OSError, TimeoutError) as err:
-                raise ValueError(f"cannot reach the Dask scheduler at {scheduler!r} within "
-                                 f"{self.connect_timeout:g} s: {type(err).__name__}") from None
+                raise ValueError(
+                    f"cannot reach the Dask scheduler at {scheduler!r} within "
+                    f"{self.connect_timeout:g} s: {type(err).__name__}"
+                ) from None
             self._owns_client = True
         else:
             self.client = client
@@ -313,8 +317,10 @@ def make_executor(name: str = "in-process", *, workers: int | None = None, sched
     """
     check_choice("executor", name, EXECUTORS)
     if workers is not None and not (name == "processes" or (name == "dask" and scheduler is None)):
-        raise ValueError(f"workers applies only to the 'processes' executor and a local Dask cluster, "
-                         f"got workers={workers!r} for {name!r}")
+        raise ValueError(
+            f"workers applies only to the 'processes' executor and a local Dask cluster, "
+            f"got workers={workers!r} for {name!r}"
+        )
     if scheduler is not None and name != "dask":
         raise ValueError(f"scheduler applies only to the 'dask' executor, got scheduler={scheduler!r} for {name!r}")
     if name == "in-process":
@@ -440,8 +446,10 @@ def run_batched(
     n_chunks = math.ceil(n / chunk_size)
     seeds = spawn_seeds(seed, n_chunks)
     starts = [i * chunk_size for i in range(n_chunks)]
-    chunks = [_Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i, starts[i], transform)
-              for i in range(n_chunks)]
+    chunks = [
+        _Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i, starts[i], transform)
+        for i in range(n_chunks)
+    ]
 
     def on_done(i: int, result: np.ndarray) -> None:
         _check_chunk(chunks[i], starts[i], result)
@@ -480,8 +488,12 @@ def run_pair(
     ``progress`` receives the increments of both runs (summing to ``2n``).
     """
     seed0, seed1 = spawn_seeds(seed, 2)
-    kwargs: dict[str, Any] = {"executor": executor, "chunk_size": chunk_size, "progress": progress,
-                              "transform": transform}
+    kwargs: dict[str, Any] = {
+        "executor": executor,
+        "chunk_size": chunk_size,
+        "progress": progress,
+        "transform": transform,
+    }
     out0 = run_batched(release, dataset0, n, seed0, **kwargs)
     out1 = run_batched(release, dataset1, n, seed1, **kwargs)
     return out0, out1

@@ -89,9 +89,9 @@ from .episodes import resolve_sigmas
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
     DEFAULT_REGULARIZER,
-    VtrAgent,
     BlockModel,
     DenseModel,
+    VtrAgent,
     block_solve,
     confidence_radius,
     diagonal_blocks,
@@ -181,8 +181,12 @@ def declare_privacy(
         name="Δu_h",
         statistic="target update φ·V(s_{h+1})",
         count=h,
-        sensitivity_add_remove=product_sensitivity(b_phi, scalar_bound=b_v, relation="add_remove", nonnegative=nonnegative),
-        sensitivity_replace_one=product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=nonnegative),
+        sensitivity_add_remove=product_sensitivity(
+            b_phi, scalar_bound=b_v, relation="add_remove", nonnegative=nonnegative
+        ),
+        sensitivity_replace_one=product_sensitivity(
+            b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=nonnegative
+        ),
         paper_sensitivity=paper_delta,
         sigma_paper=sigma,
     )
@@ -211,7 +215,11 @@ def declare_privacy(
             f"‖φ_V‖ <= sqrt(S) = {b_phi:.6g}, and the Gram update is not accounted for."
         )
     params: Mapping[str, Any] = {
-        "horizon": h, "states": s, "reading": reading, "feature_bound": b_phi, "value_bound": b_v,
+        "horizon": h,
+        "states": s,
+        "reading": reading,
+        "feature_bound": b_phi,
+        "value_bound": b_v,
     }
     return PrivacyDeclaration(
         algorithm=ALGORITHM,
@@ -273,13 +281,19 @@ class LdpUcrlVtr(VtrAgent):
             raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
         self.bonus = check_choice("bonus", bonus, BONUSES)
         scale = DEFAULT_LDP_BONUS_SCALE[self.bonus] if bonus_scale is None else bonus_scale
-        super().__init__(env, episodes, bonus_scale=scale, regularizer=regularizer,
-                         failure_probability=failure_probability)
+        super().__init__(
+            env, episodes, bonus_scale=scale, regularizer=regularizer, failure_probability=failure_probability
+        )
         self.rng = check_rng("rng", rng)
         self.shift_scale = check_nonnegative("shift_scale", shift_scale)
         self.declaration = declare_privacy(
-            self.horizon, epsilon, delta, reading=reading, states=self.states,
-            feature_bound=feature_bound, value_bound=value_bound,
+            self.horizon,
+            epsilon,
+            delta,
+            reading=reading,
+            states=self.states,
+            feature_bound=feature_bound,
+            value_bound=value_bound,
         )
         self.sigmas = resolve_sigmas(self.declaration, sigma, relation=relation, method=method)
         self.feature_bound = float(self.declaration.parameters["feature_bound"])
@@ -300,11 +314,14 @@ class LdpUcrlVtr(VtrAgent):
         if self.sigma_gram == 0.0:  # no noise: Λ is block diagonal, as UCRL-VTR's (same floats, same actions)
             upsilon = 0.0
             self.shift = 0.0
-            theta, inverse_blocks, logdet = block_solve(diagonal_blocks(self._gram, self.states, self.actions),
-                                                        self._target)
+            theta, inverse_blocks, logdet = block_solve(
+                diagonal_blocks(self._gram, self.states, self.actions), self._target
+            )
             model = BlockModel(theta, inverse_blocks, self.states, self.actions)
         else:
-            upsilon = symmetric_noise_norm_bound(self.sigma_gram, psums=n, dim=self.dim, failure_probability=self._noise_p)
+            upsilon = symmetric_noise_norm_bound(
+                self.sigma_gram, psums=n, dim=self.dim, failure_probability=self._noise_p
+            )
             self.shift = self.shift_scale * upsilon
             model = DenseModel(self._gram + self.shift * np.eye(self.dim), self._target, self.states, self.actions)
             logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)
@@ -314,14 +331,27 @@ class LdpUcrlVtr(VtrAgent):
             return model, beta
         gamma = 0.0
         if self.sigma_target > 0.0 and n > 0:
-            gamma = self.sigma_target * math.sqrt(n) * (math.sqrt(self.dim) + math.sqrt(2.0 * math.log(1.0 / self._noise_p)))
+            gamma = (
+                self.sigma_target
+                * math.sqrt(n)
+                * (math.sqrt(self.dim) + math.sqrt(2.0 * math.log(1.0 / self._noise_p)))
+            )
         rho_min = lam + self.shift - upsilon
         if rho_min < lam:  # shift_scale < 1: no positive-definiteness guarantee; keep the radius finite
             rho_min = lam
         rho_max = lam + self.shift + upsilon
         ranges = np.minimum(self.caps[1:], self.value_bound)
-        beta = confidence_radius(logdet, ranges, self.dim, self.theta_bound, self.failure_probability,
-                                 rho_min=rho_min, rho_max=rho_max, gamma=gamma, scale=self.bonus_scale)
+        beta = confidence_radius(
+            logdet,
+            ranges,
+            self.dim,
+            self.theta_bound,
+            self.failure_probability,
+            rho_min=rho_min,
+            rho_max=rho_max,
+            gamma=gamma,
+            scale=self.bonus_scale,
+        )
         return model, beta
 
     # -- the user, then the server -----------------------------------------------------------------
@@ -362,8 +392,10 @@ class LdpUcrlVtr(VtrAgent):
         values = np.asarray(values, dtype=float)
         targets = np.asarray(targets, dtype=float)
         if blocks.shape != (h_,) or values.shape != (h_, s_) or targets.shape != (h_,):
-            raise ValueError(f"blocks, values and targets must have shapes ({h_},), ({h_}, {s_}) and ({h_},), "
-                             f"got {blocks.shape}, {values.shape} and {targets.shape}")
+            raise ValueError(
+                f"blocks, values and targets must have shapes ({h_},), ({h_}, {s_}) and ({h_},), "
+                f"got {blocks.shape}, {values.shape} and {targets.shape}"
+            )
         if not np.issubdtype(blocks.dtype, np.integer) or np.any((blocks < 0) | (blocks >= sa)):
             raise ValueError(f"blocks must be integers in 0..{sa - 1}, got {blocks.tolist()}")
         if not (np.isfinite(values).all() and np.isfinite(targets).all()):
@@ -388,8 +420,16 @@ class LdpUcrlVtr(VtrAgent):
 
 
 _OPTIONS = (
-    "reading", "feature_bound", "value_bound", "relation", "method", "bonus", "bonus_scale", "shift_scale",
-    "regularizer", "failure_probability",
+    "reading",
+    "feature_bound",
+    "value_bound",
+    "relation",
+    "method",
+    "bonus",
+    "bonus_scale",
+    "shift_scale",
+    "regularizer",
+    "failure_probability",
 )
 
 

@@ -1,4 +1,5 @@
-"""Private-LinOpt-VI and Private-LinOpt-PO (Zhou: *Differentially Private RL with Linear Function Approximation*; seed 004).
+"""Private-LinOpt-VI and Private-LinOpt-PO (Zhou: *Differentially Private RL with Linear Function Approximation*;
+seed 004).
 
 Release declaration. Both algorithms share one privatizer: for every step h four binary-tree
 counters (Chan–Shi–Song, :mod:`dpkit.accountant.tree`), released at the start of each episode k over
@@ -65,8 +66,14 @@ import numpy as np
 
 from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
 from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
-from dpkit.accountant.tree import SCHEDULES, BinaryCounter, max_psums_per_item, max_psums_per_prefix, paper_depth
-from dpkit.accountant.tree import symmetric_noise_norm_bound
+from dpkit.accountant.tree import (
+    SCHEDULES,
+    BinaryCounter,
+    max_psums_per_item,
+    max_psums_per_prefix,
+    paper_depth,
+    symmetric_noise_norm_bound,
+)
 from dpkit.accountant.validation import (
     check_choice,
     check_count,
@@ -152,14 +159,38 @@ def declare_privacy(
     b_phi = math.sqrt(d1) * h
     paper_p1 = d1 * h * h if reading == "theorem-6.5" else d1 * h
     specs = [
-        ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1,
-         outer_product_sensitivity(b_phi, "add_remove"), outer_product_sensitivity(b_phi, "replace_one")),
-        ("B_{h,p,2}", "φ·V_{h+1}(s_{h+1})", "iid", math.sqrt(d1) * h * h,
-         product_sensitivity(b_phi, scalar_bound=h, relation="add_remove"), product_sensitivity(b_phi, scalar_bound=h, relation="replace_one")),
-        ("B_{h,r,1}", "Gram of reward features ϕϕᵀ", "symmetric", 1.0,
-         outer_product_sensitivity(1.0, "add_remove"), outer_product_sensitivity(1.0, "replace_one")),
-        ("B_{h,r,2}", "ϕ·r", "iid", 1.0,
-         product_sensitivity(1.0, scalar_bound=1.0, relation="add_remove"), product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one")),
+        (
+            "B_{h,p,1}",
+            "Gram of transition features φφᵀ",
+            "symmetric",
+            paper_p1,
+            outer_product_sensitivity(b_phi, "add_remove"),
+            outer_product_sensitivity(b_phi, "replace_one"),
+        ),
+        (
+            "B_{h,p,2}",
+            "φ·V_{h+1}(s_{h+1})",
+            "iid",
+            math.sqrt(d1) * h * h,
+            product_sensitivity(b_phi, scalar_bound=h, relation="add_remove"),
+            product_sensitivity(b_phi, scalar_bound=h, relation="replace_one"),
+        ),
+        (
+            "B_{h,r,1}",
+            "Gram of reward features ϕϕᵀ",
+            "symmetric",
+            1.0,
+            outer_product_sensitivity(1.0, "add_remove"),
+            outer_product_sensitivity(1.0, "replace_one"),
+        ),
+        (
+            "B_{h,r,2}",
+            "ϕ·r",
+            "iid",
+            1.0,
+            product_sensitivity(1.0, scalar_bound=1.0, relation="add_remove"),
+            product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one"),
+        ),
     ]
     releases = tuple(
         DeclaredRelease(
@@ -178,15 +209,19 @@ def declare_privacy(
     # The paper's own analysis of each counter: ρ = mΔ²/(2σ²) = ε²/(64 H² ln(4H/δ)), Bun–Steinke at δ/(4H).
     rho = epsilon**2 / (64.0 * h * h * math.log(4.0 * h / delta))
     per_counter = zcdp_epsilon(rho, delta / (4 * h), conversion="bun-steinke") if rho > 0 else 0.0
-    flags = [] if rho == 0 else [
-        Flag(
-            "paper-claim-approximate",
-            f"with its own zCDP analysis the paper's σ gives each counter ε = {per_counter:.6g} at δ/(4H), above "
-            f"ε/(4H) = {epsilon / (4 * h):.6g}: basic composition over the 4H counters then gives "
-            f"{4 * h * per_counter:.6g} > ε (the theorem claims O(ε, δ)-JDP).",
-            "warning",
-        )
-    ]
+    flags = (
+        []
+        if rho == 0
+        else [
+            Flag(
+                "paper-claim-approximate",
+                f"with its own zCDP analysis the paper's σ gives each counter ε = {per_counter:.6g} at δ/(4H), above "
+                f"ε/(4H) = {epsilon / (4 * h):.6g}: basic composition over the 4H counters then gives "
+                f"{4 * h * per_counter:.6g} > ε (the theorem claims O(ε, δ)-JDP).",
+                "warning",
+            )
+        ]
+    )
     if reading == "proof-6.4":
         flags.append(
             Flag(
@@ -208,8 +243,14 @@ def declare_privacy(
         f"(⌈ln K⌉ = {math.ceil(math.log(k)) if k > 1 else 0} for K = {k}).",
     ]
     params: dict[str, Any] = {
-        "episodes": k, "horizon": h, "d1": d1, "d2": d2, "reading": reading, "schedule": schedule,
-        "tree_depth_paper": m_paper, "tree_depth_exact": m,
+        "episodes": k,
+        "horizon": h,
+        "d1": d1,
+        "d2": d2,
+        "reading": reading,
+        "schedule": schedule,
+        "tree_depth_paper": m_paper,
+        "tree_depth_exact": m,
     }
     return PrivacyDeclaration(
         algorithm=algorithm,
@@ -319,7 +360,8 @@ def confidence_radii(
     for name, value in (("transition", lmin_p), ("reward", lmin_r)):
         if value <= 0.0:
             raise ValueError(
-                f"the {name} regulariser is singular: regularization = {lam!r} and no noise shift; give regularization > 0"
+                f"the {name} regulariser is singular: regularization = {lam!r} and no noise shift; give "
+                f"regularization > 0"
             )
     log_h = 2.0 * math.log(h / alpha)
     beta_p = 0.5 * h * math.sqrt(log_h + d1 * math.log1p(k * h * h / lmin_p)) + math.sqrt(d1 * (3.0 * sp + lam))
@@ -458,7 +500,9 @@ class LinOpt:
         self.variant = check_choice("variant", variant, VARIANTS)
         self.regularization = check_nonnegative("regularization", regularization)
         if not self.private and self.regularization == 0.0:
-            raise ValueError(f"regularization must be > 0 without noise (λI is the only regulariser), got {regularization!r}")
+            raise ValueError(
+                f"regularization must be > 0 without noise (λI is the only regulariser), got {regularization!r}"
+            )
         self.bonus_scale = check_nonnegative("bonus_scale", bonus_scale)
         self.alpha = check_probability("alpha", alpha)
         if eta is not None and self.variant != "po":
@@ -481,8 +525,13 @@ class LinOpt:
         self.shift_p = self.regularization + 2.0 * self.noise_shift_p
         self.shift_r = self.regularization + 2.0 * self.noise_shift_r
         beta_p, beta_r = confidence_radii(
-            self.d1, self.d2, self.episodes, h_,
-            regularization=self.regularization, shift_p=self.noise_shift_p, shift_r=self.noise_shift_r,
+            self.d1,
+            self.d2,
+            self.episodes,
+            h_,
+            regularization=self.regularization,
+            shift_p=self.noise_shift_p,
+            shift_r=self.noise_shift_r,
             target_noise_p=target_noise_bound(sig["B_{h,p,2}"], m, self.d1, *args),
             target_noise_r=target_noise_bound(sig["B_{h,r,2}"], m, self.d2, *args),
             alpha=self.alpha,
@@ -580,7 +629,9 @@ class LinOpt:
         for name, value, shape, bound in (("states", states, (h_ + 1,), s_), ("actions", actions, (h_,), a_)):
             arr = np.asarray(value)
             if arr.shape != shape or arr.dtype.kind not in "iu":
-                raise ValueError(f"{name} of episode {k} must be integers of shape {shape}, got {arr.dtype} {arr.shape}")
+                raise ValueError(
+                    f"{name} of episode {k} must be integers of shape {shape}, got {arr.dtype} {arr.shape}"
+                )
             if np.any((arr < 0) | (arr >= bound)):
                 raise ValueError(f"{name} of episode {k} must lie in 0..{bound - 1}, got {arr.tolist()}")
             out.append(arr.astype(np.int64))
@@ -625,12 +676,17 @@ class LinOpt:
         phi = clip_norm(phi.reshape(h_, self.d1), self.feature_bound, axis=-1)
         target = v_next[steps, s[1:]]  # V_{h+1}(s_{h+1})
         psi = self._psi[s[:-1], a]  # (H, d2)
-        return dict(zip(RELEASES, (
-            phi[:, :, None] * phi[:, None, :],
-            phi * target[:, None],
-            psi[:, :, None] * psi[:, None, :],
-            psi * r[:, None],
-        )))
+        return dict(
+            zip(
+                RELEASES,
+                (
+                    phi[:, :, None] * phi[:, None, :],
+                    phi * target[:, None],
+                    psi[:, :, None] * psi[:, None, :],
+                    psi * r[:, None],
+                ),
+            )
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, episodes={self.episodes}, t={self._next})"
@@ -671,15 +727,28 @@ class PrivateLinOpt(LinOpt):
         variant = check_choice("variant", variant, VARIANTS)
         features = LinearMixture(env)
         self._declaration = declare_privacy(
-            f"private-linopt-{variant}", episodes, env.horizon, epsilon, delta, features.dim, features.reward_dim,
-            reading=reading, schedule="before-episode",
+            f"private-linopt-{variant}",
+            episodes,
+            env.horizon,
+            epsilon,
+            delta,
+            features.dim,
+            features.reward_dim,
+            reading=reading,
+            schedule="before-episode",
         )
         self._sigma_choice = sigma
         self._relation = relation
         self._method = method
         super().__init__(
-            env, episodes, rng, variant=variant, regularization=regularization, bonus_scale=bonus_scale,
-            alpha=alpha, eta=eta,
+            env,
+            episodes,
+            rng,
+            variant=variant,
+            regularization=regularization,
+            bonus_scale=bonus_scale,
+            alpha=alpha,
+            eta=eta,
         )
 
     @property

@@ -145,15 +145,19 @@ def declare_privacy(
     # The paper's own analysis of one counter: ρ = mΔ²/(2σ²) = ε²/(16 ln(2/δ)), Bun–Steinke at δ/2.
     rho = epsilon**2 / (16.0 * math.log(2.0 / delta))
     per_counter = zcdp_epsilon(rho, delta / 2.0, conversion="bun-steinke") if rho > 0 else 0.0
-    flags = [] if rho == 0 else [
-        Flag(
-            "paper-claim-approximate",
-            f"σ_i² ≈ 8mΔ_i² ln(2/δ)/ε² gives each counter ε = {per_counter:.6g} at δ/2 by the paper's own "
-            f"Bun–Steinke conversion, above ε/2 = {epsilon / 2:.6g}: the two counters compose to "
-            f"{2 * per_counter:.6g} > ε.",
-            "warning",
-        )
-    ]
+    flags = (
+        []
+        if rho == 0
+        else [
+            Flag(
+                "paper-claim-approximate",
+                f"σ_i² ≈ 8mΔ_i² ln(2/δ)/ε² gives each counter ε = {per_counter:.6g} at δ/2 by the paper's own "
+                f"Bun–Steinke conversion, above ε/2 = {epsilon / 2:.6g}: the two counters compose to "
+                f"{2 * per_counter:.6g} > ε.",
+                "warning",
+            )
+        ]
+    )
     if m_paper != m:
         flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="both counters"))
     notes = [
@@ -163,8 +167,12 @@ def declare_privacy(
         "B2's term z x′ᵀ is a rank-one matrix with ‖z x′ᵀ‖_F = ‖z‖‖x′‖ <= sqrt(1 + γ²) per step.",
     ]
     params: dict[str, Any] = {
-        "episodes": k, "horizon": h, "gamma": gamma, "schedule": schedule,
-        "tree_depth_paper": m_paper, "tree_depth_exact": m,
+        "episodes": k,
+        "horizon": h,
+        "gamma": gamma,
+        "schedule": schedule,
+        "tree_depth_paper": m_paper,
+        "tree_depth_exact": m,
     }
     return PrivacyDeclaration(
         algorithm=ALGORITHM,
@@ -490,8 +498,9 @@ class OfuRl:
         candidates: int = 32,
         refine_rounds: int = 10,
     ) -> None:
-        self._setup(system, episodes, rng, 0.0, 0.0, regularizer, alpha, theta_bound, noise_scale, candidates,
-                    refine_rounds)
+        self._setup(
+            system, episodes, rng, 0.0, 0.0, regularizer, alpha, theta_bound, noise_scale, candidates, refine_rounds
+        )
         self.sigmas: dict[str, float] = {}
         self.declaration: PrivacyDeclaration | None = None
 
@@ -516,7 +525,9 @@ class OfuRl:
         lam = check_nonnegative("regularizer", regularizer)
         alpha = check_probability("alpha", alpha)
         self.theta_bound: float = check_positive("theta_bound", theta_bound)
-        self.noise_scale: float = system.noise_bound if noise_scale is None else check_positive("noise_scale", noise_scale)
+        self.noise_scale: float = (
+            system.noise_bound if noise_scale is None else check_positive("noise_scale", noise_scale)
+        )
         self.candidates: int = check_count("candidates", candidates)
         self.refine_rounds: int = check_index("refine_rounds", refine_rounds)
         sigma1, sigma2 = check_nonnegative("sigma B1", sigma1), check_nonnegative("sigma B2", sigma2)
@@ -536,7 +547,11 @@ class OfuRl:
         each = alpha / (2.0 * noisy) if noisy else 0.0
         m = max_psums_per_prefix(k_, schedule="before-episode")
         self.psums_per_prefix: int = m
-        big_lambda = symmetric_noise_norm_bound(sigma1, psums=m, dim=p, failure_probability=each / k_) if sigma1 > 0.0 and m > 0 else 0.0
+        big_lambda = (
+            symmetric_noise_norm_bound(sigma1, psums=m, dim=p, failure_probability=each / k_)
+            if sigma1 > 0.0 and m > 0
+            else 0.0
+        )
         cross = 0.0
         if sigma2 > 0.0 and m > 0:
             dof, x = n * p, math.log(k_ / each)
@@ -608,8 +623,13 @@ class OfuRl:
         centre = np.linalg.solve(v, t2)
         ratio = max(float(np.sum(np.log(vals)) - p * math.log(self.lambda_min)), 0.0)
         beta = confidence_radius(
-            ratio, state_dim=self.state_dim, noise_scale=self.noise_scale, alpha=self.alpha_self_normalised,
-            lambda_max=self.lambda_max, theta_bound=self.theta_bound, nu=self.nu,
+            ratio,
+            state_dim=self.state_dim,
+            noise_scale=self.noise_scale,
+            alpha=self.alpha_self_normalised,
+            lambda_max=self.lambda_max,
+            theta_bound=self.theta_bound,
+            nu=self.nu,
         )
         return Ellipsoid(centre, v, beta)
 
@@ -623,8 +643,13 @@ class OfuRl:
         t1, t2 = self._b1.prefix(), self._b2.prefix()
         ell = self._ellipsoid(t1, t2)
         choice = optimistic_theta(
-            ell, self.optimal_costs_and_gradients, self._opt_rng, gradient=True,
-            theta_bound=self.theta_bound, candidates=self.candidates, refine_rounds=self.refine_rounds,
+            ell,
+            self.optimal_costs_and_gradients,
+            self._opt_rng,
+            gradient=True,
+            theta_bound=self.theta_bound,
+            candidates=self.candidates,
+            refine_rounds=self.refine_rounds,
         )
         self.last_ellipsoid, self.last_choice = ell, choice
         return Plan(policy=self.gains(choice.theta), released={"B1": t1, "B2": t2})
@@ -649,7 +674,9 @@ class OfuRl:
         x = np.asarray(states, dtype=float)
         u = np.asarray(actions, dtype=float)
         if x.shape != (h_ + 1, n) or u.shape != (h_, d):
-            raise ValueError(f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}")
+            raise ValueError(
+                f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}"
+            )
         x = clip_norm(x, 1.0)
         z = np.hstack([x[:h_], clip_norm(u, self.gamma)])
         return {"B1": z.T @ z, "B2": z.T @ x[1:]}
@@ -689,8 +716,19 @@ class PrivateOfuRl(OfuRl):
             raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
         declaration = declare_privacy(episodes, system.horizon, epsilon, delta, system.gamma)
         sigmas = resolve_sigmas(declaration, sigma, relation=relation, method=method)
-        self._setup(system, episodes, rng, sigmas["B1"], sigmas["B2"], regularizer, alpha, theta_bound, noise_scale,
-                    candidates, refine_rounds)
+        self._setup(
+            system,
+            episodes,
+            rng,
+            sigmas["B1"],
+            sigmas["B2"],
+            regularizer,
+            alpha,
+            theta_bound,
+            noise_scale,
+            candidates,
+            refine_rounds,
+        )
         self.sigmas = dict(sigmas)
         self.declaration = declaration
 

@@ -40,8 +40,14 @@ def _ldp(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclarati
 def _linopt(name: str) -> Callable[[float, float, Mapping[str, Any]], PrivacyDeclaration]:
     def build(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
         return linopt.declare_privacy(
-            name, p["episodes"], p["horizon"], epsilon, delta, p["dim"],
-            reading=p.get("reading") or "theorem-6.5", schedule=p.get("schedule") or "before-episode",
+            name,
+            p["episodes"],
+            p["horizon"],
+            epsilon,
+            delta,
+            p["dim"],
+            reading=p.get("reading") or "theorem-6.5",
+            schedule=p.get("schedule") or "before-episode",
         )
 
     return build
@@ -54,22 +60,49 @@ def _ofu(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclarati
 
 
 def _rlsvi(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return rlsvi.declare_privacy(p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta"))
+    return rlsvi.declare_privacy(
+        p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta")
+    )
 
 
 SPECS: dict[str, AlgorithmSpec] = {
     spec.name: spec
     for spec in (
-        AlgorithmSpec("ldp-ucrl-vtr", ("horizon",), ("states", "reading"), _ldp,
-                      "local DP; 2H noisy messages per user (seeds 000/001)"),
-        AlgorithmSpec("private-linopt-vi", ("episodes", "horizon", "dim"), ("reading", "schedule"),
-                      _linopt("private-linopt-vi"), "joint DP; 4H binary-tree counters (seed 004)"),
-        AlgorithmSpec("private-linopt-po", ("episodes", "horizon", "dim"), ("reading", "schedule"),
-                      _linopt("private-linopt-po"), "joint DP; 4H binary-tree counters (seed 004)"),
-        AlgorithmSpec("private-ofu-rl", ("episodes", "horizon", "gamma"), ("schedule",), _ofu,
-                      "joint DP; 2 binary-tree counters (seed 003)"),
-        AlgorithmSpec("rlsvi", ("states", "actions", "horizon", "episodes"), ("beta",), _rlsvi,
-                      "joint DP from exploration noise alone (seed 002)"),
+        AlgorithmSpec(
+            "ldp-ucrl-vtr",
+            ("horizon",),
+            ("states", "reading"),
+            _ldp,
+            "local DP; 2H noisy messages per user (seeds 000/001)",
+        ),
+        AlgorithmSpec(
+            "private-linopt-vi",
+            ("episodes", "horizon", "dim"),
+            ("reading", "schedule"),
+            _linopt("private-linopt-vi"),
+            "joint DP; 4H binary-tree counters (seed 004)",
+        ),
+        AlgorithmSpec(
+            "private-linopt-po",
+            ("episodes", "horizon", "dim"),
+            ("reading", "schedule"),
+            _linopt("private-linopt-po"),
+            "joint DP; 4H binary-tree counters (seed 004)",
+        ),
+        AlgorithmSpec(
+            "private-ofu-rl",
+            ("episodes", "horizon", "gamma"),
+            ("schedule",),
+            _ofu,
+            "joint DP; 2 binary-tree counters (seed 003)",
+        ),
+        AlgorithmSpec(
+            "rlsvi",
+            ("states", "actions", "horizon", "episodes"),
+            ("beta",),
+            _rlsvi,
+            "joint DP from exploration noise alone (seed 002)",
+        ),
     )
 }
 ALGORITHM_NAMES: tuple[str, ...] = tuple(SPECS)
@@ -93,12 +126,20 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
     if epsilon is None:
         if algorithm != "rlsvi":
             raise ValueError(f"{algorithm} needs a target epsilon")
-        epsilon = rlsvi_paper_epsilon(states=given["states"], actions=given["actions"], horizon=given["horizon"], episodes=given["episodes"], delta=delta)
+        epsilon = rlsvi_paper_epsilon(
+            states=given["states"],
+            actions=given["actions"],
+            horizon=given["horizon"],
+            episodes=given["episodes"],
+            delta=delta,
+        )
     try:
         return spec.build(epsilon, delta, given)
     except (OverflowError, ZeroDivisionError):
-        shown = ", ".join(f"{k}={v:.3e}" if isinstance(v, int) and abs(v) >= 10**15 else f"{k}={v!r}"
-                          for k, v in sorted(given.items()))
+        shown = ", ".join(
+            f"{k}={v:.3e}" if isinstance(v, int) and abs(v) >= 10**15 else f"{k}={v!r}"
+            for k, v in sorted(given.items())
+        )
         raise ValueError(
             f"{algorithm}: epsilon={epsilon!r}, delta={delta!r}, {shown} put the paper's σ or sensitivities "
             "outside the floating-point range"

@@ -53,7 +53,14 @@ from dpkit.accountant.rlsvi import (
     rlsvi_worst_case_mu,
     russo_beta,
 )
-from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability, check_rng
+from dpkit.accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_positive,
+    check_probability,
+    check_rng,
+)
 
 from .envs.tabular import TabularMDP, Users, make_tabular
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
@@ -85,7 +92,9 @@ def declare_privacy(
     if beta is not None:
         beta = check_positive("beta", beta)
     if k < 2:
-        raise ValueError(f"episodes must be >= 2 for rlsvi's ledger: with K = {k} no release depends on a user's rewards")
+        raise ValueError(
+            f"episodes must be >= 2 for rlsvi's ledger: with K = {k} no release depends on a user's rewards"
+        )
     mu = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k, beta=beta)
     count = (k - 1) * h
     sigma_equivalent = math.sqrt(count) / mu
@@ -114,8 +123,13 @@ def declare_privacy(
         "give a smaller exact μ (dpkit.accountant.rlsvi.rlsvi_run_privacy).",
     ]
     params: dict[str, Any] = {
-        "states": s, "actions": a, "horizon": h, "episodes": k, "beta": "russo" if beta is None else beta,
-        "rho_paper": rho, "mu_worst_case": mu,
+        "states": s,
+        "actions": a,
+        "horizon": h,
+        "episodes": k,
+        "beta": "russo" if beta is None else beta,
+        "rho_paper": rho,
+        "mu_worst_case": mu,
     }
     paper_eps = rlsvi_paper_epsilon(states=s, actions=a, horizon=h, episodes=k, delta=delta) if beta is None else None
     return PrivacyDeclaration(
@@ -323,8 +337,15 @@ def make_agent(
     if unknown:
         raise ValueError(f"rlsvi does not take option(s) {', '.join(unknown)} (only beta)")
     return Rlsvi(
-        env.states, env.actions, env.horizon, episodes, rng,
-        beta=options.get("beta"), sigma=sigma, epsilon=epsilon, delta=delta,
+        env.states,
+        env.actions,
+        env.horizon,
+        episodes,
+        rng,
+        beta=options.get("beta"),
+        sigma=sigma,
+        epsilon=epsilon,
+        delta=delta,
     )
 
 
@@ -357,9 +378,11 @@ def rlsvi_run(
         raise ValueError(f"{env_name} has 2 actions, got actions={a_}")
     env_seq, users_seq, agent_seq, run_seq = np.random.SeedSequence(seed).spawn(4)
     env = make_tabular(env_name, s_, np.random.default_rng(env_seq), actions=a_, horizon=horizon)
-    agent = make_agent(ALGORITHM, env, k_, np.random.default_rng(agent_seq),
-                       epsilon=epsilon, delta=delta, sigma=sigma, beta=beta)
+    agent = make_agent(
+        ALGORITHM, env, k_, np.random.default_rng(agent_seq), epsilon=epsilon, delta=delta, sigma=sigma, beta=beta
+    )
     users = Users.draw(k_, env.horizon, np.random.default_rng(users_seq))
-    run = run_tabular(agent, env, users, np.random.default_rng(run_seq), record=record, sigmas=agent.sigmas,
-                      progress=progress)
+    run = run_tabular(
+        agent, env, users, np.random.default_rng(run_seq), record=record, sigmas=agent.sigmas, progress=progress
+    )
     return run, agent.run_privacy()

@@ -43,12 +43,22 @@ __all__ = [
 ]
 
 TABULAR_ALGORITHMS: tuple[str, ...] = (
-    "ucrl-vtr", "ldp-ucrl-vtr", "linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po", "rlsvi",
+    "ucrl-vtr",
+    "ldp-ucrl-vtr",
+    "linopt-vi",
+    "linopt-po",
+    "private-linopt-vi",
+    "private-linopt-po",
+    "rlsvi",
 )
 LQ_ALGORITHMS: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
 SIMULATED_ALGORITHMS: tuple[str, ...] = TABULAR_ALGORITHMS + LQ_ALGORITHMS
 PRIVATE_ALGORITHMS: tuple[str, ...] = (
-    "ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi",
+    "ldp-ucrl-vtr",
+    "private-linopt-vi",
+    "private-linopt-po",
+    "private-ofu-rl",
+    "rlsvi",
 )
 SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
 
@@ -151,8 +161,9 @@ def make_agent(
     return module.make_agent(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
 
 
-def simulate(experiment: Experiment, seed: int, *, record: bool = False,
-             progress: Callable[[int], None] | None = None) -> Run:
+def simulate(
+    experiment: Experiment, seed: int, *, record: bool = False, progress: Callable[[int], None] | None = None
+) -> Run:
     """Run seed ``seed`` of ``experiment``; ``progress`` is called with 1 after each episode."""
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment, got {type(experiment).__name__}")
@@ -166,13 +177,15 @@ def simulate(experiment: Experiment, seed: int, *, record: bool = False,
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         lq_users = LQUsers.draw(e.episodes, system, users_rng)
-        agent = make_agent(e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta,
-                           sigma=e.sigma, **options)
+        agent = make_agent(
+            e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
+        )
         return ofu_rl.run_lq(agent, system, lq_users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
     env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
     users = Users.draw(e.episodes, env.horizon, users_rng)
-    agent = make_agent(e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma,
-                       **options)
+    agent = make_agent(
+        e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
+    )
     return run_tabular(agent, env, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
 
 

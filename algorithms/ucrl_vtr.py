@@ -92,7 +92,6 @@ DEFAULT_REGULARIZER = None
 DEFAULT_FAILURE_PROBABILITY = 0.01
 
 
-
 def return_caps(rewards: np.ndarray) -> np.ndarray:
     """c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) for h = 0..H (c_H = 0), the largest return-to-go: shape (H+1,)."""
     r = np.asarray(rewards, dtype=float)
@@ -103,7 +102,8 @@ def return_caps(rewards: np.ndarray) -> np.ndarray:
 
 
 def default_regularizer(rewards: np.ndarray) -> float:
-    """λ = (c_0/H)², c_0 = Σ_h max r_h the largest return: the seed's λ = 1 where V ∈ [0, H], in the units of ``rewards``.
+    """λ = (c_0/H)², c_0 = Σ_h max r_h the largest return: the seed's λ = 1 where V ∈ [0, H], in the units of
+    ``rewards``.
 
     A return-free MDP (all rewards 0) gets λ = 1/H².
     """
@@ -279,8 +279,9 @@ class VtrAgent:
         self.env = env
         self.episodes = check_count("episodes", episodes)
         self.bonus_scale = check_positive("bonus_scale", bonus_scale)
-        self.regularizer = (default_regularizer(env.rewards) if regularizer is None
-                            else check_positive("regularizer", regularizer))
+        self.regularizer = (
+            default_regularizer(env.rewards) if regularizer is None else check_positive("regularizer", regularizer)
+        )
         self.failure_probability = check_probability("failure_probability", failure_probability)
         self.horizon, self.states, self.actions = env.rewards.shape
         self.dim = self.states * self.states * self.actions
@@ -334,13 +335,15 @@ class VtrAgent:
         s = np.asarray(states)
         a = np.asarray(actions)
         if s.shape != (self.horizon + 1,) or a.shape != (self.horizon,):
-            raise ValueError(f"states must have shape ({self.horizon + 1},) and actions ({self.horizon},), "
-                             f"got {s.shape} and {a.shape}")
+            raise ValueError(
+                f"states must have shape ({self.horizon + 1},) and actions ({self.horizon},), "
+                f"got {s.shape} and {a.shape}"
+            )
         if np.any((s < 0) | (s >= self.states)) or np.any((a < 0) | (a >= self.actions)):
             raise ValueError(f"states must lie in 0..{self.states - 1} and actions in 0..{self.actions - 1}")
         s = s.astype(np.int64)
-        values = self._values[1:]                      # V_{k,h+1}, shape (H, S)
-        targets = values[self._steps, s[1:]]           # V_{k,h+1}(s_{h+1})
+        values = self._values[1:]  # V_{k,h+1}, shape (H, S)
+        targets = values[self._steps, s[1:]]  # V_{k,h+1}(s_{h+1})
         blocks = s[:-1] * self.actions + a.astype(np.int64)
         return blocks, values, targets
 
@@ -364,15 +367,24 @@ class UcrlVtr(VtrAgent):
         regularizer: float | None = DEFAULT_REGULARIZER,
         failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
     ) -> None:
-        super().__init__(env, episodes, bonus_scale=bonus_scale, regularizer=regularizer,
-                         failure_probability=failure_probability)
+        super().__init__(
+            env, episodes, bonus_scale=bonus_scale, regularizer=regularizer, failure_probability=failure_probability
+        )
         eye = np.eye(self.states) * self.regularizer
         self._gram_blocks = np.broadcast_to(eye, (self.horizon, self.states * self.actions) + eye.shape).copy()
 
     def _solve(self, k: int) -> tuple[BlockModel, np.ndarray]:
         theta, inverse_blocks, logdet = block_solve(self._gram_blocks, self._target)
-        beta = confidence_radius(logdet, self.caps[1:], self.dim, self.theta_bound, self.failure_probability,
-                                 rho_min=self.regularizer, rho_max=self.regularizer, scale=self.bonus_scale)
+        beta = confidence_radius(
+            logdet,
+            self.caps[1:],
+            self.dim,
+            self.theta_bound,
+            self.failure_probability,
+            rho_min=self.regularizer,
+            rho_max=self.regularizer,
+            scale=self.bonus_scale,
+        )
         return BlockModel(theta, inverse_blocks, self.states, self.actions), beta
 
     def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:

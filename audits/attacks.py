@@ -116,8 +116,7 @@ def _flatten_pair(outputs0: object, outputs1: object) -> tuple[np.ndarray, np.nd
     x1 = _flatten("outputs1", outputs1)
     if x0.shape[1] != x1.shape[1]:
         raise ValueError(
-            "outputs0 and outputs1 must have the same number of values per sample, "
-            f"got {x0.shape[1]} and {x1.shape[1]}"
+            f"outputs0 and outputs1 must have the same number of values per sample, got {x0.shape[1]} and {x1.shape[1]}"
         )
     return x0, x1
 
@@ -660,7 +659,9 @@ def _lattice_step(column: np.ndarray, *, min_values: int = 20, share: float = 0.
     gaps = np.diff(values)
     error = 4.0 * np.finfo(float).eps * float(np.max(np.abs(values)))  # of one value, absolute
     # the smallest gaps first, so that Euclid's quotients (which multiply rounding errors) stay small
-    picked = np.sort(np.concatenate([[gaps.min()], gaps[np.linspace(0, gaps.size - 1, min(sample, gaps.size)).astype(int)]]))
+    picked = np.sort(
+        np.concatenate([[gaps.min()], gaps[np.linspace(0, gaps.size - 1, min(sample, gaps.size)).astype(int)]])
+    )
     step = float(picked[0])
     for i in range(1, picked.size):
         ratio = picked[i] / step
@@ -767,9 +768,14 @@ class AtomAttack(Attack):
             if step is None:
                 self.fractions_.append((np.empty(0), np.empty(0)))
             else:
-                self.fractions_.append(_count_table(self._fraction_keys(x0[:, j], step),
-                                                    self._fraction_keys(x1[:, j], step), self.min_count,
-                                                    self.smoothing))
+                self.fractions_.append(
+                    _count_table(
+                        self._fraction_keys(x0[:, j], step),
+                        self._fraction_keys(x1[:, j], step),
+                        self.min_count,
+                        self.smoothing,
+                    )
+                )
         self.rows_ = _count_table(_row_keys(x0), _row_keys(x1), self.min_count, self.smoothing) if k > 1 else None
         self._k = k
         return self
@@ -792,8 +798,10 @@ class AtomAttack(Attack):
         return total
 
     def __repr__(self) -> str:
-        return (f"AtomAttack(min_count={self.min_count!r}, smoothing={self.smoothing!r}, "
-                f"resolution={self.resolution!r}, max_train={self.max_train!r}, seed={self.seed!r})")
+        return (
+            f"AtomAttack(min_count={self.min_count!r}, smoothing={self.smoothing!r}, "
+            f"resolution={self.resolution!r}, max_train={self.max_train!r}, seed={self.seed!r})"
+        )
 
 
 class DensityRatioAttack(Attack):
@@ -868,7 +876,9 @@ class DensityRatioAttack(Attack):
         c0 = np.bincount(np.searchsorted(self.cuts_, s0, side="right"), minlength=cells)
         c1 = np.bincount(np.searchsorted(self.cuts_, s1, side="right"), minlength=cells)
         a = self.smoothing
-        self.log_ratio_ = (np.log(c1 + a) - math.log(s1.size + a * cells)) - (np.log(c0 + a) - math.log(s0.size + a * cells))
+        self.log_ratio_ = (np.log(c1 + a) - math.log(s1.size + a * cells)) - (
+            np.log(c0 + a) - math.log(s0.size + a * cells)
+        )
         self._k = k
         return self
 
@@ -880,8 +890,10 @@ class DensityRatioAttack(Attack):
         return self.log_ratio_[np.searchsorted(self.cuts_, self._project(x), side="right")]
 
     def __repr__(self) -> str:
-        return (f"DensityRatioAttack(bins={self.bins!r}, min_per_bin={self.min_per_bin!r}, max_bins={self.max_bins!r}, "
-                f"smoothing={self.smoothing!r}, max_train={self.max_train!r}, seed={self.seed!r})")
+        return (
+            f"DensityRatioAttack(bins={self.bins!r}, min_per_bin={self.min_per_bin!r}, max_bins={self.max_bins!r}, "
+            f"smoothing={self.smoothing!r}, max_train={self.max_train!r}, seed={self.seed!r})"
+        )
 
 
 class BoostingAttack(Attack):
@@ -952,8 +964,10 @@ class BoostingAttack(Attack):
         return _check_scores("the boosting scores", scores, x.shape[0])
 
     def __repr__(self) -> str:
-        return (f"BoostingAttack(max_iter={self.max_iter!r}, learning_rate={self.learning_rate!r}, "
-                f"max_leaf_nodes={self.max_leaf_nodes!r}, max_train={self.max_train!r}, seed={self.seed!r})")
+        return (
+            f"BoostingAttack(max_iter={self.max_iter!r}, learning_rate={self.learning_rate!r}, "
+            f"max_leaf_nodes={self.max_leaf_nodes!r}, max_train={self.max_train!r}, seed={self.seed!r})"
+        )
 
 
 # --------------------------------------------------------------------------- registry

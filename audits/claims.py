@@ -67,8 +67,8 @@ def _dp_curve(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
 class Claim:
     """What a release function (or an algorithm) is claimed to satisfy.
 
-    Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`
-; the constructors validate every value.
+        Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`
+    ; the constructors validate every value.
     """
 
     kind: str
@@ -85,8 +85,14 @@ class Claim:
 
     def __post_init__(self) -> None:
         check_choice("kind", self.kind, CLAIM_KINDS)
-        need = {"dp": ("epsilon", "delta"), "gdp": ("mu_value",), "zcdp": ("rho",), "rdp": (),
-                "gaussian": ("sigma", "sensitivity"), "ledger": ("mu_value",)}
+        need = {
+            "dp": ("epsilon", "delta"),
+            "gdp": ("mu_value",),
+            "zcdp": ("rho",),
+            "rdp": (),
+            "gaussian": ("sigma", "sensitivity"),
+            "ledger": ("mu_value",),
+        }
         for attr in need[self.kind]:
             if getattr(self, attr) is None:
                 raise ValueError(f"a {self.kind} claim needs {attr.removesuffix('_value')}")

@@ -34,11 +34,11 @@ import numpy as np
 
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_probability
+from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
-from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from .verdicts import VERDICTS, Judgement, judge
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
@@ -182,8 +182,10 @@ def _fit(candidates: list[Attack], out0: np.ndarray, out1: np.ndarray) -> tuple[
                 continue
         fitted.append(att)
     if not fitted:
-        raise ValueError("no attack could be fitted on the training split: " +
-                         "; ".join(f"{n['attack']}: {n['skipped']}" for n in notes))
+        raise ValueError(
+            "no attack could be fitted on the training split: "
+            + "; ".join(f"{n['attack']}: {n['skipped']}" for n in notes)
+        )
     return fitted, notes
 
 
@@ -192,7 +194,12 @@ def _bound(claim: Claim, est: AuditEstimate) -> float:
 
 
 def _choose(
-    attacks: list[Attack], sel0: np.ndarray, sel1: np.ndarray, claim: Claim, delta: float, share: float,
+    attacks: list[Attack],
+    sel0: np.ndarray,
+    sel1: np.ndarray,
+    claim: Claim,
+    delta: float,
+    share: float,
     objectives: tuple[str, ...],
 ) -> tuple[int, list[float], list[dict[str, Any]]]:
     """On the selection split only: each attack's thresholds (one per objective) and the bound they give
@@ -217,19 +224,40 @@ def _choose(
 
 
 def _result(
-    claim: Claim, attack: Attack, thresholds: list[float], ev0: np.ndarray, ev1: np.ndarray, *, share: float,
-    alpha: float, delta: float, runs: int, seed: int, executor: str, started: float,
+    claim: Claim,
+    attack: Attack,
+    thresholds: list[float],
+    ev0: np.ndarray,
+    ev1: np.ndarray,
+    *,
+    share: float,
+    alpha: float,
+    delta: float,
+    runs: int,
+    seed: int,
+    executor: str,
+    started: float,
     candidates: list[dict[str, Any]],
 ) -> AuditResult:
     estimates = tuple(estimate(ev0, ev1, t, share, delta) for t in thresholds)
     judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size)
     return AuditResult(
-        claim=claim, estimates=estimates, judgement=judgement, attack=attack.name, runs=runs, seed=int(seed),
-        executor=executor, seconds=time.perf_counter() - started, alpha=alpha, candidates=tuple(candidates),
+        claim=claim,
+        estimates=estimates,
+        judgement=judgement,
+        attack=attack.name,
+        runs=runs,
+        seed=int(seed),
+        executor=executor,
+        seconds=time.perf_counter() - started,
+        alpha=alpha,
+        candidates=tuple(candidates),
     )
 
 
-def _check_common(claim: object, alpha: float, objective: str | None, delta: float | None) -> tuple[float, tuple[str, ...], float]:
+def _check_common(
+    claim: object, alpha: float, objective: str | None, delta: float | None
+) -> tuple[float, tuple[str, ...], float]:
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     alpha = check_probability("alpha", alpha)
@@ -275,8 +303,11 @@ def audit(
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
     candidates = _candidates(attack)
     started = time.perf_counter()
-    options: dict[str, Any] = {"executor": executor, "chunk_size": check_count("chunk_size", chunk_size),
-                               "progress": progress}
+    options: dict[str, Any] = {
+        "executor": executor,
+        "chunk_size": check_count("chunk_size", chunk_size),
+        "progress": progress,
+    }
     seed_train, seed_select, seed_eval = spawn_seeds(seed, 3)  # validates the seed
     needs_fit = any(a.needs_fit for a in candidates)
     if needs_fit:
@@ -290,16 +321,30 @@ def audit(
         out0, out1 = run_pair(release, dataset0, dataset1, n_train, seed_train, **options)
         candidates, notes = _fit(candidates, out0, out1)
         del out0, out1
-    sel0, sel1 = run_pair(release, dataset0, dataset1, n_select, seed_select, transform=_ScoreAll(tuple(candidates)),
-                          **options)
+    sel0, sel1 = run_pair(
+        release, dataset0, dataset1, n_select, seed_select, transform=_ScoreAll(tuple(candidates)), **options
+    )
     share = alpha / len(objectives)
     chosen, thresholds, rows = _choose(candidates, sel0, sel1, claim, delta, share, objectives)
     del sel0, sel1
-    ev0, ev1 = run_pair(release, dataset0, dataset1, n_eval, seed_eval,
-                        transform=_ScoreAll((candidates[chosen],)), **options)
-    return _result(claim, candidates[chosen], thresholds, ev0[:, 0], ev1[:, 0], share=share, alpha=alpha,
-                   delta=delta, runs=runs, seed=int(seed), started=started, candidates=notes + rows,
-                   executor="in-process" if executor is None else executor.name)
+    ev0, ev1 = run_pair(
+        release, dataset0, dataset1, n_eval, seed_eval, transform=_ScoreAll((candidates[chosen],)), **options
+    )
+    return _result(
+        claim,
+        candidates[chosen],
+        thresholds,
+        ev0[:, 0],
+        ev1[:, 0],
+        share=share,
+        alpha=alpha,
+        delta=delta,
+        runs=runs,
+        seed=int(seed),
+        started=started,
+        candidates=notes + rows,
+        executor="in-process" if executor is None else executor.name,
+    )
 
 
 def audit_outputs(
@@ -337,12 +382,25 @@ def audit_outputs(
         candidates, notes = _fit(candidates, out0[train], out1[train])
     score = _ScoreAll(tuple(candidates))
     share = alpha / len(objectives)
-    chosen, thresholds, rows = _choose(candidates, score(out0[select]), score(out1[select]), claim, delta, share,
-                                       objectives)
+    chosen, thresholds, rows = _choose(
+        candidates, score(out0[select]), score(out1[select]), claim, delta, share, objectives
+    )
     att = candidates[chosen]
-    return _result(claim, att, thresholds, np.asarray(att.score(out0[evaluate]), dtype=float),
-                   np.asarray(att.score(out1[evaluate]), dtype=float), share=share, alpha=alpha, delta=delta,
-                   runs=runs, seed=int(seed), executor=executor, started=started, candidates=notes + rows)
+    return _result(
+        claim,
+        att,
+        thresholds,
+        np.asarray(att.score(out0[evaluate]), dtype=float),
+        np.asarray(att.score(out1[evaluate]), dtype=float),
+        share=share,
+        alpha=alpha,
+        delta=delta,
+        runs=runs,
+        seed=int(seed),
+        executor=executor,
+        started=started,
+        candidates=notes + rows,
+    )
 
 
 @dataclass(frozen=True)
@@ -359,7 +417,8 @@ class PairsResult:
 
     @property
     def verdict(self) -> str:
-        """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks power)."""
+        """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks
+        power)."""
         if any(r.verdict == "violation" for r in self.results):
             return "violation"
         return self.strongest.verdict
@@ -396,6 +455,8 @@ def audit_pairs(
     for i, (d0, d1) in enumerate(pairs):
         att = attack() if callable(attack) and not isinstance(attack, Attack) else attack
         if isinstance(att, Attack) and att.needs_fit and not callable(attack):
-            raise ValueError("pass a learned attack by name or as a factory: one fitted instance cannot serve every pair")
+            raise ValueError(
+                "pass a learned attack by name or as a factory: one fitted instance cannot serve every pair"
+            )
         results.append(audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options))
     return PairsResult(tuple(results), alpha)

@@ -118,10 +118,15 @@ def _rates_at_all_thresholds(
     pool = np.concatenate([s0s, s1s])
     if pool.size > max_candidates:
         k = max_candidates // 8
-        pool = np.concatenate([
-            np.quantile(pool, np.linspace(0.0, 1.0, max_candidates // 2)),
-            s0s[:k], s0s[-k:], s1s[:k], s1s[-k:],
-        ])
+        pool = np.concatenate(
+            [
+                np.quantile(pool, np.linspace(0.0, 1.0, max_candidates // 2)),
+                s0s[:k],
+                s0s[-k:],
+                s1s[:k],
+                s1s[-k:],
+            ]
+        )
     t = np.concatenate([[-np.inf], np.unique(pool)])
     fp = s0.size - np.searchsorted(s0s, t, side="right")  # #{s0 > t}
     fn = np.searchsorted(s1s, t, side="right")  # #{s1 <= t}
@@ -166,8 +171,10 @@ def select_threshold(
         value = -special.ndtri(fpr) - special.ndtri(fnr)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.maximum(np.log(np.maximum(1 - delta - fnr, 0.0)) - np.log(fpr),
-                               np.log(np.maximum(1 - delta - fpr, 0.0)) - np.log(fnr))
+            value = np.maximum(
+                np.log(np.maximum(1 - delta - fnr, 0.0)) - np.log(fpr),
+                np.log(np.maximum(1 - delta - fpr, 0.0)) - np.log(fnr),
+            )
     return float(t[int(np.argmax(value))])
 
 
@@ -221,7 +228,9 @@ class AuditEstimate:
         }
 
 
-def estimate(scores0: object, scores1: object, threshold: float, alpha: float = 0.05, delta: float = 0.0) -> AuditEstimate:
+def estimate(
+    scores0: object, scores1: object, threshold: float, alpha: float = 0.05, delta: float = 0.0
+) -> AuditEstimate:
     """Bounds from the evaluation-split scores of D (``scores0``) and D′ (``scores1``) at ``threshold``.
 
     ``threshold`` must have been chosen without these scores. FPR⁺ and FNR⁺ are one-sided

@@ -145,17 +145,46 @@ def leak_zoo() -> tuple[ZooCase, ...]:
     dp = Claim.dp(1.0, 1e-5)
     pure = Claim.dp(1.0, 0.0)
     return (
-        ZooCase("gaussian", gaussian_mechanism, (), (1.0,), Claim.gaussian(GAUSSIAN_SIGMA, 1.0), False,
-                "the Gaussian mechanism at its own σ"),
+        ZooCase(
+            "gaussian",
+            gaussian_mechanism,
+            (),
+            (1.0,),
+            Claim.gaussian(GAUSSIAN_SIGMA, 1.0),
+            False,
+            "the Gaussian mechanism at its own σ",
+        ),
         ZooCase("laplace", laplace_mechanism, (), (1.0,), pure, False, "Lap(1) at Δ = 1 is pure 1-DP"),
-        ZooCase("laplace-as-gdp", laplace_mechanism, (), (1.0,), Claim.gdp(1.0 / math.sqrt(2.0)), True,
-                "Laplace's equal-error μ is 1.03 > 1/√2: its density's peak leaks"),
-        ZooCase("skipped-noise", skipped_noise_gaussian, (), (1.0,), dp, True,
-                "P_D′[output = 1] = 5e-4 > e·P_D[output = 1] + 1e-5 = 1e-5"),
-        ZooCase("lattice", lattice_gaussian, (), (0.7,), dp, True,
-                "the supports 0 + γℤ and 0.7 + γℤ are disjoint: ε = ∞"),
-        ZooCase("lattice-aligned", lattice_aligned, (), (0.7,), dp, False,
-                "the statistic rounded to the noise's grid: a discrete Gaussian"),
+        ZooCase(
+            "laplace-as-gdp",
+            laplace_mechanism,
+            (),
+            (1.0,),
+            Claim.gdp(1.0 / math.sqrt(2.0)),
+            True,
+            "Laplace's equal-error μ is 1.03 > 1/√2: its density's peak leaks",
+        ),
+        ZooCase(
+            "skipped-noise",
+            skipped_noise_gaussian,
+            (),
+            (1.0,),
+            dp,
+            True,
+            "P_D′[output = 1] = 5e-4 > e·P_D[output = 1] + 1e-5 = 1e-5",
+        ),
+        ZooCase(
+            "lattice", lattice_gaussian, (), (0.7,), dp, True, "the supports 0 + γℤ and 0.7 + γℤ are disjoint: ε = ∞"
+        ),
+        ZooCase(
+            "lattice-aligned",
+            lattice_aligned,
+            (),
+            (0.7,),
+            dp,
+            False,
+            "the statistic rounded to the noise's grid: a discrete Gaussian",
+        ),
         ZooCase("binary-rr", binary_randomized_response, 0, 1, pure, False, "keep-probability e/(1 + e) is pure 1-DP"),
         ZooCase("kary-rr", kary_randomized_response, 0, 1, pure, True, "4-ary RR keeping w.p. 4/7 has ε = ln 4"),
     )

@@ -40,12 +40,12 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.validation import check_count, check_probability
+from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 from .attacks import ATTACKS, Attack, make_attack
 from .claims import Claim
 from .engine import AuditResult, audit
 from .estimators import estimate, select_threshold
-from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 __all__ = ["SOURCES", "NeighbourSearch", "audit_searched", "final_audit_seed", "screen_pair", "search_neighbours"]
 
@@ -120,7 +120,9 @@ def _attack_factory(attack: object) -> Callable[[], Attack]:
         return lambda: attack
     if isinstance(attack, str):
         if attack not in ATTACKS:
-            raise ValueError(f"attack must be an audits.Attack, a factory or one of {', '.join(ATTACKS)}; got {attack!r}")
+            raise ValueError(
+                f"attack must be an audits.Attack, a factory or one of {', '.join(ATTACKS)}; got {attack!r}"
+            )
         try:
             make_attack(attack)
         except TypeError:
@@ -130,11 +132,13 @@ def _attack_factory(attack: object) -> Callable[[], Attack]:
             ) from None
         return lambda: make_attack(attack)
     if callable(attack):
+
         def build() -> Attack:
             made = attack()
             if not isinstance(made, Attack):
                 raise ValueError(f"the attack factory {attack!r} must return an audits.Attack, got {made!r}")
             return made
+
         return build
     raise ValueError(f"attack must be an audits.Attack, a factory returning one or an attack name, got {attack!r}")
 
@@ -213,14 +217,17 @@ def search_neighbours(
     user = [_check_pair(f"candidates[{i}]", pair) for i, pair in enumerate(candidates)]
     random_pairs = _check_random_pairs(random_pairs)
     if random_pairs > 0 and not callable(sample_pair):
-        raise ValueError(f"sample_pair must be callable (rng -> (dataset0, dataset1)) when random_pairs > 0, "
-                         f"got {sample_pair!r}")
+        raise ValueError(
+            f"sample_pair must be callable (rng -> (dataset0, dataset1)) when random_pairs > 0, got {sample_pair!r}"
+        )
     if sample_pair is not None and random_pairs == 0:
         raise ValueError("random_pairs must be >= 1 when sample_pair is given (it would never be called), got 0")
     total = len(user) + random_pairs
     if total == 0:
-        raise ValueError("search_neighbours needs at least one candidate: give candidates or sample_pair with "
-                         "random_pairs >= 1, got 0 candidates and random_pairs=0")
+        raise ValueError(
+            "search_neighbours needs at least one candidate: give candidates or sample_pair with "
+            "random_pairs >= 1, got 0 candidates and random_pairs=0"
+        )
     runs = _check_runs("runs", runs, 4, "training and selection halves")
     new_attack = _attack_factory(attack)
     sample_seed, screen_seed, _ = spawn_seeds(seed, 3)
@@ -302,6 +309,14 @@ def audit_searched(
         executor=audit_options.get("executor"),
     )
     final_attack: Attack | str = attack if isinstance(attack, (str, Attack)) else new_attack()
-    result = audit(release, search.pair[0], search.pair[1], claim, attack=final_attack, runs=runs,
-                   seed=final_audit_seed(seed), **audit_options)
+    result = audit(
+        release,
+        search.pair[0],
+        search.pair[1],
+        claim,
+        attack=final_attack,
+        runs=runs,
+        seed=final_audit_seed(seed),
+        **audit_options,
+    )
     return search, result

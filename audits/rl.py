@@ -67,14 +67,14 @@ import numpy as np
 from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.ledger import Ledger
-from dpkit.algorithms.episodes import check_sigma, play_episode
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
+from dpkit.algorithms.episodes import check_sigma, play_episode
+from dpkit.algorithms.executors import Executor, run_pair
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import mu_from_rates
-from dpkit.algorithms.executors import Executor, run_pair
 
 __all__ = [
     "RL_ALGORITHMS",
@@ -124,7 +124,8 @@ class RlSetting:
     """Everything a run of an RL audit depends on (hashable and picklable).
 
     ``sigma`` is ``"paper"``, ``"tight"``, a number (every release's σ; for RLSVI the equivalent
-    σ of its declaration, which rescales β) or a mapping {release: σ} (kept as sorted pairs). ``states``/``actions``/``horizon`` size the tabular
+    σ of its declaration, which rescales β) or a mapping {release: σ} (kept as sorted pairs).
+    ``states``/``actions``/``horizon`` size the tabular
     environment, ``state_dim``/``control_dim``/``horizon`` the LQ system (drawn from ``env_seed``).
     ``options`` go to the algorithm. ``position`` is where the changed user sits among the
     ``episodes`` users; the others are drawn from ``users_seed``. ``implementation`` replaces the
@@ -156,8 +157,9 @@ class RlSetting:
         check_choice("observer", self.observer, OBSERVERS[self.algorithm])
         check_count("episodes", self.episodes)
         if self.episodes > MAX_EPISODES:
-            raise ValueError(f"episodes must be <= {MAX_EPISODES:,} for an audit (every run plays them all), "
-                             f"got {self.episodes:,}")
+            raise ValueError(
+                f"episodes must be <= {MAX_EPISODES:,} for an audit (every run plays them all), got {self.episodes:,}"
+            )
         if self.episodes < 2:
             raise ValueError(f"episodes must be >= 2 (the changed user and at least one other), got {self.episodes}")
         check_choice("position", self.position, POSITIONS)
@@ -182,7 +184,9 @@ class RlSetting:
         check_index("env_seed", self.env_seed)
         check_index("users_seed", self.users_seed)
         if self.implementation is not None and not callable(self.implementation):
-            raise TypeError(f"implementation must be a callable agent factory, got {type(self.implementation).__name__}")
+            raise TypeError(
+                f"implementation must be a callable agent factory, got {type(self.implementation).__name__}"
+            )
 
     @property
     def index(self) -> int:
@@ -230,11 +234,22 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
         from dpkit.algorithms.envs.lq import LQUser, LQUsers, random_lq
 
         if setting.state_dim < 2:
-            raise ValueError(f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}")
+            raise ValueError(
+                f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}"
+            )
         # Weak dynamics and noise near the whole state budget (Assumption 1: C_A + γC_B + C_w <= 1), so a
         # canary's noise moves the state almost to the unit ball the sensitivities assume; x0 = 0 is shared.
-        system = random_lq(setting.state_dim, setting.control_dim, h_, np.random.default_rng(setting.env_seed),
-                           a_norm=0.05, b_norm=0.5, noise_bound=0.9, x0=np.zeros(setting.state_dim), name="lq-audit")
+        system = random_lq(
+            setting.state_dim,
+            setting.control_dim,
+            h_,
+            np.random.default_rng(setting.env_seed),
+            a_norm=0.05,
+            b_norm=0.5,
+            noise_bound=0.9,
+            x0=np.zeros(setting.state_dim),
+            name="lq-audit",
+        )
         users: Any = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
         e1, e2 = np.zeros((h_, setting.state_dim)), np.zeros((h_, setting.state_dim))
         e1[:, 0], e2[:, 1] = 1.0, 1.0
@@ -248,15 +263,19 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
     if setting.algorithm == "rlsvi":
         # The relation changes rewards only: same states, raw rewards −1 against 2 — beyond [0, 1], so
         # only the algorithm's own clipping keeps the difference at the declared ΔR̂ <= 1/n.
-        canaries = (User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
-                    User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True))
+        canaries = (
+            User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
+            User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True),
+        )
     else:
         last = (setting.states - 0.5) / setting.states
         # LinOpt's reward counters see the rewards: raw 2, beyond [0, 1], which only its own clipping
         # brings back to the declared bound (LDP-UCRL-VTR's messages do not carry rewards).
         reward = 2.0 if setting.algorithm in ("private-linopt-vi", "private-linopt-po") else 1.0
-        canaries = (User.canary(np.full(h_, reward), np.zeros(h_), beyond_bounds=True),
-                    User.canary(np.full(h_, reward), np.full(h_, last), beyond_bounds=True))
+        canaries = (
+            User.canary(np.full(h_, reward), np.zeros(h_), beyond_bounds=True),
+            User.canary(np.full(h_, reward), np.full(h_, last), beyond_bounds=True),
+        )
     return env, users, canaries
 
 
@@ -266,16 +285,16 @@ def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
     s = setting
     sigma = dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma
     factory = make_agent if s.implementation is None else s.implementation
-    return factory(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma,
-                      **dict(s.options))
+    return factory(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma, **dict(s.options))
 
 
 @functools.lru_cache(maxsize=32)
 def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
     """The σ of every release that the claim (the target (ε, δ)) needs: σ_tight from the ledger of the
     *registered* algorithm's declaration — never from the implementation under test."""
-    agent = _make_agent(replace(setting, sigma="tight", implementation=None), np.random.default_rng(0),
-                        _world(setting)[0])
+    agent = _make_agent(
+        replace(setting, sigma="tight", implementation=None), np.random.default_rng(0), _world(setting)[0]
+    )
     return dict(agent.sigmas)
 
 
@@ -305,8 +324,9 @@ def _flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
     return x.reshape(x.shape[:lead] + (-1,))
 
 
-def _project(residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float,
-             sensitivity: float) -> tuple[np.ndarray, ...]:
+def _project(
+    residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float, sensitivity: float
+) -> tuple[np.ndarray, ...]:
     """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
     projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
     the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
@@ -355,9 +375,17 @@ def _counter_nodes(prefixes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return prefixes[1:] - prefixes[starts], starts
 
 
-def _billboard(trace: _Trace, prefixes: Mapping[str, np.ndarray], items0: Mapping[str, np.ndarray],
-               delta_items: Mapping[str, np.ndarray], index: int, sigmas: Mapping[str, float],
-               claim: Mapping[str, float], symmetric: Mapping[str, bool], sensitivities: Mapping[str, float]) -> None:
+def _billboard(
+    trace: _Trace,
+    prefixes: Mapping[str, np.ndarray],
+    items0: Mapping[str, np.ndarray],
+    delta_items: Mapping[str, np.ndarray],
+    index: int,
+    sigmas: Mapping[str, float],
+    claim: Mapping[str, float],
+    symmetric: Mapping[str, bool],
+    sensitivities: Mapping[str, float],
+) -> None:
     """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
     ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
     ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim)."""
@@ -402,13 +430,28 @@ class _CounterLog:
         for n in self.names:
             self.items[n].append(self._batch(mine[n]))
 
-    def finish(self, trace: _Trace, index: int, sigmas: Mapping[str, float], claim: Mapping[str, float],
-               symmetric: Mapping[str, bool], sensitivities: Mapping[str, float]) -> None:
+    def finish(
+        self,
+        trace: _Trace,
+        index: int,
+        sigmas: Mapping[str, float],
+        claim: Mapping[str, float],
+        symmetric: Mapping[str, bool],
+        sensitivities: Mapping[str, float],
+    ) -> None:
         """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
         released = len(self.prefixes[self.names[0]])
-        _billboard(trace, {n: np.stack(self.prefixes[n]) for n in self.names},
-                   {n: np.stack(self.items[n][: released - 1]) for n in self.names}, self.delta, index,
-                   sigmas, claim, symmetric, sensitivities)
+        _billboard(
+            trace,
+            {n: np.stack(self.prefixes[n]) for n in self.names},
+            {n: np.stack(self.items[n][: released - 1]) for n in self.names},
+            self.delta,
+            index,
+            sigmas,
+            claim,
+            symmetric,
+            sensitivities,
+        )
 
 
 def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
@@ -432,8 +475,14 @@ def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
         theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, ds.which)
         agent.update(k, *traj)
-    log.finish(trace, j, agent.privatizer.sigmas, _claim_sigmas(s), {n: n.endswith(",1}") for n in log.names},
-               _declared_sensitivities(s))
+    log.finish(
+        trace,
+        j,
+        agent.privatizer.sigmas,
+        _claim_sigmas(s),
+        {n: n.endswith(",1}") for n in log.names},
+        _declared_sensitivities(s),
+    )
     return trace.row(s.white_box)
 
 
@@ -572,7 +621,7 @@ class WhiteBoxRuns(Attack):
         if x.ndim != 2 or x.shape[1] < 4 or (x.shape[1] - 2) % 2:
             raise ValueError(f"white-box rows must have shape (n, 2L + 2), got {x.shape}")
         half = (x.shape[1] - 2) // 2
-        r, a = x[:, :half], x[:, half:2 * half]
+        r, a = x[:, :half], x[:, half : 2 * half]
         return np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
 
 
@@ -744,8 +793,7 @@ def audit_setting(
         raise ValueError(f"sigma must be > 0 for an audit (σ = 0 adds no noise: nothing is private), got {sigmas}")
     claim_sigmas = _claim_sigmas(setting)
     d0, d1 = neighbouring_datasets(setting)
-    out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size,
-                          progress=progress)
+    out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)
     mus = np.concatenate([out0[:, -2], out1[:, -2]])
     pair_mu = _equal_error_mu(mus)
     allowed = float(np.concatenate([out0[:, -1], out1[:, -1]]).max())
@@ -754,15 +802,30 @@ def audit_setting(
     # The claim for this pair: its exact μ at the σ the target needs (0 when the pair releases nothing).
     claim = Claim.gdp(allowed) if allowed > 0 else Claim.dp(0.0, delta)
     att = _attack(setting, attack, out0.shape[1])
-    result = audit_outputs(out0, out1, claim, attack=att, seed=seed, alpha=alpha, delta=delta,
-                           executor="in-process" if executor is None else executor.name, started=started)
+    result = audit_outputs(
+        out0,
+        out1,
+        claim,
+        attack=att,
+        seed=seed,
+        alpha=alpha,
+        delta=delta,
+        executor="in-process" if executor is None else executor.name,
+        started=started,
+    )
     claimed = float(declaration.epsilon)
-    scores0, scores1 = att.score(out0[out0.shape[0] // 2:]), att.score(out1[out1.shape[0] // 2:])
+    scores0, scores1 = att.score(out0[out0.shape[0] // 2 :]), att.score(out1[out1.shape[0] // 2 :])
     closed_form = None
     if setting.algorithm == "rlsvi":
         from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
 
-        closed_form = rlsvi_paper_epsilon(states=setting.states, actions=setting.actions, horizon=setting.horizon, episodes=setting.episodes, delta=delta)
+        closed_form = rlsvi_paper_epsilon(
+            states=setting.states,
+            actions=setting.actions,
+            horizon=setting.horizon,
+            episodes=setting.episodes,
+            delta=delta,
+        )
     return RlAuditResult(
         setting=setting,
         attack=att.name if attack == "learned" else "white-box",
@@ -820,6 +883,14 @@ def audit_algorithm(
     **overrides: Any,
 ) -> RlAuditResult:
     """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes."""
-    setting = default_setting(algorithm, sigma=sigma, observer=observer, episodes=episodes, epsilon=epsilon,
-                              delta=delta, position=position, **overrides)
+    setting = default_setting(
+        algorithm,
+        sigma=sigma,
+        observer=observer,
+        episodes=episodes,
+        epsilon=epsilon,
+        delta=delta,
+        position=position,
+        **overrides,
+    )
     return audit_setting(setting, runs=runs, seed=seed, attack=attack, executor=executor, progress=progress)

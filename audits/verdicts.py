@@ -47,6 +47,7 @@ def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> flo
     a, b = check_real("fpr_upper", fpr_upper), check_real("fnr_upper", fnr_upper)
     if math.isinf(epsilon):
         return 0.0
+
     def scaled(rate: float) -> float:  # e^ε · rate in log space (a capped e^ε would overstate δ)
         return 0.0 if rate <= 0.0 else math.exp(min(float(epsilon) + math.log(rate), 709.0))
 
@@ -105,8 +106,9 @@ class Judgement:
         }
 
 
-def judge(claim: Claim, estimates: Sequence[AuditEstimate], *, delta: float, alpha: float, n0: int,
-          n1: int) -> Judgement:
+def judge(
+    claim: Claim, estimates: Sequence[AuditEstimate], *, delta: float, alpha: float, n0: int, n1: int
+) -> Judgement:
     """Judge evaluated tests against ``claim`` (see the module docstring for why this is sound).
 
     ``estimates`` were each bounded at their own share of ``alpha``; ``n0``/``n1`` are the
@@ -122,8 +124,10 @@ def judge(claim: Claim, estimates: Sequence[AuditEstimate], *, delta: float, alp
     refuted = any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in estimates)
     delta_low = None
     if claim.kind == "dp":
-        delta_low = max(delta_lower_bound(e.fpr_upper, e.fnr_upper, claim.epsilon)  # type: ignore[arg-type]
-                        for e in estimates)
+        delta_low = max(
+            delta_lower_bound(e.fpr_upper, e.fnr_upper, claim.epsilon)  # type: ignore[arg-type]
+            for e in estimates
+        )
     power = power_bound(claim, n0=n0, n1=n1, alpha=alpha, delta=delta)
     target = claimed_mu if claim.unit == "mu" else claimed_eps
     if target is None or math.isinf(target) or target == 0.0:

@@ -20,11 +20,9 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 
 from dpkit.accountant import calibrate_sigma  # noqa: E402
 from dpkit.accountant.gdp import gdp_epsilon  # noqa: E402
@@ -48,8 +46,17 @@ def _row(trials: int, repeats: int, pool: Any) -> dict[str, Any]:
     t_pool = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        pooled = audit(gaussian, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=lr, runs=trials, seed=trials, chunk_size=chunk,
-                       executor=pool)
+        pooled = audit(
+            gaussian,
+            0.0,
+            1.0,
+            Claim.dp(1.0, 1e-5),
+            attack=lr,
+            runs=trials,
+            seed=trials,
+            chunk_size=chunk,
+            executor=pool,
+        )
         t_pool.append(time.perf_counter() - t0)
     assert result is not None and pooled.to_dict() == result.to_dict()
     return {
@@ -80,14 +87,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"sigma": SIGMA, "epsilon_true": 1.0, "delta": 1e-5, "rows": rows}))
         return 0
-    print(f"Gaussian mechanism σ = {SIGMA:.6f} (exact (1, 1e-5); μ = {1 / SIGMA:.6f}, ε(μ) = "
-          f"{gdp_epsilon(1 / SIGMA, 1e-5):.6f}); white-box LR attack, 95% confidence")
-    print(f"{'trials':>10} {'time':>8} {'2 workers':>10} {'trials/s':>12} {'μ lower':>9} {'÷ μ':>6} "
-          f"{'ε (GDP reading)':>16} {'ε (Clopper–Pearson)':>20}")
+    print(
+        f"Gaussian mechanism σ = {SIGMA:.6f} (exact (1, 1e-5); μ = {1 / SIGMA:.6f}, ε(μ) = "
+        f"{gdp_epsilon(1 / SIGMA, 1e-5):.6f}); white-box LR attack, 95% confidence"
+    )
+    print(
+        f"{'trials':>10} {'time':>8} {'2 workers':>10} {'trials/s':>12} {'μ lower':>9} {'÷ μ':>6} "
+        f"{'ε (GDP reading)':>16} {'ε (Clopper–Pearson)':>20}"
+    )
     for r in rows:
-        print(f"{r['trials']:>10,} {r['seconds']:>7.3f}s {r['seconds_2_workers']:>9.3f}s {r['trials_per_second']:>12,.0f} "
-              f"{r['mu_lower']:>9.4f} {r['mu_lower'] / r['mu_true']:>6.3f} {r['epsilon_gdp_reading']:>16.4f} "
-              f"{r['epsilon_clopper_pearson']:>20.4f}")
+        print(
+            f"{r['trials']:>10,} {r['seconds']:>7.3f}s {r['seconds_2_workers']:>9.3f}s "
+            f"{r['trials_per_second']:>12,.0f} "
+            f"{r['mu_lower']:>9.4f} {r['mu_lower'] / r['mu_true']:>6.3f} {r['epsilon_gdp_reading']:>16.4f} "
+            f"{r['epsilon_clopper_pearson']:>20.4f}"
+        )
     million = next(r for r in rows if r["trials"] == 10**6)
     best = min(million["seconds"], million["seconds_2_workers"])
     print(f"10⁶ trials: {best:.2f} s (target < 2 s): {'met' if best < 2 else 'missed'}")

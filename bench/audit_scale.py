@@ -47,9 +47,17 @@ def _one(attack: str, trials: int) -> dict[str, object]:
     r = audit(gaussian10, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=attack, runs=trials, seed=1, chunk_size=250_000)
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
-    return {"attack": attack, "chosen": r.attack, "trials": trials, "seconds": seconds,
-            "trials_per_second": 2 * trials / seconds, "peak_mb": peak_mb, "epsilon_lower": r.epsilon_lower,
-            "mu_lower": r.mu_lower, "verdict": r.verdict}
+    return {
+        "attack": attack,
+        "chosen": r.attack,
+        "trials": trials,
+        "seconds": seconds,
+        "trials_per_second": 2 * trials / seconds,
+        "peak_mb": peak_mb,
+        "epsilon_lower": r.epsilon_lower,
+        "mu_lower": r.mu_lower,
+        "verdict": r.verdict,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,20 +73,25 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for trials in sizes:
         for attack in ATTACKS:
-            out = subprocess.run([sys.executable, __file__, "--one", attack, str(trials)], capture_output=True,
-                                 text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", attack, str(trials)], capture_output=True, text=True, check=True
+            )
             rows.append(json.loads(out.stdout))
             print(f"  {attack} at {trials:,}: {rows[-1]['seconds']:.1f} s", file=sys.stderr)
     if args.json:
         print(json.dumps({"dim": DIM, "sigma": SIGMA, "rows": rows}))
         return 0
     print(f"{DIM}-dimensional Gaussian target (σ = {SIGMA}), claim (1, 1e-5), 95% confidence, in-process")
-    print(f"{'attack':>20} {'chosen':>20} {'trials':>12} {'time':>8} {'trials/s':>12} {'peak MB':>8} "
-          f"{'ε lower':>8} {'μ lower':>8} verdict")
+    print(
+        f"{'attack':>20} {'chosen':>20} {'trials':>12} {'time':>8} {'trials/s':>12} {'peak MB':>8} "
+        f"{'ε lower':>8} {'μ lower':>8} verdict"
+    )
     for r in rows:
-        print(f"{r['attack']:>20} {r['chosen']:>20} {r['trials']:>12,} {r['seconds']:>7.1f}s "
-              f"{r['trials_per_second']:>12,.0f} {r['peak_mb']:>8.0f} {r['epsilon_lower']:>8.3f} "
-              f"{r['mu_lower']:>8.3f} {r['verdict']}")
+        print(
+            f"{r['attack']:>20} {r['chosen']:>20} {r['trials']:>12,} {r['seconds']:>7.1f}s "
+            f"{r['trials_per_second']:>12,.0f} {r['peak_mb']:>8.0f} {r['epsilon_lower']:>8.3f} "
+            f"{r['mu_lower']:>8.3f} {r['verdict']}"
+        )
     return 0
 
 

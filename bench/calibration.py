@@ -36,18 +36,17 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 
 import dp_accounting  # noqa: E402
+import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 from dp_accounting.pld import pld_privacy_accountant  # noqa: E402
 from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
-
-import mpmath  # noqa: E402
 
 from dpkit import accountant  # noqa: E402
 
@@ -89,9 +88,9 @@ def _event_maker(k: int) -> Callable[[float], dp_accounting.DpEvent]:
 
 def dpa_calibrate(accountant_factory: Callable[[], Any], epsilon: float, delta: float, k: int) -> float:
     """dp-accounting's calibrate_dp_mechanism with all defaults (bracket, tol)."""
-    return float(
-        dp_accounting.calibrate_dp_mechanism(accountant_factory, _event_maker(k), epsilon, delta)
-    ) * SENSITIVITY
+    return (
+        float(dp_accounting.calibrate_dp_mechanism(accountant_factory, _event_maker(k), epsilon, delta)) * SENSITIVITY
+    )
 
 
 def dpa_pld(k: int) -> float:
@@ -111,7 +110,9 @@ def dpa_settings() -> dict[str, Any]:
     rdp = rdp_privacy_accountant.RdpAccountant()
     orders = rdp_privacy_accountant.DEFAULT_RDP_ORDERS
     return {
-        "calibrate_dp_mechanism": "bracket_interval=None -> LowerEndpointAndGuess(0, 1), tol=None -> 1e-6, discrete=False",
+        "calibrate_dp_mechanism": (
+            "bracket_interval=None -> LowerEndpointAndGuess(0, 1), tol=None -> 1e-6, discrete=False"
+        ),
         "PLDAccountant": (
             f"PLDAccountant() -> neighboring_relation={pld.neighboring_relation.name}, "
             f"value_discretization_interval={pld._value_discretization_interval:g}"
@@ -187,9 +188,9 @@ def measure_k(k: int, quick: bool, log: Callable[[str], None]) -> list[dict[str,
     rows: list[dict[str, Any]] = []
 
     def ours(method: str) -> Callable[[], float]:
-        return lambda: accountant.calibrate_sigma(
-            EPSILON, DELTA, sensitivity=SENSITIVITY, compositions=k, method=method
-        ).sigma
+        return lambda: (
+            accountant.calibrate_sigma(EPSILON, DELTA, sensitivity=SENSITIVITY, compositions=k, method=method).sigma
+        )
 
     log(f"K={k}: ours exact ×{REPS['ours'][q]}")
     sigma, times, peak = timed(ours("exact"), REPS["ours"][q])
@@ -230,16 +231,37 @@ def targets_for(ratios: dict[int, dict[str, float]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for k, r in ratios.items():
         v = r["sigma_ours_over_pld_minus_1"]
-        out.append({"name": f"|σ_ours/σ_PLD − 1| <= {TARGET_REL_DIFF:g}", "K": k, "value": v,
-                    "display": f"{v:+.3e}", "pass": abs(v) <= TARGET_REL_DIFF})
+        out.append(
+            {
+                "name": f"|σ_ours/σ_PLD − 1| <= {TARGET_REL_DIFF:g}",
+                "K": k,
+                "value": v,
+                "display": f"{v:+.3e}",
+                "pass": abs(v) <= TARGET_REL_DIFF,
+            }
+        )
     for k, r in ratios.items():
         v = r["time_pld_over_ours"]
-        out.append({"name": f"time_PLD/time_ours >= {TARGET_SPEEDUP:g}×", "K": k, "value": v,
-                    "display": f"{v:,.0f}×", "pass": v >= TARGET_SPEEDUP})
+        out.append(
+            {
+                "name": f"time_PLD/time_ours >= {TARGET_SPEEDUP:g}×",
+                "K": k,
+                "value": v,
+                "display": f"{v:,.0f}×",
+                "pass": v >= TARGET_SPEEDUP,
+            }
+        )
     v = ratios[RDP_TARGET_K]["sigma_rdp_over_ours_minus_1"]
     lo, hi = RDP_EXCESS_BAND
-    out.append({"name": f"σ_RDP/σ_ours − 1 ≈ +{TARGET_RDP_EXCESS:.0%} (band +{lo:.0%} … +{hi:.0%})",
-                "K": RDP_TARGET_K, "value": v, "display": f"{v:+.3%}", "pass": lo <= v <= hi})
+    out.append(
+        {
+            "name": f"σ_RDP/σ_ours − 1 ≈ +{TARGET_RDP_EXCESS:.0%} (band +{lo:.0%} … +{hi:.0%})",
+            "K": RDP_TARGET_K,
+            "value": v,
+            "display": f"{v:+.3%}",
+            "pass": lo <= v <= hi,
+        }
+    )
     return out
 
 
@@ -289,15 +311,24 @@ def memory_probe_child(epsilon: float, k: int) -> None:
     pld_sigma = dpa_calibrate(pld_privacy_accountant.PLDAccountant, epsilon, DELTA, k)
     t_pld = time.perf_counter() - t0
     pld_peak = peak_rss_since(base)
-    print(json.dumps({
-        "epsilon": epsilon, "delta": DELTA, "K": k,
-        "rss_before_bytes": base,
-        "ours_sigma": ours_sigma, "ours_time_s": t_ours, "ours_peak_rss_increase_bytes": ours_peak,
-        "pld_sigma": pld_sigma, "pld_time_s": t_pld,
-        "pld_peak_rss_increase_bytes": pld_peak,
-        "sigma_ours_over_pld_minus_1": ours_sigma / pld_sigma - 1.0,
-        "pld_exact_epsilon": exact_epsilon(pld_sigma, k),
-    }))
+    print(
+        json.dumps(
+            {
+                "epsilon": epsilon,
+                "delta": DELTA,
+                "K": k,
+                "rss_before_bytes": base,
+                "ours_sigma": ours_sigma,
+                "ours_time_s": t_ours,
+                "ours_peak_rss_increase_bytes": ours_peak,
+                "pld_sigma": pld_sigma,
+                "pld_time_s": t_pld,
+                "pld_peak_rss_increase_bytes": pld_peak,
+                "sigma_ours_over_pld_minus_1": ours_sigma / pld_sigma - 1.0,
+                "pld_exact_epsilon": exact_epsilon(pld_sigma, k),
+            }
+        )
+    )
 
 
 def memory_probe(epsilon: float, k: int, timeout: float) -> dict[str, Any]:
@@ -306,13 +337,22 @@ def memory_probe(epsilon: float, k: int, timeout: float) -> dict[str, Any]:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"epsilon": epsilon, "K": k, "skipped": True,
-                "reason": f"did not finish within {timeout:g} s (killed)", "wall_s": time.perf_counter() - t0}
+        return {
+            "epsilon": epsilon,
+            "K": k,
+            "skipped": True,
+            "reason": f"did not finish within {timeout:g} s (killed)",
+            "wall_s": time.perf_counter() - t0,
+        }
     if proc.returncode != 0:
         tail = (proc.stderr or "").strip().splitlines()[-3:]
-        return {"epsilon": epsilon, "K": k, "skipped": True,
-                "reason": f"child exited with code {proc.returncode}: {' | '.join(tail)}",
-                "wall_s": time.perf_counter() - t0}
+        return {
+            "epsilon": epsilon,
+            "K": k,
+            "skipped": True,
+            "reason": f"child exited with code {proc.returncode}: {' | '.join(tail)}",
+            "wall_s": time.perf_counter() - t0,
+        }
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["skipped"] = False
     out["wall_s"] = time.perf_counter() - t0
@@ -350,10 +390,14 @@ def render(result: dict[str, Any]) -> str:
     out: list[str] = []
     env = result["environment"]
     out.append("σ calibration benchmark — accountant vs dp-accounting")
-    out.append(f"target (ε, δ) = ({EPSILON:g}, {DELTA:g}), Δ = {SENSITIVITY:g}, K ∈ {list(COMPOSITIONS)}"
-               f"; mode: {'quick' if result['quick'] else 'full'}")
-    out.append(f"python {env['python']}, numpy {env['numpy']}, dp-accounting {env['dp_accounting']}, "
-               f"{env['platform']}, {env['cpus']} CPUs")
+    out.append(
+        f"target (ε, δ) = ({EPSILON:g}, {DELTA:g}), Δ = {SENSITIVITY:g}, K ∈ {list(COMPOSITIONS)}"
+        f"; mode: {'quick' if result['quick'] else 'full'}"
+    )
+    out.append(
+        f"python {env['python']}, numpy {env['numpy']}, dp-accounting {env['dp_accounting']}, "
+        f"{env['platform']}, {env['cpus']} CPUs"
+    )
     out.append("dp-accounting settings (defaults):")
     for name, s in result["dp_accounting_settings"].items():
         out.append(f"  {name}: {s}")
@@ -361,21 +405,47 @@ def render(result: dict[str, Any]) -> str:
     out.append("feasible iff the true δ at ε, in mpmath at 50 digits, is <= δ (column: δ_true(ε)/δ − 1).")
     out.append("")
 
-    headers = ["K", "calibration", "σ", "σ/σ_exact − 1", "ε_exact(σ)", "feasible (δ_true/δ − 1)", "median time",
-               "reps", "peak RSS +"]
+    headers = [
+        "K",
+        "calibration",
+        "σ",
+        "σ/σ_exact − 1",
+        "ε_exact(σ)",
+        "feasible (δ_true/δ − 1)",
+        "median time",
+        "reps",
+        "peak RSS +",
+    ]
     body: list[list[str]] = []
     for r in result["rows"]:
         feas = f"{'yes' if r['feasible'] else 'NO'} ({r['true_delta_excess']:+.1e})"
-        body.append([str(r["K"]), r["label"], f"{r['sigma']:.15g}", f"{r['sigma_rel_to_ours_exact']:+.3e}",
-                     f"{r['exact_epsilon']:.15g}", feas, fmt_time(r["time_median_s"]), str(r["reps"]),
-                     fmt_mb(r["peak_rss_increase_bytes"])])
+        body.append(
+            [
+                str(r["K"]),
+                r["label"],
+                f"{r['sigma']:.15g}",
+                f"{r['sigma_rel_to_ours_exact']:+.3e}",
+                f"{r['exact_epsilon']:.15g}",
+                feas,
+                fmt_time(r["time_median_s"]),
+                str(r["reps"]),
+                fmt_mb(r["peak_rss_increase_bytes"]),
+            ]
+        )
     out.append(table(headers, body, "rlrrrlrrr"))
     out.append("")
 
     headers = ["K", "σ_ours/σ_PLD − 1", "time_PLD/time_ours", "time_RDP/time_ours", "σ_RDP/σ_ours − 1"]
-    body = [[str(k), f"{r['sigma_ours_over_pld_minus_1']:+.3e}", f"{r['time_pld_over_ours']:,.0f}×",
-             f"{r['time_rdp_over_ours']:,.1f}×", f"{r['sigma_rdp_over_ours_minus_1']:+.4%}"]
-            for k, r in result["ratios"].items()]
+    body = [
+        [
+            str(k),
+            f"{r['sigma_ours_over_pld_minus_1']:+.3e}",
+            f"{r['time_pld_over_ours']:,.0f}×",
+            f"{r['time_rdp_over_ours']:,.1f}×",
+            f"{r['sigma_rdp_over_ours_minus_1']:+.4%}",
+        ]
+        for k, r in result["ratios"].items()
+    ]
     out.append("ratios (ours = accountant exact; PLD/RDP = dp-accounting calibrate_dp_mechanism)")
     out.append(table(headers, body, "rrrrr"))
     out.append("")
@@ -384,13 +454,16 @@ def render(result: dict[str, Any]) -> str:
     out.append("peak memory of dp-accounting's PLD calibration (peak RSS increase: VmHWM after − VmRSS before)")
     for r in result["rows"]:
         if r["key"] == "dpa_pld":
-            out.append(f"  K={r['K']}, ε={EPSILON:g}, δ={DELTA:g} (timing runs above): σ_PLD={r['sigma']:.10g}, "
-                       f"median time {fmt_time(r['time_median_s'])}, peak RSS +{fmt_mb(r['peak_rss_increase_bytes'])}")
+            out.append(
+                f"  K={r['K']}, ε={EPSILON:g}, δ={DELTA:g} (timing runs above): σ_PLD={r['sigma']:.10g}, "
+                f"median time {fmt_time(r['time_median_s'])}, peak RSS +{fmt_mb(r['peak_rss_increase_bytes'])}"
+            )
     if mem is None:
         out.append("  small-σ probe (K=1, ε=10) skipped (--no-memory)")
     else:
         for m in mem:
-            head = f"  K={m['K']}, ε={m['epsilon']:g}, δ={DELTA:g} (small σ, fresh subprocess, limit {MEMORY_TIMEOUT_S:g} s):"
+            head = f"  K={m['K']}, ε={m['epsilon']:g}, δ={DELTA:g} (small σ, fresh subprocess, limit "
+            f"{MEMORY_TIMEOUT_S:g} s):"
             if m["skipped"]:
                 out.append(f"{head} SKIPPED — {m['reason']}")
                 continue
@@ -406,8 +479,10 @@ def render(result: dict[str, Any]) -> str:
         out.append(f"  [{'PASS' if t['pass'] else 'FAIL'}] K={t['K']:<5} {t['name']}: {t['display']}")
     infeasible = [r for r in result["rows"] if not r["feasible"]]
     if infeasible:
-        out.append("  note: returned σ truly infeasible (δ_true(ε) > δ at 50 digits): " + "; ".join(
-            f"K={r['K']} {r['label']}: δ_true/δ − 1 = {r['true_delta_excess']:+.1e}" for r in infeasible))
+        out.append(
+            "  note: returned σ truly infeasible (δ_true(ε) > δ at 50 digits): "
+            + "; ".join(f"K={r['K']} {r['label']}: δ_true/δ − 1 = {r['true_delta_excess']:+.1e}" for r in infeasible)
+        )
     else:
         out.append("  note: every returned σ is truly feasible (δ_true(ε) <= δ at 50 digits)")
     out.append(f"  overall: {'PASS' if result['all_pass'] else 'FAIL'}")
@@ -424,8 +499,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--_memory-child"]:
         memory_probe_child(float(argv[1]), int(argv[2]))
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object with all numbers")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory probe")

@@ -19,8 +19,6 @@ import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
-
 
 ALGORITHMS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
 
@@ -48,10 +46,21 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             verdicts = list(pool.map(_one, [(algorithm, s, args.runs) for s in range(args.seeds)]))
             v, inc = verdicts.count("violation"), verdicts.count("inconclusive")
-            rows.append({"algorithm": algorithm, "seeds": args.seeds, "runs": args.runs, "violations": v,
-                         "rate": v / args.seeds, "interval": [clopper_pearson_lower(v, args.seeds, 0.025),
-                                                              clopper_pearson_upper(v, args.seeds, 0.025)],
-                         "inconclusive": inc / args.seeds, "seconds": time.perf_counter() - started})
+            rows.append(
+                {
+                    "algorithm": algorithm,
+                    "seeds": args.seeds,
+                    "runs": args.runs,
+                    "violations": v,
+                    "rate": v / args.seeds,
+                    "interval": [
+                        clopper_pearson_lower(v, args.seeds, 0.025),
+                        clopper_pearson_upper(v, args.seeds, 0.025),
+                    ],
+                    "inconclusive": inc / args.seeds,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
             print(f"  {algorithm}: {v} violations in {args.seeds} ({rows[-1]['seconds']:.0f} s)", file=sys.stderr)
     if args.json:
         print(json.dumps({"alpha": 0.05, "rows": rows}))
@@ -60,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'algorithm':>20} {'seeds':>6} {'violations':>10} {'rate':>6} {'95% interval':>16} {'inconclusive':>12}")
     for r in rows:
         lo, hi = r["interval"]
-        print(f"{r['algorithm']:>20} {r['seeds']:>6} {r['violations']:>10} {r['rate']:>6.3f} "
-              f"{f'[{lo:.3f}, {hi:.3f}]':>16} {r['inconclusive']:>12.2f}")
+        print(
+            f"{r['algorithm']:>20} {r['seeds']:>6} {r['violations']:>10} {r['rate']:>6.3f} "
+            f"{f'[{lo:.3f}, {hi:.3f}]':>16} {r['inconclusive']:>12.2f}"
+        )
     return 0
 
 

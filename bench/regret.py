@@ -57,8 +57,11 @@ def part_ldp(k: int, seeds: int, workers: int, out: Path, states: int) -> None:
         for eps in EPSILONS:
             finals = {}
             for sigma in ("paper", "tight"):
-                cum = _run(Experiment("ldp-ucrl-vtr", env, k, states=states, epsilon=eps, delta=0.1, sigma=sigma),
-                           seeds, workers)
+                cum = _run(
+                    Experiment("ldp-ucrl-vtr", env, k, states=states, epsilon=eps, delta=0.1, sigma=sigma),
+                    seeds,
+                    workers,
+                )
                 print(_row(f"LDP-UCRL-VTR ε = {eps:g}, σ {sigma}", cum))
                 curves[f"LDP ε={eps:g} {sigma}"] = cum
                 finals[sigma] = cum[:, -1].mean()
@@ -76,8 +79,13 @@ def part_linopt(k: int, seeds: int, workers: int, out: Path, states: int) -> Non
         curves[f"LinOpt-{variant.upper()}"] = cum
         finals = {}
         for sigma in ("paper", "tight"):
-            cum = _run(Experiment(f"private-linopt-{variant}", "riverswim", k, states=states, epsilon=1.0, delta=0.1,
-                                  sigma=sigma), seeds, workers)
+            cum = _run(
+                Experiment(
+                    f"private-linopt-{variant}", "riverswim", k, states=states, epsilon=1.0, delta=0.1, sigma=sigma
+                ),
+                seeds,
+                workers,
+            )
             print(_row(f"Private-LinOpt-{variant.upper()} σ {sigma}", cum))
             curves[f"Private-LinOpt-{variant.upper()} {sigma}"] = cum
             finals[sigma] = cum[:, -1].mean()

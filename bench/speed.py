@@ -116,14 +116,20 @@ def main() -> None:
     args = parser.parse_args()
     if not args.skip_inverse:
         print("Σ⁻¹ after a rank-one update, stack of H = 10, 10 feature norms per matrix (µs per update)")
-        print(f"{'d':>5} {'inv':>10} {'cholesky':>10} {'sh-morrison':>12} {'inv/SM':>8} {'chol/SM':>8} {'SM drift':>10}")
+        print(
+            f"{'d':>5} {'inv':>10} {'cholesky':>10} {'sh-morrison':>12} {'inv/SM':>8} {'chol/SM':>8} {'SM drift':>10}"
+        )
         for d in (50, 200):
             r = inverse_benchmark(d, reps=200 if d == 50 else 30)
-            print(f"{d:>5} {r['inv'] * 1e6:>10.1f} {r['cholesky'] * 1e6:>10.1f} {r['sherman-morrison'] * 1e6:>12.1f} "
-                  f"{r['inv'] / r['sherman-morrison']:>8.1f} {r['cholesky'] / r['sherman-morrison']:>8.1f} "
-                  f"{r['drift']:>10.2e}")
+            print(
+                f"{d:>5} {r['inv'] * 1e6:>10.1f} {r['cholesky'] * 1e6:>10.1f} {r['sherman-morrison'] * 1e6:>12.1f} "
+                f"{r['inv'] / r['sherman-morrison']:>8.1f} {r['cholesky'] / r['sherman-morrison']:>8.1f} "
+                f"{r['drift']:>10.2e}"
+            )
     if not args.skip_algorithms:
-        print(f"\nEpisodes per second, RiverSwim S = 5 (d = 50), H = 10 (LQ: n = 2, d = 1, H = 10), K = {args.episodes}")
+        print(
+            f"\nEpisodes per second, RiverSwim S = 5 (d = 50), H = 10 (LQ: n = 2, d = 1, H = 10), K = {args.episodes}"
+        )
         for name, rate, dt in algorithm_speed(args.episodes):
             print(f"{name:>20} {rate:>10.0f} /s   ({dt:.2f} s)")
         if args.full:

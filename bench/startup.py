@@ -24,8 +24,19 @@ from pathlib import Path
 BIN = Path(sys.executable).parent
 CALIBRATE = [str(BIN / "dpkit"), "calibrate", "--epsilon", "1", "--delta", "1e-5", "--compositions", "1000", "--json"]
 FLOOR = [sys.executable, "-c", "import numpy, scipy.special"]
-HEAVY = ("dp_accounting", "matplotlib", "sklearn", "scipy.optimize", "scipy.stats", "mpmath", "jinja2", "pydantic",
-         "dpkit.audits", "dpkit.reports", "dpkit.algorithms")
+HEAVY = (
+    "dp_accounting",
+    "matplotlib",
+    "sklearn",
+    "scipy.optimize",
+    "scipy.stats",
+    "mpmath",
+    "jinja2",
+    "pydantic",
+    "dpkit.audits",
+    "dpkit.reports",
+    "dpkit.algorithms",
+)
 
 
 def _wall(cmd: list[str]) -> float:

@@ -12,7 +12,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-
 from dpkit.accountant.rlsvi import rlsvi_worst_case_mu  # noqa: E402
 from dpkit.audits import make_executor  # noqa: E402
 from dpkit.audits.rl import OBSERVERS, RlAuditResult, _claim_sigmas, audit_setting, default_setting  # noqa: E402
@@ -27,25 +26,27 @@ def _g(x: float | None, digits: int = 4) -> str:
 
 
 def _row(label: str, r: RlAuditResult) -> str:
-    return (f"| {r.setting.algorithm} | {label} | {r.setting.observer} | {_g(r.claimed_epsilon)} | "
-            f"{_g(r.exact_epsilon)} / {_g(r.exact_mu)} | {_g(r.pair_mu)} ({_g(r.reach, 3)}) | "
-            f"{_g(r.pair_mu_allowed)} | {_g(r.epsilon_lower)} | {_g(r.mu_lower)} ({_g(r.efficiency, 3)}) | "
-            f"{_g(r.audit.power_ratio, 3)} | **{r.verdict}** / {r.claim_verdict} | {r.audit.runs} | {r.seconds:.0f} s |")
+    return (
+        f"| {r.setting.algorithm} | {label} | {r.setting.observer} | {_g(r.claimed_epsilon)} | "
+        f"{_g(r.exact_epsilon)} / {_g(r.exact_mu)} | {_g(r.pair_mu)} ({_g(r.reach, 3)}) | "
+        f"{_g(r.pair_mu_allowed)} | {_g(r.epsilon_lower)} | {_g(r.mu_lower)} ({_g(r.efficiency, 3)}) | "
+        f"{_g(r.audit.power_ratio, 3)} | **{r.verdict}** / {r.claim_verdict} | {r.audit.runs} | {r.seconds:.0f} s |"
+    )
 
 
 #: Which stated assumption each algorithm's canaries exercise (at and beyond the bounds).
 CANARIES = {
     "ldp-ucrl-vtr": "tabular walks through disjoint states (state 0 against S − 1): φ_V at its block bound; the "
-                    "optimistic values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to "
-                    "clip φ or V releases more than the declared Δ (the no-clipping mutant in the table above)",
+    "optimistic values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to "
+    "clip φ or V releases more than the declared Δ (the no-clipping mutant in the table above)",
     "private-linopt-vi": "disjoint states with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
-                         "clipping keeps the reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped "
-                         "to [0, H], ‖φ‖ <= sqrt(d1)·H)",
+    "clipping keeps the reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped "
+    "to [0, H], ‖φ‖ <= sqrt(d1)·H)",
     "private-linopt-po": "as Private-LinOpt-VI",
     "private-ofu-rl": "noise on the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix); "
-                      "states and controls within the unit ball and γ, clipped by the algorithm",
+    "states and controls within the unit ball and γ, clipped by the algorithm",
     "rlsvi": "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
-             "clipping keeps her per-cell ΔR̂ at the declared 1/n (the no-clipping mutant in the table above)",
+    "clipping keeps her per-cell ΔR̂ at the declared 1/n (the no-clipping mutant in the table above)",
 }
 
 
@@ -75,9 +76,10 @@ def main() -> None:
     with make_executor("processes", workers=2) as pool:
         for algorithm in OBSERVERS:
             base = default_setting(algorithm)
-            for label, setting in (("tight", base),
-                                   ("0.7 × tight", replace(base, sigma={k: 0.7 * v for k, v in
-                                                                        _claim_sigmas(base).items()}))):
+            for label, setting in (
+                ("tight", base),
+                ("0.7 × tight", replace(base, sigma={k: 0.7 * v for k, v in _claim_sigmas(base).items()})),
+            ):
                 started = time.perf_counter()
                 result = audit_setting(setting, runs=RUNS, seed=SEED, executor=pool)
                 print(f"{algorithm} {label}: {result.verdict} ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
@@ -100,7 +102,8 @@ def main() -> None:
         "",
         "## RLSVI: the released Q-values against the per-run exact ε and the paper's closed form",
         "",
-        "S = 2, A = 2, H = 3, δ = 10⁻⁵, the first user changed (raw rewards −1 against 2, clipped to 0 and 1; same states).",
+        "S = 2, A = 2, H = 3, δ = 10⁻⁵, the first user changed (raw rewards −1 against 2, clipped to 0 and 1; same "
+        "states).",
         "The paper's ε(δ) is Corollary 14's closed form; the worst case over runs charges the user's H cells",
         "at n = 1 in every later episode; the run's exact ε is the pair's exact μ (each run's μ from its own",
         "visit counts and noise variances, as `dpkit.accountant.rlsvi.rlsvi_run_privacy` computes it) at δ.",
@@ -114,12 +117,18 @@ def main() -> None:
     for r in rlsvi_rows:
         s = r.setting
         beta = dict(s.options).get("beta")
-        worst = r.exact_mu if beta is not None else rlsvi_worst_case_mu(states=s.states, actions=s.actions, horizon=s.horizon, episodes=s.episodes)
+        worst = (
+            r.exact_mu
+            if beta is not None
+            else rlsvi_worst_case_mu(states=s.states, actions=s.actions, horizon=s.horizon, episodes=s.episodes)
+        )
         label = f"K = {s.episodes}, " + (f"β = {beta} × (σ_tight/σ_paper)²" if beta is not None else "Russo's β_k")
         closed = _g(r.paper_epsilon_closed_form) if beta is None else "— (assumes Russo's β)"
-        lines.append(f"| {label} | {closed} | {_g(worst)} | {_g(r.pair_mu)} | "
-                     f"{_g(gdp_epsilon(r.pair_mu, s.delta) if r.pair_mu > 0 else 0.0)} | {_g(r.mu_lower)} | "
-                     f"{_g(r.epsilon_lower)} |")
+        lines.append(
+            f"| {label} | {closed} | {_g(worst)} | {_g(r.pair_mu)} | "
+            f"{_g(gdp_epsilon(r.pair_mu, s.delta) if r.pair_mu > 0 else 0.0)} | {_g(r.mu_lower)} | "
+            f"{_g(r.epsilon_lower)} |"
+        )
     lines += [
         "",
         "With K = 2 the user's cells are at n = 1 in the one later release, so every run's μ is the worst case",

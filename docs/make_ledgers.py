@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
-from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu, russo_beta
 from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu, russo_beta
 from dpkit.algorithms.envs.tabular import riverswim
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.rlsvi import rlsvi_run
@@ -46,25 +46,62 @@ def _settings() -> list[Setting]:
             rows.append(Setting("ldp-ucrl-vtr", f"S = {s}, H = {2 * s} (theorem)", eps, 0.1, {"horizon": 2 * s}))
     for s in (3, 5, 10):
         for eps in (0.5, 1.0, 5.0):
-            rows.append(Setting("ldp-ucrl-vtr", f"S = {s}, H = {2 * s} (§6 experiment σ)", eps, 0.1,
-                                {"horizon": 2 * s, "states": s, "reading": "experiment"}))
+            rows.append(
+                Setting(
+                    "ldp-ucrl-vtr",
+                    f"S = {s}, H = {2 * s} (§6 experiment σ)",
+                    eps,
+                    0.1,
+                    {"horizon": 2 * s, "states": s, "reading": "experiment"},
+                )
+            )
     # Seed 004 has no experiments: its theorem's parameters at a typical size.
     for reading in ("theorem-6.5", "proof-6.4"):
         for relation in ("replace-one", "add-remove"):
             for eps in (0.5, 1.0, 5.0):
-                rows.append(Setting("private-linopt-vi", f"K = 10⁴, H = 10, d = 10, {reading}", eps, 0.1,
-                                    {"episodes": 10_000, "horizon": 10, "dim": 10, "reading": reading}, relation))
+                rows.append(
+                    Setting(
+                        "private-linopt-vi",
+                        f"K = 10⁴, H = 10, d = 10, {reading}",
+                        eps,
+                        0.1,
+                        {"episodes": 10_000, "horizon": 10, "dim": 10, "reading": reading},
+                        relation,
+                    )
+                )
     # Seed 003 has no experiments either.
     for relation in ("replace-one", "add-remove"):
         for eps in (0.5, 1.0, 5.0):
-            rows.append(Setting("private-ofu-rl", "K = 10⁴, H = 10, γ = 0.5", eps, 0.1,
-                                {"episodes": 10_000, "horizon": 10, "gamma": 0.5}, relation))
-    rows.append(Setting("private-ofu-rl", "K = 1024, H = 10, γ = 0.5, after-each", 1.0, 0.1,
-                        {"episodes": 1024, "horizon": 10, "gamma": 0.5, "schedule": "after-each"}))
+            rows.append(
+                Setting(
+                    "private-ofu-rl",
+                    "K = 10⁴, H = 10, γ = 0.5",
+                    eps,
+                    0.1,
+                    {"episodes": 10_000, "horizon": 10, "gamma": 0.5},
+                    relation,
+                )
+            )
+    rows.append(
+        Setting(
+            "private-ofu-rl",
+            "K = 1024, H = 10, γ = 0.5, after-each",
+            1.0,
+            0.1,
+            {"episodes": 1024, "horizon": 10, "gamma": 0.5, "schedule": "after-each"},
+        )
+    )
     # Seed 002: no experiments; RiverSwim-sized tabular problems, target = the paper's own ε(δ).
     for s, a, h, k in ((5, 2, 10, 10_000), (10, 2, 20, 10_000), (20, 4, 10, 100_000)):
-        rows.append(Setting("rlsvi", f"S = {s}, A = {a}, H = {h}, K = {k:,}", None, 1e-5,
-                            {"states": s, "actions": a, "horizon": h, "episodes": k}))
+        rows.append(
+            Setting(
+                "rlsvi",
+                f"S = {s}, A = {a}, H = {h}, K = {k:,}",
+                None,
+                1e-5,
+                {"states": s, "actions": a, "horizon": h, "episodes": k},
+            )
+        )
     return rows
 
 
@@ -93,7 +130,7 @@ def render() -> str:
         "",
         "Settings: seed 000 §6 states RiverSwim with H = 2S, K = 10⁴ and δ = 0.1 (S and ε only in its",
         "figures); seeds 002–004 report no experiments, so their rows use the theorems at typical sizes. RLSVI",
-        "chooses no noise for a target: its rows take the paper's own ε(δ) as the target. An \"ε of paper σ\"",
+        'chooses no noise for a target: its rows take the paper\'s own ε(δ) as the target. An "ε of paper σ"',
         "of 0 is exact, not a rounding: at δ = 0.1 a mechanism with μ <= 0.25 is already (0, δ)-DP.",
     ]
     current = None
@@ -141,7 +178,8 @@ def render() -> str:
         "One run of RLSVI (`dpkit.algorithms.rlsvi`, Russo's β_k, no clipping) on RiverSwim with S = 5, A = 2,",
         f"H = 10, seed {RLSVI_RUN_SEED}: the paper's closed-form ε(δ) and the worst case over runs beside the run's",
         "own exact ε(δ) — the worst user's μ-GDP from the run's visit counts and noise variances",
-        "(`dpkit.accountant.rlsvi.rlsvi_run_privacy`; `dpkit rlsvi --run` prints any row). δ = 10⁻⁵. The regret columns",
+        "(`dpkit.accountant.rlsvi.rlsvi_run_privacy`; `dpkit rlsvi --run` prints any row). δ = 10⁻⁵. The regret "
+        "columns",
         "are the mean expected regret per episode of the run and of the uniformly random policy.",
         "",
         "| env | S | A | H | K | ε paper (closed form) | ε worst case | μ run | worst user | ε run (exact) | "

@@ -41,12 +41,14 @@ def calibrate(
     """
     from dpkit.accountant.calibration import calibrate_sigma
 
-    return calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=compositions, method=method,
-                           conversion=conversion)
+    return calibrate_sigma(
+        epsilon, delta, sensitivity=sensitivity, compositions=compositions, method=method, conversion=conversion
+    )
 
 
-def gaussian_epsilon(sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0,
-                     method: str = "exact") -> Guarantee:
+def gaussian_epsilon(
+    sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0, method: str = "exact"
+) -> Guarantee:
     """The ε (rounded up) at ``delta`` of ``compositions`` Gaussian releases with noise σ.
     See :func:`dpkit.accountant.gaussian_epsilon`."""
     from dpkit.accountant import gaussian_epsilon as _gaussian_epsilon

@@ -15,8 +15,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["FileFunction", "load_object", "parse_reference", "read_text_file", "parse_data", "MAX_FILE_BYTES",
-           "MAX_NESTING"]
+__all__ = [
+    "FileFunction",
+    "load_object",
+    "parse_reference",
+    "read_text_file",
+    "parse_data",
+    "MAX_FILE_BYTES",
+    "MAX_NESTING",
+]
 
 #: The largest ledger or config file read (bytes); more is refused before it is read.
 MAX_FILE_BYTES = 10 * 1024 * 1024

@@ -14,7 +14,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["plain", "emit_json", "jsonable", "format_number", "print_table", "print_lines", "stderr_console", "busy", "progress_bar"]
+__all__ = [
+    "plain",
+    "emit_json",
+    "jsonable",
+    "format_number",
+    "print_table",
+    "print_lines",
+    "stderr_console",
+    "busy",
+    "progress_bar",
+]
 
 
 def plain(value: object) -> str:
@@ -27,8 +37,11 @@ def plain(value: object) -> str:
     text = str(value)
     if text.isprintable():
         return text
-    return "".join(" " if c in "\n\r\t\v\f" else c for c in text
-                   if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C"))
+    return "".join(
+        " " if c in "\n\r\t\v\f" else c
+        for c in text
+        if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C")
+    )
 
 
 def _text(value: object, lines: bool = False) -> Text:
@@ -64,7 +77,9 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
     """Render a table on stdout; every string is shown literally (no markup, no control characters)."""
-    table = Table(title=_text(title), caption=None if caption is None else _text(caption, lines=True), caption_justify="left")
+    table = Table(
+        title=_text(title), caption=None if caption is None else _text(caption, lines=True), caption_justify="left"
+    )
     for i, col in enumerate(columns):
         table.add_column(_text(col), justify="left" if i == 0 else "right")
     for row in rows:

@@ -8,7 +8,7 @@ nothing. Every error is a :class:`ValueError` that names the offending key, e.g.
 Top level::
 
     title = "…"            # optional
-    seed = 0               # base seed: regret seeds are seed … seed + seeds − 1; environments, audits, RLSVI runs use seed
+    seed = 0               # base seed: regret seeds seed … seed + seeds − 1; environments, audits, RLSVI: seed
     seeds = 5              # regret runs per algorithm and σ
     workers = 2            # processes for the regret runs (1: everything in this process)
     deltas = [1e-10, …]    # optional: the δ grid of the ε(δ) curves (the algorithm's δ is always added)
@@ -88,8 +88,14 @@ class AuditConfig:
     position: str = "first"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"enabled": self.enabled, "sigma": self.sigma, "observer": self.observer, "runs": self.runs,
-                "episodes": self.episodes, "position": self.position}
+        return {
+            "enabled": self.enabled,
+            "sigma": self.sigma,
+            "observer": self.observer,
+            "runs": self.runs,
+            "episodes": self.episodes,
+            "position": self.position,
+        }
 
 
 @dataclass(frozen=True)
@@ -117,16 +123,32 @@ class AlgorithmConfig:
     def experiment(self, sigma: str | float, env_seed: int) -> Experiment:
         """The regret experiment of this algorithm at ``sigma`` (paper, tight or a number)."""
         return Experiment(
-            algorithm=self.name, env=self.env, episodes=self.episodes, states=self.states, actions=self.actions,
-            horizon=self.horizon, epsilon=self.epsilon, delta=self.delta, sigma=sigma, state_dim=self.state_dim,
-            control_dim=self.control_dim, env_seed=env_seed,
+            algorithm=self.name,
+            env=self.env,
+            episodes=self.episodes,
+            states=self.states,
+            actions=self.actions,
+            horizon=self.horizon,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            sigma=sigma,
+            state_dim=self.state_dim,
+            control_dim=self.control_dim,
+            env_seed=env_seed,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "env": self.env, "episodes": self.episodes, "epsilon": self.epsilon,
-            "delta": self.delta, "states": self.states, "actions": self.actions, "horizon": self.horizon,
-            "state_dim": self.state_dim, "control_dim": self.control_dim,
+            "name": self.name,
+            "env": self.env,
+            "episodes": self.episodes,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "states": self.states,
+            "actions": self.actions,
+            "horizon": self.horizon,
+            "state_dim": self.state_dim,
+            "control_dim": self.control_dim,
             "episode_grid": None if self.episode_grid is None else list(self.episode_grid),
             "audit": self.audit.to_dict(),
         }
@@ -142,8 +164,12 @@ class QuickConfig:
     audit_episodes: int = 8
 
     def to_dict(self) -> dict[str, Any]:
-        return {"episodes": self.episodes, "seeds": self.seeds, "audit_runs": self.audit_runs,
-                "audit_episodes": self.audit_episodes}
+        return {
+            "episodes": self.episodes,
+            "seeds": self.seeds,
+            "audit_runs": self.audit_runs,
+            "audit_episodes": self.audit_episodes,
+        }
 
 
 @dataclass(frozen=True)
@@ -176,9 +202,15 @@ class ReportConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source, "quick": self.is_quick, "title": self.title, "seed": self.seed,
-            "seeds": self.seeds, "workers": self.workers, "deltas": list(self.deltas),
-            "quick_caps": self.quick.to_dict(), "algorithms": [a.to_dict() for a in self.algorithms],
+            "source": self.source,
+            "quick": self.is_quick,
+            "title": self.title,
+            "seed": self.seed,
+            "seeds": self.seeds,
+            "workers": self.workers,
+            "deltas": list(self.deltas),
+            "quick_caps": self.quick.to_dict(),
+            "algorithms": [a.to_dict() for a in self.algorithms],
         }
 
 
@@ -221,8 +253,9 @@ class _Table:
             raise ValueError(f"{self.key(name)} must be a finite number, got {value!r}")
         return float(value)
 
-    def string(self, name: str, default: Any = None, *, required: bool = False,
-               choices: tuple[str, ...] | None = None) -> Any:
+    def string(
+        self, name: str, default: Any = None, *, required: bool = False, choices: tuple[str, ...] | None = None
+    ) -> Any:
         if name not in self.data:
             return self._get(name, default, required)
         value = self._get(name, default, required)
@@ -247,8 +280,10 @@ class _Table:
     def finish(self) -> None:
         unknown = sorted(set(self.data) - self.used)
         if unknown:
-            raise ValueError(f"unknown key {self.key(unknown[0])!r}" + (
-                f" (and {', '.join(repr(self.key(k)) for k in unknown[1:])})" if len(unknown) > 1 else ""))
+            raise ValueError(
+                f"unknown key {self.key(unknown[0])!r}"
+                + (f" (and {', '.join(repr(self.key(k)) for k in unknown[1:])})" if len(unknown) > 1 else "")
+            )
 
 
 def _audit(t: _Table) -> AuditConfig:
@@ -264,8 +299,12 @@ def _audit(t: _Table) -> AuditConfig:
         sigma = number
     observer = t.string("observer")
     cfg = AuditConfig(
-        enabled=t.boolean("enabled", True), sigma=sigma, observer=observer, runs=t.integer("runs", 4000, minimum=6),
-        episodes=t.integer("episodes", None, minimum=2), position=t.string("position", "first", choices=POSITIONS),
+        enabled=t.boolean("enabled", True),
+        sigma=sigma,
+        observer=observer,
+        runs=t.integer("runs", 4000, minimum=6),
+        episodes=t.integer("episodes", None, minimum=2),
+        position=t.string("position", "first", choices=POSITIONS),
     )
     t.finish()
     return cfg
@@ -279,15 +318,26 @@ def _algorithm(t: _Table) -> AlgorithmConfig:
     if grid is not None:
         if name != "rlsvi":
             raise ValueError(f"{t.key('episode_grid')} applies to rlsvi only, not {name}")
-        if not isinstance(grid, list) or not grid or any(isinstance(k, bool) or not isinstance(k, int) or k < 1
-                                                          for k in grid):
+        if (
+            not isinstance(grid, list)
+            or not grid
+            or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in grid)
+        ):
             raise ValueError(f"{t.key('episode_grid')} must be a non-empty list of integers >= 1, got {grid!r}")
         grid = tuple(sorted(set(grid)))
     cfg = AlgorithmConfig(
-        name=name, env=env, episodes=t.integer("episodes", required=True), delta=t.number("delta", required=True),
-        epsilon=t.number("epsilon"), states=t.integer("states", 2), actions=t.integer("actions", 2),
-        horizon=t.integer("horizon"), state_dim=t.integer("state_dim", 2), control_dim=t.integer("control_dim", 1),
-        episode_grid=grid, audit=_audit(t.table("audit")),
+        name=name,
+        env=env,
+        episodes=t.integer("episodes", required=True),
+        delta=t.number("delta", required=True),
+        epsilon=t.number("epsilon"),
+        states=t.integer("states", 2),
+        actions=t.integer("actions", 2),
+        horizon=t.integer("horizon"),
+        state_dim=t.integer("state_dim", 2),
+        control_dim=t.integer("control_dim", 1),
+        episode_grid=grid,
+        audit=_audit(t.table("audit")),
     )
     t.finish()
     try:
@@ -307,9 +357,12 @@ def _algorithm(t: _Table) -> AlgorithmConfig:
 
 def _quick(t: _Table) -> QuickConfig:
     d = QuickConfig()
-    cfg = QuickConfig(episodes=t.integer("episodes", d.episodes), seeds=t.integer("seeds", d.seeds),
-                      audit_runs=t.integer("audit_runs", d.audit_runs, minimum=6),
-                      audit_episodes=t.integer("audit_episodes", d.audit_episodes, minimum=2))
+    cfg = QuickConfig(
+        episodes=t.integer("episodes", d.episodes),
+        seeds=t.integer("seeds", d.seeds),
+        audit_runs=t.integer("audit_runs", d.audit_runs, minimum=6),
+        audit_episodes=t.integer("audit_episodes", d.audit_episodes, minimum=2),
+    )
     t.finish()
     return cfg
 
@@ -329,8 +382,11 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     if deltas_value is None:
         deltas = DEFAULT_DELTAS
     else:
-        if (not isinstance(deltas_value, list) or not deltas_value
-                or any(isinstance(d, bool) or not isinstance(d, (int, float)) or not 0.0 < d < 1.0 for d in deltas_value)):
+        if (
+            not isinstance(deltas_value, list)
+            or not deltas_value
+            or any(isinstance(d, bool) or not isinstance(d, (int, float)) or not 0.0 < d < 1.0 for d in deltas_value)
+        ):
             raise ValueError(f"deltas must be a non-empty list of numbers in (0, 1), got {deltas_value!r}")
         deltas = tuple(sorted({float(d) for d in deltas_value}))
     quick = _quick(t.table("quick"))
@@ -352,9 +408,16 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
             declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
         except ValueError as err:
             raise ValueError(f"algorithm[{i}] ({a.name}): {err}") from None
-    return ReportConfig(algorithms=tuple(algorithms), title=title, seed=check_index("seed", seed),
-                        seeds=check_count("seeds", seeds), workers=check_count("workers", workers),
-                        deltas=deltas, quick=quick, source=source)
+    return ReportConfig(
+        algorithms=tuple(algorithms),
+        title=title,
+        seed=check_index("seed", seed),
+        seeds=check_count("seeds", seeds),
+        workers=check_count("workers", workers),
+        deltas=deltas,
+        quick=quick,
+        source=source,
+    )
 
 
 def load_config(path: str | Path | None = None) -> ReportConfig:

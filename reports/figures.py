@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,11 @@ def _pyplot() -> Any:
 
 
 def regret_figure(
-    curves: Mapping[str, np.ndarray], path: str | Path, *, title: str = "", xlabel: str = "episode k",
+    curves: Mapping[str, np.ndarray],
+    path: str | Path,
+    *,
+    title: str = "",
+    xlabel: str = "episode k",
     episodes: np.ndarray | None = None,
 ) -> Path:
     """Cumulative regret against episodes, one curve per label, saved to ``path`` (PNG).
@@ -140,11 +143,25 @@ def epsilon_delta_figure(
         e = np.array([np.nan if v is None else float(v) for v in values])[order]
         keep = np.isfinite(e) & (e > _ZERO_EPSILON)
         if keep.any():  # earlier curves wider, so that a method equal to an earlier one leaves it visible
-            ax.loglog(d[order][keep], e[keep], marker=markers[i % len(markers)], ms=3.5, ls=styles[i % len(styles)],
-                      lw=1.2 + 2.0 * (n - 1 - i) / max(n - 1, 1), label=label)
+            ax.loglog(
+                d[order][keep],
+                e[keep],
+                marker=markers[i % len(markers)],
+                ms=3.5,
+                ls=styles[i % len(styles)],
+                lw=1.2 + 2.0 * (n - 1 - i) / max(n - 1, 1),
+                label=label,
+            )
     if target is not None:
-        ax.plot([target[0]], [target[1]], marker="*", ms=12, color="black", ls="none",
-                label=f"target (δ, ε) = ({target[0]:.3g}, {target[1]:.3g})")
+        ax.plot(
+            [target[0]],
+            [target[1]],
+            marker="*",
+            ms=12,
+            color="black",
+            ls="none",
+            label=f"target (δ, ε) = ({target[0]:.3g}, {target[1]:.3g})",
+        )
     ax.set_xlabel("δ")
     ax.set_ylabel("ε(δ)")
     if title:
@@ -266,7 +283,9 @@ def tradeoff_figure(
         except KeyError as err:
             raise ValueError(f"tests[{i}] lacks {err.args[0]!r}") from None
         if not (0 <= fpr <= fpr_up <= 1 and 0 <= fnr <= fnr_up <= 1):
-            raise ValueError(f"tests[{i}] must have 0 <= fpr <= fpr_upper <= 1 and 0 <= fnr <= fnr_upper <= 1, got {dict(test)!r}")
+            raise ValueError(
+                f"tests[{i}] must have 0 <= fpr <= fpr_upper <= 1 and 0 <= fnr <= fnr_upper <= 1, got {dict(test)!r}"
+            )
         rows.append((fpr, fnr, fpr_up, fnr_up))
     plt = _pyplot()
     from matplotlib.patches import Rectangle
@@ -275,14 +294,28 @@ def tradeoff_figure(
     x = np.concatenate([np.geomspace(1e-6, 1e-2, 60), np.linspace(1e-2, 1.0, 200)])
     ax.plot(x, gdp_tradeoff(x, mu), color="tab:blue", lw=1.8, label=f"claimed μ = {mu:.4g}: f(x) = Φ(Φ⁻¹(1−x) − μ)")
     if mu_lower is not None and mu_lower > 0:
-        ax.plot(x, gdp_tradeoff(x, mu_lower), color="tab:orange", lw=1.2, ls="--", label=f"μ lower bound = {mu_lower:.4g}")
+        ax.plot(
+            x, gdp_tradeoff(x, mu_lower), color="tab:orange", lw=1.2, ls="--", label=f"μ lower bound = {mu_lower:.4g}"
+        )
     ax.plot([0, 1], [1, 0], color="grey", lw=0.8, ls=":", label="no information (μ = 0)")
     for i, (fpr, fnr, fpr_up, fnr_up) in enumerate(rows):
-        ax.add_patch(Rectangle((fpr, fnr), fpr_up - fpr, fnr_up - fnr, facecolor="tab:red", alpha=0.25,
-                               edgecolor="tab:red", lw=1.0))
-        ax.plot([fpr], [fnr], marker="o", ms=4, color="tab:red", ls="none", label="empirical (FPR, FNR)" if i == 0 else None)
-        ax.plot([fpr_up], [fnr_up], marker="x", ms=6, color="darkred", ls="none",
-                label="Clopper–Pearson corner (FPR⁺, FNR⁺)" if i == 0 else None)
+        ax.add_patch(
+            Rectangle(
+                (fpr, fnr), fpr_up - fpr, fnr_up - fnr, facecolor="tab:red", alpha=0.25, edgecolor="tab:red", lw=1.0
+            )
+        )
+        ax.plot(
+            [fpr], [fnr], marker="o", ms=4, color="tab:red", ls="none", label="empirical (FPR, FNR)" if i == 0 else None
+        )
+        ax.plot(
+            [fpr_up],
+            [fnr_up],
+            marker="x",
+            ms=6,
+            color="darkred",
+            ls="none",
+            label="Clopper–Pearson corner (FPR⁺, FNR⁺)" if i == 0 else None,
+        )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
@@ -319,7 +352,9 @@ def roc_figure(
     ax.plot(x, y, color="tab:red", lw=1.6, label="attack (evaluation split)")  # in threshold order
     if mu is not None:
         g = np.linspace(0.0, 1.0, 400)
-        ax.plot(g, 1.0 - gdp_tradeoff(g, mu), color="tab:blue", lw=1.2, ls="--", label=f"largest TPR under μ = {mu:.4g}")
+        ax.plot(
+            g, 1.0 - gdp_tradeoff(g, mu), color="tab:blue", lw=1.2, ls="--", label=f"largest TPR under μ = {mu:.4g}"
+        )
     ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls=":", label="chance")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

@@ -33,7 +33,13 @@ from dpkit.accountant import VARIANTS, compare_methods
 from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
-from dpkit.accountant.tree import max_psums_per_item, max_psums_per_prefix, paper_depth, psums_per_item, released_prefixes
+from dpkit.accountant.tree import (
+    max_psums_per_item,
+    max_psums_per_prefix,
+    paper_depth,
+    psums_per_item,
+    released_prefixes,
+)
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 
@@ -141,8 +147,14 @@ def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> 
             methods[key].append(cmp.epsilons[key])
             refusals[key].append(cmp.refusals.get(key))
     return {
-        "sigma": "paper", "relation": relation, "mu": ledger.mu, "rho": ledger.rho, "deltas": grid,
-        "methods": methods, "labels": {key: METHOD_LABELS[key] for key in methods}, "refusals": refusals,
+        "sigma": "paper",
+        "relation": relation,
+        "mu": ledger.mu,
+        "rho": ledger.rho,
+        "deltas": grid,
+        "methods": methods,
+        "labels": {key: METHOD_LABELS[key] for key in methods},
+        "refusals": refusals,
     }
 
 
@@ -154,13 +166,16 @@ def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
     last = released_prefixes(steps, schedule)
     prefixes = np.bitwise_count(np.arange(1, last + 1, dtype=np.uint64)).astype(int)
     return {
-        "steps": steps, "schedule": schedule, "released_prefixes": last,
+        "steps": steps,
+        "schedule": schedule,
+        "released_prefixes": last,
         "max_psums_per_item": max_psums_per_item(steps, schedule=schedule),
         "max_psums_per_prefix": max_psums_per_prefix(steps, schedule=schedule),
         "paper_depth": paper_depth(steps),
         "prefix_psums": prefixes.tolist(),
         "item_psums": psums_per_item(steps, schedule).tolist(),
-        "sigma_paper": ledger["sigma_paper"], "sigma_tight": ledger["sigma_tight"],
+        "sigma_paper": ledger["sigma_paper"],
+        "sigma_tight": ledger["sigma_tight"],
     }
 
 
@@ -174,10 +189,16 @@ def rlsvi_grid(a: AlgorithmConfig) -> tuple[int, ...]:
 def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any]:
     """RLSVI's closed form (paper, and the same ρ read exactly) and the worst case over runs, per K."""
     horizon = ledger_parameters(a, 0)["horizon"]
-    forms = [rlsvi_closed_form(states=a.states, actions=a.actions, horizon=horizon, episodes=k, delta=a.delta) for k in grid]
+    forms = [
+        rlsvi_closed_form(states=a.states, actions=a.actions, horizon=horizon, episodes=k, delta=a.delta) for k in grid
+    ]
     worst = [rlsvi_worst_case_mu(states=a.states, actions=a.actions, horizon=horizon, episodes=k) for k in grid]
     return {
-        "states": a.states, "actions": a.actions, "horizon": horizon, "delta": a.delta, "env": a.env,
+        "states": a.states,
+        "actions": a.actions,
+        "horizon": horizon,
+        "delta": a.delta,
+        "env": a.env,
         "episodes": list(grid),
         "epsilon_paper": [f.epsilon_paper for f in forms],
         "epsilon_exact_gdp": [f.epsilon_exact_gdp for f in forms],
@@ -197,8 +218,16 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
 
     c = a.audit
     result = audit_algorithm(
-        a.name, sigma=c.sigma, observer=c.observer, runs=c.runs, episodes=c.episodes, epsilon=a.epsilon,
-        delta=a.delta, seed=seed, position=c.position, progress=progress,
+        a.name,
+        sigma=c.sigma,
+        observer=c.observer,
+        runs=c.runs,
+        episodes=c.episodes,
+        epsilon=a.epsilon,
+        delta=a.delta,
+        seed=seed,
+        position=c.position,
+        progress=progress,
     )
     return jsonable(result.to_dict())
 
@@ -262,10 +291,15 @@ def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
     """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``)."""
     from dpkit.algorithms.rlsvi import rlsvi_run
 
-    _, privacy = rlsvi_run(task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon,
-                           delta=task.delta)
-    return {"episodes": task.episodes, "mu": privacy.mu, "epsilon": privacy.exact_epsilon(task.delta),
-            "worst_user": privacy.worst_user}
+    _, privacy = rlsvi_run(
+        task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon, delta=task.delta
+    )
+    return {
+        "episodes": task.episodes,
+        "mu": privacy.mu,
+        "epsilon": privacy.exact_epsilon(task.delta),
+        "worst_user": privacy.worst_user,
+    }
 
 
 def _run_task(task: RegretTask | RlsviTask) -> Any:
@@ -291,11 +325,19 @@ def _regret_summary(curves: np.ndarray, sigmas: Mapping[str, float]) -> dict[str
     }
 
 
-def _regret_section(a: AlgorithmConfig, config: ReportConfig, tasks: Sequence[RegretTask | RlsviTask],
-                    results: Mapping[RegretTask | RlsviTask, Any]) -> dict[str, Any]:
+def _regret_section(
+    a: AlgorithmConfig,
+    config: ReportConfig,
+    tasks: Sequence[RegretTask | RlsviTask],
+    results: Mapping[RegretTask | RlsviTask, Any],
+) -> dict[str, Any]:
     """Regret of ``a`` over the seeds at each σ, from the finished tasks."""
-    regret: dict[str, Any] = {"seeds": [config.seed + i for i in range(config.seeds)], "env_seed": config.seed,
-                              "episodes": a.episodes, "checkpoints": regret_checkpoints(a.episodes).tolist()}
+    regret: dict[str, Any] = {
+        "seeds": [config.seed + i for i in range(config.seeds)],
+        "env_seed": config.seed,
+        "episodes": a.episodes,
+        "checkpoints": regret_checkpoints(a.episodes).tolist(),
+    }
     for sigma in SIGMAS:
         mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
         regret[sigma] = _regret_summary(np.stack([results[t][0] for t in mine]), results[mine[0]][1])
@@ -325,8 +367,9 @@ def count_steps(config: ReportConfig) -> int:
     return 2 * len(config.algorithms) + len(_tasks(config))
 
 
-def _execute(tasks: Sequence[RegretTask | RlsviTask], workers: int, progress: Progress,
-             meanwhile: Callable[[], Any]) -> tuple[list[Any], Any]:
+def _execute(
+    tasks: Sequence[RegretTask | RlsviTask], workers: int, progress: Progress, meanwhile: Callable[[], Any]
+) -> tuple[list[Any], Any]:
     """Run ``tasks`` (in a pool of ``workers`` processes when > 1) while ``meanwhile()`` runs here."""
     if workers == 1:
         extra = meanwhile()
@@ -366,7 +409,9 @@ def versions() -> dict[str, str | None]:
     return out
 
 
-def compute_report(config: ReportConfig, *, command: Sequence[str] = (), progress: Progress | None = None) -> dict[str, Any]:
+def compute_report(
+    config: ReportConfig, *, command: Sequence[str] = (), progress: Progress | None = None
+) -> dict[str, Any]:
     """Compute every number of the report of ``config``; ``command`` is the command line recorded
     (the one that reproduces the numbers: ``dpkit report`` leaves ``--out`` out of it).
 
@@ -379,11 +424,16 @@ def compute_report(config: ReportConfig, *, command: Sequence[str] = (), progres
     for a in config.algorithms:
         declaration, led = _ledger(a, config.seed)
         section: dict[str, Any] = {
-            "name": a.name, "privacy_model": led["privacy_model"], "paper": led["paper"],
-            "relation": led["relation"], "relation_text": relation_text(led["relation"]),
+            "name": a.name,
+            "privacy_model": led["privacy_model"],
+            "paper": led["paper"],
+            "relation": led["relation"],
+            "relation_text": relation_text(led["relation"]),
             "privacy_model_text": PRIVACY_MODEL_TEXT.get(led["privacy_model"], ""),
-            "assumptions": list(assumptions(a.name)), "settings": a.to_dict(),
-            "ledger": led, "ledger_command": ledger_command(a, config.seed),
+            "assumptions": list(assumptions(a.name)),
+            "settings": a.to_dict(),
+            "ledger": led,
+            "ledger_command": ledger_command(a, config.seed),
             "epsilon_curves": epsilon_curves(declaration, led["relation"], config.deltas),
             "tree": tree_section(led) if a.name in TREE_ALGORITHMS else None,
             "rlsvi": rlsvi_closed_forms(a, rlsvi_grid(a)) if a.name == "rlsvi" else None,
@@ -407,20 +457,26 @@ def compute_report(config: ReportConfig, *, command: Sequence[str] = (), progres
             section["rlsvi"]["epsilon_run"] = [r["epsilon"] for r in runs]
             section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
     summary = [_summary_row(s) for s in sections]
-    return jsonable({
-        "format": FORMAT_VERSION,
-        "title": config.title,
-        "summary": summary,
-        "algorithms": sections,
-        "provenance": {
-            "command_line": list(command),
-            "config": config.to_dict(),
-            "seeds": {"regret": [config.seed + i for i in range(config.seeds)], "environment": config.seed,
-                      "audit": config.seed, "rlsvi_runs": config.seed},
-            "versions": versions(),
-            "python": platform.python_version(),
-        },
-    })
+    return jsonable(
+        {
+            "format": FORMAT_VERSION,
+            "title": config.title,
+            "summary": summary,
+            "algorithms": sections,
+            "provenance": {
+                "command_line": list(command),
+                "config": config.to_dict(),
+                "seeds": {
+                    "regret": [config.seed + i for i in range(config.seeds)],
+                    "environment": config.seed,
+                    "audit": config.seed,
+                    "rlsvi_runs": config.seed,
+                },
+                "versions": versions(),
+                "python": platform.python_version(),
+            },
+        }
+    )
 
 
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:

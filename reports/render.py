@@ -32,8 +32,18 @@ import markupsafe
 from . import figures
 from .job import jsonable
 
-__all__ = ["Figure", "FILES", "markdown_escape", "check_output_dir", "figure_list", "draw_figures", "render_markdown", "render_html", "report_json",
-           "write_report"]
+__all__ = [
+    "Figure",
+    "FILES",
+    "markdown_escape",
+    "check_output_dir",
+    "figure_list",
+    "draw_figures",
+    "render_markdown",
+    "render_html",
+    "report_json",
+    "write_report",
+]
 
 #: The files every report has, beside its figures.
 FILES: tuple[str, ...] = ("report.md", "report.html", "report.json")
@@ -62,25 +72,38 @@ def _epsilon_delta(section: Mapping[str, Any]) -> Figure:
     led = section["ledger"]
     curves = {c["labels"][key]: values for key, values in c["methods"].items()}
     return Figure(
-        section["name"], "epsilon-delta",
+        section["name"],
+        "epsilon-delta",
         f"ε(δ) of the declared releases at the paper's σ under every accounting method "
         f"({led['relation'].replace('_', '-')}, μ = {c['mu']:.4g}). Refused or zero values are not drawn; the star is "
         f"the target.",
-        lambda p: figures.epsilon_delta_figure(c["deltas"], curves, p, title=f"{section['name']}: ε(δ) at the paper's σ",
-                                               target=(led["delta"], led["epsilon"])),
+        lambda p: figures.epsilon_delta_figure(
+            c["deltas"],
+            curves,
+            p,
+            title=f"{section['name']}: ε(δ) at the paper's σ",
+            target=(led["delta"], led["epsilon"]),
+        ),
     )
 
 
 def _tree(section: Mapping[str, Any]) -> Figure:
     t = section["tree"]
     return Figure(
-        section["name"], "tree",
-        f"The binary counter over K = {t['steps']} episodes ({t['schedule']} schedule, {t['released_prefixes']} released "
+        section["name"],
+        "tree",
+        f"The binary counter over K = {t['steps']} episodes ({t['schedule']} schedule, {t['released_prefixes']} "
+        f"released "
         f"prefixes). Left: the noise variance of each released prefix t, popcount(t)·σ², in units of σ². Right: the "
         f"number of noisy p-sums that contain user k (at most {t['max_psums_per_item']}; the paper's m = "
         f"{t['paper_depth']}).",
-        lambda p: figures.tree_figure(t["prefix_psums"], t["item_psums"], p, paper_depth=t["paper_depth"],
-                                      title=f"{section['name']}: binary-tree counters, K = {t['steps']}"),
+        lambda p: figures.tree_figure(
+            t["prefix_psums"],
+            t["item_psums"],
+            p,
+            paper_depth=t["paper_depth"],
+            title=f"{section['name']}: binary-tree counters, K = {t['steps']}",
+        ),
     )
 
 
@@ -93,7 +116,8 @@ def _rlsvi(section: Mapping[str, Any]) -> Figure:
         f"one run's exact ε (seed {r['seed']})": r["epsilon_run"],
     }
     return Figure(
-        section["name"], "rlsvi",
+        section["name"],
+        "rlsvi",
         f"RLSVI's ε at δ = {r['delta']:g} as K grows ({r['env']}, S = {r['states']}, A = {r['actions']}, "
         f"H = {r['horizon']}): the paper's closed form, the same ρ converted exactly, the worst case over all runs, "
         f"and the exact ε of one run of K episodes from its own visit counts.",
@@ -110,13 +134,19 @@ def _tradeoff(section: Mapping[str, Any]) -> Figure:
     r = section["audit"]["result"]
     mu = _claimed_mu(r)
     return Figure(
-        section["name"], "audit-tradeoff",
+        section["name"],
+        "audit-tradeoff",
         f"The audit's tests ({r['observer']} observer, {r['runs']} runs per dataset): empirical (FPR, FNR) with "
         f"Clopper–Pearson boxes over the exact μ-GDP trade-off curve f(x) = Φ(Φ⁻¹(1−x) − μ) of the claimed "
         f"μ = {mu:.4g}. At the audit's confidence the true rates lie below and left of each box's upper corner; a "
         f"corner below the curve would be a violation.",
-        lambda p: figures.tradeoff_figure(r["audit"]["tests"], mu, p, mu_lower=r["mu_lower"],
-                                          title=f"{section['name']}: audit trade-off ({r['observer']})"),
+        lambda p: figures.tradeoff_figure(
+            r["audit"]["tests"],
+            mu,
+            p,
+            mu_lower=r["mu_lower"],
+            title=f"{section['name']}: audit trade-off ({r['observer']})",
+        ),
     )
 
 
@@ -124,10 +154,12 @@ def _roc(section: Mapping[str, Any]) -> Figure:
     r = section["audit"]["result"]
     mu = _claimed_mu(r)
     return Figure(
-        section["name"], "audit-roc",
+        section["name"],
+        "audit-roc",
         f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows.",
-        lambda p: figures.roc_figure(r["roc"]["fpr"], r["roc"]["tpr"], p, mu=mu,
-                                     title=f"{section['name']}: ROC of the audit's attack"),
+        lambda p: figures.roc_figure(
+            r["roc"]["fpr"], r["roc"]["tpr"], p, mu=mu, title=f"{section['name']}: ROC of the audit's attack"
+        ),
     )
 
 
@@ -135,11 +167,13 @@ def _regret(section: Mapping[str, Any]) -> Figure:
     g = section["regret"]
     curves = {f"σ {sigma}": g[sigma]["cumulative_regret"] for sigma in ("paper", "tight")}
     return Figure(
-        section["name"], "regret",
+        section["name"],
+        "regret",
         f"Cumulative regret over {len(g['seeds'])} seeds (mean and ± one standard deviation; inset: log-log) at the "
         f"paper's σ and at the tight σ for the same target.",
-        lambda p: figures.regret_figure(curves, p, episodes=g["checkpoints"],
-                                        title=f"{section['name']}: regret, K = {g['episodes']}"),
+        lambda p: figures.regret_figure(
+            curves, p, episodes=g["checkpoints"], title=f"{section['name']}: regret, K = {g['episodes']}"
+        ),
     )
 
 
@@ -158,7 +192,9 @@ def figure_list(data: Mapping[str, Any]) -> list[Figure]:
     return out
 
 
-def draw_figures(data: Mapping[str, Any], directory: Path, progress: Callable[[int], None] | None = None) -> list[Figure]:
+def draw_figures(
+    data: Mapping[str, Any], directory: Path, progress: Callable[[int], None] | None = None
+) -> list[Figure]:
     """Draw every figure of ``data`` into ``directory`` (``figures/…png`` below it)."""
     figs = figure_list(data)
     (directory / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
@@ -204,16 +240,27 @@ def _md_cell(value: Any) -> str:
     return str(value)  # pipes and line breaks are escaped for every value by markdown_escape
 
 
-_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;", "|": "&#124;",
-                "`": "&#96;", "\\": "&#92;"}
+_MD_ENTITIES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "[": "&#91;",
+    "]": "&#93;",
+    "|": "&#124;",
+    "`": "&#96;",
+    "\\": "&#92;",
+}
 _MD_TABLE = str.maketrans(_MD_ENTITIES)
 
 
 def _no_controls(text: str) -> str:
     if text.isprintable():
         return text
-    return "".join(" " if c in "\n\r\t\v\f" else c for c in text
-                   if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C"))
+    return "".join(
+        " " if c in "\n\r\t\v\f" else c
+        for c in text
+        if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C")
+    )
 
 
 def markdown_escape(value: Any) -> str:
@@ -262,8 +309,10 @@ def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:
 
 def render_html(data: Mapping[str, Any], figs: Sequence[Figure], directory: Path) -> str:
     """``report.html``: self-contained, each figure (drawn in ``directory``) embedded as a PNG data URI."""
-    images = {fig.file: "data:image/png;base64," + base64.b64encode((directory / fig.file).read_bytes()).decode("ascii")
-              for fig in figs}
+    images = {
+        fig.file: "data:image/png;base64," + base64.b64encode((directory / fig.file).read_bytes()).decode("ascii")
+        for fig in figs
+    }
     return _environment(html=True).get_template("report.html.j2").render(images=images, **_context(data, figs))
 
 
@@ -277,8 +326,12 @@ def _is_report_dir(path: Path) -> bool:
     for entry in path.iterdir():
         if entry.name in FILES and entry.is_file() and not entry.is_symlink():
             continue
-        if entry.name == FIGURE_DIR and entry.is_dir() and not entry.is_symlink() \
-                and all(f.suffix == ".png" and f.is_file() for f in entry.iterdir()):
+        if (
+            entry.name == FIGURE_DIR
+            and entry.is_dir()
+            and not entry.is_symlink()
+            and all(f.suffix == ".png" and f.is_file() for f in entry.iterdir())
+        ):
             continue
         return False
     return True
@@ -292,8 +345,10 @@ def check_output_dir(out: str | Path) -> None:
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {str(target)!r} exists and is not a directory")
     if target.is_dir() and not _is_report_dir(target):
-        raise ValueError(f"--out {str(target)!r} holds files that are not a dpkit report; give a new or empty "
-                         f"directory (a report replaces its --out whole)")
+        raise ValueError(
+            f"--out {str(target)!r} holds files that are not a dpkit report; give a new or empty "
+            f"directory (a report replaces its --out whole)"
+        )
     base = target.resolve().parent
     while not base.exists():
         base = base.parent

@@ -72,8 +72,17 @@ class _LinOptItemsNoClip(PrivateLinOpt):
         phi = phi.reshape(h_, self.d1)
         target = v_next[steps, s[1:]]
         psi = self.features.reward_features()[s[:-1], a]
-        return dict(zip(RELEASES, (phi[:, :, None] * phi[:, None, :], phi * target[:, None],
-                                   psi[:, :, None] * psi[:, None, :], psi * r[:, None])))
+        return dict(
+            zip(
+                RELEASES,
+                (
+                    phi[:, :, None] * phi[:, None, :],
+                    phi * target[:, None],
+                    psi[:, :, None] * psi[:, None, :],
+                    psi * r[:, None],
+                ),
+            )
+        )
 
 
 def linopt_items_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:

@@ -104,8 +104,9 @@ def counters_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -
     return agent
 
 
-def counters_tree_one_level_short(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight",
-                                  **kw: Any) -> Any:
+def counters_tree_one_level_short(
+    name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any
+) -> Any:
     """A tree counter accounted one level short: σ calibrated as if each item entered one p-sum fewer
     (σ scaled by sqrt((m − 1)/m), m the p-sums per item; with m = 2 at the audit's sizes, σ/√2)."""
     from dpkit.accountant.tree import max_psums_per_item

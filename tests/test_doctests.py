@@ -9,9 +9,6 @@ from types import ModuleType
 
 import pytest
 
-import dpkit
-
-
 #: The packages of the dpkit namespace (folders mapped into it by package-dir: walked one by one, since an
 #: editable install does not show them under dpkit.__path__).
 PACKAGES = ("dpkit", "dpkit.accountant", "dpkit.algorithms", "dpkit.audits", "dpkit.reports")

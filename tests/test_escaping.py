@@ -17,19 +17,29 @@ from dpkit.reports.render import markdown_escape, write_report
 from tests.cli_runs import run
 
 OSC_TITLE = "\x1b]0;pwned\x07"
-HOSTILE = ["[/bold]", "[link=https://evil.example]click[/link]", "[bold red]loud", OSC_TITLE + "title",
-           "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "a|b`c\\d"]
+HOSTILE = [
+    "[/bold]",
+    "[link=https://evil.example]click[/link]",
+    "[bold red]loud",
+    OSC_TITLE + "title",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "[x](javascript:alert(1))",
+    "a|b`c\\d",
+]
 
 
 def _ledger_file(tmp_path: Path, names: list[str], name: str = "ledger.json") -> Path:
     path = tmp_path / name
-    path.write_text(json.dumps({"release": [{"name": n, "sensitivity": 1.0, "sigma": 2.0} for n in names]}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"release": [{"name": n, "sensitivity": 1.0, "sigma": 2.0} for n in names]}), encoding="utf-8"
+    )
     return path
 
 
-def test_release_names_with_markup_and_escapes_are_printed_literally(capsys: pytest.CaptureFixture[str],
-                                                                     tmp_path: Path) -> None:
+def test_release_names_with_markup_and_escapes_are_printed_literally(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     names = ["[/bold]", "[link=https://evil.example]click[/link]", OSC_TITLE + "t", "[bold red]x"]
     code, out, err = run(capsys, "ledger", str(_ledger_file(tmp_path, names)), "--delta", "1e-5")
     assert code == 0, err
@@ -61,9 +71,23 @@ def test_markdown_escape_leaves_no_markup(text: str) -> None:
 @pytest.fixture(scope="module")
 def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     title = "<script>alert('t')</script> [x](javascript:alert(1)) " + OSC_TITLE + "| `code` [/bold]"
-    config = parse_config({"title": title, "seed": 0, "algorithm": [
-        {"name": "private-linopt-vi", "states": 2, "episodes": 20, "epsilon": 1.0, "delta": 0.1,
-         "audit": {"enabled": False}}]}, "<img src=x onerror=alert(1)>.toml")
+    config = parse_config(
+        {
+            "title": title,
+            "seed": 0,
+            "algorithm": [
+                {
+                    "name": "private-linopt-vi",
+                    "states": 2,
+                    "episodes": 20,
+                    "epsilon": 1.0,
+                    "delta": 0.1,
+                    "audit": {"enabled": False},
+                }
+            ],
+        },
+        "<img src=x onerror=alert(1)>.toml",
+    )
     data = compute_report(config, command=["dpkit", "report", "--config", "<img src=x onerror=alert(1)>.toml"])
     out = tmp_path_factory.mktemp("hostile") / "report"
     write_report(data, out)

@@ -20,12 +20,39 @@ from hypothesis import strategies as st
 from dpkit.cli import main
 
 CASES: dict[str, int] = {}
-PROFILE = settings(derandomize=True, deadline=None, database=None, max_examples=300,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROFILE = settings(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    max_examples=300,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 NUMBERS = st.one_of(
-    st.sampled_from(["0", "-0", "1", "-1", "nan", "inf", "-inf", "1e308", "1e400", "-1e400", "5e-324", "1e-300",
-                     "1e300", "2.5", "1e15", "1e18", "0.5", "1e-5", "10", "3"]),
+    st.sampled_from(
+        [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "nan",
+            "inf",
+            "-inf",
+            "1e308",
+            "1e400",
+            "-1e400",
+            "5e-324",
+            "1e-300",
+            "1e300",
+            "2.5",
+            "1e15",
+            "1e18",
+            "0.5",
+            "1e-5",
+            "10",
+            "3",
+        ]
+    ),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
     st.text(max_size=12),
@@ -90,15 +117,18 @@ def test_random_words_never_crash(capsys: pytest.CaptureFixture[str], argv: list
     _check(capsys, "words", argv)
 
 
-@pytest.mark.parametrize("argv", [
-    ["convert", "budget", "--epsilon", "1e300", "--delta", "1e-5"],
-    ["convert", "budget", "--epsilon", "1e308", "--delta", "1e-300"],
-    ["delta", "--sigma", "3", "--epsilon", "1e308"],
-    ["epsilon", "--sigma", "3", "--delta", "1e-5", "--compositions", "1e400"],
-    ["calibrate", "--epsilon", "1e308", "--delta", "1e-5"],
-    ["convert", "gdp", "--mu", "1e-308", "--epsilon", "1e308"],
-    ["convert", "zcdp", "--rho", "1e308", "--delta", "1e-300"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["convert", "budget", "--epsilon", "1e300", "--delta", "1e-5"],
+        ["convert", "budget", "--epsilon", "1e308", "--delta", "1e-300"],
+        ["delta", "--sigma", "3", "--epsilon", "1e308"],
+        ["epsilon", "--sigma", "3", "--delta", "1e-5", "--compositions", "1e400"],
+        ["calibrate", "--epsilon", "1e308", "--delta", "1e-5"],
+        ["convert", "gdp", "--mu", "1e-308", "--epsilon", "1e308"],
+        ["convert", "zcdp", "--rho", "1e308", "--delta", "1e-300"],
+    ],
+)
 def test_extreme_values_answer_or_refuse(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     _check(capsys, "extremes", argv)
 
@@ -116,6 +146,7 @@ def test_huge_epsilon_has_delta_zero(capsys: pytest.CaptureFixture[str]) -> None
 
 # -- files -------------------------------------------------------------------------------------------------
 
+
 def _nested(depth: int) -> str:
     return '{"release": ' + "[" * depth + "]" * depth + "}"
 
@@ -124,18 +155,32 @@ CONTENTS = st.one_of(
     st.binary(max_size=200),
     st.text(max_size=200).map(lambda s: s.encode("utf-8", "surrogatepass")),
     st.integers(min_value=1, max_value=5000).map(lambda d: _nested(d).encode()),
-    st.builds(lambda name, s, sigma, count: json.dumps(
-        {"release": [{"name": name, "sensitivity": s, "sigma": sigma, "count": count}]}).encode(),
-        st.text(max_size=30), NUMBERS, NUMBERS, st.one_of(NUMBERS, st.integers(min_value=-5, max_value=10**400))),
-    st.sampled_from([b"release = 1e400", b'[[release]]\nname = "[/bold]"\nsensitivity = 1e308\nsigma = 1e-308\n',
-                     b"\xff\xfe\x00\x00", b"a = " + b"[" * 3000 + b"]" * 3000, b"\x00" * 100]),
+    st.builds(
+        lambda name, s, sigma, count: json.dumps(
+            {"release": [{"name": name, "sensitivity": s, "sigma": sigma, "count": count}]}
+        ).encode(),
+        st.text(max_size=30),
+        NUMBERS,
+        NUMBERS,
+        st.one_of(NUMBERS, st.integers(min_value=-5, max_value=10**400)),
+    ),
+    st.sampled_from(
+        [
+            b"release = 1e400",
+            b'[[release]]\nname = "[/bold]"\nsensitivity = 1e308\nsigma = 1e-308\n',
+            b"\xff\xfe\x00\x00",
+            b"a = " + b"[" * 3000 + b"]" * 3000,
+            b"\x00" * 100,
+        ]
+    ),
 )
 
 
 @given(content=CONTENTS, toml=st.booleans(), use_epsilon=st.booleans())
 @PROFILE
-def test_ledger_files_never_crash(capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, toml: bool,
-                                  use_epsilon: bool) -> None:
+def test_ledger_files_never_crash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, toml: bool, use_epsilon: bool
+) -> None:
     path = tmp_path / ("ledger.toml" if toml else "ledger.json")
     path.write_bytes(content)
     _check(capsys, "ledger files", ["ledger", str(path), "--epsilon" if use_epsilon else "--delta", "1e-5"])
@@ -174,12 +219,20 @@ def test_interrupt_is_one_line(capsys: pytest.CaptureFixture[str], monkeypatch: 
     assert capsys.readouterr().err == "error: interrupted\n"
 
 
-@pytest.mark.parametrize("extra", [
-    ["--episodes", "1e15"], ["--episodes", "10", "--seeds", "1e9"], ["--episodes", "10", "--states", "1e12"],
-    ["--episodes", "1000000", "--seeds", "1000"], ["--episodes", "1e400"], ["--episodes", "10", "--workers", "1e6"],
-])
-def test_simulate_sizes_are_refused_before_work(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                extra: list[str]) -> None:
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--episodes", "1e15"],
+        ["--episodes", "10", "--seeds", "1e9"],
+        ["--episodes", "10", "--states", "1e12"],
+        ["--episodes", "1000000", "--seeds", "1000"],
+        ["--episodes", "1e400"],
+        ["--episodes", "10", "--workers", "1e6"],
+    ],
+)
+def test_simulate_sizes_are_refused_before_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: list[str]
+) -> None:
     CASES["sizes"] = CASES.get("sizes", 0) + 1
     code = main(["simulate", "ucrl-vtr", "--out", str(tmp_path / "sim"), *extra])
     err = capsys.readouterr().err

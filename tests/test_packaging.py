@@ -1,6 +1,7 @@
 """The distribution installs one top-level import, ``dpkit``, and nothing else (issue 16, item 1).
 
-Builds the wheel from the working tree (``--no-deps``; the build backend comes from the index, as in any install), checks the
+Builds the wheel from the working tree (``--no-deps``; the build backend comes from the index, as in any install),
+checks the
 top-level names it contains, installs it into a scratch directory and imports from a directory that
 is not the repository, so that neither the source folders nor an editable install can mask a fault.
 """
@@ -22,7 +23,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     (built,) = out.glob("dpkit-*.whl")
     return built
@@ -41,8 +44,12 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
 
 def test_installed_wheel_imports_only_under_dpkit(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()
     # the scratch install first on the path, the repository nowhere on it (the editable finder is not consulted

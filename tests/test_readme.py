@@ -20,8 +20,8 @@ BOX = "│┃┏┓┗┛━┳┻╇┡┩└┘─┴┬┼╭╮╰╯┌┐�
 #: Commands too slow for the suite, with what runs them instead.
 SLOW = {
     "dpkit report --out reports/out": "`make run` runs it",
-    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --json":
-        "10⁶ trials per dataset; tests/dpkit/test_cli_audit.py audits the same mechanism at 2·10⁴",
+    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 "
+    "--json": "10⁶ trials per dataset; tests/dpkit/test_cli_audit.py audits the same mechanism at 2·10⁴",
 }
 
 
@@ -70,8 +70,7 @@ def _matches(shown: str, actual: str) -> bool:
     """Whether ``actual`` holds the tokens of ``shown`` in a row, ``…`` matching any run of characters (the README
     may leave out a table's title or caption, never change a line it shows)."""
     pattern = r"\s+".join(
-        r".*?" if token == "…" else ".*?".join(re.escape(part) for part in token.split("…"))
-        for token in _tokens(shown)
+        r".*?" if token == "…" else ".*?".join(re.escape(part) for part in token.split("…")) for token in _tokens(shown)
     )
     return re.search(rf"(?:^|\s){pattern}(?:\s|$)", " ".join(_tokens(actual)), re.S) is not None
 

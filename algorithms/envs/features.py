@@ -58,7 +58,7 @@ class LinearMixture:
         s_, a_ = self.env.states, self.env.actions
         out = np.zeros(self.dim)
         start = (s * a_ + a) * s_
-        out[start:start + s_] = v
+        out[start : start + s_] = v
         return out
 
     def block(self, s: int, a: int) -> slice:

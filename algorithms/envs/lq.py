@@ -259,7 +259,9 @@ class LQSystem:
         if frob > 1.0 + _TOL:
             raise ValueError(f"‖Θ‖_F = ‖[A, B]‖_F must be <= 1 (Assumption 1(a)), got {frob!r}")
         if not _controllable(a, b):
-            raise ValueError("(A, B) must be controllable (Assumption 1(a)): the controllability matrix is rank deficient")
+            raise ValueError(
+                "(A, B) must be controllable (Assumption 1(a)): the controllability matrix is rank deficient"
+            )
         if not isinstance(self.name, str):
             raise ValueError(f"name must be a string, got {self.name!r}")
         for attr, value in (("A", a), ("B", b), ("Q", q), ("R", r), ("x0", x0)):

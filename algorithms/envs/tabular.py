@@ -57,8 +57,13 @@ class User:
         return cls(u[0], u[1], None, seed)
 
     @classmethod
-    def canary(cls, rewards: Sequence[float] | np.ndarray, transition_uniforms: Sequence[float] | np.ndarray,
-               *, beyond_bounds: bool = False) -> User:
+    def canary(
+        cls,
+        rewards: Sequence[float] | np.ndarray,
+        transition_uniforms: Sequence[float] | np.ndarray,
+        *,
+        beyond_bounds: bool = False,
+    ) -> User:
         """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)).
 
         ``beyond_bounds=True`` admits any finite rewards: raw inputs outside the stated assumptions,
@@ -240,7 +245,9 @@ class TabularMDP:
             if np.any(probs < -1e-12) or np.any(np.abs(probs.sum(axis=-1) - 1.0) > 1e-6):
                 raise ValueError("a stochastic policy must give probability vectors over the actions")
         else:
-            raise ValueError(f"policy must have shape (..., {h_}, {s_}) of ints or (..., {h_}, {s_}, {a_}), got {pi.shape}")
+            raise ValueError(
+                f"policy must have shape (..., {h_}, {s_}) of ints or (..., {h_}, {s_}, {a_}), got {pi.shape}"
+            )
         batch = probs.shape[:-3]
         v = np.zeros(batch + (h_ + 1, s_))
         for h in range(h_ - 1, -1, -1):

@@ -17,15 +17,36 @@ from .options import NUMBER, NUMBER_LIST, comparison_rows, compositions_count, g
 @click.option("--epsilon", type=NUMBER, required=True, help="Target ε.")
 @click.option("--delta", type=NUMBER, required=True, help="Target δ.")
 @method_options
-def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: float, method: str,
-              conversion: str | None, as_json: bool) -> None:
+def calibrate(
+    epsilon: float,
+    delta: float,
+    sensitivity: float,
+    compositions: float,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+) -> None:
     """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ."""
     with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-        cal = calibrate_sigma(epsilon, delta, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
-    out = {"sigma": cal.sigma, "epsilon": cal.epsilon, "delta": cal.delta, "method": cal.method,
-           "conversion": cal.conversion, "target_epsilon": cal.target_epsilon,
-           "sensitivity": cal.sensitivity, "compositions": cal.compositions,
-           "noise_multiplier": cal.noise_multiplier}
+        cal = calibrate_sigma(
+            epsilon,
+            delta,
+            sensitivity=sensitivity,
+            compositions=compositions_count(compositions),
+            method=method,
+            conversion=conversion,
+        )
+    out = {
+        "sigma": cal.sigma,
+        "epsilon": cal.epsilon,
+        "delta": cal.delta,
+        "method": cal.method,
+        "conversion": cal.conversion,
+        "target_epsilon": cal.target_epsilon,
+        "sensitivity": cal.sensitivity,
+        "compositions": cal.compositions,
+        "noise_multiplier": cal.noise_multiplier,
+    }
     if as_json:
         emit_json(out)
         return
@@ -34,7 +55,14 @@ def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: fl
         f"σ for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), Δ = {format_number(sensitivity)}, "
         f"K = {cal.compositions}",
         ["method", "σ", "σ/Δ", "ε achieved"],
-        [[label, format_number(cal.sigma, 10), format_number(cal.noise_multiplier, 10), format_number(cal.epsilon, 10)]],
+        [
+            [
+                label,
+                format_number(cal.sigma, 10),
+                format_number(cal.noise_multiplier, 10),
+                format_number(cal.epsilon, 10),
+            ]
+        ],
     )
 
 
@@ -42,27 +70,57 @@ def calibrate(epsilon: float, delta: float, sensitivity: float, compositions: fl
 @click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
 @click.option("--delta", type=NUMBER, required=True)
 @method_options
-def epsilon(sigma: float, delta: float, sensitivity: float, compositions: float, method: str,
-            conversion: str | None, as_json: bool) -> None:
+def epsilon(
+    sigma: float,
+    delta: float,
+    sensitivity: float,
+    compositions: float,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+) -> None:
     """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ."""
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
+        g = gaussian_epsilon(
+            sigma,
+            delta,
+            sensitivity=sensitivity,
+            compositions=compositions_count(compositions),
+            method=method,
+            conversion=conversion,
+        )
     if as_json:
         emit_json(g.to_dict())
         return
     extra = "" if g.order is None else f" at order α = {format_number(g.order)}"
-    click.echo(f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(delta)} ({guarantee_label(g)}{extra})")
+    click.echo(
+        f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(delta)} ({guarantee_label(g)}{extra})"
+    )
 
 
 @click.command()
 @click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
 @click.option("--epsilon", type=NUMBER, required=True)
 @method_options
-def delta(sigma: float, epsilon: float, sensitivity: float, compositions: float, method: str,
-          conversion: str | None, as_json: bool) -> None:
+def delta(
+    sigma: float,
+    epsilon: float,
+    sensitivity: float,
+    compositions: float,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+) -> None:
     """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ."""
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_delta(sigma, epsilon, sensitivity=sensitivity, compositions=compositions_count(compositions), method=method, conversion=conversion)
+        g = gaussian_delta(
+            sigma,
+            epsilon,
+            sensitivity=sensitivity,
+            compositions=compositions_count(compositions),
+            method=method,
+            conversion=conversion,
+        )
     if as_json:
         emit_json(g.to_dict())
         return
@@ -77,21 +135,34 @@ def delta(sigma: float, epsilon: float, sensitivity: float, compositions: float,
 @click.option("--json", "as_json", is_flag=True)
 def methods(sigma: float, delta: float, sensitivity: float, compositions: float, as_json: bool) -> None:
     """The ε of every accounting method side by side."""
-    ledger = Ledger.homogeneous(accountant.check_positive("sensitivity", sensitivity),
-                                accountant.check_positive("sigma", sigma), compositions_count(compositions))
+    ledger = Ledger.homogeneous(
+        accountant.check_positive("sensitivity", sensitivity),
+        accountant.check_positive("sigma", sigma),
+        compositions_count(compositions),
+    )
     with busy("accounting under every method (PLD takes a moment)…"):
         cmp = compare_methods(ledger, delta)
     if as_json:
-        emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "orders": cmp.orders, "delta": cmp.delta,
-                   "sigma": sigma, "sensitivity": sensitivity, "compositions": ledger.compositions,
-                   "mu": ledger.mu, "rho": ledger.rho})
+        emit_json(
+            {
+                "methods": cmp.epsilons,
+                "refusals": cmp.refusals,
+                "orders": cmp.orders,
+                "delta": cmp.delta,
+                "sigma": sigma,
+                "sensitivity": sensitivity,
+                "compositions": ledger.compositions,
+                "mu": ledger.mu,
+                "rho": ledger.rho,
+            }
+        )
         return
     print_table(
         f"ε at δ = {format_number(delta)} for σ = {format_number(sigma)}, Δ = {format_number(sensitivity)}, "
         f"K = {ledger.compositions}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
-        ["method", "ε", "÷ exact", "note"], comparison_rows(cmp),
+        ["method", "ε", "÷ exact", "note"],
+        comparison_rows(cmp),
     )
-
 
 
 #: The standard budgets of ``dpkit budgets``.
@@ -100,7 +171,12 @@ STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
 #: The most values ``--epsilons`` and ``--compositions`` of ``dpkit budgets`` may list.
 MAX_BUDGET_VALUES = 50
 _BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
-    ("exact", None), ("pld", None), ("rdp", "improved"), ("zcdp", "bun-steinke"), ("classic", None))
+    ("exact", None),
+    ("pld", None),
+    ("rdp", "improved"),
+    ("zcdp", "bun-steinke"),
+    ("classic", None),
+)
 
 
 @click.command()
@@ -110,8 +186,9 @@ _BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
 @click.option("--compositions", type=NUMBER_LIST, default=",".join(map(str, STANDARD_COMPOSITIONS)), show_default=True)
 @click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
 @click.option("--json", "as_json", is_flag=True)
-def budgets(delta: float, sensitivity: float, epsilons: list[float], compositions: list[float], no_pld: bool,
-            as_json: bool) -> None:
+def budgets(
+    delta: float, sensitivity: float, epsilons: list[float], compositions: list[float], no_pld: bool, as_json: bool
+) -> None:
     """Calibration table: σ for standard budgets under every method."""
     accountant.check_probability("delta", delta)
     accountant.check_positive("sensitivity", sensitivity)
@@ -132,7 +209,9 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
                 row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
                 for m, conv in meths:
                     try:
-                        row["sigma"][m] = calibrate_sigma(e, delta, sensitivity=sensitivity, compositions=k, method=m, conversion=conv).sigma
+                        row["sigma"][m] = calibrate_sigma(
+                            e, delta, sensitivity=sensitivity, compositions=k, method=m, conversion=conv
+                        ).sigma
                     except ValueError:
                         row["sigma"][m] = None  # classic refuses ε/K >= 1
                     progress.advance(task)
@@ -144,10 +223,11 @@ def budgets(delta: float, sensitivity: float, epsilons: list[float], composition
     print_table(
         f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}",
         ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact"],
-        [[str(r["compositions"]), format_number(r["epsilon"])]
-         + [format_number(r["sigma"][c], 6) for c in cols]
-         + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}" if r["sigma"]["rdp"] and r["sigma"]["exact"] else "—"]
-         for r in results],
+        [
+            [str(r["compositions"]), format_number(r["epsilon"])]
+            + [format_number(r["sigma"][c], 6) for c in cols]
+            + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}" if r["sigma"]["rdp"] and r["sigma"]["exact"] else "—"]
+            for r in results
+        ],
         caption="classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply).",
     )
-

@@ -42,8 +42,10 @@ def convert_rdp(orders: list[float], values: list[float], delta: float, method: 
     if as_json:
         emit_json({"epsilon": res.epsilon, "order": res.order, "delta": delta, "method": method})
     else:
-        click.echo(f"epsilon = {format_number(res.epsilon, 12)} at delta = {format_number(delta)} "
-                   f"(order α = {format_number(res.order)}, {method})")
+        click.echo(
+            f"epsilon = {format_number(res.epsilon, 12)} at delta = {format_number(delta)} "
+            f"(order α = {format_number(res.order)}, {method})"
+        )
 
 
 @convert.command("gdp")
@@ -63,8 +65,10 @@ def convert_gdp(mu: float, delta: float | None, epsilon: float | None, as_json: 
     if as_json:
         emit_json(out)
     else:
-        click.echo(f"epsilon = {format_number(out['epsilon'], 12)}, delta = {format_number(out['delta'], 12)} "
-                   f"for mu = {format_number(mu)}")
+        click.echo(
+            f"epsilon = {format_number(out['epsilon'], 12)}, delta = {format_number(out['delta'], 12)} "
+            f"for mu = {format_number(mu)}"
+        )
 
 
 @convert.command("budget")
@@ -78,7 +82,9 @@ def convert_budget(epsilon: float, delta: float, as_json: bool) -> None:
     if as_json:
         emit_json({"mu": mu, "rho": rho, "epsilon": epsilon, "delta": delta})
         return
-    print_table(f"Budget (ε, δ) = ({format_number(epsilon)}, {format_number(delta)})", ["currency", "largest value"],
-                [["μ (GDP, exact)", format_number(mu, 12)]]
-                + [[f"ρ (zCDP, {c})", format_number(v, 12)] for c, v in rho.items()])
-
+    print_table(
+        f"Budget (ε, δ) = ({format_number(epsilon)}, {format_number(delta)})",
+        ["currency", "largest value"],
+        [["μ (GDP, exact)", format_number(mu, 12)]]
+        + [[f"ρ (zCDP, {c})", format_number(v, 12)] for c, v in rho.items()],
+    )

@@ -29,16 +29,31 @@ _ALGORITHM_OPTIONS = ("episodes", "horizon", "dim", "states", "actions", "gamma"
 @click.option("--actions", "-A", type=NUMBER, default=None, help="Actions A (RLSVI).")
 @click.option("--gamma", type=NUMBER, default=None, help="Control bound γ (Private-OFU-RL).")
 @click.option("--beta", type=NUMBER, default=None, help="Constant RLSVI noise scale β (default: Russo's β_k).")
-@click.option("--reading", default=None,
-              help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5|proof-6.4.")
+@click.option(
+    "--reading",
+    default=None,
+    help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5|proof-6.4.",
+)
 @click.option("--schedule", type=click.Choice(SCHEDULES), default=None, help="Tree release schedule (counters).")
-@click.option("--neighbours", type=click.Choice(("add-remove", "replace-one")), default=None,
-              help="Neighbouring relation (default: the one the paper states).")
+@click.option(
+    "--neighbours",
+    type=click.Choice(("add-remove", "replace-one")),
+    default=None,
+    help="Neighbouring relation (default: the one the paper states).",
+)
 @click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
 @click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
-def ledger_cmd(target: str, delta: float | None, epsilon: float | None, neighbours: str | None, method: str,
-               conversion: str | None, as_json: bool, **params: Any) -> None:
+def ledger_cmd(
+    target: str,
+    delta: float | None,
+    epsilon: float | None,
+    neighbours: str | None,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+    **params: Any,
+) -> None:
     """An algorithm's privacy ledger (paper σ vs tight σ), or the accounting of a ledger file.
 
     ALGORITHM is one of ldp-ucrl-vtr, private-linopt-vi, private-linopt-po, private-ofu-rl, rlsvi;
@@ -51,21 +66,35 @@ def ledger_cmd(target: str, delta: float | None, epsilon: float | None, neighbou
         return
     path = Path(target)
     if not path.exists() and path.suffix.lower() not in (".toml", ".json"):
-        raise ValueError(f"unknown algorithm {target!r} (expected one of {', '.join(ALGORITHM_NAMES)}) and no such file")
+        raise ValueError(
+            f"unknown algorithm {target!r} (expected one of {', '.join(ALGORITHM_NAMES)}) and no such file"
+        )
     extra = sorted(given) + (["--neighbours"] if neighbours else []) + (["--method"] if method != "exact" else [])
     if extra or conversion:
-        raise click.UsageError(f"a ledger file takes only --delta or --epsilon (and --json); got {', '.join(extra) or '--conversion'}")
+        raise click.UsageError(
+            f"a ledger file takes only --delta or --epsilon (and --json); got {', '.join(extra) or '--conversion'}"
+        )
     _file_ledger(path, delta, epsilon, as_json)
 
 
-def _algorithm_ledger(name: str, epsilon: float | None, delta: float | None, params: dict[str, Any],
-                      neighbours: str | None, method: str, conversion: str | None, as_json: bool) -> None:
+def _algorithm_ledger(
+    name: str,
+    epsilon: float | None,
+    delta: float | None,
+    params: dict[str, Any],
+    neighbours: str | None,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+) -> None:
     if delta is None:
         raise click.UsageError(f"ledger {name} needs --delta (and --epsilon)")
     if epsilon is None and name != "rlsvi":
         raise click.UsageError(f"ledger {name} needs --epsilon")
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        led = algorithm_ledger(declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion)
+        led = algorithm_ledger(
+            declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion
+        )
     if as_json:
         emit_json(led.to_dict())
         return
@@ -74,15 +103,29 @@ def _algorithm_ledger(name: str, epsilon: float | None, delta: float | None, par
 
 def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
     d = led.to_dict()
-    title = (f"{d['algorithm']} ({d['privacy_model']}): target (ε, δ) = ({format_number(d['epsilon'])}, "
-             f"{format_number(d['delta'])}), {d['relation'].replace('_', '-')}, {d['method']}")
-    rows = [[r["name"], str(r["count"]) + ("" if r["paper_count"] == r["count"] else f" (paper {r['paper_count']})"),
-             format_number(r["sensitivity_add_remove"], 6), format_number(r["sensitivity_replace_one"], 6),
-             format_number(r["paper_sensitivity"], 6), format_number(r["sigma_paper"], 6), format_number(r["sigma_tight"], 6)]
-            for r in d["releases"]]
+    title = (
+        f"{d['algorithm']} ({d['privacy_model']}): target (ε, δ) = ({format_number(d['epsilon'])}, "
+        f"{format_number(d['delta'])}), {d['relation'].replace('_', '-')}, {d['method']}"
+    )
+    rows = [
+        [
+            r["name"],
+            str(r["count"]) + ("" if r["paper_count"] == r["count"] else f" (paper {r['paper_count']})"),
+            format_number(r["sensitivity_add_remove"], 6),
+            format_number(r["sensitivity_replace_one"], 6),
+            format_number(r["paper_sensitivity"], 6),
+            format_number(r["sigma_paper"], 6),
+            format_number(r["sigma_tight"], 6),
+        ]
+        for r in d["releases"]
+    ]
     statistics = "\n".join(f"{r['name']}: {r['statistic']}" for r in d["releases"])
-    print_table(title, ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight"], rows,
-                caption=statistics)
+    print_table(
+        title,
+        ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight"],
+        rows,
+        caption=statistics,
+    )
     summary = [
         ["ε claimed by the paper", format_number(d["epsilon_claimed_by_paper"], 8)],
         ["ε of the paper's σ", format_number(d["epsilon_achieved_by_paper_sigma"], 8)],
@@ -101,25 +144,62 @@ def _file_ledger(path: Path, delta: float | None, epsilon: float | None, as_json
         with busy("accounting under every method (PLD takes a moment)…"):
             dcmp = compare_deltas(ledger, epsilon)
         if as_json:
-            emit_json({"deltas": dcmp.deltas, "refusals": dcmp.refusals, "epsilon": epsilon, "mu": ledger.mu,
-                       "rho": ledger.rho, "releases": ledger.to_dicts(),
-                       "dp_event": dp_event_dict(ledger.to_dp_event())})
+            emit_json(
+                {
+                    "deltas": dcmp.deltas,
+                    "refusals": dcmp.refusals,
+                    "epsilon": epsilon,
+                    "mu": ledger.mu,
+                    "rho": ledger.rho,
+                    "releases": ledger.to_dicts(),
+                    "dp_event": dp_event_dict(ledger.to_dp_event()),
+                }
+            )
             return
-        print_table(f"δ at ε = {format_number(epsilon)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
-                    ["method", "δ", "note"],
-                    [[key if conv is None else f"{m} ({conv})", format_number(dcmp.deltas[key], 10),
-                      REFUSAL_NOTES.get(key, "refused") if key in dcmp.refusals else ""]
-                     for key, m, conv in VARIANTS])
+        print_table(
+            f"δ at ε = {format_number(epsilon)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+            ["method", "δ", "note"],
+            [
+                [
+                    key if conv is None else f"{m} ({conv})",
+                    format_number(dcmp.deltas[key], 10),
+                    REFUSAL_NOTES.get(key, "refused") if key in dcmp.refusals else "",
+                ]
+                for key, m, conv in VARIANTS
+            ],
+        )
         return
     with busy("accounting under every method (PLD takes a moment)…"):
         cmp = compare_methods(ledger, delta)  # type: ignore[arg-type]
     if as_json:
-        emit_json({"methods": cmp.epsilons, "refusals": cmp.refusals, "delta": delta, "mu": ledger.mu,
-                   "rho": ledger.rho, "releases": ledger.to_dicts(), "dp_event": dp_event_dict(ledger.to_dp_event())})
+        emit_json(
+            {
+                "methods": cmp.epsilons,
+                "refusals": cmp.refusals,
+                "delta": delta,
+                "mu": ledger.mu,
+                "rho": ledger.rho,
+                "releases": ledger.to_dicts(),
+                "dp_event": dp_event_dict(ledger.to_dp_event()),
+            }
+        )
         return
-    print_table(f"Ledger {path.name}", ["release", "Δ", "σ", "count", "σ/Δ"],
-                [[r.name, format_number(r.sensitivity), format_number(r.sigma), str(r.count),
-                  format_number(r.noise_multiplier)] for r in ledger.releases])
-    print_table(f"ε at δ = {format_number(delta)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
-                ["method", "ε", "÷ exact", "note"], comparison_rows(cmp))
-
+    print_table(
+        f"Ledger {path.name}",
+        ["release", "Δ", "σ", "count", "σ/Δ"],
+        [
+            [
+                r.name,
+                format_number(r.sensitivity),
+                format_number(r.sigma),
+                str(r.count),
+                format_number(r.noise_multiplier),
+            ]
+            for r in ledger.releases
+        ],
+    )
+    print_table(
+        f"ε at δ = {format_number(delta)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+        ["method", "ε", "÷ exact", "note"],
+        comparison_rows(cmp),
+    )

@@ -65,8 +65,14 @@ def method_options(f: Any) -> Any:
         help="rdp: improved (default) | mironov;  zcdp: bun-steinke (default) | rdp-optimal | gaussian-exact.",
     )(f)
     f = click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)(f)
-    f = click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True,
-                     help="Number of releases K (adaptive composition).")(f)
+    f = click.option(
+        "--compositions",
+        "-k",
+        type=NUMBER,
+        default=1,
+        show_default=True,
+        help="Number of releases K (adaptive composition).",
+    )(f)
     f = click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True, help="ℓ2 sensitivity Δ.")(f)
     return f
 
@@ -87,10 +93,15 @@ def comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
         note = cmp.refusals.get(key, "")
         if key in cmp.orders:
             note = f"α = {format_number(cmp.orders[key], 6)}"
-        rows.append([key if conv is None else f"{method} ({conv})", format_number(eps, 10), ratio,
-                     REFUSAL_NOTES.get(key, "refused") if key in cmp.refusals else note])
+        rows.append(
+            [
+                key if conv is None else f"{method} ({conv})",
+                format_number(eps, 10),
+                ratio,
+                REFUSAL_NOTES.get(key, "refused") if key in cmp.refusals else note,
+            ]
+        )
     return rows
-
 
 
 def read_ledger(path: Path) -> Ledger:
@@ -114,7 +125,6 @@ def dp_event_dict(event: Any) -> Any:
     return nt
 
 
-
 def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
     """One error line for an option of the other form that the user typed (never silently ignored)."""
     from click.core import ParameterSource
@@ -125,10 +135,17 @@ def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
             raise click.UsageError(f"{flag} does not apply to {form}")
 
 
-
 #: Stated limits of the sizes ``simulate`` and ``rlsvi --run`` accept, checked before anything is allocated.
-LIMITS = {"episodes": 10**6, "seeds": 10**3, "states": 10**3, "actions": 10**2, "horizon": 10**4,
-          "state_dim": 10**2, "control_dim": 10**2, "workers": 256}
+LIMITS = {
+    "episodes": 10**6,
+    "seeds": 10**3,
+    "states": 10**3,
+    "actions": 10**2,
+    "horizon": 10**4,
+    "state_dim": 10**2,
+    "control_dim": 10**2,
+    "workers": 256,
+}
 #: The largest total work (episodes × seeds × horizon steps) of one ``simulate``.
 MAX_STEPS = 10**9
 
@@ -168,4 +185,3 @@ def sigma_choice(value: str) -> str | float:
         return float(value)
     except ValueError:
         raise click.BadParameter(f"must be 'paper', 'tight' or a number, got {value!r}") from None
-

@@ -19,12 +19,26 @@ from .options import NUMBER, bounded
 @click.option("--episodes", "-K", type=NUMBER, required=True)
 @click.option("--delta", type=NUMBER, required=True)
 @click.option("--run", "do_run", is_flag=True, help="Run RLSVI and set the run's exact ε beside the closed form.")
-@click.option("--env", "env_name", type=click.Choice(("riverswim", "riverswim-inhomogeneous", "tabular")),
-              default=None, help="Environment of --run  [default: riverswim].")
+@click.option(
+    "--env",
+    "env_name",
+    type=click.Choice(("riverswim", "riverswim-inhomogeneous", "tabular")),
+    default=None,
+    help="Environment of --run  [default: riverswim].",
+)
 @click.option("--seed", type=NUMBER, default=None, help="Seed of --run (environment, users, noise)  [default: 0].")
 @click.option("--json", "as_json", is_flag=True)
-def rlsvi(states: float, actions: float | None, horizon: float | None, episodes: float, delta: float, do_run: bool,
-          env_name: str | None, seed: float | None, as_json: bool) -> None:
+def rlsvi(
+    states: float,
+    actions: float | None,
+    horizon: float | None,
+    episodes: float,
+    delta: float,
+    do_run: bool,
+    env_name: str | None,
+    seed: float | None,
+    as_json: bool,
+) -> None:
     """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case;
     with --run, one run's exact ε (the worst user's μ from the run's own visit counts)."""
     if not do_run:
@@ -43,12 +57,14 @@ def rlsvi(states: float, actions: float | None, horizon: float | None, episodes:
     mu_wc = rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k)
     eps_wc = 0.0 if mu_wc == 0.0 else accountant.gdp_epsilon(mu_wc, cf.delta)
     out = cf.to_dict() | {"mu_worst_case": mu_wc, "epsilon_worst_case_exact": eps_wc}
-    rows = [["ρ (Corollary 14)", format_number(cf.rho, 10)],
-            ["ε paper: ρ + 2√(ρ ln 1/δ)", format_number(cf.epsilon_paper, 10)],
-            ["ε, same ρ, optimal RDP conversion", format_number(cf.epsilon_rdp_optimal, 10)],
-            ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
-            ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
-            ["ε worst case, exact", format_number(eps_wc, 10)]]
+    rows = [
+        ["ρ (Corollary 14)", format_number(cf.rho, 10)],
+        ["ε paper: ρ + 2√(ρ ln 1/δ)", format_number(cf.epsilon_paper, 10)],
+        ["ε, same ρ, optimal RDP conversion", format_number(cf.epsilon_rdp_optimal, 10)],
+        ["ε, same ρ, exact GDP (μ = √(2ρ))", format_number(cf.epsilon_exact_gdp, 10)],
+        ["μ worst case (visited cells, later episodes)", format_number(mu_wc, 10)],
+        ["ε worst case, exact", format_number(eps_wc, 10)],
+    ]
     title = f"RLSVI, S = {s}, A = {a}, H = {h}, K = {k}, δ = {format_number(cf.delta)}"
     if do_run:
         from dpkit.algorithms.rlsvi import rlsvi_run
@@ -58,15 +74,23 @@ def rlsvi(states: float, actions: float | None, horizon: float | None, episodes:
         with progress_bar(f"RLSVI on {env_name}", k) as advance:
             run, privacy = rlsvi_run(env_name, s, a, k, seed_value, horizon=h, delta=cf.delta, progress=advance)
         eps_run = privacy.exact_epsilon(cf.delta)
-        out |= {"env": env_name, "seed": seed_value, "beta": "russo", "sigma": run.sigmas["Q-values"],
-                "mu_run": privacy.mu, "epsilon_run_exact": eps_run, "worst_user": privacy.worst_user,
-                "cumulative_regret": float(run.cumulative_regret[-1])}
-        rows += [[f"μ this run (worst user: episode {privacy.worst_user})", format_number(privacy.mu, 10)],
-                 ["ε this run, exact", format_number(eps_run, 10)],
-                 ["cumulative regret", format_number(out["cumulative_regret"], 10)]]
+        out |= {
+            "env": env_name,
+            "seed": seed_value,
+            "beta": "russo",
+            "sigma": run.sigmas["Q-values"],
+            "mu_run": privacy.mu,
+            "epsilon_run_exact": eps_run,
+            "worst_user": privacy.worst_user,
+            "cumulative_regret": float(run.cumulative_regret[-1]),
+        }
+        rows += [
+            [f"μ this run (worst user: episode {privacy.worst_user})", format_number(privacy.mu, 10)],
+            ["ε this run, exact", format_number(eps_run, 10)],
+            ["cumulative regret", format_number(out["cumulative_regret"], 10)],
+        ]
         title += f", {env_name}, seed {seed_value}"
     if as_json:
         emit_json(out)
         return
     print_table(title, ["", "value"], rows)
-

@@ -15,8 +15,13 @@ from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, 
 
 @click.command()
 @click.argument("algorithm", type=click.Choice(SIMULATED_ALGORITHMS))
-@click.option("--env", "env_name", type=click.Choice(SIMULATED_ENVIRONMENTS), default=None,
-              help="Environment (default: riverswim; lq for the LQ algorithms).")
+@click.option(
+    "--env",
+    "env_name",
+    type=click.Choice(SIMULATED_ENVIRONMENTS),
+    default=None,
+    help="Environment (default: riverswim; lq for the LQ algorithms).",
+)
 @click.option("--states", "-S", type=NUMBER, default=5, show_default=True, help="States of a tabular environment.")
 @click.option("--actions", "-A", type=NUMBER, default=2, show_default=True, help="Actions (tabular env only).")
 @click.option("--horizon", "-H", type=NUMBER, default=None, help="Horizon (default: 2S tabular, 10 LQ).")
@@ -29,16 +34,35 @@ from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, 
 @click.option("--seeds", type=NUMBER, default=1, show_default=True, help="Runs 0..N−1.")
 @click.option("--env-seed", type=NUMBER, default=0, show_default=True, help="Seed of the environment.")
 @click.option("--workers", type=NUMBER, default=1, show_default=True, help="Run seeds in a process pool.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Directory for the regret CSV and PNG.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory for the regret CSV and PNG.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def simulate(ctx: click.Context, algorithm: str, env_name: str | None, states: float, actions: float, horizon: float | None,
-             state_dim: float, control_dim: float, episodes: float, epsilon: float | None, delta: float | None,
-             sigma_text: str, seeds: float, env_seed: float, workers: float, out: Path, as_json: bool) -> None:
+def simulate(
+    ctx: click.Context,
+    algorithm: str,
+    env_name: str | None,
+    states: float,
+    actions: float,
+    horizon: float | None,
+    state_dim: float,
+    control_dim: float,
+    episodes: float,
+    epsilon: float | None,
+    delta: float | None,
+    sigma_text: str,
+    seeds: float,
+    env_seed: float,
+    workers: float,
+    out: Path,
+    as_json: bool,
+) -> None:
     """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
     from dpkit.algorithms.simulation import LQ_ALGORITHMS, PRIVATE_ALGORITHMS, Experiment
-
     from dpkit.experiments import run_experiment, write_outputs
 
     check_out_dir(out)  # before any work
@@ -56,11 +80,18 @@ def simulate(ctx: click.Context, algorithm: str, env_name: str | None, states: f
     n_seeds = bounded("seeds", seeds)
     n_workers = bounded("workers", workers)
     experiment = Experiment(
-        algorithm=algorithm, env=env_name, episodes=bounded("episodes", episodes),
-        states=bounded("states", states), actions=bounded("actions", actions),
-        horizon=None if horizon is None else bounded("horizon", horizon), epsilon=epsilon, delta=delta,
-        sigma=sigma_choice(sigma_text), state_dim=bounded("state_dim", state_dim),
-        control_dim=bounded("control_dim", control_dim), env_seed=check_index("env_seed", env_seed),
+        algorithm=algorithm,
+        env=env_name,
+        episodes=bounded("episodes", episodes),
+        states=bounded("states", states),
+        actions=bounded("actions", actions),
+        horizon=None if horizon is None else bounded("horizon", horizon),
+        epsilon=epsilon,
+        delta=delta,
+        sigma=sigma_choice(sigma_text),
+        state_dim=bounded("state_dim", state_dim),
+        control_dim=bounded("control_dim", control_dim),
+        env_seed=check_index("env_seed", env_seed),
     )
     steps = experiment.episodes * n_seeds * (experiment.horizon or 2 * experiment.states)
     if steps > MAX_STEPS:
@@ -72,12 +103,14 @@ def simulate(ctx: click.Context, algorithm: str, env_name: str | None, states: f
     if as_json:
         emit_json(summary)
         return
-    print_lines([
-        f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s)",
-        "σ: " + (", ".join(f"{k} = {format_number(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
-        f"final regret: {format_number(summary['final_regret_mean'], 6)} ± {format_number(summary['final_regret_std'], 4)}",
-        f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
-        f"wall time: {summary['wall_time_seconds']:.2f} s",
-        f"wrote {files['csv']} and {files['png']}",
-    ])
-
+    print_lines(
+        [
+            f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s)",
+            "σ: " + (", ".join(f"{k} = {format_number(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
+            f"final regret: {format_number(summary['final_regret_mean'], 6)} ± "
+            f"{format_number(summary['final_regret_std'], 4)}",
+            f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
+            f"wall time: {summary['wall_time_seconds']:.2f} s",
+            f"wrote {files['csv']} and {files['png']}",
+        ]
+    )

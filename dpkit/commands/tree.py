@@ -26,13 +26,26 @@ from .options import ALL_CONVERSIONS, NUMBER, refuse_options
 @click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def tree(ctx: click.Context, steps: float, schedule: str, sigma: float | None, sensitivity: float, delta: float | None,
-         epsilon: float | None, method: str, conversion: str | None, as_json: bool) -> None:
+def tree(
+    ctx: click.Context,
+    steps: float,
+    schedule: str,
+    sigma: float | None,
+    sensitivity: float,
+    delta: float | None,
+    epsilon: float | None,
+    method: str,
+    conversion: str | None,
+    as_json: bool,
+) -> None:
     """The binary counting mechanism: p-sums per item and per prefix, and the counter's privacy."""
     t = accountant.check_count("steps", steps)
     if sigma is None and epsilon is None and delta is None:
-        refuse_options(ctx, ("sensitivity", "method", "conversion"),
-                       "the counter's structure alone (give --sigma and --delta, or --epsilon and --delta)")
+        refuse_options(
+            ctx,
+            ("sensitivity", "method", "conversion"),
+            "the counter's structure alone (give --sigma and --delta, or --epsilon and --delta)",
+        )
     out: dict[str, Any] = {
         "steps": t,
         "schedule": schedule,
@@ -47,23 +60,66 @@ def tree(ctx: click.Context, steps: float, schedule: str, sigma: float | None, s
         if delta is None or epsilon is not None:
             raise click.UsageError("--sigma needs --delta (and no --epsilon)")
         with busy("accounting through dp-accounting's PLD…", method == "pld"):
-            g = counter_tree.tree_epsilon(t, sigma=sigma, delta=delta, sensitivity=sensitivity, schedule=schedule, method=method, conversion=conversion)
-        out.update(sigma=sigma, sensitivity=sensitivity, delta=delta, method=g.method, conversion=g.conversion,
-                   mu=counter_tree.tree_mu(t, sigma=sigma, sensitivity=sensitivity, schedule=schedule), epsilon=g.epsilon)
+            g = counter_tree.tree_epsilon(
+                t,
+                sigma=sigma,
+                delta=delta,
+                sensitivity=sensitivity,
+                schedule=schedule,
+                method=method,
+                conversion=conversion,
+            )
+        out.update(
+            sigma=sigma,
+            sensitivity=sensitivity,
+            delta=delta,
+            method=g.method,
+            conversion=g.conversion,
+            mu=counter_tree.tree_mu(t, sigma=sigma, sensitivity=sensitivity, schedule=schedule),
+            epsilon=g.epsilon,
+        )
     elif epsilon is not None or delta is not None:
         if epsilon is None or delta is None:
             raise click.UsageError("calibration needs both --epsilon and --delta (or give --sigma and --delta)")
         with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-            cal = counter_tree.calibrate_tree_sigma(t, epsilon=epsilon, delta=delta, sensitivity=sensitivity, schedule=schedule, method=method, conversion=conversion)
-        out.update(sensitivity=sensitivity, delta=delta, target_epsilon=epsilon, method=cal.method,
-                   conversion=cal.conversion, sigma=cal.sigma, epsilon=cal.epsilon)
+            cal = counter_tree.calibrate_tree_sigma(
+                t,
+                epsilon=epsilon,
+                delta=delta,
+                sensitivity=sensitivity,
+                schedule=schedule,
+                method=method,
+                conversion=conversion,
+            )
+        out.update(
+            sensitivity=sensitivity,
+            delta=delta,
+            target_epsilon=epsilon,
+            method=cal.method,
+            conversion=cal.conversion,
+            sigma=cal.sigma,
+            epsilon=cal.epsilon,
+        )
     if as_json:
         emit_json(out)
         return
-    labels = {"released_prefixes": "released prefixes", "max_psums_per_item": "max p-sums per item (m)",
-              "max_psums_per_prefix": "max p-sums per prefix", "paper_depth": "⌈log2 T⌉ (the seeds' m)",
-              "worst_item": "worst item", "mu": "μ", "epsilon": "ε", "target_epsilon": "target ε", "sigma": "σ per p-sum"}
-    print_table(f"Binary counter, T = {t}, {schedule}", ["", "value"],
-                [[labels.get(k, k), format_number(v, 10) if isinstance(v, (int, float)) else str(v)]
-                 for k, v in out.items() if k not in ("steps", "schedule") and v is not None])
-
+    labels = {
+        "released_prefixes": "released prefixes",
+        "max_psums_per_item": "max p-sums per item (m)",
+        "max_psums_per_prefix": "max p-sums per prefix",
+        "paper_depth": "⌈log2 T⌉ (the seeds' m)",
+        "worst_item": "worst item",
+        "mu": "μ",
+        "epsilon": "ε",
+        "target_epsilon": "target ε",
+        "sigma": "σ per p-sum",
+    }
+    print_table(
+        f"Binary counter, T = {t}, {schedule}",
+        ["", "value"],
+        [
+            [labels.get(k, k), format_number(v, 10) if isinstance(v, (int, float)) else str(v)]
+            for k, v in out.items()
+            if k not in ("steps", "schedule") and v is not None
+        ],
+    )

@@ -8,13 +8,12 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
+import references as ref
 from dp_accounting.pld import pld_privacy_accountant as dp_pld
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-import references as ref
-from dpkit.accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization
 from dpkit.accountant import (
     VARIANTS,
     ClassicAccountant,
@@ -29,6 +28,7 @@ from dpkit.accountant import (
     gaussian_epsilon,
     make_accountant,
 )
+from dpkit.accountant.pld import DEFAULT_DISCRETIZATION, auto_discretization
 
 DP_ORDERS = tuple(float(o) for o in dp_rdp.DEFAULT_RDP_ORDERS)
 
@@ -57,9 +57,7 @@ def homogeneous(draw: st.DrawFn, max_mu: float = 30.0, max_k: int = 2000) -> tup
 def heterogeneous(draw: st.DrawFn, max_mu: float = 30.0, max_count: int = 200) -> Ledger:
     """2–4 releases with different Δ, σ, counts; total μ at most max_mu."""
     n = draw(st.integers(2, 4))
-    raw = [
-        (draw(st.floats(0.1, 5.0)), draw(st.floats(0.5, 1e3)), draw(st.integers(1, max_count))) for _ in range(n)
-    ]
+    raw = [(draw(st.floats(0.1, 5.0)), draw(st.floats(0.5, 1e3)), draw(st.integers(1, max_count))) for _ in range(n)]
     mu = math.sqrt(sum(c * (d / s) ** 2 for d, s, c in raw))
     target = draw(st.floats(0.02, max_mu))
     scale = mu / target  # rescale every σ so that the ledger's μ is the drawn target
@@ -87,7 +85,9 @@ def test_make_accountant_types_and_defaults() -> None:
 
 @settings(max_examples=60)
 @given(h=homogeneous(), delta=delta_st, mc=st.sampled_from(FAST + [("classic", None)]))
-def test_gaussian_wrappers_equal_the_accountants(h: tuple[float, float, int], delta: float, mc: tuple[str, str | None]) -> None:
+def test_gaussian_wrappers_equal_the_accountants(
+    h: tuple[float, float, int], delta: float, mc: tuple[str, str | None]
+) -> None:
     sens, sigma, k = h
     acc = make_accountant(mc[0], conversion=mc[1])
     led = Ledger.homogeneous(sens, sigma, k)
@@ -101,7 +101,9 @@ def test_gaussian_wrappers_equal_the_accountants(h: tuple[float, float, int], de
     assert got == expected
     assert (got.method, got.conversion, got.delta) == (mc[0], mc[1], delta)
     if expected.epsilon > 0:
-        assert gaussian_delta(sigma, expected.epsilon, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1]) == acc.delta(led, expected.epsilon)
+        assert gaussian_delta(
+            sigma, expected.epsilon, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1]
+        ) == acc.delta(led, expected.epsilon)
 
 
 # ----------------------------------------------------------------------------------------
@@ -280,14 +282,18 @@ def test_compare_methods_reports_every_variant() -> None:
 
 def _eps(method: str, conversion: str | None, sens: float, sigma: float, k: int, delta: float) -> float | None:
     try:
-        return gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=k, method=method, conversion=conversion).epsilon
+        return gaussian_epsilon(
+            sigma, delta, sensitivity=sens, compositions=k, method=method, conversion=conversion
+        ).epsilon
     except ValueError:
         return None  # classic refusal
 
 
 @settings(max_examples=100)
 @given(h=homogeneous(), delta=delta_st, up=st.floats(1e-9, 3.0), mc=st.sampled_from(FAST + [("classic", None)]))
-def test_epsilon_decreasing_in_sigma(h: tuple[float, float, int], delta: float, up: float, mc: tuple[str, str | None]) -> None:
+def test_epsilon_decreasing_in_sigma(
+    h: tuple[float, float, int], delta: float, up: float, mc: tuple[str, str | None]
+) -> None:
     sens, sigma, k = h
     lo, hi = _eps(*mc, sens, sigma, k, delta), _eps(*mc, sens, sigma * (1 + up), k, delta)
     if mc[0] == "classic":
@@ -297,7 +303,9 @@ def test_epsilon_decreasing_in_sigma(h: tuple[float, float, int], delta: float, 
 
 
 @settings(max_examples=100)
-@given(h=homogeneous(max_k=500), delta=delta_st, extra=st.integers(1, 500), mc=st.sampled_from(FAST + [("classic", None)]))
+@given(
+    h=homogeneous(max_k=500), delta=delta_st, extra=st.integers(1, 500), mc=st.sampled_from(FAST + [("classic", None)])
+)
 def test_epsilon_increasing_in_compositions(
     h: tuple[float, float, int], delta: float, extra: int, mc: tuple[str, str | None]
 ) -> None:
@@ -357,8 +365,11 @@ def _check_inverse(acc, ledger: Ledger, delta: float, rel: float) -> None:  # no
 
 
 @settings(max_examples=150)
-@given(ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: Ledger.homogeneous(*h))), delta=delta_st,
-       mc=st.sampled_from(FAST + [("classic", None)]))
+@given(
+    ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: Ledger.homogeneous(*h))),
+    delta=delta_st,
+    mc=st.sampled_from(FAST + [("classic", None)]),
+)
 def test_delta_epsilon_inverse(ledger: Ledger, delta: float, mc: tuple[str, str | None]) -> None:
     _check_inverse(make_accountant(mc[0], conversion=mc[1]), ledger, delta, rel=1e-12)
 
@@ -366,7 +377,9 @@ def test_delta_epsilon_inverse(ledger: Ledger, delta: float, mc: tuple[str, str 
 @settings(max_examples=60)
 @given(h=homogeneous(max_mu=50.0), delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_delta_epsilon_inverse_rdp_with_orders(h: tuple[float, float, int], delta: float, conversion: str) -> None:
-    _check_inverse(make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), Ledger.homogeneous(*h), delta, rel=1e-12)
+    _check_inverse(
+        make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), Ledger.homogeneous(*h), delta, rel=1e-12
+    )
 
 
 @PLD_SETTINGS

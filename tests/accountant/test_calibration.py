@@ -7,14 +7,21 @@ import math
 import dp_accounting
 import mpmath
 import pytest
+import references as ref
 from dp_accounting import mechanism_calibration
 from dp_accounting.pld import pld_privacy_accountant as dp_pld
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-import references as ref
-from dpkit.accountant import GaussianRelease, Ledger, calibrate_ledger_scale, calibrate_sigma, gaussian_epsilon, make_accountant
+from dpkit.accountant import (
+    GaussianRelease,
+    Ledger,
+    calibrate_ledger_scale,
+    calibrate_sigma,
+    gaussian_epsilon,
+    make_accountant,
+)
 
 ROUND_TRIP = ref.FAST_METHODS
 
@@ -45,14 +52,15 @@ def test_calibration_round_trips(eps: float, delta: float, sens: float, k: int, 
     assert again == pytest.approx(eps, rel=1e-9)
 
 
-
 @settings(max_examples=40)
 @given(eps=st.floats(0.01, 0.999), delta=delta_st, sens=sens_st, k=st.integers(1, 1000))
 def test_classic_calibration_round_trips(eps: float, delta: float, sens: float, k: int) -> None:
     total = eps * k  # ε per release below 1
     cal = calibrate_sigma(total, delta, sensitivity=sens, compositions=k, method="classic")
     assert cal.epsilon <= total
-    assert gaussian_epsilon(cal.sigma, delta, sensitivity=sens, compositions=k, method="classic").epsilon == pytest.approx(total, rel=1e-9)
+    assert gaussian_epsilon(
+        cal.sigma, delta, sensitivity=sens, compositions=k, method="classic"
+    ).epsilon == pytest.approx(total, rel=1e-9)
     assert cal.sigma >= ref.classic_sigma(total, delta, sensitivity=sens, compositions=k)
 
 
@@ -76,7 +84,10 @@ def test_exact_calibration_is_feasible_and_tight_in_mpmath(eps: float, delta: fl
 @settings(max_examples=40)
 @given(eps=eps_st, delta=st.floats(-40.0, math.log(0.1)).map(math.exp))
 def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
-    s = {mc: calibrate_sigma(eps, delta, sensitivity=1.0, compositions=10, method=mc[0], conversion=mc[1]).sigma for mc in ROUND_TRIP}
+    s = {
+        mc: calibrate_sigma(eps, delta, sensitivity=1.0, compositions=10, method=mc[0], conversion=mc[1]).sigma
+        for mc in ROUND_TRIP
+    }
     assert s[("exact", None)] <= s[("rdp", "improved")] <= s[("rdp", "mironov")]
     assert s[("zcdp", "gaussian-exact")] == pytest.approx(s[("exact", None)], rel=1e-12)
     assert s[("rdp", "improved")] == pytest.approx(s[("zcdp", "rdp-optimal")], rel=1e-12)
@@ -186,7 +197,9 @@ def test_classic_ledger_scale_two_releases_matches_calibrate_sigma() -> None:
     # Two identical releases with (1.5, 1e-5): 0.75 each, feasible for the classic bound.
     split = Ledger((GaussianRelease("a", 1.0, 1.0, 1), GaussianRelease("b", 1.0, 1.0, 1)))
     c = calibrate_ledger_scale(split, 1.5, 1e-5, method="classic")
-    assert c == pytest.approx(calibrate_sigma(1.5, 1e-5, sensitivity=1.0, compositions=2, method="classic").sigma, rel=1e-12)
+    assert c == pytest.approx(
+        calibrate_sigma(1.5, 1e-5, sensitivity=1.0, compositions=2, method="classic").sigma, rel=1e-12
+    )
 
 
 def test_classic_ledger_scale_refuses_infeasible_share() -> None:
@@ -216,4 +229,7 @@ def test_pld_ledger_scale(ledger: Ledger, eps: float, delta: float) -> None:
 def test_sigma_decreasing_in_target_epsilon(e1: float, e2: float, delta: float, mc: tuple[str, str | None]) -> None:
     lo, hi = sorted((e1, e2))
     assume(lo < hi)
-    assert calibrate_sigma(hi, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma <= calibrate_sigma(lo, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma
+    assert (
+        calibrate_sigma(hi, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma
+        <= calibrate_sigma(lo, delta, sensitivity=1.0, compositions=7, method=mc[0], conversion=mc[1]).sigma
+    )

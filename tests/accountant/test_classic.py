@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+import references as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import references as ref
 from dpkit.accountant import ClassicAccountant, GaussianRelease, Ledger, classic_sigma, compare_methods, make_accountant
 
 delta_st = st.floats(-60.0, math.log(0.5)).map(math.exp)
@@ -42,9 +42,7 @@ def test_classic_sigma_matches_mpmath(target: tuple[float, float, float, int]) -
     assert ours == pytest.approx(float(truth), rel=1e-13)
 
 
-@pytest.mark.parametrize(
-    ("eps", "k"), [(1.0, 1), (1.5, 1), (10.0, 10), (10.0, 3), (1000.0, 999)]
-)
+@pytest.mark.parametrize(("eps", "k"), [(1.0, 1), (1.5, 1), (10.0, 10), (10.0, 3), (1000.0, 999)])
 def test_classic_sigma_refuses_epsilon_per_release_of_one_or_more(eps: float, k: int) -> None:
     with pytest.raises(ValueError, match="epsilon"):
         classic_sigma(eps, 1e-5, sensitivity=1.0, compositions=k)

@@ -13,10 +13,10 @@ import math
 import dp_accounting
 import mpmath
 import pytest
+import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import references as ref
 from dpkit.accountant import calibrate_sigma, gaussian_epsilon, gdp_delta, gdp_epsilon, gdp_mu
 from dpkit.accountant.gdp import gdp_log_delta
 
@@ -188,6 +188,7 @@ def test_gdp_mu_and_gdp_epsilon_are_inverses(eps: float, delta: float) -> None:
 # ----------------------------------------------------------------------------------------
 # dp-accounting's exact Gaussian functions (Balle & Wang 2018)
 # ----------------------------------------------------------------------------------------
+
 
 #: dp-accounting's brentq: xtol = 1e-12 (absolute), rtol = 4·2^-52 (relative).
 def _their_tol(x: float) -> float:

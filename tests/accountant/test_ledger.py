@@ -7,10 +7,10 @@ import math
 
 import dp_accounting
 import pytest
+import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import references as ref
 from dpkit.accountant import GaussianRelease, Ledger, make_accountant
 
 sens_st = st.floats(1e-3, 1e3)
@@ -21,9 +21,7 @@ count_st = st.integers(1, 10_000)
 @st.composite
 def ledgers(draw: st.DrawFn, max_releases: int = 5) -> Ledger:
     n = draw(st.integers(1, max_releases))
-    return Ledger(
-        tuple(GaussianRelease(f"r{i}", draw(sens_st), draw(sigma_st), draw(count_st)) for i in range(n))
-    )
+    return Ledger(tuple(GaussianRelease(f"r{i}", draw(sens_st), draw(sigma_st), draw(count_st)) for i in range(n)))
 
 
 def _triples(ledger: Ledger) -> list[tuple[float, float, int]]:
@@ -135,7 +133,9 @@ def splits(draw: st.DrawFn) -> tuple[Ledger, Ledger]:
     # Scaling Δ and σ of a part by the same power of two leaves Δ/σ bit-identical.
     scales = [2.0 ** draw(st.integers(-3, 3)) for _ in counts]
     whole = Ledger.homogeneous(sens, sigma, k)
-    parts = Ledger(tuple(GaussianRelease(f"p{i}", sens * s, sigma * s, c) for i, (c, s) in enumerate(zip(counts, scales))))
+    parts = Ledger(
+        tuple(GaussianRelease(f"p{i}", sens * s, sigma * s, c) for i, (c, s) in enumerate(zip(counts, scales)))
+    )
     return whole, parts
 
 
@@ -158,6 +158,11 @@ def test_exact_is_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: flo
 @given(pair=splits(), delta=st.floats(-200.0, -1.0).map(math.exp))
 def test_rdp_and_zcdp_are_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: float) -> None:
     whole, parts = pair
-    for method, conversion in [("rdp", "improved"), ("rdp", "mironov"), ("zcdp", "bun-steinke"), ("zcdp", "rdp-optimal")]:
+    for method, conversion in [
+        ("rdp", "improved"),
+        ("rdp", "mironov"),
+        ("zcdp", "bun-steinke"),
+        ("zcdp", "rdp-optimal"),
+    ]:
         acc = make_accountant(method, conversion=conversion)
         assert acc.epsilon(parts, delta).epsilon == pytest.approx(acc.epsilon(whole, delta).epsilon, rel=1e-12)

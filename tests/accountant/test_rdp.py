@@ -11,11 +11,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
+import references as ref
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import references as ref
 from dpkit.accountant import DEFAULT_ORDERS, linear_rdp_delta, linear_rdp_epsilon, rdp_delta, rdp_epsilon
 
 DP_ORDERS = np.asarray(dp_rdp.DEFAULT_RDP_ORDERS, dtype=float)
@@ -58,15 +58,11 @@ def test_rdp_epsilon_improved_matches_dp_accounting(curve: tuple[list[float], li
 
 @settings(max_examples=200)
 @given(curve=curves(), epsilon=st.floats(0.01, 100.0))
-def test_rdp_delta_improved_matches_mpmath(
-    curve: tuple[list[float], list[float]], epsilon: float
-) -> None:
+def test_rdp_delta_improved_matches_mpmath(curve: tuple[list[float], list[float]], epsilon: float) -> None:
     orders, values = curve
     ours = rdp_delta(orders, values, epsilon, conversion="improved")
     # Reference: min over the given orders of the improved bound and the KL bound, at 50 digits.
-    truth = min(
-        min(ref.rdp_improved_log_delta(a, v, epsilon), ref.kl_log_delta(v)) for a, v in zip(orders, values)
-    )
+    truth = min(min(ref.rdp_improved_log_delta(a, v, epsilon), ref.kl_log_delta(v)) for a, v in zip(orders, values))
     truth_delta = min(mpmath.mpf(1), mpmath.exp(truth))
     assert ours.delta >= truth_delta  # conservative ...
     if truth_delta > mpmath.mpf("1e-300"):  # ... within the documented slack
@@ -113,7 +109,10 @@ def test_improved_is_at_most_mironov_at_every_order(order: float, value: float, 
     imp = rdp_epsilon([order], [value], delta, conversion="improved")
     mir = rdp_epsilon([order], [value], delta, conversion="mironov")
     assert imp.epsilon <= mir.epsilon
-    assert rdp_delta([order], [value], epsilon, conversion="improved").delta <= rdp_delta([order], [value], epsilon, conversion="mironov").delta
+    assert (
+        rdp_delta([order], [value], epsilon, conversion="improved").delta
+        <= rdp_delta([order], [value], epsilon, conversion="mironov").delta
+    )
 
 
 @settings(max_examples=100)
@@ -129,11 +128,16 @@ def test_rdp_delta_of_rdp_epsilon_is_at_most_delta(
 
 @settings(max_examples=100)
 @given(curve=curves(), delta=delta_st, extra=st.floats(1e-6, 5.0))
-def test_rdp_epsilon_is_monotone_in_the_curve(curve: tuple[list[float], list[float]], delta: float, extra: float) -> None:
+def test_rdp_epsilon_is_monotone_in_the_curve(
+    curve: tuple[list[float], list[float]], delta: float, extra: float
+) -> None:
     orders, values = curve
     bigger = [v + extra for v in values]
     for conversion in ("improved", "mironov"):
-        assert rdp_epsilon(orders, values, delta, conversion=conversion).epsilon <= rdp_epsilon(orders, bigger, delta, conversion=conversion).epsilon
+        assert (
+            rdp_epsilon(orders, values, delta, conversion=conversion).epsilon
+            <= rdp_epsilon(orders, bigger, delta, conversion=conversion).epsilon
+        )
 
 
 def test_rdp_accepts_numpy_arrays_and_tuples() -> None:
@@ -255,7 +259,10 @@ def test_linear_delta_and_epsilon_are_inverses(rho: float, delta: float, convers
 @given(r1=rho_st, r2=rho_st, delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_linear_epsilon_is_increasing_in_rho(r1: float, r2: float, delta: float, conversion: str) -> None:
     lo, hi = sorted((r1, r2))
-    assert linear_rdp_epsilon(lo, delta, conversion=conversion).epsilon <= linear_rdp_epsilon(hi, delta, conversion=conversion).epsilon
+    assert (
+        linear_rdp_epsilon(lo, delta, conversion=conversion).epsilon
+        <= linear_rdp_epsilon(hi, delta, conversion=conversion).epsilon
+    )
 
 
 def test_linear_rho_zero_is_zero_epsilon() -> None:

@@ -57,13 +57,17 @@ def test_tighter_conversions_are_ordered_and_exact_is_gdp(sizes: tuple[int, int,
 
 def test_russo_beta_reference() -> None:
     # ½ S H³ ln(2HSAk) for S=5, A=2, H=10, k=3
-    assert russo_beta(states=5, actions=2, horizon=10, episode=3) == pytest.approx(0.5 * 5 * 1000 * math.log(600), rel=1e-15)
+    assert russo_beta(states=5, actions=2, horizon=10, episode=3) == pytest.approx(
+        0.5 * 5 * 1000 * math.log(600), rel=1e-15
+    )
 
 
 def test_paper_rho_is_kh_sa_over_beta1() -> None:
     # Corollary 14's ρ is KHSA/β_1 with Russo's β_1: every cell of every episode at n = 1.
     for s, a, h, k in [(5, 2, 10, 10_000), (3, 2, 6, 100), (1, 1, 1, 1)]:
-        assert rlsvi_rho(states=s, actions=a, horizon=h, episodes=k) == pytest.approx(k * h * s * a / russo_beta(states=s, actions=a, horizon=h, episode=1), rel=1e-13)
+        assert rlsvi_rho(states=s, actions=a, horizon=h, episodes=k) == pytest.approx(
+            k * h * s * a / russo_beta(states=s, actions=a, horizon=h, episode=1), rel=1e-13
+        )
 
 
 def test_worst_case_mu_brute_force() -> None:
@@ -72,12 +76,17 @@ def test_worst_case_mu_brute_force() -> None:
     assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) == pytest.approx(math.sqrt(total), rel=1e-13)
     assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) >= math.sqrt(total)
     assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=1) == 0.0
-    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k, beta=2.0) == pytest.approx(math.sqrt((k - 1) * h * 2.0 / 2.0))
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k, beta=2.0) == pytest.approx(
+        math.sqrt((k - 1) * h * 2.0 / 2.0)
+    )
     # never above the paper's μ = sqrt(2ρ)
-    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) <= math.sqrt(2 * rlsvi_rho(states=s, actions=a, horizon=h, episodes=k))
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=k) <= math.sqrt(
+        2 * rlsvi_rho(states=s, actions=a, horizon=h, episodes=k)
+    )
 
 
 # ---------------------------------------------------------------- per-run accounting
+
 
 def _random_run(rng: np.random.Generator, k: int, h: int, s: int, a: int, beta: float) -> tuple[np.ndarray, np.ndarray]:
     states = rng.integers(0, s, size=(k, h))
@@ -195,5 +204,7 @@ def test_worst_case_mu_for_huge_k_is_an_upper_bound_and_close() -> None:
         mod._EXACT_TERMS = old
     assert exact <= bounded <= exact * (1 + 1e-4)
     # and it runs for astronomically many episodes (no array of K terms)
-    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**15) > rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**12)
+    assert rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**15) > rlsvi_worst_case_mu(
+        states=s, actions=a, horizon=h, episodes=10**12
+    )
     assert math.isfinite(rlsvi_worst_case_mu(states=s, actions=a, horizon=h, episodes=10**300))

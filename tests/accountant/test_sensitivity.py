@@ -253,7 +253,10 @@ def test_reference_values() -> None:
         episode_outer_product_sensitivity(B, steps=H, relation="replace_one"): s2 * H * B**2,
         episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="add_remove"): H * B * V,
         episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="replace_one"): 2 * H * B * V,
-        episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="replace_one", nonnegative=True): s2 * H * B * V,
+        episode_product_sensitivity(B, scalar_bound=V, steps=H, relation="replace_one", nonnegative=True): s2
+        * H
+        * B
+        * V,
     }
     for got, want in expected.items():
         assert got == pytest.approx(want, rel=1e-15)
@@ -267,12 +270,18 @@ def test_reference_values() -> None:
 def test_seed_003_example() -> None:
     """The worked example in the docstring (Δ1 = H(1+γ)², Δ2 = H(1+γ) under add/remove) runs."""
     gamma, steps = 0.99, 20
-    assert episode_outer_product_sensitivity(1 + gamma, steps=steps, relation="add_remove") == pytest.approx(steps * (1 + gamma) ** 2)
-    assert episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=steps, relation="add_remove") == pytest.approx(steps * (1 + gamma))
+    assert episode_outer_product_sensitivity(1 + gamma, steps=steps, relation="add_remove") == pytest.approx(
+        steps * (1 + gamma) ** 2
+    )
+    assert episode_product_sensitivity(
+        1 + gamma, scalar_bound=1.0, steps=steps, relation="add_remove"
+    ) == pytest.approx(steps * (1 + gamma))
     assert episode_outer_product_sensitivity(1 + gamma, steps=steps, relation="replace-one") == pytest.approx(
         math.sqrt(2) * steps * (1 + gamma) ** 2
     )
-    assert episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=steps, relation="replace-one") == pytest.approx(2 * steps * (1 + gamma))
+    assert episode_product_sensitivity(
+        1 + gamma, scalar_bound=1.0, steps=steps, relation="replace-one"
+    ) == pytest.approx(2 * steps * (1 + gamma))
     result = doctest.testmod(sensitivity_module)
     assert result.attempted >= 4 and result.failed == 0
 
@@ -299,7 +308,10 @@ def _check_rounded_up(b: float, v: float, steps: int, relation: str, flag: bool)
         (symmetric_matrix_sensitivity(b, relation, psd=flag), factor * mb),
         (product_sensitivity(b, scalar_bound=v, relation=relation, nonnegative=flag), factor * mb * mv),
         (episode_sum_sensitivity(b, steps=steps, relation=relation, nonnegative=flag), factor * steps * mb),
-        (episode_product_sensitivity(b, scalar_bound=v, steps=steps, relation=relation, nonnegative=flag), factor * steps * mb * mv),
+        (
+            episode_product_sensitivity(b, scalar_bound=v, steps=steps, relation=relation, nonnegative=flag),
+            factor * steps * mb * mv,
+        ),
     ]
     psd_factor = 1 if relation == "add_remove" else mpmath.sqrt(2)
     pairs.append((outer_product_sensitivity(b, relation), psd_factor * mb**2))
@@ -356,7 +368,15 @@ def test_worst_case_pair_attains_the_bound(case: Case, relation: str) -> None:
 def test_search_without_candidates_approaches_the_bound(case: Case, relation: str) -> None:
     claim = case.claim(relation)
     res = check_sensitivity(
-        case.fv, sample=case.sample, claim=claim, relation=relation, rng=1, project=case.project, n_random=400, n_local=2, vectorized=True
+        case.fv,
+        sample=case.sample,
+        claim=claim,
+        relation=relation,
+        rng=1,
+        project=case.project,
+        n_random=400,
+        n_local=2,
+        vectorized=True,
     )
     assert 0.97 <= res.ratio and not res.exceeds
     # The reported pair is admissible and `largest` is the change at it.
@@ -387,9 +407,7 @@ def test_many_random_pairs_never_exceed_the_bound(case: Case, relation: str) -> 
     scale=st.sampled_from([1e-300, 1e-3, 1.0, 1e3, 1e300]),
     mode=st.sampled_from(["gaussian", "signs", "sparse"]),
 )
-def test_projected_pairs_never_exceed_the_bound(
-    combo: tuple[Case, str], seed: int, scale: float, mode: str
-) -> None:
+def test_projected_pairs_never_exceed_the_bound(combo: tuple[Case, str], seed: int, scale: float, mode: str) -> None:
     """Adversarial raw points (huge, tiny, sign patterns, coordinate axes), projected, stay below the claim."""
     case, relation = combo
     rng = np.random.default_rng(seed)
@@ -539,7 +557,9 @@ def test_same_seed_same_result() -> None:
     kw = {"project": VEC.project, "n_random": 300, "n_local": 3}
     a = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=5, **kw).to_dict()
     b = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace-one", rng=5, **kw).to_dict()
-    c = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=np.random.default_rng(5), **kw).to_dict()
+    c = check_sensitivity(
+        VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=np.random.default_rng(5), **kw
+    ).to_dict()
     d = check_sensitivity(VEC.f, sample=VEC.sample, claim=3.0, relation="replace_one", rng=6, **kw).to_dict()
     assert a == b == c
     assert a != d
@@ -551,7 +571,9 @@ def test_same_seed_same_result() -> None:
 def test_vectorized_matches_loop(case: Case, relation: str) -> None:
     kw = {"rng": 11, "project": case.project, "n_random": 200, "n_local": 2, "background": 3}
     loop = check_sensitivity(case.f, sample=case.sample, claim=case.claim(relation), relation=relation, **kw)
-    batched = check_sensitivity(case.fv, sample=case.sample, claim=case.claim(relation), relation=relation, vectorized=True, **kw)
+    batched = check_sensitivity(
+        case.fv, sample=case.sample, claim=case.claim(relation), relation=relation, vectorized=True, **kw
+    )
     assert loop.to_dict() == batched.to_dict()  # bit for bit: the same datasets in the same order
 
 
@@ -562,10 +584,14 @@ def test_vectorized_random_search_is_one_call_per_relation() -> None:
         calls.append(D.shape)
         return D.sum(axis=-2)
 
-    check_sensitivity(fv, sample=VEC.sample, claim=3.0, relation="add_remove", rng=0, n_random=400, n_local=0, vectorized=True)
+    check_sensitivity(
+        fv, sample=VEC.sample, claim=3.0, relation="add_remove", rng=0, n_random=400, n_local=0, vectorized=True
+    )
     assert calls == [(400, 1, 3), (1, 0, 3)]
     calls.clear()
-    check_sensitivity(fv, sample=VEC.sample, claim=3.0, relation="replace_one", rng=0, n_random=400, n_local=0, vectorized=True)
+    check_sensitivity(
+        fv, sample=VEC.sample, claim=3.0, relation="replace_one", rng=0, n_random=400, n_local=0, vectorized=True
+    )
     assert calls == [(800, 1, 3)]
 
 
@@ -585,7 +611,9 @@ def test_non_additive_clipped_mean_with_background() -> None:
     claim = 2.0 / (n_bg + 1)
     kw = {"rng": 3, "background": n_bg, "n_random": 500, "n_local": 3}
     e1 = _e(0, d)
-    hit = check_sensitivity(_clipped_mean, sample=sample, claim=claim, relation="replace_one", candidates=[(e1, -e1)], **kw)
+    hit = check_sensitivity(
+        _clipped_mean, sample=sample, claim=claim, relation="replace_one", candidates=[(e1, -e1)], **kw
+    )
     assert 1 - 1e-12 <= hit.ratio <= 1 + 1e-9
     found = check_sensitivity(_clipped_mean, sample=sample, claim=claim, relation="replace_one", **kw)
     assert found.ratio >= 0.97 and not found.exceeds
@@ -617,7 +645,13 @@ def _sum(D: np.ndarray) -> np.ndarray:
 
 def _check(**overrides: object) -> SensitivityCheck:
     kw: dict[str, object] = {
-        "f": _sum, "sample": _sample2, "claim": 1.0, "relation": "add_remove", "rng": 0, "n_random": 5, "n_local": 1,
+        "f": _sum,
+        "sample": _sample2,
+        "claim": 1.0,
+        "relation": "add_remove",
+        "rng": 0,
+        "n_random": 5,
+        "n_local": 1,
         "project": lambda z: np.clip(z, -0.5, 0.5),
     }
     kw.update(overrides)
@@ -640,7 +674,11 @@ BAD_CLOSED_FORMS = [
     (lambda: episode_sum_sensitivity(1.0, steps=2.5, relation="add_remove"), "steps", "2.5"),
     (lambda: episode_outer_product_sensitivity(1.0, steps=3, relation="add_remove", noise="diag"), "noise", "'diag'"),
     (lambda: episode_product_sensitivity(1.0, scalar_bound=1.0, steps=-1, relation="add_remove"), "steps", "-1"),
-    (lambda: episode_product_sensitivity(1.0, scalar_bound=1.0, steps=2, relation="replace_one", nonnegative=None), "nonnegative", "None"),
+    (
+        lambda: episode_product_sensitivity(1.0, scalar_bound=1.0, steps=2, relation="replace_one", nonnegative=None),
+        "nonnegative",
+        "None",
+    ),
     (lambda: upper_triangle(np.zeros((2, 3))), "m", "(2, 3)"),
     (lambda: upper_triangle(np.zeros(3)), "m", "(3,)"),
     (lambda: clip_norm([1.0, 2.0], 0.0), "bound", "0.0"),
@@ -710,11 +748,12 @@ def test_good_check_input_baseline() -> None:
 
 # ------------------------------------------------------------------ stacked blocks z = [x₁; …; x_k]
 
+
 def _stacked_sample(bounds: list[float], dims: list[int]):  # noqa: ANN202
     def project(z: np.ndarray) -> np.ndarray:
         parts, start = [], 0
         for b, d in zip(bounds, dims):
-            parts.append(clip_norm(z[start:start + d], b))
+            parts.append(clip_norm(z[start : start + d], b))
             start += d
         return np.concatenate(parts)
 
@@ -744,19 +783,32 @@ def test_stacked_outer_product_attained_and_never_exceeded(bounds: list[float], 
         return np.concatenate([sample(rng, n) for _ in range(steps)], axis=1)
 
     def project_user(z: np.ndarray) -> np.ndarray:
-        return np.concatenate([project(z[i * p:(i + 1) * p]) for i in range(steps)])
+        return np.concatenate([project(z[i * p : (i + 1) * p]) for i in range(steps)])
 
     claim = stacked_outer_product_sensitivity(bounds, relation, noise=noise, steps=steps)
-    first = np.concatenate([np.eye(2)[0] * b for b in bounds])   # each block at its bound on coordinate 0
+    first = np.concatenate([np.eye(2)[0] * b for b in bounds])  # each block at its bound on coordinate 0
     second = np.concatenate([np.eye(2)[1] * b for b in bounds])  # ... and on coordinate 1: orthogonal
     worst = (np.tile(first, steps), None if relation == "add_remove" else np.tile(second, steps))
-    hit = check_sensitivity(f, sample=sample_user, claim=claim, relation=relation, rng=3, project=project_user, candidates=[worst],
-                            n_random=10, n_local=0)
+    hit = check_sensitivity(
+        f,
+        sample=sample_user,
+        claim=claim,
+        relation=relation,
+        rng=3,
+        project=project_user,
+        candidates=[worst],
+        n_random=10,
+        n_local=0,
+    )
     assert hit.ratio >= 1 - 1e-12 and not hit.exceeds
-    found = check_sensitivity(f, sample=sample_user, claim=claim, relation=relation, rng=4, project=project_user, n_random=600, n_local=2)
+    found = check_sensitivity(
+        f, sample=sample_user, claim=claim, relation=relation, rng=4, project=project_user, n_random=600, n_local=2
+    )
     assert not found.exceeds and found.ratio > 0.9
     # the stacked bound is never above the single-ball bound with B² = Σ b²
-    single = episode_outer_product_sensitivity(math.sqrt(sum(b * b for b in bounds)), steps=steps, relation=relation, noise=noise)
+    single = episode_outer_product_sensitivity(
+        math.sqrt(sum(b * b for b in bounds)), steps=steps, relation=relation, noise=noise
+    )
     assert claim <= single * (1 + 1e-12)
     assert (claim < single * (1 - 1e-9)) == (noise == "upper")
 
@@ -764,13 +816,18 @@ def test_stacked_outer_product_attained_and_never_exceeded(bounds: list[float], 
 def test_stacked_outer_product_reference_values() -> None:
     g = 0.5
     assert stacked_outer_product_sensitivity([1.0, g], "add_remove", steps=3) == pytest.approx(
-        3 * math.sqrt(1 + g**2 + g**4), rel=1e-15)
+        3 * math.sqrt(1 + g**2 + g**4), rel=1e-15
+    )
     assert stacked_outer_product_sensitivity([1.0, g], "replace_one") == pytest.approx(
-        math.sqrt(2 * (1 + g**2 + g**4)), rel=1e-15)
+        math.sqrt(2 * (1 + g**2 + g**4)), rel=1e-15
+    )
     assert stacked_outer_product_sensitivity([1.0, g], "replace_one", noise="full") == pytest.approx(
-        math.sqrt(2) * (1 + g**2), rel=1e-15)
+        math.sqrt(2) * (1 + g**2), rel=1e-15
+    )
     # one block is the plain outer product
-    assert stacked_outer_product_sensitivity([3.0], "add_remove") == pytest.approx(outer_product_sensitivity(3.0, "add_remove"))
+    assert stacked_outer_product_sensitivity([3.0], "add_remove") == pytest.approx(
+        outer_product_sensitivity(3.0, "add_remove")
+    )
     for bad, match in [([], "block_bounds"), ("1", "block_bounds"), ([1.0, -1.0], r"block_bounds\[1\]")]:
         with pytest.raises(ValueError, match=match):
             stacked_outer_product_sensitivity(bad, "add_remove")  # type: ignore[arg-type]

@@ -297,7 +297,9 @@ def test_symmetric_noise() -> None:
         assert _chi2_ok(noise[:, 0, 1] - noise[:, 1, 1], 2 * variance)
 
 
-@pytest.mark.parametrize(("shape", "symmetric", "per_psum"), [((7, 3, 3), True, 7 * 6), ((7, 3, 3), False, 63), ((), False, 1)])
+@pytest.mark.parametrize(
+    ("shape", "symmetric", "per_psum"), [((7, 3, 3), True, 7 * 6), ((7, 3, 3), False, 63), ((), False, 1)]
+)
 def test_counter_draws_exactly_the_needed_normals(shape: tuple[int, ...], symmetric: bool, per_psum: int) -> None:
     rng = np.random.default_rng(5)
     counter = BinaryCounter(shape, 2.0, rng, symmetric=symmetric)
@@ -383,10 +385,16 @@ def test_counter_rejects_bad_items() -> None:
 def test_symmetric_noise_norm_bound_reference_values() -> None:
     p = 2 * math.exp(-2.0)  # √(8 ln(2/p)) = 4
     assert symmetric_noise_norm_bound(1.0, psums=1, dim=1, failure_probability=p) == pytest.approx(8.0, rel=1e-14)
-    assert symmetric_noise_norm_bound(2.0, psums=4, dim=9, failure_probability=p) == pytest.approx(2 * 2 * (12 + 4), rel=1e-14)
+    assert symmetric_noise_norm_bound(2.0, psums=4, dim=9, failure_probability=p) == pytest.approx(
+        2 * 2 * (12 + 4), rel=1e-14
+    )
     assert symmetric_noise_norm_bound(2.0, psums=0, dim=9, failure_probability=p) == 0.0
     assert symmetric_noise_norm_bound(0.0, psums=3, dim=9, failure_probability=p) == 0.0
-    for bad, match in [((1.0, 1, 0, 0.1), "dim"), ((1.0, -1, 2, 0.1), "psums"), ((1.0, 1, 2, 1.0), "failure_probability")]:
+    for bad, match in [
+        ((1.0, 1, 0, 0.1), "dim"),
+        ((1.0, -1, 2, 0.1), "psums"),
+        ((1.0, 1, 2, 1.0), "failure_probability"),
+    ]:
         with pytest.raises(ValueError, match=match):
             sigma, psums, dim, p_fail = bad
             symmetric_noise_norm_bound(sigma, psums=psums, dim=dim, failure_probability=p_fail)
@@ -443,13 +451,26 @@ def test_tree_guarantees_are_the_m_fold_gaussian(
         expected = gaussian_epsilon(sigma, delta, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1])
     except ValueError:  # classic refuses ε >= 1 per release; so must the tree
         with pytest.raises(ValueError):
-            tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1])
+            tree_epsilon(
+                steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]
+            )
         return
-    assert tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]) == expected
-    if expected.epsilon > 0:
-        assert tree_delta(steps, sigma=sigma, epsilon=expected.epsilon, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]) == gaussian_delta(
-            sigma, expected.epsilon, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1]
+    assert (
+        tree_epsilon(
+            steps, sigma=sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]
         )
+        == expected
+    )
+    if expected.epsilon > 0:
+        assert tree_delta(
+            steps,
+            sigma=sigma,
+            epsilon=expected.epsilon,
+            sensitivity=sens,
+            schedule=schedule,
+            method=mc[0],
+            conversion=mc[1],
+        ) == gaussian_delta(sigma, expected.epsilon, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1])
 
 
 def _chain(steps: int, sigma: float, delta: float, schedule: str, with_pld: bool) -> None:
@@ -466,7 +487,9 @@ def _chain(steps: int, sigma: float, delta: float, schedule: str, with_pld: bool
         if key == "pld" and not with_pld:
             continue
         try:
-            eps[key] = tree_epsilon(steps, sigma=sigma, delta=delta, sensitivity=1.0, schedule=schedule, method=mc[0], conversion=mc[1]).epsilon
+            eps[key] = tree_epsilon(
+                steps, sigma=sigma, delta=delta, sensitivity=1.0, schedule=schedule, method=mc[0], conversion=mc[1]
+            ).epsilon
         except ValueError:
             assert key == "classic"
     chain = [eps[k] for k in ("exact", "pld", "rdp", "rdp-mironov", "zcdp") if k in eps]
@@ -523,11 +546,15 @@ def test_tree_matches_dp_accounting(steps: int, sigma: float, delta: float, sche
 def test_calibration_round_trips(
     steps: int, eps: float, delta: float, sens: float, schedule: str, mc: tuple[str, str | None]
 ) -> None:
-    cal = calibrate_tree_sigma(steps, epsilon=eps, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1])
+    cal = calibrate_tree_sigma(
+        steps, epsilon=eps, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]
+    )
     m = max_psums_per_item(steps, schedule=schedule)
     assert cal.compositions == m and cal.sensitivity == sens and cal.epsilon <= eps
     assert cal == calibrate_sigma(eps, delta, sensitivity=sens, compositions=m, method=mc[0], conversion=mc[1])
-    again = tree_epsilon(steps, sigma=cal.sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]).epsilon
+    again = tree_epsilon(
+        steps, sigma=cal.sigma, delta=delta, sensitivity=sens, schedule=schedule, method=mc[0], conversion=mc[1]
+    ).epsilon
     assert again == cal.epsilon <= eps
     assert again == pytest.approx(eps, rel=1e-9)
 
@@ -535,17 +562,23 @@ def test_calibration_round_trips(
 def test_pld_calibration_round_trips() -> None:
     cal = calibrate_tree_sigma(1000, epsilon=1.0, delta=1e-5, sensitivity=1.0, schedule="before-episode", method="pld")
     assert cal.compositions == 10
-    again = tree_epsilon(1000, sigma=cal.sigma, delta=1e-5, sensitivity=1.0, schedule="before-episode", method="pld").epsilon
+    again = tree_epsilon(
+        1000, sigma=cal.sigma, delta=1e-5, sensitivity=1.0, schedule="before-episode", method="pld"
+    ).epsilon
     assert again <= 1.0 and again == pytest.approx(1.0, rel=1e-6)
 
 
 def test_nothing_released() -> None:
     """before-episode with K = 1: no p-sum is released, so no privacy is spent."""
     for mc in [*FAST, ("pld", None), ("classic", None)]:
-        g = tree_epsilon(1, sigma=2.0, delta=1e-5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1])
+        g = tree_epsilon(
+            1, sigma=2.0, delta=1e-5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1]
+        )
         acc = make_accountant(mc[0], conversion=mc[1])
         assert (g.epsilon, g.delta, g.method, g.conversion) == (0.0, 1e-5, acc.method, acc.conversion)
-        d = tree_delta(1, sigma=2.0, epsilon=0.5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1])
+        d = tree_delta(
+            1, sigma=2.0, epsilon=0.5, sensitivity=1.0, schedule="before-episode", method=mc[0], conversion=mc[1]
+        )
         assert (d.epsilon, d.delta) == (0.5, 0.0)
     assert tree_mu(1, sigma=2.0, schedule="before-episode") == 0.0
     with pytest.raises(ValueError, match="nothing is released"):
@@ -561,7 +594,10 @@ def test_nothing_released() -> None:
     [
         (lambda: psums_per_item(0), "steps must be an integer >= 1, got 0"),
         (lambda: psums_per_item(2.5), "steps must be an integer >= 1, got 2.5"),
-        (lambda: max_psums_per_item(4, schedule="after"), "schedule must be one of after-each, before-episode; got 'after'"),
+        (
+            lambda: max_psums_per_item(4, schedule="after"),
+            "schedule must be one of after-each, before-episode; got 'after'",
+        ),
         (lambda: psum_interval(0), "t must be an integer >= 1, got 0"),
         (lambda: prefix_decomposition(-1), "t must be an integer >= 0, got -1"),
         (lambda: prefix_noise_variance(3, -1.0), "sigma must be >= 0"),
@@ -570,7 +606,10 @@ def test_nothing_released() -> None:
         (lambda: tree_mu(10, sigma=0.0), "sigma must be > 0, got 0.0"),
         (lambda: tree_mu(10, sigma=1.0, sensitivity=-2.0), "sensitivity must be > 0, got -2.0"),
         (lambda: tree_epsilon(10, sigma=1.0, delta=1.5), "delta must lie in the open interval"),
-        (lambda: tree_epsilon(1, sigma=1.0, delta=1.5, schedule="before-episode"), "delta must lie in the open interval"),
+        (
+            lambda: tree_epsilon(1, sigma=1.0, delta=1.5, schedule="before-episode"),
+            "delta must lie in the open interval",
+        ),
         (lambda: tree_epsilon(10, sigma=1.0, delta=1e-5, method="gdp"), "method must be one of"),
         (lambda: tree_delta(10, sigma=1.0, epsilon=-1.0), "epsilon must be > 0, got -1.0"),
         (lambda: calibrate_tree_sigma(10, epsilon=0.0, delta=1e-5), "epsilon must be > 0, got 0.0"),

@@ -66,7 +66,12 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
     ("gdp_mu", gdp_mu, {"epsilon": 1.0, "delta": 1e-5}, {"epsilon": "positive", "delta": "probability"}),
     ("rdp_epsilon", rdp_epsilon, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "delta": 1e-5}, {"delta": "probability"}),
     ("rdp_delta", rdp_delta, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "epsilon": 1.0}, {"epsilon": "positive"}),
-    ("linear_rdp_epsilon", linear_rdp_epsilon, {"rho": 0.5, "delta": 1e-5}, {"rho": "nonnegative", "delta": "probability"}),
+    (
+        "linear_rdp_epsilon",
+        linear_rdp_epsilon,
+        {"rho": 0.5, "delta": 1e-5},
+        {"rho": "nonnegative", "delta": "probability"},
+    ),
     ("linear_rdp_delta", linear_rdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "nonnegative", "epsilon": "positive"}),
     ("zcdp_epsilon", zcdp_epsilon, {"rho": 0.5, "delta": 1e-5}, {"rho": "positive", "delta": "probability"}),
     ("zcdp_delta", zcdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "positive", "epsilon": "positive"}),
@@ -116,13 +121,26 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
     ),
     ("compare_methods", compare_methods, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "probability"}),
     ("check_positive", lambda value: check_positive("some_param", value), {"value": 1.0}, {"some_param": "positive"}),
-    ("check_probability", lambda value: check_probability("some_param", value), {"value": 0.5}, {"some_param": "probability"}),
+    (
+        "check_probability",
+        lambda value: check_probability("some_param", value),
+        {"value": 0.5},
+        {"some_param": "probability"},
+    ),
     ("check_count", lambda value: check_count("some_param", value), {"value": 2}, {"some_param": "count"}),
 ]
 
 # Each accountant's epsilon(ledger, delta) and delta(ledger, epsilon).
-for _method, _conv in [("exact", None), ("pld", None), ("rdp", "improved"), ("rdp", "mironov"),
-                       ("zcdp", "bun-steinke"), ("zcdp", "rdp-optimal"), ("zcdp", "gaussian-exact"), ("classic", None)]:
+for _method, _conv in [
+    ("exact", None),
+    ("pld", None),
+    ("rdp", "improved"),
+    ("rdp", "mironov"),
+    ("zcdp", "bun-steinke"),
+    ("zcdp", "rdp-optimal"),
+    ("zcdp", "gaussian-exact"),
+    ("classic", None),
+]:
     _acc = make_accountant(_method, conversion=_conv)
     CASES.append((f"{_acc.label}.epsilon", _acc.epsilon, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "probability"}))
     CASES.append((f"{_acc.label}.delta", _acc.delta, {"ledger": LEDGER, "epsilon": 1.0}, {"epsilon": "positive"}))
@@ -152,7 +170,9 @@ def test_valid_arguments_are_accepted(label: str, fn: Callable[..., Any], good: 
 
 
 @pytest.mark.parametrize(("fn", "good", "param", "bad"), _bad_cases())
-def test_bad_argument_raises_value_error_naming_it(fn: Callable[..., Any], good: dict[str, Any], param: str, bad: Any) -> None:
+def test_bad_argument_raises_value_error_naming_it(
+    fn: Callable[..., Any], good: dict[str, Any], param: str, bad: Any
+) -> None:
     kwargs = {k: v for k, v in good.items() if k != "value"}
     kwargs[param] = bad
     with pytest.raises(ValueError, match=re.escape(param)):
@@ -177,7 +197,9 @@ def test_bad_argument_raises_value_error_naming_it(fn: Callable[..., Any], good:
         lambda c: zcdp_rho(1.0, 1e-5, conversion=c),
         lambda c: RdpAccountant(c),
         lambda c: ZcdpAccountant(c),
-        lambda c: make_accountant("rdp", conversion=c) if c is not None else rdp_epsilon([2.0], [0.1], 1e-5, conversion=c),
+        lambda c: (
+            make_accountant("rdp", conversion=c) if c is not None else rdp_epsilon([2.0], [0.1], 1e-5, conversion=c)
+        ),
         lambda c: make_accountant("zcdp", conversion=c) if c is not None else zcdp_epsilon(0.5, 1e-5, conversion=c),
         lambda c: gaussian_epsilon(5.0, 1e-5, method="rdp", conversion=c) if c is not None else RdpAccountant(c),
         lambda c: calibrate_sigma(1.0, 1e-5, method="zcdp", conversion=c) if c is not None else ZcdpAccountant(c),
@@ -213,7 +235,8 @@ def test_conversion_given_to_a_method_without_conversions(method: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "option"), [("exact", "orders"), ("zcdp", "orders"), ("rdp", "value_discretization_interval"), ("pld", "foo")]
+    ("method", "option"),
+    [("exact", "orders"), ("zcdp", "orders"), ("rdp", "value_discretization_interval"), ("pld", "foo")],
 )
 def test_unknown_option(method: str, option: str) -> None:
     with pytest.raises(ValueError, match=option):
@@ -301,8 +324,12 @@ def test_pld_discretization_interval(bad: Any) -> None:
 
 def test_integral_values_are_accepted() -> None:
     # Integral floats and numpy scalars are fine where integers are expected.
-    assert classic_sigma(0.5, 1e-5, sensitivity=1, compositions=3.0) == classic_sigma(0.5, 1e-5, sensitivity=1, compositions=3)
-    assert gaussian_epsilon(np.float64(5.0), np.float64(1e-5), sensitivity=np.int64(2), compositions=np.int64(3)) == gaussian_epsilon(5.0, 1e-5, sensitivity=2.0, compositions=3)
+    assert classic_sigma(0.5, 1e-5, sensitivity=1, compositions=3.0) == classic_sigma(
+        0.5, 1e-5, sensitivity=1, compositions=3
+    )
+    assert gaussian_epsilon(
+        np.float64(5.0), np.float64(1e-5), sensitivity=np.int64(2), compositions=np.int64(3)
+    ) == gaussian_epsilon(5.0, 1e-5, sensitivity=2.0, compositions=3)
 
 
 # --- keyword-only options: the positional trap of issue 16 -------------------------------------------------------

@@ -6,11 +6,20 @@ import math
 
 import mpmath
 import pytest
+import references as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import references as ref
-from dpkit.accountant import ZCDP_CONVERSIONS, gdp_delta, gdp_epsilon, gdp_mu, linear_rdp_epsilon, zcdp_delta, zcdp_epsilon, zcdp_rho
+from dpkit.accountant import (
+    ZCDP_CONVERSIONS,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+    linear_rdp_epsilon,
+    zcdp_delta,
+    zcdp_epsilon,
+    zcdp_rho,
+)
 
 rho_st = st.floats(-16.0, math.log(500.0)).map(math.exp)
 delta_st = st.floats(-400.0, math.log(0.5)).map(math.exp)
@@ -62,7 +71,10 @@ def test_gaussian_exact_rho_is_half_gdp_mu_squared(epsilon: float, delta: float)
 
 def test_rdp_optimal_is_the_continuous_improved_rdp_conversion() -> None:
     for rho, delta in [(0.5, 1e-5), (1e-4, 1e-10), (20.0, 1e-3)]:
-        assert zcdp_epsilon(rho, delta, conversion="rdp-optimal") == linear_rdp_epsilon(rho, delta, conversion="improved").epsilon
+        assert (
+            zcdp_epsilon(rho, delta, conversion="rdp-optimal")
+            == linear_rdp_epsilon(rho, delta, conversion="improved").epsilon
+        )
 
 
 @settings(max_examples=150)
@@ -89,7 +101,9 @@ def test_epsilon_increasing_in_rho(r1: float, r2: float, delta: float, conversio
     # Monotone up to the root-finder's documented precision (1e-13 relative; accountant/numerics.py):
     # ρ and ρ(1 + 7e-16) may come back in either order, each rounded up from its own exact value.
     lo, hi = sorted((r1, r2))
-    assert zcdp_epsilon(lo, delta, conversion=conversion) <= zcdp_epsilon(hi, delta, conversion=conversion) * (1 + 1e-12)
+    assert zcdp_epsilon(lo, delta, conversion=conversion) <= zcdp_epsilon(hi, delta, conversion=conversion) * (
+        1 + 1e-12
+    )
 
 
 @settings(max_examples=100)

@@ -32,6 +32,7 @@ def codes(led: AlgorithmLedger) -> list[str]:
 
 # ------------------------------------------------------------------ the paper's σ, reproduced
 
+
 @pytest.mark.parametrize(("h", "eps", "delta"), [(10, 1.0, 0.1), (6, 0.1, 0.1), (20, 5.0, 1e-5)])
 def test_ldp_sigma_paper_is_the_papers_formula(h: int, eps: float, delta: float) -> None:
     want = 4 * mpmath.mpf(h) ** 3 * mpmath.sqrt(2 * mpmath.log(mpmath.mpf(2.5) * h / delta)) / eps
@@ -50,7 +51,9 @@ def test_linopt_sigma_paper_is_the_papers_formula(k: int, h: int, d: int, eps: f
     deltas = {"B_{h,p,1}": d * h * h, "B_{h,p,2}": math.sqrt(d) * h * h, "B_{h,r,1}": 1.0, "B_{h,r,2}": 1.0}
     decl = linopt.declare_privacy("private-linopt-vi", k, h, eps, delta, d)
     for r in decl.releases:
-        want = mpmath.sqrt(32 * m * deltas[r.name] ** 2 * mpmath.log(4 * mpmath.mpf(h) / delta) * h * h / mpmath.mpf(eps) ** 2)
+        want = mpmath.sqrt(
+            32 * m * deltas[r.name] ** 2 * mpmath.log(4 * mpmath.mpf(h) / delta) * h * h / mpmath.mpf(eps) ** 2
+        )
         assert r.sigma_paper == pytest.approx(float(want), rel=1e-13)
         assert r.paper_sensitivity == pytest.approx(deltas[r.name], rel=1e-15)
         assert r.count == h * m and r.paper_count == h * m  # before-episode: exact count = ⌈log2 K⌉
@@ -88,6 +91,7 @@ def test_rlsvi_declaration_carries_the_worst_case_mu_and_the_papers_epsilon() ->
 
 # ------------------------------------------------------------------ σ_tight and the achieved ε
 
+
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)
 @pytest.mark.parametrize(("eps", "delta"), [(1.0, 0.1), (0.5, 1e-5), (4.0, 1e-6)])
 def test_sigma_tight_round_trips_through_exact(name: str, eps: float, delta: float) -> None:
@@ -105,7 +109,9 @@ def test_sigma_tight_round_trips_through_exact(name: str, eps: float, delta: flo
 @pytest.mark.parametrize("name", ALGORITHM_NAMES)
 def test_achieved_epsilon_is_exact_gdp_of_the_releases(name: str) -> None:
     led = algorithm_ledger(declare(name, 1.0, 1e-5, **DOCUMENTED[name]))
-    mu = math.sqrt(math.fsum(r.count * (r.sensitivity(led.relation) / r.sigma_paper) ** 2 for r in led.declaration.releases))
+    mu = math.sqrt(
+        math.fsum(r.count * (r.sensitivity(led.relation) / r.sigma_paper) ** 2 for r in led.declaration.releases)
+    )
     assert led.mu_at_paper_sigma == pytest.approx(mu, rel=1e-12)
     assert led.epsilon_achieved_by_paper_sigma == pytest.approx(gdp_epsilon(mu, 1e-5), rel=1e-9, abs=1e-12)
 
@@ -129,6 +135,7 @@ def test_ldp_paper_sigma_is_an_order_of_magnitude_too_large() -> None:
 
 # ------------------------------------------------------------------ flags
 
+
 def test_linopt_sensitivities_hold_only_for_add_remove() -> None:
     decl = declare("private-linopt-vi", 1.0, 0.1, **DOCUMENTED["private-linopt-vi"])
     ro = algorithm_ledger(decl)
@@ -148,11 +155,15 @@ def test_paper_claims_slightly_above_their_own_budget() -> None:
 
 
 def test_tree_depth_flag_with_after_each_schedule_and_power_of_two() -> None:
-    led = algorithm_ledger(declare("private-ofu-rl", 1.0, 0.1, episodes=1024, horizon=4, gamma=0.5, schedule="after-each"))
+    led = algorithm_ledger(
+        declare("private-ofu-rl", 1.0, 0.1, episodes=1024, horizon=4, gamma=0.5, schedule="after-each")
+    )
     (flag,) = [f for f in led.flags if f.code == "tree-depth-mismatch"]
     assert flag.severity == "error" and "10" in flag.message and "11" in flag.message
     assert "count-mismatch" not in codes(led)
-    ok = algorithm_ledger(declare("private-ofu-rl", 1.0, 0.1, episodes=1000, horizon=4, gamma=0.5, schedule="after-each"))
+    ok = algorithm_ledger(
+        declare("private-ofu-rl", 1.0, 0.1, episodes=1000, horizon=4, gamma=0.5, schedule="after-each")
+    )
     assert "tree-depth-mismatch" not in codes(ok)
     ok = algorithm_ledger(declare("private-ofu-rl", 1.0, 0.1, episodes=1024, horizon=4, gamma=0.5))
     assert "tree-depth-mismatch" not in codes(ok)
@@ -180,8 +191,16 @@ def test_json_shape() -> None:
         assert key in d
     assert isinstance(d["sigma_paper"], dict) and set(d["sigma_paper"]) == {r["name"] for r in d["releases"]}
     for r in d["releases"]:
-        assert {"name", "statistic", "count", "sensitivity_add_remove", "sensitivity_replace_one",
-                "paper_sensitivity", "sigma_paper", "sigma_tight"} <= set(r)
+        assert {
+            "name",
+            "statistic",
+            "count",
+            "sensitivity_add_remove",
+            "sensitivity_replace_one",
+            "paper_sensitivity",
+            "sigma_paper",
+            "sigma_tight",
+        } <= set(r)
     ldp = algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=10)).to_dict()
     assert isinstance(ldp["sigma_paper"], float) and isinstance(ldp["sigma_tight"], float)
 
@@ -197,6 +216,7 @@ def test_ldp_ledger_properties(h: int, eps: float, delta: float) -> None:
 
 
 # ------------------------------------------------------------------ bad input
+
 
 @pytest.mark.parametrize(
     ("call", "match"),

@@ -26,12 +26,14 @@ def _ball(dim: int, radius: float, nonnegative: bool = False) -> Callable[[np.ra
             x = np.abs(x)
         x *= radius / np.linalg.norm(x, axis=1, keepdims=True)
         return x * np.where(rng.random((n, 1)) < 0.5, 1.0, rng.random((n, 1)))  # half on the sphere
+
     return sample
 
 
 def _project_ball(radius: float, nonnegative: bool = False) -> Callable[[np.ndarray], np.ndarray]:
     def project(z: np.ndarray) -> np.ndarray:
         return clip_norm(np.abs(z) if nonnegative else z, radius)
+
     return project
 
 
@@ -40,14 +42,17 @@ def _gram(dataset: np.ndarray) -> np.ndarray:  # Σ_users upper(φφᵀ)
 
 
 def _product(dim: int) -> Callable[[np.ndarray], np.ndarray]:  # Σ_users φ·v, user = (φ, v)
-    return lambda ds: (ds[:, :dim] * ds[:, dim:dim + 1]).sum(axis=0)
+    return lambda ds: (ds[:, :dim] * ds[:, dim : dim + 1]).sum(axis=0)
 
 
-def _product_sample(dim: int, b: float, v: float, nonnegative: bool) -> Callable[[np.random.Generator, int], np.ndarray]:
+def _product_sample(
+    dim: int, b: float, v: float, nonnegative: bool
+) -> Callable[[np.random.Generator, int], np.ndarray]:
     ball = _ball(dim, b, nonnegative)
 
     def sample(rng: np.random.Generator, n: int) -> np.ndarray:
         return np.concatenate([ball(rng, n), v * rng.random((n, 1))], axis=1)
+
     return sample
 
 
@@ -55,14 +60,26 @@ def _product_project(dim: int, b: float, v: float, nonnegative: bool) -> Callabl
     def project(z: np.ndarray) -> np.ndarray:
         x = np.abs(z[:dim]) if nonnegative else z[:dim]
         return np.concatenate([clip_norm(x, b), [np.clip(z[dim], 0.0, v)]])
+
     return project
 
 
 def _check(f, sample, project, claim: float, relation: str, worst: tuple) -> None:  # noqa: ANN001
-    found = check_sensitivity(f, sample=sample, claim=claim, relation=relation, rng=7, project=project, n_random=400, n_local=2)
+    found = check_sensitivity(
+        f, sample=sample, claim=claim, relation=relation, rng=7, project=project, n_random=400, n_local=2
+    )
     assert not found.exceeds, found.to_dict()
-    attained = check_sensitivity(f, sample=sample, claim=claim, relation=relation, rng=7, project=project, n_random=10, n_local=0,
-                                 candidates=[worst])
+    attained = check_sensitivity(
+        f,
+        sample=sample,
+        claim=claim,
+        relation=relation,
+        rng=7,
+        project=project,
+        n_random=10,
+        n_local=0,
+        candidates=[worst],
+    )
     assert attained.ratio >= 1 - 1e-12 and not attained.exceeds, attained.to_dict()
 
 
@@ -78,13 +95,31 @@ def test_ldp_ucrl_vtr(reading: str) -> None:
     b, v = decl.parameters["feature_bound"], decl.parameters["value_bound"]
     nonneg = reading == "experiment"
     gram, target = decl.releases
-    _check(_gram, _ball(D, b, nonneg), _project_ball(b, nonneg), gram.sensitivity_replace_one, "replace_one",
-           (_e(0, D, b), _e(1, D, b)))
-    _check(_gram, _ball(D, b, nonneg), _project_ball(b, nonneg), gram.sensitivity_add_remove, "add_remove",
-           (_e(0, D, b), None))
+    _check(
+        _gram,
+        _ball(D, b, nonneg),
+        _project_ball(b, nonneg),
+        gram.sensitivity_replace_one,
+        "replace_one",
+        (_e(0, D, b), _e(1, D, b)),
+    )
+    _check(
+        _gram,
+        _ball(D, b, nonneg),
+        _project_ball(b, nonneg),
+        gram.sensitivity_add_remove,
+        "add_remove",
+        (_e(0, D, b), None),
+    )
     worst_other = np.append(_e(1, D, b), v) if nonneg else np.append(-_e(0, D, b), v)
-    _check(_product(D), _product_sample(D, b, v, nonneg), _product_project(D, b, v, nonneg),
-           target.sensitivity_replace_one, "replace_one", (np.append(_e(0, D, b), v), worst_other))
+    _check(
+        _product(D),
+        _product_sample(D, b, v, nonneg),
+        _product_project(D, b, v, nonneg),
+        target.sensitivity_replace_one,
+        "replace_one",
+        (np.append(_e(0, D, b), v), worst_other),
+    )
 
 
 def test_private_linopt() -> None:
@@ -98,8 +133,14 @@ def test_private_linopt() -> None:
         _check(_gram, _ball(D, 1.0), _project_ball(1.0), r1.sensitivity(rel), rel, worst)
         for release, bound, v in ((p2, b, H), (r2, 1.0, 1.0)):
             other = None if rel == "add_remove" else np.append(-_e(0, D, bound), v)
-            _check(_product(D), _product_sample(D, bound, v, False), _product_project(D, bound, v, False),
-                   release.sensitivity(rel), rel, (np.append(_e(0, D, bound), v), other))
+            _check(
+                _product(D),
+                _product_sample(D, bound, v, False),
+                _product_project(D, bound, v, False),
+                release.sensitivity(rel),
+                rel,
+                (np.append(_e(0, D, bound), v), other),
+            )
 
 
 def test_private_ofu_rl() -> None:
@@ -111,7 +152,7 @@ def test_private_ofu_rl() -> None:
     zdim = n + d
 
     def split(ds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # user = H z's then H next states
-        return ds[:, : H * zdim].reshape(-1, H, zdim), ds[:, H * zdim:].reshape(-1, H, n)
+        return ds[:, : H * zdim].reshape(-1, H, zdim), ds[:, H * zdim :].reshape(-1, H, n)
 
     def f1(ds: np.ndarray) -> np.ndarray:
         zs, _ = split(ds)
@@ -125,7 +166,7 @@ def test_private_ofu_rl() -> None:
         zs = z[: H * zdim].reshape(H, zdim).copy()
         zs[:, :n] = clip_norm(zs[:, :n], 1.0)
         zs[:, n:] = clip_norm(zs[:, n:], GAMMA)
-        return np.concatenate([zs.ravel(), clip_norm(z[H * zdim:].reshape(H, n), 1.0).ravel()])
+        return np.concatenate([zs.ravel(), clip_norm(z[H * zdim :].reshape(H, n), 1.0).ravel()])
 
     def sample(rng: np.random.Generator, k: int) -> np.ndarray:
         raw = rng.standard_normal((k, H * zdim + H * n)) * 3.0
@@ -153,6 +194,15 @@ def test_rlsvi_reward_mean() -> None:
     project = lambda z: np.clip(z, 0.0, 1.0)  # noqa: E731
     _check(f, sample, project, release.sensitivity_replace_one, "replace_one", (np.array([1.0]), np.array([0.0])))
     # with n = 4 visits the change is 1/4: well inside the worst case n = 1
-    found = check_sensitivity(f, sample=sample, claim=release.sensitivity_replace_one, relation="replace_one", rng=1, project=project,
-                              background=3, n_random=300, n_local=1)
+    found = check_sensitivity(
+        f,
+        sample=sample,
+        claim=release.sensitivity_replace_one,
+        relation="replace_one",
+        rng=1,
+        project=project,
+        background=3,
+        n_random=300,
+        n_local=1,
+    )
     assert found.largest == pytest.approx(0.25, rel=1e-3) and not found.exceeds

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.algorithms.envs.tabular import Users, random_tabular, riverswim
 from dpkit.algorithms.episodes import MAX_SIGMA, Plan, resolve_sigmas, run_tabular, sample_actions
 from dpkit.algorithms.ldp_ucrl_vtr import declare_privacy as ldp_declaration
 from dpkit.algorithms.linopt import declare_privacy as linopt_declaration
 from dpkit.algorithms.simulation import Experiment, regret_slope
-from dpkit.accountant.declarations import algorithm_ledger
 
 
 class _Fixed:

@@ -109,9 +109,10 @@ def pool2():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
@@ -220,8 +221,10 @@ def test_run_pair_identical_on_process_pool_and_dask(which, request):
 
 @pytest.mark.parametrize("which", ["in-process", "pool2", "dask"])
 def test_map_keeps_task_order(which, request):
-    ex = InProcessExecutor() if which == "in-process" else request.getfixturevalue(
-        "pool2" if which == "pool2" else "dask_executor"
+    ex = (
+        InProcessExecutor()
+        if which == "in-process"
+        else request.getfixturevalue("pool2" if which == "pool2" else "dask_executor")
     )
     done = []
     assert ex.map(slow_identity, [0, 1, 2, 3], on_done=lambda i, r: done.append((i, r))) == [0, 1, 2, 3]
@@ -232,8 +235,10 @@ def test_map_keeps_task_order(which, request):
 
 @pytest.mark.parametrize("which", ["in-process", "pool2", "dask"])
 def test_task_exceptions_propagate(which, request):
-    ex = InProcessExecutor() if which == "in-process" else request.getfixturevalue(
-        "pool2" if which == "pool2" else "dask_executor"
+    ex = (
+        InProcessExecutor()
+        if which == "in-process"
+        else request.getfixturevalue("pool2" if which == "pool2" else "dask_executor")
     )
     with pytest.raises(ValueError, match="task 2 failed"):
         ex.map(fail_on_two, [0, 1, 2, 3])
@@ -275,8 +280,10 @@ def test_bad_release_output_names_the_chunk_on_parallel_executors(which, request
 
 @pytest.mark.parametrize("which", ["in-process", "pool2", "dask"])
 def test_progress_increments_sum_to_n(which, request):
-    ex = InProcessExecutor() if which == "in-process" else request.getfixturevalue(
-        "pool2" if which == "pool2" else "dask_executor"
+    ex = (
+        InProcessExecutor()
+        if which == "in-process"
+        else request.getfixturevalue("pool2" if which == "pool2" else "dask_executor")
     )
     seen = []
     out = run_batched(scalar_release, DATASET, 2_345, 1, executor=ex, chunk_size=500, progress=seen.append)
@@ -370,7 +377,11 @@ def test_spawn_seeds_bad_inputs():
         (("processes",), {"workers": 1.5}, r"workers must be an integer >= 1, got 1\.5"),
         (("in-process",), {"workers": 2}, r"workers applies only to the 'processes' executor.*got workers=2"),
         (("processes",), {"scheduler": "tcp://x:1"}, r"scheduler applies only to the 'dask' executor.*'tcp://x:1'"),
-        (("dask",), {"workers": 4, "scheduler": "tcp://x:1"}, r"workers applies only to the 'processes' executor.*got workers=4"),
+        (
+            ("dask",),
+            {"workers": 4, "scheduler": "tcp://x:1"},
+            r"workers applies only to the 'processes' executor.*got workers=4",
+        ),
     ],
 )
 def test_make_executor_bad_inputs(args, kwargs, message):

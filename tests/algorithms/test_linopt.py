@@ -18,8 +18,8 @@ from dpkit.algorithms.episodes import resolve_sigmas, run_tabular
 from dpkit.algorithms.linopt import (
     RELEASES,
     LinOpt,
-    Privatizer,
     PrivateLinOpt,
+    Privatizer,
     confidence_radii,
     make_agent,
     noise_shift,
@@ -217,8 +217,9 @@ def test_q_is_clipped_and_the_policy_follows_it(seed: int, variant: str, private
         caps = (env.horizon - np.arange(env.horizon))[:, None, None]
         assert np.all(q >= 0.0) and np.all(q <= caps)
         if variant == "vi":
-            np.testing.assert_array_equal(q[np.arange(env.horizon)[:, None], np.arange(env.states), plan.policy],
-                                          q.max(axis=2))
+            np.testing.assert_array_equal(
+                q[np.arange(env.horizon)[:, None], np.arange(env.states), plan.policy], q.max(axis=2)
+            )
             np.testing.assert_array_equal(agent.last_v[:-1], q.max(axis=2))
         else:
             np.testing.assert_allclose(plan.policy.sum(axis=2), 1.0, rtol=1e-12)
@@ -253,18 +254,22 @@ def test_block_inverse_equals_the_dense_inverse() -> None:
 def test_paper_constants() -> None:
     assert paper_eta(2, 3, 300) == pytest.approx(math.sqrt(2 * math.log(2) / (3 * 300 * 3)))
     assert paper_eta(1, 3, 300) == 0.0
-    assert noise_shift(2.0, 3, 5, 100, 4, 0.1) == symmetric_noise_norm_bound(2.0, psums=3, dim=5, failure_probability=0.1 / 1600)
+    assert noise_shift(2.0, 3, 5, 100, 4, 0.1) == symmetric_noise_norm_bound(
+        2.0, psums=3, dim=5, failure_probability=0.1 / 1600
+    )
     assert noise_shift(0.0, 3, 5, 100, 4, 0.1) == 0.0
     assert target_noise_bound(2.0, 3, 5, 100, 4, 0.1) == pytest.approx(
-        2.0 * math.sqrt(3) * (math.sqrt(5) + math.sqrt(2 * math.log(1600 / 0.1))))
+        2.0 * math.sqrt(3) * (math.sqrt(5) + math.sqrt(2 * math.log(1600 / 0.1)))
+    )
     # without noise: the fixed-regulariser radii of Lemma 3.1
     bp, br = confidence_radii(8, 4, 100, 3, regularization=1.0, alpha=0.05)
     assert bp == pytest.approx(1.5 * math.sqrt(2 * math.log(60) + 8 * math.log(1 + 900)) + math.sqrt(8))
     assert br == pytest.approx(0.5 * math.sqrt(2 * math.log(60) + 4 * math.log(1 + 25)) + 2.0)
     # with noise: λ_min = Σ + λ, λ_max = 3Σ + λ, ν = ν₀/sqrt(λ_min)
     bp, _ = confidence_radii(8, 4, 100, 3, regularization=1.0, shift_p=10.0, target_noise_p=22.0)
-    assert bp == pytest.approx(1.5 * math.sqrt(2 * math.log(60) + 8 * math.log(1 + 900 / 11)) + math.sqrt(8 * 31)
-                               + 22 / math.sqrt(11))
+    assert bp == pytest.approx(
+        1.5 * math.sqrt(2 * math.log(60) + 8 * math.log(1 + 900 / 11)) + math.sqrt(8 * 31) + 22 / math.sqrt(11)
+    )
 
 
 # ------------------------------------------------------------------ 4. reproducibility and bad inputs
@@ -312,8 +317,10 @@ def test_make_agent_names_and_attributes() -> None:
         (lambda env: make_agent("linopt-vi", env, 10, 0, eta=0.5), "eta"),
         (lambda env: make_agent("linopt-po", env, 10, 0, eta=0.0), "eta"),
         (lambda env: make_agent("linopt-vi", env, 10, 0, regularization=0.0), "regularization"),
-        (lambda env: make_agent("private-linopt-vi", env, 10, 0, sigma=0.0, regularization=0.0, **PRIVATE),
-         "regularization"),
+        (
+            lambda env: make_agent("private-linopt-vi", env, 10, 0, sigma=0.0, regularization=0.0, **PRIVATE),
+            "regularization",
+        ),
         (lambda env: make_agent("private-linopt-vi", env, 10, 0, sigma=-1.0, **PRIVATE), "-1"),
         (lambda env: make_agent("private-linopt-vi", env, 10, 0, epsilon=-2.0, delta=1e-5), "epsilon"),
         (lambda env: make_agent("private-linopt-vi", env, 1, 0, **PRIVATE), "episodes"),

@@ -153,8 +153,14 @@ def test_clipped_rollout_keeps_states_in_the_unit_ball() -> None:
 
 def system_kwargs(**changes: object) -> dict[str, object]:
     kw: dict[str, object] = dict(
-        A=np.diag([0.5, 0.3]), B=np.array([[0.4], [0.3]]), Q=np.eye(2), R=np.eye(1), horizon=5,
-        noise_bound=0.1, gamma=0.5, x0=np.array([0.6, 0.8]),
+        A=np.diag([0.5, 0.3]),
+        B=np.array([[0.4], [0.3]]),
+        Q=np.eye(2),
+        R=np.eye(1),
+        horizon=5,
+        noise_bound=0.1,
+        gamma=0.5,
+        x0=np.array([0.6, 0.8]),
     )
     kw.update(changes)
     return kw
@@ -168,8 +174,10 @@ def system_kwargs(**changes: object) -> dict[str, object]:
         ({"gamma": 2.0}, r"Assumption 1\(e\).*2\.0"),
         ({"noise_bound": 1.0}, r"noise_bound C_w must be < 1.*1\.0"),
         ({"noise_bound": -0.1}, r"noise_bound must be > 0.*-0\.1"),
-        ({"A": np.array([[0.3, 0.5], [0.5, 0.3]]), "B": np.array([[0.5], [0.3]]), "gamma": 0.1},
-         r"‖Θ‖_F.*must be <= 1"),
+        (
+            {"A": np.array([[0.3, 0.5], [0.5, 0.3]]), "B": np.array([[0.5], [0.3]]), "gamma": 0.1},
+            r"‖Θ‖_F.*must be <= 1",
+        ),
         ({"A": np.diag([0.5, 0.3]), "B": np.array([[0.4], [0.0]])}, r"controllable"),
         ({"A": np.eye(3) * 0.1}, r"B must have n = 3 rows"),
         ({"A": np.ones((2, 3)) * 0.1}, r"A must be square"),

@@ -78,9 +78,9 @@ def test_self_normalised_radius_covers_at_the_nominal_rate_with_gaussian_noise()
     err = centre - theta
     dist = np.sqrt(np.einsum("kij,kil,klj->k", err, v, err))
     ratio = np.linalg.slogdet(np.eye(p) + gram / lam)[1]
-    beta = np.array([
-        confidence_radius(r, state_dim=n, noise_scale=s, alpha=alpha, lambda_max=lam, theta_bound=1.0) for r in ratio
-    ])
+    beta = np.array(
+        [confidence_radius(r, state_dim=n, noise_scale=s, alpha=alpha, lambda_max=lam, theta_bound=1.0) for r in ratio]
+    )
     coverage = np.mean(dist <= beta)
     assert coverage >= 1 - alpha - 0.03
     # the radius is not vacuous: a third of it already misses most of the time
@@ -102,7 +102,9 @@ def test_agent_ellipsoid_contains_the_true_theta(sigma: float) -> None:
     assert covered / seeds >= 0.95 - 0.03
     if sigma > 0:
         m = agent.psums_per_prefix
-        assert agent.noise_norm_bound == symmetric_noise_norm_bound(sigma, psums=m, dim=3, failure_probability=0.05 / 2 / 2 / k_)
+        assert agent.noise_norm_bound == symmetric_noise_norm_bound(
+            sigma, psums=m, dim=3, failure_probability=0.05 / 2 / 2 / k_
+        )
         assert agent.shift == pytest.approx(1.0 + 2 * agent.noise_norm_bound)
         assert agent.alpha_self_normalised == 0.025
 
@@ -182,8 +184,12 @@ def test_min_norm_point_of_an_ellipsoid() -> None:
         ell = random_ellipsoid(rng, np.full((3, 2), 1.0), 0.3)
         low = ell.min_norm_point()
         assert ell.distance(low) == pytest.approx(ell.radius, rel=1e-9)
-        inside = ell.point(ell.radius * rng.uniform(0, 1, size=(20000, 1, 1)) ** 0.5
-                           * (g := rng.normal(size=(20000, 3, 2))) / np.linalg.norm(g, axis=(1, 2))[:, None, None])
+        inside = ell.point(
+            ell.radius
+            * rng.uniform(0, 1, size=(20000, 1, 1)) ** 0.5
+            * (g := rng.normal(size=(20000, 3, 2)))
+            / np.linalg.norm(g, axis=(1, 2))[:, None, None]
+        )
         assert np.linalg.norm(inside, axis=(1, 2)).min() >= np.linalg.norm(low) - 1e-12
 
 
@@ -206,8 +212,9 @@ def test_released_prefixes_carry_the_declared_noise() -> None:
         assert not b1[0].any() and not b2[0].any()  # episode 1: the empty prefix, nothing released
         z = np.concatenate([run.states[:, :-1], run.actions], axis=2)
         exact1 = np.concatenate([np.zeros((1, 3, 3)), np.cumsum(np.einsum("khi,khj->kij", z, z), axis=0)[:-1]])
-        exact2 = np.concatenate([np.zeros((1, 3, 2)),
-                                 np.cumsum(np.einsum("khi,khj->kij", z, run.states[:, 1:]), axis=0)[:-1]])
+        exact2 = np.concatenate(
+            [np.zeros((1, 3, 2)), np.cumsum(np.einsum("khi,khj->kij", z, run.states[:, 1:]), axis=0)[:-1]]
+        )
         scale = np.sqrt([bin(k).count("1") for k in range(1, k_)])[:, None, None]  # p-sums in prefix 1..k
         n1 = (b1 - exact1)[1:] / scale
         b1_noise.append(n1[:, iu[0], iu[1]].ravel())
@@ -229,7 +236,10 @@ def test_sigmas_come_from_the_declaration() -> None:
         assert agent.sigmas == want and agent.declaration == decl
         assert agent._b1.sigma == want["B1"] and agent._b2.sigma == want["B2"] and agent._b1.symmetric
         assert agent.name == "private-ofu-rl"
-    assert make_agent("private-ofu-rl", system, 100, 0, epsilon=1.0, delta=1e-5).sigmas["B1"] == decl.releases[0].sigma_paper
+    assert (
+        make_agent("private-ofu-rl", system, 100, 0, epsilon=1.0, delta=1e-5).sigmas["B1"]
+        == decl.releases[0].sigma_paper
+    )
     plain = make_agent("ofu-rl", system, 100, 0, epsilon=1.0, delta=1e-5)
     assert plain.sigmas == {} and plain.declaration is None and plain.name == "ofu-rl"
 

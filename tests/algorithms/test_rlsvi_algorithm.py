@@ -34,6 +34,7 @@ def _brute_counts(run: Run, states: int, actions: int) -> np.ndarray:
 
 # 1. The variances are β_k/(n_k + 1) with the run's own visit counts.
 
+
 @pytest.mark.parametrize("beta", [None, 0.7])
 def test_variances_are_beta_over_counts_plus_one(beta: float | None) -> None:
     env = make_tabular("tabular", 3, 5, actions=2, horizon=4)
@@ -42,7 +43,9 @@ def test_variances_are_beta_over_counts_plus_one(beta: float | None) -> None:
     counts = _brute_counts(run, s_, a_)
     np.testing.assert_array_equal(agent.counts, counts)
     assert agent.counts.shape == agent.variances.shape == (k_, h_, s_, a_)
-    betas = np.array([russo_beta(states=s_, actions=a_, horizon=h_, episode=k + 1) if beta is None else beta for k in range(k_)])
+    betas = np.array(
+        [russo_beta(states=s_, actions=a_, horizon=h_, episode=k + 1) if beta is None else beta for k in range(k_)]
+    )
     expected = betas[:, None, None, None] / (counts + 1.0)
     np.testing.assert_allclose(agent.variances, expected, rtol=1e-13, atol=0)
     assert agent.noise_scale == 1.0 and run.sigmas == agent.sigmas
@@ -70,6 +73,7 @@ def test_sigma_number_and_tight_scale_beta_by_the_square() -> None:
 
 # 2. The per-run accountant against a brute-force sum.
 
+
 def test_run_mu_matches_brute_force_sum() -> None:
     env = make_tabular("tabular", 2, 11, actions=2, horizon=3)
     s_, a_, h_, k_ = 2, 2, 3, 20
@@ -91,6 +95,7 @@ def test_run_mu_matches_brute_force_sum() -> None:
 
 
 # 3. The released Q-values carry noise of the recorded variances.
+
 
 def test_released_noise_has_recorded_variances() -> None:
     env = random_tabular(3, 2, 4, 2, reward_model="bernoulli")
@@ -125,6 +130,7 @@ def test_released_noise_has_recorded_variances() -> None:
 
 # 4. It learns: below the uniformly random policy's regret on a 2-state MDP.
 
+
 def test_regret_below_uniform_policy() -> None:
     env = riverswim(2)
     h_, s_, a_ = env.horizon, env.states, env.actions
@@ -136,6 +142,7 @@ def test_regret_below_uniform_policy() -> None:
 
 
 # 5. Reproducibility and bad inputs.
+
 
 def test_same_seed_same_run() -> None:
     a, pa = rlsvi_run("riverswim-inhomogeneous", 3, 2, 60, 5, record=True)
@@ -149,24 +156,27 @@ def test_same_seed_same_run() -> None:
     assert not np.array_equal(a.releases[RELEASE], c.releases[RELEASE])
 
 
-@pytest.mark.parametrize(("call", "needle"), [
-    (lambda: make_agent("ucbvi", riverswim(2), 10, 0), "ucbvi"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, 0, beta=-1.0), "beta"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, 0, gamma=1.0), "gamma"),
-    (lambda: make_agent("rlsvi", riverswim(2), 0, 0), "episodes"),
-    (lambda: make_agent("rlsvi", riverswim(2), 1, 0), "episodes"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, -3), "rng"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, 0, sigma="loose"), "loose"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, 0, sigma=-1.0), "sigma"),
-    (lambda: make_agent("rlsvi", riverswim(2), 10, 0, delta=1.5), "delta"),
-    (lambda: make_agent("rlsvi", "riverswim", 10, 0), "env"),
-    (lambda: rlsvi_run("riverswim", 3, 3, 10, 0), "actions=3"),
-    (lambda: rlsvi_run("lake", 3, 2, 10, 0), "lake"),
-    (lambda: rlsvi_run("riverswim", 3, 2, 10, -1), "seed"),
-    (lambda: Rlsvi(2, 2, 2, 5, 0).plan(1), "k=1"),
-    (lambda: Rlsvi(2, 2, 2, 5, 0).update(0, np.zeros(3, int), np.zeros(2, int), np.zeros(2)), "k=0"),
-    (lambda: Rlsvi(2, 2, 2, 5, 0).run_privacy(), "planned"),
-])
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (lambda: make_agent("ucbvi", riverswim(2), 10, 0), "ucbvi"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, 0, beta=-1.0), "beta"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, 0, gamma=1.0), "gamma"),
+        (lambda: make_agent("rlsvi", riverswim(2), 0, 0), "episodes"),
+        (lambda: make_agent("rlsvi", riverswim(2), 1, 0), "episodes"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, -3), "rng"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, 0, sigma="loose"), "loose"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, 0, sigma=-1.0), "sigma"),
+        (lambda: make_agent("rlsvi", riverswim(2), 10, 0, delta=1.5), "delta"),
+        (lambda: make_agent("rlsvi", "riverswim", 10, 0), "env"),
+        (lambda: rlsvi_run("riverswim", 3, 3, 10, 0), "actions=3"),
+        (lambda: rlsvi_run("lake", 3, 2, 10, 0), "lake"),
+        (lambda: rlsvi_run("riverswim", 3, 2, 10, -1), "seed"),
+        (lambda: Rlsvi(2, 2, 2, 5, 0).plan(1), "k=1"),
+        (lambda: Rlsvi(2, 2, 2, 5, 0).update(0, np.zeros(3, int), np.zeros(2, int), np.zeros(2)), "k=0"),
+        (lambda: Rlsvi(2, 2, 2, 5, 0).run_privacy(), "planned"),
+    ],
+)
 def test_bad_inputs_name_the_value(call, needle: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=needle):
         call()

@@ -55,6 +55,7 @@ def assert_variance(noise: np.ndarray, sigma: float) -> None:
 
 # ------------------------------------------------------------------ building blocks (reference values)
 
+
 def test_optimistic_plan_with_true_theta_and_no_bonus_is_backward_induction() -> None:
     env = random_tabular(3, 2, 5, 4)
     theta = LinearMixture(env).theta()
@@ -101,6 +102,7 @@ def test_block_and_dense_models_agree_on_a_block_diagonal_gram() -> None:
 
 # ------------------------------------------------------------------ 1. σ = 0 is UCRL-VTR
 
+
 @pytest.mark.parametrize("env", [riverswim(3), random_tabular(3, 2, 6, 7)], ids=["riverswim-3", "random-3x2"])
 def test_sigma_zero_takes_exactly_the_actions_of_ucrl_vtr(env: TabularMDP) -> None:
     k_ = 200
@@ -118,8 +120,11 @@ def test_sigma_zero_takes_exactly_the_actions_of_ucrl_vtr(env: TabularMDP) -> No
 
 
 @settings(max_examples=6)
-@given(bonus_scale=st.sampled_from([0.03, 0.1, 0.5]), regularizer=st.sampled_from([None, 0.05, 1.0]),
-       seed=st.integers(0, 2**16))
+@given(
+    bonus_scale=st.sampled_from([0.03, 0.1, 0.5]),
+    regularizer=st.sampled_from([None, 0.05, 1.0]),
+    seed=st.integers(0, 2**16),
+)
 def test_sigma_zero_matches_ucrl_vtr_for_any_bonus_and_regularizer(
     bonus_scale: float, regularizer: float | None, seed: int
 ) -> None:
@@ -131,6 +136,7 @@ def test_sigma_zero_matches_ucrl_vtr_for_any_bonus_and_regularizer(
 
 
 # ------------------------------------------------------------------ 2. the releases
+
 
 def test_recorded_releases_have_the_declared_shapes_and_are_what_the_server_adds() -> None:
     env = riverswim(2)
@@ -174,7 +180,7 @@ def test_noise_has_the_declared_std_on_i_le_j_mirrored_and_fresh() -> None:
     assert_variance(target_noise, sig[TARGET])
     # fresh: no draw reused across steps, entries or the two releases
     n = draws * d
-    for a, b in [(diag[:, 0], diag[:, 1]), (diag[:, 0], target_noise[:, 0]), (off[:, 0, :d], off[:, 0, d:2 * d])]:
+    for a, b in [(diag[:, 0], diag[:, 1]), (diag[:, 0], target_noise[:, 0]), (off[:, 0, :d], off[:, 0, d : 2 * d])]:
         rho = np.corrcoef(a.ravel(), b.ravel())[0, 1]
         assert abs(rho) < 6 / np.sqrt(n)
 
@@ -185,13 +191,18 @@ def test_the_shift_keeps_the_noisy_gram_positive_definite() -> None:
     agent = ldp(env, k_, 4, epsilon=10.0, sigma="tight")
     run_tabular(agent, env, Users.draw(k_, env.horizon, 4), 0)
     sig = agent.sigmas[GRAM]
-    want = 2.0 * symmetric_noise_norm_bound(sig, psums=k_ - 1, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_))
+    want = 2.0 * symmetric_noise_norm_bound(
+        sig, psums=k_ - 1, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_)
+    )
     assert agent.shift == want  # r before the last user: 2Υ_{K−1}
-    r_next = 2.0 * symmetric_noise_norm_bound(sig, psums=k_, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_))
+    r_next = 2.0 * symmetric_noise_norm_bound(
+        sig, psums=k_, dim=d, failure_probability=agent.failure_probability / (env.horizon * k_)
+    )
     assert np.linalg.eigvalsh(agent.gram() + r_next * np.eye(d)).min() > 0.0
 
 
 # ------------------------------------------------------------------ 3. clipping
+
 
 def test_features_and_values_beyond_the_theorem_bounds_are_clipped() -> None:
     env = riverswim(2)  # H = 4, S = 2: ‖φ_V‖ = ‖V‖ up to ~1 > 0.3
@@ -215,9 +226,14 @@ def test_features_and_values_beyond_the_theorem_bounds_are_clipped() -> None:
 
 
 @settings(max_examples=25)
-@given(values=hnp.arrays(float, (4, 2), elements=st.floats(-2.0, 3.0)),
-       feature_bound=st.floats(0.05, 3.0), value_bound=st.floats(0.05, 3.0))
-def test_clipped_messages_respect_any_declared_bounds(values: np.ndarray, feature_bound: float, value_bound: float) -> None:
+@given(
+    values=hnp.arrays(float, (4, 2), elements=st.floats(-2.0, 3.0)),
+    feature_bound=st.floats(0.05, 3.0),
+    value_bound=st.floats(0.05, 3.0),
+)
+def test_clipped_messages_respect_any_declared_bounds(
+    values: np.ndarray, feature_bound: float, value_bound: float
+) -> None:
     agent = ldp(riverswim(2), 5, 0, reading="theorem", feature_bound=feature_bound, value_bound=value_bound, sigma=0)
     targets = values[:, 0]
     m = agent.privatize(np.array([0, 1, 2, 3]), values, targets)
@@ -228,6 +244,7 @@ def test_clipped_messages_respect_any_declared_bounds(values: np.ndarray, featur
 
 
 # ------------------------------------------------------------------ 4. regret
+
 
 @pytest.mark.parametrize("env", [riverswim(2), random_tabular(2, 2, 4, 0)], ids=["riverswim-2", "random-2x2"])
 def test_both_agents_beat_the_uniform_policy_on_two_state_mdps(env: TabularMDP) -> None:
@@ -242,6 +259,7 @@ def test_both_agents_beat_the_uniform_policy_on_two_state_mdps(env: TabularMDP) 
 
 
 # ------------------------------------------------------------------ 5. reproducibility and validation
+
 
 def test_same_seed_same_run_other_seed_other_noise() -> None:
     env = riverswim(2)

@@ -21,13 +21,29 @@ def scalar_gaussian(ds: tuple[float, float], rng: np.random.Generator, n: int) -
 def test_million_trials_reach_the_true_mu() -> None:
     mu = 1.0 / SIGMA_1
     lr = GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=SIGMA_1)
-    r = audit(scalar_gaussian, (0.0, SIGMA_1), (1.0, SIGMA_1), Claim.dp(1.0, 1e-5), attack=lr, runs=1_000_000,
-              seed=0, chunk_size=250_000)
+    r = audit(
+        scalar_gaussian,
+        (0.0, SIGMA_1),
+        (1.0, SIGMA_1),
+        Claim.dp(1.0, 1e-5),
+        attack=lr,
+        runs=1_000_000,
+        seed=0,
+        chunk_size=250_000,
+    )
     assert r.verdict == "consistent"
     assert 0.95 * mu <= r.mu_lower <= mu
     assert r.epsilon_gdp_reading >= 0.9 and r.epsilon_gdp_reading <= gdp_epsilon(mu, 1e-5)
-    halved = audit(scalar_gaussian, (0.0, SIGMA_1 / 2), (1.0, SIGMA_1 / 2), Claim.gaussian(SIGMA_1), attack=lr,
-                   runs=1_000_000, seed=1, chunk_size=250_000)
+    halved = audit(
+        scalar_gaussian,
+        (0.0, SIGMA_1 / 2),
+        (1.0, SIGMA_1 / 2),
+        Claim.gaussian(SIGMA_1),
+        attack=lr,
+        runs=1_000_000,
+        seed=1,
+        chunk_size=250_000,
+    )
     assert halved.verdict == "violation"
 
 

@@ -17,8 +17,8 @@ from dpkit.audits.attacks import (
     ATTACK_NAMES,
     ATTACKS,
     AUTO_ATTACKS,
-    Attack,
     AtomAttack,
+    Attack,
     BoostingAttack,
     DensityRatioAttack,
     GaussianLikelihoodRatio,
@@ -121,7 +121,7 @@ def test_gaussian_lr_symmetric_matrix_uses_the_upper_triangle() -> None:
         return mean + noise + np.swapaxes(np.triu(noise, 1), -1, -2)
 
     out0, out1 = release(m0, 100_000), release(m1, 100_000)
-    assert_normal(attack.score(out0), -attack.mu**2 / 2, attack.mu)
+    assert_normal(attack.score(out0), -(attack.mu**2) / 2, attack.mu)
     assert_normal(attack.score(out1), attack.mu**2 / 2, attack.mu)
     # Changing entries strictly below the diagonal changes nothing.
     x = out0[:50]
@@ -322,8 +322,16 @@ def test_score_function() -> None:
 
 
 def test_make_attack() -> None:
-    assert set(ATTACKS) == {"gaussian-lr", "gaussian-lr-fitted", "logistic", "histogram", "density-ratio", "atoms",
-                            "boosting", "score"}
+    assert set(ATTACKS) == {
+        "gaussian-lr",
+        "gaussian-lr-fitted",
+        "logistic",
+        "histogram",
+        "density-ratio",
+        "atoms",
+        "boosting",
+        "score",
+    }
     for name, cls in ATTACKS.items():
         assert cls.name == name and issubclass(cls, Attack)
     assert isinstance(make_attack("gaussian-lr", mean0=[0.0], mean1=[1.0], sigma=1.0), GaussianLikelihoodRatio)
@@ -332,8 +340,11 @@ def test_make_attack() -> None:
     assert make_attack("histogram", bins=7).bins == 7
     user = make_attack("score", fn=lambda x: x[:, 0], name="first")
     assert isinstance(user, ScoreFunction) and user.name == "first"
-    with pytest.raises(ValueError, match="name must be one of gaussian-lr, gaussian-lr-fitted, logistic, histogram, "
-                                         "density-ratio, atoms, boosting, score; got 'svm'"):
+    with pytest.raises(
+        ValueError,
+        match="name must be one of gaussian-lr, gaussian-lr-fitted, logistic, histogram, "
+        "density-ratio, atoms, boosting, score; got 'svm'",
+    ):
         make_attack("svm")
 
 
@@ -348,8 +359,12 @@ def _fitted(cls: type[Attack]) -> Attack:
 
 @pytest.mark.parametrize(
     "make",
-    [_white_box, lambda: _fitted(LogisticRegressionAttack), lambda: _fitted(HistogramLikelihoodRatio),
-     lambda: ScoreFunction(lambda x: x.reshape(len(x), -1)[:, 0])],
+    [
+        _white_box,
+        lambda: _fitted(LogisticRegressionAttack),
+        lambda: _fitted(HistogramLikelihoodRatio),
+        lambda: ScoreFunction(lambda x: x.reshape(len(x), -1)[:, 0]),
+    ],
     ids=["gaussian-lr", "logistic", "histogram", "score"],
 )
 @pytest.mark.parametrize(
@@ -450,7 +465,7 @@ def test_fitted_attacks_pickle_and_score_chunk_by_chunk(name: str, k: int) -> No
     whole = attack.score(test)
     copy = pickle.loads(pickle.dumps(attack))
     np.testing.assert_array_equal(copy.score(test), whole)
-    chunks = np.concatenate([attack.score(test[i:i + 128]) for i in range(0, test.shape[0], 128)])
+    chunks = np.concatenate([attack.score(test[i : i + 128]) for i in range(0, test.shape[0], 128)])
     np.testing.assert_array_equal(chunks, whole)
     np.testing.assert_array_equal(attack.score(test[5:6]), whole[5:6])
     assert whole.shape == (1000,) and whole.dtype == np.float64 and np.all(np.isfinite(whole))
@@ -535,6 +550,7 @@ def test_atoms_read_disjoint_lattices_from_fractional_parts() -> None:
 def test_density_ratio_follows_the_shape_of_the_ratio() -> None:
     rng = np.random.default_rng(25)
     n = 50_000
+
     # a variance mixture: D′ is D with 10% of outputs from a 3× wider Gaussian (same mean, 1-d)
     def mix(wide: float, size: int) -> np.ndarray:
         return rng.normal(size=size) * np.where(rng.random(size) < wide, 3.0, 1.0)
@@ -549,8 +565,10 @@ def test_density_ratio_follows_the_shape_of_the_ratio() -> None:
         estimated, truth = mean_score(lo, hi)  # few outputs (wide bins) in the tails: a coarser estimate
         assert estimated == pytest.approx(truth, abs=tolerance), (lo, hi)
     assert mean_score(-0.5, 0.5)[0] < 0 < min(mean_score(-4, -3)[0], mean_score(3, 4)[0])  # not monotone
-    best = auc(np.log(0.9 + 0.1 * stats.norm.pdf(t0 := mix(0.0, n), scale=3.0) / stats.norm.pdf(t0)),
-               np.log(0.9 + 0.1 * stats.norm.pdf(t1 := mix(0.1, n), scale=3.0) / stats.norm.pdf(t1)))
+    best = auc(
+        np.log(0.9 + 0.1 * stats.norm.pdf(t0 := mix(0.0, n), scale=3.0) / stats.norm.pdf(t0)),
+        np.log(0.9 + 0.1 * stats.norm.pdf(t1 := mix(0.1, n), scale=3.0) / stats.norm.pdf(t1)),
+    )
     assert auc(attack.score(mix(0.0, n)), attack.score(mix(0.1, n))) == pytest.approx(best, abs=0.01)
     linear = LogisticRegressionAttack().fit(mix(0.0, n), mix(0.1, n))
     assert abs(auc(linear.score(mix(0.0, n)), linear.score(mix(0.1, n))) - 0.5) < 0.02
@@ -610,8 +628,12 @@ def test_new_attacks_validate_their_options_and_inputs() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 3), cut=st.integers(1, 199),
-       kind=st.sampled_from(["continuous", "atoms", "lattice", "discrete"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    k=st.integers(1, 3),
+    cut=st.integers(1, 199),
+    kind=st.sampled_from(["continuous", "atoms", "lattice", "discrete"]),
+)
 def test_learned_leak_attacks_score_any_split_like_the_whole(seed: int, k: int, cut: int, kind: str) -> None:
     rng = np.random.default_rng(seed)
 

@@ -53,11 +53,17 @@ def vector_sum_missing_noise(ds: list, rng: np.random.Generator, n: int) -> np.n
 
 
 def missing_noise(correct: bool) -> Case:
-    return Case(vector_sum_correct if correct else vector_sum_missing_noise, [], [U], Claim.gaussian(SIGMA, 1.0),
-                GaussianLikelihoodRatio(np.zeros(2), U, sigma=SIGMA))
+    return Case(
+        vector_sum_correct if correct else vector_sum_missing_noise,
+        [],
+        [U],
+        Claim.gaussian(SIGMA, 1.0),
+        GaussianLikelihoodRatio(np.zeros(2), U, sigma=SIGMA),
+    )
 
 
 # ---------------------------------------------------------------- tree: std divided by √m, depth off by one
+
 
 def _tree_prefixes(items: np.ndarray, sigma: float, rng: np.random.Generator, n: int) -> np.ndarray:
     counter = BinaryCounter((n,), sigma, rng)
@@ -91,8 +97,14 @@ def tree_std_over_sqrt_m(items: np.ndarray, rng: np.random.Generator, n: int) ->
 def std_over_sqrt_m(correct: bool) -> Case:
     d1 = np.zeros(T)
     d1[0] = 1.0  # the worst item (in m = 5 p-sums)
-    return Case(tree_correct if correct else tree_std_over_sqrt_m, np.zeros(T), d1, Claim.gaussian(SIGMA, 1.0, M),
-                _tree_attack(T, SIGMA), runs=20_000)
+    return Case(
+        tree_correct if correct else tree_std_over_sqrt_m,
+        np.zeros(T),
+        d1,
+        Claim.gaussian(SIGMA, 1.0, M),
+        _tree_attack(T, SIGMA),
+        runs=20_000,
+    )
 
 
 def depth_off_by_one(correct: bool) -> Case:
@@ -131,10 +143,13 @@ def gram_averaged_noise(ds: list, rng: np.random.Generator, n: int) -> np.ndarra
 def matrix_noise(variant: str) -> Case:
     release = {"correct": gram_symmetric, "full": gram_full_noise, "averaged": gram_averaged_noise}[variant]
     # the claim accounts the upper triangle (Δ = ‖U(XXᵀ − YYᵀ)‖ = 1) with σ on each i <= j entry
-    return Case(release, [X], [Y], Claim.gaussian(SIGMA, 1.0), GaussianLikelihoodRatio(_gram([X]), _gram([Y]), sigma=SIGMA))
+    return Case(
+        release, [X], [Y], Claim.gaussian(SIGMA, 1.0), GaussianLikelihoodRatio(_gram([X]), _gram([Y]), sigma=SIGMA)
+    )
 
 
 # ---------------------------------------------------------------- one noise draw reused across releases
+
 
 def two_statistics_correct(ds: list, rng: np.random.Generator, n: int) -> np.ndarray:
     s = float(np.sum(ds))
@@ -148,8 +163,13 @@ def two_statistics_reused_noise(ds: list, rng: np.random.Generator, n: int) -> n
 
 
 def reused_noise(correct: bool) -> Case:
-    return Case(two_statistics_correct if correct else two_statistics_reused_noise, [], [1.0],
-                Claim.gaussian(SIGMA, 1.0, 2), GaussianLikelihoodRatio(np.zeros(2), np.array([1.0, -1.0]), sigma=SIGMA))
+    return Case(
+        two_statistics_correct if correct else two_statistics_reused_noise,
+        [],
+        [1.0],
+        Claim.gaussian(SIGMA, 1.0, 2),
+        GaussianLikelihoodRatio(np.zeros(2), np.array([1.0, -1.0]), sigma=SIGMA),
+    )
 
 
 # ---------------------------------------------------------------- features above the bound (no clipping)
@@ -164,8 +184,13 @@ def clipped_sum(ds: list, rng: np.random.Generator, n: int) -> np.ndarray:
 
 def unclipped(correct: bool) -> Case:
     # the attacker assumes the claimed sensitivity and aims at the largest admissible change
-    return Case(clipped_sum if correct else vector_sum_correct, [], [BIG], Claim.gaussian(SIGMA, 1.0),
-                GaussianLikelihoodRatio(np.zeros(2), np.array([1.0, 0.0]), sigma=SIGMA))
+    return Case(
+        clipped_sum if correct else vector_sum_correct,
+        [],
+        [BIG],
+        Claim.gaussian(SIGMA, 1.0),
+        GaussianLikelihoodRatio(np.zeros(2), np.array([1.0, 0.0]), sigma=SIGMA),
+    )
 
 
 # ---------------------------------------------------------------- the classic formula used with ε >= 1
@@ -180,8 +205,14 @@ def scalar_gaussian(ds: tuple, rng: np.random.Generator, n: int) -> np.ndarray:
 
 def classic_large_epsilon(correct: bool) -> Case:
     sigma = calibrate_sigma(EPS, DELTA).sigma if correct else _classic(EPS, DELTA)
-    return Case(scalar_gaussian, (0.0, sigma), (1.0, sigma), Claim.dp(EPS, DELTA),
-                GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=sigma), runs=2_000_000)
+    return Case(
+        scalar_gaussian,
+        (0.0, sigma),
+        (1.0, sigma),
+        Claim.dp(EPS, DELTA),
+        GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=sigma),
+        runs=2_000_000,
+    )
 
 
 def _classic(eps: float, delta: float) -> float:
@@ -205,8 +236,17 @@ ZOO = {
 
 
 def _run(case: Case, seed: int) -> object:
-    return audit(case.release, case.d0, case.d1, case.claim, attack=case.attack, runs=case.runs, seed=seed,
-                 alpha=0.05, chunk_size=100_000)
+    return audit(
+        case.release,
+        case.d0,
+        case.d1,
+        case.claim,
+        attack=case.attack,
+        runs=case.runs,
+        seed=seed,
+        alpha=0.05,
+        chunk_size=100_000,
+    )
 
 
 @pytest.mark.parametrize("name", list(ZOO))

@@ -22,8 +22,15 @@ def _white_box(sigma: float) -> GaussianLikelihoodRatio:
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
 def test_white_box_audit_is_tight_and_consistent(sigma: float) -> None:
-    result = audit(gaussian_release, (0.0, sigma), (1.0, sigma), Claim.gaussian(sigma), attack=_white_box(sigma),
-                   runs=40_000, seed=3)
+    result = audit(
+        gaussian_release,
+        (0.0, sigma),
+        (1.0, sigma),
+        Claim.gaussian(sigma),
+        attack=_white_box(sigma),
+        runs=40_000,
+        seed=3,
+    )
     mu = 1.0 / sigma
     assert result.verdict == "consistent"
     assert 0.8 * mu <= result.mu_lower <= mu
@@ -32,8 +39,15 @@ def test_white_box_audit_is_tight_and_consistent(sigma: float) -> None:
 
 def test_sigma_30_percent_too_small_is_a_violation() -> None:
     tight, actual = 1.0, 0.7
-    result = audit(gaussian_release, (0.0, actual), (1.0, actual), Claim.gaussian(tight), attack=_white_box(tight),
-                   runs=40_000, seed=4)
+    result = audit(
+        gaussian_release,
+        (0.0, actual),
+        (1.0, actual),
+        Claim.gaussian(tight),
+        attack=_white_box(tight),
+        runs=40_000,
+        seed=4,
+    )
     assert result.verdict == "violation" and result.mu_lower > 1.0
 
 
@@ -45,8 +59,9 @@ def test_learned_attack_audits_a_black_box() -> None:
 
 
 def test_dp_and_zcdp_claims_are_checked_through_epsilon() -> None:
-    r = audit(gaussian_release, (0.0, 0.3), (1.0, 0.3), Claim.dp(1.0, 1e-5), attack=_white_box(0.3), runs=100_000,
-              seed=6)
+    r = audit(
+        gaussian_release, (0.0, 0.3), (1.0, 0.3), Claim.dp(1.0, 1e-5), attack=_white_box(0.3), runs=100_000, seed=6
+    )
     assert r.verdict == "violation" and r.claimed_mu is None and r.epsilon_lower > 1.0
     r = audit(gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.zcdp(0.5), attack=_white_box(1.0), runs=20_000, seed=6)
     assert r.verdict == "consistent"
@@ -68,19 +83,24 @@ def test_same_seed_same_result_any_executor() -> None:
 def test_audit_pairs_splits_alpha_and_keeps_the_strongest() -> None:
     pairs = [((0.0, 1.0), (0.2, 1.0)), ((0.0, 1.0), (1.0, 1.0))]
     res = audit_pairs(gaussian_release, pairs, Claim.gaussian(1.0), attack=lambda: _white_box(1.0), runs=20_000)
-    assert all(e.alpha == pytest.approx(0.025 / 3) for r in res.results for e in r.estimates)  # α/2 per pair, /3 per test
+    assert all(
+        e.alpha == pytest.approx(0.025 / 3) for r in res.results for e in r.estimates
+    )  # α/2 per pair, /3 per test
     assert res.strongest is res.results[1] and res.verdict == "consistent"
     assert res.to_dict()["strongest"] == 1
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"claim": "1-GDP"}, "claim"),
-    ({"runs": 0}, "runs"),
-    ({"runs": 4}, "runs"),
-    ({"alpha": 1.0}, "alpha"),
-    ({"attack": "oracle"}, "name"),
-    ({"attack": 3}, "attack"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"claim": "1-GDP"}, "claim"),
+        ({"runs": 0}, "runs"),
+        ({"runs": 4}, "runs"),
+        ({"alpha": 1.0}, "alpha"),
+        ({"attack": "oracle"}, "name"),
+        ({"attack": 3}, "attack"),
+    ],
+)
 def test_bad_input(kwargs: dict, match: str) -> None:
     args = {"release": gaussian_release, "dataset0": (0.0, 1.0), "dataset1": (1.0, 1.0), "claim": Claim.gaussian(1.0)}
     args.update(kwargs)
@@ -92,5 +112,8 @@ def test_audit_pairs_bad_input() -> None:
     with pytest.raises(ValueError, match="at least one"):
         audit_pairs(gaussian_release, [], Claim.gaussian(1.0))
     from dpkit.audits import LogisticRegressionAttack
+
     with pytest.raises(ValueError, match="factory"):
-        audit_pairs(gaussian_release, [((0.0, 1.0), (1.0, 1.0))], Claim.gaussian(1.0), attack=LogisticRegressionAttack())
+        audit_pairs(
+            gaussian_release, [((0.0, 1.0), (1.0, 1.0))], Claim.gaussian(1.0), attack=LogisticRegressionAttack()
+        )

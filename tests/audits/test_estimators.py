@@ -73,8 +73,10 @@ def test_select_threshold_matches_brute_force() -> None:
     candidates = np.concatenate([[-np.inf], np.unique(np.concatenate([s0, s1]))])
 
     def bounds(x: float) -> tuple[float, float]:
-        return (clopper_pearson_upper(int(np.sum(s0 > x)), 300, 0.025),
-                clopper_pearson_upper(int(np.sum(s1 <= x)), 300, 0.025))
+        return (
+            clopper_pearson_upper(int(np.sum(s0 > x)), 300, 0.025),
+            clopper_pearson_upper(int(np.sum(s1 <= x)), 300, 0.025),
+        )
 
     t = select_threshold(s0, s1, "mu")
     best = max(mu_from_rates(*bounds(c)) for c in candidates)
@@ -124,22 +126,25 @@ def test_claims() -> None:
         assert claim.to_dict()["kind"] == claim.kind and claim.describe()
 
 
-@pytest.mark.parametrize(("call", "match"), [
-    (lambda: clopper_pearson_upper(5, 4, 0.05), "k must"),
-    (lambda: clopper_pearson_upper(1, 0, 0.05), "n must"),
-    (lambda: clopper_pearson_upper(1, 4, 1.5), "alpha"),
-    (lambda: epsilon_lower_bound(1.5, 0.1), "fpr"),
-    (lambda: epsilon_lower_bound(0.1, 0.1, 1.0), "delta"),
-    (lambda: select_threshold([], [1.0]), "scores0"),
-    (lambda: select_threshold([1.0], [np.nan]), "scores1"),
-    (lambda: select_threshold([1.0], [1.0], "auc"), "objective"),
-    (lambda: estimate([1.0], [1.0], float("nan")), "threshold"),
-    (lambda: Claim.gaussian(0.0), "sigma"),
-    (lambda: Claim.dp(1.0, 1.5), "delta"),
-    (lambda: Claim.gdp(-1.0), "mu"),
-    (lambda: Claim("dp", epsilon=1.0), "delta"),
-    (lambda: Claim("renyi"), "kind"),
-])
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: clopper_pearson_upper(5, 4, 0.05), "k must"),
+        (lambda: clopper_pearson_upper(1, 0, 0.05), "n must"),
+        (lambda: clopper_pearson_upper(1, 4, 1.5), "alpha"),
+        (lambda: epsilon_lower_bound(1.5, 0.1), "fpr"),
+        (lambda: epsilon_lower_bound(0.1, 0.1, 1.0), "delta"),
+        (lambda: select_threshold([], [1.0]), "scores0"),
+        (lambda: select_threshold([1.0], [np.nan]), "scores1"),
+        (lambda: select_threshold([1.0], [1.0], "auc"), "objective"),
+        (lambda: estimate([1.0], [1.0], float("nan")), "threshold"),
+        (lambda: Claim.gaussian(0.0), "sigma"),
+        (lambda: Claim.dp(1.0, 1.5), "delta"),
+        (lambda: Claim.gdp(-1.0), "mu"),
+        (lambda: Claim("dp", epsilon=1.0), "delta"),
+        (lambda: Claim("renyi"), "kind"),
+    ],
+)
 def test_bad_input(call, match: str) -> None:  # noqa: ANN001
     with pytest.raises(ValueError, match=match):
         call()

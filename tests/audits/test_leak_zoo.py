@@ -74,8 +74,11 @@ def test_the_mechanisms_are_what_they_say() -> None:
     assert np.all(np.abs(freq - [1 / 7, 1 / 7, 4 / 7, 1 / 7]) < se(4 / 7))
     assert math.log(freq[2] / freq[0]) == pytest.approx(math.log(4), abs=0.05)  # ε = ln 4 ≈ 1.386
     fractions = {}
-    for name, release, d in [("lattice0", m.lattice_gaussian, ()), ("lattice1", m.lattice_gaussian, (0.7,)),
-                             ("aligned1", m.lattice_aligned, (0.7,))]:
+    for name, release, d in [
+        ("lattice0", m.lattice_gaussian, ()),
+        ("lattice1", m.lattice_gaussian, (0.7,)),
+        ("aligned1", m.lattice_aligned, (0.7,)),
+    ]:
         u = release(d, rng, 1_000)[:, 0] / m.LATTICE_STEP
         fractions[name] = np.unique(np.round(u - np.floor(u), 6) % 1.0)
     assert fractions["lattice0"].tolist() == [0.0] == fractions["aligned1"].tolist()
@@ -86,8 +89,16 @@ def test_the_mechanisms_are_what_they_say() -> None:
 def test_named_attack_verdicts(name: str, attack: str, runs: int) -> None:
     case = CASES[name]
     for seed in (0, 1):
-        r = audit(case.release, case.dataset0, case.dataset1, case.claim, attack=attack, runs=runs, seed=seed,
-                  chunk_size=250_000)
+        r = audit(
+            case.release,
+            case.dataset0,
+            case.dataset1,
+            case.claim,
+            attack=attack,
+            runs=runs,
+            seed=seed,
+            chunk_size=250_000,
+        )
         assert r.verdict == ("violation" if case.violates else "consistent"), (name, seed, r.to_dict())
         if case.violates:  # the bound clears the claim by a margin, not by a hair
             assert r.epsilon_lower > 1.2 * r.claimed_epsilon or r.mu_lower > 1.2 * r.claimed_mu

@@ -65,10 +65,14 @@ SCALAR_BASE = (0.0, 0.3, 0.6)
 VECTOR_BASE = ((0.0, 0.0), (0.5, 0.5), (1.0, 0.2))
 
 
-@pytest.mark.parametrize(("base", "changes"), [
-    (SCALAR_BASE, [0.5, 1.0, 0.1]),
-    (VECTOR_BASE, [(0.3, 0.0), (1.0, 1.0), (0.5, 0.5)]),
-], ids=["scalars", "vectors"])
+@pytest.mark.parametrize(
+    ("base", "changes"),
+    [
+        (SCALAR_BASE, [0.5, 1.0, 0.1]),
+        (VECTOR_BASE, [(0.3, 0.0), (1.0, 1.0), (0.5, 0.5)]),
+    ],
+    ids=["scalars", "vectors"],
+)
 def test_the_strongest_user_candidate_is_chosen(base: tuple, changes: list) -> None:
     candidates = [(base, (change,) + base[1:]) for change in changes]
     found = search_neighbours(sum_release, candidates=candidates, seed=1)
@@ -78,8 +82,13 @@ def test_the_strongest_user_candidate_is_chosen(base: tuple, changes: list) -> N
     mus = [true_mu(pair) for pair in candidates]
     assert np.argsort(found.scores).tolist() == np.argsort(mus).tolist()  # screening ranks all three correctly
     assert found.statistic == max(found.scores) <= mus[1]
-    assert found.to_dict() == {"index": 1, "source": "user", "candidates": 3, "statistic": found.statistic,
-                               "scores": list(found.scores)}
+    assert found.to_dict() == {
+        "index": 1,
+        "source": "user",
+        "candidates": 3,
+        "statistic": found.statistic,
+        "scores": list(found.scores),
+    }
 
 
 def test_random_search_finds_a_near_worst_case_pair() -> None:
@@ -141,8 +150,9 @@ def test_attack_factories_and_white_box_instances() -> None:
         made.append(LogisticRegressionAttack(l2=1e-3))
         return made[-1]
 
-    search, result = audit_searched(sum_release, Claim.gaussian(SIGMA), candidates=candidates, attack=factory,
-                                    runs=6_000, seed=6)
+    search, result = audit_searched(
+        sum_release, Claim.gaussian(SIGMA), candidates=candidates, attack=factory, runs=6_000, seed=6
+    )
     assert search.index == 1 and len(made) == 3 and len({id(a) for a in made}) == 3  # two screens, one audit
     assert result.attack == "logistic" and result.verdict == "consistent"
     white = ScoreFunction(lambda x: x[:, 0], name="first")
@@ -161,27 +171,32 @@ def _fitted() -> LogisticRegressionAttack:
 PAIR = (SCALAR_BASE, (1.0, 0.3, 0.6))
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({}, "at least one candidate"),
-    ({"candidates": [PAIR], "random_pairs": -1}, "random_pairs must be an integer >= 0, got -1"),
-    ({"candidates": [PAIR], "random_pairs": 1.5}, "random_pairs must be an integer >= 0, got 1.5"),
-    ({"candidates": [PAIR], "runs": 3}, "runs must be >= 4 .*got 3"),
-    ({"candidates": [PAIR], "runs": 0}, "runs must be an integer >= 1, got 0"),
-    ({"random_pairs": 2}, "sample_pair must be callable .*got None"),
-    ({"random_pairs": 2, "sample_pair": "uniform"}, "sample_pair must be callable .*got 'uniform'"),
-    ({"candidates": [PAIR], "sample_pair": sample_pair}, "random_pairs must be >= 1 when sample_pair is given"),
-    ({"candidates": [PAIR], "attack": _fitted()}, re.escape("LogisticRegressionAttack(l2=0.0001")),
-    ({"candidates": [PAIR], "attack": LogisticRegressionAttack()}, "learned attack instance"),
-    ({"candidates": [PAIR], "attack": "oracle"}, "attack must be .*got 'oracle'"),
-    ({"candidates": [PAIR], "attack": "gaussian-lr"}, "'gaussian-lr' cannot be built from its name"),
-    ({"candidates": [PAIR], "attack": 3}, "attack must be .*got 3"),
-    ({"candidates": [PAIR], "attack": lambda: "logistic"}, "must return an audits.Attack, got 'logistic'"),
-    ({"candidates": [(1.0, 2.0, 3.0)]}, re.escape("candidates[0] must be a (dataset0, dataset1) pair, got a tuple of "
-                                                  "length 3")),
-    ({"candidates": "ab"}, "candidates must be a sequence of .* pairs, got 'ab'"),
-    ({"random_pairs": 1, "sample_pair": lambda rng: rng.uniform()}, "sample_pair's draw 0 .*must be a .*pair"),
-    ({"candidates": [PAIR], "seed": -1}, "seed must be .*got -1"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "at least one candidate"),
+        ({"candidates": [PAIR], "random_pairs": -1}, "random_pairs must be an integer >= 0, got -1"),
+        ({"candidates": [PAIR], "random_pairs": 1.5}, "random_pairs must be an integer >= 0, got 1.5"),
+        ({"candidates": [PAIR], "runs": 3}, "runs must be >= 4 .*got 3"),
+        ({"candidates": [PAIR], "runs": 0}, "runs must be an integer >= 1, got 0"),
+        ({"random_pairs": 2}, "sample_pair must be callable .*got None"),
+        ({"random_pairs": 2, "sample_pair": "uniform"}, "sample_pair must be callable .*got 'uniform'"),
+        ({"candidates": [PAIR], "sample_pair": sample_pair}, "random_pairs must be >= 1 when sample_pair is given"),
+        ({"candidates": [PAIR], "attack": _fitted()}, re.escape("LogisticRegressionAttack(l2=0.0001")),
+        ({"candidates": [PAIR], "attack": LogisticRegressionAttack()}, "learned attack instance"),
+        ({"candidates": [PAIR], "attack": "oracle"}, "attack must be .*got 'oracle'"),
+        ({"candidates": [PAIR], "attack": "gaussian-lr"}, "'gaussian-lr' cannot be built from its name"),
+        ({"candidates": [PAIR], "attack": 3}, "attack must be .*got 3"),
+        ({"candidates": [PAIR], "attack": lambda: "logistic"}, "must return an audits.Attack, got 'logistic'"),
+        (
+            {"candidates": [(1.0, 2.0, 3.0)]},
+            re.escape("candidates[0] must be a (dataset0, dataset1) pair, got a tuple of length 3"),
+        ),
+        ({"candidates": "ab"}, "candidates must be a sequence of .* pairs, got 'ab'"),
+        ({"random_pairs": 1, "sample_pair": lambda rng: rng.uniform()}, "sample_pair's draw 0 .*must be a .*pair"),
+        ({"candidates": [PAIR], "seed": -1}, "seed must be .*got -1"),
+    ],
+)
 def test_bad_input(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         search_neighbours(sum_release, **kwargs)

@@ -61,9 +61,12 @@ def test_neighbours_differ_in_exactly_the_changed_user(algorithm: str, position:
             assert s0 == {0} and s1 == {setting.states - 1}
         d0 = users.replace(j, c0)
         d1 = users.replace(j, c1)
-        differs = [k for k in range(setting.episodes)
-                   if not np.array_equal(d0.transition_uniforms[k], d1.transition_uniforms[k])
-                   or not np.array_equal(d0.rewards[k], d1.rewards[k], equal_nan=True)]
+        differs = [
+            k
+            for k in range(setting.episodes)
+            if not np.array_equal(d0.transition_uniforms[k], d1.transition_uniforms[k])
+            or not np.array_equal(d0.rewards[k], d1.rewards[k], equal_nan=True)
+        ]
         assert differs == [j]
     assert setting.to_dict()["relation"] == "replace_one"
 
@@ -115,7 +118,7 @@ def test_white_box_residuals_are_standard_normal_under_d_and_shifted_under_d_pri
     out1 = rl_release(d1, np.random.default_rng(2), n)
     half = (out0.shape[1] - 2) // 2
     for out, shifted in ((out0, False), (out1, True)):
-        r, a = out[:, :half], out[:, half:2 * half]
+        r, a = out[:, :half], out[:, half : 2 * half]
         z = (r - a) if shifted else r
         assert abs(z.mean()) < 4.0 / np.sqrt(z.size)
         assert stats.kstest(z.ravel()[:20_000], "norm").pvalue > 1e-3
@@ -224,9 +227,10 @@ def test_ldp_randomiser_forgetting_the_target_noise_is_a_violation(monkeypatch) 
     assert result.verdict == "violation"
 
 
-@pytest.mark.parametrize("algorithm,module", [("private-linopt-vi", linopt_module),
-                                              ("private-linopt-po", linopt_module),
-                                              ("private-ofu-rl", ofu_module)])
+@pytest.mark.parametrize(
+    "algorithm,module",
+    [("private-linopt-vi", linopt_module), ("private-linopt-po", linopt_module), ("private-ofu-rl", ofu_module)],
+)
 def test_counter_reusing_noise_per_level_is_a_violation(algorithm: str, module, monkeypatch) -> None:
     """The white-box test (which assumes fresh noise) cannot see it; the learned one finds the shared noise."""
     monkeypatch.setattr(module, "BinaryCounter", LevelNoiseCounter)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from rl_mutants import (
-    counters_unnoised,
     counters_sigma_halved,
     counters_tree_one_level_short,
+    counters_unnoised,
     ldp_add_remove,
     ldp_no_clipping,
     ldp_sigma_halved,
@@ -16,11 +16,12 @@ from rl_mutants import (
     rlsvi_no_clipping,
 )
 
-from dpkit.audits.rl import _declared_mu, _declaration, audit_setting, default_setting
+from dpkit.audits.rl import _declaration, _declared_mu, audit_setting, default_setting
 
 
-@pytest.mark.parametrize("mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove], ids=lambda f: f.__name__
+)
 def test_ldp_mutants_are_violations(mutant) -> None:
     result = audit_setting(default_setting("ldp-ucrl-vtr", implementation=mutant), runs=2000, seed=3)
     assert result.verdict == "violation", result.to_dict()
@@ -55,8 +56,9 @@ COUNTER_ALGORITHMS = ("private-linopt-vi", "private-linopt-po", "private-ofu-rl"
 
 
 @pytest.mark.parametrize("algorithm", COUNTER_ALGORITHMS)
-@pytest.mark.parametrize("mutant", [counters_sigma_halved, counters_unnoised, counters_tree_one_level_short],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "mutant", [counters_sigma_halved, counters_unnoised, counters_tree_one_level_short], ids=lambda f: f.__name__
+)
 def test_counter_mutants_are_violations(algorithm: str, mutant) -> None:
     runs = 1000 if mutant is counters_tree_one_level_short else 600  # one level short: σ/√2, a smaller excess
     result = audit_setting(default_setting(algorithm, implementation=mutant), runs=runs, seed=3)

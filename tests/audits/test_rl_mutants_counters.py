@@ -27,8 +27,9 @@ def test_ofu_items_without_clipping_is_not_observable() -> None:
     assert result.verdict != "violation", result.to_dict()
 
 
-@pytest.mark.parametrize(("algorithm", "mutant"), [(a, linopt_target_r_unnoised) for a in LINOPT]
-                         + [("private-ofu-rl", ofu_b2_unnoised)])
+@pytest.mark.parametrize(
+    ("algorithm", "mutant"), [(a, linopt_target_r_unnoised) for a in LINOPT] + [("private-ofu-rl", ofu_b2_unnoised)]
+)
 def test_one_statistic_unnoised_is_a_violation(algorithm: str, mutant) -> None:
     result = audit_setting(default_setting(algorithm, implementation=mutant), runs=1000, seed=5)
     assert result.verdict == "violation", result.to_dict()
@@ -36,6 +37,7 @@ def test_one_statistic_unnoised_is_a_violation(algorithm: str, mutant) -> None:
 
 @pytest.mark.parametrize("algorithm", ALL)
 def test_noise_reused_across_psums_is_a_violation(algorithm: str) -> None:
-    result = audit_setting(default_setting(algorithm, implementation=counters_noise_reused), runs=1000, seed=5,
-                           attack="learned")
+    result = audit_setting(
+        default_setting(algorithm, implementation=counters_noise_reused), runs=1000, seed=5, attack="learned"
+    )
     assert result.verdict == "violation", result.to_dict()

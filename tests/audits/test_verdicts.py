@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.accountant import Ledger, GaussianRelease
+from dpkit.accountant import GaussianRelease, Ledger
 from dpkit.audits import Claim
 from dpkit.audits.estimators import estimate
 from dpkit.audits.verdicts import delta_lower_bound, judge, power_bound
@@ -61,9 +61,18 @@ def test_pure_dp_at_delta_zero() -> None:
     assert Claim.gdp(1.0).epsilon_at(0.0) == math.inf and c.epsilon_at(1.0) == 0.0
 
 
-@pytest.mark.parametrize("bad", [lambda: Claim.dp(1.0, 2.0), lambda: Claim.dp(-1.0, 0.0), lambda: Claim.gdp(-1.0),
-                                 lambda: Claim.gaussian(-1.0), lambda: Claim.gaussian(1.0, 1.0, 2.5),
-                                 lambda: Claim.rdp([0.5], [1.0]), lambda: Claim.zcdp(float("nan"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: Claim.dp(1.0, 2.0),
+        lambda: Claim.dp(-1.0, 0.0),
+        lambda: Claim.gdp(-1.0),
+        lambda: Claim.gaussian(-1.0),
+        lambda: Claim.gaussian(1.0, 1.0, 2.5),
+        lambda: Claim.rdp([0.5], [1.0]),
+        lambda: Claim.zcdp(float("nan")),
+    ],
+)
 def test_constructors_refuse_nonsense(bad) -> None:
     with pytest.raises((ValueError, TypeError)):
         bad()
@@ -75,8 +84,9 @@ def test_delta_lower_bound() -> None:
     assert delta_lower_bound(0.5, 0.5, 1.0) == 0.0
 
 
-@pytest.mark.parametrize("claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)],
-                         ids=lambda c: c.describe())
+@pytest.mark.parametrize(
+    "claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)], ids=lambda c: c.describe()
+)
 def test_a_mechanism_exactly_at_the_claim_is_called_a_violation_at_most_alpha(claim: Claim) -> None:
     """Error counts drawn from the claim's own curve (the strongest mechanism it allows, at a few
     operating points, the three tests of the engine each at α/3): violations at most α (+ noise)."""

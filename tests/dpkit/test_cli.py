@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runs import run, run_json
 
 from dpkit import accountant
-from cli_runs import run, run_json
 
 
 def test_calibrate_json_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,16 +29,30 @@ def test_calibrate_reference_point(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     "method,conversion",
-    [("exact", None), ("rdp", None), ("rdp", "mironov"), ("zcdp", None), ("zcdp", "rdp-optimal"),
-     ("zcdp", "gaussian-exact"), ("classic", None)],
+    [
+        ("exact", None),
+        ("rdp", None),
+        ("rdp", "mironov"),
+        ("zcdp", None),
+        ("zcdp", "rdp-optimal"),
+        ("zcdp", "gaussian-exact"),
+        ("classic", None),
+    ],
 )
-def test_epsilon_and_delta_json_match_api(capsys: pytest.CaptureFixture[str], method: str, conversion: str | None) -> None:
+def test_epsilon_and_delta_json_match_api(
+    capsys: pytest.CaptureFixture[str], method: str, conversion: str | None
+) -> None:
     extra = ["--method", method] + (["--conversion", conversion] if conversion else [])
     obj = run_json(capsys, "epsilon", "--sigma", "40", "--delta", "1e-5", "--sensitivity", "2", "-k", "7", *extra)
     g = accountant.gaussian_epsilon(40.0, 1e-5, sensitivity=2.0, compositions=7, method=method, conversion=conversion)
     assert obj["epsilon"] == g.epsilon
     obj = run_json(capsys, "delta", "--sigma", "40", "--epsilon", "0.9", "--sensitivity", "2", "-k", "7", *extra)
-    assert obj["delta"] == accountant.gaussian_delta(40.0, 0.9, sensitivity=2.0, compositions=7, method=method, conversion=conversion).delta
+    assert (
+        obj["delta"]
+        == accountant.gaussian_delta(
+            40.0, 0.9, sensitivity=2.0, compositions=7, method=method, conversion=conversion
+        ).delta
+    )
 
 
 def test_methods_json_lists_every_variant_in_order(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,8 +75,19 @@ def test_convert_commands_match_api(capsys: pytest.CaptureFixture[str]) -> None:
     for conv in accountant.ZCDP_CONVERSIONS:
         obj = run_json(capsys, "convert", "zcdp", "--rho", "0.5", "--delta", "1e-6", "--method", conv)
         assert obj["epsilon"] == accountant.zcdp_epsilon(0.5, 1e-6, conversion=conv)
-    obj = run_json(capsys, "convert", "rdp", "--orders", "1.5,2,4,8,16", "--values", "0.1,0.2,0.4,0.8,1.6",
-                   "--delta", "1e-5", "--method", "mironov")
+    obj = run_json(
+        capsys,
+        "convert",
+        "rdp",
+        "--orders",
+        "1.5,2,4,8,16",
+        "--values",
+        "0.1,0.2,0.4,0.8,1.6",
+        "--delta",
+        "1e-5",
+        "--method",
+        "mironov",
+    )
     ref = accountant.rdp_epsilon([1.5, 2, 4, 8, 16], [0.1, 0.2, 0.4, 0.8, 1.6], 1e-5, conversion="mironov")
     assert (obj["epsilon"], obj["order"]) == (ref.epsilon, ref.order)
     obj = run_json(capsys, "convert", "gdp", "--mu", "0.7", "--delta", "1e-5")
@@ -82,8 +107,10 @@ def test_ledger_file_toml_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     )
     obj = run_json(capsys, "ledger", str(toml), "--delta", "1e-6")
     ledger = accountant.Ledger.from_dicts(
-        [{"name": "gram", "sensitivity": 1.5, "sigma": 30.0, "count": 20},
-         {"name": "target", "sensitivity": 1.0, "sigma": 12.0}]
+        [
+            {"name": "gram", "sensitivity": 1.5, "sigma": 30.0, "count": 20},
+            {"name": "target", "sensitivity": 1.0, "sigma": 12.0},
+        ]
     )
     assert obj["methods"] == accountant.compare_methods(ledger, 1e-6).epsilons
     assert obj["dp_event"]["class_name"] == "ComposedDpEvent"
@@ -170,7 +197,7 @@ def test_bad_input_is_one_error_line_exit_2(capsys: pytest.CaptureFixture[str], 
         ('[[release]]\nname = "a"\nsigma = 2\n', "missing key"),
         ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = 2\ncount = 1.5\n', "a.count"),
         ("[[release\n", "not valid TOML"),
-        ('releases = []\n', "exactly one key 'release'"),
+        ("releases = []\n", "exactly one key 'release'"),
     ],
 )
 def test_bad_ledger_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, needle: str) -> None:
@@ -182,12 +209,17 @@ def test_bad_ledger_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], con
 
 def test_console_script_is_installed_and_wired() -> None:
     exe = Path(sys.executable).with_name("dpkit")
-    res = subprocess.run([str(exe), "calibrate", "--epsilon", "1", "--delta", "1e-5", "--json"],
-                         capture_output=True, text=True, check=False)
+    res = subprocess.run(
+        [str(exe), "calibrate", "--epsilon", "1", "--delta", "1e-5", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr
     assert math.isclose(json.loads(res.stdout)["sigma"], 3.7306316, rel_tol=1e-7)
-    res = subprocess.run([str(exe), "epsilon", "--sigma", "-1", "--delta", "1e-5"], capture_output=True, text=True,
-                         check=False)
+    res = subprocess.run(
+        [str(exe), "epsilon", "--sigma", "-1", "--delta", "1e-5"], capture_output=True, text=True, check=False
+    )
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "Traceback" not in res.stderr
 
 

@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cli_runs import run
 
-MECH = '''
+MECH = """
 import numpy as np
 SIGMA = 2.0
 def release(ds, rng, n):
@@ -27,7 +26,7 @@ def make_pairs():
 NOT_A_PAIR = 3
 def score(x):
     return x[:, 0]
-'''
+"""
 
 
 @pytest.fixture()
@@ -38,8 +37,9 @@ def mech(tmp_path: Path) -> Path:
 
 
 def audit_json(capsys: pytest.CaptureFixture[str], mech: Path, *extra: str) -> dict:
-    code, out, err = run(capsys, "audit", "--target", f"{mech}:release", "--neighbours", f"{mech}:PAIR", "--json",
-                         *extra)
+    code, out, err = run(
+        capsys, "audit", "--target", f"{mech}:release", "--neighbours", f"{mech}:PAIR", "--json", *extra
+    )
     assert code == 0, err
     assert len(out.strip().splitlines()) == 1
     return json.loads(out)
@@ -47,17 +47,48 @@ def audit_json(capsys: pytest.CaptureFixture[str], mech: Path, *extra: str) -> d
 
 def test_audit_json_fields_and_consistency(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "20000")
-    for key in ("verdict", "claim", "claimed_epsilon", "claimed_mu", "delta", "epsilon_lower", "mu_lower",
-                "delta_lower", "mu_estimate", "mu_interval", "power", "power_ratio", "confidence", "runs", "seed",
-                "attack", "fpr", "fnr", "fpr_upper", "fnr_upper", "threshold"):
+    for key in (
+        "verdict",
+        "claim",
+        "claimed_epsilon",
+        "claimed_mu",
+        "delta",
+        "epsilon_lower",
+        "mu_lower",
+        "delta_lower",
+        "mu_estimate",
+        "mu_interval",
+        "power",
+        "power_ratio",
+        "confidence",
+        "runs",
+        "seed",
+        "attack",
+        "fpr",
+        "fnr",
+        "fpr_upper",
+        "fnr_upper",
+        "threshold",
+    ):
         assert key in obj
     assert obj["verdict"] == "consistent" and obj["runs"] == 20000 and obj["confidence"] == 0.95
     assert 0.35 < obj["mu_lower"] <= 0.5 and obj["power_ratio"] >= 0.5
 
 
 def test_audit_catches_a_weak_mechanism(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
-    code, out, err = run(capsys, "audit", "--target", f"{mech}:weak", "--neighbours", f"{mech}:PAIR", "--mu", "0.5",
-                         "--trials", "20000", "--json")
+    code, out, err = run(
+        capsys,
+        "audit",
+        "--target",
+        f"{mech}:weak",
+        "--neighbours",
+        f"{mech}:PAIR",
+        "--mu",
+        "0.5",
+        "--trials",
+        "20000",
+        "--json",
+    )
     assert code == 1 and json.loads(out)["verdict"] == "violation"  # a violation exits 1: an audit can gate CI
 
 
@@ -79,38 +110,63 @@ def test_same_seed_identical_json_under_every_executor(capsys: pytest.CaptureFix
 
 def test_audit_several_pairs(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     for name in ("PAIRS", "make_pairs"):
-        code, out, err = run(capsys, "audit", "--target", f"{mech}:release", "--neighbours", f"{mech}:{name}",
-                             "--mu", "0.5", "--trials", "10000", "--json")
+        code, out, err = run(
+            capsys,
+            "audit",
+            "--target",
+            f"{mech}:release",
+            "--neighbours",
+            f"{mech}:{name}",
+            "--mu",
+            "0.5",
+            "--trials",
+            "10000",
+            "--json",
+        )
         obj = json.loads(out)
         assert code == 0 and obj["pairs"] == 2 and obj["strongest_pair"] == 1
 
 
-@pytest.mark.parametrize(("target", "neighbours", "extra", "match"), [
-    ("bad_shape", "PAIR", ["--mu", "1"], "shape"),
-    ("crashes", "PAIR", ["--mu", "1"], "RuntimeError: boom"),
-    ("release", "NOT_A_PAIR", ["--mu", "1"], "must be a pair"),
-    ("missing", "PAIR", ["--mu", "1"], "has no name 'missing'"),
-    ("release", "PAIR", [], "exactly one claim"),
-    ("release", "PAIR", ["--mu", "1", "--epsilon", "1"], "exactly one claim"),
-    ("release", "PAIR", ["--epsilon", "1"], "--epsilon needs --delta"),
-    ("release", "PAIR", ["--epsilon", "1", "--delta", "2"], "delta"),
-    ("release", "PAIR", ["--rho", "1", "--mu", "1"], "exactly one claim"),
-    ("release", "PAIR", ["--rdp-orders", "2,4"], "go together"),
-    ("release", "PAIR", ["--rdp-orders", "0.5", "--rdp-values", "1"], "orders"),
-    ("release", "PAIR", ["--claim", "nofile.json"], "nofile.json"),
-    ("release", "PAIR", ["--mu", "1", "--runs", "10"], "--runs does not apply"),
-    ("release", "PAIR", ["--mu", "1", "--sigma", "tight"], "--sigma does not apply"),
-    ("release", "PAIR", ["--mu", "1", "--attack", "oracle"], "--attack must be"),
-    ("release", "PAIR", ["--mu", "-1"], "mu"),
-    ("release", "PAIR", ["--mu", "1", "--confidence", "1.5"], "confidence"),
-    ("release", "PAIR", ["--mu", "1", "--trials", "0"], "trials"),
-    ("release", "PAIR", ["--mu", "1", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
-    ("release", "PAIR", ["--mu", "1", "--attack", "nofile.py:score"], "no such file"),
-])
-def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], mech: Path, target: str, neighbours: str,
-                                     extra: list[str], match: str) -> None:
-    code, out, err = run(capsys, "audit", "--target", f"{mech}:{target}", "--neighbours", f"{mech}:{neighbours}",
-                         "--trials", "1000", *extra, "--json")
+@pytest.mark.parametrize(
+    ("target", "neighbours", "extra", "match"),
+    [
+        ("bad_shape", "PAIR", ["--mu", "1"], "shape"),
+        ("crashes", "PAIR", ["--mu", "1"], "RuntimeError: boom"),
+        ("release", "NOT_A_PAIR", ["--mu", "1"], "must be a pair"),
+        ("missing", "PAIR", ["--mu", "1"], "has no name 'missing'"),
+        ("release", "PAIR", [], "exactly one claim"),
+        ("release", "PAIR", ["--mu", "1", "--epsilon", "1"], "exactly one claim"),
+        ("release", "PAIR", ["--epsilon", "1"], "--epsilon needs --delta"),
+        ("release", "PAIR", ["--epsilon", "1", "--delta", "2"], "delta"),
+        ("release", "PAIR", ["--rho", "1", "--mu", "1"], "exactly one claim"),
+        ("release", "PAIR", ["--rdp-orders", "2,4"], "go together"),
+        ("release", "PAIR", ["--rdp-orders", "0.5", "--rdp-values", "1"], "orders"),
+        ("release", "PAIR", ["--claim", "nofile.json"], "nofile.json"),
+        ("release", "PAIR", ["--mu", "1", "--runs", "10"], "--runs does not apply"),
+        ("release", "PAIR", ["--mu", "1", "--sigma", "tight"], "--sigma does not apply"),
+        ("release", "PAIR", ["--mu", "1", "--attack", "oracle"], "--attack must be"),
+        ("release", "PAIR", ["--mu", "-1"], "mu"),
+        ("release", "PAIR", ["--mu", "1", "--confidence", "1.5"], "confidence"),
+        ("release", "PAIR", ["--mu", "1", "--trials", "0"], "trials"),
+        ("release", "PAIR", ["--mu", "1", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"], "cannot reach"),
+        ("release", "PAIR", ["--mu", "1", "--attack", "nofile.py:score"], "no such file"),
+    ],
+)
+def test_bad_input_is_one_error_line(
+    capsys: pytest.CaptureFixture[str], mech: Path, target: str, neighbours: str, extra: list[str], match: str
+) -> None:
+    code, out, err = run(
+        capsys,
+        "audit",
+        "--target",
+        f"{mech}:{target}",
+        "--neighbours",
+        f"{mech}:{neighbours}",
+        "--trials",
+        "1000",
+        *extra,
+        "--json",
+    )
     assert code == 2 and out == ""
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1 and match in err, err
 
@@ -129,7 +185,7 @@ def test_dask_executor_gives_the_same_json(capsys: pytest.CaptureFixture[str], m
     assert remote == local
 
 
-RR = '''
+RR = """
 import math
 import numpy as np
 def binary_rr(bit, rng, n):
@@ -142,7 +198,7 @@ def four_ary_rr(value, rng, n):
     return np.where(keep, value, other)[:, None].astype(float)
 BITS = (0, 1)
 VALUES = (0, 1)
-'''
+"""
 
 
 @pytest.fixture()
@@ -155,12 +211,38 @@ def rr(tmp_path: Path) -> Path:
 def test_pure_dp_claims_are_audited(capsys: pytest.CaptureFixture[str], rr: Path) -> None:
     """Randomized response at its true pure ε = 1 (--delta 0) is consistent; 4-ary randomized response
     whose real ε is ln 4 = 1.386, claimed ε = 1, is a violation and exits 1."""
-    code, out, err = run(capsys, "audit", "--target", f"{rr}:binary_rr", "--neighbours", f"{rr}:BITS",
-                         "--epsilon", "1", "--delta", "0", "--trials", "200000", "--json")
+    code, out, err = run(
+        capsys,
+        "audit",
+        "--target",
+        f"{rr}:binary_rr",
+        "--neighbours",
+        f"{rr}:BITS",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0",
+        "--trials",
+        "200000",
+        "--json",
+    )
     obj = json.loads(out)
     assert code == 0 and obj["verdict"] == "consistent" and obj["delta"] == 0.0, obj
-    code, out, err = run(capsys, "audit", "--target", f"{rr}:four_ary_rr", "--neighbours", f"{rr}:VALUES",
-                         "--epsilon", "1", "--delta", "0", "--trials", "200000", "--json")
+    code, out, err = run(
+        capsys,
+        "audit",
+        "--target",
+        f"{rr}:four_ary_rr",
+        "--neighbours",
+        f"{rr}:VALUES",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0",
+        "--trials",
+        "200000",
+        "--json",
+    )
     obj = json.loads(out)
     assert code == 1 and obj["verdict"] == "violation" and 1.0 < obj["epsilon_lower"] <= 4 * 0.25 / (3 / 7) + 1, obj
 
@@ -171,8 +253,9 @@ def test_too_few_trials_is_inconclusive(capsys: pytest.CaptureFixture[str], mech
     assert obj["verdict"] == "inconclusive" and obj["power_ratio"] < 0.5
 
 
-@pytest.mark.parametrize("claim", [["--rho", "0.125"], ["--rdp-orders", "2,8,32", "--rdp-values", "0.25,1,4"],
-                                   ["--claim", "LEDGER"]])
+@pytest.mark.parametrize(
+    "claim", [["--rho", "0.125"], ["--rdp-orders", "2,8,32", "--rdp-values", "0.25,1,4"], ["--claim", "LEDGER"]]
+)
 def test_other_claim_kinds(capsys: pytest.CaptureFixture[str], mech: Path, tmp_path: Path, claim: list[str]) -> None:
     """zCDP, an RDP curve and a ledger file, each true of the σ = 2 mechanism (μ = 0.5, ρ = μ²/2)."""
     ledger = tmp_path / "ledger.json"

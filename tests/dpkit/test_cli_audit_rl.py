@@ -3,23 +3,51 @@
 from __future__ import annotations
 
 import pytest
+from cli_runs import run, run_json
 
 from dpkit.audits.rl import audit_setting, default_setting
-from cli_runs import run, run_json
 
 
 def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3")
     api = audit_setting(default_setting("rlsvi"), runs=200, seed=3).to_dict()
     assert out == api
-    for key in ("claimed_epsilon", "exact_epsilon", "exact_mu", "pair_mu", "epsilon_lower", "mu_lower", "verdict",
-                "claim_verdict", "relation", "runs", "episodes", "position", "sigmas", "audit", "roc"):
+    for key in (
+        "claimed_epsilon",
+        "exact_epsilon",
+        "exact_mu",
+        "pair_mu",
+        "epsilon_lower",
+        "mu_lower",
+        "verdict",
+        "claim_verdict",
+        "relation",
+        "runs",
+        "episodes",
+        "position",
+        "sigmas",
+        "audit",
+        "roc",
+    ):
         assert key in out
 
 
 def test_options_reach_the_setting(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run_json(capsys, "audit", "private-linopt-vi", "--observer", "actions", "--runs", "60", "--episodes", "3",
-                   "--sigma", "5", "--position", "middle")
+    out = run_json(
+        capsys,
+        "audit",
+        "private-linopt-vi",
+        "--observer",
+        "actions",
+        "--runs",
+        "60",
+        "--episodes",
+        "3",
+        "--sigma",
+        "5",
+        "--position",
+        "middle",
+    )
     assert out["observer"] == "actions" and out["episodes"] == 3 and out["position"] == "middle"
     assert set(out["sigmas"].values()) == {5.0}
     assert out["attack"] == "logistic"
@@ -32,21 +60,24 @@ def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str])
         assert words in out
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["audit", "nope"], "ALGORITHM"),
-    (["audit", "rlsvi", "--runs", "0"], "runs"),
-    (["audit", "rlsvi", "--runs", "nan"], "runs"),
-    (["audit", "rlsvi", "--runs", "1e12"], "runs must be <="),
-    (["audit", "rlsvi", "--episodes", "1e9"], "episodes must be <="),
-    (["audit", "rlsvi", "--sigma", "-1"], "sigma"),
-    (["audit", "rlsvi", "--sigma", "inf"], "sigma"),
-    (["audit", "rlsvi", "--sigma", "0"], "sigma"),
-    (["audit", "rlsvi", "--observer", "billboard"], "observer"),
-    (["audit", "rlsvi", "--episodes", "1"], "episodes"),
-    (["audit", "rlsvi", "--attack", "magic"], "attack"),
-    (["audit", "rlsvi", "--target", "x.py:f"], "not both"),
-    (["audit"], "ALGORITHM"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["audit", "nope"], "ALGORITHM"),
+        (["audit", "rlsvi", "--runs", "0"], "runs"),
+        (["audit", "rlsvi", "--runs", "nan"], "runs"),
+        (["audit", "rlsvi", "--runs", "1e12"], "runs must be <="),
+        (["audit", "rlsvi", "--episodes", "1e9"], "episodes must be <="),
+        (["audit", "rlsvi", "--sigma", "-1"], "sigma"),
+        (["audit", "rlsvi", "--sigma", "inf"], "sigma"),
+        (["audit", "rlsvi", "--sigma", "0"], "sigma"),
+        (["audit", "rlsvi", "--observer", "billboard"], "observer"),
+        (["audit", "rlsvi", "--episodes", "1"], "episodes"),
+        (["audit", "rlsvi", "--attack", "magic"], "attack"),
+        (["audit", "rlsvi", "--target", "x.py:f"], "not both"),
+        (["audit"], "ALGORITHM"),
+    ],
+)
 def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""

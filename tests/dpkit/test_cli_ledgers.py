@@ -5,17 +5,23 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_runs import run, run_json
 
 from dpkit.accountant import tree as counter_tree
 from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.algorithms.registry import declare
-from cli_runs import run, run_json
 
 
-@pytest.mark.parametrize(("steps", "schedule", "m", "per_prefix"), [
-    (1024, "after-each", 11, 10), (1024, "before-episode", 10, 10), (1000, "after-each", 10, 9), (1, "before-episode", 0, 0),
-])
+@pytest.mark.parametrize(
+    ("steps", "schedule", "m", "per_prefix"),
+    [
+        (1024, "after-each", 11, 10),
+        (1024, "before-episode", 10, 10),
+        (1000, "after-each", 10, 9),
+        (1, "before-episode", 0, 0),
+    ],
+)
 def test_tree_counts(capsys: pytest.CaptureFixture[str], steps: int, schedule: str, m: int, per_prefix: int) -> None:
     obj = run_json(capsys, "tree", "--steps", str(steps), "--schedule", schedule)
     assert obj["max_psums_per_item"] == m == counter_tree.max_psums_per_item(steps, schedule=schedule)
@@ -33,8 +39,9 @@ def test_tree_epsilon_and_calibration_match_api(capsys: pytest.CaptureFixture[st
 
 
 def test_rlsvi_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
-    obj = run_json(capsys, "rlsvi", "--states", "5", "--actions", "2", "--horizon", "10", "--episodes", "10000",
-                   "--delta", "1e-5")
+    obj = run_json(
+        capsys, "rlsvi", "--states", "5", "--actions", "2", "--horizon", "10", "--episodes", "10000", "--delta", "1e-5"
+    )
     cf = rlsvi_closed_form(states=5, actions=2, horizon=10, episodes=10_000, delta=1e-5)
     assert obj["rho"] == cf.rho and obj["epsilon_paper"] == cf.epsilon_paper
     assert obj["epsilon_exact_gdp"] == cf.epsilon_exact_gdp
@@ -42,15 +49,25 @@ def test_rlsvi_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
     assert obj["epsilon_worst_case_exact"] < obj["epsilon_exact_gdp"] < obj["epsilon_paper"]
 
 
-@pytest.mark.parametrize(("argv", "params"), [
-    (["ldp-ucrl-vtr", "--horizon", "10"], {"horizon": 10}),
-    (["private-linopt-vi", "-K", "10000", "-H", "10", "-d", "10"], {"episodes": 10000, "horizon": 10, "dim": 10}),
-    (["private-linopt-po", "-K", "100", "-H", "3", "-d", "4", "--reading", "proof-6.4"],
-     {"episodes": 100, "horizon": 3, "dim": 4, "reading": "proof-6.4"}),
-    (["private-ofu-rl", "-K", "1024", "-H", "5", "--gamma", "0.5", "--schedule", "after-each"],
-     {"episodes": 1024, "horizon": 5, "gamma": 0.5, "schedule": "after-each"}),
-    (["rlsvi", "-S", "5", "-A", "2", "-H", "10", "-K", "1000"], {"states": 5, "actions": 2, "horizon": 10, "episodes": 1000}),
-])
+@pytest.mark.parametrize(
+    ("argv", "params"),
+    [
+        (["ldp-ucrl-vtr", "--horizon", "10"], {"horizon": 10}),
+        (["private-linopt-vi", "-K", "10000", "-H", "10", "-d", "10"], {"episodes": 10000, "horizon": 10, "dim": 10}),
+        (
+            ["private-linopt-po", "-K", "100", "-H", "3", "-d", "4", "--reading", "proof-6.4"],
+            {"episodes": 100, "horizon": 3, "dim": 4, "reading": "proof-6.4"},
+        ),
+        (
+            ["private-ofu-rl", "-K", "1024", "-H", "5", "--gamma", "0.5", "--schedule", "after-each"],
+            {"episodes": 1024, "horizon": 5, "gamma": 0.5, "schedule": "after-each"},
+        ),
+        (
+            ["rlsvi", "-S", "5", "-A", "2", "-H", "10", "-K", "1000"],
+            {"states": 5, "actions": 2, "horizon": 10, "episodes": 1000},
+        ),
+    ],
+)
 def test_algorithm_ledger_json_matches_api(capsys: pytest.CaptureFixture[str], argv: list[str], params: dict) -> None:
     obj = run_json(capsys, "ledger", *argv, "--epsilon", "1", "--delta", "0.01")
     want = algorithm_ledger(declare(argv[0], 1.0, 0.01, **params)).to_dict()
@@ -70,34 +87,38 @@ def test_ledger_add_remove_drops_the_relation_flags(capsys: pytest.CaptureFixtur
 
 
 def test_ledger_table_renders(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "ledger", "private-linopt-vi", "-K", "1000", "-H", "4", "-d", "3",
-                         "--epsilon", "1", "--delta", "0.01")
+    code, out, err = run(
+        capsys, "ledger", "private-linopt-vi", "-K", "1000", "-H", "4", "-d", "3", "--epsilon", "1", "--delta", "0.01"
+    )
     assert code == 0 and err == ""
     assert "σ tight" in out and "paper-sensitivity-too-small" in out and "B_{h,p,1}" in out
 
 
-@pytest.mark.parametrize("argv", [
-    ["ledger", "dp-sgd", "--epsilon", "1", "--delta", "0.1"],
-    ["ledger", "rlsvi", "-S", "0", "-A", "2", "-H", "2", "-K", "3", "--delta", "0.1"],
-    ["ledger", "rlsvi", "-S", "2", "-A", "0", "-H", "2", "-K", "3", "--delta", "0.1"],
-    ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "0", "-K", "3", "--delta", "0.1"],
-    ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "0", "--delta", "0.1"],
-    ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "3"],
-    ["ledger", "private-ofu-rl", "-K", "10", "-H", "2", "--epsilon", "1", "--delta", "0.1"],
-    ["ledger", "private-ofu-rl", "-K", "10", "-H", "2", "--gamma", "1", "--delta", "0.1"],
-    ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--dim", "3"],
-    ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--neighbours", "add-remove"],
-    ["ledger", "ldp-ucrl-vtr", "-H", "2.5", "--epsilon", "1", "--delta", "0.1"],
-    ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--neighbours", "swap"],
-    ["ledger", "missing.toml", "--delta", "0.1", "--horizon", "3"],
-    ["tree", "--steps", "0"],
-    ["tree", "--steps", "10", "--sigma", "1"],
-    ["tree", "--steps", "10", "--sigma", "-1", "--delta", "0.1"],
-    ["tree", "--steps", "10", "--epsilon", "1"],
-    ["tree", "--steps", "1", "--schedule", "before-episode", "--epsilon", "1", "--delta", "0.1"],
-    ["rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "2", "--delta", "1"],
-    ["rlsvi", "-S", "2", "-A", "2", "-H", "-2", "-K", "2", "--delta", "0.1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ledger", "dp-sgd", "--epsilon", "1", "--delta", "0.1"],
+        ["ledger", "rlsvi", "-S", "0", "-A", "2", "-H", "2", "-K", "3", "--delta", "0.1"],
+        ["ledger", "rlsvi", "-S", "2", "-A", "0", "-H", "2", "-K", "3", "--delta", "0.1"],
+        ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "0", "-K", "3", "--delta", "0.1"],
+        ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "0", "--delta", "0.1"],
+        ["ledger", "rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "3"],
+        ["ledger", "private-ofu-rl", "-K", "10", "-H", "2", "--epsilon", "1", "--delta", "0.1"],
+        ["ledger", "private-ofu-rl", "-K", "10", "-H", "2", "--gamma", "1", "--delta", "0.1"],
+        ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--dim", "3"],
+        ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--neighbours", "add-remove"],
+        ["ledger", "ldp-ucrl-vtr", "-H", "2.5", "--epsilon", "1", "--delta", "0.1"],
+        ["ledger", "ldp-ucrl-vtr", "-H", "2", "--epsilon", "1", "--delta", "0.1", "--neighbours", "swap"],
+        ["ledger", "missing.toml", "--delta", "0.1", "--horizon", "3"],
+        ["tree", "--steps", "0"],
+        ["tree", "--steps", "10", "--sigma", "1"],
+        ["tree", "--steps", "10", "--sigma", "-1", "--delta", "0.1"],
+        ["tree", "--steps", "10", "--epsilon", "1"],
+        ["tree", "--steps", "1", "--schedule", "before-episode", "--epsilon", "1", "--delta", "0.1"],
+        ["rlsvi", "-S", "2", "-A", "2", "-H", "2", "-K", "2", "--delta", "1"],
+        ["rlsvi", "-S", "2", "-A", "2", "-H", "-2", "-K", "2", "--delta", "0.1"],
+    ],
+)
 def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     code, out, err = run(capsys, *argv, "--json")
     assert code == 2

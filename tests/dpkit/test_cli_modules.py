@@ -21,9 +21,9 @@ def test_no_module_of_the_command_line_is_over_300_lines() -> None:
 
 
 def test_every_command_resolves_to_its_module() -> None:
-    from dpkit.cli import cli
-
     import click
+
+    from dpkit.cli import cli
 
     ctx = click.Context(cli)
     for name in COMMANDS:
@@ -45,11 +45,14 @@ def test_calibrate_imports_nothing_of_the_audits_algorithms_or_reports() -> None
     assert out.stdout.strip() == ""
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("calibrat", "did you mean 'calibrate'?"),
-    ("ledgr", "did you mean 'ledger'?"),
-    ("zzz", "commands: calibrate"),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("calibrat", "did you mean 'calibrate'?"),
+        ("ledgr", "did you mean 'ledger'?"),
+        ("zzz", "commands: calibrate"),
+    ],
+)
 def test_an_unknown_command_suggests_the_closest(typed: str, expected: str, capsys: pytest.CaptureFixture) -> None:
     assert main([typed]) == 2
     err = capsys.readouterr().err
@@ -63,34 +66,69 @@ REFUSED = [
     (["audit", "rlsvi", "--chunk-size", "10"], "--chunk-size does not apply to an ALGORITHM audit"),
     (["audit", "rlsvi", "--rho", "1"], "--rho does not apply to an ALGORITHM audit"),
     (["audit", "rlsvi", "--claim", "x.json"], "--claim does not apply to an ALGORITHM audit"),
-    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--runs", "10"],
-     "--runs does not apply to a --target audit"),
-    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--observer", "x"],
-     "--observer does not apply to a --target audit"),
-    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--position", "last"],
-     "--position does not apply to a --target audit"),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--runs", "10"],
+        "--runs does not apply to a --target audit",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--observer", "x"],
+        "--observer does not apply to a --target audit",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--position", "last"],
+        "--position does not apply to a --target audit",
+    ),
     (["audit", "rlsvi", "--runs", "10", "--workers", "2"], "workers applies only"),
     (["audit", "rlsvi", "--runs", "10", "--scheduler", "tcp://x:1"], "scheduler applies only"),
     # dpkit ledger FILE takes only --delta or --epsilon
     (["ledger", "ledger.json", "--delta", "1e-5", "--horizon", "3"], "a ledger file takes only"),
     (["ledger", "ledger.json", "--delta", "1e-5", "--method", "rdp"], "a ledger file takes only"),
     # dpkit ledger ALGORITHM refuses the parameters the algorithm does not use
-    (["ledger", "ldp-ucrl-vtr", "--epsilon", "1", "--delta", "0.1", "--horizon", "3", "--dim", "4"],
-     "ldp-ucrl-vtr does not use dim"),
+    (
+        ["ledger", "ldp-ucrl-vtr", "--epsilon", "1", "--delta", "0.1", "--horizon", "3", "--dim", "4"],
+        "ldp-ucrl-vtr does not use dim",
+    ),
     # dpkit tree: accounting options without accounting
     (["tree", "--steps", "8", "--method", "rdp"], "--method does not apply"),
     (["tree", "--steps", "8", "--sensitivity", "2"], "--sensitivity does not apply"),
     (["tree", "--steps", "8", "--conversion", "mironov"], "--conversion does not apply"),
-    (["tree", "--steps", "8", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"], "--sigma needs --delta (and no --epsilon)"),
+    (
+        ["tree", "--steps", "8", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"],
+        "--sigma needs --delta (and no --epsilon)",
+    ),
     # dpkit rlsvi: the run's options without --run
-    (["rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "10", "--delta", "1e-5", "--env", "tabular"], "--env and --seed need --run"),
-    (["rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "10", "--delta", "1e-5", "--seed", "3"], "--env and --seed need --run"),
+    (
+        ["rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "10", "--delta", "1e-5", "--env", "tabular"],
+        "--env and --seed need --run",
+    ),
+    (
+        ["rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "10", "--delta", "1e-5", "--seed", "3"],
+        "--env and --seed need --run",
+    ),
     # dpkit simulate: options of another environment or of private algorithms
     (["simulate", "ucrl-vtr", "-K", "5", "--state-dim", "3", "--out", "{tmp}"], "--state-dim does not apply"),
     (["simulate", "ucrl-vtr", "-K", "5", "--control-dim", "3", "--out", "{tmp}"], "--control-dim does not apply"),
-    (["simulate", "ucrl-vtr", "-K", "5", "--actions", "3", "--out", "{tmp}"], "--actions does not apply to 'riverswim'"),
-    (["simulate", "private-ofu-rl", "-K", "5", "--epsilon", "1", "--delta", "0.1", "--states", "3", "--out", "{tmp}"],
-     "--states does not apply to an LQ system"),
+    (
+        ["simulate", "ucrl-vtr", "-K", "5", "--actions", "3", "--out", "{tmp}"],
+        "--actions does not apply to 'riverswim'",
+    ),
+    (
+        [
+            "simulate",
+            "private-ofu-rl",
+            "-K",
+            "5",
+            "--epsilon",
+            "1",
+            "--delta",
+            "0.1",
+            "--states",
+            "3",
+            "--out",
+            "{tmp}",
+        ],
+        "--states does not apply to an LQ system",
+    ),
     (["simulate", "ucrl-vtr", "-K", "5", "--epsilon", "1", "--out", "{tmp}"], "--epsilon does not apply to ucrl-vtr"),
     (["simulate", "ucrl-vtr", "-K", "5", "--sigma", "tight", "--out", "{tmp}"], "not private and adds no noise"),
     # method options
@@ -99,9 +137,12 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "message"), REFUSED, ids=[" ".join(a[:3]) + f"[{i}]" for i, (a, _) in enumerate(REFUSED)])
-def test_an_option_that_does_not_apply_is_refused(argv: list[str], message: str, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"), REFUSED, ids=[" ".join(a[:3]) + f"[{i}]" for i, (a, _) in enumerate(REFUSED)]
+)
+def test_an_option_that_does_not_apply_is_refused(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     argv = [a.replace("{tmp}", str(tmp_path / "out")) for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err

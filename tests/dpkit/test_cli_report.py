@@ -11,8 +11,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from cli_runs import run, run_json
+
 from dpkit.cli import main
 from dpkit.reports.render import FILES
 
@@ -50,7 +50,11 @@ def test_quick_writes_every_file(quick: tuple[dict, dict, Path]) -> None:
     assert "figures/rlsvi-rlsvi.png" in figures
     assert [row["algorithm"] for row in data["summary"]] == ALGORITHMS
     assert printed["summary"] == data["summary"]
-    assert data["provenance"]["command_line"] == ["dpkit", "report", "--quick"]  # not --out: the JSON is the same anywhere
+    assert data["provenance"]["command_line"] == [
+        "dpkit",
+        "report",
+        "--quick",
+    ]  # not --out: the JSON is the same anywhere
     assert data["provenance"]["config"]["source"] == "default" and data["provenance"]["config"]["quick"] is True
 
 
@@ -60,8 +64,9 @@ def test_quick_json_validates_against_the_schema(quick: tuple[dict, dict, Path])
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_summary_equals_dpkit_ledger_json(capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path],
-                                          algorithm: str) -> None:
+def test_summary_equals_dpkit_ledger_json(
+    capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path], algorithm: str
+) -> None:
     _, data, _ = quick
     row = next(r for r in data["summary"] if r["algorithm"] == algorithm)
     section = next(s for s in data["algorithms"] if s["name"] == algorithm)
@@ -74,8 +79,9 @@ def test_summary_equals_dpkit_ledger_json(capsys: pytest.CaptureFixture[str], qu
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_summary_equals_dpkit_audit_json(capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path],
-                                         algorithm: str) -> None:
+def test_summary_equals_dpkit_audit_json(
+    capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path], algorithm: str
+) -> None:
     _, data, _ = quick
     row = next(r for r in data["summary"] if r["algorithm"] == algorithm)
     section = next(s for s in data["algorithms"] if s["name"] == algorithm)
@@ -120,19 +126,23 @@ def _bad(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> str:
 BASE = '[[algorithm]]\nname = "ldp-ucrl-vtr"\nepisodes = 20\nepsilon = 1.0\ndelta = 0.1\n'
 
 
-@pytest.mark.parametrize(("text", "names"), [
-    (BASE + "colour = 3\n", "algorithm[0].colour"),
-    ("seedz = 1\n" + BASE, "'seedz'"),
-    (BASE + "[algorithm.audit]\nrunz = 10\n", "algorithm[0].audit.runz"),
-    (BASE.replace("episodes = 20", 'episodes = "twenty"'), "algorithm[0].episodes must be an integer"),
-    (BASE.replace("epsilon = 1.0", 'epsilon = "one"'), "algorithm[0].epsilon must be a finite number"),
-    ("seeds = 1.5\n" + BASE, "seeds must be an integer"),
-    (BASE + "[algorithm.audit]\nsigma = []\n", "algorithm[0].audit.sigma"),
-    (BASE.replace('name = "ldp-ucrl-vtr"', 'name = "ucrl-vtr"'), "algorithm[0].name"),
-    ("title = \n", "is not valid TOML"),
-])
-def test_bad_config_is_one_error_line_and_writes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                                          text: str, names: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        (BASE + "colour = 3\n", "algorithm[0].colour"),
+        ("seedz = 1\n" + BASE, "'seedz'"),
+        (BASE + "[algorithm.audit]\nrunz = 10\n", "algorithm[0].audit.runz"),
+        (BASE.replace("episodes = 20", 'episodes = "twenty"'), "algorithm[0].episodes must be an integer"),
+        (BASE.replace("epsilon = 1.0", 'epsilon = "one"'), "algorithm[0].epsilon must be a finite number"),
+        ("seeds = 1.5\n" + BASE, "seeds must be an integer"),
+        (BASE + "[algorithm.audit]\nsigma = []\n", "algorithm[0].audit.sigma"),
+        (BASE.replace('name = "ldp-ucrl-vtr"', 'name = "ucrl-vtr"'), "algorithm[0].name"),
+        ("title = \n", "is not valid TOML"),
+    ],
+)
+def test_bad_config_is_one_error_line_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, names: str
+) -> None:
     config = tmp_path / "bad.toml"
     config.write_text(text, encoding="utf-8")
     line = _bad(capsys, tmp_path, "--config", str(config))
@@ -163,11 +173,14 @@ def test_out_must_not_be_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert target.read_text(encoding="utf-8") == "x"
 
 
-def test_same_config_gives_byte_identical_json_wherever_written(capsys: pytest.CaptureFixture[str],
-                                                                tmp_path: Path) -> None:
+def test_same_config_gives_byte_identical_json_wherever_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     config = tmp_path / "tiny.toml"
-    config.write_text("seeds = 2\n" + BASE.replace("episodes = 20", "episodes = 30")
-                      + "[algorithm.audit]\nruns = 40\n", encoding="utf-8")
+    config.write_text(
+        "seeds = 2\n" + BASE.replace("episodes = 20", "episodes = 30") + "[algorithm.audit]\nruns = 40\n",
+        encoding="utf-8",
+    )
     for name in ("a", "b"):
         code, out, err = run(capsys, "report", "--config", str(config), "--out", str(tmp_path / name))
         assert code == 0, err

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
+from cli_runs import run, run_json
 
 from dpkit.accountant.rlsvi import rlsvi_closed_form
 from dpkit.algorithms.rlsvi import rlsvi_run
-from cli_runs import run, run_json
 
 
 @pytest.mark.parametrize("env", ["riverswim", "riverswim-inhomogeneous", "tabular"])
@@ -32,18 +31,21 @@ def test_run_table_and_plain_mode_unchanged(capsys: pytest.CaptureFixture[str]) 
     assert code == 0 and "this run" not in out
 
 
-@pytest.mark.parametrize("argv", [
-    ["rlsvi", "--run", "-S", "3", "-A", "3", "-K", "20", "--delta", "0.1"],  # RiverSwim has 2 actions
-    ["rlsvi", "--run", "-S", "1", "-K", "20", "--delta", "0.1"],
-    ["rlsvi", "--run", "-S", "3", "-K", "0", "--delta", "0.1"],
-    ["rlsvi", "--run", "-S", "3", "-K", "1", "--delta", "0.1"],
-    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "2"],
-    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--seed", "-1"],
-    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--env", "lake"],
-    ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "-H", "0"],
-    ["rlsvi", "-S", "3", "-K", "20", "--delta", "0.1"],  # without --run, A and H are needed
-    ["rlsvi", "-S", "3", "-A", "2", "-H", "6", "-K", "20", "--delta", "0.1", "--env", "tabular"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rlsvi", "--run", "-S", "3", "-A", "3", "-K", "20", "--delta", "0.1"],  # RiverSwim has 2 actions
+        ["rlsvi", "--run", "-S", "1", "-K", "20", "--delta", "0.1"],
+        ["rlsvi", "--run", "-S", "3", "-K", "0", "--delta", "0.1"],
+        ["rlsvi", "--run", "-S", "3", "-K", "1", "--delta", "0.1"],
+        ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "2"],
+        ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--seed", "-1"],
+        ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "--env", "lake"],
+        ["rlsvi", "--run", "-S", "3", "-K", "20", "--delta", "0.1", "-H", "0"],
+        ["rlsvi", "-S", "3", "-K", "20", "--delta", "0.1"],  # without --run, A and H are needed
+        ["rlsvi", "-S", "3", "-A", "2", "-H", "6", "-K", "20", "--delta", "0.1", "--env", "tabular"],
+    ],
+)
 def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     code, out, err = run(capsys, *argv, "--json")
     assert code == 2

@@ -8,24 +8,39 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from cli_runs import run
 
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 
-@pytest.mark.parametrize(("algorithm", "extra"), [
-    ("ucrl-vtr", []),
-    ("ldp-ucrl-vtr", ["--epsilon", "2", "--delta", "0.1", "--sigma", "tight"]),
-    ("private-linopt-vi", ["--epsilon", "2", "--delta", "0.1"]),
-    ("rlsvi", ["--env", "tabular"]),
-    ("private-ofu-rl", ["--epsilon", "2", "--delta", "0.1", "--state-dim", "2", "--control-dim", "1"]),
-])
+
+@pytest.mark.parametrize(
+    ("algorithm", "extra"),
+    [
+        ("ucrl-vtr", []),
+        ("ldp-ucrl-vtr", ["--epsilon", "2", "--delta", "0.1", "--sigma", "tight"]),
+        ("private-linopt-vi", ["--epsilon", "2", "--delta", "0.1"]),
+        ("rlsvi", ["--env", "tabular"]),
+        ("private-ofu-rl", ["--epsilon", "2", "--delta", "0.1", "--state-dim", "2", "--control-dim", "1"]),
+    ],
+)
 def test_simulate_writes_csv_png_and_summary(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str, extra: list[str]
 ) -> None:
     sizes = [] if algorithm == "private-ofu-rl" else ["--states", "3"]  # an LQ system has no --states
-    code, out, err = run(capsys, "simulate", algorithm, *sizes, "--episodes", "30", "--seeds", "2",
-                          "--out", str(tmp_path), "--json", *extra)
+    code, out, err = run(
+        capsys,
+        "simulate",
+        algorithm,
+        *sizes,
+        "--episodes",
+        "30",
+        "--seeds",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--json",
+        *extra,
+    )
     assert code == 0, err
     summary = json.loads(out)
     rows = list(csv.DictReader((tmp_path / f"{algorithm}-regret.csv").open()))
@@ -46,8 +61,20 @@ def test_simulate_is_reproducible_and_worker_independent(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str
 ) -> None:
     sizes = [] if algorithm == "private-ofu-rl" else ["--states", "2"]  # an LQ system has no --states
-    args = ["simulate", algorithm, *sizes, "--episodes", "20", "--seeds", "2", "--epsilon", "1",
-            "--delta", "0.1", "--json"]
+    args = [
+        "simulate",
+        algorithm,
+        *sizes,
+        "--episodes",
+        "20",
+        "--seeds",
+        "2",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0.1",
+        "--json",
+    ]
     _, a, _ = run(capsys, *args, "--out", str(tmp_path / "a"))
     _, b, _ = run(capsys, *args, "--out", str(tmp_path / "b"), "--workers", "2")
     csv_name = f"{algorithm}-regret.csv"
@@ -56,18 +83,21 @@ def test_simulate_is_reproducible_and_worker_independent(
     assert ja["final_regret_mean"] == jb["final_regret_mean"]
 
 
-@pytest.mark.parametrize(("argv", "needle"), [
-    (["ldp-ucrl-vtr", "--episodes", "10"], "epsilon"),
-    (["ucrl-vtr", "--episodes", "0"], "episodes"),
-    (["ucrl-vtr", "--episodes", "10", "--sigma", "tight"], "sigma"),
-    (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "1", "--delta", "0.1", "--sigma", "lots"], "lots"),
-    (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "-1", "--delta", "0.1"], "epsilon"),
-    (["ofu-rl", "--env", "riverswim", "--episodes", "10"], "lq"),
-    (["ucrl-vtr", "--env", "riverswim", "--actions", "3", "--episodes", "10"], "actions"),
-    (["dqn", "--episodes", "10"], "dqn"),
-    (["rlsvi", "--episodes", "10", "--sigma", "1e308"], "too large"),
-    (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "1", "--delta", "0.1", "--sigma", "nan"], "sigma"),
-])
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["ldp-ucrl-vtr", "--episodes", "10"], "epsilon"),
+        (["ucrl-vtr", "--episodes", "0"], "episodes"),
+        (["ucrl-vtr", "--episodes", "10", "--sigma", "tight"], "sigma"),
+        (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "1", "--delta", "0.1", "--sigma", "lots"], "lots"),
+        (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "-1", "--delta", "0.1"], "epsilon"),
+        (["ofu-rl", "--env", "riverswim", "--episodes", "10"], "lq"),
+        (["ucrl-vtr", "--env", "riverswim", "--actions", "3", "--episodes", "10"], "actions"),
+        (["dqn", "--episodes", "10"], "dqn"),
+        (["rlsvi", "--episodes", "10", "--sigma", "1e308"], "too large"),
+        (["ldp-ucrl-vtr", "--episodes", "10", "--epsilon", "1", "--delta", "0.1", "--sigma", "nan"], "sigma"),
+    ],
+)
 def test_bad_input_is_one_error_line_and_nothing_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], needle: str
 ) -> None:

@@ -17,7 +17,8 @@ from dpkit.reports.config import parse_config
 
 
 def test_import_dpkit_imports_nothing_heavy() -> None:
-    code = "import sys, dpkit; print(sorted(m for m in ('numpy', 'scipy', 'dp_accounting', 'matplotlib') if m in sys.modules))"
+    code = "import sys, dpkit; print(sorted(m for m in ('numpy', 'scipy', 'dp_accounting', 'matplotlib') if m in "
+    "sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -62,11 +63,24 @@ def test_audit_is_the_engines_audit() -> None:
 
 
 def test_report_writes_the_files(tmp_path: Path) -> None:
-    config = parse_config({
-        "seeds": 1, "workers": 1, "deltas": [1e-4],
-        "algorithm": [{"name": "ldp-ucrl-vtr", "states": 2, "episodes": 20, "epsilon": 1.0, "delta": 0.1,
-                       "audit": {"enabled": False}}],
-    }, "tiny.toml")
+    config = parse_config(
+        {
+            "seeds": 1,
+            "workers": 1,
+            "deltas": [1e-4],
+            "algorithm": [
+                {
+                    "name": "ldp-ucrl-vtr",
+                    "states": 2,
+                    "episodes": 20,
+                    "epsilon": 1.0,
+                    "delta": 0.1,
+                    "audit": {"enabled": False},
+                }
+            ],
+        },
+        "tiny.toml",
+    )
     out = tmp_path / "report"
     files = dpkit.report(config, out=out)
     assert "report.json" in files and (out / "report.json").is_file()

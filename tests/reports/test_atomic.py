@@ -15,8 +15,19 @@ from dpkit.reports.config import parse_config
 from dpkit.reports.job import compute_report
 from dpkit.reports.render import FILES, write_report
 
-CONFIG = {"seed": 0, "algorithm": [{"name": "private-linopt-vi", "states": 2, "episodes": 20, "epsilon": 1.0,
-                                    "delta": 0.1, "audit": {"enabled": False}}]}
+CONFIG = {
+    "seed": 0,
+    "algorithm": [
+        {
+            "name": "private-linopt-vi",
+            "states": 2,
+            "episodes": 20,
+            "epsilon": 1.0,
+            "delta": 0.1,
+            "audit": {"enabled": False},
+        }
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +60,9 @@ def test_a_new_report_leaves_no_stale_files(data: dict, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fail_at", [0, 1, 2])
-def test_a_fault_in_any_move_keeps_the_previous_report(data: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       fail_at: int) -> None:
+def test_a_fault_in_any_move_keeps_the_previous_report(
+    data: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int
+) -> None:
     out = tmp_path / "out"
     before = _old_report(out)
     real_rename, real_rmtree = os.rename, shutil.rmtree
@@ -85,8 +97,9 @@ def test_a_fault_in_any_move_keeps_the_previous_report(data: dict, tmp_path: Pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
-def test_an_interrupt_while_drawing_keeps_the_previous_report(data: dict, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupt_while_drawing_keeps_the_previous_report(
+    data: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "out"
     before = _old_report(out)
 

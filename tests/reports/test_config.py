@@ -40,8 +40,13 @@ def test_quick_caps_sizes_and_keeps_the_rest() -> None:
     for full, small in zip(config.algorithms, quick.algorithms):
         assert small.episodes == min(full.episodes, q.episodes)
         assert small.audit.runs == min(full.audit.runs, q.audit_runs)
-        assert (small.name, small.epsilon, small.delta, small.env, small.states) == \
-            (full.name, full.epsilon, full.delta, full.env, full.states)
+        assert (small.name, small.epsilon, small.delta, small.env, small.states) == (
+            full.name,
+            full.epsilon,
+            full.delta,
+            full.env,
+            full.states,
+        )
     rlsvi = quick.algorithms[-1]
     assert rlsvi.episode_grid is not None and max(rlsvi.episode_grid) == rlsvi.episodes
 
@@ -76,28 +81,34 @@ def _error(data: dict) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize(("data", "names"), [
-    ({**MINIMAL, "seedz": 1}, "'seedz'"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "episode": 5}]}, "algorithm[0].episode"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"runz": 5}}]}, "algorithm[0].audit.runz"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "episodes": "many"}]}, "algorithm[0].episodes must be an integer"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "episodes": 2.5}]}, "algorithm[0].episodes must be an integer"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "epsilon": True}]}, "algorithm[0].epsilon must be a finite number"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"sigma": "loose"}}]}, "algorithm[0].audit.sigma"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"position": "end"}}]}, "algorithm[0].audit.position"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": 3}]}, "algorithm[0].audit must be a table"),
-    ({"algorithm": [{"name": "ldp-ucrl-vtr", "epsilon": 1.0, "delta": 0.1}]}, "algorithm[0].episodes is required"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "name": "ucrl-vtr"}]}, "algorithm[0].name must be one of"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "delta": 2.0}]}, "algorithm[0] (ldp-ucrl-vtr): delta"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "env": "lq"}]}, "algorithm[0] (ldp-ucrl-vtr)"),
-    ({"algorithm": [{**MINIMAL["algorithm"][0], "episode_grid": [10]}]}, "algorithm[0].episode_grid applies to rlsvi"),
-    ({"algorithm": MINIMAL["algorithm"] * 2}, "'ldp-ucrl-vtr' appears more than once"),
-    ({"algorithm": []}, "algorithm must be a non-empty array"),
-    ({}, "algorithm is required"),
-    ({**MINIMAL, "seeds": 0}, "seeds must be >= 1"),
-    ({**MINIMAL, "deltas": [0.5, 1.5]}, "deltas"),
-    ({**MINIMAL, "quick": {"episodes": "few"}}, "quick.episodes must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("data", "names"),
+    [
+        ({**MINIMAL, "seedz": 1}, "'seedz'"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "episode": 5}]}, "algorithm[0].episode"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"runz": 5}}]}, "algorithm[0].audit.runz"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "episodes": "many"}]}, "algorithm[0].episodes must be an integer"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "episodes": 2.5}]}, "algorithm[0].episodes must be an integer"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "epsilon": True}]}, "algorithm[0].epsilon must be a finite number"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"sigma": "loose"}}]}, "algorithm[0].audit.sigma"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"position": "end"}}]}, "algorithm[0].audit.position"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": 3}]}, "algorithm[0].audit must be a table"),
+        ({"algorithm": [{"name": "ldp-ucrl-vtr", "epsilon": 1.0, "delta": 0.1}]}, "algorithm[0].episodes is required"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "name": "ucrl-vtr"}]}, "algorithm[0].name must be one of"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "delta": 2.0}]}, "algorithm[0] (ldp-ucrl-vtr): delta"),
+        ({"algorithm": [{**MINIMAL["algorithm"][0], "env": "lq"}]}, "algorithm[0] (ldp-ucrl-vtr)"),
+        (
+            {"algorithm": [{**MINIMAL["algorithm"][0], "episode_grid": [10]}]},
+            "algorithm[0].episode_grid applies to rlsvi",
+        ),
+        ({"algorithm": MINIMAL["algorithm"] * 2}, "'ldp-ucrl-vtr' appears more than once"),
+        ({"algorithm": []}, "algorithm must be a non-empty array"),
+        ({}, "algorithm is required"),
+        ({**MINIMAL, "seeds": 0}, "seeds must be >= 1"),
+        ({**MINIMAL, "deltas": [0.5, 1.5]}, "deltas"),
+        ({**MINIMAL, "quick": {"episodes": "few"}}, "quick.episodes must be an integer"),
+    ],
+)
 def test_bad_config_names_the_key(data: dict, names: str) -> None:
     assert names in _error(data)
 

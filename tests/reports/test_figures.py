@@ -28,7 +28,10 @@ def gaussian_audit() -> dict:
     rng = np.random.default_rng(2)
     s0, s1 = rng.standard_normal(4000), 1.0 + rng.standard_normal(4000)
     cuts = np.quantile(np.concatenate([s0, s1]), np.linspace(0, 1, 101))
-    roc = {"fpr": [1.0, *(s0[None, :] > cuts[:, None]).mean(axis=1)], "tpr": [1.0, *(s1[None, :] > cuts[:, None]).mean(axis=1)]}
+    roc = {
+        "fpr": [1.0, *(s0[None, :] > cuts[:, None]).mean(axis=1)],
+        "tpr": [1.0, *(s1[None, :] > cuts[:, None]).mean(axis=1)],
+    }
     return {"audit": result.to_dict(), "mu_lower": result.mu_lower, "claimed_mu": result.claimed_mu, "roc": roc}
 
 
@@ -53,10 +56,20 @@ def test_tradeoff_figure_from_a_gaussian_audit(gaussian_audit: dict, tmp_path: P
     # the audit is consistent: every Clopper–Pearson corner lies on or above the claimed curve
     for t in tests:
         assert t["fnr_upper"] >= figures.gdp_tradeoff(t["fpr_upper"], gaussian_audit["claimed_mu"]) - 1e-12
-    a = figures.tradeoff_figure(tests, gaussian_audit["claimed_mu"], tmp_path / "a.png", mu_lower=gaussian_audit["mu_lower"],
-                                title="Gaussian, μ = 1")
-    b = figures.tradeoff_figure(tests, gaussian_audit["claimed_mu"], tmp_path / "b.png", mu_lower=gaussian_audit["mu_lower"],
-                                title="Gaussian, μ = 1")
+    a = figures.tradeoff_figure(
+        tests,
+        gaussian_audit["claimed_mu"],
+        tmp_path / "a.png",
+        mu_lower=gaussian_audit["mu_lower"],
+        title="Gaussian, μ = 1",
+    )
+    b = figures.tradeoff_figure(
+        tests,
+        gaussian_audit["claimed_mu"],
+        tmp_path / "b.png",
+        mu_lower=gaussian_audit["mu_lower"],
+        title="Gaussian, μ = 1",
+    )
     assert _png(a) == _png(b)  # deterministic bytes
 
 
@@ -69,11 +82,14 @@ def test_roc_figure(gaussian_audit: dict, tmp_path: Path) -> None:
         figures.roc_figure([0.1, 1.2], [0.3, 0.4], tmp_path / "x.png")
 
 
-@pytest.mark.parametrize(("tests", "match"), [
-    ([], "at least one"),
-    ([{"fpr": 0.2, "fnr": 0.3, "fpr_upper": 0.25}], "fnr_upper"),
-    ([{"fpr": 0.2, "fnr": 0.3, "fpr_upper": 0.1, "fnr_upper": 0.4}], "fpr <= fpr_upper"),
-])
+@pytest.mark.parametrize(
+    ("tests", "match"),
+    [
+        ([], "at least one"),
+        ([{"fpr": 0.2, "fnr": 0.3, "fpr_upper": 0.25}], "fnr_upper"),
+        ([{"fpr": 0.2, "fnr": 0.3, "fpr_upper": 0.1, "fnr_upper": 0.4}], "fpr <= fpr_upper"),
+    ],
+)
 def test_tradeoff_figure_rejects_bad_tests(tests: list, match: str, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=match):
         figures.tradeoff_figure(tests, 1.0, tmp_path / "x.png")
@@ -94,8 +110,14 @@ def test_tree_and_rlsvi_figures(tmp_path: Path) -> None:
     from dpkit.accountant.tree import psums_per_item
 
     t = np.arange(1, 65, dtype=np.uint64)
-    _png(figures.tree_figure(np.bitwise_count(t), psums_per_item(64), tmp_path / "tree.png", paper_depth=6, title="T = 64"))
-    _png(figures.rlsvi_figure([10, 100, 1000], {"paper": [1.0, 10.0, 100.0], "run": [0.5, 0.7, 0.0]}, tmp_path / "r.png"))
+    _png(
+        figures.tree_figure(
+            np.bitwise_count(t), psums_per_item(64), tmp_path / "tree.png", paper_depth=6, title="T = 64"
+        )
+    )
+    _png(
+        figures.rlsvi_figure([10, 100, 1000], {"paper": [1.0, 10.0, 100.0], "run": [0.5, 0.7, 0.0]}, tmp_path / "r.png")
+    )
     with pytest.raises(ValueError, match="2 values for 3 episodes"):
         figures.rlsvi_figure([10, 100, 1000], {"paper": [1.0, 10.0]}, tmp_path / "x.png")
 

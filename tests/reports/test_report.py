@@ -29,8 +29,14 @@ SMALL = {
     "deltas": [1e-8, 1e-4],
     "algorithm": [
         {"name": "ldp-ucrl-vtr", "states": 2, "episodes": 40, "epsilon": 1.0, "delta": 0.1, "audit": {"runs": 60}},
-        {"name": "private-linopt-vi", "states": 2, "episodes": 40, "epsilon": 1.0, "delta": 0.1,
-         "audit": {"enabled": False}},
+        {
+            "name": "private-linopt-vi",
+            "states": 2,
+            "episodes": 40,
+            "epsilon": 1.0,
+            "delta": 0.1,
+            "audit": {"enabled": False},
+        },
         {"name": "rlsvi", "states": 2, "episodes": 40, "delta": 1e-5, "episode_grid": [10, 40], "audit": {"runs": 60}},
     ],
 }
@@ -110,7 +116,9 @@ def test_summary_and_ledger_numbers_come_from_the_ledger(small: tuple[dict, Path
     data, _ = small
     config = parse_config(SMALL, "small.toml")
     for a, row, section in zip(config.algorithms, data["summary"], data["algorithms"]):
-        led = json.loads(json.dumps(algorithm_ledger(declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, 0))).to_dict()))
+        led = json.loads(
+            json.dumps(algorithm_ledger(declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, 0))).to_dict())
+        )
         assert section["ledger"] == led
         assert row["claimed_epsilon"] == led["epsilon_claimed_by_paper"]
         assert row["epsilon_at_paper_sigma"] == led["epsilon_achieved_by_paper_sigma"]
@@ -199,16 +207,26 @@ def test_html_shows_every_figure_in_a_headless_browser(small: tuple[dict, Path],
       var pre = document.createElement('pre'); pre.id = 'image-check'; pre.textContent = ok.length + '/' + imgs.length;
       document.body.appendChild(pre); });</script>"""
     copy = tmp_path / "check.html"
-    copy.write_text((out / "report.html").read_text(encoding="utf-8").replace("</body>", check + "</body>"),
-                    encoding="utf-8")
-    dom = subprocess.run([*flags, "--virtual-time-budget=10000", "--dump-dom", copy.as_uri()], capture_output=True,
-                         text=True, timeout=120, check=True).stdout
+    copy.write_text(
+        (out / "report.html").read_text(encoding="utf-8").replace("</body>", check + "</body>"), encoding="utf-8"
+    )
+    dom = subprocess.run(
+        [*flags, "--virtual-time-budget=10000", "--dump-dom", copy.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     n = len(figure_list(data))
     assert f'<pre id="image-check">{n}/{n}</pre>' in dom
     # and a screenshot of the report itself: an image, not a blank page
     shot = tmp_path / "shot.png"
-    subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1200,4000", (out / "report.html").as_uri()],
-                   capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [*flags, f"--screenshot={shot}", "--window-size=1200,4000", (out / "report.html").as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     import matplotlib.image
 
     pixels = matplotlib.image.imread(shot)
