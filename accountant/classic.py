@@ -2,7 +2,7 @@
 
 For ε ∈ (0, 1), σ >= Δ sqrt(2 ln(1.25/δ))/ε gives (ε, δ)-DP. The theorem says nothing for
 ε >= 1, so every function here refuses a release whose ε would be >= 1 — a common pitfall in
-the literature (FORMULAS.md §6).
+the literature (docs/FORMULAS.md §6).
 
 Composition of N releases is the basic theorem: ε and δ add. For a composition the δ budget
 is split evenly over the N releases (δᵢ = δ/N — the split the seeds use), and so the ε of

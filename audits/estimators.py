@@ -1,4 +1,4 @@
-"""From attack scores to statistically valid lower bounds on ε and μ (FORMULAS.md §5).
+"""From attack scores to statistically valid lower bounds on ε and μ (docs/FORMULAS.md §5).
 
 Run the mechanism n times on D and on D′; a test rejects "D" when its score exceeds t, so
 FPR = P_D[score > t] and FNR = P_D′[score <= t]. Every (ε, δ)-DP mechanism obeys

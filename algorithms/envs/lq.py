@@ -121,7 +121,7 @@ def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[n
 
     P_H = 0 and, for h = H−1 … 0,
     K_h = −(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A,  P_h = Q + AᵀP_{h+1}A − AᵀP_{h+1}B(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A
-    (FORMULAS.md §4, 0-based). ``P`` has shape (..., H + 1, n, n), ``K`` (..., H, d, n); leading batch
+    (docs/FORMULAS.md §4, 0-based). ``P`` has shape (..., H + 1, n, n), ``K`` (..., H, d, n); leading batch
     axes of ``a`` (..., n, n) and ``b`` (..., n, d) are broadcast. Q and R must be symmetric positive definite.
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
