@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
-import math
 import sys
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,7 +15,6 @@ from rich.text import Text
 __all__ = [
     "plain",
     "emit_json",
-    "jsonable",
     "format_number",
     "print_table",
     "print_lines",
@@ -50,20 +47,11 @@ def _text(value: object, lines: bool = False) -> Text:
     return Text(plain(value))
 
 
-def jsonable(value: Any) -> Any:
-    """``value`` with non-finite floats as null and tuples as lists (strict JSON)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return value
-
-
 def emit_json(obj: Mapping[str, Any]) -> None:
     """Print one JSON object on stdout (full float precision, no NaN/Infinity)."""
-    sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
+    from dpkit.reports.encoding import dumps
+
+    sys.stdout.write(dumps(obj) + "\n")
 
 
 def format_number(x: float | int | None, digits: int = 8) -> str:

@@ -39,14 +39,27 @@ Top level::
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from dpkit.accountant.validation import check_choice, check_positive, check_probability
 from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
 from dpkit.algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file
@@ -60,6 +73,7 @@ __all__ = [
     "QuickConfig",
     "ReportConfig",
     "load_config",
+    "config_schema",
     "parse_config",
 ]
 
@@ -71,8 +85,45 @@ POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 _SIGMA_WORDS = ("paper", "tight")
 
 
-@dataclass(frozen=True)
-class AuditConfig:
+class _Model(BaseModel):
+    """A config table: immutable, unknown keys refused, no silent coercion (``"5"`` is not 5, 2.5 not 2)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class _KeyError(ValueError):
+    """A check across keys that blames one key (``key``, relative to the table that raised it)."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _sigma(value: object) -> str | float:
+    """``paper``, ``tight`` or a finite number >= 0."""
+    if isinstance(value, str):
+        if value not in _SIGMA_WORDS:
+            raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {value!r}")
+    if value < 0:
+        raise ValueError(f"must be >= 0, got {value!r}")
+    return float(value)
+
+
+def _number(value: object) -> float:
+    """An int or float (not a bool, not a string) as a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a finite number, got {value!r}")
+    return float(value)
+
+
+Count = Annotated[StrictInt, Field(ge=1)]
+FiniteNumber = Annotated[float, Field(allow_inf_nan=False), BeforeValidator(_number)]
+
+
+class AuditConfig(_Model):
     """How one algorithm is audited (``dpkit.audits.rl.audit_algorithm``, i.e. ``dpkit audit ALGORITHM``).
 
     The audit runs in its own small setting (``dpkit.audits.rl.default_setting``: a few users, where the
@@ -80,12 +131,12 @@ class AuditConfig:
     ``episodes`` (None: the audit's default) is the number of users per run.
     """
 
-    enabled: bool = True
-    sigma: str | float = "tight"
-    observer: str | None = None
-    runs: int = 4000
-    episodes: int | None = None
-    position: str = "first"
+    enabled: StrictBool = True
+    sigma: Annotated[str | float, BeforeValidator(_sigma)] = "tight"
+    observer: StrictStr | None = None
+    runs: Annotated[StrictInt, Field(ge=6)] = 4000
+    episodes: Annotated[StrictInt, Field(ge=2)] | None = None
+    position: Literal["first", "middle", "last"] = "first"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,22 +149,59 @@ class AuditConfig:
         }
 
 
-@dataclass(frozen=True)
-class AlgorithmConfig:
+class AlgorithmConfig(_Model):
     """One algorithm of the report: its environment, sizes, target (ε, δ) and audit."""
 
-    name: str
-    episodes: int
-    delta: float
-    epsilon: float | None = None
-    env: str = "riverswim"
-    states: int = 2
-    actions: int = 2
-    horizon: int | None = None
-    state_dim: int = 2
-    control_dim: int = 1
-    episode_grid: tuple[int, ...] | None = None
-    audit: AuditConfig = field(default_factory=AuditConfig)
+    name: StrictStr
+    episodes: Count
+    delta: FiniteNumber
+    epsilon: FiniteNumber | None = None
+    env: StrictStr = ""  # "": the algorithm's own default (lq for the LQ algorithms, riverswim otherwise)
+    states: Count = 2
+    actions: Count = 2
+    horizon: Count | None = None
+    state_dim: Count = 2
+    control_dim: Count = 1
+    episode_grid: Annotated[tuple[Count, ...], Field(min_length=1)] | None = None
+    audit: AuditConfig = Field(default_factory=AuditConfig)
+
+    @field_validator("name")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in ALGORITHM_NAMES:
+            close = difflib.get_close_matches(name, ALGORITHM_NAMES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(f"must be one of {', '.join(ALGORITHM_NAMES)}, got {name!r}{hint}")
+        return name
+
+    @field_validator("episode_grid")
+    @classmethod
+    def _sorted(cls, grid: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return None if grid is None else tuple(sorted(set(grid)))
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AlgorithmConfig:
+        if not self.env:
+            object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
+        if self.env not in SIMULATED_ENVIRONMENTS:
+            raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {self.env!r}")
+        if self.episode_grid is not None and self.name != "rlsvi":
+            raise _KeyError("episode_grid", f"applies to rlsvi only, not {self.name}")
+        try:
+            check_probability("delta", self.delta)
+            if self.epsilon is not None:
+                check_positive("epsilon", self.epsilon)
+            elif self.name != "rlsvi":
+                raise ValueError(f"{self.name} needs a target epsilon")
+            for sigma in _SIGMA_WORDS:  # the two regret experiments: sizes, environment, σ
+                self.experiment(sigma, 0)
+            if self.episode_grid is not None and max(self.episode_grid) > self.episodes:
+                raise ValueError(
+                    f"episode_grid must not exceed episodes = {self.episodes}, got {max(self.episode_grid)}"
+                )
+        except ValueError as err:
+            raise _KeyError("", f"({self.name}): {err}") from None
+        return self
 
     @property
     def lq(self) -> bool:
@@ -154,14 +242,13 @@ class AlgorithmConfig:
         }
 
 
-@dataclass(frozen=True)
-class QuickConfig:
+class QuickConfig(_Model):
     """The caps ``--quick`` puts on a report's sizes."""
 
-    episodes: int = 150
-    seeds: int = 2
-    audit_runs: int = 200
-    audit_episodes: int = 8
+    episodes: Count = 150
+    seeds: Count = 2
+    audit_runs: Annotated[StrictInt, Field(ge=6)] = 200
+    audit_episodes: Annotated[StrictInt, Field(ge=2)] = 8
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,19 +259,40 @@ class QuickConfig:
         }
 
 
-@dataclass(frozen=True)
-class ReportConfig:
-    """A whole report: global seeds and workers, the ε(δ) grid and the algorithms."""
+Delta = Annotated[float, Field(gt=0.0, lt=1.0), BeforeValidator(_number)]
 
-    algorithms: tuple[AlgorithmConfig, ...]
-    title: str = "dpkit privacy report"
-    seed: int = 0
-    seeds: int = 3
-    workers: int = 1
-    deltas: tuple[float, ...] = DEFAULT_DELTAS
-    quick: QuickConfig = field(default_factory=QuickConfig)
-    source: str = DEFAULT_CONFIG
-    is_quick: bool = False
+
+class ReportConfig(_Model):
+    """A whole report: global seeds and workers, the ε(δ) grid and the algorithms.
+
+    ``algorithm`` (the TOML array of tables ``[[algorithm]]``) is read into :attr:`algorithms`;
+    ``source`` and ``is_quick`` are not keys of the file: they record where it came from.
+    """
+
+    algorithms: Annotated[tuple[AlgorithmConfig, ...], Field(alias="algorithm", min_length=1)]
+    title: StrictStr = "dpkit privacy report"
+    seed: Annotated[StrictInt, Field(ge=0)] = 0
+    seeds: Count = 3
+    workers: Count = 1
+    deltas: Annotated[tuple[Delta, ...], Field(min_length=1)] = DEFAULT_DELTAS
+    quick: QuickConfig = Field(default_factory=QuickConfig)
+    source: Annotated[str, Field(exclude=True)] = DEFAULT_CONFIG
+    is_quick: Annotated[bool, Field(exclude=True)] = False
+
+    @field_validator("deltas", mode="before")
+    @classmethod
+    def _deltas(cls, value: object) -> object:
+        if isinstance(value, list) and all(isinstance(d, (int, float)) and not isinstance(d, bool) for d in value):
+            return tuple(sorted({float(d) for d in value}))
+        return value
+
+    @model_validator(mode="after")
+    def _one_entry_each(self) -> ReportConfig:
+        names = [a.name for a in self.algorithms]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise _KeyError("algorithm", f"{duplicated[0]!r} appears more than once (one entry per algorithm)")
+        return self
 
     def shrunk(self) -> ReportConfig:
         """The ``--quick`` version: episodes, seeds and audit sizes capped by :attr:`quick`."""
@@ -196,9 +304,11 @@ class ReportConfig:
             if grid is not None and max(grid) > episodes:  # keep the points below the cap, end at the cap
                 grid = tuple(sorted({k for k in grid if k < episodes} | {episodes}))
             audit_episodes = a.audit.episodes if a.audit.episodes is None else min(a.audit.episodes, q.audit_episodes)
-            audit = replace(a.audit, runs=min(a.audit.runs, q.audit_runs), episodes=audit_episodes)
-            algorithms.append(replace(a, episodes=episodes, episode_grid=grid, audit=audit))
-        return replace(self, algorithms=tuple(algorithms), seeds=min(self.seeds, q.seeds), is_quick=True)
+            audit = a.audit.model_copy(update={"runs": min(a.audit.runs, q.audit_runs), "episodes": audit_episodes})
+            algorithms.append(a.model_copy(update={"episodes": episodes, "episode_grid": grid, "audit": audit}))
+        return self.model_copy(
+            update={"algorithms": tuple(algorithms), "seeds": min(self.seeds, q.seeds), "is_quick": True}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -216,155 +326,63 @@ class ReportConfig:
 
 # -- reading and validation ------------------------------------------------------------------------
 
-
-class _Table:
-    """A TOML table being read: typed getters that name the key, and a check for unknown keys."""
-
-    def __init__(self, data: Mapping[str, Any], path: str) -> None:
-        self.data, self.path = data, path
-        self.used: set[str] = set()
-
-    def key(self, name: str) -> str:
-        return f"{self.path}.{name}" if self.path else name
-
-    def _get(self, name: str, default: Any, required: bool) -> Any:
-        self.used.add(name)
-        if name not in self.data:
-            if required:
-                raise ValueError(f"{self.key(name)} is required")
-            return default
-        return self.data[name]
-
-    def integer(self, name: str, default: Any = None, *, required: bool = False, minimum: int = 1) -> Any:
-        if name not in self.data:
-            return self._get(name, default, required)
-        value = self._get(name, default, required)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{self.key(name)} must be an integer, got {value!r}")
-        if value < minimum:
-            raise ValueError(f"{self.key(name)} must be >= {minimum}, got {value!r}")
-        return value
-
-    def number(self, name: str, default: Any = None, *, required: bool = False) -> Any:
-        if name not in self.data:
-            return self._get(name, default, required)
-        value = self._get(name, default, required)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"{self.key(name)} must be a finite number, got {value!r}")
-        return float(value)
-
-    def string(
-        self, name: str, default: Any = None, *, required: bool = False, choices: tuple[str, ...] | None = None
-    ) -> Any:
-        if name not in self.data:
-            return self._get(name, default, required)
-        value = self._get(name, default, required)
-        if not isinstance(value, str):
-            raise ValueError(f"{self.key(name)} must be a string, got {value!r}")
-        if choices is not None and value not in choices:
-            raise ValueError(f"{self.key(name)} must be one of {', '.join(choices)}, got {value!r}")
-        return value
-
-    def boolean(self, name: str, default: bool) -> bool:
-        value = self._get(name, default, False)
-        if not isinstance(value, bool):
-            raise ValueError(f"{self.key(name)} must be true or false, got {value!r}")
-        return value
-
-    def table(self, name: str) -> _Table:
-        value = self._get(name, {}, False)
-        if not isinstance(value, Mapping):
-            raise ValueError(f"{self.key(name)} must be a table, got {value!r}")
-        return _Table(value, self.key(name))
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise ValueError(
-                f"unknown key {self.key(unknown[0])!r}"
-                + (f" (and {', '.join(repr(self.key(k)) for k in unknown[1:])})" if len(unknown) > 1 else "")
-            )
+#: What each kind of pydantic error says about a key (the value is appended).
+_MESSAGES = {
+    "missing": "is required",
+    "int_type": "must be an integer",
+    "int_from_float": "must be an integer",
+    "float_type": "must be a finite number",
+    "finite_number": "must be a finite number",
+    "bool_type": "must be true or false",
+    "string_type": "must be a string",
+    "model_type": "must be a table",
+    "model_attributes_type": "must be a table",
+    "dict_type": "must be a table",
+    "tuple_type": "must be a list",
+    "list_type": "must be a list",
+}
 
 
-def _audit(t: _Table) -> AuditConfig:
-    sigma_value = t._get("sigma", "tight", False)
-    if isinstance(sigma_value, str):
-        if sigma_value not in _SIGMA_WORDS:
-            raise ValueError(f"{t.key('sigma')} must be 'paper', 'tight' or a number >= 0, got {sigma_value!r}")
-        sigma: str | float = sigma_value
-    else:
-        number = t.number("sigma")
-        if number < 0:
-            raise ValueError(f"{t.key('sigma')} must be >= 0, got {number!r}")
-        sigma = number
-    observer = t.string("observer")
-    cfg = AuditConfig(
-        enabled=t.boolean("enabled", True),
-        sigma=sigma,
-        observer=observer,
-        runs=t.integer("runs", 4000, minimum=6),
-        episodes=t.integer("episodes", None, minimum=2),
-        position=t.string("position", "first", choices=POSITIONS),
-    )
-    t.finish()
-    return cfg
+def _key(loc: tuple[int | str, ...]) -> str:
+    """``("algorithm", 1, "audit", "runs")`` → ``algorithm[1].audit.runs``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
 
-def _algorithm(t: _Table) -> AlgorithmConfig:
-    name = t.string("name", required=True, choices=ALGORITHM_NAMES)
-    lq = name in LQ_ALGORITHMS
-    env = t.string("env", "lq" if lq else "riverswim", choices=SIMULATED_ENVIRONMENTS)
-    grid = t._get("episode_grid", None, False)
-    if grid is not None:
-        if name != "rlsvi":
-            raise ValueError(f"{t.key('episode_grid')} applies to rlsvi only, not {name}")
-        if (
-            not isinstance(grid, list)
-            or not grid
-            or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in grid)
-        ):
-            raise ValueError(f"{t.key('episode_grid')} must be a non-empty list of integers >= 1, got {grid!r}")
-        grid = tuple(sorted(set(grid)))
-    cfg = AlgorithmConfig(
-        name=name,
-        env=env,
-        episodes=t.integer("episodes", required=True),
-        delta=t.number("delta", required=True),
-        epsilon=t.number("epsilon"),
-        states=t.integer("states", 2),
-        actions=t.integer("actions", 2),
-        horizon=t.integer("horizon"),
-        state_dim=t.integer("state_dim", 2),
-        control_dim=t.integer("control_dim", 1),
-        episode_grid=grid,
-        audit=_audit(t.table("audit")),
-    )
-    t.finish()
-    try:
-        check_probability("delta", cfg.delta)
-        if cfg.epsilon is not None:
-            check_positive("epsilon", cfg.epsilon)
-        elif name != "rlsvi":
-            raise ValueError(f"{name} needs a target epsilon")
-        for sigma in _SIGMA_WORDS:  # the two regret experiments: sizes, environment, σ
-            cfg.experiment(sigma, 0)
-        if cfg.episode_grid is not None and max(cfg.episode_grid) > cfg.episodes:
-            raise ValueError(f"episode_grid must not exceed episodes = {cfg.episodes}, got {max(cfg.episode_grid)}")
-    except ValueError as err:
-        raise ValueError(f"{t.path} ({name}): {err}") from None
-    return cfg
+def first_error(err: ValidationError) -> str:
+    """The message of the error a user should see first: an unknown key (often a typo of a missing one) first."""
+    errors = err.errors(include_url=False)
+    return pydantic_message(min(errors, key=lambda e: e["type"] != "extra_forbidden"))
 
 
-def _quick(t: _Table) -> QuickConfig:
-    d = QuickConfig()
-    cfg = QuickConfig(
-        episodes=t.integer("episodes", d.episodes),
-        seeds=t.integer("seeds", d.seeds),
-        audit_runs=t.integer("audit_runs", d.audit_runs, minimum=6),
-        audit_episodes=t.integer("audit_episodes", d.audit_episodes, minimum=2),
-    )
-    t.finish()
-    return cfg
+def pydantic_message(error: Mapping[str, Any]) -> str:
+    """One pydantic error as this module's one-line message, naming the key and the value."""
+    loc = tuple(p for p in error["loc"] if p not in ("function-before", "function-after"))
+    kind, value = error["type"], error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "value_error" and isinstance(ctx.get("error"), _KeyError):
+        blamed = ctx["error"]
+        key = _key(loc + ((blamed.key,) if blamed.key else ()))
+        text = str(blamed)
+        return f"{key} {text}" if blamed.key or text.startswith("(") else f"{key}: {text}"
+    key = _key(loc)
+    if kind == "extra_forbidden":
+        return f"unknown key {key!r}"
+    if kind == "missing":
+        return f"{key} is required"
+    if kind in ("greater_than_equal", "greater_than", "less_than", "less_than_equal"):
+        bound = next(iter(ctx.values()))
+        op = {"greater_than_equal": ">=", "greater_than": ">", "less_than": "<", "less_than_equal": "<="}[kind]
+        return f"{key} must be {op} {bound}, got {value!r}"
+    if kind == "too_short":
+        return f"{key} must not be empty, got {value!r}"
+    if kind == "literal_error":
+        return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {value!r}"
+    if kind == "value_error":
+        return f"{key} {str(ctx.get('error', error['msg']))}"
+    return f"{key} {_MESSAGES.get(kind, error['msg'].lower())}, got {value!r}"
 
 
 def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> ReportConfig:
@@ -373,51 +391,32 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     Raises ``ValueError`` naming the first bad key (unknown, of the wrong type, out of range, or
     an algorithm setting that its experiment or ledger rejects).
     """
-    t = _Table(data, "")
-    title = t.string("title", "dpkit privacy report")
-    seed = t.integer("seed", 0, minimum=0)
-    seeds = t.integer("seeds", 3)
-    workers = t.integer("workers", 1)
-    deltas_value = t._get("deltas", None, False)
-    if deltas_value is None:
-        deltas = DEFAULT_DELTAS
-    else:
-        if (
-            not isinstance(deltas_value, list)
-            or not deltas_value
-            or any(isinstance(d, bool) or not isinstance(d, (int, float)) or not 0.0 < d < 1.0 for d in deltas_value)
-        ):
-            raise ValueError(f"deltas must be a non-empty list of numbers in (0, 1), got {deltas_value!r}")
-        deltas = tuple(sorted({float(d) for d in deltas_value}))
-    quick = _quick(t.table("quick"))
-    items = t._get("algorithm", None, True)
-    if not isinstance(items, list) or not items:
-        raise ValueError(f"algorithm must be a non-empty array of tables ([[algorithm]]), got {items!r}")
-    algorithms = []
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            raise ValueError(f"algorithm[{i}] must be a table, got {item!r}")
-        algorithms.append(_algorithm(_Table(item, f"algorithm[{i}]")))
-    t.finish()
-    names = [a.name for a in algorithms]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise ValueError(f"algorithm: {duplicated[0]!r} appears more than once (one entry per algorithm)")
-    for i, a in enumerate(algorithms):  # the ledger's parameters (the same as dpkit ledger's)
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a config must be a table, got {data!r}")
+    if "algorithm" in data and not (isinstance(data["algorithm"], list) and data["algorithm"]):
+        raise ValueError(f"algorithm must be a non-empty array of tables ([[algorithm]]), got {data['algorithm']!r}")
+    if "source" in data or "is_quick" in data or "algorithms" in data:
+        bad = next(k for k in ("source", "is_quick", "algorithms") if k in data)
+        raise ValueError(f"unknown key {bad!r}")
+    try:
+        config = ReportConfig.model_validate({**data, "source": source}, by_alias=True, by_name=False)
+    except ValidationError as err:
+        raise ValueError(first_error(err)) from None
+    for i, a in enumerate(config.algorithms):  # the ledger's parameters (the same as dpkit ledger's)
         try:
-            declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
+            declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
         except ValueError as err:
             raise ValueError(f"algorithm[{i}] ({a.name}): {err}") from None
-    return ReportConfig(
-        algorithms=tuple(algorithms),
-        title=title,
-        seed=check_index("seed", seed),
-        seeds=check_count("seeds", seeds),
-        workers=check_count("workers", workers),
-        deltas=deltas,
-        quick=quick,
-        source=source,
-    )
+    return config
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON schema of a report configuration, generated from the models (``reports/config.schema.json``)."""
+    schema = ReportConfig.model_json_schema(by_alias=True, mode="validation")
+    for name in ("source", "is_quick"):
+        schema["properties"].pop(name, None)
+    schema["title"] = "dpkit report configuration"
+    return schema
 
 
 def load_config(path: str | Path | None = None) -> ReportConfig:

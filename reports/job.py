@@ -18,7 +18,6 @@ the audits run in this process meanwhile.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import math
 import multiprocessing
 import platform
 import re
@@ -42,6 +41,7 @@ from dpkit.accountant.tree import (
 )
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.reports.encoding import to_jsonable
 
 from .config import AlgorithmConfig, ReportConfig, ledger_parameters
 from .texts import METHOD_LABELS, PRIVACY_MODEL_TEXT, assumptions, relation_text
@@ -54,7 +54,6 @@ __all__ = [
     "RlsviTask",
     "compute_report",
     "count_steps",
-    "jsonable",
     "ledger_command",
     "audit_command",
     "run_audit",
@@ -72,25 +71,6 @@ TREE_ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po", "p
 _CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
 
 Progress = Callable[[float], None]  # advance the progress by this many steps
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` as strict JSON data: numpy scalars and arrays as Python numbers and lists,
-    tuples as lists, non-finite floats as ``None`` (as ``dpkit … --json`` prints them)."""
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        return f if math.isfinite(f) else None
-    return value
 
 
 # -- the command lines a report's numbers can be checked against -------------------------------------
@@ -229,7 +209,7 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
         position=c.position,
         progress=progress,
     )
-    return jsonable(result.to_dict())
+    return to_jsonable(result.to_dict())
 
 
 def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
@@ -457,7 +437,7 @@ def compute_report(
             section["rlsvi"]["epsilon_run"] = [r["epsilon"] for r in runs]
             section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
     summary = [_summary_row(s) for s in sections]
-    return jsonable(
+    return to_jsonable(
         {
             "format": FORMAT_VERSION,
             "title": config.title,

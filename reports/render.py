@@ -15,7 +15,6 @@ through :func:`markdown_escape` (as its ``finalize``), so no template line can f
 from __future__ import annotations
 
 import base64
-import json
 import os
 import shlex
 import shutil
@@ -30,7 +29,7 @@ import jinja2
 import markupsafe
 
 from . import figures
-from .job import jsonable
+from .encoding import dumps
 
 __all__ = [
     "Figure",
@@ -318,7 +317,7 @@ def render_html(data: Mapping[str, Any], figs: Sequence[Figure], directory: Path
 
 def report_json(data: Mapping[str, Any]) -> str:
     """``report.json``: every number, strict JSON (no NaN), the same bytes for the same data."""
-    return json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    return dumps(data, indent=1) + "\n"
 
 
 def _is_report_dir(path: Path) -> bool:

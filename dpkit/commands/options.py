@@ -11,7 +11,6 @@ import click
 from dpkit import accountant
 from dpkit.accountant import METHODS, RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, Ledger
 from dpkit.accountant.validation import check_count
-from dpkit.loading import parse_data, read_text_file
 from dpkit.render import format_number
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
@@ -105,13 +104,10 @@ def comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
 
 
 def read_ledger(path: Path) -> Ledger:
-    text = read_text_file(path, "ledger file")  # bounded: size cap, UTF-8, a regular file
-    data = parse_data(text, toml=path.suffix.lower() == ".toml", what=f"ledger file {str(path)!r}")
-    if not isinstance(data, dict) or set(data) != {"release"}:
-        raise ValueError(f"ledger file {str(path)!r} must hold exactly one key 'release' (a list of releases)")
-    if not isinstance(data["release"], list):
-        raise ValueError(f"'release' in {str(path)!r} must be a list of tables/objects")
-    return Ledger.from_dicts(data["release"])
+    """A ledger file (JSON or TOML), validated by :class:`dpkit.reports.files.LedgerFile`."""
+    from dpkit.reports.files import read_ledger_file
+
+    return read_ledger_file(path)
 
 
 def dp_event_dict(event: Any) -> Any:

@@ -1,0 +1,112 @@
+"""The files users write, as pydantic models with generated JSON schemas: report configurations
+(:class:`~dpkit.reports.config.ReportConfig`) and ledger files (:class:`LedgerFile`).
+
+A ledger file (JSON or TOML) lists Gaussian releases under one key, ``release``::
+
+    [[release]]
+    name = "gram"
+    sensitivity = 1.5
+    sigma = 30.0
+    count = 20        # optional, default 1
+
+``dpkit ledger FILE`` accounts for it under every method and ``dpkit audit --claim FILE`` audits
+against its exact μ-GDP. :func:`read_ledger_file` reads and validates one, every error one
+``ValueError`` naming the key and the value. The schemas of both formats are generated from the
+models (:func:`schemas`); ``reports/config.schema.json`` and ``reports/ledger.schema.json`` are
+checked-in copies that a test keeps equal to them (``python -m dpkit.reports.files`` rewrites them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+from dpkit.accountant.ledger import GaussianRelease, Ledger
+from dpkit.loading import parse_data, read_text_file
+
+from .config import config_schema, first_error
+
+__all__ = ["LedgerFile", "ReleaseEntry", "read_ledger_file", "schemas", "SCHEMA_FILES"]
+
+
+def _positive(value: object) -> float:
+    """An int or float (not a bool, not a string) that is finite and > 0, as a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a finite number > 0, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False), BeforeValidator(_positive)]
+
+
+class ReleaseEntry(BaseModel):
+    """One release of a ledger file: ``count`` Gaussian releases of ℓ2 sensitivity Δ and noise σ."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: StrictStr
+    sensitivity: Positive
+    sigma: Positive
+    count: Annotated[StrictInt, Field(ge=1)] = 1
+
+    def release(self) -> GaussianRelease:
+        return GaussianRelease(self.name, self.sensitivity, self.sigma, self.count)
+
+
+class LedgerFile(BaseModel):
+    """A ledger file: a non-empty list ``release`` of :class:`ReleaseEntry`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    release: Annotated[tuple[ReleaseEntry, ...], Field(min_length=1)]
+
+    def ledger(self) -> Ledger:
+        return Ledger(tuple(r.release() for r in self.release))
+
+
+def read_ledger_file(path: str | Path) -> Ledger:
+    """Read, validate and build the :class:`~dpkit.accountant.ledger.Ledger` of a JSON or TOML ledger file."""
+    p = Path(path)
+    text = read_text_file(p, "ledger file")  # bounded: size cap, UTF-8, a regular file
+    data = parse_data(text, toml=p.suffix.lower() == ".toml", what=f"ledger file {str(p)!r}")  # nesting bounded
+    if not isinstance(data, dict):
+        raise ValueError(f"ledger file {str(p)!r} must hold one table/object with the key 'release', got {data!r}")
+    try:
+        return LedgerFile.model_validate(data).ledger()
+    except ValidationError as err:
+        raise ValueError(f"ledger file {str(p)!r}: {first_error(err)}") from None
+
+
+#: The checked-in schema of each file format (package data of dpkit.reports).
+SCHEMA_FILES = {"config.schema.json": "report configuration", "ledger.schema.json": "ledger file"}
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """The JSON schema of each user-written file format, generated from its model."""
+    ledger = LedgerFile.model_json_schema(mode="validation")
+    ledger["title"] = "dpkit ledger file"
+    return {"config.schema.json": config_schema(), "ledger.schema.json": ledger}
+
+
+def dumps(schema: dict[str, Any]) -> str:
+    """A schema as the checked-in file holds it."""
+    return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def checked_in(name: str) -> str:
+    return resources.files("dpkit.reports").joinpath(name).read_text(encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m dpkit.reports.files [DIRECTORY]
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    for name, schema in schemas().items():
+        (target / name).write_text(dumps(schema), encoding="utf-8")
+        print(f"wrote {target / name}")
