@@ -192,12 +192,12 @@ def test_bad_input_is_one_error_line_exit_2(capsys: pytest.CaptureFixture[str], 
 @pytest.mark.parametrize(
     "content,needle",
     [
-        ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = "x"\n', "a.sigma"),
+        ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = "x"\n', "release[0].sigma"),
         ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = 2\nsigmaa = 3\n', "unknown key"),
-        ('[[release]]\nname = "a"\nsigma = 2\n', "missing key"),
-        ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = 2\ncount = 1.5\n', "a.count"),
+        ('[[release]]\nname = "a"\nsigma = 2\n', "release[0].sensitivity is required"),
+        ('[[release]]\nname = "a"\nsensitivity = 1\nsigma = 2\ncount = 1.5\n', "release[0].count"),
         ("[[release\n", "not valid TOML"),
-        ("releases = []\n", "exactly one key 'release'"),
+        ("releases = []\n", "unknown key 'releases'"),
     ],
 )
 def test_bad_ledger_file(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, needle: str) -> None:
