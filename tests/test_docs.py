@@ -15,15 +15,27 @@ def test_ledgers_doc_is_current() -> None:
     )
 
 
+#: Where the code and the docs cite documents: the README, docs/, and every source file of the repository.
+SOURCES = ("accountant", "algorithms", "audits", "reports", "dpkit", "docs", "bench", "tests")
+
+
+def _texts() -> dict[str, str]:
+    paths = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    for folder in SOURCES:
+        paths += [p for p in (ROOT / folder).rglob("*") if p.suffix in {".py", ".md", ".j2", ".toml"}]
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths if p.is_file()}
+
+
 def test_every_cited_doc_is_in_the_repository() -> None:
     """The docs the code and the README cite (docs/FORMULAS.md, docs/ledgers.md, …) are in docs/."""
     import re
 
-    cited = set()
-    for path in [ROOT / "README.md", *ROOT.glob("[a-z]*/**/*.py")]:
-        if ".venv" in path.parts:
-            continue
-        cited.update(re.findall(r"\bdocs/[\w-]+\.md\b", path.read_text(encoding="utf-8")))
-    assert "docs/FORMULAS.md" in cited
-    missing = sorted(c for c in cited if not (ROOT / c).is_file())
+    texts = _texts()
+    cited = {c: name for name, text in texts.items() for c in re.findall(r"\bdocs/[\w.-]+\.md\b", text)}
+    assert {"docs/FORMULAS.md", "docs/ledgers.md", "docs/audits.md"} <= set(cited)
+    missing = sorted(f"{c} (cited in {name})" for c, name in cited.items() if not (ROOT / c).is_file())
     assert not missing, missing
+    # the formulas are cited at their home in the repository, never at the spec folder they were copied from
+    pattern = re.compile(r"shared/spec|(?<!docs/)FORMULAS\.md")
+    elsewhere = sorted(name for name, text in texts.items() if pattern.search(text) and name != "tests/test_docs.py")
+    assert not elsewhere, elsewhere
