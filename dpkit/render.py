@@ -6,11 +6,11 @@ import contextlib
 import sys
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:  # rich is imported where it draws, so that `--json` output never loads it
+    from rich.console import Console
+    from rich.text import Text
 
 __all__ = [
     "plain",
@@ -42,6 +42,8 @@ def plain(value: object) -> str:
 
 
 def _text(value: object, lines: bool = False) -> Text:
+    from rich.text import Text
+
     if lines:  # keep the line breaks of a multi-line caption, each line made plain
         return Text("\n".join(plain(line) for line in str(value).split("\n")))
     return Text(plain(value))
@@ -65,6 +67,9 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
     """Render a table on stdout; every string is shown literally (no markup, no control characters)."""
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(
         title=_text(title), caption=None if caption is None else _text(caption, lines=True), caption_justify="left"
     )
@@ -77,6 +82,8 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
 
 def print_lines(lines: Sequence[str], title: str | None = None) -> None:
     """Print plain lines on stdout (no markup), under an optional bold title."""
+    from rich.console import Console
+
     console = Console()
     if title:
         console.print(_text(title), style="bold", markup=False, highlight=False)
@@ -86,14 +93,16 @@ def print_lines(lines: Sequence[str], title: str | None = None) -> None:
 
 def stderr_console() -> Console:
     """A console on stderr, for progress bars (stdout stays clean for results)."""
+    from rich.console import Console
+
     return Console(stderr=True)
 
 
 @contextlib.contextmanager
 def busy(message: str, active: bool = True) -> Iterator[None]:
     """A transient spinner on stderr while a slow computation runs (only on a terminal)."""
-    console = stderr_console()
-    if not (active and console.is_terminal):
+    console = stderr_console() if active else None
+    if console is None or not console.is_terminal:
         yield
         return
     with console.status(message):
