@@ -462,8 +462,10 @@ def render(result: dict[str, Any]) -> str:
         out.append("  small-σ probe (K=1, ε=10) skipped (--no-memory)")
     else:
         for m in mem:
-            head = f"  K={m['K']}, ε={m['epsilon']:g}, δ={DELTA:g} (small σ, fresh subprocess, limit "
-            f"{MEMORY_TIMEOUT_S:g} s):"
+            head = (
+                f"  K={m['K']}, ε={m['epsilon']:g}, δ={DELTA:g} (small σ, fresh subprocess, limit "
+                f"{MEMORY_TIMEOUT_S:g} s):"
+            )
             if m["skipped"]:
                 out.append(f"{head} SKIPPED — {m['reason']}")
                 continue
