@@ -138,7 +138,7 @@ def methods(sigma: float, delta: float, sensitivity: float, compositions: float,
     ledger = Ledger.homogeneous(
         accountant.check_positive("sensitivity", sensitivity),
         accountant.check_positive("sigma", sigma),
-        compositions_count(compositions),
+        compositions=compositions_count(compositions),
     )
     with busy("accounting under every method (PLD takes a moment)…"):
         cmp = compare_methods(ledger, delta)

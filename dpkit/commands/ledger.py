@@ -10,12 +10,38 @@ import click
 from dpkit.accountant import METHODS, VARIANTS, compare_deltas, compare_methods
 from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.tree import SCHEDULES
-from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
 from dpkit.render import busy, emit_json, format_number, print_lines, print_table
 
-from .options import ALL_CONVERSIONS, NUMBER, REFUSAL_NOTES, comparison_rows, dp_event_dict, read_ledger
+from .options import (
+    ALL_CONVERSIONS,
+    NUMBER,
+    REFUSAL_NOTES,
+    comparison_rows,
+    dp_event_dict,
+    read_ledger,
+    refuse_options,
+)
 
-_ALGORITHM_OPTIONS = ("episodes", "horizon", "dim", "states", "actions", "gamma", "beta", "reading", "schedule")
+#: Which options apply to which form of ``dpkit ledger``: the options of one form only, and those of both.
+#: (Of an ALGORITHM's parameters, the registry refuses the ones that algorithm does not use.)
+FORMS: dict[str, tuple[str, ...]] = {
+    "an ALGORITHM ledger": (
+        "episodes",
+        "horizon",
+        "dim",
+        "states",
+        "actions",
+        "gamma",
+        "beta",
+        "reading",
+        "schedule",
+        "neighbours",
+        "method",
+        "conversion",
+    ),
+    "a ledger file (it takes only --delta or --epsilon, and --json)": (),
+    "both": ("target", "delta", "epsilon", "as_json"),
+}
 
 
 @click.command("ledger")
@@ -44,7 +70,9 @@ _ALGORITHM_OPTIONS = ("episodes", "horizon", "dim", "states", "actions", "gamma"
 @click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
 @click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
+@click.pass_context
 def ledger_cmd(
+    ctx: click.Context,
     target: str,
     delta: float | None,
     epsilon: float | None,
@@ -60,8 +88,10 @@ def ledger_cmd(
     anything else is read as a ledger file (TOML or JSON: a list 'release' of
     {name, sensitivity, sigma, count}).
     """
-    given = {k: v for k, v in params.items() if v is not None}
+    from dpkit.algorithms.registry import ALGORITHM_NAMES
+
     if target in ALGORITHM_NAMES:
+        given = {k: v for k, v in params.items() if v is not None}
         _algorithm_ledger(target, epsilon, delta, given, neighbours, method, conversion, as_json)
         return
     path = Path(target)
@@ -69,11 +99,8 @@ def ledger_cmd(
         raise ValueError(
             f"unknown algorithm {target!r} (expected one of {', '.join(ALGORITHM_NAMES)}) and no such file"
         )
-    extra = sorted(given) + (["--neighbours"] if neighbours else []) + (["--method"] if method != "exact" else [])
-    if extra or conversion:
-        raise click.UsageError(
-            f"a ledger file takes only --delta or --epsilon (and --json); got {', '.join(extra) or '--conversion'}"
-        )
+    form = "a ledger file (it takes only --delta or --epsilon, and --json)"
+    refuse_options(ctx, FORMS["an ALGORITHM ledger"], form)
     _file_ledger(path, delta, epsilon, as_json)
 
 
@@ -91,6 +118,8 @@ def _algorithm_ledger(
         raise click.UsageError(f"ledger {name} needs --delta (and --epsilon)")
     if epsilon is None and name != "rlsvi":
         raise click.UsageError(f"ledger {name} needs --epsilon")
+    from dpkit.algorithms.registry import declare
+
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
         led = algorithm_ledger(
             declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion

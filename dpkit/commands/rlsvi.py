@@ -9,7 +9,14 @@ from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
-from .options import NUMBER, bounded
+from .options import NUMBER, bounded, refuse_options
+
+#: Which options apply to which form of ``dpkit rlsvi``: the options of one form only, and those of both.
+FORMS: dict[str, tuple[str, ...]] = {
+    "RLSVI's closed form (without --run)": (),
+    "a --run": ("do_run", "env_name", "seed"),
+    "both": ("states", "actions", "horizon", "episodes", "delta", "as_json"),
+}
 
 
 @click.command()
@@ -28,7 +35,9 @@ from .options import NUMBER, bounded
 )
 @click.option("--seed", type=NUMBER, default=None, help="Seed of --run (environment, users, noise)  [default: 0].")
 @click.option("--json", "as_json", is_flag=True)
+@click.pass_context
 def rlsvi(
+    ctx: click.Context,
     states: float,
     actions: float | None,
     horizon: float | None,
@@ -42,8 +51,7 @@ def rlsvi(
     """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case;
     with --run, one run's exact ε (the worst user's μ from the run's own visit counts)."""
     if not do_run:
-        if env_name is not None or seed is not None:
-            raise click.UsageError("--env and --seed need --run")
+        refuse_options(ctx, FORMS["a --run"], "RLSVI's closed form (without --run)")
         missing = [n for n, v in (("--actions", actions), ("--horizon", horizon)) if v is None]
         if missing:
             raise click.UsageError(f"Missing option {' and '.join(repr(m) for m in missing)} (or give --run)")

@@ -76,7 +76,7 @@ def simulate(
         if env_name != "tabular":
             refuse_options(ctx, ("actions",), f"{env_name!r} (two actions: left and right)")
     if algorithm not in PRIVATE_ALGORITHMS:
-        refuse_options(ctx, ("epsilon", "delta"), f"{algorithm}, which is not private")
+        refuse_options(ctx, ("epsilon", "delta", "sigma_text"), f"{algorithm}, which is not private (it adds no noise)")
     n_seeds = bounded("seeds", seeds)
     n_workers = bounded("workers", workers)
     experiment = Experiment(

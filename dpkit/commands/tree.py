@@ -49,13 +49,13 @@ def tree(
     out: dict[str, Any] = {
         "steps": t,
         "schedule": schedule,
-        "released_prefixes": counter_tree.released_prefixes(t, schedule),
+        "released_prefixes": counter_tree.released_prefixes(t, schedule=schedule),
         "max_psums_per_item": counter_tree.max_psums_per_item(t, schedule=schedule),
         "max_psums_per_prefix": counter_tree.max_psums_per_prefix(t, schedule=schedule),
         "paper_depth": counter_tree.paper_depth(t),
     }
     if out["max_psums_per_item"] > 0:
-        out["worst_item"] = counter_tree.worst_item(t, schedule)
+        out["worst_item"] = counter_tree.worst_item(t, schedule=schedule)
     if sigma is not None:
         if delta is None or epsilon is not None:
             raise click.UsageError("--sigma needs --delta (and no --epsilon)")

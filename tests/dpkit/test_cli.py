@@ -61,7 +61,7 @@ def test_methods_json_lists_every_variant_in_order(capsys: pytest.CaptureFixture
     assert set(eps) == {k for k, _, _ in accountant.VARIANTS}
     assert eps["exact"] <= eps["pld"] <= eps["rdp"] <= eps["rdp-mironov"] <= eps["zcdp"]
     assert eps["exact"] <= eps["zcdp-rdp-optimal"] <= eps["zcdp"]
-    ref = accountant.compare_methods(accountant.Ledger.homogeneous(1.0, 118.0, 1000), 1e-5)
+    ref = accountant.compare_methods(accountant.Ledger.homogeneous(1.0, 118.0, compositions=1000), 1e-5)
     assert eps == ref.epsilons
 
 
@@ -162,7 +162,7 @@ BAD = [
     (["epsilon", "--sigma", "1", "--delta", "1e-5", "--method", "bogus"], "--method"),
     (["epsilon", "--sigma", "1", "--delta", "1e-5", "--conversion", "mironov"], "conversion"),
     (["epsilon", "--sigma", "1", "--delta", "1e-5", "--method", "zcdp", "--conversion", "improved"], "conversion"),
-    (["delta", "--sigma", "1", "--epsilon", "0"], "epsilon"),
+    (["delta", "--sigma", "1", "--epsilon", "nan"], "epsilon"),  # ε = 0 has an answer: δ(0) = 2Φ(μ/2) − 1
     (["methods", "--sigma", "1", "--delta", "2"], "delta"),
     (["convert", "zcdp", "--rho", "-1", "--delta", "1e-5"], "rho"),
     (["convert", "rdp", "--orders", "1,2", "--values", "0.1,0.2", "--delta", "1e-5"], "orders"),

@@ -1,0 +1,114 @@
+"""``dpkit audit ALGORITHM``: an RL algorithm's audit against its own privacy declaration."""
+
+from __future__ import annotations
+
+from dpkit import accountant
+from dpkit.accountant.validation import check_choice, check_index
+from dpkit.render import emit_json, format_number, print_table, progress_bar
+
+from .options import sigma_choice
+
+
+def audit_algorithm(
+    *,
+    algorithm: str,
+    sigma: str,
+    observer: str | None,
+    runs: float | None,
+    episodes: float | None,
+    position: str,
+    epsilon: float | None,
+    delta: float | None,
+    confidence: float,
+    attack: str,
+    executor: str,
+    workers: float | None,
+    scheduler: str | None,
+    seed: float,
+    as_json: bool,
+) -> int:
+    """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …); print it, return the exit status.
+
+    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
+    1 for a violation of the declaration, 0 otherwise.
+    """
+    from dpkit.algorithms.executors import make_executor
+    from dpkit.audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
+
+    check_choice("ALGORITHM", algorithm, tuple(OBSERVERS))
+    attack = {"auto": "white-box", "lr": "white-box"}.get(attack, attack)
+    check_choice("attack", attack, RL_ATTACKS)
+    setting = default_setting(
+        algorithm,
+        sigma=sigma_choice(sigma),
+        observer=observer,
+        position=position,
+        episodes=None if episodes is None else accountant.check_count("episodes", episodes),
+        epsilon=epsilon,
+        delta=delta,
+    )
+    n_runs = 4000 if runs is None else accountant.check_count("runs", runs)
+    confidence = accountant.check_probability("confidence", confidence)
+    name = {"local": "in-process"}.get(executor, executor)
+    n_workers = None if workers is None else accountant.check_count("workers", workers)
+    with (
+        make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
+        progress_bar(f"auditing {algorithm}", 2 * n_runs) as advance,
+    ):
+        result = audit_setting(
+            setting,
+            runs=n_runs,
+            seed=check_index("seed", seed),
+            attack=attack,
+            alpha=round(1.0 - confidence, 12),
+            executor=pool,
+            progress=advance,
+        )
+    out = result.to_dict()
+    exit_code = 1 if result.verdict == "violation" else 0
+    if as_json:
+        emit_json(out)
+        return exit_code
+    closed = (
+        ""
+        if result.paper_epsilon_closed_form is None
+        else f" (paper's closed form ε(δ) = {format_number(result.paper_epsilon_closed_form, 6)})"
+    )
+    print_table(
+        f"Audit of {algorithm} ({setting.observer} observer, {out['attack']} attack): {result.verdict}",
+        ["", "value"],
+        [
+            [
+                "claimed ε (target) at δ = " + format_number(setting.delta),
+                format_number(result.claimed_epsilon, 6) + closed,
+            ],
+            ["σ used", ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas.items())],
+            [
+                "σ the claim needs (tight)",
+                ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas_claim.items()),
+            ],
+            [
+                "exact ε / μ of the declared releases",
+                f"{format_number(result.exact_epsilon, 6)} / {format_number(result.exact_mu, 6)}",
+            ],
+            [
+                "exact μ of the canary pair (reach)",
+                f"{format_number(result.pair_mu, 6)} ({format_number(result.reach, 4)})",
+            ],
+            ["μ the declaration allows this pair (Δ capped)", format_number(result.pair_mu_allowed, 6)],
+            ["audited ε lower bound", format_number(result.epsilon_lower, 6)],
+            [
+                "audited μ lower bound (÷ pair μ)",
+                f"{format_number(result.mu_lower, 6)} ({format_number(result.efficiency, 4)})",
+            ],
+            [
+                "power / ratio to the allowance",
+                f"{format_number(result.audit.power, 6)} / {format_number(result.audit.power_ratio, 4)}",
+            ],
+            ["verdict vs declaration / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
+            ["runs per dataset, episodes, position", f"{n_runs}, {setting.episodes}, {setting.position}"],
+            ["relation", setting.relation.replace("_", "-")],
+            ["time", f"{result.seconds:.1f} s"],
+        ],
+    )
+    return exit_code

@@ -1,0 +1,212 @@
+"""``dpkit audit --target``: a release function's audit against a claim, on the user's neighbouring datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dpkit import accountant
+from dpkit.accountant.validation import check_index
+from dpkit.render import emit_json, format_number, print_table, progress_bar
+
+from .options import read_ledger
+
+#: The most runs per dataset of one ``--target`` audit.
+MAX_TRIALS = 10**9
+
+
+def audit_target(
+    *,
+    target: str,
+    neighbours: str,
+    epsilon: float | None,
+    delta: float | None,
+    mu: float | None,
+    rho: float | None,
+    rdp_orders: list[float] | None,
+    rdp_values: list[float] | None,
+    claim_file: str | None,
+    trials: float,
+    confidence: float,
+    attack: str,
+    executor: str,
+    workers: float | None,
+    scheduler: str | None,
+    seed: float,
+    chunk_size: float,
+    as_json: bool,
+) -> int:
+    """Audit the release function ``target`` on the pairs ``neighbours`` against the one claim given.
+
+    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
+    1 for a violation of the claim, 0 otherwise. An exception of the user's code is one error line.
+    """
+    from dpkit.algorithms.executors import make_executor
+    from dpkit.audits import audit_pairs
+    from dpkit.loading import FileFunction
+
+    claim = target_claim(
+        epsilon=epsilon,
+        delta=delta,
+        mu=mu,
+        rho=rho,
+        rdp_orders=rdp_orders,
+        rdp_values=rdp_values,
+        claim_file=claim_file,
+    )
+    confidence = accountant.check_probability("confidence", confidence)
+    runs = accountant.check_count("trials", trials)
+    if runs > MAX_TRIALS:
+        raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {runs:,}")
+    chunk = accountant.check_count("chunk-size", chunk_size)
+    seed_value = check_index("seed", seed)
+    release = FileFunction("--target", target)
+    pairs = load_pairs(neighbours)
+    chosen = attack_choice(attack)
+    name = {"local": "in-process"}.get(executor, executor)
+    n_workers = None if workers is None else accountant.check_count("workers", workers)
+    with (
+        make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
+        progress_bar("auditing", 2 * runs * len(pairs)) as advance,
+    ):
+        try:
+            result = audit_pairs(
+                release,
+                pairs,
+                claim,
+                alpha=round(1.0 - confidence, 12),
+                attack=chosen,
+                seed=seed_value,
+                runs=runs,
+                delta=delta if claim.kind != "dp" else None,
+                executor=pool,
+                chunk_size=chunk,
+                progress=advance,
+            )
+        except (ValueError, TypeError):
+            raise
+        except Exception as err:  # the user's code raised: one line, no traceback
+            raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
+    best = result.strongest
+    out = best.to_dict()
+    out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best))
+    if as_json:
+        emit_json(out)
+        return 1 if result.verdict == "violation" else 0
+    est = best.estimate
+    reason = (
+        ""
+        if result.verdict != "inconclusive"
+        else f" (power {format_number(best.power_ratio, 3)} of the claim < 0.5: more --trials)"
+    )
+    print_table(
+        f"Audit of {target} against {claim.describe()}: {result.verdict}{reason}",
+        ["", "value"],
+        [
+            ["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
+            ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+            ["μ lower bound", format_number(best.mu_lower, 6)],
+            [
+                "μ estimate [interval]",
+                f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
+                f"{format_number(est.mu_interval[1], 6)}]",
+            ],
+            ["claimed μ", format_number(best.claimed_mu, 6)],
+            ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],
+            [
+                "power (bound an ideal attack certifies at the claim) / ratio",
+                f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}",
+            ],
+            ["attack", best.attack],
+            ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
+            ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
+            ["confidence", format_number(confidence)],
+        ],
+    )
+    return 1 if result.verdict == "violation" else 0
+
+
+def target_claim(
+    *,
+    epsilon: float | None,
+    delta: float | None,
+    mu: float | None,
+    rho: float | None,
+    rdp_orders: list[float] | None,
+    rdp_values: list[float] | None,
+    claim_file: str | None,
+) -> Any:
+    """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file."""
+    from dpkit.audits import Claim
+
+    forms = [
+        name
+        for name, present in (
+            ("--epsilon/--delta", epsilon is not None),
+            ("--mu", mu is not None),
+            ("--rho", rho is not None),
+            ("--rdp-orders/--rdp-values", rdp_orders is not None or rdp_values is not None),
+            ("--claim", claim_file is not None),
+        )
+        if present
+    ]
+    if len(forms) != 1:
+        raise click.UsageError(
+            "give exactly one claim: --epsilon and --delta, --mu, --rho, --rdp-orders with "
+            f"--rdp-values, or --claim FILE; got {', '.join(forms) if forms else 'none'}"
+        )
+    if epsilon is not None:
+        if delta is None:
+            raise click.UsageError("--epsilon needs --delta (0 for pure ε-DP)")
+        return Claim.dp(epsilon, delta)
+    if mu is not None:
+        return Claim.gdp(mu)
+    if rho is not None:
+        return Claim.zcdp(rho)
+    if claim_file is not None:
+        return Claim.ledger(read_ledger(Path(claim_file)))
+    if rdp_orders is None or rdp_values is None:
+        raise click.UsageError("--rdp-orders and --rdp-values go together")
+    return Claim.rdp(rdp_orders, rdp_values)
+
+
+def load_pairs(value: str) -> list[tuple[Any, Any]]:
+    """The neighbouring pairs of ``--neighbours FILE.py:NAME``: a pair, a list of pairs, or a function returning one."""
+    from dpkit.loading import load_object
+
+    obj = load_object("--neighbours", value)
+    if callable(obj):
+        try:
+            obj = obj()
+        except Exception as err:
+            raise ValueError(f"--neighbours: calling {value!r} failed: {type(err).__name__}: {err}") from None
+    if isinstance(obj, tuple) and len(obj) == 2:
+        return [obj]
+    if isinstance(obj, list) and obj and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in obj):
+        return [(p[0], p[1]) for p in obj]
+    raise ValueError(
+        f"--neighbours: {value!r} must be a pair (D, D′), a non-empty list of pairs, or a function returning one"
+    )
+
+
+def attack_choice(value: str) -> Any:
+    """``--attack`` of the ``--target`` form: a named attack (``lr`` and ``learned`` are aliases) or a score file."""
+    from dpkit.audits import ScoreFunction
+    from dpkit.audits.attacks import ATTACK_NAMES
+    from dpkit.loading import FileFunction
+
+    if value == "lr":
+        return "gaussian-lr-fitted"
+    if value == "learned":
+        return "logistic"
+    if value == "auto" or (value in ATTACK_NAMES and value not in ("gaussian-lr", "score")):
+        return value
+    if ":" not in value:
+        raise ValueError(
+            f"--attack must be auto, lr, learned, one of "
+            f"{', '.join(n for n in ATTACK_NAMES if n not in ('gaussian-lr', 'score'))} "
+            f"or FILE.py:SCORE, got {value!r}"
+        )
+    return ScoreFunction(FileFunction("--attack", value), name=value)

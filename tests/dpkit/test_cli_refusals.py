@@ -1,0 +1,285 @@
+"""Every option that does not apply to the form of a command given is refused with one ``error:`` line naming it
+and exit code 2, before anything is loaded or run; never silently ignored.
+
+The commands of several forms (``audit``, ``ledger``, ``rlsvi``) declare which options apply to which form in
+their module's ``FORMS``; the tests check that the table covers every option and try each form-only option in
+every other form. The forms chosen by values (``tree``, ``simulate``, ``convert gdp``, the accounting methods)
+are listed case by case.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import click
+import pytest
+
+from dpkit.cli import COMMANDS, main
+from dpkit.commands.options import given, refuse_options
+
+#: The commands of several forms; their module's FORMS maps a form to the options of that form only ("both": all).
+FORM_COMMANDS = ("audit", "ledger", "rlsvi")
+
+CLOSED_FORM = ["-S", "2", "-A", "2", "-H", "4", "-K", "10", "--delta", "1e-5"]
+RLSVI_LEDGER = ["ledger", "rlsvi", "--delta", "1e-5", "-S", "2", "-A", "2", "-H", "3", "-K", "9"]
+OFU_LEDGER = ["ledger", "private-ofu-rl", "--epsilon", "1", "--delta", "1e-5", "-K", "9", "-H", "3", "--gamma", "1"]
+#: The smallest command line of each form (the options of the other forms are added to it).
+BASES: dict[str, dict[str, list[str]]] = {
+    "audit": {
+        "an ALGORITHM audit": ["audit", "rlsvi"],
+        "a --target audit": ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1"],
+    },
+    "ledger": {
+        "an ALGORITHM ledger": ["ledger", "rlsvi", "--delta", "1e-5"],
+        "a ledger file (it takes only --delta or --epsilon, and --json)": ["ledger", "ledger.json", "--delta", "1e-5"],
+    },
+    "rlsvi": {
+        "RLSVI's closed form (without --run)": ["rlsvi", *CLOSED_FORM],
+        "a --run": ["rlsvi", "-S", "2", "-K", "10", "--delta", "1e-5", "--run"],
+    },
+}
+#: A value of every form-only option, as typed.
+SAMPLES: dict[str, dict[str, list[str]]] = {
+    "audit": {
+        "sigma": ["--sigma", "tight"],
+        "observer": ["--observer", "x"],
+        "runs": ["--runs", "10"],
+        "episodes": ["--episodes", "5"],
+        "position": ["--position", "last"],
+        "mu": ["--mu", "5"],
+        "rho": ["--rho", "1"],
+        "rdp_orders": ["--rdp-orders", "2,3"],
+        "rdp_values": ["--rdp-values", "1,2"],
+        "claim_file": ["--claim", "x.json"],
+        "trials": ["--trials", "10"],
+        "chunk_size": ["--chunk-size", "10"],
+    },
+    "ledger": {
+        "episodes": ["-K", "10"],
+        "horizon": ["--horizon", "3"],
+        "dim": ["--dim", "4"],
+        "states": ["-S", "2"],
+        "actions": ["--actions", "2"],
+        "gamma": ["--gamma", "1"],
+        "beta": ["--beta", "0.5"],
+        "reading": ["--reading", "experiment"],
+        "schedule": ["--schedule", "after-each"],
+        "neighbours": ["--neighbours", "replace-one"],
+        "method": ["--method", "rdp"],
+        "conversion": ["--conversion", "improved"],
+    },
+    "rlsvi": {"env_name": ["--env", "tabular"], "seed": ["--seed", "3"]},
+}
+#: The long flag an error names for a sample typed with a short one.
+LONG_FLAGS = {"episodes": "--episodes", "states": "--states"}
+#: The options that choose the form (giving one of them is giving that form; see the cases below).
+SELECTORS = {"audit": ("target", "neighbours"), "ledger": (), "rlsvi": ("do_run",)}
+
+
+def _command(name: str) -> click.Command:
+    module, attribute = COMMANDS[name].split(":")
+    command = getattr(importlib.import_module(f"dpkit.commands.{module}"), attribute)
+    assert isinstance(command, click.Command)
+    return command
+
+
+def _forms(name: str) -> dict[str, tuple[str, ...]]:
+    module = importlib.import_module(f"dpkit.commands.{COMMANDS[name].split(':')[0]}")
+    forms = module.FORMS
+    assert isinstance(forms, dict)
+    return forms
+
+
+def _refused_in_other_forms() -> list[tuple[str, str, str]]:
+    cases = []
+    for name in FORM_COMMANDS:
+        forms = _forms(name)
+        for form in BASES[name]:
+            for other, options in forms.items():
+                if other in (form, "both"):
+                    continue
+                cases += [(name, form, option) for option in options if option not in SELECTORS[name]]
+    return cases
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("error: ") and captured.err.count("\n") == 1, captured.err
+    return captured.err
+
+
+@pytest.mark.parametrize("name", FORM_COMMANDS)
+def test_the_forms_table_covers_every_option_once(name: str) -> None:
+    forms = _forms(name)
+    listed = [option for options in forms.values() for option in options]
+    assert sorted(listed) == sorted(p.name for p in _command(name).params if p.name)
+    assert len(listed) == len(set(listed))
+    assert set(BASES[name]) == set(forms) - {"both"}
+    form_only = {o for form, options in forms.items() if form != "both" for o in options} - set(SELECTORS[name])
+    assert form_only <= set(SAMPLES[name])
+
+
+@pytest.mark.parametrize(("name", "form", "option"), _refused_in_other_forms(), ids=lambda v: str(v)[:24])
+def test_an_option_of_another_form_is_refused_by_name(
+    name: str, form: str, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = SAMPLES[name][option]
+    err = _run(BASES[name][form] + sample, capsys)
+    flag = sample[0] if sample[0].startswith("--") else LONG_FLAGS[option]
+    assert f"error: {flag} does not apply to {form}" in err
+
+
+def test_several_options_of_another_form_are_named_together(capsys: pytest.CaptureFixture[str]) -> None:
+    # the issue's example: neither option is ignored, both are named (in the order --help lists them)
+    err = _run(["audit", "rlsvi", "--trials", "10", "--mu", "5"], capsys)
+    assert err == "error: --mu and --trials do not apply to an ALGORITHM audit\n"
+    err = _run(["audit", "rlsvi", "--trials", "10"], capsys)
+    assert err == "error: --trials does not apply to an ALGORITHM audit\n"
+
+
+#: The options of forms chosen by values (and the form-choosing options of the tables' commands), case by case.
+REFUSED = [
+    # typing an option's default value is giving it: refused all the same
+    (["audit", "rlsvi", "--trials", "100000"], "--trials does not apply to an ALGORITHM audit"),
+    (["audit", "rlsvi", "--chunk-size", "100000"], "--chunk-size does not apply to an ALGORITHM audit"),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--position", "first"],
+        "--position does not apply to a --target audit",
+    ),
+    (["ledger", "ledger.json", "--delta", "1e-5", "--method", "exact"], "--method does not apply to a ledger file"),
+    (["tree", "--steps", "8", "--method", "exact"], "--method does not apply to the counter's structure alone"),
+    (["tree", "--steps", "8", "--sensitivity", "1"], "--sensitivity does not apply to the counter's structure alone"),
+    (["simulate", "ucrl-vtr", "-K", "5", "--sigma", "paper", "--out", "{tmp}"], "--sigma does not apply to ucrl-vtr"),
+    # dpkit audit: the two forms at once, or neither
+    (["audit", "rlsvi", "--target", "m.py:f"], "give ALGORITHM, or --target and --neighbours, not both"),
+    (["audit", "rlsvi", "--neighbours", "m.py:P"], "give ALGORITHM, or --target and --neighbours, not both"),
+    (["audit", "--target", "m.py:f", "--mu", "1"], "give ALGORITHM, or both --target and --neighbours"),
+    (["audit", "rlsvi", "--attack", "histogram"], "--attack for an ALGORITHM audit must be white-box or learned"),
+    (["audit", "rlsvi", "--attack", "auto"], "--attack for an ALGORITHM audit must be white-box or learned"),
+    # dpkit audit, both forms: the executor's options
+    (["audit", "rlsvi", "--workers", "2"], "--workers does not apply to --executor local"),
+    (["audit", "rlsvi", "--scheduler", "tcp://x:1"], "--scheduler does not apply to --executor local"),
+    (
+        ["audit", "rlsvi", "--executor", "processes", "--scheduler", "tcp://x:1"],
+        "--scheduler does not apply to --executor processes",
+    ),
+    (
+        ["audit", "rlsvi", "--executor", "dask", "--scheduler", "tcp://x:1", "--workers", "2"],
+        "--workers does not apply to a --scheduler's cluster",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--workers", "2"],
+        "--workers does not apply to --executor local",
+    ),
+    # dpkit audit --target: exactly one claim
+    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P"], "give exactly one claim"),
+    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--rho", "1"], "got --mu, --rho"),
+    (["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--rdp-orders", "2"], "go together"),
+    # dpkit ledger ALGORITHM: the parameters that algorithm does not use (the registry's list)
+    (
+        ["ledger", "ldp-ucrl-vtr", "--epsilon", "1", "--delta", "0.1", "--horizon", "3", "--dim", "4"],
+        "ldp-ucrl-vtr does not use dim",
+    ),
+    ([*RLSVI_LEDGER, "--gamma", "1"], "rlsvi does not use gamma"),
+    (
+        [*OFU_LEDGER, "--states", "3"],
+        "private-ofu-rl does not use states",
+    ),
+    # dpkit tree: accounting options without accounting; the ε(δ) of a σ and a calibration at once
+    (["tree", "--steps", "8", "--method", "rdp"], "--method does not apply"),
+    (["tree", "--steps", "8", "--conversion", "mironov"], "--conversion does not apply"),
+    (["tree", "--steps", "8", "--method", "rdp", "--sensitivity", "2"], "--sensitivity and --method do not apply"),
+    (["tree", "--steps", "8", "--sigma", "1", "--epsilon", "1", "--delta", "1e-5"], "--sigma needs --delta (and no"),
+    (["tree", "--steps", "8", "--sigma", "1"], "--sigma needs --delta"),
+    (["tree", "--steps", "8", "--epsilon", "1"], "calibration needs both --epsilon and --delta"),
+    (["tree", "--steps", "8", "--delta", "1e-5"], "calibration needs both --epsilon and --delta"),
+    # dpkit rlsvi: two run options at once without --run; the closed form's missing sizes
+    (
+        ["rlsvi", *CLOSED_FORM, "--env", "tabular", "--seed", "1"],
+        "--env and --seed do not apply to RLSVI's closed form",
+    ),
+    (["rlsvi", "-S", "2", "-K", "10", "--delta", "1e-5"], "Missing option '--actions' and '--horizon' (or give --run)"),
+    # dpkit simulate: options of another environment or of private algorithms
+    (["simulate", "ucrl-vtr", "-K", "5", "--state-dim", "3", "--out", "{tmp}"], "--state-dim does not apply"),
+    (["simulate", "ucrl-vtr", "-K", "5", "--control-dim", "3", "--out", "{tmp}"], "--control-dim does not apply"),
+    (
+        ["simulate", "ucrl-vtr", "-K", "5", "--actions", "3", "--out", "{tmp}"],
+        "--actions does not apply to 'riverswim'",
+    ),
+    (
+        ["simulate", "ucrl-vtr", "-K", "5", "--env", "tabular", "--state-dim", "3", "--out", "{tmp}"],
+        "--state-dim does not apply to the tabular environment 'tabular'",
+    ),
+    (
+        ["simulate", "private-ofu-rl", "-K", "5", "--epsilon", "1", "--delta", "0.1", "-S", "3", "--out", "{tmp}"],
+        "--states does not apply to an LQ system",
+    ),
+    (
+        ["simulate", "private-ofu-rl", "-K", "5", "--epsilon", "1", "--delta", "0.1", "-A", "3", "--out", "{tmp}"],
+        "--actions does not apply to an LQ system",
+    ),
+    (
+        ["simulate", "ucrl-vtr", "-K", "5", "--epsilon", "1", "--delta", "0.1", "--out", "{tmp}"],
+        "--epsilon and --delta do not apply to ucrl-vtr, which is not private",
+    ),
+    (["simulate", "ucrl-vtr", "-K", "5", "--sigma", "tight", "--out", "{tmp}"], "--sigma does not apply to ucrl-vtr"),
+    # the accounting methods: a conversion of another method, or of none
+    (["calibrate", "--epsilon", "1", "--delta", "1e-5", "--conversion", "mironov"], "takes no conversion"),
+    (["epsilon", "--sigma", "1", "--delta", "1e-5", "--method", "pld", "--conversion", "improved"], "takes no conv"),
+    (["delta", "--sigma", "1", "--epsilon", "1", "--method", "zcdp", "--conversion", "mironov"], "must be one of"),
+    (["tree", "--steps", "8", "--sigma", "1", "--delta", "1e-5", "--conversion", "mironov"], "takes no conversion"),
+    (
+        [*RLSVI_LEDGER, "--conversion", "improved"],
+        "takes no conversion",
+    ),
+    # dpkit convert gdp: exactly one of δ and ε
+    (["convert", "gdp", "--mu", "1", "--delta", "1e-5", "--epsilon", "1"], "exactly one of --delta and --epsilon"),
+    (["convert", "gdp", "--mu", "1"], "exactly one of --delta and --epsilon"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"), REFUSED, ids=[" ".join(a[:4]) + f"[{i}]" for i, (a, _) in enumerate(REFUSED)]
+)
+def test_an_option_that_does_not_apply_is_refused(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [a.replace("{tmp}", str(tmp_path / "out")) for a in argv]
+    err = _run(argv, capsys)
+    assert message in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_issue_example_through_the_console_script() -> None:
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("dpkit")
+    out = subprocess.run([str(script), "audit", "rlsvi", "--trials", "10"], capture_output=True, text=True)
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == "error: --trials does not apply to an ALGORITHM audit\n"
+
+
+@click.command()
+@click.option("--a", type=int, default=3)
+@click.option("--b", "b_name", default=None)
+@click.pass_context
+def _probe(ctx: click.Context, a: int, b_name: str | None) -> tuple[bool, bool]:
+    refuse_options(ctx, ("b_name",), "this probe")
+    return given(ctx, "a"), given(ctx, "b_name")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [([], (False, False)), (["--a", "3"], (True, False)), (["--a", "4"], (True, False))],
+)
+def test_given_tells_a_default_from_a_typed_value(argv: list[str], expected: tuple[bool, bool]) -> None:
+    assert _probe.main(argv, standalone_mode=False) == expected
+
+
+def test_refuse_options_names_the_flag_not_the_parameter() -> None:
+    with pytest.raises(click.UsageError, match=r"^--b does not apply to this probe$"):
+        _probe.main(["--b", "x"], standalone_mode=False)
