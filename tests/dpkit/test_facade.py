@@ -17,8 +17,10 @@ from dpkit.reports.config import parse_config
 
 
 def test_import_dpkit_imports_nothing_heavy() -> None:
-    code = "import sys, dpkit; print(sorted(m for m in ('numpy', 'scipy', 'dp_accounting', 'matplotlib') if m in "
-    "sys.modules))"
+    code = (
+        "import sys, dpkit; print(sorted(m for m in ('numpy', 'scipy', 'dp_accounting', 'matplotlib') if m in "
+        "sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -89,7 +91,7 @@ def test_report_writes_the_files(tmp_path: Path) -> None:
 
 def test_report_refuses_a_bad_config_before_writing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text("seeds = -1\n")
+    bad.write_text('seeds = -1\n\n[[algorithm]]\nname = "rlsvi"\nstates = 2\nepisodes = 10\ndelta = 0.1\n')
     with pytest.raises(ValueError, match="seeds"):
         dpkit.report(bad, out=tmp_path / "out")
     assert not (tmp_path / "out").exists()
