@@ -65,7 +65,7 @@ def main() -> None:
         "implementation's own statistics or σ; the audited ε and μ lower bounds at confidence 95% (μ lower",
         "÷ pair μ in brackets); power: the μ an ideal attack would certify with these runs at the allowance,",
         "over the allowance (below 0.5 the verdict is `inconclusive`); the verdict against the declaration",
-        "and against the paper's ε. Mutants are the seed algorithms with one bug (tests/rl_mutants.py).",
+        "and against the paper's ε. Mutants are the seed algorithms with one bug (tests/support/rl_mutants.py).",
         "`dpkit audit ALGORITHM [--sigma …] --runs N --json` reproduces a row.",
         "",
         "| algorithm | σ | observer | claimed ε | exact ε / μ (declared) | pair μ (reach) | μ allowed | "
@@ -86,7 +86,7 @@ def main() -> None:
                 lines.append(_row(label, result))
                 if algorithm == "rlsvi" and label == "tight":
                     rlsvi_rows.append(result)
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
         from rl_mutants import ldp_no_clipping, rlsvi_no_clipping
 
         for algorithm, mutant in (("ldp-ucrl-vtr", ldp_no_clipping), ("rlsvi", rlsvi_no_clipping)):

@@ -282,7 +282,7 @@ def _html_finalize(value: Any) -> Any:
 
 def _environment(html: bool) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("reports", "templates"),
+        loader=jinja2.PackageLoader("dpkit.reports", "templates"),
         autoescape=html,
         finalize=_html_finalize if html else markdown_escape,
         trim_blocks=True,
