@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from dpkit.render import plain
 from dpkit.reports.config import parse_config
 from dpkit.reports.job import compute_report
 from dpkit.reports.render import markdown_escape, write_report
-from tests.cli_runs import run
 
 OSC_TITLE = "\x1b]0;pwned\x07"
 HOSTILE = [
