@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import click
 
 from dpkit import accountant
@@ -78,7 +80,7 @@ def convert_gdp(mu: float, delta: float | None, epsilon: float | None, as_json: 
 def convert_budget(epsilon: float, delta: float, as_json: bool) -> None:
     """(ε, δ) → the largest μ (GDP) and ρ (zCDP, per conversion) that guarantee it."""
     mu = accountant.gdp_mu(epsilon, delta)
-    rho = {c: accountant.zcdp_rho(epsilon, delta, conversion=c) for c in ZCDP_CONVERSIONS}
+    rho = {c: accountant.zcdp_rho(epsilon, delta, conversion=cast(Any, c)) for c in ZCDP_CONVERSIONS}
     if as_json:
         emit_json({"mu": mu, "rho": rho, "epsilon": epsilon, "delta": delta})
         return
