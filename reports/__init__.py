@@ -8,5 +8,6 @@
 * :mod:`dpkit.reports.render` — ``report.md``, ``report.html`` and ``report.json`` from Jinja2 templates;
 * :mod:`dpkit.reports.texts` — the relations, privacy models and assumptions in words.
 
-``dpkit report`` is the command line; ``reports/report.schema.json`` describes ``report.json``.
+``dpkit report`` is the command line; :mod:`dpkit.reports.models` describes ``report.json`` (the checked-in
+``reports/report.schema.json`` is generated from it by ``python -m dpkit.reports.files``).
 """

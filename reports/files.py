@@ -1,5 +1,6 @@
-"""The files users write, as pydantic models with generated JSON schemas: report configurations
-(:class:`~dpkit.reports.config.ReportConfig`) and ledger files (:class:`LedgerFile`).
+"""dpkit's file formats as pydantic models with generated JSON schemas: the files users write, report
+configurations (:class:`~dpkit.reports.config.ReportConfig`) and ledger files (:class:`LedgerFile`),
+and the file a report writes, ``report.json`` (:class:`~dpkit.reports.models.ReportJson`).
 
 A ledger file (JSON or TOML) lists Gaussian releases under one key, ``release``::
 
@@ -11,9 +12,10 @@ A ledger file (JSON or TOML) lists Gaussian releases under one key, ``release``:
 
 ``dpkit ledger FILE`` accounts for it under every method and ``dpkit audit --claim FILE`` audits
 against its exact μ-GDP. :func:`read_ledger_file` reads and validates one, every error one
-``ValueError`` naming the key and the value. The schemas of both formats are generated from the
-models (:func:`schemas`); ``reports/config.schema.json`` and ``reports/ledger.schema.json`` are
-checked-in copies that a test keeps equal to them (``python -m dpkit.reports.files`` rewrites them).
+``ValueError`` naming the key and the value. The schemas of the three formats are generated from the
+models (:func:`schemas`); ``reports/config.schema.json``, ``reports/ledger.schema.json`` and
+``reports/report.schema.json`` are checked-in copies that a test keeps equal to them
+(``python -m dpkit.reports.files`` rewrites them).
 """
 
 from __future__ import annotations
@@ -86,14 +88,20 @@ def read_ledger_file(path: str | Path) -> Ledger:
 
 
 #: The checked-in schema of each file format (package data of dpkit.reports).
-SCHEMA_FILES = {"config.schema.json": "report configuration", "ledger.schema.json": "ledger file"}
+SCHEMA_FILES = {
+    "config.schema.json": "report configuration",
+    "ledger.schema.json": "ledger file",
+    "report.schema.json": "report.json",
+}
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """The JSON schema of each user-written file format, generated from its model."""
+    """The JSON schema of each file format, generated from its model (keys: :data:`SCHEMA_FILES`)."""
+    from .models import report_schema  # only where schemas are wanted: reading a ledger file needs none
+
     ledger = LedgerFile.model_json_schema(mode="validation")
     ledger["title"] = "dpkit ledger file"
-    return {"config.schema.json": config_schema(), "ledger.schema.json": ledger}
+    return {"config.schema.json": config_schema(), "ledger.schema.json": ledger, "report.schema.json": report_schema()}
 
 
 def dumps(schema: dict[str, Any]) -> str:

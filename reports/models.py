@@ -1,0 +1,464 @@
+"""``report.json`` as pydantic models: the report's JSON schema is generated from them.
+
+:func:`dpkit.reports.job.compute_report` builds the report as plain, JSON-ready data and
+:func:`dpkit.reports.render.report_json` writes it; :class:`ReportJson` describes that data, and
+:func:`report_schema` is its JSON schema (``reports/report.schema.json`` is the checked-in copy, kept
+equal by a test; ``python -m dpkit.reports.files`` rewrites it). :func:`validate_report` parses a
+report's data through the models, one ``ValueError`` naming the key and value when it does not fit.
+
+Two kinds of object:
+
+* the report's own (the report, its summary rows, the sections of each algorithm, the ε(δ) curves,
+  the tree counter, RLSVI's figures, regret and provenance): every key required, no other key;
+* objects that come whole from the layers below and are what ``dpkit ledger … --json`` and
+  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result): the keys
+  the report reads are required and typed, further keys are allowed (they belong to those commands).
+
+The settings of each algorithm (``settings``, ``provenance.config.algorithms``) are the config's own
+models, :class:`~dpkit.reports.config.AlgorithmConfig` and :class:`~dpkit.reports.config.QuickConfig`.
+Numbers that are not finite are ``null`` in ``report.json`` (:mod:`dpkit.reports.encoding`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from .config import AlgorithmConfig, QuickConfig, pydantic_message
+
+__all__ = [
+    "METHOD_KEYS",
+    "ReportJson",
+    "SummaryRow",
+    "AlgorithmSection",
+    "Provenance",
+    "report_schema",
+    "validate_report",
+]
+
+#: The keys of the ε(δ) curves' methods (``dpkit.accountant.VARIANTS``), written out so that reading
+#: this module imports no accountant; a test keeps them equal.
+METHOD_KEYS: tuple[str, ...] = ("exact", "pld", "rdp", "rdp-mironov", "zcdp-rdp-optimal", "zcdp", "classic")
+
+PrivacyModel = Literal["LDP", "JDP"]
+Relation = Literal["add_remove", "replace_one"]
+Verdict = Literal["violation", "consistent", "inconclusive"]
+Position = Literal["first", "middle", "last"]
+
+Count = Annotated[int, Field(ge=1)]
+Index = Annotated[int, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+NonNegative = Annotated[float, Field(ge=0)]
+Probability = Annotated[float, Field(ge=0, le=1)]
+OpenProbability = Annotated[float, Field(gt=0, lt=1)]
+Command = Annotated[list[str], Field(min_length=2, description="dpkit arguments that print the same numbers")]
+#: One σ for every release, or σ per release name.
+Sigma = float | Annotated[dict[str, float], Field(min_length=1)]
+
+
+class _Own(BaseModel):
+    """An object the report builds: every key required, no other key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class _Passed(BaseModel):
+    """An object passed on whole from a lower layer: the keys the report reads, others allowed."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
+
+
+# -- the summary ---------------------------------------------------------------------------------------
+
+
+class SummaryRow(_Own):
+    """One row of the report's summary table (one algorithm)."""
+
+    algorithm: str
+    privacy_model: PrivacyModel
+    relation: Relation
+    delta: float
+    claimed_epsilon: float
+    epsilon_at_paper_sigma: NonNegative
+    noise_ratio: Positive = Field(description="σ_paper / σ_tight")
+    audit_sigma: str | float = Field(description="the σ the audit ran at: paper, tight or a number")
+    audited_epsilon_lower: float | None = Field(description="null: no audit")
+    verdict: Verdict | None = Field(description="null: no audit")
+
+
+# -- the ledger (as dpkit ledger ALGORITHM --json prints it) ------------------------------------------------
+
+
+class LedgerRelease(_Passed):
+    """One declared release of the ledger."""
+
+    name: str
+    statistic: str
+    count: Count
+    paper_count: Count
+    sensitivity: Positive
+    sensitivity_add_remove: float | None
+    sensitivity_replace_one: float
+    paper_sensitivity: float
+    noise: Literal["iid", "symmetric"]
+    sigma_paper: Positive
+    sigma_tight: Positive
+    notes: list[str]
+
+
+class LedgerFlag(_Passed):
+    """A finding about the paper's accounting."""
+
+    code: str
+    severity: Literal["error", "warning", "info"]
+    release: str | None
+    message: str
+
+
+class LedgerRecord(_Passed):
+    """The algorithm's ledger at the target (ε, δ): ``dpkit ledger ALGORITHM … --json``."""
+
+    algorithm: str
+    privacy_model: PrivacyModel
+    paper: str
+    relation: Relation
+    paper_relation: Relation
+    method: str
+    epsilon: Positive
+    delta: OpenProbability
+    parameters: dict[str, Any]
+    releases: Annotated[list[LedgerRelease], Field(min_length=1)]
+    sigma_paper: Sigma
+    sigma_tight: Sigma
+    noise_ratio: Positive
+    epsilon_claimed_by_paper: float
+    epsilon_achieved_by_paper_sigma: NonNegative
+    mu_at_paper_sigma: float
+    flags: list[LedgerFlag]
+    notes: list[str]
+
+
+# -- the ε(δ) curves, the tree counter, RLSVI --------------------------------------------------------------
+
+
+def _every_method(value: dict[str, Any]) -> dict[str, Any]:
+    missing = [key for key in METHOD_KEYS if key not in value]
+    if missing:
+        raise ValueError(f"misses the method {missing[0]!r}")
+    return value
+
+
+_EVERY_METHOD = {"required": list(METHOD_KEYS)}
+MethodEpsilons = Annotated[
+    dict[str, list[float | None]],
+    AfterValidator(_every_method),
+    Field(description="ε at each δ (null: the method gives none)", json_schema_extra=_EVERY_METHOD),
+]
+MethodLabels = Annotated[
+    dict[str, str],
+    AfterValidator(_every_method),
+    Field(description="each method's name in the figures", json_schema_extra=_EVERY_METHOD),
+]
+
+
+class EpsilonCurves(_Own):
+    """ε(δ) of every accounting method for the declared releases at the paper's σ."""
+
+    sigma: Literal["paper"]
+    relation: Relation
+    mu: float
+    rho: float
+    deltas: Annotated[list[OpenProbability], Field(min_length=1)]
+    methods: MethodEpsilons
+    labels: MethodLabels
+    refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
+
+
+class TreeSection(_Own):
+    """The binary counter behind a tree-counter algorithm's releases."""
+
+    steps: Count
+    schedule: Literal["after-each", "before-episode"]
+    released_prefixes: Index
+    max_psums_per_item: int
+    max_psums_per_prefix: int
+    paper_depth: int
+    prefix_psums: list[int] = Field(description="popcount(t) of each released prefix t")
+    item_psums: list[int] = Field(description="the p-sums that contain each user")
+    sigma_paper: Sigma
+    sigma_tight: Sigma
+
+
+class RlsviSection(_Own):
+    """RLSVI's privacy as K grows: its closed forms, the worst case, and the runs' own (one per K)."""
+
+    states: int
+    actions: int
+    horizon: int
+    delta: float
+    env: str
+    episodes: list[int]
+    epsilon_paper: list[float]
+    epsilon_exact_gdp: list[float]
+    mu_worst_case: list[float]
+    epsilon_worst_case: list[float]
+    seed: int
+    mu_run: list[float]
+    epsilon_run: list[float]
+    worst_user_run: list[int]
+
+
+# -- the audit (as dpkit audit ALGORITHM --json prints it) --------------------------------------------------
+
+
+class AuditTest(_Passed):
+    """One threshold test of the audit."""
+
+    fpr: Probability
+    fnr: Probability
+    fpr_upper: Probability
+    fnr_upper: Probability
+    epsilon_lower: float | None
+    mu_lower: float | None
+
+
+class AuditTests(_Passed):
+    """The audit's tests."""
+
+    tests: Annotated[list[AuditTest], Field(min_length=1)]
+
+
+class Roc(_Passed):
+    """The audit's ROC curve."""
+
+    fpr: list[float]
+    tpr: list[float]
+
+
+class AuditResult(_Passed):
+    """An audit's result: ``dpkit audit ALGORITHM … --json``."""
+
+    algorithm: str
+    observer: str
+    relation: Relation
+    sigma: str | float | dict[str, Any]
+    sigmas: dict[str, float]
+    claimed_epsilon: float | None
+    exact_epsilon: float | None
+    exact_mu: float | None
+    pair_mu: float | None
+    epsilon_lower: float | None
+    mu_lower: float | None
+    mu_estimate: float | None
+    verdict: Verdict
+    runs: Count
+    episodes: Count
+    position: Position
+    seed: Index
+    audit: AuditTests
+    roc: Roc
+
+
+class AuditDone(_Own):
+    """An audit that ran."""
+
+    available: Literal[True]
+    reason: None
+    command: Command
+    result: AuditResult
+
+
+class AuditSkipped(_Own):
+    """An audit that did not run, and why."""
+
+    available: Literal[False]
+    reason: str
+    command: Command
+    result: None
+
+
+# -- regret --------------------------------------------------------------------------------------------------
+
+
+class RegretAtSigma(_Own):
+    """Regret over the seeds at one σ."""
+
+    sigmas: dict[str, float] = Field(description="the σ of each release")
+    final_regret: list[float]
+    final_regret_mean: float
+    final_regret_std: NonNegative
+    loglog_slope: float | None
+    cumulative_regret: Annotated[list[list[float]], Field(min_length=1)] = Field(
+        description="one row per seed, at the checkpoints"
+    )
+
+
+class RegretSection(_Own):
+    """Regret at the paper's σ and at the tight σ."""
+
+    seeds: list[int]
+    env_seed: int
+    episodes: Count
+    checkpoints: list[int] = Field(description="the episodes (1-based) kept of each curve")
+    paper: RegretAtSigma
+    tight: RegretAtSigma
+    tight_over_paper: float | None
+
+
+# -- an algorithm's sections, provenance, the whole report -----------------------------------------------------
+
+
+class AlgorithmSection(_Own):
+    """Everything the report shows of one algorithm."""
+
+    name: str
+    privacy_model: PrivacyModel
+    paper: str
+    relation: Relation
+    relation_text: str
+    privacy_model_text: str
+    assumptions: Annotated[list[str], Field(min_length=1)]
+    settings: AlgorithmConfig
+    ledger: LedgerRecord
+    ledger_command: Command
+    epsilon_curves: EpsilonCurves
+    tree: TreeSection | None = Field(description="tree-counter algorithms only")
+    rlsvi: RlsviSection | None = Field(description="rlsvi only")
+    audit: AuditDone | AuditSkipped = Field(discriminator="available")
+    regret: RegretSection
+
+
+class ConfigRecord(_Own):
+    """The configuration the report ran (``ReportConfig.to_dict()``)."""
+
+    source: str = Field(description="the config file, or 'default'")
+    quick: bool = Field(description="whether --quick capped the sizes")
+    title: str
+    seed: Index
+    seeds: Count
+    workers: Count
+    deltas: Annotated[list[OpenProbability], Field(min_length=1)]
+    quick_caps: QuickConfig
+    algorithms: Annotated[list[AlgorithmConfig], Field(min_length=1)]
+
+
+class Seeds(_Own):
+    """The seeds of the report's runs."""
+
+    regret: list[int]
+    environment: int
+    audit: int
+    rlsvi_runs: int
+
+
+class Versions(_Passed):
+    """Installed versions of dpkit and of every package it requires (null: not installed)."""
+
+    dpkit: str | None
+    numpy: str | None
+    scipy: str | None
+    matplotlib: str | None
+    jinja2: str | None
+    __pydantic_extra__: dict[str, str | None] = Field(init=False)
+
+
+class Provenance(_Own):
+    """What reproduces the report: the command line (without --out), the config, seeds and versions."""
+
+    command_line: list[str]
+    config: ConfigRecord
+    seeds: Seeds
+    versions: Versions
+    python: str
+
+
+class ReportJson(_Own):
+    """Every number of a ``dpkit report`` (``dpkit.reports.job.compute_report``). Version 1."""
+
+    format: Literal[1]
+    title: str
+    summary: Annotated[list[SummaryRow], Field(min_length=1)]
+    algorithms: Annotated[list[AlgorithmSection], Field(min_length=1)]
+    provenance: Provenance
+
+
+#: The checked-in file's ``$id`` and ``title``.
+SCHEMA_ID = "https://dpkit.invalid/report.schema.json"
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON schema (draft 2020-12) of ``report.json``, generated from :class:`ReportJson`."""
+    schema = ReportJson.model_json_schema(mode="validation")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        **schema,
+        "title": "dpkit report.json",
+    }
+
+
+def validate_report(data: Any) -> ReportJson:
+    """Parse a report's JSON data (as :func:`json.loads` gives it) through :class:`ReportJson`.
+
+    Raises ``ValueError`` with one line naming the first key that does not fit (as a path such as
+    ``algorithms[0].ledger.epsilon``) and its value; an unknown key is named first.
+    """
+    try:
+        return ReportJson.model_validate(data)
+    except ValidationError as err:
+        errors = err.errors(include_url=False)
+        error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
+        raise ValueError(f"report.json: {_message(data, error)}") from None
+
+
+#: JSON words for what pydantic's messages (and the config's, written for TOML) say otherwise.
+_JSON_WORDS = {
+    "none_required": "must be null",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "dict_type": "must be an object",
+    "bool_type": "must be true or false",
+}
+
+
+def _message(data: Any, error: Mapping[str, Any]) -> str:
+    """One error as one line: its location as a path through ``data`` (a union's tag, which is no key of
+    the data, left out), then what is wrong and the value."""
+    loc = _data_loc(data, tuple(error["loc"]))
+    kind = error["type"]
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        tag = str(error.get("ctx", {}).get("discriminator", "")).strip("'")
+        key = _path((*loc, tag))
+        if kind == "union_tag_not_found":
+            return f"{key} is required"
+        expected = str(error["ctx"]["expected_tags"]).replace("True", "true").replace("False", "false")
+        return f"{key} must be one of {expected}, got {error['ctx']['tag']!r}"
+    if kind in _JSON_WORDS:
+        return f"{_path(loc)} {_JSON_WORDS[kind]}, got {error.get('input')!r}"
+    return pydantic_message({**error, "loc": loc})
+
+
+def _data_loc(data: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``loc`` without the parts that are not keys or indices of ``data`` on the way (a tagged union's
+    tag); the last part is kept (a missing key)."""
+    out: list[Any] = []
+    node = data
+    for i, part in enumerate(loc):
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        elif i < len(loc) - 1:
+            continue  # not a step through the data
+        out.append(part)
+    return tuple(out)
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    """``("algorithms", 1, "ledger", "epsilon")`` → ``algorithms[1].ledger.epsilon``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
