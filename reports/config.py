@@ -259,7 +259,7 @@ class QuickConfig(_Model):
         }
 
 
-Delta = Annotated[float, Field(gt=0.0, lt=1.0), BeforeValidator(_number)]
+Delta = Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False), BeforeValidator(_number)]
 
 
 class ReportConfig(_Model):
@@ -279,12 +279,11 @@ class ReportConfig(_Model):
     source: Annotated[str, Field(exclude=True)] = DEFAULT_CONFIG
     is_quick: Annotated[bool, Field(exclude=True)] = False
 
-    @field_validator("deltas", mode="before")
+    @field_validator("deltas")
     @classmethod
-    def _deltas(cls, value: object) -> object:
-        if isinstance(value, list) and all(isinstance(d, (int, float)) and not isinstance(d, bool) for d in value):
-            return tuple(sorted({float(d) for d in value}))
-        return value
+    def _deltas(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        """Sorted, each once (after validation, so an error names the δ's own place in the file)."""
+        return tuple(sorted(set(value)))
 
     @model_validator(mode="after")
     def _one_entry_each(self) -> ReportConfig:

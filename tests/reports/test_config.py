@@ -13,7 +13,7 @@ from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular
 from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
-from dpkit.reports.config import ReportConfig, ledger_parameters, load_config, parse_config
+from dpkit.reports.config import DEFAULT_DELTAS, ReportConfig, ledger_parameters, load_config, parse_config
 
 MINIMAL = {"algorithm": [{"name": "ldp-ucrl-vtr", "episodes": 50, "epsilon": 1.0, "delta": 0.1}]}
 
@@ -105,7 +105,10 @@ def _error(data: dict) -> str:
         ({"algorithm": []}, "algorithm must be a non-empty array"),
         ({}, "algorithm is required"),
         ({**MINIMAL, "seeds": 0}, "seeds must be >= 1"),
-        ({**MINIMAL, "deltas": [0.5, 1.5]}, "deltas"),
+        ({**MINIMAL, "deltas": [0.5, 1.5]}, "deltas[1] must be < 1.0, got 1.5"),
+        ({**MINIMAL, "deltas": [0.5, 1e-3, float("nan")]}, "deltas[2] must be a finite number, got nan"),
+        ({**MINIMAL, "deltas": [0.5, True]}, "deltas[1] must be a finite number, got True"),
+        ({**MINIMAL, "deltas": []}, "deltas must not be empty"),
         ({**MINIMAL, "quick": {"episodes": "few"}}, "quick.episodes must be an integer"),
     ],
 )
@@ -124,6 +127,11 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
     unknown.write_text('colour = "red"\n[[algorithm]]\nname = "rlsvi"\nepisodes = 10\ndelta = 1e-5\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"unknown\.toml': unknown key 'colour'"):
         load_config(unknown)
+
+
+def test_deltas_are_sorted_and_each_kept_once() -> None:
+    assert parse_config(MINIMAL).deltas == DEFAULT_DELTAS
+    assert parse_config({**MINIMAL, "deltas": [1e-3, 1e-6, 1e-3, 0.5]}).deltas == (1e-6, 1e-3, 0.5)
 
 
 def test_integers_are_accepted_as_numbers() -> None:
