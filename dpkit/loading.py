@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import stat
 import sys
 import tomllib
@@ -21,6 +22,7 @@ __all__ = [
     "parse_reference",
     "read_text_file",
     "parse_data",
+    "shown",
     "MAX_FILE_BYTES",
     "MAX_NESTING",
 ]
@@ -64,29 +66,78 @@ def read_text_file(path: str | Path, what: str, limit: int = MAX_FILE_BYTES) -> 
     return text
 
 
-def _depth(text: str) -> int:
-    """An upper bound on the nesting depth of JSON or TOML ``text`` (brackets and braces, strings included)."""
-    depth = deepest = 0
-    for c in text:
+#: The longest repr of a value that an error message shows (the rest is cut, marked by …).
+SHOWN_CHARS = 120
+
+
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (a file's bad value may be huge)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_BRACKETS = re.compile(r"[^\[\]{}]+")
+#: A TOML key of dotted parts (bare or quoted), e.g. ``a.b."c d"``; linear to scan (no nested repetition).
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_DOTTED = re.compile(rf"{_PART}(?:[ \t]*\.[ \t]*{_PART})*")
+_QUOTED = re.compile(r""""[^"\n]*"|'[^'\n]*'""")
+
+
+def _too_deep(text: str, limit: int, *, toml: bool) -> bool:
+    """Whether JSON or TOML ``text`` may nest deeper than ``limit`` (an upper bound: brackets and braces in
+    strings count too, and for TOML each dotted key ``a.b.c`` counts its depth)."""
+    depth = 0
+    for c in _BRACKETS.sub("", text):  # the brackets only (removed at C speed)
         if c in "[{":
             depth += 1
-            deepest = max(deepest, depth)
-        elif c in "]}":
+            if depth > limit:
+                return True
+        else:
             depth = max(depth - 1, 0)
+    if toml and text.count(".") > limit:  # a.b.c… = 1 nests one table per dot (tomllib is quadratic in it)
+        for match in _DOTTED.finditer(text):
+            key = match.group()
+            if len(key) > 2 * limit and key.count(".") > limit and _QUOTED.sub("", key).count(".") > limit:
+                return True
+    return False
+
+
+def _nesting(data: object) -> int:
+    """The nesting depth of parsed data (lists and tables), counted without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return deepest
 
 
 def parse_data(text: str, *, toml: bool, what: str, limit: int = MAX_NESTING) -> object:
-    """Parse JSON or TOML ``text``; deeper nesting than ``limit`` and syntax errors are one ``ValueError``."""
+    """Parse JSON or TOML ``text``; deeper nesting than ``limit`` and syntax errors are one ``ValueError``.
+
+    The depth is bounded before parsing (so no parser recurses or crawls through a deep file) and
+    checked exactly after it.
+    """
     kind = "TOML" if toml else "JSON"
-    if _depth(text) > limit:
-        raise ValueError(f"{what} nests lists/tables deeper than {limit} levels")
+    too_deep = f"{what} nests lists/tables deeper than {limit} levels"
+    if _too_deep(text, limit, toml=toml):
+        raise ValueError(too_deep)
     try:
-        return tomllib.loads(text) if toml else json.loads(text)
+        data = tomllib.loads(text) if toml else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
         raise ValueError(f"{what} is not valid {kind}: {err}") from None
     except RecursionError:  # pragma: no cover - the depth check comes first
-        raise ValueError(f"{what} nests lists/tables too deeply") from None
+        raise ValueError(too_deep) from None
+    if _nesting(data) > limit:
+        raise ValueError(too_deep)
+    return data
 
 
 _MODULES: dict[str, ModuleType] = {}

@@ -62,7 +62,7 @@ from pydantic import (
 from dpkit.accountant.validation import check_choice, check_positive, check_probability
 from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
 from dpkit.algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
-from dpkit.loading import parse_data, read_text_file
+from dpkit.loading import parse_data, read_text_file, shown
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -103,10 +103,10 @@ def _sigma(value: object) -> str | float:
     """``paper``, ``tight`` or a finite number >= 0."""
     if isinstance(value, str):
         if value not in _SIGMA_WORDS:
-            raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {value!r}")
+            raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {shown(value)}")
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {value!r}")
+        raise ValueError(f"must be 'paper', 'tight' or a number >= 0, got {shown(value)}")
     if value < 0:
         raise ValueError(f"must be >= 0, got {value!r}")
     return float(value)
@@ -115,7 +115,7 @@ def _sigma(value: object) -> str | float:
 def _number(value: object) -> float:
     """An int or float (not a bool, not a string) as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a finite number, got {value!r}")
+        raise ValueError(f"must be a finite number, got {shown(value)}")
     return float(value)
 
 
@@ -171,7 +171,7 @@ class AlgorithmConfig(_Model):
         if name not in ALGORITHM_NAMES:
             close = difflib.get_close_matches(name, ALGORITHM_NAMES, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"must be one of {', '.join(ALGORITHM_NAMES)}, got {name!r}{hint}")
+            raise ValueError(f"must be one of {', '.join(ALGORITHM_NAMES)}, got {shown(name)}{hint}")
         return name
 
     @field_validator("episode_grid")
@@ -184,7 +184,7 @@ class AlgorithmConfig(_Model):
         if not self.env:
             object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
         if self.env not in SIMULATED_ENVIRONMENTS:
-            raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {self.env!r}")
+            raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {shown(self.env)}")
         if self.episode_grid is not None and self.name != "rlsvi":
             raise _KeyError("episode_grid", f"applies to rlsvi only, not {self.name}")
         try:
@@ -290,7 +290,7 @@ class ReportConfig(_Model):
         names = [a.name for a in self.algorithms]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
-            raise _KeyError("algorithm", f"{duplicated[0]!r} appears more than once (one entry per algorithm)")
+            raise _KeyError("algorithm", f"{shown(duplicated[0])} appears more than once (one entry per algorithm)")
         return self
 
     def shrunk(self) -> ReportConfig:
@@ -368,20 +368,20 @@ def pydantic_message(error: Mapping[str, Any]) -> str:
         return f"{key} {text}" if blamed.key or text.startswith("(") else f"{key}: {text}"
     key = _key(loc)
     if kind == "extra_forbidden":
-        return f"unknown key {key!r}"
+        return f"unknown key {shown(key)}"
     if kind == "missing":
         return f"{key} is required"
     if kind in ("greater_than_equal", "greater_than", "less_than", "less_than_equal"):
         bound = next(iter(ctx.values()))
         op = {"greater_than_equal": ">=", "greater_than": ">", "less_than": "<", "less_than_equal": "<="}[kind]
-        return f"{key} must be {op} {bound}, got {value!r}"
+        return f"{key} must be {op} {bound}, got {shown(value)}"
     if kind == "too_short":
-        return f"{key} must not be empty, got {value!r}"
+        return f"{key} must not be empty, got {shown(value)}"
     if kind == "literal_error":
-        return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {value!r}"
+        return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {shown(value)}"
     if kind == "value_error":
         return f"{key} {str(ctx.get('error', error['msg']))}"
-    return f"{key} {_MESSAGES.get(kind, error['msg'].lower())}, got {value!r}"
+    return f"{key} {_MESSAGES.get(kind, error['msg'].lower())}, got {shown(value)}"
 
 
 def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> ReportConfig:
@@ -391,9 +391,11 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     an algorithm setting that its experiment or ledger rejects).
     """
     if not isinstance(data, Mapping):
-        raise ValueError(f"a config must be a table, got {data!r}")
+        raise ValueError(f"a config must be a table, got {shown(data)}")
     if "algorithm" in data and not (isinstance(data["algorithm"], list) and data["algorithm"]):
-        raise ValueError(f"algorithm must be a non-empty array of tables ([[algorithm]]), got {data['algorithm']!r}")
+        raise ValueError(
+            f"algorithm must be a non-empty array of tables ([[algorithm]]), got {shown(data['algorithm'])}"
+        )
     if "source" in data or "is_quick" in data or "algorithms" in data:
         bad = next(k for k in ("source", "is_quick", "algorithms") if k in data)
         raise ValueError(f"unknown key {bad!r}")

@@ -30,7 +30,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from dpkit.accountant.ledger import GaussianRelease, Ledger
-from dpkit.loading import parse_data, read_text_file
+from dpkit.loading import parse_data, read_text_file, shown
 
 from .config import config_schema, first_error
 
@@ -40,9 +40,9 @@ __all__ = ["LedgerFile", "ReleaseEntry", "read_ledger_file", "schemas", "SCHEMA_
 def _positive(value: object) -> float:
     """An int or float (not a bool, not a string) that is finite and > 0, as a float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a finite number > 0, got {value!r}")
+        raise ValueError(f"must be a finite number > 0, got {shown(value)}")
     if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"must be a finite number > 0, got {value!r}")
+        raise ValueError(f"must be a finite number > 0, got {shown(value)}")
     return float(value)
 
 
@@ -80,7 +80,7 @@ def read_ledger_file(path: str | Path) -> Ledger:
     text = read_text_file(p, "ledger file")  # bounded: size cap, UTF-8, a regular file
     data = parse_data(text, toml=p.suffix.lower() == ".toml", what=f"ledger file {str(p)!r}")  # nesting bounded
     if not isinstance(data, dict):
-        raise ValueError(f"ledger file {str(p)!r} must hold one table/object with the key 'release', got {data!r}")
+        raise ValueError(f"ledger file {str(p)!r} must hold one table/object with the key 'release', got {shown(data)}")
     try:
         return LedgerFile.model_validate(data).ledger()
     except ValidationError as err:

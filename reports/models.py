@@ -26,6 +26,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from dpkit.loading import shown
+
 from .config import AlgorithmConfig, QuickConfig, pydantic_message
 
 __all__ = [
@@ -434,9 +436,9 @@ def _message(data: Any, error: Mapping[str, Any]) -> str:
         if kind == "union_tag_not_found":
             return f"{key} is required"
         expected = str(error["ctx"]["expected_tags"]).replace("True", "true").replace("False", "false")
-        return f"{key} must be one of {expected}, got {error['ctx']['tag']!r}"
+        return f"{key} must be one of {expected}, got {shown(error['ctx']['tag'])}"
     if kind in _JSON_WORDS:
-        return f"{_path(loc)} {_JSON_WORDS[kind]}, got {error.get('input')!r}"
+        return f"{_path(loc)} {_JSON_WORDS[kind]}, got {shown(error.get('input'))}"
     return pydantic_message({**error, "loc": loc})
 
 

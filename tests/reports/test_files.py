@@ -4,6 +4,7 @@ error naming the key and value for a bad file of any size or depth, and the sche
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -12,7 +13,8 @@ import jsonschema
 import pytest
 
 from dpkit.cli import main
-from dpkit.reports.config import parse_config
+from dpkit.loading import parse_data, shown
+from dpkit.reports.config import load_config, parse_config
 from dpkit.reports.files import SCHEMA_FILES, checked_in, dumps, read_ledger_file, schemas
 
 MINIMAL = {"algorithm": [{"name": "ldp-ucrl-vtr", "episodes": 50, "epsilon": 1.0, "delta": 0.1}]}
@@ -109,3 +111,57 @@ def test_deep_toml_and_config_are_one_error_line(tmp_path: Path, capsys: pytest.
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all(line.startswith("error: ") and "deeper than" in line for line in err)
     assert not (tmp_path / "out").exists()
+
+
+DEEP_TOML = {
+    "dotted key": "x" + ".x" * 100_000 + " = 1\n",
+    "dotted, quoted, spaced": "x" + ' . "x"' * 100_000 + " = 1\n",
+    "table header": "[x" + ".x" * 100_000 + "]\n",
+    "inline tables": "release = " + "{a = " * 1_000 + "1" + "}" * 1_000 + "\n",
+    "header and key, each shallow": "[a" + ".a" * 40 + "]\nb" + ".b" * 40 + " = 1\n",
+}
+
+
+@pytest.mark.parametrize("text", list(DEEP_TOML.values()), ids=list(DEEP_TOML))
+def test_deep_toml_of_every_kind_is_refused_quickly(tmp_path: Path, text: str) -> None:
+    """tomllib takes quadratic time over a long dotted key (100 000 parts: minutes): refused before parsing."""
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="ledger file .* nests lists/tables deeper than 64 levels"):
+        read_ledger_file(_ledger(tmp_path, text, ".toml"))
+    config = tmp_path / "deep.toml"
+    config.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="config file .* nests lists/tables deeper than 64 levels"):
+        load_config(config)
+    assert time.perf_counter() - start < 10
+
+
+def _depth_of(data: object) -> int:
+    return 1 + _depth_of(data[0]) if isinstance(data, list) and data else int(isinstance(data, list))
+
+
+def test_nesting_up_to_the_limit_is_read() -> None:
+    assert parse_data("x" + ".x" * 63 + " = 1\n", toml=True, what="f")  # 64 tables
+    assert _depth_of(parse_data("[" * 64 + "]" * 64, toml=False, what="f")) == 64
+    many_dots = 'title = "' + "a." * 10_000 + '"\ndeltas = [' + ", ".join(["0.5"] * 1_000) + "]\n"
+    assert parse_data(many_dots, toml=True, what="f")["deltas"] == [0.5] * 1_000  # dots in strings and numbers
+
+
+def test_a_huge_bad_value_is_shown_cut(tmp_path: Path) -> None:
+    config = tmp_path / "huge.toml"
+    algorithm = '[[algorithm]]\nname = "rlsvi"\nepisodes = 10\ndelta = 1e-5\n'
+    config.write_text("title = [" + "1, " * 100_000 + "]\n" + algorithm, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_config(config)
+    message = str(info.value)
+    assert message.startswith(f"config {str(config)!r}: title must be a string, got [1, 1, ")
+    assert message.endswith("…") and len(message) < 300 and "\n" not in message
+    release = {"name": "x" * 100_000, "sensitivity": 1, "sigma": "s" * 10**5}
+    ledger = _ledger(tmp_path, json.dumps({"release": [release]}))
+    with pytest.raises(ValueError, match=r"release\[0\]\.sigma must be a finite number > 0, got 'sss") as info:
+        read_ledger_file(ledger)
+    assert len(str(info.value)) < 300
+
+
+def test_shown_cuts_a_repr() -> None:
+    assert shown("abc") == "'abc'" and shown([1, 2]) == "[1, 2]"
+    assert shown("x" * 500) == "'" + "x" * 118 + "…" and len(shown(list(range(10**5)), 50)) == 50
