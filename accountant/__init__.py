@@ -15,8 +15,15 @@ positional — ε and δ of ``calibrate_sigma(epsilon, delta)``, σ and δ of
 ``rdp_epsilon(orders, values, delta)`` — and, where several integers of the same kind would be easy
 to swap (RLSVI's S, A, H, K; a counter's steps and σ; a sensitivity's bound, steps and relation),
 at most the first. Everything else is keyword-only: ``calibrate_sigma(1.0, 1e-5, 1000)`` is a
-``TypeError``, not a σ for sensitivity 1000. Wrong types raise ``TypeError`` and bad values
-``ValueError``, each naming the parameter and the value.
+``TypeError``, not a σ for sensitivity 1000. Options with defaults are always keyword-only (also on
+methods: ``Ledger.homogeneous(Δ, σ, compositions=k)``, ``RdpAccountant(conversion_name=…)``).
+
+**Bad arguments.** A wrong type (a string, a bool or None where a number is expected) raises
+:class:`ArgumentTypeError`, a ``TypeError`` that is also a ``ValueError`` for older handlers; a bad
+value (NaN, ±inf where a finite number is needed, out of range) raises ``ValueError``. Each message
+names the parameter and the value. Where the mathematics has an answer it is given instead:
+ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and δ(ε = 0) — e.g. ``gdp_delta(mu, 0.0)`` is
+2Φ(μ/2) − 1. Calibrating σ still needs 0 < δ < 1 and ε > 0 (σ would be +inf or 0).
 
 Quick start::
 
@@ -87,7 +94,7 @@ from .tree import (
     tree_ledger,
     tree_mu,
 )
-from .validation import check_count, check_positive, check_probability
+from .validation import ArgumentTypeError, check_count, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
@@ -127,6 +134,7 @@ __all__ = [
     "zcdp_rho",
     "gaussian_epsilon",
     "gaussian_delta",
+    "ArgumentTypeError",
     "check_count",
     "check_positive",
     "check_probability",
@@ -175,7 +183,7 @@ def _homogeneous(sigma: float, sensitivity: float, compositions: int) -> Ledger:
     return Ledger.homogeneous(
         check_positive("sensitivity", sensitivity),
         check_positive("sigma", sigma),
-        check_count("compositions", compositions),
+        compositions=check_count("compositions", compositions),
     )
 
 

@@ -15,6 +15,9 @@ classic    Dwork–Roth per release, basic composition, δ split evenly         
 
 For any Gaussian ledger: exact <= pld <= rdp(improved) <= rdp(mironov) = zcdp(bun-steinke),
 and exact <= zcdp(rdp-optimal) = rdp(improved) <= zcdp(bun-steinke).
+
+Every accountant answers the trivial ends the same way: ε(δ = 1) = 0, ε(δ = 0) = +inf (a Gaussian
+ledger is never pure DP), δ(ε = +inf) = 0; δ(ε = 0) is each method's own bound at ε = 0.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from .numerics import round_up
 from .pld import auto_discretization, pld_accountant_for
 from .rdp import (
     RDP_CONVERSIONS,
+    RdpConversionName,
     _length,
     _linear_rdp_delta,
     _linear_rdp_epsilon,
@@ -41,8 +45,14 @@ from .rdp import (
     rdp_delta,
     rdp_epsilon,
 )
-from .validation import check_choice, check_positive, check_probability
-from .zcdp import ZCDP_CONVERSIONS, _zcdp_delta, _zcdp_epsilon
+from .validation import (
+    ArgumentTypeError,
+    check_choice,
+    check_extended_nonnegative,
+    check_positive,
+    check_unit_interval,
+)
+from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, _zcdp_delta, _zcdp_epsilon
 
 __all__ = [
     "Guarantee",
@@ -62,7 +72,8 @@ __all__ = [
 
 METHODS: tuple[str, ...] = ("exact", "pld", "rdp", "zcdp", "classic")
 CONVERSIONS: dict[str, tuple[str, ...]] = {"rdp": RDP_CONVERSIONS, "zcdp": ZCDP_CONVERSIONS}
-DEFAULT_CONVERSION: dict[str, str] = {"rdp": "improved", "zcdp": "bun-steinke"}
+DEFAULT_RDP_CONVERSION: RdpConversionName = "improved"
+DEFAULT_ZCDP_CONVERSION: ZcdpConversionName = "bun-steinke"
 
 #: The side-by-side comparison: (key, method, conversion), tightest first.
 VARIANTS: tuple[tuple[str, str, str | None], ...] = (
@@ -98,7 +109,7 @@ class Guarantee:
 
 def _check_ledger(ledger: object) -> Ledger:
     if not isinstance(ledger, Ledger):
-        raise ValueError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
+        raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
     return ledger
 
 
@@ -116,16 +127,26 @@ class Accountant(ABC):
         return self.method if self.conversion is None else f"{self.method} ({self.conversion})"
 
     def epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
-        """The smallest ε this method certifies at ``delta`` for the ledger, rounded up."""
+        """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger, rounded up."""
         ledger = _check_ledger(ledger)
-        delta = check_probability("delta", delta)
+        delta = check_unit_interval("delta", delta)
+        if delta == 1.0:  # every mechanism is (0, 1)-DP
+            return self._guarantee(0.0, delta)
+        if delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
+            return self._guarantee(math.inf, delta)
         return self._epsilon(ledger, delta)
 
     def delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        """The smallest δ this method certifies at ``epsilon`` for the ledger, rounded up."""
+        """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger, rounded up."""
         ledger = _check_ledger(ledger)
-        epsilon = check_positive("epsilon", epsilon)
+        epsilon = check_extended_nonnegative("epsilon", epsilon)
+        if epsilon == math.inf:  # every mechanism is (+inf, 0)-DP
+            return self._guarantee(epsilon, 0.0)
         return self._delta(ledger, epsilon)
+
+    def _guarantee(self, epsilon: float, delta: float) -> Guarantee:
+        """A trivially true guarantee under this accountant's labels (no order used)."""
+        return Guarantee(epsilon, delta, self.method, self.conversion)
 
     @abstractmethod
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee: ...
@@ -151,7 +172,7 @@ class ExactAccountant(Accountant):
 PLD_MAX_MU = 1e4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PldAccountant(Accountant):
     """dp-accounting's PLD accountant on the ledger's exported DpEvent.
 
@@ -180,7 +201,7 @@ class PldAccountant(Accountant):
                 f"use method 'exact'"
             )
         interval = self.value_discretization_interval or auto_discretization(ledger.mu)
-        return pld_accountant_for(ledger.to_dp_event(), interval)
+        return pld_accountant_for(ledger.to_dp_event(), value_discretization_interval=interval)
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         eps = float(self._accountant(ledger).get_epsilon(delta))
@@ -196,7 +217,7 @@ class PldAccountant(Accountant):
         return Guarantee(epsilon, min(1.0, max(round_up(d), _gdp_delta(ledger.mu, epsilon))), self.method)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RdpAccountant(Accountant):
     """RDP accounting of the composed curve α·ρ.
 
@@ -205,7 +226,7 @@ class RdpAccountant(Accountant):
     RDP accountant does.
     """
 
-    conversion_name: str = "improved"
+    conversion_name: RdpConversionName = DEFAULT_RDP_CONVERSION
     orders: tuple[float, ...] | None = None
     method = "rdp"
 
@@ -224,7 +245,7 @@ class RdpAccountant(Accountant):
             res = _linear_rdp_epsilon(ledger.rho, delta, self.conversion_name)
         else:
             o = np.asarray(self.orders)
-            res = rdp_epsilon(o, o * ledger.rho, delta, conversion=self.conversion_name)  # type: ignore[arg-type]
+            res = rdp_epsilon(o, o * ledger.rho, delta, conversion=self.conversion_name)
         return Guarantee(res.epsilon, delta, self.method, self.conversion_name, res.order)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
@@ -232,15 +253,15 @@ class RdpAccountant(Accountant):
             res = _linear_rdp_delta(ledger.rho, epsilon, self.conversion_name)
         else:
             o = np.asarray(self.orders)
-            res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)  # type: ignore[arg-type]
+            res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)
         return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ZcdpAccountant(Accountant):
     """zCDP accounting: ρ = Σ countᵢ Δᵢ²/(2σᵢ²), converted by ``conversion_name``."""
 
-    conversion_name: str = "bun-steinke"
+    conversion_name: ZcdpConversionName = DEFAULT_ZCDP_CONVERSION
     method = "zcdp"
 
     def __post_init__(self) -> None:
@@ -286,12 +307,7 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
     method = check_choice("method", method, METHODS)
     if conversion is not None and method not in CONVERSIONS:
         raise ValueError(f"method {method!r} takes no conversion, got conversion={conversion!r}")
-    if method in CONVERSIONS:
-        conversion = check_choice(
-            f"conversion for method {method!r}",
-            DEFAULT_CONVERSION[method] if conversion is None else conversion,
-            CONVERSIONS[method],
-        )
+    label = f"conversion for method {method!r}"
     allowed = {"pld": {"value_discretization_interval"}, "rdp": {"orders"}}.get(method, set())
     unknown = set(options) - allowed
     if unknown:
@@ -301,9 +317,11 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
     if method == "pld":
         return PldAccountant(**options)
     if method == "rdp":
-        return RdpAccountant(conversion, **options)  # type: ignore[arg-type]
+        rdp = check_choice(label, DEFAULT_RDP_CONVERSION if conversion is None else conversion, RDP_CONVERSIONS)
+        return RdpAccountant(conversion_name=rdp, **options)
     if method == "zcdp":
-        return ZcdpAccountant(conversion)  # type: ignore[arg-type]
+        zcdp = check_choice(label, DEFAULT_ZCDP_CONVERSION if conversion is None else conversion, ZCDP_CONVERSIONS)
+        return ZcdpAccountant(conversion_name=zcdp)
     return ClassicAccountant()
 
 
@@ -341,7 +359,7 @@ def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Gua
 def compare_deltas(ledger: Ledger, epsilon: float) -> DeltaComparison:
     """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side."""
     ledger = _check_ledger(ledger)
-    epsilon = check_positive("epsilon", epsilon)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
     results, refusals = _each_variant(lambda acc: acc.delta(ledger, epsilon))
     return DeltaComparison(epsilon, {k: None if g is None else g.delta for k, g in results.items()}, refusals)
 
@@ -349,7 +367,7 @@ def compare_deltas(ledger: Ledger, epsilon: float) -> DeltaComparison:
 def compare_methods(ledger: Ledger, delta: float) -> MethodComparison:
     """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side."""
     ledger = _check_ledger(ledger)
-    delta = check_probability("delta", delta)
+    delta = check_unit_interval("delta", delta)
     results, refusals = _each_variant(lambda acc: acc.epsilon(ledger, delta))
     return MethodComparison(
         delta,

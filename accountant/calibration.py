@@ -24,7 +24,7 @@ from .classic import classic_sigma
 from .gdp import _gdp_mu
 from .ledger import Ledger
 from .numerics import feasible_root, round_up
-from .validation import check_count, check_positive, check_probability
+from .validation import ArgumentTypeError, check_count, check_positive, check_probability
 from .zcdp import _zcdp_rho
 
 __all__ = ["Calibration", "calibrate_sigma", "calibrate_ledger_scale"]
@@ -112,7 +112,7 @@ def calibrate_ledger_scale(
     Works for heterogeneous ledgers; the fast paths use that μ and ρ scale as 1/c and 1/c².
     """
     if not isinstance(ledger, Ledger):
-        raise ValueError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
+        raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
     acc = make_accountant(method, conversion=conversion, **options)
@@ -175,5 +175,7 @@ def calibrate_sigma(
     compositions = check_count("compositions", compositions)
     acc = make_accountant(method, conversion=conversion, **options)
     # With σ = 1 in the template ledger, the scale factor is σ itself.
-    sigma, achieved = _scale_and_epsilon(acc, Ledger.homogeneous(sensitivity, 1.0, compositions), epsilon, delta)
+    sigma, achieved = _scale_and_epsilon(
+        acc, Ledger.homogeneous(sensitivity, 1.0, compositions=compositions), epsilon, delta
+    )
     return Calibration(sigma, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)

@@ -28,7 +28,7 @@ from .calibration import calibrate_ledger_scale
 from .ledger import GaussianRelease, Ledger
 from .numerics import round_up
 from .sensitivity import RELATIONS, check_relation
-from .validation import check_choice, check_count, check_positive, check_probability
+from .validation import ArgumentTypeError, check_choice, check_count, check_positive, check_probability
 
 __all__ = [
     "SEVERITIES",
@@ -82,7 +82,9 @@ class DeclaredRelease:
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
+        if not isinstance(self.name, str):
+            raise ArgumentTypeError(f"release name must be a non-empty string, got {self.name!r}")
+        if not self.name.strip():
             raise ValueError(f"release name must be a non-empty string, got {self.name!r}")
         object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
         if self.sensitivity_add_remove is not None:
@@ -106,7 +108,7 @@ class DeclaredRelease:
             raise ValueError(f"release {self.name!r} has no sensitivity under {relation}")
         return value
 
-    def gaussian(self, relation: str, sigma: float | None = None) -> GaussianRelease:
+    def gaussian(self, relation: str, *, sigma: float | None = None) -> GaussianRelease:
         """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given)."""
         return GaussianRelease(
             self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count
@@ -145,11 +147,11 @@ class PrivacyDeclaration:
         if self.paper_epsilon is not None:
             object.__setattr__(self, "paper_epsilon", check_positive("paper_epsilon", self.paper_epsilon))
 
-    def ledger(self, relation: str | None = None, scale: float = 1.0) -> Ledger:
+    def ledger(self, *, relation: str | None = None, scale: float = 1.0) -> Ledger:
         """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``."""
         relation = self._relation(relation)
         scale = check_positive("scale", scale)
-        return Ledger(tuple(r.gaussian(relation, r.sigma_paper * scale) for r in self.releases))
+        return Ledger(tuple(r.gaussian(relation, sigma=r.sigma_paper * scale) for r in self.releases))
 
     def _relation(self, relation: str | None) -> str:
         relation = self.paper_relation if relation is None else check_relation(relation)
@@ -320,10 +322,10 @@ def algorithm_ledger(
     the paper's σ that meets the declared (ε, δ), and the flags.
     """
     if not isinstance(declaration, PrivacyDeclaration):
-        raise ValueError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
+        raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
     relation = declaration._relation(relation)
     acc = make_accountant(method, conversion=conversion)
-    paper = declaration.ledger(relation)
+    paper = declaration.ledger(relation=relation)
     achieved = acc.epsilon(paper, declaration.delta).epsilon
     scale = calibrate_ledger_scale(paper, declaration.epsilon, declaration.delta, method=method, conversion=conversion)
     flags = list(declaration.flags) + _relation_flags(declaration, relation)

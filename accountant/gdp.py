@@ -17,6 +17,10 @@ No (ε, δ) claim for the mechanism can be smaller. Evaluation is done in log sp
 
 Results are conservative: δ is rounded up, ε is the feasible end of its root-find (and so
 rounded up), the largest admissible μ is rounded down.
+
+The ends of the profile are answered, not refused: δ(0) = 2Φ(μ/2) − 1 (the total variation
+distance of N(0, 1) and N(μ, 1)), δ(+inf) = 0; ε(δ) = +inf at δ = 0 (no Gaussian mechanism is
+pure DP) and 0 from δ = δ(0) up to δ = 1; μ(ε, δ) = 0 at δ = 0 and +inf at δ = 1 or ε = +inf.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import math
 from scipy import special
 
 from .numerics import conservative_delta, feasible_root, log_delta_margin, round_down, round_up
-from .validation import check_positive, check_probability
+from .validation import check_extended_nonnegative, check_positive, check_unit_interval
 
 __all__ = ["gdp_log_delta", "gdp_delta", "gdp_epsilon", "gdp_mu"]
 
@@ -98,18 +102,22 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
 
 
 def gdp_delta(mu: float, epsilon: float) -> float:
-    """δ(ε) of a μ-GDP mechanism, rounded up.
+    """δ(ε) of a μ-GDP mechanism (μ > 0, 0 <= ε <= +inf), rounded up.
 
     >>> round(gdp_delta(1.0, 1.0), 6)
     0.126937
+    >>> round(gdp_delta(1.0, 0.0), 6)  # 2Φ(μ/2) − 1
+    0.382925
     """
     mu = check_positive("mu", mu)
-    epsilon = check_positive("epsilon", epsilon)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
     return _gdp_delta(mu, epsilon)
 
 
 def _gdp_delta(mu: float, epsilon: float) -> float:
     """Unvalidated :func:`gdp_delta` (μ, ε trusted)."""
+    if epsilon == math.inf:
+        return 0.0
     if mu > MU_OVERFLOW:
         return 1.0
     return conservative_delta(gdp_log_delta(mu, epsilon))
@@ -118,15 +126,18 @@ def _gdp_delta(mu: float, epsilon: float) -> float:
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The smallest ε with δ(ε) <= ``delta`` for a μ-GDP mechanism, rounded up.
 
-    Returns 0.0 when the mechanism is already (0, δ)-DP.
+    Returns 0.0 when the mechanism is already (0, δ)-DP (δ >= 2Φ(μ/2) − 1, δ = 1 included) and
+    +inf at δ = 0.
     """
     mu = check_positive("mu", mu)
-    delta = check_probability("delta", delta)
+    delta = check_unit_interval("delta", delta)
     return _gdp_epsilon(mu, delta)
 
 
 def _gdp_epsilon(mu: float, delta: float) -> float:
-    if mu > MU_OVERFLOW:
+    if delta == 1.0:  # every mechanism is (0, 1)-DP
+        return 0.0
+    if delta == 0.0 or mu > MU_OVERFLOW:
         return math.inf
     target = math.log(delta)
     target -= log_delta_margin(target)
@@ -156,13 +167,23 @@ def _gdp_epsilon(mu: float, delta: float) -> float:
 
 
 def gdp_mu(epsilon: float, delta: float) -> float:
-    """The largest μ such that μ-GDP implies (ε, δ)-DP, rounded down."""
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_probability("delta", delta)
+    """The largest μ such that μ-GDP implies (ε, δ)-DP, rounded down (0 <= ε <= +inf, 0 <= δ <= 1).
+
+    0.0 at δ = 0 and +inf when the target holds for every mechanism (δ = 1 or ε = +inf).
+    """
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    delta = check_unit_interval("delta", delta)
     return _gdp_mu(epsilon, delta)
 
 
 def _gdp_mu(epsilon: float, delta: float) -> float:
+    if epsilon == math.inf or delta == 1.0:
+        return math.inf
+    if delta == 0.0:
+        return 0.0
+    if epsilon == 0.0:  # δ(0) = 2Φ(μ/2) − 1: the closed form starts the search below
+        guess = round_down(2.0 * float(special.ndtri(0.5 + 0.5 * delta)))
+        return _step_down_mu(guess, 0.0, delta)
     target = math.log(delta)
     target -= log_delta_margin(target)
 
@@ -189,3 +210,15 @@ def _gdp_mu(epsilon: float, delta: float) -> float:
     else:
         return round_down(math.exp(ok))
     return round_down(math.exp(feasible_root(g, ok, bad)))
+
+
+def _step_down_mu(mu: float, epsilon: float, delta: float) -> float:
+    """``mu`` stepped down until μ-GDP implies (ε, δ)-DP by :func:`gdp_log_delta` with its margin."""
+    target = math.log(delta)
+    target -= log_delta_margin(target)
+    step = 64.0 * _EPS
+    for _ in range(_MAX_STEPS):  # bounded: the relative step doubles up to halving
+        if not mu > 0.0 or gdp_log_delta(mu, epsilon) <= target:
+            return max(mu, 0.0)
+        mu, step = mu * (1.0 - step), min(2.0 * step, 0.5)
+    return 0.0  # μ = 0 is always sound

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s 
     import dp_accounting
 
 from .numerics import round_up
-from .validation import check_count, check_positive
+from .validation import ArgumentTypeError, check_count, check_positive
 
 __all__ = ["GaussianRelease", "Ledger"]
 
@@ -32,7 +32,9 @@ class GaussianRelease:
     count: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
+        if not isinstance(self.name, str):
+            raise ArgumentTypeError(f"release name must be a non-empty string, got {self.name!r}")
+        if not self.name.strip():
             raise ValueError(f"release name must be a non-empty string, got {self.name!r}")
         object.__setattr__(self, "sensitivity", check_positive(f"{self.name}.sensitivity", self.sensitivity))
         object.__setattr__(self, "sigma", check_positive(f"{self.name}.sigma", self.sigma))
@@ -65,11 +67,11 @@ class Ledger:
             raise ValueError("a ledger needs at least one release, got none")
         for i, r in enumerate(releases):
             if not isinstance(r, GaussianRelease):
-                raise ValueError(f"releases[{i}] must be a GaussianRelease, got {r!r}")
+                raise ArgumentTypeError(f"releases[{i}] must be a GaussianRelease, got {r!r}")
         object.__setattr__(self, "releases", releases)
 
     @classmethod
-    def homogeneous(cls, sensitivity: float, sigma: float, compositions: int = 1, name: str = "gaussian") -> Ledger:
+    def homogeneous(cls, sensitivity: float, sigma: float, *, compositions: int = 1, name: str = "gaussian") -> Ledger:
         """A ledger of ``compositions`` identical Gaussian releases."""
         return cls((GaussianRelease(name, sensitivity, sigma, check_count("compositions", compositions)),))
 
@@ -79,7 +81,7 @@ class Ledger:
         releases = []
         for i, item in enumerate(items):
             if not isinstance(item, Mapping):
-                raise ValueError(f"release {i} must be a table/object, got {item!r}")
+                raise ArgumentTypeError(f"release {i} must be a table/object, got {item!r}")
             unknown = set(item) - {"name", "sensitivity", "sigma", "count"}
             if unknown:
                 raise ValueError(f"release {i} has unknown key(s): {', '.join(sorted(unknown))}")

@@ -24,7 +24,7 @@ __all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "
 RELATIVE_DELTA_SLACK = 1e-10
 
 
-def round_up(x: float, ulps: int = 4) -> float:
+def round_up(x: float, *, ulps: int = 4) -> float:
     """Return ``x`` moved ``ulps`` units in the last place towards +inf."""
     if not math.isfinite(x):
         return x
@@ -33,7 +33,7 @@ def round_up(x: float, ulps: int = 4) -> float:
     return x
 
 
-def round_down(x: float, ulps: int = 4) -> float:
+def round_down(x: float, *, ulps: int = 4) -> float:
     """Return ``x`` moved ``ulps`` units in the last place towards -inf (never below 0 for x >= 0)."""
     if not math.isfinite(x):
         return x
@@ -108,7 +108,7 @@ def brent_root(
     raise ArithmeticError(f"brent_root: no convergence in {maxiter} steps")
 
 
-def feasible_root(g: Callable[[float], float], x_ok: float, x_bad: float, xtol: float = 1e-15) -> float:
+def feasible_root(g: Callable[[float], float], x_ok: float, x_bad: float, *, xtol: float = 1e-15) -> float:
     """Return a point on the feasible side of the root of a monotone function.
 
     ``g`` must be monotone between ``x_ok`` (where ``g <= 0``: feasible) and ``x_bad``

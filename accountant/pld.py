@@ -37,7 +37,7 @@ def auto_discretization(mu: float) -> float:
 
 
 def pld_accountant_for(
-    event: dp_accounting.DpEvent, value_discretization_interval: float = DEFAULT_DISCRETIZATION
+    event: dp_accounting.DpEvent, *, value_discretization_interval: float = DEFAULT_DISCRETIZATION
 ) -> pld_privacy_accountant.PLDAccountant:
     """A dp-accounting PLD accountant (add/remove relation) that has composed ``event``."""
     import dp_accounting

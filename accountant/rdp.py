@@ -18,11 +18,16 @@ yields a valid bound, so the minimiser's precision affects tightness only, never
 Mironov's conversion of a linear curve is kept as the pure closed form (= Bun–Steinke, as
 published), without the KL shortcut; that shortcut only matters when δ² >= 1 − e^{−ρ}
 (δ > ~sqrt(ρ)), where a grid conversion that applies it can be tighter.
+
+Trivial ends are answered, not refused: ε(δ = 0) = +inf (no RDP curve with a positive value is
+pure DP), ε(δ = 1) = 0, δ(ε = +inf) = 0; δ(ε = 0) is the conversions' own value at ε = 0. A trivial
+answer carries the order NaN (no order was used).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sized
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,12 +35,13 @@ import numpy as np
 
 from .numerics import conservative_delta, round_up
 from .validation import (
+    ArgumentTypeError,
     as_real_array,
     check_choice,
+    check_extended_nonnegative,
     check_nonnegative,
-    check_positive,
-    check_probability,
     check_same_length,
+    check_unit_interval,
 )
 
 __all__ = [
@@ -49,7 +55,7 @@ __all__ = [
 ]
 
 RdpConversionName = Literal["improved", "mironov"]
-RDP_CONVERSIONS: tuple[str, ...] = ("improved", "mironov")
+RDP_CONVERSIONS: tuple[RdpConversionName, ...] = ("improved", "mironov")
 
 #: A fine grid of Rényi orders: 4001 orders with α − 1 log-spaced over [1e-4, 1e6]
 #: (consecutive orders differ by 0.58 %), merged with dp-accounting's default orders.
@@ -106,19 +112,21 @@ def _conservative_epsilon(eps: float) -> float:
     return round_up(eps * (1.0 + 1e-14)) if eps > 0.0 else 0.0
 
 
+def _as_list(name: str, seq: object) -> list[object]:
+    """The items of a sized iterable (list, tuple, array), or TypeError naming ``name`` (a lone number, say)."""
+    if isinstance(seq, (str, bytes)) or not isinstance(seq, Sized) or not isinstance(seq, Iterable):
+        raise ArgumentTypeError(f"{name} must be a sequence of numbers, got {seq!r}")
+    return list(seq)
+
+
 def _length(name: str, seq: object) -> int:
-    """len(seq), or ValueError naming ``name`` when it is not a sequence (a lone number, say)."""
-    try:
-        return len(seq)  # type: ignore[arg-type]
-    except TypeError:
-        raise ValueError(f"{name} must be a sequence of numbers, got {seq!r}") from None
+    """len(seq), or TypeError naming ``name`` when it is not a sequence."""
+    return len(_as_list(name, seq))
 
 
 def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndarray]:
-    _length("orders", orders)
-    _length("values", values)
-    orders_seq = list(orders)  # type: ignore[call-overload]
-    values_seq = list(values)  # type: ignore[call-overload]
+    orders_seq = _as_list("orders", orders)
+    values_seq = _as_list("values", values)
     check_same_length("orders", orders_seq, "values", values_seq)
     o = as_real_array("orders", orders_seq)
     v = as_real_array("values", values_seq)
@@ -136,11 +144,14 @@ def rdp_epsilon(
 ) -> RdpConversion:
     """Convert an RDP curve to (ε, δ)-DP: the smallest ε over the given orders, rounded up.
 
-    ``orders`` and ``values`` are equal-length sequences (α_i > 1, ε_R(α_i) >= 0).
+    ``orders`` and ``values`` are equal-length sequences (α_i > 1, ε_R(α_i) >= 0); 0 <= δ <= 1.
     """
     o, v = _validate_curve(orders, values)
-    delta = check_probability("delta", delta)
-    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
+    delta = check_unit_interval("delta", delta)
+    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
+    trivial = _trivial_epsilon(delta, conversion, zero_curve=not bool(np.any(v > 0.0)))
+    if trivial is not None:
+        return trivial
     eps = _epsilon_at_orders(o, v, math.log(delta), conversion)
     i = int(np.argmin(eps))
     return RdpConversion(_conservative_epsilon(float(eps[i])), delta, float(o[i]), conversion)
@@ -151,11 +162,22 @@ def rdp_delta(
 ) -> RdpConversion:
     """Convert an RDP curve to (ε, δ)-DP for a given ε: the smallest δ over the orders, rounded up."""
     o, v = _validate_curve(orders, values)
-    epsilon = check_positive("epsilon", epsilon)
-    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
+    if epsilon == math.inf:
+        return RdpConversion(epsilon, 0.0, math.nan, conversion)
     log_delta = _log_delta_at_orders(o, v, epsilon, conversion)
     i = int(np.argmin(log_delta))
     return RdpConversion(epsilon, conservative_delta(float(log_delta[i])), float(o[i]), conversion)
+
+
+def _trivial_epsilon(delta: float, conversion: str, *, zero_curve: bool) -> RdpConversion | None:
+    """ε at δ = 1 (0: every mechanism is (0, 1)-DP) and at δ = 0 (+inf unless the curve is 0); else None."""
+    if delta == 1.0 or (delta == 0.0 and zero_curve):
+        return RdpConversion(0.0, delta, math.nan, conversion)
+    if delta == 0.0:  # a positive Rényi divergence: the mechanism is not pure DP at any finite ε
+        return RdpConversion(math.inf, delta, math.nan, conversion)
+    return None
 
 
 def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[float, float]:
@@ -184,14 +206,17 @@ def linear_rdp_epsilon(rho: float, delta: float, *, conversion: RdpConversionNam
     conversion over :data:`DEFAULT_ORDERS` plus Mironov's optimal order, refined by Brent.
     """
     rho = check_nonnegative("rho", rho)
-    delta = check_probability("delta", delta)
-    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
+    delta = check_unit_interval("delta", delta)
+    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
     return _linear_rdp_epsilon(rho, delta, conversion)
 
 
 def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConversion:
     if rho == 0.0:
         return RdpConversion(0.0, delta, math.inf, conversion)
+    trivial = _trivial_epsilon(delta, conversion, zero_curve=False)
+    if trivial is not None:
+        return trivial
     if rho == math.inf:  # a ledger whose ρ overflowed (σ near 1e-154 or below): no privacy
         return RdpConversion(math.inf, delta, math.nan, conversion)
     log_delta = math.log(delta)
@@ -226,14 +251,16 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
 def linear_rdp_delta(rho: float, epsilon: float, *, conversion: RdpConversionName = "improved") -> RdpConversion:
     """δ(ε) of the linear RDP curve αρ, minimised over continuous α > 1, rounded up."""
     rho = check_nonnegative("rho", rho)
-    epsilon = check_positive("epsilon", epsilon)
-    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)  # type: ignore[assignment]
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
     return _linear_rdp_delta(rho, epsilon, conversion)
 
 
 def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConversion:
     if rho == 0.0:
         return RdpConversion(epsilon, 0.0, math.inf, conversion)
+    if epsilon == math.inf:
+        return RdpConversion(epsilon, 0.0, math.nan, conversion)
     if rho == math.inf:
         return RdpConversion(epsilon, 1.0, math.nan, conversion)
     # Mironov: min over α of (α − 1)(αρ − ε) is at α* = (ε + ρ)/(2ρ), value −(ε − ρ)²/(4ρ).

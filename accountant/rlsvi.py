@@ -31,7 +31,14 @@ from .accountants import Guarantee, make_accountant
 from .gdp import _gdp_delta, _gdp_epsilon
 from .ledger import Ledger
 from .numerics import round_up
-from .validation import check_choice, check_count, check_positive, check_probability
+from .validation import (
+    check_choice,
+    check_count,
+    check_extended_nonnegative,
+    check_positive,
+    check_probability,
+    check_unit_interval,
+)
 from .zcdp import _zcdp_epsilon
 
 __all__ = [
@@ -187,14 +194,14 @@ class RlsviRunPrivacy:
         """The 1-based episode whose user has the largest μ (the earliest on ties)."""
         return int(np.argmax(self.mu_per_user)) + 1
 
-    def epsilon(self, delta: float, method: str = "exact", conversion: str | None = None) -> Guarantee:
+    def epsilon(self, delta: float, *, method: str = "exact", conversion: str | None = None) -> Guarantee:
         """ε(δ) of the worst user under ``method`` (exact, pld, rdp or zcdp).
 
         The run is a composition of Gaussian mechanisms, so it is one Gaussian mechanism with
         sensitivity μ and σ = 1 under every one of these methods. ``classic`` (basic composition
         per release) does not apply to an aggregate μ and is refused.
         """
-        delta = check_probability("delta", delta)
+        delta = check_unit_interval("delta", delta)
         method = check_choice("method", method, _RUN_METHODS)
         if self.mu == 0.0:
             return Guarantee(0.0, delta, method, conversion, None)
@@ -202,12 +209,12 @@ class RlsviRunPrivacy:
 
     def delta(self, epsilon: float) -> float:
         """Exact δ(ε) of the worst user (μ-GDP)."""
-        epsilon = check_positive("epsilon", epsilon)
+        epsilon = check_extended_nonnegative("epsilon", epsilon)
         return 0.0 if self.mu == 0.0 else _gdp_delta(self.mu, epsilon)
 
     def exact_epsilon(self, delta: float) -> float:
         """Exact ε(δ) of the worst user (μ-GDP); 0 when no user influences any release."""
-        delta = check_probability("delta", delta)
+        delta = check_unit_interval("delta", delta)
         return 0.0 if self.mu == 0.0 else _gdp_epsilon(self.mu, delta)
 
     def to_dict(self) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from .numerics import round_up
-from .validation import check_choice, check_count, check_index, check_nonnegative, check_positive
+from .validation import ArgumentTypeError, check_choice, check_count, check_index, check_nonnegative, check_positive
 
 __all__ = [
     "NOISES",
@@ -84,10 +84,10 @@ def check_relation(relation: object) -> str:
     """Return the canonical spelling of a neighbouring relation.
 
     Accepts ``"add_remove"`` and ``"replace_one"`` and the CLI spellings ``"add-remove"`` and
-    ``"replace-one"``; anything else raises :class:`ValueError` naming the value and the choices.
+    ``"replace-one"``; any other string raises :class:`ValueError` naming the value and the choices,
+    anything else a :class:`TypeError`.
     """
-    check_choice("relation", relation, tuple(_SPELLINGS))
-    return _SPELLINGS[relation]  # type: ignore[index]
+    return _SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))]
 
 
 def _check_flag(name: str, value: object) -> bool:
@@ -593,7 +593,9 @@ def _draw(sample: Callable[..., Any], rng: np.random.Generator, n: int, p: int |
 def _make_rng(rng: object) -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng(rng)
-    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral) or int(rng) < 0:
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, numbers.Integral):
+        raise ArgumentTypeError(f"rng must be a numpy Generator, a seed (integer >= 0) or None, got {rng!r}")
+    if int(rng) < 0:
         raise ValueError(f"rng must be a numpy Generator, a seed (integer >= 0) or None, got {rng!r}")
     return np.random.default_rng(int(rng))
 

@@ -64,13 +64,17 @@ from .calibration import Calibration, calibrate_sigma
 from .ledger import Ledger
 from .numerics import round_up
 from .validation import (
+    ArgumentTypeError,
     check_choice,
     check_count,
+    check_extended_nonnegative,
     check_index,
     check_nonnegative,
     check_positive,
     check_probability,
     check_real,
+    check_rng,
+    check_unit_interval,
 )
 
 __all__ = [
@@ -97,12 +101,12 @@ __all__ = [
 SCHEDULES: tuple[str, ...] = ("after-each", "before-episode")
 
 
-def released_prefixes(steps: int, schedule: str = "after-each") -> int:
+def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
     """T′: the number of released prefixes (1 … T′) of a counter over ``steps`` items.
 
     ``steps`` for ``after-each``, ``steps − 1`` for ``before-episode``.
 
-    >>> released_prefixes(8, "after-each"), released_prefixes(8, "before-episode")
+    >>> released_prefixes(8, schedule="after-each"), released_prefixes(8, schedule="before-episode")
     (8, 7)
     """
     steps = check_count("steps", steps)
@@ -110,7 +114,7 @@ def released_prefixes(steps: int, schedule: str = "after-each") -> int:
     return steps if schedule == "after-each" else steps - 1
 
 
-def psums_per_item(steps: int, schedule: str = "after-each") -> np.ndarray:
+def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:
     """For each item s = 1 … ``steps``, the number of released p-sums that contain it.
 
     Item s lies in the p-sums created at t = s, s + lowbit(s), … (its Fenwick update path) up
@@ -119,7 +123,7 @@ def psums_per_item(steps: int, schedule: str = "after-each") -> np.ndarray:
     >>> psums_per_item(8).tolist()
     [4, 3, 3, 2, 3, 2, 2, 1]
     """
-    last = released_prefixes(steps, schedule)
+    last = released_prefixes(steps, schedule=schedule)
     steps = int(steps)
     position = np.arange(1, steps + 1, dtype=np.int64)
     counts = np.zeros(steps, dtype=np.int64)
@@ -139,15 +143,15 @@ def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
     >>> max_psums_per_item(8, schedule="after-each"), max_psums_per_item(8, schedule="before-episode")
     (4, 3)
     """
-    return released_prefixes(steps, schedule).bit_length()
+    return released_prefixes(steps, schedule=schedule).bit_length()
 
 
-def worst_item(steps: int, schedule: str = "after-each") -> int:
+def worst_item(steps: int, *, schedule: str = "after-each") -> int:
     """The first item (1-based) lying in :func:`max_psums_per_item` released p-sums: always item 1.
 
     Raises ``ValueError`` when nothing is released (``before-episode`` with one step).
     """
-    if released_prefixes(steps, schedule) == 0:
+    if released_prefixes(steps, schedule=schedule) == 0:
         raise ValueError(
             f"no item is in any released p-sum: with schedule {schedule!r} and steps = {steps!r} nothing is released"
         )
@@ -162,7 +166,7 @@ def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
     >>> max_psums_per_prefix(7), max_psums_per_prefix(8)
     (3, 3)
     """
-    return (released_prefixes(steps, schedule) + 1).bit_length() - 1
+    return (released_prefixes(steps, schedule=schedule) + 1).bit_length() - 1
 
 
 def psum_interval(t: int) -> tuple[int, int]:
@@ -258,7 +262,7 @@ def tree_ledger(
             f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would "
             f"be empty"
         )
-    return Ledger.homogeneous(sensitivity, sigma, m, name)
+    return Ledger.homogeneous(sensitivity, sigma, compositions=m, name=name)
 
 
 def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
@@ -291,7 +295,7 @@ def tree_epsilon(
     """
     acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
-    delta = check_probability("delta", delta)
+    delta = check_unit_interval("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     if max_psums_per_item(steps, schedule=schedule) == 0:
         return Guarantee(0.0, delta, acc.method, acc.conversion)
@@ -312,7 +316,7 @@ def tree_delta(
     """δ(ε) of one counter under ``method``; δ = 0 when nothing is released."""
     acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
-    epsilon = check_positive("epsilon", epsilon)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
     sensitivity = check_positive("sensitivity", sensitivity)
     if max_psums_per_item(steps, schedule=schedule) == 0:
         return Guarantee(epsilon, 0.0, acc.method, acc.conversion)
@@ -393,7 +397,7 @@ def _check_shape(shape: object) -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, Sequence) or isinstance(shape, str):
-        raise ValueError(f"shape must be a tuple of integers >= 1, got {shape!r}")  # noqa: TRY004 - the package raises ValueError
+        raise ArgumentTypeError(f"shape must be a tuple of integers >= 1, got {shape!r}")
     dims = []
     for i, n in enumerate(shape):
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
@@ -403,11 +407,7 @@ def _check_shape(shape: object) -> tuple[int, ...]:
 
 
 def _check_rng(rng: object) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and int(rng) >= 0:
-        return np.random.default_rng(int(rng))
-    raise ValueError(f"rng must be a numpy Generator or an integer seed >= 0, got {rng!r}")
+    return check_rng("rng", rng)
 
 
 class BinaryCounter:

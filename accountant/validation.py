@@ -1,9 +1,15 @@
 """Input validation at the API boundary.
 
 Every public function of :mod:`dpkit.accountant` validates its arguments with these helpers
-before doing any math, in the manner of scikit-learn's ``check_*`` functions: a bad value
-raises :class:`ValueError` with a message that names the parameter and repeats the value.
-Inside the package, values are then trusted.
+before doing any math, in the manner of scikit-learn's ``check_*`` functions: a value of the
+wrong type (a string, a bool or None where a number is expected) raises :class:`ArgumentTypeError`,
+a :class:`TypeError`; a value of the right type but out of range (NaN, ±inf, a negative count)
+raises :class:`ValueError`. Each message names the parameter and repeats the value. Inside the
+package, values are then trusted.
+
+:class:`ArgumentTypeError` also derives from :class:`ValueError` (as numpy's ``AxisError`` derives
+from both ``ValueError`` and ``IndexError``), so code written when every bad argument was a
+``ValueError`` — the command line's ``error:`` lines, the config loader — keeps catching it.
 """
 
 from __future__ import annotations
@@ -11,14 +17,18 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
 __all__ = [
+    "ArgumentTypeError",
     "check_real",
     "check_positive",
     "check_nonnegative",
     "check_probability",
+    "check_unit_interval",
+    "check_extended_nonnegative",
     "check_count",
     "check_index",
     "check_order",
@@ -28,13 +38,26 @@ __all__ = [
 ]
 
 
-def check_real(name: str, value: object) -> float:
-    """Return ``value`` as a finite float, or raise ``ValueError`` naming ``name``."""
+_Choice = TypeVar("_Choice", bound=str)
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type; the message names the parameter and repeats the value."""
+
+
+def _real_or_nan(name: str, value: object) -> float:
+    """``value`` as a float that is not NaN (±inf allowed), or raise naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be a real number, got {value!r}")
     x = float(value)
     if math.isnan(x):
         raise ValueError(f"{name} must be a number, got NaN")
+    return x
+
+
+def check_real(name: str, value: object) -> float:
+    """Return ``value`` as a finite float, or raise naming ``name`` (TypeError / ValueError)."""
+    x = _real_or_nan(name, value)
     if math.isinf(x):
         raise ValueError(f"{name} must be finite, got {x}")
     return x
@@ -64,10 +87,26 @@ def check_probability(name: str, value: object) -> float:
     return x
 
 
+def check_unit_interval(name: str, value: object) -> float:
+    """Return ``value`` as a float in the closed interval [0, 1] (a δ where 0 and 1 have an answer)."""
+    x = check_real(name, value)
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"{name} must lie in the closed interval [0, 1], got {x!r}")
+    return x
+
+
+def check_extended_nonnegative(name: str, value: object) -> float:
+    """Return ``value`` as a float in [0, +inf] (an ε where 0 and +inf have an answer)."""
+    x = _real_or_nan(name, value)
+    if x < 0.0:
+        raise ValueError(f"{name} must be >= 0, got {x!r}")
+    return x
+
+
 def check_count(name: str, value: object) -> int:
     """Return ``value`` as an int >= 1; integral floats such as ``3.0`` are accepted."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ArgumentTypeError(f"{name} must be an integer >= 1, got {value!r}")
     if isinstance(value, numbers.Integral):
         k = int(value)
     elif isinstance(value, numbers.Real):
@@ -75,8 +114,6 @@ def check_count(name: str, value: object) -> int:
         if not math.isfinite(x) or not x.is_integer():
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         k = int(x)
-    else:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if k < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {k}")
     return k
@@ -88,6 +125,8 @@ def check_index(name: str, value: object) -> int:
         return 0
     try:
         return check_count(name, value)
+    except ArgumentTypeError:
+        raise ArgumentTypeError(f"{name} must be an integer >= 0, got {value!r}") from None
     except ValueError:
         raise ValueError(f"{name} must be an integer >= 0, got {value!r}") from None
 
@@ -100,11 +139,14 @@ def check_order(name: str, value: object) -> float:
     return x
 
 
-def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``."""
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
-    return value
+def check_choice(name: str, value: object, choices: Sequence[_Choice]) -> _Choice:
+    """Return the element of ``choices`` equal to ``value`` (typed as the choices are, e.g. a Literal)."""
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
 
 
 def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence[object]) -> None:
@@ -127,6 +169,8 @@ def check_rng(name: str, value: object) -> np.random.Generator:
     """Return ``value`` as a numpy ``Generator``: a Generator is used as is, an integer >= 0 seeds a new one."""
     if isinstance(value, np.random.Generator):
         return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0:
-        return np.random.default_rng(int(value))
-    raise ValueError(f"{name} must be a numpy Generator or an integer seed >= 0, got {value!r}")
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if int(value) >= 0:
+            return np.random.default_rng(int(value))
+        raise ValueError(f"{name} must be a numpy Generator or an integer seed >= 0, got {value!r}")
+    raise ArgumentTypeError(f"{name} must be a numpy Generator or an integer seed >= 0, got {value!r}")

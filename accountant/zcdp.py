@@ -11,6 +11,9 @@ A mechanism is ρ-zCDP when its RDP curve is bounded by αρ for every α > 1; c
   is μ-GDP with μ = sqrt(2ρ), whose exact profile is :mod:`dpkit.accountant.gdp`'s.
 
 Order (same ρ, δ): gaussian-exact <= rdp-optimal <= bun-steinke.
+
+Trivial ends are answered, not refused: ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and
+ρ = 0 at δ = 0, ρ = +inf at δ = 1 or ε = +inf; δ(ε = 0) and ρ(ε = 0) are each conversion's own.
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ from typing import Literal
 from .gdp import MU_OVERFLOW, _gdp_delta, _gdp_epsilon, _gdp_mu
 from .numerics import feasible_root, round_down
 from .rdp import _linear_rdp_delta, _linear_rdp_epsilon
-from .validation import check_choice, check_positive, check_probability
+from .validation import check_choice, check_extended_nonnegative, check_positive, check_unit_interval
 
 __all__ = ["ZCDP_CONVERSIONS", "zcdp_epsilon", "zcdp_delta", "zcdp_rho"]
 
 ZcdpConversionName = Literal["bun-steinke", "rdp-optimal", "gaussian-exact"]
-ZCDP_CONVERSIONS: tuple[str, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
+ZCDP_CONVERSIONS: tuple[ZcdpConversionName, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
 #: Every search loop here stops after this many steps (so every call terminates).
 _MAX_STEPS = 400
 
@@ -34,12 +37,16 @@ _MAX_STEPS = 400
 def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """ε(δ) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
     rho = check_positive("rho", rho)
-    delta = check_probability("delta", delta)
-    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    delta = check_unit_interval("delta", delta)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
     return _zcdp_epsilon(rho, delta, conversion)
 
 
 def _zcdp_epsilon(rho: float, delta: float, conversion: str) -> float:
+    if delta == 1.0:  # every mechanism is (0, 1)-DP
+        return 0.0
+    if delta == 0.0:  # ρ > 0: not pure DP at any finite ε
+        return math.inf
     if conversion == "bun-steinke":
         return _linear_rdp_epsilon(rho, delta, "mironov").epsilon
     if conversion == "rdp-optimal":
@@ -50,12 +57,14 @@ def _zcdp_epsilon(rho: float, delta: float, conversion: str) -> float:
 def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """δ(ε) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
     rho = check_positive("rho", rho)
-    epsilon = check_positive("epsilon", epsilon)
-    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
     return _zcdp_delta(rho, epsilon, conversion)
 
 
 def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
+    if epsilon == math.inf:  # every mechanism is (+inf, 0)-DP
+        return 0.0
     if conversion == "bun-steinke":
         return _linear_rdp_delta(rho, epsilon, "mironov").delta
     if conversion == "rdp-optimal":
@@ -65,13 +74,17 @@ def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
 
 def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
     """The largest ρ such that ρ-zCDP implies (ε, δ)-DP under ``conversion``, rounded down."""
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_probability("delta", delta)
-    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)  # type: ignore[assignment]
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    delta = check_unit_interval("delta", delta)
+    conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
     return _zcdp_rho(epsilon, delta, conversion)
 
 
 def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
+    if epsilon == math.inf or delta == 1.0:  # the target holds for every mechanism
+        return math.inf
+    if delta == 0.0:  # only ρ = 0 is pure DP
+        return 0.0
     ln_inv = -math.log(delta)
     # Bun–Steinke inverse: sqrt(ρ) = ε / (sqrt(L) + sqrt(L + ε)), free of cancellation.
     rho_bs = (epsilon / (math.sqrt(ln_inv) + math.sqrt(ln_inv + epsilon))) ** 2

@@ -762,7 +762,7 @@ def _equal_error_mu(mus: np.ndarray) -> float:
 
 def _declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
     """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's)."""
-    return Ledger(tuple(r.gaussian(relation, sigmas[r.name]) for r in declaration.releases)).mu
+    return Ledger(tuple(r.gaussian(relation, sigma=sigmas[r.name]) for r in declaration.releases)).mu
 
 
 def audit_setting(

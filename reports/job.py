@@ -117,7 +117,7 @@ def _ledger(a: AlgorithmConfig, seed: int) -> tuple[Any, dict[str, Any]]:
 
 def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
     """ε(δ) of every accounting method for the declared releases at the paper's σ."""
-    ledger = declaration.ledger(relation)
+    ledger = declaration.ledger(relation=relation)
     grid = sorted(set(deltas) | {declaration.delta})
     methods: dict[str, list[float | None]] = {key: [] for key, _, _ in VARIANTS}
     refusals: dict[str, list[str | None]] = {key: [] for key, _, _ in VARIANTS}
@@ -143,7 +143,7 @@ def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
     popcount(t) (its noise variance in units of σ²); for each user, the p-sums that contain her."""
     params = ledger["parameters"]
     steps, schedule = int(params["episodes"]), str(params["schedule"])
-    last = released_prefixes(steps, schedule)
+    last = released_prefixes(steps, schedule=schedule)
     prefixes = np.bitwise_count(np.arange(1, last + 1, dtype=np.uint64)).astype(int)
     return {
         "steps": steps,
@@ -153,7 +153,7 @@ def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
         "max_psums_per_prefix": max_psums_per_prefix(steps, schedule=schedule),
         "paper_depth": paper_depth(steps),
         "prefix_psums": prefixes.tolist(),
-        "item_psums": psums_per_item(steps, schedule).tolist(),
+        "item_psums": psums_per_item(steps, schedule=schedule).tolist(),
         "sigma_paper": ledger["sigma_paper"],
         "sigma_tight": ledger["sigma_tight"],
     }

@@ -53,6 +53,12 @@ def homogeneous(draw: st.DrawFn, max_mu: float = 30.0, max_k: int = 2000) -> tup
     return sens, sens * math.sqrt(k) / mu, k
 
 
+def _ledger(h: tuple[float, float, int]) -> Ledger:
+    """The homogeneous ledger of a drawn (Δ, σ, K)."""
+    sens, sigma, k = h
+    return Ledger.homogeneous(sens, sigma, compositions=k)
+
+
 @st.composite
 def heterogeneous(draw: st.DrawFn, max_mu: float = 30.0, max_count: int = 200) -> Ledger:
     """2–4 releases with different Δ, σ, counts; total μ at most max_mu."""
@@ -90,7 +96,7 @@ def test_gaussian_wrappers_equal_the_accountants(
 ) -> None:
     sens, sigma, k = h
     acc = make_accountant(mc[0], conversion=mc[1])
-    led = Ledger.homogeneous(sens, sigma, k)
+    led = Ledger.homogeneous(sens, sigma, compositions=k)
     try:
         expected = acc.epsilon(led, delta)
     except ValueError:
@@ -123,7 +129,7 @@ def test_rdp_with_orders_matches_dp_accounting(h: tuple[float, float, int], delt
     sens, sigma, k = h
     theirs = _dp_rdp(dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(sigma / sens), k))
     ours_acc = RdpAccountant(orders=DP_ORDERS)
-    led = Ledger.homogeneous(sens, sigma, k)
+    led = Ledger.homogeneous(sens, sigma, compositions=k)
     t_eps, t_order = theirs.get_epsilon_and_optimal_order(delta)
     ours = ours_acc.epsilon(led, delta)
     assert ours.epsilon == pytest.approx(t_eps, rel=1e-9)
@@ -152,7 +158,7 @@ def test_dp_event_export_matches_dp_accounting_rdp(ledger: Ledger, delta: float)
 
 
 def test_rdp_with_orders_is_never_tighter_than_continuous() -> None:
-    led = Ledger.homogeneous(1.0, 2.0, 100)
+    led = Ledger.homogeneous(1.0, 2.0, compositions=100)
     for conversion in ("improved", "mironov"):
         cont = make_accountant("rdp", conversion=conversion).epsilon(led, 1e-6).epsilon
         grid = make_accountant("rdp", conversion=conversion, orders=DP_ORDERS).epsilon(led, 1e-6).epsilon
@@ -187,8 +193,8 @@ def _check_pld(ledger: Ledger, delta: float, interval: float | None = None) -> N
     [(1.0, 3.7306, 1, 1e-5), (1.0, 1.0, 1, 1e-5), (2.0, 10.0, 10, 1e-6), (1.0, 20.0, 100, 1e-9), (0.5, 30.0, 50, 1e-3)],
 )
 def test_pld_matches_dp_accounting(sens: float, sigma: float, k: int, delta: float) -> None:
-    _check_pld(Ledger.homogeneous(sens, sigma, k), delta)
-    _check_pld(Ledger.homogeneous(sens, sigma, k), delta, DEFAULT_DISCRETIZATION)
+    _check_pld(Ledger.homogeneous(sens, sigma, compositions=k), delta)
+    _check_pld(Ledger.homogeneous(sens, sigma, compositions=k), delta, DEFAULT_DISCRETIZATION)
 
 
 @PLD_SETTINGS
@@ -238,7 +244,7 @@ def _fast_epsilons(ledger: Ledger, delta: float) -> dict[str, float | None]:
 @settings(max_examples=150)
 @given(h=homogeneous(), delta=delta_st)
 def test_method_order_homogeneous(h: tuple[float, float, int], delta: float) -> None:
-    _check_chain(_fast_epsilons(Ledger.homogeneous(*h), delta))
+    _check_chain(_fast_epsilons(_ledger(h), delta))
 
 
 @settings(max_examples=150)
@@ -250,7 +256,7 @@ def test_method_order_heterogeneous(ledger: Ledger, delta: float) -> None:
 @PLD_SETTINGS
 @given(h=homogeneous(max_mu=2.0, max_k=200), delta=pld_delta_st)
 def test_method_order_with_pld_homogeneous(h: tuple[float, float, int], delta: float) -> None:
-    _check_chain(compare_methods(Ledger.homogeneous(*h), delta).epsilons)
+    _check_chain(compare_methods(_ledger(h), delta).epsilons)
 
 
 @PLD_SETTINGS
@@ -366,7 +372,7 @@ def _check_inverse(acc, ledger: Ledger, delta: float, rel: float) -> None:  # no
 
 @settings(max_examples=150)
 @given(
-    ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: Ledger.homogeneous(*h))),
+    ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: _ledger(h))),
     delta=delta_st,
     mc=st.sampled_from(FAST + [("classic", None)]),
 )
@@ -377,9 +383,7 @@ def test_delta_epsilon_inverse(ledger: Ledger, delta: float, mc: tuple[str, str 
 @settings(max_examples=60)
 @given(h=homogeneous(max_mu=50.0), delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_delta_epsilon_inverse_rdp_with_orders(h: tuple[float, float, int], delta: float, conversion: str) -> None:
-    _check_inverse(
-        make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), Ledger.homogeneous(*h), delta, rel=1e-12
-    )
+    _check_inverse(make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), _ledger(h), delta, rel=1e-12)
 
 
 @PLD_SETTINGS

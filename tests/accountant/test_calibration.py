@@ -103,7 +103,7 @@ def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
 def test_pld_calibration_matches_dp_accounting(eps: float, delta: float, k: int) -> None:
     ours = calibrate_sigma(eps, delta, sensitivity=1.0, compositions=k, method="pld")
     assert ours.epsilon <= eps
-    assert make_accountant("pld").epsilon(Ledger.homogeneous(1.0, ours.sigma, k), delta).epsilon <= eps
+    assert make_accountant("pld").epsilon(Ledger.homogeneous(1.0, ours.sigma, compositions=k), delta).epsilon <= eps
     # dp-accounting's PLD calibration (Brent, tol 1e-6 in σ), bracketed around its own exact σ.
     exact = dp_accounting.get_sigma_gaussian(eps, delta) * math.sqrt(k)
     theirs = mechanism_calibration.calibrate_dp_mechanism(

@@ -59,7 +59,7 @@ def test_classic_sigma_just_below_one_per_release() -> None:
 def test_accountant_inverts_classic_sigma(target: tuple[float, float, float, int]) -> None:
     eps, delta, sens, k = target
     sigma = classic_sigma(eps, delta, sensitivity=sens, compositions=k)
-    got = ClassicAccountant().epsilon(Ledger.homogeneous(sens, sigma, k), delta).epsilon
+    got = ClassicAccountant().epsilon(Ledger.homogeneous(sens, sigma, compositions=k), delta).epsilon
     assert got == pytest.approx(eps, rel=1e-12)
     assert got <= eps * (1 + 1e-14)
 
@@ -106,14 +106,14 @@ def test_classic_delta_and_epsilon_are_inverses(ledger: Ledger, delta: float) ->
 
 
 def test_classic_refusal_is_recorded_by_compare_methods() -> None:
-    cmp = compare_methods(Ledger.homogeneous(1.0, 1.0, 1), 1e-5)  # ε per release ≈ 4.8 >= 1
+    cmp = compare_methods(Ledger.homogeneous(1.0, 1.0, compositions=1), 1e-5)  # ε per release ≈ 4.8 >= 1
     assert cmp.epsilons["classic"] is None
     assert "epsilon < 1 per release" in cmp.refusals["classic"]
     assert all(cmp.epsilons[k] is not None for k in cmp.epsilons if k != "classic")
     with pytest.raises(ValueError, match="epsilon"):
-        make_accountant("classic").epsilon(Ledger.homogeneous(1.0, 1.0, 1), 1e-5)
+        make_accountant("classic").epsilon(Ledger.homogeneous(1.0, 1.0, compositions=1), 1e-5)
     with pytest.raises(ValueError, match="epsilon"):
-        make_accountant("classic").delta(Ledger.homogeneous(1.0, 1.0, 1), 1.5)
+        make_accountant("classic").delta(Ledger.homogeneous(1.0, 1.0, compositions=1), 1.5)
 
 
 @settings(max_examples=100)

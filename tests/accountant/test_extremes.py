@@ -51,7 +51,7 @@ def test_pld_refuses_mu_beyond_its_range_but_not_below() -> None:
         (lambda: a.rdp_delta([2.0], 1.0, 1.0), "values must be a sequence"),
         (lambda: a.make_accountant("rdp", orders=["a"]), "orders[0]"),
         (lambda: a.make_accountant("rdp", orders=[0.5, 2.0]), "orders[0] = 0.5"),
-        (lambda: a.RdpAccountant("improved", (2.0, 1.0)), "orders[1] = 1.0"),
+        (lambda: a.RdpAccountant(conversion_name="improved", orders=(2.0, 1.0)), "orders[1] = 1.0"),
     ],
 )
 def test_rdp_orders_are_validated_at_the_boundary(call, needle: str) -> None:  # noqa: ANN001

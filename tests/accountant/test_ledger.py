@@ -39,7 +39,7 @@ def test_mu_and_rho_match_mpmath_and_are_rounded_up(ledger: Ledger) -> None:
 
 
 def test_homogeneous_ledger() -> None:
-    led = Ledger.homogeneous(2.0, 4.0, 16)
+    led = Ledger.homogeneous(2.0, 4.0, compositions=16)
     assert led.releases == (GaussianRelease("gaussian", 2.0, 4.0, 16),)
     assert led.mu == pytest.approx(2.0, rel=1e-15)  # 2·sqrt(16)/4
     assert led.rho == pytest.approx(2.0, rel=1e-15)
@@ -87,7 +87,7 @@ def test_from_dicts_rejects_bad_items(items: list[object], needle: str) -> None:
 
 
 def test_ledger_and_release_are_immutable() -> None:
-    led = Ledger.homogeneous(1.0, 2.0, 3)
+    led = Ledger.homogeneous(1.0, 2.0, compositions=3)
     with pytest.raises(dataclasses.FrozenInstanceError):
         led.releases = ()  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -109,9 +109,9 @@ def test_integral_float_count_is_accepted() -> None:
 
 
 def test_to_dp_event_structure() -> None:
-    one = Ledger.homogeneous(2.0, 3.0, 1).to_dp_event()
+    one = Ledger.homogeneous(2.0, 3.0, compositions=1).to_dp_event()
     assert one == dp_accounting.GaussianDpEvent(1.5)
-    many = Ledger.homogeneous(2.0, 3.0, 7).to_dp_event()
+    many = Ledger.homogeneous(2.0, 3.0, compositions=7).to_dp_event()
     assert many == dp_accounting.SelfComposedDpEvent(dp_accounting.GaussianDpEvent(1.5), 7)
     mixed = Ledger((GaussianRelease("a", 1.0, 2.0, 1), GaussianRelease("b", 0.5, 4.0, 3))).to_dp_event()
     assert mixed == dp_accounting.ComposedDpEvent(
@@ -132,7 +132,7 @@ def splits(draw: st.DrawFn) -> tuple[Ledger, Ledger]:
     counts = [b - a for a, b in zip([0, *cuts], [*cuts, k])]
     # Scaling Δ and σ of a part by the same power of two leaves Δ/σ bit-identical.
     scales = [2.0 ** draw(st.integers(-3, 3)) for _ in counts]
-    whole = Ledger.homogeneous(sens, sigma, k)
+    whole = Ledger.homogeneous(sens, sigma, compositions=k)
     parts = Ledger(
         tuple(GaussianRelease(f"p{i}", sens * s, sigma * s, c) for i, (c, s) in enumerate(zip(counts, scales)))
     )

@@ -126,7 +126,7 @@ def test_run_mu_matches_brute_force(seed: int) -> None:
     assert run.worst_user == int(np.argmax(want)) + 1
     assert run.mu_per_user[-1] == 0.0
     assert run.exact_epsilon(1e-5) == pytest.approx(gdp_epsilon(run.mu, 1e-5), rel=1e-12)
-    g = run.epsilon(1e-5, "rdp")
+    g = run.epsilon(1e-5, method="rdp")
     assert g.epsilon >= run.exact_epsilon(1e-5)
     assert run.epsilon(1e-5).epsilon == pytest.approx(gaussian_epsilon(1.0 / run.mu, 1e-5).epsilon, rel=1e-12)
 
@@ -182,7 +182,10 @@ def test_run_bad_input(counts: np.ndarray, variances: np.ndarray, match: str) ->
         (lambda: rlsvi_rho(states=2, actions=2, horizon=2, episodes=0), "episodes"),
         (lambda: rlsvi_paper_epsilon(states=2, actions=2, horizon=2, episodes=2, delta=1.5), "delta"),
         (lambda: rlsvi_worst_case_mu(states=2, actions=2, horizon=2, episodes=2, beta=-1.0), "beta"),
-        (lambda: rlsvi_run_privacy(np.zeros((1, 1, 1, 1)), np.ones((1, 1, 1, 1))).epsilon(1e-5, "classic"), "method"),
+        (
+            lambda: rlsvi_run_privacy(np.zeros((1, 1, 1, 1)), np.ones((1, 1, 1, 1))).epsilon(1e-5, method="classic"),
+            "method",
+        ),
     ],
 )
 def test_bad_input_names_the_value(call, match: str) -> None:  # noqa: ANN001

@@ -84,16 +84,16 @@ def _brute_counts(steps: int, schedule: str) -> tuple[np.ndarray, int]:
 
 
 def _check_against(steps: int, schedule: str, counts: np.ndarray, per_prefix: int) -> None:
-    got = psums_per_item(steps, schedule)
+    got = psums_per_item(steps, schedule=schedule)
     assert got.shape == (steps,) and got.dtype.kind == "i"
     assert np.array_equal(got, counts), (steps, schedule)
     assert max_psums_per_item(steps, schedule=schedule) == counts.max()
     assert max_psums_per_prefix(steps, schedule=schedule) == per_prefix
     if counts.max() == 0:
         with pytest.raises(ValueError, match="nothing is released"):
-            worst_item(steps, schedule)
+            worst_item(steps, schedule=schedule)
     else:
-        assert worst_item(steps, schedule) == int(np.argmax(counts)) + 1 == 1
+        assert worst_item(steps, schedule=schedule) == int(np.argmax(counts)) + 1 == 1
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)
@@ -106,7 +106,7 @@ def test_counts_match_brute_force_for_every_steps_up_to_2000(schedule: str) -> N
     simulated = 0  # items simulated = last released prefix so far
     for steps in range(1, n + 1):
         last = steps if schedule == "after-each" else steps - 1
-        assert released_prefixes(steps, schedule) == last
+        assert released_prefixes(steps, schedule=schedule) == last
         while simulated < last:
             simulated, (a, b), held = next(sim)
             counts[a - 1 : b] += 1
@@ -155,14 +155,14 @@ def test_counts_match_brute_force_for_random_steps(steps: int, schedule: str) ->
 @example(steps=2**19 + 1, schedule="before-episode", picks=[0.75])
 def test_closed_forms_for_large_steps(steps: int, schedule: str, picks: list[float]) -> None:
     last = steps if schedule == "after-each" else steps - 1
-    counts = psums_per_item(steps, schedule)
+    counts = psums_per_item(steps, schedule=schedule)
     depth = 0  # ⌊log2 T′⌋ + 1 by counting powers of two
     while 2**depth <= last:
         depth += 1
     assert counts.max() == max_psums_per_item(steps, schedule=schedule) == depth
     assert counts[0] == depth  # item 1 attains it
     if last:
-        assert worst_item(steps, schedule) == 1
+        assert worst_item(steps, schedule=schedule) == 1
         t = np.arange(1, last + 1, dtype=np.int64)
         assert max_psums_per_prefix(steps, schedule=schedule) == np.bitwise_count(t).max()
         # The p-sums' sizes add up to the total count; a few items checked by the definition.
@@ -178,8 +178,8 @@ def test_closed_forms_for_large_steps(steps: int, schedule: str, picks: list[flo
 
 def test_reference_values() -> None:
     assert psums_per_item(8).tolist() == [4, 3, 3, 2, 3, 2, 2, 1]
-    assert psums_per_item(8, "before-episode").tolist() == [3, 2, 2, 1, 2, 1, 1, 0]
-    assert psums_per_item(1, "before-episode").tolist() == [0]
+    assert psums_per_item(8, schedule="before-episode").tolist() == [3, 2, 2, 1, 2, 1, 1, 0]
+    assert psums_per_item(1, schedule="before-episode").tolist() == [0]
     assert (max_psums_per_item(1), max_psums_per_item(1, schedule="before-episode")) == (1, 0)
     assert psum_interval(1) == (1, 1) and psum_interval(12) == (9, 12) and psum_interval(16) == (1, 16)
     assert prefix_decomposition(0) == [] and prefix_decomposition(13) == [(1, 8), (9, 12), (13, 13)]
@@ -430,7 +430,7 @@ def test_tree_mu_is_sensitivity_sqrt_m_over_sigma(steps: int, sigma: float, sens
     assert mu == pytest.approx(sens * math.sqrt(m) / sigma, rel=4e-15)  # a few ulps: rounded up
     assert mu >= ref.gaussian_mu(sens, sigma, m)  # rounded up
     ledger = tree_ledger(steps, sigma=sigma, sensitivity=sens, schedule=schedule)
-    assert ledger == Ledger.homogeneous(sens, sigma, m, "binary-counter")
+    assert ledger == Ledger.homogeneous(sens, sigma, compositions=m, name="binary-counter")
     assert ledger.compositions == m and ledger.mu == mu
 
 
@@ -586,7 +586,7 @@ def test_nothing_released() -> None:
     with pytest.raises(ValueError, match="nothing is released"):
         calibrate_tree_sigma(1, epsilon=1.0, delta=1e-5, schedule="before-episode")
     with pytest.raises(ValueError, match="nothing is released"):
-        worst_item(1, "before-episode")
+        worst_item(1, schedule="before-episode")
 
 
 @pytest.mark.parametrize(
@@ -605,13 +605,13 @@ def test_nothing_released() -> None:
         (lambda: paper_depth(0), "steps must be an integer >= 1, got 0"),
         (lambda: tree_mu(10, sigma=0.0), "sigma must be > 0, got 0.0"),
         (lambda: tree_mu(10, sigma=1.0, sensitivity=-2.0), "sensitivity must be > 0, got -2.0"),
-        (lambda: tree_epsilon(10, sigma=1.0, delta=1.5), "delta must lie in the open interval"),
+        (lambda: tree_epsilon(10, sigma=1.0, delta=1.5), "delta must lie in the closed interval"),
         (
             lambda: tree_epsilon(1, sigma=1.0, delta=1.5, schedule="before-episode"),
-            "delta must lie in the open interval",
+            "delta must lie in the closed interval",
         ),
         (lambda: tree_epsilon(10, sigma=1.0, delta=1e-5, method="gdp"), "method must be one of"),
-        (lambda: tree_delta(10, sigma=1.0, epsilon=-1.0), "epsilon must be > 0, got -1.0"),
+        (lambda: tree_delta(10, sigma=1.0, epsilon=-1.0), "epsilon must be >= 0, got -1.0"),
         (lambda: calibrate_tree_sigma(10, epsilon=0.0, delta=1e-5), "epsilon must be > 0, got 0.0"),
         (lambda: tree_ledger(10, sigma=1.0, name=""), "release name must be a non-empty string"),
     ],

@@ -1,4 +1,4 @@
-"""Bad input to every public function raises ValueError naming the parameter."""
+"""Bad input to every public function raises TypeError (wrong type) or ValueError (bad value) naming the parameter."""
 
 from __future__ import annotations
 
@@ -41,13 +41,15 @@ from dpkit.accountant import (
 )
 
 NAN, INF = math.nan, math.inf
-LEDGER = Ledger.homogeneous(1.0, 50.0, 3)  # the classic bound accepts it at δ = 1e-5
+LEDGER = Ledger.homogeneous(1.0, 50.0, compositions=3)  # the classic bound accepts it at δ = 1e-5
 
 NOT_REAL = ["1.0", None, True, [1.0], 1j]
 NON_FINITE = [NAN, INF, -INF]
 BAD_POSITIVE = [0.0, -0.0, -1.0, -1e-300, *NON_FINITE, *NOT_REAL]
 BAD_NONNEGATIVE = [-1.0, -1e-300, *NON_FINITE, *NOT_REAL]
 BAD_PROBABILITY = [0.0, 1.0, -0.1, 1.5, *NON_FINITE, *NOT_REAL]
+BAD_UNIT = [-0.1, -1e-300, 1.5, 1.0 + 2**-52, *NON_FINITE, *NOT_REAL]  # δ where 0 and 1 have an answer
+BAD_EXTENDED = [-1.0, -1e-300, NAN, -INF, *NOT_REAL]  # ε where 0 and +inf have an answer
 BAD_COUNT = [0, -1, 2.5, 0.5, 1e-9, *NON_FINITE, "3", None, True]
 BAD_CHOICE = ["bogus", "", "EXACT", None, 3]
 
@@ -55,27 +57,29 @@ KINDS = {
     "positive": BAD_POSITIVE,
     "nonnegative": BAD_NONNEGATIVE,
     "probability": BAD_PROBABILITY,
+    "unit": BAD_UNIT,
+    "extended": BAD_EXTENDED,
     "count": BAD_COUNT,
 }
 
 #: (label, function, valid keyword arguments, {parameter: kind}). Parameter names are those of
 #: the public signatures; the error message must contain them.
 CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
-    ("gdp_delta", gdp_delta, {"mu": 1.0, "epsilon": 1.0}, {"mu": "positive", "epsilon": "positive"}),
-    ("gdp_epsilon", gdp_epsilon, {"mu": 1.0, "delta": 1e-5}, {"mu": "positive", "delta": "probability"}),
-    ("gdp_mu", gdp_mu, {"epsilon": 1.0, "delta": 1e-5}, {"epsilon": "positive", "delta": "probability"}),
-    ("rdp_epsilon", rdp_epsilon, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "delta": 1e-5}, {"delta": "probability"}),
-    ("rdp_delta", rdp_delta, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "epsilon": 1.0}, {"epsilon": "positive"}),
+    ("gdp_delta", gdp_delta, {"mu": 1.0, "epsilon": 1.0}, {"mu": "positive", "epsilon": "extended"}),
+    ("gdp_epsilon", gdp_epsilon, {"mu": 1.0, "delta": 1e-5}, {"mu": "positive", "delta": "unit"}),
+    ("gdp_mu", gdp_mu, {"epsilon": 1.0, "delta": 1e-5}, {"epsilon": "extended", "delta": "unit"}),
+    ("rdp_epsilon", rdp_epsilon, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "delta": 1e-5}, {"delta": "unit"}),
+    ("rdp_delta", rdp_delta, {"orders": [2.0, 4.0], "values": [0.1, 0.2], "epsilon": 1.0}, {"epsilon": "extended"}),
     (
         "linear_rdp_epsilon",
         linear_rdp_epsilon,
         {"rho": 0.5, "delta": 1e-5},
-        {"rho": "nonnegative", "delta": "probability"},
+        {"rho": "nonnegative", "delta": "unit"},
     ),
-    ("linear_rdp_delta", linear_rdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "nonnegative", "epsilon": "positive"}),
-    ("zcdp_epsilon", zcdp_epsilon, {"rho": 0.5, "delta": 1e-5}, {"rho": "positive", "delta": "probability"}),
-    ("zcdp_delta", zcdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "positive", "epsilon": "positive"}),
-    ("zcdp_rho", zcdp_rho, {"epsilon": 1.0, "delta": 1e-5}, {"epsilon": "positive", "delta": "probability"}),
+    ("linear_rdp_delta", linear_rdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "nonnegative", "epsilon": "extended"}),
+    ("zcdp_epsilon", zcdp_epsilon, {"rho": 0.5, "delta": 1e-5}, {"rho": "positive", "delta": "unit"}),
+    ("zcdp_delta", zcdp_delta, {"rho": 0.5, "epsilon": 1.0}, {"rho": "positive", "epsilon": "extended"}),
+    ("zcdp_rho", zcdp_rho, {"epsilon": 1.0, "delta": 1e-5}, {"epsilon": "extended", "delta": "unit"}),
     (
         "classic_sigma",
         classic_sigma,
@@ -99,13 +103,13 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
         "gaussian_epsilon",
         gaussian_epsilon,
         {"sigma": 5.0, "delta": 1e-5, "sensitivity": 1.0, "compositions": 3},
-        {"sigma": "positive", "delta": "probability", "sensitivity": "positive", "compositions": "count"},
+        {"sigma": "positive", "delta": "unit", "sensitivity": "positive", "compositions": "count"},
     ),
     (
         "gaussian_delta",
         gaussian_delta,
         {"sigma": 5.0, "epsilon": 1.0, "sensitivity": 1.0, "compositions": 3},
-        {"sigma": "positive", "epsilon": "positive", "sensitivity": "positive", "compositions": "count"},
+        {"sigma": "positive", "epsilon": "extended", "sensitivity": "positive", "compositions": "count"},
     ),
     (
         "calibrate_sigma",
@@ -119,7 +123,7 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, str]]] = [
         {"ledger": LEDGER, "epsilon": 1.0, "delta": 1e-5},
         {"epsilon": "positive", "delta": "probability"},
     ),
-    ("compare_methods", compare_methods, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "probability"}),
+    ("compare_methods", compare_methods, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "unit"}),
     ("check_positive", lambda value: check_positive("some_param", value), {"value": 1.0}, {"some_param": "positive"}),
     (
         "check_probability",
@@ -142,8 +146,8 @@ for _method, _conv in [
     ("classic", None),
 ]:
     _acc = make_accountant(_method, conversion=_conv)
-    CASES.append((f"{_acc.label}.epsilon", _acc.epsilon, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "probability"}))
-    CASES.append((f"{_acc.label}.delta", _acc.delta, {"ledger": LEDGER, "epsilon": 1.0}, {"epsilon": "positive"}))
+    CASES.append((f"{_acc.label}.epsilon", _acc.epsilon, {"ledger": LEDGER, "delta": 1e-5}, {"delta": "unit"}))
+    CASES.append((f"{_acc.label}.delta", _acc.delta, {"ledger": LEDGER, "epsilon": 1.0}, {"epsilon": "extended"}))
 
 
 def _bad_cases() -> list[Any]:
@@ -175,8 +179,12 @@ def test_bad_argument_raises_value_error_naming_it(
 ) -> None:
     kwargs = {k: v for k, v in good.items() if k != "value"}
     kwargs[param] = bad
-    with pytest.raises(ValueError, match=re.escape(param)):
+    wrong_type = any(bad is t for t in NOT_REAL) or isinstance(bad, str)
+    with pytest.raises(TypeError if wrong_type else ValueError, match=re.escape(param)) as err:
         _call(fn, kwargs)
+    # a wrong type is a TypeError (and, for older handlers, a ValueError); a bad value is never a TypeError
+    assert isinstance(err.value, ValueError)
+    assert isinstance(err.value, TypeError) == wrong_type
 
 
 # ----------------------------------------------------------------------------------------
@@ -195,14 +203,22 @@ def test_bad_argument_raises_value_error_naming_it(
         lambda c: zcdp_epsilon(0.5, 1e-5, conversion=c),
         lambda c: zcdp_delta(0.5, 1.0, conversion=c),
         lambda c: zcdp_rho(1.0, 1e-5, conversion=c),
-        lambda c: RdpAccountant(c),
-        lambda c: ZcdpAccountant(c),
+        lambda c: RdpAccountant(conversion_name=c),
+        lambda c: ZcdpAccountant(conversion_name=c),
         lambda c: (
             make_accountant("rdp", conversion=c) if c is not None else rdp_epsilon([2.0], [0.1], 1e-5, conversion=c)
         ),
         lambda c: make_accountant("zcdp", conversion=c) if c is not None else zcdp_epsilon(0.5, 1e-5, conversion=c),
-        lambda c: gaussian_epsilon(5.0, 1e-5, method="rdp", conversion=c) if c is not None else RdpAccountant(c),
-        lambda c: calibrate_sigma(1.0, 1e-5, method="zcdp", conversion=c) if c is not None else ZcdpAccountant(c),
+        lambda c: (
+            gaussian_epsilon(5.0, 1e-5, method="rdp", conversion=c)
+            if c is not None
+            else RdpAccountant(conversion_name=c)
+        ),
+        lambda c: (
+            calibrate_sigma(1.0, 1e-5, method="zcdp", conversion=c)
+            if c is not None
+            else ZcdpAccountant(conversion_name=c)
+        ),
     ],
 )
 def test_unknown_conversion(call: Callable[[Any], Any], bad: Any) -> None:

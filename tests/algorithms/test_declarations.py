@@ -97,10 +97,12 @@ def test_rlsvi_declaration_carries_the_worst_case_mu_and_the_papers_epsilon() ->
 def test_sigma_tight_round_trips_through_exact(name: str, eps: float, delta: float) -> None:
     led = algorithm_ledger(declare(name, eps, delta, **DOCUMENTED[name]))
     exact = ExactAccountant()
-    tight = led.declaration.ledger(led.relation, led.scale)
+    tight = led.declaration.ledger(relation=led.relation, scale=led.scale)
     assert exact.epsilon(tight, delta).epsilon <= eps
     # 1e-9 less noise misses the target: σ_tight is the smallest
-    assert exact.epsilon(led.declaration.ledger(led.relation, led.scale * (1 - 1e-9)), delta).epsilon > eps
+    assert (
+        exact.epsilon(led.declaration.ledger(relation=led.relation, scale=led.scale * (1 - 1e-9)), delta).epsilon > eps
+    )
     for r, s in zip(tight.releases, led.sigmas_tight):
         assert s >= r.sigma
     assert led.noise_ratio == pytest.approx(1 / led.scale)
