@@ -158,8 +158,15 @@ class ProcessPoolExecutor(Executor):
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
+            from . import registry
+
             context = multiprocessing.get_context(self.start_method)
-            self._pool = cf.ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=self._workers,
+                mp_context=context,
+                initializer=registry.replay,  # algorithms registered at run time exist in the workers too
+                initargs=(registry.runtime_registrations(),),
+            )
         return self._pool
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:

@@ -86,6 +86,8 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP
 from .episodes import resolve_sigmas
+from .observers import ObservedRun
+from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
     DEFAULT_REGULARIZER,
@@ -457,3 +459,91 @@ def make_agent(
     if unknown:
         raise ValueError(f"ldp-ucrl-vtr does not take option(s) {', '.join(unknown)} (only {', '.join(_OPTIONS)})")
     return LdpUcrlVtr(env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
+
+
+# -- audit: canaries and observer (dpkit.audits.rl) -------------------------------------------------
+
+
+def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The audit's canaries: one walks state 0, the other state S − 1 (disjoint features φ_V at every
+    step after the first, V at its bound), rewards 1 — her messages carry values, not rewards."""
+    from .observers import tabular_world
+
+    return tabular_world(setting, (1.0, 1.0))
+
+
+def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """The ``messages`` observer: the changed user's own 2H messages, whitened along her difference."""
+    from .episodes import play_episode
+    from .observers import Trace, flat, project
+
+    env, users, canaries = run.world
+    j = run.index
+    users = users.replace(j, canaries[run.which])
+    other = canaries[1 - run.which]
+    agent = run.make_agent(rng, env)
+    claim, declared = run.claim_sigmas, run.sensitivities
+    trace = Trace()
+    for k in range(j + 1):  # the LDP observer sees the changed user's messages: later episodes add nothing
+        plan = agent.plan(k)
+        policy = np.asarray(plan.policy)
+        traj = play_episode(env, policy, users[k], None)
+        if k == j:
+            mine = agent.statistics(*agent.regression_inputs(traj[0], traj[1]))
+            cf = play_episode(env, policy, other, None)
+            theirs = agent.statistics(*agent.regression_inputs(cf[0], cf[1]))
+            messages = agent.update(k, *traj)
+            m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
+            for name, sym in ((GRAM, True), (TARGET, False)):
+                residual = flat(np.asarray(messages[name]) - m0[name], sym, 1)
+                d = flat(m1[name] - m0[name], sym, 1)
+                trace.add(*project(residual, d, agent.sigmas[name], claim[name], declared[name]))
+        else:
+            agent.update(k, *traj)
+    return trace.row(True)
+
+
+def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
+    return declare_privacy(p["horizon"], epsilon, delta, reading=p.get("reading") or "theorem", states=p.get("states"))
+
+
+def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
+    """The regret runs' reading: §6's (rewards divided by H, ‖φ_V‖ <= sqrt(S)); H = 2S unless given."""
+    horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
+    return {"horizon": horizon, "states": sizes.states, "reading": "experiment"}
+
+
+SPEC = AlgorithmSpec(
+    name=ALGORITHM,
+    entry_point=make_agent,
+    summary="local DP; 2H noisy messages per user (seeds 000/001)",
+    declaration=_declare,
+    required=("horizon",),
+    optional=("states", "reading"),
+    ledger_parameters=_ledger_parameters,
+    audit=AuditSpec(
+        observers=("messages",),
+        white_box=("messages",),
+        world=audit_world,
+        observe=observe,
+        defaults={"states": 2, "horizon": 8, "episodes": 4},
+        canaries=(
+            "tabular walks through disjoint states (state 0 against S − 1): φ_V at its block bound; the optimistic "
+            "values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to clip φ or V releases "
+            "more than the declared Δ"
+        ),
+    ),
+    report=ReportSpec(
+        assumptions=(
+            "A tabular MDP in its linear-mixture view: one-hot features φ(s′|s, a) = e_(s,a,s′), d = S²A.",
+            "The §6 (experiment) reading of the paper's σ: rewards divided by H, so values lie in [0, 1] and "
+            "‖φ_V‖ <= sqrt(S).",
+            "Each user clips V to [0, 1] and φ_V to the norm bound before adding noise, so the sensitivities hold "
+            "whatever the server computes.",
+            "The Gram update carries symmetric noise (i.i.d. on the upper triangle, mirrored); its sensitivity is "
+            "taken on that triangle.",
+        ),
+    ),
+)
+#: The algorithms this module registers (:mod:`dpkit.algorithms.registry`).
+REGISTRATIONS = (SPEC,)

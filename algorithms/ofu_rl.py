@@ -72,6 +72,8 @@ from dpkit.accountant.zcdp import zcdp_epsilon
 
 from .envs.lq import LQSystem, LQUsers, _optimal_cost, _riccati, clip_norm
 from .episodes import Plan, Run, resolve_sigmas
+from .observers import ObservedRun
+from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = [
     "ALGORITHM",
@@ -838,3 +840,119 @@ def run_lq(
         sigmas=dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas),
         releases=releases,
     )
+
+
+# -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
+
+
+def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The audit's LQ system and canaries: weak dynamics and noise near the whole state budget
+    (Assumption 1: C_A + γC_B + C_w <= 1, C_w = 0.9, x₀ = 0 shared), so a canary's noise moves the state
+    almost to the unit ball the sensitivities assume; the canaries' noise sequences lie on the bound C_w
+    along e₁ against e₂ — orthogonal, not opposite, since x and −x give the same Gram matrix Σ z zᵀ."""
+    from .envs.lq import LQUser, LQUsers, random_lq
+
+    h_ = setting.horizon
+    if setting.state_dim < 2:
+        raise ValueError(
+            f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}"
+        )
+    system = random_lq(
+        setting.state_dim,
+        setting.control_dim,
+        h_,
+        np.random.default_rng(setting.env_seed),
+        a_norm=0.05,
+        b_norm=0.5,
+        noise_bound=0.9,
+        x0=np.zeros(setting.state_dim),
+        name="lq-audit",
+    )
+    users = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
+    e1, e2 = np.zeros((h_, setting.state_dim)), np.zeros((h_, setting.state_dim))
+    e1[:, 0], e2[:, 1] = 1.0, 1.0
+    return system, users, (LQUser.canary(e1, system.noise_bound), LQUser.canary(e2, system.noise_bound))
+
+
+def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened);
+    ``actions``: the controls of all later users (black-box)."""
+    from .observers import CounterLog, Trace
+
+    s = run.setting
+    system, users, canaries = run.world
+    j = run.index
+    noise = users.noise.copy()
+    noise[j] = canaries[run.which].noise
+    other = canaries[1 - run.which].noise
+    agent = run.make_agent(rng, system)
+    log = CounterLog(("B1", "B2"), batched=False)
+    trace = Trace()
+    for k in range(s.episodes):
+        plan = agent.plan(k)
+        log.released(plan.released)
+        states, controls, _ = system.rollout(plan.policy, noise[k])
+        if run.observer == "actions" and k > j:
+            trace.view.append(controls.ravel())
+        theirs = agent.items(*system.rollout(plan.policy, other)[:2]) if k == j else None
+        log.episode(agent.items(states, controls), theirs, run.which)
+        agent.update(k, states, controls, np.zeros(s.horizon))
+    log.finish(trace, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    return trace.row(run.white_box)
+
+
+def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
+    return declare_privacy(
+        p["episodes"], p["horizon"], epsilon, delta, p["gamma"], schedule=p.get("schedule") or "before-episode"
+    )
+
+
+def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
+    """γ: the control bound of the LQ system the regret runs face (drawn from ``env_seed``); H = 10 unless given."""
+    from .envs.lq import random_lq
+
+    system = random_lq(sizes.state_dim, sizes.control_dim, sizes.horizon or 10, np.random.default_rng(env_seed))
+    return {"episodes": sizes.episodes, "horizon": system.horizon, "gamma": float(system.gamma)}
+
+
+#: The algorithms this module registers (:mod:`dpkit.algorithms.registry`).
+REGISTRATIONS = (
+    AlgorithmSpec("ofu-rl", make_agent, environment="lq", summary="non-private OFU-RL (seed 003)"),
+    AlgorithmSpec(
+        name=ALGORITHM,
+        entry_point=make_agent,
+        environment="lq",
+        summary="joint DP; 2 binary-tree counters (seed 003)",
+        declaration=_declare,
+        required=("episodes", "horizon", "gamma"),
+        optional=("schedule",),
+        ledger_parameters=_ledger_parameters,
+        audit=AuditSpec(
+            observers=("billboard", "actions"),
+            white_box=("billboard",),
+            world=audit_world,
+            observe=observe,
+            defaults={
+                "horizon": 4,
+                "episodes": 4,
+                "epsilon": 16.0,
+                "options": (("candidates", 8), ("refine_rounds", 0)),
+            },
+            canaries=(
+                "noise on the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix); states "
+                "and controls within the unit ball and γ, clipped by the algorithm"
+            ),
+        ),
+        report=ReportSpec(
+            assumptions=(
+                "An LQ system under the paper's Assumption 1: ‖A‖ + γ‖B‖ + C_w <= 1, states in the unit ball and "
+                "controls of norm at most γ.",
+                "States are clipped to the unit ball and controls to γ before they are counted, which is what the "
+                "sensitivities assume.",
+                "Two binary-tree counters (B1 on z zᵀ with symmetric noise, B2 on z x′ᵀ), released at the start of "
+                "each episode over the episodes before it.",
+            ),
+            sections=("tree",),
+        ),
+    ),
+)

@@ -1,121 +1,161 @@
-"""The seed algorithms by name, and their privacy declarations from one set of parameters.
+"""The algorithms by name: one registration each, read by the simulation, ledgers, audits and reports.
+
+As in Gymnasium, an algorithm is known by the :class:`~dpkit.algorithms.spec.AlgorithmSpec` it
+registers. The seed algorithms register from their own modules (each ends with ``REGISTRATIONS``, a
+tuple of specs; :data:`BUILTIN_MODULES` lists the modules — one line per module). Anyone else's
+algorithm registers either by calling :func:`register` or, from an installed package, through the
+entry-point group ``dpkit.algorithms`` (each entry point names an ``AlgorithmSpec`` or a sequence of
+them, e.g. ``[project.entry-points."dpkit.algorithms"] mine = "mypkg.agent:SPEC"``); plugins are loaded
+on the first lookup. An unknown name is refused with the closest registered one ("did you mean …?").
 
 :func:`declare` is what the command line and the reports call: it checks that the parameters an
 algorithm needs are given (and that no parameter it does not use is), then asks the algorithm's
-module for its :class:`~dpkit.accountant.declarations.PrivacyDeclaration`.
+declaration for its :class:`~dpkit.accountant.declarations.PrivacyDeclaration`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import difflib
+import importlib
+from collections.abc import Iterable
 from typing import Any
 
 from dpkit.accountant.declarations import PrivacyDeclaration
-from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
-from dpkit.accountant.validation import check_choice
 
-from . import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+from .spec import AlgorithmSpec
 
-__all__ = ["ALGORITHM_NAMES", "AlgorithmSpec", "SPECS", "declare"]
+__all__ = [
+    "BUILTIN_MODULES",
+    "ENTRY_POINT_GROUP",
+    "AlgorithmSpec",
+    "register",
+    "unregister",
+    "get",
+    "names",
+    "declare",
+    "runtime_registrations",
+    "replay",
+]
+
+#: The modules of the built-in algorithms; each defines ``REGISTRATIONS``, a tuple of specs.
+BUILTIN_MODULES: tuple[str, ...] = (
+    "dpkit.algorithms.ucrl_vtr",
+    "dpkit.algorithms.ldp_ucrl_vtr",
+    "dpkit.algorithms.linopt",
+    "dpkit.algorithms.ofu_rl",
+    "dpkit.algorithms.rlsvi",
+)
+#: The package entry-point group through which installed packages register algorithms.
+ENTRY_POINT_GROUP = "dpkit.algorithms"
+
+_REGISTRY: dict[str, AlgorithmSpec] = {}
+_RUNTIME: dict[str, AlgorithmSpec] = {}  # registered by register() in this process: replayed in worker processes
+_loaded = False
 
 
-@dataclass(frozen=True)
-class AlgorithmSpec:
-    """An algorithm's name, the parameters its declaration needs, and those it may take."""
+def _specs(obj: object, origin: str) -> tuple[AlgorithmSpec, ...]:
+    items = (obj,) if isinstance(obj, AlgorithmSpec) else obj
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise TypeError(f"{origin} must give an AlgorithmSpec or a sequence of them, got {type(obj).__name__}")
+    specs = tuple(items)
+    bad = [type(s).__name__ for s in specs if not isinstance(s, AlgorithmSpec)]
+    if bad:
+        raise TypeError(f"{origin} must give AlgorithmSpec objects, got {', '.join(bad)}")
+    return specs
 
-    name: str
-    required: tuple[str, ...]
-    optional: tuple[str, ...]
-    build: Callable[..., PrivacyDeclaration]
-    summary: str
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True  # set first: a plugin that looks names up while it registers must not recurse
+    for module in BUILTIN_MODULES:
+        for spec in _specs(importlib.import_module(module).REGISTRATIONS, f"{module}.REGISTRATIONS"):
+            _REGISTRY.setdefault(spec.name, spec)
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = ep.load()
+        except Exception as err:  # a broken plugin is named in the error
+            raise ValueError(
+                f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) cannot be loaded: {err}"
+            ) from None
+        for spec in _specs(loaded, f"the {ENTRY_POINT_GROUP} entry point {ep.name!r}"):
+            register(spec)
 
 
-def _ldp(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return ldp_ucrl_vtr.declare_privacy(
-        p["horizon"], epsilon, delta, reading=p.get("reading") or "theorem", states=p.get("states")
+def register(spec: AlgorithmSpec, *, replace: bool = False) -> AlgorithmSpec:
+    """Register ``spec`` under its name (refused if the name is taken, unless ``replace``); returns it."""
+    if not isinstance(spec, AlgorithmSpec):
+        raise TypeError(f"spec must be an AlgorithmSpec, got {type(spec).__name__}")
+    _ensure_loaded()
+    if spec.name in _REGISTRY and not replace and _REGISTRY[spec.name] is not spec:
+        raise ValueError(f"an algorithm named {spec.name!r} is already registered (pass replace=True to replace it)")
+    _REGISTRY[spec.name] = spec
+    _RUNTIME[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Forget the algorithm ``name`` (a test's or a plugin's; unknown names are refused)."""
+    get(name)
+    del _REGISTRY[name]
+    _RUNTIME.pop(name, None)
+
+
+def runtime_registrations() -> tuple[AlgorithmSpec, ...]:
+    """The specs :func:`register` added in this process (not the built-ins, not the entry-point plugins,
+    which every process loads itself): what a process pool replays in its workers (:func:`replay`)."""
+    return tuple(_RUNTIME.values())
+
+
+def replay(specs: Iterable[AlgorithmSpec]) -> None:
+    """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations).
+    A spec must be picklable to travel: its callables defined at module level, or "module:attr" strings."""
+    for spec in specs:
+        register(spec, replace=True)
+
+
+def names(
+    *, private: bool | None = None, environment: str | None = None, audited: bool | None = None
+) -> tuple[str, ...]:
+    """The registered names, in registration order; filtered by whether the algorithm is private
+    (declares its releases), by its environment kind (``tabular``/``lq``), by whether it can be audited."""
+    _ensure_loaded()
+    return tuple(
+        name
+        for name, spec in _REGISTRY.items()
+        if (private is None or spec.private == private)
+        and (environment is None or spec.environment == environment)
+        and (audited is None or (spec.audit is not None) == audited)
     )
 
 
-def _linopt(name: str) -> Callable[[float, float, Mapping[str, Any]], PrivacyDeclaration]:
-    def build(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-        return linopt.declare_privacy(
-            name,
-            p["episodes"],
-            p["horizon"],
-            epsilon,
-            delta,
-            p["dim"],
-            reading=p.get("reading") or "theorem-6.5",
-            schedule=p.get("schedule") or "before-episode",
-        )
-
-    return build
-
-
-def _ofu(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return ofu_rl.declare_privacy(
-        p["episodes"], p["horizon"], epsilon, delta, p["gamma"], schedule=p.get("schedule") or "before-episode"
-    )
-
-
-def _rlsvi(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return rlsvi.declare_privacy(
-        p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta")
-    )
-
-
-SPECS: dict[str, AlgorithmSpec] = {
-    spec.name: spec
-    for spec in (
-        AlgorithmSpec(
-            "ldp-ucrl-vtr",
-            ("horizon",),
-            ("states", "reading"),
-            _ldp,
-            "local DP; 2H noisy messages per user (seeds 000/001)",
-        ),
-        AlgorithmSpec(
-            "private-linopt-vi",
-            ("episodes", "horizon", "dim"),
-            ("reading", "schedule"),
-            _linopt("private-linopt-vi"),
-            "joint DP; 4H binary-tree counters (seed 004)",
-        ),
-        AlgorithmSpec(
-            "private-linopt-po",
-            ("episodes", "horizon", "dim"),
-            ("reading", "schedule"),
-            _linopt("private-linopt-po"),
-            "joint DP; 4H binary-tree counters (seed 004)",
-        ),
-        AlgorithmSpec(
-            "private-ofu-rl",
-            ("episodes", "horizon", "gamma"),
-            ("schedule",),
-            _ofu,
-            "joint DP; 2 binary-tree counters (seed 003)",
-        ),
-        AlgorithmSpec(
-            "rlsvi",
-            ("states", "actions", "horizon", "episodes"),
-            ("beta",),
-            _rlsvi,
-            "joint DP from exploration noise alone (seed 002)",
-        ),
-    )
-}
-ALGORITHM_NAMES: tuple[str, ...] = tuple(SPECS)
+def get(
+    name: str, *, private: bool | None = None, audited: bool | None = None, what: str = "algorithm"
+) -> AlgorithmSpec:
+    """The spec of ``name``; an unknown name (or one that is not private/audited when that is asked) is a
+    ``ValueError`` listing the choices and the closest one."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a string, got {type(name).__name__}")
+    choices = names(private=private, audited=audited)
+    if name not in choices:
+        close = difflib.get_close_matches(name, choices, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise ValueError(f"{what} must be one of {', '.join(choices)}; got {shown!r}{hint}")
+    return _REGISTRY[name]
 
 
 def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: Any) -> PrivacyDeclaration:
     """The privacy declaration of ``algorithm`` for the target (ε, δ) and its parameters.
 
-    Parameters left ``None`` count as not given. ``epsilon=None`` is allowed for ``rlsvi`` only and
-    then means the paper's own ε(δ) (RLSVI does not choose its noise for a target).
+    Parameters left ``None`` count as not given. ``epsilon=None`` is allowed for an algorithm that has
+    an ε of its own (its spec's ``default_epsilon``: RLSVI's closed-form ε(δ), as it does not choose its
+    noise for a target).
     """
-    algorithm = check_choice("algorithm", algorithm, ALGORITHM_NAMES)
-    spec = SPECS[algorithm]
+    spec = get(algorithm, private=True)
     given = {k: v for k, v in parameters.items() if v is not None}
     missing = [k for k in spec.required if k not in given]
     if missing:
@@ -123,18 +163,15 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
     unused = sorted(set(given) - set(spec.required) - set(spec.optional))
     if unused:
         raise ValueError(f"{algorithm} does not use {', '.join(unused)}")
+    build = spec.hook("declaration")
+    assert build is not None  # private
     if epsilon is None:
-        if algorithm != "rlsvi":
+        default = spec.hook("default_epsilon")
+        if default is None:
             raise ValueError(f"{algorithm} needs a target epsilon")
-        epsilon = rlsvi_paper_epsilon(
-            states=given["states"],
-            actions=given["actions"],
-            horizon=given["horizon"],
-            episodes=given["episodes"],
-            delta=delta,
-        )
+        epsilon = float(default(delta, given))
     try:
-        return spec.build(epsilon, delta, given)
+        declaration = build(epsilon, delta, given)
     except (OverflowError, ZeroDivisionError):
         shown = ", ".join(
             f"{k}={v:.3e}" if isinstance(v, int) and abs(v) >= 10**15 else f"{k}={v!r}"
@@ -144,3 +181,12 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
             f"{algorithm}: epsilon={epsilon!r}, delta={delta!r}, {shown} put the paper's σ or sensitivities "
             "outside the floating-point range"
         ) from None
+    if not isinstance(declaration, PrivacyDeclaration):
+        raise TypeError(f"{algorithm}'s declaration must return a PrivacyDeclaration, got {type(declaration).__name__}")
+    return declaration
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ALGORITHM_NAMES":  # the private algorithms registered now (plugins included)
+        return names(private=True)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

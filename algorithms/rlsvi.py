@@ -64,6 +64,8 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP, Users, make_tabular
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
+from .observers import ObservedRun
+from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
 
@@ -386,3 +388,136 @@ def rlsvi_run(
         agent, env, users, np.random.default_rng(run_seq), record=record, sigmas=agent.sigmas, progress=progress
     )
     return run, agent.run_privacy()
+
+
+# -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
+
+
+def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The audit's canaries: the relation changes rewards only, so both walk the same states, with raw
+    rewards −1 against 2 — beyond [0, 1], so only the algorithm's own clipping keeps the difference at
+    the declared ΔR̂ <= 1/n."""
+    from .envs.tabular import User, Users, uniform_tabular
+
+    h_ = setting.horizon
+    env = uniform_tabular(setting.states, setting.actions, h_)
+    users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
+    canaries = (
+        User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
+        User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True),
+    )
+    return env, users, canaries
+
+
+def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """``q-values``: the released perturbed Q-values of the changed user's cells in every later plan,
+    whitened by their exploration noise; ``policies``: the greedy policies (black-box)."""
+    from .episodes import play_episode
+    from .observers import Trace
+
+    s = run.setting
+    env, users, canaries = run.world
+    j = run.index
+    users = users.replace(j, canaries[run.which])
+    rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
+    declared = run.sensitivities[RELEASE]
+    agent = run.make_agent(rng, env)
+    h_, s_, a_ = env.horizon, env.states, env.actions
+    claim_scale = run.claim_sigmas[RELEASE] / agent.sigmas[RELEASE] if agent.sigmas[RELEASE] > 0 else 1.0
+    n = np.zeros((h_, s_, a_))
+    reward_sum = np.zeros((h_, s_, a_))  # under D
+    next_counts = np.zeros((h_, s_, a_, s_))
+    steps = np.arange(h_)
+    cells: tuple[np.ndarray, np.ndarray] | None = None
+    trace = Trace()
+    for k in range(s.episodes):
+        plan = agent.plan(k)
+        q = np.asarray(plan.released["Q-values"])
+        policy = np.asarray(plan.policy)
+        if run.observer == "policies" and k > j:
+            trace.view.append(np.eye(a_)[policy].ravel())
+        traj = play_episode(env, policy, users[k], None)
+        if k == j:
+            cells = (traj[0][:-1], traj[1])
+        if cells is not None and k > j and run.observer == "q-values":
+            cs, ca = cells
+            v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
+            visits = n[steps, cs, ca]
+            p_hat = next_counts[steps, cs, ca] / visits[:, None]
+            mean0 = reward_sum[steps, cs, ca] / visits + np.einsum("hs,hs->h", p_hat, v_next)
+            sd = np.sqrt(agent.betas[k] / (visits + 1.0))
+            r = (q[steps, cs, ca] - mean0) / sd
+            # The model of a correct implementation: rewards clipped to [0, 1] (the canaries' raw rewards
+            # lie beyond it); the claim allows each cell ΔR̂ <= 1/n (the declared Δ = 1).
+            a = (np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)) / visits / sd
+            trace.add(r, a, np.minimum(np.abs(rewards1 - rewards0), declared) / visits / sd / claim_scale)
+        st, ac, rw = traj
+        n[steps, st[:-1], ac] += 1.0
+        reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
+        next_counts[steps, st[:-1], ac, st[1:]] += 1.0
+        agent.update(k, *traj)
+    if run.observer == "q-values" and not trace.r:
+        trace.add(np.zeros(1), np.zeros(1), np.zeros(1))  # the last user: nothing released after her
+    return trace.row(run.white_box)
+
+
+def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
+    return declare_privacy(p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta"))
+
+
+def _paper_epsilon(delta: float, p: Mapping[str, Any]) -> float:
+    """The paper's own ε(δ) (RLSVI does not choose its noise for a target)."""
+    from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
+
+    return rlsvi_paper_epsilon(
+        states=p["states"], actions=p["actions"], horizon=p["horizon"], episodes=p["episodes"], delta=delta
+    )
+
+
+def _closed_form(setting: Any) -> float:
+    """The paper's closed-form ε(δ) at the audit's sizes."""
+    return _paper_epsilon(setting.delta, {k: getattr(setting, k) for k in ("states", "actions", "horizon", "episodes")})
+
+
+def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
+    """The sizes of the tabular environment the regret runs face; H = 2S unless given."""
+    horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
+    return {"states": sizes.states, "actions": sizes.actions, "horizon": horizon, "episodes": sizes.episodes}
+
+
+#: The algorithms this module registers (:mod:`dpkit.algorithms.registry`).
+REGISTRATIONS = (
+    AlgorithmSpec(
+        name=ALGORITHM,
+        entry_point=make_agent,
+        summary="joint DP from exploration noise alone (seed 002)",
+        declaration=_declare,
+        required=("states", "actions", "horizon", "episodes"),
+        optional=("beta",),
+        default_epsilon=_paper_epsilon,
+        ledger_parameters=_ledger_parameters,
+        audit=AuditSpec(
+            observers=("q-values", "policies"),
+            white_box=("q-values",),
+            world=audit_world,
+            observe=observe,
+            # K = 2: her cells have n = 1 in the one later release, so every run's μ is the worst case
+            defaults={"states": 2, "horizon": 3, "episodes": 2, "options": (("beta", 0.05),)},
+            closed_form=_closed_form,
+            canaries=(
+                "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
+                "clipping keeps her per-cell ΔR̂ at the declared 1/n"
+            ),
+        ),
+        report=ReportSpec(
+            assumptions=(
+                "Tabular RLSVI adds no noise for privacy: its exploration noise w ~ N(0, β_k/(n + 1)) on every "
+                "Q-value is the privacy (Russo's β_k unless σ is rescaled).",
+                "Neighbouring runs differ only in the rewards (in [0, 1]) of one episode; its states and actions, "
+                "and so the visit counts, stay the same and are treated as public.",
+                "Observed rewards are clipped to [0, 1]; the released perturbed Q-values are the billboard.",
+            ),
+            sections=("rlsvi",),
+        ),
+    ),
+)

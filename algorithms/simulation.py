@@ -26,15 +26,12 @@ from dpkit.accountant.validation import (
     check_probability,
 )
 
+from . import registry
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users, make_tabular
 from .episodes import Run, check_sigma, run_tabular
 
 __all__ = [
-    "TABULAR_ALGORITHMS",
-    "LQ_ALGORITHMS",
-    "SIMULATED_ALGORITHMS",
-    "PRIVATE_ALGORITHMS",
     "SIMULATED_ENVIRONMENTS",
     "Experiment",
     "make_agent",
@@ -42,24 +39,6 @@ __all__ = [
     "regret_slope",
 ]
 
-TABULAR_ALGORITHMS: tuple[str, ...] = (
-    "ucrl-vtr",
-    "ldp-ucrl-vtr",
-    "linopt-vi",
-    "linopt-po",
-    "private-linopt-vi",
-    "private-linopt-po",
-    "rlsvi",
-)
-LQ_ALGORITHMS: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
-SIMULATED_ALGORITHMS: tuple[str, ...] = TABULAR_ALGORITHMS + LQ_ALGORITHMS
-PRIVATE_ALGORITHMS: tuple[str, ...] = (
-    "ldp-ucrl-vtr",
-    "private-linopt-vi",
-    "private-linopt-po",
-    "private-ofu-rl",
-    "rlsvi",
-)
 SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
 
 
@@ -89,9 +68,9 @@ class Experiment:
     options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        check_choice("algorithm", self.algorithm, SIMULATED_ALGORITHMS)
+        spec = registry.get(self.algorithm)
         check_choice("env", self.env, SIMULATED_ENVIRONMENTS)
-        lq = self.algorithm in LQ_ALGORITHMS
+        lq = spec.lq
         if lq != (self.env == "lq"):
             kind = "the lq environment" if lq else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)})"
             raise ValueError(f"{self.algorithm} runs on {kind}, got env {self.env!r}")
@@ -105,7 +84,7 @@ class Experiment:
         check_count("state_dim", self.state_dim)
         check_count("control_dim", self.control_dim)
         check_index("env_seed", self.env_seed)
-        if self.algorithm in PRIVATE_ALGORITHMS and self.algorithm != "rlsvi":
+        if spec.private and spec.default_epsilon is None:
             if self.epsilon is None or self.delta is None:
                 raise ValueError(f"{self.algorithm} is private: give epsilon and delta")
         if self.epsilon is not None:
@@ -116,12 +95,12 @@ class Experiment:
             check_choice("sigma", self.sigma, ("paper", "tight"))
         else:
             check_sigma("sigma", self.sigma)
-        if self.algorithm not in PRIVATE_ALGORITHMS and self.sigma != "paper":
+        if not spec.private and self.sigma != "paper":
             raise ValueError(f"{self.algorithm} is not private and adds no noise: sigma must be left at 'paper'")
 
     @property
     def private(self) -> bool:
-        return self.algorithm in PRIVATE_ALGORITHMS
+        return registry.get(self.algorithm).private
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -145,20 +124,11 @@ def make_agent(
     sigma: Any = "paper",
     **options: Any,
 ) -> Any:
-    """Any simulated algorithm's agent by name (:data:`SIMULATED_ALGORITHMS`): ``env`` is a tabular MDP,
-    or an LQ system for :data:`LQ_ALGORITHMS`; the rest goes to the algorithm's own ``make_agent``."""
-    check_choice("algorithm", name, SIMULATED_ALGORITHMS)
-    if name in LQ_ALGORITHMS:
-        from . import ofu_rl as module
-    elif name == "ucrl-vtr":
-        from . import ucrl_vtr as module  # type: ignore[no-redef]
-    elif name == "ldp-ucrl-vtr":
-        from . import ldp_ucrl_vtr as module  # type: ignore[no-redef]
-    elif name == "rlsvi":
-        from . import rlsvi as module  # type: ignore[no-redef]
-    else:
-        from . import linopt as module  # type: ignore[no-redef]
-    return module.make_agent(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
+    """Any registered algorithm's agent by name (:func:`dpkit.algorithms.registry.names`): ``env`` is a
+    tabular MDP, or an LQ system for an algorithm whose spec says ``environment="lq"``; the rest goes to
+    the algorithm's own factory (its spec's ``entry_point``)."""
+    factory = registry.get(name).make_agent()
+    return factory(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
 
 
 def simulate(
@@ -187,6 +157,19 @@ def simulate(
         e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
     )
     return run_tabular(agent, env, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+
+
+def __getattr__(name: str) -> Any:
+    # the registered algorithms by kind, as registered now (plugins included)
+    kinds: dict[str, dict[str, Any]] = {
+        "SIMULATED_ALGORITHMS": {},
+        "TABULAR_ALGORITHMS": {"environment": "tabular"},
+        "LQ_ALGORITHMS": {"environment": "lq"},
+        "PRIVATE_ALGORITHMS": {"private": True},
+    }
+    if name in kinds:
+        return registry.names(**kinds[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def regret_slope(cumulative_regret: np.ndarray, *, start: float = 0.1) -> float:

@@ -60,6 +60,7 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP
 from .episodes import Plan
+from .spec import AlgorithmSpec
 
 __all__ = [
     "ALGORITHM",
@@ -434,3 +435,7 @@ def make_agent(
     if unknown:
         raise ValueError(f"ucrl-vtr does not take option(s) {', '.join(unknown)} (only {', '.join(_OPTIONS)})")
     return UcrlVtr(env, episodes, **options)
+
+
+#: The algorithms this module registers (:mod:`dpkit.algorithms.registry`): the non-private baseline.
+REGISTRATIONS = (AlgorithmSpec(ALGORITHM, make_agent, summary="non-private UCRL-VTR (the baseline of seeds 000/001)"),)

@@ -5,21 +5,15 @@ the changed user; :func:`neighbouring_datasets` gives D and D′, which differ i
 (replace-one: two canaries; the relation is recorded). Every other user is drawn once from
 ``users_seed`` and is the same in D and D′, so each run's only randomness is the algorithm's own.
 
-**Canaries**, maximally different within the stated assumptions:
-
-* tabular (:func:`~dpkit.algorithms.envs.tabular.uniform_tabular`, where a user's uniforms choose her
-  next state): canary 0 walks state 0, canary 1 state S − 1, both with rewards 1 — disjoint
-  features at every step after the first; for RLSVI, whose relation changes only rewards, both
-  walk the same states with rewards all 0 against all 1;
-* LQ (weak dynamics, C_w = 0.9, x₀ = 0): noise sequences on the bound C_w along e₁ against e₂ —
-  orthogonal rather than opposite, since x and −x give the same Gram matrix Σ z zᵀ.
-
-**Observers** (:data:`OBSERVERS`), one per privacy model:
-
-* ``messages`` (LDP-UCRL-VTR): the changed user's own 2H messages;
-* ``billboard`` (Private-LinOpt-VI/-PO, Private-OFU-RL): every released noisy prefix of every
-  counter; ``actions``: the actions (controls) of all later users;
-* ``q-values`` (RLSVI): the released perturbed Q-values; ``policies``: the greedy policies.
+**The algorithm's part.** Each audited algorithm registers an
+:class:`~dpkit.algorithms.spec.AuditSpec` (:mod:`dpkit.algorithms.registry`) beside its agent: its
+*world* — the environment, the other users and two canaries maximally different within (and, where
+only the algorithm's own clipping keeps them in range, beyond) its stated assumptions — and its
+*observers*, one per privacy model (``messages``: an LDP user's own messages; ``billboard``: every
+released noisy prefix of every counter; ``q-values``: released perturbed Q-values; black-box:
+``actions``, ``policies``), written with the toolkit of :mod:`dpkit.algorithms.observers`. This
+module is generic: it builds D and D′, hands every run to the observer with the claim's σ and the
+declared Δ of every release (from the *registered* declaration), attacks the rows and reads them.
 
 **White-box reading.** The releases are Gaussian with means that depend on the history. Given the
 history, a later user's data are the same in D and D′, so the log-likelihood ratio of the whole
@@ -56,10 +50,9 @@ less noise than it declares, shares noise, or exceeds its declared sensitivity s
 from __future__ import annotations
 
 import functools
-import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -68,8 +61,11 @@ from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
-from dpkit.algorithms.episodes import check_sigma, play_episode
+from dpkit.algorithms import registry
+from dpkit.algorithms.episodes import check_sigma
 from dpkit.algorithms.executors import Executor, run_pair
+from dpkit.algorithms.observers import ObservedRun
+from dpkit.algorithms.spec import AlgorithmSpec
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
@@ -77,8 +73,8 @@ from .engine import AuditResult, audit_outputs
 from .estimators import mu_from_rates
 
 __all__ = [
-    "RL_ALGORITHMS",
-    "OBSERVERS",
+    "audited_algorithms",
+    "observers",
     "POSITIONS",
     "RL_ATTACKS",
     "MAX_RUNS",
@@ -94,15 +90,6 @@ __all__ = [
     "default_setting",
 ]
 
-#: The observers of each audited algorithm; the first is the default (white-box).
-OBSERVERS: Mapping[str, tuple[str, ...]] = {
-    "ldp-ucrl-vtr": ("messages",),
-    "private-linopt-vi": ("billboard", "actions"),
-    "private-linopt-po": ("billboard", "actions"),
-    "private-ofu-rl": ("billboard", "actions"),
-    "rlsvi": ("q-values", "policies"),
-}
-RL_ALGORITHMS: tuple[str, ...] = tuple(OBSERVERS)
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 #: ``white-box``: the exact log-likelihood ratio; ``learned``: a Gaussian with fitted mean and
 #: covariance on the residuals (white-box observers) or a logistic regression (black-box ones).
@@ -111,8 +98,31 @@ RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
 MAX_RUNS = 1_000_000
 #: The most users K an audited run may have.
 MAX_EPISODES = 100_000
-_WHITE_BOX = frozenset({"messages", "billboard", "q-values"})
-_LQ = frozenset({"private-ofu-rl"})
+
+
+def audited_algorithms() -> tuple[str, ...]:
+    """The registered algorithms that can be audited (their spec has an :class:`~dpkit.algorithms.spec.AuditSpec`)."""
+    return registry.names(audited=True)
+
+
+def observers(algorithm: str) -> tuple[str, ...]:
+    """The observers of ``algorithm``'s audit; the first is the default."""
+    audit = registry.get(algorithm, audited=True).audit
+    assert audit is not None
+    return audit.observers
+
+
+def _spec(setting: RlSetting) -> AlgorithmSpec:
+    return registry.get(setting.algorithm, audited=True)
+
+
+def __getattr__(name: str) -> Any:
+    # the audited algorithms and their observers as registered now (plugins included)
+    if name == "RL_ALGORITHMS":
+        return audited_algorithms()
+    if name == "OBSERVERS":
+        return {a: observers(a) for a in audited_algorithms()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -153,8 +163,9 @@ class RlSetting:
     implementation: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
-        check_choice("algorithm", self.algorithm, RL_ALGORITHMS)
-        check_choice("observer", self.observer, OBSERVERS[self.algorithm])
+        audit = registry.get(self.algorithm, audited=True).audit
+        assert audit is not None
+        check_choice("observer", self.observer, audit.observers)
         check_count("episodes", self.episodes)
         if self.episodes > MAX_EPISODES:
             raise ValueError(
@@ -195,7 +206,9 @@ class RlSetting:
 
     @property
     def white_box(self) -> bool:
-        return self.observer in _WHITE_BOX
+        audit = _spec(self).audit
+        assert audit is not None
+        return self.observer in audit.white_box
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("options", "implementation")}
@@ -228,55 +241,11 @@ def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
 
 @functools.lru_cache(maxsize=32)
 def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
-    """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting."""
-    h_ = setting.horizon
-    if setting.algorithm in _LQ:
-        from dpkit.algorithms.envs.lq import LQUser, LQUsers, random_lq
-
-        if setting.state_dim < 2:
-            raise ValueError(
-                f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}"
-            )
-        # Weak dynamics and noise near the whole state budget (Assumption 1: C_A + γC_B + C_w <= 1), so a
-        # canary's noise moves the state almost to the unit ball the sensitivities assume; x0 = 0 is shared.
-        system = random_lq(
-            setting.state_dim,
-            setting.control_dim,
-            h_,
-            np.random.default_rng(setting.env_seed),
-            a_norm=0.05,
-            b_norm=0.5,
-            noise_bound=0.9,
-            x0=np.zeros(setting.state_dim),
-            name="lq-audit",
-        )
-        users: Any = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
-        e1, e2 = np.zeros((h_, setting.state_dim)), np.zeros((h_, setting.state_dim))
-        e1[:, 0], e2[:, 1] = 1.0, 1.0
-        # Orthogonal, not opposite: x and −x give the same Gram matrix Σ z zᵀ.
-        canaries: tuple[Any, Any] = (LQUser.canary(e1, system.noise_bound), LQUser.canary(e2, system.noise_bound))
-        return system, users, canaries
-    from dpkit.algorithms.envs.tabular import User, Users, uniform_tabular
-
-    env = uniform_tabular(setting.states, setting.actions, h_)
-    users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
-    if setting.algorithm == "rlsvi":
-        # The relation changes rewards only: same states, raw rewards −1 against 2 — beyond [0, 1], so
-        # only the algorithm's own clipping keeps the difference at the declared ΔR̂ <= 1/n.
-        canaries = (
-            User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
-            User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True),
-        )
-    else:
-        last = (setting.states - 0.5) / setting.states
-        # LinOpt's reward counters see the rewards: raw 2, beyond [0, 1], which only its own clipping
-        # brings back to the declared bound (LDP-UCRL-VTR's messages do not carry rewards).
-        reward = 2.0 if setting.algorithm in ("private-linopt-vi", "private-linopt-po") else 1.0
-        canaries = (
-            User.canary(np.full(h_, reward), np.zeros(h_), beyond_bounds=True),
-            User.canary(np.full(h_, reward), np.full(h_, last), beyond_bounds=True),
-        )
-    return env, users, canaries
+    """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting: the
+    registered algorithm's audit world (its canaries live with it)."""
+    world = _spec(setting).hook("world")
+    assert world is not None
+    return world(setting)
 
 
 def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
@@ -311,290 +280,6 @@ def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, floa
     return agent.declaration, dict(agent.sigmas)
 
 
-# --------------------------------------------------------------------------------------------
-# One run
-
-
-def _flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
-    """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one: the upper triangle of
-    the last two axes when ``symmetric`` (the only entries with independent noise), else every entry."""
-    if symmetric:
-        rows, cols = np.triu_indices(x.shape[-1])
-        return x[..., rows, cols].reshape(x.shape[:lead] + (-1,))
-    return x.reshape(x.shape[:lead] + (-1,))
-
-
-def _project(
-    residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float, sensitivity: float
-) -> tuple[np.ndarray, ...]:
-    """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
-    projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
-    the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
-    release's *declared* sensitivity Δ — so an implementation that exceeds its declared sensitivity
-    is not allowed more. Where the difference is 0 the residual is projected on the first coordinate
-    (noise only)."""
-    norm = np.linalg.norm(delta, axis=-1)
-    direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
-    direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
-    r = np.einsum("...m,...m->...", residual, direction) / sigma
-    return r, norm / sigma, np.minimum(norm, sensitivity) / sigma_claim
-
-
-@dataclass
-class _Trace:
-    """What one run recorded for the observer."""
-
-    r: list[np.ndarray] = field(default_factory=list)
-    a: list[np.ndarray] = field(default_factory=list)
-    a_claim: list[np.ndarray] = field(default_factory=list)
-    view: list[np.ndarray] = field(default_factory=list)
-
-    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray) -> None:
-        self.r.append(np.ravel(r))
-        self.a.append(np.ravel(a))
-        self.a_claim.append(np.ravel(a_claim))
-
-    def row(self, white_box: bool) -> np.ndarray:
-        a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
-        mu_claim = math.sqrt(float(a_claim @ a_claim))
-        a = np.concatenate(self.a) if self.a else np.zeros(1)
-        mu_used = math.sqrt(float(a @ a))
-        if white_box:
-            body = np.concatenate([np.concatenate(self.r), a])
-        else:
-            body = np.concatenate(self.view) if self.view else np.zeros(1)
-        return np.concatenate([body, [mu_used, mu_claim]])
-
-
-def _counter_nodes(prefixes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The p-sums of the binary mechanism from its released prefixes P_0 = 0, P_1 … P_T (axis 0):
-    node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals P_t − P_{t − lowbit(t)}.
-    Returns (nodes (T, …), starts (T,))."""
-    t = np.arange(1, prefixes.shape[0])
-    starts = t - (t & -t)
-    return prefixes[1:] - prefixes[starts], starts
-
-
-def _billboard(
-    trace: _Trace,
-    prefixes: Mapping[str, np.ndarray],
-    items0: Mapping[str, np.ndarray],
-    delta_items: Mapping[str, np.ndarray],
-    index: int,
-    sigmas: Mapping[str, float],
-    claim: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    sensitivities: Mapping[str, float],
-) -> None:
-    """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
-    ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
-    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim)."""
-    for name, p in prefixes.items():
-        nodes, starts = _counter_nodes(p)
-        cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
-        stops = np.arange(1, p.shape[0])
-        exact = cumulative[stops] - cumulative[starts]
-        sym = symmetric[name]
-        residual = _flat(nodes - exact, sym, 2)  # (T, batch, m)
-        d = np.broadcast_to(_flat(delta_items[name], sym, 1), residual.shape)
-        contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
-        r, a, a_claim = _project(residual, d, sigmas[name], claim[name], sensitivities[name])
-        trace.add(r, a * contains, a_claim * contains)
-
-
-class _CounterLog:
-    """The billboard of one run: each counter's released prefixes and the items of D, by release name.
-
-    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one."""
-
-    def __init__(self, names: tuple[str, ...], batched: bool) -> None:
-        self.names, self.batched = names, batched
-        self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
-        self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
-        self.delta: dict[str, np.ndarray] = {}
-
-    def _batch(self, x: Any) -> np.ndarray:
-        x = np.asarray(x)
-        return x if self.batched else x[None]
-
-    def released(self, released: Mapping[str, np.ndarray]) -> None:
-        for n in self.names:
-            self.prefixes[n].append(self._batch(released[n]))
-
-    def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
-        """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
-        if theirs is not None:
-            d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
-            self.delta = {n: self._batch(d1[n]) - self._batch(d0[n]) for n in self.names}
-            mine = d0
-        for n in self.names:
-            self.items[n].append(self._batch(mine[n]))
-
-    def finish(
-        self,
-        trace: _Trace,
-        index: int,
-        sigmas: Mapping[str, float],
-        claim: Mapping[str, float],
-        symmetric: Mapping[str, bool],
-        sensitivities: Mapping[str, float],
-    ) -> None:
-        """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
-        released = len(self.prefixes[self.names[0]])
-        _billboard(
-            trace,
-            {n: np.stack(self.prefixes[n]) for n in self.names},
-            {n: np.stack(self.items[n][: released - 1]) for n in self.names},
-            self.delta,
-            index,
-            sigmas,
-            claim,
-            symmetric,
-            sensitivities,
-        )
-
-
-def _run_linopt(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
-    s = ds.setting
-    env, users, canaries = _world(s)
-    j = s.index
-    users = users.replace(j, canaries[ds.which])
-    other = canaries[1 - ds.which]
-    agent_rng, policy_rng = rng.spawn(2)
-    agent = _make_agent(s, agent_rng, env)
-    log = _CounterLog(tuple(agent.privatizer.counters), batched=True)
-    trace = _Trace()
-    for k in range(s.episodes):
-        plan = agent.plan(k)
-        log.released(plan.released)
-        policy = np.asarray(plan.policy)
-        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        traj = play_episode(env, policy, users[k], draws)
-        if s.observer == "actions" and k > j:
-            trace.view.append(np.eye(env.actions)[traj[1]].ravel())
-        theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
-        log.episode(agent.items(k, *traj), theirs, ds.which)
-        agent.update(k, *traj)
-    log.finish(
-        trace,
-        j,
-        agent.privatizer.sigmas,
-        _claim_sigmas(s),
-        {n: n.endswith(",1}") for n in log.names},
-        _declared_sensitivities(s),
-    )
-    return trace.row(s.white_box)
-
-
-def _run_ofu(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
-    s = ds.setting
-    system, users, canaries = _world(s)
-    j = s.index
-    noise = users.noise.copy()
-    noise[j] = canaries[ds.which].noise
-    other = canaries[1 - ds.which].noise
-    agent = _make_agent(s, rng, system)
-    log = _CounterLog(("B1", "B2"), batched=False)
-    trace = _Trace()
-    for k in range(s.episodes):
-        plan = agent.plan(k)
-        log.released(plan.released)
-        states, controls, _ = system.rollout(plan.policy, noise[k])
-        if s.observer == "actions" and k > j:
-            trace.view.append(controls.ravel())
-        theirs = agent.items(*system.rollout(plan.policy, other)[:2]) if k == j else None
-        log.episode(agent.items(states, controls), theirs, ds.which)
-        agent.update(k, states, controls, np.zeros(s.horizon))
-    log.finish(trace, j, dict(agent.sigmas), _claim_sigmas(s), {"B1": True, "B2": False}, _declared_sensitivities(s))
-    return trace.row(s.white_box)
-
-
-def _run_ldp(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
-    from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET
-
-    s = ds.setting
-    env, users, canaries = _world(s)
-    j = s.index
-    users = users.replace(j, canaries[ds.which])
-    other = canaries[1 - ds.which]
-    agent = _make_agent(s, rng, env)
-    claim, declared = _claim_sigmas(s), _declared_sensitivities(s)
-    trace = _Trace()
-    for k in range(j + 1):  # the LDP observer sees the changed user's messages: later episodes add nothing
-        plan = agent.plan(k)
-        policy = np.asarray(plan.policy)
-        traj = play_episode(env, policy, users[k], None)
-        if k == j:
-            mine = agent.statistics(*agent.regression_inputs(traj[0], traj[1]))
-            cf = play_episode(env, policy, other, None)
-            theirs = agent.statistics(*agent.regression_inputs(cf[0], cf[1]))
-            messages = agent.update(k, *traj)
-            m0, m1 = (mine, theirs) if ds.which == 0 else (theirs, mine)
-            for name, sym in ((GRAM, True), (TARGET, False)):
-                residual = _flat(np.asarray(messages[name]) - m0[name], sym, 1)
-                d = _flat(m1[name] - m0[name], sym, 1)
-                trace.add(*_project(residual, d, agent.sigmas[name], claim[name], declared[name]))
-        else:
-            agent.update(k, *traj)
-    return trace.row(True)
-
-
-def _run_rlsvi(ds: RlDataset, rng: np.random.Generator) -> np.ndarray:
-    s = ds.setting
-    env, users, canaries = _world(s)
-    j = s.index
-    users = users.replace(j, canaries[ds.which])
-    rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
-    declared = _declared_sensitivities(s)["Q-values"]
-    agent = _make_agent(s, rng, env)
-    h_, s_, a_ = env.horizon, env.states, env.actions
-    claim_scale = _claim_sigmas(s)["Q-values"] / agent.sigmas["Q-values"] if agent.sigmas["Q-values"] > 0 else 1.0
-    n = np.zeros((h_, s_, a_))
-    reward_sum = np.zeros((h_, s_, a_))  # under D
-    next_counts = np.zeros((h_, s_, a_, s_))
-    steps = np.arange(h_)
-    cells: tuple[np.ndarray, np.ndarray] | None = None
-    trace = _Trace()
-    for k in range(s.episodes):
-        plan = agent.plan(k)
-        q = np.asarray(plan.released["Q-values"])
-        policy = np.asarray(plan.policy)
-        if s.observer == "policies" and k > j:
-            trace.view.append(np.eye(a_)[policy].ravel())
-        traj = play_episode(env, policy, users[k], None)
-        if k == j:
-            cells = (traj[0][:-1], traj[1])
-        if cells is not None and k > j and s.observer == "q-values":
-            cs, ca = cells
-            v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
-            visits = n[steps, cs, ca]
-            p_hat = next_counts[steps, cs, ca] / visits[:, None]
-            mean0 = reward_sum[steps, cs, ca] / visits + np.einsum("hs,hs->h", p_hat, v_next)
-            sd = np.sqrt(agent.betas[k] / (visits + 1.0))
-            r = (q[steps, cs, ca] - mean0) / sd
-            # The model of a correct implementation: rewards clipped to [0, 1] (the canaries' raw rewards
-            # lie beyond it); the claim allows each cell ΔR̂ <= 1/n (the declared Δ = 1).
-            a = (np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)) / visits / sd
-            trace.add(r, a, np.minimum(np.abs(rewards1 - rewards0), declared) / visits / sd / claim_scale)
-        st, ac, rw = traj
-        n[steps, st[:-1], ac] += 1.0
-        reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
-        next_counts[steps, st[:-1], ac, st[1:]] += 1.0
-        agent.update(k, *traj)
-    if s.observer == "q-values" and not trace.r:
-        trace.add(np.zeros(1), np.zeros(1), np.zeros(1))  # the last user: nothing released after her
-    return trace.row(s.white_box)
-
-
-_RUNNERS: Mapping[str, Callable[[RlDataset, np.random.Generator], np.ndarray]] = {
-    "ldp-ucrl-vtr": _run_ldp,
-    "private-linopt-vi": _run_linopt,
-    "private-linopt-po": _run_linopt,
-    "private-ofu-rl": _run_ofu,
-    "rlsvi": _run_rlsvi,
-}
-
-
 def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` independent runs of the whole algorithm on ``dataset`` (a release function for
     :mod:`dpkit.algorithms.executors`): one row per run — the observer's view (white-box: whitened residuals
@@ -602,8 +287,20 @@ def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarr
     the σ used and at the claim's σ. Each run draws from its own child of ``rng``."""
     if not isinstance(dataset, RlDataset):
         raise ValueError(f"dataset must be an RlDataset, got {type(dataset).__name__}")
-    runner = _RUNNERS[dataset.setting.algorithm]
-    return np.stack([runner(dataset, child) for child in rng.spawn(check_count("n", n))])
+    s = dataset.setting
+    observe = _spec(s).hook("observe")
+    assert observe is not None
+    run = ObservedRun(
+        setting=s,
+        which=dataset.which,
+        world=_world(s),
+        index=s.index,
+        white_box=s.white_box,
+        claim_sigmas=_claim_sigmas(s),
+        sensitivities=_declared_sensitivities(s),
+        make_agent=functools.partial(_make_agent, s),
+    )
+    return np.stack([observe(run, child) for child in rng.spawn(check_count("n", n))])
 
 
 # --------------------------------------------------------------------------------------------
@@ -815,17 +512,8 @@ def audit_setting(
     )
     claimed = float(declaration.epsilon)
     scores0, scores1 = att.score(out0[out0.shape[0] // 2 :]), att.score(out1[out1.shape[0] // 2 :])
-    closed_form = None
-    if setting.algorithm == "rlsvi":
-        from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
-
-        closed_form = rlsvi_paper_epsilon(
-            states=setting.states,
-            actions=setting.actions,
-            horizon=setting.horizon,
-            episodes=setting.episodes,
-            delta=delta,
-        )
+    paper_closed_form = _spec(setting).hook("closed_form")
+    closed_form = None if paper_closed_form is None else float(paper_closed_form(setting))
     return RlAuditResult(
         setting=setting,
         attack=att.name if attack == "learned" else "white-box",
@@ -847,19 +535,9 @@ def audit_setting(
 def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
     """The audit setting used by ``dpkit audit ALGORITHM``: small sizes at which the canaries
     realise most of the declared sensitivity. ``overrides`` replace any field."""
-    check_choice("algorithm", algorithm, RL_ALGORITHMS)
-    base: dict[str, Any] = {"algorithm": algorithm, "observer": OBSERVERS[algorithm][0]}
-    if algorithm == "ldp-ucrl-vtr":
-        base.update(states=2, horizon=8, episodes=4)
-    elif algorithm in ("private-linopt-vi", "private-linopt-po"):
-        # The canaries realise about half of the declared μ (the paper's ‖φ‖ <= sqrt(d1)·H is loose and the
-        # last step's φ_{V_{H+1}} = 0); ε = 16 keeps the pair's μ near 1.5, where a few thousand runs are tight.
-        base.update(states=2, horizon=3, episodes=8, epsilon=16.0)
-    elif algorithm == "private-ofu-rl":
-        base.update(horizon=4, episodes=4, epsilon=16.0, options=(("candidates", 8), ("refine_rounds", 0)))
-    else:
-        # K = 2: her cells have n = 1 in the one later release, so every run's μ is the worst case
-        base.update(states=2, horizon=3, episodes=2, options=(("beta", 0.05),))
+    audit = registry.get(algorithm, audited=True).audit
+    assert audit is not None
+    base: dict[str, Any] = {"algorithm": algorithm, "observer": audit.observers[0], **audit.defaults}
     base.update({k: v for k, v in overrides.items() if v is not None})
     if "options" in overrides and isinstance(overrides["options"], Mapping):
         base["options"] = tuple(sorted(overrides["options"].items()))

@@ -13,8 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from dpkit.accountant.rlsvi import rlsvi_worst_case_mu  # noqa: E402
+from dpkit.algorithms import registry  # noqa: E402
 from dpkit.audits import make_executor  # noqa: E402
-from dpkit.audits.rl import OBSERVERS, RlAuditResult, _claim_sigmas, audit_setting, default_setting  # noqa: E402
+from dpkit.audits.rl import RlAuditResult, _claim_sigmas, audit_setting, audited_algorithms, default_setting  # noqa: E402
 
 RUNS = 4000
 SEED = 1
@@ -32,22 +33,6 @@ def _row(label: str, r: RlAuditResult) -> str:
         f"{_g(r.pair_mu_allowed)} | {_g(r.epsilon_lower)} | {_g(r.mu_lower)} ({_g(r.efficiency, 3)}) | "
         f"{_g(r.audit.power_ratio, 3)} | **{r.verdict}** / {r.claim_verdict} | {r.audit.runs} | {r.seconds:.0f} s |"
     )
-
-
-#: Which stated assumption each algorithm's canaries exercise (at and beyond the bounds).
-CANARIES = {
-    "ldp-ucrl-vtr": "tabular walks through disjoint states (state 0 against S − 1): φ_V at its block bound; the "
-    "optimistic values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to "
-    "clip φ or V releases more than the declared Δ (the no-clipping mutant in the table above)",
-    "private-linopt-vi": "disjoint states with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
-    "clipping keeps the reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped "
-    "to [0, H], ‖φ‖ <= sqrt(d1)·H)",
-    "private-linopt-po": "as Private-LinOpt-VI",
-    "private-ofu-rl": "noise on the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix); "
-    "states and controls within the unit ball and γ, clipped by the algorithm",
-    "rlsvi": "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
-    "clipping keeps her per-cell ΔR̂ at the declared 1/n (the no-clipping mutant in the table above)",
-}
 
 
 def main() -> None:
@@ -74,7 +59,7 @@ def main() -> None:
     ]
     rlsvi_rows: list[RlAuditResult] = []
     with make_executor("processes", workers=2) as pool:
-        for algorithm in OBSERVERS:
+        for algorithm in audited_algorithms():
             base = default_setting(algorithm)
             for label, setting in (
                 ("tight", base),
@@ -97,7 +82,7 @@ def main() -> None:
         lines.append(_row("paper (Russo's β), K = 8", result))
         rlsvi_rows.append(result)
     lines += ["", "## What each algorithm's canaries exercise", ""]
-    lines += [f"- **{name}**: {text}." for name, text in CANARIES.items()]
+    lines += [f"- **{name}**: {registry.get(name).audit.canaries}." for name in audited_algorithms()]
     lines += [
         "",
         "## RLSVI: the released Q-values against the per-run exact ε and the paper's closed form",

@@ -59,9 +59,10 @@ from pydantic import (
     model_validator,
 )
 
-from dpkit.accountant.validation import check_choice, check_positive, check_probability
-from dpkit.algorithms.registry import ALGORITHM_NAMES, declare
-from dpkit.algorithms.simulation import LQ_ALGORITHMS, SIMULATED_ENVIRONMENTS, Experiment
+from dpkit.accountant.validation import check_positive, check_probability
+from dpkit.algorithms import registry
+from dpkit.algorithms.registry import declare
+from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file, shown
 
 __all__ = [
@@ -168,10 +169,11 @@ class AlgorithmConfig(_Model):
     @field_validator("name")
     @classmethod
     def _known(cls, name: str) -> str:
-        if name not in ALGORITHM_NAMES:
-            close = difflib.get_close_matches(name, ALGORITHM_NAMES, n=1)
+        choices = registry.names(private=True)
+        if name not in choices:
+            close = difflib.get_close_matches(name, choices, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"must be one of {', '.join(ALGORITHM_NAMES)}, got {shown(name)}{hint}")
+            raise ValueError(f"must be one of {', '.join(choices)}, got {shown(name)}{hint}")
         return name
 
     @field_validator("episode_grid")
@@ -185,13 +187,13 @@ class AlgorithmConfig(_Model):
             object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
         if self.env not in SIMULATED_ENVIRONMENTS:
             raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {shown(self.env)}")
-        if self.episode_grid is not None and self.name != "rlsvi":
-            raise _KeyError("episode_grid", f"applies to rlsvi only, not {self.name}")
+        if self.episode_grid is not None and "rlsvi" not in self.spec.report.sections:
+            raise _KeyError("episode_grid", f"applies to rlsvi (its per-run privacy figure) only, not {self.name}")
         try:
             check_probability("delta", self.delta)
             if self.epsilon is not None:
                 check_positive("epsilon", self.epsilon)
-            elif self.name != "rlsvi":
+            elif self.spec.default_epsilon is None:
                 raise ValueError(f"{self.name} needs a target epsilon")
             for sigma in _SIGMA_WORDS:  # the two regret experiments: sizes, environment, σ
                 self.experiment(sigma, 0)
@@ -204,9 +206,14 @@ class AlgorithmConfig(_Model):
         return self
 
     @property
+    def spec(self) -> registry.AlgorithmSpec:
+        """The algorithm's registration (:mod:`dpkit.algorithms.registry`)."""
+        return registry.get(self.name, private=True)
+
+    @property
     def lq(self) -> bool:
         """Whether the algorithm runs on an LQ system (else a tabular MDP)."""
-        return self.name in LQ_ALGORITHMS
+        return self.spec.lq
 
     def experiment(self, sigma: str | float, env_seed: int) -> Experiment:
         """The regret experiment of this algorithm at ``sigma`` (paper, tight or a number)."""
@@ -442,23 +449,10 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
 
 def ledger_parameters(a: AlgorithmConfig, env_seed: int) -> dict[str, Any]:
     """The parameters of ``dpkit.algorithms.registry.declare`` (and of ``dpkit ledger``) that describe
-    the algorithm as the regret runs use it: sizes from the environment the runs face.
-
-    LDP-UCRL-VTR runs under its ``experiment`` reading (§6: rewards divided by H, ‖φ_V‖ <= sqrt(S));
-    Private-LinOpt's d = S²A is the dimension of the one-hot linear-mixture features; Private-OFU-RL's
-    γ is the control bound of the LQ system drawn from ``env_seed``.
-    """
-    check_choice("algorithm", a.name, ALGORITHM_NAMES)
-    if a.lq:
-        import numpy as np
-
-        from dpkit.algorithms.envs.lq import random_lq
-
-        system = random_lq(a.state_dim, a.control_dim, a.horizon or 10, np.random.default_rng(env_seed))
-        return {"episodes": a.episodes, "horizon": system.horizon, "gamma": float(system.gamma)}
-    horizon = a.horizon if a.horizon is not None else 2 * a.states
-    if a.name == "ldp-ucrl-vtr":
-        return {"horizon": horizon, "states": a.states, "reading": "experiment"}
-    if a.name == "rlsvi":
-        return {"states": a.states, "actions": a.actions, "horizon": horizon, "episodes": a.episodes}
-    return {"episodes": a.episodes, "horizon": horizon, "dim": a.states**2 * a.actions}
+    the algorithm as the regret runs use it: sizes from the environment the runs face (the algorithm's
+    spec says which: e.g. LDP-UCRL-VTR's §6 reading, LinOpt's d = S²A, OFU-RL's γ of the LQ system
+    drawn from ``env_seed``)."""
+    hook = a.spec.hook("ledger_parameters")
+    if hook is None:
+        raise ValueError(f"{a.name} registers no ledger_parameters: it cannot be reported")
+    return dict(hook(a, env_seed))

@@ -39,6 +39,7 @@ from dpkit.accountant.tree import (
     psums_per_item,
     released_prefixes,
 )
+from dpkit.algorithms import registry
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from dpkit.reports.encoding import to_jsonable
@@ -49,7 +50,6 @@ from .texts import METHOD_LABELS, PRIVACY_MODEL_TEXT, assumptions, relation_text
 __all__ = [
     "FORMAT_VERSION",
     "SIGMAS",
-    "TREE_ALGORITHMS",
     "RegretTask",
     "RlsviTask",
     "compute_report",
@@ -66,8 +66,6 @@ __all__ = [
 FORMAT_VERSION = 1
 #: The two σ every private algorithm is run at.
 SIGMAS: tuple[str, ...] = ("paper", "tight")
-#: Algorithms whose releases are binary-tree counters.
-TREE_ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po", "private-ofu-rl")
 _CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
 
 Progress = Callable[[float], None]  # advance the progress by this many steps
@@ -332,7 +330,7 @@ def _regret_section(
 def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
     tasks: list[RegretTask | RlsviTask] = []
     for a in config.algorithms:
-        if a.name == "rlsvi":
+        if "rlsvi" in a.spec.report.sections:
             horizon = ledger_parameters(a, config.seed)["horizon"]
             tasks += [RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta) for k in rlsvi_grid(a)]
         for sigma in SIGMAS:
@@ -359,7 +357,12 @@ def _execute(
             progress(1)
         return results, extra
     context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=registry.replay,  # algorithms registered at run time exist in the workers too
+        initargs=(registry.runtime_registrations(),),
+    ) as pool:
         futures = [pool.submit(_run_task, task) for task in tasks]
         for future in futures:
             future.add_done_callback(lambda _f: progress(1))
@@ -415,8 +418,8 @@ def compute_report(
             "ledger": led,
             "ledger_command": ledger_command(a, config.seed),
             "epsilon_curves": epsilon_curves(declaration, led["relation"], config.deltas),
-            "tree": tree_section(led) if a.name in TREE_ALGORITHMS else None,
-            "rlsvi": rlsvi_closed_forms(a, rlsvi_grid(a)) if a.name == "rlsvi" else None,
+            "tree": tree_section(led) if "tree" in a.spec.report.sections else None,
+            "rlsvi": rlsvi_closed_forms(a, rlsvi_grid(a)) if "rlsvi" in a.spec.report.sections else None,
         }
         sections.append(section)
         advance(1)

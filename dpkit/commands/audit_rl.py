@@ -32,10 +32,11 @@ def audit_algorithm(
     The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
     1 for a violation of the declaration, 0 otherwise.
     """
+    from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.rl import OBSERVERS, RL_ATTACKS, audit_setting, default_setting
+    from dpkit.audits.rl import RL_ATTACKS, audit_setting, default_setting
 
-    check_choice("ALGORITHM", algorithm, tuple(OBSERVERS))
+    registry.get(algorithm, audited=True, what="ALGORITHM")
     attack = {"auto": "white-box", "lr": "white-box"}.get(attack, attack)
     check_choice("attack", attack, RL_ATTACKS)
     setting = default_setting(

@@ -84,21 +84,22 @@ def ledger_cmd(
 ) -> None:
     """An algorithm's privacy ledger (paper σ vs tight σ), or the accounting of a ledger file.
 
-    ALGORITHM is one of ldp-ucrl-vtr, private-linopt-vi, private-linopt-po, private-ofu-rl, rlsvi;
-    anything else is read as a ledger file (TOML or JSON: a list 'release' of
-    {name, sensitivity, sigma, count}).
+    ALGORITHM is a registered private algorithm (ldp-ucrl-vtr, private-linopt-vi, private-linopt-po,
+    private-ofu-rl, rlsvi, and any a package registers); anything else is read as a ledger file
+    (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count}).
     """
-    from dpkit.algorithms.registry import ALGORITHM_NAMES
+    from dpkit.algorithms import registry
 
-    if target in ALGORITHM_NAMES:
+    if target in registry.names(private=True):
         given = {k: v for k, v in params.items() if v is not None}
         _algorithm_ledger(target, epsilon, delta, given, neighbours, method, conversion, as_json)
         return
     path = Path(target)
     if not path.exists() and path.suffix.lower() not in (".toml", ".json"):
-        raise ValueError(
-            f"unknown algorithm {target!r} (expected one of {', '.join(ALGORITHM_NAMES)}) and no such file"
-        )
+        try:
+            registry.get(target, private=True)  # the did-you-mean of an unknown name
+        except ValueError as err:
+            raise ValueError(f"{err}, and no such ledger file") from None
     form = "a ledger file (it takes only --delta or --epsilon, and --json)"
     refuse_options(ctx, FORMS["an ALGORITHM ledger"], form)
     _file_ledger(path, delta, epsilon, as_json)
@@ -116,9 +117,11 @@ def _algorithm_ledger(
 ) -> None:
     if delta is None:
         raise click.UsageError(f"ledger {name} needs --delta (and --epsilon)")
-    if epsilon is None and name != "rlsvi":
-        raise click.UsageError(f"ledger {name} needs --epsilon")
+    from dpkit.algorithms import registry
     from dpkit.algorithms.registry import declare
+
+    if epsilon is None and registry.get(name).default_epsilon is None:  # RLSVI has an ε of its own
+        raise click.UsageError(f"ledger {name} needs --epsilon")
 
     with busy("accounting through dp-accounting's PLD…", method == "pld"):
         led = algorithm_ledger(

@@ -7,14 +7,15 @@ from pathlib import Path
 import click
 
 from dpkit.accountant.validation import check_index
-from dpkit.algorithms.simulation import SIMULATED_ALGORITHMS, SIMULATED_ENVIRONMENTS
+from dpkit.algorithms import registry
+from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS
 from dpkit.render import emit_json, format_number, print_lines, progress_bar
 
 from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
 
 
 @click.command()
-@click.argument("algorithm", type=click.Choice(SIMULATED_ALGORITHMS))
+@click.argument("algorithm", type=click.Choice(registry.names()))
 @click.option(
     "--env",
     "env_name",
@@ -62,12 +63,12 @@ def simulate(
     as_json: bool,
 ) -> None:
     """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
-    from dpkit.algorithms.simulation import LQ_ALGORITHMS, PRIVATE_ALGORITHMS, Experiment
+    from dpkit.algorithms.simulation import Experiment
     from dpkit.experiments import run_experiment, write_outputs
 
     check_out_dir(out)  # before any work
     if env_name is None:
-        env_name = "lq" if algorithm in LQ_ALGORITHMS else "riverswim"
+        env_name = "lq" if registry.get(algorithm).lq else "riverswim"
     # an option that does not apply to this algorithm or environment is refused, never ignored
     if env_name == "lq":
         refuse_options(ctx, ("states", "actions"), "an LQ system (use --state-dim and --control-dim)")
@@ -75,7 +76,7 @@ def simulate(
         refuse_options(ctx, ("state_dim", "control_dim"), f"the tabular environment {env_name!r}")
         if env_name != "tabular":
             refuse_options(ctx, ("actions",), f"{env_name!r} (two actions: left and right)")
-    if algorithm not in PRIVATE_ALGORITHMS:
+    if not registry.get(algorithm).private:
         refuse_options(ctx, ("epsilon", "delta", "sigma_text"), f"{algorithm}, which is not private (it adds no noise)")
     n_seeds = bounded("seeds", seeds)
     n_workers = bounded("workers", workers)

@@ -10,21 +10,22 @@ import dpkit.algorithms.linopt as linopt_module
 import dpkit.algorithms.ofu_rl as ofu_module
 from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
+from dpkit.algorithms.observers import counter_nodes
 from dpkit.algorithms.rlsvi import Rlsvi
 from dpkit.audits import make_executor
 from dpkit.audits.rl import (
-    OBSERVERS,
     RlSetting,
     _claim_sigmas,
-    _counter_nodes,
     _world,
     audit_setting,
+    audited_algorithms,
     default_setting,
     neighbouring_datasets,
+    observers,
     rl_release,
 )
 
-ALGORITHMS = tuple(OBSERVERS)
+ALGORITHMS = audited_algorithms()
 
 
 def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
@@ -98,7 +99,7 @@ def test_counter_nodes_are_the_noisy_psums(steps: int) -> None:
         level = (counter.t & -counter.t).bit_length() - 1
         noise.append(counter._noisy[level] - counter._exact[level])
         prefixes.append(counter.prefix())
-    nodes, starts = _counter_nodes(np.stack(prefixes))
+    nodes, starts = counter_nodes(np.stack(prefixes))
     t = np.arange(1, steps + 1)
     exact = np.stack([items[a:b].sum(axis=0) for a, b in zip(starts, t)])
     assert np.allclose(nodes - exact, np.stack(noise), atol=1e-9)
@@ -255,7 +256,7 @@ def test_rlsvi_with_too_little_noise_is_a_violation(monkeypatch) -> None:
 
 @pytest.mark.parametrize("algorithm", ["private-linopt-vi", "rlsvi"])
 def test_black_box_observers_run_and_stay_below_the_allowance(algorithm: str) -> None:
-    observer = OBSERVERS[algorithm][1]
+    observer = observers(algorithm)[1]
     setting = default_setting(algorithm, observer=observer, episodes=4)
     result = audit_setting(setting, runs=300, seed=6)
     assert result.attack == "logistic"

@@ -1,0 +1,212 @@
+"""The toolkit an algorithm's audit observers are written with (generic over algorithms).
+
+An RL audit (:mod:`dpkit.audits.rl`) runs an algorithm on D and on D′ — the same users but for one, a
+canary — and hands each run to the algorithm's ``observe(context, rng)`` (its
+:class:`~dpkit.algorithms.spec.AuditSpec`), which plays the run and returns one row: what the
+observer sees. White-box observers return, for every Gaussian release that contains the changed
+user, the whitened residual r of the release along the direction of her difference (N(0, 1) under D,
+N(a, 1) under D′ for a correct implementation), the signal a at the σ the implementation uses, and the
+signal the *claim* allows (her realised difference capped at the release's declared sensitivity,
+at the σ the claim needs); black-box observers return a view (actions, policies). :class:`Trace`
+collects them into the row :func:`dpkit.audits.rl.rl_release` stacks.
+
+:class:`ObservedRun` is what an observer is given: the setting, which dataset, the world (environment,
+users, canaries), the agent factory and the claim's σ and declared Δ of every release — all
+computed by the audit from the *registered* declaration, never from the implementation under test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ObservedRun", "tabular_world", "Trace", "flat", "project", "counter_nodes", "billboard", "CounterLog"]
+
+
+@dataclass(frozen=True)
+class ObservedRun:
+    """One run of an audit, as the algorithm's observer receives it.
+
+    ``setting`` is the audit's setting (:class:`dpkit.audits.rl.RlSetting`: sizes, observer, position…),
+    ``which`` 0 for D and 1 for D′, ``world`` (environment, the users of D without the changed one,
+    (canary 0, canary 1)), ``index`` the changed user's episode; ``claim_sigmas`` the σ of every release
+    the claim needs and ``sensitivities`` its declared Δ (both from the registered declaration).
+    ``make_agent(rng, env)`` builds the implementation under test.
+    """
+
+    setting: Any
+    which: int
+    world: tuple[Any, Any, tuple[Any, Any]]
+    index: int
+    white_box: bool
+    claim_sigmas: Mapping[str, float]
+    sensitivities: Mapping[str, float]
+    make_agent: Callable[[np.random.Generator, Any], Any]
+
+    @property
+    def observer(self) -> str:
+        return str(self.setting.observer)
+
+
+def tabular_world(setting: Any, rewards: tuple[float, float]) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The tabular audit world of ``setting``: the uniform MDP (a user's uniforms choose her next state),
+    the users of D drawn from ``users_seed``, and two canaries maximally different in their features —
+    canary 0 walks state 0, canary 1 state S − 1 (disjoint features at every step after the first) —
+    with raw rewards ``rewards`` (beyond [0, 1] where only the algorithm's own clipping keeps them in range)."""
+    from .envs.tabular import User, Users, uniform_tabular
+
+    h_ = setting.horizon
+    env = uniform_tabular(setting.states, setting.actions, h_)
+    users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
+    last = (setting.states - 0.5) / setting.states
+    canaries = (
+        User.canary(np.full(h_, rewards[0]), np.zeros(h_), beyond_bounds=True),
+        User.canary(np.full(h_, rewards[1]), np.full(h_, last), beyond_bounds=True),
+    )
+    return env, users, canaries
+
+
+def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
+    """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one: the upper triangle of
+    the last two axes when ``symmetric`` (the only entries with independent noise), else every entry."""
+    if symmetric:
+        rows, cols = np.triu_indices(x.shape[-1])
+        return x[..., rows, cols].reshape(x.shape[:lead] + (-1,))
+    return x.reshape(x.shape[:lead] + (-1,))
+
+
+def project(
+    residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float, sensitivity: float
+) -> tuple[np.ndarray, ...]:
+    """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
+    projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
+    the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
+    release's *declared* sensitivity Δ — so an implementation that exceeds its declared sensitivity
+    is not allowed more. Where the difference is 0 the residual is projected on the first coordinate
+    (noise only)."""
+    norm = np.linalg.norm(delta, axis=-1)
+    direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
+    direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
+    r = np.einsum("...m,...m->...", residual, direction) / sigma
+    return r, norm / sigma, np.minimum(norm, sensitivity) / sigma_claim
+
+
+@dataclass
+class Trace:
+    """What one run recorded for the observer: residuals, signals and allowed signals (white-box) or
+    a view (black-box); :meth:`row` is the run's row."""
+
+    r: list[np.ndarray] = field(default_factory=list)
+    a: list[np.ndarray] = field(default_factory=list)
+    a_claim: list[np.ndarray] = field(default_factory=list)
+    view: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray) -> None:
+        self.r.append(np.ravel(r))
+        self.a.append(np.ravel(a))
+        self.a_claim.append(np.ravel(a_claim))
+
+    def row(self, white_box: bool) -> np.ndarray:
+        """[r, a, μ, μ_claim] (white-box) or [view, μ, μ_claim]: μ of the run's releases at the σ used
+        and the μ the claim allows."""
+        a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
+        mu_claim = math.sqrt(float(a_claim @ a_claim))
+        a = np.concatenate(self.a) if self.a else np.zeros(1)
+        mu_used = math.sqrt(float(a @ a))
+        if white_box:
+            body = np.concatenate([np.concatenate(self.r), a])
+        else:
+            body = np.concatenate(self.view) if self.view else np.zeros(1)
+        return np.concatenate([body, [mu_used, mu_claim]])
+
+
+def counter_nodes(prefixes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The p-sums of the binary mechanism from its released prefixes P_0 = 0, P_1 … P_T (axis 0):
+    node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals P_t − P_{t − lowbit(t)}.
+    Returns (nodes (T, …), starts (T,))."""
+    t = np.arange(1, prefixes.shape[0])
+    starts = t - (t & -t)
+    return prefixes[1:] - prefixes[starts], starts
+
+
+def billboard(
+    trace: Trace,
+    prefixes: Mapping[str, np.ndarray],
+    items0: Mapping[str, np.ndarray],
+    delta_items: Mapping[str, np.ndarray],
+    index: int,
+    sigmas: Mapping[str, float],
+    claim: Mapping[str, float],
+    symmetric: Mapping[str, bool],
+    sensitivities: Mapping[str, float],
+) -> None:
+    """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
+    ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
+    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim)."""
+    for name, p in prefixes.items():
+        nodes, starts = counter_nodes(p)
+        cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
+        stops = np.arange(1, p.shape[0])
+        exact = cumulative[stops] - cumulative[starts]
+        sym = symmetric[name]
+        residual = flat(nodes - exact, sym, 2)  # (T, batch, m)
+        d = np.broadcast_to(flat(delta_items[name], sym, 1), residual.shape)
+        contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
+        r, a, a_claim = project(residual, d, sigmas[name], claim[name], sensitivities[name])
+        trace.add(r, a * contains, a_claim * contains)
+
+
+class CounterLog:
+    """The billboard of one run: each counter's released prefixes and the items of D, by release name.
+
+    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one."""
+
+    def __init__(self, names: tuple[str, ...], batched: bool) -> None:
+        self.names, self.batched = names, batched
+        self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
+        self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
+        self.delta: dict[str, np.ndarray] = {}
+
+    def _batch(self, x: Any) -> np.ndarray:
+        x = np.asarray(x)
+        return x if self.batched else x[None]
+
+    def released(self, released: Mapping[str, np.ndarray]) -> None:
+        for n in self.names:
+            self.prefixes[n].append(self._batch(released[n]))
+
+    def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
+        """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
+        if theirs is not None:
+            d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
+            self.delta = {n: self._batch(d1[n]) - self._batch(d0[n]) for n in self.names}
+            mine = d0
+        for n in self.names:
+            self.items[n].append(self._batch(mine[n]))
+
+    def finish(
+        self,
+        trace: Trace,
+        index: int,
+        sigmas: Mapping[str, float],
+        claim: Mapping[str, float],
+        symmetric: Mapping[str, bool],
+        sensitivities: Mapping[str, float],
+    ) -> None:
+        """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
+        released = len(self.prefixes[self.names[0]])
+        billboard(
+            trace,
+            {n: np.stack(self.prefixes[n]) for n in self.names},
+            {n: np.stack(self.items[n][: released - 1]) for n in self.names},
+            self.delta,
+            index,
+            sigmas,
+            claim,
+            symmetric,
+            sensitivities,
+        )

@@ -1,0 +1,177 @@
+"""What an algorithm registers: one :class:`AlgorithmSpec` says everything the rest of dpkit reads about it.
+
+An algorithm lives in one module of :mod:`dpkit.algorithms` (or in a user's own package) that holds its
+agent, its privacy declaration, its audit canaries and observers, its defaults and its report texts, and
+ends with its spec. The simulation, the ledgers, the audits, the reports and their config read the spec
+and nothing else, so adding an algorithm touches one place (see :mod:`dpkit.algorithms.registry`).
+
+Like Gymnasium's ``EnvSpec``, the callables of a spec are *entry points*: a callable, or a string
+``"package.module:attr"`` imported when first used (so registering costs no import). The protocols:
+
+* ``entry_point(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` → an agent
+  (:class:`~dpkit.algorithms.episodes.EpisodicAgent`, or an LQ agent) with ``name``, ``sigmas``
+  ({release: σ}) and, if private, ``declaration``
+  (a :class:`~dpkit.accountant.declarations.PrivacyDeclaration`);
+* ``declaration(epsilon, delta, parameters)`` → its :class:`PrivacyDeclaration` for the target (ε, δ) and
+  the parameters named by ``required``/``optional``;
+* ``default_epsilon(delta, parameters)`` → the ε the algorithm has when none is targeted (RLSVI: the
+  paper's ε(δ); ``None``: a target ε is required);
+* ``ledger_parameters(sizes, env)`` → the declaration's parameters for the algorithm as a regret run
+  uses it (``sizes``: the report's algorithm entry, with ``episodes``, ``states``, ``actions``,
+  ``horizon``...; ``env``: the environment the run faces);
+* the audit's ``world(setting)`` → (environment, users, (canary 0, canary 1)) and
+  ``observe(context, rng)`` → one run's row (see :mod:`dpkit.algorithms.observers`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EntryPoint", "ENVIRONMENT_KINDS", "REPORT_SECTIONS", "AuditSpec", "ReportSpec", "AlgorithmSpec", "load"]
+
+#: A callable, or the string ``"package.module:attr"`` naming one.
+EntryPoint = str | Callable[..., Any]
+#: What an algorithm runs on: a tabular MDP (:mod:`dpkit.algorithms.envs.tabular`) or an LQ system.
+ENVIRONMENT_KINDS: tuple[str, ...] = ("tabular", "lq")
+#: The report's optional sections: ``tree`` (the binary-tree counters' depth, p-sums and σ, for algorithms
+#: whose releases are counters), ``rlsvi`` (RLSVI's inherent-noise privacy: the paper's closed form, the
+#: same ρ read exactly, and the ε measured on runs, per K).
+REPORT_SECTIONS: tuple[str, ...] = ("tree", "rlsvi")
+
+
+def load(entry_point: EntryPoint, *, what: str = "entry point") -> Callable[..., Any]:
+    """The callable an entry point names (``"module:attr"``, attributes dotted), or the callable itself."""
+    if callable(entry_point):
+        return entry_point
+    if not isinstance(entry_point, str) or entry_point.count(":") != 1:
+        raise ValueError(f"{what} must be a callable or 'package.module:attr', got {entry_point!r}")
+    module_name, attr = entry_point.split(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"{what} {entry_point!r} cannot be loaded: {err}") from None
+    if not callable(obj):
+        raise TypeError(f"{what} {entry_point!r} is not callable (got {type(obj).__name__})")
+    return obj
+
+
+def _check_entry_point(name: str, value: object, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not (callable(value) or (isinstance(value, str) and value.count(":") == 1)):
+        raise TypeError(f"{name} must be a callable or 'package.module:attr', got {value!r}")
+
+
+def _names(name: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):  # type: ignore[attr-defined]
+        raise TypeError(f"{name} must be a tuple of non-empty strings, got {value!r}")
+    return tuple(value)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """How the RL audits (:mod:`dpkit.audits.rl`) run the algorithm on neighbouring users.
+
+    ``observers``: what an observer under the privacy model sees, the first being the default;
+    ``white_box``: those of them whose rows are whitened residuals and signals (the exact
+    log-likelihood-ratio attack applies), the others are black-box views. ``defaults``: the fields of
+    the default audit setting (:func:`dpkit.audits.rl.default_setting`: sizes at which the canaries
+    realise most of the declared sensitivity). ``closed_form(setting)``: the paper's own closed-form ε,
+    if it has one, reported beside the audit. ``canaries``: which assumption each canary exercises.
+    """
+
+    observers: tuple[str, ...]
+    white_box: tuple[str, ...]
+    world: EntryPoint
+    observe: EntryPoint
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    closed_form: EntryPoint | None = None
+    canaries: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "observers", _names("observers", self.observers))
+        object.__setattr__(self, "white_box", _names("white_box", self.white_box))
+        if not self.observers:
+            raise ValueError("an audit needs at least one observer")
+        stray = sorted(set(self.white_box) - set(self.observers))
+        if stray:
+            raise ValueError(f"white_box names observers the audit does not have: {stray}")
+        _check_entry_point("world", self.world, optional=False)
+        _check_entry_point("observe", self.observe, optional=False)
+        _check_entry_point("closed_form", self.closed_form)
+        object.__setattr__(self, "defaults", dict(self.defaults))
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """What a report says about the algorithm: the assumptions under which its declared sensitivities
+    hold (one sentence each) and its optional sections (:data:`REPORT_SECTIONS`)."""
+
+    assumptions: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "assumptions", _names("assumptions", self.assumptions))
+        object.__setattr__(self, "sections", _names("sections", self.sections))
+        unknown = sorted(set(self.sections) - set(REPORT_SECTIONS))
+        if unknown:
+            raise ValueError(f"sections must be among {', '.join(REPORT_SECTIONS)}, got {unknown}")
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm, as dpkit knows it. Only ``name`` and ``entry_point`` are required: an algorithm
+    without ``declaration`` is a non-private baseline (simulated, never ledgered, audited or reported)."""
+
+    name: str
+    entry_point: EntryPoint
+    environment: str = "tabular"
+    summary: str = ""
+    declaration: EntryPoint | None = None
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    default_epsilon: EntryPoint | None = None
+    ledger_parameters: EntryPoint | None = None
+    audit: AuditSpec | None = None
+    report: ReportSpec = field(default_factory=ReportSpec)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or self.name != self.name.strip() or " " in self.name:
+            raise ValueError(f"an algorithm's name must be a non-empty string without spaces, got {self.name!r}")
+        _check_entry_point("entry_point", self.entry_point, optional=False)
+        if self.environment not in ENVIRONMENT_KINDS:
+            raise ValueError(f"environment must be one of {', '.join(ENVIRONMENT_KINDS)}, got {self.environment!r}")
+        for name in ("declaration", "default_epsilon", "ledger_parameters"):
+            _check_entry_point(name, getattr(self, name))
+        object.__setattr__(self, "required", _names("required", self.required))
+        object.__setattr__(self, "optional", _names("optional", self.optional))
+        if self.audit is not None and not isinstance(self.audit, AuditSpec):
+            raise TypeError(f"audit must be an AuditSpec, got {type(self.audit).__name__}")
+        if not isinstance(self.report, ReportSpec):
+            raise TypeError(f"report must be a ReportSpec, got {type(self.report).__name__}")
+        if self.declaration is None and (self.audit is not None or self.default_epsilon is not None):
+            raise ValueError(f"{self.name} has no declaration: it is not private and cannot be audited")
+
+    @property
+    def private(self) -> bool:
+        """Whether the algorithm declares its releases (and so has a ledger, an audit and a report)."""
+        return self.declaration is not None
+
+    @property
+    def lq(self) -> bool:
+        return self.environment == "lq"
+
+    def make_agent(self) -> Callable[..., Any]:
+        """The agent factory (the entry point, loaded)."""
+        return load(self.entry_point, what=f"{self.name}'s entry_point")
+
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
+        owner: Any = self.audit if name in ("world", "observe", "closed_form") else self
+        value = getattr(owner, name, None) if owner is not None else None
+        return None if value is None else load(value, what=f"{self.name}'s {name}")
