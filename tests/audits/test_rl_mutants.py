@@ -3,8 +3,11 @@ registered algorithm declares; the correct ones are consistent (with power, not 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rl_mutants import (
+    add_remove_accounting,
     counters_sigma_halved,
     counters_tree_one_level_short,
     counters_unnoised,
@@ -72,3 +75,24 @@ def test_linopt_without_reward_clipping_exceeds_its_declaration(algorithm: str) 
     result = audit_setting(default_setting(algorithm, implementation=linopt_no_reward_clipping), runs=1000, seed=3)
     assert result.verdict == "violation", result.to_dict()
     assert result.pair_mu > result.pair_mu_allowed
+
+
+@pytest.mark.parametrize("algorithm", COUNTER_ALGORITHMS)
+def test_add_remove_accounting_of_replace_one_neighbours_is_a_violation(algorithm: str) -> None:
+    """σ calibrated for the add/remove sensitivities (1/√2 to 1/2 of replace-one's) while a user is replaced."""
+    result = audit_setting(default_setting(algorithm, implementation=add_remove_accounting), runs=600, seed=3)
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_rlsvi_has_no_add_remove_accounting_to_get_wrong() -> None:
+    """RLSVI's relation changes one user's rewards (her visits stay): its declaration defines replace-one
+    only, so the add/remove mutant cannot be built — the ledger refuses the relation."""
+    with pytest.raises(ValueError, match="defined only under replace_one"):
+        add_remove_accounting("rlsvi", *_rlsvi_world(), 0, beta=0.05)
+
+
+def _rlsvi_world() -> tuple[Any, int]:
+    from dpkit.audits.rl import _world
+
+    setting = default_setting("rlsvi")
+    return _world(setting)[0], setting.episodes

@@ -1,7 +1,7 @@
 """The counter algorithms' mutant zoo (Private-LinOpt-VI/-PO, Private-OFU-RL): wrong implementations are
 violations of what the registered algorithm declares. σ from a wrong formula, items without clipping and the
 correct algorithms at σ = tight are tested in tests/audits/test_rl_mutants.py and test_rl.py; this file adds one
-statistic un-noised, noise reused across p-sums, and OFU-RL's clipping, which its canaries cannot observe."""
+statistic un-noised, noise reused across p-sums, and OFU-RL without its clipping of the states."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ LINOPT = ("private-linopt-vi", "private-linopt-po")
 ALL = (*LINOPT, "private-ofu-rl")
 
 
-def test_ofu_items_without_clipping_is_not_observable() -> None:
-    """The audit's LQ canaries keep ‖x‖ < 1 and the system clips u to γ, so the missing clips change no
-    item: the mutant releases what the correct implementation does, and the audit cannot (and does not)
-    call it a violation."""
+def test_ofu_items_without_clipping_is_a_violation() -> None:
+    """The audit's LQ canaries push the state beyond the unit ball (noise at 2·C_w): only OFU-RL's own
+    clipping of x keeps B1 and B2 at their declared sensitivities; without it the runs realise more."""
     result = audit_setting(default_setting("private-ofu-rl", implementation=ofu_items_no_clipping), runs=1000, seed=5)
-    assert result.verdict != "violation", result.to_dict()
+    assert result.verdict == "violation", result.to_dict()
+    assert result.pair_mu > result.pair_mu_allowed
 
 
 @pytest.mark.parametrize(

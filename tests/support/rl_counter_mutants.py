@@ -93,13 +93,9 @@ def linopt_items_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw:
 
 
 class _OfuItemsNoClip(PrivateOfuRl):
-    """OFU-RL's ``items`` without the clip of x to the unit ball and of u to γ.
-
-    The audit's canaries do *not* drive the raw inputs past the bounds: x0 = 0, weak dynamics
-    (‖A‖ = 0.05, ‖B‖ = 0.5) and canary noise 0.9·e_i keep ‖x‖ < 1, and the system itself clips the
-    controls it plays to γ (measured: max ‖x‖ = 0.91 over 100 audit runs, items identical to the correct
-    ones to the bit). So this mutant releases exactly what the correct one does and is not observable by
-    the audit (its verdict is not a violation)."""
+    """OFU-RL's ``items`` without the clip of x to the unit ball and of u to γ. The audit's canaries
+    (noise at 2·C_w) drive the state beyond the unit ball, so the missing clip of x is seen; the clip of u
+    is not (the system itself clips the controls it plays to γ)."""
 
     def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
         h_ = self.horizon

@@ -135,3 +135,15 @@ def linopt_no_reward_clipping(name: str, env: Any, episodes: int, rng: Any, **kw
     agent = make_agent(name, env, episodes, rng, **kw)
     agent.__class__ = _PrivateLinOptNoRewardClip
     return agent
+
+
+def add_remove_accounting(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any) -> Any:
+    """Replace-one neighbours accounted as add/remove, for any algorithm whose declaration defines both:
+    σ calibrated on the ledger of the add/remove sensitivities (the smaller ones: a user's own term, not the
+    difference of two users' terms), while the audit replaces a user."""
+    from dpkit.accountant.declarations import algorithm_ledger
+
+    declaration = make_agent(name, env, episodes, 0, sigma="tight", **kw).declaration
+    ledger = algorithm_ledger(declaration, relation="add_remove")
+    sigmas = {r.name: s for r, s in zip(declaration.releases, ledger.sigmas_tight)}
+    return make_agent(name, env, episodes, rng, sigma=sigmas, **kw)
