@@ -24,7 +24,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ObservedRun", "tabular_world", "Trace", "flat", "project", "counter_nodes", "billboard", "CounterLog"]
+__all__ = [
+    "ObservedRun",
+    "tabular_world",
+    "beyond_bounds_world",
+    "observe_messages",
+    "local_messages_audit",
+    "Trace",
+    "flat",
+    "project",
+    "counter_nodes",
+    "billboard",
+    "CounterLog",
+]
 
 
 @dataclass(frozen=True)
@@ -210,3 +222,70 @@ class CounterLog:
             symmetric,
             sensitivities,
         )
+
+
+# -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------
+
+
+def beyond_bounds_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The tabular world of a generic LDP audit: canaries on disjoint states with raw rewards −1 and 2,
+    beyond [0, 1] on both sides, so that only the agent's own clipping keeps her messages at their
+    declared sensitivities."""
+    return tabular_world(setting, (-1.0, 2.0))
+
+
+def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """The ``messages`` observer of any local-DP agent that follows the protocol: ``update(k, states,
+    actions, rewards)`` returns the user's messages {release: array} and ``statistics(states, actions,
+    rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
+    c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the whole array is
+    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle."""
+    from .episodes import play_episode
+
+    env, users, canaries = run.world
+    j = run.index
+    users = users.replace(j, canaries[run.which])
+    other = canaries[1 - run.which]
+    agent_rng, policy_rng = rng.spawn(2)
+    agent = run.make_agent(agent_rng, env)
+    releases = {r.name: r for r in agent.declaration.releases}
+    trace = Trace()
+    for k in range(j + 1):  # later episodes add nothing the LDP observer of her messages sees
+        policy = np.asarray(agent.plan(k).policy)
+        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
+        traj = play_episode(env, policy, users[k], draws)
+        if k < j:
+            agent.update(k, *traj)
+            continue
+        counterfactual = play_episode(env, policy, other, draws)
+        mine, theirs = agent.statistics(*traj), agent.statistics(*counterfactual)
+        messages = agent.update(k, *traj)
+        m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
+        unknown = sorted(set(messages) - set(releases))
+        if unknown:
+            raise ValueError(f"{agent.name} sent messages its declaration does not name: {unknown}")
+        for name, release in releases.items():
+            sym = release.noise == "symmetric"
+            lead = 1 if release.count > 1 else 0
+            x0, x1 = np.asarray(m0[name], dtype=float), np.asarray(m1[name], dtype=float)
+            residual = flat(np.asarray(messages[name], dtype=float) - x0, sym, lead)
+            d = flat(x1 - x0, sym, lead)
+            trace.add(*project(residual, d, agent.sigmas[name], run.claim_sigmas[name], run.sensitivities[name]))
+    return trace.row(True)
+
+
+def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a local-DP agent that follows the messages protocol
+    (:func:`observe_messages`), on the world of :func:`beyond_bounds_world`; ``defaults`` are the default
+    audit setting's fields (small sizes: S = 2, H = 3, K = 3 unless given)."""
+    from .spec import AuditSpec
+
+    return AuditSpec(
+        observers=("messages",),
+        white_box=("messages",),
+        world=beyond_bounds_world,
+        observe=observe_messages,
+        defaults={"states": 2, "horizon": 3, "episodes": 3, **dict(defaults or {})},
+        canaries="disjoint states, raw rewards −1 against 2 (beyond [0, 1]): only the agent's clipping keeps "
+        "her messages at their declared Δ",
+    )

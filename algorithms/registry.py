@@ -164,7 +164,11 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
     if unused:
         raise ValueError(f"{algorithm} does not use {', '.join(unused)}")
     build = spec.hook("declaration")
-    assert build is not None  # private
+    if build is None:
+        raise ValueError(
+            f"{algorithm} declares its releases only through its agents (no declaration in its registration): "
+            "it can be audited, but has no ledger of its own"
+        )
     if epsilon is None:
         default = spec.hook("default_epsilon")
         if default is None:

@@ -126,7 +126,9 @@ class ReportSpec:
 @dataclass(frozen=True)
 class AlgorithmSpec:
     """One algorithm, as dpkit knows it. Only ``name`` and ``entry_point`` are required: an algorithm
-    without ``declaration`` is a non-private baseline (simulated, never ledgered, audited or reported)."""
+    without ``declaration`` and ``audit`` is a non-private baseline (simulated, never ledgered, audited or
+    reported); one with an ``audit`` but no ``declaration`` is audited against its agents' declarations
+    (a user's agent: ``dpkit audit --agent``) but has no ledger or report of its own."""
 
     name: str
     entry_point: EntryPoint
@@ -154,13 +156,14 @@ class AlgorithmSpec:
             raise TypeError(f"audit must be an AuditSpec, got {type(self.audit).__name__}")
         if not isinstance(self.report, ReportSpec):
             raise TypeError(f"report must be a ReportSpec, got {type(self.report).__name__}")
-        if self.declaration is None and (self.audit is not None or self.default_epsilon is not None):
-            raise ValueError(f"{self.name} has no declaration: it is not private and cannot be audited")
+        if self.declaration is None and self.default_epsilon is not None:
+            raise ValueError(f"{self.name} has no declaration: it has no ε of its own")
 
     @property
     def private(self) -> bool:
-        """Whether the algorithm declares its releases (and so has a ledger, an audit and a report)."""
-        return self.declaration is not None
+        """Whether the algorithm declares its releases: through ``declaration`` (which the ledger and the
+        report need), or only through its agents' ``declaration`` (enough for an audit)."""
+        return self.declaration is not None or self.audit is not None
 
     @property
     def lq(self) -> bool:

@@ -88,6 +88,7 @@ __all__ = [
     "audit_setting",
     "audit_algorithm",
     "default_setting",
+    "register_agent",
 ]
 
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
@@ -277,6 +278,12 @@ def _declared_sensitivities(setting: RlSetting) -> dict[str, float]:
 
 def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
     agent = _make_agent(setting, np.random.default_rng(0), _world(setting)[0])
+    missing = [a for a in ("declaration", "sigmas", "plan", "update") if not hasattr(agent, a)]
+    if missing or not isinstance(agent.declaration, PrivacyDeclaration):
+        raise TypeError(
+            f"the agent {setting.algorithm!r} builds ({type(agent).__name__}) does not follow the protocol: it needs "
+            f"plan, update, sigmas and a PrivacyDeclaration as declaration (missing: {', '.join(missing) or 'none'})"
+        )
     return agent.declaration, dict(agent.sigmas)
 
 
@@ -542,6 +549,33 @@ def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
     if "options" in overrides and isinstance(overrides["options"], Mapping):
         base["options"] = tuple(sorted(overrides["options"].items()))
     return RlSetting(**base)
+
+
+def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = None) -> str:
+    """Make a user's own agent auditable; returns the name to audit it by (:func:`audit_algorithm`).
+
+    ``agent`` is a full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent
+    factory that follows the local-DP messages protocol (:func:`dpkit.algorithms.observers.observe_messages`:
+    ``plan``, ``update`` returning her messages, ``statistics``, ``declaration``, ``sigmas``), audited by the
+    generic messages observer on canaries beyond the reward bounds (registered as ``name``, default: the
+    factory's ``__name__``). The claim is always the agent's own declaration."""
+    from dpkit.algorithms.observers import local_messages_audit
+
+    if isinstance(agent, AlgorithmSpec):
+        spec = agent
+    elif callable(agent):
+        spec = AlgorithmSpec(
+            name=name or getattr(agent, "__name__", "") or "agent",
+            entry_point=agent,
+            summary="a user's agent (the local-DP messages protocol)",
+            audit=local_messages_audit(),
+        )
+    else:
+        raise TypeError(f"agent must be an AlgorithmSpec or an agent factory, got {type(agent).__name__}")
+    if spec.audit is None:
+        raise ValueError(f"{spec.name} registers no audit (its AlgorithmSpec has audit=None)")
+    registry.register(spec, replace=True)
+    return spec.name
 
 
 def audit_algorithm(

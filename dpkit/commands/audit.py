@@ -15,7 +15,7 @@ from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
-    "an ALGORITHM audit": ("sigma", "observer", "runs", "episodes", "position"),
+    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position"),
     "a --target audit": (
         "target",
         "neighbours",
@@ -57,6 +57,13 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
     default=None,
     metavar="FILE.py:NAME",
     help="A pair (D, D′), a list of pairs, or a function returning them.",
+)
+@click.option(
+    "--agent",
+    default=None,
+    metavar="FILE.py:NAME",
+    help="Instead of ALGORITHM: your own agent — an AlgorithmSpec, or an agent factory following the "
+    "local-DP messages protocol (see examples/ldp_agent.py).",
 )
 @click.option(
     "--sigma", default="tight", show_default=True, help="ALGORITHM form: paper | tight | a number (every release's σ)."
@@ -111,9 +118,16 @@ def audit(ctx: click.Context, **params: Any) -> int:
 
     \b
     dpkit audit ALGORITHM [--sigma paper|tight|VALUE] [--observer …] [--runs N] [--episodes K]
+    dpkit audit --agent FILE.py:NAME [the options of ALGORITHM]
     dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D
     """
     algorithm, target, neighbours = params["algorithm"], params["target"], params["neighbours"]
+    if params["agent"] is not None:
+        if algorithm is not None:
+            raise click.UsageError("give ALGORITHM or --agent, not both")
+        from .audit_rl import register_agent_file
+
+        algorithm = params["algorithm"] = register_agent_file(params["agent"])
     if algorithm is not None and (target is not None or neighbours is not None):
         raise click.UsageError("give ALGORITHM, or --target and --neighbours, not both")
     if algorithm is None and (target is None or neighbours is None):
@@ -129,7 +143,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
         from .audit_rl import audit_algorithm
 
         kept = FORMS["an ALGORITHM audit"] + FORMS["both"]
-        return audit_algorithm(**{k: v for k, v in params.items() if k in kept})
+        return audit_algorithm(**{k: v for k, v in params.items() if k in kept and k != "agent"})
     from .audit_target import audit_target
 
     kept = FORMS["a --target audit"] + FORMS["both"]

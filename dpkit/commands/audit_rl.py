@@ -9,6 +9,22 @@ from dpkit.render import emit_json, format_number, print_table, progress_bar
 from .options import sigma_choice
 
 
+def register_agent_file(value: str) -> str:
+    """Register the agent of ``--agent FILE.py:NAME`` (an AlgorithmSpec, or an agent factory following the
+    local-DP messages protocol, registered under NAME) and return the name to audit it by."""
+    from dpkit.algorithms.spec import AlgorithmSpec
+    from dpkit.audits.rl import register_agent
+    from dpkit.loading import FileFunction, load_object, parse_reference
+
+    obj = load_object("--agent", value)
+    if isinstance(obj, AlgorithmSpec):
+        return register_agent(obj)
+    if not callable(obj):
+        raise ValueError(f"--agent {value!r} is neither an AlgorithmSpec nor an agent factory")
+    # a picklable reference: process-pool workers import the file themselves
+    return register_agent(FileFunction("--agent", value), name=parse_reference("--agent", value)[1])
+
+
 def audit_algorithm(
     *,
     algorithm: str,

@@ -123,8 +123,8 @@ def test_specs_are_checked_when_made() -> None:
         AlgorithmSpec("x", toy_algorithm.make_agent, environment="atari")
     with pytest.raises(TypeError, match="entry_point"):
         AlgorithmSpec("x", 42)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="not private"):
-        AlgorithmSpec("x", toy_algorithm.make_agent, audit=SPEC.audit)
+    with pytest.raises(ValueError, match="no ε of its own"):
+        AlgorithmSpec("x", toy_algorithm.make_agent, default_epsilon=toy_algorithm.declare)
     with pytest.raises(ValueError, match="white_box names observers"):
         AuditSpec(observers=("a",), white_box=("b",), world=toy_algorithm.audit_world, observe=toy_algorithm.observe)
     with pytest.raises(ValueError, match="sections must be among"):

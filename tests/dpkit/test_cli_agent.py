@@ -1,0 +1,51 @@
+"""``dpkit audit --agent FILE.py:NAME``: a user's own agent audited from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_runs import run
+
+from dpkit.algorithms import registry
+
+AGENT = str(Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py")
+
+
+@pytest.fixture(autouse=True)
+def _forget_agents():
+    yield
+    for name in ("make_agent", "make_agent_without_clipping"):
+        if name in registry.names():
+            registry.unregister(name)
+
+
+def test_a_correct_agent_is_consistent_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "audit", "--agent", f"{AGENT}:make_agent", "--runs", "1500", "--seed", "1", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["algorithm"] == "make_agent" and result["verdict"] == "consistent"
+
+
+def test_an_agent_without_clipping_is_a_violation_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "audit", "--agent", f"{AGENT}:make_agent_without_clipping", "--runs", "1500", "--json")
+    assert code == 1
+    assert json.loads(out)["verdict"] == "violation"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agent", f"{AGENT}:nothing"], "has no name 'nothing'"),
+        (["--agent", "no_such_file.py:make_agent"], "no such file"),
+        (["--agent", f"{AGENT}:declare", "--runs", "10"], "declare()"),  # not a factory: the call fails, one line
+        (["--agent", f"{AGENT}:NoisyRewardsAgent", "--runs", "10"], "argument"),
+        (["rlsvi", "--agent", f"{AGENT}:make_agent"], "not both"),
+        (["--agent", f"{AGENT}:make_agent", "--trials", "10"], "--trials"),
+    ],
+)
+def test_bad_agents_are_refused_with_one_error_line(capsys, argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, "audit", *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
