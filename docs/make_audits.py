@@ -72,9 +72,14 @@ def main() -> None:
                 if algorithm == "rlsvi" and label == "tight":
                     rlsvi_rows.append(result)
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+        from rl_counter_mutants import ofu_items_no_clipping
         from rl_mutants import ldp_no_clipping, rlsvi_no_clipping
 
-        for algorithm, mutant in (("ldp-ucrl-vtr", ldp_no_clipping), ("rlsvi", rlsvi_no_clipping)):
+        for algorithm, mutant in (
+            ("ldp-ucrl-vtr", ldp_no_clipping),
+            ("private-ofu-rl", ofu_items_no_clipping),
+            ("rlsvi", rlsvi_no_clipping),
+        ):
             result = audit_setting(default_setting(algorithm, implementation=mutant), runs=RUNS, seed=SEED)
             lines.append(_row(f"tight, mutant: {mutant.__name__}", result))
         paper = default_setting("rlsvi", sigma="paper", episodes=8, options={})

@@ -19,10 +19,12 @@ LINOPT = ("private-linopt-vi", "private-linopt-po")
 ALL = (*LINOPT, "private-ofu-rl")
 
 
-def test_ofu_items_without_clipping_is_a_violation() -> None:
+def test_ofu_items_without_clipping_is_a_violation(pool) -> None:
     """The audit's LQ canaries push the state beyond the unit ball (noise at 2·C_w): only OFU-RL's own
     clipping of x keeps B1 and B2 at their declared sensitivities; without it the runs realise more."""
-    result = audit_setting(default_setting("private-ofu-rl", implementation=ofu_items_no_clipping), runs=1000, seed=5)
+    result = audit_setting(
+        default_setting("private-ofu-rl", implementation=ofu_items_no_clipping), runs=1000, seed=5, executor=pool
+    )
     assert result.verdict == "violation", result.to_dict()
     assert result.pair_mu > result.pair_mu_allowed
 
@@ -30,14 +32,18 @@ def test_ofu_items_without_clipping_is_a_violation() -> None:
 @pytest.mark.parametrize(
     ("algorithm", "mutant"), [(a, linopt_target_r_unnoised) for a in LINOPT] + [("private-ofu-rl", ofu_b2_unnoised)]
 )
-def test_one_statistic_unnoised_is_a_violation(algorithm: str, mutant) -> None:
-    result = audit_setting(default_setting(algorithm, implementation=mutant), runs=1000, seed=5)
+def test_one_statistic_unnoised_is_a_violation(algorithm: str, mutant, pool) -> None:
+    result = audit_setting(default_setting(algorithm, implementation=mutant), runs=1000, seed=5, executor=pool)
     assert result.verdict == "violation", result.to_dict()
 
 
 @pytest.mark.parametrize("algorithm", ALL)
-def test_noise_reused_across_psums_is_a_violation(algorithm: str) -> None:
+def test_noise_reused_across_psums_is_a_violation(algorithm: str, pool) -> None:
     result = audit_setting(
-        default_setting(algorithm, implementation=counters_noise_reused), runs=1000, seed=5, attack="learned"
+        default_setting(algorithm, implementation=counters_noise_reused),
+        runs=1000,
+        seed=5,
+        attack="learned",
+        executor=pool,
     )
     assert result.verdict == "violation", result.to_dict()
