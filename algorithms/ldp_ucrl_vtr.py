@@ -384,6 +384,11 @@ class LdpUcrlVtr(VtrAgent):
             target += self.rng.standard_normal((h_, self.dim)) * self.sigma_target
         return {GRAM: gram, TARGET: target}
 
+    def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        """The user's 2H messages before their noise, from her trajectory (the local-DP messages protocol of
+        :func:`dpkit.algorithms.observers.observe_messages`; her rewards do not enter them)."""
+        return self.statistics(*self.regression_inputs(states, actions))
+
     def statistics(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
         """The noiseless statistics the randomiser privatises (clipped as it clips): the means of its messages.
 

@@ -236,8 +236,8 @@ def beyond_bounds_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """The ``messages`` observer of any local-DP agent that follows the protocol: ``update(k, states,
-    actions, rewards)`` returns the user's messages {release: array} and ``statistics(states, actions,
-    rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
+    actions, rewards)`` returns the user's messages {release: array} and ``message_statistics(states,
+    actions, rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
     c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the whole array is
     one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle."""
     from .episodes import play_episode
@@ -258,7 +258,7 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             agent.update(k, *traj)
             continue
         counterfactual = play_episode(env, policy, other, draws)
-        mine, theirs = agent.statistics(*traj), agent.statistics(*counterfactual)
+        mine, theirs = agent.message_statistics(*traj), agent.message_statistics(*counterfactual)
         messages = agent.update(k, *traj)
         m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
         unknown = sorted(set(messages) - set(releases))

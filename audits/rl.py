@@ -556,7 +556,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
 
     ``agent`` is a full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent
     factory that follows the local-DP messages protocol (:func:`dpkit.algorithms.observers.observe_messages`:
-    ``plan``, ``update`` returning her messages, ``statistics``, ``declaration``, ``sigmas``), audited by the
+    ``plan``, ``update`` returning her messages, ``message_statistics``, ``declaration``, ``sigmas``), audited by the
     generic messages observer on canaries beyond the reward bounds (registered as ``name``, default: the
     factory's ``__name__``). The claim is always the agent's own declaration."""
     from dpkit.algorithms.observers import local_messages_audit

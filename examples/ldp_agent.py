@@ -8,7 +8,7 @@ sigma, **options)`` builds the agent for a tabular MDP ``env`` (``env.horizon``,
 
 * ``plan(k)`` → a ``Plan`` (a policy ``[h, s]`` of actions) for user k;
 * ``update(k, states, actions, rewards)`` → what user k sends, ``{release: array}`` (local DP: her messages);
-* ``statistics(states, actions, rewards)`` → the same messages before their noise;
+* ``message_statistics(states, actions, rewards)`` → the same messages before their noise;
 * ``declaration`` (a ``PrivacyDeclaration``: each release's sensitivity under the neighbouring relation
   and σ) and ``sigmas`` ({release: σ} it really uses).
 
@@ -66,11 +66,11 @@ class NoisyRewardsAgent:
     def plan(self, k: int) -> Plan:
         return Plan(np.argmax((self.sums + 1.0) / (self.visits + 1.0), axis=2))
 
-    def statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+    def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         return {"rewards": np.clip(np.asarray(rewards, dtype=float), 0.0, 1.0)}
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
-        message = self.statistics(states, actions, rewards)["rewards"]
+        message = self.message_statistics(states, actions, rewards)["rewards"]
         message = message + self.rng.normal(0.0, self.sigmas["rewards"], message.shape)
         steps = np.arange(self.env.horizon)
         self.sums[steps, states[:-1], actions] += message
@@ -97,7 +97,7 @@ def make_agent(
 
 
 class _Forgetful(NoisyRewardsAgent):
-    def statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+    def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         return {"rewards": np.asarray(rewards, dtype=float)}  # the bug: no clipping
 
 

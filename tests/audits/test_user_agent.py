@@ -51,3 +51,33 @@ def test_an_agent_outside_the_protocol_is_named() -> None:
             audit_algorithm(name, runs=10)
     finally:
         registry.unregister(name)
+
+
+def _ldp_as_a_users_agent(name, env, episodes, rng, **kw):
+    from dpkit.algorithms.ldp_ucrl_vtr import make_agent
+
+    return make_agent("ldp-ucrl-vtr", env, episodes, rng, **kw)
+
+
+def test_the_generic_messages_observer_reads_ldp_ucrl_vtr_as_its_own_observer_does() -> None:
+    """LDP-UCRL-VTR follows the messages protocol too: audited as a user's agent (the generic observer), its
+    canary pair realises exactly the μ its own white-box observer computes, and the same allowance."""
+    from dataclasses import replace
+
+    from dpkit.algorithms.observers import local_messages_audit
+
+    spec = registry.get("ldp-ucrl-vtr")
+    generic = replace(
+        spec,
+        name="ldp-as-a-user-agent",
+        entry_point=_ldp_as_a_users_agent,
+        audit=local_messages_audit(defaults=spec.audit.defaults),
+    )
+    try:
+        as_user = audit_algorithm(register_agent(generic), runs=300, seed=1)
+    finally:
+        registry.unregister("ldp-as-a-user-agent")
+    own = audit_algorithm("ldp-ucrl-vtr", runs=300, seed=1)
+    assert as_user.pair_mu == pytest.approx(own.pair_mu, rel=1e-12)
+    assert as_user.pair_mu_allowed == pytest.approx(own.pair_mu_allowed, rel=1e-12)
+    assert as_user.verdict != "violation"
