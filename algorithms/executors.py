@@ -151,15 +151,20 @@ class ProcessPoolExecutor(Executor):
         if start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(f"start_method {start_method!r} is not available on this platform")
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._generation = -1
 
     @property
     def workers(self) -> int:
         return self._workers
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
-        if self._pool is None:
-            from . import registry
+        from . import registry
 
+        if self._pool is not None and self._generation != registry.generation():
+            self._pool.shutdown(wait=True)  # an algorithm was registered since: the workers must learn it
+            self._pool = None
+        if self._pool is None:
+            self._generation = registry.generation()
             context = multiprocessing.get_context(self.start_method)
             self._pool = cf.ProcessPoolExecutor(
                 max_workers=self._workers,

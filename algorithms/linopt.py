@@ -57,8 +57,9 @@ V clipped to [0, H], φ to ‖φ‖ <= sqrt(d1)·H, ϕ to ‖ϕ‖ <= 1, r to [0
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -854,20 +855,17 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     return trace.row(run.white_box)
 
 
-def _declarer(name: str) -> Callable[[float, float, Mapping[str, Any]], PrivacyDeclaration]:
-    def build(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-        return declare_privacy(
-            name,
-            p["episodes"],
-            p["horizon"],
-            epsilon,
-            delta,
-            p["dim"],
-            reading=p.get("reading") or "theorem-6.5",
-            schedule=p.get("schedule") or "before-episode",
-        )
-
-    return build
+def _declare(name: str, epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
+    return declare_privacy(
+        name,
+        p["episodes"],
+        p["horizon"],
+        epsilon,
+        delta,
+        p["dim"],
+        reading=p.get("reading") or "theorem-6.5",
+        schedule=p.get("schedule") or "before-episode",
+    )
 
 
 def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
@@ -892,7 +890,7 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
         name=name,
         entry_point=make_agent,
         summary="joint DP; 4H binary-tree counters (seed 004)",
-        declaration=_declarer(name),
+        declaration=functools.partial(_declare, name),  # a partial, not a closure: specs travel to workers
         required=("episodes", "horizon", "dim"),
         optional=("reading", "schedule"),
         ledger_parameters=_ledger_parameters,

@@ -239,7 +239,10 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     actions, rewards)`` returns the user's messages {release: array} and ``message_statistics(states,
     actions, rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
     c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the whole array is
-    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle."""
+    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle. Each message
+    gives its whitened projection on the canaries' difference (the white-box reading) and every whitened
+    coordinate (for the learned attack: the observer trusts ``message_statistics``, and an agent that
+    misreports them shows there)."""
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -248,6 +251,11 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     other = canaries[1 - run.which]
     agent_rng, policy_rng = rng.spawn(2)
     agent = run.make_agent(agent_rng, env)
+    if not callable(getattr(agent, "message_statistics", None)):
+        raise TypeError(
+            f"the agent {type(agent).__name__} does not follow the messages protocol: it has no "
+            "message_statistics(states, actions, rewards)"
+        )
     releases = {r.name: r for r in agent.declaration.releases}
     trace = Trace()
     for k in range(j + 1):  # later episodes add nothing the LDP observer of her messages sees
@@ -271,6 +279,10 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             residual = flat(np.asarray(messages[name], dtype=float) - x0, sym, lead)
             d = flat(x1 - x0, sym, lead)
             trace.add(*project(residual, d, agent.sigmas[name], run.claim_sigmas[name], run.sensitivities[name]))
+            # every whitened coordinate too, with no signal of its own: the white-box score ignores them, the
+            # learned attack reads them — so an agent whose message_statistics misreport its messages is seen
+            whitened = residual / agent.sigmas[name]
+            trace.add(whitened, np.zeros_like(whitened), np.zeros_like(whitened))
     return trace.row(True)
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.validation import ArgumentTypeError
 
 from .spec import AlgorithmSpec
 
@@ -35,6 +36,8 @@ __all__ = [
     "declare",
     "runtime_registrations",
     "replay",
+    "generation",
+    "is_runtime",
 ]
 
 #: The modules of the built-in algorithms; each defines ``REGISTRATIONS``, a tuple of specs.
@@ -50,7 +53,9 @@ ENTRY_POINT_GROUP = "dpkit.algorithms"
 
 _REGISTRY: dict[str, AlgorithmSpec] = {}
 _RUNTIME: dict[str, AlgorithmSpec] = {}  # registered by register() in this process: replayed in worker processes
+_LOADED: set[str] = set()  # the built-ins' and plugins' names (every process loads them itself)
 _loaded = False
+_generation = 0
 
 
 def _specs(obj: object, origin: str) -> tuple[AlgorithmSpec, ...]:
@@ -68,51 +73,101 @@ def _ensure_loaded() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True  # set first: a plugin that looks names up while it registers must not recurse
+    _loaded = True  # set first: a plugin that looks names up while it loads must not recurse
     for module in BUILTIN_MODULES:
         for spec in _specs(importlib.import_module(module).REGISTRATIONS, f"{module}.REGISTRATIONS"):
             _REGISTRY.setdefault(spec.name, spec)
+            _LOADED.add(spec.name)
     from importlib.metadata import entry_points
 
+    errors = []
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            loaded = ep.load()
-        except Exception as err:  # a broken plugin is named in the error
-            raise ValueError(
-                f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) cannot be loaded: {err}"
-            ) from None
-        for spec in _specs(loaded, f"the {ENTRY_POINT_GROUP} entry point {ep.name!r}"):
-            register(spec)
+            specs = _specs(ep.load(), f"the {ENTRY_POINT_GROUP} entry point {ep.name!r}")
+        except Exception as err:  # a broken plugin is named; the others still load
+            errors.append(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) cannot be loaded: {err}")
+            continue
+        for spec in specs:
+            if spec.name in _REGISTRY:
+                errors.append(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} names {spec.name!r}, already taken")
+                continue
+            _REGISTRY[spec.name] = spec  # every process loads the plugins itself: not a runtime registration
+            _LOADED.add(spec.name)
+    _bump()
+    if errors:
+        raise ValueError("; ".join(errors))
+
+
+def _bump() -> None:
+    global _generation
+    _generation += 1
+
+
+def generation() -> int:
+    """A number that changes whenever a registration does (for caches and process pools keyed on it)."""
+    _ensure_loaded()
+    return _generation
 
 
 def register(spec: AlgorithmSpec, *, replace: bool = False) -> AlgorithmSpec:
     """Register ``spec`` under its name (refused if the name is taken, unless ``replace``); returns it."""
     if not isinstance(spec, AlgorithmSpec):
-        raise TypeError(f"spec must be an AlgorithmSpec, got {type(spec).__name__}")
+        raise ArgumentTypeError(f"spec must be an AlgorithmSpec, got {type(spec).__name__}")
     _ensure_loaded()
-    if spec.name in _REGISTRY and not replace and _REGISTRY[spec.name] is not spec:
+    if _REGISTRY.get(spec.name) is spec:
+        return spec
+    if spec.name in _REGISTRY and not replace:
         raise ValueError(f"an algorithm named {spec.name!r} is already registered (pass replace=True to replace it)")
     _REGISTRY[spec.name] = spec
     _RUNTIME[spec.name] = spec
+    _bump()
     return spec
 
 
 def unregister(name: str) -> None:
-    """Forget the algorithm ``name`` (a test's or a plugin's; unknown names are refused)."""
+    """Forget the algorithm ``name`` (unknown names are refused). Built-ins and plugins stay: unregistering
+    a runtime registration that replaced one brings the original back."""
     get(name)
     del _REGISTRY[name]
     _RUNTIME.pop(name, None)
+    if name in _LOADED:  # restore what every process loads
+        global _loaded
+        _loaded = False
+        others = dict(_REGISTRY)
+        _REGISTRY.clear()
+        _LOADED.clear()
+        _ensure_loaded()
+        for key, value in others.items():
+            _REGISTRY.setdefault(key, value)
+    _bump()
+
+
+def is_runtime(name: str) -> bool:
+    """Whether ``name`` was registered by :func:`register` in this process (not a built-in or a plugin)."""
+    _ensure_loaded()
+    return name in _RUNTIME and _REGISTRY.get(name) is _RUNTIME[name]
 
 
 def runtime_registrations() -> tuple[AlgorithmSpec, ...]:
-    """The specs :func:`register` added in this process (not the built-ins, not the entry-point plugins,
-    which every process loads itself): what a process pool replays in its workers (:func:`replay`)."""
-    return tuple(_RUNTIME.values())
+    """The specs :func:`register` added in this process that can travel to another (picklable: callables
+    defined at module level, or "module:attr" strings) — what a process pool replays in its workers
+    (:func:`replay`). The built-ins and plugins are not among them: every process loads those itself."""
+    import pickle
+
+    out = []
+    for name, spec in _RUNTIME.items():
+        if _REGISTRY.get(name) is not spec:
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception:  # a lambda or a closure: it stays in this process (an audit says so if asked)
+            continue
+        out.append(spec)
+    return tuple(out)
 
 
 def replay(specs: Iterable[AlgorithmSpec]) -> None:
-    """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations).
-    A spec must be picklable to travel: its callables defined at module level, or "module:attr" strings."""
+    """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations)."""
     for spec in specs:
         register(spec, replace=True)
 
@@ -138,7 +193,7 @@ def get(
     """The spec of ``name``; an unknown name (or one that is not private/audited when that is asked) is a
     ``ValueError`` listing the choices and the closest one."""
     if not isinstance(name, str):
-        raise TypeError(f"{what} must be a string, got {type(name).__name__}")
+        raise ArgumentTypeError(f"{what} must be a string, got {type(name).__name__}")
     choices = names(private=private, audited=audited)
     if name not in choices:
         close = difflib.get_close_matches(name, choices, n=1)

@@ -16,9 +16,9 @@ Like Gymnasium's ``EnvSpec``, the callables of a spec are *entry points*: a call
   the parameters named by ``required``/``optional``;
 * ``default_epsilon(delta, parameters)`` → the ε the algorithm has when none is targeted (RLSVI: the
   paper's ε(δ); ``None``: a target ε is required);
-* ``ledger_parameters(sizes, env)`` → the declaration's parameters for the algorithm as a regret run
+* ``ledger_parameters(sizes, env_seed)`` → the declaration's parameters for the algorithm as a regret run
   uses it (``sizes``: the report's algorithm entry, with ``episodes``, ``states``, ``actions``,
-  ``horizon``...; ``env``: the environment the run faces);
+  ``horizon``...; ``env_seed``: the seed of the environment the run faces);
 * the audit's ``world(setting)`` → (environment, users, (canary 0, canary 1)) and
   ``observe(context, rng)`` → one run's row (see :mod:`dpkit.algorithms.observers`).
 """
@@ -161,9 +161,9 @@ class AlgorithmSpec:
 
     @property
     def private(self) -> bool:
-        """Whether the algorithm declares its releases: through ``declaration`` (which the ledger and the
-        report need), or only through its agents' ``declaration`` (enough for an audit)."""
-        return self.declaration is not None or self.audit is not None
+        """Whether the algorithm registers its declaration (so it has a ledger and can be reported); an
+        audit-only spec (a user's agent) declares its releases through its agents instead."""
+        return self.declaration is not None
 
     @property
     def lq(self) -> bool:

@@ -50,6 +50,7 @@ less noise than it declares, shares noise, or exceeds its declared sensitivity s
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -240,10 +241,15 @@ def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
     return RlDataset(setting, 0), RlDataset(setting, 1)
 
 
-@functools.lru_cache(maxsize=32)
 def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
     """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting: the
     registered algorithm's audit world (its canaries live with it)."""
+    return _world_at(setting, registry.generation())
+
+
+@functools.lru_cache(maxsize=32)
+def _world_at(setting: RlSetting, generation: int) -> tuple[Any, Any, tuple[Any, Any]]:
+    # keyed on the registry's generation: an algorithm registered again under the same name is read afresh
     world = _spec(setting).hook("world")
     assert world is not None
     return world(setting)
@@ -258,33 +264,63 @@ def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
     return factory(s.algorithm, env, s.episodes, rng, epsilon=s.epsilon, delta=s.delta, sigma=sigma, **dict(s.options))
 
 
-@functools.lru_cache(maxsize=32)
-def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
-    """The σ of every release that the claim (the target (ε, δ)) needs: σ_tight from the ledger of the
-    *registered* algorithm's declaration — never from the implementation under test."""
-    agent = _make_agent(
-        replace(setting, sigma="tight", implementation=None), np.random.default_rng(0), _world(setting)[0]
-    )
-    return dict(agent.sigmas)
-
-
-@functools.lru_cache(maxsize=32)
-def _declared_sensitivities(setting: RlSetting) -> dict[str, float]:
-    """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered*
-    algorithm declares it (the implementation under test cannot raise it)."""
-    agent = _make_agent(replace(setting, implementation=None), np.random.default_rng(0), _world(setting)[0])
-    return {r.name: r.sensitivity(setting.relation) for r in agent.declaration.releases}
-
-
-def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
-    agent = _make_agent(setting, np.random.default_rng(0), _world(setting)[0])
+def _checked(setting: RlSetting, agent: Any) -> PrivacyDeclaration:
+    """The agent's declaration, once it is seen to follow the protocol and to declare the setting's target."""
     missing = [a for a in ("declaration", "sigmas", "plan", "update") if not hasattr(agent, a)]
     if missing or not isinstance(agent.declaration, PrivacyDeclaration):
         raise TypeError(
             f"the agent {setting.algorithm!r} builds ({type(agent).__name__}) does not follow the protocol: it needs "
             f"plan, update, sigmas and a PrivacyDeclaration as declaration (missing: {', '.join(missing) or 'none'})"
         )
-    return agent.declaration, dict(agent.sigmas)
+    d = agent.declaration
+    if not (math.isclose(d.epsilon, setting.epsilon, rel_tol=1e-12) and math.isclose(d.delta, setting.delta)):
+        raise ValueError(
+            f"the agent {setting.algorithm!r} declares (ε, δ) = ({d.epsilon:g}, {d.delta:g}), not the audit's target "
+            f"({setting.epsilon:g}, {setting.delta:g}): a declaration is judged at the target it was built for"
+        )
+    names = sorted(r.name for r in d.releases)
+    if sorted(agent.sigmas) != names:
+        raise ValueError(
+            f"the agent {setting.algorithm!r} uses σ for {sorted(agent.sigmas)} but declares the releases {names}"
+        )
+    return d
+
+
+def _registered_declaration(setting: RlSetting) -> PrivacyDeclaration:
+    """The declaration of the *registered* agent (never the implementation under test) at the setting's target."""
+    return _registered_declaration_at(setting, registry.generation())
+
+
+@functools.lru_cache(maxsize=32)
+def _registered_declaration_at(setting: RlSetting, generation: int) -> PrivacyDeclaration:
+    agent = _make_agent(replace(setting, implementation=None), np.random.default_rng(0), _world(setting)[0])
+    return _checked(setting, agent)
+
+
+def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
+    """The σ of every release that the claim (the target (ε, δ)) needs: dpkit's own σ_tight (the exact
+    accountant's calibration) of the registered declaration under the setting's relation — never the σ an
+    implementation reports, so no agent can raise its own allowance by declaring a small σ."""
+    return dict(_claim_sigmas_at(setting, registry.generation()))
+
+
+@functools.lru_cache(maxsize=32)
+def _claim_sigmas_at(setting: RlSetting, generation: int) -> dict[str, float]:
+    from dpkit.algorithms.episodes import resolve_sigmas
+
+    return resolve_sigmas(_registered_declaration(setting), "tight", relation=setting.relation)
+
+
+def _declared_sensitivities(setting: RlSetting) -> dict[str, float]:
+    """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered* agent
+    declares it (the implementation under test cannot raise it)."""
+    return {r.name: r.sensitivity(setting.relation) for r in _registered_declaration(setting).releases}
+
+
+def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
+    """The declaration and σ of the implementation under test (what it says it does)."""
+    agent = _make_agent(setting, np.random.default_rng(0), _world(setting)[0])
+    return _checked(setting, agent), dict(agent.sigmas)
 
 
 def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -469,6 +505,23 @@ def _declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], r
     return Ledger(tuple(r.gaussian(relation, sigma=sigmas[r.name]) for r in declaration.releases)).mu
 
 
+def _check_executor(setting: RlSetting, executor: Executor | None) -> None:
+    """An algorithm registered at run time reaches process-pool workers only if its spec can be pickled, and
+    Dask workers not at all (they are other machines' processes): refuse before any run, naming why."""
+    if executor is None or executor.name == "in-process" or not registry.is_runtime(setting.algorithm):
+        return
+    if executor.name.startswith("dask"):
+        raise ValueError(
+            f"{setting.algorithm!r} was registered in this process, which Dask workers do not share: run it with "
+            "the in-process or process-pool executor, or make it a plugin (entry-point group dpkit.algorithms)"
+        )
+    if registry.get(setting.algorithm) not in registry.runtime_registrations():
+        raise ValueError(
+            f"{setting.algorithm!r} was registered with callables that cannot be pickled (a lambda, a closure, or a "
+            "function of a file loaded by path): run it in-process, or define them at module level"
+        )
+
+
 def audit_setting(
     setting: RlSetting,
     *,
@@ -492,6 +545,7 @@ def audit_setting(
     if not setting.white_box and attack == "white-box":
         attack = "learned"
     started = time.perf_counter()
+    _check_executor(setting, executor)
     declaration, sigmas = _declaration(setting)
     if any(v <= 0.0 for v in sigmas.values()):
         raise ValueError(f"sigma must be > 0 for an audit (σ = 0 adds no noise: nothing is private), got {sigmas}")
@@ -558,7 +612,11 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
     factory that follows the local-DP messages protocol (:func:`dpkit.algorithms.observers.observe_messages`:
     ``plan``, ``update`` returning her messages, ``message_statistics``, ``declaration``, ``sigmas``), audited by the
     generic messages observer on canaries beyond the reward bounds (registered as ``name``, default: the
-    factory's ``__name__``). The claim is always the agent's own declaration."""
+    factory's ``__name__``; the names of built-ins and plugins are refused). The claim is the agent's own
+    declaration at the audit's target (ε, δ), read by dpkit: σ_tight is dpkit's calibration of it, so a σ the
+    agent reports cannot raise its allowance. The observer trusts the agent's ``message_statistics`` (what a
+    message carries before its noise): an agent that misreports it is seen by the learned attack, which reads
+    every whitened coordinate of the messages (``attack="learned"``), not by the white-box one."""
     from dpkit.algorithms.observers import local_messages_audit
 
     if isinstance(agent, AlgorithmSpec):
@@ -574,6 +632,11 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
         raise TypeError(f"agent must be an AlgorithmSpec or an agent factory, got {type(agent).__name__}")
     if spec.audit is None:
         raise ValueError(f"{spec.name} registers no audit (its AlgorithmSpec has audit=None)")
+    if spec.name in registry.names() and not registry.is_runtime(spec.name):
+        raise ValueError(
+            f"{spec.name!r} is the name of a registered algorithm (a built-in or a plugin): give your agent another "
+            "name"
+        )
     registry.register(spec, replace=True)
     return spec.name
 

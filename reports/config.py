@@ -187,6 +187,8 @@ class AlgorithmConfig(_Model):
             object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
         if self.env not in SIMULATED_ENVIRONMENTS:
             raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {shown(self.env)}")
+        if self.audit.enabled and self.spec.audit is None:
+            raise _KeyError("audit", f"{self.name} registers no audit: set audit.enabled = false")
         if self.episode_grid is not None and "rlsvi" not in self.spec.report.sections:
             raise _KeyError("episode_grid", f"applies to rlsvi (its per-run privacy figure) only, not {self.name}")
         try:

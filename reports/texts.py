@@ -56,3 +56,12 @@ def assumptions(algorithm: str) -> tuple[str, ...]:
     from dpkit.algorithms import registry
 
     return registry.get(algorithm, private=True).report.assumptions
+
+
+def __getattr__(name: str) -> object:
+    # the assumptions of every registered private algorithm, as registered now (they live with each algorithm)
+    if name == "ASSUMPTIONS":
+        from dpkit.algorithms import registry
+
+        return {n: registry.get(n).report.assumptions for n in registry.names(private=True)}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

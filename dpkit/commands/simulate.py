@@ -15,7 +15,7 @@ from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, 
 
 
 @click.command()
-@click.argument("algorithm", type=click.Choice(registry.names()))
+@click.argument("algorithm")
 @click.option(
     "--env",
     "env_name",
@@ -66,9 +66,10 @@ def simulate(
     from dpkit.algorithms.simulation import Experiment
     from dpkit.experiments import run_experiment, write_outputs
 
+    spec = registry.get(algorithm, what="ALGORITHM")  # an unknown name: the choices and "did you mean"
     check_out_dir(out)  # before any work
     if env_name is None:
-        env_name = "lq" if registry.get(algorithm).lq else "riverswim"
+        env_name = "lq" if spec.lq else "riverswim"
     # an option that does not apply to this algorithm or environment is refused, never ignored
     if env_name == "lq":
         refuse_options(ctx, ("states", "actions"), "an LQ system (use --state-dim and --control-dim)")
@@ -76,7 +77,7 @@ def simulate(
         refuse_options(ctx, ("state_dim", "control_dim"), f"the tabular environment {env_name!r}")
         if env_name != "tabular":
             refuse_options(ctx, ("actions",), f"{env_name!r} (two actions: left and right)")
-    if not registry.get(algorithm).private:
+    if not spec.private:
         refuse_options(ctx, ("epsilon", "delta", "sigma_text"), f"{algorithm}, which is not private (it adds no noise)")
     n_seeds = bounded("seeds", seeds)
     n_workers = bounded("workers", workers)

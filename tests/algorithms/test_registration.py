@@ -148,7 +148,9 @@ def test_plugins_register_through_the_entry_point_group(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(metadata, "entry_points", entry_points)
     monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_RUNTIME", {})
+    monkeypatch.setattr(registry, "_LOADED", set())
     monkeypatch.setattr(registry, "_loaded", False)
     assert registry.get(NAME) is SPEC
-    assert registry.names()[: len(registry.BUILTIN_MODULES)] != ()  # the built-ins load too
-    assert "rlsvi" in registry.names(private=True)
+    assert "rlsvi" in registry.names(private=True)  # the built-ins load too
+    assert not registry.is_runtime(NAME) and SPEC not in registry.runtime_registrations()  # each process loads it

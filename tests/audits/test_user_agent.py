@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dpkit.algorithms import registry
@@ -81,3 +82,64 @@ def test_the_generic_messages_observer_reads_ldp_ucrl_vtr_as_its_own_observer_do
     assert as_user.pair_mu == pytest.approx(own.pair_mu, rel=1e-12)
     assert as_user.pair_mu_allowed == pytest.approx(own.pair_mu_allowed, rel=1e-12)
     assert as_user.verdict != "violation"
+
+
+# -- agents that try to fool the audit (found by review) ---------------------------------------------------
+
+
+def _example():
+    return load_object("--agent", f"{EXAMPLE}:make_agent")
+
+
+def small_sigma_agent(name, env, episodes, rng, **kw):
+    """Reports (and uses) σ = 0.05 whatever it is asked for: its allowance must not follow."""
+    kw["sigma"] = 0.05
+    return _example()(name, env, episodes, rng, **kw)
+
+
+def lying_statistics_agent(name, env, episodes, rng, **kw):
+    """Sends raw, unclipped rewards with tiny noise while its message_statistics say its messages carry nothing."""
+    agent = _example()(name, env, episodes, rng, **{**kw, "sigma": 0.01})
+
+    class Liar(type(agent)):
+        def message_statistics(self, states, actions, rewards):
+            return {"rewards": np.zeros(len(rewards))}
+
+        def update(self, k, states, actions, rewards):
+            message = np.asarray(rewards, dtype=float) + self.rng.normal(0.0, 0.01, len(rewards))
+            return {"rewards": message}
+
+    agent.__class__ = Liar
+    return agent
+
+
+def test_an_agent_cannot_raise_its_own_allowance_with_a_small_sigma() -> None:
+    name = register_agent(small_sigma_agent)
+    try:
+        result = audit_algorithm(name, runs=600, seed=1)
+    finally:
+        registry.unregister(name)
+    assert result.sigmas_claim["rewards"] > 1.0  # dpkit's σ_tight of the declaration, not the agent's 0.05
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_an_agent_that_misreports_its_messages_is_seen_by_the_learned_attack() -> None:
+    name = register_agent(lying_statistics_agent)
+    try:
+        result = audit_algorithm(name, runs=600, seed=1, attack="learned")
+    finally:
+        registry.unregister(name)
+    assert result.verdict == "violation", result.to_dict()
+
+
+def test_an_agent_cannot_take_a_registered_algorithms_name() -> None:
+    with pytest.raises(ValueError, match="name of a registered algorithm"):
+        register_agent(_example(), name="rlsvi")
+    assert registry.get("rlsvi").declaration is not None  # the built-in is untouched
+
+
+def test_registering_a_name_again_is_read_afresh() -> None:
+    first = audit_algorithm(register_agent(_example(), name="mine"), runs=60, seed=0, epsilon=8.0)
+    second = audit_algorithm(register_agent(small_sigma_agent, name="mine"), runs=60, seed=0, epsilon=8.0)
+    registry.unregister("mine")
+    assert first.sigmas["rewards"] != second.sigmas["rewards"]  # the new agent's σ, not a cached one
