@@ -43,6 +43,7 @@ typecheck: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
 	$(BIN)/python docs/make_audits.py
+	$(BIN)/python docs/make_one_run.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/calibration.py

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from dpkit.accountant.validation import check_choice, check_probability, check_real
+from dpkit.accountant.validation import check_choice, check_probability, check_real, check_unit_interval
 
 __all__ = [
     "OBJECTIVES",
@@ -33,6 +33,8 @@ __all__ = [
     "estimate",
     "mu_from_rates",
     "mu_lower_bound",
+    "one_run_p_value",
+    "one_run_epsilon_lower",
     "select_threshold",
 ]
 
@@ -266,3 +268,65 @@ def estimate(
         mu_estimate=mu_hat,
         mu_interval=(mu_lower_bound(fpr_up, fnr_up), max(0.0, mu_from_rates(fpr_lo, fnr_lo))),
     )
+
+
+# -- one-run audits (Steinke, Nasr & Jagielski 2023) ---------------------------------------------------------
+
+
+def _one_run_counts(canaries: object, guesses: object, correct: object) -> tuple[int, int, int]:
+    for name, value in (("canaries", canaries), ("guesses", guesses), ("correct", correct)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    m, r, v = int(canaries), int(guesses), int(correct)  # type: ignore[call-overload]
+    if not v <= r <= m:
+        raise ValueError(f"need correct <= guesses <= canaries, got {v}, {r}, {m}")
+    return m, r, v
+
+
+def one_run_p_value(*, canaries: int, guesses: int, correct: int, epsilon: float, delta: float) -> float:
+    """The p-value of ``correct`` right guesses out of ``guesses`` (abstaining on the other canaries) when the
+    algorithm is (ε, δ)-DP with respect to each of ``canaries`` independent fair coins — the main theorem of
+    Steinke, Nasr & Jagielski (2023) with abstention:
+
+        P[V ≥ v] ≤ P[Bin(r, q) ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ Bin(r, q) < v] / i,   q = e^ε/(1 + e^ε).
+
+    Binomial tails from scipy (regularised incomplete beta), rounded up; increasing in ε."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    eps = check_real("epsilon", epsilon)
+    if eps < 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    d = check_unit_interval("delta", delta)
+    if v == 0:
+        return 1.0
+    q = float(special.expit(eps))
+    tail = float(stats.binom.sf(v - 1, r, q))
+    if d > 0.0:
+        below = stats.binom.pmf(np.arange(v - 1, -1, -1), r, q)  # P[Bin = v − i], i = 1 … v
+        worst = float(np.max(np.cumsum(below) / np.arange(1, v + 1)))
+        tail += 2.0 * m * d * worst
+    return min(1.0, math.nextafter(tail, math.inf))
+
+
+def one_run_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float, alpha: float = 0.05) -> float:
+    """The largest ε at which (ε, δ)-DP is rejected at level ``alpha`` by ``correct`` right guesses of
+    ``guesses`` (:func:`one_run_p_value`): a lower bound on the algorithm's ε with confidence 1 − α. Found by
+    bisection on the monotone p-value and returned at the rejected end (rounded down); 0 when nothing is
+    rejected."""
+    level = check_probability("alpha", alpha)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    kwargs: dict[str, Any] = {"canaries": canaries, "guesses": guesses, "correct": correct, "delta": delta}
+    if one_run_p_value(epsilon=0.0, **kwargs) > level:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while one_run_p_value(epsilon=hi, **kwargs) <= level:  # all-correct guesses reject up to a finite ε only
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e3:
+            return lo
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if one_run_p_value(epsilon=mid, **kwargs) <= level:
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -15,7 +15,7 @@ from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
-    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position"),
+    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "one_run", "canaries"),
     "a --target audit": (
         "target",
         "neighbours",
@@ -65,6 +65,12 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
     help="Instead of ALGORITHM: your own agent — an AlgorithmSpec, or an agent factory following the "
     "local-DP messages protocol (see examples/ldp_agent.py).",
 )
+@click.option(
+    "--one-run",
+    is_flag=True,
+    help="ALGORITHM form, local-DP agents: one run with every user a canary (Steinke, Nasr & Jagielski 2023).",
+)
+@click.option("--canaries", type=NUMBER, default=None, help="--one-run: canary users in the run (2000).")
 @click.option(
     "--sigma", default="tight", show_default=True, help="ALGORITHM form: paper | tight | a number (every release's σ)."
 )
@@ -119,6 +125,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     \b
     dpkit audit ALGORITHM [--sigma paper|tight|VALUE] [--observer …] [--runs N] [--episodes K]
     dpkit audit --agent FILE.py:NAME [the options of ALGORITHM]
+    dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run [--canaries M] [--sigma …] [--epsilon E --delta D]
     dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D
     """
     algorithm, target, neighbours = params["algorithm"], params["target"], params["neighbours"]
@@ -140,10 +147,22 @@ def audit(ctx: click.Context, **params: Any) -> int:
             raise click.UsageError(
                 f"--attack for an ALGORITHM audit must be white-box or learned, got {params['attack']!r}"
             )
+        if params["one_run"]:
+            many_run_only = ("observer", "runs", "episodes", "position", "attack", "executor", "workers", "scheduler")
+            refuse_options(ctx, many_run_only, "a --one-run audit (one run, every user a canary)")
+            from .audit_one_run import audit_one_run
+
+            return audit_one_run(
+                **{k: params[k] for k in ("algorithm", "canaries", "sigma", "epsilon", "delta", "confidence", "seed")},
+                as_json=params["as_json"],
+            )
+        refuse_options(ctx, ("canaries",), "a many-run audit (add --one-run)")
         from .audit_rl import audit_algorithm
 
         kept = FORMS["an ALGORITHM audit"] + FORMS["both"]
-        return audit_algorithm(**{k: v for k, v in params.items() if k in kept and k != "agent"})
+        return audit_algorithm(
+            **{k: v for k, v in params.items() if k in kept and k not in ("agent", "one_run", "canaries")}
+        )
     from .audit_target import audit_target
 
     kept = FORMS["a --target audit"] + FORMS["both"]

@@ -49,3 +49,26 @@ def test_bad_agents_are_refused_with_one_error_line(capsys, argv: list[str], mes
     code, out, err = run(capsys, "audit", *argv)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
+def test_one_run_audits_of_a_users_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["audit", "--one-run", "--epsilon", "1", "--delta", "1e-5", "--json"]
+    code, out, err = run(capsys, *base, "--agent", f"{AGENT}:make_agent")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["mode"] == "one-run" and result["verdict"] == "consistent" and result["canaries"] == 2000
+    code, out, _ = run(capsys, *base, "--agent", f"{AGENT}:make_agent_without_clipping")
+    assert code == 1 and json.loads(out)["verdict"] == "violation"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["rlsvi", "--one-run", "--runs", "10"], "--runs does not apply to a --one-run audit"),
+        (["rlsvi", "--canaries", "10"], "--canaries does not apply to a many-run audit"),
+        (["rlsvi", "--one-run", "--canaries", "10"], "message_statistics"),
+    ],
+)
+def test_one_run_refusals(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, out, err = run(capsys, "audit", *argv)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1, err

@@ -47,6 +47,8 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "runs": ["--runs", "10"],
         "episodes": ["--episodes", "5"],
         "position": ["--position", "last"],
+        "one_run": ["--one-run"],
+        "canaries": ["--canaries", "10"],
         "mu": ["--mu", "5"],
         "rho": ["--rho", "1"],
         "rdp_orders": ["--rdp-orders", "2,3"],
@@ -74,7 +76,7 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
 #: The long flag an error names for a sample typed with a short one.
 LONG_FLAGS = {"episodes": "--episodes", "states": "--states"}
 #: The options that choose the form (giving one of them is giving that form; see the cases below).
-SELECTORS = {"audit": ("target", "neighbours"), "ledger": (), "rlsvi": ("do_run",)}
+SELECTORS = {"audit": ("target", "neighbours", "agent"), "ledger": (), "rlsvi": ("do_run",)}
 
 
 def _command(name: str) -> click.Command:

@@ -1,0 +1,62 @@
+"""``dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run``: a one-run audit of a local-DP agent."""
+
+from __future__ import annotations
+
+from dpkit import accountant
+from dpkit.accountant.validation import check_index
+from dpkit.render import emit_json, format_number, print_table, progress_bar
+
+from .options import sigma_choice
+
+
+def audit_one_run(
+    *,
+    algorithm: str,
+    canaries: float | None,
+    sigma: str,
+    epsilon: float | None,
+    delta: float | None,
+    confidence: float,
+    seed: float,
+    as_json: bool,
+) -> int:
+    """One run of ``algorithm`` with every user a canary; print the result, return the exit status (1: violation)."""
+    from dpkit.algorithms import registry
+    from dpkit.audits.rl_one_run import audit_one_run as run_audit
+
+    registry.get(algorithm, audited=True, what="ALGORITHM")
+    m = 2000 if canaries is None else accountant.check_count("canaries", canaries)
+    confidence = accountant.check_probability("confidence", confidence)
+    with progress_bar(f"one run of {algorithm}", m) as advance:
+        result = run_audit(
+            algorithm,
+            canaries=m,
+            seed=check_index("seed", seed),
+            epsilon=epsilon,
+            delta=delta,
+            sigma=sigma_choice(sigma),
+            alpha=round(1.0 - confidence, 12),
+            progress=advance,
+        )
+    out = result.to_dict()
+    exit_code = 1 if result.verdict == "violation" else 0
+    if as_json:
+        emit_json(out)
+        return exit_code
+    print_table(
+        f"One-run audit of {algorithm} (messages observer): {result.verdict}",
+        ["", "value"],
+        [
+            ["claimed ε at δ = " + format_number(result.delta), format_number(result.claimed_epsilon, 6)],
+            ["canary users (one run)", str(out["canaries"])],
+            ["guesses / correct (the best guess count)", f"{result.guesses} / {result.correct}"],
+            ["ε lower bound (Steinke et al., Bonferroni over guess counts)", format_number(result.epsilon_lower, 6)],
+            [
+                "power / ratio to the claim",
+                f"{format_number(result.power, 6)} / {format_number(result.power_ratio, 4)}",
+            ],
+            ["confidence", format_number(1.0 - result.alpha, 6)],
+            ["time", f"{out['seconds']:.1f} s"],
+        ],
+    )
+    return exit_code

@@ -1,0 +1,53 @@
+"""One-run audits of local-DP RL agents (Steinke, Nasr & Jagielski 2023): every user a canary with a fair coin,
+one run, each user's exact log-likelihood-ratio score, guesses with abstention, the ε lower bound."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpkit.algorithms import registry
+from dpkit.audits.rl import register_agent
+from dpkit.audits.rl_one_run import audit_one_run, one_run_scores
+from dpkit.loading import load_object
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py"
+
+
+@pytest.fixture
+def agent():
+    name = register_agent(load_object("--agent", f"{EXAMPLE}:make_agent"))
+    yield name, load_object("--agent", f"{EXAMPLE}:make_agent_without_clipping")
+    registry.unregister(name)
+
+
+def test_a_users_agent_is_consistent_and_its_bug_a_violation_in_one_run(agent) -> None:
+    name, without_clipping = agent
+    good = audit_one_run(name, canaries=2000, epsilon=1.0, delta=1e-5, seed=0)
+    assert good.verdict == "consistent", good.to_dict()
+    assert good.epsilon_lower <= 1.0
+    bad = audit_one_run(name, canaries=2000, epsilon=1.0, delta=1e-5, seed=0, implementation=without_clipping)
+    assert bad.verdict == "violation", bad.to_dict()
+
+
+def test_scores_are_reproducible_and_point_the_right_way(agent) -> None:
+    name, _ = agent
+    a = one_run_scores(name, canaries=500, epsilon=1.0, delta=1e-5, seed=3)
+    b = one_run_scores(name, canaries=500, epsilon=1.0, delta=1e-5, seed=3)
+    assert np.array_equal(a.coins, b.coins) and np.array_equal(a.scores, b.scores)
+    assert a.scores[a.coins == 1].mean() > a.scores[a.coins == 0].mean()
+
+
+def test_ldp_ucrl_vtr_is_audited_in_one_run() -> None:
+    result = audit_one_run("ldp-ucrl-vtr", canaries=300, epsilon=1.0, delta=1e-5, seed=0)
+    assert result.verdict != "violation", result.to_dict()
+    assert result.to_dict()["canaries"] == 300
+
+
+def test_joint_dp_algorithms_are_refused_with_the_reason() -> None:
+    with pytest.raises(TypeError, match="message_statistics"):
+        audit_one_run("rlsvi", canaries=10)
+    with pytest.raises(ValueError, match="canaries must be >= 2"):
+        one_run_scores("ldp-ucrl-vtr", canaries=1)
