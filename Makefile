@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/audit_scale.py
 	$(BIN)/python bench/false_alarms.py
 	$(BIN)/python bench/one_run.py
+	$(BIN)/python bench/one_run_target.py
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/regret.py

@@ -47,6 +47,7 @@ from .estimators import (
     select_threshold,
 )
 from .neighbours import NeighbourSearch, audit_searched, search_neighbours
+from .one_run import OneRunResult, audit_one_run_target, judge_one_run
 
 __all__ = [
     "ATTACK_NAMES",
@@ -88,4 +89,7 @@ __all__ = [
     "NeighbourSearch",
     "audit_searched",
     "search_neighbours",
+    "OneRunResult",
+    "audit_one_run_target",
+    "judge_one_run",
 ]

@@ -16,13 +16,20 @@ it on a *selection* split, :func:`estimate` bounds the error rates on a separate
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
-from dpkit.accountant.validation import check_choice, check_probability, check_real, check_unit_interval
+from dpkit.accountant.validation import (
+    check_choice,
+    check_extended_nonnegative,
+    check_probability,
+    check_real,
+    check_unit_interval,
+)
 
 __all__ = [
     "OBJECTIVES",
@@ -35,6 +42,10 @@ __all__ = [
     "mu_lower_bound",
     "one_run_p_value",
     "one_run_epsilon_lower",
+    "one_run_fdp_p_value",
+    "one_run_fdp_rejects",
+    "one_run_fdp_epsilon_lower",
+    "one_run_mu_lower",
     "select_threshold",
 ]
 
@@ -329,4 +340,175 @@ def one_run_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: f
             lo = mid
         else:
             hi = mid
+    return lo
+
+
+# -- one-run audits of f-DP (a trade-off curve) ---------------------------------------------------------------
+
+
+def _incorrect_floor(
+    *, mu: float | None, epsilon: float | None, delta: float, trade_off: Callable[[float], Any] | None = None
+) -> Callable[[float], float]:
+    """h(a) = f⁻¹(1 − a) = f(1 − a) for the claim's symmetric trade-off function f: the least share of wrong guesses
+    that an f-DP mechanism must pair with a share ``a`` of right ones. Gaussian (μ-GDP): h(a) = Φ(Φ⁻¹(a) − μ);
+    (ε, δ)-DP: h(a) = max(0, e^{−ε}(a − δ), 1 − δ − e^ε(1 − a)); any other curve through ``trade_off``."""
+    if trade_off is not None:
+        return lambda a: max(0.0, float(trade_off(1.0 - a)))
+    if mu is not None:
+        m_ = float(mu)
+        if math.isinf(m_):
+            return lambda a: 0.0
+        return lambda a: float(special.ndtr(special.ndtri(a) - m_)) if a > 0.0 else 0.0
+    e, d = float(epsilon), float(delta)  # type: ignore[arg-type]
+    if math.isinf(e) or d >= 1.0:
+        return lambda a: 0.0  # ε = ∞ or δ = 1 constrain nothing (f = 0 away from the corner): no test rejects
+    return lambda a: max(0.0, math.exp(-e) * (a - d), 1.0 - d - math.exp(e) * (1.0 - a))
+
+
+def _tail_contradicts(tau: float, *, m: int, r: int, v: int, floor: Any) -> bool:
+    """Whether P[V ≥ v] ≥ τ is impossible for an f-DP mechanism (``floor`` = h of :func:`_incorrect_floor`).
+
+    With T_i = P[V ≥ i] (V right guesses of at most r, m canaries each a fair coin): for every canary j, flipping
+    its coin maps "j guessed right and V ≥ i" to "j guessed wrong and V ≥ i − 1" on one event of the output, so
+    f-DP (both directions, f symmetric) and concavity of 1 − f over coins and canaries give
+
+        E[(r − V)·1{V ≥ i−1}] ≥ m·h(E[V·1{V ≥ i}] / m),   i = 1 … v,
+
+    that is (r − i + 1)·T_{i−1} ≥ Σ_{j≥i} T_j + m·h((i·T_i + Σ_{j>i} T_j)/m). Starting from T_v ≥ τ (and T_j ≥ 0
+    above v), every right-hand side is increasing in the T's, so the recursion carries lower bounds down to T_0;
+    T_0 = 1, so a lower bound above 1 (beyond rounding) is a contradiction. The recursion is the analysis of
+    Mahloujifar, Melis & Chaudhuri (2024), "Auditing f-differential privacy in one run", in our own derivation."""
+    lower = tau  # lower bound on T_i, i = v first
+    above = 0.0  # Σ_{j>i} of the lower bounds
+    for i in range(v, 0, -1):
+        need = (above + lower + m * floor(min(1.0, (i * lower + above) / m))) / (r - i + 1)
+        above += lower
+        lower = max(lower, need)
+        if lower > 1.0 + 1e-9:
+            return True
+    return False
+
+
+def one_run_fdp_p_value(
+    *,
+    canaries: int,
+    guesses: int,
+    correct: int,
+    mu: float | None = None,
+    epsilon: float | None = None,
+    delta: float = 0.0,
+    trade_off: Callable[[float], Any] | None = None,
+) -> float:
+    """An upper bound on P[V ≥ ``correct``] over every mechanism that is f-DP with respect to each of ``canaries``
+    independent fair coins, the auditor guessing on at most ``guesses`` of them from the output (abstaining on
+    the rest): the f-DP one-run analysis (:func:`_tail_contradicts`). f is the claim's whole trade-off curve:
+    Gaussian differential privacy ``mu`` (the curve of a Gaussian mechanism with Δ/σ = μ, equivalent to its
+    (ε, δ(ε)) for every ε), the curve of one (``epsilon``, ``delta``), or ``trade_off``: any symmetric trade-off
+    function (the least FNR at each FPR, e.g. :meth:`dpkit.audits.claims.Claim.trade_off`), which must not lie
+    above the true curve. Found by bisection on the tail and returned at its upper end (rounded up)."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    if (mu is not None) + (epsilon is not None) + (trade_off is not None) != 1:
+        raise ValueError("give exactly one of mu (a Gaussian trade-off curve), epsilon (with delta) or trade_off")
+    if trade_off is not None:
+        if not callable(trade_off):
+            raise TypeError(f"trade_off must be callable, got {type(trade_off).__name__}")
+    elif mu is not None:
+        mu = check_extended_nonnegative("mu", mu)
+    else:
+        epsilon = check_extended_nonnegative("epsilon", epsilon)
+    d = check_unit_interval("delta", delta)
+    if epsilon is None and d != 0.0:
+        raise ValueError(f"delta applies only with epsilon, got delta={delta!r}")
+    if v == 0:
+        return 1.0
+    floor = _incorrect_floor(mu=mu, epsilon=epsilon, delta=d, trade_off=trade_off)
+    contradicts = lambda tau: _tail_contradicts(tau, m=m, r=r, v=v, floor=floor)  # noqa: E731
+    if not contradicts(1.0):
+        return 1.0
+    lo, hi = 1e-300, 1.0  # contradicts(hi) always; the bound is the sup of the τ that do not
+    if contradicts(lo):
+        return lo
+    while hi > lo * (1.0 + 1e-7):  # bisection on log τ: relative precision at every scale
+        mid = math.sqrt(lo * hi)
+        if contradicts(mid):
+            hi = mid
+        else:
+            lo = mid
+    return min(1.0, math.nextafter(hi, math.inf))
+
+
+def one_run_fdp_rejects(
+    *,
+    canaries: int,
+    guesses: int,
+    correct: int,
+    alpha: float,
+    mu: float | None = None,
+    epsilon: float | None = None,
+    delta: float = 0.0,
+    trade_off: Callable[[float], Any] | None = None,
+) -> bool:
+    """Whether ``correct`` right guesses of ``guesses`` reject the trade-off curve (as in
+    :func:`one_run_fdp_p_value`) at level ``alpha``: P[V ≥ correct] ≥ α is impossible for it. One recursion, no
+    bisection (the p-value is at most α exactly when this holds, up to the p-value's rounding)."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    if v == 0:
+        return False
+    floor = _incorrect_floor(mu=mu, epsilon=epsilon, delta=delta, trade_off=trade_off)
+    return _tail_contradicts(float(alpha), m=m, r=r, v=v, floor=floor)
+
+
+def one_run_mu_lower(*, canaries: int, guesses: int, correct: int, alpha: float = 0.05) -> float:
+    """The largest μ whose Gaussian trade-off curve (μ-GDP) is rejected at level ``alpha`` by ``correct`` right
+    guesses of ``guesses`` (:func:`one_run_fdp_p_value`): a lower bound on the μ of any GDP curve the mechanism
+    satisfies, with confidence 1 − α. Bisection, returned at the rejected end (rounded down); 0 when nothing is
+    rejected."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    level = check_probability("alpha", alpha)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    rejects = lambda mu: one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level, mu=mu)  # noqa: E731
+    if not rejects(0.0):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 64.0:
+            return lo
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if rejects(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-6:
+            break
+    return lo
+
+
+def one_run_fdp_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float, alpha: float = 0.05) -> float:
+    """The largest ε whose (ε, ``delta``) trade-off curve is rejected at level ``alpha`` by the f-DP one-run analysis
+    (:func:`one_run_fdp_rejects`): a lower bound on ε at that δ with confidence 1 − α. Bisection, returned at the
+    rejected end (rounded down); 0 when nothing is rejected."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    level = check_probability("alpha", alpha)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    d = check_unit_interval("delta", delta)
+    kw: dict[str, Any] = {"canaries": m, "guesses": r, "correct": v, "alpha": level, "delta": d}
+    if not one_run_fdp_rejects(epsilon=0.0, **kw):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while one_run_fdp_rejects(epsilon=hi, **kw):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e3:
+            return lo
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if one_run_fdp_rejects(epsilon=mid, **kw):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-6:
+            break
     return lo

@@ -1,0 +1,305 @@
+"""One-run audits of release functions: many canary records in one dataset, one run (Steinke, Nasr & Jagielski
+2023, "Privacy auditing with one (1) training run"; the f-DP analysis of Mahloujifar, Melis & Chaudhuri 2024,
+"Auditing f-differential privacy in one run").
+
+Each of M canary records joins the dataset with probability ½ (its coin); the release function runs **once**; a
+score per canary is read from the output (by default the inner product of the output with the canary record —
+the white-box attack on a noisy sum, where each canary is its own direction); the auditor guesses "in" for the k
+highest scores and "out" for the k lowest and abstains on the rest, k chosen from the claim alone before the run
+(the share of :data:`GUESS_SHARES` that certifies most against a mechanism leaking 1.5 times the claim). A
+canary's coin changes the dataset by one record (add/remove), so a release that satisfies its claim for that
+relation meets the analysis' premise.
+
+The test is against the claim's **whole trade-off curve** (:meth:`~dpkit.audits.claims.Claim.trade_off`): its
+p-value bounds P[≥ v right guesses] over every mechanism with that curve
+(:func:`~dpkit.audits.estimators.one_run_fdp_p_value`). A Gaussian claim (σ and Δ, a μ, a ledger) is its GDP
+curve — equivalent to its (ε, δ(ε)) at every ε, not only at the target δ — which is why a σ that is half what
+the claim needs is caught in one run with a thousand canaries where the (ε, δ) theorem at one δ is not.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.validation import check_count, check_index, check_probability
+
+from .claims import Claim
+from .estimators import (
+    one_run_fdp_epsilon_lower,
+    one_run_fdp_p_value,
+    one_run_fdp_rejects,
+    one_run_mu_lower,
+)
+
+__all__ = [
+    "GUESS_SHARES",
+    "MAX_CANARIES",
+    "OneRunResult",
+    "audit_one_run_target",
+    "judge_one_run",
+]
+
+#: The guess counts considered (each: the k highest and the k lowest scores, 2k guesses), as shares of the
+#: canaries. One is chosen before the run, from the claim alone: the one with the most power at the claim.
+GUESS_SHARES: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
+#: The most canary records one run may hold.
+MAX_CANARIES = 10_000_000
+
+
+def _claim_curve(claim: Claim) -> dict[str, Any]:
+    """The keyword arguments that give :func:`one_run_fdp_p_value` the claim's trade-off curve."""
+    if claim.mu is not None:
+        return {"mu": float(claim.mu)}
+    if claim.kind == "dp":
+        return {"epsilon": float(claim.epsilon), "delta": float(claim.delta)}  # type: ignore[arg-type]
+    return {"trade_off": lambda x: float(claim.trade_off(x)[()])}
+
+
+@dataclass(frozen=True)
+class OneRunResult:
+    """A one-run audit against a claim: the run's coins and scores, the guesses made and how many were right, and
+    the verdict.
+
+    ``p_value`` bounds the probability of ``correct`` or more right guesses of ``guesses`` for every mechanism
+    with the claim's trade-off curve: ``violation`` when it is at most α. ``mu_lower`` and ``epsilon_lower`` (at
+    ``delta``) hold with confidence 1 − α. ``power`` is what the same canaries and guesses certify with the median
+    number of right guesses of the ideal mechanism exactly at the claim (μ for claims that imply GDP, else ε at
+    δ); below half the claim the verdict is ``inconclusive``, never ``consistent``."""
+
+    claim: Claim
+    delta: float
+    alpha: float
+    coins: np.ndarray
+    scores: np.ndarray
+    guesses: int
+    correct: int
+    p_value: float
+    mu_lower: float
+    epsilon_lower: float
+    power: float
+    seed: int
+    seconds: float
+
+    @property
+    def canaries(self) -> int:
+        return int(self.coins.shape[0])
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return float(self.claim.epsilon_at(self.delta))
+
+    @property
+    def claimed(self) -> float:
+        """The claim in the unit of ``power``: μ for claims that imply GDP, else ε at ``delta``."""
+        return float(self.claim.mu) if self.claim.mu is not None else self.claimed_epsilon
+
+    @property
+    def power_ratio(self) -> float:
+        return self.power / self.claimed if self.claimed > 0 else math.inf
+
+    @property
+    def verdict(self) -> str:
+        if self.p_value <= self.alpha:
+            return "violation"
+        return "inconclusive" if self.power_ratio < 0.5 else "consistent"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": "one-run",
+            "verdict": self.verdict,
+            "claim": self.claim.to_dict(),
+            "analysis": "f-DP: the claim's trade-off curve",
+            "p_value": self.p_value,
+            "delta": self.delta,
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_mu": self.claim.mu,
+            "epsilon_lower": self.epsilon_lower,
+            "mu_lower": self.mu_lower,
+            "power": self.power,
+            "power_unit": "mu" if self.claim.mu is not None else "epsilon",
+            "power_ratio": self.power_ratio,
+            "confidence": 1.0 - self.alpha,
+            "canaries": self.canaries,
+            "included": int(self.coins.sum()),
+            "guesses": self.guesses,
+            "correct": self.correct,
+            "seed": self.seed,
+            "seconds": self.seconds,
+        }
+
+
+#: Simulated runs behind a one-run audit's power (the median number of right guesses is used).
+POWER_RUNS = 41
+#: The guess count is the one that certifies most against an ideal mechanism leaking this many times the claim
+#: (μ × 1.5, or ε × 1.5): the audit is designed to see a violation of that size.
+DESIGN_MARGIN = 1.5
+
+
+def _guesses(share: float, m: int) -> int:
+    """The guess count of a share of ``m`` canaries: 2k, the k highest and the k lowest scores (k >= 1)."""
+    return 2 * max(1, math.floor(share * m / 2))
+
+
+def _right(coins: np.ndarray, order: np.ndarray, guesses: int) -> int:
+    """Right guesses among the ``guesses`` // 2 highest ("in") and lowest ("out") scores (ascending ``order``)."""
+    k = guesses // 2
+    return int(coins[order[-k:]].sum() + (1 - coins[order[:k]]).sum())
+
+
+def _bounds(claim: Claim, *, m: int, r: int, v: int, level: float, delta: float) -> tuple[float, float]:
+    """(μ lower, ε lower at δ) certified by ``v`` of ``r`` at ``level``: the GDP reading for claims that imply
+    GDP (ε from μ), the (ε, δ) curve's otherwise."""
+    mu = one_run_mu_lower(canaries=m, guesses=r, correct=v, alpha=level)
+    if claim.mu is not None:
+        eps = gdp_epsilon(mu, delta) if mu > 0 else 0.0
+    else:
+        eps = one_run_fdp_epsilon_lower(canaries=m, guesses=r, correct=v, delta=delta, alpha=level)
+    return mu, eps
+
+
+def _scaled(claim: Claim, factor: float, delta: float) -> Claim:
+    """The ideal mechanism that leaks ``factor`` times the claim: μ·factor for claims that imply GDP, else pure
+    ε·factor at the claim's ε at ``delta``."""
+    if claim.mu is not None:
+        return Claim.gdp(float(claim.mu) * factor)
+    return Claim.dp(claim.epsilon_at(delta) * factor, 0.0)
+
+
+def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta: float) -> list[float]:
+    """For each guess count, the bound (μ for GDP claims, else ε at δ) it certifies at level α with the median
+    number of right guesses over :data:`POWER_RUNS` simulated runs of the ideal mechanism exactly at the claim
+    (each canary a Gaussian shift of the claim's μ; randomized response at ε for other claims). A fixed seed:
+    the power is a function of the claim, the canaries and the guesses alone, nothing of the run under test."""
+    rng = np.random.default_rng(0x0E)
+    right = np.empty((POWER_RUNS, len(counts)))
+    for t in range(POWER_RUNS):
+        coins = rng.integers(0, 2, m)
+        if claim.mu is not None:
+            scores = rng.standard_normal(m) + float(claim.mu) * coins
+        else:
+            eps = claim.epsilon_at(delta)
+            keep = rng.random(m) < (1.0 / (1.0 + math.exp(-eps)) if math.isfinite(eps) else 1.0)
+            scores = np.where(keep, coins, 1 - coins) + 1e-3 * rng.random(m)  # randomized response, ties split
+        order = np.argsort(scores, kind="stable")
+        right[t] = [_right(coins, order, r) for r in counts]
+    out = []
+    for r, v in zip(counts, np.median(right, axis=0)):
+        mu, eps_lower = _bounds(claim, m=m, r=r, v=math.floor(v), level=level, delta=delta)
+        out.append(mu if claim.mu is not None else eps_lower)
+    return out
+
+
+def judge_one_run(
+    coins: Any,
+    scores: Any,
+    claim: Claim,
+    *,
+    alpha: float = 0.05,
+    delta: float | None = None,
+    guesses: int | None = None,
+    seed: int = 0,
+    seconds: float = 0.0,
+) -> OneRunResult:
+    """The verdict of one run's ``coins`` (1: the canary was in) and per-canary ``scores`` (higher: more likely in)
+    against ``claim``, at confidence 1 − ``alpha``; ε is read at ``delta`` (the claim's own δ for an (ε, δ) claim,
+    else 10⁻⁵). The number of ``guesses`` (even: half "in" on the highest scores, half "out" on the lowest) is by
+    default chosen from the claim alone, before looking at the run: the count of :data:`GUESS_SHARES` that
+    certifies most against an ideal mechanism leaking :data:`DESIGN_MARGIN` times the claim; one count, so the test
+    is at level α with no correction."""
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a dpkit.audits.Claim, got {type(claim).__name__}")
+    c = np.asarray(coins)
+    s = np.asarray(scores, dtype=float)
+    if c.ndim != 1 or c.shape[0] < 2:
+        raise ValueError(f"coins must be a vector of at least 2 canaries, got shape {c.shape}")
+    if not np.isin(c, (0, 1)).all():
+        raise ValueError("coins must be 0 (out) or 1 (in)")
+    if s.shape != c.shape:
+        raise ValueError(f"scores must have the coins' shape {c.shape}, got {s.shape}")
+    if not np.isfinite(s).all():
+        raise ValueError(
+            f"scores must be finite; canary {int(np.flatnonzero(~np.isfinite(s))[0])} is {s[~np.isfinite(s)][0]}"
+        )
+    level_all = check_probability("alpha", alpha)
+    if not 0.0 < level_all < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    d = claim.default_delta() if delta is None else check_probability("delta", delta)
+    c = c.astype(np.int64)
+    m = c.shape[0]
+    curve = _claim_curve(claim)
+    if guesses is None:
+        counts = sorted({_guesses(share, m) for share in GUESS_SHARES})
+        sharper = _scaled(claim, DESIGN_MARGIN, d)
+        r = counts[int(np.argmax(_powers(sharper, m=m, counts=counts, level=level_all, delta=d)))]
+    else:
+        r = check_count("guesses", guesses)
+        if r % 2 or r > m:
+            raise ValueError(f"guesses must be even (half in, half out) and <= the {m} canaries, got {r}")
+    power = _powers(claim, m=m, counts=[r], level=level_all, delta=d)[0]
+    v = _right(c, np.argsort(s, kind="stable"), r)
+    p = one_run_fdp_p_value(canaries=m, guesses=r, correct=v, **curve)
+    if p <= level_all and not one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level_all, **curve):
+        p = math.nextafter(level_all, 1.0)  # the p-value's bisection and the one-step test disagree: the safe side
+    mu, eps = _bounds(claim, m=m, r=r, v=v, level=level_all, delta=d)
+    return OneRunResult(claim, d, level_all, c, s, r, v, p, mu, eps, power, seed, seconds)
+
+
+def _inner_product(output: np.ndarray, canary: Any) -> float:
+    x = np.asarray(canary, dtype=float).ravel()
+    if x.size != output.size:
+        raise ValueError(
+            f"the default score is the inner product of the output ({output.size} values) with a canary record "
+            f"({x.size} values): give score=… for records of another shape"
+        )
+    return float(output @ x)
+
+
+def audit_one_run_target(
+    release: Callable[..., Any],
+    *,
+    canaries: Sequence[Any],
+    claim: Claim,
+    dataset: Sequence[Any] = (),
+    score: Callable[[np.ndarray, Any], float] | None = None,
+    seed: int = 0,
+    alpha: float = 0.05,
+    delta: float | None = None,
+) -> OneRunResult:
+    """One run of ``release(dataset, rng, n)`` (the engine's release signature, called with n = 1) on ``dataset``
+    plus each of the ``canaries`` records with probability ½, and its verdict against ``claim``
+    (:func:`judge_one_run`). ``score(output, canary)`` reads one canary's score from the run's output (a vector);
+    by default the inner product of the two (canary records of the output's size: for a noisy sum, canaries that
+    are orthogonal directions do not interfere with each other)."""
+    if not callable(release):
+        raise TypeError(f"release must be callable, got {type(release).__name__}")
+    if score is not None and not callable(score):
+        raise TypeError(f"score must be callable, got {type(score).__name__}")
+    records = list(canaries)
+    m = check_count("canaries", len(records)) if records else 0
+    if m < 2:
+        raise ValueError(f"a one-run audit needs at least 2 canaries, got {m}")
+    if m > MAX_CANARIES:
+        raise ValueError(f"canaries must be <= {MAX_CANARIES:,}, got {m:,}")
+    seed = check_index("seed", seed)
+    started = time.perf_counter()
+    coin_rng, release_rng = np.random.default_rng(seed).spawn(2)
+    coins = coin_rng.integers(0, 2, m)
+    data = list(dataset) + [records[j] for j in np.flatnonzero(coins)]
+    output = np.asarray(release(data, release_rng, 1), dtype=float)
+    if output.ndim < 1 or output.shape[0] != 1:
+        raise ValueError(f"release(dataset, rng, 1) must return an array of 1 run (shape (1, …)), got {output.shape}")
+    out = output.reshape(-1)
+    if not np.isfinite(out).all():
+        raise ValueError("release returned a non-finite output")
+    read = _inner_product if score is None else score
+    scores = np.array([float(read(out, rec)) for rec in records])
+    return judge_one_run(
+        coins, scores, claim, alpha=alpha, delta=delta, seed=seed, seconds=time.perf_counter() - started
+    )
