@@ -281,6 +281,9 @@ def audit_one_run_target(
         raise TypeError(f"release must be callable, got {type(release).__name__}")
     if score is not None and not callable(score):
         raise TypeError(f"score must be callable, got {type(score).__name__}")
+    for name, value in (("canaries", canaries), ("dataset", dataset)):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise TypeError(f"{name} must be a sequence of records, got {type(value).__name__}")
     records = list(canaries)
     m = check_count("canaries", len(records)) if records else 0
     if m < 2:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,8 +99,10 @@ def test_the_comparison() -> None:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory holding the README's files (``mech.py``, ``ledger.toml``) for the commands to run in."""
+    """A directory holding the README's files (``mech.py``, ``ledger.toml``) and the repository's ``examples/``
+    for the commands to run in."""
     work = tmp_path_factory.mktemp("readme")
+    shutil.copytree(ROOT / "examples", work / "examples", ignore=shutil.ignore_patterns("__pycache__"))
     for body in _blocks("python"):
         first = body.splitlines()[0]
         if re.fullmatch(r"# [\w.]+\.py", first.strip()):

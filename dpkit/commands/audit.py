@@ -15,10 +15,13 @@ from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
-    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "one_run", "canaries"),
+    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position"),
     "a --target audit": (
         "target",
         "neighbours",
+        "canary_records",
+        "dataset",
+        "score",
         "mu",
         "rho",
         "rdp_orders",
@@ -29,6 +32,8 @@ FORMS: dict[str, tuple[str, ...]] = {
     ),
     "both": (
         "algorithm",
+        "one_run",
+        "canaries",
         "epsilon",
         "delta",
         "confidence",
@@ -68,9 +73,30 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
 @click.option(
     "--one-run",
     is_flag=True,
-    help="ALGORITHM form, local-DP agents: one run with every user a canary (Steinke, Nasr & Jagielski 2023).",
+    help="One run with many canaries (Steinke, Nasr & Jagielski 2023): every user of an ALGORITHM run a canary, or "
+    "--canary-records in the dataset of a --target.",
 )
-@click.option("--canaries", type=NUMBER, default=None, help="--one-run: canary users in the run (2000).")
+@click.option(
+    "--canaries", type=NUMBER, default=None, help="--one-run: canary users in the run (2000), or records (1000)."
+)
+@click.option(
+    "--canary-records",
+    default=None,
+    metavar="FILE.py:NAME",
+    help="--target --one-run: the canary records (a sequence, or a function of M returning M records).",
+)
+@click.option(
+    "--dataset",
+    default=None,
+    metavar="FILE.py:NAME",
+    help="--target --one-run: the records always in the dataset (default: none).",
+)
+@click.option(
+    "--score",
+    default=None,
+    metavar="FILE.py:NAME",
+    help="--target --one-run: score(output, record) -> float (default: their inner product).",
+)
 @click.option(
     "--sigma", default="tight", show_default=True, help="ALGORITHM form: paper | tight | a number (every release's σ)."
 )
@@ -127,6 +153,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     dpkit audit --agent FILE.py:NAME [the options of ALGORITHM]
     dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run [--canaries M] [--sigma …] [--epsilon E --delta D]
     dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D
+    dpkit audit --target FILE.py:FN --one-run --canary-records FILE.py:NAME [--canaries M] --epsilon E --delta D
     """
     algorithm, target, neighbours = params["algorithm"], params["target"], params["neighbours"]
     if params["agent"] is not None:
@@ -137,8 +164,10 @@ def audit(ctx: click.Context, **params: Any) -> int:
         algorithm = params["algorithm"] = register_agent_file(params["agent"])
     if algorithm is not None and (target is not None or neighbours is not None):
         raise click.UsageError("give ALGORITHM, or --target and --neighbours, not both")
-    if algorithm is None and (target is None or neighbours is None):
-        raise click.UsageError("give ALGORITHM, or both --target and --neighbours")
+    if algorithm is None and target is None:
+        raise click.UsageError("give ALGORITHM, or --target with --neighbours (or with --one-run)")
+    if algorithm is None and neighbours is None and not params["one_run"]:
+        raise click.UsageError("give --neighbours with --target (or --one-run with --canary-records)")
     form = "an ALGORITHM audit" if algorithm is not None else "a --target audit"
     refuse_options(ctx, [name for other, names in FORMS.items() if other not in (form, "both") for name in names], form)
     _refuse_executor_options(ctx, executor=str(params["executor"]))
@@ -163,10 +192,23 @@ def audit(ctx: click.Context, **params: Any) -> int:
         return audit_algorithm(
             **{k: v for k, v in params.items() if k in kept and k not in ("agent", "one_run", "canaries")}
         )
+    one_run_only = ("canary_records", "dataset", "score", "canaries")
+    if params["one_run"]:
+        target_many_run = ("neighbours", "trials", "attack", "executor", "workers", "scheduler", "chunk_size")
+        refuse_options(ctx, target_many_run, "a --one-run audit of a --target (one run, canary records)")
+        from .audit_one_run_target import audit_one_run_target
+
+        kept = ("target", "epsilon", "delta", "mu", "rho", "rdp_orders", "rdp_values", "claim_file", "confidence")
+        return audit_one_run_target(
+            **{k: params[k] for k in kept + one_run_only + ("seed",)}, as_json=params["as_json"]
+        )
+    refuse_options(ctx, one_run_only, "a many-run audit (add --one-run)")
     from .audit_target import audit_target
 
     kept = FORMS["a --target audit"] + FORMS["both"]
-    return audit_target(**{k: v for k, v in params.items() if k in kept and k != "algorithm"})
+    return audit_target(
+        **{k: v for k, v in params.items() if k in kept and k not in ("algorithm", "one_run") + one_run_only}
+    )
 
 
 def _refuse_executor_options(ctx: click.Context, *, executor: str) -> None:

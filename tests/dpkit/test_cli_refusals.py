@@ -56,6 +56,9 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "claim_file": ["--claim", "x.json"],
         "trials": ["--trials", "10"],
         "chunk_size": ["--chunk-size", "10"],
+        "canary_records": ["--canary-records", "m.py:C"],
+        "dataset": ["--dataset", "m.py:D"],
+        "score": ["--score", "m.py:S"],
     },
     "ledger": {
         "episodes": ["-K", "10"],
@@ -158,7 +161,17 @@ REFUSED = [
     # dpkit audit: the two forms at once, or neither
     (["audit", "rlsvi", "--target", "m.py:f"], "give ALGORITHM, or --target and --neighbours, not both"),
     (["audit", "rlsvi", "--neighbours", "m.py:P"], "give ALGORITHM, or --target and --neighbours, not both"),
-    (["audit", "--target", "m.py:f", "--mu", "1"], "give ALGORITHM, or both --target and --neighbours"),
+    (["audit", "--target", "m.py:f", "--mu", "1"], "give --neighbours with --target (or --one-run with"),
+    (["audit", "--mu", "1"], "give ALGORITHM, or --target with --neighbours (or with --one-run)"),
+    (["audit", "--target", "m.py:f", "--one-run", "--mu", "1"], "--one-run with --target needs --canary-records"),
+    (
+        ["audit", "--target", "m.py:f", "--one-run", "--neighbours", "m.py:P", "--mu", "1"],
+        "--neighbours does not apply to a --one-run audit of a --target",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--canary-records", "m.py:C", "--mu", "1"],
+        "--canary-records does not apply to a many-run audit (add --one-run)",
+    ),
     (["audit", "rlsvi", "--attack", "histogram"], "--attack for an ALGORITHM audit must be white-box or learned"),
     (["audit", "rlsvi", "--attack", "auto"], "--attack for an ALGORITHM audit must be white-box or learned"),
     # dpkit audit, both forms: the executor's options
