@@ -8,9 +8,10 @@ changes one user: a replace-one neighbour, so an agent that is (ε, δ)-DP per u
 theorem's premise. The observer is the local-DP one (every user's messages); each user's score is the exact
 log-likelihood ratio of her messages between the two canaries, given the plan she was served (the white-box
 reading of :mod:`dpkit.audits.rl`, computed from the agent's ``message_statistics``, never from its noise). The
-auditor guesses "canary 1" for the k highest scores and "canary 0" for the k lowest, abstains on the rest, and
-the number of correct guesses gives the ε lower bound of
-:func:`~dpkit.audits.estimators.one_run_epsilon_lower`.
+auditor guesses "canary 1" for the k highest scores and "canary 0" for the k lowest and abstains on the rest; the
+number of right guesses is judged against the claim's whole trade-off curve — the registered declaration at the σ
+the target needs is μ-GDP per user — by the f-DP one-run analysis (:func:`dpkit.audits.one_run.judge_one_run`),
+which gives the verdict, the μ and ε lower bounds and the audit's power.
 
 Agents that follow the messages protocol (:func:`dpkit.algorithms.observers.observe_messages`) can be audited so:
 LDP-UCRL-VTR and a user's own local-DP agent. A joint-DP billboard mixes every user into every release, so a
@@ -30,10 +31,11 @@ from dpkit.accountant.validation import check_count, check_index
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.observers import flat
 
-from .estimators import one_run_epsilon_lower
-from .rl import RlSetting, _claim_sigmas, _make_agent, _world, default_setting
+from .claims import Claim
+from .one_run import OneRunResult, judge_one_run
+from .rl import RlSetting, _claim_sigmas, _declared_mu, _make_agent, _registered_declaration, _world, default_setting
 
-__all__ = ["MAX_CANARIES", "GUESS_SHARES", "OneRunScores", "RlOneRunResult", "one_run_scores", "audit_one_run"]
+__all__ = ["MAX_CANARIES", "OneRunScores", "RlOneRunResult", "one_run_scores", "audit_one_run"]
 
 #: The most canary users one run may hold.
 MAX_CANARIES = 1_000_000
@@ -41,13 +43,14 @@ MAX_CANARIES = 1_000_000
 
 @dataclass(frozen=True)
 class OneRunScores:
-    """One run's coins (1: canary 1) and each user's log-likelihood ratio of canary 1 against canary 0."""
+    """One run's coins (1: canary 1) and each user's score (higher: canary 1 more likely), read by ``observer``."""
 
     setting: RlSetting
     seed: int
     coins: np.ndarray
     scores: np.ndarray
     seconds: float
+    observer: str = "messages"
 
 
 def _llr(messages: Any, m0: Any, m1: Any, agent: Any) -> float:
@@ -112,46 +115,70 @@ def one_run_scores(
 
 @dataclass(frozen=True)
 class RlOneRunResult:
-    """A one-run audit: the guesses made, how many were right, the ε lower bound they certify (confidence
-    1 − α, over the guess counts tried: Bonferroni), and the verdict against the claimed (ε, δ)."""
+    """A one-run audit of an RL agent: the run's coins and scores, and their judgement
+    (:class:`~dpkit.audits.one_run.OneRunResult`) against the claim — the declared releases at the σ the target
+    needs (dpkit's σ_tight of the registered declaration), i.e. μ-GDP with that ledger's exact μ per user (its
+    whole trade-off curve, hence its (ε, δ) at the target δ and at every other)."""
 
     scores: OneRunScores
+    judged: OneRunResult
     claimed_epsilon: float
-    delta: float
-    alpha: float
-    guesses: int
-    correct: int
-    epsilon_lower: float
-    power: float
-    tried: tuple[tuple[int, int, float], ...]
 
     @property
-    def verdict(self) -> str:
-        if self.epsilon_lower > self.claimed_epsilon:
-            return "violation"
-        return "inconclusive" if self.power < 0.5 * self.claimed_epsilon else "consistent"
+    def delta(self) -> float:
+        return self.judged.delta
+
+    @property
+    def alpha(self) -> float:
+        return self.judged.alpha
+
+    @property
+    def claimed_mu(self) -> float:
+        return float(self.judged.claim.mu)  # type: ignore[arg-type]
+
+    @property
+    def guesses(self) -> int:
+        return self.judged.guesses
+
+    @property
+    def correct(self) -> int:
+        return self.judged.correct
+
+    @property
+    def p_value(self) -> float:
+        return self.judged.p_value
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.judged.epsilon_lower
+
+    @property
+    def mu_lower(self) -> float:
+        return self.judged.mu_lower
+
+    @property
+    def power(self) -> float:
+        """The μ these canaries and guesses certify for the ideal mechanism exactly at the claim."""
+        return self.judged.power
 
     @property
     def power_ratio(self) -> float:
-        return self.power / self.claimed_epsilon
+        return self.judged.power_ratio
+
+    @property
+    def verdict(self) -> str:
+        return self.judged.verdict
 
     def to_dict(self) -> dict[str, Any]:
         s = self.scores.setting
+        out = self.judged.to_dict()
+        out.pop("claim")
+        out.pop("seconds")
         return {
             "algorithm": s.algorithm,
-            "observer": "messages",
-            "mode": "one-run",
-            "verdict": self.verdict,
+            "observer": self.scores.observer,
+            **out,
             "claimed_epsilon": self.claimed_epsilon,
-            "delta": self.delta,
-            "epsilon_lower": self.epsilon_lower,
-            "power": self.power,
-            "power_ratio": self.power_ratio,
-            "confidence": 1.0 - self.alpha,
-            "canaries": int(self.scores.coins.shape[0]),
-            "guesses": self.guesses,
-            "correct": self.correct,
-            "tried": [{"guesses": r, "correct": v, "epsilon_lower": e} for r, v, e in self.tried],
             "sigma": s.sigma if not isinstance(s.sigma, tuple) else dict(s.sigma),
             "sigmas_claim": dict(_claim_sigmas(s)),
             "seed": self.scores.seed,
@@ -160,14 +187,10 @@ class RlOneRunResult:
         }
 
 
-#: The guess counts tried (each k: the k highest and the k lowest scores, 2k guesses), as shares of the canaries.
-GUESS_SHARES: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
-
-
 def audit_one_run(
     algorithm: str,
     *,
-    canaries: int = 2000,
+    canaries: int = 5000,
     seed: int = 0,
     epsilon: float | None = None,
     delta: float | None = None,
@@ -176,9 +199,9 @@ def audit_one_run(
     implementation: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> RlOneRunResult:
-    """One run, every user a canary (:func:`one_run_scores`), and the ε lower bound of Steinke et al. with
-    abstention (:func:`dpkit.audits.estimators.one_run_epsilon_lower`) at the best of the guess counts
-    :data:`GUESS_SHARES`, each tried at α/|shares| (Bonferroni: the bound holds for the one reported)."""
+    """One run, every user a canary (:func:`one_run_scores`), judged against the claim's trade-off curve
+    (:func:`dpkit.audits.one_run.judge_one_run`: the f-DP one-run analysis, the guess count chosen from the claim
+    alone): the registered declaration at the σ the target (ε, δ) needs, μ-GDP per user."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     scores = one_run_scores(
@@ -191,24 +214,15 @@ def audit_one_run(
         implementation=implementation,
         progress=progress,
     )
-    m = scores.coins.shape[0]
-    order = np.argsort(scores.scores, kind="stable")
-    level = alpha / len(GUESS_SHARES)
-    d = scores.setting.delta
-    claimed = float(scores.setting.epsilon)
-    tried = []
-    for share in GUESS_SHARES:
-        k = max(1, int(share * m) // 2)
-        correct = int(scores.coins[order[-k:]].sum() + (1 - scores.coins[order[:k]]).sum())
-        tried.append(
-            (2 * k, correct, one_run_epsilon_lower(guesses=2 * k, correct=correct, canaries=m, delta=d, alpha=level))
-        )
-    r, v, eps = max(tried, key=lambda t: t[2])
-    # power: the bound these guess counts would certify for an ideal mechanism exactly at the claim (each guess
-    # right with probability e^ε/(1 + e^ε)), at the best guess count
-    q = np.exp(claimed) / (1.0 + np.exp(claimed))
-    power = max(
-        one_run_epsilon_lower(guesses=g, correct=int(np.floor(g * q)), canaries=m, delta=d, alpha=level)
-        for g, _, _ in tried
+    setting = scores.setting
+    mu = _declared_mu(_registered_declaration(setting), _claim_sigmas(setting), setting.relation)
+    judged = judge_one_run(
+        scores.coins,
+        scores.scores,
+        Claim.gdp(mu),
+        alpha=alpha,
+        delta=setting.delta,
+        seed=scores.seed,
+        seconds=scores.seconds,
     )
-    return RlOneRunResult(scores, claimed, d, alpha, r, v, eps, power, tuple(tried))
+    return RlOneRunResult(scores, judged, float(setting.epsilon))

@@ -77,7 +77,7 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
     "--canary-records in the dataset of a --target.",
 )
 @click.option(
-    "--canaries", type=NUMBER, default=None, help="--one-run: canary users in the run (2000), or records (1000)."
+    "--canaries", type=NUMBER, default=None, help="--one-run: canary users in the run (5000), or records (1000)."
 )
 @click.option(
     "--canary-records",

@@ -25,7 +25,7 @@ def audit_one_run(
     from dpkit.audits.rl_one_run import audit_one_run as run_audit
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
-    m = 2000 if canaries is None else accountant.check_count("canaries", canaries)
+    m = 5000 if canaries is None else accountant.check_count("canaries", canaries)
     confidence = accountant.check_probability("confidence", confidence)
     with progress_bar(f"one run of {algorithm}", m) as advance:
         result = run_audit(
@@ -44,15 +44,18 @@ def audit_one_run(
         emit_json(out)
         return exit_code
     print_table(
-        f"One-run audit of {algorithm} (messages observer): {result.verdict}",
+        f"One-run audit of {algorithm} ({out['observer']} observer): {result.verdict}",
         ["", "value"],
         [
+            ["claim: the declaration at σ_tight, μ per user", format_number(result.claimed_mu, 6)],
             ["claimed ε at δ = " + format_number(result.delta), format_number(result.claimed_epsilon, 6)],
             ["canary users (one run)", str(out["canaries"])],
-            ["guesses / correct (the best guess count)", f"{result.guesses} / {result.correct}"],
-            ["ε lower bound (Steinke et al., Bonferroni over guess counts)", format_number(result.epsilon_lower, 6)],
+            ["guesses / correct (count chosen from the claim)", f"{result.guesses} / {result.correct}"],
+            ["p-value under the claim's trade-off curve", format_number(result.p_value, 6)],
+            ["μ lower bound", format_number(result.mu_lower, 6)],
+            ["ε lower bound", format_number(result.epsilon_lower, 6)],
             [
-                "power / ratio to the claim",
+                "power (μ certified at the claim) / ratio",
                 f"{format_number(result.power, 6)} / {format_number(result.power_ratio, 4)}",
             ],
             ["confidence", format_number(1.0 - result.alpha, 6)],

@@ -1,5 +1,6 @@
 """One-run audits of local-DP RL agents (Steinke, Nasr & Jagielski 2023): every user a canary with a fair coin,
-one run, each user's exact log-likelihood-ratio score, guesses with abstention, the ε lower bound."""
+one run, each user's exact log-likelihood-ratio score, guesses with abstention, judged against the declaration's
+trade-off curve (the f-DP analysis)."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ def agent():
 
 def test_a_users_agent_is_consistent_and_its_bug_a_violation_in_one_run(agent) -> None:
     name, without_clipping = agent
-    good = audit_one_run(name, canaries=2000, epsilon=1.0, delta=1e-5, seed=0)
+    good = audit_one_run(name, canaries=5000, epsilon=1.0, delta=1e-5, seed=0)
     assert good.verdict == "consistent", good.to_dict()
-    assert good.epsilon_lower <= 1.0
-    bad = audit_one_run(name, canaries=2000, epsilon=1.0, delta=1e-5, seed=0, implementation=without_clipping)
+    assert good.epsilon_lower <= 1.0 and good.mu_lower <= good.claimed_mu
+    bad = audit_one_run(name, canaries=5000, epsilon=1.0, delta=1e-5, seed=0, implementation=without_clipping)
     assert bad.verdict == "violation", bad.to_dict()
+    assert bad.mu_lower > bad.claimed_mu and bad.p_value <= 0.05
+    weak = audit_one_run(name, canaries=500, epsilon=1.0, delta=1e-5, seed=0)
+    assert weak.verdict == "inconclusive" and weak.power_ratio < 0.5  # 500 users cannot see a violation of ε = 1
 
 
 def test_scores_are_reproducible_and_point_the_right_way(agent) -> None:

@@ -56,7 +56,7 @@ def test_one_run_audits_of_a_users_agent(capsys: pytest.CaptureFixture[str]) -> 
     code, out, err = run(capsys, *base, "--agent", f"{AGENT}:make_agent")
     assert code == 0, err
     result = json.loads(out)
-    assert result["mode"] == "one-run" and result["verdict"] == "consistent" and result["canaries"] == 2000
+    assert result["mode"] == "one-run" and result["verdict"] == "consistent" and result["canaries"] == 5000
     code, out, _ = run(capsys, *base, "--agent", f"{AGENT}:make_agent_without_clipping")
     assert code == 1 and json.loads(out)["verdict"] == "violation"
 
