@@ -89,7 +89,7 @@ from dpkit.accountant.zcdp import zcdp_epsilon
 from .envs.features import LinearMixture
 from .envs.tabular import TabularMDP
 from .episodes import Plan, resolve_sigmas
-from .observers import ObservedRun
+from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = [
@@ -855,6 +855,39 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     return trace.row(run.white_box)
 
 
+def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
+    released prefix of every counter, and both canaries' items under the plan each user was served
+    (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    from .episodes import play_episode
+    from .observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
+
+    if run.observer != "billboard":
+        raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
+    env, _, canaries = run.world
+    agent_rng, policy_rng = rng.spawn(2)
+    agent = run.make_agent(agent_rng, env)
+    names = tuple(agent.privatizer.counters)
+    log0, log1 = CounterLog(names, batched=True), CounterLog(names, batched=True)
+    for k, coin in enumerate(run.coins):
+        plan = agent.plan(k)
+        log0.released(plan.released)
+        policy = np.asarray(plan.policy)
+        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
+        trajectories = [play_episode(env, policy, canary, draws) for canary in canaries]
+        log0.episode(agent.items(k, *trajectories[0]), None, 0)
+        log1.episode(agent.items(k, *trajectories[1]), None, 0)
+        agent.update(k, *trajectories[int(coin)])
+        run.advance()
+    stack = lambda log: {n: np.stack(log.items[n]) for n in names}  # noqa: E731
+    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    scores = billboard_one_run_scores(
+        prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}
+    )
+    starts = counter_nodes(prefixes[names[0]])[1]
+    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+
+
 def _declare(name: str, epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
     return declare_privacy(
         name,
@@ -899,6 +932,7 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
             white_box=("billboard",),
             world=audit_world,
             observe=observe,
+            one_run=one_run,
             # The canaries realise about half of the declared μ (the paper's ‖φ‖ <= sqrt(d1)·H is loose and the
             # last step's φ_{V_{H+1}} = 0); ε = 16 keeps the pair's μ near 1.5, where a few thousand runs are tight.
             defaults={"states": 2, "horizon": 3, "episodes": 8, "epsilon": 16.0},

@@ -36,6 +36,10 @@ __all__ = [
     "counter_nodes",
     "billboard",
     "CounterLog",
+    "OneRun",
+    "OneRunView",
+    "billboard_reach",
+    "billboard_one_run_scores",
 ]
 
 
@@ -222,6 +226,103 @@ class CounterLog:
             symmetric,
             sensitivities,
         )
+
+
+# -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class OneRun:
+    """One run of a one-run audit, as an algorithm's ``one_run`` hook receives it: the setting, the world
+    (environment, users — unused: every user is a canary —, (canary 0, canary 1)), user k's coin ``coins[k]``
+    (which canary she is), the agent factory, the observer's name and a progress callback (one call per user).
+    The hook plays the run with the coins and scores every user from what the observer sees — the released
+    quantities and what the auditor knows (the plan each user was served, both canaries) — never the coins."""
+
+    setting: Any
+    world: tuple[Any, Any, tuple[Any, Any]]
+    coins: np.ndarray
+    make_agent: Callable[[np.random.Generator, Any], Any]
+    claim_sigmas: Mapping[str, float]
+    sensitivities: Mapping[str, float]
+    progress: Callable[[int], None] | None = None
+
+    @property
+    def observer(self) -> str:
+        return str(self.setting.observer)
+
+    def advance(self) -> None:
+        if self.progress is not None:
+            self.progress(1)
+
+
+@dataclass(frozen=True)
+class OneRunView:
+    """What a ``one_run`` hook returns: one score per user, the observer's name, and ``reach``: the μ per user
+    its scores could show for a mechanism exactly at the claim — every user's difference at its declared Δ, the
+    claim's σ, the other users' coins as the scorer treats them — computed from the declaration and the run's
+    structure, never from its outputs (``None``: the claim's own μ, for scores that see each user alone)."""
+
+    scores: np.ndarray
+    observer: str
+    reach: float | None = None
+
+
+def billboard_reach(
+    starts: np.ndarray, users: int, sensitivities: Mapping[str, float], claim_sigmas: Mapping[str, float]
+) -> float:
+    """The median over users of the μ :func:`billboard_one_run_scores` can show per user when every item differs
+    by its declared Δ and each p-sum's noise has the claim's σ: √(Σ over counters and over the p-sums holding her
+    of Δ²/(σ² + ¼(s − 1)Δ²)), s the p-sum's number of users (the others' coins as noise)."""
+    total = np.zeros(users)
+    for name, sensitivity in sensitivities.items():
+        d2, s2 = float(sensitivity) ** 2, float(claim_sigmas[name]) ** 2
+        for t, lo in enumerate(starts[:users]):
+            size = t + 1 - int(lo)
+            total[int(lo) : t + 1] += d2 / (s2 + 0.25 * (size - 1) * d2)
+    return float(np.median(np.sqrt(total)))
+
+
+def billboard_one_run_scores(
+    prefixes: Mapping[str, np.ndarray],
+    items0: Mapping[str, np.ndarray],
+    items1: Mapping[str, np.ndarray],
+    sigmas: Mapping[str, float],
+    symmetric: Mapping[str, bool],
+) -> np.ndarray:
+    """Every user's score from a billboard of binary-tree counters, in a run where every user is a canary.
+
+    ``prefixes[name]`` (R, …): the released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1);
+    ``items0[name]``, ``items1[name]`` (T, …): user k's item had she been canary 0 or canary 1, given the plan she
+    was served (what the auditor knows; her coin is what it does not). Each p-sum of a counter holds the items of a
+    block of users plus N(0, σ²) noise; centred at the block's items under coin ½ it is, along user k's difference
+    d_k = item1_k − item0_k, (coin_k − ½)·‖d_k‖² plus the noise and the other users' coins (each ±½ along d_i). The
+    score sums these projections over every p-sum holding k, each weighted by ‖d_k‖² over a bound on its variance,
+    σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
+    p-sum score 0."""
+    names = tuple(prefixes)
+    t_users = next(iter(items0.values())).shape[0]
+    scores = np.zeros(t_users)
+    for name in names:
+        sym = symmetric[name]
+        p = np.asarray(prefixes[name], dtype=float)
+        nodes, starts = counter_nodes(p)
+        released = nodes.shape[0]
+        x0 = flat(np.asarray(items0[name], dtype=float), sym, 1)[:released]
+        d = flat(np.asarray(items1[name], dtype=float), sym, 1)[:released] - x0
+        centre = x0 + 0.5 * d
+        cum = np.concatenate([np.zeros((1,) + centre.shape[1:]), np.cumsum(centre, axis=0)])
+        norm2 = np.einsum("tm,tm->t", d, d)
+        cum_norm2 = np.concatenate([[0.0], np.cumsum(norm2)])
+        residual = flat(nodes, sym, 1) - (cum[1 : released + 1] - cum[starts])  # (nodes, m)
+        sigma2 = float(sigmas[name]) ** 2
+        for t in range(released):
+            lo, hi = int(starts[t]), t + 1  # node t (0-based) = p-sum t + 1 covers users lo … t
+            proj = d[lo:hi] @ residual[t]
+            others = cum_norm2[hi] - cum_norm2[lo] - norm2[lo:hi]
+            var = sigma2 * norm2[lo:hi] + 0.25 * norm2[lo:hi] * others
+            scores[lo:hi] += np.where(var > 0, norm2[lo:hi] * proj / np.where(var > 0, var, 1.0), 0.0)
+    return scores
 
 
 # -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------

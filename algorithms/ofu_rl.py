@@ -72,7 +72,7 @@ from dpkit.accountant.zcdp import zcdp_epsilon
 
 from .envs.lq import LQSystem, LQUsers, _optimal_cost, _riccati, clip_norm
 from .episodes import Plan, Run, resolve_sigmas
-from .observers import ObservedRun
+from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = [
@@ -905,6 +905,39 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     return trace.row(run.white_box)
 
 
+def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+    """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
+    billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
+    served (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    from .observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
+
+    if run.observer != "billboard":
+        raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
+    system, _, canaries = run.world
+    agent = run.make_agent(rng, system)
+    names = ("B1", "B2")
+    log0, log1 = CounterLog(names, batched=False), CounterLog(names, batched=False)
+    for k, coin in enumerate(run.coins):
+        plan = agent.plan(k)
+        log0.released(plan.released)
+        rollouts = [system.rollout(plan.policy, canary.noise) for canary in canaries]
+        log0.episode(agent.items(*rollouts[0][:2]), None, 0)
+        log1.episode(agent.items(*rollouts[1][:2]), None, 0)
+        states, controls, _ = rollouts[int(coin)]
+        agent.update(k, states, controls, np.zeros(run.setting.horizon))
+        run.advance()
+    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    scores = billboard_one_run_scores(
+        prefixes,
+        {n: np.stack(log0.items[n]) for n in names},
+        {n: np.stack(log1.items[n]) for n in names},
+        dict(agent.sigmas),
+        {"B1": True, "B2": False},
+    )
+    starts = counter_nodes(prefixes["B1"])[1]
+    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+
+
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
     return declare_privacy(
         p["episodes"], p["horizon"], epsilon, delta, p["gamma"], schedule=p.get("schedule") or "before-episode"
@@ -936,6 +969,7 @@ REGISTRATIONS = (
             white_box=("billboard",),
             world=audit_world,
             observe=observe,
+            one_run=one_run,
             defaults={
                 "horizon": 4,
                 "episodes": 4,

@@ -83,6 +83,10 @@ class AuditSpec:
     the default audit setting (:func:`dpkit.audits.rl.default_setting`: sizes at which the canaries
     realise most of the declared sensitivity). ``closed_form(setting)``: the paper's own closed-form ε,
     if it has one, reported beside the audit. ``canaries``: which assumption each canary exercises.
+    ``one_run(run, rng)``: a one-run audit's scores (:mod:`dpkit.audits.rl_one_run`) — one run whose users
+    are all canaries, user k canary ``run.coins[k]``, returning (one score per user: higher when canary 1 is
+    the likelier, computed from what the observer ``run.observer`` sees and never from the coins; the observer's
+    name); without it, an agent of the local-DP messages protocol is scored from its messages.
     """
 
     observers: tuple[str, ...]
@@ -92,6 +96,7 @@ class AuditSpec:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     closed_form: EntryPoint | None = None
     canaries: str = ""
+    one_run: EntryPoint | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "observers", _names("observers", self.observers))
@@ -104,6 +109,7 @@ class AuditSpec:
         _check_entry_point("world", self.world, optional=False)
         _check_entry_point("observe", self.observe, optional=False)
         _check_entry_point("closed_form", self.closed_form)
+        _check_entry_point("one_run", self.one_run)
         object.__setattr__(self, "defaults", dict(self.defaults))
 
 
@@ -175,6 +181,6 @@ class AlgorithmSpec:
 
     def hook(self, name: str) -> Callable[..., Any] | None:
         """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
-        owner: Any = self.audit if name in ("world", "observe", "closed_form") else self
+        owner: Any = self.audit if name in ("world", "observe", "closed_form", "one_run") else self
         value = getattr(owner, name, None) if owner is not None else None
         return None if value is None else load(value, what=f"{self.name}'s {name}")

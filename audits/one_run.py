@@ -86,6 +86,7 @@ class OneRunResult:
     power: float
     seed: int
     seconds: float
+    reach: float | None = None
 
     @property
     def canaries(self) -> int:
@@ -125,6 +126,7 @@ class OneRunResult:
             "power": self.power,
             "power_unit": "mu" if self.claim.mu is not None else "epsilon",
             "power_ratio": self.power_ratio,
+            "reach": self.reach,
             "confidence": 1.0 - self.alpha,
             "canaries": self.canaries,
             "included": int(self.coins.sum()),
@@ -204,6 +206,7 @@ def judge_one_run(
     alpha: float = 0.05,
     delta: float | None = None,
     guesses: int | None = None,
+    reach: float | None = None,
     seed: int = 0,
     seconds: float = 0.0,
 ) -> OneRunResult:
@@ -212,7 +215,10 @@ def judge_one_run(
     else 10⁻⁵). The number of ``guesses`` (even: half "in" on the highest scores, half "out" on the lowest) is by
     default chosen from the claim alone, before looking at the run: the count of :data:`GUESS_SHARES` that
     certifies most against an ideal mechanism leaking :data:`DESIGN_MARGIN` times the claim; one count, so the test
-    is at level α with no correction."""
+    is at level α with no correction. ``reach`` (claims that imply GDP): the μ per canary the scores can show for
+    a mechanism exactly at the claim, when the scores cannot see each canary alone (the others' coins mixed in):
+    the guess count and the power are then those of a Gaussian shift of min(μ, reach) — an audit whose scores
+    see less than half the claim says ``inconclusive``."""
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be a dpkit.audits.Claim, got {type(claim).__name__}")
     c = np.asarray(coins)
@@ -234,21 +240,28 @@ def judge_one_run(
     c = c.astype(np.int64)
     m = c.shape[0]
     curve = _claim_curve(claim)
+    seen = claim
+    if reach is not None:
+        if claim.mu is None:
+            raise ValueError("reach applies to claims that imply GDP (a μ)")
+        if not reach >= 0:
+            raise ValueError(f"reach must be >= 0, got {reach!r}")
+        seen = Claim.gdp(max(min(float(claim.mu), float(reach)), 1e-12))
     if guesses is None:
         counts = sorted({_guesses(share, m) for share in GUESS_SHARES})
-        sharper = _scaled(claim, DESIGN_MARGIN, d)
+        sharper = _scaled(seen, DESIGN_MARGIN, d)
         r = counts[int(np.argmax(_powers(sharper, m=m, counts=counts, level=level_all, delta=d)))]
     else:
         r = check_count("guesses", guesses)
         if r % 2 or r > m:
             raise ValueError(f"guesses must be even (half in, half out) and <= the {m} canaries, got {r}")
-    power = _powers(claim, m=m, counts=[r], level=level_all, delta=d)[0]
+    power = _powers(seen, m=m, counts=[r], level=level_all, delta=d)[0]
     v = _right(c, np.argsort(s, kind="stable"), r)
     p = one_run_fdp_p_value(canaries=m, guesses=r, correct=v, **curve)
     if p <= level_all and not one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level_all, **curve):
         p = math.nextafter(level_all, 1.0)  # the p-value's bisection and the one-step test disagree: the safe side
     mu, eps = _bounds(claim, m=m, r=r, v=v, level=level_all, delta=d)
-    return OneRunResult(claim, d, level_all, c, s, r, v, p, mu, eps, power, seed, seconds)
+    return OneRunResult(claim, d, level_all, c, s, r, v, p, mu, eps, power, seed, seconds, reach)
 
 
 def _inner_product(output: np.ndarray, canary: Any) -> float:

@@ -13,13 +13,18 @@ number of right guesses is judged against the claim's whole trade-off curve — 
 the target needs is μ-GDP per user — by the f-DP one-run analysis (:func:`dpkit.audits.one_run.judge_one_run`),
 which gives the verdict, the μ and ε lower bounds and the audit's power.
 
-Agents that follow the messages protocol (:func:`dpkit.algorithms.observers.observe_messages`) can be audited so:
-LDP-UCRL-VTR and a user's own local-DP agent. A joint-DP billboard mixes every user into every release, so a
-per-user score there needs the others' coins; it is not done here.
+Agents that follow the messages protocol (:func:`dpkit.algorithms.observers.observe_messages`) are scored so:
+LDP-UCRL-VTR and a user's own local-DP agent. An algorithm whose releases mix users scores them through its own
+``one_run`` hook (:class:`~dpkit.algorithms.spec.AuditSpec`): the joint-DP billboards of Private-LinOpt-VI/-PO and
+Private-OFU-RL (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`: each user from the p-sums holding
+her, the other users' coins as noise), with the μ per user such scores could show at the claim (their *reach*,
+from the declaration) setting the audit's power. RLSVI has none: a user's influence on later Q-values decays as
+1/n among thousands of users, and its many-run audit at K = 2 is the one that sees the worst case.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -29,11 +34,21 @@ import numpy as np
 
 from dpkit.accountant.validation import check_count, check_index
 from dpkit.algorithms.episodes import play_episode
-from dpkit.algorithms.observers import flat
+from dpkit.algorithms.observers import OneRun, OneRunView, flat
 
 from .claims import Claim
 from .one_run import OneRunResult, judge_one_run
-from .rl import RlSetting, _claim_sigmas, _declared_mu, _make_agent, _registered_declaration, _world, default_setting
+from .rl import (
+    RlSetting,
+    _claim_sigmas,
+    _declared_mu,
+    _declared_sensitivities,
+    _make_agent,
+    _registered_declaration,
+    _spec,
+    _world,
+    default_setting,
+)
 
 __all__ = ["MAX_CANARIES", "OneRunScores", "RlOneRunResult", "one_run_scores", "audit_one_run"]
 
@@ -51,6 +66,8 @@ class OneRunScores:
     scores: np.ndarray
     seconds: float
     observer: str = "messages"
+    #: the μ per user the scores could show at the claim (:class:`~dpkit.algorithms.observers.OneRunView`)
+    reach: float | None = None
 
 
 def _llr(messages: Any, m0: Any, m1: Any, agent: Any) -> float:
@@ -91,13 +108,34 @@ def one_run_scores(
     base = default_setting(algorithm, epsilon=epsilon, delta=delta, sigma=sigma)
     setting = replace(base, episodes=m, implementation=implementation)
     started = time.perf_counter()
-    env, _, pair = _world(setting)
+    world = _world(setting)
+    env, _, pair = world
     coins_rng, agent_rng, policy_rng = np.random.default_rng(seed).spawn(3)
     coins = coins_rng.integers(0, 2, m)
+    hook = _spec(setting).hook("one_run")
+    if hook is not None:  # the algorithm scores its own observer (a billboard, Q-values, …)
+        run = OneRun(
+            setting,
+            world,
+            coins.copy(),
+            functools.partial(_make_agent, setting),
+            _claim_sigmas(setting),
+            _declared_sensitivities(setting),
+            progress,
+        )
+        view = hook(run, agent_rng)
+        if not isinstance(view, OneRunView):
+            raise TypeError(f"{algorithm}'s one_run hook must return a OneRunView, got {type(view).__name__}")
+        scores = np.asarray(view.scores, dtype=float)
+        if scores.shape != (m,) or not np.isfinite(scores).all():
+            raise ValueError(f"{algorithm}'s one_run hook must return {m} finite scores, got shape {scores.shape}")
+        seconds = time.perf_counter() - started
+        return OneRunScores(setting, seed, coins, scores, seconds, view.observer, view.reach)
     agent = _make_agent(setting, agent_rng, env)
     if not hasattr(agent, "message_statistics"):
         raise TypeError(
-            f"{algorithm}'s agent has no message_statistics: one-run audits read a local-DP agent's messages"
+            f"{algorithm} has no one-run hook and its agent no message_statistics: one-run audits read an "
+            "algorithm's own one_run scores (AuditSpec.one_run) or a local-DP agent's messages"
         )
     _claim_sigmas(setting)  # the registered declaration must be readable, at the audit's target
     scores = np.empty(m)
@@ -224,5 +262,6 @@ def audit_one_run(
         delta=setting.delta,
         seed=scores.seed,
         seconds=scores.seconds,
+        reach=scores.reach,
     )
     return RlOneRunResult(scores, judged, float(setting.epsilon))

@@ -50,8 +50,39 @@ def test_ldp_ucrl_vtr_is_audited_in_one_run() -> None:
     assert result.to_dict()["canaries"] == 300
 
 
-def test_joint_dp_algorithms_are_refused_with_the_reason() -> None:
-    with pytest.raises(TypeError, match="message_statistics"):
+def test_an_algorithm_without_a_one_run_scorer_is_refused_with_the_reason() -> None:
+    """RLSVI has no one-run hook (a user's influence on later Q-values decays as 1/n among thousands of users)."""
+    with pytest.raises(TypeError, match="no one-run hook and its agent no message_statistics"):
         audit_one_run("rlsvi", canaries=10)
     with pytest.raises(ValueError, match="canaries must be >= 2"):
         one_run_scores("ldp-ucrl-vtr", canaries=1)
+
+
+@pytest.mark.parametrize(("algorithm", "canaries"), [("private-linopt-vi", 300), ("private-ofu-rl", 100)])
+def test_joint_dp_algorithms_are_audited_in_one_run_from_their_billboard(algorithm: str, canaries: int) -> None:
+    """Every user a canary; each scored from the p-sums of the billboard holding her, the others' coins as noise.
+    The scores point the right way; the scorer's reach (what it could show per user at the claim) is computed from
+    the declaration and lies below the claim, so a correct run is not a violation and, seeing less than half the
+    claim, says inconclusive."""
+    a = one_run_scores(algorithm, canaries=canaries, seed=2)
+    b = one_run_scores(algorithm, canaries=canaries, seed=2)
+    assert a.observer == "billboard" and np.array_equal(a.scores, b.scores) and np.array_equal(a.coins, b.coins)
+    assert a.scores[a.coins == 1].mean() > a.scores[a.coins == 0].mean()
+    result = audit_one_run(algorithm, canaries=canaries, seed=2)
+    assert result.verdict == "inconclusive" and 0 < result.judged.reach < result.claimed_mu, result.to_dict()
+    assert result.to_dict()["observer"] == "billboard"
+
+
+def test_billboard_scores_see_a_user_alone_in_her_leaf() -> None:
+    """A counter of 4 users whose items differ by d = 1 along one axis, no noise: the p-sums are the coins' sums
+    (users 0 | 0, 1 | 2 | 0 … 3). Centred at coin ½, the leaves show users 0 and 2 alone and with the right sign;
+    the p-sums {0, 1} and {0 … 3} hold as many coins 1 as coins ½ would give, so users 1 and 3 (in no leaf)
+    score 0."""
+    from dpkit.algorithms.observers import billboard_one_run_scores
+
+    coins = np.array([1, 0, 0, 1])
+    items0, items1 = np.zeros((4, 1)), np.ones((4, 1))
+    prefixes = np.concatenate([[[0.0]], np.cumsum(coins[:, None].astype(float), axis=0)])
+    scores = billboard_one_run_scores({"c": prefixes}, {"c": items0}, {"c": items1}, {"c": 1.0}, {"c": False})
+    assert scores[0] > 0 > scores[2]
+    assert scores[1] == scores[3] == 0
