@@ -2,7 +2,7 @@
 
 Run (from the repository root)::
 
-    .venv/bin/python bench/one_run.py                    # 100 seeds, 2,000 canaries, claim (1, 1e-5)
+    .venv/bin/python bench/one_run.py                    # 100 seeds, 5,000 canaries, claim (1, 1e-5)
     .venv/bin/python bench/one_run.py --seeds 200 --canaries 5000 --json
 
 For each correct agent — LDP-UCRL-VTR and the user's agent of examples/ldp_agent.py — one-run audits
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100)
-    parser.add_argument("--canaries", type=int, default=2000)
+    parser.add_argument("--canaries", type=int, default=5000)
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--delta", type=float, default=1e-5)
     parser.add_argument("--json", action="store_true")

@@ -51,7 +51,8 @@ def main() -> None:
         "÷ pair μ in brackets); power: the μ an ideal attack would certify with these runs at the allowance,",
         "over the allowance (below 0.5 the verdict is `inconclusive`); the verdict against the declaration",
         "and against the paper's ε. Mutants are the seed algorithms with one bug (tests/support/rl_mutants.py).",
-        "`dpkit audit ALGORITHM [--sigma …] --runs N --json` reproduces a row.",
+        "`dpkit audit ALGORITHM [--sigma …] --runs N --json` reproduces a row. The one-run audit of every algorithm "
+        "that has one, beside these at equal time, is in docs/one_run.md.",
         "",
         "| algorithm | σ | observer | claimed ε | exact ε / μ (declared) | pair μ (reach) | μ allowed | "
         "ε lower | μ lower (÷ pair) | power | verdict / vs paper | runs | time |",
