@@ -12,6 +12,10 @@ Top level::
     seeds = 5              # regret runs per algorithm and σ
     workers = 2            # processes for the regret runs (1: everything in this process)
     deltas = [1e-10, …]    # optional: the δ grid of the ε(δ) curves (the algorithm's δ is always added)
+    plugins = ["my_algorithm.py:SPEC", "package.module:REGISTRATIONS"]
+                           # optional: your own algorithms — an AlgorithmSpec or a sequence of them, in a file
+                           # (relative to this config's folder) or an importable module — registered before the
+                           # [[algorithm]] entries are read, and in every worker process
 
     [quick]                # what --quick shrinks to (each a cap)
     episodes = 150
@@ -20,7 +24,7 @@ Top level::
     audit_episodes = 8     # caps [algorithm.audit] episodes where one is given
 
     [[algorithm]]
-    name = "ldp-ucrl-vtr"  # one of the five private seed algorithms
+    name = "ldp-ucrl-vtr"  # a registered private algorithm: a seed algorithm, a plugin's or one of plugins
     env = "riverswim"      # riverswim, riverswim-inhomogeneous, tabular; lq for private-ofu-rl
     states = 2             # tabular: S (and actions A, horizon H = 2S unless given)
     episodes = 2000        # K of the regret runs (and of the ledger: tree counters, RLSVI)
@@ -284,6 +288,7 @@ class ReportConfig(_Model):
     seeds: Count = 3
     workers: Count = 1
     deltas: Annotated[tuple[Delta, ...], Field(min_length=1)] = DEFAULT_DELTAS
+    plugins: tuple[StrictStr, ...] = ()
     quick: QuickConfig = Field(default_factory=QuickConfig)
     source: Annotated[str, Field(exclude=True)] = DEFAULT_CONFIG
     is_quick: Annotated[bool, Field(exclude=True)] = False
@@ -327,6 +332,7 @@ class ReportConfig(_Model):
             "seeds": self.seeds,
             "workers": self.workers,
             "deltas": list(self.deltas),
+            "plugins": list(self.plugins),
             "quick_caps": self.quick.to_dict(),
             "algorithms": [a.to_dict() for a in self.algorithms],
         }
@@ -408,6 +414,10 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     if "source" in data or "is_quick" in data or "algorithms" in data:
         bad = next(k for k in ("source", "is_quick", "algorithms") if k in data)
         raise ValueError(f"unknown key {bad!r}")
+    data = dict(data)
+    if "plugins" in data:
+        base = Path.cwd() if source == DEFAULT_CONFIG else Path(source).resolve().parent
+        data["plugins"] = load_plugins(data["plugins"], base)
     try:
         config = ReportConfig.model_validate({**data, "source": source}, by_alias=True, by_name=False)
     except ValidationError as err:
@@ -418,6 +428,69 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
         except ValueError as err:
             raise ValueError(f"algorithm[{i}] ({a.name}): {err}") from None
     return config
+
+
+def _plugin_specs(reference: str) -> tuple[registry.AlgorithmSpec, ...]:
+    """The AlgorithmSpecs named by ``FILE.py:NAME`` (an absolute path) or ``module:NAME``."""
+    import importlib
+
+    from dpkit.loading import load_object
+
+    path, _, name = reference.rpartition(":")
+    if path.endswith(".py"):
+        obj = load_object("plugins", reference)
+    else:
+        try:
+            obj = getattr(importlib.import_module(path), name)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"cannot load {reference!r}: {type(err).__name__}: {err}") from None
+    specs = (obj,) if isinstance(obj, registry.AlgorithmSpec) else obj
+    if (
+        not isinstance(specs, (tuple, list))
+        or not specs
+        or not all(isinstance(x, registry.AlgorithmSpec) for x in specs)
+    ):
+        raise ValueError(f"{reference!r} must name an AlgorithmSpec or a non-empty sequence of them")
+    return tuple(specs)
+
+
+def plugin_names(references: tuple[str, ...]) -> frozenset[str]:
+    """The names of the algorithms ``references`` register."""
+    return frozenset(spec.name for reference in references for spec in _plugin_specs(reference))
+
+
+def register_plugins(references: tuple[str, ...]) -> None:
+    """Register the algorithms of ``references`` (resolved as :func:`load_plugins` returns them) in this process:
+    what a report's worker processes run first (file-loaded specs cannot be pickled; they are loaded again)."""
+    for reference in references:
+        for spec in _plugin_specs(reference):
+            if spec.name in registry.names() and registry.get(spec.name) is spec:
+                continue
+            registry.register(spec, replace=registry.is_runtime(spec.name))
+
+
+def load_plugins(value: object, base: Path) -> tuple[str, ...]:
+    """Check ``plugins`` (a list of ``FILE.py:NAME`` — relative to ``base`` — or ``module:NAME``), register their
+    algorithms here, and return the references with files made absolute (so that workers can load them again). A
+    name taken by a built-in or another plugin is refused."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"plugins must be a list of strings FILE.py:NAME or module:NAME, got {shown(value)}")
+    out = []
+    for i, reference in enumerate(value):
+        path, sep, name = reference.rpartition(":")
+        if not sep or not path or not name.isidentifier():
+            raise ValueError(f"plugins[{i}] must be FILE.py:NAME or module:NAME, got {reference!r}")
+        if path.endswith(".py"):
+            reference = f"{(base / path).resolve()}:{name}"
+        try:
+            for spec in _plugin_specs(reference):
+                if spec.name in registry.names() and not registry.is_runtime(spec.name):
+                    raise ValueError(f"{spec.name!r} is already registered by dpkit or an installed plugin")
+            register_plugins((reference,))
+        except ValueError as err:
+            raise ValueError(f"plugins[{i}]: {err}") from None
+        out.append(reference)
+    return tuple(out)
 
 
 def config_schema() -> dict[str, Any]:

@@ -345,8 +345,21 @@ def count_steps(config: ReportConfig) -> int:
     return 2 * len(config.algorithms) + len(_tasks(config))
 
 
+def _start_worker(specs: Sequence[Any], plugins: tuple[str, ...]) -> None:
+    """A worker's initializer: the parent's picklable runtime registrations, then the config's plugins (loaded
+    again from their files or modules: a spec loaded from a file by path cannot be pickled)."""
+    from .config import register_plugins
+
+    registry.replay(specs)
+    register_plugins(plugins)
+
+
 def _execute(
-    tasks: Sequence[RegretTask | RlsviTask], workers: int, progress: Progress, meanwhile: Callable[[], Any]
+    tasks: Sequence[RegretTask | RlsviTask],
+    workers: int,
+    progress: Progress,
+    meanwhile: Callable[[], Any],
+    plugins: tuple[str, ...] = (),
 ) -> tuple[list[Any], Any]:
     """Run ``tasks`` (in a pool of ``workers`` processes when > 1) while ``meanwhile()`` runs here."""
     if workers == 1:
@@ -356,12 +369,16 @@ def _execute(
             results.append(_run_task(task))
             progress(1)
         return results, extra
+    from .config import plugin_names
+
     context = multiprocessing.get_context("spawn")
+    loaded_again = plugin_names(plugins)  # from their files, in the worker: a file's module cannot be unpickled there
+    replayed = tuple(spec for spec in registry.runtime_registrations() if spec.name not in loaded_again)
     with cf.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=registry.replay,  # algorithms registered at run time exist in the workers too
-        initargs=(registry.runtime_registrations(),),
+        initializer=_start_worker,  # algorithms registered at run time exist in the workers too
+        initargs=(replayed, plugins),
     ) as pool:
         futures = [pool.submit(_run_task, task) for task in tasks]
         for future in futures:
@@ -428,7 +445,7 @@ def compute_report(
     def audits() -> list[dict[str, Any]]:
         return [audit_section(a, config.seed, advance) for a in config.algorithms]
 
-    results, audit_results = _execute(tasks, config.workers, advance, audits)
+    results, audit_results = _execute(tasks, config.workers, advance, audits, config.plugins)
     by_task = dict(zip(tasks, results))
     for a, section, audit in zip(config.algorithms, sections, audit_results):
         section["audit"] = audit

@@ -342,6 +342,10 @@ class ConfigRecord(_Own):
     seeds: Count
     workers: Count
     deltas: Annotated[list[OpenProbability], Field(min_length=1)]
+    plugins: list[str] = Field(
+        default_factory=list,
+        description="the user's algorithms registered first: FILE.py:NAME (absolute) or module:NAME",
+    )
     quick_caps: QuickConfig
     algorithms: Annotated[list[AlgorithmConfig], Field(min_length=1)]
 
