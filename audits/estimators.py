@@ -389,6 +389,52 @@ def _tail_contradicts(tau: float, *, m: int, r: int, v: int, floor: Any) -> bool
     return False
 
 
+def _fdp_setting(
+    canaries: object,
+    guesses: object,
+    correct: object,
+    mu: float | None,
+    epsilon: float | None,
+    delta: float,
+    trade_off: Callable[[float], Any] | None,
+) -> tuple[int, int, int, Callable[[float], float]]:
+    """The checked counts and the floor h of the one curve given (exactly one of ``mu``, ``epsilon`` with
+    ``delta``, ``trade_off``)."""
+    m, r, v = _one_run_counts(canaries, guesses, correct)
+    if (mu is not None) + (epsilon is not None) + (trade_off is not None) != 1:
+        raise ValueError("give exactly one of mu (a Gaussian trade-off curve), epsilon (with delta) or trade_off")
+    if trade_off is not None:
+        if not callable(trade_off):
+            raise TypeError(f"trade_off must be callable, got {type(trade_off).__name__}")
+    elif mu is not None:
+        mu = check_extended_nonnegative("mu", mu)
+    else:
+        epsilon = check_extended_nonnegative("epsilon", epsilon)
+    d = check_unit_interval("delta", delta)
+    if epsilon is None and d != 0.0:
+        raise ValueError(f"delta applies only with epsilon, got delta={delta!r}")
+    return m, r, v, _incorrect_floor(mu=mu, epsilon=epsilon, delta=d, trade_off=trade_off)
+
+
+def _largest_rejected(rejects: Callable[[float], bool], cap: float) -> float:
+    """The largest parameter (ε or μ, rejection monotone in it) that ``rejects`` still rejects, by doubling then
+    bisection, returned at the rejected end (rounded down); 0 when 0 is not rejected, ``cap``'s half when all are."""
+    if not rejects(0.0):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > cap:
+            return lo
+    while hi - lo > 1e-6:
+        mid = 0.5 * (lo + hi)
+        if rejects(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def one_run_fdp_p_value(
     *,
     canaries: int,
@@ -406,22 +452,9 @@ def one_run_fdp_p_value(
     (ε, δ(ε)) for every ε), the curve of one (``epsilon``, ``delta``), or ``trade_off``: any symmetric trade-off
     function (the least FNR at each FPR, e.g. :meth:`dpkit.audits.claims.Claim.trade_off`), which must not lie
     above the true curve. Found by bisection on the tail and returned at its upper end (rounded up)."""
-    m, r, v = _one_run_counts(canaries, guesses, correct)
-    if (mu is not None) + (epsilon is not None) + (trade_off is not None) != 1:
-        raise ValueError("give exactly one of mu (a Gaussian trade-off curve), epsilon (with delta) or trade_off")
-    if trade_off is not None:
-        if not callable(trade_off):
-            raise TypeError(f"trade_off must be callable, got {type(trade_off).__name__}")
-    elif mu is not None:
-        mu = check_extended_nonnegative("mu", mu)
-    else:
-        epsilon = check_extended_nonnegative("epsilon", epsilon)
-    d = check_unit_interval("delta", delta)
-    if epsilon is None and d != 0.0:
-        raise ValueError(f"delta applies only with epsilon, got delta={delta!r}")
+    m, r, v, floor = _fdp_setting(canaries, guesses, correct, mu, epsilon, delta, trade_off)
     if v == 0:
         return 1.0
-    floor = _incorrect_floor(mu=mu, epsilon=epsilon, delta=d, trade_off=trade_off)
     contradicts = lambda tau: _tail_contradicts(tau, m=m, r=r, v=v, floor=floor)  # noqa: E731
     if not contradicts(1.0):
         return 1.0
@@ -451,11 +484,9 @@ def one_run_fdp_rejects(
     """Whether ``correct`` right guesses of ``guesses`` reject the trade-off curve (as in
     :func:`one_run_fdp_p_value`) at level ``alpha``: P[V ≥ correct] ≥ α is impossible for it. One recursion, no
     bisection (the p-value is at most α exactly when this holds, up to the p-value's rounding)."""
-    m, r, v = _one_run_counts(canaries, guesses, correct)
-    if v == 0:
-        return False
-    floor = _incorrect_floor(mu=mu, epsilon=epsilon, delta=delta, trade_off=trade_off)
-    return _tail_contradicts(float(alpha), m=m, r=r, v=v, floor=floor)
+    m, r, v, floor = _fdp_setting(canaries, guesses, correct, mu, epsilon, delta, trade_off)
+    level = check_probability("alpha", alpha)
+    return v > 0 and _tail_contradicts(level, m=m, r=r, v=v, floor=floor)
 
 
 def one_run_mu_lower(*, canaries: int, guesses: int, correct: int, alpha: float = 0.05) -> float:
@@ -468,22 +499,7 @@ def one_run_mu_lower(*, canaries: int, guesses: int, correct: int, alpha: float 
     if not 0.0 < level < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     rejects = lambda mu: one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level, mu=mu)  # noqa: E731
-    if not rejects(0.0):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while rejects(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 64.0:
-            return lo
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        if rejects(mid):
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-6:
-            break
-    return lo
+    return _largest_rejected(rejects, 64.0)
 
 
 def one_run_fdp_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float, alpha: float = 0.05) -> float:
@@ -496,19 +512,4 @@ def one_run_fdp_epsilon_lower(*, canaries: int, guesses: int, correct: int, delt
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     d = check_unit_interval("delta", delta)
     kw: dict[str, Any] = {"canaries": m, "guesses": r, "correct": v, "alpha": level, "delta": d}
-    if not one_run_fdp_rejects(epsilon=0.0, **kw):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while one_run_fdp_rejects(epsilon=hi, **kw):
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e3:
-            return lo
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        if one_run_fdp_rejects(epsilon=mid, **kw):
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-6:
-            break
-    return lo
+    return _largest_rejected(lambda eps: one_run_fdp_rejects(epsilon=eps, **kw), 1e3)
