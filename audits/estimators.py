@@ -301,7 +301,15 @@ def one_run_p_value(*, canaries: int, guesses: int, correct: int, epsilon: float
 
         P[V ≥ v] ≤ P[Bin(r, q) ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ Bin(r, q) < v] / i,   q = e^ε/(1 + e^ε).
 
-    Binomial tails from scipy (regularised incomplete beta), rounded up; increasing in ε."""
+    Binomial tails from scipy (regularised incomplete beta), rounded up; increasing in ε.
+
+    Kept as the paper states it, to reproduce the paper (its Appendix D; tests/audits/test_steinke_figure.py). With
+    δ = 0 it is the exact worst case. With δ > 0 the δ term can fall short of the exact worst case, which a linear
+    program over all mechanisms finds for 2–3 canaries (tests/audits/test_one_run_lp.py): m = r = 3, v = 1, ε = 0,
+    δ = 0.1 gives 0.95 while an explicit (0, 0.1)-DP mechanism reaches 0.9625. The shortfalls found lie where v is
+    below the binomial mean (p-values near 1, so no test at a usual α rejects there), but they void the theorem's
+    guarantee as a whole: dpkit's verdicts use the f-DP analysis instead (:func:`one_run_fdp_p_value`, which is at
+    least the exact worst case in every case the program checks)."""
     m, r, v = _one_run_counts(canaries, guesses, correct)
     eps = check_real("epsilon", epsilon)
     if eps < 0:
