@@ -64,7 +64,7 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP, Users, make_tabular
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
-from .observers import ObservedRun
+from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
@@ -461,6 +461,74 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     return trace.row(run.white_box)
 
 
+def _claim_betas(setting: Any, claim_sigma: float) -> np.ndarray:
+    """β_k (k = 1 … K) at the claim's σ: the noise a correct RLSVI at the claim adds — Russo's β_k, or the
+    ``beta`` option, rescaled by (σ_claim/σ_paper)² as :class:`Rlsvi` rescales it — from the declaration alone."""
+    options = dict(setting.options)
+    s_, a_, h_, k_ = setting.states, setting.actions, setting.horizon, setting.episodes
+    beta = options.get("beta")
+    declaration = declare_privacy(s_, a_, h_, k_, setting.epsilon, setting.delta, beta=beta)
+    scale = (claim_sigma / declaration.releases[0].sigma_paper) ** 2
+    if beta is None:
+        return 0.5 * s_ * h_**3 * np.log(2.0 * h_ * s_ * a_ * np.arange(1, k_ + 1, dtype=float)) * scale
+    return np.full(k_, float(beta) * scale)
+
+
+def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the released Q-values.
+
+    States and actions are public under RLSVI's relation, so the auditor knows every cell's visits n and P̂, and
+    reads from each plan the residual r = Q − P̂ᵀV_{h+1} (V from the same released Q) = R̂ + w at every cell. At
+    user k's cells, n_{k+1}·r_{k+1} − n_k·r_k is her own (clipped) reward plus the two plans' noise — the other
+    users' rewards cancel, so each user is seen alone. Her score sums these over her H cells, each centred between
+    the two canaries' clipped rewards and weighted by their difference over the variance a correct RLSVI at the
+    claim gives it: β_{k+1}(n + 1)²/(n + 2) + β_k n²/(n + 1), n her cell's visits before her (β_k from the
+    declaration at the claim's σ, :func:`_claim_betas`). Reach: the median over users of that score's μ with the
+    difference at the declared Δ — at most √(2H/β) for the first visitor of her cells, where the declaration
+    allows every later release its worst case n = 1: about the claim's μ/√K, so a one-run audit of RLSVI says
+    ``inconclusive`` (its many-run audit at K = 2 is the one that reaches the worst case). The last user's
+    rewards are never released: she scores 0."""
+    from .episodes import play_episode
+
+    if run.observer != "q-values":
+        raise ValueError(f"one-run audits of {ALGORITHM} read the released Q-values, not {run.observer!r}")
+    env, _, canaries = run.world
+    agent = run.make_agent(rng, env)
+    h_, s_, a_ = env.horizon, env.states, env.actions
+    users = len(run.coins)
+    betas = _claim_betas(run.setting, float(run.claim_sigmas[RELEASE]))
+    delta_r = float(run.sensitivities[RELEASE])
+    clipped = [np.clip(np.asarray(c.rewards, dtype=float), 0.0, 1.0) for c in canaries]
+    diff, centre = clipped[1] - clipped[0], 0.5 * (clipped[0] + clipped[1])
+    steps = np.arange(h_)
+    n = np.zeros((h_, s_, a_))
+    next_counts = np.zeros((h_, s_, a_, s_))
+    scores = np.zeros(users)
+    reach = np.zeros(users)
+    previous: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None  # her cells, n before, n·r
+    for k, coin in enumerate(run.coins):
+        plan = agent.plan(k)
+        q = np.asarray(plan.released[RELEASE], dtype=float)
+        v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])
+        p_hat = next_counts / np.maximum(n, 1.0)[..., None]
+        residual = q - np.einsum("hsat,ht->hsa", p_hat, v_next)  # R̂ + w at every cell
+        if previous is not None:
+            cs, ca, before, weighted = previous
+            d = (before + 1.0) * residual[steps, cs, ca] - weighted  # her clipped reward + noise
+            var = betas[k] * (before + 1.0) ** 2 / (before + 2.0) + betas[k - 1] * before**2 / (before + 1.0)
+            scores[k - 1] = float(np.sum(diff * (d - centre) / var))
+            reach[k - 1] = delta_r * math.sqrt(float(np.sum(1.0 / var)))
+        states, actions, rewards = play_episode(env, np.asarray(plan.policy), canaries[int(coin)], None)
+        cs, ca = states[:-1], actions
+        before = n[steps, cs, ca].copy()
+        previous = (cs, ca, before, before * residual[steps, cs, ca])
+        n[steps, cs, ca] += 1.0
+        next_counts[steps, cs, ca, states[1:]] += 1.0
+        agent.update(k, states, actions, rewards)
+        run.advance()
+    return OneRunView(scores, "q-values", float(np.median(reach)))
+
+
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
     return declare_privacy(p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta"))
 
@@ -504,6 +572,7 @@ REGISTRATIONS = (
             # K = 2: her cells have n = 1 in the one later release, so every run's μ is the worst case
             defaults={"states": 2, "horizon": 3, "episodes": 2, "options": (("beta", 0.05),)},
             closed_form=_closed_form,
+            one_run=one_run,
             canaries=(
                 "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
                 "clipping keeps her per-cell ΔR̂ at the declared 1/n"

@@ -51,8 +51,9 @@ def main() -> None:
         "÷ pair μ in brackets); power: the μ an ideal attack would certify with these runs at the allowance,",
         "over the allowance (below 0.5 the verdict is `inconclusive`); the verdict against the declaration",
         "and against the paper's ε. Mutants are the seed algorithms with one bug (tests/support/rl_mutants.py).",
-        "`dpkit audit ALGORITHM [--sigma …] --runs N --json` reproduces a row. The one-run audit of every algorithm "
-        "that has one, beside these at equal time, is in docs/one_run.md.",
+        "`dpkit audit ALGORITHM [--sigma …] --runs N --json` reproduces a row. The one-run audit of every seed "
+        "algorithm, beside these at equal time, is at the end of this page (and in docs/one_run.md with the one-run "
+        "audits of a user's agent and of a release function).",
         "",
         "| algorithm | σ | observer | claimed ε | exact ε / μ (declared) | pair μ (reach) | μ allowed | "
         "ε lower | μ lower (÷ pair) | power | verdict / vs paper | runs | time |",
@@ -131,7 +132,13 @@ def main() -> None:
         "released Q-values really leak.",
         "",
     ]
-    OUT.write_text("\n".join(lines), encoding="utf-8")
+    text = "\n".join(lines)
+    if OUT.exists():  # keep the one-run table docs/make_one_run.py writes between its markers
+        old = OUT.read_text(encoding="utf-8")
+        begin, end = "<!-- one-run: begin (docs/make_one_run.py) -->", "<!-- one-run: end -->"
+        if begin in old and end in old:
+            text = text.rstrip("\n") + "\n\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"
+    OUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUT}", file=sys.stderr)
 
 

@@ -172,10 +172,12 @@ def main() -> None:
         "A joint-DP billboard mixes every user into most of its p-sums; scored with the other users' coins as noise, "
         "a user shows at most the reach, well below the claim at these sizes, so the one-run audit of a joint-DP "
         "algorithm says `inconclusive` where the many-run audit — which changes one user and holds the others fixed — "
-        "certifies most of the pair's μ. Not audited in one run: "
-        + ", ".join(not_local)
-        + " (a user's influence on later Q-values decays as 1/n among thousands of users; its many-run audit at K = 2 "
-        "sees the worst case).",
+        "certifies most of the pair's μ. RLSVI's released Q-values show each user alone (her own reward is the "
+        "difference of two consecutive plans' residuals at her cells, the others' rewards cancel), but among "
+        "thousands of users her cells are visited by many, and the declaration allows every one of her K − 1 later "
+        "releases its worst case n = 1: a user is seen at about the claim's μ/√K (the reach), so its one-run audit "
+        "is `inconclusive` and its many-run audit at K = 2 is the one that reaches the worst case."
+        + (" Not audited in one run: " + ", ".join(not_local) + "." if not_local else ""),
         "",
         "## A user's agent (examples/ldp_agent.py, `dpkit audit --agent … --one-run`)",
         "",
@@ -194,6 +196,26 @@ def main() -> None:
     lines += _target_section() + _steinke_section()
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
+    _into_audits(lines[: lines.index("## A user's agent (examples/ldp_agent.py, `dpkit audit --agent … --one-run`)")])
+
+
+#: docs/audits.md holds the comparison table between these markers (the rest of it is docs/make_audits.py's).
+BEGIN, END = "<!-- one-run: begin (docs/make_one_run.py) -->", "<!-- one-run: end -->"
+
+
+def _into_audits(lines: list[str]) -> None:
+    """The one-run table beside the many-run audits, in docs/audits.md between :data:`BEGIN` and :data:`END`
+    (appended if they are missing); docs/make_audits.py keeps the markers' block when it rewrites the page."""
+    page = ROOT / "docs" / "audits.md"
+    text = page.read_text(encoding="utf-8")
+    body = ["## One-run audits beside many-run audits, at equal time", ""] + lines[2:]
+    block = "\n".join([BEGIN, *body, END])
+    if BEGIN in text and END in text:
+        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    page.write_text(text, encoding="utf-8")
+    print(f"wrote the one-run table into {page}")
 
 
 if __name__ == "__main__":

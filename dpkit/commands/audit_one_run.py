@@ -1,4 +1,4 @@
-"""``dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run``: a one-run audit of a local-DP agent."""
+"""``dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run``: a one-run audit of an RL algorithm or agent."""
 
 from __future__ import annotations
 
@@ -50,6 +50,10 @@ def audit_one_run(
             ["claim: the declaration at σ_tight, μ per user", format_number(result.claimed_mu, 6)],
             ["claimed ε at δ = " + format_number(result.delta), format_number(result.claimed_epsilon, 6)],
             ["canary users (one run)", str(out["canaries"])],
+            [
+                "reach: μ per user the scores can show at the claim",
+                "each user seen alone" if result.judged.reach is None else format_number(result.judged.reach, 6),
+            ],
             ["guesses / correct (count chosen from the claim)", f"{result.guesses} / {result.correct}"],
             ["p-value under the claim's trade-off curve", format_number(result.p_value, 6)],
             ["μ lower bound", format_number(result.mu_lower, 6)],

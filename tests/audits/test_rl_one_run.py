@@ -4,6 +4,7 @@ trade-off curve (the f-DP analysis)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -51,11 +52,43 @@ def test_ldp_ucrl_vtr_is_audited_in_one_run() -> None:
 
 
 def test_an_algorithm_without_a_one_run_scorer_is_refused_with_the_reason() -> None:
-    """RLSVI has no one-run hook (a user's influence on later Q-values decays as 1/n among thousands of users)."""
-    with pytest.raises(TypeError, match="no one-run hook and its agent no message_statistics"):
-        audit_one_run("rlsvi", canaries=10)
+    """An algorithm with neither a one_run hook nor a messages-protocol agent (RLSVI without its hook)."""
+    spec = registry.get("rlsvi")
+    factory = spec.make_agent()
+    bare = replace(
+        spec,
+        name="rlsvi-without-one-run",
+        entry_point=lambda _name, *args, **kw: factory("rlsvi", *args, **kw),
+        audit=replace(spec.audit, one_run=None),
+    )
+    registry.register(bare)
+    try:
+        with pytest.raises(TypeError, match="no one-run hook and its agent no message_statistics"):
+            audit_one_run(bare.name, canaries=10)
+    finally:
+        registry.unregister(bare.name)
     with pytest.raises(ValueError, match="canaries must be >= 2"):
         one_run_scores("ldp-ucrl-vtr", canaries=1)
+
+
+def test_rlsvi_one_run_sees_each_user_alone_and_says_inconclusive() -> None:
+    """RLSVI's one-run scores read each user's own reward from two consecutive plans (the other users' rewards
+    cancel): with the exploration noise a thousandth of the claim's σ, the first users — alone in their cells, so
+    seen best — are all guessed right. At the claim's σ a user among 2,000 is seen at a μ of about the claim's
+    μ/√K (the declaration allows each of her K − 1 later releases its worst case, n = 1): the reach is far below
+    half the claim, so the audit is inconclusive, never consistent."""
+    from dpkit.audits.rl import _claim_sigmas, default_setting
+
+    tight = _claim_sigmas(replace(default_setting("rlsvi"), episodes=2000))["Q-values"]
+    sharp = one_run_scores("rlsvi", canaries=2000, seed=1, sigma=tight / 1000)
+    assert sharp.observer == "q-values"
+    assert np.array_equal(sharp.scores[:20] > 0, sharp.coins[:20] == 1)
+    assert sharp.scores[-1] == 0.0  # the last user's rewards are never released
+    result = audit_one_run("rlsvi", canaries=2000, seed=1)
+    assert result.verdict == "inconclusive", result.to_dict()
+    assert result.judged.reach is not None and result.judged.reach < result.claimed_mu / np.sqrt(2000 - 1) * 1.5
+    again = one_run_scores("rlsvi", canaries=2000, seed=1)
+    assert np.array_equal(again.scores, result.scores.scores)
 
 
 @pytest.mark.parametrize(("algorithm", "canaries"), [("private-linopt-vi", 300), ("private-ofu-rl", 100)])

@@ -66,7 +66,7 @@ def test_one_run_audits_of_a_users_agent(capsys: pytest.CaptureFixture[str]) -> 
     [
         (["rlsvi", "--one-run", "--runs", "10"], "--runs does not apply to a --one-run audit"),
         (["rlsvi", "--canaries", "10"], "--canaries does not apply to a many-run audit"),
-        (["rlsvi", "--one-run", "--canaries", "10"], "message_statistics"),
+        (["ucrl-vtr", "--one-run", "--canaries", "10"], "ALGORITHM must be one of"),
     ],
 )
 def test_one_run_refusals(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
