@@ -1,0 +1,262 @@
+"""RDP curves of privacy events: which events an RDP accountant can read, and their curves.
+
+:func:`rdp_supports` says whether an event of :mod:`dpkit.accountant.events` has an RDP bound here
+(and why not); :func:`rdp_curve` gives an upper bound on its Rényi divergence ε_R(α) at each order
+α > 1 (``inf`` allowed), never below the truth. Curves of composed events add. Convert a curve to
+(ε, δ) with :func:`dpkit.accountant.rdp.rdp_epsilon`.
+
+Readings, each under the event's neighbouring relation (``add_remove`` / ``replace_one``):
+
+* Gaussian: α μ²/2 with μ = 1/nm (add_remove) or 2/nm (replace_one: a record's change is read as
+  2C, as dp-accounting's PLD accountant reads ``REPLACE_ONE``; its RDP accountant reads it as C,
+  which is a quarter of this value and optimistic under that reading).
+* Laplace: Mironov (2017) Prop. 6, exact, with ε = 1/nm (add_remove) or 2/nm (replace_one).
+* Randomized response: the exact divergence between the output laws of two different values
+  (replace_one only; its add/remove reading is not defined by the event).
+* (ε, 0)-DP release: the binary randomized response of the same ε, which dominates every ε-DP pair
+  (Kairouz, Oh & Viswanath 2015, Thm 2.1: every ε-DP pair is a post-processing of it; Rényi
+  divergences obey data processing); it is also <= min(ε, α ε²/2) (Bun & Steinke 2016, Prop. 3.3).
+  δ > 0: unsupported (an (ε, δ) guarantee bounds no Rényi divergence: the δ mass may be anything).
+* Poisson sampling (add_remove) of a Gaussian, or of compositions of Gaussians, reduced to one
+  Gaussian of noise multiplier (Σ count/nm²)^−1/2 as dp-accounting does (the releases are one
+  Gaussian query with pre- and post-processing; Mironov, Talwar & Zhang 2019): exact
+  (:func:`~dpkit.accountant.rdp_mechanisms.poisson_gaussian_rdp`). q = 0 gives 0 for any child.
+* Sampling without replacement (replace_one) of a Gaussian (or compositions, reduced likewise):
+  Wang, Balle & Kasiviswanathan (2019), Thm 27, on the base curve α μ²/2.
+* Tree aggregation: a record lies in at most ⌈log2(T + 1)⌉ released nodes of a tree over T steps,
+  each moving by C (add_remove) or 2C (replace_one); with restarts a record is in one tree only,
+  so the deepest tree counts (as dp-accounting's RDP accountant, which reads REPLACE_SPECIAL).
+* Self-composition: × count; composition: the sum; no-op: 0; non-private: inf.
+* Group of k records: a Gaussian (or tree) statistic moves by at most k times as much (triangle
+  inequality), so μ → kμ (exact); a Laplace ℓ1 shift likewise (ε → kε, the curve of a larger
+  shift); a pure ε-DP release is kε-DP. A group distributes over composition (each mechanism sees
+  the same pair of datasets). Groups of subsampled events are unsupported (no sound bound here).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .events import (
+    ComposedEvent,
+    EpsilonDeltaEvent,
+    Event,
+    GaussianEvent,
+    GroupEvent,
+    LaplaceEvent,
+    NonPrivateEvent,
+    NoOpEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    SampledWithoutReplacementEvent,
+    SelfComposedEvent,
+    TreeAggregationEvent,
+)
+from .rdp_mechanisms import (
+    _orders_array,
+    _round_up,
+    laplace_rdp,
+    poisson_gaussian_rdp,
+    randomized_response_rdp,
+    sampled_without_replacement_gaussian_rdp,
+)
+from .tree import max_psums_per_item
+from .validation import ArgumentTypeError
+
+__all__ = ["rdp_supports", "rdp_curve"]
+
+_EPS = 2.0**-52
+
+
+class _Unsupported(Exception):
+    """Raised inside the traversal with the reason an event has no RDP bound here."""
+
+
+def rdp_supports(event: Event) -> tuple[bool, str]:
+    """``(True, "")`` if :func:`rdp_curve` can bound ``event``, else ``(False, reason)``."""
+    if not isinstance(event, Event):
+        raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {event!r}")
+    try:
+        _curve(event, np.array([2.0]), group=1, evaluate=False)
+    except _Unsupported as exc:
+        return False, str(exc)
+    return True, ""
+
+
+def rdp_curve(event: Event, orders: object) -> np.ndarray:
+    """An upper bound on ``event``'s RDP ε_R(α) at each of ``orders`` (> 1; ``inf`` allowed).
+
+    The result has the shape of ``orders`` (a number gives a 0-d array). Raises ``ValueError``
+    with the reason when the event is not supported (see :func:`rdp_supports`).
+    """
+    if not isinstance(event, Event):
+        raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {event!r}")
+    alphas = _orders_array(orders)
+    try:
+        values = _curve(event, alphas.ravel(), group=1, evaluate=True)
+    except _Unsupported as exc:
+        raise ValueError(f"RDP cannot bound this event: {exc}") from None
+    return values.reshape(alphas.shape)
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def _gaussian_rho(mu: float, alphas: np.ndarray) -> np.ndarray:
+    """α μ²/2, rounded up (μ = inf gives inf, μ = 0 gives 0)."""
+    if mu == 0.0:
+        return np.zeros(alphas.shape)
+    with np.errstate(over="ignore"):
+        return _round_up(alphas * (mu * mu / 2.0), 4 * _EPS)
+
+
+def _unit_mu(relation: str) -> float:
+    """The change of one record's contribution in units of C: 1 (add_remove) or 2 (replace_one)."""
+    return 1.0 if relation == "add_remove" else 2.0
+
+
+def _effective_noise_multiplier(event: Event, path: str) -> float:
+    """Noise multiplier of the one Gaussian equivalent to a (nested) composition of Gaussians."""
+    total = 0.0  # Σ count / nm²
+    stack: list[tuple[Event, int]] = [(event, 1)]
+    while stack:
+        node, count = stack.pop()
+        if isinstance(node, GaussianEvent):
+            nm = node.noise_multiplier
+            if nm == 0.0:
+                return 0.0
+            total += count / (nm * nm)  # nm = inf contributes 0
+        elif isinstance(node, SelfComposedEvent):
+            stack.append((node.event, count * node.count))
+        elif isinstance(node, ComposedEvent):
+            stack.extend((e, count) for e in node.events)
+        elif isinstance(node, NoOpEvent):
+            continue
+        else:
+            raise _Unsupported(
+                f"{path} must be a Gaussian or a composition of Gaussians (reduced to one Gaussian as "
+                f"dp-accounting does); found {type(node).__name__}"
+            )
+    if total == 0.0:
+        return math.inf
+    # round the noise multiplier down: a smaller noise multiplier gives a larger (sound) curve
+    return (1.0 / math.sqrt(total)) * (1.0 - 4 * _EPS)
+
+
+def _pure_curve(epsilon: float, alphas: np.ndarray) -> np.ndarray:
+    """The RDP of any ε-DP pair: binary randomized response of ε, capped by α ε²/2."""
+    rr = randomized_response_rdp(epsilon=epsilon, k=2, orders=alphas)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bun_steinke = _round_up(alphas * (epsilon * epsilon / 2.0), 4 * _EPS)
+    out: np.ndarray = np.minimum(rr, bun_steinke)
+    return out
+
+
+def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> np.ndarray:
+    """The curve of ``event`` for groups of ``group`` records (1: plain neighbours).
+
+    With ``evaluate=False`` only support is decided (zeros are returned); unsupported events raise
+    :class:`_Unsupported` with the reason.
+    """
+    zeros = np.zeros(alphas.shape)
+    relation = event.relation
+    if isinstance(event, NoOpEvent):
+        return zeros
+    if isinstance(event, NonPrivateEvent):
+        return np.full(alphas.shape, math.inf)
+    if isinstance(event, GaussianEvent):
+        nm = event.noise_multiplier
+        if not evaluate:
+            return zeros
+        mu = math.inf if nm == 0.0 else group * _unit_mu(relation) / nm
+        return _gaussian_rho(mu, alphas)
+    if isinstance(event, LaplaceEvent):
+        if not evaluate:
+            return zeros
+        nm = event.noise_multiplier
+        # ℓ1 shift of group · (1 or 2) · C against scale nm·C
+        return laplace_rdp(scale=nm, sensitivity=group * _unit_mu(relation), orders=alphas)
+    if isinstance(event, RandomizedResponseEvent):
+        if relation != "replace_one":
+            raise _Unsupported(
+                "randomized response is bounded under replace_one (a record's value changes); its add_remove "
+                "reading is not defined by the event (dp-accounting's REPLACE_SPECIAL is not modelled)"
+            )
+        if not evaluate:
+            return zeros
+        p, k = event.noise_parameter, event.num_buckets
+        if k == 1 or p == 1.0:
+            return zeros
+        if p == 0.0:
+            return np.full(alphas.shape, math.inf)
+        # ε = log(1 + k(1 − p)/p), rounded up (the curve grows with ε)
+        eps = float(_round_up(np.asarray(math.log1p(k * ((1.0 - p) / p))), 4 * _EPS))
+        if group == 1:
+            return randomized_response_rdp(epsilon=eps, k=k, orders=alphas)
+        return _pure_curve(group * eps, alphas)
+    if isinstance(event, EpsilonDeltaEvent):
+        if event.delta > 0.0:
+            raise _Unsupported(
+                f"an (ε, δ) release with δ = {event.delta!r} > 0 bounds no Rényi divergence (the δ mass is "
+                "unconstrained); only pure (ε, 0) releases have an RDP curve"
+            )
+        if not evaluate:
+            return zeros
+        if event.epsilon == 0.0:
+            return zeros
+        return _pure_curve(group * event.epsilon, alphas)
+    if isinstance(event, TreeAggregationEvent):
+        if not evaluate:
+            return zeros
+        nm = event.noise_multiplier
+        depth = max(max_psums_per_item(t) for t in event.step_counts)
+        if nm == 0.0:
+            return np.full(alphas.shape, math.inf)
+        mu = group * _unit_mu(relation) * math.sqrt(depth) / nm
+        return _gaussian_rho(mu, alphas)
+    if isinstance(event, SelfComposedEvent):
+        inner = _curve(event.event, alphas, group=group, evaluate=evaluate)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.where(inner == 0.0, 0.0, _round_up(inner * event.count, 2 * _EPS))
+        return out
+    if isinstance(event, ComposedEvent):
+        total = zeros.copy()
+        for child in event.events:
+            total = total + _curve(child, alphas, group=group, evaluate=evaluate)
+        return _round_up(total, len(event.events) * _EPS) if evaluate else total
+    if isinstance(event, GroupEvent):
+        return _curve(event.event, alphas, group=group * event.group_size, evaluate=evaluate)
+    if isinstance(event, PoissonSampledEvent):
+        q = event.sampling_probability
+        if q == 0.0:
+            return zeros
+        if group > 1:
+            raise _Unsupported("no sound RDP bound here for a group of records under Poisson sampling")
+        if relation != "add_remove":
+            raise _Unsupported(
+                "Poisson-subsampled RDP (Mironov, Talwar & Zhang 2019) is stated under add_remove; the child "
+                f"is under {relation} (as dp-accounting's RDP accountant, which refuses REPLACE_ONE)"
+            )
+        nm = _effective_noise_multiplier(event.event, "the child of Poisson sampling")
+        if not evaluate:
+            return zeros
+        return poisson_gaussian_rdp(q=q, noise_multiplier=nm, orders=alphas)
+    if isinstance(event, SampledWithoutReplacementEvent):
+        if group > 1:
+            raise _Unsupported("no sound RDP bound here for a group of records under sampling without replacement")
+        if relation != "replace_one":
+            raise _Unsupported(
+                "sampling without replacement (Wang, Balle & Kasiviswanathan 2019) is bounded under replace_one "
+                f"(the dataset size is public); the child is under {relation}"
+            )
+        nm = _effective_noise_multiplier(event.event, "the child of sampling without replacement")
+        if not evaluate:
+            return zeros
+        # WBK's base curve α/(2σ²) with σ the noise relative to the replace-one change 2C: σ = nm/2
+        sigma = nm / 2.0 if math.isfinite(nm) else math.inf
+        return sampled_without_replacement_gaussian_rdp(
+            population=event.source_dataset_size, batch=event.sample_size, noise_multiplier=sigma, orders=alphas
+        )
+    raise _Unsupported(f"{type(event).__name__} is not an event kind the RDP accountant knows")
