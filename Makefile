@@ -46,7 +46,9 @@ docs: $(STAMP)
 	$(BIN)/python docs/make_one_run.py
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'
 	$(BIN)/python bench/calibration.py
+	$(BIN)/python bench/subsampled.py
 	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/audit_scale.py
 	$(BIN)/python bench/false_alarms.py

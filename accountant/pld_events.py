@@ -1,0 +1,640 @@
+"""ε(δ) and δ(ε) of any :mod:`~dpkit.accountant.events` event through dp-accounting's privacy loss distributions.
+
+An event is first *lowered* to a plan: the plain Gaussian releases (single, composed, tree
+aggregation, groups of them) merged into one μ-GDP Gaussian — composition of Gaussians is exact
+in μ, so they are discretised once — and the other mechanisms with their multiplicities:
+Laplace, k-ary randomized response, (ε, δ)-DP releases, Poisson-subsampled Gaussian and Laplace.
+Each becomes dp-accounting's pessimistic PLD (connect-the-dots where dp-accounting offers it),
+with the event's neighbouring relation passed as dp-accounting's ``NeighboringRelation`` where the
+PLD depends on it (subsampled Gaussian, randomized response), self-composed, and all composed.
+
+Not expressible (``pld_supports`` says why): sampling without replacement, randomized response
+under add/remove, a subsampled Laplace under replace-one, sampling of anything but a Gaussian, a
+Laplace or an (ε, δ) release, and group privacy of a sampled event. Group privacy of the rest is
+exact for Gaussian and Laplace (the group's sensitivity is k times larger) and the standard bound
+(kε, δ Σᵢ₌₀^{k−1} e^{iε}) for randomized response and (ε, δ) releases.
+
+**Sound.** Where the exact value is known — any composition of plain Gaussians (μ-GDP), one
+Laplace, one randomized response, one (ε, δ) release (:mod:`dpkit.accountant.closed_forms`), and
+δ = 0 or ε >= the pure ε of a purely DP plan — a PLD figure below it is replaced by it.
+
+**Error stated.** Every answer carries ``error``: the reported value minus a lower bound on the
+truth. Where the exact value is known the bound is the exact value. Otherwise it follows from
+how dp-accounting discretises: pessimistic rounding moves each of the ``m`` discretised factors'
+privacy loss up by at most the interval h (connect-the-dots is dominated by that rounding,
+Doroshenko et al. 2022), and tail truncation moves at most τ of mass to +inf, so with s = m·h
+
+    ε_true(δ) >= ε_pld(δ + τ) − s,        δ_true(ε) >= δ_pld(ε + s) − τ.
+
+This bound is rigorous but loose for long self-compositions (m grows with the count; the actual
+connect-the-dots error is far smaller, see tests/accountant/test_pld_events.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from .accountants import PLD_MAX_MU, PLD_MIN_MU
+from .closed_forms import _ed_delta, _ed_epsilon, _laplace_delta, _laplace_epsilon, _rr_delta, _rr_epsilon
+from .events import (
+    ComposedEvent,
+    EpsilonDeltaEvent,
+    Event,
+    GaussianEvent,
+    GroupEvent,
+    LaplaceEvent,
+    NonPrivateEvent,
+    NoOpEvent,
+    PoissonSampledEvent,
+    RandomizedResponseEvent,
+    SampledWithoutReplacementEvent,
+    SelfComposedEvent,
+    TreeAggregationEvent,
+)
+from .gdp import _gdp_delta, _gdp_epsilon
+from .numerics import round_up
+from .pld import auto_discretization
+from .validation import ArgumentTypeError, check_extended_nonnegative, check_positive, check_unit_interval
+
+if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
+    from dp_accounting.pld import privacy_loss_distribution
+
+__all__ = [
+    "PldGuarantee",
+    "pld_supports",
+    "pld_epsilon",
+    "pld_delta",
+    "pld_for_event",
+    "closed_form_refusal",
+    "closed_form_epsilon",
+    "closed_form_delta",
+]
+
+#: Tail mass dp-accounting truncates (to +inf, pessimistically) per compose / self_compose call.
+TAIL_TRUNCATION = 1e-15
+#: Noise mass dp-accounting drops per discretised mechanism (log_mass_truncation_bound = −50, both tails).
+_LEAF_TRUNCATION = 2.0 * math.exp(-50.0)
+
+
+def _up(x: float, ulps: int = 4) -> float:
+    """``x`` rounded up, but 0 stays 0 (``round_up(0.0)`` is the smallest subnormal)."""
+    return round_up(x, ulps=ulps) if x > 0.0 else x
+
+
+def _div_up(numerator: float, denominator: float) -> float:
+    """numerator/denominator rounded up to the next double (exact quotients stay as they are)."""
+    q = numerator / denominator
+    if math.isfinite(q) and Fraction(q) < Fraction(numerator) / Fraction(denominator):
+        q = math.nextafter(q, math.inf)
+    return q
+
+
+class _Unsupported(Exception):
+    """Raised while lowering an event the PLD method cannot express (the message is the reason)."""
+
+
+# A plan leaf: ("laplace", noise_multiplier, sensitivity), ("rr", p, k), ("approx", ε, δ),
+# ("poisson_gaussian", q, noise_multiplier), ("poisson_laplace", q, noise_multiplier).
+_Leaf = tuple[str, float, float]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An event lowered to what the PLD accountant composes (hashable: PLDs are cached on it)."""
+
+    relation: str
+    gaussian_mu2: float = 0.0  # Σ count·μ² of the plain Gaussian releases
+    leaves: tuple[tuple[_Leaf, int], ...] = ()  # other mechanisms and their multiplicities
+    non_private: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not self.non_private and self.gaussian_mu2 == 0.0 and not self.leaves
+
+    @property
+    def discretisations(self) -> int:
+        """m: how many discretised privacy losses the composed PLD sums."""
+        return (1 if self.gaussian_mu2 > 0.0 else 0) + sum(c for _, c in self.leaves)
+
+    @property
+    def tail_mass(self) -> float:
+        """τ: an upper bound on the mass dp-accounting's truncations moved to +inf."""
+        ops = 2 * len(self.leaves) + 1
+        return TAIL_TRUNCATION * ops + _LEAF_TRUNCATION * self.discretisations
+
+    def effective_mu(self) -> float:
+        """A GDP-like width of the composed privacy loss (for the automatic discretisation interval)."""
+        total = self.gaussian_mu2
+        for (kind, a, b), count in self.leaves:
+            if kind == "laplace":
+                eps = b / a
+            elif kind == "rr":
+                eps = _rr_epsilon(a, int(b), 0.0)
+            elif kind == "approx":
+                eps = a
+            elif kind == "poisson_gaussian":
+                total += count * a * a * math.expm1(min(1.0 / (b * b), 700.0))
+                continue
+            else:  # poisson_laplace
+                eps = math.log1p(a * math.expm1(min(1.0 / b, 700.0)))
+            total += count * min(eps, 1e150) ** 2
+        return math.sqrt(total)
+
+    def pure_epsilon(self) -> float | None:
+        """ε at δ = 0 (the essential supremum of the composed loss), rounded up; None if not pure DP.
+
+        Summed in exact rationals (a Laplace ε₀ = Δ/b and a given ε are rational; logarithms are
+        rounded up first), so 3 × Laplace(1) + 2 × Laplace(2) is 4 exactly.
+        """
+        if self.gaussian_mu2 > 0.0:
+            return None
+        remove = add = Fraction(0)
+        for (kind, a, b), count in self.leaves:
+            if kind == "laplace":
+                r = d = Fraction(b) / Fraction(a)
+            elif kind == "rr":
+                r = d = Fraction(_rr_epsilon(a, int(b), 0.0))
+            elif kind == "approx" and b == 0.0:
+                r = d = Fraction(a)
+            elif kind == "poisson_laplace":
+                e0 = 1.0 / b
+                r = Fraction(round_up(math.log1p(a * math.expm1(e0)), ulps=16))
+                d = Fraction(round_up(-math.log1p(-a * -math.expm1(-e0)), ulps=16))
+            else:
+                return None
+            remove += count * r
+            add += count * d
+        total = max(remove, add)
+        out = float(total)
+        return math.nextafter(out, math.inf) if Fraction(out) < total else out
+
+    def closed_form(self) -> str | None:
+        """The name of the exact profile of this plan, if it has one."""
+        if self.non_private or self.empty:
+            return None
+        if not self.leaves:
+            return "gdp"
+        if self.gaussian_mu2 == 0.0 and len(self.leaves) == 1 and self.leaves[0][1] == 1:
+            kind = self.leaves[0][0][0]
+            return {"laplace": "laplace", "rr": "randomized_response", "approx": "epsilon_delta"}.get(kind)
+        return None
+
+    def exact_epsilon(self, delta: float) -> float:
+        name = self.closed_form()
+        if name == "gdp":
+            return _gdp_epsilon(round_up(math.sqrt(self.gaussian_mu2)), delta)
+        (_, a, b), _ = self.leaves[0]
+        if name == "laplace":
+            return _laplace_epsilon(_div_up(b, a), delta)
+        if name == "randomized_response":
+            return _rr_epsilon(a, int(b), delta)
+        return _ed_epsilon(a, b, delta)
+
+    def exact_delta(self, epsilon: float) -> float:
+        name = self.closed_form()
+        if name == "gdp":
+            return _gdp_delta(round_up(math.sqrt(self.gaussian_mu2)), epsilon)
+        (_, a, b), _ = self.leaves[0]
+        if name == "laplace":
+            return _laplace_delta(_div_up(b, a), epsilon)
+        if name == "randomized_response":
+            return _rr_delta(a, int(b), epsilon)
+        return _ed_delta(a, b, epsilon)
+
+
+@dataclass
+class _Builder:
+    relation: str
+    mu2: list[float] = field(default_factory=list)
+    leaves: dict[_Leaf, int] = field(default_factory=dict)
+    non_private: bool = False
+
+    def add(self, leaf: _Leaf, count: int) -> None:
+        self.leaves[leaf] = self.leaves.get(leaf, 0) + count
+
+    def plan(self) -> _Plan:
+        if self.non_private:
+            return _Plan(self.relation, non_private=True)
+        mu2 = round_up(math.fsum(self.mu2), ulps=4 + len(self.mu2)) if self.mu2 else 0.0
+        if math.isinf(mu2):
+            return _Plan(self.relation, non_private=True)
+        return _Plan(self.relation, mu2, tuple(sorted(self.leaves.items())))
+
+
+def _group_approx(epsilon: float, delta: float, group: int) -> tuple[float, float]:
+    """(kε, δ Σ_{i<k} e^{iε}): group privacy of an (ε, δ)-DP release, rounded up."""
+    if group == 1:
+        return epsilon, delta
+    eps = _up(group * epsilon)
+    if delta == 0.0:
+        return eps, 0.0
+    if epsilon == 0.0:
+        return eps, min(1.0, _up(group * delta))
+    ratio = math.expm1(min(group * epsilon, 700.0)) / math.expm1(epsilon)  # Σ_{i<k} e^{iε}
+    return eps, min(1.0, _up(delta * ratio, ulps=8))
+
+
+def _lower(event: Event, mult: int, group: int, out: _Builder) -> None:
+    """Add ``mult`` runs of ``event`` (for groups of ``group`` records) to ``out``; raise _Unsupported."""
+    if out.non_private:
+        return
+    if isinstance(event, SelfComposedEvent):
+        _lower(event.event, mult * event.count, group, out)
+    elif isinstance(event, ComposedEvent):
+        for child in event.events:
+            _lower(child, mult, group, out)
+    elif isinstance(event, GroupEvent):
+        _lower(event.event, mult, group * event.group_size, out)
+    elif isinstance(event, NoOpEvent):
+        pass
+    elif isinstance(event, NonPrivateEvent):
+        out.non_private = True
+    elif isinstance(event, GaussianEvent | TreeAggregationEvent):
+        nm = event.noise_multiplier
+        if nm == math.inf:
+            return
+        if nm == 0.0:
+            out.non_private = True
+            return
+        depth = max(event.step_counts).bit_length() if isinstance(event, TreeAggregationEvent) else 1
+        ratio = (1.0 if event.relation == "add_remove" else 2.0) * group / nm
+        out.mu2.append(mult * depth * ratio * ratio)
+    elif isinstance(event, LaplaceEvent):
+        nm = event.noise_multiplier
+        if nm == math.inf:
+            return
+        if nm == 0.0:
+            out.non_private = True
+            return
+        out.add(("laplace", nm, (1.0 if event.relation == "add_remove" else 2.0) * group), mult)
+    elif isinstance(event, RandomizedResponseEvent):
+        if event.relation != "replace_one":
+            raise _Unsupported(
+                "randomized response: dp-accounting defines its PLD under replace_one only, got relation add_remove"
+            )
+        p, k = event.noise_parameter, event.num_buckets
+        if k == 1 or p == 1.0:
+            return
+        if p == 0.0:
+            out.non_private = True
+            return
+        if group == 1:
+            out.add(("rr", p, float(k)), mult)
+        else:
+            out.add(("approx", *_group_approx(_rr_epsilon(p, k, 0.0), 0.0, group)), mult)
+    elif isinstance(event, EpsilonDeltaEvent):
+        eps, delta = _group_approx(event.epsilon, event.delta, group)
+        if eps == math.inf or delta == 1.0:
+            out.non_private = True
+        elif eps > 0.0 or delta > 0.0:
+            out.add(("approx", eps, delta), mult)
+    elif isinstance(event, PoissonSampledEvent):
+        _lower_poisson(event, mult, group, out)
+    elif isinstance(event, SampledWithoutReplacementEvent):
+        raise _Unsupported(
+            "sampling without replacement: no PLD of it is available here (use the rdp method: Wang, Balle "
+            "and Kasiviswanathan 2019)"
+        )
+    else:
+        raise _Unsupported(f"{type(event).__name__} is not an event the pld method knows")
+
+
+def _lower_poisson(event: PoissonSampledEvent, mult: int, group: int, out: _Builder) -> None:
+    q, child = event.sampling_probability, event.event
+    if q == 0.0:
+        return
+    if q == 1.0:
+        _lower(child, mult, group, out)
+        return
+    if group != 1:
+        raise _Unsupported("group privacy of a Poisson-subsampled event: no PLD of it is available here")
+    if isinstance(child, GaussianEvent | LaplaceEvent) and child.noise_multiplier == math.inf:
+        return
+    if isinstance(child, NoOpEvent):
+        return
+    nm = child.noise_multiplier if isinstance(child, GaussianEvent | LaplaceEvent) else math.nan
+    if isinstance(child, NonPrivateEvent) or nm == 0.0:
+        # with probability q the record's data is released as is: exactly the (0, q) dominating pair
+        if child.relation != "add_remove":
+            raise _Unsupported("a Poisson-subsampled non-private event is expressed under add_remove only")
+        out.add(("approx", 0.0, q), mult)
+    elif isinstance(child, GaussianEvent):
+        out.add(("poisson_gaussian", q, nm), mult)
+    elif isinstance(child, LaplaceEvent):
+        if child.relation != "add_remove":
+            raise _Unsupported(
+                "a Poisson-subsampled Laplace: dp-accounting's PLD needs add_remove, got relation replace_one"
+            )
+        out.add(("poisson_laplace", q, nm), mult)
+    elif isinstance(child, EpsilonDeltaEvent):
+        if child.relation != "add_remove":
+            raise _Unsupported(
+                "a Poisson-subsampled (epsilon, delta) release: amplification is stated under add_remove, "
+                "got relation replace_one"
+            )
+        if child.epsilon == math.inf or child.delta == 1.0:
+            out.add(("approx", 0.0, q), mult)  # no better than releasing the record when sampled
+            return
+        # amplification by Poisson subsampling (Balle, Barthe and Gaboardi 2018): (log(1 + q(e^ε − 1)), qδ)
+        eps = _up(math.log1p(q * math.expm1(child.epsilon)), ulps=8)
+        delta = min(1.0, _up(q * child.delta))
+        if eps > 0.0 or delta > 0.0:
+            out.add(("approx", eps, delta), mult)
+    else:
+        raise _Unsupported(
+            f"Poisson sampling of {type(child).__name__}: the pld method subsamples a Gaussian, a Laplace or an "
+            f"(epsilon, delta) release only"
+        )
+
+
+def _check_event(event: object) -> Event:
+    if not isinstance(event, Event):
+        raise ArgumentTypeError(f"event must be a dpkit event (dpkit.accountant.events.Event), got {event!r}")
+    return event
+
+
+def _plan(event: Event) -> _Plan:
+    out = _Builder(event.relation)
+    try:
+        _lower(event, 1, 1, out)
+    except _Unsupported as err:
+        raise ValueError(f"pld: {err}") from None
+    return out.plan()
+
+
+def pld_supports(event: Event) -> tuple[bool, str]:
+    """Whether the pld method can account for ``event``, and if not, why (``(True, "")`` when it can)."""
+    event = _check_event(event)
+    out = _Builder(event.relation)
+    try:
+        _lower(event, 1, 1, out)
+    except _Unsupported as err:
+        return False, str(err)
+    return True, ""
+
+
+# --------------------------------------------------------------------------------------------
+# building the PLD
+
+
+def _relation(name: str) -> Any:
+    import dp_accounting
+
+    rel = dp_accounting.NeighboringRelation
+    return rel.ADD_OR_REMOVE_ONE if name == "add_remove" else rel.REPLACE_ONE
+
+
+def _leaf_pld(leaf: _Leaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    kind, a, b = leaf
+    if kind == "laplace":
+        return pld_lib.from_laplace_mechanism(a, sensitivity=b, value_discretization_interval=interval)
+    if kind == "rr":
+        return pld_lib.from_randomized_response(
+            a, int(b), value_discretization_interval=interval, neighboring_relation=_relation("replace_one")
+        )
+    if kind == "approx":
+        return pld_lib.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(a, b), value_discretization_interval=interval
+        )
+    if kind == "poisson_gaussian":
+        return pld_lib.from_gaussian_mechanism(
+            b, sampling_prob=a, value_discretization_interval=interval, neighboring_relation=_relation(relation)
+        )
+    return pld_lib.from_laplace_mechanism(b, sampling_prob=a, value_discretization_interval=interval)
+
+
+@functools.lru_cache(maxsize=16)
+def _composed_pld(plan: _Plan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    parts = []
+    if plan.gaussian_mu2 > 0.0:
+        parts.append(
+            pld_lib.from_gaussian_mechanism(1.0 / math.sqrt(plan.gaussian_mu2), value_discretization_interval=interval)
+        )
+    for leaf, count in plan.leaves:
+        one = _leaf_pld(leaf, plan.relation, interval)
+        parts.append(one.self_compose(count) if count > 1 else one)
+    if not parts:
+        return pld_lib.identity(value_discretization_interval=interval)
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.compose(p)
+    return out
+
+
+def _interval(plan: _Plan, given: float | None) -> float | None:
+    """The discretisation interval to use, or None when dp-accounting's PLD cannot represent the plan."""
+    mu = plan.effective_mu()
+    if 0.0 < plan.gaussian_mu2 and math.sqrt(plan.gaussian_mu2) < PLD_MIN_MU:
+        return None  # dp-accounting overflows squaring such a noise multiplier
+    if given is not None:
+        return given
+    if mu > PLD_MAX_MU:
+        return None
+    return auto_discretization(mu)
+
+
+def pld_for_event(
+    event: Event, *, value_discretization_interval: float | None = None
+) -> privacy_loss_distribution.PrivacyLossDistribution:
+    """dp-accounting's pessimistic ``PrivacyLossDistribution`` of ``event`` (interval automatic unless given)."""
+    event = _check_event(event)
+    if value_discretization_interval is not None:
+        check_positive("value_discretization_interval", value_discretization_interval)
+    plan = _plan(event)
+    if plan.non_private:
+        raise ValueError("pld: the event is not private (epsilon = inf at every delta < 1)")
+    interval = _interval(plan, value_discretization_interval)
+    if interval is None:
+        raise ValueError(f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents")
+    return _composed_pld(plan, interval)
+
+
+# --------------------------------------------------------------------------------------------
+# queries
+
+
+@dataclass(frozen=True)
+class PldGuarantee:
+    """An (ε, δ) guarantee from the pld method.
+
+    ``error``: the queried value (ε for :func:`pld_epsilon`, δ for :func:`pld_delta`) minus a
+    lower bound on the truth, so the truth lies in [value − error, value]. ``closed_form``: the
+    name of the exact profile used as that lower bound (and as a floor), if any.
+    ``value_discretization_interval`` is None when no PLD was needed (exact answer, ends).
+    """
+
+    epsilon: float
+    delta: float
+    relation: str
+    value_discretization_interval: float | None
+    error: float
+    closed_form: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "relation": self.relation,
+            "value_discretization_interval": self.value_discretization_interval,
+            "error": self.error,
+            "closed_form": self.closed_form,
+        }
+
+
+def _checked_interval(value: object) -> float | None:
+    return None if value is None else check_positive("value_discretization_interval", value)
+
+
+def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: float | None = None) -> PldGuarantee:
+    """The smallest ε the pessimistic PLD certifies for ``event`` at ``delta`` (0 <= δ <= 1), rounded up.
+
+    ε(1) = 0; ε(0) is the pure ε of a purely DP event (exact) and +inf otherwise; a non-private
+    event has ε = +inf below δ = 1.
+    """
+    event = _check_event(event)
+    delta = check_unit_interval("delta", delta)
+    given = _checked_interval(value_discretization_interval)
+    plan = _plan(event)
+    rel = event.relation
+    if delta == 1.0 or plan.empty:
+        return PldGuarantee(0.0, delta, rel, None, 0.0)
+    if plan.non_private:
+        return PldGuarantee(math.inf, delta, rel, None, 0.0)
+    if delta == 0.0:
+        pure = plan.pure_epsilon()
+        return PldGuarantee(math.inf if pure is None else pure, delta, rel, None, 0.0, "pure")
+    name = plan.closed_form()
+    exact = plan.exact_epsilon(delta) if name is not None else None
+    interval = _interval(plan, given)
+    if interval is None:
+        if exact is None:
+            raise ValueError(
+                f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents "
+                f"(<= {PLD_MAX_MU:g})"
+            )
+        return PldGuarantee(exact, delta, rel, None, 0.0, name)
+    pld = _composed_pld(plan, interval)
+    eps = float(pld.get_epsilon_for_delta(delta))
+    if not math.isfinite(eps) and exact is not None:  # below dp-accounting's truncation floor (~1e-15)
+        return PldGuarantee(exact, delta, rel, None, 0.0, name)
+    reported = round_up(eps) if eps > 0.0 else 0.0  # (round_up(0) would be the smallest subnormal)
+    pure = plan.pure_epsilon()
+    if pure is not None:  # a purely DP plan is (pure, 0)-DP: never report more
+        reported = min(reported, pure)
+    if exact is not None:
+        reported = max(reported, exact)
+        return PldGuarantee(reported, delta, rel, interval, reported - exact, name)
+    if not math.isfinite(reported):
+        return PldGuarantee(reported, delta, rel, interval, math.inf)
+    tau = plan.tail_mass
+    lower = 0.0 if delta + tau >= 1.0 else float(pld.get_epsilon_for_delta(delta + tau))
+    lower = max(0.0, lower - plan.discretisations * interval)
+    return PldGuarantee(reported, delta, rel, interval, max(0.0, reported - lower))
+
+
+def pld_delta(event: Event, epsilon: float, *, value_discretization_interval: float | None = None) -> PldGuarantee:
+    """The smallest δ the pessimistic PLD certifies for ``event`` at ``epsilon`` (0 <= ε <= +inf), rounded up.
+
+    δ(+inf) = 0; δ(ε) = 0 exactly once ε reaches the pure ε of a purely DP event (dp-accounting's
+    truncation alone would give ~1e-14 there); a non-private event has δ = 1 at finite ε.
+    """
+    event = _check_event(event)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    given = _checked_interval(value_discretization_interval)
+    plan = _plan(event)
+    rel = event.relation
+    if epsilon == math.inf or plan.empty:
+        return PldGuarantee(epsilon, 0.0, rel, None, 0.0)
+    if plan.non_private:
+        return PldGuarantee(epsilon, 1.0, rel, None, 0.0)
+    pure = plan.pure_epsilon()
+    if pure is not None and epsilon >= pure:
+        return PldGuarantee(epsilon, 0.0, rel, None, 0.0, "pure")
+    name = plan.closed_form()
+    exact = plan.exact_delta(epsilon) if name is not None else None
+    interval = _interval(plan, given)
+    if interval is None:
+        if exact is None:
+            raise ValueError(
+                f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents "
+                f"(<= {PLD_MAX_MU:g})"
+            )
+        return PldGuarantee(epsilon, exact, rel, None, 0.0, name)
+    pld = _composed_pld(plan, interval)
+    d_pld = float(pld.get_delta_for_epsilon(epsilon))
+    d = min(1.0, round_up(d_pld)) if d_pld > 0.0 else 0.0
+    if exact is not None:
+        d = min(1.0, max(d, exact))
+        return PldGuarantee(epsilon, d, rel, interval, d - exact, name)
+    s = plan.discretisations * interval
+    lower = max(0.0, float(pld.get_delta_for_epsilon(epsilon + s)) - plan.tail_mass)
+    return PldGuarantee(epsilon, d, rel, interval, max(0.0, d - lower))
+
+
+# --------------------------------------------------------------------------------------------
+# the exact method on events: closed forms only
+
+
+def closed_form_refusal(event: Event) -> str | None:
+    """None if ``event`` has an exact (ε, δ) profile here, else why not (one sentence).
+
+    Exact: any composition of plain Gaussians (with trees and groups of them: μ-GDP), one Laplace,
+    one randomized response, one (ε, δ) release, no-op and non-private events, and — at δ = 0 or
+    ε beyond it only — the pure ε of a purely DP composition.
+    """
+    event = _check_event(event)
+    out = _Builder(event.relation)
+    try:
+        _lower(event, 1, 1, out)
+    except _Unsupported as err:
+        return str(err)
+    plan = out.plan()
+    if plan.non_private or plan.empty or plan.closed_form() is not None:
+        return None
+    return (
+        "no closed form: only compositions of Gaussians (mu-GDP) and single Laplace, randomized-response or "
+        "(epsilon, delta) releases are exact; use the pld method"
+    )
+
+
+def _closed_plan(event: Event) -> _Plan:
+    reason = closed_form_refusal(event)
+    if reason is not None:
+        raise ValueError(f"exact: {reason}")
+    return _plan(event)
+
+
+def closed_form_epsilon(event: Event, delta: float) -> float:
+    """The exact ε(δ) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
+    event = _check_event(event)
+    delta = check_unit_interval("delta", delta)
+    plan = _closed_plan(event)
+    if delta == 1.0 or plan.empty:
+        return 0.0
+    if plan.non_private:
+        return math.inf
+    if delta == 0.0:
+        pure = plan.pure_epsilon()
+        return math.inf if pure is None else pure
+    return plan.exact_epsilon(delta)
+
+
+def closed_form_delta(event: Event, epsilon: float) -> float:
+    """The exact δ(ε) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
+    event = _check_event(event)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    plan = _closed_plan(event)
+    if epsilon == math.inf or plan.empty:
+        return 0.0
+    if plan.non_private:
+        return 1.0
+    return plan.exact_delta(epsilon)
