@@ -94,7 +94,7 @@ from .tree import (
     tree_ledger,
     tree_mu,
 )
-from .validation import ArgumentTypeError, check_count, check_positive, check_probability
+from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive, check_probability
 from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
@@ -182,7 +182,7 @@ __all__ = [
 def _homogeneous(sigma: float, sensitivity: float, compositions: int) -> Ledger:
     return Ledger.homogeneous(
         check_positive("sensitivity", sensitivity),
-        check_positive("sigma", sigma),
+        check_noise_scale("sigma", sigma),
         compositions=check_count("compositions", compositions),
     )
 

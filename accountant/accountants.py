@@ -17,7 +17,30 @@ For any Gaussian ledger: exact <= pld <= rdp(improved) <= rdp(mironov) = zcdp(bu
 and exact <= zcdp(rdp-optimal) = rdp(improved) <= zcdp(bun-steinke).
 
 Every accountant answers the trivial ends the same way: ε(δ = 1) = 0, ε(δ = 0) = +inf (a Gaussian
-ledger is never pure DP), δ(ε = +inf) = 0; δ(ε = 0) is each method's own bound at ε = 0.
+ledger is never pure DP), δ(ε = +inf) = 0; δ(ε = 0) is each method's own bound at ε = 0. A ledger
+whose releases carry no privacy loss (σ = +inf) has ε = 0 and δ = 0 under every method.
+
+**Any event.** Every accountant also interprets any event of :mod:`dpkit.accountant.events` (or a
+ledger holding such events): :meth:`Accountant.supports` says whether it can, and why not;
+:meth:`~Accountant.epsilon` and :meth:`~Accountant.delta` answer for it or raise ``ValueError`` with
+that reason.
+
+=========  ===============================================================================================
+method     events it interprets
+=========  ===============================================================================================
+exact      the closed forms: any composition of Gaussian (and tree-aggregation) releases as μ-GDP; one
+           Laplace, one randomized response, one (ε, δ) release (:mod:`dpkit.accountant.closed_forms`)
+pld        dp-accounting's pessimistic PLD of the lowered event, never below a known closed form, with its
+           error stated (:mod:`dpkit.accountant.pld_events`)
+rdp        the RDP curve of every event it bounds — Poisson-subsampled Gaussian (exact, integer and
+           fractional orders), without-replacement sampling, Laplace, randomized response, pure
+           releases, tree aggregation, groups (:mod:`dpkit.accountant.rdp_events`) — converted over
+           :data:`EVENT_ORDERS` (with α = ∞) or the accountant's ``orders``
+zcdp       Gaussian and tree-aggregation releases (ρ = μ²/2), pure ε releases (ρ = ε²/2, Bun & Steinke
+           2016, Prop. 1.4), groups of them (ρ·k², Prop. 1.9)
+classic    basic composition of pure and (ε, δ) releases and of Gaussian releases (Dwork–Roth each, the δ
+           left over split evenly), groups (kε, k e^{(k−1)ε} δ)
+=========  ===============================================================================================
 """
 
 from __future__ import annotations
@@ -26,13 +49,13 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .classic import classic_composed_delta, classic_composed_epsilon
 from .gdp import _gdp_delta, _gdp_epsilon
-from .ledger import Ledger
+from .ledger import GaussianRelease, Ledger
 from .numerics import round_up
 from .pld import auto_discretization, pld_accountant_for
 from .rdp import (
@@ -54,8 +77,13 @@ from .validation import (
 )
 from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, _zcdp_delta, _zcdp_epsilon
 
+if TYPE_CHECKING:
+    from .events import Event
+
 __all__ = [
     "Guarantee",
+    "Support",
+    "EVENT_ORDERS",
     "Accountant",
     "ExactAccountant",
     "PldAccountant",
@@ -89,32 +117,70 @@ VARIANTS: tuple[tuple[str, str, str | None], ...] = (
 
 @dataclass(frozen=True)
 class Guarantee:
-    """An (ε, δ)-DP guarantee and how it was obtained (``order``: the RDP order used, if any)."""
+    """An (ε, δ) guarantee and how it was obtained (``order``: the RDP order used, if any; ``error``: how far
+    above the truth the queried value may be, where the method states it — the pld method's discretisation)."""
 
     epsilon: float
     delta: float
     method: str
     conversion: str | None = None
     order: float | None = None
+    error: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "epsilon": self.epsilon,
             "delta": self.delta,
             "method": self.method,
             "conversion": self.conversion,
             "order": self.order,
         }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
 
 
-def _check_ledger(ledger: object) -> Ledger:
-    if not isinstance(ledger, Ledger):
-        raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
-    return ledger
+@dataclass(frozen=True)
+class Support:
+    """Whether an accountant can interpret a ledger or event, and the reason when it cannot (truthy if it can)."""
+
+    supported: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.supported
+
+
+#: The Rényi orders an RDP accountant converts an event's curve over (unless given its own): dp-accounting's
+#: default orders, a few nearer 1, larger powers of two, and α = ∞ (an event's pure ε, where it has one).
+EVENT_ORDERS: tuple[float, ...] = tuple(
+    sorted(
+        {1.01, 1.02, 1.05, 1.25, 1.5, 1.75}
+        | {1.0 + x / 10.0 for x in range(1, 100)}
+        | {float(a) for a in range(12, 64)}
+        | {128.0, 256.0, 512.0, 1024.0, 4096.0, math.inf}
+    )
+)
+
+
+def _check_target(target: object) -> Ledger | Event:
+    """A ledger, or an event of :mod:`dpkit.accountant.events`."""
+    from .events import Event
+
+    if not isinstance(target, (Ledger, Event)):
+        raise ArgumentTypeError(
+            f"ledger must be a dpkit.accountant.Ledger or a dpkit event (an Event), got {type(target).__name__}"
+        )
+    return target
+
+
+def _gaussian_ledger(target: Ledger | Event) -> Ledger | None:
+    """The target as a ledger of Gaussian releases (the fast, exact paths), or None for any other event."""
+    return target if isinstance(target, Ledger) and target.is_gaussian else None
 
 
 class Accountant(ABC):
-    """Interprets a ledger as an (ε, δ) guarantee. Subclasses are frozen dataclasses."""
+    """Interprets a ledger or an event as an (ε, δ) guarantee. Subclasses are frozen dataclasses."""
 
     method: str = ""
 
@@ -126,23 +192,45 @@ class Accountant(ABC):
     def label(self) -> str:
         return self.method if self.conversion is None else f"{self.method} ({self.conversion})"
 
-    def epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
-        """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger, rounded up."""
-        ledger = _check_ledger(ledger)
+    def supports(self, target: Ledger | Event) -> Support:
+        """Whether this method can account for ``target`` (a ledger or an event), with the reason if not."""
+        target = _check_target(target)
+        if _gaussian_ledger(target) is not None:
+            return Support(True)
+        event = target.event if isinstance(target, Ledger) else target
+        reason = self._event_refusal(event)
+        return Support(reason is None, reason or "")
+
+    def epsilon(self, ledger: Ledger | Event, delta: float) -> Guarantee:
+        """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger or event, rounded up."""
+        target = _check_target(ledger)
         delta = check_unit_interval("delta", delta)
-        if delta == 1.0:  # every mechanism is (0, 1)-DP
+        gaussian = _gaussian_ledger(target)
+        if gaussian is None:
+            return self._event_epsilon(self._supported(target), delta)
+        if delta == 1.0 or gaussian.mu == 0.0:  # every mechanism is (0, 1)-DP; σ = inf releases nothing
             return self._guarantee(0.0, delta)
         if delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
             return self._guarantee(math.inf, delta)
-        return self._epsilon(ledger, delta)
+        return self._epsilon(gaussian, delta)
 
-    def delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger, rounded up."""
-        ledger = _check_ledger(ledger)
+    def delta(self, ledger: Ledger | Event, epsilon: float) -> Guarantee:
+        """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger or event, rounded up."""
+        target = _check_target(ledger)
         epsilon = check_extended_nonnegative("epsilon", epsilon)
-        if epsilon == math.inf:  # every mechanism is (+inf, 0)-DP
+        gaussian = _gaussian_ledger(target)
+        if gaussian is None:
+            return self._event_delta(self._supported(target), epsilon)
+        if epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
             return self._guarantee(epsilon, 0.0)
-        return self._delta(ledger, epsilon)
+        return self._delta(gaussian, epsilon)
+
+    def _supported(self, target: Ledger | Event) -> Event:
+        event = target.event if isinstance(target, Ledger) else target
+        reason = self._event_refusal(event)
+        if reason is not None:
+            raise ValueError(f"{self.label}: {reason}")
+        return event
 
     def _guarantee(self, epsilon: float, delta: float) -> Guarantee:
         """A trivially true guarantee under this accountant's labels (no order used)."""
@@ -153,6 +241,18 @@ class Accountant(ABC):
 
     @abstractmethod
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee: ...
+
+    # -- any event: each method says what it interprets --
+
+    @abstractmethod
+    def _event_refusal(self, event: Event) -> str | None:
+        """None if the method interprets ``event``, else why not (one sentence)."""
+
+    @abstractmethod
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee: ...
+
+    @abstractmethod
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee: ...
 
 
 @dataclass(frozen=True)
@@ -167,9 +267,27 @@ class ExactAccountant(Accountant):
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
 
+    def _event_refusal(self, event: Event) -> str | None:
+        from .pld_events import closed_form_refusal
+
+        return closed_form_refusal(event)
+
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
+        from .pld_events import closed_form_epsilon
+
+        return Guarantee(closed_form_epsilon(event, delta), delta, self.method)
+
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
+        from .pld_events import closed_form_delta
+
+        return Guarantee(epsilon, closed_form_delta(event, epsilon), self.method)
+
 
 #: Largest composed μ the pld method accepts: dp-accounting 0.6 overflows by μ = 3e4 (ε ~ 4.5e8).
 PLD_MAX_MU = 1e4
+#: Below this μ (a noise multiplier above 1e150) dp-accounting overflows squaring the noise multiplier
+#: (at about 1.3e154); the pld method then reports the exact profile, which it is raised to anyway.
+PLD_MIN_MU = 1e-150
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,6 +303,7 @@ class PldAccountant(Accountant):
     Sound before tight: for a Gaussian ledger the exact profile is the truth, so a PLD
     figure below it is replaced by the exact one. This happens: at σ = 0.1 (μ = 10),
     δ = 1e-5, dp-accounting 0.6 returns an ε at which the true δ is 1.00000000026e-5.
+    Below ``PLD_MIN_MU``, where dp-accounting overflows, the exact figure is the answer.
     """
 
     value_discretization_interval: float | None = None
@@ -204,6 +323,8 @@ class PldAccountant(Accountant):
         return pld_accountant_for(ledger.to_dp_event(), value_discretization_interval=interval)
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
+        if ledger.mu < PLD_MIN_MU:  # dp-accounting cannot represent the noise; the exact profile is the truth
+            return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
         eps = float(self._accountant(ledger).get_epsilon(delta))
         if not math.isfinite(eps):
             raise ValueError(
@@ -213,8 +334,28 @@ class PldAccountant(Accountant):
         return Guarantee(max(round_up(eps), _gdp_epsilon(ledger.mu, delta)), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
+        if ledger.mu < PLD_MIN_MU:
+            return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
         d = float(self._accountant(ledger).get_delta(epsilon))
         return Guarantee(epsilon, min(1.0, max(round_up(d), _gdp_delta(ledger.mu, epsilon))), self.method)
+
+    def _event_refusal(self, event: Event) -> str | None:
+        from .pld_events import pld_supports
+
+        ok, reason = pld_supports(event)
+        return None if ok else reason
+
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
+        from .pld_events import pld_epsilon
+
+        g = pld_epsilon(event, delta, value_discretization_interval=self.value_discretization_interval)
+        return Guarantee(g.epsilon, delta, self.method, error=g.error)
+
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
+        from .pld_events import pld_delta
+
+        g = pld_delta(event, epsilon, value_discretization_interval=self.value_discretization_interval)
+        return Guarantee(epsilon, g.delta, self.method, error=g.error)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,6 +397,28 @@ class RdpAccountant(Accountant):
             res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)
         return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
 
+    def _event_refusal(self, event: Event) -> str | None:
+        from .rdp_events import rdp_supports
+
+        ok, reason = rdp_supports(event)
+        return None if ok else reason
+
+    def _event_curve(self, event: Event) -> tuple[np.ndarray, np.ndarray]:
+        from .rdp_events import rdp_curve
+
+        orders = np.asarray(EVENT_ORDERS if self.orders is None else self.orders, dtype=float)
+        return orders, rdp_curve(event, orders)
+
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
+        orders, values = self._event_curve(event)
+        res = rdp_epsilon(orders, values, delta, conversion=self.conversion_name)
+        return Guarantee(res.epsilon, delta, self.method, self.conversion_name, res.order)
+
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
+        orders, values = self._event_curve(event)
+        res = rdp_delta(orders, values, epsilon, conversion=self.conversion_name)
+        return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ZcdpAccountant(Accountant):
@@ -281,6 +444,31 @@ class ZcdpAccountant(Accountant):
             epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
         )
 
+    def _event_refusal(self, event: Event) -> str | None:
+        from .zcdp_events import zcdp_refusal
+
+        return zcdp_refusal(event)
+
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
+        from .zcdp_events import zcdp_event_rho
+
+        rho = zcdp_event_rho(event)
+        if rho == 0.0 or delta == 1.0:
+            return self._guarantee(0.0, delta)
+        if delta == 0.0 or math.isinf(rho):  # zCDP with ρ > 0 bounds no pure ε
+            return self._guarantee(math.inf, delta)
+        return Guarantee(_zcdp_epsilon(rho, delta, self.conversion_name), delta, self.method, self.conversion_name)
+
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
+        from .zcdp_events import zcdp_event_rho
+
+        rho = zcdp_event_rho(event)
+        if rho == 0.0 or epsilon == math.inf:
+            return self._guarantee(epsilon, 0.0)
+        if math.isinf(rho):
+            return self._guarantee(epsilon, 1.0)
+        return Guarantee(epsilon, _zcdp_delta(rho, epsilon, self.conversion_name), self.method, self.conversion_name)
+
 
 @dataclass(frozen=True)
 class ClassicAccountant(Accountant):
@@ -290,13 +478,38 @@ class ClassicAccountant(Accountant):
 
     @staticmethod
     def _ratios(ledger: Ledger) -> list[tuple[str, float, int]]:
-        return [(r.name, r.sensitivity / r.sigma, r.count) for r in ledger.releases]
+        return [(r.name, r.sensitivity / r.sigma, r.count) for r in ledger.releases if isinstance(r, GaussianRelease)]
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         return Guarantee(classic_composed_epsilon(self._ratios(ledger), delta), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         return Guarantee(epsilon, classic_composed_delta(self._ratios(ledger), epsilon), self.method)
+
+    def _event_refusal(self, event: Event) -> str | None:
+        from .classic_events import classic_refusal
+
+        return classic_refusal(event)
+
+    def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
+        from .classic_events import classic_event_epsilon
+
+        if delta == 1.0:
+            return self._guarantee(0.0, delta)
+        if delta == 0.0:
+            from .classic_events import classic_parts
+
+            parts = classic_parts(event)
+            pure = parts.epsilon if not parts.gaussians and parts.delta == 0.0 else math.inf
+            return self._guarantee(pure, delta)
+        return Guarantee(classic_event_epsilon(event, delta), delta, self.method)
+
+    def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
+        from .classic_events import classic_event_delta
+
+        if epsilon == math.inf:
+            return self._guarantee(epsilon, 0.0)
+        return Guarantee(epsilon, classic_event_delta(event, epsilon), self.method)
 
 
 def make_accountant(method: str = "exact", *, conversion: str | None = None, **options: Any) -> Accountant:
@@ -356,19 +569,19 @@ def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Gua
     return results, refusals
 
 
-def compare_deltas(ledger: Ledger, epsilon: float) -> DeltaComparison:
-    """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side."""
-    ledger = _check_ledger(ledger)
+def compare_deltas(ledger: Ledger | Event, epsilon: float) -> DeltaComparison:
+    """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event)."""
+    target = _check_target(ledger)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
-    results, refusals = _each_variant(lambda acc: acc.delta(ledger, epsilon))
+    results, refusals = _each_variant(lambda acc: acc.delta(target, epsilon))
     return DeltaComparison(epsilon, {k: None if g is None else g.delta for k, g in results.items()}, refusals)
 
 
-def compare_methods(ledger: Ledger, delta: float) -> MethodComparison:
-    """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side."""
-    ledger = _check_ledger(ledger)
+def compare_methods(ledger: Ledger | Event, delta: float) -> MethodComparison:
+    """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event)."""
+    target = _check_target(ledger)
     delta = check_unit_interval("delta", delta)
-    results, refusals = _each_variant(lambda acc: acc.epsilon(ledger, delta))
+    results, refusals = _each_variant(lambda acc: acc.epsilon(target, delta))
     return MethodComparison(
         delta,
         {k: None if g is None else g.epsilon for k, g in results.items()},

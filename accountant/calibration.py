@@ -22,9 +22,16 @@ from typing import Any
 from .accountants import Accountant, RdpAccountant, make_accountant
 from .classic import classic_sigma
 from .gdp import _gdp_mu
-from .ledger import Ledger
+from .ledger import GaussianRelease, Ledger
 from .numerics import feasible_root, round_up
-from .validation import ArgumentTypeError, check_count, check_positive, check_probability
+from .validation import (
+    ArgumentTypeError,
+    check_count,
+    check_extended_nonnegative,
+    check_positive,
+    check_probability,
+    check_unit_interval,
+)
 from .zcdp import _zcdp_rho
 
 __all__ = ["Calibration", "calibrate_sigma", "calibrate_ledger_scale"]
@@ -65,7 +72,42 @@ class Calibration:
 
 
 def _achieved(acc: Accountant, ledger: Ledger, delta: float) -> float:
-    return acc._epsilon(ledger, delta).epsilon
+    return acc.epsilon(ledger, delta).epsilon
+
+
+#: The widest noise scale factor the search over a ledger of events tries, either way (e^±690 ~ 1e±300).
+_LOG_SCALE_RANGE = 690.0
+
+
+def _event_scale(acc: Accountant, base: Ledger, epsilon: float, delta: float) -> float:
+    """Smallest factor c (approximately) with ε(base.scaled(c)) <= ε for a ledger holding events: a root-find on
+    log c, bracketed by doubling steps from c = 1 (ε falls as the noise grows)."""
+    support = acc.supports(base)
+    if not support:
+        raise ValueError(f"{acc.label}: {support.reason}")
+
+    def g(log_c: float) -> float:
+        try:
+            return _achieved(acc, base.scaled(math.exp(log_c)), delta) - epsilon
+        except ValueError:  # a bound that holds only with more noise (classic's ε < 1 per release)
+            return math.inf
+
+    step = 1.0
+    if g(0.0) > 0.0:
+        bad, ok = 0.0, step
+        while g(ok) > 0.0:
+            if ok > _LOG_SCALE_RANGE:
+                raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a noise scale beyond doubles")
+            step *= 2.0
+            bad, ok = ok, ok + step
+    else:
+        ok, bad = 0.0, -step
+        while g(bad) <= 0.0:
+            if bad < -_LOG_SCALE_RANGE:
+                return math.exp(bad)
+            step *= 2.0
+            ok, bad = bad, bad - step
+    return math.exp(feasible_root(g, ok, bad, xtol=1e-11))
 
 
 def _make_feasible(acc: Accountant, ledger: Ledger, factor: float, epsilon: float, delta: float) -> tuple[float, float]:
@@ -107,9 +149,11 @@ def calibrate_ledger_scale(
     conversion: str | None = None,
     **options: Any,
 ) -> float:
-    """The smallest factor c such that ``ledger.scaled(c)`` (every σ times c) meets (ε, δ).
+    """The smallest factor c such that ``ledger.scaled(c)`` (every σ, and every noise multiplier of its events,
+    times c) meets (ε, δ).
 
-    Works for heterogeneous ledgers; the fast paths use that μ and ρ scale as 1/c and 1/c².
+    Works for heterogeneous ledgers; for Gaussian releases the fast paths use that μ and ρ scale as 1/c and
+    1/c², a ledger holding other events is searched on log c with the accountant itself.
     """
     if not isinstance(ledger, Ledger):
         raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
@@ -121,8 +165,11 @@ def calibrate_ledger_scale(
 
 def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: float) -> tuple[float, float]:
     """The smallest σ-scale factor meeting (ε, δ) under ``acc``, and the ε it achieves."""
+    if not base.is_gaussian:
+        return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     # μ of the base ledger, scaled so that tiny μᵢ (σ near the top of the doubles) do not underflow when squared
-    mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in base.releases]
+    releases = [r for r in base.releases if isinstance(r, GaussianRelease)]
+    mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in releases]
     top = max(mus)
     mu1 = top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)) if top > 0.0 else 0.0
     exact_factor = mu1 / _gdp_mu(epsilon, delta)
@@ -137,15 +184,21 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
                 f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "
                 f"meets under {zconv} (in doubles): no finite sigma"
             )
-        factor = mu1 / math.sqrt(2.0 * rho)
+        factor = mu1 / (math.sqrt(2.0) * math.sqrt(rho))  # 2ρ may overflow where ρ does not
+    elif acc.method == "pld" and epsilon == 0.0:
+        raise ValueError(
+            "pld: a discretised PLD certifies no epsilon = 0 (its epsilon carries the discretisation); use exact"
+        )
+    elif acc.method == "classic" and epsilon == 0.0:
+        raise ValueError("classic: the Dwork–Roth bound certifies no epsilon = 0 at any finite sigma")
     elif acc.method == "classic" and len(base.releases) == 1:
-        r = base.releases[0]
+        r = releases[0]
         factor = classic_sigma(epsilon, delta, sensitivity=r.sensitivity, compositions=r.count) / r.sigma
     elif acc.method == "classic":
         # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
         # bracketed from the exact factor would hit the per-release refusal below the answer.)
         z = math.sqrt(2.0 * math.log(1.25 * base.compositions / delta))
-        factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in base.releases) / epsilon
+        factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
     if not 0.0 < factor < math.inf:
@@ -166,14 +219,26 @@ def calibrate_sigma(
     """The smallest σ (rounded up) such that ``compositions`` Gaussian releases of sensitivity
     ``sensitivity`` with noise N(0, σ²I) are (ε, δ)-DP under ``method``.
 
+    The ends are answered: ε = +inf or δ = 1 is met with no noise (σ = 0); δ = 0 by no finite σ (a
+    Gaussian mechanism is never pure DP: σ = +inf, which achieves ε = 0); ε = 0 with 0 < δ < 1 has a
+    finite σ under the exact method (δ(0) = 2Φ(μ/2) − 1), while a method that cannot certify ε = 0 at
+    any finite σ says so.
+
     >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)
     3.7306
+    >>> calibrate_sigma(1.0, 0.0).sigma, calibrate_sigma(math.inf, 1e-5).sigma
+    (inf, 0.0)
     """
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_probability("delta", delta)
+    epsilon = check_extended_nonnegative("epsilon", epsilon)
+    delta = check_unit_interval("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
     acc = make_accountant(method, conversion=conversion, **options)
+    if epsilon == math.inf or delta == 1.0:  # met by every σ >= 0: no noise needed
+        achieved = 0.0 if delta == 1.0 else math.inf
+        return Calibration(0.0, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)
+    if delta == 0.0:  # no finite σ: a Gaussian release is never (ε, 0)-DP; σ = +inf releases nothing
+        return Calibration(math.inf, 0.0, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)
     # With σ = 1 in the template ledger, the scale factor is σ itself.
     sigma, achieved = _scale_and_epsilon(
         acc, Ledger.homogeneous(sensitivity, 1.0, compositions=compositions), epsilon, delta

@@ -1,9 +1,12 @@
 """Release ledgers: what a mechanism releases, as data (the events, not their interpretation).
 
 Like dp-accounting's ``DpEvent``, a :class:`Ledger` only describes releases; the accountants
-in :mod:`dpkit.accountant.accountants` interpret it under each method. A release is a Gaussian
-mechanism applied ``count`` times with ℓ2 sensitivity Δ (under the neighbouring relation the
-caller chose) and noise N(0, σ²I).
+in :mod:`dpkit.accountant.accountants` interpret it under each method. A release is either a
+Gaussian mechanism applied ``count`` times with ℓ2 sensitivity Δ (under the neighbouring relation
+the caller chose) and noise N(0, σ²I) — :class:`GaussianRelease` — or any mechanism described as an
+event (:mod:`dpkit.accountant.events`: Laplace, randomized response, a Poisson-subsampled Gaussian,
+…) applied ``count`` times — :class:`EventRelease`. :attr:`Ledger.event` is the whole ledger as one
+event; a ledger of Gaussian releases alone also has its exact :attr:`~Ledger.mu` and :attr:`~Ledger.rho`.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
     import dp_accounting
 
-from .numerics import round_up
-from .validation import ArgumentTypeError, check_count, check_positive
+    from .events import ComposedEvent, Event
 
-__all__ = ["GaussianRelease", "Ledger"]
+from .numerics import round_up
+from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive
+
+__all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,7 @@ class GaussianRelease:
         if not self.name.strip():
             raise ValueError(f"release name must be a non-empty string, got {self.name!r}")
         object.__setattr__(self, "sensitivity", check_positive(f"{self.name}.sensitivity", self.sensitivity))
-        object.__setattr__(self, "sigma", check_positive(f"{self.name}.sigma", self.sigma))
+        object.__setattr__(self, "sigma", check_noise_scale(f"{self.name}.sigma", self.sigma))
         object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
 
     @property
@@ -54,21 +59,96 @@ class GaussianRelease:
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "sensitivity": self.sensitivity, "sigma": self.sigma, "count": self.count}
 
+    def to_event(self, relation: str = "add_remove") -> Event:
+        """This release as an event stated under ``relation`` (the same μ = Δ/σ per release under either)."""
+        from .events import GaussianEvent, SelfComposedEvent
+
+        leaf = GaussianEvent.from_sigma(self.sigma, sensitivity=self.sensitivity, relation=relation)
+        return leaf if self.count == 1 else SelfComposedEvent(leaf, self.count)
+
+
+@dataclass(frozen=True)
+class EventRelease:
+    """``count`` releases of any mechanism described as an event (:mod:`dpkit.accountant.events`)."""
+
+    name: str
+    event: Event
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        from .events import Event
+
+        if not isinstance(self.name, str):
+            raise ArgumentTypeError(f"release name must be a non-empty string, got {self.name!r}")
+        if not self.name.strip():
+            raise ValueError(f"release name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.event, Event):
+            raise ArgumentTypeError(f"{self.name}.event must be a dpkit event (an Event), got {self.event!r}")
+        object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "event": self.event.to_dict(), "count": self.count}
+
+    def to_event(self, relation: str | None = None) -> Event:
+        """The release as one event (``count`` compositions of :attr:`event`); ``relation`` must be the event's."""
+        from .events import SelfComposedEvent
+
+        if relation is not None and relation != self.event.relation:
+            raise ValueError(f"{self.name} is stated under {self.event.relation}, not {relation}")
+        return self.event if self.count == 1 else SelfComposedEvent(self.event, self.count)
+
+
+#: A ledger entry.
+Release = GaussianRelease | EventRelease
+
 
 @dataclass(frozen=True)
 class Ledger:
-    """An ordered, immutable list of Gaussian releases composed adaptively."""
+    """An ordered, immutable list of releases composed adaptively: Gaussian releases and any events."""
 
-    releases: tuple[GaussianRelease, ...] = field(default_factory=tuple)
+    releases: tuple[Release, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         releases = tuple(self.releases)
         if not releases:
             raise ValueError("a ledger needs at least one release, got none")
         for i, r in enumerate(releases):
-            if not isinstance(r, GaussianRelease):
-                raise ArgumentTypeError(f"releases[{i}] must be a GaussianRelease, got {r!r}")
+            if not isinstance(r, (GaussianRelease, EventRelease)):
+                raise ArgumentTypeError(f"releases[{i}] must be a GaussianRelease or an EventRelease, got {r!r}")
+        relations = {r.event.relation for r in releases if isinstance(r, EventRelease)}
+        if len(relations) > 1:
+            raise ValueError(f"a ledger's events must be stated under one relation, got {sorted(relations)}")
         object.__setattr__(self, "releases", releases)
+
+    @property
+    def is_gaussian(self) -> bool:
+        """Whether every release is a :class:`GaussianRelease` (the ledger then has an exact μ and ρ)."""
+        return all(isinstance(r, GaussianRelease) for r in self.releases)
+
+    @property
+    def relation(self) -> str:
+        """The relation of the ledger's events (a Gaussian release's Δ already carries its own: ``add_remove``)."""
+        for r in self.releases:
+            if isinstance(r, EventRelease):
+                return r.event.relation
+        return "add_remove"
+
+    @property
+    def event(self) -> ComposedEvent:
+        """The whole ledger as one event, each release in order (Gaussian releases at their μ = Δ/σ)."""
+        from .events import ComposedEvent
+
+        relation = self.relation
+        return ComposedEvent(tuple(r.to_event(relation) for r in self.releases))
+
+    def _gaussian(self, what: str) -> tuple[GaussianRelease, ...]:
+        for r in self.releases:
+            if isinstance(r, EventRelease):
+                raise ValueError(
+                    f"{what} is defined for a ledger of Gaussian releases; {r.name} is an event: "
+                    "ask an accountant for its (epsilon, delta)"
+                )
+        return self.releases  # type: ignore[return-value]  # all GaussianRelease, checked above
 
     @classmethod
     def homogeneous(cls, sensitivity: float, sigma: float, *, compositions: int = 1, name: str = "gaussian") -> Ledger:
@@ -77,21 +157,31 @@ class Ledger:
 
     @classmethod
     def from_dicts(cls, items: Iterable[Mapping[str, object]]) -> Ledger:
-        """Build a ledger from mappings with keys name, sensitivity, sigma and optional count."""
-        releases = []
+        """Build a ledger from mappings: ``name``, ``sensitivity``, ``sigma`` (a Gaussian release) or ``name``,
+        ``event`` (an event in :meth:`~dpkit.accountant.events.Event.to_dict`'s form), and an optional ``count``."""
+        from .events import Event
+
+        releases: list[Release] = []
         for i, item in enumerate(items):
             if not isinstance(item, Mapping):
                 raise ArgumentTypeError(f"release {i} must be a table/object, got {item!r}")
-            unknown = set(item) - {"name", "sensitivity", "sigma", "count"}
+            keys = {"name", "event", "count"} if "event" in item else {"name", "sensitivity", "sigma", "count"}
+            unknown = set(item) - keys
             if unknown:
                 raise ValueError(f"release {i} has unknown key(s): {', '.join(sorted(unknown))}")
-            missing = {"name", "sensitivity", "sigma"} - set(item)
+            missing = keys - {"count"} - set(item)
             if missing:
                 raise ValueError(f"release {i} is missing key(s): {', '.join(sorted(missing))}")
-            fields: Mapping[str, Any] = item  # GaussianRelease checks each value's type and range
-            releases.append(
-                GaussianRelease(fields["name"], fields["sensitivity"], fields["sigma"], fields.get("count", 1))
-            )
+            fields: Mapping[str, Any] = item  # the releases check each value's type and range
+            if "event" in item:
+                event = fields["event"]
+                if not isinstance(event, Mapping):
+                    raise ArgumentTypeError(f"release {i}: event must be a table/object, got {event!r}")
+                releases.append(EventRelease(fields["name"], Event.from_dict(event), fields.get("count", 1)))
+            else:
+                releases.append(
+                    GaussianRelease(fields["name"], fields["sensitivity"], fields["sigma"], fields.get("count", 1))
+                )
         return cls(tuple(releases))
 
     def to_dicts(self) -> list[dict[str, object]]:
@@ -104,31 +194,52 @@ class Ledger:
 
     @property
     def mu(self) -> float:
-        """μ of the composition, sqrt(Σ countᵢ Δᵢ²/σᵢ²) (exact GDP), rounded up."""
-        return round_up(math.sqrt(math.fsum(r.mu_squared for r in self.releases)))
+        """μ of the composition, sqrt(Σ countᵢ Δᵢ²/σᵢ²) (exact GDP), rounded up; Gaussian releases only."""
+        # each release's μ scaled by the largest, so that tiny μᵢ (σ near the top of the doubles) do not underflow
+        mus = [math.sqrt(r.count) * (r.sensitivity / r.sigma) for r in self._gaussian("mu")]
+        top = max(mus)
+        if top == 0.0:  # σ = inf everywhere: nothing released
+            return 0.0
+        return round_up(top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)))
 
     @property
     def rho(self) -> float:
-        """ρ of the composition (zCDP), Σ countᵢ Δᵢ²/(2σᵢ²), rounded up."""
-        return round_up(math.fsum(r.mu_squared for r in self.releases) / 2.0)
+        """ρ of the composition (zCDP), Σ countᵢ Δᵢ²/(2σᵢ²), rounded up; Gaussian releases only."""
+        mu = self.mu
+        return round_up(mu * mu / 2.0) if mu > 0.0 else 0.0  # a positive μ never rounds to ρ = 0
 
     def scaled(self, factor: float) -> Ledger:
-        """The same ledger with every σ multiplied by ``factor`` (> 0)."""
+        """The same ledger with every noise scale multiplied by ``factor`` (> 0): each Gaussian release's σ, and
+        each event's noise multipliers (:func:`dpkit.accountant.events.scale_noise`)."""
+        from .events import scale_noise
+
         factor = check_positive("factor", factor)
-        return Ledger(tuple(GaussianRelease(r.name, r.sensitivity, r.sigma * factor, r.count) for r in self.releases))
+        return Ledger(
+            tuple(
+                GaussianRelease(r.name, r.sensitivity, r.sigma * factor, r.count)
+                if isinstance(r, GaussianRelease)
+                else EventRelease(r.name, scale_noise(r.event, factor), r.count)
+                for r in self.releases
+            )
+        )
 
     def to_dp_event(self) -> dp_accounting.DpEvent:
-        """Export as a dp-accounting event, to hand to any dp-accounting accountant.
+        """Export as a dp-accounting event, to hand to any dp-accounting accountant under
+        :attr:`relation` (:func:`dpkit.accountant.interop.dp_neighboring_relation`).
 
-        Each release becomes ``SelfComposedDpEvent(GaussianDpEvent(σ/Δ), count)`` and the
-        ledger their ``ComposedDpEvent``. dp-accounting's Gaussian event measures noise in
-        units of the sensitivity, so use its ``ADD_OR_REMOVE_ONE`` relation: Δ already
-        carries the neighbouring relation the ledger was built under.
+        A ledger of Gaussian releases exports each as ``SelfComposedDpEvent(GaussianDpEvent(σ/Δ), count)``
+        and the ledger as their ``ComposedDpEvent`` (one release: itself): dp-accounting's Gaussian event
+        measures noise in units of the sensitivity, so use its ``ADD_OR_REMOVE_ONE`` relation — Δ already
+        carries the neighbouring relation the ledger was built under. Any other ledger exports :attr:`event`.
         """
         import dp_accounting
 
+        if not self.is_gaussian:
+            from .interop import to_dp_event
+
+            return to_dp_event(self.event)
         events: list[dp_accounting.DpEvent] = []
-        for r in self.releases:
+        for r in self._gaussian("to_dp_event"):
             event: dp_accounting.DpEvent = dp_accounting.GaussianDpEvent(r.noise_multiplier)
             if r.count > 1:
                 event = dp_accounting.SelfComposedDpEvent(event, r.count)

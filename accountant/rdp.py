@@ -19,9 +19,15 @@ Mironov's conversion of a linear curve is kept as the pure closed form (= Bun–
 published), without the KL shortcut; that shortcut only matters when δ² >= 1 − e^{−ρ}
 (δ > ~sqrt(ρ)), where a grid conversion that applies it can be tighter.
 
-Trivial ends are answered, not refused: ε(δ = 0) = +inf (no RDP curve with a positive value is
-pure DP), ε(δ = 1) = 0, δ(ε = +inf) = 0; δ(ε = 0) is the conversions' own value at ε = 0. A trivial
-answer carries the order NaN (no order was used).
+The order α = ∞ may be given (with its value ε_R(∞) = D_∞, the pure ε of the mechanism): it
+bounds ε(δ) by max(0, ε_R(∞) + ln(1 − δ)) <= ε_R(∞) at every δ >= 0 and gives δ(ε) = 0 for
+ε >= ε_R(∞). A value may be +inf (that order gives no bound), as in dp-accounting's curves.
+
+Trivial ends are answered, not refused: ε(δ = 0) = +inf unless the curve has the order α = ∞ or is
+zero (no positive Rényi divergence of finite order is pure DP), ε(δ = 1) = 0, δ(ε = +inf) = 0;
+δ(ε = 0) is the conversions' own value at ε = 0. A trivial answer carries the order NaN (no order
+was used). Huge inputs (ε or ρ near the largest double, a subnormal ρ) give δ = 0, ε = +inf or the
+finite value, never an overflow.
 """
 
 from __future__ import annotations
@@ -36,7 +42,6 @@ import numpy as np
 from .numerics import conservative_delta, round_up
 from .validation import (
     ArgumentTypeError,
-    as_real_array,
     check_choice,
     check_extended_nonnegative,
     check_nonnegative,
@@ -84,10 +89,11 @@ class RdpConversion:
 def _epsilon_at_orders(orders: np.ndarray, values: np.ndarray, log_delta: float, conversion: str) -> np.ndarray:
     """ε(α) of each order (vectorised); the KL shortcut gives 0 where it applies."""
     am1 = orders - 1.0
-    if conversion == "mironov":
-        eps = values - log_delta / am1
-    else:
-        eps = values - np.log1p(1.0 / am1) - (log_delta + np.log1p(am1)) / am1
+    with np.errstate(over="ignore"):  # a huge value or order overflows to +inf: no bound from it
+        if conversion == "mironov":
+            eps = values - log_delta / am1
+        else:
+            eps = values - np.log1p(1.0 / am1) - (log_delta + np.log1p(am1)) / am1
     # δ >= sqrt(1 − e^{−KL}) >= TV  ⇒  (0, δ)-DP;  KL <= ε_R(α) for every α >= 1.
     kl_zero = math.exp(2.0 * log_delta) + np.expm1(-values) > 0.0
     return np.where(kl_zero, 0.0, np.maximum(eps, 0.0))
@@ -96,10 +102,11 @@ def _epsilon_at_orders(orders: np.ndarray, values: np.ndarray, log_delta: float,
 def _log_delta_at_orders(orders: np.ndarray, values: np.ndarray, epsilon: float, conversion: str) -> np.ndarray:
     """log δ(α) of each order for a target ε (vectorised), capped by the KL bound."""
     am1 = orders - 1.0
-    if conversion == "mironov":
-        log_delta = am1 * (values - epsilon)
-    else:
-        log_delta = am1 * (values - epsilon - np.log1p(1.0 / am1)) - np.log1p(am1)
+    with np.errstate(over="ignore"):  # overflows to ±inf: δ = 0 (a huge ε) or no bound (a huge value)
+        if conversion == "mironov":
+            log_delta = am1 * (values - epsilon)
+        else:
+            log_delta = am1 * (values - epsilon - np.log1p(1.0 / am1)) - np.log1p(am1)
     # The same Bretagnolle–Huber bound as in _epsilon_at_orders: δ <= sqrt(1 − e^{−ε_R(α)}).
     with np.errstate(divide="ignore"):
         kl = 0.5 * np.log(-np.expm1(-values))
@@ -124,12 +131,18 @@ def _length(name: str, seq: object) -> int:
     return len(_as_list(name, seq))
 
 
+def _extended_array(name: str, values: list[object]) -> np.ndarray:
+    """A 1-d float array of numbers in [0, +inf] (+inf allowed: α = ∞, ε_R(α) = ∞), naming a bad entry."""
+    return np.array([check_extended_nonnegative(f"{name}[{i}]", v) for i, v in enumerate(values)], dtype=float)
+
+
 def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndarray]:
+    """The curve as float arrays: orders α > 1 (α = +inf allowed), values ε_R(α) in [0, +inf]."""
     orders_seq = _as_list("orders", orders)
     values_seq = _as_list("values", values)
     check_same_length("orders", orders_seq, "values", values_seq)
-    o = as_real_array("orders", orders_seq)
-    v = as_real_array("values", values_seq)
+    o = _extended_array("orders", orders_seq)
+    v = _extended_array("values", values_seq)
     bad = np.flatnonzero(o <= 1.0)
     if bad.size:
         raise ValueError(f"orders must be Rényi orders > 1, got orders[{bad[0]}] = {float(o[bad[0]])!r}")
@@ -139,36 +152,82 @@ def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndar
     return o, v
 
 
+def _pure_epsilon(values: np.ndarray, delta: float) -> np.ndarray:
+    """ε(δ) from the order α = ∞, whose value ε0 = ε_R(∞) is the mechanism's pure ε (P <= e^{ε0} Q on every set).
+
+    (ε0, 0)-DP; and P(S) − e^ε Q(S) <= P(S)(1 − e^{ε − ε0}) <= 1 − e^{ε − ε0}, so also
+    (max(0, ε0 + ln(1 − δ)), δ)-DP. Rounded up, and never above ε0 itself (exact as given).
+    """
+    shifted = values + math.log1p(-delta)
+    up = np.array([round_up(x, ulps=2) for x in shifted.tolist()]) if shifted.size else shifted
+    eps: np.ndarray = np.minimum(values, np.maximum(up, 0.0))
+    return eps
+
+
 def rdp_epsilon(
     orders: object, values: object, delta: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
     """Convert an RDP curve to (ε, δ)-DP: the smallest ε over the given orders, rounded up.
 
     ``orders`` and ``values`` are equal-length sequences (α_i > 1, ε_R(α_i) >= 0); 0 <= δ <= 1.
+    An order may be +inf (its value is the pure ε of the mechanism, so ε(δ) never exceeds it, also
+    at δ = 0) and a value may be +inf (that order then gives no bound), as dp-accounting's curves have.
+
+    >>> rdp_epsilon([2.0, 4.0, float("inf")], [0.1, 0.3, 1.0], 0.0).epsilon
+    1.0
     """
     o, v = _validate_curve(orders, values)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
-    trivial = _trivial_epsilon(delta, conversion, zero_curve=not bool(np.any(v > 0.0)))
-    if trivial is not None:
-        return trivial
-    eps = _epsilon_at_orders(o, v, math.log(delta), conversion)
+    if delta == 1.0 or (delta == 0.0 and not np.any(v > 0.0)):  # (0, 1)-DP always; a zero curve is P = Q
+        return RdpConversion(0.0, delta, math.nan, conversion)
+    infinite = np.isinf(o)
+    # Every order gives a valid bound and the smallest wins; α = ∞ gives the pure ε (at δ = 0 too,
+    # where every finite order gives +inf: a positive Rényi divergence of finite order is not pure DP).
+    eps = np.full(len(o), math.inf)
+    if delta > 0.0:
+        eps[~infinite] = [
+            _conservative_epsilon(x)
+            for x in _epsilon_at_orders(o[~infinite], v[~infinite], math.log(delta), conversion).tolist()
+        ]
+    # The KL shortcut holds at α = ∞ as at every order >= 1 (KL <= ε_R(∞)).
+    kl_zero = delta * delta + np.expm1(-v[infinite]) > 0.0
+    eps[infinite] = np.where(kl_zero, 0.0, _pure_epsilon(v[infinite], delta))
     i = int(np.argmin(eps))
-    return RdpConversion(_conservative_epsilon(float(eps[i])), delta, float(o[i]), conversion)
+    if eps[i] == math.inf:  # every order has ε_R = ∞, or δ = 0 and ε_R(∞) = ∞
+        return RdpConversion(math.inf, delta, math.nan, conversion)
+    return RdpConversion(float(eps[i]), delta, float(o[i]), conversion)
 
 
 def rdp_delta(
     orders: object, values: object, epsilon: float, *, conversion: RdpConversionName = "improved"
 ) -> RdpConversion:
-    """Convert an RDP curve to (ε, δ)-DP for a given ε: the smallest δ over the orders, rounded up."""
+    """Convert an RDP curve to (ε, δ)-DP for a given ε: the smallest δ over the orders, rounded up.
+
+    Orders and values as for :func:`rdp_epsilon`; the order α = ∞ gives δ = 0 for every ε >= ε_R(∞)
+    and 1 − e^{ε − ε_R(∞)} below it. δ(ε = +inf) = 0.
+    """
     o, v = _validate_curve(orders, values)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
     if epsilon == math.inf:
         return RdpConversion(epsilon, 0.0, math.nan, conversion)
-    log_delta = _log_delta_at_orders(o, v, epsilon, conversion)
+    infinite = np.isinf(o)
+    log_delta = np.full(len(o), math.inf)
+    log_delta[~infinite] = _log_delta_at_orders(o[~infinite], v[~infinite], epsilon, conversion)
+    log_delta[infinite] = _log_delta_pure(v[infinite], epsilon)
     i = int(np.argmin(log_delta))
     return RdpConversion(epsilon, conservative_delta(float(log_delta[i])), float(o[i]), conversion)
+
+
+def _log_delta_pure(values: np.ndarray, epsilon: float) -> np.ndarray:
+    """log δ(ε) from the order α = ∞ (pure ε0 = ε_R(∞)): −inf for ε >= ε0, else ln(1 − e^{ε − ε0}), capped by KL."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.minimum(epsilon - values, 0.0)  # ε − ε0 <= 0 (−inf where ε0 = inf)
+        log_d = np.where(gap == 0.0, -math.inf, np.log(-np.expm1(gap)))
+        kl = 0.5 * np.log(-np.expm1(-values))  # Bretagnolle–Huber, as at every finite order
+    bound: np.ndarray = np.minimum(log_d, kl)
+    return bound
 
 
 def _trivial_epsilon(delta: float, conversion: str, *, zero_curve: bool) -> RdpConversion | None:
@@ -185,7 +244,7 @@ def _refine(f: object, orders: np.ndarray, values: np.ndarray, i: int) -> tuple[
     lo = float(orders[max(i - 1, 0)])
     hi = float(orders[min(i + 1, len(orders) - 1)])
     best_a, best_v = float(orders[i]), float(values[i])
-    if hi > lo:
+    if hi > lo and math.isfinite(best_v):  # -inf (δ = 0 at a huge ε) is already the best there is
         from scipy import optimize  # imported here: it costs 0.3 s at startup
 
         res = optimize.minimize_scalar(
@@ -221,13 +280,15 @@ def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConvers
         return RdpConversion(math.inf, delta, math.nan, conversion)
     log_delta = math.log(delta)
     ln_inv = -log_delta
-    a_star = 1.0 + math.sqrt(ln_inv / rho)
+    a_star = 1.0 + math.sqrt(ln_inv) / math.sqrt(rho)  # +inf for a subnormal ρ
     if conversion == "mironov":
-        eps = rho + 2.0 * math.sqrt(rho * ln_inv)
+        eps = rho + 2.0 * math.sqrt(rho) * math.sqrt(ln_inv)  # no overflow of ρ ln(1/δ) near the largest double
         return RdpConversion(_conservative_epsilon(eps), delta, a_star, conversion)
-    # α* rounds to 1.0 for astronomically large ρ; only a true order > 1 joins the grid.
-    orders = np.sort(np.append(DEFAULT_ORDERS, a_star)) if a_star > 1.0 else DEFAULT_ORDERS
-    eps_grid = _epsilon_at_orders(orders, orders * rho, log_delta, "improved")
+    # α* rounds to 1.0 for astronomically large ρ and overflows for a subnormal one; only a finite order > 1
+    # joins the grid (Brent's bounds must be finite).
+    orders = np.sort(np.append(DEFAULT_ORDERS, a_star)) if 1.0 < a_star < math.inf else DEFAULT_ORDERS
+    with np.errstate(over="ignore"):  # αρ overflows to +inf near the largest ρ: no bound from that order
+        eps_grid = _epsilon_at_orders(orders, orders * rho, log_delta, "improved")
     i = int(np.argmin(eps_grid))
     if eps_grid[i] == 0.0:
         return RdpConversion(0.0, delta, float(orders[i]), conversion)
@@ -264,14 +325,16 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
     if rho == math.inf:
         return RdpConversion(epsilon, 1.0, math.nan, conversion)
     # Mironov: min over α of (α − 1)(αρ − ε) is at α* = (ε + ρ)/(2ρ), value −(ε − ρ)²/(4ρ).
-    a_star = (epsilon + rho) / (2.0 * rho)
+    a_star = (epsilon + rho) / (2.0 * rho)  # +inf for a huge ε or a subnormal ρ
     if conversion == "mironov":
         if a_star <= 1.0:
             return RdpConversion(epsilon, 1.0, math.inf, conversion)
-        log_delta = -((epsilon - rho) ** 2) / (4.0 * rho)
+        t = (epsilon - rho) / (2.0 * math.sqrt(rho))
+        log_delta = -(t * t)  # a product overflows to -inf (δ = 0); ``**`` would raise
         return RdpConversion(epsilon, conservative_delta(log_delta), a_star, conversion)
-    orders = DEFAULT_ORDERS if a_star <= 1.0 else np.sort(np.append(DEFAULT_ORDERS, a_star))
-    log_d = _log_delta_at_orders(orders, orders * rho, epsilon, "improved")
+    orders = np.sort(np.append(DEFAULT_ORDERS, a_star)) if 1.0 < a_star < math.inf else DEFAULT_ORDERS
+    with np.errstate(over="ignore"):
+        log_d = _log_delta_at_orders(orders, orders * rho, epsilon, "improved")
     i = int(np.argmin(log_d))
 
     def f(log_am1: float) -> float:

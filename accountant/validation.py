@@ -95,6 +95,15 @@ def check_unit_interval(name: str, value: object) -> float:
     return x
 
 
+def check_noise_scale(name: str, value: object) -> float:
+    """Return ``value`` as a float in (0, +inf]: a noise scale, where +inf (the release carries nothing) has an
+    answer (ε = 0 at every δ)."""
+    x = _real_or_nan(name, value)
+    if not x > 0.0:
+        raise ValueError(f"{name} must be > 0, got {x!r}")
+    return x
+
+
 def check_extended_nonnegative(name: str, value: object) -> float:
     """Return ``value`` as a float in [0, +inf] (an ε where 0 and +inf have an answer)."""
     x = _real_or_nan(name, value)

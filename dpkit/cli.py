@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "epsilon": "accounting:epsilon",
     "delta": "accounting:delta",
     "methods": "accounting:methods",
-    "budgets": "accounting:budgets",
+    "budgets": "budgets:budgets",
     "convert": "convert:convert",
     "ledger": "ledger:ledger_cmd",
     "tree": "tree:tree",

@@ -27,9 +27,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
 
-from dpkit.accountant.ledger import GaussianRelease, Ledger
+from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.loading import parse_data, read_text_file, shown
 
 from .config import config_schema, first_error
@@ -50,16 +59,38 @@ Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False), BeforeValidator(
 
 
 class ReleaseEntry(BaseModel):
-    """One release of a ledger file: ``count`` Gaussian releases of ℓ2 sensitivity Δ and noise σ."""
+    """One release of a ledger file: ``count`` Gaussian releases of ℓ2 sensitivity Δ and noise σ, or ``count``
+    releases of any mechanism given as ``event``, in dpkit's event form (:meth:`dpkit.accountant.events.Event.to_dict`),
+    e.g. ``{kind = "poisson_sampled", sampling_probability = 0.01, event = {kind = "gaussian",
+    noise_multiplier = 1.1}}``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: StrictStr
-    sensitivity: Positive
-    sigma: Positive
+    sensitivity: Positive | None = None
+    sigma: Positive | None = None
+    event: dict[str, Any] | None = None
     count: Annotated[StrictInt, Field(ge=1)] = 1
 
-    def release(self) -> GaussianRelease:
+    @model_validator(mode="after")
+    def _one_form(self) -> ReleaseEntry:
+        gaussian = self.sensitivity is not None or self.sigma is not None
+        if self.event is not None:
+            if gaussian:
+                raise ValueError("is either sensitivity and sigma or an event, not both")
+            from dpkit.accountant.events import Event
+
+            Event.from_dict(self.event)  # a bad event is one error naming its place
+        elif self.sensitivity is None or self.sigma is None:
+            raise ValueError("needs sensitivity and sigma (a Gaussian release) or an event")
+        return self
+
+    def release(self) -> GaussianRelease | EventRelease:
+        if self.event is not None:
+            from dpkit.accountant.events import Event
+
+            return EventRelease(self.name, Event.from_dict(self.event), self.count)
+        assert self.sensitivity is not None and self.sigma is not None  # checked by _one_form
         return GaussianRelease(self.name, self.sensitivity, self.sigma, self.count)
 
 

@@ -1,147 +1,250 @@
-"""``dpkit calibrate``, ``epsilon``, ``delta``, ``methods`` and ``budgets``: the Gaussian mechanism's accounting."""
+"""``dpkit calibrate``, ``epsilon``, ``delta`` and ``methods``: the accounting of Gaussian releases, DP-SGD steps
+(``--sampling-rate``) and any mechanism given as an event (``--event FILE.json``; :mod:`.mechanisms`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
-from dpkit import accountant
-from dpkit.accountant import Ledger, calibrate_sigma, compare_methods, gaussian_delta, gaussian_epsilon
-from dpkit.render import busy, emit_json, format_number, print_table, stderr_console
+from dpkit.accountant import Guarantee, calibrate_ledger_scale, calibrate_sigma, compare_methods, make_accountant
+from dpkit.render import busy, emit_json, format_number, print_table
 
-from .options import NUMBER, NUMBER_LIST, comparison_rows, compositions_count, guarantee_label, method_options
+from .mechanisms import Mechanism, build_mechanism, default_method, mechanism_options
+from .options import NUMBER, comparison_rows, guarantee_label, method_options
+
+
+def _account(mechanism: Mechanism, method: str, conversion: str | None, query: str, value: float) -> Guarantee:
+    acc = make_accountant(method, conversion=conversion)
+    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+        return acc.epsilon(mechanism.target, value) if query == "epsilon" else acc.delta(mechanism.target, value)
+
+
+def _order(g: Guarantee) -> str:
+    extra = "" if g.order is None else f" at order α = {format_number(g.order)}"
+    return extra + ("" if g.error is None else f", discretisation error <= {format_number(g.error, 3)}")
 
 
 @click.command()
 @click.option("--epsilon", type=NUMBER, required=True, help="Target ε.")
 @click.option("--delta", type=NUMBER, required=True, help="Target δ.")
 @method_options
+@mechanism_options
+@click.pass_context
 def calibrate(
+    ctx: click.Context,
     epsilon: float,
     delta: float,
     sensitivity: float,
     compositions: float,
-    method: str,
+    method: str | None,
     conversion: str | None,
     as_json: bool,
+    sampling_rate: float | None,
+    event_file: Path | None,
+    relation: str | None,
 ) -> None:
-    """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ."""
-    with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-        cal = calibrate_sigma(
-            epsilon,
-            delta,
-            sensitivity=sensitivity,
-            compositions=compositions_count(compositions),
-            method=method,
-            conversion=conversion,
-        )
-    out = {
-        "sigma": cal.sigma,
-        "epsilon": cal.epsilon,
-        "delta": cal.delta,
-        "method": cal.method,
-        "conversion": cal.conversion,
-        "target_epsilon": cal.target_epsilon,
-        "sensitivity": cal.sensitivity,
-        "compositions": cal.compositions,
-        "noise_multiplier": cal.noise_multiplier,
-    }
+    """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ; with --sampling-rate, the noise multiplier
+    of K DP-SGD steps; with --event, the factor on every noise multiplier of the event."""
+    mech = build_mechanism(
+        ctx,
+        sigma=None,
+        sensitivity=sensitivity,
+        compositions=compositions,
+        sampling_rate=sampling_rate,
+        event_file=event_file,
+        relation=relation,
+    )
+    method = default_method(method, mech.gaussian)
+    if mech.form == "gaussian":
+        with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+            cal = calibrate_sigma(
+                epsilon,
+                delta,
+                sensitivity=mech.sensitivity,
+                compositions=mech.compositions,
+                method=method,
+                conversion=conversion,
+            )
+        keys = ("sigma", "epsilon", "delta", "method", "conversion", "target_epsilon", "sensitivity", "compositions")
+        out: dict[str, Any] = {k: cal.to_dict()[k] for k in keys} | {"noise_multiplier": cal.noise_multiplier}
+        rows = [["σ", format_number(cal.sigma, 10)], ["σ/Δ", format_number(cal.noise_multiplier, 10)]]
+    elif mech.form == "dp-sgd":
+        out, rows = _calibrate_dp_sgd(mech, epsilon, delta, method, conversion)
+    else:
+        out, rows = _calibrate_event(mech, epsilon, delta, method, conversion)
     if as_json:
         emit_json(out)
         return
-    label = cal.method if cal.conversion is None else f"{cal.method} ({cal.conversion})"
+    label = out["method"] if out.get("conversion") is None else f"{out['method']} ({out['conversion']})"
+    target = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"
+    if mech.form == "event":
+        print_table(
+            f"noise scale for {target}, K = {mech.compositions}",
+            ["method", "scale", "ε achieved"],
+            [[label, format_number(out["scale"], 10), format_number(out["epsilon"], 10)]],
+            caption=f"calibrated: {rows[1][1]}",
+        )
+        return
+    sampled = "" if mech.sampling_rate is None else f", Poisson sampling rate {format_number(mech.sampling_rate)}"
     print_table(
-        f"σ for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), Δ = {format_number(sensitivity)}, "
-        f"K = {cal.compositions}",
+        f"σ for {target}, Δ = {format_number(mech.sensitivity)}, K = {mech.compositions}{sampled}",
         ["method", "σ", "σ/Δ", "ε achieved"],
-        [
-            [
-                label,
-                format_number(cal.sigma, 10),
-                format_number(cal.noise_multiplier, 10),
-                format_number(cal.epsilon, 10),
-            ]
-        ],
+        [[label, rows[0][1], rows[1][1], format_number(out["epsilon"], 10)]],
+        caption=out.get("note") or None,
     )
 
 
+def _calibrate_dp_sgd(
+    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+) -> tuple[dict[str, Any], list[list[str]]]:
+    """The noise multiplier of K DP-SGD steps (pld: the pessimistic PLD; rdp: the subsampled Gaussian's curve)."""
+    from dpkit.accountant.event_calibration import calibrate_noise_multiplier
+
+    if method not in ("pld", "rdp"):
+        reason = make_accountant(method, conversion=conversion).supports(mech.target).reason
+        raise ValueError(f"{method}: {reason or 'it does not calibrate subsampled releases'}; use pld or rdp")
+    if method == "rdp" and conversion not in (None, "improved"):
+        raise ValueError(f"--conversion {conversion} does not apply to calibrating DP-SGD (rdp uses improved)")
+    if method == "pld" and conversion is not None:
+        raise ValueError("--conversion does not apply to method pld")
+    q = float(mech.sampling_rate)  # type: ignore[arg-type]
+    with busy("calibrating the noise multiplier…"):
+        cal = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=mech.compositions, method=method)
+    sigma = cal.value * mech.sensitivity
+    out = {
+        "sigma": sigma,
+        "noise_multiplier": cal.value,
+        "epsilon": cal.epsilon,
+        "delta": delta,
+        "target_epsilon": epsilon,
+        "method": method,
+        "conversion": "improved" if method == "rdp" else None,
+        "sensitivity": mech.sensitivity,
+        "compositions": mech.compositions,
+        "sampling_rate": q,
+        "value_discretization_interval": cal.value_discretization_interval,
+        "note": cal.note,
+    }
+    rows = [["σ", format_number(sigma, 10)], ["noise multiplier σ/Δ", format_number(cal.value, 10)]]
+    if cal.note:
+        rows.append(["note", cal.note])
+    return out, rows
+
+
+def _calibrate_event(
+    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+) -> tuple[dict[str, Any], list[list[str]]]:
+    """The smallest factor on every noise multiplier of the event that meets (ε, δ)."""
+    from dpkit.accountant import Ledger
+    from dpkit.accountant.events import describe
+    from dpkit.accountant.ledger import EventRelease
+
+    ledger = Ledger((EventRelease("event", mech.target),))  # type: ignore[arg-type]
+    with busy("calibrating the event's noise…", method == "pld"):
+        factor = calibrate_ledger_scale(ledger, epsilon, delta, method=method, conversion=conversion)
+    scaled = ledger.scaled(factor)
+    achieved = make_accountant(method, conversion=conversion).epsilon(scaled, delta)
+    event = scaled.releases[0].event  # type: ignore[union-attr]
+    out = {
+        "scale": factor,
+        "epsilon": achieved.epsilon,
+        "delta": delta,
+        "target_epsilon": epsilon,
+        "method": achieved.method,
+        "conversion": achieved.conversion,
+        "compositions": mech.compositions,
+        "event": event.to_dict(),
+        "relation": event.relation,
+    }
+    return out, [["noise scale factor", format_number(factor, 10)], ["calibrated event", describe(event)]]
+
+
+def _query(ctx: click.Context, what: str, sigma: float | None, value: float, **kw: Any) -> None:
+    mech = build_mechanism(
+        ctx,
+        sigma=sigma,
+        sensitivity=kw["sensitivity"],
+        compositions=kw["compositions"],
+        sampling_rate=kw["sampling_rate"],
+        event_file=kw["event_file"],
+        relation=kw["relation"],
+    )
+    if sigma is None and mech.form != "event":
+        raise click.UsageError("give --sigma (or --event FILE)")
+    method = default_method(kw["method"], mech.gaussian)
+    g = _account(mech, method, kw["conversion"], "epsilon" if what == "delta" else "delta", value)
+    if kw["as_json"]:
+        emit_json({**g.to_dict(), **mech.to_dict()})
+        return
+    if what == "delta":
+        text = f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(value)}"
+    else:
+        text = f"delta = {format_number(g.delta, 12)} at epsilon = {format_number(value)}"
+    click.echo(f"{text} ({guarantee_label(g)}{_order(g)})")
+
+
 @click.command()
-@click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
+@click.option("--sigma", type=NUMBER, default=None, help="Noise standard deviation σ (σ = inf: nothing released).")
 @click.option("--delta", type=NUMBER, required=True)
 @method_options
-def epsilon(
-    sigma: float,
-    delta: float,
-    sensitivity: float,
-    compositions: float,
-    method: str,
-    conversion: str | None,
-    as_json: bool,
-) -> None:
-    """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ."""
-    with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_epsilon(
-            sigma,
-            delta,
-            sensitivity=sensitivity,
-            compositions=compositions_count(compositions),
-            method=method,
-            conversion=conversion,
-        )
-    if as_json:
-        emit_json(g.to_dict())
-        return
-    extra = "" if g.order is None else f" at order α = {format_number(g.order)}"
-    click.echo(
-        f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(delta)} ({guarantee_label(g)}{extra})"
-    )
+@mechanism_options
+@click.pass_context
+def epsilon(ctx: click.Context, sigma: float | None, delta: float, **kw: Any) -> None:
+    """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ, of K DP-SGD steps (--sampling-rate) or of an
+    event (--event)."""
+    _query(ctx, "delta", sigma, delta, **kw)
 
 
 @click.command()
-@click.option("--sigma", type=NUMBER, required=True, help="Noise standard deviation σ.")
+@click.option("--sigma", type=NUMBER, default=None, help="Noise standard deviation σ (σ = inf: nothing released).")
 @click.option("--epsilon", type=NUMBER, required=True)
 @method_options
-def delta(
-    sigma: float,
-    epsilon: float,
-    sensitivity: float,
-    compositions: float,
-    method: str,
-    conversion: str | None,
-    as_json: bool,
-) -> None:
-    """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ."""
-    with busy("accounting through dp-accounting's PLD…", method == "pld"):
-        g = gaussian_delta(
-            sigma,
-            epsilon,
-            sensitivity=sensitivity,
-            compositions=compositions_count(compositions),
-            method=method,
-            conversion=conversion,
-        )
-    if as_json:
-        emit_json(g.to_dict())
-        return
-    click.echo(f"delta = {format_number(g.delta, 12)} at epsilon = {format_number(epsilon)} ({guarantee_label(g)})")
+@mechanism_options
+@click.pass_context
+def delta(ctx: click.Context, sigma: float | None, epsilon: float, **kw: Any) -> None:
+    """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ, of K DP-SGD steps (--sampling-rate) or of an
+    event (--event)."""
+    _query(ctx, "epsilon", sigma, epsilon, **kw)
 
 
 @click.command()
-@click.option("--sigma", type=NUMBER, required=True)
+@click.option("--sigma", type=NUMBER, default=None)
 @click.option("--delta", type=NUMBER, required=True)
 @click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
 @click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
-def methods(sigma: float, delta: float, sensitivity: float, compositions: float, as_json: bool) -> None:
-    """The ε of every accounting method side by side."""
-    ledger = Ledger.homogeneous(
-        accountant.check_positive("sensitivity", sensitivity),
-        accountant.check_positive("sigma", sigma),
-        compositions=compositions_count(compositions),
+@mechanism_options
+@click.pass_context
+def methods(
+    ctx: click.Context,
+    sigma: float | None,
+    delta: float,
+    sensitivity: float,
+    compositions: float,
+    as_json: bool,
+    sampling_rate: float | None,
+    event_file: Path | None,
+    relation: str | None,
+) -> None:
+    """The ε of every accounting method side by side (a method that cannot interpret the mechanism says why)."""
+    mech = build_mechanism(
+        ctx,
+        sigma=sigma,
+        sensitivity=sensitivity,
+        compositions=compositions,
+        sampling_rate=sampling_rate,
+        event_file=event_file,
+        relation=relation,
     )
+    if sigma is None and mech.form != "event":
+        raise click.UsageError("give --sigma (or --event FILE)")
     with busy("accounting under every method (PLD takes a moment)…"):
-        cmp = compare_methods(ledger, delta)
+        cmp = compare_methods(mech.target, delta)
+    target = mech.target
+    mu = target.mu if mech.gaussian else None  # type: ignore[union-attr]
+    rho = target.rho if mech.gaussian else None  # type: ignore[union-attr]
     if as_json:
         emit_json(
             {
@@ -150,84 +253,18 @@ def methods(sigma: float, delta: float, sensitivity: float, compositions: float,
                 "orders": cmp.orders,
                 "delta": cmp.delta,
                 "sigma": sigma,
-                "sensitivity": sensitivity,
-                "compositions": ledger.compositions,
-                "mu": ledger.mu,
-                "rho": ledger.rho,
+                "sensitivity": None if mech.form == "event" else sensitivity,
+                "compositions": mech.compositions,
+                "sampling_rate": mech.sampling_rate,
+                "mu": mu,
+                "rho": rho,
+                **mech.to_dict(),
             }
         )
         return
+    extra = f"  (μ = {format_number(mu)}, ρ = {format_number(rho)})" if mu is not None else ""
     print_table(
-        f"ε at δ = {format_number(delta)} for σ = {format_number(sigma)}, Δ = {format_number(sensitivity)}, "
-        f"K = {ledger.compositions}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+        f"ε at δ = {format_number(delta)} for {mech.describe()}{extra}",
         ["method", "ε", "÷ exact", "note"],
-        comparison_rows(cmp),
-    )
-
-
-#: The standard budgets of ``dpkit budgets``.
-STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
-STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
-#: The most values ``--epsilons`` and ``--compositions`` of ``dpkit budgets`` may list.
-MAX_BUDGET_VALUES = 50
-_BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
-    ("exact", None),
-    ("pld", None),
-    ("rdp", "improved"),
-    ("zcdp", "bun-steinke"),
-    ("classic", None),
-)
-
-
-@click.command()
-@click.option("--delta", type=NUMBER, default=1e-5, show_default=True)
-@click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
-@click.option("--epsilons", type=NUMBER_LIST, default=",".join(map(str, STANDARD_EPSILONS)), show_default=True)
-@click.option("--compositions", type=NUMBER_LIST, default=",".join(map(str, STANDARD_COMPOSITIONS)), show_default=True)
-@click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
-@click.option("--json", "as_json", is_flag=True)
-def budgets(
-    delta: float, sensitivity: float, epsilons: list[float], compositions: list[float], no_pld: bool, as_json: bool
-) -> None:
-    """Calibration table: σ for standard budgets under every method."""
-    accountant.check_probability("delta", delta)
-    accountant.check_positive("sensitivity", sensitivity)
-    for name, values in (("epsilons", epsilons), ("compositions", compositions)):
-        if len(values) > MAX_BUDGET_VALUES:
-            raise ValueError(f"--{name} has {len(values):,} values, above the limit of {MAX_BUDGET_VALUES}")
-    for i, e in enumerate(epsilons):
-        accountant.check_positive(f"epsilons[{i}]", e)
-    ks = [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
-    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
-    results: list[dict[str, Any]] = []
-    from rich.progress import Progress
-
-    with Progress(console=stderr_console(), transient=True) as progress:
-        task = progress.add_task("calibrating", total=len(ks) * len(epsilons) * len(meths))
-        for k in ks:
-            for e in epsilons:
-                row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
-                for m, conv in meths:
-                    try:
-                        row["sigma"][m] = calibrate_sigma(
-                            e, delta, sensitivity=sensitivity, compositions=k, method=m, conversion=conv
-                        ).sigma
-                    except ValueError:
-                        row["sigma"][m] = None  # classic refuses ε/K >= 1
-                    progress.advance(task)
-                results.append(row)
-    if as_json:
-        emit_json({"delta": delta, "sensitivity": sensitivity, "rows": results})
-        return
-    cols = [m for m, _ in meths]
-    print_table(
-        f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}",
-        ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact"],
-        [
-            [str(r["compositions"]), format_number(r["epsilon"])]
-            + [format_number(r["sigma"][c], 6) for c in cols]
-            + [f"{r['sigma']['rdp'] / r['sigma']['exact']:.4f}" if r["sigma"]["rdp"] and r["sigma"]["exact"] else "—"]
-            for r in results
-        ],
-        caption="classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply).",
+        comparison_rows(cmp, reasons=not mech.gaussian),
     )

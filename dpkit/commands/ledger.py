@@ -9,16 +9,18 @@ import click
 
 from dpkit.accountant import METHODS, VARIANTS, compare_deltas, compare_methods
 from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
+from dpkit.accountant.events import describe
+from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.accountant.tree import SCHEDULES
 from dpkit.render import busy, emit_json, format_number, print_lines, print_table
 
 from .options import (
     ALL_CONVERSIONS,
     NUMBER,
-    REFUSAL_NOTES,
     comparison_rows,
     dp_event_dict,
     read_ledger,
+    refusal_note,
     refuse_options,
 )
 
@@ -168,6 +170,29 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
     print_lines([f"{f['severity']}: {f['code']}: {f['message']}" for f in d["flags"]] or ["no flags"], title="Flags")
 
 
+def _mu_rho(ledger: Ledger) -> dict[str, float | None]:
+    """μ and ρ of a ledger of Gaussian releases (None for a ledger holding other events: no single μ)."""
+    return {"mu": ledger.mu, "rho": ledger.rho} if ledger.is_gaussian else {"mu": None, "rho": None}
+
+
+def _mu_rho_caption(ledger: Ledger) -> str:
+    if not ledger.is_gaussian:
+        return f"  ({ledger.relation})"
+    return f"  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})"
+
+
+def _release_row(r: GaussianRelease | EventRelease) -> list[str]:
+    if isinstance(r, EventRelease):
+        return [r.name, "—", "—", str(r.count), describe(r.event)]
+    return [
+        r.name,
+        format_number(r.sensitivity),
+        format_number(r.sigma),
+        str(r.count),
+        format_number(r.noise_multiplier),
+    ]
+
+
 def _file_ledger(path: Path, delta: float | None, epsilon: float | None, as_json: bool) -> None:
     if (delta is None) == (epsilon is None):
         raise click.UsageError("give exactly one of --delta and --epsilon")
@@ -181,57 +206,49 @@ def _file_ledger(path: Path, delta: float | None, epsilon: float | None, as_json
                     "deltas": dcmp.deltas,
                     "refusals": dcmp.refusals,
                     "epsilon": epsilon,
-                    "mu": ledger.mu,
-                    "rho": ledger.rho,
+                    **_mu_rho(ledger),
                     "releases": ledger.to_dicts(),
                     "dp_event": dp_event_dict(ledger.to_dp_event()),
+                    "relation": ledger.relation,
                 }
             )
             return
         print_table(
-            f"δ at ε = {format_number(epsilon)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+            f"δ at ε = {format_number(epsilon)}{_mu_rho_caption(ledger)}",
             ["method", "δ", "note"],
             [
                 [
                     key if conv is None else f"{m} ({conv})",
                     format_number(dcmp.deltas[key], 10),
-                    REFUSAL_NOTES.get(key, "refused") if key in dcmp.refusals else "",
+                    refusal_note(key, dcmp.refusals, reasons=not ledger.is_gaussian),
                 ]
                 for key, m, conv in VARIANTS
             ],
         )
         return
+    assert delta is not None  # exactly one of --delta and --epsilon, checked above
     with busy("accounting under every method (PLD takes a moment)…"):
-        cmp = compare_methods(ledger, delta)  # type: ignore[arg-type]
+        cmp = compare_methods(ledger, delta)
     if as_json:
         emit_json(
             {
                 "methods": cmp.epsilons,
                 "refusals": cmp.refusals,
                 "delta": delta,
-                "mu": ledger.mu,
-                "rho": ledger.rho,
+                **_mu_rho(ledger),
                 "releases": ledger.to_dicts(),
                 "dp_event": dp_event_dict(ledger.to_dp_event()),
+                "relation": ledger.relation,
             }
         )
         return
     print_table(
         f"Ledger {path.name}",
         ["release", "Δ", "σ", "count", "σ/Δ"],
-        [
-            [
-                r.name,
-                format_number(r.sensitivity),
-                format_number(r.sigma),
-                str(r.count),
-                format_number(r.noise_multiplier),
-            ]
-            for r in ledger.releases
-        ],
+        [_release_row(r) for r in ledger.releases],
     )
     print_table(
-        f"ε at δ = {format_number(delta)}  (μ = {format_number(ledger.mu)}, ρ = {format_number(ledger.rho)})",
+        f"ε at δ = {format_number(delta)}{_mu_rho_caption(ledger)}",
         ["method", "ε", "÷ exact", "note"],
-        comparison_rows(cmp),
+        comparison_rows(cmp, reasons=not ledger.is_gaussian),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,14 +32,22 @@ class Number(click.ParamType):
 
 
 class NumberList(click.ParamType):
-    """A comma-separated list of floats."""
+    """A comma-separated list of floats (``inf`` allowed; the API checks ranges).
+
+    A list printed by Python or numpy pastes in as is: one pair of enclosing brackets is dropped, and
+    without commas the items may be separated by white space (``[1.25 1.5 inf]``, numpy's print of an
+    array, such as dp-accounting's RDP curve).
+    """
 
     name = "list"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
         if isinstance(value, list):
             return value
-        items = [s.strip() for s in str(value).split(",")]
+        text = str(value).strip()
+        if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("(", ")")):
+            text = text[1:-1].strip()
+        items = [s.strip() for s in text.split(",")] if "," in text or not text else text.split()
         if any(not s for s in items):
             self.fail(f"{value!r} has an empty item", param, ctx)
         try:
@@ -63,7 +72,12 @@ def method_options(f: Any) -> Any:
         default=None,
         help="rdp: improved (default) | mironov;  zcdp: bun-steinke (default) | rdp-optimal | gaussian-exact.",
     )(f)
-    f = click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)(f)
+    f = click.option(
+        "--method",
+        type=click.Choice(METHODS),
+        default=None,
+        help="Accounting method [default: exact for Gaussian releases, pld for --sampling-rate and --event].",
+    )(f)
     f = click.option(
         "--compositions",
         "-k",
@@ -83,12 +97,30 @@ def guarantee_label(g: accountant.Guarantee) -> str:
 REFUSAL_NOTES = {"classic": "refused: ε ≥ 1 per release", "pld": "refused: δ below PLD's resolution"}
 
 
-def comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
+def _short_reason(reason: str, width: int = 48) -> str:
+    """A refusal's reason cut to its first clause (the --json output holds it whole)."""
+    import re
+
+    text = re.sub(r"^[a-z]+(?: \([a-z-]+\))?: ", "", reason)  # the method's label, as the row names it
+    text = re.split(r" \(|: use |; ", text.removeprefix("pld: "), maxsplit=1)[0]
+    return "refused: " + (text if len(text) <= width else text[: width - 1] + "…")
+
+
+def refusal_note(key: str, refusals: dict[str, str], *, reasons: bool) -> str:
+    """The note of a refused variant: its fixed note (Gaussian releases) or its reason cut short; "" if not refused."""
+    if key not in refusals:
+        return ""
+    return _short_reason(refusals[key]) if reasons else REFUSAL_NOTES.get(key, "refused")
+
+
+def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) -> list[list[str]]:
+    """One row per variant; a refusal shown by its fixed note (Gaussian releases) or its reason (``reasons``)."""
     exact = cmp.epsilons["exact"]
     rows = []
     for key, method, conv in VARIANTS:
         eps = cmp.epsilons[key]
-        ratio = "—" if eps is None or not exact else f"{eps / exact:.4f}"
+        # no ratio to a zero or infinite exact ε (every method is 0 at δ = 1, +inf at δ = 0)
+        ratio = "—" if eps is None or not exact or exact == math.inf else f"{eps / exact:.4f}"
         note = cmp.refusals.get(key, "")
         if key in cmp.orders:
             note = f"α = {format_number(cmp.orders[key], 6)}"
@@ -97,7 +129,7 @@ def comparison_rows(cmp: accountant.MethodComparison) -> list[list[str]]:
                 key if conv is None else f"{method} ({conv})",
                 format_number(eps, 10),
                 ratio,
-                REFUSAL_NOTES.get(key, "refused") if key in cmp.refusals else note,
+                refusal_note(key, cmp.refusals, reasons=reasons) or note,
             ]
         )
     return rows
@@ -111,14 +143,13 @@ def read_ledger(path: Path) -> Ledger:
 
 
 def dp_event_dict(event: Any) -> Any:
-    nt = event.to_named_tuple() if hasattr(event, "to_named_tuple") else event
-    if hasattr(nt, "_asdict"):
-        d = nt._asdict()
-        d.pop("module_name", None)
-        return {k: dp_event_dict(v) for k, v in d.items()}
-    if isinstance(nt, list):
-        return [dp_event_dict(v) for v in nt]
-    return nt
+    """A dp-accounting ``DpEvent`` as JSON data in its ``to_named_tuple()`` form: module and class names kept, so
+    ``dp_accounting``'s ``DpEvent.from_named_tuple`` and ``dpkit epsilon --event`` read it back."""
+    import json
+
+    from dpkit.accountant.interop import dp_event_to_json
+
+    return json.loads(dp_event_to_json(event))
 
 
 def given(ctx: click.Context, name: str) -> bool:

@@ -104,13 +104,20 @@ def test_wrappers_answer_the_trivial_ends() -> None:
     assert a.compare_methods(LEDGER, 1.0).epsilons["classic"] == 0.0
 
 
-def test_calibration_still_refuses_the_ends() -> None:
-    # σ would be +inf (δ = 0) or any positive number (δ = 1): no calibration to give
-    for delta in (0.0, 1.0):
-        with pytest.raises(ValueError, match="delta"):
-            a.calibrate_sigma(1.0, delta)
+def test_calibration_answers_the_ends() -> None:
+    """δ = 0: no finite σ (σ = +inf, which achieves ε = 0); δ = 1 or ε = +inf: no noise needed (σ = 0); ε = 0:
+    the exact σ with δ(0) = 2Φ(μ/2) − 1 = δ, which the methods that cannot certify ε = 0 refuse with the reason."""
+    assert a.calibrate_sigma(1.0, 0.0).sigma == INF and a.calibrate_sigma(1.0, 0.0).epsilon == 0.0
+    assert a.calibrate_sigma(1.0, 1.0).sigma == 0.0 and a.calibrate_sigma(1.0, 1.0).epsilon == 0.0
+    assert a.calibrate_sigma(INF, 1e-5).sigma == 0.0
+    zero = a.calibrate_sigma(0.0, 1e-5, compositions=4)
+    assert zero.epsilon == 0.0 and a.gaussian_delta(zero.sigma, 0.0, compositions=4).delta <= 1e-5
+    assert a.gaussian_delta(zero.sigma * (1 - 1e-9), 0.0, compositions=4).delta > 1e-5 * (1 - 1e-6)
+    for method in ("pld", "rdp", "zcdp", "classic"):
+        with pytest.raises(ValueError, match="epsilon = 0|no finite sigma|\\(0.0"):
+            a.calibrate_sigma(0.0, 1e-5, method=method)
     with pytest.raises(ValueError, match="epsilon"):
-        a.calibrate_sigma(0.0, 1e-5)
+        a.calibrate_sigma(-1.0, 1e-5)
 
 
 # --- every public function: a bad argument is a TypeError or ValueError that names it ---------------------------

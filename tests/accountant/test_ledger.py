@@ -166,3 +166,72 @@ def test_rdp_and_zcdp_are_invariant_to_splitting(pair: tuple[Ledger, Ledger], de
     ]:
         acc = make_accountant(method, conversion=conversion)
         assert acc.epsilon(parts, delta).epsilon == pytest.approx(acc.epsilon(whole, delta).epsilon, rel=1e-12)
+
+
+# -- ledgers of any event --------------------------------------------------------------------------------------
+
+
+def _dp_sgd(q: float = 0.01, nm: float = 1.1, steps: int = 1000):
+    from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent
+
+    return PoissonSampledEvent(q, GaussianEvent(nm))
+
+
+def test_a_ledger_holds_any_event_and_round_trips() -> None:
+    from dpkit.accountant.events import ComposedEvent, LaplaceEvent, SelfComposedEvent
+    from dpkit.accountant.ledger import EventRelease
+
+    ledger = Ledger(
+        (
+            GaussianRelease("gram", 1.5, 30.0, 20),
+            EventRelease("sgd", _dp_sgd(), 1000),
+            EventRelease("count", LaplaceEvent(2.0)),
+        )
+    )
+    assert not ledger.is_gaussian and ledger.relation == "add_remove"
+    assert Ledger.from_dicts(ledger.to_dicts()) == ledger
+    event = ledger.event
+    assert isinstance(event, ComposedEvent) and len(event.events) == 3
+    assert event.events[1] == SelfComposedEvent(_dp_sgd(), 1000) and event.events[2] == LaplaceEvent(2.0)
+    assert event.events[0].event.mu == pytest.approx(1.5 / 30.0)  # the Gaussian release at its own μ
+    with pytest.raises(ValueError, match="sgd is an event"):
+        _ = ledger.mu
+    with pytest.raises(ValueError, match="is defined for a ledger of Gaussian releases"):
+        _ = ledger.rho
+    from dpkit.accountant.interop import from_dp_event
+
+    assert from_dp_event(ledger.to_dp_event()) == event  # exported as the event it is
+
+
+def test_scaling_a_ledger_of_events_scales_every_noise_multiplier() -> None:
+    from dpkit.accountant.events import EpsilonDeltaEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent
+    from dpkit.accountant.ledger import EventRelease
+
+    ledger = Ledger(
+        (GaussianRelease("g", 1.0, 2.0), EventRelease("l", LaplaceEvent(3.0)), EventRelease("s", _dp_sgd()))
+    )
+    twice = ledger.scaled(2.0)
+    assert twice.releases[0].sigma == 4.0
+    assert twice.releases[1].event == LaplaceEvent(6.0)
+    assert twice.releases[2].event == PoissonSampledEvent(0.01, GaussianEvent(2.2))
+    with pytest.raises(ValueError, match="no noise scale"):
+        Ledger((EventRelease("rr", EpsilonDeltaEvent(1.0, 1e-6)),)).scaled(2.0)
+
+
+def test_ledger_entries_are_validated() -> None:
+    from dpkit.accountant.events import GaussianEvent, RandomizedResponseEvent
+    from dpkit.accountant.ledger import EventRelease
+
+    with pytest.raises(TypeError, match="x.event must be a dpkit event"):
+        EventRelease("x", 1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="one relation"):
+        Ledger((EventRelease("a", GaussianEvent(1.0)), EventRelease("b", RandomizedResponseEvent(0.5))))
+    with pytest.raises(ValueError, match="release 0 is missing key"):
+        Ledger.from_dicts([{"event": {"kind": "gaussian", "noise_multiplier": 1.0}}])
+    with pytest.raises(ValueError, match="release 0 has unknown key"):
+        Ledger.from_dicts([{"name": "a", "event": {"kind": "gaussian", "noise_multiplier": 1.0}, "sigma": 2}])
+    with pytest.raises(TypeError, match="event must be a table"):
+        Ledger.from_dicts([{"name": "a", "event": 3}])
+    replace_one = Ledger((GaussianRelease("g", 2.0, 4.0), EventRelease("rr", RandomizedResponseEvent(0.5))))
+    assert replace_one.relation == "replace_one"
+    assert replace_one.event.events[0].mu == pytest.approx(0.5)  # Δ/σ whatever the relation it is stated under

@@ -612,7 +612,7 @@ def test_nothing_released() -> None:
         ),
         (lambda: tree_epsilon(10, sigma=1.0, delta=1e-5, method="gdp"), "method must be one of"),
         (lambda: tree_delta(10, sigma=1.0, epsilon=-1.0), "epsilon must be >= 0, got -1.0"),
-        (lambda: calibrate_tree_sigma(10, epsilon=0.0, delta=1e-5), "epsilon must be > 0, got 0.0"),
+        (lambda: calibrate_tree_sigma(10, epsilon=-1.0, delta=1e-5), "epsilon must be >= 0, got -1.0"),
         (lambda: tree_ledger(10, sigma=1.0, name=""), "release name must be a non-empty string"),
     ],
 )

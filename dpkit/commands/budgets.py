@@ -1,0 +1,117 @@
+"""``dpkit budgets``: the σ that standard budgets need under every method — for K Gaussian releases, or for K
+DP-SGD steps at a Poisson sampling rate (``--sampling-rate``: the methods that interpret a subsampled release,
+pld and rdp; the others are shown refused)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from dpkit import accountant
+from dpkit.accountant import calibrate_sigma
+from dpkit.render import emit_json, format_number, print_table, stderr_console
+
+from .options import NUMBER, NUMBER_LIST
+
+#: The standard budgets of ``dpkit budgets``.
+STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
+STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
+#: The most values ``--epsilons`` and ``--compositions`` of ``dpkit budgets`` may list.
+MAX_BUDGET_VALUES = 50
+_BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
+    ("exact", None),
+    ("pld", None),
+    ("rdp", "improved"),
+    ("zcdp", "bun-steinke"),
+    ("classic", None),
+)
+#: The methods that calibrate a subsampled release.
+_SAMPLED_METHODS = ("pld", "rdp")
+
+
+def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv: str | None, q: float | None) -> Any:
+    """σ for one cell, or None where the method refuses (classic where ε/K >= 1; a sampled release: not pld/rdp)."""
+    if q is None:
+        try:
+            return calibrate_sigma(
+                e, delta, sensitivity=sensitivity, compositions=k, method=method, conversion=conv
+            ).sigma
+        except ValueError:
+            return None
+    if method not in _SAMPLED_METHODS:
+        return None
+    from dpkit.accountant.event_calibration import calibrate_noise_multiplier
+
+    cal = calibrate_noise_multiplier(e, delta, sampling_probability=q, steps=k, method=method)
+    return cal.value * sensitivity
+
+
+@click.command()
+@click.option("--delta", type=NUMBER, default=1e-5, show_default=True)
+@click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
+@click.option("--epsilons", type=NUMBER_LIST, default=",".join(map(str, STANDARD_EPSILONS)), show_default=True)
+@click.option("--compositions", type=NUMBER_LIST, default=",".join(map(str, STANDARD_COMPOSITIONS)), show_default=True)
+@click.option("--sampling-rate", type=NUMBER, default=None, help="Poisson sampling rate Q: K is the DP-SGD steps.")
+@click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
+@click.option("--json", "as_json", is_flag=True)
+def budgets(
+    delta: float,
+    sensitivity: float,
+    epsilons: list[float],
+    compositions: list[float],
+    sampling_rate: float | None,
+    no_pld: bool,
+    as_json: bool,
+) -> None:
+    """Calibration table: σ for standard budgets under every method."""
+    from dpkit.accountant.validation import check_extended_nonnegative, check_unit_interval
+
+    delta = check_unit_interval("delta", delta)
+    accountant.check_positive("sensitivity", sensitivity)
+    q = None if sampling_rate is None else check_unit_interval("sampling-rate", sampling_rate)
+    for name, values in (("epsilons", epsilons), ("compositions", compositions)):
+        if len(values) > MAX_BUDGET_VALUES:
+            raise ValueError(f"--{name} has {len(values):,} values, above the limit of {MAX_BUDGET_VALUES}")
+    for i, e in enumerate(epsilons):
+        check_extended_nonnegative(f"epsilons[{i}]", e)
+    ks = [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
+    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
+    results: list[dict[str, Any]] = []
+    from rich.progress import Progress
+
+    with Progress(console=stderr_console(), transient=True) as progress:
+        task = progress.add_task("calibrating", total=len(ks) * len(epsilons) * len(meths))
+        for k in ks:
+            for e in epsilons:
+                row: dict[str, Any] = {"epsilon": e, "compositions": k, "sigma": {}}
+                for m, conv in meths:
+                    row["sigma"][m] = _sigma(e, delta, sensitivity, k, m, conv, q)
+                    progress.advance(task)
+                results.append(row)
+    if as_json:
+        emit_json({"delta": delta, "sensitivity": sensitivity, "sampling_rate": q, "rows": results})
+        return
+    cols = [m for m, _ in meths]
+    caption = (
+        "classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply)."
+        if q is None
+        else "K is the number of DP-SGD steps; exact, zcdp and classic do not interpret a subsampled release (—)."
+    )
+    sampled = "" if q is None else f", Poisson sampling rate {format_number(q)}"
+    print_table(
+        f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}{sampled}",
+        ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact" if q is None else "rdp÷pld"],
+        [
+            [str(r["compositions"]), format_number(r["epsilon"])]
+            + [format_number(r["sigma"][c], 6) for c in cols]
+            + [_ratio(r["sigma"], "exact" if q is None else "pld")]
+            for r in results
+        ],
+        caption=caption,
+    )
+
+
+def _ratio(sigmas: dict[str, Any], base: str) -> str:
+    top, bottom = sigmas.get("rdp"), sigmas.get(base)
+    return f"{top / bottom:.4f}" if top and bottom else "—"

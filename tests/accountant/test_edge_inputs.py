@@ -1,0 +1,238 @@
+"""Edge inputs of the Gaussian/RDP/zCDP/GDP paths get the right answer, never an error or an overflow.
+
+α = ∞ in an RDP curve (its value is the pure ε), ε_R(α) = +inf, ε near the largest double, a
+subnormal δ or ρ, σ near the ends of the doubles and huge compositions. References: the
+mathematics (closed forms, checked with mpmath) and dp-accounting's RDP accountant recomputed here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import dp_accounting
+import mpmath
+import numpy as np
+import pytest
+
+from dpkit import accountant as a
+from dpkit.accountant.accountants import PLD_MIN_MU
+
+INF = math.inf
+CONVERSIONS = ["improved", "mironov"]
+
+
+# --- α = ∞ and infinite values in an RDP curve ----------------------------------------------------------------
+
+
+def _rr(eps0: float) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Binary randomized response with pure ε0: P = (p, 1 − p), Q = (1 − p, p), p = e^ε0/(1 + e^ε0)."""
+    p = mpmath.e ** mpmath.mpf(eps0) / (1 + mpmath.e ** mpmath.mpf(eps0))
+    return p, 1 - p
+
+
+def _rr_curve(eps0: float, orders: list[float]) -> list[float]:
+    """Its Rényi divergence at each order (α = ∞: ε0), rounded up (a curve must not understate)."""
+    with mpmath.workdps(40):
+        p, q = _rr(eps0)
+        out = []
+        for alpha in orders:
+            if alpha == INF:
+                out.append(eps0)
+                continue
+            al = mpmath.mpf(alpha)
+            d = mpmath.log(p**al * q ** (1 - al) + q**al * p ** (1 - al)) / (al - 1)
+            out.append(float(d) * (1 + 1e-15) + 1e-300)
+        return out
+
+
+def _rr_delta(eps0: float, eps: float) -> float:
+    """True δ(ε) of randomized response: (e^ε0 − e^ε)/(1 + e^ε0) for ε < ε0, else 0."""
+    with mpmath.workdps(40):
+        return float(max(0, (mpmath.e ** mpmath.mpf(eps0) - mpmath.e ** mpmath.mpf(eps)) / (1 + mpmath.e**eps0)))
+
+
+def _rr_epsilon(eps0: float, delta: float) -> float:
+    """True ε(δ) of randomized response: ln(e^ε0 − δ(1 + e^ε0)), or 0."""
+    with mpmath.workdps(40):
+        inner = mpmath.e ** mpmath.mpf(eps0) - mpmath.mpf(delta) * (1 + mpmath.e**eps0)
+        return float(mpmath.log(inner)) if inner > 1 else 0.0
+
+
+ORDERS = [1.5, 2.0, 4.0, 16.0, 64.0, INF]
+
+
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+@pytest.mark.parametrize("eps0", [0.1, 1.0, 3.0])
+def test_order_infinity_bounds_epsilon_by_the_pure_epsilon_at_every_delta(conversion: Any, eps0: float) -> None:
+    values = _rr_curve(eps0, ORDERS)
+    assert a.rdp_epsilon(ORDERS, values, 0.0, conversion=conversion).epsilon == eps0  # exact at δ = 0
+    for delta in [5e-324, 1e-300, 1e-10, 1e-5, 1e-2, 0.1, 0.4, 0.9]:
+        got = a.rdp_epsilon(ORDERS, values, delta, conversion=conversion)
+        assert _rr_epsilon(eps0, delta) <= got.epsilon <= eps0, (delta, got)  # sound, and never above ε0
+    # without α = ∞ a positive curve is not pure DP: ε(0) = inf
+    assert a.rdp_epsilon(ORDERS[:-1], values[:-1], 0.0, conversion=conversion).epsilon == INF
+
+
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+@pytest.mark.parametrize("eps0", [0.1, 1.0, 3.0])
+def test_order_infinity_gives_delta_zero_from_the_pure_epsilon(conversion: Any, eps0: float) -> None:
+    values = _rr_curve(eps0, ORDERS)
+    for eps in [eps0, eps0 * 1.5, 1e308, INF]:
+        assert a.rdp_delta(ORDERS, values, eps, conversion=conversion).delta == 0.0
+    for frac in [0.0, 0.3, 0.9, 0.999]:
+        eps = eps0 * frac
+        got = a.rdp_delta(ORDERS, values, eps, conversion=conversion).delta
+        assert _rr_delta(eps0, eps) <= got <= -math.expm1(eps - eps0) * (1 + 1e-9)  # sound; the α = ∞ bound
+
+
+def test_order_infinity_alone_and_infinite_values() -> None:
+    assert a.rdp_epsilon([INF], [2.0], 0.0).epsilon == 2.0
+    assert a.rdp_epsilon([INF], [2.0], 0.5).epsilon == pytest.approx(2.0 + math.log(0.5), rel=1e-12)
+    assert a.rdp_epsilon([INF], [2.0], 0.5).epsilon >= 2.0 + math.log(0.5)
+    assert a.rdp_delta([INF], [2.0], 2.0).delta == 0.0
+    assert a.rdp_epsilon([INF], [INF], 1e-5).epsilon == INF
+    assert a.rdp_epsilon([INF], [0.0], 0.0).epsilon == 0.0
+    # ε_R(α) = inf at some order is allowed and changes nothing: that order gives no bound
+    base = a.rdp_epsilon([2.0, 8.0], [0.1, 0.4], 1e-5)
+    assert a.rdp_epsilon([2.0, 8.0, 32.0], [0.1, 0.4, INF], 1e-5) == base
+    assert a.rdp_delta([2.0, 8.0, 32.0], [0.1, 0.4, INF], 1.0) == a.rdp_delta([2.0, 8.0], [0.1, 0.4], 1.0)
+    assert a.rdp_epsilon([2.0, 8.0], [INF, INF], 1e-5).epsilon == INF
+    assert a.rdp_delta([2.0, 8.0], [INF, INF], 3.0).delta == 1.0
+    for bad in (math.nan, -INF, -1.0):
+        with pytest.raises(ValueError, match=r"orders\[1\]"):
+            a.rdp_epsilon([2.0, bad], [0.1, 0.2], 1e-5)
+        with pytest.raises(ValueError, match=r"values\[1\]"):
+            a.rdp_epsilon([2.0, 4.0], [0.1, bad], 1e-5)
+
+
+def test_rdp_accountant_takes_order_infinity() -> None:
+    ledger = a.Ledger.homogeneous(1.0, 3.0, compositions=4)
+    with_inf = a.make_accountant("rdp", orders=[2.0, 8.0, INF])
+    without = a.make_accountant("rdp", orders=[2.0, 8.0])
+    assert with_inf.epsilon(ledger, 1e-5).epsilon == without.epsilon(ledger, 1e-5).epsilon  # ε_R(∞) = ∞ here
+    assert with_inf.epsilon(ledger, 0.0).epsilon == INF
+
+
+def _dp_accounting_curve() -> tuple[np.ndarray, np.ndarray, Any]:
+    """tensorflow-privacy's MNIST DP-SGD example: q = 256/60000, σ = 1.1, 60 epochs, by dp-accounting's RDP."""
+    q, steps = 256 / 60000, int(60 * 60000 / 256)
+    acc = dp_accounting.rdp.RdpAccountant()  # its default orders, all finite
+    acc.compose(
+        dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(1.1)), steps
+        )
+    )
+    return acc.orders, acc.rdp, acc
+
+
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+def test_a_dp_accounting_curve_converts_as_dp_accounting_does(conversion: Any) -> None:
+    orders, rdp, acc = _dp_accounting_curve()
+    got = a.rdp_epsilon(orders, rdp, 1e-5, conversion=conversion).epsilon
+    ref = acc.get_epsilon(1e-5)  # dp-accounting uses the improved conversion (Canonne, Kamath, Steinke)
+    if conversion == "improved":
+        assert ref <= got <= ref * (1 + 1e-12)
+    else:
+        assert got >= ref  # Mironov's conversion is looser
+    d = a.rdp_delta(orders, rdp, got, conversion="improved").delta
+    assert acc.get_delta(got) <= d <= 1e-5 * (1 + 1e-8)  # δ is rounded up by conservative_delta's margin
+
+
+# --- huge ε, subnormal δ and ρ: the linear curve and zCDP ---------------------------------------------------
+
+
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+@pytest.mark.parametrize("rho", [5e-324, 1e-300, 1e-3, 0.5, 1e100, 1e308])
+def test_linear_rdp_never_overflows(conversion: Any, rho: float) -> None:
+    for eps in [0.0, 1.0, 1e20, 1e200, 1e308]:
+        d = a.linear_rdp_delta(rho, eps, conversion=conversion).delta
+        assert 0.0 <= d <= 1.0
+        if eps >= 1e20 and rho <= 0.5:  # true δ is far below the smallest double
+            assert d <= 1e-300
+    for delta in [5e-324, 1e-300, 1e-5, 0.5]:
+        e = a.linear_rdp_epsilon(rho, delta, conversion=conversion).epsilon
+        assert e >= 0.0
+        if rho <= 1e100:
+            assert e < INF
+        if rho >= 1e100:  # ε >= ρ (the curve's value at α → 1 is ρ = KL)
+            assert e >= rho * (1 - 1e-12)
+
+
+def test_bun_steinke_at_the_largest_rho_is_finite() -> None:
+    # ε = ρ + 2 sqrt(ρ ln(1/δ)): ρ ln(1/δ) overflows, sqrt(ρ) sqrt(ln(1/δ)) does not
+    eps = a.zcdp_epsilon(1e308, 1e-5)
+    assert 1e308 <= eps < INF
+    assert a.zcdp_delta(1e308, 1e308) == 1.0  # α* = (ε + ρ)/(2ρ) = 1: no bound from Mironov's conversion
+    assert a.zcdp_delta(0.5, 1e308) == 0.0
+
+
+@pytest.mark.parametrize("rho,eps", [(0.5, 3.0), (2.0, 30.0), (1e-4, 0.1)])
+def test_mironov_delta_is_still_the_closed_form(rho: float, eps: float) -> None:
+    ref = math.exp(-((eps - rho) ** 2) / (4 * rho))
+    got = a.zcdp_delta(rho, eps)
+    assert ref <= got <= ref * (1 + 1e-7)  # rounded up by conservative_delta's margin (1e-10 |log δ|)
+
+
+@pytest.mark.parametrize("mu", [1 / 3, 1.0, 5.0])
+def test_gdp_epsilon_at_a_subnormal_delta_is_sound_and_tight(mu: float) -> None:
+    delta = 5e-324
+    eps = a.gdp_epsilon(mu, delta)
+
+    def true_delta(e: float) -> Any:
+        with mpmath.workdps(60):
+            m, x = mpmath.mpf(mu), mpmath.mpf(e)
+            return mpmath.ncdf(-x / m + m / 2) - mpmath.exp(x) * mpmath.ncdf(-x / m - m / 2)
+
+    assert true_delta(eps) <= delta  # sound
+    assert true_delta(eps * (1 - 1e-6)) > delta  # tight
+    for method, conv in [("rdp", None), ("rdp", "mironov"), ("zcdp", None), ("zcdp", "rdp-optimal")]:
+        e = a.make_accountant(method, conversion=conv).epsilon(a.Ledger.homogeneous(1.0, 1 / mu), delta).epsilon
+        assert eps * (1 - 1e-12) <= e < INF
+
+
+# --- σ near the ends of the doubles, huge compositions -----------------------------------------------------
+
+
+@pytest.mark.parametrize("sigma", [1e155, 1e300])
+def test_pld_at_a_vanishing_mu_answers_the_exact_profile(sigma: float) -> None:
+    ledger = a.Ledger.homogeneous(1.0, sigma)
+    assert ledger.mu < PLD_MIN_MU
+    for delta in [1e-5, 0.5]:
+        assert a.gaussian_epsilon(sigma, delta, method="pld").epsilon == a.gaussian_epsilon(sigma, delta).epsilon
+    d = a.gaussian_delta(sigma, 0.0, method="pld").delta
+    assert d == a.gaussian_delta(sigma, 0.0).delta and d > 0.0
+    cmp = a.compare_methods(ledger, 1e-5)
+    assert cmp.refusals == {}
+    assert all(v is not None and 0.0 <= v < 1e-150 for v in cmp.epsilons.values())
+
+
+def test_just_above_the_pld_limit_dp_accounting_still_answers() -> None:
+    eps = a.gaussian_epsilon(1e140, 1e-5, method="pld").epsilon
+    assert a.gaussian_epsilon(1e140, 1e-5).epsilon == 0.0 <= eps <= 1e-300  # 0 rounded up
+    assert a.gaussian_delta(1e140, 0.0, method="pld").delta >= a.gaussian_delta(1e140, 0.0).delta
+
+
+VARIANTS = [(m, c) for _, m, c in a.VARIANTS]
+
+
+@pytest.mark.parametrize("method,conversion", VARIANTS)
+def test_a_huge_epsilon_is_delta_zero_under_every_method(method: str, conversion: str | None) -> None:
+    for eps in [1e20, 1e200, 1e308]:
+        try:
+            d = a.gaussian_delta(3.0, eps, method=method, conversion=conversion).delta
+        except ValueError as err:  # only classic refuses (ε >= 1 per release), with its reason
+            assert method == "classic" and "epsilon < 1" in str(err)
+            continue
+        floor = 1e-15 if method == "pld" else 1e-300  # PLD's tail truncation (sound, documented)
+        assert 0.0 <= d <= floor
+
+
+@pytest.mark.parametrize("method,conversion", [v for v in VARIANTS if v[0] not in ("pld", "classic")])
+def test_huge_compositions_keep_every_method_above_exact(method: str, conversion: str | None) -> None:
+    k = 10**300
+    exact = a.gaussian_epsilon(3.0, 1e-5, compositions=k).epsilon
+    assert exact >= k / 9 / 2  # μ²/2 with μ² = K/σ²
+    got = a.gaussian_epsilon(3.0, 1e-5, compositions=k, method=method, conversion=conversion).epsilon
+    assert got >= exact * (1 - 1e-12)
+    assert a.gaussian_delta(3.0, 1.0, compositions=k, method=method, conversion=conversion).delta == 1.0
