@@ -1,13 +1,15 @@
 """Privacy declarations of algorithms and their ledgers: the paper's σ beside the σ really needed.
 
 An algorithm *declares* what it releases about one user (:class:`DeclaredRelease`: the statistic,
-how many Gaussian mechanisms see the user, the ℓ2 sensitivity under add/remove and under
-replace-one, the paper's sensitivity and the paper's σ). The declaration is data, written next to
+how many mechanisms see the user, the sensitivity under add/remove and under replace-one, the paper's
+sensitivity and the paper's noise scale; a release is Gaussian unless it says ``mechanism="laplace"``,
+and may be Poisson-subsampled at ``sampling_rate``, as DP-SGD steps are). The declaration is data, written next to
 the algorithm in :mod:`dpkit.algorithms`; :func:`algorithm_ledger` interprets it under a neighbouring
 relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 * the ε (at the target δ) that the paper's σ really achieves with the sensitivities of the chosen
-  relation — exactly, since every release is a Gaussian mechanism;
+  relation — exactly where every release is a Gaussian mechanism, through the method's reading of the
+  events otherwise (pld by default: a subsampled or Laplace release has no closed form);
 * σ_tight: the paper's σ of every release multiplied by the smallest common factor that meets the
   target (so the paper's allocation between releases is kept), and the noise ratio σ_paper/σ_tight;
 * flags: a paper sensitivity below the relation's (typically one that holds only for add/remove
@@ -25,13 +27,21 @@ from typing import Any
 
 from .accountants import make_accountant
 from .calibration import calibrate_ledger_scale
-from .ledger import GaussianRelease, Ledger
+from .ledger import EventRelease, GaussianRelease, Ledger, Release
 from .numerics import round_up
 from .sensitivity import RELATIONS, check_relation
-from .validation import ArgumentTypeError, check_choice, check_count, check_positive, check_probability
+from .validation import (
+    ArgumentTypeError,
+    check_choice,
+    check_count,
+    check_positive,
+    check_probability,
+    check_unit_interval,
+)
 
 __all__ = [
     "SEVERITIES",
+    "MECHANISMS",
     "Flag",
     "DeclaredRelease",
     "PrivacyDeclaration",
@@ -42,6 +52,8 @@ __all__ = [
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 _NOISE_KINDS = ("iid", "symmetric")
+#: The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b).
+MECHANISMS: tuple[str, ...] = ("gaussian", "laplace")
 
 
 @dataclass(frozen=True)
@@ -80,8 +92,15 @@ class DeclaredRelease:
     noise: str = "iid"
     paper_count: int | None = None
     notes: tuple[str, ...] = ()
+    mechanism: str = "gaussian"
+    sampling_rate: float | None = None
 
     def __post_init__(self) -> None:
+        check_choice(f"{self.name}.mechanism", self.mechanism, MECHANISMS)
+        if self.sampling_rate is not None:
+            object.__setattr__(
+                self, "sampling_rate", check_unit_interval(f"{self.name}.sampling_rate", self.sampling_rate)
+            )
         if not isinstance(self.name, str):
             raise ArgumentTypeError(f"release name must be a non-empty string, got {self.name!r}")
         if not self.name.strip():
@@ -108,11 +127,41 @@ class DeclaredRelease:
             raise ValueError(f"release {self.name!r} has no sensitivity under {relation}")
         return value
 
+    @property
+    def is_gaussian(self) -> bool:
+        """Whether the release is a plain Gaussian mechanism (no subsampling): its μ is exact and sums in μ²."""
+        return self.mechanism == "gaussian" and self.sampling_rate is None
+
     def gaussian(self, relation: str, *, sigma: float | None = None) -> GaussianRelease:
-        """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given)."""
+        """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given); a
+        Laplace or subsampled release is not one (ValueError: use :meth:`release`)."""
+        if not self.is_gaussian:
+            raise ValueError(
+                f"release {self.name!r} is a {'subsampled ' if self.sampling_rate is not None else ''}"
+                f"{self.mechanism} mechanism, not a plain Gaussian one: it has no single μ"
+            )
         return GaussianRelease(
             self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count
         )
+
+    def release(self, relation: str, *, sigma: float | None = None) -> Release:
+        """This release as a ledger entry under ``relation``: a :class:`~dpkit.accountant.ledger.GaussianRelease`,
+        or an :class:`~dpkit.accountant.ledger.EventRelease` of the Laplace or Poisson-subsampled mechanism (its
+        noise scale over the relation's sensitivity, stated under ``relation``)."""
+        if self.is_gaussian:
+            return self.gaussian(relation, sigma=sigma)
+        from .events import Event, GaussianEvent, LaplaceEvent, PoissonSampledEvent
+
+        scale = self.sigma_paper if sigma is None else sigma
+        delta = self.sensitivity(relation)
+        leaf: Event
+        if self.mechanism == "gaussian":
+            leaf = GaussianEvent.from_sigma(scale, sensitivity=delta, relation=relation)
+        else:  # Laplace: ε = Δ/b per release, Δ under the relation already (2C apart under replace-one)
+            unit = 1.0 if relation == "add_remove" else 2.0
+            leaf = LaplaceEvent(unit * scale / delta, relation=relation)
+        event = leaf if self.sampling_rate is None else PoissonSampledEvent(self.sampling_rate, leaf)
+        return EventRelease(self.name, event, self.count)
 
 
 @dataclass(frozen=True)
@@ -151,7 +200,7 @@ class PrivacyDeclaration:
         """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``."""
         relation = self._relation(relation)
         scale = check_positive("scale", scale)
-        return Ledger(tuple(r.gaussian(relation, sigma=r.sigma_paper * scale) for r in self.releases))
+        return Ledger(tuple(r.release(relation, sigma=r.sigma_paper * scale) for r in self.releases))
 
     def _relation(self, relation: str | None) -> str:
         relation = self.paper_relation if relation is None else check_relation(relation)
@@ -171,7 +220,7 @@ class AlgorithmLedger:
     relation: str
     method: str
     epsilon_achieved_by_paper_sigma: float
-    mu_at_paper_sigma: float
+    mu_at_paper_sigma: float | None  # None where a release is not a plain Gaussian (no single μ)
     scale: float
     flags: tuple[Flag, ...]
 
@@ -210,6 +259,8 @@ class AlgorithmLedger:
                     "sensitivity": r.sensitivity(self.relation),
                     "paper_sensitivity": r.paper_sensitivity,
                     "noise": r.noise,
+                    "mechanism": r.mechanism,
+                    "sampling_rate": r.sampling_rate,
                     "sigma_paper": r.sigma_paper,
                     "sigma_tight": tight,
                     "notes": list(r.notes),
@@ -313,16 +364,19 @@ def algorithm_ledger(
     declaration: PrivacyDeclaration,
     *,
     relation: str | None = None,
-    method: str = "exact",
+    method: str | None = None,
     conversion: str | None = None,
 ) -> AlgorithmLedger:
-    """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method``.
+    """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method`` (default: exact for a
+    declaration of plain Gaussian releases, pld otherwise).
 
     Computes the ε (at the declared δ) that the paper's σ achieves, the smallest common factor on
     the paper's σ that meets the declared (ε, δ), and the flags.
     """
     if not isinstance(declaration, PrivacyDeclaration):
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
+    if method is None:
+        method = "exact" if all(r.is_gaussian for r in declaration.releases) else "pld"
     relation = declaration._relation(relation)
     acc = make_accountant(method, conversion=conversion)
     paper = declaration.ledger(relation=relation)
@@ -340,4 +394,5 @@ def algorithm_ledger(
         )
     if not math.isfinite(achieved):  # pragma: no cover - guarded by the accountants
         raise ArithmeticError("non-finite ε")
-    return AlgorithmLedger(declaration, relation, acc.label, achieved, paper.mu, scale, tuple(flags))
+    mu = paper.mu if paper.is_gaussian else None
+    return AlgorithmLedger(declaration, relation, acc.label, achieved, mu, scale, tuple(flags))

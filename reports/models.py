@@ -137,7 +137,7 @@ class LedgerRecord(_Passed):
     noise_ratio: Positive
     epsilon_claimed_by_paper: float
     epsilon_achieved_by_paper_sigma: NonNegative
-    mu_at_paper_sigma: float
+    mu_at_paper_sigma: float | None  # None: a release that is not a plain Gaussian (no single μ)
     flags: list[LedgerFlag]
     notes: list[str]
 
