@@ -29,6 +29,15 @@ def _order(g: Guarantee) -> str:
 @click.command()
 @click.option("--epsilon", type=NUMBER, required=True, help="Target ε.")
 @click.option("--delta", type=NUMBER, required=True, help="Target δ.")
+@click.option(
+    "--solve",
+    type=click.Choice(("sigma", "steps", "sampling-rate")),
+    default="sigma",
+    show_default=True,
+    help="DP-SGD: the largest number of steps for (--sampling-rate, --sigma), or the largest sampling rate for "
+    "(--sigma, --compositions).",
+)
+@click.option("--sigma", type=NUMBER, default=None, help="With --solve steps|sampling-rate: the noise σ.")
 @method_options
 @mechanism_options
 @click.pass_context
@@ -36,6 +45,8 @@ def calibrate(
     ctx: click.Context,
     epsilon: float,
     delta: float,
+    solve: str,
+    sigma: float | None,
     sensitivity: float,
     compositions: float,
     method: str | None,
@@ -46,7 +57,13 @@ def calibrate(
     relation: str | None,
 ) -> None:
     """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ; with --sampling-rate, the noise multiplier
-    of K DP-SGD steps; with --event, the factor on every noise multiplier of the event."""
+    of K DP-SGD steps; with --event, the factor on every noise multiplier of the event. With --solve, the largest
+    number of DP-SGD steps or the largest sampling rate that a given σ allows."""
+    if solve != "sigma":
+        _solve_dp_sgd(ctx, solve, epsilon, delta, sigma, sensitivity, compositions, method, sampling_rate, as_json)
+        return
+    if sigma is not None:
+        raise click.UsageError("--sigma applies to --solve steps|sampling-rate only (calibrate solves for σ)")
     mech = build_mechanism(
         ctx,
         sigma=None,
@@ -93,6 +110,66 @@ def calibrate(
         ["method", "σ", "σ/Δ", "ε achieved"],
         [[label, rows[0][1], rows[1][1], format_number(out["epsilon"], 10)]],
         caption=out.get("note") or None,
+    )
+
+
+def _solve_dp_sgd(
+    ctx: click.Context,
+    solve: str,
+    epsilon: float,
+    delta: float,
+    sigma: float | None,
+    sensitivity: float,
+    compositions: float,
+    method: str | None,
+    sampling_rate: float | None,
+    as_json: bool,
+) -> None:
+    """The largest number of DP-SGD steps (q, σ given) or the largest Poisson sampling rate (σ, K given)."""
+    from dpkit.accountant.event_calibration import largest_sampling_probability, largest_steps
+    from dpkit.accountant.validation import check_noise_scale, check_unit_interval
+
+    from .options import compositions_count, given, refuse_options
+
+    refuse_options(ctx, ["event_file", "relation", "conversion"], f"--solve {solve}")
+    if solve == "steps":
+        refuse_options(ctx, ["compositions"], "--solve steps (it finds the number of steps)")
+    if solve == "sampling-rate" and given(ctx, "sampling_rate"):
+        raise click.UsageError("--sampling-rate does not apply to --solve sampling-rate (it finds the rate)")
+    if sigma is None:
+        raise click.UsageError(f"--solve {solve} needs --sigma")
+    if solve == "steps" and sampling_rate is None:
+        raise click.UsageError("--solve steps needs --sampling-rate")
+    method = method or "pld"
+    if method not in ("pld", "rdp"):
+        raise click.UsageError(f"--solve {solve} takes --method pld or rdp, got {method}")
+    from dpkit import accountant
+
+    nm = check_noise_scale("sigma", sigma) / accountant.check_positive("sensitivity", sensitivity)
+    with busy(f"solving for the largest {solve.replace('-', ' ')}…"):
+        if solve == "steps":
+            q = check_unit_interval("sampling-rate", sampling_rate)
+            cal = largest_steps(epsilon, delta, sampling_probability=q, noise_multiplier=nm, method=method)
+        else:
+            k = compositions_count(compositions)
+            cal = largest_sampling_probability(epsilon, delta, noise_multiplier=nm, steps=k, method=method)
+    out = {**cal.to_dict(), "sigma": sigma, "sensitivity": sensitivity}
+    if as_json:
+        emit_json(out)
+        return
+    print_table(
+        f"largest {solve.replace('-', ' ')} for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), "
+        f"σ = {format_number(sigma)}, Δ = {format_number(sensitivity)}",
+        ["method", "steps", "sampling rate", "ε achieved"],
+        [
+            [
+                cal.method,
+                format_number(cal.steps, 10),
+                format_number(cal.sampling_probability, 10),
+                format_number(cal.epsilon, 10),
+            ]
+        ],
+        caption=cal.note or None,
     )
 
 

@@ -158,3 +158,28 @@ def test_calibration_ends_are_answered(capsys) -> None:
     assert zero["sigma"] > 0 and zero["epsilon"] == 0.0
     nothing = run_json(capsys, "epsilon", "--sigma", "inf", "--delta", "1e-5", "-k", "1000")
     assert nothing["epsilon"] == 0.0 and not math.isnan(nothing["delta"])
+
+
+def test_solve_for_the_steps_or_the_sampling_rate(capsys) -> None:
+    """The largest number of steps for (q, σ), the largest q for (σ, K): each meets the target, one more step (or 1 %
+    more q) does not."""
+    from dpkit.accountant.event_calibration import dpsgd_epsilon
+
+    steps = run_json(capsys, "calibrate", "--epsilon", "3", "--delta", "1e-5", "--solve", "steps", "--sigma", "1.1",
+                     "--sampling-rate", str(Q))  # fmt: skip
+    t = int(steps["steps"])
+    assert steps["parameter"] == "steps" and steps["epsilon"] <= 3.0
+    assert dpsgd_epsilon(1e-5, sampling_probability=Q, noise_multiplier=1.1, steps=int(t * 1.01)) > 3.0
+    rate = run_json(capsys, "calibrate", "--epsilon", "3", "--delta", "1e-5", "--solve", "sampling-rate", "--sigma",
+                    "1.1", "-k", str(STEPS))  # fmt: skip
+    q = rate["sampling_probability"]
+    assert rate["epsilon"] <= 3.0 and q > Q  # the MNIST run at σ = 1.1 has ε ≈ 2.38 < 3: a larger q fits
+    assert dpsgd_epsilon(1e-5, sampling_probability=q * 1.01, noise_multiplier=1.1, steps=STEPS) > 3.0
+    for argv, needle in (
+        (["--solve", "steps", "--sigma", "1"], "--sampling-rate"),
+        (["--solve", "steps", "--sampling-rate", "0.1"], "--sigma"),
+        (["--solve", "sampling-rate", "--sigma", "1", "--sampling-rate", "0.1"], "--sampling-rate does not apply"),
+        (["--solve", "steps", "--sigma", "1", "--sampling-rate", "0.1", "--method", "exact"], "pld or rdp"),
+    ):
+        code, out, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", *argv, "--json")
+        assert code == 2 and out == "" and needle in err, err
