@@ -13,9 +13,16 @@ Three readings of the same run, loosest first:
   β_1 = ½ S H³ ln(2HSA), and ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Bun–Steinke);
 * **the same ρ, converted tighter**: the improved RDP conversion of αρ, and — because every term of
   ρ is a Gaussian mechanism's Δ²/(2σ²) — the exact μ-GDP conversion with μ = sqrt(2ρ);
-* **per run** (:func:`rlsvi_run_privacy`): only the H cells the changed user visited carry her
+* **worst case over datasets** (:func:`rlsvi_worst_case_mu`): the same charge, but only where her rewards
+  reach — her H cells in the K − 1 later episodes, each at n = 1. This is the DP guarantee;
+* **per run, ex-post** (:func:`rlsvi_run_privacy`): only the H cells the changed user visited carry her
   reward, and only in the episodes after hers; with the run's counts and variances the worst user's
   influence is exactly μ-GDP with μ_j² = Σ_{k>j} Σ_h (R/n_k)²/σ²_k at her cells.
+
+The per-run figure is **data-dependent**: the visit counts n_k are the users' own states and actions,
+so the per-run μ and ε describe the run that happened (an ex-post figure) and are not a differential
+privacy guarantee — publishing or acting on them would itself leak the counts. Show the worst case over
+datasets (:func:`rlsvi_worst_case_mu`, :attr:`RlsviRunPrivacy.mu_worst_case`) beside them.
 """
 
 from __future__ import annotations
@@ -177,16 +184,40 @@ def rlsvi_worst_case_mu(
     return round_up(math.sqrt(total), ulps=16)
 
 
+#: What kind of figure :class:`RlsviRunPrivacy`'s μ and ε are (the ``kind`` of its ``to_dict``).
+RUN_PRIVACY_KIND = "ex-post"
+
+
 @dataclass(frozen=True)
 class RlsviRunPrivacy:
-    """The exact privacy of one RLSVI run: every user's μ (GDP) given the run's public counts."""
+    """The ex-post privacy of one RLSVI run: every user's μ (GDP) given the run's own visit counts.
+
+    The figure is data-dependent (the counts are the users' states and actions), so it is not a DP
+    guarantee; ``mu_worst_case``, when known, is the guarantee: the worst case over all datasets of
+    the same sizes and noise (:func:`rlsvi_worst_case_mu`), never below the run's μ.
+    """
 
     mu_per_user: np.ndarray
     reward_range: float
+    mu_worst_case: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mu_worst_case is not None:
+            worst = check_extended_nonnegative("mu_worst_case", self.mu_worst_case)
+            if self.mu > worst * (1.0 + 1e-9):
+                raise ValueError(
+                    f"mu_worst_case = {worst!r} is below the run's μ = {self.mu!r}: "
+                    "it is not the worst case of this run"
+                )
+
+    @property
+    def data_dependent(self) -> bool:
+        """Always ``True``: μ and ε come from the run's visit counts (ex-post, not a DP guarantee)."""
+        return True
 
     @property
     def mu(self) -> float:
-        """The worst user's μ."""
+        """The worst user's μ in this run (ex-post: depends on the run's visit counts)."""
         return float(self.mu_per_user.max())
 
     @property
@@ -213,9 +244,16 @@ class RlsviRunPrivacy:
         return 0.0 if self.mu == 0.0 else _gdp_delta(self.mu, epsilon)
 
     def exact_epsilon(self, delta: float) -> float:
-        """Exact ε(δ) of the worst user (μ-GDP); 0 when no user influences any release."""
+        """Exact ε(δ) of the worst user (μ-GDP) in this run (ex-post); 0 when no user influences any release."""
         delta = check_unit_interval("delta", delta)
         return 0.0 if self.mu == 0.0 else _gdp_epsilon(self.mu, delta)
+
+    def worst_case_epsilon(self, delta: float) -> float | None:
+        """Exact ε(δ) of ``mu_worst_case`` (μ-GDP), the guarantee over datasets; ``None`` when it is not known."""
+        delta = check_unit_interval("delta", delta)
+        if self.mu_worst_case is None:
+            return None
+        return 0.0 if self.mu_worst_case == 0.0 else _gdp_epsilon(self.mu_worst_case, delta)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -223,6 +261,9 @@ class RlsviRunPrivacy:
             "worst_user": self.worst_user,
             "reward_range": self.reward_range,
             "mu_per_user": self.mu_per_user.tolist(),
+            "kind": RUN_PRIVACY_KIND,
+            "data_dependent": True,
+            "mu_worst_case": self.mu_worst_case,
         }
 
 
@@ -237,8 +278,12 @@ def _check_run_array(name: str, values: object, ndim: int) -> np.ndarray:
     return arr
 
 
-def rlsvi_run_privacy(counts: object, variances: object, *, reward_range: float = 1.0) -> RlsviRunPrivacy:
-    """Exact per-user μ of one RLSVI run from its visit counts and noise variances.
+def rlsvi_run_privacy(
+    counts: object, variances: object, *, reward_range: float = 1.0, mu_worst_case: float | None = None
+) -> RlsviRunPrivacy:
+    """Exact per-user μ of one RLSVI run from its visit counts and noise variances — an ex-post,
+    data-dependent figure, not a DP guarantee (``mu_worst_case``, e.g. :func:`rlsvi_worst_case_mu`,
+    is carried beside it and must not be below the run's μ).
 
     ``counts[k, h, s, a]`` is n_k(h, s, a), the visits before episode k (0-based k = 0..K−1, so
     ``counts[0]`` is all zeros); ``variances[k, h, s, a]`` the variance of the noise added to
@@ -277,4 +322,4 @@ def rlsvi_run_privacy(counts: object, variances: object, *, reward_range: float 
     # rigorous bound (plus the square root's rounding) so no user's μ is reported low.
     terms = n.shape[0] * n.shape[1] * n.shape[2] * n.shape[3]
     mu = np.sqrt(mu_sq * (1.0 + (terms + 16) * 2.0**-52)) * (1.0 + 2.0**-50)
-    return RlsviRunPrivacy(np.concatenate([mu, [0.0]]), reward_range)
+    return RlsviRunPrivacy(np.concatenate([mu, [0.0]]), reward_range, mu_worst_case)

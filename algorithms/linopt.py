@@ -13,8 +13,10 @@ episodes 1..k−1 (schedule ``before-episode``):
 Each counter gets σ = (HΔ/ε) sqrt(32 m ln(4H/δ)), m = ⌈log K⌉: zCDP with Bun–Steinke conversion
 to (ε/4, δ/4) per counter, then ε → ε/H, δ → δ/H for the H steps. The proof of Thm 6.4 defines Δ
 as the change "if the state-action pair of a single episode is changed" (replace-one) but bounds
-it by one user's term (the add/remove value); it also writes Δ_{p,1} = d1·H where Thm 6.5 uses d1·H²
-(reading ``proof-6.4`` vs ``theorem-6.5``).
+it by one user's term (the add/remove value). Both proofs state Δ_{p,1} = d1·H² and Δ_{p,2} = sqrt(d1)·H²:
+the seed's text of the proof of Thm 6.4 reads "∆p,1 = d1 H ≤ dH" only because its extraction floated the
+superscripts ("2", "2") onto lines of their own, as it floated the "√ 2 √ 2" of "∆p,2 = d1 H ≤ dH"
+(reading ``theorem-6.5``, the only one; the proof of Thm 6.5 keeps them inline: "∆p,1 = d1 H 2").
 
 The algorithms. :class:`LinOpt` is LinOpt-VI-Reg / LinOpt-PO-Reg (Algorithms 1 and 2) with the
 fixed regulariser Z = λI, z = 0 (UCRL-VTR, resp. OPPO with bandit feedback); :class:`PrivateLinOpt`
@@ -114,7 +116,9 @@ __all__ = [
 ]
 
 ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po")
-READINGS: tuple[str, ...] = ("theorem-6.5", "proof-6.4")
+#: The paper's formulas. There was a ``proof-6.4`` reading with Δ_{p,1} = d1·H: an artefact of the seed's text
+#: extraction (see the module docstring), not of the paper, and removed.
+READINGS: tuple[str, ...] = ("theorem-6.5",)
 PAPER = "Zhou — Differentially Private RL with Linear Function Approximation (seed 004)"
 
 
@@ -160,7 +164,7 @@ def declare_privacy(
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")
     m_paper = paper_depth(k)
     b_phi = math.sqrt(d1) * h
-    paper_p1 = d1 * h * h if reading == "theorem-6.5" else d1 * h
+    paper_p1 = d1 * h * h  # ‖φφᵀ‖_F = ‖φ‖² <= d1·H² (both proofs of seed 004)
     specs = [
         (
             "B_{h,p,1}",
@@ -225,16 +229,6 @@ def declare_privacy(
             )
         ]
     )
-    if reading == "proof-6.4":
-        flags.append(
-            Flag(
-                "paper-sensitivity-inconsistent",
-                f"the proof of Thm 6.4 writes Δ_(p,1) = d1·H = {d1 * h}, but ‖φφᵀ‖_F <= d1·H² = {d1 * h * h} "
-                "(Thm 6.5's value).",
-                "error",
-                "B_{h,p,1}",
-            )
-        )
     if m_paper != m:
         flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="each of the 4H counters"))
     notes = [
@@ -242,6 +236,9 @@ def declare_privacy(
         "actions are a function of them and of her own states.",
         f"m = ⌈log2 K⌉ = {m_paper} equals the exact number of released p-sums per user for the before-episode "
         "schedule; with a release after every episode it is one more when K is a power of 2.",
+        f"Δ_(p,1) = d1·H² = {d1 * h * h} and Δ_(p,2) = sqrt(d1)·H² = {math.sqrt(d1) * h * h:.6g} in both proofs "
+        "(Thms 6.4 and 6.5): ‖φ‖ <= sqrt(d1)·H, so ‖φφᵀ‖_F <= d1·H². The seed's text of the proof of Thm 6.4 shows "
+        "'∆p,1 = d1 H ≤ dH' only because its superscripts were set on lines of their own.",
         "Seed 004 writes m = ⌈log K⌉ without a base; with the natural log it would under-count "
         f"(⌈ln K⌉ = {math.ceil(math.log(k)) if k > 1 else 0} for K = {k}).",
     ]

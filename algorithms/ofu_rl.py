@@ -28,7 +28,9 @@ OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
   β_k = R·sqrt(2 ln(1/α_w) + n·(ln det V − (n+d) ln λ_min)) + √λ_max·S + ν (:func:`confidence_radius`;
   R = C_w, S = ‖Θ*‖_F bound = 1). ln det V − (n+d) ln λ_min upper-bounds the paper's
   ln det(I + Z_kᵀZ_k/λ_min), which is not public, on the event ‖N_k‖ <= Λ (then V ⪰ Z_kᵀZ_k + λ_min I);
-  with σ = 0 the two are equal. The failure budget α is split: α_w = α when no counter adds noise,
+  with σ = 0 the two are equal. The paper's own radius reads the unreleased Z_kᵀZ_k, which its privacy proof
+  does not account for (the declaration's ``unaccounted-data-dependent-quantity`` flag); this one is a
+  post-processing of the released T1. The failure budget α is split: α_w = α when no counter adds noise,
   otherwise α/2 to the self-normalised bound and α/2 shared by the noisy counters' bounds (the paper
   spends α/2 on each of three events, 3α/2 in all);
 * optimism: an approximate argmin of J*_1(Θ, x0) over the ellipsoid ∩ {‖Θ‖_F <= S} (:func:`optimistic_theta`);
@@ -92,6 +94,10 @@ __all__ = [
 
 ALGORITHM = "private-ofu-rl"
 PAPER = "Chowdhury, Zhou, Shroff — Adaptive Control of Differentially Private LQ Systems (seed 003)"
+
+
+#: The flag of a quantity computed from the private data and used without accounting (here: β_k's log-det).
+UNACCOUNTED_CODE = "unaccounted-data-dependent-quantity"
 
 
 def paper_sigma(sensitivity: float, episodes: int, epsilon: float, delta: float) -> float:
@@ -159,6 +165,21 @@ def declare_privacy(
                 "warning",
             )
         ]
+    )
+    flags.append(
+        Flag(
+            UNACCOUNTED_CODE,
+            "the paper's confidence radius β_k(α) = C_w sqrt(2 ln(2/α) + n ln det(I + λ_min⁻¹ Z_kᵀZ_k)) "
+            "+ sqrt(λ_max) + ν (Lemma 1) is computed from the raw Gram Z_kᵀZ_k of the earlier users' states and "
+            "controls, which no counter releases, and Algorithm 1 builds the confidence set C_k(α) with it "
+            "(from (8)) before choosing the policy; the proof of Thm 2 accounts only for the counters' T_1,k and "
+            "T_2,k (the policies as their post-processing), so the (ε, δ)-JDP claim does not cover the algorithm "
+            "as written. Not a flaw of dpkit's PrivateOfuRl: it uses ln det V_k − (n+d) ln λ_min, "
+            "V_k = T_1,k + ηI, a post-processing of the released T_1,k (an upper bound on the paper's log-det on "
+            "the event ‖N_k‖ <= Λ); the data-independent bound (n+d) ln(1 + HK(1+γ)²/((n+d)λ_min)) of the "
+            "paper's own regret proof would also do.",
+            "error",
+        )
     )
     if m_paper != m:
         flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="both counters"))

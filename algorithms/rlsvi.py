@@ -11,7 +11,9 @@ Russo's β). The user's rewards reach only the H cells she visits and only the K
 episodes, where the worst case over runs is n = 1: μ² = Σ_{k=2}^K 2H/β_k
 (:func:`dpkit.accountant.rlsvi.rlsvi_worst_case_mu`). The declaration states this as (K − 1)·H releases
 with Δ = 1 and one equivalent σ (the same total μ, which is all that any Gaussian accounting
-sees). A run's exact figure is :func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`.
+sees). A run's exact figure is :func:`dpkit.accountant.rlsvi.rlsvi_run_privacy` — ex-post: it depends on the
+run's visit counts, i.e. on the users' data, so it describes that run and is not a DP guarantee; the
+worst case over datasets (:meth:`Rlsvi.worst_case_mu`) is, and goes beside it.
 
 The algorithm. :class:`Rlsvi` is tabular RLSVI as the seed's Algorithm 1 and Russo (2019) state it.
 Before episode k (1-based), with n = n_k(h, s, a) the visits before it, for h = H..1:
@@ -33,7 +35,8 @@ through the declaration's equivalent σ (all of a run's μ scales as 1/sqrt(β))
 β; ``"tight"`` multiplies β by (σ_tight/σ_paper)², σ_tight from the ledger at the target (ε, δ);
 a number σ (or ``{"Q-values": σ}``) multiplies β by (σ/σ_paper)²; σ = 0 turns the noise off.
 The agent records the counts n_k and the variances it used for every episode, and
-:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`).
+:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`),
+an ex-post, data-dependent figure, with the worst case over datasets (:meth:`Rlsvi.worst_case_mu`) beside it.
 """
 
 from __future__ import annotations
@@ -122,7 +125,8 @@ def declare_privacy(
         f"The paper's ρ = 2AK/(H² ln(2HSA)) = {rho:.6g} charges all S·A cells of all K episodes; only the user's "
         "H visited cells in the K − 1 later episodes depend on her rewards.",
         "Worst case over runs: every later episode sees the user's cells at n = 1; a run's own counts "
-        "give a smaller exact μ (dpkit.accountant.rlsvi.rlsvi_run_privacy).",
+        "give a smaller exact μ (dpkit.accountant.rlsvi.rlsvi_run_privacy), but that per-run figure is "
+        "data-dependent (ex-post: the counts are the users' states and actions), not a DP guarantee.",
     ]
     params: dict[str, Any] = {
         "states": s,
@@ -307,13 +311,31 @@ class Rlsvi:
         """Copies of the current R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells)."""
         return self._r_hat.copy(), self._p_hat.copy()
 
-    def run_privacy(self, reward_range: float = 1.0) -> RlsviRunPrivacy:
-        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances."""
+    def worst_case_mu(self, reward_range: float = 1.0) -> float:
+        """μ of the worst user over every dataset of the episodes planned so far, at this agent's β_k (Russo's or
+        the constant β, times ``noise_scale``): the DP guarantee that :meth:`run_privacy`'s ex-post μ sits below."""
         if self._planned == 0:
             raise ValueError("no episode has been planned yet: the run has released nothing")
         if self.noise_scale == 0.0:
             raise ValueError("sigma = 0: RLSVI's noise is off, so its Q-values give no privacy")
-        return rlsvi_run_privacy(self.counts, self.variances, reward_range=reward_range)
+        mu = rlsvi_worst_case_mu(
+            states=self.states,
+            actions=self.actions,
+            horizon=self.horizon,
+            episodes=self._planned,
+            beta=self.beta,
+            reward_range=reward_range,
+        )
+        return mu / math.sqrt(self.noise_scale) * (1.0 + 2.0**-50)  # β scaled by noise_scale: μ by its −½ power
+
+    def run_privacy(self, reward_range: float = 1.0) -> RlsviRunPrivacy:
+        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances.
+
+        Ex-post: it depends on this run's visit counts (the users' own states and actions), so it is not a
+        DP guarantee; the result carries :meth:`worst_case_mu`, the guarantee, as ``mu_worst_case``.
+        """
+        mu_worst_case = self.worst_case_mu(reward_range)
+        return rlsvi_run_privacy(self.counts, self.variances, reward_range=reward_range, mu_worst_case=mu_worst_case)
 
 
 def make_agent(

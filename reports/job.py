@@ -31,7 +31,7 @@ import numpy as np
 from dpkit.accountant import VARIANTS, compare_methods
 from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
+from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (
     max_psums_per_item,
     max_psums_per_prefix,
@@ -266,7 +266,8 @@ def run_regret_task(task: RegretTask) -> tuple[np.ndarray, dict[str, float]]:
 
 
 def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
-    """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``)."""
+    """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``): ex-post figures, from
+    the run's own visit counts, not a DP guarantee (the section's worst case over datasets is)."""
     from dpkit.algorithms.rlsvi import rlsvi_run
 
     _, privacy = rlsvi_run(
@@ -456,6 +457,7 @@ def compute_report(
             section["rlsvi"]["mu_run"] = [r["mu"] for r in runs]
             section["rlsvi"]["epsilon_run"] = [r["epsilon"] for r in runs]
             section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
+            section["rlsvi"]["run_kind"] = RUN_PRIVACY_KIND  # mu_run, epsilon_run: data-dependent, ex-post
     summary = [_summary_row(s) for s in sections]
     return to_jsonable(
         {

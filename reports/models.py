@@ -194,7 +194,12 @@ class TreeSection(_Own):
 
 
 class RlsviSection(_Own):
-    """RLSVI's privacy as K grows: its closed forms, the worst case, and the runs' own (one per K)."""
+    """RLSVI's privacy as K grows: its closed forms, the worst case, and the runs' own (one per K).
+
+    The runs' ``mu_run`` and ``epsilon_run`` are ex-post (``run_kind``): they depend on each run's visit counts,
+    the users' own states and actions, so they describe that run and are not a DP guarantee;
+    ``mu_worst_case``/``epsilon_worst_case`` (the worst case over datasets) are, and are shown beside them.
+    """
 
     states: int
     actions: int
@@ -210,6 +215,10 @@ class RlsviSection(_Own):
     mu_run: list[float]
     epsilon_run: list[float]
     worst_user_run: list[int]
+    run_kind: Literal["ex-post"] = Field(
+        description="mu_run and epsilon_run depend on the run's visit counts: ex-post, data-dependent, not a DP "
+        "guarantee (epsilon_worst_case is the guarantee over datasets)"
+    )
 
 
 # -- the audit (as dpkit audit ALGORITHM --json prints it) --------------------------------------------------

@@ -60,7 +60,7 @@ FORMS: dict[str, tuple[str, ...]] = {
 @click.option(
     "--reading",
     default=None,
-    help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5|proof-6.4.",
+    help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5.",
 )
 @click.option("--schedule", type=click.Choice(SCHEDULES), default=None, help="Tree release schedule (counters).")
 @click.option(

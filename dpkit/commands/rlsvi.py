@@ -1,4 +1,5 @@
-"""``dpkit rlsvi``: RLSVI's inherent-noise privacy, closed form and (``--run``) one run's exact ε."""
+"""``dpkit rlsvi``: RLSVI's inherent-noise privacy, closed form and (``--run``) one run's exact ε — an ex-post,
+data-dependent figure (it depends on the run's visit counts), shown beside the worst case over datasets."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def rlsvi(
     as_json: bool,
 ) -> None:
     """RLSVI's inherent-noise privacy: the paper's closed form, its tighter conversions, the worst case;
-    with --run, one run's exact ε (the worst user's μ from the run's own visit counts)."""
+    with --run, one run's exact ε (the worst user's μ from the run's own visit counts) — ex-post and
+    data-dependent, not a DP guarantee: the worst case over datasets is the guarantee."""
     if not do_run:
         refuse_options(ctx, FORMS["a --run"], "RLSVI's closed form (without --run)")
         missing = [n for n, v in (("--actions", actions), ("--horizon", horizon)) if v is None]
@@ -91,14 +93,23 @@ def rlsvi(
             "epsilon_run_exact": eps_run,
             "worst_user": privacy.worst_user,
             "cumulative_regret": float(run.cumulative_regret[-1]),
+            # the run's μ and ε depend on its visit counts: an ex-post figure, not a DP guarantee
+            "run_privacy_kind": privacy.to_dict()["kind"],
+            "epsilon_run_data_dependent": privacy.data_dependent,
         }
         rows += [
-            [f"μ this run (worst user: episode {privacy.worst_user})", format_number(privacy.mu, 10)],
-            ["ε this run, exact", format_number(eps_run, 10)],
+            [f"μ this run, ex-post (worst user: episode {privacy.worst_user})", format_number(privacy.mu, 10)],
+            ["ε this run, ex-post (data-dependent)", format_number(eps_run, 10)],
             ["cumulative regret", format_number(out["cumulative_regret"], 10)],
         ]
         title += f", {env_name}, seed {seed_value}"
     if as_json:
         emit_json(out)
         return
-    print_table(title, ["", "value"], rows)
+    caption = (
+        "The run's μ and ε depend on its visit counts (the users' states and actions): an ex-post figure, not a "
+        "DP guarantee. The guarantee is the worst case over datasets (ε worst case, exact)."
+        if do_run
+        else None
+    )
+    print_table(title, ["", "value"], rows, caption=caption)

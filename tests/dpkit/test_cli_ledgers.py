@@ -55,8 +55,8 @@ def test_rlsvi_matches_api(capsys: pytest.CaptureFixture[str]) -> None:
         (["ldp-ucrl-vtr", "--horizon", "10"], {"horizon": 10}),
         (["private-linopt-vi", "-K", "10000", "-H", "10", "-d", "10"], {"episodes": 10000, "horizon": 10, "dim": 10}),
         (
-            ["private-linopt-po", "-K", "100", "-H", "3", "-d", "4", "--reading", "proof-6.4"],
-            {"episodes": 100, "horizon": 3, "dim": 4, "reading": "proof-6.4"},
+            ["private-linopt-po", "-K", "100", "-H", "3", "-d", "4", "--reading", "theorem-6.5"],
+            {"episodes": 100, "horizon": 3, "dim": 4, "reading": "theorem-6.5"},
         ),
         (
             ["private-ofu-rl", "-K", "1024", "-H", "5", "--gamma", "0.5", "--schedule", "after-each"],

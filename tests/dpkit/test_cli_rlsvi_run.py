@@ -21,12 +21,17 @@ def test_run_json_has_both_epsilons(capsys: pytest.CaptureFixture[str], env: str
     assert 1 <= obj["worst_user"] < 200
     _, privacy = rlsvi_run(env, 3, 2, 200, 4, delta=1e-5)  # the CLI is the API
     assert obj["mu_run"] == privacy.mu and obj["epsilon_run_exact"] == privacy.exact_epsilon(1e-5)
+    # the run's figure is labelled ex-post; the worst case beside it is the API's, at the run's noise
+    assert obj["run_privacy_kind"] == "ex-post" and obj["epsilon_run_data_dependent"] is True
+    assert obj["mu_worst_case"] == pytest.approx(privacy.mu_worst_case, rel=1e-12)
 
 
 def test_run_table_and_plain_mode_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "rlsvi", "--run", "-S", "2", "-K", "50", "--delta", "0.01")
     assert code == 0, err
-    assert "ε this run, exact" in out and "ε paper" in out
+    assert "ε this run, ex-post (data-dependent)" in out and "ε paper" in out
+    assert out.index("ε worst case, exact") < out.index("ε this run, ex-post")  # the guarantee beside it
+    assert "not a DP guarantee" in " ".join(out.split())
     code, out, err = run(capsys, "rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", "50", "--delta", "0.01")
     assert code == 0 and "this run" not in out
 

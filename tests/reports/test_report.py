@@ -159,6 +159,12 @@ def test_rlsvi_section(small: tuple[dict, Path]) -> None:
     assert r["mu_run"][1] == privacy.mu and r["epsilon_run"][1] == privacy.exact_epsilon(1e-5)
     for run, worst, paper in zip(r["epsilon_run"], r["epsilon_worst_case"], r["epsilon_paper"]):
         assert run <= worst <= paper  # one run's exact ε, the worst case over runs, the paper's closed form
+    # the run's ε is ex-post (data-dependent) and the report says so, with the worst case beside it
+    assert r["run_kind"] == "ex-post" and privacy.to_dict()["kind"] == "ex-post"
+    assert r["mu_worst_case"][1] == pytest.approx(privacy.mu_worst_case, rel=1e-12)
+    md = (small[1] / "report.md").read_text(encoding="utf-8")
+    assert "| ε worst case (guarantee) | ε one run (ex-post, data-dependent) |" in md
+    assert "The one-run ε is ex-post" in md and "not a differential privacy guarantee" in md
 
 
 def test_every_html_image_is_an_embedded_png(small: tuple[dict, Path]) -> None:
