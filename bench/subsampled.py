@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 import dp_accounting  # noqa: E402
 import numpy as np  # noqa: E402
 from dp_accounting.pld import pld_privacy_accountant  # noqa: E402
+from dp_accounting.rdp import rdp_privacy_accountant  # noqa: E402
 
 from dpkit.accountant import event_calibration  # noqa: E402
 
@@ -83,6 +84,19 @@ def dpa_epsilon(q: float, steps: int, sigma: float) -> float:
     return float(acc.get_epsilon(DELTA))
 
 
+def dpa_rdp_sigma(q: float, steps: int, epsilon: float) -> float:
+    """dp-accounting's calibrate_dp_mechanism with RdpAccountant() (its default orders) and all defaults."""
+    return float(
+        dp_accounting.calibrate_dp_mechanism(rdp_privacy_accountant.RdpAccountant, _event(q, steps), epsilon, DELTA)
+    )
+
+
+def ours_rdp_sigma(q: float, steps: int, epsilon: float) -> float:
+    return event_calibration.calibrate_noise_multiplier(
+        epsilon, DELTA, sampling_probability=q, steps=steps, method="rdp"
+    ).value
+
+
 def ours_sigma(q: float, steps: int, epsilon: float) -> float:
     event_calibration._step_pld.cache_clear()
     return event_calibration.calibrate_noise_multiplier(epsilon, DELTA, sampling_probability=q, steps=steps).value
@@ -107,6 +121,9 @@ def measure(q: float, steps: int, epsilon: float, log: Callable[[str], None], wi
     s_ours, t_ours, e_ours = timed(lambda: ours_sigma(q, steps, epsilon))
     log(f"q={q:g} T={steps} ε={epsilon:g}: dp-accounting (slow)")
     s_dpa, t_dpa, e_dpa = timed(lambda: dpa_sigma(q, steps, epsilon))
+    log(f"q={q:g} T={steps} ε={epsilon:g}: RDP, dpkit and dp-accounting")
+    s_ours_rdp, t_ours_rdp, _ = timed(lambda: ours_rdp_sigma(q, steps, epsilon))
+    s_dpa_rdp, t_dpa_rdp, _ = timed(lambda: dpa_rdp_sigma(q, steps, epsilon))
     s_prv, t_prv, e_prv = (math.nan, math.nan, "prv_accountant not installed" if prv_dpsgd is None else None)
     if prv_dpsgd is not None and with_prv:
         log(f"q={q:g} T={steps} ε={epsilon:g}: prv_accountant")
@@ -122,6 +139,10 @@ def measure(q: float, steps: int, epsilon: float, log: Callable[[str], None], wi
         "time_dpa_s": t_dpa,
         "time_prv_s": t_prv,
         "errors": {k: v for k, v in (("ours", e_ours), ("dpa", e_dpa), ("prv", e_prv)) if v},
+        "sigma_ours_rdp": s_ours_rdp,
+        "sigma_dpa_rdp": s_dpa_rdp,
+        "time_ours_rdp_s": t_ours_rdp,
+        "time_dpa_rdp_s": t_dpa_rdp,
     }
     row["dpa_eps_at_sigma_ours"] = dpa_epsilon(q, steps, s_ours) if math.isfinite(s_ours) else math.nan
     row["dpa_eps_at_sigma_prv"] = dpa_epsilon(q, steps, s_prv) if math.isfinite(s_prv) else math.nan
@@ -200,6 +221,23 @@ def render(result: dict[str, Any]) -> str:
             ]
         )
     out.append(table(headers, body, "rrrrrrrrrrrrrrr"))
+    out += ["", "RDP: dpkit (exact subsampled-Gaussian curve, fractional orders) vs dp-accounting RdpAccountant()"]
+    rdp_rows = [
+        [
+            f"{r['q']:g}",
+            f"{r['steps']:g}",
+            f"{r['epsilon']:g}",
+            f"{r['sigma_ours_rdp']:.6g}",
+            f"{r['sigma_dpa_rdp']:.6g}",
+            f"{r['sigma_ours_rdp'] / r['sigma_dpa_rdp'] - 1:+.3%}",
+            fmt_time(r["time_ours_rdp_s"]),
+            fmt_time(r["time_dpa_rdp_s"]),
+            f"{r['time_dpa_rdp_s'] / r['time_ours_rdp_s']:.1f}×",
+        ]
+        for r in result["rows"]
+    ]
+    rdp_headers = ["q", "T", "ε", "σ dpkit rdp", "σ dp-acc rdp", "dpkit/dpa−1", "t dpkit", "t dp-acc", "dpa/dpkit"]
+    out.append(table(rdp_headers, rdp_rows, "rrrrrrrrr"))
     for r in result["rows"]:
         for who, err in r["errors"].items():
             out.append(f"  note: q={r['q']:g} T={r['steps']} ε={r['epsilon']:g}: {who} failed: {err}")
