@@ -198,7 +198,10 @@ class Accountant(ABC):
         if _gaussian_ledger(target) is not None:
             return Support(True)
         event = target.event if isinstance(target, Ledger) else target
-        reason = self._event_refusal(event)
+        try:
+            reason = self._event_refusal(event)
+        except (ArithmeticError, IndexError) as err:
+            reason = f"a number beyond the doubles ({type(err).__name__}: {err})"
         return Support(reason is None, reason or "")
 
     def epsilon(self, ledger: Ledger | Event, delta: float) -> Guarantee:
@@ -207,7 +210,7 @@ class Accountant(ABC):
         delta = check_unit_interval("delta", delta)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            return self._event_epsilon(self._supported(target), delta)
+            return self._arithmetic(lambda: self._event_epsilon(self._supported(target), delta))
         if delta == 1.0 or gaussian.mu == 0.0:  # every mechanism is (0, 1)-DP; σ = inf releases nothing
             return self._guarantee(0.0, delta)
         if delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
@@ -220,10 +223,18 @@ class Accountant(ABC):
         epsilon = check_extended_nonnegative("epsilon", epsilon)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            return self._event_delta(self._supported(target), epsilon)
+            return self._arithmetic(lambda: self._event_delta(self._supported(target), epsilon))
         if epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
             return self._guarantee(epsilon, 0.0)
         return self._delta(gaussian, epsilon)
+
+    def _arithmetic(self, run: Callable[[], Guarantee]) -> Guarantee:
+        """``run()``, an overflow or a division by an underflowed number becoming a ValueError naming the method
+        (so one failing method is a refusal beside the others, and the command line prints one line)."""
+        try:
+            return run()
+        except (ArithmeticError, IndexError) as err:
+            raise ValueError(f"{self.label}: a number beyond the doubles ({type(err).__name__}: {err})") from None
 
     def _supported(self, target: Ledger | Event) -> Event:
         event = target.event if isinstance(target, Ledger) else target
@@ -445,8 +456,13 @@ class ZcdpAccountant(Accountant):
         )
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .zcdp_events import zcdp_refusal
+        from .zcdp_events import gaussian_only, zcdp_refusal
 
+        if self.conversion_name == "gaussian-exact" and not gaussian_only(event):
+            return (
+                "the gaussian-exact conversion reads rho as a Gaussian's mu = sqrt(2 rho), which only Gaussian "
+                "releases are: use bun-steinke or rdp-optimal"
+            )
         return zcdp_refusal(event)
 
     def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
@@ -564,7 +580,7 @@ def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Gua
     for key, method, conversion in VARIANTS:
         try:
             results[key] = run(make_accountant(method, conversion=conversion))
-        except ValueError as err:
+        except (ValueError, ArithmeticError) as err:
             results[key], refusals[key] = None, str(err)
     return results, refusals
 

@@ -85,6 +85,7 @@ def _event_scale(acc: Accountant, base: Ledger, epsilon: float, delta: float) ->
     support = acc.supports(base)
     if not support:
         raise ValueError(f"{acc.label}: {support.reason}")
+    base.scaled(2.0)  # an event with no noise scale (randomized response, an (ε, δ) release) says so here
 
     def g(log_c: float) -> float:
         try:
@@ -96,17 +97,17 @@ def _event_scale(acc: Accountant, base: Ledger, epsilon: float, delta: float) ->
     if g(0.0) > 0.0:
         bad, ok = 0.0, step
         while g(ok) > 0.0:
-            if ok > _LOG_SCALE_RANGE:
-                raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a noise scale beyond doubles")
             step *= 2.0
-            bad, ok = ok, ok + step
+            bad, ok = ok, min(ok + step, _LOG_SCALE_RANGE)
+            if bad >= _LOG_SCALE_RANGE:
+                raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a noise scale beyond doubles")
     else:
         ok, bad = 0.0, -step
         while g(bad) <= 0.0:
-            if bad < -_LOG_SCALE_RANGE:
+            if bad <= -_LOG_SCALE_RANGE:
                 return math.exp(bad)
             step *= 2.0
-            ok, bad = bad, bad - step
+            ok, bad = bad, max(bad - step, -_LOG_SCALE_RANGE)
     return math.exp(feasible_root(g, ok, bad, xtol=1e-11))
 
 
@@ -171,6 +172,8 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
     releases = [r for r in base.releases if isinstance(r, GaussianRelease)]
     mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in releases]
     top = max(mus)
+    if math.isinf(top):  # a template beyond the doubles: search from the ledger's own accountant
+        return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     mu1 = top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)) if top > 0.0 else 0.0
     exact_factor = mu1 / _gdp_mu(epsilon, delta)
     if acc.method == "exact":

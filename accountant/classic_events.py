@@ -101,8 +101,10 @@ def _collect(event: Event, count: int, group: int, out: ClassicParts) -> None:
         return
     if isinstance(event, LaplaceEvent):
         nm = event.noise_multiplier
+        if nm == math.inf:  # no noise scale: nothing released
+            return
         ratio: Fraction | float = math.inf if nm == 0.0 else _quotient(group * _unit(event.relation), nm)
-        out.eps = _add(out.eps, count, ratio if nm != math.inf else Fraction(0))
+        out.eps = _add(out.eps, count, ratio)
         return
     if isinstance(event, RandomizedResponseEvent):
         if event.relation != "replace_one":
@@ -117,8 +119,10 @@ def _collect(event: Event, count: int, group: int, out: ClassicParts) -> None:
             if group == 1:
                 out.dlt = _add(out.dlt, count, Fraction(delta))
             else:
-                grown = group * math.exp((group - 1) * eps) * delta if math.isfinite(eps) else math.inf
-                out.dlt = _add(out.dlt, count, Fraction(round_up(grown)) if math.isfinite(grown) else math.inf)
+                # k e^{(k−1)ε} δ, in logs: at 1 or more the group bound says nothing (δ = 1)
+                log_grown = math.log(group) + (group - 1) * eps + math.log(delta) if math.isfinite(eps) else 0.0
+                grown = 1.0 if log_grown >= 0.0 else min(1.0, round_up(math.exp(log_grown), ulps=8))
+                out.dlt = _add(out.dlt, count, Fraction(grown))
         return
     if isinstance(event, SelfComposedEvent):
         _collect(event.event, count * event.count, group, out)

@@ -337,6 +337,26 @@ def _rdp_solve(g: Callable[[float], float], u0: float, *, increasing: bool, u_mi
 # public calibrations
 
 
+#: The smallest δ the pld method resolves (dp-accounting truncates about 1e-15 of the tails) and the smallest noise
+#: multiplier it calibrates in reasonable time (a PLD's grid grows as 1/nm²: at nm = 0.01 one evaluation takes ~10 s).
+PLD_MIN_DELTA = 1e-14
+PLD_MIN_NOISE_MULTIPLIER = 0.05
+
+
+def _check_pld_reach(delta: float, guess: float) -> None:
+    """Refuse, with the reason and the way out, a calibration the pld method cannot answer (or not in time)."""
+    if delta < PLD_MIN_DELTA:
+        raise ValueError(
+            f"pld: delta = {delta:g} is below what dp-accounting's PLD resolves (it truncates about 1e-15 of the "
+            f"tails; delta >= {PLD_MIN_DELTA:g}): use method rdp"
+        )
+    if guess < PLD_MIN_NOISE_MULTIPLIER:
+        raise ValueError(
+            f"pld: the target needs a noise multiplier near {guess:.3g}, below {PLD_MIN_NOISE_MULTIPLIER:g}, where "
+            "one PLD takes minutes: use method rdp"
+        )
+
+
 def calibrate_noise_multiplier(
     epsilon: float,
     delta: float,
@@ -371,6 +391,11 @@ def calibrate_noise_multiplier(
     mu = _gdp_mu(epsilon, delta)
     ratio = mu / (q * math.sqrt(steps))
     guess = 1.0 / math.sqrt(math.log1p(ratio * ratio)) if ratio > 0.0 else 1.0
+    if method == "pld":
+        _check_pld_reach(delta, guess)
+        if epsilon > 20.0:  # the CLT guess is poor at large ε: the (larger) RDP answer bounds the PLD one above
+            rdp = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=steps, method="rdp")
+            _check_pld_reach(delta, rdp.value)
 
     if method == "rdp":
         u = _rdp_solve(

@@ -218,8 +218,10 @@ class GaussianEvent(Event):
         sigma = _extended("sigma", sigma)
         sensitivity = check_positive("sensitivity", sensitivity)
         relation = check_relation(relation)
-        scale = sensitivity if relation == "add_remove" else sensitivity / 2.0
-        return cls(_safe_ratio(sigma, scale), relation=relation)
+        ratio = _safe_ratio(sigma, sensitivity)  # σ/Δ, then ×2 under replace_one (Δ/2 may underflow: never halve Δ)
+        if relation == "replace_one" and math.isfinite(ratio):
+            ratio = min(2.0 * ratio, sys.float_info.max)  # a finite σ stays a finite noise multiplier
+        return cls(ratio, relation=relation)
 
     @property
     def mu(self) -> float:

@@ -200,6 +200,8 @@ class Ledger:
         top = max(mus)
         if top == 0.0:  # σ = inf everywhere: nothing released
             return 0.0
+        if math.isinf(top):  # Δ/σ beyond the doubles: no privacy at all
+            return math.inf
         return round_up(top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)))
 
     @property

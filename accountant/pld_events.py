@@ -137,10 +137,11 @@ class _Plan:
             elif kind == "approx":
                 eps = a
             elif kind == "poisson_gaussian":
-                total += count * a * a * math.expm1(min(1.0 / (b * b), 700.0))
+                b2 = b * b
+                total += count * a * a * math.expm1(min(1.0 / b2, 700.0)) if b2 > 0.0 else math.inf
                 continue
             else:  # poisson_laplace
-                eps = math.log1p(a * math.expm1(min(1.0 / b, 700.0)))
+                eps = math.log1p(a * math.expm1(min(1.0 / b, 700.0))) if b > 0.0 else math.inf
             total += count * min(eps, 1e150) ** 2
         return math.sqrt(total)
 
@@ -171,6 +172,28 @@ class _Plan:
         total = max(remove, add)
         out = float(total)
         return math.nextafter(out, math.inf) if Fraction(out) < total else out
+
+    def part_floor_epsilon(self, delta: float) -> float:
+        """The largest exact ε(δ) of a part of the plan that has a closed form: the merged Gaussian, or a
+        single Laplace / randomized-response / (ε, δ) leaf — a composition is at least each of its parts
+        (post-processing), so no PLD figure may fall below it. 0 when no part has one."""
+        floors = [0.0]
+        if self.gaussian_mu2 > 0.0:
+            floors.append(_gdp_epsilon(round_up(math.sqrt(self.gaussian_mu2)), delta))
+        for (kind, a, b), count in self.leaves:
+            if count == 1 and kind in ("laplace", "rr", "approx"):
+                floors.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)).exact_epsilon(delta))
+        return max(floors)
+
+    def part_floor_delta(self, epsilon: float) -> float:
+        """As :meth:`part_floor_epsilon`, for δ(ε)."""
+        floors = [0.0]
+        if self.gaussian_mu2 > 0.0:
+            floors.append(_gdp_delta(round_up(math.sqrt(self.gaussian_mu2)), epsilon))
+        for (kind, a, b), count in self.leaves:
+            if count == 1 and kind in ("laplace", "rr", "approx"):
+                floors.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)).exact_delta(epsilon))
+        return max(floors)
 
     def closed_form(self) -> str | None:
         """The name of the exact profile of this plan, if it has one."""
@@ -214,6 +237,9 @@ class _Builder:
     non_private: bool = False
 
     def add(self, leaf: _Leaf, count: int) -> None:
+        if leaf[0] == "approx" and (leaf[2] >= 1.0 or math.isinf(leaf[1])):  # (ε, 1) or (∞, δ): no privacy at all
+            self.non_private = True
+            return
         self.leaves[leaf] = self.leaves.get(leaf, 0) + count
 
     def plan(self) -> _Plan:
@@ -234,8 +260,18 @@ def _group_approx(epsilon: float, delta: float, group: int) -> tuple[float, floa
         return eps, 0.0
     if epsilon == 0.0:
         return eps, min(1.0, _up(group * delta))
-    ratio = math.expm1(min(group * epsilon, 700.0)) / math.expm1(epsilon)  # Σ_{i<k} e^{iε}
-    return eps, min(1.0, _up(delta * ratio, ulps=8))
+    if math.isinf(epsilon):
+        return math.inf, 1.0
+    # log(δ Σ_{i<k} e^{iε}) = log δ + log(e^{kε} − 1) − log(e^ε − 1), in logs: no overflow however large kε
+    log_delta = math.log(delta) + _log_expm1(group * epsilon) - _log_expm1(epsilon)
+    if log_delta >= 0.0:
+        return eps, 1.0  # the group bound says nothing: δ = 1
+    return eps, min(1.0, _up(math.exp(log_delta), ulps=16))
+
+
+def _log_expm1(x: float) -> float:
+    """log(e^x − 1) for x > 0, without overflow."""
+    return x + math.log1p(-math.exp(-x)) if x > 1.0 else math.log(math.expm1(x))
 
 
 def _lower(event: Event, mult: int, group: int, out: _Builder) -> None:
@@ -412,6 +448,17 @@ def _leaf_pld(leaf: _Leaf, relation: str, interval: float) -> privacy_loss_distr
 
 @functools.lru_cache(maxsize=16)
 def _composed_pld(plan: _Plan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+    """The composed PLD; a plan dp-accounting cannot discretise (its arithmetic fails: a release of the records
+    themselves with probability δ, noise beyond the doubles) is refused with the reason, never a traceback."""
+    try:
+        return _composed_pld_unchecked(plan, interval)
+    except (IndexError, ArithmeticError) as err:
+        raise ValueError(
+            f"pld: dp-accounting cannot discretise this event ({type(err).__name__}: {err}); try the rdp method"
+        ) from None
+
+
+def _composed_pld_unchecked(plan: _Plan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     parts = []
@@ -522,8 +569,13 @@ def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: fl
                 f"(<= {PLD_MAX_MU:g})"
             )
         return PldGuarantee(exact, delta, rel, None, 0.0, name)
-    pld = _composed_pld(plan, interval)
-    eps = float(pld.get_epsilon_for_delta(delta))
+    try:
+        pld = _composed_pld(plan, interval)
+    except ValueError:
+        if exact is None:
+            raise
+        return PldGuarantee(exact, delta, rel, None, 0.0, name)  # dp-accounting cannot; the closed form can
+    eps = max(float(pld.get_epsilon_for_delta(delta)), plan.part_floor_epsilon(delta))
     if not math.isfinite(eps) and exact is not None:  # below dp-accounting's truncation floor (~1e-15)
         return PldGuarantee(exact, delta, rel, None, 0.0, name)
     reported = round_up(eps) if eps > 0.0 else 0.0  # (round_up(0) would be the smallest subnormal)
@@ -569,8 +621,13 @@ def pld_delta(event: Event, epsilon: float, *, value_discretization_interval: fl
                 f"(<= {PLD_MAX_MU:g})"
             )
         return PldGuarantee(epsilon, exact, rel, None, 0.0, name)
-    pld = _composed_pld(plan, interval)
-    d_pld = float(pld.get_delta_for_epsilon(epsilon))
+    try:
+        pld = _composed_pld(plan, interval)
+    except ValueError:
+        if exact is None:
+            raise
+        return PldGuarantee(epsilon, exact, rel, None, 0.0, name)
+    d_pld = max(float(pld.get_delta_for_epsilon(epsilon)), plan.part_floor_delta(epsilon))
     d = min(1.0, round_up(d_pld)) if d_pld > 0.0 else 0.0
     if exact is not None:
         d = min(1.0, max(d, exact))

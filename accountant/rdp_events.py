@@ -36,6 +36,7 @@ Readings, each under the event's neighbouring relation (``add_remove`` / ``repla
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -106,8 +107,12 @@ def rdp_curve(event: Event, orders: object) -> np.ndarray:
 
 def _gaussian_rho(mu: float, alphas: np.ndarray) -> np.ndarray:
     """α μ²/2, rounded up (μ = inf gives inf, μ = 0 gives 0)."""
-    if mu == 0.0:
-        return np.zeros(alphas.shape)
+    if mu == 0.0 or mu * mu == 0.0:  # no noise-free part left (μ² below the doubles: a curve of 0 above it)
+        if mu == 0.0:
+            return np.zeros(alphas.shape)
+        half = sys.float_info.min  # the smallest normal double: ≥ μ²/2 where μ² underflows
+        with np.errstate(over="ignore"):
+            return _round_up(np.where(np.isinf(alphas), math.inf, alphas * half), 4 * _EPS)
     with np.errstate(over="ignore"):
         return _round_up(alphas * (mu * mu / 2.0), 4 * _EPS)
 
@@ -126,6 +131,8 @@ def _effective_noise_multiplier(event: Event, path: str) -> float:
         if isinstance(node, GaussianEvent):
             nm = node.noise_multiplier
             if nm == 0.0:
+                return 0.0
+            if nm * nm == 0.0:  # the noise multiplier squared underflows: no noise to speak of
                 return 0.0
             total += count / (nm * nm)  # nm = inf contributes 0
         elif isinstance(node, SelfComposedEvent):

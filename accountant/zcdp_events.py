@@ -33,7 +33,7 @@ from .events import (
 from .numerics import round_up
 from .tree import max_psums_per_item
 
-__all__ = ["zcdp_refusal", "zcdp_event_rho"]
+__all__ = ["zcdp_refusal", "zcdp_event_rho", "gaussian_only"]
 
 
 class _Unsupported(Exception):
@@ -88,6 +88,21 @@ def _rho(event: Event, group: int) -> float:
             return 0.0
         raise _Unsupported("zCDP is not amplified by subsampling: use the rdp or pld method for sampled releases")
     raise _Unsupported(f"{type(event).__name__} is not an event kind the zCDP accountant knows")
+
+
+def gaussian_only(event: Event) -> bool:
+    """Whether every release of ``event`` is a Gaussian (or tree-aggregation) one — the only events whose ρ
+    may be read as a Gaussian's μ = √(2ρ) (the ``gaussian-exact`` conversion)."""
+    stack = [event]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SelfComposedEvent | GroupEvent):
+            stack.append(node.event)
+        elif isinstance(node, ComposedEvent):
+            stack.extend(node.events)
+        elif not isinstance(node, GaussianEvent | TreeAggregationEvent | NoOpEvent):
+            return False
+    return True
 
 
 def zcdp_refusal(event: Event) -> str | None:

@@ -44,7 +44,9 @@ def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv
     from dpkit.accountant.event_calibration import calibrate_noise_multiplier
 
     cal = calibrate_noise_multiplier(e, delta, sampling_probability=q, steps=k, method=method)
-    return cal.value * sensitivity
+    from dpkit.accountant.numerics import round_up
+
+    return round_up(cal.value * sensitivity)
 
 
 @click.command()

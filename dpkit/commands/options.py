@@ -102,7 +102,7 @@ def _short_reason(reason: str, width: int = 48) -> str:
     import re
 
     text = re.sub(r"^[a-z]+(?: \([a-z-]+\))?: ", "", reason)  # the method's label, as the row names it
-    text = re.split(r" \(|: use |; ", text.removeprefix("pld: "), maxsplit=1)[0]
+    text = re.split(r": use |; ", text.removeprefix("pld: "), maxsplit=1)[0]
     return "refused: " + (text if len(text) <= width else text[: width - 1] + "…")
 
 

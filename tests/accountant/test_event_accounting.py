@@ -145,3 +145,64 @@ def test_bad_targets_are_named() -> None:
         make_accountant("exact").epsilon([1.0], 1e-5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="got str"):
         make_accountant("pld").supports("gaussian")  # type: ignore[arg-type]
+
+
+# -- found by a second reading: each a hole or a crash before ------------------------------------------------
+
+
+def test_a_noise_ratio_beyond_the_doubles_is_no_privacy_not_nan() -> None:
+    """Δ/σ overflowing used to make μ NaN, and exact/rdp/zcdp report ε = 0."""
+    for ledger in (Ledger.homogeneous(1e300, 1e-10), Ledger.homogeneous(1.0, 5e-324)):
+        assert ledger.mu == math.inf
+        for method in ("exact", "rdp", "zcdp"):
+            assert make_accountant(method).epsilon(ledger, 1e-5).epsilon == math.inf
+            assert make_accountant(method).delta(ledger, 1.0).delta == 1.0
+
+
+def test_gaussian_exact_zcdp_refuses_non_gaussian_events() -> None:
+    """ρ = ε²/2 of a pure release read as a Gaussian's μ = √(2ρ) was below the exact profile of randomized response."""
+    rr = RandomizedResponseEvent.from_epsilon(1.0)
+    acc = make_accountant("zcdp", conversion="gaussian-exact")
+    assert not acc.supports(rr) and "only Gaussian" in acc.supports(rr).reason
+    assert acc.supports(SelfComposedEvent(GaussianEvent(2.0), 3))
+    assert make_accountant("zcdp").delta(rr, 0.0).delta >= math.tanh(0.5)  # the exact TV of RR at ε = 1
+
+
+def test_a_pld_composition_is_never_below_its_gaussian_part() -> None:
+    """dp-accounting's PLD is optimistic in the Gaussian tail: a composition stays above each part's profile."""
+    from dpkit.accountant.gdp import gdp_delta, gdp_epsilon
+
+    mixed = ComposedEvent((GaussianEvent(0.1), LaplaceEvent(1e7)))
+    pld = make_accountant("pld")
+    assert pld.epsilon(mixed, 1e-12).epsilon >= gdp_epsilon(10.0, 1e-12)
+    assert pld.delta(mixed, 1.0).delta >= gdp_delta(10.0, 1.0)
+
+
+def test_group_privacy_of_large_groups_does_not_overflow_into_optimism() -> None:
+    """(kε, δ Σ e^{iε}) with kε beyond 700: the group bound is vacuous (δ = 1), never a small δ."""
+    big = GroupEvent(EpsilonDeltaEvent(7.5, 5e-324), 100)
+    for method in ("exact", "pld", "classic"):
+        assert make_accountant(method).epsilon(big, 1e-10).epsilon == math.inf, method
+    huge = GroupEvent(EpsilonDeltaEvent(300.0, 1e-300), 3)
+    assert make_accountant("exact").epsilon(huge, 1e-100).epsilon == math.inf
+
+
+def test_arithmetic_beyond_the_doubles_is_a_refusal_not_a_crash() -> None:
+    tiny = PoissonSampledEvent(0.01, GaussianEvent(1e-300))
+    for method in METHODS:
+        acc = make_accountant(method)
+        acc.supports(tiny)  # answers, never raises
+    assert make_accountant("rdp").epsilon(tiny, 1e-5).epsilon == math.inf
+    assert make_accountant("rdp").epsilon(GaussianEvent(1e160), 1e-5).epsilon == 0.0
+    assert make_accountant("classic").epsilon(LaplaceEvent(math.inf), 1e-5).epsilon == 0.0
+    cmp = compare_methods(EpsilonDeltaEvent(800.0, 1e-10), 1e-5)
+    assert cmp.epsilons["exact"] == pytest.approx(800.0) and cmp.epsilons["classic"] == 800.0
+    from dpkit.accountant.events import GaussianEvent as G
+
+    assert G.from_sigma(1.0, sensitivity=5e-324, relation="replace_one").noise_multiplier > 1e300
+
+
+def test_calibrating_an_event_without_a_noise_scale_says_so() -> None:
+    ledger = Ledger((EventRelease("rr", RandomizedResponseEvent.from_epsilon(1.0)),))
+    with pytest.raises(ValueError, match="no noise scale"):
+        calibrate_ledger_scale(ledger, 1.0, 1e-5, method="pld")

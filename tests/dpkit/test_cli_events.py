@@ -183,3 +183,17 @@ def test_solve_for_the_steps_or_the_sampling_rate(capsys) -> None:
     ):
         code, out, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", *argv, "--json")
         assert code == 2 and out == "" and needle in err, err
+
+
+def test_calibration_beyond_the_pld_reach_says_so(capsys, tmp_path: Path) -> None:
+    """Found by a second reading: a δ below the PLD's resolution looped until an overflow, an event with no noise
+    scale gave a range error, and σ = nm·Δ was rounded to nearest."""
+    code, out, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-16", "--sampling-rate", "0.01", "--json")
+    assert code == 2 and out == "" and "use method rdp" in err
+    rr = tmp_path / "rr.json"
+    rr.write_text('{"kind": "randomized_response", "noise_parameter": 0.5, "num_buckets": 2}', encoding="utf-8")
+    code, out, err = run(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", "--event", str(rr), "--json")
+    assert code == 2 and "no noise scale" in err
+    obj = run_json(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", "--sampling-rate", "0.01", "-k", "1000",
+                   "--sensitivity", "3", "--method", "rdp")  # fmt: skip
+    assert obj["sigma"] >= obj["noise_multiplier"] * 3.0

@@ -68,7 +68,12 @@ def test_calibrate_imports_nothing_of_the_audits_algorithms_or_reports() -> None
     # of the reports, only the one JSON encoder (numpy and json); of the commands, only calibrate's own
     assert [m for m in modules if m.startswith("dpkit.reports.")] == ["dpkit.reports.encoding"]
     commands = [m for m in modules if m.startswith("dpkit.commands.")]
-    assert commands == ["dpkit.commands.accounting", "dpkit.commands.mechanisms", "dpkit.commands.options"]
+    assert commands == [
+        "dpkit.commands.accounting",
+        "dpkit.commands.calibrate_events",
+        "dpkit.commands.mechanisms",
+        "dpkit.commands.options",
+    ]
 
 
 def test_help_imports_no_job_and_no_heavy_library() -> None:
