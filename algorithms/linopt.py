@@ -41,14 +41,30 @@ counters, φ_h = φ_{V_{h+1}}(s_h, a_h) with the V of *this* episode (value-targ
 The shift γ = λ + 2Σ: Σ is the paper's bound on the operator norm of a prefix's Gram noise,
 Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))) (Thm 6.5; :func:`~dpkit.accountant.tree.symmetric_noise_norm_bound`
 at failure probability α/(4KH), m = the most p-sums in a released prefix), so Z = N + 2Σ I has
-λ_min = Σ + λ, λ_max = 3Σ + λ (the paper takes λ = 0; λ > 0 keeps Λ invertible at σ = 0 and is
-the non-private ridge). The radii of Lemma 3.1 with these constants,
+λ_min = Σ + λ, λ_max = 3Σ + λ (the private agents' default is the paper's λ = 0; λ > 0 keeps Λ
+invertible at σ = 0 and is the non-private ridge). The radii of Lemma 3.1 with these constants,
 
     β_p = (H/2) sqrt(2 ln(H/α) + d1 ln(1 + KH²/λ_min,p)) + sqrt(d1 λ_max,p) + ν_p,
     β_r = (1/2) sqrt(2 ln(H/α) + d2 ln(1 + K/(d2 λ_min,r))) + sqrt(d2 λ_max,r) + ν_r,
     ν = σ₂ sqrt(m)(sqrt(d) + sqrt(2 ln(4KH/α))) / sqrt(λ_min)   (0 without noise),
 
-are multiplied by ``bonus_scale`` (:func:`confidence_radii`).
+are multiplied by ``bonus_scale`` (:func:`confidence_radii`; the paper's is 1).
+
+Constants (the agent factory's keyword options; the defaults are the paper's, and
+``make_agent(..., preset="tuned")`` applies :data:`TUNED`, what dpkit ran before the defaults were made the
+paper's — explicit options override a preset):
+
+* ``regularization`` λ. Private agents: the paper's Z_{h,p}^k = N_{h,p}^k + 2Σ_{p,1} I ("In particular, we
+  choose Z_{h,p}^k = N_{h,p}^k + 2Σ_{p,1} I, which leads to λ_max,p = 3Σ_{p,1} and λ_min,p = Σ_{p,1}", proof
+  of Thm 6.5; likewise for r): no ridge, λ = 0 (:data:`PRIVATE_REGULARIZATION`). Non-private agents: "choosing
+  Z_{h,p}^k = λI and z_{h,p}^k = 0 for all h, k reduces to the standard non-private value-based algorithms"
+  (§3) — the paper states no value of λ; the algorithm needs λ > 0 (Λ = λI at k = 1 must be invertible),
+  and the default is the unit ridge λ = 1 (:data:`DEFAULT_REGULARIZATION`). Tuned: λ = 1 for all four.
+* ``bonus_scale``: the paper's Γ_{h,p}^k = β_p(α)[φᵀ(Λ_{h,p}^k)⁻¹φ]^{1/2} and Γ_{h,r}^k = β_r(α)[ϕᵀ(Λ_{h,r}^k)⁻¹ϕ]^{1/2}
+  (Algorithm 1) use the radii of Lemma 3.1 as they are: the paper states no multiplier, i.e. 1
+  (:data:`DEFAULT_BONUS_SCALE`). Tuned: 0.05 (:data:`TUNED`; see its comment).
+* ``alpha`` α = 0.05: an input ("for any α ∈ (0, 1]", Thm 6.5) the paper leaves to the user.
+* ``eta`` (PO): the paper's step of Thm 5.1 (:func:`paper_eta`), in both presets.
 
 Features: the one-hot linear-mixture view of a tabular MDP (:class:`~dpkit.algorithms.envs.features.LinearMixture`):
 φ_V(s, a) ∈ R^{S²A} is V placed in the block of (s, a), so φ_V(s,a)ᵀθ = θ[block]ᵀV and
@@ -63,6 +79,7 @@ import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -102,7 +119,10 @@ __all__ = [
     "AGENT_NAMES",
     "DEFAULT_BONUS_SCALE",
     "DEFAULT_REGULARIZATION",
+    "PRIVATE_REGULARIZATION",
     "DEFAULT_ALPHA",
+    "TUNED",
+    "PRESETS",
     "paper_sigma",
     "declare_privacy",
     "paper_eta",
@@ -275,14 +295,23 @@ RELEASES: tuple[str, ...] = ("B_{h,p,1}", "B_{h,p,2}", "B_{h,r,1}", "B_{h,r,2}")
 #: ``vi``: optimistic value iteration (Algorithm 1); ``po``: optimistic policy optimisation (Algorithm 2).
 VARIANTS: tuple[str, ...] = ("vi", "po")
 AGENT_NAMES: tuple[str, ...] = ("linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po")
-#: Multiplier on the radii of Lemma 3.1. The theory's β's are conservative by one to two orders of
-#: magnitude on small MDPs: β_p ≈ 15 for S = 2, A = 2, H = 3, K = 300 without noise and ≈ 1000 with
-#: the noise of ε = 10 (σ tight), where β_p‖φ‖ saturates every Q at H − h + 1, so VI plays action 0
-#: forever and PO never leaves uniform. Over scales 0.01 … 1 on small random MDPs and RiverSwim
-#: (K = 300), 0.05 gave the lowest regret for LinOpt-VI and about the best for the private agents.
-DEFAULT_BONUS_SCALE: float = 0.05
-#: λ of the ridge regulariser λI (non-private), added to the private shift 2Σ.
+#: Multiplier on the radii of Lemma 3.1: the paper's 1 (Algorithm 1's bonuses are β_p(α)‖φ‖ and β_r(α)‖ϕ‖).
+DEFAULT_BONUS_SCALE: float = 1.0
+#: λ of the non-private ridge regulariser λI. The paper states none ("choosing Z = λI and z = 0 … reduces to
+#: the standard non-private … algorithms", §3); λ > 0 is needed and 1 is the unit ridge.
 DEFAULT_REGULARIZATION: float = 1.0
+#: λ added to the private shift 2Σ: the paper's 0 (Z = N + 2ΣI, proof of Thm 6.5).
+PRIVATE_REGULARIZATION: float = 0.0
+#: dpkit's tuned constants (``preset="tuned"``), bit for bit what dpkit's agents did before the defaults became
+#: the paper's. ``bonus_scale``: the theory's β's are conservative by one to two orders of magnitude on small
+#: MDPs: β_p ≈ 15 for S = 2, A = 2, H = 3, K = 300 without noise and ≈ 1000 with the noise of ε = 10 (σ tight),
+#: where β_p‖φ‖ saturates every Q at H − h + 1, so VI plays action 0 forever and PO never leaves uniform. Over
+#: scales 0.01 … 1 on small random MDPs and RiverSwim (K = 300), 0.05 gave the lowest regret for LinOpt-VI and
+#: about the best for the private agents. ``regularization``: a unit ridge under the private shift too
+#: (λ_min = 1 + Σ), which keeps Λ invertible at σ = 0 and makes a private agent at σ = 0 the non-private one.
+TUNED: Mapping[str, Any] = MappingProxyType({"regularization": 1.0, "bonus_scale": 0.05})
+#: The presets :func:`make_agent` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
 #: The confidence level α of Lemma 3.1 and of the noise bounds of Thm 6.5.
 DEFAULT_ALPHA: float = 0.05
 
@@ -465,9 +494,12 @@ class LinOpt:
     variant:
         ``"vi"`` (greedy policies (H, S) of ints) or ``"po"`` (stochastic policies (H, S, A)).
     regularization:
-        λ > 0 of the ridge regulariser λI (default :data:`DEFAULT_REGULARIZATION`).
+        λ > 0 of the ridge regulariser λI (default :data:`DEFAULT_REGULARIZATION` = 1; the paper states none).
+        :class:`PrivateLinOpt` adds it to the shift 2Σ and defaults to the paper's 0
+        (:data:`PRIVATE_REGULARIZATION`).
     bonus_scale:
-        Multiplier >= 0 on the radii β_p, β_r of Lemma 3.1 (default :data:`DEFAULT_BONUS_SCALE`).
+        Multiplier >= 0 on the radii β_p, β_r of Lemma 3.1 (default :data:`DEFAULT_BONUS_SCALE`, the paper's 1;
+        tuned 0.05, :data:`TUNED`).
     alpha:
         Confidence level α ∈ (0, 1) of the radii (default :data:`DEFAULT_ALPHA`).
     eta:
@@ -700,7 +732,8 @@ class PrivateLinOpt(LinOpt):
     ``"tight"`` (the σ the ledger needs under ``relation`` with ``method``), a number or a mapping
     release → σ (:func:`~dpkit.algorithms.episodes.resolve_sigmas`). ``Plan.released`` holds the four noisy
     prefixes before the shift — what an observer under JDP sees (zeros at k = 0: nothing released).
-    With σ = 0 the agent takes the same actions as :class:`LinOpt` with the same parameters.
+    ``regularization`` defaults to the paper's λ = 0 (Z = N + 2ΣI), which needs noise on both Gram counters;
+    with σ = 0 and the same parameters (λ > 0) the agent takes the same actions as :class:`LinOpt`.
     """
 
     private = True
@@ -718,7 +751,7 @@ class PrivateLinOpt(LinOpt):
         relation: str | None = None,
         method: str = "exact",
         variant: str = "vi",
-        regularization: float = DEFAULT_REGULARIZATION,
+        regularization: float = PRIVATE_REGULARIZATION,
         bonus_scale: float = DEFAULT_BONUS_SCALE,
         alpha: float = DEFAULT_ALPHA,
         eta: float | None = None,
@@ -779,6 +812,7 @@ def make_agent(
     epsilon: float | None = None,
     delta: float | None = None,
     sigma: str | float | Mapping[str, float] = "paper",
+    preset: str = "paper",
     **options: Any,
 ) -> LinOpt:
     """An agent by name: ``linopt-vi``, ``linopt-po``, ``private-linopt-vi``, ``private-linopt-po``.
@@ -786,14 +820,17 @@ def make_agent(
     The private ones need ``epsilon`` and ``delta``; the non-private ones add no noise, ignore
     ``epsilon``/``delta`` and take no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
     constructor (``regularization``, ``bonus_scale``, ``alpha``, ``eta``; private: ``reading``,
-    ``relation``, ``method``).
+    ``relation``, ``method``). ``preset``: ``"paper"`` (the constructor's defaults, the paper's values) or
+    ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
     """
     name = check_choice("name", name, AGENT_NAMES)
+    preset = check_choice("preset", preset, tuple(PRESETS))
     variant = name.rsplit("-", 1)[1]
     allowed = _PRIVATE_OPTIONS if name.startswith("private-") else _OPTIONS
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"{name} takes the options {', '.join(allowed)}; got unknown {', '.join(unknown)}")
+    options = {**PRESETS[preset], **options}
     if name.startswith("private-"):
         if epsilon is None or delta is None:
             raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
@@ -932,7 +969,9 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
             one_run=one_run,
             # The canaries realise about half of the declared μ (the paper's ‖φ‖ <= sqrt(d1)·H is loose and the
             # last step's φ_{V_{H+1}} = 0); ε = 16 keeps the pair's μ near 1.5, where a few thousand runs are tight.
-            defaults={"states": 2, "horizon": 3, "episodes": 8, "epsilon": 16.0},
+            # The tuned preset: the items φ_{V_{h+1}} depend on the optimistic V, and with the paper's bonus scale 1
+            # every Q saturates, so VI plays one action forever and the black-box observer sees nothing.
+            defaults={"states": 2, "horizon": 3, "episodes": 8, "epsilon": 16.0, "options": (("preset", "tuned"),)},
             canaries=(
                 "disjoint states with raw rewards 2, beyond [0, 1]: only the algorithm's reward clipping keeps the "
                 "reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped to [0, H], "

@@ -19,9 +19,10 @@ B2 on Σ_h z x_{h+1}ᵀ, read at the start of episode k (episodes 1..k−1) and 
 OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
 
 * regulariser (changing regularisers, §III-A): V = T1 + ηI with η = λ + 2Λ, where λ is the base ridge
-  (``regularizer``, default 1) and Λ the high-probability bound on the operator norm of B1's prefix
-  noise (:func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` with m = max p-sums per released prefix,
-  failure α_N/K per episode). With σ1 = 0, Λ = 0 and η = λ: the paper's η = 2Λ is ``regularizer=0``.
+  (``regularizer``: the paper's 0 for Private-OFU-RL, 1 for OFU-RL; see *Constants* below) and Λ the
+  high-probability bound on the operator norm of B1's prefix noise
+  (:func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` with m = max p-sums per released prefix,
+  failure α_N/K per episode). With σ1 = 0, Λ = 0 and η = λ, which must then be > 0.
   So Assumption 2 holds with λ_min = λ + Λ, λ_max = λ + 3Λ and ν = L̄/√λ_min, L̄ the χ² bound
   σ2√m·sqrt(D + 2√(Dx) + 2x) (D = n(n+d), x = ln(K/α_L)) on ‖B2's prefix noise‖_F;
 * estimate Θ̂ = V⁻¹T2; confidence ellipsoid {Θ : ‖V^{1/2}(Θ − Θ̂)‖_F <= β_k} (:class:`Ellipsoid`) with
@@ -38,8 +39,33 @@ OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
   ball and u to γ, which is what the sensitivities assume.
 
 :func:`run_lq` runs an agent against :class:`~dpkit.algorithms.envs.lq.LQUsers`; :func:`make_agent` builds one
-by name. With σ = 0 (both releases) :class:`PrivateOfuRl` plays exactly the controls of :class:`OfuRl`
-for the same rng.
+by name. With σ = 0 (both releases) and the same ``regularizer`` :class:`PrivateOfuRl` plays exactly the
+controls of :class:`OfuRl` for the same rng.
+
+**Constants** (the agent factory's keyword options; their defaults are the paper's, and
+``make_agent(..., preset="tuned")`` applies :data:`TUNED`, what dpkit ran before the defaults were made the
+paper's — explicit options override a preset):
+
+* ``regularizer`` λ. Private-OFU-RL (§IV-B, proof of Thm 3): "By construction, we have the regularizer
+  H_k = N_k + ηI. Setting η = 2Λ, we ensure that H_k is p.d." — no base ridge: λ = 0 (:data:`PRIVATE_REGULARIZER`).
+  OFU-RL (§III-A): "when H_k = λI, we get back the standard estimate of [14]" — the paper states no value
+  of λ; the algorithm needs λ > 0 (V = Z_kᵀZ_k + λI must be invertible at k = 1), and λ = 1, the
+  unit ridge, is the default (:data:`REGULARIZER`). Tuned: λ = 1 for both (the private agent's ridge
+  on top of 2Λ).
+* ``theta_bound`` S = 1: stated, Assumption 1(a) "‖Θ‖_F ≤ 1" (and β_k's "+ √λ_max" is √λ_max·S with S = 1).
+* ``noise_scale`` R = C_w: stated, Lemma 1 "β_k(α) := C_w sqrt(2 ln(2/α) + n ln det(I + λ_min⁻¹ Z_kᵀZ_k))
+  + √λ_max + ν".
+* ``alpha`` α = 0.05: an input of Algorithm 1 ("confidence level α ∈ (0, 1]"), which the paper leaves to the user.
+* ``candidates`` (32), ``refine_rounds`` (10), ``line_search`` (8): the paper's step 5 is the exact
+  "find Θ̃_k ∈ argmin_{Θ ∈ C_k(α) ∩ S} J*_1(Θ, x_{k,1})" and states no optimiser; these are the effort of
+  dpkit's approximate search (:func:`optimistic_theta`), the same in both presets (no setting of them
+  is exact).
+
+**Regret** (:func:`run_lq`) is that of the policy played, u_h = clip(K_h x_h, γ): the paper's (6) with π_k
+the clipped policy. (The paper's step 7 plays K_h x_h; dpkit's system clips it to γ, which keeps the states
+in the unit ball that Assumption 1 and the sensitivities need, see :mod:`dpkit.algorithms.envs.lq`.) The
+clipped policy's expected cost has no closed form: the figure is the exact regret of the linear policy plus
+the clip's effect on the user's own noise, exact when nothing was clipped (:func:`run_lq`).
 """
 
 from __future__ import annotations
@@ -47,6 +73,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -90,6 +117,10 @@ __all__ = [
     "PrivateOfuRl",
     "make_agent",
     "run_lq",
+    "REGULARIZER",
+    "PRIVATE_REGULARIZER",
+    "TUNED",
+    "PRESETS",
 ]
 
 ALGORITHM = "private-ofu-rl"
@@ -217,6 +248,21 @@ def declare_privacy(
 
 AGENT_NAMES: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
 _SEED_BOUND = 2**63
+
+#: λ of OFU-RL's regulariser H_k = λI. The paper states none ("when H_k = λI, we get back the standard
+#: estimate of [14]", §III-A); the algorithm needs λ > 0, and 1 is the unit ridge.
+REGULARIZER: float = 1.0
+#: The base ridge λ of Private-OFU-RL: 0, the paper's η = 2Λ ("Setting η = 2Λ, we ensure that H_k is p.d.",
+#: proof of Thm 3).
+PRIVATE_REGULARIZER: float = 0.0
+#: dpkit's tuned constants (``preset="tuned"``): a unit ridge under the private shift too (η = 1 + 2Λ), which
+#: keeps V well conditioned when Λ is small; the optimiser's effort is the default's. With this preset the
+#: agents play, bit for bit, the controls dpkit's agents played before the defaults became the paper's.
+TUNED: Mapping[str, Any] = MappingProxyType(
+    {"regularizer": 1.0, "candidates": 32, "refine_rounds": 10, "line_search": 8}
+)
+#: The presets ``make_agent`` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
 
 
 def confidence_radius(
@@ -495,15 +541,17 @@ class OfuRl:
     rng:
         Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser).
     regularizer:
-        λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default 1.
+        λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default
+        :data:`REGULARIZER` = 1 (the paper states no λ); :class:`PrivateOfuRl`'s is the paper's 0.
     alpha:
         Failure probability of the confidence set (all episodes together). Default 0.05.
     theta_bound:
         S >= ‖Θ*‖_F (Assumption 1(a): 1), used in β and in the optimistic search's constraint.
     noise_scale:
         R, the sub-Gaussian parameter of w (default C_w, valid for any ‖w‖ <= C_w).
-    candidates, refine_rounds:
-        The optimistic search's effort (:func:`optimistic_theta`, with the exact gradient of J*). Defaults 32 and 10.
+    candidates, refine_rounds, line_search:
+        The optimistic search's effort (:func:`optimistic_theta`, with the exact gradient of J*). Defaults 32, 10
+        and 8 (the paper's argmin is exact and states no optimiser).
     """
 
     name: str = "ofu-rl"
@@ -514,15 +562,27 @@ class OfuRl:
         episodes: int,
         rng: np.random.Generator | int,
         *,
-        regularizer: float = 1.0,
+        regularizer: float = REGULARIZER,
         alpha: float = 0.05,
         theta_bound: float = 1.0,
         noise_scale: float | None = None,
         candidates: int = 32,
         refine_rounds: int = 10,
+        line_search: int = 8,
     ) -> None:
         self._setup(
-            system, episodes, rng, 0.0, 0.0, regularizer, alpha, theta_bound, noise_scale, candidates, refine_rounds
+            system,
+            episodes,
+            rng,
+            0.0,
+            0.0,
+            regularizer,
+            alpha,
+            theta_bound,
+            noise_scale,
+            candidates,
+            refine_rounds,
+            line_search,
         )
         self.sigmas: dict[str, float] = {}
         self.declaration: PrivacyDeclaration | None = None
@@ -540,6 +600,7 @@ class OfuRl:
         noise_scale: float | None,
         candidates: int,
         refine_rounds: int,
+        line_search: int = 8,
     ) -> None:
         if not isinstance(system, LQSystem):
             raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
@@ -553,6 +614,7 @@ class OfuRl:
         )
         self.candidates: int = check_count("candidates", candidates)
         self.refine_rounds: int = check_index("refine_rounds", refine_rounds)
+        self.line_search: int = check_count("line_search", line_search)
         sigma1, sigma2 = check_nonnegative("sigma B1", sigma1), check_nonnegative("sigma B2", sigma2)
         self.episodes, self.horizon = k_, system.horizon
         self.state_dim, self.control_dim, self.gamma = system.state_dim, system.control_dim, system.gamma
@@ -673,6 +735,7 @@ class OfuRl:
             theta_bound=self.theta_bound,
             candidates=self.candidates,
             refine_rounds=self.refine_rounds,
+            line_search=self.line_search,
         )
         self.last_ellipsoid, self.last_choice = ell, choice
         return Plan(policy=self.gains(choice.theta), released={"B1": t1, "B2": t2})
@@ -711,7 +774,8 @@ class PrivateOfuRl(OfuRl):
     σ of B1 (symmetric noise) and B2 from ``resolve_sigmas(declare_privacy(K, H, ε, δ, γ), sigma,
     relation=relation, method=method)``: ``"paper"`` (the paper's σ_i² = 8mΔ_i² ln(2/δ)/ε²), ``"tight"``
     (the ledger's σ under ``relation``), a number or a mapping {"B1": σ1, "B2": σ2}. The shift is
-    η = λ + 2Λ (the paper's 2Λ plus the base ridge ``regularizer``; ``regularizer=0`` is the paper's η).
+    η = λ + 2Λ (the paper's 2Λ plus the base ridge ``regularizer``, by default the paper's
+    :data:`PRIVATE_REGULARIZER` = 0; give λ > 0 for σ1 = 0, where Λ = 0).
     ``.sigmas`` and ``.declaration`` record what was used. Other options as in :class:`OfuRl`.
     """
 
@@ -728,12 +792,13 @@ class PrivateOfuRl(OfuRl):
         sigma: str | float | Mapping[str, float] = "paper",
         relation: str | None = None,
         method: str = "exact",
-        regularizer: float = 1.0,
+        regularizer: float = PRIVATE_REGULARIZER,
         alpha: float = 0.05,
         theta_bound: float = 1.0,
         noise_scale: float | None = None,
         candidates: int = 32,
         refine_rounds: int = 10,
+        line_search: int = 8,
     ) -> None:
         if not isinstance(system, LQSystem):
             raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
@@ -751,12 +816,13 @@ class PrivateOfuRl(OfuRl):
             noise_scale,
             candidates,
             refine_rounds,
+            line_search,
         )
         self.sigmas = dict(sigmas)
         self.declaration = declaration
 
 
-_OPTIONS = ("regularizer", "alpha", "theta_bound", "noise_scale", "candidates", "refine_rounds")
+_OPTIONS = ("regularizer", "alpha", "theta_bound", "noise_scale", "candidates", "refine_rounds", "line_search")
 _PRIVATE_OPTIONS = _OPTIONS + ("relation", "method")
 
 
@@ -769,20 +835,25 @@ def make_agent(
     epsilon: float | None = None,
     delta: float | None = None,
     sigma: str | float | Mapping[str, float] = "paper",
+    preset: str = "paper",
     **options: Any,
 ) -> OfuRl:
     """An agent by name: ``"ofu-rl"`` or ``"private-ofu-rl"``.
 
     The private one needs ``epsilon`` and ``delta``; the non-private one adds no noise, ignores
     ``epsilon``/``delta`` and takes no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
-    constructor: ``regularizer`` (1), ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w),
-    ``candidates`` (32), ``refine_rounds`` (10); private also ``relation`` and ``method``.
+    constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for Private-OFU-RL),
+    ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32), ``refine_rounds`` (10),
+    ``line_search`` (8); private also ``relation`` and ``method``. ``preset``: ``"paper"`` (these defaults) or
+    ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
     """
     name = check_choice("name", name, AGENT_NAMES)
+    preset = check_choice("preset", preset, tuple(PRESETS))
     allowed = _PRIVATE_OPTIONS if name == "private-ofu-rl" else _OPTIONS
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"{name} does not take option(s) {', '.join(unknown)}; it takes {', '.join(allowed)}")
+    options = {**PRESETS[preset], **options}
     if name == "private-ofu-rl":
         if epsilon is None or delta is None:
             raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
@@ -807,8 +878,18 @@ def run_lq(
     Episode k: ``agent.plan(k)`` gives the gains K_h; the system plays u_h = clip(K_h x_h, γ) against
     user k's noise; ``agent.update`` learns from the trajectory. ``Run.states`` (K, H + 1, n),
     ``actions`` (K, H, d) (the clipped controls played), ``rewards`` = −costs (K, H), ``returns`` their
-    sums, ``regret[k]`` = J^{π_k}(x0) − J*(x0) of the linear policy u = K_h x chosen, exact (see
-    :mod:`dpkit.algorithms.envs.lq`). ``rng`` is checked and unused (the policies are deterministic; the
+    sums. ``regret[k]`` is the regret of the policy played, π_k(x) = clip(K_h x, γ) (the paper's (6)):
+
+        regret[k] = [J^{K}(x0) − J*(x0)] + [C_k(clip(K x)) − C_k(K x)],
+
+    the exact expected regret of the linear policy u = K_h x (:meth:`~dpkit.algorithms.envs.lq.LQSystem.regret`,
+    floored at 0 against rounding), plus what the clip changed on user k's own noise: the cost C_k of the
+    controls played minus the cost the unclipped linear policy would have paid against the same noise
+    (:meth:`~dpkit.algorithms.envs.lq.LQSystem.rollout` with ``clip=False``). Its expectation over the user's
+    noise is J^{π_k}(x0) − J*(x0) exactly; it is exact (the second term is 0.0) when no control of episode k
+    was clipped, and may be negative when clipping helped on this user's noise. The expected cost of the
+    clipped policy has no closed form; this is its control-variate estimate, whose only randomness is the
+    clip's effect. ``rng`` is checked and unused (the policies are deterministic; the
     users' randomness is in ``users``). With ``record`` the releases of every episode are stacked
     (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
     ``agent.sigmas``; ``progress`` is called with 1 after each episode.
@@ -830,6 +911,7 @@ def run_lq(
     actions = np.empty((k_, h_, d))
     costs = np.empty((k_, h_))
     gains = np.empty((k_, h_, d, n))
+    clipping = np.zeros(k_)  # C_k(played) − C_k(unclipped linear policy), same noise
     logs: dict[str, list[np.ndarray]] = {}
     for k in range(k_):
         plan = agent.plan(k)
@@ -838,6 +920,9 @@ def run_lq(
             raise ValueError(f"the agent's policy must be gains of shape ({h_}, {d}, {n}), got {policy.shape}")
         gains[k] = policy
         states[k], actions[k], costs[k] = system.rollout(policy, users.noise[k])
+        _, linear_actions, linear_costs = system.rollout(policy, users.noise[k], clip=False)
+        if not np.array_equal(linear_actions, actions[k]):  # a control was clipped: the played policy differs
+            clipping[k] = float(costs[k].sum()) - float(linear_costs.sum())
         released = agent.update(k, states[k], actions[k], -costs[k])
         if record:
             for log in (plan.released, released):
@@ -849,7 +934,7 @@ def run_lq(
     for key, values in releases.items():
         if values.shape[0] != k_:
             raise ValueError(f"the agent released {key!r} in {values.shape[0]} of {k_} episodes")
-    regret = np.maximum(np.asarray(system.regret(gains)), 0.0)
+    regret = np.maximum(np.asarray(system.regret(gains)), 0.0) + clipping
     return Run(
         algorithm=agent.name,
         env=system.name,
@@ -995,7 +1080,8 @@ REGISTRATIONS = (
                 "horizon": 4,
                 "episodes": 4,
                 "epsilon": 16.0,
-                "options": (("candidates", 8), ("refine_rounds", 0)),
+                # the tuned preset (λ = 1 under the shift 2Λ): the controls, hence the items, depend on λ
+                "options": (("candidates", 8), ("preset", "tuned"), ("refine_rounds", 0)),
             },
             canaries=(
                 "noise at twice the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix): "

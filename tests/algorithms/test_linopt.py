@@ -4,6 +4,7 @@ the released prefixes carry the declared noise, the agents learn, runs are repro
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,9 +54,10 @@ def run(name: str, env: TabularMDP, episodes: int, seed: int, *, record: bool = 
 @pytest.mark.parametrize("variant", ["vi", "po"])
 @pytest.mark.parametrize(("states", "env_seed"), [(2, 0), (3, 1)])
 def test_sigma_zero_takes_the_non_private_actions(variant: str, states: int, env_seed: int) -> None:
+    # the same constants (the tuned preset: λ = 1, as σ = 0 leaves the paper's private λ = 0 singular)
     env = random_tabular(states, 2, 3, env_seed)
-    _, plain = run(f"linopt-{variant}", env, 150, 7)
-    agent, private = run(f"private-linopt-{variant}", env, 150, 7, record=True, sigma=0.0, **PRIVATE)
+    _, plain = run(f"linopt-{variant}", env, 150, 7, preset="tuned")
+    agent, private = run(f"private-linopt-{variant}", env, 150, 7, record=True, sigma=0.0, preset="tuned", **PRIVATE)
     assert agent.sigmas == dict.fromkeys(RELEASES, 0.0)
     np.testing.assert_array_equal(private.actions, plain.actions)
     np.testing.assert_array_equal(private.states, plain.states)
@@ -169,9 +171,10 @@ def test_released_reward_prefixes_carry_popcount_noise_in_a_run() -> None:
     ],
 )
 def test_regret_is_below_the_uniform_policys(name: str, options: dict, ratio: float) -> None:
+    # the tuned preset (bonus scale 0.05): with the paper's radii every Q saturates at K = 300
     env = two_state()
     uniform = env.regret(np.full((env.horizon, env.states, env.actions), 1.0 / env.actions))
-    regret = [run(name, env, 300, seed, **options)[1].regret.mean() for seed in range(3)]
+    regret = [run(name, env, 300, seed, preset="tuned", **options)[1].regret.mean() for seed in range(3)]
     assert max(regret) < uniform
     assert float(np.mean(regret)) < ratio * uniform
 
@@ -369,3 +372,98 @@ def test_rewards_outside_the_unit_interval_are_clipped_before_counting() -> None
         agent.plan(0)
         agent.update(0, np.zeros(4, int), np.zeros(3, int), rewards)
     np.testing.assert_array_equal(a.privatizer.release()["B_{h,r,2}"], b.privatizer.release()["B_{h,r,2}"])
+
+
+# ------------------------------------------------------------------ the constants: the paper's defaults, a tuned preset
+
+SEEDS_DIR = next(
+    (
+        p
+        for p in (Path(__file__).resolve().parents[2].parent / "shared" / "seeds", Path("/work/shared/seeds"))
+        if p.is_dir()
+    ),
+    None,
+)
+LINOPT_SEED = "004_48563962abb1afcc.txt"
+
+
+@pytest.mark.skipif(SEEDS_DIR is None, reason="the seed files are not beside the repository")
+def test_the_constants_quoted_are_the_seeds() -> None:
+    assert SEEDS_DIR is not None
+    text = (SEEDS_DIR / LINOPT_SEED).read_text()
+    for quote in (
+        "Zh,p = Nh,p + 2Σp,1 I, which leads to λmax,p = 3Σp,1 and λmin,p = Σp,1 .",  # private: λ = 0
+        "k = λI and z k = 0 for all h, k reduces to the standard non-private value-based",  # λ unstated
+        "Γkh,p ← βp (α)[φkh (·, ·)⊤ (Λkh,p )−1 φkh (·, ·)]1/2",  # the radii as they are: scale 1
+        "Γkh,r ← βr (α)[ϕ(·, ·)⊤ (Λkh,r )−1 ϕ(·, ·)]1/2",
+    ):
+        assert quote in text, quote
+    assert "λ = 1" not in text and "λ=1" not in text  # the paper states no λ for the non-private algorithms
+
+
+@pytest.mark.parametrize("variant", ["vi", "po"])
+def test_the_defaults_are_the_papers(variant: str) -> None:
+    env = random_tabular(2, 2, 3, 0)
+    assert linopt.DEFAULT_BONUS_SCALE == 1.0 and linopt.PRIVATE_REGULARIZATION == 0.0
+    assert linopt.DEFAULT_REGULARIZATION == 1.0  # the paper states none; the unit ridge
+    plain = make_agent(f"linopt-{variant}", env, 40, 0)
+    assert plain.bonus_scale == 1.0 and plain.regularization == 1.0 and plain.alpha == 0.05
+    assert (plain.beta_p, plain.beta_r) == confidence_radii(plain.d1, plain.d2, 40, env.horizon, regularization=1.0)
+    private = make_agent(f"private-linopt-{variant}", env, 40, 0, **PRIVATE)
+    # Z = N + 2ΣI: no ridge, the radii of Lemma 3.1 unscaled
+    assert private.regularization == 0.0 and private.bonus_scale == 1.0
+    assert private.shift_p == 2.0 * private.noise_shift_p and private.shift_r == 2.0 * private.noise_shift_r
+    m = max_psums_per_prefix(40, schedule="before-episode")
+    sig = private.sigmas
+    args = (40, env.horizon, 0.05)
+    want = confidence_radii(
+        private.d1,
+        private.d2,
+        40,
+        env.horizon,
+        regularization=0.0,
+        shift_p=private.noise_shift_p,
+        shift_r=private.noise_shift_r,
+        target_noise_p=target_noise_bound(sig["B_{h,p,2}"], m, private.d1, *args),
+        target_noise_r=target_noise_bound(sig["B_{h,r,2}"], m, private.d2, *args),
+    )
+    assert (private.beta_p, private.beta_r) == want
+    if variant == "po":
+        assert private.eta == plain.eta == paper_eta(env.actions, env.horizon, 40)
+    # at σ = 0 the paper's λ = 0 leaves Λ singular: refused
+    with pytest.raises(ValueError, match="regulariser is singular: regularization = 0.0"):
+        make_agent(f"private-linopt-{variant}", env, 40, 0, sigma=0.0, **PRIVATE)
+
+
+def test_the_tuned_preset_is_its_options_and_explicit_options_win() -> None:
+    env = random_tabular(2, 2, 3, 0)
+    assert dict(linopt.TUNED) == {"regularization": 1.0, "bonus_scale": 0.05}
+    tuned = make_agent("private-linopt-vi", env, 40, 0, preset="tuned", **PRIVATE)
+    assert tuned.regularization == 1.0 and tuned.bonus_scale == 0.05
+    assert tuned.shift_p == 1.0 + 2.0 * tuned.noise_shift_p
+    mine = make_agent("linopt-po", env, 40, 0, preset="tuned", bonus_scale=0.3, eta=1.0)
+    assert mine.bonus_scale == 0.3 and mine.regularization == 1.0 and mine.eta == 1.0
+    with pytest.raises(ValueError, match="preset"):
+        make_agent("linopt-vi", env, 40, 0, preset="best")
+
+
+# Before the defaults became the paper's, dpkit's ``simulate`` gave, at seed 3 of
+# Experiment(name, "riverswim", 40, states=3[, epsilon=2, delta=0.1[, sigma="tight"]]), these sums of the regret
+# and of the returns.
+PREVIOUS_RIVERSWIM = {
+    "linopt-vi": ({}, 15.810267416666665, 9.540833333333332),
+    "linopt-po": ({}, 21.78249923371225, 4.705833333333333),
+    "private-linopt-vi": ({"epsilon": 2.0, "delta": 0.1}, 22.698065325, 2.2366666666666664),
+    "private-linopt-po": ({"epsilon": 2.0, "delta": 0.1, "sigma": "tight"}, 21.896162006590593, 4.205833333333333),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREVIOUS_RIVERSWIM))
+def test_the_tuned_preset_reproduces_the_previous_runs(name: str) -> None:
+    from dpkit.algorithms.simulation import Experiment, simulate
+
+    kwargs, regret, returns = PREVIOUS_RIVERSWIM[name]
+    run = simulate(Experiment(name, "riverswim", 40, states=3, options=(("preset", "tuned"),), **kwargs), 3)
+    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == (regret, returns)
+    paper = simulate(Experiment(name, "riverswim", 40, states=3, **kwargs), 3)  # the paper's constants differ
+    assert float(np.sum(paper.regret)) != regret

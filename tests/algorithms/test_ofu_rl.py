@@ -4,6 +4,7 @@ the optimistic step's guarantee, the released prefixes' noise, regret against u 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,7 +49,8 @@ def test_private_with_zero_sigma_plays_the_controls_of_ofu_rl() -> None:
     system = random_lq(2, 1, 6, 0, r=0.1)
     users = LQUsers.draw(24, system, 1)
     plain = run_lq(make_agent("ofu-rl", system, 24, 7, **FAST), system, users, 0, record=True)
-    agent = make_agent("private-ofu-rl", system, 24, 7, epsilon=1.0, delta=1e-5, sigma=0.0, **FAST)
+    # the same λ = 1 (the paper's private λ = 0 is singular at σ = 0)
+    agent = make_agent("private-ofu-rl", system, 24, 7, epsilon=1.0, delta=1e-5, sigma=0.0, regularizer=1.0, **FAST)
     private = run_lq(agent, system, users, 0, record=True)
     assert agent.sigmas == {"B1": 0.0, "B2": 0.0} and agent.shift == 1.0
     np.testing.assert_array_equal(private.actions, plain.actions)
@@ -94,7 +96,7 @@ def test_agent_ellipsoid_contains_the_true_theta(sigma: float) -> None:
     k_, covered, seeds = 12, 0, 200
     rng = np.random.default_rng(1)
     for seed in range(seeds):
-        agent = PrivateOfuRl(system, k_, seed, epsilon=1.0, delta=1e-5, sigma=sigma, **FAST)
+        agent = PrivateOfuRl(system, k_, seed, epsilon=1.0, delta=1e-5, sigma=sigma, regularizer=1.0, **FAST)
         states, controls = trajectories(system, k_ - 1, rng)
         for k in range(k_ - 1):
             agent.update(k, states[k], controls[k], np.zeros(system.horizon))
@@ -299,3 +301,205 @@ def test_bad_inputs_raise_naming_the_value() -> None:
         Ellipsoid(np.zeros((3, 2)), np.eye(3), -1.0)
     with pytest.raises(ValueError, match=r"gram must be positive definite"):
         Ellipsoid(np.zeros((3, 2)), -np.eye(3), 1.0)
+
+
+# ------------------------------------------------------------------ the constants: the paper's defaults, a tuned preset
+
+SEEDS_DIR = next(
+    (
+        p
+        for p in (Path(__file__).resolve().parents[2].parent / "shared" / "seeds", Path("/work/shared/seeds"))
+        if p.is_dir()
+    ),
+    None,
+)
+OFU_SEED = "003_694720e95801ffe3.txt"
+
+
+@pytest.mark.skipif(SEEDS_DIR is None, reason="the seed files are not beside the repository")
+def test_the_constants_quoted_are_the_seeds() -> None:
+    assert SEEDS_DIR is not None
+    text = (SEEDS_DIR / OFU_SEED).read_text()
+    for quote in (
+        r"Setting $\eta = 2\Lambda$, we ensure that H_k is p.d.",  # Private-OFU-RL: no base ridge
+        r"when $H_k = \lambda I$, we get back the standard estimate of [14]",  # OFU-RL: λ unstated
+        r"\|\Theta\|_F \leq 1",  # S = 1
+        r"\beta_k(\alpha) := C_w \sqrt{",  # R = C_w
+        r"find $\tilde{\Theta}_k \in \arg \min_{\Theta \in \mathcal{C}_k(\alpha) \cap \mathcal{S}} J_1^*",  # exact
+    ):
+        assert quote in text, quote
+    assert r"\lambda = 1" not in text and "λ = 1" not in text  # the paper states no λ for OFU-RL
+
+
+def test_the_defaults_are_the_papers() -> None:
+    system = random_lq(2, 1, 5, 2)
+    assert ofu_rl.REGULARIZER == 1.0 and ofu_rl.PRIVATE_REGULARIZER == 0.0
+    plain = make_agent("ofu-rl", system, 16, 0)
+    assert plain.regularizer == 1.0 and plain.shift == 1.0 and plain.lambda_min == 1.0
+    assert plain.theta_bound == 1.0 and plain.noise_scale == system.noise_bound and plain.alpha == 0.05
+    assert (plain.candidates, plain.refine_rounds, plain.line_search) == (32, 10, 8)
+    private = make_agent("private-ofu-rl", system, 16, 0, epsilon=1.0, delta=1e-5)
+    big_lambda = private.noise_norm_bound
+    # the paper's η = 2Λ, λ_min = Λ, λ_max = 3Λ, ν = ‖L‖-bound/√Λ (proof of Thm 3)
+    assert private.regularizer == 0.0 and big_lambda > 0
+    assert (
+        private.shift == 2.0 * big_lambda and private.lambda_min == big_lambda and private.lambda_max == 3 * big_lambda
+    )
+    assert private.nu == private.cross_noise_bound / math.sqrt(big_lambda)
+    # at σ = 0 the paper's λ = 0 leaves V singular: refused
+    with pytest.raises(ValueError, match=r"regularizer must be > 0 when the Gram counter adds no noise, got 0.0"):
+        make_agent("private-ofu-rl", system, 16, 0, epsilon=1.0, delta=1e-5, sigma=0.0)
+
+
+def test_the_tuned_preset_is_its_options_and_explicit_options_win() -> None:
+    system = random_lq(2, 1, 5, 2)
+    assert dict(ofu_rl.TUNED) == {"regularizer": 1.0, "candidates": 32, "refine_rounds": 10, "line_search": 8}
+    tuned = make_agent("private-ofu-rl", system, 16, 0, epsilon=1.0, delta=1e-5, preset="tuned")
+    assert tuned.regularizer == 1.0 and tuned.shift == 1.0 + 2.0 * tuned.noise_norm_bound
+    mine = make_agent("private-ofu-rl", system, 16, 0, epsilon=1.0, delta=1e-5, preset="tuned", regularizer=0.5)
+    assert mine.regularizer == 0.5 and mine.candidates == 32
+    with pytest.raises(ValueError, match="preset"):
+        make_agent("ofu-rl", system, 16, 0, preset="best")
+
+
+# Before the defaults became the paper's (and before the regret was the played policy's), dpkit's
+# ``simulate`` gave, at seed 3 of Experiment(name, "lq", 12, horizon=5[, epsilon=2, delta=0.1]): these sums of
+# the regret and of the returns (no control was clipped in these runs, so the regret is the same figure).
+PREVIOUS_LQ = {
+    "ofu-rl": (0.13775497750208032, -14.61551542279513),
+    "private-ofu-rl": (0.12812167202896174, -14.608517626653954),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREVIOUS_LQ))
+def test_the_tuned_preset_reproduces_the_previous_runs(name: str) -> None:
+    from dpkit.algorithms.simulation import Experiment, simulate
+
+    private = dict(epsilon=2.0, delta=0.1) if name.startswith("private") else {}
+    run = simulate(Experiment(name, "lq", 12, horizon=5, options=(("preset", "tuned"),), **private), 3)
+    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == PREVIOUS_LQ[name]
+    if name.startswith("private"):  # the paper's λ = 0 plays other controls
+        paper = simulate(Experiment(name, "lq", 12, horizon=5, **private), 3)
+        assert not np.array_equal(paper.actions, run.actions)
+
+
+# ------------------------------------------------------------------ the regret is the played policy's
+
+
+def clipping_system() -> LQSystem:
+    """γ ≈ 0.25 and cheap controls: the optimal gains sit at γ, so OFU's early gains are clipped."""
+    return random_lq(2, 1, 10, np.random.default_rng(0), a_norm=0.5, b_norm=0.9, noise_bound=0.3, r=0.01)
+
+
+def _riccati_gains(system: LQSystem) -> tuple[np.ndarray, float]:
+    """K*_h and J*(x0) from a Riccati recursion written here (P_H = 0)."""
+    a, b, q, r, w = system.A, system.B, system.Q, system.R, system.noise_covariance
+    p = np.zeros_like(q)
+    gains, trace = [], 0.0
+    for _ in range(system.horizon):
+        trace += float(np.trace(p @ w))
+        k = -np.linalg.solve(r + b.T @ p @ b, b.T @ p @ a)
+        p = q + a.T @ p @ a + a.T @ p @ b @ k
+        gains.append(k)
+    return np.array(gains[::-1]), float(system.x0 @ p @ system.x0) + trace
+
+
+def _linear_cost(system: LQSystem, gains: np.ndarray) -> float:
+    """E[Σ_h xᵀQx + uᵀRu] under u = K_h x (unclipped), by propagating the mean and second moment."""
+    x, m = system.x0.copy(), np.outer(system.x0, system.x0)
+    total = 0.0
+    for k in gains:
+        f = system.A + system.B @ k
+        total += float(np.trace((system.Q + k.T @ system.R @ k) @ m))
+        x, m = f @ x, f @ m @ f.T + system.noise_covariance
+    return total
+
+
+def _rollout_cost(system: LQSystem, gains: np.ndarray, noise: np.ndarray, clip: bool) -> tuple[np.ndarray, float]:
+    """Controls and cost of one episode, u = K_h x, scaled onto the ball of radius γ when ``clip``."""
+    x, cost, controls = system.x0.copy(), 0.0, []
+    for k, w in zip(gains, noise):
+        u = k @ x
+        if clip and np.linalg.norm(u) > system.gamma:
+            u = u * (system.gamma / np.linalg.norm(u))
+        cost += float(x @ system.Q @ x + u @ system.R @ u)
+        controls.append(u)
+        x = system.A @ x + system.B @ u + w
+    return np.array(controls), cost
+
+
+def _recording(agent: OfuRl) -> list[np.ndarray]:
+    gains: list[np.ndarray] = []
+    plan = agent.plan
+
+    def recorded(k: int):  # type: ignore[no-untyped-def]
+        out = plan(k)
+        gains.append(np.array(out.policy))
+        return out
+
+    agent.plan = recorded  # type: ignore[method-assign]
+    return gains
+
+
+@pytest.mark.parametrize("name", ["ofu-rl", "private-ofu-rl"])
+def test_the_regret_reported_is_that_of_the_controls_played(name: str) -> None:
+    """regret[k] = [J^K − J*] + [C_k(played) − C_k(K x)], each term recomputed here from the run."""
+    system = clipping_system()
+    k_ = 30
+    users = LQUsers.draw(k_, system, 3)
+    private = dict(epsilon=1.0, delta=0.1, sigma=1.0) if name.startswith("private") else {}
+    agent = make_agent(name, system, k_, 0, **FAST, **private)
+    gains = _recording(agent)
+    run = run_lq(agent, system, users, 0)
+    optimal_gains, optimal_cost = _riccati_gains(system)
+    np.testing.assert_allclose(optimal_cost, system.optimal_cost(), rtol=1e-12)
+    linear = system.regret(np.stack(gains))  # batched, as run_lq computes it
+    clipped = 0
+    for k in range(k_):
+        controls, played = _rollout_cost(system, gains[k], users.noise[k], clip=True)
+        np.testing.assert_allclose(run.actions[k], controls, rtol=1e-12, atol=1e-15)  # what was played
+        np.testing.assert_allclose(-run.returns[k], played, rtol=1e-12)
+        linear_controls, unclipped = _rollout_cost(system, gains[k], users.noise[k], clip=False)
+        was_clipped = not np.allclose(linear_controls, controls, rtol=0, atol=1e-15)
+        clipped += was_clipped
+        want = max(_linear_cost(system, gains[k]) - optimal_cost, 0.0) + (played - unclipped)
+        np.testing.assert_allclose(run.regret[k], want, rtol=1e-9, atol=1e-12)
+        if not was_clipped:  # nothing clipped: the exact regret of the linear policy, as before
+            assert run.regret[k] == max(linear[k], 0.0)
+    assert clipped >= (5 if name == "ofu-rl" else 2)  # not vacuous: the clip changed some episodes' controls
+
+
+class _Fixed:
+    """An agent that plays the same gains every episode (for :func:`run_lq`)."""
+
+    name = "fixed"
+    sigmas: dict[str, float] = {}
+
+    def __init__(self, gains: np.ndarray) -> None:
+        self.gains = gains
+
+    def plan(self, k: int):  # type: ignore[no-untyped-def]
+        from dpkit.algorithms.episodes import Plan
+
+        return Plan(self.gains, {})
+
+    def update(self, k: int, *trajectory: object) -> dict:
+        return {}
+
+
+def test_the_mean_regret_is_the_played_cost_minus_the_optimal_cost() -> None:
+    """Over 4000 users, the mean reported regret of a policy clipped in every episode is the mean cost of the
+    controls played minus J* (up to the Monte Carlo error of the unclipped cost), far from the linear figure."""
+    system = clipping_system()
+    gains = 3.0 * _riccati_gains(system)[0]
+    users = LQUsers.draw(4000, system, 5)
+    run = run_lq(_Fixed(gains), system, users, 0)
+    _, optimal_cost = _riccati_gains(system)
+    played = np.array([_rollout_cost(system, gains, w, clip=True)[1] for w in users.noise])
+    unclipped = np.array([_rollout_cost(system, gains, w, clip=False)[1] for w in users.noise])
+    np.testing.assert_allclose(-run.returns, played, rtol=1e-12)
+    se = unclipped.std() / math.sqrt(len(unclipped))
+    assert abs(run.regret.mean() - (played.mean() - optimal_cost)) < 4 * se
+    linear = _linear_cost(system, gains) - optimal_cost
+    assert abs(unclipped.mean() - _linear_cost(system, gains)) < 4 * se  # the linear cost, checked by simulation
+    assert linear - run.regret.mean() > 20 * se  # the old figure (the unclipped policy's) is far off
