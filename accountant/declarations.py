@@ -12,6 +12,10 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
   events otherwise (pld by default: a subsampled or Laplace release has no closed form);
 * σ_tight: the paper's σ of every release multiplied by the smallest common factor that meets the
   target (so the paper's allocation between releases is kept), and the noise ratio σ_paper/σ_tight;
+* the same readings at an *informative* δ (:func:`informative_delta`: min(10⁻⁵, 1/K) for K users): at the
+  papers' δ (often 0.1) the exact ε is often 0, true and useless, while a δ that protects individuals is at
+  most 1/K; the ledger gives the ε of the paper's σ and of σ_tight there, with the same accountant, and the
+  μ of both (plain Gaussian ledgers only);
 * flags: a paper sensitivity below the relation's (typically one that holds only for add/remove
   while the paper states replace-one), a paper σ that misses the target, and whatever the
   declaration raised itself (the classic bound used at ε >= 1 per release, a tree depth that
@@ -48,12 +52,19 @@ __all__ = [
     "AlgorithmLedger",
     "algorithm_ledger",
     "tree_depth_flag",
+    "INFORMATIVE_DELTA",
+    "declared_users",
+    "informative_delta",
 ]
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 _NOISE_KINDS = ("iid", "symmetric")
 #: The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b).
 MECHANISMS: tuple[str, ...] = ("gaussian", "laplace")
+#: The informative δ when the number of users K is unknown (and its cap when K is known): 10⁻⁵.
+INFORMATIVE_DELTA: float = 1e-5
+#: The declaration parameters that may hold the number of users K, in the order they are read.
+_USER_KEYS: tuple[str, ...] = ("users", "episodes")
 
 
 @dataclass(frozen=True)
@@ -223,6 +234,11 @@ class AlgorithmLedger:
     mu_at_paper_sigma: float | None  # None where a release is not a plain Gaussian (no single μ)
     scale: float
     flags: tuple[Flag, ...]
+    #: :func:`informative_delta` of the declaration, and the ε there of the paper's σ and of σ_tight (same accountant)
+    delta_informative: float = INFORMATIVE_DELTA
+    epsilon_at_informative_delta_by_paper_sigma: float = math.nan
+    epsilon_at_informative_delta_by_tight_sigma: float = math.nan
+    mu_at_tight_sigma: float | None = None  # None where a release is not a plain Gaussian (no single μ)
 
     @property
     def noise_ratio(self) -> float:
@@ -283,9 +299,41 @@ class AlgorithmLedger:
             "epsilon_claimed_by_paper": d.paper_epsilon if d.paper_epsilon is not None else d.epsilon,
             "epsilon_achieved_by_paper_sigma": self.epsilon_achieved_by_paper_sigma,
             "mu_at_paper_sigma": self.mu_at_paper_sigma,
+            "users": declared_users(d),
+            "delta_informative": self.delta_informative,
+            "epsilon_at_informative_delta_by_paper_sigma": self.epsilon_at_informative_delta_by_paper_sigma,
+            "epsilon_at_informative_delta_by_tight_sigma": self.epsilon_at_informative_delta_by_tight_sigma,
+            "mu_at_tight_sigma": self.mu_at_tight_sigma,
             "flags": [f.to_dict() for f in self.flags],
             "notes": list(d.notes),
         }
+
+
+def declared_users(declaration: PrivacyDeclaration) -> int | None:
+    """K, the number of users (episodes) of ``declaration``: its parameter ``users``, else ``episodes``, when
+    that is a positive integer; ``None`` when the declaration does not say (e.g. a local-DP ledger, which
+    does not depend on K)."""
+    for key in _USER_KEYS:
+        value = declaration.parameters.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if math.isfinite(value) and value >= 1 and float(value).is_integer():
+            return int(value)
+    return None
+
+
+def informative_delta(declaration: PrivacyDeclaration) -> float:
+    """The δ at which an ε protects individuals: min(10⁻⁵, 1/K) for the declaration's K users
+    (:func:`declared_users`), and 10⁻⁵ (:data:`INFORMATIVE_DELTA`) when K is unknown.
+
+    A δ above 1/K allows a mechanism that publishes one of the K users' data outright; the papers' δ
+    (often 0.1) is far above it, and there the exact ε is often 0. The ledger, the report and the audits
+    give ε at this δ beside the ε at the paper's δ.
+    """
+    if not isinstance(declaration, PrivacyDeclaration):
+        raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
+    users = declared_users(declaration)
+    return INFORMATIVE_DELTA if users is None else min(INFORMATIVE_DELTA, 1.0 / users)
 
 
 def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float | dict[str, float]:
@@ -371,7 +419,8 @@ def algorithm_ledger(
     declaration of plain Gaussian releases, pld otherwise).
 
     Computes the ε (at the declared δ) that the paper's σ achieves, the smallest common factor on
-    the paper's σ that meets the declared (ε, δ), and the flags.
+    the paper's σ that meets the declared (ε, δ), and the flags; and, with the same accountant, the ε of the
+    paper's σ and of σ_tight at :func:`informative_delta`, and the μ of both (plain Gaussian ledgers).
     """
     if not isinstance(declaration, PrivacyDeclaration):
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
@@ -395,4 +444,19 @@ def algorithm_ledger(
     if not math.isfinite(achieved):  # pragma: no cover - guarded by the accountants
         raise ArithmeticError("non-finite ε")
     mu = paper.mu if paper.is_gaussian else None
-    return AlgorithmLedger(declaration, relation, acc.label, achieved, mu, scale, tuple(flags))
+    # at the σ_tight the ledger shows (AlgorithmLedger.sigmas_tight: rounded up)
+    tight = Ledger(tuple(r.release(relation, sigma=round_up(r.sigma_paper * scale)) for r in declaration.releases))
+    delta_inf = informative_delta(declaration)
+    return AlgorithmLedger(
+        declaration,
+        relation,
+        acc.label,
+        achieved,
+        mu,
+        scale,
+        tuple(flags),
+        delta_informative=delta_inf,
+        epsilon_at_informative_delta_by_paper_sigma=acc.epsilon(paper, delta_inf).epsilon,
+        epsilon_at_informative_delta_by_tight_sigma=acc.epsilon(tight, delta_inf).epsilon,
+        mu_at_tight_sigma=tight.mu if tight.is_gaussian else None,
+    )

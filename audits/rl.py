@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
@@ -417,6 +417,12 @@ class RlAuditResult:
     roc: tuple[tuple[float, ...], tuple[float, ...]]
     paper_epsilon_closed_form: float | None
     seconds: float
+    #: the informative δ (min(1e-5, 1/K) of the registered declaration), the claim's μ (the declared releases at
+    #: the σ the claim needs) and its ε there, and the exact ε of the declared releases at the σ used there
+    delta_informative: float = 1e-5
+    claim_mu: float = math.nan
+    claimed_epsilon_at_informative_delta: float = math.nan
+    exact_epsilon_at_informative_delta: float = math.nan
 
     @property
     def epsilon_lower(self) -> float:
@@ -444,7 +450,10 @@ class RlAuditResult:
         """Every number (deterministic: no wall time). The keys every audit result has (verdict, claim,
         claimed_mu, epsilon_lower, mu_lower, delta_lower, power, power_ratio, confidence, fpr, fnr, …) mean
         what they mean for a function audit — the claim being the μ the declaration allows this pair;
-        ``claimed_epsilon`` is the algorithm's target ε (its claim), ``mu_allowed`` the allowance."""
+        ``claimed_epsilon`` is the algorithm's target ε (its claim) at ``delta``, ``mu_allowed`` the allowance;
+        ``claimed_epsilon_at_informative_delta`` is the claim's ε at ``delta_informative`` (min(1e-5, 1/K), the
+        δ that protects individuals), exactly from ``claim_mu``, the μ of the declared releases at the σ the
+        claim needs (``sigmas_claim``); ``exact_epsilon_at_informative_delta`` is ``exact_mu``'s ε there."""
         s = self.setting
         common = {k: v for k, v in self.audit.to_dict().items() if k not in ("tests", "candidates", "claimed_epsilon")}
         return common | {
@@ -462,8 +471,12 @@ class RlAuditResult:
             "epsilon": s.epsilon,
             "delta": s.delta,
             "claimed_epsilon": self.claimed_epsilon,
+            "delta_informative": self.delta_informative,
+            "claimed_epsilon_at_informative_delta": self.claimed_epsilon_at_informative_delta,
+            "claim_mu": self.claim_mu,
             "exact_mu": self.exact_mu,
             "exact_epsilon": self.exact_epsilon,
+            "exact_epsilon_at_informative_delta": self.exact_epsilon_at_informative_delta,
             "pair_mu": self.pair_mu,
             "pair_mu_allowed": self.pair_mu_allowed,
             "mu_allowed": self.pair_mu_allowed,
@@ -572,6 +585,9 @@ def audit_setting(
         started=started,
     )
     claimed = float(declaration.epsilon)
+    registered = _registered_declaration(setting)
+    delta_inf = informative_delta(registered)
+    claim_mu = _declared_mu(registered, claim_sigmas, setting.relation)
     scores0, scores1 = att.score(out0[out0.shape[0] // 2 :]), att.score(out1[out1.shape[0] // 2 :])
     paper_closed_form = _spec(setting).hook("closed_form")
     closed_form = None if paper_closed_form is None else float(paper_closed_form(setting))
@@ -590,6 +606,10 @@ def audit_setting(
         roc=_roc(scores0, scores1),
         paper_epsilon_closed_form=closed_form,
         seconds=time.perf_counter() - started,
+        delta_informative=delta_inf,
+        claim_mu=claim_mu,
+        claimed_epsilon_at_informative_delta=gdp_epsilon(claim_mu, delta_inf) if claim_mu > 0 else 0.0,
+        exact_epsilon_at_informative_delta=gdp_epsilon(exact_mu, delta_inf) if exact_mu > 0 else 0.0,
     )
 
 

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.declarations import informative_delta
+from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_index
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.observers import OneRun, OneRunView, flat
@@ -176,6 +178,17 @@ class RlOneRunResult:
         return float(self.judged.claim.mu)  # type: ignore[arg-type]
 
     @property
+    def delta_informative(self) -> float:
+        """min(1e-5, 1/K) of the registered declaration (:func:`~dpkit.accountant.declarations.informative_delta`)."""
+        return informative_delta(_registered_declaration(self.scores.setting))
+
+    @property
+    def claimed_epsilon_at_informative_delta(self) -> float:
+        """The claim's ε at :attr:`delta_informative`: exact, from the claim's μ."""
+        mu = self.claimed_mu
+        return gdp_epsilon(mu, self.delta_informative) if mu > 0 else 0.0
+
+    @property
     def guesses(self) -> int:
         return self.judged.guesses
 
@@ -218,6 +231,8 @@ class RlOneRunResult:
             "observer": self.scores.observer,
             **out,
             "claimed_epsilon": self.claimed_epsilon,
+            "delta_informative": self.delta_informative,
+            "claimed_epsilon_at_informative_delta": self.claimed_epsilon_at_informative_delta,
             "sigma": s.sigma if not isinstance(s.sigma, tuple) else dict(s.sigma),
             "sigmas_claim": dict(_claim_sigmas(s)),
             "seed": self.scores.seed,

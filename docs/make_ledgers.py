@@ -118,6 +118,12 @@ def _sigma_cell(led: AlgorithmLedger, which: str) -> str:
     return _fmt(value)
 
 
+def _mu_cell(d: dict[str, Any]) -> str:
+    if d["mu_at_paper_sigma"] is None:
+        return "—"  # a release that is not a plain Gaussian: no single μ
+    return f"{_fmt(d['mu_at_paper_sigma'])} / {_fmt(d['mu_at_tight_sigma'])}"
+
+
 def render() -> str:
     lines = [
         "# Privacy ledgers of the seed algorithms",
@@ -132,6 +138,11 @@ def render() -> str:
         "figures); seeds 002–004 report no experiments, so their rows use the theorems at typical sizes. RLSVI",
         'chooses no noise for a target: its rows take the paper\'s own ε(δ) as the target. An "ε of paper σ"',
         "of 0 is exact, not a rounding: at δ = 0.1 a mechanism with μ <= 0.25 is already (0, δ)-DP.",
+        "",
+        "Such an ε is true and useless: a δ above 1/K allows publishing one of K users outright. Each row therefore",
+        "also gives the ε of the paper's σ and of σ tight at the informative δ (δ inf. = min(10⁻⁵, 1/K) for the",
+        "setting's K users, 10⁻⁵ where the ledger has no K, as LDP-UCRL-VTR's: `informative_delta` in",
+        "`dpkit.accountant.declarations`), with the same accountant, and the μ of both σ (μ-GDP).",
     ]
     current = None
     for st in _settings():
@@ -145,14 +156,17 @@ def render() -> str:
                 "",
                 f"{d['paper']}; {d['privacy_model']}.",
                 "",
-                "| setting | relation | ε | δ | σ paper | σ tight | σ paper / σ tight | ε of paper σ | flags |",
-                "|---|---|---|---|---|---|---|---|---|",
+                "| setting | relation | ε | δ | σ paper | σ tight | σ paper / σ tight | ε of paper σ | δ inf. | "
+                "ε of paper σ at δ inf. | ε of σ tight at δ inf. | μ paper σ / σ tight | flags |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
             ]
         flags = ", ".join(sorted({f["code"] for f in d["flags"]})) or "—"
         lines.append(
             f"| {st.label} | {d['relation'].replace('_', '-')} | {_fmt(d['epsilon'])} | {_fmt(d['delta'])} | "
             f"{_sigma_cell(led, 'sigma_paper')} | {_sigma_cell(led, 'sigma_tight')} | {led.noise_ratio:.3f} | "
-            f"{_fmt(d['epsilon_achieved_by_paper_sigma'])} | {flags} |"
+            f"{_fmt(d['epsilon_achieved_by_paper_sigma'])} | {d['delta_informative']:.3g} | "
+            f"{_fmt(d['epsilon_at_informative_delta_by_paper_sigma'])} | "
+            f"{_fmt(d['epsilon_at_informative_delta_by_tight_sigma'])} | {_mu_cell(d)} | {flags} |"
         )
     lines += [
         "",

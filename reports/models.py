@@ -84,6 +84,9 @@ class SummaryRow(_Own):
     delta: float
     claimed_epsilon: float
     epsilon_at_paper_sigma: NonNegative
+    delta_informative: OpenProbability = Field(description="min(1e-5, 1/K); 1e-5 when the ledger has no K")
+    epsilon_at_informative_delta: NonNegative = Field(description="ε of the paper's σ at delta_informative")
+    mu_at_paper_sigma: float | None = Field(description="null: a release that is not a plain Gaussian")
     noise_ratio: Positive = Field(description="σ_paper / σ_tight")
     audit_sigma: str | float = Field(description="the σ the audit ran at: paper, tight or a number")
     audited_epsilon_lower: float | None = Field(description="null: no audit")
@@ -138,6 +141,11 @@ class LedgerRecord(_Passed):
     epsilon_claimed_by_paper: float
     epsilon_achieved_by_paper_sigma: NonNegative
     mu_at_paper_sigma: float | None  # None: a release that is not a plain Gaussian (no single μ)
+    users: Count | None = Field(description="K, the users the informative δ is for (null: the ledger has no K)")
+    delta_informative: OpenProbability = Field(description="the informative δ: min(1e-5, 1/K), 1e-5 without K")
+    epsilon_at_informative_delta_by_paper_sigma: NonNegative
+    epsilon_at_informative_delta_by_tight_sigma: NonNegative
+    mu_at_tight_sigma: float | None  # None: a release that is not a plain Gaussian (no single μ)
     flags: list[LedgerFlag]
     notes: list[str]
 

@@ -49,6 +49,10 @@ def audit_one_run(
         [
             ["claim: the declaration at σ_tight, μ per user", format_number(result.claimed_mu, 6)],
             ["claimed ε at δ = " + format_number(result.delta), format_number(result.claimed_epsilon, 6)],
+            [
+                "claimed ε at the informative δ = " + format_number(result.delta_informative),
+                format_number(result.claimed_epsilon_at_informative_delta, 6),
+            ],
             ["canary users (one run)", str(out["canaries"])],
             [
                 "reach: μ per user the scores can show at the claim",

@@ -99,6 +99,12 @@ def audit_algorithm(
                 "claimed ε (target) at δ = " + format_number(setting.delta),
                 format_number(result.claimed_epsilon, 6) + closed,
             ],
+            [
+                "claim's ε / μ at the informative δ = " + format_number(result.delta_informative),
+                format_number(result.claimed_epsilon_at_informative_delta, 6)
+                + " / "
+                + format_number(result.claim_mu, 6),
+            ],
             ["σ used", ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas.items())],
             [
                 "σ the claim needs (tight)",
@@ -107,6 +113,10 @@ def audit_algorithm(
             [
                 "exact ε / μ of the declared releases",
                 f"{format_number(result.exact_epsilon, 6)} / {format_number(result.exact_mu, 6)}",
+            ],
+            [
+                "exact ε of the declared releases at δ = " + format_number(result.delta_informative),
+                format_number(result.exact_epsilon_at_informative_delta, 6),
             ],
             [
                 "exact μ of the canary pair (reach)",

@@ -160,13 +160,23 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
         rows,
         caption=statistics,
     )
+    informative = f"δ = {format_number(d['delta_informative'])}"
     summary = [
         ["ε claimed by the paper", format_number(d["epsilon_claimed_by_paper"], 8)],
         ["ε of the paper's σ", format_number(d["epsilon_achieved_by_paper_sigma"], 8)],
+        [f"ε of the paper's σ at {informative}", format_number(d["epsilon_at_informative_delta_by_paper_sigma"], 8)],
+        [f"ε of σ_tight at {informative}", format_number(d["epsilon_at_informative_delta_by_tight_sigma"], 8)],
         ["μ at the paper's σ", format_number(d["mu_at_paper_sigma"], 8)],
+        ["μ at σ_tight", format_number(d["mu_at_tight_sigma"], 8)],
         ["σ_paper / σ_tight", format_number(d["noise_ratio"], 6)],
     ]
-    print_table("Summary", ["", "value"], summary)
+    users = d["users"]
+    caption = (
+        f"ε at the target δ = {format_number(d['delta'])} and at the informative δ = "
+        + (f"min(1e-05, 1/K), K = {users:,}" if users is not None else "1e-05 (the declaration has no K)")
+        + f"; {d['method']}"
+    )
+    print_table("Summary", ["", "value"], summary, caption=caption)
     print_lines([f"{f['severity']}: {f['code']}: {f['message']}" for f in d["flags"]] or ["no flags"], title="Flags")
 
 

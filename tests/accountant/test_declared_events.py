@@ -14,7 +14,7 @@ from dpkit.accountant.ledger import EventRelease, GaussianRelease
 def _declaration(relation: str = "add_remove") -> PrivacyDeclaration:
     releases = (
         DeclaredRelease("gram", "a noisy Gram matrix", 10, 1.0, 2.0, 1.0, 20.0),
-        DeclaredRelease("sgd", "a DP-SGD step", 1000, 1.0, 2.0, 1.0, 1.1, sampling_rate=0.01),
+        DeclaredRelease("sgd", "a DP-SGD step", 200, 1.0, 2.0, 1.0, 1.1, sampling_rate=0.01),
         DeclaredRelease("count", "a Laplace count", 3, 1.0, 2.0, 1.0, 10.0, mechanism="laplace"),
     )
     return PrivacyDeclaration("toy", "central", "a paper", relation, 2.0, 1e-5, releases)
@@ -24,7 +24,7 @@ def test_the_ledger_of_a_declaration_holds_its_events() -> None:
     ledger = _declaration().ledger()
     gram, sgd, count = ledger.releases
     assert gram == GaussianRelease("gram", 1.0, 20.0, 10)
-    assert sgd == EventRelease("sgd", PoissonSampledEvent(0.01, GaussianEvent(1.1)), 1000)
+    assert sgd == EventRelease("sgd", PoissonSampledEvent(0.01, GaussianEvent(1.1)), 200)
     assert count == EventRelease("count", LaplaceEvent(10.0), 3)
     replace_one = _declaration("replace_one").ledger()  # Δ = 2: the records are 2C apart
     assert replace_one.releases[1].event == PoissonSampledEvent(0.01, GaussianEvent(1.1, relation="replace_one"))

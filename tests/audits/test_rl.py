@@ -16,6 +16,7 @@ from dpkit.audits import make_executor
 from dpkit.audits.rl import (
     RlSetting,
     _claim_sigmas,
+    _registered_declaration,
     _world,
     audit_setting,
     audited_algorithms,
@@ -174,6 +175,28 @@ def test_audit_is_the_same_in_process_and_in_a_pool(pool) -> None:
     a = audit_setting(setting, runs=300, seed=5)
     b = audit_setting(setting, runs=300, seed=5, executor=pool)
     assert a.to_dict() == b.to_dict()
+
+
+@pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "private-ofu-rl"])
+def test_reading_gives_the_claims_epsilon_at_the_informative_delta(algorithm: str) -> None:
+    """At the paper's δ = 0.1 the claim is ε = 1; beside it the claim's μ and its ε at min(1e-5, 1/K) — the
+    ledger's reading of the registered declaration at σ_tight — and the exact ε of the releases at the σ used."""
+    from dpkit.accountant import gdp_epsilon
+    from dpkit.accountant.declarations import algorithm_ledger
+
+    setting = default_setting(algorithm, sigma="paper", epsilon=1.0, delta=0.1)
+    d = audit_setting(setting, runs=60, seed=3).to_dict()
+    delta_inf = min(1e-5, 1 / setting.episodes)
+    assert d["delta"] == 0.1 and d["claimed_epsilon"] == 1.0 and d["delta_informative"] == delta_inf
+    assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(gdp_epsilon(d["claim_mu"], delta_inf), rel=1e-12)
+    assert d["exact_epsilon_at_informative_delta"] == pytest.approx(gdp_epsilon(d["exact_mu"], delta_inf), rel=1e-12)
+    led = algorithm_ledger(_registered_declaration(setting), relation="replace_one")
+    assert d["claim_mu"] == pytest.approx(led.mu_at_tight_sigma, rel=1e-9)
+    assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(
+        led.epsilon_at_informative_delta_by_tight_sigma, rel=1e-9
+    )
+    assert d["claimed_epsilon_at_informative_delta"] > d["claimed_epsilon"]  # δ = 1e-5 costs ε
+    assert d["exact_epsilon_at_informative_delta"] >= d["exact_epsilon"]
 
 
 # ------------------------------------------------------------------------------ wrong implementations

@@ -51,6 +51,15 @@ def test_ldp_ucrl_vtr_is_audited_in_one_run() -> None:
     assert result.to_dict()["canaries"] == 300
 
 
+def test_one_run_reading_gives_the_claims_epsilon_at_the_informative_delta() -> None:
+    from dpkit.accountant import gdp_epsilon
+
+    d = audit_one_run("ldp-ucrl-vtr", canaries=300, epsilon=1.0, delta=0.1, seed=0).to_dict()
+    assert d["claimed_epsilon"] == 1.0 and d["delta_informative"] == 1e-5  # LDP: the ledger has no K
+    assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(gdp_epsilon(d["claimed_mu"], 1e-5), rel=1e-12)
+    assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(3.98, rel=1e-5)  # (1, 0.1) allows μ = 0.9209
+
+
 def test_an_algorithm_without_a_one_run_scorer_is_refused_with_the_reason() -> None:
     """An algorithm with neither a one_run hook nor a messages-protocol agent (RLSVI without its hook)."""
     spec = registry.get("rlsvi")

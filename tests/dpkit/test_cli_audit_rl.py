@@ -56,7 +56,14 @@ def test_options_reach_the_setting(capsys: pytest.CaptureFixture[str]) -> None:
 def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "audit", "ldp-ucrl-vtr", "--runs", "100")
     assert code == 0
-    for words in ("claimed ε", "exact ε / μ of the declared releases", "audited ε lower bound", "verdict"):
+    for words in (
+        "claimed ε",
+        "claim's ε / μ at the informative δ = 1e-05",
+        "exact ε / μ of the declared releases",
+        "exact ε of the declared releases at δ = 1e-05",
+        "audited ε lower bound",
+        "verdict",
+    ):
         assert words in out
 
 

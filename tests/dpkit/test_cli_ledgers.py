@@ -74,6 +74,8 @@ def test_algorithm_ledger_json_matches_api(capsys: pytest.CaptureFixture[str], a
     assert obj == json.loads(json.dumps(want))
     for key in ("releases", "sigma_paper", "sigma_tight", "noise_ratio", "epsilon_achieved_by_paper_sigma", "flags"):
         assert key in obj
+    for key in ("delta_informative", "epsilon_at_informative_delta_by_paper_sigma", "mu_at_tight_sigma"):
+        assert key in obj
 
 
 def test_ledger_add_remove_drops_the_relation_flags(capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,6 +94,8 @@ def test_ledger_table_renders(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0 and err == ""
     assert "σ tight" in out and "paper-sensitivity-too-small" in out and "B_{h,p,1}" in out
+    for words in ("ε of the paper's σ at δ = 1e-05", "ε of σ_tight at δ = 1e-05", "μ at σ_tight", "K = 1,000"):
+        assert words in out
 
 
 @pytest.mark.parametrize(
