@@ -292,7 +292,13 @@ def tradeoff_figure(
 
     fig, ax = plt.subplots(figsize=(5.6, 5.2), dpi=110)
     x = np.concatenate([np.geomspace(1e-6, 1e-2, 60), np.linspace(1e-2, 1.0, 200)])
-    ax.plot(x, gdp_tradeoff(x, mu), color="tab:blue", lw=1.8, label=f"claimed μ = {mu:.4g}: f(x) = Φ(Φ⁻¹(1−x) − μ)")
+    ax.plot(
+        x,
+        gdp_tradeoff(x, mu),
+        color="tab:blue",
+        lw=1.8,
+        label=f"claimed μ = {mu:.4g}: $f(x) = \\Phi(\\Phi^{{-1}}(1 - x) - \\mu)$",
+    )
     if mu_lower is not None and mu_lower > 0:
         ax.plot(
             x, gdp_tradeoff(x, mu_lower), color="tab:orange", lw=1.2, ls="--", label=f"μ lower bound = {mu_lower:.4g}"

@@ -10,12 +10,17 @@ complete report or the new complete one (see :func:`write_report`).
 Text from users (titles, algorithm and release names, file names, config values) is data, never
 markup: the HTML environment autoescapes, and the Markdown environment escapes every ``{{ … }}``
 through :func:`markdown_escape` (as its ``finalize``), so no template line can forget it.
+
+Formulas in the algorithms' texts (``<=``, ``sqrt(S)``, ``B_{h,p,1}``) are shown as mathematics by the
+``math`` filter (:func:`math_html`, :func:`math_markdown`): Unicode operators, and sub/superscripts as HTML
+``<sub>``/``<sup>`` (the rest escaped) or Unicode characters in Markdown; report.json keeps the texts as written.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -35,6 +40,8 @@ __all__ = [
     "Figure",
     "FILES",
     "markdown_escape",
+    "math_html",
+    "math_markdown",
     "check_output_dir",
     "figure_list",
     "draw_figures",
@@ -109,7 +116,7 @@ def _tree(section: Mapping[str, Any]) -> Figure:
 def _rlsvi(section: Mapping[str, Any]) -> Figure:
     r = section["rlsvi"]
     series = {
-        "paper's closed form ρ + 2√(ρ ln 1/δ)": r["epsilon_paper"],
+        r"paper's closed form $\rho + 2\sqrt{\rho \ln(1/\delta)}$": r["epsilon_paper"],
         "same ρ, exact GDP": r["epsilon_exact_gdp"],
         "worst case over runs (exact)": r["epsilon_worst_case"],
         f"one run's ex-post ε, data-dependent (seed {r['seed']})": r["epsilon_run"],
@@ -221,13 +228,6 @@ def _num(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def _sigma(value: Any, digits: int = 4) -> str:
-    """A σ that is one number, or a mapping release → σ."""
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {_num(v, digits)}" for k, v in value.items())
-    return _num(value, digits)
-
-
 def _relation(value: str) -> str:
     return value.replace("_", "-")
 
@@ -274,6 +274,87 @@ def markdown_escape(value: Any) -> str:
     return text.translate(_MD_TABLE) if any(c in _MD_ENTITIES for c in text) else text
 
 
+# -- formulas -----------------------------------------------------------------------------------------------
+#
+# The declarations' notes, flags, assumptions and statistics are written in plain text with ASCII formula
+# pieces (``<=``, ``sqrt(S)``, ``B_{h,p,1}``, ``λ_min``). What a report shows turns them into readable
+# mathematics: Unicode operators (≤ ≥ ≠ √ ·) in both files, and subscripts and superscripts as HTML
+# ``<sub>``/``<sup>`` in report.html (everything else escaped) and as Unicode sub/superscript characters in
+# report.md where they all exist (``B_(h,p,1)`` otherwise). The JSON keeps the texts as they are.
+
+_OPERATORS = (
+    (re.compile(r"<="), "≤"),
+    (re.compile(r">="), "≥"),
+    (re.compile(r"!="), "≠"),
+    (re.compile(r"\bsqrt\("), "√("),
+    (re.compile(r"√\((\w)\)"), r"√\1"),  # √(S) → √S
+    (re.compile(r"(?<=[\w)])\*(?=[\w(])"), "·"),  # a*b → a·b (``**`` is a power, below)
+)
+
+#: A subscript ``X_{…}``, ``X_(…)`` or ``X_k`` after a Greek letter, ``‖`` or a Latin letter that starts a word
+#: (``add_remove`` and other identifiers are left as they are), or a superscript ``x^{…}``, ``x^2``, ``x**2``.
+_SCRIPT = re.compile(
+    r"(?P<base>(?<![A-Za-z0-9_′])[A-Za-z]|[^\W\d_A-Za-z]|‖)_"
+    r"(?:\{(?P<sb>[^{}]+)\}|\((?P<sp>[^()\s]+)\)|(?P<sw>[A-Za-z0-9]{1,3}(?:,[A-Za-z0-9]{1,3})*)(?![A-Za-z0-9_′]))"
+    r"|(?<=[\w)])(?:\^|\*\*)(?:\{(?P<pb>[^{}]+)\}|(?P<pw>-?[A-Za-z0-9]{1,3})(?![A-Za-z0-9_]))"
+)
+_SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx,", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ,")
+_SUP = str.maketrans("0123456789+-=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ")
+_SUB_OK = set("0123456789+-=()aehijklmnoprstuvx,")
+_SUP_OK = set("0123456789+-=()in")
+
+#: Parameter names that are Greek letters, shown as the letters.
+_SYMBOLS = {"epsilon": "ε", "delta": "δ", "sigma": "σ", "mu": "μ", "rho": "ρ", "lambda": "λ", "alpha": "α"}
+
+
+def _operators(text: str) -> str:
+    for pattern, repl in _OPERATORS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _scripts(text: str) -> list[tuple[str, str]]:
+    """``text`` as pieces ``("", plain)``, ``("sub", …)`` and ``("sup", …)``."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for m in _SCRIPT.finditer(text):
+        out.append(("", text[at : m.start()] + (m["base"] or "")))
+        sub = m["sb"] or m["sp"] or m["sw"]
+        out.append(("sub", sub) if sub is not None else ("sup", m["pb"] or m["pw"]))
+        at = m.end()
+    out.append(("", text[at:]))
+    return out
+
+
+def math_html(value: Any) -> markupsafe.Markup:
+    """``value`` (plain text with formula pieces) as safe HTML: operators as Unicode, scripts as
+    ``<sub>``/``<sup>``; every character of ``value`` is escaped."""
+    pieces = _scripts(_operators(_no_controls(str(value))))
+    return markupsafe.Markup("").join(
+        markupsafe.Markup(f"<{kind}>{markupsafe.escape(s)}</{kind}>") if kind else markupsafe.escape(s)
+        for kind, s in pieces
+    )
+
+
+def math_markdown(value: Any) -> str:
+    """``value`` with operators as Unicode and scripts as Unicode sub/superscript characters where each
+    exists (``X_(…)``, ``x^(…)`` otherwise); escaped by :func:`markdown_escape` as every value is."""
+    out = []
+    for kind, s in _scripts(_operators(str(value))):
+        if kind == "sub":
+            out.append(s.translate(_SUB) if set(s) <= _SUB_OK else f"_({s})")
+        elif kind == "sup":
+            out.append(s.translate(_SUP) if set(s) <= _SUP_OK else f"^({s})")
+        else:
+            out.append(s)
+    return "".join(out)
+
+
+def _symbol(name: Any) -> str:
+    """A parameter's name, or its Greek letter (``epsilon`` → ε)."""
+    return _SYMBOLS.get(str(name), str(name))
+
+
 def _html_finalize(value: Any) -> Any:
     """Control characters out of every string an HTML template shows (autoescaping does the rest)."""
     if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
@@ -291,7 +372,24 @@ def _environment(html: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(num=_num, sigma=_sigma, relation=_relation, command=_command, cell=_md_cell)
+    math = math_html if html else math_markdown
+
+    def sigma(value: Any, digits: int = 4) -> Any:
+        if not isinstance(value, Mapping):
+            return _num(value, digits)
+        parts = [math(k) + ": " + _num(v, digits) for k, v in value.items()]
+        return markupsafe.Markup(", ").join(parts) if html else ", ".join(parts)
+
+    env.filters.update(
+        num=_num,
+        sigma=sigma,
+        relation=_relation,
+        command=_command,
+        cell=_md_cell,
+        math=math,
+        math_text=math_markdown,
+        symbol=_symbol,
+    )
     return env
 
 
