@@ -486,7 +486,18 @@ def _interval(plan: _Plan, given: float | None) -> float | None:
         return given
     if mu > PLD_MAX_MU:
         return None
+    sampled = any(kind.startswith("poisson") for (kind, _, _), _ in plan.leaves)
+    if sampled and mu > PLD_MAX_SAMPLED_MU:
+        raise ValueError(
+            f"pld: the composed privacy loss is very wide (effective mu ~ {mu:.3g} > {PLD_MAX_SAMPLED_MU:g}, "
+            "epsilon in the thousands) and a subsampled release's PLD that wide takes minutes: use the rdp method"
+        )
     return auto_discretization(mu)
+
+
+#: The widest composition of subsampled releases the pld method discretises (dp-accounting's grid of a Poisson
+#: release, self-composed, grows with the count and the width: at effective mu ~ 400 it takes minutes).
+PLD_MAX_SAMPLED_MU = 60.0
 
 
 def pld_for_event(

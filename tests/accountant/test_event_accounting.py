@@ -206,3 +206,11 @@ def test_calibrating_an_event_without_a_noise_scale_says_so() -> None:
     ledger = Ledger((EventRelease("rr", RandomizedResponseEvent.from_epsilon(1.0)),))
     with pytest.raises(ValueError, match="no noise scale"):
         calibrate_ledger_scale(ledger, 1.0, 1e-5, method="pld")
+
+
+def test_a_very_wide_subsampled_pld_is_refused_with_the_way_out() -> None:
+    """A billion DP-SGD steps at σ = 1 (ε ~ 10⁵): the pld method would take minutes; it says so, rdp answers."""
+    event = SelfComposedEvent(PoissonSampledEvent(0.01, GaussianEvent(1.0)), 10**9)
+    with pytest.raises(ValueError, match="use the rdp method"):
+        make_accountant("pld").epsilon(event, 1e-5)
+    assert make_accountant("rdp").epsilon(event, 1e-5).epsilon > 1e4
