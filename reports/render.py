@@ -288,7 +288,8 @@ _OPERATORS = (
     (re.compile(r"!="), "≠"),
     (re.compile(r"\bsqrt\("), "√("),
     (re.compile(r"√\((\w)\)"), r"√\1"),  # √(S) → √S
-    (re.compile(r"(?<=[\w)])\*(?=[\w(])"), "·"),  # a*b → a·b (``**`` is a power, below)
+    (re.compile(r"(?<=[\w)])\*(?=\w)"), "·"),  # a*b → a·b (``**`` is a power, below)
+    (re.compile(r"(?<=[\w)])(?<!\b[A-Za-z])\*(?=\()"), "·"),  # 2*(x) → 2·(x), but J*(x0), Q*(s, a) keep their star
 )
 
 #: A subscript ``X_{…}``, ``X_(…)`` or ``X_k`` after a Greek letter, ``‖`` or a Latin letter that starts a word
@@ -296,7 +297,7 @@ _OPERATORS = (
 _SCRIPT = re.compile(
     r"(?P<base>(?<![A-Za-z0-9_′])[A-Za-z]|[^\W\d_A-Za-z]|‖)_"
     r"(?:\{(?P<sb>[^{}]+)\}|\((?P<sp>[^()\s]+)\)|(?P<sw>[A-Za-z0-9]{1,3}(?:,[A-Za-z0-9]{1,3})*)(?![A-Za-z0-9_′]))"
-    r"|(?<=[\w)])(?:\^|\*\*)(?:\{(?P<pb>[^{}]+)\}|(?P<pw>-?[A-Za-z0-9]{1,3})(?![A-Za-z0-9_]))"
+    r"|(?<=[\w)])(?:\^|\*\*)(?:\{(?P<pb>[^{}]+)\}|(?P<pw>-?\d+\.\d+|-?[A-Za-z0-9]{1,3})(?![A-Za-z0-9_]|[.,]\d))"
 )
 _SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx,", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ,")
 _SUP = str.maketrans("0123456789+-=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ")

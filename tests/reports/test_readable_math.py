@@ -131,3 +131,15 @@ def test_math_html_escapes_everything_else() -> None:
 
 def test_math_markdown_uses_unicode_scripts() -> None:
     assert math_markdown("B_{h,p,1} <= sqrt(d1)·H^2, λ_min, ‖x‖_F") == "Bₕ,ₚ,₁ ≤ √(d1)·H², λₘᵢₙ, ‖x‖_(F)"
+
+
+def test_decimal_exponents_and_optimal_stars_keep_their_meaning() -> None:
+    """Found by a second reading: ``n^0.5`` became n⁰ followed by ".5", and the optimal star of ``J*(x0)`` a product."""
+    from dpkit.reports.render import math_html, math_markdown
+
+    assert str(math_html("n^0.5 episodes")) == "n<sup>0.5</sup> episodes"
+    assert str(math_html("K**1.5")) == "K<sup>1.5</sup>"
+    assert math_markdown("n^0.5") == "n^(0.5)"
+    assert str(math_html("J*(x0) - J^pi(x0)")) == "J*(x0) - J<sup>pi</sup>(x0)"
+    assert math_markdown("Q*(s, a)") == "Q*(s, a)"
+    assert math_markdown("a*b and 2*(x+1)") == "a·b and 2·(x+1)"
