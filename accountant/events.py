@@ -354,10 +354,9 @@ class TreeAggregationEvent(Event):
 
 
 @dataclass(frozen=True)
-class NoOpEvent(Event):
-    """An operation with no privacy cost, as dp-accounting's ``NoOpDpEvent``."""
+class _RelationOnly(Event):
+    """An event whose only field is its relation (kept so that a DpEvent reads back exactly under it)."""
 
-    kind: ClassVar[str] = "no_op"
     relation: str = field(default="add_remove", kw_only=True)
 
     def __post_init__(self) -> None:
@@ -365,14 +364,17 @@ class NoOpEvent(Event):
 
 
 @dataclass(frozen=True)
-class NonPrivateEvent(Event):
+class NoOpEvent(_RelationOnly):
+    """An operation with no privacy cost, as dp-accounting's ``NoOpDpEvent``."""
+
+    kind: ClassVar[str] = "no_op"
+
+
+@dataclass(frozen=True)
+class NonPrivateEvent(_RelationOnly):
     """An operation that is not differentially private, as dp-accounting's ``NonPrivateDpEvent`` (ε = δ = ∞)."""
 
     kind: ClassVar[str] = "non_private"
-    relation: str = field(default="add_remove", kw_only=True)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "relation", check_relation(self.relation))
 
 
 # --------------------------------------------------------------------------------------------

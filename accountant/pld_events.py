@@ -173,27 +173,24 @@ class _Plan:
         out = float(total)
         return math.nextafter(out, math.inf) if Fraction(out) < total else out
 
-    def part_floor_epsilon(self, delta: float) -> float:
-        """The largest exact ε(δ) of a part of the plan that has a closed form: the merged Gaussian, or a
-        single Laplace / randomized-response / (ε, δ) leaf — a composition is at least each of its parts
-        (post-processing), so no PLD figure may fall below it. 0 when no part has one."""
-        floors = [0.0]
-        if self.gaussian_mu2 > 0.0:
-            floors.append(_gdp_epsilon(round_up(math.sqrt(self.gaussian_mu2)), delta))
+    def _closed_parts(self) -> list[_Plan]:
+        """The parts of the plan that have an exact profile: the merged Gaussian, and each single Laplace,
+        randomized-response or (ε, δ) leaf."""
+        parts = [_Plan(self.relation, gaussian_mu2=self.gaussian_mu2)] if self.gaussian_mu2 > 0.0 else []
         for (kind, a, b), count in self.leaves:
             if count == 1 and kind in ("laplace", "rr", "approx"):
-                floors.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)).exact_epsilon(delta))
-        return max(floors)
+                parts.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)))
+        return parts
+
+    def part_floor_epsilon(self, delta: float) -> float:
+        """The largest exact ε(δ) of a part of the plan that has a closed form (:meth:`_closed_parts`): a
+        composition is at least each of its parts (post-processing), so no PLD figure may fall below it. 0 when
+        no part has one."""
+        return max([0.0] + [part.exact_epsilon(delta) for part in self._closed_parts()])
 
     def part_floor_delta(self, epsilon: float) -> float:
         """As :meth:`part_floor_epsilon`, for δ(ε)."""
-        floors = [0.0]
-        if self.gaussian_mu2 > 0.0:
-            floors.append(_gdp_delta(round_up(math.sqrt(self.gaussian_mu2)), epsilon))
-        for (kind, a, b), count in self.leaves:
-            if count == 1 and kind in ("laplace", "rr", "approx"):
-                floors.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)).exact_delta(epsilon))
-        return max(floors)
+        return max([0.0] + [part.exact_delta(epsilon) for part in self._closed_parts()])
 
     def closed_form(self) -> str | None:
         """The name of the exact profile of this plan, if it has one."""
@@ -552,6 +549,27 @@ def _checked_interval(value: object) -> float | None:
     return None if value is None else check_positive("value_discretization_interval", value)
 
 
+def _discretised(
+    plan: _Plan, given: float | None, exact: float | None
+) -> tuple[privacy_loss_distribution.PrivacyLossDistribution | None, float | None]:
+    """The plan's composed PLD and its interval; (None, None) where dp-accounting cannot represent or discretise
+    it but the plan's closed form ``exact`` answers; a ValueError with the reason where neither can."""
+    interval = _interval(plan, given)
+    if interval is None:
+        if exact is None:
+            raise ValueError(
+                f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents "
+                f"(<= {PLD_MAX_MU:g})"
+            )
+        return None, None
+    try:
+        return _composed_pld(plan, interval), interval
+    except ValueError:
+        if exact is None:
+            raise
+        return None, None  # dp-accounting cannot; the closed form can
+
+
 def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: float | None = None) -> PldGuarantee:
     """The smallest ε the pessimistic PLD certifies for ``event`` at ``delta`` (0 <= δ <= 1), rounded up.
 
@@ -572,20 +590,10 @@ def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: fl
         return PldGuarantee(math.inf if pure is None else pure, delta, rel, None, 0.0, "pure")
     name = plan.closed_form()
     exact = plan.exact_epsilon(delta) if name is not None else None
-    interval = _interval(plan, given)
-    if interval is None:
-        if exact is None:
-            raise ValueError(
-                f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents "
-                f"(<= {PLD_MAX_MU:g})"
-            )
+    pld, interval = _discretised(plan, given, exact)
+    if pld is None or interval is None:
+        assert exact is not None  # _discretised refuses otherwise
         return PldGuarantee(exact, delta, rel, None, 0.0, name)
-    try:
-        pld = _composed_pld(plan, interval)
-    except ValueError:
-        if exact is None:
-            raise
-        return PldGuarantee(exact, delta, rel, None, 0.0, name)  # dp-accounting cannot; the closed form can
     eps = max(float(pld.get_epsilon_for_delta(delta)), plan.part_floor_epsilon(delta))
     if not math.isfinite(eps) and exact is not None:  # below dp-accounting's truncation floor (~1e-15)
         return PldGuarantee(exact, delta, rel, None, 0.0, name)
@@ -624,19 +632,9 @@ def pld_delta(event: Event, epsilon: float, *, value_discretization_interval: fl
         return PldGuarantee(epsilon, 0.0, rel, None, 0.0, "pure")
     name = plan.closed_form()
     exact = plan.exact_delta(epsilon) if name is not None else None
-    interval = _interval(plan, given)
-    if interval is None:
-        if exact is None:
-            raise ValueError(
-                f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents "
-                f"(<= {PLD_MAX_MU:g})"
-            )
-        return PldGuarantee(epsilon, exact, rel, None, 0.0, name)
-    try:
-        pld = _composed_pld(plan, interval)
-    except ValueError:
-        if exact is None:
-            raise
+    pld, interval = _discretised(plan, given, exact)
+    if pld is None or interval is None:
+        assert exact is not None  # _discretised refuses otherwise
         return PldGuarantee(epsilon, exact, rel, None, 0.0, name)
     d_pld = max(float(pld.get_delta_for_epsilon(epsilon)), plan.part_floor_delta(epsilon))
     d = min(1.0, round_up(d_pld)) if d_pld > 0.0 else 0.0
