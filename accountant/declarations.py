@@ -25,7 +25,7 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,8 @@ __all__ = [
     "algorithm_ledger",
     "tree_depth_flag",
     "INFORMATIVE_DELTA",
+    "OPTIMAL_OBJECTIVE",
+    "ALLOCATIONS",
     "declared_users",
     "informative_delta",
 ]
@@ -105,6 +107,7 @@ class DeclaredRelease:
     notes: tuple[str, ...] = ()
     mechanism: str = "gaussian"
     sampling_rate: float | None = None
+    step_factors: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         check_choice(f"{self.name}.mechanism", self.mechanism, MECHANISMS)
@@ -129,9 +132,40 @@ class DeclaredRelease:
         if self.paper_count is not None:
             object.__setattr__(self, "paper_count", check_count(f"{self.name}.paper_count", self.paper_count))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "step_factors", _check_step_factors(self.name, self.step_factors, self.count))
+
+    @property
+    def steps(self) -> int:
+        """The number of steps the release's mechanisms are split into (1 without ``step_factors``)."""
+        return len(self.step_factors) or 1
+
+    @property
+    def count_per_step(self) -> int:
+        """The mechanisms of each step: ``count`` / :attr:`steps`."""
+        return self.count // self.steps
+
+    def step_sensitivities(self, relation: str) -> tuple[float, ...]:
+        """The sensitivity of each step's mechanisms under ``relation``: the release's (worst-step) sensitivity
+        times each step's factor (one value without ``step_factors``); 0 where a step's statistic is the same for
+        every user (it needs no noise)."""
+        delta = self.sensitivity(relation)
+        if not self.step_factors:
+            return (delta,)
+        return tuple(delta if f == 1.0 else round_up(delta * f) if f > 0.0 else 0.0 for f in self.step_factors)
+
+    def step_sigmas(self, sigma: float | Sequence[float] | None = None) -> tuple[float, ...]:
+        """σ of each step: ``sigma`` (one number for every step, or one per step), σ_paper when ``None``."""
+        if sigma is None:
+            return (self.sigma_paper,) * self.steps
+        if isinstance(sigma, (int, float)) and not isinstance(sigma, bool):
+            return (float(sigma),) * self.steps
+        values = tuple(sigma)  # type: ignore[arg-type]
+        if len(values) != self.steps:
+            raise ValueError(f"{self.name}: give one σ or one per step ({self.steps}), got {len(values)}: {values!r}")
+        return tuple(float(v) for v in values)
 
     def sensitivity(self, relation: str) -> float:
-        """The ℓ2 sensitivity under ``relation``."""
+        """The ℓ2 sensitivity under ``relation`` (of the worst step, where the release has ``step_factors``)."""
         relation = check_relation(relation)
         value = self.sensitivity_add_remove if relation == "add_remove" else self.sensitivity_replace_one
         if value is None:
@@ -145,7 +179,9 @@ class DeclaredRelease:
 
     def gaussian(self, relation: str, *, sigma: float | None = None) -> GaussianRelease:
         """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given); a
-        Laplace or subsampled release is not one (ValueError: use :meth:`release`)."""
+        Laplace or subsampled release is not one (ValueError: use :meth:`release`), nor is one split into steps of
+        different sensitivities (use :meth:`releases`)."""
+        self._one_step()
         if not self.is_gaussian:
             raise ValueError(
                 f"release {self.name!r} is a {'subsampled ' if self.sampling_rate is not None else ''}"
@@ -159,12 +195,37 @@ class DeclaredRelease:
         """This release as a ledger entry under ``relation``: a :class:`~dpkit.accountant.ledger.GaussianRelease`,
         or an :class:`~dpkit.accountant.ledger.EventRelease` of the Laplace or Poisson-subsampled mechanism (its
         noise scale over the relation's sensitivity, stated under ``relation``)."""
+        self._one_step()
+        return self._entry(
+            self.name, relation, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma
+        )
+
+    def releases(self, relation: str, *, sigma: float | Sequence[float] | None = None) -> tuple[Release, ...]:
+        """This release as ledger entries under ``relation``, one per step (:meth:`release` without
+        ``step_factors``): step h's :attr:`count_per_step` mechanisms at its sensitivity and its σ (``sigma``: one
+        number, one per step, or σ_paper); a step of sensitivity 0 releases nothing private and has no entry."""
+        sigmas = self.step_sigmas(sigma)
+        if not self.step_factors:
+            return (self.release(relation, sigma=sigmas[0]),)
+        return tuple(
+            self._entry(f"{self.name}[h={h}]", relation, delta, s, self.count_per_step)
+            for h, (delta, s) in enumerate(zip(self.step_sensitivities(relation), sigmas), start=1)
+            if delta > 0.0
+        )
+
+    def _one_step(self) -> None:
+        if self.step_factors and len(set(self.step_factors)) > 1:
+            raise ValueError(
+                f"release {self.name!r} has per-step sensitivities (step_factors): it is {self.steps} ledger entries, "
+                "use releases()"
+            )
+
+    def _entry(self, name: str, relation: str, delta: float, scale: float, count: int | None = None) -> Release:
+        count = self.count if count is None else count
         if self.is_gaussian:
-            return self.gaussian(relation, sigma=sigma)
+            return GaussianRelease(name, delta, scale, count)
         from .events import Event, GaussianEvent, LaplaceEvent, PoissonSampledEvent
 
-        scale = self.sigma_paper if sigma is None else sigma
-        delta = self.sensitivity(relation)
         leaf: Event
         if self.mechanism == "gaussian":
             leaf = GaussianEvent.from_sigma(scale, sensitivity=delta, relation=relation)
@@ -172,7 +233,7 @@ class DeclaredRelease:
             unit = 1.0 if relation == "add_remove" else 2.0
             leaf = LaplaceEvent(unit * scale / delta, relation=relation)
         event = leaf if self.sampling_rate is None else PoissonSampledEvent(self.sampling_rate, leaf)
-        return EventRelease(self.name, event, self.count)
+        return EventRelease(name, event, count)
 
 
 @dataclass(frozen=True)
@@ -207,11 +268,25 @@ class PrivacyDeclaration:
         if self.paper_epsilon is not None:
             object.__setattr__(self, "paper_epsilon", check_positive("paper_epsilon", self.paper_epsilon))
 
-    def ledger(self, *, relation: str | None = None, scale: float = 1.0) -> Ledger:
-        """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``."""
+    def ledger(
+        self,
+        *,
+        relation: str | None = None,
+        scale: float = 1.0,
+        sigmas: Mapping[str, float | Sequence[float]] | None = None,
+    ) -> Ledger:
+        """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``, or at ``sigmas``
+        (release name → one σ, or one σ per step), one entry per step of a release with per-step sensitivities."""
         relation = self._relation(relation)
+        if sigmas is not None:
+            if scale != 1.0:
+                raise ValueError(f"give either scale or sigmas, got scale = {scale!r} and sigmas")
+            names = [r.name for r in self.releases]
+            if not isinstance(sigmas, Mapping) or sorted(sigmas) != sorted(names):
+                raise ValueError(f"sigmas must map exactly the releases {names} to σ, got {sigmas!r}")
+            return Ledger(tuple(e for r in self.releases for e in r.releases(relation, sigma=sigmas[r.name])))
         scale = check_positive("scale", scale)
-        return Ledger(tuple(r.release(relation, sigma=r.sigma_paper * scale) for r in self.releases))
+        return Ledger(tuple(e for r in self.releases for e in r.releases(relation, sigma=r.sigma_paper * scale)))
 
     def _relation(self, relation: str | None) -> str:
         relation = self.paper_relation if relation is None else check_relation(relation)
@@ -223,9 +298,23 @@ class PrivacyDeclaration:
         return relation
 
 
+#: What the ``optimal`` allocation minimises, and under which constraint.
+OPTIMAL_OBJECTIVE: str = (
+    "the total noise variance Σᵢ nᵢσᵢ² over the user's mechanisms (nᵢ mechanisms of sensitivity Δᵢ at σᵢ, one σ "
+    "per release and step) at the same Gaussian composition μ² = Σᵢ nᵢΔᵢ²/σᵢ²: σᵢ ∝ sqrt(Δᵢ), scaled by one "
+    "common factor calibrated to the target as σ_tight is; a step of sensitivity 0 gets no noise"
+)
+
+
 @dataclass(frozen=True)
 class AlgorithmLedger:
-    """A declaration interpreted under one relation and method, at the declared target (ε, δ)."""
+    """A declaration interpreted under one relation and method, at the declared target (ε, δ).
+
+    Three noise allocations meet the target: the paper's σ (``paper``), the paper's σ pattern times one common
+    factor (``tight``: :attr:`sigmas_tight`) and the allocation that minimises the total noise variance
+    (``optimal``: :attr:`sigmas_optimal`, :data:`OPTIMAL_OBJECTIVE`; plain Gaussian declarations only, ``None``
+    otherwise with the reason in :attr:`optimal_note`).
+    """
 
     declaration: PrivacyDeclaration
     relation: str
@@ -239,6 +328,11 @@ class AlgorithmLedger:
     epsilon_at_informative_delta_by_paper_sigma: float = math.nan
     epsilon_at_informative_delta_by_tight_sigma: float = math.nan
     mu_at_tight_sigma: float | None = None  # None where a release is not a plain Gaussian (no single μ)
+    #: the common factor on the optimal pattern sqrt(Δᵢ) (None: no optimal allocation, see ``optimal_note``)
+    optimal_scale: float | None = None
+    optimal_note: str = ""
+    epsilon_at_informative_delta_by_optimal_sigma: float | None = None
+    mu_at_optimal_sigma: float | None = None
 
     @property
     def noise_ratio(self) -> float:
@@ -251,6 +345,14 @@ class AlgorithmLedger:
         return tuple(round_up(r.sigma_paper * self.scale) for r in self.declaration.releases)
 
     @property
+    def sigmas_optimal(self) -> tuple[tuple[float, ...], ...] | None:
+        """σ_optimal of each release and step: the common factor × sqrt(Δ of the step) (rounded up), 0 where the
+        step's sensitivity is 0; ``None`` without an optimal allocation."""
+        if self.optimal_scale is None:
+            return None
+        return tuple(_optimal_sigmas(r, self.relation, self.optimal_scale) for r in self.declaration.releases)
+
+    @property
     def sigma_paper(self) -> float | dict[str, float]:
         """The paper's σ: one number when every release shares it, else a mapping name → σ."""
         return _common([r.sigma_paper for r in self.declaration.releases], self.declaration.releases)
@@ -260,10 +362,37 @@ class AlgorithmLedger:
         """σ_tight: one number when every release shares it, else a mapping name → σ."""
         return _common(list(self.sigmas_tight), self.declaration.releases)
 
+    @property
+    def sigma_optimal(self) -> float | dict[str, float | list[float]] | None:
+        """σ_optimal: one number when every release and step shares it, else a mapping name → σ (one number, or
+        one per step); ``None`` without an optimal allocation."""
+        sigmas = self.sigmas_optimal
+        if sigmas is None:
+            return None
+        flat = {v for per_step in sigmas for v in per_step}
+        if len(flat) == 1:
+            return flat.pop()
+        return {r.name: _one_or_list(per_step) for r, per_step in zip(self.declaration.releases, sigmas)}
+
+    def noise_variance(self, allocation: str) -> float | None:
+        """The total noise variance Σᵢ nᵢσᵢ² of one allocation (``paper``, ``tight`` or ``optimal``; ``None`` for
+        ``optimal`` without one): what the optimal allocation minimises (:data:`OPTIMAL_OBJECTIVE`)."""
+        check_choice("allocation", allocation, ALLOCATIONS)
+        releases = self.declaration.releases
+        if allocation == "optimal":
+            if self.sigmas_optimal is None:
+                return None
+            per_step = self.sigmas_optimal
+        else:
+            common = [r.sigma_paper for r in releases] if allocation == "paper" else list(self.sigmas_tight)
+            per_step = tuple((c,) * r.steps for r, c in zip(releases, common))
+        return math.fsum(r.count_per_step * s * s for r, steps in zip(releases, per_step) for s in steps)
+
     def to_dict(self) -> dict[str, Any]:
         d = self.declaration
         releases = []
-        for r, tight in zip(d.releases, self.sigmas_tight):
+        optimal = self.sigmas_optimal
+        for i, (r, tight) in enumerate(zip(d.releases, self.sigmas_tight)):
             releases.append(
                 {
                     "name": r.name,
@@ -273,12 +402,15 @@ class AlgorithmLedger:
                     "sensitivity_add_remove": r.sensitivity_add_remove,
                     "sensitivity_replace_one": r.sensitivity_replace_one,
                     "sensitivity": r.sensitivity(self.relation),
+                    "steps": r.steps,
+                    "step_sensitivities": list(r.step_sensitivities(self.relation)),
                     "paper_sensitivity": r.paper_sensitivity,
                     "noise": r.noise,
                     "mechanism": r.mechanism,
                     "sampling_rate": r.sampling_rate,
                     "sigma_paper": r.sigma_paper,
                     "sigma_tight": tight,
+                    "sigma_optimal": None if optimal is None else _one_or_list(optimal[i]),
                     "notes": list(r.notes),
                 }
             )
@@ -295,7 +427,14 @@ class AlgorithmLedger:
             "releases": releases,
             "sigma_paper": self.sigma_paper,
             "sigma_tight": self.sigma_tight,
+            "sigma_optimal": self.sigma_optimal,
             "noise_ratio": self.noise_ratio,
+            "optimal_allocation": {
+                "objective": OPTIMAL_OBJECTIVE,
+                "computed": optimal is not None,
+                "note": self.optimal_note,
+            },
+            "noise_variance": {a: self.noise_variance(a) for a in ALLOCATIONS},
             "epsilon_claimed_by_paper": d.paper_epsilon if d.paper_epsilon is not None else d.epsilon,
             "epsilon_achieved_by_paper_sigma": self.epsilon_achieved_by_paper_sigma,
             "mu_at_paper_sigma": self.mu_at_paper_sigma,
@@ -303,10 +442,24 @@ class AlgorithmLedger:
             "delta_informative": self.delta_informative,
             "epsilon_at_informative_delta_by_paper_sigma": self.epsilon_at_informative_delta_by_paper_sigma,
             "epsilon_at_informative_delta_by_tight_sigma": self.epsilon_at_informative_delta_by_tight_sigma,
+            "epsilon_at_informative_delta_by_optimal_sigma": self.epsilon_at_informative_delta_by_optimal_sigma,
             "mu_at_tight_sigma": self.mu_at_tight_sigma,
+            "mu_at_optimal_sigma": self.mu_at_optimal_sigma,
             "flags": [f.to_dict() for f in self.flags],
             "notes": list(d.notes),
         }
+
+
+#: The noise allocations a ledger compares (and the simulations accept as ``sigma``).
+ALLOCATIONS: tuple[str, ...] = ("paper", "tight", "optimal")
+
+
+def _optimal_sigmas(release: DeclaredRelease, relation: str, scale: float) -> tuple[float, ...]:
+    return tuple(round_up(scale * math.sqrt(d)) if d > 0.0 else 0.0 for d in release.step_sensitivities(relation))
+
+
+def _one_or_list(values: tuple[float, ...]) -> float | list[float]:
+    return values[0] if len(set(values)) == 1 else list(values)
 
 
 def declared_users(declaration: PrivacyDeclaration) -> int | None:
@@ -334,6 +487,24 @@ def informative_delta(declaration: PrivacyDeclaration) -> float:
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
     users = declared_users(declaration)
     return INFORMATIVE_DELTA if users is None else min(INFORMATIVE_DELTA, 1.0 / users)
+
+
+def _check_step_factors(name: str, factors: object, count: int) -> tuple[float, ...]:
+    """``step_factors`` validated: each step's sensitivity over the worst step's, in [0, 1] with largest 1, and a
+    number of steps that divides ``count``."""
+    if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence):
+        raise ArgumentTypeError(f"{name}.step_factors must be a sequence of numbers, got {factors!r}")
+    values = tuple(check_unit_interval(f"{name}.step_factors[{i}]", f) for i, f in enumerate(factors))
+    if not values:
+        return ()
+    if count % len(values):
+        raise ValueError(f"{name}.count = {count} is not a multiple of its {len(values)} steps (step_factors)")
+    if abs(max(values) - 1.0) > 1e-12:
+        raise ValueError(
+            f"{name}.step_factors must have largest value 1 (the release's sensitivity is its worst step's), "
+            f"got {values!r}"
+        )
+    return tuple(1.0 if abs(v - 1.0) <= 1e-12 else v for v in values)
 
 
 def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float | dict[str, float]:
@@ -445,8 +616,27 @@ def algorithm_ledger(
         raise ArithmeticError("non-finite ε")
     mu = paper.mu if paper.is_gaussian else None
     # at the σ_tight the ledger shows (AlgorithmLedger.sigmas_tight: rounded up)
-    tight = Ledger(tuple(r.release(relation, sigma=round_up(r.sigma_paper * scale)) for r in declaration.releases))
+    tight = declaration.ledger(
+        relation=relation, sigmas={r.name: round_up(r.sigma_paper * scale) for r in declaration.releases}
+    )
     delta_inf = informative_delta(declaration)
+    optimal: dict[str, Any] = {"optimal_note": _no_optimal_reason(declaration)}
+    if not optimal["optimal_note"]:
+        pattern = {r.name: tuple(math.sqrt(d) for d in r.step_sensitivities(relation)) for r in declaration.releases}
+        base = declaration.ledger(relation=relation, sigmas=pattern)
+        factor = calibrate_ledger_scale(
+            base, declaration.epsilon, declaration.delta, method=method, conversion=conversion
+        )
+        best = declaration.ledger(
+            relation=relation,
+            sigmas={r.name: _optimal_sigmas(r, relation, factor) for r in declaration.releases},
+        )
+        optimal = {
+            "optimal_scale": factor,
+            "optimal_note": f"σᵢ ∝ sqrt(Δᵢ) minimises {OPTIMAL_OBJECTIVE.split(' (')[0]}",
+            "epsilon_at_informative_delta_by_optimal_sigma": acc.epsilon(best, delta_inf).epsilon,
+            "mu_at_optimal_sigma": best.mu,
+        }
     return AlgorithmLedger(
         declaration,
         relation,
@@ -459,4 +649,18 @@ def algorithm_ledger(
         epsilon_at_informative_delta_by_paper_sigma=acc.epsilon(paper, delta_inf).epsilon,
         epsilon_at_informative_delta_by_tight_sigma=acc.epsilon(tight, delta_inf).epsilon,
         mu_at_tight_sigma=tight.mu if tight.is_gaussian else None,
+        **optimal,
+    )
+
+
+def _no_optimal_reason(declaration: PrivacyDeclaration) -> str:
+    """Why a declaration has no optimal allocation ("" when it has one): σᵢ ∝ sqrt(Δᵢ) is the optimum of Gaussian
+    composition, whose privacy depends on Σᵢ nᵢΔᵢ²/σᵢ² alone; a Laplace or subsampled release has no such form."""
+    other = [r for r in declaration.releases if not r.is_gaussian]
+    if not other:
+        return ""
+    kinds = ", ".join(f"{r.name} ({'subsampled ' if r.sampling_rate is not None else ''}{r.mechanism})" for r in other)
+    return (
+        f"not computed: σᵢ ∝ sqrt(Δᵢ) is the optimum of plain Gaussian composition, and {kinds} is not a plain "
+        "Gaussian release"
     )

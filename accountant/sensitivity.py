@@ -50,6 +50,7 @@ __all__ = [
     "product_sensitivity",
     "symmetric_matrix_sensitivity",
     "upper_triangle",
+    "value_step_fractions",
     "vector_sensitivity",
 ]
 
@@ -111,6 +112,18 @@ def _finish(name: str, value: float, **inputs: float) -> float:
 
 # --------------------------------------------------------------------------------------------
 # closed forms
+
+
+def value_step_fractions(horizon: int) -> tuple[float, ...]:
+    """(H − h)/H for h = 1..H: the share of the value range [0, V_max] that V_{h+1} can reach.
+
+    With per-step rewards in [0, V_max/H] the return-to-go after step h is at most (H − h)·V_max/H, and
+    V_{H+1} = 0; an algorithm that caps its optimistic Q_h at the return-to-go (seed 000's Algorithm 1 and
+    seed 004's: Q_h <= H − h + 1) has V_{h+1} in [0, (H − h)/H·V_max]. A statistic built from φ_{V_{h+1}} and
+    V_{h+1} then has a per-step bound that scales with this fraction: the releases of late steps are cheaper.
+    """
+    h = check_count("horizon", horizon)
+    return tuple((h - step) / h for step in range(1, h + 1))
 
 
 def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False) -> float:

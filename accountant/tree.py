@@ -393,6 +393,17 @@ def symmetric_noise_norm_bound(sigma: float, *, psums: int, dim: int, failure_pr
 # ------------------------------------------------------------------------------------------
 
 
+def _check_counter_sigma(sigma: Any, shape: tuple[int, ...]) -> float | np.ndarray:
+    """A counter's σ: one number, or one per index of the item's first axis (e.g. one per step of a batch of H
+    counters), each >= 0."""
+    if np.ndim(sigma) == 0:
+        return check_nonnegative("sigma", sigma)
+    values = np.array([check_nonnegative(f"sigma[{i}]", v) for i, v in enumerate(np.ravel(np.asarray(sigma)))])
+    if np.ndim(sigma) != 1 or values.shape[0] != shape[0]:
+        raise ValueError(f"sigma must be one number or one per index of the first axis ({shape[0]}), got {sigma!r}")
+    return values
+
+
 def _check_shape(shape: object) -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
@@ -432,7 +443,8 @@ class BinaryCounter:
         runs): noise is i.i.d. across them.
     sigma:
         Noise standard deviation per p-sum (>= 0; 0 turns noise off, so prefixes are the exact
-        cumulative sums).
+        cumulative sums); or one per index of the first axis (a batch of counters of different σ, e.g. the H
+        per-step counters of an allocation with per-step σ).
     rng:
         A numpy ``Generator`` (used, and advanced, in place) or an integer seed.
     symmetric:
@@ -446,14 +458,14 @@ class BinaryCounter:
     def __init__(
         self,
         shape: int | Sequence[int],
-        sigma: float,
+        sigma: float | Sequence[float] | np.ndarray,
         rng: np.random.Generator | int,
         *,
         symmetric: bool = False,
         steps: int | None = None,
     ) -> None:
         self.shape: tuple[int, ...] = _check_shape(shape)
-        self.sigma: float = check_nonnegative("sigma", sigma)
+        self.sigma: float | np.ndarray = _check_counter_sigma(sigma, self.shape)
         self._rng = _check_rng(rng)
         if not isinstance(symmetric, (bool, np.bool_)):
             raise ValueError(f"symmetric must be True or False, got {symmetric!r}")  # noqa: TRY004 - as above
@@ -498,11 +510,16 @@ class BinaryCounter:
         return x
 
     def _noise(self) -> np.ndarray:
+        sigma = self.sigma
         if self._triu is None:
-            return self.sigma * self._rng.standard_normal(self.shape)
+            if np.ndim(sigma):
+                sigma = np.asarray(sigma).reshape(np.shape(sigma) + (1,) * (len(self.shape) - 1))
+            return sigma * self._rng.standard_normal(self.shape)
         rows, cols = self._triu
         upper = self._rng.standard_normal(self.shape[:-2] + (rows.size,))
-        upper *= self.sigma
+        if np.ndim(sigma):
+            sigma = np.asarray(sigma).reshape(np.shape(sigma) + (1,) * (len(self.shape) - 2))
+        upper *= sigma
         out = np.empty(self.shape)
         out[..., rows, cols] = upper
         out[..., cols, rows] = upper
@@ -522,7 +539,7 @@ class BinaryCounter:
             self._exact.append(None)
             self._noisy.append(None)
         self._exact[level] = alpha
-        self._noisy[level] = alpha + self._noise() if self.sigma > 0.0 else alpha
+        self._noisy[level] = alpha + self._noise() if np.any(self.sigma) else alpha
         self._t = t
         self._draws += 1
         self._prefix = None

@@ -3,6 +3,8 @@ the ε at the paper's δ (where it is often 0), with the ledger's own accountant
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from dpkit.accountant import gdp_epsilon, make_accountant
@@ -16,6 +18,7 @@ from dpkit.accountant.declarations import (
 )
 from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.validation import ArgumentTypeError
+from dpkit.algorithms.ldp_ucrl_vtr import paper_sigma
 from dpkit.algorithms.registry import declare
 
 NEW_KEYS = (
@@ -89,9 +92,12 @@ def test_ldp_ucrl_vtr_reference_reading() -> None:
     d = algorithm_ledger(decl).to_dict()
     assert d["users"] is None and d["delta_informative"] == 1e-5
     assert d["epsilon_achieved_by_paper_sigma"] == 0.0
-    assert d["mu_at_paper_sigma"] == pytest.approx(0.0582738, rel=1e-5)
+    # per-step sensitivities √2·j² (Gram, upper triangle) and 2·j² (target), j = H − h = 9 … 0: μ² = 6·Σ j⁴/σ²
+    sigma = paper_sigma(10, 1.0, 0.1)
+    assert d["mu_at_paper_sigma"] == pytest.approx(math.sqrt(6 * sum(j**4 for j in range(10))) / sigma, rel=1e-12)
+    assert d["mu_at_paper_sigma"] == pytest.approx(0.0228185, rel=1e-5)
     assert d["epsilon_at_informative_delta_by_paper_sigma"] == pytest.approx(gdp_epsilon(d["mu_at_paper_sigma"], 1e-5))
-    assert d["epsilon_at_informative_delta_by_paper_sigma"] == pytest.approx(0.189143, rel=1e-5)
+    assert d["epsilon_at_informative_delta_by_paper_sigma"] == pytest.approx(0.0677870, rel=1e-5)
     assert d["mu_at_tight_sigma"] == pytest.approx(0.920914, rel=1e-5)  # the μ that (1, 0.1) allows
     assert d["epsilon_at_informative_delta_by_tight_sigma"] == pytest.approx(3.98, rel=1e-5)
 

@@ -6,6 +6,7 @@ import math
 
 import mpmath
 import pytest
+import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,16 +101,26 @@ def test_sigma_tight_round_trips_through_exact(name: str, eps: float, delta: flo
     assert (
         exact.epsilon(led.declaration.ledger(relation=led.relation, scale=led.scale * (1 - 1e-9)), delta).epsilon > eps
     )
-    for r, s in zip(tight.releases, led.sigmas_tight):
-        assert s >= r.sigma
+    for r, s in zip(led.declaration.releases, led.sigmas_tight):
+        assert s >= r.sigma_paper * led.scale
     assert led.noise_ratio == pytest.approx(1 / led.scale)
+    # the optimal allocation meets the target too, with no more total noise variance than σ_tight
+    optimal = led.declaration.ledger(
+        relation=led.relation, sigmas={r.name: s for r, s in zip(led.declaration.releases, led.sigmas_optimal)}
+    )
+    assert exact.epsilon(optimal, delta).epsilon <= eps
+    assert led.noise_variance("optimal") <= led.noise_variance("tight") * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("name", names(private=True))
 def test_achieved_epsilon_is_exact_gdp_of_the_releases(name: str) -> None:
     led = algorithm_ledger(declare(name, 1.0, 1e-5, **DOCUMENTED[name]))
     mu = math.sqrt(
-        math.fsum(r.count * (r.sensitivity(led.relation) / r.sigma_paper) ** 2 for r in led.declaration.releases)
+        math.fsum(
+            r.count_per_step * (d / r.sigma_paper) ** 2
+            for r in led.declaration.releases
+            for d in r.step_sensitivities(led.relation)
+        )
     )
     assert led.mu_at_paper_sigma == pytest.approx(mu, rel=1e-12)
     assert led.epsilon_achieved_by_paper_sigma == pytest.approx(gdp_epsilon(mu, 1e-5), rel=1e-9, abs=1e-12)
@@ -126,10 +137,17 @@ def test_looser_methods_need_more_noise(method: str) -> None:
 
 
 def test_ldp_paper_sigma_is_an_order_of_magnitude_too_large() -> None:
-    # The example: H = 10, (ε, δ) = (1, 0.1).
+    # The example: H = 10, (ε, δ) = (1, 0.1). Step h's releases have Δ ∝ (H − h)² (V_{h+1} <= H − h):
+    # μ² = Σ_h (2 + 4)(H − h)⁴/σ² under replace-one (√2·b² for φφᵀ on i <= j, 2·b·v for φ·V), σ from the exact μ.
     led = algorithm_ledger(declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=10))
-    assert 10 < led.noise_ratio < 20
-    assert led.to_dict()["noise_ratio"] == pytest.approx(15.80, abs=0.01)
+    mu = mpmath.findroot(lambda m: ref.gdp_delta(1.0, m) - mpmath.mpf("0.1"), 1.0)
+    sigma = mpmath.sqrt(6 * sum(mpmath.mpf(j) ** 4 for j in range(1, 10))) / mu
+    assert float(sigma) <= led.sigma_tight <= float(sigma) * (1 + 1e-9)
+    assert led.sigma_tight <= 340  # from 841 with one bound for every step
+    assert 40 < led.noise_ratio < 41
+    # the optimal allocation: σ_h ∝ sqrt(Δ_h), same μ, less total noise variance than one common σ
+    assert led.mu_at_optimal_sigma == pytest.approx(led.mu_at_tight_sigma, rel=1e-9)
+    assert led.noise_variance("optimal") < 0.52 * led.noise_variance("tight")
 
 
 # ------------------------------------------------------------------ flags
