@@ -13,7 +13,7 @@ declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declaratio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,7 +37,7 @@ __all__ = [
     "sample_actions",
 ]
 
-SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight")
+SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight", "optimal")
 #: The largest σ a run accepts: beyond it σ², and the regularisers' shifts of order σ·sqrt(K·d), overflow
 #: double precision (no privacy is lost by the cap: a release at σ = 1e100 is already ε ≈ 0 for any sane Δ).
 MAX_SIGMA = 1e100
@@ -57,22 +57,31 @@ def check_sigma(name: str, value: object) -> float:
 
 def resolve_sigmas(
     declaration: PrivacyDeclaration,
-    sigma: str | float | Mapping[str, float],
+    sigma: str | float | Mapping[str, float | Sequence[float]],
     *,
     relation: str | None = None,
     method: str = "exact",
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """σ of every declared release: ``"paper"`` (the paper's formula), ``"tight"`` (the ledger's
-    σ_tight under ``relation`` and ``method``), a number (every release), or a mapping name → σ
-    (covering every release). σ = 0 turns the noise off."""
+    σ_tight under ``relation`` and ``method``), ``"optimal"`` (the ledger's σ_optimal: σ ∝ sqrt(Δ) per release
+    and step), a number (every release), or a mapping name → σ (covering every release; a release with per-step
+    sensitivities may take one σ per step). σ = 0 turns the noise off. Each value is a float, or a tuple of one σ
+    per step where an allocation gives its steps different σ."""
     names = [r.name for r in declaration.releases]
     if isinstance(sigma, str):
         if sigma == "paper":
             return {r.name: r.sigma_paper for r in declaration.releases}
-        if sigma == "tight":
+        if sigma in ("tight", "optimal"):
             ledger = algorithm_ledger(declaration, relation=relation, method=method)
-            return dict(zip(names, ledger.sigmas_tight))
-        raise ValueError(f"sigma must be 'paper', 'tight', a number >= 0 or a mapping release -> sigma, got {sigma!r}")
+            if sigma == "tight":
+                return dict(zip(names, ledger.sigmas_tight))
+            optimal = ledger.sigmas_optimal
+            if optimal is None:
+                raise ValueError(f"{declaration.algorithm} has no optimal allocation: {ledger.optimal_note}")
+            return {n: (s[0] if len(set(s)) == 1 else s) for n, s in zip(names, optimal)}
+        raise ValueError(
+            f"sigma must be 'paper', 'tight', 'optimal', a number >= 0 or a mapping release -> sigma, got {sigma!r}"
+        )
     if isinstance(sigma, Mapping):
         unknown = sorted(set(sigma) - set(names))
         missing = [n for n in names if n not in sigma]
@@ -80,9 +89,20 @@ def resolve_sigmas(
             raise ValueError(
                 f"sigma mapping must name exactly the releases {names}: unknown {unknown}, missing {missing}"
             )
-        return {n: check_sigma(f"sigma[{n!r}]", sigma[n]) for n in names}
+        return {n: _mapped_sigma(declaration, n, sigma[n]) for n in names}
     value = check_sigma("sigma", sigma)
     return dict.fromkeys(names, value)
+
+
+def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> float | tuple[float, ...]:
+    """One release's σ from a mapping: a number, or one per step of a release with per-step sensitivities."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        return check_sigma(f"sigma[{name!r}]", value)
+    steps = next(r.steps for r in declaration.releases if r.name == name)
+    if len(value) != steps:
+        raise ValueError(f"sigma[{name!r}] must be one σ or one per step ({steps}), got {len(value)} values")
+    values = tuple(check_sigma(f"sigma[{name!r}][{i}]", v) for i, v in enumerate(value))
+    return values[0] if len(set(values)) == 1 else values
 
 
 @dataclass(frozen=True)

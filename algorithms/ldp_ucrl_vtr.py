@@ -73,7 +73,12 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration
-from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
+from dpkit.accountant.sensitivity import (
+    clip_norm,
+    outer_product_sensitivity,
+    product_sensitivity,
+    value_step_fractions,
+)
 from dpkit.accountant.tree import symmetric_noise_norm_bound
 from dpkit.accountant.validation import (
     check_choice,
@@ -125,6 +130,12 @@ DEFAULT_SHIFT_SCALE = 2.0
 PAPER = "Liao, He, Gu — Locally Differentially Private RL for Linear Mixture MDPs (seeds 000/001)"
 
 
+def step_bounds(horizon: int) -> tuple[float, ...]:
+    """(H − h)/H for h = 1..H: step h's bounds on V_{k,h+1} and ‖φ_V‖ as a share of ``value_bound`` and
+    ``feature_bound`` (:func:`dpkit.accountant.sensitivity.value_step_fractions`)."""
+    return value_step_fractions(horizon)
+
+
 def paper_sigma(horizon: int, epsilon: float, delta: float, reading: str = "theorem") -> float:
     """The paper's σ: 4H³ sqrt(2 ln(2.5H/δ))/ε (``theorem``) or 4H sqrt(2 ln(2.5H/δ))/ε (``experiment``)."""
     h = check_count("horizon", horizon)
@@ -169,28 +180,37 @@ def declare_privacy(
         b_v = float(h) if value_bound is None else check_positive("value_bound", value_bound)
         paper_delta, nonnegative = 2.0 * h * h, False
     sigma = paper_sigma(h, epsilon, delta, reading)
+    # Per step: V_{k,h+1} <= (H − h)/H of the value range (Algorithm 1 caps Q_{k,h} at H − h + 1; V_{H+1} = 0), so
+    # step h's ‖φ‖ and V bounds are (H − h)/H of the whole range's; the releases carry step 1's bounds and the
+    # later steps' factors ((H − h)/(H − 1))². With H = 1 every message is 0: the whole-range bounds stay (sound).
+    fractions = step_bounds(h)
+    first = fractions[0]
+    factors = tuple((f / first) ** 2 for f in fractions) if h > 1 else ()
+    b_phi1, b_v1 = (b_phi * first, b_v * first) if h > 1 else (b_phi, b_v)
     gram = DeclaredRelease(
         name="ΔΛ_h",
         statistic="Gram update φφᵀ, φ = φ_V(s_h, a_h); symmetric noise on i ≤ j",
         count=h,
-        sensitivity_add_remove=outer_product_sensitivity(b_phi, "add_remove"),
-        sensitivity_replace_one=outer_product_sensitivity(b_phi, "replace_one"),
+        sensitivity_add_remove=outer_product_sensitivity(b_phi1, "add_remove"),
+        sensitivity_replace_one=outer_product_sensitivity(b_phi1, "replace_one"),
         paper_sensitivity=paper_delta,
         sigma_paper=sigma,
         noise="symmetric",
+        step_factors=factors,
     )
     target = DeclaredRelease(
         name="Δu_h",
         statistic="target update φ·V(s_{h+1})",
         count=h,
         sensitivity_add_remove=product_sensitivity(
-            b_phi, scalar_bound=b_v, relation="add_remove", nonnegative=nonnegative
+            b_phi1, scalar_bound=b_v1, relation="add_remove", nonnegative=nonnegative
         ),
         sensitivity_replace_one=product_sensitivity(
-            b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=nonnegative
+            b_phi1, scalar_bound=b_v1, relation="replace_one", nonnegative=nonnegative
         ),
         paper_sensitivity=paper_delta,
         sigma_paper=sigma,
+        step_factors=factors,
     )
     per_release = epsilon / (2 * h)
     flags = []
@@ -211,6 +231,13 @@ def declare_privacy(
         "Algorithm 1 line 1 in the extracted text reads σ = 4H³ sqrt(2 log(2.5H/δ)/ε) (ε inside the root); "
         "the proof's composition gives σ = 4H³ sqrt(2 ln(2.5H/δ))/ε, used here.",
     ]
+    if h > 1:
+        notes.append(
+            "Per-step sensitivities: Algorithm 1 caps Q_{k,h} at H − h + 1, so V_{k,h+1} lies in [0, (H − h)/H] of the "
+            "value range and ‖φ_V‖ within (H − h)/H of its bound; step h's releases have (H − h)²/(H − 1)² of "
+            "step 1's sensitivity and step H's are 0 (V_{H+1} = 0: the same message for every user). The user "
+            "clips to these per-step bounds."
+        )
     if reading == "experiment":
         notes.append(
             "§6 sets σ = 4H sqrt(2 ln(2.5H/δ))/ε from Δf <= 1 for Δu only (|Q| <= 1); with one-hot features "
@@ -300,9 +327,15 @@ class LdpUcrlVtr(VtrAgent):
         self.sigmas = resolve_sigmas(self.declaration, sigma, relation=relation, method=method)
         self.feature_bound = float(self.declaration.parameters["feature_bound"])
         self.value_bound = float(self.declaration.parameters["value_bound"])
-        self.sigma_gram = float(self.sigmas[GRAM])
-        self.sigma_target = float(self.sigmas[TARGET])
-        self.shift = 0.0
+        # step h's clipping bounds (the declaration's per-step sensitivities): (H − h)/H of the whole range
+        fractions = np.asarray(step_bounds(self.horizon)) if self.horizon > 1 else np.ones(1)
+        self.step_value_bounds: np.ndarray = self.value_bound * fractions
+        self.step_feature_bounds: np.ndarray = self.feature_bound * fractions
+        #: r of the last plan: one number, or one per step (a per-step σ_Λ)
+        self.shift: float | np.ndarray = 0.0
+        #: σ_Λ and σ_u: a float, or one σ per step (an allocation with per-step σ, e.g. ``sigma="optimal"``)
+        self.sigma_gram: float | np.ndarray = _sigma_value(self.sigmas[GRAM])
+        self.sigma_target: float | np.ndarray = _sigma_value(self.sigmas[TARGET])
         d = self.dim
         self._gram = np.broadcast_to(np.eye(d) * self.regularizer, (self.horizon, d, d)).copy()
         self._users = 0
@@ -313,34 +346,33 @@ class LdpUcrlVtr(VtrAgent):
     def _solve(self, k: int) -> tuple[BlockModel | DenseModel, np.ndarray]:
         n, lam = self._users, self.regularizer
         model: BlockModel | DenseModel
-        if self.sigma_gram == 0.0:  # no noise: Λ is block diagonal, as UCRL-VTR's (same floats, same actions)
-            upsilon = 0.0
+        if not np.any(self.sigma_gram):  # no noise: Λ is block diagonal, as UCRL-VTR's (same floats, same actions)
+            upsilon: float | np.ndarray = 0.0
             self.shift = 0.0
             theta, inverse_blocks, logdet = block_solve(
                 diagonal_blocks(self._gram, self.states, self.actions), self._target
             )
             model = BlockModel(theta, inverse_blocks, self.states, self.actions)
         else:
-            upsilon = symmetric_noise_norm_bound(
-                self.sigma_gram, psums=n, dim=self.dim, failure_probability=self._noise_p
+            upsilon = _per_step(
+                lambda s: symmetric_noise_norm_bound(s, psums=n, dim=self.dim, failure_probability=self._noise_p),
+                self.sigma_gram,
             )
             self.shift = self.shift_scale * upsilon
-            model = DenseModel(self._gram + self.shift * np.eye(self.dim), self._target, self.states, self.actions)
+            shift = self.shift if np.ndim(self.shift) == 0 else np.asarray(self.shift)[:, None, None]
+            model = DenseModel(self._gram + shift * np.eye(self.dim), self._target, self.states, self.actions)
             logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)
         if self.bonus == "paper":
             steps_left = self.horizon - np.arange(self.horizon)  # H − h + 1 with h 1-based
             beta = self.bonus_scale * self.dim**0.75 * steps_left**1.5 * (k + 1) ** 0.25
             return model, beta
-        gamma = 0.0
-        if self.sigma_target > 0.0 and n > 0:
-            gamma = (
-                self.sigma_target
-                * math.sqrt(n)
-                * (math.sqrt(self.dim) + math.sqrt(2.0 * math.log(1.0 / self._noise_p)))
+        gamma: float | np.ndarray = 0.0
+        if np.any(self.sigma_target) and n > 0:
+            gamma = self.sigma_target * (
+                math.sqrt(n) * (math.sqrt(self.dim) + math.sqrt(2.0 * math.log(1.0 / self._noise_p)))
             )
         rho_min = lam + self.shift - upsilon
-        if rho_min < lam:  # shift_scale < 1: no positive-definiteness guarantee; keep the radius finite
-            rho_min = lam
+        rho_min = np.maximum(rho_min, lam) if np.ndim(rho_min) else max(rho_min, lam)  # shift_scale < 1: keep finite
         rho_max = lam + self.shift + upsilon
         ranges = np.minimum(self.caps[1:], self.value_bound)
         beta = confidence_radius(
@@ -374,14 +406,14 @@ class LdpUcrlVtr(VtrAgent):
         messages = self.statistics(blocks, values, targets)
         gram, target = messages[GRAM], messages[TARGET]
         h_ = self.horizon
-        if self.sigma_gram > 0.0:
-            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * self.sigma_gram
+        if np.any(self.sigma_gram):
+            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * _column(self.sigma_gram)
             noise = np.empty((h_, self.dim, self.dim))
             noise[:, self._upper[0], self._upper[1]] = z
             noise[:, self._upper[1], self._upper[0]] = z
             gram += noise
-        if self.sigma_target > 0.0:
-            target += self.rng.standard_normal((h_, self.dim)) * self.sigma_target
+        if np.any(self.sigma_target):
+            target += self.rng.standard_normal((h_, self.dim)) * _column(self.sigma_target)
         return {GRAM: gram, TARGET: target}
 
     def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
@@ -407,9 +439,9 @@ class LdpUcrlVtr(VtrAgent):
             raise ValueError(f"blocks must be integers in 0..{sa - 1}, got {blocks.tolist()}")
         if not (np.isfinite(values).all() and np.isfinite(targets).all()):
             raise ValueError("values and targets must be finite")
-        v = np.clip(values, 0.0, self.value_bound)
-        y = np.clip(targets, 0.0, self.value_bound)
-        phi_blocks = clip_norm(v, self.feature_bound, axis=-1)
+        v = np.clip(values, 0.0, self.step_value_bounds[:, None])
+        y = np.clip(targets, 0.0, self.step_value_bounds)
+        phi_blocks = _clip_rows(v, self.step_feature_bounds)
         phi = np.zeros((h_, sa, s_))
         phi[self._steps, blocks] = phi_blocks
         phi = phi.reshape(h_, self.dim)
@@ -438,6 +470,31 @@ _OPTIONS = (
     "regularizer",
     "failure_probability",
 )
+
+
+def _sigma_value(sigma: float | tuple[float, ...]) -> float | np.ndarray:
+    """A resolved σ as the agent keeps it: a float, or an array of one σ per step when they differ."""
+    values = np.atleast_1d(np.asarray(sigma, dtype=float))
+    return float(values[0]) if np.all(values == values[0]) else values
+
+
+def _column(sigma: float | np.ndarray) -> float | np.ndarray:
+    """σ to multiply (H, m) noise: a float, or one σ per step as an (H, 1) column."""
+    return sigma if np.ndim(sigma) == 0 else np.asarray(sigma, dtype=float)[:, None]
+
+
+def _per_step(bound: Any, sigma: float | np.ndarray) -> float | np.ndarray:
+    """``bound(σ)`` for a float σ, or for each step's σ (an array)."""
+    if np.ndim(sigma) == 0:
+        return float(bound(float(sigma)))
+    return np.array([bound(float(s)) for s in np.asarray(sigma)])
+
+
+def _clip_rows(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Each step's row of ``x`` (H, m) clipped to ℓ2 norm ``bounds[h]`` (:func:`clip_norm` where they are equal)."""
+    if np.all(bounds == bounds[0]):
+        return clip_norm(x, float(bounds[0]), axis=-1)
+    return np.stack([clip_norm(row, float(b), axis=-1) if b > 0 else np.zeros_like(row) for row, b in zip(x, bounds)])
 
 
 def make_agent(

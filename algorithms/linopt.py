@@ -183,8 +183,14 @@ def declare_privacy(
     if m == 0:
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")
     m_paper = paper_depth(k)
-    b_phi = math.sqrt(d1) * h
     paper_p1 = d1 * h * h  # ‖φφᵀ‖_F = ‖φ‖² <= d1·H² (both proofs of seed 004)
+    # Per step: Q_h is capped at H − h + 1 (Algorithms 1 and 2), so V_{h+1} ∈ [0, H − h] and ‖φ_{V_{h+1}}‖ <=
+    # sqrt(d1)·(H − h): the transition counters carry step 1's bounds and the later steps' factors
+    # ((H − h)/(H − 1))² (step H's statistics are 0). The reward counters do not depend on V: one bound.
+    # With H = 1 every transition item is 0; the whole-range bounds then stay (sound).
+    first = (h - 1) if h > 1 else h
+    b_phi, b_v = math.sqrt(d1) * first, float(first)
+    p_factors = tuple(((h - step) / first) ** 2 for step in range(1, h + 1)) if h > 1 else ()
     specs = [
         (
             "B_{h,p,1}",
@@ -199,8 +205,8 @@ def declare_privacy(
             "φ·V_{h+1}(s_{h+1})",
             "iid",
             math.sqrt(d1) * h * h,
-            product_sensitivity(b_phi, scalar_bound=h, relation="add_remove"),
-            product_sensitivity(b_phi, scalar_bound=h, relation="replace_one"),
+            product_sensitivity(b_phi, scalar_bound=b_v, relation="add_remove"),
+            product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one"),
         ),
         (
             "B_{h,r,1}",
@@ -230,6 +236,7 @@ def declare_privacy(
             sigma_paper=paper_sigma(paper, k, h, epsilon, delta),
             noise=noise,
             paper_count=h * m_paper,
+            step_factors=p_factors if name.startswith("B_{h,p") else (),
         )
         for name, stat, noise, paper, ar, ro in specs
     )
@@ -259,6 +266,9 @@ def declare_privacy(
         f"Δ_(p,1) = d1·H² = {d1 * h * h} and Δ_(p,2) = sqrt(d1)·H² = {math.sqrt(d1) * h * h:.6g} in both proofs "
         "(Thms 6.4 and 6.5): ‖φ‖ <= sqrt(d1)·H, so ‖φφᵀ‖_F <= d1·H². The seed's text of the proof of Thm 6.4 shows "
         "'∆p,1 = d1 H ≤ dH' only because its superscripts were set on lines of their own.",
+        "Per-step sensitivities: Q_h <= H − h + 1 makes V_{h+1} <= H − h, so step h's transition counters have "
+        "(H − h)²/(H − 1)² of step 1's sensitivity (step H's items are 0); the implementation clips to these "
+        "per-step bounds. The reward counters have one bound for every step.",
         "Seed 004 writes m = ⌈log K⌉ without a base; with the natural log it would under-count "
         f"(⌈ln K⌉ = {math.ceil(math.log(k)) if k > 1 else 0} for K = {k}).",
     ]
@@ -398,6 +408,33 @@ def confidence_radii(
     return beta_p + np_ / math.sqrt(lmin_p), beta_r + nr / math.sqrt(lmin_r)
 
 
+def _counter_sigma(name: str, value: Any, horizon: int) -> float | np.ndarray:
+    """A counter's σ: one number >= 0, or one per step (H of them; one number when they are equal)."""
+    if np.ndim(value) == 0:
+        return check_nonnegative(f"sigmas[{name!r}]", value)
+    values = np.array([check_nonnegative(f"sigmas[{name!r}][{i}]", v) for i, v in enumerate(np.ravel(value))])
+    if np.ndim(value) != 1 or values.shape[0] != horizon:
+        raise ValueError(f"sigmas[{name!r}] must be one σ or one per step ({horizon}), got {value!r}")
+    return float(values[0]) if np.all(values == values[0]) else values
+
+
+def _per_step(bound: Any, sigma: float | np.ndarray) -> float | np.ndarray:
+    """``bound(σ)`` for one σ, or each step's for an array of per-step σ."""
+    if np.ndim(sigma) == 0:
+        return bound(float(sigma))
+    return np.array([bound(float(s)) for s in np.asarray(sigma)])
+
+
+def _at(x: float | np.ndarray, h: int | None) -> float:
+    """Step ``h``'s value of a number (the same at every step) or of a per-step array."""
+    return float(x) if np.ndim(x) == 0 or h is None else float(np.asarray(x)[h])
+
+
+def _matrix_shift(x: float | np.ndarray) -> float | np.ndarray:
+    """A number, or a per-step array shaped (H, 1, 1) to scale a stack of H matrices."""
+    return x if np.ndim(x) == 0 else np.asarray(x)[:, None, None]
+
+
 class Privatizer:
     """The PRIVATIZER of seed 004: four binary-tree counters, each with the H steps as a batch axis.
 
@@ -428,7 +465,7 @@ class Privatizer:
         if not isinstance(sigmas, Mapping) or sorted(sigmas) != sorted(RELEASES):
             got = sorted(sigmas) if isinstance(sigmas, Mapping) else sigmas
             raise ValueError(f"sigmas must map exactly the releases {list(RELEASES)} to σ >= 0, got {got!r}")
-        self.sigmas: dict[str, float] = {n: check_nonnegative(f"sigmas[{n!r}]", sigmas[n]) for n in RELEASES}
+        self.sigmas: dict[str, float | np.ndarray] = {n: _counter_sigma(n, sigmas[n], horizon) for n in RELEASES}
         children = check_rng("rng", rng).spawn(len(RELEASES))
         h = self.horizon
         shapes = {
@@ -552,29 +589,46 @@ class LinOpt:
         m = max_psums_per_prefix(self.episodes, schedule="before-episode")
         sig = self.privatizer.sigmas
         args = (self.episodes, h_, self.alpha)
-        self.noise_shift_p = noise_shift(sig["B_{h,p,1}"], m, self.d1, *args)
-        self.noise_shift_r = noise_shift(sig["B_{h,r,1}"], m, self.d2, *args)
+        # A counter's σ is one number, or one per step (an allocation with per-step σ): so are its shift and radius.
+        self.noise_shift_p = _per_step(lambda s: noise_shift(s, m, self.d1, *args), sig["B_{h,p,1}"])
+        if np.ndim(self.noise_shift_p) and self.regularization == 0.0:
+            # a step without Gram noise in a per-step allocation is step H, whose items are 0 (V_{H+1} = 0) and whose
+            # model is never used: a unit shift keeps its Λ invertible
+            self.noise_shift_p = np.where(np.asarray(sig["B_{h,p,1}"]) > 0.0, self.noise_shift_p, 0.5)
+        self.noise_shift_r = _per_step(lambda s: noise_shift(s, m, self.d2, *args), sig["B_{h,r,1}"])
         self.shift_p = self.regularization + 2.0 * self.noise_shift_p
         self.shift_r = self.regularization + 2.0 * self.noise_shift_r
-        beta_p, beta_r = confidence_radii(
-            self.d1,
-            self.d2,
-            self.episodes,
-            h_,
-            regularization=self.regularization,
-            shift_p=self.noise_shift_p,
-            shift_r=self.noise_shift_r,
-            target_noise_p=target_noise_bound(sig["B_{h,p,2}"], m, self.d1, *args),
-            target_noise_r=target_noise_bound(sig["B_{h,r,2}"], m, self.d2, *args),
-            alpha=self.alpha,
-        )
+        nu_p = _per_step(lambda s: target_noise_bound(s, m, self.d1, *args), sig["B_{h,p,2}"])
+        nu_r = _per_step(lambda s: target_noise_bound(s, m, self.d2, *args), sig["B_{h,r,2}"])
+        per_step = [np.ndim(x) > 0 for x in (self.noise_shift_p, self.noise_shift_r, nu_p, nu_r)]
+        steps = range(h_) if any(per_step) else [None]
+        radii = [
+            confidence_radii(
+                self.d1,
+                self.d2,
+                self.episodes,
+                h_,
+                regularization=self.regularization,
+                shift_p=_at(self.noise_shift_p, h),
+                shift_r=_at(self.noise_shift_r, h),
+                target_noise_p=_at(nu_p, h),
+                target_noise_r=_at(nu_r, h),
+                alpha=self.alpha,
+            )
+            for h in steps
+        ]
+        beta_p: float | np.ndarray = radii[0][0] if len(radii) == 1 else np.array([b for b, _ in radii])
+        beta_r: float | np.ndarray = radii[0][1] if len(radii) == 1 else np.array([b for _, b in radii])
         self.beta_p, self.beta_r = self.bonus_scale * beta_p, self.bonus_scale * beta_r
         # Feature bounds the declaration assumes.
         self.value_bound = float(h_)
         self.feature_bound = math.sqrt(self.d1) * h_
+        # step h's bounds (1-based): V_{h+1} <= H − h, ‖φ‖ <= sqrt(d1)·(H − h) (the declaration's per-step Δ)
+        self.step_value_bounds: np.ndarray = np.arange(h_ - 1, -1, -1, dtype=float) if h_ > 1 else np.ones(1)
+        self.step_feature_bounds: np.ndarray = math.sqrt(self.d1) * self.step_value_bounds
         #: Invert Λ_p densely (noisy Gram); without Gram noise it is block diagonal and its SA
         #: S×S blocks are inverted instead (the same for private agents at σ = 0).
-        self.dense: bool = self.privatizer.sigmas["B_{h,p,1}"] > 0.0
+        self.dense: bool = bool(np.any(self.privatizer.sigmas["B_{h,p,1}"]))
         self._psi = _clip_rows_exactly(self.features.reward_features(), 1.0)  # ϕ(s, a): (S, A, d2)
         # PO: unnormalised log-policy, π¹ uniform.
         self._logits = np.zeros((h_, s_, a_)) if self.variant == "po" else None
@@ -613,8 +667,8 @@ class LinOpt:
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
         sa = s_ * a_
         eye_p, eye_r = np.eye(self.d1), np.eye(self.d2)
-        lam_p = (prefixes["B_{h,p,1}"] + self.shift_p * eye_p).reshape(h_, sa, s_, sa, s_)
-        lam_r = prefixes["B_{h,r,1}"] + self.shift_r * eye_r
+        lam_p = (prefixes["B_{h,p,1}"] + _matrix_shift(self.shift_p) * eye_p).reshape(h_, sa, s_, sa, s_)
+        lam_r = prefixes["B_{h,r,1}"] + _matrix_shift(self.shift_r) * eye_r
         u_p = prefixes["B_{h,p,2}"].reshape(h_, sa, s_)
         if self.dense:
             inv_p = np.linalg.inv(lam_p.reshape(h_, self.d1, self.d1)).reshape(h_, sa, s_, sa, s_)
@@ -629,7 +683,7 @@ class LinOpt:
         psi = self._psi
         mean_r = np.einsum("sad,hd->hsa", psi, theta_r)
         width_r = np.sqrt(np.maximum(np.einsum("sad,hde,sae->hsa", psi, inv_r, psi), 0.0))
-        base = mean_r + self.beta_r * width_r  # (H, S, A)
+        base = mean_r + _matrix_shift(self.beta_r) * width_r  # (H, S, A)
         pi = self.policy() if self.variant == "po" else None
         v = np.zeros((h_ + 1, s_))
         q = np.empty((h_, s_, a_))
@@ -637,7 +691,7 @@ class LinOpt:
             nxt = v[h + 1]
             mean_p = theta_p[h] @ nxt  # (SA,)
             width_p = np.sqrt(np.maximum(np.einsum("iab,a,b->i", blocks[h], nxt, nxt), 0.0))
-            q[h] = np.clip(base[h] + (mean_p + self.beta_p * width_p).reshape(s_, a_), 0.0, float(h_ - h))
+            q[h] = np.clip(base[h] + (mean_p + _at(self.beta_p, h) * width_p).reshape(s_, a_), 0.0, float(h_ - h))
             v[h] = q[h].max(axis=1) if pi is None else np.einsum("sa,sa->s", pi[h], q[h])
         return v, q, pi
 
@@ -702,10 +756,12 @@ class LinOpt:
         _, v, _ = self._planned
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
         steps = np.arange(h_)
-        v_next = np.clip(v[1:], 0.0, self.value_bound)  # V_{h+1}, (H, S)
-        phi = np.zeros((h_, s_ * a_, s_))
-        phi[steps, s[:-1] * a_ + a] = v_next  # φ_{V_{h+1}}(s_h, a_h) in its block
-        phi = clip_norm(phi.reshape(h_, self.d1), self.feature_bound, axis=-1)
+        v_next = np.clip(v[1:], 0.0, self.step_value_bounds[:, None])  # V_{h+1} ∈ [0, H − h], (H, S)
+        blocks = np.zeros((h_, s_ * a_, s_))
+        blocks[steps, s[:-1] * a_ + a] = v_next  # φ_{V_{h+1}}(s_h, a_h) in its block
+        phi = blocks.reshape(h_, self.d1)
+        for h, bound in enumerate(self.step_feature_bounds):  # ‖φ‖ <= sqrt(d1)·(H − h), 0 at step H
+            phi[h] = clip_norm(phi[h], float(bound)) if bound > 0.0 else 0.0
         target = v_next[steps, s[1:]]  # V_{h+1}(s_{h+1})
         psi = self._psi[s[:-1], a]  # (H, d2)
         return dict(

@@ -29,7 +29,7 @@ from dpkit.accountant.validation import (
 from . import registry
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users, make_tabular
-from .episodes import Run, check_sigma, run_tabular
+from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular
 
 __all__ = [
     "SIMULATED_ENVIRONMENTS",
@@ -46,7 +46,7 @@ SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
 class Experiment:
     """One algorithm on one environment at one privacy level.
 
-    ``sigma`` is ``"paper"``, ``"tight"`` or a number (the σ of every release); private
+    ``sigma`` is ``"paper"``, ``"tight"``, ``"optimal"`` or a number (the σ of every release); private
     algorithms need ``epsilon`` and ``delta`` (RLSVI takes them for its ledger only, as its σ is
     its exploration noise). ``states``/``actions``/``horizon`` size a tabular environment (H = 2S
     when ``horizon`` is None); ``state_dim``/``control_dim``/``horizon`` an LQ system (H = 10).
@@ -92,7 +92,7 @@ class Experiment:
         if self.delta is not None:
             check_probability("delta", self.delta)
         if isinstance(self.sigma, str):
-            check_choice("sigma", self.sigma, ("paper", "tight"))
+            check_choice("sigma", self.sigma, SIGMA_CHOICES)
         else:
             check_sigma("sigma", self.sigma)
         if not spec.private and self.sigma != "paper":

@@ -211,9 +211,9 @@ def confidence_radius(
     theta_bound: float,
     failure_probability: float,
     *,
-    rho_min: float,
-    rho_max: float,
-    gamma: float = 0.0,
+    rho_min: float | np.ndarray,
+    rho_max: float | np.ndarray,
+    gamma: float | np.ndarray = 0.0,
     scale: float = 1.0,
 ) -> np.ndarray:
     """β_h = scale·[(B_h/2)·sqrt(2 ln(H/α) + max(ln det Σ_h − d ln ρ_min, 0)) + sqrt(ρ_max)·S_θ + γ/sqrt(ρ_min)].
@@ -221,11 +221,19 @@ def confidence_radius(
     The self-normalised bound with a regulariser whose eigenvalues lie in [ρ_min, ρ_max]
     (Abbasi-Yadkori et al. 2011; with noise, Shariff & Sheffet 2018 Prop. 4): B_h the range of the
     regression target, S_θ >= ‖θ_h‖, γ >= ‖noise in u‖. Without noise ρ_min = ρ_max = λ, γ = 0.
-    ``logdet`` and ``value_ranges`` have shape (H,).
+    ``logdet`` and ``value_ranges`` have shape (H,); ``rho_min``, ``rho_max`` and ``gamma`` are numbers, or one
+    per step (a regulariser and noise of per-step σ).
     """
     ld = np.asarray(logdet, dtype=float)
     b = np.asarray(value_ranges, dtype=float)
     h_ = ld.shape[0]
+    if np.ndim(rho_min) or np.ndim(rho_max) or np.ndim(gamma):
+        lo, hi, g = (np.broadcast_to(np.asarray(x, dtype=float), (h_,)) for x in (rho_min, rho_max, gamma))
+        return scale * (
+            0.5 * b * np.sqrt(2.0 * math.log(h_ / failure_probability) + np.maximum(ld - dim * np.log(lo), 0.0))
+            + np.sqrt(hi) * theta_bound
+            + g / np.sqrt(lo)
+        )
     ratio = np.maximum(ld - dim * math.log(rho_min), 0.0)
     return scale * (
         0.5 * b * np.sqrt(2.0 * math.log(h_ / failure_probability) + ratio)

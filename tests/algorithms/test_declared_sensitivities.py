@@ -90,57 +90,105 @@ def _e(i: int, dim: int, scale: float = 1.0) -> np.ndarray:
 
 
 @pytest.mark.parametrize("reading", ["theorem", "experiment"])
-def test_ldp_ucrl_vtr(reading: str) -> None:
+def test_ldp_ucrl_vtr_per_step(reading: str) -> None:
+    # Step h's user has V_{h+1} ∈ [0, (H − h)/H·B_V] and ‖φ_V‖ <= (H − h)/H·B_φ (Algorithm 1 caps Q_{k,h} at
+    # H − h + 1); every step's declared sensitivity is attained and never exceeded, under both relations.
     decl = ldp_ucrl_vtr.declare_privacy(H, 1.0, 0.1, reading=reading, states=S)
-    b, v = decl.parameters["feature_bound"], decl.parameters["value_bound"]
+    b_all, v_all = decl.parameters["feature_bound"], decl.parameters["value_bound"]
     nonneg = reading == "experiment"
     gram, target = decl.releases
-    _check(
-        _gram,
-        _ball(D, b, nonneg),
-        _project_ball(b, nonneg),
-        gram.sensitivity_replace_one,
-        "replace_one",
-        (_e(0, D, b), _e(1, D, b)),
-    )
-    _check(
-        _gram,
-        _ball(D, b, nonneg),
-        _project_ball(b, nonneg),
-        gram.sensitivity_add_remove,
-        "add_remove",
-        (_e(0, D, b), None),
-    )
-    worst_other = np.append(_e(1, D, b), v) if nonneg else np.append(-_e(0, D, b), v)
-    _check(
-        _product(D),
-        _product_sample(D, b, v, nonneg),
-        _product_project(D, b, v, nonneg),
-        target.sensitivity_replace_one,
-        "replace_one",
-        (np.append(_e(0, D, b), v), worst_other),
-    )
-
-
-def test_private_linopt() -> None:
-    decl = linopt.declare_privacy("private-linopt-vi", 100, H, 1.0, 0.1, D)
-    p1, p2, r1, r2 = decl.releases
-    b = math.sqrt(D) * H
     for rel in ("add_remove", "replace_one"):
-        worst = (_e(0, D, b), None if rel == "add_remove" else _e(1, D, b))
-        _check(_gram, _ball(D, b), _project_ball(b), p1.sensitivity(rel), rel, worst)
-        worst = (_e(0, D, 1.0), None if rel == "add_remove" else _e(1, D, 1.0))
-        _check(_gram, _ball(D, 1.0), _project_ball(1.0), r1.sensitivity(rel), rel, worst)
-        for release, bound, v in ((p2, b, H), (r2, 1.0, 1.0)):
-            other = None if rel == "add_remove" else np.append(-_e(0, D, bound), v)
+        steps = zip(ldp_ucrl_vtr.step_bounds(H), gram.step_sensitivities(rel), target.step_sensitivities(rel))
+        for share, d_gram, d_target in steps:
+            b, v = b_all * share, v_all * share
+            if share == 0.0:  # step H: V_{H+1} = 0, every user's messages are 0
+                assert d_gram == d_target == 0.0
+                continue
+            other = None if rel == "add_remove" else _e(1, D, b)
+            _check(_gram, _ball(D, b, nonneg), _project_ball(b, nonneg), d_gram, rel, (_e(0, D, b), other))
+            if rel == "add_remove":
+                other_t = None
+            else:
+                other_t = np.append(_e(1, D, b), v) if nonneg else np.append(-_e(0, D, b), v)
             _check(
                 _product(D),
-                _product_sample(D, bound, v, False),
-                _product_project(D, bound, v, False),
-                release.sensitivity(rel),
+                _product_sample(D, b, v, nonneg),
+                _product_project(D, b, v, nonneg),
+                d_target,
                 rel,
-                (np.append(_e(0, D, bound), v), other),
+                (np.append(_e(0, D, b), v), other_t),
             )
+
+
+def test_private_linopt_per_step() -> None:
+    # Transition counters: step h has V_{h+1} ∈ [0, H − h] and ‖φ‖ <= sqrt(d1)·(H − h) (Q_h <= H − h + 1);
+    # reward counters: ‖ϕ‖ <= 1 and r ∈ [0, 1] at every step.
+    decl = linopt.declare_privacy("private-linopt-vi", 100, H, 1.0, 0.1, D)
+    p1, p2, r1, r2 = decl.releases
+    assert r1.steps == r2.steps == 1
+    for rel in ("add_remove", "replace_one"):
+        for step, (d1_, d2_) in enumerate(zip(p1.step_sensitivities(rel), p2.step_sensitivities(rel)), start=1):
+            v = float(H - step)
+            b = math.sqrt(D) * v
+            if v == 0.0:
+                assert d1_ == d2_ == 0.0
+                continue
+            worst = (_e(0, D, b), None if rel == "add_remove" else _e(1, D, b))
+            _check(_gram, _ball(D, b), _project_ball(b), d1_, rel, worst)
+            other = None if rel == "add_remove" else np.append(-_e(0, D, b), v)
+            _check(
+                _product(D),
+                _product_sample(D, b, v, False),
+                _product_project(D, b, v, False),
+                d2_,
+                rel,
+                (np.append(_e(0, D, b), v), other),
+            )
+        worst = (_e(0, D, 1.0), None if rel == "add_remove" else _e(1, D, 1.0))
+        _check(_gram, _ball(D, 1.0), _project_ball(1.0), r1.sensitivity(rel), rel, worst)
+        other = None if rel == "add_remove" else np.append(-_e(0, D, 1.0), 1.0)
+        _check(
+            _product(D),
+            _product_sample(D, 1.0, 1.0, False),
+            _product_project(D, 1.0, 1.0, False),
+            r2.sensitivity(rel),
+            rel,
+            (np.append(_e(0, D, 1.0), 1.0), other),
+        )
+
+
+@pytest.mark.parametrize("name", ["ldp-ucrl-vtr", "private-linopt-vi"])
+def test_the_agents_clip_to_the_declared_per_step_bounds(name: str) -> None:
+    # The implementation's own statistics: over many users and plans, each step's item stays within the declared
+    # per-step add/remove sensitivity (the message itself), and the first step's reaches it (the bound is tight).
+    from dpkit.algorithms.envs.tabular import Users, riverswim
+    from dpkit.algorithms.episodes import play_episode
+    from dpkit.algorithms.simulation import make_agent
+
+    env = riverswim(3)
+    options = {} if name == "ldp-ucrl-vtr" else {"preset": "tuned"}  # σ = 0 needs a ridge: the tuned λ = 1
+    agent = make_agent(name, env, 50, 0, epsilon=1.0, delta=0.1, sigma=0.0, **options)
+    releases = {r.name: r for r in agent.declaration.releases}
+    users = Users.draw(50, env.horizon, rng=1)
+    largest: dict[str, np.ndarray] = {}
+    for k in range(50):
+        plan = agent.plan(k)
+        states, actions, rewards = play_episode(env, np.asarray(plan.policy), users[k], None)
+        if name == "ldp-ucrl-vtr":
+            items = agent.statistics(*agent.regression_inputs(states, actions))
+        else:
+            items = agent.items(k, states, actions, rewards)
+        for key, item in items.items():
+            norms = np.linalg.norm(np.asarray(item).reshape(env.horizon, -1), axis=1)
+            largest[key] = np.maximum(largest.get(key, 0.0), norms)
+        agent.update(k, states, actions, rewards)
+    for key, norms in largest.items():
+        bound = np.array(releases[key].step_sensitivities("add_remove"))
+        if releases[key].steps == 1:
+            bound = np.full(env.horizon, bound[0])
+        frobenius = releases[key].noise == "symmetric"  # ‖φφᵀ‖_F = ‖φ‖², the add/remove Δ on i <= j is below it
+        assert np.all(norms <= (bound * (math.sqrt(2) if frobenius else 1.0)) * (1 + 1e-12)), (key, norms, bound)
+        assert norms[-1] == 0.0 or releases[key].steps == 1
 
 
 def test_private_ofu_rl() -> None:

@@ -269,7 +269,7 @@ def test_bad_inputs_raise_naming_the_value() -> None:
     system = random_lq(2, 1, 5, 0)
     with pytest.raises(ValueError, match=r"name must be one of ofu-rl, private-ofu-rl; got 'ofu'"):
         make_agent("ofu", system, 10, 0)
-    with pytest.raises(ValueError, match=r"sigma must be 'paper', 'tight', a number >= 0.*'paperz'"):
+    with pytest.raises(ValueError, match=r"sigma must be 'paper', 'tight', 'optimal', a number >= 0.*'paperz'"):
         make_agent("private-ofu-rl", system, 10, 0, epsilon=1.0, delta=1e-5, sigma="paperz")
     with pytest.raises(ValueError, match=r"sigma must be >= 0, got -1\.0"):
         make_agent("private-ofu-rl", system, 10, 0, epsilon=1.0, delta=1e-5, sigma=-1.0)

@@ -207,22 +207,25 @@ def test_the_shift_keeps_the_noisy_gram_positive_definite() -> None:
 def test_features_and_values_beyond_the_theorem_bounds_are_clipped() -> None:
     env = riverswim(2)  # H = 4, S = 2: ‖φ_V‖ = ‖V‖ up to ~1 > 0.3
     agent = ldp(env, 30, 0, reading="theorem", feature_bound=0.3, value_bound=0.5, sigma=0.0)
+    share = (4 - np.arange(1, 5)) / 4  # step h's bounds: (H − h)/H of the whole range (V_{H+1} = 0)
     values = np.array([[0.9, 0.8], [-0.2, 0.7], [0.1, 0.05], [2.0, -1.0]])
     targets = np.array([0.9, -0.2, 0.05, 2.0])
     blocks = np.array([0, 3, 1, 2])
     m = agent.privatize(blocks, values, targets)
-    v = np.clip(values, 0.0, 0.5)
-    phi = v * np.minimum(1.0, 0.3 / np.linalg.norm(v, axis=1))[:, None]
+    v = np.clip(values, 0.0, 0.5 * share[:, None])
+    norms = np.linalg.norm(v, axis=1)
+    phi = v * np.minimum(1.0, 0.3 * share / np.where(norms > 0, norms, 1.0))[:, None]
     dense = np.zeros((4, 4, 2))
     dense[np.arange(4), blocks] = phi
     dense = dense.reshape(4, 8)
     np.testing.assert_allclose(m[GRAM], dense[:, :, None] * dense[:, None, :], rtol=1e-12, atol=0)
-    np.testing.assert_allclose(m[TARGET], dense * np.clip(targets, 0, 0.5)[:, None], rtol=1e-12, atol=0)
-    # in a run: every message obeys the bounds, and the clip is active
+    np.testing.assert_allclose(m[TARGET], dense * np.clip(targets, 0, 0.5 * share)[:, None], rtol=1e-12, atol=0)
+    assert not m[GRAM][-1].any() and not m[TARGET][-1].any()  # step H: V_{H+1} = 0, the same for every user
+    # in a run: every message obeys its step's bounds, and the clip is active
     run = run_tabular(agent, env, Users.draw(30, env.horizon, 1), 0, record=True)
-    norms = np.sqrt(np.trace(run.releases[GRAM], axis1=2, axis2=3))
-    assert norms.max() <= 0.3 and norms.max() > 0.3 * (1 - 1e-9)
-    assert np.linalg.norm(run.releases[TARGET], axis=2).max() <= 0.3 * 0.5
+    norms = np.sqrt(np.trace(run.releases[GRAM], axis1=2, axis2=3))  # (K, H)
+    assert np.all(norms <= 0.3 * share) and norms[:, 0].max() > 0.3 * share[0] * (1 - 1e-9)
+    assert np.all(np.linalg.norm(run.releases[TARGET], axis=2) <= 0.3 * 0.5 * share**2 * (1 + 1e-12))
 
 
 @settings(max_examples=25)
@@ -235,12 +238,17 @@ def test_clipped_messages_respect_any_declared_bounds(
     values: np.ndarray, feature_bound: float, value_bound: float
 ) -> None:
     agent = ldp(riverswim(2), 5, 0, reading="theorem", feature_bound=feature_bound, value_bound=value_bound, sigma=0)
+    share = (4 - np.arange(1, 5)) / 4
     targets = values[:, 0]
     m = agent.privatize(np.array([0, 1, 2, 3]), values, targets)
     phi_norm = np.sqrt(np.trace(m[GRAM], axis1=1, axis2=2))
-    assert np.all(phi_norm <= feature_bound)
-    assert np.all(np.linalg.norm(m[TARGET], axis=1) <= feature_bound * value_bound * (1 + 1e-12))
+    assert np.all(phi_norm <= feature_bound * share)
+    assert np.all(np.linalg.norm(m[TARGET], axis=1) <= feature_bound * value_bound * share**2 * (1 + 1e-12))
     assert np.all(m[TARGET] >= 0) and np.all(m[GRAM] >= 0)  # V clipped to [0, B_V]: φ_V >= 0
+    # the declared per-step sensitivities cover every step's messages (add/remove: the message itself)
+    gram, target = agent.declaration.releases
+    assert np.all(phi_norm**2 <= np.array(gram.step_sensitivities("add_remove")) * (1 + 1e-12))
+    assert np.all(np.linalg.norm(m[TARGET], axis=1) <= np.array(target.step_sensitivities("add_remove")) * (1 + 1e-12))
 
 
 # ------------------------------------------------------------------ 4. regret
