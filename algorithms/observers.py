@@ -33,6 +33,7 @@ __all__ = [
     "Trace",
     "flat",
     "project",
+    "one_sigma",
     "counter_nodes",
     "billboard",
     "CounterLog",
@@ -96,19 +97,35 @@ def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
 
 
 def project(
-    residual: np.ndarray, delta: np.ndarray, sigma: float, sigma_claim: float, sensitivity: float
+    residual: np.ndarray, delta: np.ndarray, sigma: Any, sigma_claim: Any, sensitivity: Any
 ) -> tuple[np.ndarray, ...]:
     """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
     projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
     the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
     release's *declared* sensitivity Δ — so an implementation that exceeds its declared sensitivity
     is not allowed more. Where the difference is 0 the residual is projected on the first coordinate
-    (noise only)."""
+    (noise only). σ, σ_claim and Δ are numbers, or one per step (the last leading axis: per-step allocations)."""
     norm = np.linalg.norm(delta, axis=-1)
     direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
-    r = np.einsum("...m,...m->...", residual, direction) / sigma
-    return r, norm / sigma, np.minimum(norm, sensitivity) / sigma_claim
+    r = _over(np.einsum("...m,...m->...", residual, direction), sigma)
+    return r, _over(norm, sigma), _over(np.minimum(norm, sensitivity), sigma_claim)
+
+
+def _column(sigma: Any, ndim: int) -> Any:
+    """One σ, or one per step shaped to divide an array whose first axis is the step."""
+    s = np.asarray(sigma, dtype=float)
+    return s if s.ndim == 0 else s.reshape(s.shape + (1,) * (ndim - 1))
+
+
+def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
+    """x/σ for one σ or one per step (the last axis of ``x``); where σ = 0 (a step of sensitivity 0, released
+    without noise) the quotient is 0 when x is 0 and +inf otherwise (a noiseless difference is seen exactly)."""
+    s = np.asarray(sigma, dtype=float)
+    if s.ndim == 0 and s > 0.0:
+        return x / s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.inf))
 
 
 @dataclass
@@ -276,7 +293,8 @@ def billboard_reach(
     of Δ²/(σ² + ¼(s − 1)Δ²)), s the p-sum's number of users (the others' coins as noise)."""
     total = np.zeros(users)
     for name, sensitivity in sensitivities.items():
-        d2, s2 = float(sensitivity) ** 2, float(claim_sigmas[name]) ** 2
+        # per-step Δ: the worst step's (the counter's declared Δ); a per-step σ has no single reach
+        d2, s2 = float(np.max(sensitivity)) ** 2, one_sigma(name, claim_sigmas[name]) ** 2
         for t, lo in enumerate(starts[:users]):
             size = t + 1 - int(lo)
             total[int(lo) : t + 1] += d2 / (s2 + 0.25 * (size - 1) * d2)
@@ -315,7 +333,7 @@ def billboard_one_run_scores(
         norm2 = np.einsum("tm,tm->t", d, d)
         cum_norm2 = np.concatenate([[0.0], np.cumsum(norm2)])
         residual = flat(nodes, sym, 1) - (cum[1 : released + 1] - cum[starts])  # (nodes, m)
-        sigma2 = float(sigmas[name]) ** 2
+        sigma2 = one_sigma(name, sigmas[name]) ** 2
         for t in range(released):
             lo, hi = int(starts[t]), t + 1  # node t (0-based) = p-sum t + 1 covers users lo … t
             proj = d[lo:hi] @ residual[t]
@@ -323,6 +341,17 @@ def billboard_one_run_scores(
             var = sigma2 * norm2[lo:hi] + 0.25 * norm2[lo:hi] * others
             scores[lo:hi] += np.where(var > 0, norm2[lo:hi] * proj / np.where(var > 0, var, 1.0), 0.0)
     return scores
+
+
+def one_sigma(name: str, sigma: Any) -> float:
+    """The one σ of a release: the one-run scores weigh every p-sum with one σ per counter."""
+    s = np.asarray(sigma, dtype=float)
+    if s.ndim and not np.all(s == s.flat[0]):
+        raise ValueError(
+            f"{name} has one σ per step (an allocation such as sigma='optimal'): the one-run scores take one σ per "
+            "release; audit this allocation many-run"
+        )
+    return float(s.flat[0])
 
 
 # -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------
@@ -382,7 +411,7 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             trace.add(*project(residual, d, agent.sigmas[name], run.claim_sigmas[name], run.sensitivities[name]))
             # every whitened coordinate too, with no signal of its own: the white-box score ignores them, the
             # learned attack reads them — so an agent whose message_statistics misreport its messages is seen
-            whitened = residual / agent.sigmas[name]
+            whitened = _over(residual, _column(agent.sigmas[name], residual.ndim))
             trace.add(whitened, np.zeros_like(whitened), np.zeros_like(whitened))
     return trace.row(True)
 

@@ -60,10 +60,9 @@ import numpy as np
 
 from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 from dpkit.algorithms import registry
-from dpkit.algorithms.episodes import check_sigma
+from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
 from dpkit.algorithms.executors import Executor, run_pair
 from dpkit.algorithms.observers import ObservedRun
 from dpkit.algorithms.spec import AlgorithmSpec
@@ -93,6 +92,8 @@ __all__ = [
 ]
 
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
+#: The allocations a claim's σ may be read at (:class:`RlSetting`): both meet the target (ε, δ).
+CLAIM_ALLOCATIONS: tuple[str, ...] = ("tight", "optimal")
 #: ``white-box``: the exact log-likelihood ratio; ``learned``: a Gaussian with fitted mean and
 #: covariance on the residuals (white-box observers) or a logistic regression (black-box ones).
 RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
@@ -135,8 +136,11 @@ def __getattr__(name: str) -> Any:
 class RlSetting:
     """Everything a run of an RL audit depends on (hashable and picklable).
 
-    ``sigma`` is ``"paper"``, ``"tight"``, a number (every release's σ; for RLSVI the equivalent
-    σ of its declaration, which rescales β) or a mapping {release: σ} (kept as sorted pairs).
+    ``sigma`` is ``"paper"``, ``"tight"``, ``"optimal"``, a number (every release's σ; for RLSVI the equivalent
+    σ of its declaration, which rescales β) or a mapping {release: σ, or one σ per step} (kept as sorted pairs).
+    ``claim_allocation`` says at which of dpkit's allocations of the registered declaration the claim's σ is read
+    (``"tight"``, or ``"optimal"``, the default when ``sigma="optimal"``): both meet the target, and each pair's
+    allowance is its μ at that allocation — never at the σ the implementation reports.
     ``states``/``actions``/``horizon`` size the tabular
     environment, ``state_dim``/``control_dim``/``horizon`` the LQ system (drawn from ``env_seed``).
     ``options`` go to the algorithm. ``position`` is where the changed user sits among the
@@ -154,6 +158,8 @@ class RlSetting:
     delta: float = 1e-5
     sigma: str | float = "tight"
     relation: str = "replace_one"
+    #: the allocation whose σ the claim is read at: ``"tight"``, or ``"optimal"`` (the default when ``sigma`` is)
+    claim_allocation: str | None = None
     states: int = 2
     actions: int = 2
     horizon: int = 4
@@ -179,14 +185,19 @@ class RlSetting:
         check_positive("epsilon", self.epsilon)
         check_probability("delta", self.delta)
         if isinstance(self.sigma, Mapping):
-            object.__setattr__(self, "sigma", tuple(sorted(self.sigma.items())))
+            pairs = ((k, v if np.ndim(v) == 0 else tuple(float(x) for x in np.ravel(v))) for k, v in self.sigma.items())
+            object.__setattr__(self, "sigma", tuple(sorted(pairs)))
         if isinstance(self.sigma, str):
-            check_choice("sigma", self.sigma, ("paper", "tight"))
+            check_choice("sigma", self.sigma, SIGMA_CHOICES)
         elif isinstance(self.sigma, tuple):
             for name, value in self.sigma:
-                check_sigma(f"sigma[{name!r}]", value)
+                for v in value if isinstance(value, tuple) else (value,):
+                    check_sigma(f"sigma[{name!r}]", v)
         else:
             check_sigma("sigma", self.sigma)
+        if self.claim_allocation is None:
+            object.__setattr__(self, "claim_allocation", "optimal" if self.sigma == "optimal" else "tight")
+        check_choice("claim_allocation", self.claim_allocation, CLAIM_ALLOCATIONS)
         if self.relation != "replace_one":
             raise ValueError(
                 f"relation must be 'replace_one', got {self.relation!r}: the RL audits change one user into another "
@@ -308,13 +319,19 @@ def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
 def _claim_sigmas_at(setting: RlSetting, generation: int) -> dict[str, float]:
     from dpkit.algorithms.episodes import resolve_sigmas
 
-    return resolve_sigmas(_registered_declaration(setting), "tight", relation=setting.relation)
+    allocation = setting.claim_allocation or "tight"
+    return resolve_sigmas(_registered_declaration(setting), allocation, relation=setting.relation)
 
 
-def _declared_sensitivities(setting: RlSetting) -> dict[str, float]:
+def _declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
     """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered* agent
-    declares it (the implementation under test cannot raise it)."""
-    return {r.name: r.sensitivity(setting.relation) for r in _registered_declaration(setting).releases}
+    declares it (the implementation under test cannot raise it): one number, or one per step (a tuple) for a
+    release with per-step sensitivities."""
+    out: dict[str, Any] = {}
+    for r in _registered_declaration(setting).releases:
+        steps = r.step_sensitivities(setting.relation)
+        out[r.name] = steps if r.steps > 1 and len(set(steps)) > 1 else r.sensitivity(setting.relation)
+    return out
 
 
 def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
@@ -514,8 +531,20 @@ def _equal_error_mu(mus: np.ndarray) -> float:
 
 
 def _declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
-    """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's)."""
-    return Ledger(tuple(r.gaussian(relation, sigma=sigmas[r.name]) for r in declaration.releases)).mu
+    """μ of the declared releases at ``sigmas`` (one σ, or one per step, per release; exact GDP composition, the
+    ledger's)."""
+    return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
+
+
+def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, Any], relation: str) -> None:
+    """σ > 0 wherever a release (or a step of one) has a positive sensitivity: σ = 0 there adds no noise, nothing
+    is private. A step of sensitivity 0 may go without noise (the optimal allocation's step H)."""
+    for r in declaration.releases:
+        values = r.step_sigmas(sigmas[r.name])
+        if any(s <= 0.0 and d > 0.0 for s, d in zip(values, r.step_sensitivities(relation))):
+            raise ValueError(
+                f"sigma must be > 0 for an audit (σ = 0 adds no noise: nothing is private), got {dict(sigmas)}"
+            )
 
 
 def _check_executor(setting: RlSetting, executor: Executor | None) -> None:
@@ -560,8 +589,7 @@ def audit_setting(
     started = time.perf_counter()
     _check_executor(setting, executor)
     declaration, sigmas = _declaration(setting)
-    if any(v <= 0.0 for v in sigmas.values()):
-        raise ValueError(f"sigma must be > 0 for an audit (σ = 0 adds no noise: nothing is private), got {sigmas}")
+    _check_audit_sigmas(declaration, sigmas, setting.relation)
     claim_sigmas = _claim_sigmas(setting)
     d0, d1 = neighbouring_datasets(setting)
     out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)

@@ -37,7 +37,7 @@ from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_index
 from dpkit.algorithms.episodes import play_episode
-from dpkit.algorithms.observers import OneRun, OneRunView, flat
+from dpkit.algorithms.observers import OneRun, OneRunView, flat, one_sigma
 
 from .claims import Claim
 from .one_run import OneRunResult, judge_one_run
@@ -78,7 +78,7 @@ def _llr(messages: Any, m0: Any, m1: Any, agent: Any) -> float:
     the σ the agent uses (symmetric releases read on their upper triangle, where the noise is independent)."""
     total = 0.0
     for release in agent.declaration.releases:
-        name, sigma = release.name, float(agent.sigmas[release.name])
+        name, sigma = release.name, one_sigma(release.name, agent.sigmas[release.name])
         sym = release.noise == "symmetric"
         x = flat(np.asarray(messages[name], dtype=float), sym, 0)
         a0 = flat(np.asarray(m0[name], dtype=float), sym, 0)

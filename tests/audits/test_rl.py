@@ -33,7 +33,10 @@ def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
     """The same setting with every σ at ``factor`` × the σ the claim needs."""
     from dataclasses import replace
 
-    return replace(setting, sigma={k: v * factor for k, v in _claim_sigmas(setting).items()})
+    def scaled(v: float | tuple[float, ...]) -> float | tuple[float, ...]:
+        return tuple(x * factor for x in v) if isinstance(v, tuple) else v * factor
+
+    return replace(setting, sigma={k: scaled(v) for k, v in _claim_sigmas(setting).items()})
 
 
 # ------------------------------------------------------------------------------ neighbours
@@ -153,19 +156,24 @@ def pool():
         yield executor
 
 
+@pytest.mark.parametrize("allocation", ["tight", "optimal"])
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_tight_audit_certifies_most_of_the_pairs_exact_mu(algorithm: str, pool) -> None:
-    """σ = tight: μ lower bound >= 0.8 × the exact μ of the releases the runs made; consistent."""
-    result = audit_setting(default_setting(algorithm), runs=4000, seed=1, executor=pool)
+def test_tight_audit_certifies_most_of_the_pairs_exact_mu(algorithm: str, allocation: str, pool) -> None:
+    """σ = tight, and the optimal allocation (σᵢ ∝ sqrt(Δᵢ) per release and step): μ lower bound >= 0.8 × the exact
+    μ of the releases the runs made; consistent."""
+    result = audit_setting(default_setting(algorithm, sigma=allocation), runs=4000, seed=1, executor=pool)
     assert result.verdict == "consistent"
     assert result.mu_lower >= 0.8 * result.pair_mu, result.to_dict()
     assert result.pair_mu <= result.exact_mu * (1 + 1e-9)  # the pair never exceeds the declaration
     assert result.sigmas == result.sigmas_claim
 
 
+@pytest.mark.parametrize("allocation", ["tight", "optimal"])
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_thirty_percent_below_tight_is_a_violation(algorithm: str, pool) -> None:
-    result = audit_setting(below_tight(default_setting(algorithm)), runs=2000, seed=2, executor=pool)
+def test_thirty_percent_below_tight_is_a_violation(algorithm: str, allocation: str, pool) -> None:
+    below = below_tight(default_setting(algorithm, sigma=allocation))
+    assert below.claim_allocation == allocation  # the claim stays at the allocation the σ was cut from
+    result = audit_setting(below, runs=2000, seed=2, executor=pool)
     assert result.verdict == "violation", result.to_dict()
     assert result.exact_mu > result.pair_mu_allowed
 
