@@ -110,6 +110,13 @@ class LedgerRelease(_Passed):
     noise: Literal["iid", "symmetric"]
     sigma_paper: Positive
     sigma_tight: Positive
+    steps: Count = Field(1, description="the steps the release's mechanisms are split into (per-step sensitivities)")
+    step_sensitivities: list[NonNegative] = Field(
+        default_factory=list, description="the sensitivity of each step's mechanisms (0: the same for every user)"
+    )
+    sigma_optimal: NonNegative | list[NonNegative] | None = Field(
+        None, description="σ of the optimal allocation: one, or one per step (null: none computed)"
+    )
     notes: list[str]
 
 
@@ -146,6 +153,15 @@ class LedgerRecord(_Passed):
     epsilon_at_informative_delta_by_paper_sigma: NonNegative
     epsilon_at_informative_delta_by_tight_sigma: NonNegative
     mu_at_tight_sigma: float | None  # None: a release that is not a plain Gaussian (no single μ)
+    sigma_optimal: Any = Field(None, description="σ optimal: one number, or release → σ (one, or one per step)")
+    optimal_allocation: dict[str, Any] | None = Field(
+        None, description="what σ optimal minimises (objective), whether it was computed, and why not (note)"
+    )
+    noise_variance: dict[str, float | None] | None = Field(
+        None, description="the total noise variance Σᵢ nᵢσᵢ² of the paper, tight and optimal allocations"
+    )
+    epsilon_at_informative_delta_by_optimal_sigma: NonNegative | None = None
+    mu_at_optimal_sigma: float | None = None
     flags: list[LedgerFlag]
     notes: list[str]
 

@@ -98,7 +98,10 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
     help="--target --one-run: score(output, record) -> float (default: their inner product).",
 )
 @click.option(
-    "--sigma", default="tight", show_default=True, help="ALGORITHM form: paper | tight | a number (every release's σ)."
+    "--sigma",
+    default="tight",
+    show_default=True,
+    help="ALGORITHM form: paper | tight | optimal | a number (every release's σ).",
 )
 @click.option("--observer", default=None, help="ALGORITHM form: what the attacker sees (default: the white-box one).")
 @click.option("--runs", type=NUMBER, default=None, help="ALGORITHM form: runs of the algorithm per dataset (4000).")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
-from dpkit.render import emit_json, format_number, print_table, progress_bar
+from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar
 
 from .options import sigma_choice
 
@@ -105,10 +105,10 @@ def audit_algorithm(
                 + " / "
                 + format_number(result.claim_mu, 6),
             ],
-            ["σ used", ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas.items())],
+            ["σ used", "; ".join(f"{k}: {format_values(v)}" for k, v in result.sigmas.items())],
             [
-                "σ the claim needs (tight)",
-                ", ".join(f"{k}: {format_number(v, 6)}" for k, v in result.sigmas_claim.items()),
+                f"σ the claim needs ({result.setting.claim_allocation})",
+                "; ".join(f"{k}: {format_values(v)}" for k, v in result.sigmas_claim.items()),
             ],
             [
                 "exact ε / μ of the declared releases",

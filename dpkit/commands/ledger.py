@@ -12,7 +12,7 @@ from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.events import describe
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.accountant.tree import SCHEDULES
-from dpkit.render import busy, emit_json, format_number, print_lines, print_table
+from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
 from .options import (
     ALL_CONVERSIONS,
@@ -150,15 +150,21 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
             format_number(r["paper_sensitivity"], 6),
             format_number(r["sigma_paper"], 6),
             format_number(r["sigma_tight"], 6),
+            format_values(r["sigma_optimal"]),
         ]
         for r in d["releases"]
     ]
     statistics = "\n".join(f"{r['name']}: {r['statistic']}" for r in d["releases"])
+    steps = [
+        f"{r['name']}: Δ per step h = 1..{r['steps']}: {format_values(r['step_sensitivities'])}"
+        for r in d["releases"]
+        if r["steps"] > 1
+    ]
     print_table(
         title,
-        ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight"],
+        ["release", "count", "Δ add/rem.", "Δ repl.-one", "Δ paper", "σ paper", "σ tight", "σ optimal"],
         rows,
-        caption=statistics,
+        caption="\n".join([statistics, *steps]),
     )
     informative = f"δ = {format_number(d['delta_informative'])}"
     summary = [
@@ -166,9 +172,12 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
         ["ε of the paper's σ", format_number(d["epsilon_achieved_by_paper_sigma"], 8)],
         [f"ε of the paper's σ at {informative}", format_number(d["epsilon_at_informative_delta_by_paper_sigma"], 8)],
         [f"ε of σ_tight at {informative}", format_number(d["epsilon_at_informative_delta_by_tight_sigma"], 8)],
+        [f"ε of σ_optimal at {informative}", format_number(d["epsilon_at_informative_delta_by_optimal_sigma"], 8)],
         ["μ at the paper's σ", format_number(d["mu_at_paper_sigma"], 8)],
         ["μ at σ_tight", format_number(d["mu_at_tight_sigma"], 8)],
+        ["μ at σ_optimal", format_number(d["mu_at_optimal_sigma"], 8)],
         ["σ_paper / σ_tight", format_number(d["noise_ratio"], 6)],
+        *_variance_rows(d["noise_variance"]),
     ]
     users = d["users"]
     caption = (
@@ -176,8 +185,23 @@ def _print_algorithm_ledger(led: AlgorithmLedger) -> None:
         + (f"min(1e-05, 1/K), K = {users:,}" if users is not None else "1e-05 (the declaration has no K)")
         + f"; {d['method']}"
     )
+    allocation = d["optimal_allocation"]
+    caption += "\nσ optimal: " + (
+        f"minimises {allocation['objective']}" if allocation["computed"] else allocation["note"]
+    )
     print_table("Summary", ["", "value"], summary, caption=caption)
     print_lines([f"{f['severity']}: {f['code']}: {f['message']}" for f in d["flags"]] or ["no flags"], title="Flags")
+
+
+def _variance_rows(variance: dict[str, float | None]) -> list[list[str]]:
+    """The total noise variance Σᵢ nᵢσᵢ² of each allocation, relative to σ_tight's."""
+    tight = variance["tight"]
+    rows = []
+    for allocation in ("paper", "optimal"):
+        value = variance[allocation]
+        if value is not None and tight:
+            rows.append([f"noise variance, {allocation} ÷ tight", format_number(value / tight, 6)])
+    return rows
 
 
 def _mu_rho(ledger: Ledger) -> dict[str, float | None]:

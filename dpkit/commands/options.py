@@ -232,10 +232,10 @@ def check_out_dir(out: Path) -> None:
 
 
 def sigma_choice(value: str) -> str | float:
-    """``paper``, ``tight`` or a number >= 0 (the API checks the range)."""
-    if value in ("paper", "tight"):
+    """``paper``, ``tight``, ``optimal`` or a number >= 0 (the API checks the range)."""
+    if value in ("paper", "tight", "optimal"):
         return value
     try:
         return float(value)
     except ValueError:
-        raise click.BadParameter(f"must be 'paper', 'tight' or a number, got {value!r}") from None
+        raise click.BadParameter(f"must be 'paper', 'tight', 'optimal' or a number, got {value!r}") from None

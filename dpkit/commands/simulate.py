@@ -9,7 +9,7 @@ import click
 from dpkit.accountant.validation import check_index
 from dpkit.algorithms import registry
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS
-from dpkit.render import emit_json, format_number, print_lines, progress_bar
+from dpkit.render import emit_json, format_number, format_values, print_lines, progress_bar
 
 from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
 
@@ -31,7 +31,7 @@ from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, 
 @click.option("--episodes", "-K", type=NUMBER, required=True, help="Episodes K (one user each).")
 @click.option("--epsilon", type=NUMBER, default=None, help="Target ε of a private algorithm.")
 @click.option("--delta", type=NUMBER, default=None, help="Target δ of a private algorithm.")
-@click.option("--sigma", "sigma_text", default="paper", show_default=True, help="paper, tight or a number.")
+@click.option("--sigma", "sigma_text", default="paper", show_default=True, help="paper, tight, optimal or a number.")
 @click.option("--seeds", type=NUMBER, default=1, show_default=True, help="Runs 0..N−1.")
 @click.option("--env-seed", type=NUMBER, default=0, show_default=True, help="Seed of the environment.")
 @click.option("--workers", type=NUMBER, default=1, show_default=True, help="Run seeds in a process pool.")
@@ -108,7 +108,7 @@ def simulate(
     print_lines(
         [
             f"{algorithm} on {env_name}: K = {experiment.episodes}, {n_seeds} seed(s)",
-            "σ: " + (", ".join(f"{k} = {format_number(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
+            "σ: " + ("; ".join(f"{k} = {format_values(v, 5)}" for k, v in summary["sigmas"].items()) or "no noise"),
             f"final regret: {format_number(summary['final_regret_mean'], 6)} ± "
             f"{format_number(summary['final_regret_std'], 4)}",
             f"log-log slope of mean cumulative regret: {format_number(summary['loglog_slope'], 4)}",
