@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-slow check typecheck lint bench docs install clean
+.PHONY: docs-regret run test test-slow check typecheck lint bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
 	$(BIN)/python docs/make_audits.py
 	$(BIN)/python docs/make_one_run.py
+
+# the regret curves (~20 min on 2 cores) and LDP-UCRL-VTR's drift (~3 min)
+docs-regret: $(STAMP)
+	$(BIN)/python docs/make_regret.py
+	$(BIN)/python docs/make_drift.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'

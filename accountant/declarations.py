@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .accountants import make_accountant
 from .calibration import calibrate_ledger_scale
 from .ledger import EventRelease, GaussianRelease, Ledger, Release
@@ -38,6 +40,7 @@ from .validation import (
     ArgumentTypeError,
     check_choice,
     check_count,
+    check_nonnegative,
     check_positive,
     check_probability,
     check_unit_interval,
@@ -157,12 +160,14 @@ class DeclaredRelease:
         """σ of each step: ``sigma`` (one number for every step, or one per step), σ_paper when ``None``."""
         if sigma is None:
             return (self.sigma_paper,) * self.steps
-        if isinstance(sigma, (int, float)) and not isinstance(sigma, bool):
-            return (float(sigma),) * self.steps
-        values = tuple(sigma)  # type: ignore[arg-type]
-        if len(values) != self.steps:
-            raise ValueError(f"{self.name}: give one σ or one per step ({self.steps}), got {len(values)}: {values!r}")
-        return tuple(float(v) for v in values)
+        if isinstance(sigma, (str, bytes)) or not (np.ndim(sigma) == 0 or isinstance(sigma, (Sequence, np.ndarray))):
+            raise ArgumentTypeError(f"{self.name}: σ must be a number or one per step, got {sigma!r}")
+        if np.ndim(sigma) == 0:
+            return (check_nonnegative(f"{self.name}.sigma", sigma),) * self.steps
+        values = tuple(np.ravel(np.asarray(sigma, dtype=object))) if np.ndim(sigma) == 1 else None
+        if values is None or len(values) != self.steps:
+            raise ValueError(f"{self.name}: give one σ or one per step ({self.steps}), got {sigma!r}")
+        return tuple(check_nonnegative(f"{self.name}.sigma[{i}]", v) for i, v in enumerate(values))
 
     def sensitivity(self, relation: str) -> float:
         """The ℓ2 sensitivity under ``relation`` (of the worst step, where the release has ``step_factors``)."""
@@ -492,6 +497,8 @@ def informative_delta(declaration: PrivacyDeclaration) -> float:
 def _check_step_factors(name: str, factors: object, count: int) -> tuple[float, ...]:
     """``step_factors`` validated: each step's sensitivity over the worst step's, in [0, 1] with largest 1, and a
     number of steps that divides ``count``."""
+    if isinstance(factors, np.ndarray) and factors.ndim == 1:
+        factors = factors.tolist()
     if isinstance(factors, (str, bytes)) or not isinstance(factors, Sequence):
         raise ArgumentTypeError(f"{name}.step_factors must be a sequence of numbers, got {factors!r}")
     values = tuple(check_unit_interval(f"{name}.step_factors[{i}]", f) for i, f in enumerate(factors))

@@ -393,11 +393,15 @@ def symmetric_noise_norm_bound(sigma: float, *, psums: int, dim: int, failure_pr
 # ------------------------------------------------------------------------------------------
 
 
-def _check_counter_sigma(sigma: Any, shape: tuple[int, ...]) -> float | np.ndarray:
+def _check_counter_sigma(sigma: Any, shape: tuple[int, ...], symmetric: bool = False) -> float | np.ndarray:
     """A counter's σ: one number, or one per index of the item's first axis (e.g. one per step of a batch of H
-    counters), each >= 0."""
+    counters), each >= 0; a symmetric counter needs a batch axis before its two matrix axes for that."""
     if np.ndim(sigma) == 0:
         return check_nonnegative("sigma", sigma)
+    if symmetric and len(shape) < 3:
+        raise ValueError(
+            f"a symmetric counter of shape {shape} takes one σ (one per index needs a batch axis), got {sigma!r}"
+        )
     values = np.array([check_nonnegative(f"sigma[{i}]", v) for i, v in enumerate(np.ravel(np.asarray(sigma)))])
     if np.ndim(sigma) != 1 or values.shape[0] != shape[0]:
         raise ValueError(f"sigma must be one number or one per index of the first axis ({shape[0]}), got {sigma!r}")
@@ -465,10 +469,10 @@ class BinaryCounter:
         steps: int | None = None,
     ) -> None:
         self.shape: tuple[int, ...] = _check_shape(shape)
-        self.sigma: float | np.ndarray = _check_counter_sigma(sigma, self.shape)
-        self._rng = _check_rng(rng)
         if not isinstance(symmetric, (bool, np.bool_)):
             raise ValueError(f"symmetric must be True or False, got {symmetric!r}")  # noqa: TRY004 - as above
+        self.sigma: float | np.ndarray = _check_counter_sigma(sigma, self.shape, bool(symmetric))
+        self._rng = _check_rng(rng)
         self.symmetric: bool = bool(symmetric)
         if self.symmetric and (len(self.shape) < 2 or self.shape[-1] != self.shape[-2]):
             raise ValueError(f"symmetric noise needs the last two axes of shape to be equal, got shape {self.shape}")

@@ -96,6 +96,8 @@ def resolve_sigmas(
 
 def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> float | tuple[float, ...]:
     """One release's σ from a mapping: a number, or one per step of a release with per-step sensitivities."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         return check_sigma(f"sigma[{name!r}]", value)
     steps = next(r.steps for r in declaration.releases if r.name == name)

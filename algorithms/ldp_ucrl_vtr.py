@@ -331,6 +331,10 @@ class LdpUcrlVtr(VtrAgent):
         fractions = np.asarray(step_bounds(self.horizon)) if self.horizon > 1 else np.ones(1)
         self.step_value_bounds: np.ndarray = self.value_bound * fractions
         self.step_feature_bounds: np.ndarray = self.feature_bound * fractions
+        # the paper's cap Q_{k,h} <= H − h + 1 (Algorithm 1), in value_bound units: the planner's V_{h+1} never
+        # exceeds the user's clip, whatever the MDP's rewards (on RiverSwim the return-to-go caps are already below)
+        paper_caps = self.value_bound * (self.horizon - np.arange(self.horizon + 1)) / self.horizon
+        self.caps = _below(self.caps, paper_caps)
         #: r of the last plan: one number, or one per step (a per-step σ_Λ)
         self.shift: float | np.ndarray = 0.0
         #: σ_Λ and σ_u: a float, or one σ per step (an allocation with per-step σ, e.g. ``sigma="optimal"``)
@@ -374,7 +378,7 @@ class LdpUcrlVtr(VtrAgent):
         rho_min = lam + self.shift - upsilon
         rho_min = np.maximum(rho_min, lam) if np.ndim(rho_min) else max(rho_min, lam)  # shift_scale < 1: keep finite
         rho_max = lam + self.shift + upsilon
-        ranges = np.minimum(self.caps[1:], self.value_bound)
+        ranges = _below(self.caps[1:], self.step_value_bounds)
         beta = confidence_radius(
             logdet,
             ranges,
@@ -470,6 +474,12 @@ _OPTIONS = (
     "regularizer",
     "failure_probability",
 )
+
+
+def _below(caps: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """``caps`` lowered to ``bounds`` where they exceed them beyond rounding (equal values, computed two ways, keep
+    ``caps``' floats: the same plans as before the per-step bounds)."""
+    return np.where(caps > bounds * (1.0 + 1e-12), bounds, caps)
 
 
 def _sigma_value(sigma: float | tuple[float, ...]) -> float | np.ndarray:

@@ -594,7 +594,13 @@ class LinOpt:
         if np.ndim(self.noise_shift_p) and self.regularization == 0.0:
             # a step without Gram noise in a per-step allocation is step H, whose items are 0 (V_{H+1} = 0) and whose
             # model is never used: a unit shift keeps its Λ invertible
-            self.noise_shift_p = np.where(np.asarray(sig["B_{h,p,1}"]) > 0.0, self.noise_shift_p, 0.5)
+            zero = np.asarray(sig["B_{h,p,1}"]) == 0.0
+            if np.any(zero[:-1]):
+                raise ValueError(
+                    "regularization = 0 needs Gram noise (its shift) at steps 1..H−1, got σ of B_{h,p,1} = "
+                    f"{sig['B_{h,p,1}']!r}; give regularization > 0"
+                )
+            self.noise_shift_p = np.where(zero, 0.5, self.noise_shift_p)
         self.noise_shift_r = _per_step(lambda s: noise_shift(s, m, self.d2, *args), sig["B_{h,r,1}"])
         self.shift_p = self.regularization + 2.0 * self.noise_shift_p
         self.shift_r = self.regularization + 2.0 * self.noise_shift_r

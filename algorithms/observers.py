@@ -348,8 +348,8 @@ def one_sigma(name: str, sigma: Any) -> float:
     s = np.asarray(sigma, dtype=float)
     if s.ndim and not np.all(s == s.flat[0]):
         raise ValueError(
-            f"{name} has one σ per step (an allocation such as sigma='optimal'): the one-run scores take one σ per "
-            "release; audit this allocation many-run"
+            f"{name} has one σ per step (the agent's, or the claim's at claim_allocation='optimal'): the one-run "
+            "scores take one σ per release; audit this allocation many-run"
         )
     return float(s.flat[0])
 

@@ -185,6 +185,9 @@ class RlSetting:
         check_positive("epsilon", self.epsilon)
         check_probability("delta", self.delta)
         if isinstance(self.sigma, Mapping):
+            for k, v in self.sigma.items():
+                if np.ndim(v) > 1:
+                    raise ValueError(f"sigma[{k!r}] must be one σ or one per step, got {v!r}")
             pairs = ((k, v if np.ndim(v) == 0 else tuple(float(x) for x in np.ravel(v))) for k, v in self.sigma.items())
             object.__setattr__(self, "sigma", tuple(sorted(pairs)))
         if isinstance(self.sigma, str):
@@ -540,11 +543,15 @@ def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, An
     """σ > 0 wherever a release (or a step of one) has a positive sensitivity: σ = 0 there adds no noise, nothing
     is private. A step of sensitivity 0 may go without noise (the optimal allocation's step H)."""
     for r in declaration.releases:
-        values = r.step_sigmas(sigmas[r.name])
-        if any(s <= 0.0 and d > 0.0 for s, d in zip(values, r.step_sensitivities(relation))):
-            raise ValueError(
-                f"sigma must be > 0 for an audit (σ = 0 adds no noise: nothing is private), got {dict(sigmas)}"
-            )
+        if r.name not in sigmas:
+            continue  # the implementation's own declaration names its releases; the registered one is checked too
+        values = r.step_sigmas(sigmas[r.name]) if np.size(sigmas[r.name]) in (1, r.steps) else ()
+        for h, (s, d) in enumerate(zip(values, r.step_sensitivities(relation)), start=1):
+            if s <= 0.0 and d > 0.0:
+                raise ValueError(
+                    f"sigma[{r.name!r}] must be > 0 for an audit at step h = {h} (Δ = {d:g}): σ = 0 adds no noise, "
+                    f"nothing is private; got {s!r}"
+                )
 
 
 def _check_executor(setting: RlSetting, executor: Executor | None) -> None:
@@ -589,7 +596,8 @@ def audit_setting(
     started = time.perf_counter()
     _check_executor(setting, executor)
     declaration, sigmas = _declaration(setting)
-    _check_audit_sigmas(declaration, sigmas, setting.relation)
+    for decl in (declaration, _registered_declaration(setting)):  # the registered Δ too: it cannot be declared away
+        _check_audit_sigmas(decl, sigmas, setting.relation)
     claim_sigmas = _claim_sigmas(setting)
     d0, d1 = neighbouring_datasets(setting)
     out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)

@@ -66,11 +66,11 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 
 def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
-    """One number, or one per step (a σ or Δ of an allocation with per-step values) as a comma-separated list at
-    fewer digits; '—' for a missing value."""
+    """One number, or one per step (a σ or Δ of an allocation with per-step values) as a comma-separated list;
+    '—' for a missing value."""
     if x is None or isinstance(x, (int, float)):
         return format_number(x, digits)
-    return ", ".join(format_number(float(v), min(digits, 4)) for v in x)
+    return ", ".join(format_number(float(v), digits) for v in x)
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:

@@ -619,3 +619,19 @@ def test_nothing_released() -> None:
 def test_bad_arguments_are_named(call: Callable[[], object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_counter_takes_one_sigma_per_batch_index() -> None:
+    import numpy as np
+
+    from dpkit.accountant.tree import BinaryCounter
+
+    c = BinaryCounter((3, 2, 2), [1.0, 0.0, 100.0], 0, symmetric=True, steps=4)
+    c.add(np.zeros((3, 2, 2)))
+    noise = c.prefix()
+    assert np.all(noise[1] == 0.0) and np.abs(noise[2]).max() > np.abs(noise[0]).max()  # σ = 0 adds none
+    assert np.array_equal(noise, np.swapaxes(noise, 1, 2))  # symmetric in every batch index
+    with pytest.raises(ValueError, match="batch axis"):
+        BinaryCounter((3, 3), [1.0, 2.0, 3.0], 0, symmetric=True)
+    with pytest.raises(ValueError, match="first axis"):
+        BinaryCounter((3, 2), [1.0, 2.0], 0)

@@ -277,3 +277,25 @@ def test_extreme_parameters_give_a_clear_error_or_a_sound_ledger() -> None:
         params = {"episodes": 100, "horizon": 10} | ({"gamma": 1.0} if name == "private-ofu-rl" else {"dim": 3})
         led = algorithm_ledger(declare(name, 1e-300, 0.1, **params))  # ε ≈ 0 at δ = 0.1 is still meetable
         assert ExactAccountant().epsilon(led.declaration.ledger(scale=led.scale), 0.1).epsilon <= 1e-300
+
+
+# ------------------------------------------------------------------ per-step σ at the boundary
+
+
+def test_per_step_sigmas_are_validated_naming_the_bad_value() -> None:
+    import numpy as np
+
+    (gram, _) = declare("ldp-ucrl-vtr", 1.0, 0.1, horizon=4).releases
+    assert gram.step_sigmas(np.float32(2.0)) == (2.0,) * 4  # a numpy scalar is one σ
+    assert gram.step_sigmas(np.array([1.0, 2.0, 3.0, 0.0])) == (1.0, 2.0, 3.0, 0.0)
+    with pytest.raises(TypeError, match="'tight'"):
+        gram.step_sigmas("tight")
+    with pytest.raises(ValueError, match="sigma"):
+        gram.step_sigmas(-1.0)
+    with pytest.raises(ValueError, match="one per step \\(4\\)"):
+        gram.step_sigmas([1.0, 2.0])
+    with pytest.raises(ValueError, match="step_factors"):
+        DeclaredRelease("x", "s", 4, 1.0, 2.0, 2.0, 1.0, step_factors=(0.5, 0.25))  # largest must be 1
+    with pytest.raises(ValueError, match="multiple"):
+        DeclaredRelease("x", "s", 3, 1.0, 2.0, 2.0, 1.0, step_factors=(1.0, 0.5))
+    assert DeclaredRelease("x", "s", 2, 1.0, 2.0, 2.0, 1.0, step_factors=np.array([1.0, 0.5])).steps == 2

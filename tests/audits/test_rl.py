@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -85,7 +87,7 @@ def test_setting_rejects_bad_values() -> None:
         RlSetting("rlsvi", "q-values", episodes=1)
     with pytest.raises(ValueError, match="position"):
         RlSetting("rlsvi", "q-values", position="second")
-    with pytest.raises(ValueError, match="sigma must be > 0"):
+    with pytest.raises(ValueError, match=r"sigma.* must be > 0"):
         audit_setting(default_setting("ldp-ucrl-vtr", sigma=0.0), runs=10)
 
 
@@ -293,3 +295,15 @@ def test_black_box_observers_run_and_stay_below_the_allowance(algorithm: str) ->
     assert result.attack == "logistic"
     assert result.verdict != "violation"  # 300 runs of a black-box view may lack power: inconclusive is honest
     assert result.mu_lower <= result.pair_mu_allowed
+
+
+def test_sigma_zero_is_refused_on_a_step_the_registered_declaration_charges() -> None:
+    # the optimal allocation's step H has Δ = 0 and σ = 0; σ = 0 on step 1 (Δ > 0) is no privacy at all
+    setting = default_setting("ldp-ucrl-vtr", sigma="optimal")
+    sigmas = _claim_sigmas(setting)
+    assert all(v[-1] == 0.0 for v in sigmas.values())
+    broken = {k: (0.0, *v[1:]) for k, v in sigmas.items()}
+    with pytest.raises(ValueError, match=r"must be > 0 for an audit at step h = 1"):
+        audit_setting(replace(setting, sigma=broken), runs=10, seed=0)
+    with pytest.raises(ValueError, match="one σ or one per step"):
+        replace(setting, sigma={k: [[1.0, 2.0], [3.0, 4.0]] for k in sigmas})

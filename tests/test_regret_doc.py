@@ -1,0 +1,98 @@
+"""docs/make_regret.py: its quick mode writes the tables and figures; docs/regret.md is there with its columns."""
+
+from __future__ import annotations
+
+import re
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "docs" / "make_regret.py"
+
+
+@pytest.fixture(scope="module")
+def module() -> dict[str, Any]:
+    return runpy.run_path(str(SCRIPT))
+
+
+def _header(columns: tuple[str, ...]) -> str:
+    return "| " + " | ".join(("panel",) + columns) + " |"
+
+
+def _tables(text: str, columns: tuple[str, ...]) -> list[list[list[str]]]:
+    """Every table of ``text`` whose header is the regret table's, as rows of cells."""
+    tables, lines = [], text.splitlines()
+    for i, line in enumerate(lines):
+        if line == _header(columns):
+            rows = []
+            for row in lines[i + 2 :]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip("|").split("|")])
+            tables.append(rows)
+    return tables
+
+
+def _check(text: str, columns: tuple[str, ...], sigmas: list[str]) -> None:
+    tables = _tables(text, columns)
+    assert tables, "no regret table"
+    for rows in tables:
+        assert any("uniform" in r[1] for r in rows), "every table has the uniform-random baseline"
+        private = [r for r in rows if r[3] in sigmas]
+        assert {r[3] for r in private} == set(sigmas), "every σ choice has its rows"
+        assert any(r[3] == "—" and "uniform" not in r[1] for r in rows), "every table has a non-private baseline"
+        for r in rows:
+            assert len(r) == len(columns) + 1
+            verdict = r[-1].strip("*")
+            assert verdict in {"sublinear", "linear", "not shown sublinear"}
+            if r[1].startswith("uniform"):
+                continue
+            m = re.fullmatch(r"(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", r[columns.index("slope [95% interval]") + 1])
+            assert m, r
+            slope, low, high = map(float, m.groups())
+            assert low <= slope + 1e-9 and slope <= high + 1e-9
+            assert (verdict == "sublinear") == (high < 1.0), r
+            assert re.fullmatch(r"[\d,.e+-]+ ± [\d,.e+-]+", r[5]), r[5]
+
+
+def _run(module: dict[str, Any], out: Path, *extra: str) -> str:
+    sigmas = module["supported_sigmas"](module["SIGMAS"])
+    module["main"](["--quick", "--out", str(out), "--sigmas", *sigmas, *extra])
+    return (out / "regret.md").read_text(encoding="utf-8")
+
+
+def test_sigma_choices(module: dict[str, Any]) -> None:
+    assert module["SIGMAS"] == ("paper", "tight", "optimal")
+    assert {"paper", "tight"} <= set(module["supported_sigmas"](module["SIGMAS"]))
+
+
+def test_quick_rlsvi_part(module: dict[str, Any], tmp_path: Path) -> None:
+    text = _run(module, tmp_path, "--only", "rlsvi")
+    _check(text, module["TABLE_COLUMNS"], module["supported_sigmas"](module["SIGMAS"]))
+    assert (tmp_path / "regret_rlsvi.png").stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_quick_run_of_every_part(module: dict[str, Any], tmp_path: Path) -> None:
+    """The whole --quick mode (about 15 s on one core)."""
+    text = _run(module, tmp_path)
+    _check(text, module["TABLE_COLUMNS"], module["supported_sigmas"](module["SIGMAS"]))
+    for key in ("seed000_riverswim", "seed000_riverswim-inhomogeneous", "linopt", "lq", "rlsvi"):
+        assert f"](regret_{key}.png)" in text
+        assert (tmp_path / f"regret_{key}.png").stat().st_size > 10_000
+    assert "where ours differs" in text
+
+
+def test_docs_regret_md_is_there_with_its_columns(module: dict[str, Any]) -> None:
+    doc = ROOT / "docs" / "regret.md"
+    assert doc.is_file(), "docs/regret.md is missing: run `python docs/make_regret.py`"
+    text = doc.read_text(encoding="utf-8")
+    assert "Quick smoke run" not in text, "docs/regret.md comes from a --quick run"
+    sigmas = re.search(r"σ choices: ([\w, ]+)\.", text)
+    assert sigmas, "docs/regret.md does not state its σ choices"
+    _check(text, module["TABLE_COLUMNS"], sigmas.group(1).split(", "))
+    for png in re.findall(r"\]\((regret_[\w-]+\.png)\)", text):
+        assert (ROOT / "docs" / png).is_file(), png
