@@ -96,3 +96,37 @@ def test_docs_regret_md_is_there_with_its_columns(module: dict[str, Any]) -> Non
     _check(text, module["TABLE_COLUMNS"], sigmas.group(1).split(", "))
     for png in re.findall(r"\]\((regret_[\w-]+\.png)\)", text):
         assert (ROOT / "docs" / png).is_file(), png
+
+
+README = ROOT / "README.md"
+_README_TABLE = "| ε | LDP-UCRL-VTR, σ paper | LDP-UCRL-VTR, σ tight | LDP-UCRL-VTR, σ optimal |"
+
+
+def _doc_cells(module: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """Seed 000's RiverSwim table of docs/regret.md as {(ε, σ): "R ± hw (slope [lo, hi], verdict)"}."""
+    columns = module["TABLE_COLUMNS"]
+    table = _tables((ROOT / "docs" / "regret.md").read_text(encoding="utf-8"), columns)[0]
+    col = {name: i + 1 for i, name in enumerate(columns)}
+    cells = {}
+    for row in table:
+        if not row[col["curve"]].startswith("LDP-UCRL-VTR"):
+            continue
+        verdict = row[col["verdict"]].strip("*")
+        cells[(row[col["ε"]], row[col["σ"]])] = (
+            f"{row[col['R(K): mean ± 95%']]} ({row[col['slope [95% interval]']]}, {verdict})"
+        )
+    return cells
+
+
+def test_the_readme_regret_table_is_the_generated_doc(module: dict[str, Any]) -> None:
+    # every cell of the README's seed-000 table is the generated doc's, verdict included ("sublinear" only where the
+    # slope interval lies below 1)
+    cells = _doc_cells(module)
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = lines.index(_README_TABLE)
+    rows = [line for line in lines[start + 2 :] if line.startswith("|")][: len({e for e, _ in cells})]
+    assert rows, "the README's regret table has no rows"
+    for line in rows:
+        eps, *shown = (c.strip() for c in line.strip("|").split("|"))
+        for sigma, cell in zip(("paper", "tight", "optimal"), shown[:3]):
+            assert cell == cells[(eps, sigma)], (eps, sigma, cell, cells[(eps, sigma)])
