@@ -16,6 +16,7 @@ from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
 from dpkit.algorithms.linopt import PrivateLinOpt
 from dpkit.algorithms.rlsvi import Rlsvi
 from dpkit.algorithms.simulation import make_agent
+from dpkit.algorithms.ucrl_vtr import return_caps
 
 
 class _LdpNoClip(LdpUcrlVtr):
@@ -31,9 +32,12 @@ class _LdpNoClip(LdpUcrlVtr):
 
 
 def ldp_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
-    """LDP-UCRL-VTR whose randomiser forgets to clip."""
+    """LDP-UCRL-VTR whose randomiser forgets to clip, under a planner that caps Q at the largest return-to-go (as
+    the ``min{H, …}`` display of seed 000's Algorithm 1 reads) rather than at H − h + 1: its optimistic values then
+    exceed the per-step bounds the declaration assumes, and go into the messages as they are."""
     agent = make_agent(name, env, episodes, rng, **kw)
     agent.__class__ = _LdpNoClip
+    agent.caps = return_caps(agent._rewards)
     return agent
 
 
