@@ -195,26 +195,21 @@ def _figure(results: Mapping[str, list[tuple[int, np.ndarray, np.ndarray]]], dia
         ax.fill_between(ks, reg.min(axis=0), reg.max(axis=0), alpha=0.08)
     ax.set(xlabel="episode k", ylabel=f"regret per episode (mean of {WINDOW})", title="(a) regret per episode")
     ax.legend(fontsize=8)
-    ax = axes[0, 1]
-    for seed, _, right in results[DEFAULT]:
-        ax.plot(ks, _smooth(right), lw=1.2, label=f"seed {seed}")
-    ax.set(
-        xlabel="episode k",
-        ylabel="share of right actions",
-        ylim=(-0.03, 1.03),
-        title="(b) default: share of right actions, one line per seed",
+    panels = (
+        (axes[0, 1], DEFAULT, "seed {}", "(b) default: share of right actions, one line per seed", 2),
+        (
+            axes[1, 0],
+            "same noise, other users",
+            "users of seed {}",
+            "(c) noise stream of seed 0, users of other seeds: the lines coincide",
+            1,
+        ),
     )
-    ax.legend(fontsize=7, ncol=2)
-    ax = axes[1, 0]
-    for seed, _, right in results["same noise, other users"]:
-        ax.plot(ks, _smooth(right), lw=1.2, label=f"users of seed {seed}")
-    ax.set(
-        xlabel="episode k",
-        ylabel="share of right actions",
-        ylim=(-0.03, 1.03),
-        title="(c) noise stream of seed 0, users of other seeds: the lines coincide",
-    )
-    ax.legend(fontsize=7)
+    for ax, key, label, title, ncol in panels:
+        for seed, _, right in results[key]:
+            ax.plot(ks, _smooth(right), lw=1.2, label=label.format(seed))
+        ax.set(xlabel="episode k", ylabel="share of right actions", ylim=(-0.03, 1.03), title=title)
+        ax.legend(fontsize=7, ncol=ncol)
     ax = axes[1, 1]
     n = diag["n"]
     ax.loglog(n, diag["shift"], label=r"shift $r_n = 2\Upsilon_n$ (step 1)")

@@ -83,6 +83,18 @@ def _check(f, sample, project, claim: float, relation: str, worst: tuple) -> Non
     assert attained.ratio >= 1 - 1e-12 and not attained.exceeds, attained.to_dict()
 
 
+def _check_product(b: float, v: float, nonneg: bool, claim: float, relation: str, other: np.ndarray | None) -> None:
+    """The φ·V statistic with ‖φ‖ <= b and V ∈ [0, v]: the worst user is (b e₀, v) against ``other``."""
+    _check(
+        _product(D),
+        _product_sample(D, b, v, nonneg),
+        _product_project(D, b, v, nonneg),
+        claim,
+        relation,
+        (np.append(_e(0, D, b), v), other),
+    )
+
+
 def _e(i: int, dim: int, scale: float = 1.0) -> np.ndarray:
     v = np.zeros(dim)
     v[i] = scale
@@ -110,14 +122,7 @@ def test_ldp_ucrl_vtr_per_step(reading: str) -> None:
                 other_t = None
             else:
                 other_t = np.append(_e(1, D, b), v) if nonneg else np.append(-_e(0, D, b), v)
-            _check(
-                _product(D),
-                _product_sample(D, b, v, nonneg),
-                _product_project(D, b, v, nonneg),
-                d_target,
-                rel,
-                (np.append(_e(0, D, b), v), other_t),
-            )
+            _check_product(b, v, nonneg, d_target, rel, other_t)
 
 
 def test_private_linopt_per_step() -> None:
@@ -136,25 +141,11 @@ def test_private_linopt_per_step() -> None:
             worst = (_e(0, D, b), None if rel == "add_remove" else _e(1, D, b))
             _check(_gram, _ball(D, b), _project_ball(b), d1_, rel, worst)
             other = None if rel == "add_remove" else np.append(-_e(0, D, b), v)
-            _check(
-                _product(D),
-                _product_sample(D, b, v, False),
-                _product_project(D, b, v, False),
-                d2_,
-                rel,
-                (np.append(_e(0, D, b), v), other),
-            )
+            _check_product(b, v, False, d2_, rel, other)
         worst = (_e(0, D, 1.0), None if rel == "add_remove" else _e(1, D, 1.0))
         _check(_gram, _ball(D, 1.0), _project_ball(1.0), r1.sensitivity(rel), rel, worst)
         other = None if rel == "add_remove" else np.append(-_e(0, D, 1.0), 1.0)
-        _check(
-            _product(D),
-            _product_sample(D, 1.0, 1.0, False),
-            _product_project(D, 1.0, 1.0, False),
-            r2.sensitivity(rel),
-            rel,
-            (np.append(_e(0, D, 1.0), 1.0), other),
-        )
+        _check_product(1.0, 1.0, False, r2.sensitivity(rel), rel, other)
 
 
 @pytest.mark.parametrize("name", ["ldp-ucrl-vtr", "private-linopt-vi"])
