@@ -29,6 +29,8 @@ __all__ = [
     "MAX_SIGMA",
     "check_sigma",
     "resolve_sigmas",
+    "per_step",
+    "step_column",
     "Plan",
     "EpisodicAgent",
     "Run",
@@ -105,6 +107,23 @@ def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> 
         raise ValueError(f"sigma[{name!r}] must be one σ or one per step ({steps}), got {len(value)} values")
     values = tuple(check_sigma(f"sigma[{name!r}][{i}]", v) for i, v in enumerate(value))
     return values[0] if len(set(values)) == 1 else values
+
+
+def per_step(bound: Callable[[float], float], sigma: float | np.ndarray) -> float | np.ndarray:
+    """``bound(σ)`` for one σ, or each step's for an array of per-step σ (an allocation such as
+    ``sigma="optimal"``): the shifts and radii the agents derive from their σ."""
+    if np.ndim(sigma) == 0:
+        return float(bound(float(sigma)))
+    return np.array([bound(float(s)) for s in np.asarray(sigma)])
+
+
+def step_column(x: Any, ndim: int) -> Any:
+    """One value as it is, or one per step shaped to broadcast over an array of ``ndim`` axes whose first is the
+    step (e.g. σ over (H, m) noise, a shift over (H, d, d) matrices)."""
+    if np.ndim(x) == 0:
+        return x
+    a = np.asarray(x, dtype=float)
+    return a.reshape(a.shape + (1,) * (ndim - a.ndim))
 
 
 @dataclass(frozen=True)

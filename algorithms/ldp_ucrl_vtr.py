@@ -90,7 +90,7 @@ from dpkit.accountant.validation import (
 )
 
 from .envs.tabular import TabularMDP
-from .episodes import resolve_sigmas
+from .episodes import per_step, resolve_sigmas, step_column
 from .observers import ObservedRun
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .ucrl_vtr import (
@@ -358,13 +358,14 @@ class LdpUcrlVtr(VtrAgent):
             )
             model = BlockModel(theta, inverse_blocks, self.states, self.actions)
         else:
-            upsilon = _per_step(
+            upsilon = per_step(
                 lambda s: symmetric_noise_norm_bound(s, psums=n, dim=self.dim, failure_probability=self._noise_p),
                 self.sigma_gram,
             )
             self.shift = self.shift_scale * upsilon
-            shift = self.shift if np.ndim(self.shift) == 0 else np.asarray(self.shift)[:, None, None]
-            model = DenseModel(self._gram + shift * np.eye(self.dim), self._target, self.states, self.actions)
+            model = DenseModel(
+                self._gram + step_column(self.shift, 3) * np.eye(self.dim), self._target, self.states, self.actions
+            )
             logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)
         if self.bonus == "paper":
             steps_left = self.horizon - np.arange(self.horizon)  # H − h + 1 with h 1-based
@@ -411,13 +412,13 @@ class LdpUcrlVtr(VtrAgent):
         gram, target = messages[GRAM], messages[TARGET]
         h_ = self.horizon
         if np.any(self.sigma_gram):
-            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * _column(self.sigma_gram)
+            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * step_column(self.sigma_gram, 2)
             noise = np.empty((h_, self.dim, self.dim))
             noise[:, self._upper[0], self._upper[1]] = z
             noise[:, self._upper[1], self._upper[0]] = z
             gram += noise
         if np.any(self.sigma_target):
-            target += self.rng.standard_normal((h_, self.dim)) * _column(self.sigma_target)
+            target += self.rng.standard_normal((h_, self.dim)) * step_column(self.sigma_target, 2)
         return {GRAM: gram, TARGET: target}
 
     def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
@@ -486,18 +487,6 @@ def _sigma_value(sigma: float | tuple[float, ...]) -> float | np.ndarray:
     """A resolved σ as the agent keeps it: a float, or an array of one σ per step when they differ."""
     values = np.atleast_1d(np.asarray(sigma, dtype=float))
     return float(values[0]) if np.all(values == values[0]) else values
-
-
-def _column(sigma: float | np.ndarray) -> float | np.ndarray:
-    """σ to multiply (H, m) noise: a float, or one σ per step as an (H, 1) column."""
-    return sigma if np.ndim(sigma) == 0 else np.asarray(sigma, dtype=float)[:, None]
-
-
-def _per_step(bound: Any, sigma: float | np.ndarray) -> float | np.ndarray:
-    """``bound(σ)`` for a float σ, or for each step's σ (an array)."""
-    if np.ndim(sigma) == 0:
-        return float(bound(float(sigma)))
-    return np.array([bound(float(s)) for s in np.asarray(sigma)])
 
 
 def _clip_rows(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:

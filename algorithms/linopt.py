@@ -107,7 +107,7 @@ from dpkit.accountant.zcdp import zcdp_epsilon
 
 from .envs.features import LinearMixture
 from .envs.tabular import TabularMDP
-from .episodes import Plan, resolve_sigmas
+from .episodes import Plan, per_step, resolve_sigmas, step_column
 from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
@@ -418,21 +418,9 @@ def _counter_sigma(name: str, value: Any, horizon: int) -> float | np.ndarray:
     return float(values[0]) if np.all(values == values[0]) else values
 
 
-def _per_step(bound: Any, sigma: float | np.ndarray) -> float | np.ndarray:
-    """``bound(σ)`` for one σ, or each step's for an array of per-step σ."""
-    if np.ndim(sigma) == 0:
-        return bound(float(sigma))
-    return np.array([bound(float(s)) for s in np.asarray(sigma)])
-
-
 def _at(x: float | np.ndarray, h: int | None) -> float:
     """Step ``h``'s value of a number (the same at every step) or of a per-step array."""
     return float(x) if np.ndim(x) == 0 or h is None else float(np.asarray(x)[h])
-
-
-def _matrix_shift(x: float | np.ndarray) -> float | np.ndarray:
-    """A number, or a per-step array shaped (H, 1, 1) to scale a stack of H matrices."""
-    return x if np.ndim(x) == 0 else np.asarray(x)[:, None, None]
 
 
 class Privatizer:
@@ -590,7 +578,7 @@ class LinOpt:
         sig = self.privatizer.sigmas
         args = (self.episodes, h_, self.alpha)
         # A counter's σ is one number, or one per step (an allocation with per-step σ): so are its shift and radius.
-        self.noise_shift_p = _per_step(lambda s: noise_shift(s, m, self.d1, *args), sig["B_{h,p,1}"])
+        self.noise_shift_p = per_step(lambda s: noise_shift(s, m, self.d1, *args), sig["B_{h,p,1}"])
         if np.ndim(self.noise_shift_p) and self.regularization == 0.0:
             # a step without Gram noise in a per-step allocation is step H, whose items are 0 (V_{H+1} = 0) and whose
             # model is never used: a unit shift keeps its Λ invertible
@@ -601,13 +589,13 @@ class LinOpt:
                     f"{sig['B_{h,p,1}']!r}; give regularization > 0"
                 )
             self.noise_shift_p = np.where(zero, 0.5, self.noise_shift_p)
-        self.noise_shift_r = _per_step(lambda s: noise_shift(s, m, self.d2, *args), sig["B_{h,r,1}"])
+        self.noise_shift_r = per_step(lambda s: noise_shift(s, m, self.d2, *args), sig["B_{h,r,1}"])
         self.shift_p = self.regularization + 2.0 * self.noise_shift_p
         self.shift_r = self.regularization + 2.0 * self.noise_shift_r
-        nu_p = _per_step(lambda s: target_noise_bound(s, m, self.d1, *args), sig["B_{h,p,2}"])
-        nu_r = _per_step(lambda s: target_noise_bound(s, m, self.d2, *args), sig["B_{h,r,2}"])
-        per_step = [np.ndim(x) > 0 for x in (self.noise_shift_p, self.noise_shift_r, nu_p, nu_r)]
-        steps = range(h_) if any(per_step) else [None]
+        nu_p = per_step(lambda s: target_noise_bound(s, m, self.d1, *args), sig["B_{h,p,2}"])
+        nu_r = per_step(lambda s: target_noise_bound(s, m, self.d2, *args), sig["B_{h,r,2}"])
+        varies = [np.ndim(x) > 0 for x in (self.noise_shift_p, self.noise_shift_r, nu_p, nu_r)]
+        steps = range(h_) if any(varies) else [None]
         radii = [
             confidence_radii(
                 self.d1,
@@ -673,8 +661,8 @@ class LinOpt:
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
         sa = s_ * a_
         eye_p, eye_r = np.eye(self.d1), np.eye(self.d2)
-        lam_p = (prefixes["B_{h,p,1}"] + _matrix_shift(self.shift_p) * eye_p).reshape(h_, sa, s_, sa, s_)
-        lam_r = prefixes["B_{h,r,1}"] + _matrix_shift(self.shift_r) * eye_r
+        lam_p = (prefixes["B_{h,p,1}"] + step_column(self.shift_p, 3) * eye_p).reshape(h_, sa, s_, sa, s_)
+        lam_r = prefixes["B_{h,r,1}"] + step_column(self.shift_r, 3) * eye_r
         u_p = prefixes["B_{h,p,2}"].reshape(h_, sa, s_)
         if self.dense:
             inv_p = np.linalg.inv(lam_p.reshape(h_, self.d1, self.d1)).reshape(h_, sa, s_, sa, s_)
@@ -689,7 +677,7 @@ class LinOpt:
         psi = self._psi
         mean_r = np.einsum("sad,hd->hsa", psi, theta_r)
         width_r = np.sqrt(np.maximum(np.einsum("sad,hde,sae->hsa", psi, inv_r, psi), 0.0))
-        base = mean_r + _matrix_shift(self.beta_r) * width_r  # (H, S, A)
+        base = mean_r + step_column(self.beta_r, 3) * width_r  # (H, S, A)
         pi = self.policy() if self.variant == "po" else None
         v = np.zeros((h_ + 1, s_))
         q = np.empty((h_, s_, a_))

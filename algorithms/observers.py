@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from .episodes import step_column
+
 __all__ = [
     "ObservedRun",
     "tabular_world",
@@ -110,12 +112,6 @@ def project(
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
     r = _over(np.einsum("...m,...m->...", residual, direction), sigma)
     return r, _over(norm, sigma), _over(np.minimum(norm, sensitivity), sigma_claim)
-
-
-def _column(sigma: Any, ndim: int) -> Any:
-    """One σ, or one per step shaped to divide an array whose first axis is the step."""
-    s = np.asarray(sigma, dtype=float)
-    return s if s.ndim == 0 else s.reshape(s.shape + (1,) * (ndim - 1))
 
 
 def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
@@ -411,7 +407,7 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             trace.add(*project(residual, d, agent.sigmas[name], run.claim_sigmas[name], run.sensitivities[name]))
             # every whitened coordinate too, with no signal of its own: the white-box score ignores them, the
             # learned attack reads them — so an agent whose message_statistics misreport its messages is seen
-            whitened = _over(residual, _column(agent.sigmas[name], residual.ndim))
+            whitened = _over(residual, step_column(agent.sigmas[name], residual.ndim))
             trace.add(whitened, np.zeros_like(whitened), np.zeros_like(whitened))
     return trace.row(True)
 
