@@ -60,6 +60,7 @@ __all__ = [
     "ALLOCATIONS",
     "declared_users",
     "informative_delta",
+    "users_informative_delta",
 ]
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
@@ -490,8 +491,15 @@ def informative_delta(declaration: PrivacyDeclaration) -> float:
     """
     if not isinstance(declaration, PrivacyDeclaration):
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
-    users = declared_users(declaration)
-    return INFORMATIVE_DELTA if users is None else min(INFORMATIVE_DELTA, 1.0 / users)
+    return users_informative_delta(declared_users(declaration))
+
+
+def users_informative_delta(users: int | None) -> float:
+    """The informative δ for K = ``users`` users: min(:data:`INFORMATIVE_DELTA`, 1/K), and
+    :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly)."""
+    if users is None:
+        return INFORMATIVE_DELTA
+    return min(INFORMATIVE_DELTA, 1.0 / check_count("users", users))
 
 
 def _check_step_factors(name: str, factors: object, count: int) -> tuple[float, ...]:
