@@ -109,6 +109,15 @@ class AuditResult:
         mu = self.mu_lower
         return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
 
+    @property
+    def epsilon_estimate(self) -> float | None:
+        """ε at the audit's δ of the point estimate of μ (the strongest test's) read as μ-GDP: an estimate beside
+        the certified :attr:`epsilon_gdp_reading`, not a bound; ``None`` when the estimate is not finite."""
+        mu = self.estimate.mu_estimate
+        if not math.isfinite(mu):
+            return None
+        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
+
     def to_dict(self) -> dict[str, Any]:
         """Every number of the audit, under the keys every audit result uses. Deterministic: the
         executor and the wall time are left out, so the same seed gives the same dictionary under
@@ -137,6 +146,7 @@ class AuditResult:
             "fnr_upper": est.fnr_upper,
             "threshold": est.threshold,
             "epsilon_gdp_reading": self.epsilon_gdp_reading,
+            "epsilon_estimate": self.epsilon_estimate,
             "candidates": [dict(c) for c in self.candidates],
             "tests": [e.to_dict() for e in self.estimates],
         }

@@ -33,7 +33,9 @@ from dpkit.accountant.validation import (
 
 __all__ = [
     "OBJECTIVES",
+    "ROC_BAND_KIND",
     "AuditEstimate",
+    "RocBand",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
     "epsilon_lower_bound",
@@ -46,6 +48,7 @@ __all__ = [
     "one_run_fdp_rejects",
     "one_run_fdp_epsilon_lower",
     "one_run_mu_lower",
+    "roc_band",
     "select_threshold",
 ]
 
@@ -278,6 +281,94 @@ def estimate(
         mu_lower=mu_lower_bound(fpr_up, fnr_up),
         mu_estimate=mu_hat,
         mu_interval=(mu_lower_bound(fpr_up, fnr_up), max(0.0, mu_from_rates(fpr_lo, fnr_lo))),
+    )
+
+
+# -- the ROC of an attack, with a simultaneous Clopper–Pearson band --------------------------------------------
+
+#: The kind of band :func:`roc_band` gives (the ``kind`` of its dict).
+ROC_BAND_KIND = "simultaneous"
+
+
+@dataclass(frozen=True)
+class RocBand:
+    """An empirical ROC at ``points`` thresholds and, at each point, Clopper–Pearson intervals for its rates.
+
+    ``fpr[j]`` = #{scores0 > t_j}/``negatives`` and ``tpr[j]`` = #{scores1 > t_j}/``positives`` (the
+    scores of D are the negatives, those of D′ the positives), from (1, 1) at t = −∞ down to the largest
+    threshold. ``[fpr_lower[j], fpr_upper[j]]`` and ``[tpr_lower[j], tpr_upper[j]]`` are two-sided
+    Clopper–Pearson intervals, Bonferroni-corrected over the 2·``points`` intervals so that all of them
+    hold together with probability >= ``level`` (``kind`` = "simultaneous"); the point (1, 1) is exact.
+    """
+
+    fpr: tuple[float, ...]
+    tpr: tuple[float, ...]
+    fpr_lower: tuple[float, ...]
+    fpr_upper: tuple[float, ...]
+    tpr_lower: tuple[float, ...]
+    tpr_upper: tuple[float, ...]
+    negatives: int
+    positives: int
+    level: float
+    kind: str = ROC_BAND_KIND
+
+    def to_dict(self) -> dict[str, Any]:
+        """``fpr``, ``tpr`` first (as the ROC was reported before the band), then the band and its counts."""
+        return {
+            "fpr": list(self.fpr),
+            "tpr": list(self.tpr),
+            "negatives": self.negatives,
+            "positives": self.positives,
+            "level": self.level,
+            "kind": self.kind,
+            "fpr_lower": list(self.fpr_lower),
+            "fpr_upper": list(self.fpr_upper),
+            "tpr_lower": list(self.tpr_lower),
+            "tpr_upper": list(self.tpr_upper),
+        }
+
+
+def _cp_interval_vec(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided (1 − α) Clopper–Pearson intervals for counts ``k`` of ``n``, α/2 in each tail: the upper end
+    is :func:`_cp_upper_vec`, the lower end the same bound on the complementary count (1 − upper(n − k))."""
+    return 1.0 - _cp_upper_vec(n - k, n, alpha / 2), _cp_upper_vec(k, n, alpha / 2)
+
+
+def roc_band(scores0: object, scores1: object, *, points: int = 101, level: float = 0.95) -> RocBand:
+    """The ROC of scores ``scores0`` (D, negatives) and ``scores1`` (D′, positives) with a ``level`` band.
+
+    The thresholds are ``points`` evenly spaced quantiles of both score sets together (the first is the
+    smallest score), preceded by t = −∞ (the point (1, 1)). Each rate at each threshold gets a two-sided
+    Clopper–Pearson interval at 1 − (1 − ``level``)/(2·``points``), so that the 2·``points`` intervals hold
+    together with probability >= ``level`` (Bonferroni; a simultaneous band). The thresholds come from the
+    same scores, so the binomial model of each count holds only approximately at them (the coverage
+    measured by simulation is well above ``level``: tests/audits/test_roc_band.py).
+    """
+    s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
+        raise ValueError(f"points must be an integer >= 2, got {points!r}")
+    level = check_probability("level", level)
+    cuts = np.quantile(np.concatenate([s0, s1]), np.linspace(0.0, 1.0, points))
+    above0 = s0[None, :] > cuts[:, None]
+    above1 = s1[None, :] > cuts[:, None]
+    fpr, tpr = above0.mean(axis=1), above1.mean(axis=1)
+    alpha = (1.0 - level) / (2 * points)  # each two-sided interval; 2·points of them
+    fpr_lo, fpr_up = _cp_interval_vec(above0.sum(axis=1), s0.size, alpha)
+    tpr_lo, tpr_up = _cp_interval_vec(above1.sum(axis=1), s1.size, alpha)
+
+    def _with_origin(values: np.ndarray) -> tuple[float, ...]:
+        return (1.0, *map(float, values))
+
+    return RocBand(
+        fpr=_with_origin(fpr),
+        tpr=_with_origin(tpr),
+        fpr_lower=_with_origin(np.minimum(fpr_lo, fpr)),
+        fpr_upper=_with_origin(np.maximum(fpr_up, fpr)),
+        tpr_lower=_with_origin(np.minimum(tpr_lo, tpr)),
+        tpr_upper=_with_origin(np.maximum(tpr_up, tpr)),
+        negatives=int(s0.size),
+        positives=int(s1.size),
+        level=level,
     )
 
 

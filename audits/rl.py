@@ -70,7 +70,7 @@ from dpkit.algorithms.spec import AlgorithmSpec
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
-from .estimators import mu_from_rates
+from .estimators import RocBand, mu_from_rates, roc_band
 
 __all__ = [
     "audited_algorithms",
@@ -99,6 +99,8 @@ CLAIM_ALLOCATIONS: tuple[str, ...] = ("tight", "optimal")
 RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
 MAX_RUNS = 1_000_000
+#: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
+ROC_POINTS = 101
 #: The most users K an audited run may have.
 MAX_EPISODES = 100_000
 
@@ -434,7 +436,8 @@ class RlAuditResult:
     pair_mu_allowed: float
     audit: AuditResult
     claim_verdict: str
-    roc: tuple[tuple[float, ...], tuple[float, ...]]
+    #: the attack's ROC on the evaluation split with its simultaneous Clopper–Pearson band at 1 − α
+    roc: RocBand
     paper_epsilon_closed_form: float | None
     seconds: float
     #: the informative δ (min(1e-5, 1/K) of the registered declaration), the claim's μ (the declared releases at
@@ -473,7 +476,10 @@ class RlAuditResult:
         ``claimed_epsilon`` is the algorithm's target ε (its claim) at ``delta``, ``mu_allowed`` the allowance;
         ``claimed_epsilon_at_informative_delta`` is the claim's ε at ``delta_informative`` (min(1e-5, 1/K), the
         δ that protects individuals), exactly from ``claim_mu``, the μ of the declared releases at the σ the
-        claim needs (``sigmas_claim``); ``exact_epsilon_at_informative_delta`` is ``exact_mu``'s ε there."""
+        claim needs (``sigmas_claim``); ``exact_epsilon_at_informative_delta`` is ``exact_mu``'s ε there.
+        ``roc`` is the attack's ROC on the evaluation split (``fpr``, ``tpr``) with its band
+        (:meth:`~dpkit.audits.estimators.RocBand.to_dict`: ``negatives``, ``positives``, ``level`` = 1 − α,
+        ``kind`` = "simultaneous", ``fpr_lower`` … ``tpr_upper``)."""
         s = self.setting
         common = {k: v for k, v in self.audit.to_dict().items() if k not in ("tests", "candidates", "claimed_epsilon")}
         return common | {
@@ -510,17 +516,8 @@ class RlAuditResult:
             "paper_epsilon_closed_form": self.paper_epsilon_closed_form,
             "setting": s.to_dict(),
             "audit": self.audit.to_dict(),
-            "roc": {"fpr": list(self.roc[0]), "tpr": list(self.roc[1])},
+            "roc": self.roc.to_dict(),
         }
-
-
-def _roc(scores0: np.ndarray, scores1: np.ndarray, points: int = 101) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """ROC of the scores at ``points`` thresholds (quantiles of both), from (1, 1) to (0, 0)."""
-    both = np.concatenate([scores0, scores1])
-    cuts = np.quantile(both, np.linspace(0.0, 1.0, points))
-    fpr = (scores0[None, :] > cuts[:, None]).mean(axis=1)
-    tpr = (scores1[None, :] > cuts[:, None]).mean(axis=1)
-    return (1.0, *map(float, fpr)), (1.0, *map(float, tpr))
 
 
 def _equal_error_mu(mus: np.ndarray) -> float:
@@ -639,7 +636,7 @@ def audit_setting(
         pair_mu_allowed=allowed,
         audit=result,
         claim_verdict="violation" if result.epsilon_lower > claimed else "consistent",
-        roc=_roc(scores0, scores1),
+        roc=roc_band(scores0, scores1, points=ROC_POINTS, level=1.0 - alpha),
         paper_epsilon_closed_form=closed_form,
         seconds=time.perf_counter() - started,
         delta_informative=delta_inf,
