@@ -51,6 +51,7 @@ from .accountants import (
     compare_methods,
     make_accountant,
 )
+from .assessment import LedgerAssessment, assess_ledger
 from .calibration import Calibration, calibrate_ledger_scale, calibrate_sigma
 from .classic import classic_sigma
 from .declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
@@ -121,6 +122,8 @@ __all__ = [
     "DeltaComparison",
     "calibrate_sigma",
     "calibrate_ledger_scale",
+    "assess_ledger",
+    "LedgerAssessment",
     "classic_sigma",
     "gdp_delta",
     "gdp_epsilon",

@@ -83,10 +83,13 @@ def report(
     *,
     out: str | Path,
     quick: bool = False,
-    progress: Callable[[float], None] | None = None,
+    progress: Callable[[str, float], None] | None = None,
 ) -> list[str]:
     """Compute and write a privacy report (Markdown, self-contained HTML, JSON and PNG figures)
     into the directory ``out``; returns the files written.
+
+    ``progress(stage, k)`` is called as a stage advances by ``k`` steps: ``ledgers``, ``simulations`` and
+    ``audits`` (their totals: :func:`dpkit.reports.job.stage_totals`), then ``figures`` (one per figure).
 
     ``config`` is a TOML file, a :class:`dpkit.reports.config.ReportConfig` or ``None`` for the
     shipped default; ``quick`` caps its sizes as ``dpkit report --quick`` does. The whole
@@ -102,4 +105,4 @@ def report(
     if quick:
         config = config.shrunk()
     data = compute_report(config, progress=progress)
-    return write_report(data, out)
+    return write_report(data, out, progress=None if progress is None else (lambda k: progress("figures", k)))

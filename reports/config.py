@@ -39,6 +39,19 @@ Top level::
     runs = 4000            # runs on each of the two neighbouring datasets
     episodes = 8           # optional: users per run (default: the audit's own small setting)
     position = "first"     # where the changed user sits: first, middle or last
+
+    [[ledger]]             # any ledger or event file, reported beside (or instead of) the algorithms
+    name = "dp-sgd"        # unique among the algorithm and ledger entries
+    file = "sgd.json"      # relative to this config's folder: a ledger file (a [[release]] list, TOML or
+                           # JSON, as `dpkit ledger FILE` reads) or an event file (JSON: dpkit's event form or
+                           # dp-accounting's DpEvent, as `dpkit methods --event FILE` reads); read by content
+    delta = 1e-5           # 0 < δ < 1 (δ = 1 certifies ε = 0 for every mechanism: nothing to report)
+    epsilon = 3.0          # optional: the claimed ε, checked against what the file's noise certifies
+    users = 60000          # optional: K, for the informative δ min(1e-5, 1/K)
+    relation = "add_remove"  # optional, DpEvent files only (they state none; read under add_remove otherwise)
+
+A config needs at least one ``[[algorithm]]`` or ``[[ledger]]`` entry. Each ledger file is read and
+validated when the config is (:meth:`LedgerConfig.target` returns what it holds, read once).
 """
 
 from __future__ import annotations
@@ -48,17 +61,19 @@ import math
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictBool,
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -69,12 +84,18 @@ from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file, shown
 
+if TYPE_CHECKING:
+    from dpkit.accountant.events import Event
+    from dpkit.accountant.ledger import Ledger
+
 __all__ = [
     "DEFAULT_CONFIG",
     "DEFAULT_DELTAS",
     "POSITIONS",
     "AuditConfig",
     "AlgorithmConfig",
+    "LedgerConfig",
+    "LEDGER_KINDS",
     "QuickConfig",
     "ReportConfig",
     "load_config",
@@ -87,6 +108,8 @@ DEFAULT_CONFIG = "default"
 #: δ of the ε(δ) curves unless the config gives ``deltas``.
 DEFAULT_DELTAS: tuple[float, ...] = tuple(10.0**-e for e in range(10, 0, -1))
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
+#: What a ``[[ledger]]`` entry's file holds: a ledger file (``[[release]]``) or an event file.
+LEDGER_KINDS: tuple[str, ...] = ("ledger file", "event file")
 _SIGMA_WORDS = ("paper", "tight")
 
 
@@ -273,16 +296,126 @@ class QuickConfig(_Model):
 
 
 Delta = Annotated[float, Field(gt=0.0, lt=1.0, allow_inf_nan=False), BeforeValidator(_number)]
+_NO_ENTRY = "is required unless ledger is given: a config needs at least one [[algorithm]] or [[ledger]] entry"
+
+
+def _is_dp_event(data: object) -> bool:
+    """Whether parsed JSON is dp-accounting's DpEvent form (module and class names), which states no relation."""
+    return isinstance(data, dict) and ("module_name" in data or "class_name" in data)
+
+
+def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | Event]:
+    """Read a ledger or event file: ``("ledger file", Ledger)`` for a table with the key ``release`` (TOML or
+    JSON, :class:`dpkit.reports.files.LedgerFile`), else ``("event file", Event)`` read by
+    :func:`dpkit.accountant.interop.load_event` (JSON: dpkit's event form or a DpEvent). ``relation`` applies to
+    DpEvent files only (a :class:`_KeyError` blaming ``relation`` otherwise); any other error is a ValueError."""
+    from dpkit.accountant.interop import load_event
+
+    from .files import LedgerFile  # files imports this module: imported where it is used
+
+    text = read_text_file(path, "ledger or event file")  # bounded: size cap, UTF-8, a regular file
+    toml = path.suffix.lower() == ".toml"
+    data = parse_data(text, toml=toml, what=f"file {str(path)!r}")  # nesting bounded
+    if isinstance(data, dict) and "release" in data:
+        if relation is not None:
+            raise _KeyError("relation", "applies to DpEvent files only, not a ledger file (its Δ carry their relation)")
+        try:
+            return "ledger file", LedgerFile.model_validate(data).ledger()
+        except ValidationError as err:
+            raise ValueError(first_error(err)) from None
+    if toml:
+        raise ValueError("a TOML file must be a ledger file (a [[release]] array); an event file is JSON")
+    if relation is not None and not _is_dp_event(data):
+        raise _KeyError("relation", "applies to DpEvent files only (dpkit's event JSON states its own relation)")
+    return "event file", load_event(text, relation=relation)
+
+
+class LedgerConfig(_Model):
+    """A ledger or event file reported beside the algorithms: what its noise certifies at δ, against an
+    optional claimed ε, for an optional number of users K.
+
+    ``file`` is as written in the config (relative to the config's folder); :attr:`path` is it resolved, and
+    the file is read and validated when the entry is (:meth:`target` returns its ledger or event without
+    reading it again). ``delta`` lies in (0, 1): δ = 1 certifies ε = 0 for every mechanism, which is not a
+    useful target. ``relation`` is for DpEvent files, which state none (they are read under add_remove
+    otherwise); a ledger file's Δ and dpkit's event JSON carry their own.
+    """
+
+    name: StrictStr
+    file: StrictStr
+    delta: Delta
+    epsilon: FiniteNumber | None = None
+    users: Count | None = None
+    relation: Literal["add_remove", "replace_one"] | None = None
+    _path: str = PrivateAttr(default="")
+    _kind: str = PrivateAttr(default="")
+    _target: Any = PrivateAttr(default=None)
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not name.strip():
+            raise ValueError(f"must be a non-empty string, got {shown(name)}")
+        return name
+
+    @model_validator(mode="after")
+    def _read(self, info: ValidationInfo) -> LedgerConfig:
+        if self.epsilon is not None and not self.epsilon > 0.0:
+            raise _KeyError("epsilon", f"must be > 0, got {self.epsilon!r}")
+        base = (info.context or {}).get("base") if info is not None else None
+        path = (Path(base) if base is not None else Path.cwd()) / self.file
+        try:
+            kind, target = read_target(path.resolve(), self.relation)
+        except _KeyError:
+            raise
+        except ValueError as err:
+            raise _KeyError("file", f"{shown(self.file)}: {err}") from None
+        self._path, self._kind, self._target = str(path.resolve()), kind, target
+        return self
+
+    @property
+    def path(self) -> str:
+        """The file's absolute path (``file`` resolved against the config's folder)."""
+        return self._path
+
+    @property
+    def kind(self) -> str:
+        """``"ledger file"`` or ``"event file"`` (:data:`LEDGER_KINDS`)."""
+        return self._kind
+
+    def target(self) -> Ledger | Event:
+        """The ledger (a ledger file) or event (an event file) the entry names, as read when it was validated."""
+        return self._target
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "file": self.file,
+            "path": self.path,
+            "kind": self.kind,
+            "delta": self.delta,
+            "epsilon": self.epsilon,
+            "users": self.users,
+            "relation": self.relation,
+        }
 
 
 class ReportConfig(_Model):
-    """A whole report: global seeds and workers, the ε(δ) grid and the algorithms.
+    """A whole report: global seeds and workers, the ε(δ) grid, the algorithms and the ledger files.
 
-    ``algorithm`` (the TOML array of tables ``[[algorithm]]``) is read into :attr:`algorithms`;
-    ``source`` and ``is_quick`` are not keys of the file: they record where it came from.
+    ``algorithm`` and ``ledger`` (the TOML arrays of tables ``[[algorithm]]`` and ``[[ledger]]``) are read into
+    :attr:`algorithms` and :attr:`ledgers`; at least one entry is needed in all. ``source`` and ``is_quick``
+    are not keys of the file: they record where it came from.
     """
 
-    algorithms: Annotated[tuple[AlgorithmConfig, ...], Field(alias="algorithm", min_length=1)]
+    model_config = ConfigDict(
+        **_Model.model_config,
+        json_schema_extra={"anyOf": [{"required": ["algorithm"]}, {"required": ["ledger"]}]},
+    )
+
+    # given, each array is non-empty; one of the two is needed (checked by _one_entry_each)
+    algorithms: Annotated[tuple[AlgorithmConfig, ...], Field(alias="algorithm", min_length=1)] = ()
+    ledgers: Annotated[tuple[LedgerConfig, ...], Field(alias="ledger", min_length=1)] = ()
     title: StrictStr = "dpkit privacy report"
     seed: Annotated[StrictInt, Field(ge=0)] = 0
     seeds: Count = 3
@@ -301,10 +434,20 @@ class ReportConfig(_Model):
 
     @model_validator(mode="after")
     def _one_entry_each(self) -> ReportConfig:
+        if not self.algorithms and not self.ledgers:
+            raise _KeyError("algorithm", _NO_ENTRY)
         names = [a.name for a in self.algorithms]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
             raise _KeyError("algorithm", f"{shown(duplicated[0])} appears more than once (one entry per algorithm)")
+        for i, entry in enumerate(self.ledgers):
+            if entry.name in names:
+                taken = "an algorithm" if entry.name in names[: len(self.algorithms)] else "another ledger"
+                raise _KeyError(
+                    f"ledger[{i}].name",
+                    f"{shown(entry.name)} is taken by {taken} entry (names of algorithm and ledger entries differ)",
+                )
+            names.append(entry.name)
         return self
 
     def shrunk(self) -> ReportConfig:
@@ -319,7 +462,7 @@ class ReportConfig(_Model):
             audit_episodes = a.audit.episodes if a.audit.episodes is None else min(a.audit.episodes, q.audit_episodes)
             audit = a.audit.model_copy(update={"runs": min(a.audit.runs, q.audit_runs), "episodes": audit_episodes})
             algorithms.append(a.model_copy(update={"episodes": episodes, "episode_grid": grid, "audit": audit}))
-        return self.model_copy(
+        return self.model_copy(  # ledger entries have nothing to shrink: they are kept as they are
             update={"algorithms": tuple(algorithms), "seeds": min(self.seeds, q.seeds), "is_quick": True}
         )
 
@@ -335,6 +478,7 @@ class ReportConfig(_Model):
             "plugins": list(self.plugins),
             "quick_caps": self.quick.to_dict(),
             "algorithms": [a.to_dict() for a in self.algorithms],
+            "ledgers": [entry.to_dict() for entry in self.ledgers],
         }
 
 
@@ -395,7 +539,8 @@ def pydantic_message(error: Mapping[str, Any]) -> str:
     if kind == "literal_error":
         return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {shown(value)}"
     if kind == "value_error":
-        return f"{key} {str(ctx.get('error', error['msg']))}"
+        text = str(ctx.get("error", error["msg"]))
+        return f"{key} {text}" if key else text  # a check of a whole model blames no key
     return f"{key} {_MESSAGES.get(kind, error['msg'].lower())}, got {shown(value)}"
 
 
@@ -407,19 +552,22 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"a config must be a table, got {shown(data)}")
-    if "algorithm" in data and not (isinstance(data["algorithm"], list) and data["algorithm"]):
-        raise ValueError(
-            f"algorithm must be a non-empty array of tables ([[algorithm]]), got {shown(data['algorithm'])}"
-        )
-    if "source" in data or "is_quick" in data or "algorithms" in data:
-        bad = next(k for k in ("source", "is_quick", "algorithms") if k in data)
+    for key in ("algorithm", "ledger"):
+        if key in data and not (isinstance(data[key], list) and data[key]):
+            raise ValueError(f"{key} must be a non-empty array of tables ([[{key}]]), got {shown(data[key])}")
+    if "algorithm" not in data and "ledger" not in data:
+        raise ValueError(f"algorithm {_NO_ENTRY}")
+    if "source" in data or "is_quick" in data or "algorithms" in data or "ledgers" in data:
+        bad = next(k for k in ("source", "is_quick", "algorithms", "ledgers") if k in data)
         raise ValueError(f"unknown key {bad!r}")
     data = dict(data)
+    base = Path.cwd() if source == DEFAULT_CONFIG else Path(source).resolve().parent
     if "plugins" in data:
-        base = Path.cwd() if source == DEFAULT_CONFIG else Path(source).resolve().parent
         data["plugins"] = load_plugins(data["plugins"], base)
     try:
-        config = ReportConfig.model_validate({**data, "source": source}, by_alias=True, by_name=False)
+        config = ReportConfig.model_validate(
+            {**data, "source": source}, by_alias=True, by_name=False, context={"base": str(base)}
+        )
     except ValidationError as err:
         raise ValueError(first_error(err)) from None
     for i, a in enumerate(config.algorithms):  # the ledger's parameters (the same as dpkit ledger's)

@@ -7,20 +7,24 @@ Figures only draw what they are given: the numbers come from :mod:`dpkit.algorit
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import special
 
 __all__ = [
+    "RegretBand",
     "regret_figure",
+    "regret_legend_title",
     "epsilon_delta_figure",
     "tree_figure",
     "rlsvi_figure",
     "gdp_tradeoff",
     "tradeoff_figure",
     "roc_figure",
+    "roc_band_label",
 ]
 
 
@@ -33,56 +37,159 @@ def _pyplot() -> Any:
     return plt
 
 
+@dataclass(frozen=True)
+class RegretBand:
+    """One regret curve to draw: the mean over ``seeds`` seeds and its ``level`` band, ``lower`` <= ``mean`` <=
+    ``upper`` per episode. The numbers come from :func:`dpkit.algorithms.regret_stats.mean_band` (a Student-t
+    interval for the mean over seeds): :meth:`from_mean_band` takes what it returns, :meth:`from_curves` calls it.
+    A band of NaN (one seed: no spread to estimate) is not drawn."""
+
+    mean: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    seeds: int
+    level: float
+
+    def __post_init__(self) -> None:
+        arrays = [np.asarray(getattr(self, k), dtype=float) for k in ("mean", "lower", "upper")]
+        mean, lower, upper = arrays
+        if mean.ndim != 1 or mean.size < 1 or lower.shape != mean.shape or upper.shape != mean.shape:
+            raise ValueError(
+                f"mean, lower and upper must be 1-d of one length, got shapes {mean.shape}, {lower.shape}, "
+                f"{upper.shape}"
+            )
+        if not np.all(np.isfinite(mean)):
+            raise ValueError("mean must be finite")
+        band = np.isfinite(lower) & np.isfinite(upper)
+        if not (band.all() or not (np.isfinite(lower) | np.isfinite(upper)).any()):
+            raise ValueError("lower and upper must be finite everywhere or NaN everywhere (one seed)")
+        if np.any(lower[band] > mean[band]) or np.any(mean[band] > upper[band]):
+            raise ValueError("the band must have lower <= mean <= upper at every episode")
+        if isinstance(self.seeds, bool) or not isinstance(self.seeds, (int, np.integer)) or self.seeds < 1:
+            raise ValueError(f"seeds must be an integer >= 1, got {self.seeds!r}")
+        if not (isinstance(self.level, (int, float)) and 0.0 < self.level < 1.0):
+            raise ValueError(f"level must lie in (0, 1), got {self.level!r}")
+        for key, a in zip(("mean", "lower", "upper"), arrays):
+            object.__setattr__(self, key, a)
+
+    @property
+    def has_band(self) -> bool:
+        return bool(np.all(np.isfinite(self.lower)))
+
+    @classmethod
+    def from_mean_band(
+        cls,
+        mean: Sequence[float] | np.ndarray,
+        half_width: Sequence[float | None] | np.ndarray,
+        *,
+        seeds: int,
+        level: float,
+    ) -> RegretBand:
+        """From the mean and the half-width :func:`~dpkit.algorithms.regret_stats.mean_band` returns (``None``
+        or NaN half-widths: one seed, no band)."""
+        m = np.asarray(mean, dtype=float)
+        h = np.array([np.nan if v is None else v for v in np.asarray(half_width, dtype=object).ravel()], dtype=float)
+        if h.shape != m.shape:
+            raise ValueError(f"half_width must have one value per mean value ({m.size}), got {h.size}")
+        if np.any(h < 0):
+            raise ValueError("half_width must be >= 0")
+        return cls(m, m - h, m + h, seeds=seeds, level=level)
+
+    @classmethod
+    def from_curves(cls, curves: np.ndarray, *, level: float = 0.95) -> RegretBand:
+        """From the cumulative regret of each seed, ``curves`` (seeds, K), by ``mean_band``."""
+        from dpkit.algorithms.regret_stats import mean_band
+
+        c = np.asarray(curves, dtype=float)
+        c = c[None, :] if c.ndim == 1 else c
+        if c.ndim != 2 or c.shape[1] < 1:
+            raise ValueError(f"curves must have shape (seeds, episodes), got {c.shape}")
+        k = c.shape[1]  # mean_band wants two episodes or more; it bands each column alone, so a single one is doubled
+        mean, half = mean_band(c if k > 1 else np.repeat(c, 2, axis=1), level=level)
+        return cls.from_mean_band(mean[:k], half[:k], seeds=c.shape[0], level=level)
+
+
+#: Colour, line style and marker of the i-th regret curve: coinciding curves (the tight and the optimal σ
+#: often give the same regret) stay visible by their styles, markers and widths.
+_REGRET_STYLES: tuple[tuple[str, str, str], ...] = (
+    ("tab:blue", "-", "o"),
+    ("tab:orange", "--", "s"),
+    ("tab:green", ":", "^"),
+    ("tab:purple", "-.", "D"),
+    ("tab:brown", "-", "v"),
+)
+
+
+def regret_legend_title(bands: Sequence[RegretBand]) -> str:
+    """ "mean and 95% band over 20 seeds" (or per label when the curves differ in seeds or level)."""
+    kinds = {(b.seeds, b.level, b.has_band) for b in bands}
+    if len(kinds) != 1:
+        return ""
+    return _band_words(bands[0])
+
+
+def _band_words(b: RegretBand) -> str:
+    if not b.has_band:
+        return f"mean of {b.seeds} seed{'s' if b.seeds != 1 else ''} (no band)"
+    return f"mean and {100 * b.level:.3g}% band over {b.seeds} seeds"
+
+
 def regret_figure(
-    curves: Mapping[str, np.ndarray],
+    curves: Mapping[str, RegretBand | np.ndarray],
     path: str | Path,
     *,
     title: str = "",
     xlabel: str = "episode k",
-    episodes: np.ndarray | None = None,
+    episodes: np.ndarray | Sequence[int] | None = None,
+    level: float = 0.95,
 ) -> Path:
     """Cumulative regret against episodes, one curve per label, saved to ``path`` (PNG).
 
-    ``curves[label]`` has shape (seeds, K): the cumulative regret of each seed. Each curve is
-    drawn as its mean with a band of ± one standard deviation over seeds; an inset repeats the
-    means on log-log axes (where a slope below 1 is sublinear regret). ``episodes`` gives the
-    episode of each column (increasing, >= 1) when the curves hold checkpoints only; by default
+    ``curves[label]`` is a :class:`RegretBand` (the mean over seeds and its band, drawn as given), or an array
+    (seeds, K) of each seed's cumulative regret, turned into one by :meth:`RegretBand.from_curves` at
+    ``level`` (:func:`dpkit.algorithms.regret_stats.mean_band`). Each label is drawn as its mean with its
+    band shaded, in its own colour, line style and marker; the legend says "mean and 95% band over N seeds".
+    An inset repeats the means on log-log axes (where a slope below 1 is sublinear regret). ``episodes``
+    gives the episode of each column (increasing, >= 1) when the curves hold checkpoints only; by default
     column i is episode i + 1.
     """
     if not curves:
         raise ValueError("curves must not be empty")
-    arrays = {}
+    bands: dict[str, RegretBand] = {}
     for label, c in curves.items():
+        if isinstance(c, RegretBand):
+            bands[label] = c
+            continue
         a = np.asarray(c, dtype=float)
-        if a.ndim == 1:
-            a = a[None, :]
-        if a.ndim != 2 or a.shape[1] < 1:
+        if a.ndim not in (1, 2) or a.shape[-1] < 1:
             raise ValueError(f"curve {label!r} must have shape (seeds, episodes), got {a.shape}")
-        arrays[label] = a
+        bands[label] = RegretBand.from_curves(a, level=level)
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.5), dpi=110)
     inset = ax.inset_axes((0.08, 0.5, 0.36, 0.42))
-    for label, a in arrays.items():
-        k = np.arange(1, a.shape[1] + 1) if episodes is None else _episodes(episodes, a.shape[1], label)
-        mean, std = a.mean(axis=0), a.std(axis=0)
-        (line,) = ax.plot(k, mean, label=label, lw=1.6)
-        ax.fill_between(k, mean - std, mean + std, color=line.get_color(), alpha=0.2, lw=0)
-        positive = mean > 0
+    legend_title = regret_legend_title(list(bands.values()))
+    n = len(bands)
+    for i, (label, b) in enumerate(bands.items()):
+        size = b.mean.size
+        k = np.arange(1, size + 1) if episodes is None else _episodes(np.asarray(episodes), size, label)
+        color, ls, marker = _REGRET_STYLES[i % len(_REGRET_STYLES)]
+        style = {"color": color, "ls": ls, "marker": marker, "markevery": (i, max(1, size // 8)), "ms": 4}
+        name = label if legend_title else f"{label}: {_band_words(b)}"
+        ax.plot(k, b.mean, label=name, lw=1.2 + 1.2 * (n - 1 - i) / max(n - 1, 1), **style)
+        if b.has_band:
+            ax.fill_between(k, b.lower, b.upper, color=color, alpha=0.18, lw=0)
+        positive = b.mean > 0
         if positive.any():
-            inset.loglog(k[positive], mean[positive], color=line.get_color(), lw=1.2)
+            inset.loglog(k[positive], b.mean[positive], color=color, ls=ls, lw=1.0)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("cumulative regret")
     if title:
         ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8, title=legend_title or None, title_fontsize=8)
     ax.grid(alpha=0.3)
     inset.set_title("log-log", fontsize=7)
     inset.tick_params(labelsize=6)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 _ZERO_EPSILON = 1e-12  # ε at or below this is drawn as zero (not at all, on log axes)
@@ -334,6 +441,55 @@ def tradeoff_figure(
     return _save(fig, path)
 
 
+_BAND_KEYS: tuple[str, ...] = ("fpr_lower", "fpr_upper", "tpr_lower", "tpr_upper")
+
+
+class _RocBand(NamedTuple):
+    fpr_lower: np.ndarray
+    fpr_upper: np.ndarray
+    tpr_lower: np.ndarray
+    tpr_upper: np.ndarray
+    level: float
+    kind: str
+
+
+def _roc_band(band: Mapping[str, Any], x: np.ndarray, y: np.ndarray) -> _RocBand:
+    """The band's four arrays, checked against the curve (lower <= rate <= upper, in [0, 1])."""
+    try:
+        arrays = tuple(np.asarray(band[k], dtype=float) for k in _BAND_KEYS)
+        level, kind = float(band["level"]), str(band["kind"])
+    except KeyError as err:
+        raise ValueError(f"band lacks {err.args[0]!r}") from None
+    for key, a in zip(_BAND_KEYS, arrays):
+        if a.shape != x.shape:
+            raise ValueError(f"band[{key!r}] must have one value per ROC point ({x.size}), got shape {a.shape}")
+    fl, fu, tl, tu = arrays
+    if not (
+        np.all((0 <= fl) & (fl <= x) & (x <= fu) & (fu <= 1)) and np.all((0 <= tl) & (tl <= y) & (y <= tu) & (tu <= 1))
+    ):
+        raise ValueError("band must have 0 <= lower <= rate <= upper <= 1 at every ROC point")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"band['level'] must lie in (0, 1), got {level!r}")
+    return _RocBand(fl, fu, tl, tu, level, kind)
+
+
+def roc_band_label(level: float, kind: str) -> str:
+    """The legend's name of a ROC band: e.g. "95% simultaneous band (Clopper–Pearson)"."""
+    return f"{100 * level:.3g}% {kind} band (Clopper–Pearson)"
+
+
+def _staircase(x: np.ndarray, y: np.ndarray, *, upper: bool) -> np.ndarray:
+    """Vertices of the step curve through the corners (``x``, ``y``), both non-decreasing: the upper envelope
+    stays at y[i] on (x[i − 1], x[i]] (starting at x = 0), the lower one on [x[i], x[i + 1]) (ending at x = 1)."""
+    if upper:
+        xs = np.concatenate([[0.0], np.repeat(x, 2)[:-1]])
+        ys = np.repeat(y, 2)
+    else:
+        xs = np.concatenate([[0.0], np.repeat(x, 2), [1.0]])
+        ys = np.concatenate([[0.0, 0.0], np.repeat(y, 2)])
+    return np.column_stack([xs, ys])
+
+
 def roc_figure(
     fpr: Sequence[float],
     tpr: Sequence[float],
@@ -341,11 +497,22 @@ def roc_figure(
     *,
     mu: float | None = None,
     title: str = "",
+    band: Mapping[str, Any] | None = None,
+    envelope: bool = True,
+    boxes: bool = False,
 ) -> Path:
     """The attack's ROC curve (evaluation split), with the μ-GDP bound 1 − f(x) when ``mu`` is given (PNG).
 
     The points are drawn in the order given (that of the thresholds). An empirical ROC is not a
-    confidence statement: with few runs it may cross the bound by chance.
+    confidence statement: with few runs it may cross the bound by chance; ``band`` says how far.
+
+    ``band`` is a mapping with ``fpr_lower``, ``fpr_upper``, ``tpr_lower``, ``tpr_upper`` (one value per ROC
+    point, as :meth:`dpkit.audits.estimators.RocBand.to_dict` gives), ``level`` and ``kind`` (e.g.
+    "simultaneous", "pointwise"), labelled as :func:`roc_band_label` says. With ``envelope`` (the default)
+    the region every ROC curve through the intervals lies in is shaded: a ROC curve rises, so the true curve
+    lies at or below tpr_upper[j] left of fpr_lower[j], and at or above tpr_lower[j] right of fpr_upper[j]
+    (the two staircases through those corners). With ``boxes`` each point's box [fpr_lower, fpr_upper] ×
+    [tpr_lower, tpr_upper] is drawn too, as :func:`tradeoff_figure` draws its tests.
     """
     x = _finite_array("fpr", fpr)
     y = _finite_array("tpr", tpr)
@@ -353,8 +520,11 @@ def roc_figure(
         raise ValueError(f"fpr and tpr must have the same length, got {x.size} and {y.size}")
     if np.any((x < 0) | (x > 1) | (y < 0) | (y > 1)):
         raise ValueError("fpr and tpr must lie in [0, 1]")
+    checked = None if band is None else _roc_band(band, x, y)
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.6, 5.2), dpi=110)
+    if checked is not None:
+        _draw_roc_band(ax, checked, envelope=envelope, boxes=boxes)
     ax.plot(x, y, color="tab:red", lw=1.6, label="attack (evaluation split)")  # in threshold order
     if mu is not None:
         g = np.linspace(0.0, 1.0, 400)
@@ -372,3 +542,33 @@ def roc_figure(
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     return _save(fig, path)
+
+
+def _draw_roc_band(ax: Any, band: _RocBand, *, envelope: bool, boxes: bool) -> None:
+    """Shade the band's envelope (a PolyCollection) and/or draw its boxes (Rectangles) on ``ax``."""
+    from matplotlib.collections import PolyCollection
+    from matplotlib.patches import Rectangle
+
+    fl, fu, tl, tu = band.fpr_lower, band.fpr_upper, band.tpr_lower, band.tpr_upper
+    label = roc_band_label(band.level, band.kind)
+    if envelope:  # the corners by rising FPR (the points come in threshold order: falling), ties by rising TPR
+        order = np.lexsort((tu, fl))
+        top = _staircase(fl[order], tu[order], upper=True)
+        order = np.lexsort((tl, fu))
+        bottom = _staircase(fu[order], tl[order], upper=False)
+        region = np.concatenate([top, bottom[::-1]])
+        ax.add_collection(PolyCollection([region], facecolors="tab:red", alpha=0.18, edgecolors="none", label=label))
+    if boxes:
+        for i in range(fl.size):
+            ax.add_patch(
+                Rectangle(
+                    (fl[i], tl[i]),
+                    fu[i] - fl[i],
+                    tu[i] - tl[i],
+                    facecolor="none",
+                    edgecolor="darkred",
+                    alpha=0.5,
+                    lw=0.6,
+                    label=(f"boxes: {label}" if not envelope else None) if i == 0 else None,
+                )
+            )

@@ -7,7 +7,18 @@
 * the binary counter's noise and exposure (tree-counter algorithms) or RLSVI's per-run privacy
   against its closed form and worst case as K grows (RLSVI);
 * the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``);
-* regret over seeds at the paper's σ and at the tight σ.
+* regret over seeds at the paper's σ, the tight σ and the optimal allocation (where the ledger has one):
+  the mean curve with its 95% band over seeds (:func:`dpkit.algorithms.regret_stats.mean_band`) and the
+  log-log slope with its bootstrap interval and verdict;
+* for every ``[[ledger]]`` entry (a user's ledger or event file), :func:`dpkit.reports.user_ledgers.ledger_section`:
+  what the file's noise certifies at δ and at the informative δ under every method, the noise its claim needs,
+  and its flags (``ledgers``);
+* one verdict row per algorithm (``summary``): the claim, the exact ε at the paper's δ and at the
+  informative δ, σ paper / tight / optimal, the audit's verdict with its power, certified bound and
+  point estimate, and the ledger's worst flag.
+
+Progress is reported per stage (:data:`STAGES`: ledgers, simulations, audits); :func:`stage_totals` gives
+each stage's number of steps.
 
 Nothing here draws or writes: :mod:`dpkit.reports.render` turns the dictionary into files. The dictionary
 holds no wall times and no timestamps, so the same configuration gives the same dictionary; the
@@ -28,7 +39,6 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant import VARIANTS, compare_methods
 from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
@@ -41,19 +51,25 @@ from dpkit.accountant.tree import (
 )
 from dpkit.algorithms import registry
 from dpkit.algorithms.registry import declare
+from dpkit.algorithms.regret_stats import mean_band, slope_interval
+from dpkit.algorithms.regret_stats import verdict as regret_verdict
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
 from dpkit.reports.encoding import to_jsonable
 
 from .config import AlgorithmConfig, ReportConfig, ledger_parameters
-from .texts import METHOD_LABELS, PRIVACY_MODEL_TEXT, assumptions, relation_text
+from .texts import PRIVACY_MODEL_TEXT, assumptions, relation_text
+from .user_ledgers import ledger_section, method_curves
 
 __all__ = [
     "FORMAT_VERSION",
     "SIGMAS",
+    "STAGES",
     "RegretTask",
     "RlsviTask",
     "compute_report",
     "count_steps",
+    "stage_totals",
+    "regret_sigmas",
     "ledger_command",
     "audit_command",
     "run_audit",
@@ -64,11 +80,17 @@ __all__ = [
 
 #: Version of the report.json layout (reports/report.schema.json).
 FORMAT_VERSION = 1
-#: The two σ every private algorithm is run at.
-SIGMAS: tuple[str, ...] = ("paper", "tight")
+#: The σ a private algorithm is run at: the paper's, the tight one, and the optimal allocation where its
+#: ledger has one (:func:`regret_sigmas`).
+SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
+#: The stages :func:`compute_report` reports progress of (the figures are drawn afterwards, by the renderer).
+STAGES: tuple[str, ...] = ("ledgers", "simulations", "audits")
+#: The level of the regret band over seeds and of the slope's bootstrap interval.
+BAND_LEVEL = 0.95
 _CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
 
 Progress = Callable[[float], None]  # advance the progress by this many steps
+StageProgress = Callable[[str, float], None]  # advance the stage (one of STAGES) by this many steps
 
 
 # -- the command lines a report's numbers can be checked against -------------------------------------
@@ -113,27 +135,18 @@ def _ledger(a: AlgorithmConfig, seed: int) -> tuple[Any, dict[str, Any]]:
     return declaration, led.to_dict()
 
 
+def regret_sigmas(a: AlgorithmConfig, seed: int) -> tuple[str, ...]:
+    """The σ of :data:`SIGMAS` that ``a`` is run at: paper and tight, and optimal where its ledger has an optimal
+    allocation (plain-Gaussian declarations)."""
+    declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
+    has_optimal = algorithm_ledger(declaration).optimal_scale is not None
+    return tuple(s for s in SIGMAS if s != "optimal" or has_optimal)
+
+
 def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
     """ε(δ) of every accounting method for the declared releases at the paper's σ."""
     ledger = declaration.ledger(relation=relation)
-    grid = sorted(set(deltas) | {declaration.delta})
-    methods: dict[str, list[float | None]] = {key: [] for key, _, _ in VARIANTS}
-    refusals: dict[str, list[str | None]] = {key: [] for key, _, _ in VARIANTS}
-    for delta in grid:
-        cmp = compare_methods(ledger, delta)
-        for key, _, _ in VARIANTS:
-            methods[key].append(cmp.epsilons[key])
-            refusals[key].append(cmp.refusals.get(key))
-    return {
-        "sigma": "paper",
-        "relation": relation,
-        "mu": ledger.mu,
-        "rho": ledger.rho,
-        "deltas": grid,
-        "methods": methods,
-        "labels": {key: METHOD_LABELS[key] for key in methods},
-        "refusals": refusals,
-    }
+    return method_curves(ledger, [*deltas, declaration.delta], relation=relation, sigma="paper")
 
 
 def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
@@ -291,15 +304,28 @@ def regret_checkpoints(episodes: int) -> np.ndarray:
     return np.unique(np.clip(np.round(k).astype(int), 1, episodes))
 
 
-def _regret_summary(curves: np.ndarray, sigmas: Mapping[str, float]) -> dict[str, Any]:
+def _regret_summary(curves: np.ndarray, sigmas: Mapping[str, float], seed: int) -> dict[str, Any]:
+    """Regret over the seeds (``curves``: seeds × K) at one σ: final values, the mean and its 95% band over seeds
+    at the checkpoints, and the log-log slope of the mean with its bootstrap interval (``seed``) and verdict."""
     final = curves[:, -1]
     checkpoints = regret_checkpoints(curves.shape[1])
+    mean, half = mean_band(curves, level=BAND_LEVEL)
+    slope: dict[str, Any] = {"low": None, "high": None, "verdict": None}
+    if curves.shape[1] >= 2:
+        interval = slope_interval(curves, seed, level=BAND_LEVEL)
+        slope = {"low": interval.low, "high": interval.high, "verdict": regret_verdict(interval)}
     return {
         "sigmas": dict(sigmas),
         "final_regret": final.tolist(),
         "final_regret_mean": float(final.mean()),
         "final_regret_std": float(final.std(ddof=1)) if final.size > 1 else 0.0,
+        "final_regret_band": None if not np.isfinite(half[-1]) else float(half[-1]),
         "loglog_slope": regret_slope(curves.mean(axis=0)),
+        "loglog_slope_low": slope["low"],
+        "loglog_slope_high": slope["high"],
+        "growth": slope["verdict"],
+        "mean": mean[checkpoints - 1].tolist(),
+        "band": half[checkpoints - 1].tolist(),
         "cumulative_regret": curves[:, checkpoints - 1].tolist(),
     }
 
@@ -316,10 +342,14 @@ def _regret_section(
         "env_seed": config.seed,
         "episodes": a.episodes,
         "checkpoints": regret_checkpoints(a.episodes).tolist(),
+        "level": BAND_LEVEL,
+        "optimal": None,
     }
     for sigma in SIGMAS:
         mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
-        regret[sigma] = _regret_summary(np.stack([results[t][0] for t in mine]), results[mine[0]][1])
+        if mine:
+            curves = np.stack([results[t][0] for t in mine])
+            regret[sigma] = _regret_summary(curves, results[mine[0]][1], config.seed)
     paper = regret["paper"]["final_regret_mean"]
     regret["tight_over_paper"] = regret["tight"]["final_regret_mean"] / paper if paper > 0 else None
     return regret
@@ -334,16 +364,23 @@ def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
         if "rlsvi" in a.spec.report.sections:
             horizon = ledger_parameters(a, config.seed)["horizon"]
             tasks += [RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta) for k in rlsvi_grid(a)]
-        for sigma in SIGMAS:
+        for sigma in regret_sigmas(a, config.seed):
             experiment = a.experiment(sigma, config.seed)
             tasks += [RegretTask(a.name, sigma, experiment, config.seed + i) for i in range(config.seeds)]
     return tasks
 
 
+def stage_totals(config: ReportConfig) -> dict[str, int]:
+    """The number of steps of each stage (:data:`STAGES`) that :func:`compute_report` reports to ``progress``:
+    one per ledger, one per simulation (a regret seed or an RLSVI run) and one per audit (which advances in
+    fractions as its runs finish)."""
+    ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
+    return {"ledgers": ledgers, "simulations": len(_tasks(config)), "audits": len(config.algorithms)}
+
+
 def count_steps(config: ReportConfig) -> int:
-    """The number of steps :func:`compute_report` reports to ``progress``: one per ledger, run and audit
-    (an audit's step advances in fractions as its runs finish)."""
-    return 2 * len(config.algorithms) + len(_tasks(config))
+    """The number of steps of all stages together (:func:`stage_totals`)."""
+    return sum(stage_totals(config).values())
 
 
 def _start_worker(specs: Sequence[Any], plugins: tuple[str, ...]) -> None:
@@ -411,16 +448,22 @@ def versions() -> dict[str, str | None]:
 
 
 def compute_report(
-    config: ReportConfig, *, command: Sequence[str] = (), progress: Progress | None = None
+    config: ReportConfig, *, command: Sequence[str] = (), progress: StageProgress | None = None
 ) -> dict[str, Any]:
     """Compute every number of the report of ``config``; ``command`` is the command line recorded
     (the one that reproduces the numbers: ``dpkit report`` leaves ``--out`` out of it).
 
-    ``progress(k)`` is called after each step (see :func:`count_steps`).
+    ``progress(stage, k)`` is called as each stage (:data:`STAGES`) advances by ``k`` steps (see
+    :func:`stage_totals`); the simulations and the audits run at the same time.
     """
     if not isinstance(config, ReportConfig):
         raise ValueError(f"config must be a ReportConfig, got {type(config).__name__}")
-    advance: Progress = progress or (lambda k: None)
+    report_progress: StageProgress = progress or (lambda stage, k: None)
+
+    def stage(name: str) -> Progress:
+        return lambda k: report_progress(name, k)
+
+    advance = stage("ledgers")
     sections: list[dict[str, Any]] = []
     for a in config.algorithms:
         declaration, led = _ledger(a, config.seed)
@@ -441,12 +484,17 @@ def compute_report(
         }
         sections.append(section)
         advance(1)
+    files = []
+    for entry in config.ledgers:
+        files.append(ledger_section(entry, config.deltas))
+        files[-1]["worst_flag"] = worst_flag(files[-1]["assessment"]["flags"])
+        advance(1)
     tasks = _tasks(config)
 
     def audits() -> list[dict[str, Any]]:
-        return [audit_section(a, config.seed, advance) for a in config.algorithms]
+        return [audit_section(a, config.seed, stage("audits")) for a in config.algorithms]
 
-    results, audit_results = _execute(tasks, config.workers, advance, audits, config.plugins)
+    results, audit_results = _execute(tasks, config.workers, stage("simulations"), audits, config.plugins)
     by_task = dict(zip(tasks, results))
     for a, section, audit in zip(config.algorithms, sections, audit_results):
         section["audit"] = audit
@@ -465,6 +513,7 @@ def compute_report(
             "title": config.title,
             "summary": summary,
             "algorithms": sections,
+            "ledgers": files,
             "provenance": {
                 "command_line": list(command),
                 "config": config.to_dict(),
@@ -488,10 +537,36 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _power_needed() -> float:
+    from dpkit.audits.verdicts import POWER_RATIO_NEEDED
+
+    return POWER_RATIO_NEEDED
+
+
+#: Flag severities, worst first.
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+
+
+def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The first flag of the worst severity (error, then warning, then info); ``None`` without flags."""
+    for severity in SEVERITIES:
+        for flag in flags:
+            if flag["severity"] == severity:
+                return {k: flag[k] for k in ("code", "severity", "release", "message")}
+    return None
+
+
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The verdict row of one algorithm: the claim, the exact ε of the paper's σ (at the paper's δ and the
+    informative δ), σ paper / tight / optimal, the audit's verdict with its power, certified bound and point
+    estimate, and the worst flag of the ledger."""
     led = section["ledger"]
     audit = section["audit"]
     result = audit["result"] if audit["available"] else None
+
+    def audited(key: str) -> Any:
+        return None if result is None else result.get(key)
+
     return {
         "algorithm": section["name"],
         "privacy_model": led["privacy_model"],
@@ -503,7 +578,19 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "epsilon_at_informative_delta": led["epsilon_at_informative_delta_by_paper_sigma"],
         "mu_at_paper_sigma": led["mu_at_paper_sigma"],
         "noise_ratio": led["noise_ratio"],
+        "sigma_paper": led["sigma_paper"],
+        "sigma_tight": led["sigma_tight"],
+        "sigma_optimal": led.get("sigma_optimal"),
         "audit_sigma": section["settings"]["audit"]["sigma"],
-        "audited_epsilon_lower": None if result is None else result["epsilon_lower"],
-        "verdict": None if result is None else result["verdict"],
+        "audited_epsilon_lower": audited("epsilon_lower"),
+        "audited_mu_lower": audited("mu_lower"),
+        "audited_mu_estimate": audited("mu_estimate"),
+        "audited_epsilon_estimate": audited("epsilon_estimate"),
+        "audit_power_ratio": audited("power_ratio"),
+        "audit_runs": audited("runs"),
+        "audit_confidence": audited("confidence"),
+        "audit_power_needed": None if result is None else _power_needed(),
+        "verdict": audited("verdict"),
+        "worst_flag": worst_flag(led["flags"]),
+        "flag_counts": {severity: sum(f["severity"] == severity for f in led["flags"]) for severity in SEVERITIES},
     }

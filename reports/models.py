@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dpkit.loading import shown
 
@@ -75,8 +75,25 @@ class _Passed(BaseModel):
 # -- the summary ---------------------------------------------------------------------------------------
 
 
+class WorstFlag(_Own):
+    """The worst of a ledger's flags (error, then warning, then info): the first of that severity."""
+
+    code: str
+    severity: Literal["error", "warning", "info"]
+    release: str | None
+    message: str
+
+
+class FlagCounts(_Own):
+    """How many flags of each severity a ledger has."""
+
+    error: Annotated[int, Field(ge=0)]
+    warning: Annotated[int, Field(ge=0)]
+    info: Annotated[int, Field(ge=0)]
+
+
 class SummaryRow(_Own):
-    """One row of the report's summary table (one algorithm)."""
+    """One row of the report's verdict table (one algorithm)."""
 
     algorithm: str
     privacy_model: PrivacyModel
@@ -88,9 +105,28 @@ class SummaryRow(_Own):
     epsilon_at_informative_delta: NonNegative = Field(description="ε of the paper's σ at delta_informative")
     mu_at_paper_sigma: float | None = Field(description="null: a release that is not a plain Gaussian")
     noise_ratio: Positive = Field(description="σ_paper / σ_tight")
-    audit_sigma: str | float = Field(description="the σ the audit ran at: paper, tight or a number")
-    audited_epsilon_lower: float | None = Field(description="null: no audit")
+    sigma_paper: Sigma
+    sigma_tight: Sigma
+    sigma_optimal: Any = Field(description="the optimal allocation's σ (as the ledger's); null: none exists")
+    audit_sigma: str | float = Field(description="the σ the audit ran at: paper, tight, optimal or a number")
+    audited_epsilon_lower: float | None = Field(description="the certified lower bound on ε; null: no audit")
+    audited_mu_lower: float | None = Field(description="the certified lower bound on μ; null: no audit")
+    audited_mu_estimate: float | None = Field(description="the point estimate of μ (not a bound); null: no audit")
+    audited_epsilon_estimate: float | None = Field(
+        description="ε at δ of the μ estimate read as μ-GDP (an estimate, not a bound); null: no audit"
+    )
+    audit_power_ratio: float | None = Field(
+        description="what the audit could certify if the claim were exactly met, as a share of the claim's μ "
+        "(below 0.5: inconclusive); null: no audit"
+    )
+    audit_runs: int | None = Field(description="runs per dataset; null: no audit")
+    audit_confidence: float | None = Field(description="the confidence of the certified bounds; null: no audit")
+    audit_power_needed: float | None = Field(
+        description="the power ratio below which the audit says inconclusive; null: no audit"
+    )
     verdict: Verdict | None = Field(description="null: no audit")
+    worst_flag: WorstFlag | None = Field(description="null: the ledger has no flag")
+    flag_counts: FlagCounts
 
 
 # -- the ledger (as dpkit ledger ALGORITHM --json prints it) ------------------------------------------------
@@ -202,6 +238,96 @@ class EpsilonCurves(_Own):
     refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
 
 
+class FileEpsilonCurves(_Own):
+    """ε(δ) of every accounting method for a user's ledger or event file, at the file's own noise."""
+
+    sigma: Literal["file"]
+    relation: Relation
+    mu: float | None = Field(description="μ of a ledger of Gaussian releases (null: any other file)")
+    rho: float | None = Field(description="ρ of a ledger of Gaussian releases (null: any other file)")
+    deltas: Annotated[list[OpenProbability], Field(min_length=1)]
+    methods: MethodEpsilons
+    labels: MethodLabels
+    refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
+
+
+class AssessmentFlag(_Passed):
+    """A finding about a file against its claim (dpkit.accountant.declarations.Flag)."""
+
+    code: Literal["claim-not-met", "delta-not-informative", "no-claim"]
+    severity: Literal["error", "warning", "info"]
+    release: str | None
+    message: str
+
+
+class LedgerAssessmentRecord(_Passed):
+    """What a file's noise certifies at δ and at the informative δ, and the noise a claim needs
+    (dpkit.accountant.assessment.LedgerAssessment.to_dict())."""
+
+    delta: OpenProbability
+    users: Count | None = Field(description="K, the users the informative δ is for (null: not given)")
+    relation: Relation
+    gaussian: bool = Field(description="whether the file is a ledger of Gaussian releases (exact accounting)")
+    mu: float | None = Field(description="μ of a Gaussian ledger (null: any other file)")
+    epsilons: dict[str, float | None] = Field(description="ε at δ under every method (null: refused or infinite)")
+    refusals: dict[str, str] = Field(description="why a method gives no ε at δ")
+    certified_epsilon: NonNegative | None = Field(
+        description="the smallest ε over the methods that answered: a sound upper bound (null: none, or +inf)"
+    )
+    certified_method: str | None = Field(description="the method that gave the certified ε")
+    definitive: bool = Field(description="whether the certified ε is exact (no accounting gives less)")
+    delta_informative: OpenProbability = Field(description="min(1e-5, 1/K); 1e-5 without K")
+    epsilons_at_informative_delta: dict[str, float | None]
+    refusals_at_informative_delta: dict[str, str]
+    certified_epsilon_at_informative_delta: NonNegative | None
+    certified_method_at_informative_delta: str | None
+    claim_epsilon: float | None = Field(description="the claimed ε (null: no claim)")
+    claim_met: bool | None = Field(description="certified ε <= claim (null: no claim); false: not certified")
+    claim_status: Literal["no claim", "met", "not met", "not certified"] = Field(
+        description="not met: the exact ε exceeds the claim; not certified: only methods that may be loose answered"
+    )
+    noise_scale: NonNegative | None = Field(
+        description="c: the factor on every noise scale of the file that the claim needs (null: not computed)"
+    )
+    noise_ratio: NonNegative | None = Field(
+        description="1/c: times the noise the claim needs the file has (< 1: too little; null: not computed or +inf)"
+    )
+    scale_note: str = Field(description="why no noise scale was computed, if none was")
+    flags: list[AssessmentFlag]
+
+
+class LedgerSection(_Own):
+    """A user's ledger or event file (a [[ledger]] entry of the config): dpkit.reports.user_ledgers.ledger_section."""
+
+    name: str
+    file: str = Field(description="the file as the config gives it (relative to the config's folder)")
+    kind: Literal["ledger file", "event file"]
+    relation: Relation
+    description: str = Field(description="the releases or event in one line")
+    releases: list[dict[str, Any]] | None = Field(description="a ledger file's releases (null: an event file)")
+    event: dict[str, Any] | None = Field(description="an event file's event in dpkit's form (null: a ledger file)")
+    delta: OpenProbability
+    epsilon: float | None = Field(description="the claimed ε (null: no claim)")
+    users: Count | None
+    assessment: LedgerAssessmentRecord
+    epsilon_curves: FileEpsilonCurves
+    command: Command
+    worst_flag: WorstFlag | None = Field(description="the worst of the assessment's flags (null: none)")
+
+
+class LedgerEntryRecord(_Own):
+    """One [[ledger]] entry of the configuration the report ran (LedgerConfig.to_dict())."""
+
+    name: str
+    file: str = Field(description="as the config gives it")
+    path: str = Field(description="the file resolved against the config's folder")
+    kind: Literal["ledger file", "event file"]
+    delta: OpenProbability
+    epsilon: float | None
+    users: Count | None
+    relation: Relation | None
+
+
 class TreeSection(_Own):
     """The binary counter behind a tree-counter algorithm's releases."""
 
@@ -266,10 +392,18 @@ class AuditTests(_Passed):
 
 
 class Roc(_Passed):
-    """The audit's ROC curve."""
+    """The audit's ROC curve and its confidence band (every rate's interval holds together at ``level``)."""
 
     fpr: list[float]
     tpr: list[float]
+    negatives: Count = Field(description="evaluation runs on D (the FPR's trials)")
+    positives: Count = Field(description="evaluation runs on D′ (the TPR's trials)")
+    level: OpenProbability = Field(description="the band's confidence")
+    kind: Literal["simultaneous"] = Field(description="all intervals hold together (Bonferroni over the points)")
+    fpr_lower: list[Probability]
+    fpr_upper: list[Probability]
+    tpr_lower: list[Probability]
+    tpr_upper: list[Probability]
 
 
 class AuditResult(_Passed):
@@ -320,25 +454,39 @@ class AuditSkipped(_Own):
 class RegretAtSigma(_Own):
     """Regret over the seeds at one σ."""
 
-    sigmas: dict[str, float] = Field(description="the σ of each release")
+    sigmas: dict[str, Any] = Field(description="the σ of each release (one per step for per-step allocations)")
     final_regret: list[float]
     final_regret_mean: float
     final_regret_std: NonNegative
+    final_regret_band: NonNegative | None = Field(
+        description="half-width of the level-band of the final mean regret over seeds (null: one seed)"
+    )
     loglog_slope: float | None
+    loglog_slope_low: float | None = Field(description="the slope's bootstrap interval over seeds, lower end")
+    loglog_slope_high: float | None = Field(description="the slope's bootstrap interval over seeds, upper end")
+    growth: Literal["sublinear", "linear", "not shown sublinear"] | None = Field(
+        description="sublinear: the slope's interval lies below 1; linear: its lower end is >= 0.95"
+    )
+    mean: list[float] = Field(description="the mean regret over seeds at the checkpoints")
+    band: list[float | None] = Field(
+        description="half-width of the Student-t band of the mean at the level, at the checkpoints (null: one seed)"
+    )
     cumulative_regret: Annotated[list[list[float]], Field(min_length=1)] = Field(
         description="one row per seed, at the checkpoints"
     )
 
 
 class RegretSection(_Own):
-    """Regret at the paper's σ and at the tight σ."""
+    """Regret at the paper's σ, the tight σ and the optimal allocation (null where none exists)."""
 
     seeds: list[int]
     env_seed: int
     episodes: Count
     checkpoints: list[int] = Field(description="the episodes (1-based) kept of each curve")
+    level: OpenProbability = Field(description="the level of the bands and of the slope intervals")
     paper: RegretAtSigma
     tight: RegretAtSigma
+    optimal: RegretAtSigma | None
     tight_over_paper: float | None
 
 
@@ -380,7 +528,8 @@ class ConfigRecord(_Own):
         description="the user's algorithms registered first: FILE.py:NAME (absolute) or module:NAME",
     )
     quick_caps: QuickConfig
-    algorithms: Annotated[list[AlgorithmConfig], Field(min_length=1)]
+    algorithms: list[AlgorithmConfig]
+    ledgers: list[LedgerEntryRecord] = Field(default_factory=list, description="the [[ledger]] entries")
 
 
 class Seeds(_Own):
@@ -418,9 +567,28 @@ class ReportJson(_Own):
 
     format: Literal[1]
     title: str
-    summary: Annotated[list[SummaryRow], Field(min_length=1)]
-    algorithms: Annotated[list[AlgorithmSection], Field(min_length=1)]
+    summary: list[SummaryRow] = Field(description="one verdict row per algorithm")
+    algorithms: list[AlgorithmSection]
+    ledgers: list[LedgerSection] = Field(description="the user's ledger and event files ([[ledger]] entries)")
     provenance: Provenance
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "anyOf": [{"properties": {"algorithms": {"minItems": 1}}}, {"properties": {"ledgers": {"minItems": 1}}}]
+        },
+    )
+
+    @model_validator(mode="after")
+    def _one_row_per_algorithm(self) -> ReportJson:
+        if not self.algorithms and not self.ledgers:
+            raise ValueError("algorithms and ledgers must not both be empty")
+        rows, names = [r.algorithm for r in self.summary], [a.name for a in self.algorithms]
+        if rows != names:
+            raise ValueError(f"summary must have one row per algorithm, in order: {names}, got {rows}")
+        return self
 
 
 #: The checked-in file's ``$id`` and ``title``.

@@ -49,6 +49,9 @@ __all__ = [
     "render_html",
     "report_json",
     "write_report",
+    "anchors",
+    "sigma_span",
+    "verdict_view",
 ]
 
 #: The files every report has, beside its figures.
@@ -64,10 +67,11 @@ class Figure:
     kind: str
     caption: str
     draw: Callable[[Path], Path]
+    stem: str = ""  # the file's name before the kind (default: the algorithm's name; a ledger entry's anchor)
 
     @property
     def file(self) -> str:
-        return f"{FIGURE_DIR}/{self.algorithm}-{self.kind}.png"
+        return f"{FIGURE_DIR}/{self.stem or self.algorithm}-{self.kind}.png"
 
 
 # -- figures ----------------------------------------------------------------------------------------------
@@ -160,33 +164,77 @@ def _tradeoff(section: Mapping[str, Any]) -> Figure:
 def _roc(section: Mapping[str, Any]) -> Figure:
     r = section["audit"]["result"]
     mu = _claimed_mu(r)
+    roc = r["roc"]
     return Figure(
         section["name"],
         "audit-roc",
-        f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows.",
+        f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows. "
+        f"Shaded: the {figures.roc_band_label(roc['level'], roc['kind'])}: two-sided Clopper–Pearson intervals for "
+        f"the FPR ({roc['negatives']} runs on D) and the TPR ({roc['positives']} runs on D′) at each of the "
+        f"{len(roc['fpr']) - 1} thresholds, Bonferroni-corrected so that all hold together; the true ROC lies in the "
+        "shaded region at that confidence.",
         lambda p: figures.roc_figure(
-            r["roc"]["fpr"], r["roc"]["tpr"], p, mu=mu, title=f"{section['name']}: ROC of the audit's attack"
+            roc["fpr"], roc["tpr"], p, mu=mu, band=roc, title=f"{section['name']}: ROC of the audit's attack"
         ),
     )
 
 
+#: The σ of a regret section, in the order (and so the colours and line styles) the figure draws them.
+REGRET_SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
+_SIGMA_WORDS = {"paper": "the paper's σ", "tight": "the tight σ", "optimal": "the optimal allocation"}
+
+
 def _regret(section: Mapping[str, Any]) -> Figure:
     g = section["regret"]
-    curves = {f"σ {sigma}": g[sigma]["cumulative_regret"] for sigma in ("paper", "tight")}
+    seeds, level = len(g["seeds"]), g["level"]
+    sigmas = [sigma for sigma in REGRET_SIGMAS if g[sigma] is not None]
+    curves = {
+        f"σ {sigma}": figures.RegretBand.from_mean_band(g[sigma]["mean"], g[sigma]["band"], seeds=seeds, level=level)
+        for sigma in sigmas
+    }
+    listed = ", ".join(_SIGMA_WORDS[s] for s in sigmas[:-1]) + f" and {_SIGMA_WORDS[sigmas[-1]]}"
+    band = (
+        f"mean and {100 * level:.3g}% band over {seeds} seeds (Student-t interval of the mean)"
+        if seeds > 1
+        else "one seed (no band)"
+    )
     return Figure(
         section["name"],
         "regret",
-        f"Cumulative regret over {len(g['seeds'])} seeds (mean and ± one standard deviation; inset: log-log) at the "
-        f"paper's σ and at the tight σ for the same target.",
+        f"Cumulative regret: {band}; inset: the means on log-log axes. At {listed}, for the same target.",
         lambda p: figures.regret_figure(
-            curves, p, episodes=g["checkpoints"], title=f"{section['name']}: regret, K = {g['episodes']}"
+            curves, p, episodes=g["checkpoints"], level=level, title=f"{section['name']}: regret, K = {g['episodes']}"
         ),
+    )
+
+
+def _file_epsilon_delta(section: Mapping[str, Any], stem: str) -> Figure:
+    c = section["epsilon_curves"]
+    curves = {c["labels"][key]: values for key, values in c["methods"].items()}
+    claim = section["epsilon"]
+    return Figure(
+        section["name"],
+        "epsilon-delta",
+        f"ε(δ) of the {section['kind']} {section['file']} under every accounting method "
+        f"({section['relation'].replace('_', '-')}). Refused or zero values are not drawn"
+        + ("; the star is the claim." if claim is not None else "."),
+        lambda p: figures.epsilon_delta_figure(
+            c["deltas"],
+            curves,
+            p,
+            title=f"{section['name']}: ε(δ) of the {section['kind']}",
+            target=None if claim is None else (section["delta"], claim),
+        ),
+        stem=f"ledger-{stem}",
     )
 
 
 def figure_list(data: Mapping[str, Any]) -> list[Figure]:
     """Every figure of a computed report, in the order the report shows them."""
     out: list[Figure] = []
+    stems = _ids(data)
+    for section in data["ledgers"]:
+        out.append(_file_epsilon_delta(section, stems[section["name"]]))
     for section in data["algorithms"]:
         out.append(_epsilon_delta(section))
         if section["tree"] is not None:
@@ -375,10 +423,15 @@ def _environment(html: bool) -> jinja2.Environment:
     )
     math = math_html if html else math_markdown
 
+    def one(value: Any, digits: int) -> str:
+        if isinstance(value, (list, tuple)):  # one σ per step
+            return "(" + ", ".join(_num(v, digits) for v in value) + ")"
+        return _num(value, digits)
+
     def sigma(value: Any, digits: int = 4) -> Any:
         if not isinstance(value, Mapping):
-            return _num(value, digits)
-        parts = [math(k) + ": " + _num(v, digits) for k, v in value.items()]
+            return one(value, digits)
+        parts = [math(k) + ": " + one(v, digits) for k, v in value.items()]
         return markupsafe.Markup(", ").join(parts) if html else ", ".join(parts)
 
     env.filters.update(
@@ -394,11 +447,132 @@ def _environment(html: bool) -> jinja2.Environment:
     return env
 
 
+# -- the verdict page ----------------------------------------------------------------------------------------
+
+
+def anchors(names: Sequence[str]) -> dict[str, str]:
+    """A unique HTML id for each section name: the name with every character outside ``[A-Za-z0-9_.-]`` as ``-``
+    (the registered names keep their own), and ``-2``, ``-3``, … where two would coincide."""
+    out: dict[str, str] = {}
+    taken = {"verdicts", "provenance"}
+    for name in names:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "section"
+        anchor, k = base, 1
+        while anchor in taken:
+            k += 1
+            anchor = f"{base}-{k}"
+        taken.add(anchor)
+        out[name] = anchor
+    return out
+
+
+def _values(value: Any) -> list[float]:
+    """Every number of a σ (one, a list, or a mapping of either)."""
+    if isinstance(value, Mapping):
+        return [v for item in value.values() for v in _values(item)]
+    if isinstance(value, (list, tuple)):
+        return [v for item in value for v in _values(item)]
+    return [] if value is None or isinstance(value, bool) else [float(value)]
+
+
+def sigma_span(value: Any, digits: int = 4) -> str:
+    """A σ in a few characters: the number, or ``lo–hi`` over the releases (and steps) it holds; a step of
+    sensitivity 0 (σ = 0) is left out; '—' for none."""
+    values = [v for v in _values(value) if v > 0]
+    if not values:
+        return "—"
+    lo, hi = (_readable(v, digits) for v in (min(values), max(values)))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def _readable(value: float, digits: int) -> str:
+    """A number without an exponent where it is between 10⁴ and 10⁹ (18,455 rather than 1.846e+04)."""
+    return f"{value:,.0f}" if 1e4 <= value < 1e9 else _num(value, digits)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What one verdict row shows, as text (both report.md and report.html render it)."""
+    verdict = row["verdict"]
+    audit: dict[str, Any] = {"verdict": verdict or "not audited", "css": verdict or "not-audited", "lines": []}
+    if verdict is not None:
+        ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
+        confidence = row["audit_confidence"]
+        power = f"power {_num(ratio, 2)} of the claim"
+        if verdict == "inconclusive":
+            power += f" (needs {_num(needed, 2)})"
+        sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+        audit["lines"] = [
+            power,
+            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
+            f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
+            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
+            f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
+        ]
+    flag = row["worst_flag"]
+    counts = row["flag_counts"]
+    return {
+        "model": row["privacy_model"],
+        "relation": _relation(row["relation"]),
+        "claim": f"ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}",
+        "claim_epsilon": _num(row["claimed_epsilon"]),
+        "claim_delta": _num(row["delta"]),
+        "epsilon": _num(row["epsilon_at_paper_sigma"]),
+        "epsilon_informative": _num(row["epsilon_at_informative_delta"]),
+        "delta_informative": _num(row["delta_informative"]),
+        "sigmas": [
+            ("paper", sigma_span(row["sigma_paper"])),
+            ("tight", sigma_span(row["sigma_tight"])),
+            ("optimal", sigma_span(row["sigma_optimal"])),
+        ],
+        "audit": audit,
+        "flag": None if flag is None else {**flag, "css": f"flag-{flag['severity']}"},
+        "flag_counts": ", ".join(_plural(counts[k], k) for k in ("error", "warning", "info") if counts[k]) or "none",
+    }
+
+
+def _ids(data: Mapping[str, Any]) -> dict[str, str]:
+    """The HTML id (and figure file stem) of every algorithm and ledger entry of a report (names are unique)."""
+    return anchors([s["name"] for s in data["algorithms"]] + [s["name"] for s in data["ledgers"]])
+
+
+#: The badge of a file's claim status (dpkit.accountant.assessment.LedgerAssessment.claim_status).
+_CLAIM_CSS = {"met": "consistent", "not met": "violation", "not certified": "inconclusive"}
+
+
+def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
+    """What one ledger or event file's verdict row shows, as text."""
+    a = section["assessment"]
+    claim = "no claim" if section["epsilon"] is None else f"ε = {_num(section['epsilon'])}"
+    return {
+        "kind": section["kind"],
+        "claim_epsilon": claim,
+        "claim_delta": _num(section["delta"]),
+        "epsilon": _num(a["certified_epsilon"]),
+        "method": a["certified_method"] or "—",
+        "definitive": a["definitive"],
+        "epsilon_informative": _num(a["certified_epsilon_at_informative_delta"]),
+        "delta_informative": _num(a["delta_informative"]),
+        "noise_ratio": _num(a["noise_ratio"]),
+        "claim_met": a["claim_status"],
+        "claim_css": _CLAIM_CSS.get(a["claim_status"], "not-audited"),
+        "flag": None
+        if section["worst_flag"] is None
+        else {**section["worst_flag"], "css": f"flag-{section['worst_flag']['severity']}"},
+    }
+
+
 def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
     by_algorithm: dict[str, dict[str, Figure]] = {}
     for fig in figs:
         by_algorithm.setdefault(fig.algorithm, {})[fig.kind] = fig
-    return {"data": data, "figures": by_algorithm}
+    ids = _ids(data)
+    files = [ledger_view(s) | {"name": s["name"], "id": ids[s["name"]]} for s in data["ledgers"]]
+    verdicts = [verdict_view(row) | {"name": row["algorithm"], "id": ids[row["algorithm"]]} for row in data["summary"]]
+    return {"data": data, "figures": by_algorithm, "ids": ids, "verdicts": verdicts, "files": files}
 
 
 def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from dpkit.render import emit_json, format_number, plain, print_table, progress_bar, stderr_console
+from dpkit.render import (
+    emit_json,
+    format_number,
+    plain,
+    print_lines,
+    print_table,
+    stage_progress,
+    stderr_console,
+)
 
 
 @click.command()
@@ -33,7 +42,7 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     import time
 
     from dpkit.reports.config import load_config
-    from dpkit.reports.job import compute_report, count_steps
+    from dpkit.reports.job import compute_report, stage_totals
     from dpkit.reports.render import check_output_dir, figure_list, write_report
 
     check_output_dir(out)
@@ -47,29 +56,79 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         + (["--quick"] if quick else [])
     )
     started = time.perf_counter()
-    with progress_bar("computing the report", count_steps(config)) as advance:
-        data = compute_report(config, command=command, progress=advance)
-    with progress_bar("drawing figures", len(figure_list(data))) as advance:
-        files = write_report(data, out, progress=advance)
+    with stage_progress(stage_totals(config)) as clock:
+        data = compute_report(config, command=command, progress=clock.advance)
+    figures = figure_list(data)
+    with stage_progress({"figures": len(figures)}) as drawing:
+        files = write_report(data, out, progress=lambda k: drawing.advance("figures", k))
     stderr_console().print(
-        f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s", markup=False, highlight=False
+        f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s "
+        f"({clock.summary()}; {drawing.summary()})",
+        markup=False,
+        highlight=False,
     )
     if as_json:
         emit_json({"out": str(out), "files": files, "summary": data["summary"]})
         return
+    rows = data["summary"]
     print_table(
         f"{data['title']} → {out}",
-        ["algorithm", "claimed ε", "ε, paper σ", "σ ratio", "audit ε ≥", "verdict"],
-        [
-            [
-                r["algorithm"],
-                format_number(r["claimed_epsilon"], 6),
-                format_number(r["epsilon_at_paper_sigma"], 6),
-                format_number(r["noise_ratio"], 4),
-                format_number(r["audited_epsilon_lower"], 4),
-                r["verdict"] or "not audited",
-            ]
-            for r in data["summary"]
-        ],
-        caption=f"wrote {', '.join(files[:3])} and {len(files) - 3} figures",
+        ["algorithm", "claim ε, δ", "exact ε", "audit", "flags"],
+        [_verdict_cells(row) for row in rows],
+        caption=f"exact ε: of the paper's σ, at the claim's δ / at the informative δ; audit: verdict (power). Wrote "
+        f"{', '.join(files[:3])} and {len(files) - 3} figures; report.html opens on the verdicts.",
     )
+    if data["ledgers"]:
+        print_table(
+            "ledger and event files",
+            ["entry", "claim ε, δ", "certified ε", "claim"],
+            [
+                [
+                    r["name"],
+                    f"{format_number(r['claimed_epsilon'], 4)}, {format_number(r['delta'], 3)}",
+                    f"{format_number(r['certified_epsilon'], 4)} ({r['certified_method'] or '—'})",
+                    r["claim"],
+                ]
+                for r in _file_rows(data)
+            ],
+        )
+    named = [(r["algorithm"], r["worst_flag"]) for r in rows] + [(r["name"], r["worst_flag"]) for r in data["ledgers"]]
+    worst = [f"{name}: {flag['severity']} {flag['code']}" for name, flag in named if flag]
+    if worst:
+        print_lines(worst, title="worst flags")
+
+
+def _file_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One short row per ledger or event file of the report: the claim, the certified ε and whether it meets it."""
+    out = []
+    for section in data["ledgers"]:
+        a = section["assessment"]
+        out.append(
+            {
+                "name": section["name"],
+                "kind": section["kind"],
+                "claimed_epsilon": section["epsilon"],
+                "delta": section["delta"],
+                "certified_epsilon": a["certified_epsilon"],
+                "certified_method": a["certified_method"],
+                "claim": a["claim_status"],
+                "worst_flag": section["worst_flag"],
+            }
+        )
+    return out
+
+
+def _verdict_cells(row: dict[str, Any]) -> list[str]:
+    """One verdict row of the terminal summary (the report's verdict page, shortened)."""
+    audit = row["verdict"] or "not audited"
+    if row["verdict"] is not None:
+        audit += f" ({format_number(row['audit_power_ratio'], 2)})"
+    counts = row["flag_counts"]
+    flags = ", ".join(f"{counts[k]} {k}" for k in ("error", "warning", "info") if counts[k])
+    return [
+        row["algorithm"],
+        f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
+        f"{format_number(row['epsilon_at_paper_sigma'], 4)} / {format_number(row['epsilon_at_informative_delta'], 4)}",
+        audit,
+        flags or "none",
+    ]

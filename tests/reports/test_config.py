@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
+import dp_accounting
 import numpy as np
 import pytest
 
+from dpkit.accountant import Ledger
 from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular
 from dpkit.algorithms.registry import declare
-from dpkit.reports.config import DEFAULT_DELTAS, ReportConfig, ledger_parameters, load_config, parse_config
+from dpkit.reports.config import (
+    DEFAULT_DELTAS,
+    LedgerConfig,
+    ReportConfig,
+    ledger_parameters,
+    load_config,
+    parse_config,
+)
 
 #: The five private seed algorithms, which the shipped report covers (another registered algorithm need not be in it).
 SEEDS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
@@ -105,7 +117,8 @@ def _error(data: dict) -> str:
         ),
         ({"algorithm": MINIMAL["algorithm"] * 2}, "'ldp-ucrl-vtr' appears more than once"),
         ({"algorithm": []}, "algorithm must be a non-empty array"),
-        ({}, "algorithm is required"),
+        ({}, "algorithm is required unless ledger is given"),
+        ({"ledger": []}, "ledger must be a non-empty array"),
         ({**MINIMAL, "seeds": 0}, "seeds must be >= 1"),
         ({**MINIMAL, "deltas": [0.5, 1.5]}, "deltas[1] must be < 1.0, got 1.5"),
         ({**MINIMAL, "deltas": [0.5, 1e-3, float("nan")]}, "deltas[2] must be a finite number, got nan"),
@@ -139,3 +152,116 @@ def test_deltas_are_sorted_and_each_kept_once() -> None:
 def test_integers_are_accepted_as_numbers() -> None:
     config = parse_config({"algorithm": [{"name": "ldp-ucrl-vtr", "episodes": 50, "epsilon": 1, "delta": 0.1}]})
     assert config.algorithms[0].epsilon == 1.0 and isinstance(config.algorithms[0].epsilon, float)
+
+
+# -- [[ledger]] entries: ledger and event files ------------------------------------------------------------
+
+LEDGER_TOML = '[[release]]\nname = "gram"\nsensitivity = 1.5\nsigma = 30.0\ncount = 20\n'
+#: DP-SGD as dp-accounting writes it: q = 0.01, noise multiplier 1.1, 1000 steps.
+DPSGD = dp_accounting.SelfComposedDpEvent(
+    dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 1000
+)
+
+
+def _dp_accounting_json(dp_event: Any) -> str:
+    """JSON as a dp-accounting user writes it, from dp-accounting's own named tuples (not through dpkit)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dp_accounting.dp_event.DpEventNamedTuple):
+            return {k: plain(v) for k, v in value._asdict().items()}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    return json.dumps(plain(dp_event.to_named_tuple()))
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """A folder with a config's neighbours: a ledger file, a DpEvent file, dpkit's event JSON and bad files."""
+    (tmp_path / "ledger.toml").write_text(LEDGER_TOML, encoding="utf-8")
+    (tmp_path / "sgd.json").write_text(_dp_accounting_json(DPSGD), encoding="utf-8")
+    (tmp_path / "gauss.json").write_text('{"kind": "gaussian", "noise_multiplier": 2.0}', encoding="utf-8")
+    (tmp_path / "bad_event.json").write_text('{"kind": "gaussian", "noise_multiplier": -2.0}', encoding="utf-8")
+    (tmp_path / "bad_ledger.toml").write_text("[[release]]\nsensitivity = 1.0\nsigma = 2.0\n", encoding="utf-8")
+    (tmp_path / "other.toml").write_text("x = 1\n", encoding="utf-8")
+    return tmp_path
+
+
+def _config(folder: Path, text: str) -> ReportConfig:
+    path = folder / "sub" / "report.toml"  # files are relative to the config's folder, not to the working one
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return load_config(path)
+
+
+def test_a_ledger_file_and_a_dp_event_parse(files: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(files / "..")
+    config = _config(
+        files,
+        '[[ledger]]\nname = "gram"\nfile = "../ledger.toml"\ndelta = 1e-5\nepsilon = 1.0\nusers = 1000\n'
+        '[[ledger]]\nname = "sgd"\nfile = "../sgd.json"\ndelta = 1e-5\nrelation = "replace_one"\n',
+    )
+    assert config.algorithms == () and [e.name for e in config.ledgers] == ["gram", "sgd"]
+    gram, sgd = config.ledgers
+    assert isinstance(gram, LedgerConfig) and gram.kind == "ledger file"
+    assert gram.path == str((files / "ledger.toml").resolve())
+    ledger = gram.target()
+    assert isinstance(ledger, Ledger) and ledger.to_dicts() == [
+        {"name": "gram", "sensitivity": 1.5, "sigma": 30.0, "count": 20}
+    ]
+    assert (gram.epsilon, gram.users, gram.relation) == (1.0, 1000, None)
+    assert sgd.kind == "event file" and sgd.target() == SelfComposedEvent(
+        PoissonSampledEvent(0.01, GaussianEvent(1.1, relation="replace_one")), 1000
+    )
+    assert sgd.target() is sgd.target()  # read once, when the config was
+    d = config.to_dict()["ledgers"]
+    assert d[0]["file"] == "../ledger.toml" and d[0]["path"] == gram.path and d[1]["relation"] == "replace_one"
+    assert config.shrunk().ledgers == config.ledgers  # nothing to shrink
+
+
+def test_dpkit_event_json_and_algorithms_beside_ledgers(files: Path) -> None:
+    config = parse_config(
+        {**MINIMAL, "ledger": [{"name": "g", "file": "gauss.json", "delta": 0.01}]}, str(files / "report.toml")
+    )
+    assert [a.name for a in config.algorithms] == ["ldp-ucrl-vtr"]
+    (entry,) = config.ledgers
+    assert entry.kind == "event file" and entry.target() == GaussianEvent(2.0)
+
+
+@pytest.mark.parametrize(
+    ("entry", "names"),
+    [
+        ({"file": "nope.json"}, "ledger[0].file 'nope.json': cannot read"),
+        ({"file": "bad_event.json"}, "ledger[0].file 'bad_event.json': event (gaussian): noise_multiplier"),
+        ({"file": "bad_ledger.toml"}, "ledger[0].file 'bad_ledger.toml': release[0].name is required"),
+        ({"file": "other.toml"}, "ledger[0].file 'other.toml': a TOML file must be a ledger file"),
+        ({"relation": "add_remove"}, "ledger[0].relation applies to DpEvent files only, not a ledger file"),
+        ({"file": "gauss.json", "relation": "add_remove"}, "ledger[0].relation applies to DpEvent files only"),
+        ({"relation": "both"}, "ledger[0].relation must be"),
+        ({"delta": 1.0}, "ledger[0].delta must be < 1.0"),
+        ({"delta": 0.0}, "ledger[0].delta must be > 0"),
+        ({"epsilon": 0.0}, "ledger[0].epsilon must be > 0"),
+        ({"epsilon": "1"}, "ledger[0].epsilon must be a finite number"),
+        ({"users": 0}, "ledger[0].users must be >= 1"),
+        ({"users": 2.5}, "ledger[0].users must be an integer"),
+        ({"colour": "red"}, "unknown key 'ledger[0].colour'"),
+        ({"file": None}, "ledger[0].file must be a string"),
+        ({"name": " "}, "ledger[0].name must be a non-empty string"),
+    ],
+)
+def test_bad_ledger_entries_name_the_key(files: Path, entry: dict, names: str) -> None:
+    data = {"ledger": [{"name": "gram", "file": "ledger.toml", "delta": 1e-5, **entry}]}
+    with pytest.raises(ValueError) as info:
+        parse_config(data, str(files / "report.toml"))
+    assert names in str(info.value)
+
+
+def test_ledger_names_are_unique_among_all_entries(files: Path) -> None:
+    source = str(files / "report.toml")
+    entry = {"name": "ldp-ucrl-vtr", "file": "ledger.toml", "delta": 1e-5}
+    with pytest.raises(ValueError, match=r"ledger\[0\]\.name 'ldp-ucrl-vtr' is taken by an algorithm entry"):
+        parse_config({**MINIMAL, "ledger": [entry]}, source)
+    other = {**entry, "name": "gram"}
+    with pytest.raises(ValueError, match=r"ledger\[1\]\.name 'gram' is taken by another ledger entry"):
+        parse_config({"ledger": [other, other]}, source)

@@ -95,7 +95,7 @@ def _drop(path: tuple[Any, ...]) -> Callable[[Any], None]:
         (_set(("summary", 0, "noise_ratio"), -1.0), "summary[0].noise_ratio must be > 0.0, got -1.0"),
         (_set(("summary", 0, "colour"), "red"), "unknown key 'summary[0].colour'"),
         (_set(("format",), 2), "format must be 1, got 2"),
-        (_set(("algorithms",), []), "algorithms must not be empty, got []"),
+        (_set(("algorithms",), []), "report.json: algorithms and ledgers must not both be empty"),
         (_set(("algorithms", 0, "audit", "result"), None), "algorithms[0].audit.result must be an object, got None"),
         (_set(("algorithms", 1, "audit", "result"), {}), "algorithms[1].audit.result must be null, got {}"),
         (_set(("algorithms", 1, "audit", "available"), "no"), "algorithms[1].audit.available must be one of"),

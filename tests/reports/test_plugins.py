@@ -78,3 +78,94 @@ def test_bad_plugins_are_one_error_line_and_nothing_is_written(
     code, out, err = run(capsys, "report", "--config", str(folder / "report.toml"), "--out", str(folder / "out"))
     assert code == 2 and not (folder / "out").exists()
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
+# -- the acceptance case: a user's own algorithm module, a ledger file and a DpEvent file in one report --------
+
+LEDGER_TOML = '[[release]]\nname = "gram"\nsensitivity = 1.5\nsigma = 30.0\ncount = 20\n'
+USER_CONFIG = """
+title = "my agent and my DP-SGD"
+seeds = 2
+workers = 2
+plugins = ["algorithms/toy.py:SPEC"]
+
+[[algorithm]]
+name = "toy-ldp-rewards"
+env = "riverswim"
+states = 2
+episodes = 40
+epsilon = 1.0
+delta = 1e-5
+[algorithm.audit]
+runs = 300
+
+[[ledger]]
+name = "my ledger"
+file = "ledger.toml"
+delta = 1e-5
+epsilon = 0.5
+
+[[ledger]]
+name = "dp-sgd"
+file = "events/sgd.json"
+delta = 1e-5
+epsilon = 8.0
+users = 60000
+"""
+
+
+def _dp_sgd_json() -> str:
+    """DP-SGD (q = 0.01, noise multiplier 1.1, 200 steps) as dp-accounting writes it, from its own named tuples."""
+    import dp_accounting
+
+    event = dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 200
+    )
+
+    def plain(value: object) -> object:
+        if isinstance(value, dp_accounting.dp_event.DpEventNamedTuple):
+            return {k: plain(v) for k, v in value._asdict().items()}
+        return value
+
+    return json.dumps(plain(event.to_named_tuple()))
+
+
+def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dpkit.accountant.assessment import assess_ledger
+    from dpkit.accountant.interop import load_event
+    from dpkit.reports.files import read_ledger_file
+
+    (folder / "ledger.toml").write_text(LEDGER_TOML, encoding="utf-8")
+    (folder / "events").mkdir()
+    (folder / "events" / "sgd.json").write_text(_dp_sgd_json(), encoding="utf-8")
+    (folder / "report.toml").write_text(USER_CONFIG, encoding="utf-8")
+    code, out, err = run(capsys, "report", "--config", str(folder / "report.toml"), "--out", str(folder / "out"))
+    assert code == 0, err
+    data = json.loads((folder / "out" / "report.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schemas()["report.schema.json"])
+    (section,) = data["algorithms"]
+    assert section["name"] == NAME and section["audit"]["available"] and section["regret"]["paper"]
+    mine, sgd = data["ledgers"]
+    assert (mine["kind"], sgd["kind"]) == ("ledger file", "event file")
+    # the numbers are the accountant's own
+    expected = assess_ledger(read_ledger_file(folder / "ledger.toml"), delta=1e-5, epsilon=0.5)
+    assert mine["assessment"]["certified_epsilon"] == expected.certified_epsilon
+    assert mine["assessment"]["certified_method"] == "exact" and mine["assessment"]["claim_met"] is False
+    event = load_event((folder / "events" / "sgd.json").read_text(encoding="utf-8"))
+    expected = assess_ledger(event, delta=1e-5, epsilon=8.0, users=60000)
+    assert sgd["assessment"]["certified_epsilon"] == expected.certified_epsilon
+    assert sgd["assessment"]["delta_informative"] == pytest.approx(1e-5) and sgd["assessment"]["claim_met"] is True
+    assert mine["worst_flag"]["code"] == "claim-not-met" and mine["worst_flag"]["severity"] == "error"
+    # every section renders, in both files, with its figure; the verdict page lists the algorithm and both files
+    html = (folder / "out" / "report.html").read_text(encoding="utf-8")
+    md = (folder / "out" / "report.md").read_text(encoding="utf-8")
+    for name, anchor in ((NAME, NAME), ("my ledger", "my-ledger"), ("dp-sgd", "dp-sgd")):
+        assert f'<h2 id="{anchor}">{name}</h2>' in html and f'href="#{anchor}"' in html
+        assert f"## {name}" in md
+    for figure in ("figures/ledger-my-ledger-epsilon-delta.png", "figures/ledger-dp-sgd-epsilon-delta.png"):
+        assert (folder / "out" / figure).is_file() and f"]({figure})" in md
+    assert html.count('class="badge violation">not met') == 1 and html.count('class="badge consistent">met') == 1
+    assert "Ledger and event files" in html and "Ledger and event files" in md
+    assert "my ledger" in out and "dp-sgd" in out  # the terminal summary lists the files too
