@@ -21,6 +21,7 @@ run: $(STAMP)
 # (Not `python -P`: the process-pool and Dask tests pickle test functions, which their workers import from the
 # repository root; tests/test_packaging.py checks the installed layout from another directory instead.)
 test: $(STAMP) check
+	@command -v chromium >/dev/null || test -x /usr/bin/chromium || echo "notice: no Chromium here: the browser test of report.html (tests/reports/test_browser.py) skips; .ci/run installs it"
 	$(BIN)/python -m pytest -q -m "not slow"
 
 test-slow: $(STAMP)

@@ -1,0 +1,208 @@
+"""The ``--quick`` HTML report in a real browser (issue 20): headless Chromium, driven by Playwright for Python,
+opens ``report.html`` from disk at a 1280×900 window and checks what a reader would see: no console or page
+errors and no request leaving the file (the report is self-contained), every figure decoded and shown, every
+internal link landing on an element, nothing wider than the window; it saves two screenshots.
+
+The browser is the system's Chromium (Debian's ``chromium``; ``DPKIT_CHROMIUM`` names another executable), never
+one downloaded by ``playwright install``. Without Playwright or Chromium the module is skipped with the reason
+(``make test`` prints it: ``-rs``); ``.ci/run`` installs both. ``DPKIT_SCREENSHOTS`` names a directory to keep
+the screenshots in (default: the test's temporary directory).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dpkit.reports.config import load_config
+from dpkit.reports.job import compute_report
+from dpkit.reports.render import figure_list, write_report
+
+WIDTH, HEIGHT = 1280, 900
+# Chromium on a machine with a closed network: without the background-networking flags it keeps trying to reach
+# Google's hosts (refused connections at every start).
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SKIP_REASON = "no headless Chromium: apt-get install chromium and pip install playwright — .ci/run does both"
+
+
+def find_chromium() -> str | None:
+    """The Chromium executable: ``$DPKIT_CHROMIUM``, Debian's ``/usr/bin/chromium``, or one on ``PATH``."""
+    candidates = [os.environ.get("DPKIT_CHROMIUM"), "/usr/bin/chromium"]
+    candidates += [shutil.which("chromium"), shutil.which("chromium-browser")]
+    return next((c for c in candidates if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+CHROMIUM = find_chromium()
+_MISSING = [name for name, absent in [("Chromium", CHROMIUM is None)] if absent]
+_MISSING += [name for name in ["playwright"] if importlib.util.find_spec(name) is None]
+if _MISSING:
+    pytest.skip(f"{SKIP_REASON} (missing: {', '.join(_MISSING)})", allow_module_level=True)
+
+from playwright.sync_api import ConsoleMessage, Page, Request, sync_playwright  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+@dataclass
+class Loaded:
+    """The report open in the browser, with everything the page logged and asked for while loading."""
+
+    page: Page
+    figures: int  # how many figures the report's data lists
+    console: list[ConsoleMessage] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """The ``dpkit report --quick`` report (~17 s on 2 cores) written to a temporary directory."""
+    data = compute_report(load_config(None).shrunk(), command=["dpkit", "report", "--quick"])
+    out = tmp_path_factory.mktemp("browser-report")
+    write_report(data, out)
+    return out / "report.html", len(figure_list(data))
+
+
+@pytest.fixture(scope="module")
+def loaded(report: tuple[Path, int]) -> Iterator[Loaded]:
+    """The report open in headless Chromium at 1280×900, after its load event and every image decoded."""
+    html, figures = report
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+            seen = Loaded(page=page, figures=figures)
+            page.on("console", lambda m: seen.console.append(m))
+            page.on("pageerror", lambda err: seen.page_errors.append(str(err)))
+            page.on("request", lambda r: seen.requests.append(r.url))
+            page.on("requestfailed", lambda r: seen.failed.append(_failure(r)))
+            page.goto(html.as_uri(), wait_until="load")
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+            yield seen
+        finally:
+            browser.close()
+
+
+def _failure(request: Request) -> str:
+    return f"{request.url[:100]}: {request.failure}"
+
+
+def test_loads_without_errors_or_network(loaded: Loaded) -> None:
+    problems = [f"console {m.type}: {m.text} ({m.location['url'][:100]})" for m in loaded.console if m.type == "error"]
+    problems += [f"page error: {e}" for e in loaded.page_errors]
+    problems += [f"failed request: {f}" for f in loaded.failed]
+    # the report must be self-contained: nothing but the file itself and data: URIs
+    outside = [u for u in loaded.requests if not u.startswith(("file:", "data:"))]
+    problems += [f"request leaving the report: {u[:100]}" for u in outside]
+    assert problems == [], f"{len(problems)} problems loading report.html:\n" + "\n".join(problems)
+    assert loaded.requests and loaded.requests[0].startswith("file:")  # the listener did see the page itself
+
+
+def test_every_figure_is_decoded_and_shown(loaded: Loaded) -> None:
+    images: list[dict[str, Any]] = loaded.page.evaluate(
+        """() => Array.from(document.images).map((img, k) => {
+             const box = img.getBoundingClientRect(), style = getComputedStyle(img);
+             return {k, alt: (img.alt || '').slice(0, 60), complete: img.complete, natural: img.naturalWidth,
+                     width: box.width, height: box.height, visible: style.visibility !== 'hidden'
+                     && style.display !== 'none' && Number(style.opacity) > 0};
+           })"""
+    )
+    broken = [i for i in images if not (i["complete"] and i["natural"] > 0)]
+    assert broken == [], f"images not decoded: {broken}"
+    hidden = [i for i in images if not (i["visible"] and i["width"] > 0 and i["height"] > 0)]
+    assert hidden == [], f"images not displayed: {hidden}"
+    assert len(images) == loaded.figures > 0, "one <img> per figure of the report's data"
+
+
+def test_every_internal_link_resolves(loaded: Loaded) -> None:
+    result: dict[str, Any] = loaded.page.evaluate(
+        """() => {
+             const ids = Array.from(document.querySelectorAll('[id]'), e => e.id);
+             const duplicates = ids.filter((id, k) => ids.indexOf(id) !== k);
+             const links = Array.from(document.querySelectorAll('a[href^="#"]'), a => a.getAttribute('href'));
+             const broken = links.filter(h => {
+               const target = h.length > 1 ? document.getElementById(decodeURIComponent(h.slice(1))) : null;
+               return !target || target.getClientRects().length === 0;  // missing, or not displayed
+             });
+             return {links: links.length, duplicates, broken};
+           }"""
+    )
+    problems = [f"id used more than once: {i!r}" for i in sorted(set(result["duplicates"]))]
+    problems += [f"internal link to no displayed element: {h!r}" for h in result["broken"]]
+    assert problems == [], "\n".join(problems)
+    assert result["links"] > 0  # the summary links to every algorithm's section
+
+
+def test_nothing_overflows_a_1280px_window(loaded: Loaded) -> None:
+    page = loaded.page
+    # elements inside a box that clips or scrolls (overflow-x other than visible) stay inside that box on screen:
+    # the box itself is checked instead
+    over: list[dict[str, Any]] = page.evaluate(
+        """() => {
+             const limit = window.innerWidth + 0.5;
+             const clipped = e => {
+               for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
+                 if (getComputedStyle(p).overflowX !== 'visible') return true;
+               return false;
+             };
+             return Array.from(document.body.querySelectorAll('*')).filter(e => {
+               const box = e.getBoundingClientRect();
+               return (box.width > 0 || box.height > 0) && box.right > limit && !clipped(e);
+             }).map(e => ({tag: e.tagName.toLowerCase(), id: e.id, cls: e.className && String(e.className),
+                           text: (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60),
+                           right: Math.round(e.getBoundingClientRect().right)}));
+           }"""
+    )
+    size: dict[str, int] = page.evaluate(
+        "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth})"
+    )
+    assert size["inner"] == WIDTH
+    lines = [f"<{o['tag']} id={o['id']!r} class={o['cls']!r}> right edge {o['right']} px: {o['text']!r}" for o in over]
+    lines = lines[:25] + ([f"… and {len(lines) - 25} more"] if len(lines) > 25 else [])
+    assert over == [], f"{len(over)} elements extend past the {WIDTH}-px window:\n" + "\n".join(lines)
+    assert size["scroll"] <= size["inner"], f"page is {size['scroll']} px wide in a {size['inner']}-px window"
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height
+
+
+def test_screenshots(loaded: Loaded, tmp_path: Path) -> None:
+    where = Path(os.environ.get("DPKIT_SCREENSHOTS") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    page = loaded.page
+    page.evaluate("() => window.scrollTo(0, 0)")
+    # the top: the title and the verdict table (the page's first), whole if it is taller than the window
+    bottom = page.evaluate(
+        """() => { const t = document.querySelector('table');  // the first table: the verdicts
+                   return t ? Math.ceil(t.getBoundingClientRect().bottom + window.scrollY) + 16 : 0; }"""
+    )
+    top, full = where / "report-top.png", where / "report-full.png"
+    page.screenshot(path=top, full_page=True, clip={"x": 0, "y": 0, "width": WIDTH, "height": max(HEIGHT, bottom)})
+    page.screenshot(path=full, full_page=True)
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    assert top.stat().st_size > 0 and full.stat().st_size > 0
+    assert _png_size(top) == (WIDTH, max(HEIGHT, bottom))
+    assert _png_size(full) == (WIDTH, height)
+    assert height > HEIGHT  # the report is longer than one window
