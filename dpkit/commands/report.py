@@ -124,7 +124,9 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
     if row["verdict"] is not None:
         audit += f" ({format_number(row['audit_power_ratio'], 2)})"
     counts = row["flag_counts"]
-    flags = ", ".join(f"{counts[k]} {k}" for k in ("error", "warning", "info") if counts[k])
+    flags = ", ".join(
+        f"{counts[k]} {k}{'' if counts[k] == 1 else 's'}" for k in ("error", "warning", "info") if counts[k]
+    )
     return [
         row["algorithm"],
         f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
