@@ -16,7 +16,7 @@ variant (:func:`~dpkit.accountant.accountants.compare_methods`) and gives:
   (:func:`~dpkit.accountant.calibration.calibrate_ledger_scale`) — and ``noise_ratio`` = 1/c, how many
   times the noise the claim needs the file has (below 1: too little noise for the claim);
 * flags (:class:`~dpkit.accountant.declarations.Flag`): ``claim-not-met`` (error), ``delta-not-informative``
-  (warning: δ > 1/K), ``no-claim`` (info).
+  (warning: δ above the informative δ, with or without K), ``no-claim`` (info).
 
 The ends are answered: δ = 1 certifies ε = 0 (every mechanism is (0, 1)-DP) and a claim ε = +inf or at
 δ = 1 is met with no noise at all (c = 0, ``noise_ratio`` = +inf); δ = 0 gives each method's pure-DP
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from .accountants import VARIANTS, MethodComparison, compare_methods
 from .calibration import calibrate_ledger_scale
-from .declarations import Flag, users_informative_delta
+from .declarations import Flag, uninformative_delta_flag, users_informative_delta
 from .ledger import EventRelease, Ledger
 from .validation import ArgumentTypeError, check_count, check_extended_nonnegative, check_unit_interval
 
@@ -203,15 +203,9 @@ def _flags(delta: float, claim: float | None, users: int | None, eps: float | No
         flag = _claim_flag(delta, claim, eps, method)
         if flag is not None:
             flags.append(flag)
-    if users is not None and delta > 1.0 / users:
-        flags.append(
-            Flag(
-                "delta-not-informative",
-                f"delta = {delta:g} > 1/K = {1.0 / users:.3g} for K = {users} users: a mechanism that publishes "
-                "one user's data outright meets it; read epsilon at the informative delta",
-                "warning",
-            )
-        )
+    uninformative = uninformative_delta_flag(delta, users)
+    if uninformative is not None:
+        flags.append(uninformative)
     return flags
 
 

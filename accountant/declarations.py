@@ -61,6 +61,7 @@ __all__ = [
     "declared_users",
     "informative_delta",
     "users_informative_delta",
+    "uninformative_delta_flag",
 ]
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
@@ -494,6 +495,23 @@ def informative_delta(declaration: PrivacyDeclaration) -> float:
     return users_informative_delta(declared_users(declaration))
 
 
+def uninformative_delta_flag(delta: float, users: int | None, *, epsilon: float | None = None) -> Flag | None:
+    """A ``delta-not-informative`` warning when ``delta`` exceeds :func:`users_informative_delta` for ``users`` = K
+    (None: K unknown): at such a δ an ε says little about each individual (above 1/K, a mechanism that publishes one
+    user's data outright meets it). ``epsilon``, the ε at the informative δ, is quoted when given."""
+    informative = users_informative_delta(users)
+    if not delta > informative:
+        return None
+    rule = "min(1e-5, 1/K), K unknown" if users is None else f"min(1e-5, 1/K), K = {users}"
+    there = "" if epsilon is None else f" (ε = {epsilon:.6g} there)"
+    return Flag(
+        "delta-not-informative",
+        f"δ = {delta:.3g} is above the informative δ = {informative:.3g} ({rule}): at such a δ an ε says little about "
+        f"each individual; read the ε at the informative δ{there}.",
+        "warning",
+    )
+
+
 def users_informative_delta(users: int | None) -> float:
     """The informative δ for K = ``users`` users: min(:data:`INFORMATIVE_DELTA`, 1/K), and
     :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly)."""
@@ -635,6 +653,10 @@ def algorithm_ledger(
         relation=relation, sigmas={r.name: round_up(r.sigma_paper * scale) for r in declaration.releases}
     )
     delta_inf = informative_delta(declaration)
+    epsilon_inf = acc.epsilon(paper, delta_inf).epsilon
+    uninformative = uninformative_delta_flag(declaration.delta, declared_users(declaration), epsilon=epsilon_inf)
+    if uninformative is not None:
+        flags.append(uninformative)
     optimal: dict[str, Any] = {"optimal_note": _no_optimal_reason(declaration)}
     if not optimal["optimal_note"]:
         pattern = {r.name: tuple(math.sqrt(d) for d in r.step_sensitivities(relation)) for r in declaration.releases}
@@ -661,7 +683,7 @@ def algorithm_ledger(
         scale,
         tuple(flags),
         delta_informative=delta_inf,
-        epsilon_at_informative_delta_by_paper_sigma=acc.epsilon(paper, delta_inf).epsilon,
+        epsilon_at_informative_delta_by_paper_sigma=epsilon_inf,
         epsilon_at_informative_delta_by_tight_sigma=acc.epsilon(tight, delta_inf).epsilon,
         mu_at_tight_sigma=tight.mu if tight.is_gaussian else None,
         **optimal,

@@ -141,59 +141,67 @@ def progress_bar(description: str, total: float) -> Iterator[Callable[[float], N
 
 class StageClock:
     """The progress of named stages that may run side by side: ``advance(stage, k)`` moves a stage on by ``k`` of its
-    ``totals[stage]`` steps; :attr:`seconds` holds each finished stage's wall time, measured from when the stage was
-    opened (:meth:`open`; all stages given at once are opened together)."""
+    ``totals[stage]`` steps. :attr:`finished` holds the time at which each stage finished, in seconds since ``start``
+    (a :func:`time.perf_counter` reading; default: now) — the stages overlap, so these are not durations to add up.
+    ``on_advance(stage, k)`` and ``on_finish(stage, at)`` are called as they happen."""
 
-    def __init__(self, totals: Mapping[str, float], on_advance: Callable[[str, float], None] | None = None) -> None:
+    def __init__(
+        self,
+        totals: Mapping[str, float],
+        *,
+        start: float | None = None,
+        on_advance: Callable[[str, float], None] | None = None,
+        on_finish: Callable[[str, float], None] | None = None,
+    ) -> None:
         self.totals = dict(totals)
         self.done = dict.fromkeys(self.totals, 0.0)
-        self.opened: dict[str, float] = {}
-        self.seconds: dict[str, float] = {}
+        self.start = time.perf_counter() if start is None else start
+        self.finished: dict[str, float] = {}
         self._on_advance = on_advance
-        self._on_finish: Callable[[str, float], None] | None = None
-
-    def open(self, *stages: str) -> None:
-        now = time.perf_counter()
-        for stage in stages:
-            self.opened.setdefault(stage, now)
+        self._on_finish = on_finish
 
     def advance(self, stage: str, k: float) -> None:
         if stage not in self.totals:
             raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(self.totals)})")
-        self.open(stage)
         self.done[stage] += k
         if self._on_advance is not None:
             self._on_advance(stage, k)
-        if stage not in self.seconds and self.done[stage] >= self.totals[stage] - 1e-9:
-            self.seconds[stage] = time.perf_counter() - self.opened[stage]
+        if stage not in self.finished and self.done[stage] >= self.totals[stage] - 1e-9:
+            self.finished[stage] = time.perf_counter() - self.start
             if self._on_finish is not None:
-                self._on_finish(stage, self.seconds[stage])
+                self._on_finish(stage, self.finished[stage])
 
     def summary(self) -> str:
-        """``ledgers 0.4 s, simulations 41.2 s, …`` for the finished stages, in the order given."""
-        return ", ".join(f"{stage} {self.seconds[stage]:.1f} s" for stage in self.totals if stage in self.seconds)
+        """``ledgers 0.4 s, simulations 41.2 s, …``: when each finished stage finished, in the order given."""
+        return ", ".join(f"{stage} {self.finished[stage]:.1f} s" for stage in self.totals if stage in self.finished)
 
 
 @contextlib.contextmanager
-def stage_progress(totals: Mapping[str, float]) -> Iterator[StageClock]:
-    """One progress bar per stage on stderr (on a terminal; bars of stages that run side by side move together), or
-    one line ``STAGE done in T s`` on stderr as each stage finishes (elsewhere: logs of CI runs). Yields the
-    :class:`StageClock`, whose ``advance(stage, k)`` moves a stage on; every stage is opened at once."""
+def stage_progress(totals: Mapping[str, float], *, start: float | None = None) -> Iterator[StageClock]:
+    """One progress bar per stage on stderr (on a terminal; the bars of stages that run side by side move together),
+    or one line ``STAGE done at T s`` on stderr as each stage finishes (elsewhere: the logs of CI runs), T counted
+    from ``start`` (a :func:`time.perf_counter` reading; default: now). A stage of no steps has no bar. Yields the
+    :class:`StageClock`, whose ``advance(stage, k)`` moves a stage on."""
     console = stderr_console()
     if not console.is_terminal:
-        clock = StageClock(totals)
-        clock._on_finish = lambda stage, seconds: console.print(
-            f"{stage} done in {seconds:.1f} s", markup=False, highlight=False
-        )
-        clock.open(*totals)
-        yield clock
+
+        def line(stage: str, at: float) -> None:
+            console.print(f"{stage} done at {at:.1f} s", markup=False, highlight=False)
+
+        yield StageClock(totals, start=start, on_finish=line)
         return
     from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description:<12}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        tasks = {stage: progress.add_task(stage, total=total) for stage, total in totals.items()}
-        clock = StageClock(totals, on_advance=lambda stage, k: progress.advance(tasks[stage], k))
-        clock._on_finish = lambda stage, seconds: progress.stop_task(tasks[stage])
-        clock.open(*totals)
-        yield clock
+        tasks = {stage: progress.add_task(stage, total=total) for stage, total in totals.items() if total > 0}
+
+        def moved(stage: str, k: float) -> None:
+            if stage in tasks:
+                progress.advance(tasks[stage], k)
+
+        def stopped(stage: str, at: float) -> None:
+            if stage in tasks:
+                progress.stop_task(tasks[stage])
+
+        yield StageClock(totals, start=start, on_advance=moved, on_finish=stopped)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.declarations import SEVERITIES, algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (
@@ -543,10 +543,6 @@ def _power_needed() -> float:
     return POWER_RATIO_NEEDED
 
 
-#: Flag severities, worst first.
-SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
-
-
 def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The first flag of the worst severity (error, then warning, then info); ``None`` without flags."""
     for severity in SEVERITIES:
@@ -574,6 +570,7 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "delta": led["delta"],
         "claimed_epsilon": led["epsilon_claimed_by_paper"],
         "epsilon_at_paper_sigma": led["epsilon_achieved_by_paper_sigma"],
+        "method": led["method"],
         "delta_informative": led["delta_informative"],
         "epsilon_at_informative_delta": led["epsilon_at_informative_delta_by_paper_sigma"],
         "mu_at_paper_sigma": led["mu_at_paper_sigma"],

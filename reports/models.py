@@ -101,6 +101,7 @@ class SummaryRow(_Own):
     delta: float
     claimed_epsilon: float
     epsilon_at_paper_sigma: NonNegative
+    method: str = Field(description="the accountant of the ε: exact (μ-GDP), or an upper bound such as pld")
     delta_informative: OpenProbability = Field(description="min(1e-5, 1/K); 1e-5 when the ledger has no K")
     epsilon_at_informative_delta: NonNegative = Field(description="ε of the paper's σ at delta_informative")
     mu_at_paper_sigma: float | None = Field(description="null: a release that is not a plain Gaussian")
@@ -290,7 +291,8 @@ class LedgerAssessmentRecord(_Passed):
         description="c: the factor on every noise scale of the file that the claim needs (null: not computed)"
     )
     noise_ratio: NonNegative | None = Field(
-        description="1/c: times the noise the claim needs the file has (< 1: too little; null: not computed or +inf)"
+        description="1/c: times the noise the claim needs the file has (< 1: too little; null: not computed or "
+        "+inf). c is rounded up, so a claim met with nothing to spare shows a ratio a hair below 1"
     )
     scale_note: str = Field(description="why no noise scale was computed, if none was")
     flags: list[AssessmentFlag]

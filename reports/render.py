@@ -19,6 +19,7 @@ Formulas in the algorithms' texts (``<=``, ``sqrt(S)``, ``B_{h,p,1}``) are shown
 from __future__ import annotations
 
 import base64
+import dataclasses
 import os
 import re
 import shlex
@@ -67,7 +68,7 @@ class Figure:
     kind: str
     caption: str
     draw: Callable[[Path], Path]
-    stem: str = ""  # the file's name before the kind (default: the algorithm's name; a ledger entry's anchor)
+    stem: str = ""  # the file's name before the kind: the section's id (figure_list sets it); the name by default
 
     @property
     def file(self) -> str:
@@ -171,8 +172,8 @@ def _roc(section: Mapping[str, Any]) -> Figure:
         f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows. "
         f"Shaded: the {figures.roc_band_label(roc['level'], roc['kind'])}: two-sided Clopper–Pearson intervals for "
         f"the FPR ({roc['negatives']} runs on D) and the TPR ({roc['positives']} runs on D′) at each of the "
-        f"{len(roc['fpr']) - 1} thresholds, Bonferroni-corrected so that all hold together; the true ROC lies in the "
-        "shaded region at that confidence.",
+        f"{len(roc['fpr']) - 1} thresholds, Bonferroni-corrected so that all hold together. The thresholds are chosen "
+        "from the same scores, so the confidence is approximate.",
         lambda p: figures.roc_figure(
             roc["fpr"], roc["tpr"], p, mu=mu, band=roc, title=f"{section['name']}: ROC of the audit's attack"
         ),
@@ -208,7 +209,7 @@ def _regret(section: Mapping[str, Any]) -> Figure:
     )
 
 
-def _file_epsilon_delta(section: Mapping[str, Any], stem: str) -> Figure:
+def _file_epsilon_delta(section: Mapping[str, Any]) -> Figure:
     c = section["epsilon_curves"]
     curves = {c["labels"][key]: values for key, values in c["methods"].items()}
     claim = section["epsilon"]
@@ -225,16 +226,13 @@ def _file_epsilon_delta(section: Mapping[str, Any], stem: str) -> Figure:
             title=f"{section['name']}: ε(δ) of the {section['kind']}",
             target=None if claim is None else (section["delta"], claim),
         ),
-        stem=f"ledger-{stem}",
     )
 
 
 def figure_list(data: Mapping[str, Any]) -> list[Figure]:
-    """Every figure of a computed report, in the order the report shows them."""
+    """Every figure of a computed report, in the order the report shows them; each file is named after its
+    section's id (:func:`anchors`), so no two figures share a file."""
     out: list[Figure] = []
-    stems = _ids(data)
-    for section in data["ledgers"]:
-        out.append(_file_epsilon_delta(section, stems[section["name"]]))
     for section in data["algorithms"]:
         out.append(_epsilon_delta(section))
         if section["tree"] is not None:
@@ -244,6 +242,12 @@ def figure_list(data: Mapping[str, Any]) -> list[Figure]:
         if section["audit"]["available"]:
             out += [_tradeoff(section), _roc(section)]
         out.append(_regret(section))
+    out += [_file_epsilon_delta(section) for section in data["ledgers"]]
+    ids = _ids(data)
+    out = [dataclasses.replace(fig, stem=ids[fig.algorithm]) for fig in out]
+    files = [fig.file for fig in out]
+    if len(set(files)) != len(files):  # pragma: no cover - anchors are unique and no kind ends another
+        raise AssertionError(f"two figures share a file: {sorted(f for f in files if files.count(f) > 1)[0]}")
     return out
 
 
@@ -450,18 +454,25 @@ def _environment(html: bool) -> jinja2.Environment:
 # -- the verdict page ----------------------------------------------------------------------------------------
 
 
+#: The ids the templates give their own headings, and the suffixes of each section's ids (``NAME-ledger``, …).
+FIXED_IDS = frozenset({"verdicts", "files", "provenance"})
+ID_SUFFIXES: tuple[str, ...] = ("", "-ledger", "-flags", "-audit", "-regret", "-accounting")
+
+
 def anchors(names: Sequence[str]) -> dict[str, str]:
     """A unique HTML id for each section name: the name with every character outside ``[A-Za-z0-9_.-]`` as ``-``
-    (the registered names keep their own), and ``-2``, ``-3``, … where two would coincide."""
+    (the registered names keep their own), and ``-2``, ``-3``, … where it or one of its derived ids
+    (:data:`ID_SUFFIXES`) would meet a template's own id or another section's. It is also the section's figure
+    files' stem."""
     out: dict[str, str] = {}
-    taken = {"verdicts", "provenance"}
+    taken = set(FIXED_IDS)
     for name in names:
-        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "section"
+        base = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "section"
         anchor, k = base, 1
-        while anchor in taken:
+        while any(anchor + suffix in taken for suffix in ID_SUFFIXES):
             k += 1
             anchor = f"{base}-{k}"
-        taken.add(anchor)
+        taken.update(anchor + suffix for suffix in ID_SUFFIXES)
         out[name] = anchor
     return out
 
@@ -521,6 +532,7 @@ def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "claim_epsilon": _num(row["claimed_epsilon"]),
         "claim_delta": _num(row["delta"]),
         "epsilon": _num(row["epsilon_at_paper_sigma"]),
+        "method": None if row["method"] == "exact" else f"{row['method']}: an upper bound",
         "epsilon_informative": _num(row["epsilon_at_informative_delta"]),
         "delta_informative": _num(row["delta_informative"]),
         "sigmas": [
@@ -546,6 +558,8 @@ _CLAIM_CSS = {"met": "consistent", "not met": "violation", "not certified": "inc
 def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
     """What one ledger or event file's verdict row shows, as text."""
     a = section["assessment"]
+    # a claim met at a δ above the informative one says little about individuals: not green
+    met_uninformative = a["claim_status"] == "met" and any(f["code"] == "delta-not-informative" for f in a["flags"])
     claim = "no claim" if section["epsilon"] is None else f"ε = {_num(section['epsilon'])}"
     return {
         "kind": section["kind"],
@@ -557,8 +571,8 @@ def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
         "epsilon_informative": _num(a["certified_epsilon_at_informative_delta"]),
         "delta_informative": _num(a["delta_informative"]),
         "noise_ratio": _num(a["noise_ratio"]),
-        "claim_met": a["claim_status"],
-        "claim_css": _CLAIM_CSS.get(a["claim_status"], "not-audited"),
+        "claim_met": a["claim_status"] + (" (at an uninformative δ)" if met_uninformative else ""),
+        "claim_css": "inconclusive" if met_uninformative else _CLAIM_CSS.get(a["claim_status"], "not-audited"),
         "flag": None
         if section["worst_flag"] is None
         else {**section["worst_flag"], "css": f"flag-{section['worst_flag']['severity']}"},

@@ -56,14 +56,14 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         + (["--quick"] if quick else [])
     )
     started = time.perf_counter()
-    with stage_progress(stage_totals(config)) as clock:
+    with stage_progress(stage_totals(config), start=started) as clock:
         data = compute_report(config, command=command, progress=clock.advance)
     figures = figure_list(data)
-    with stage_progress({"figures": len(figures)}) as drawing:
+    with stage_progress({"figures": len(figures)}, start=started) as drawing:
         files = write_report(data, out, progress=lambda k: drawing.advance("figures", k))
     stderr_console().print(
         f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s "
-        f"({clock.summary()}; {drawing.summary()})",
+        f"(stages done at: {clock.summary()}, {drawing.summary()})",
         markup=False,
         highlight=False,
     )
@@ -71,16 +71,17 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         emit_json({"out": str(out), "files": files, "summary": data["summary"]})
         return
     rows = data["summary"]
-    print_table(
-        f"{data['title']} → {out}",
-        ["algorithm", "claim ε, δ", "exact ε", "audit", "flags"],
-        [_verdict_cells(row) for row in rows],
-        caption=f"exact ε: of the paper's σ, at the claim's δ / at the informative δ; audit: verdict (power). Wrote "
-        f"{', '.join(files[:3])} and {len(files) - 3} figures; report.html opens on the verdicts.",
-    )
+    if rows:
+        print_table(
+            f"{data['title']} → {out}",
+            ["algorithm", "claim ε, δ", "ε, paper σ", "audit", "flags"],
+            [_verdict_cells(row) for row in rows],
+            caption="ε, paper σ: at the claim's δ / at the informative δ (exact; ≤: an upper bound); "
+            "audit: verdict (power)",
+        )
     if data["ledgers"]:
         print_table(
-            "ledger and event files",
+            "ledger and event files" if rows else f"{data['title']} → {out}: ledger and event files",
             ["entry", "claim ε, δ", "certified ε", "claim"],
             [
                 [
@@ -96,6 +97,10 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     worst = [f"{name}: {flag['severity']} {flag['code']}" for name, flag in named if flag]
     if worst:
         print_lines(worst, title="worst flags")
+    print_lines(
+        [f"{', '.join(files[:3])} and {len(files) - 3} figures; report.html opens on the verdicts"],
+        title=f"wrote {out}",
+    )
 
 
 def _file_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
@@ -130,7 +135,9 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
     return [
         row["algorithm"],
         f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
-        f"{format_number(row['epsilon_at_paper_sigma'], 4)} / {format_number(row['epsilon_at_informative_delta'], 4)}",
+        ("" if row["method"] == "exact" else "≤ ")
+        + f"{format_number(row['epsilon_at_paper_sigma'], 4)} / "
+        + format_number(row["epsilon_at_informative_delta"], 4),
         audit,
         flags or "none",
     ]

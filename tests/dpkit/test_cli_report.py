@@ -198,3 +198,39 @@ def test_unwritable_out_is_one_error_line_before_any_work(capsys: pytest.Capture
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "cannot write" in lines[0]
     assert "computing" not in err
+
+
+def test_stage_clock_counts_each_stage_and_says_when_it_finished(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stage finishes once, when its steps add up to its total (in any order and in fractions); the time is
+    counted from the start given, so stages that run side by side are not added up."""
+    from dpkit.render import StageClock
+
+    now = [100.0]
+    monkeypatch.setattr("dpkit.render.time.perf_counter", lambda: now[0])
+    seen: list[tuple[str, float]] = []
+    clock = StageClock({"a": 2, "b": 1, "c": 0.0}, start=90.0, on_finish=lambda stage, at: seen.append((stage, at)))
+    clock.advance("a", 0.5)
+    now[0] = 105.0
+    clock.advance("b", 1)
+    clock.advance("a", 1.5)
+    clock.advance("a", 0.0)  # once finished, a stage is not finished again
+    assert seen == [("b", 15.0), ("a", 15.0)] and clock.summary() == "a 15.0 s, b 15.0 s"
+    with pytest.raises(ValueError, match="unknown stage 'd'"):
+        clock.advance("d", 1)
+
+
+def test_a_report_of_files_only(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A config with [[ledger]] entries and no algorithm: no empty algorithm table, each file with its claim; the
+    stage lines say when each stage was done."""
+    import shutil
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    for name in ("my_report.toml", "my_ledger.toml", "mnist_dp_sgd.json"):
+        shutil.copy(examples / name, tmp_path / name)
+    code, out, err = run(capsys, "report", "--config", str(tmp_path / "my_report.toml"), "--out", str(tmp_path / "o"))
+    assert code == 0, err
+    assert "ledgers done at" in err and "figures done at" in err and "stages done at:" in err
+    assert "algorithm" not in out and "mnist-dp-sgd" in out and "my-ledger" in out
+    data = json.loads((tmp_path / "o" / "report.json").read_text(encoding="utf-8"))
+    assert data["summary"] == [] and data["algorithms"] == [] and len(data["ledgers"]) == 2
+    assert [s["assessment"]["claim_status"] for s in data["ledgers"]] == ["met", "met"]

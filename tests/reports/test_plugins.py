@@ -164,7 +164,7 @@ def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
     for name, anchor in ((NAME, NAME), ("my ledger", "my-ledger"), ("dp-sgd", "dp-sgd")):
         assert f'<h2 id="{anchor}">{name}</h2>' in html and f'href="#{anchor}"' in html
         assert f"## {name}" in md
-    for figure in ("figures/ledger-my-ledger-epsilon-delta.png", "figures/ledger-dp-sgd-epsilon-delta.png"):
+    for figure in ("figures/my-ledger-epsilon-delta.png", "figures/dp-sgd-epsilon-delta.png"):
         assert (folder / "out" / figure).is_file() and f"]({figure})" in md
     assert html.count('class="badge violation">not met') == 1 and html.count('class="badge consistent">met') == 1
     assert "Ledger and event files" in html and "Ledger and event files" in md

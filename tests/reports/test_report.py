@@ -261,3 +261,37 @@ def test_failure_leaves_out_untouched(small: tuple[dict, Path], tmp_path: Path) 
     with pytest.raises(ValueError, match="at least one test"):
         write_report(data, out)
     assert not out.exists()
+
+
+def test_anchors_are_unique_with_every_derived_id() -> None:
+    """A section's id and its derived ids (NAME-ledger, NAME-flags, …) never meet another section's or the
+    template's own (files, verdicts, provenance), whatever the names."""
+    from dpkit.reports.render import FIXED_IDS, ID_SUFFIXES, anchors
+
+    names = ["files", "files-flags", "files", "verdicts", "a b", "a-b", "<img>", "..", "x-ledger", "x"]
+    ids = anchors(names)
+    assert ids["files"] != "files" and ids["verdicts"] != "verdicts"
+    derived = [ids[n] + suffix for n in dict.fromkeys(names) for suffix in ID_SUFFIXES]
+    assert len(derived) == len(set(derived)) and not set(derived) & FIXED_IDS
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]+", i) for i in ids.values())  # no "..", no markup: safe as file stems
+
+
+def test_a_claim_met_at_an_uninformative_delta_is_not_green() -> None:
+    """A file whose claim holds only at a δ above the informative δ gets a warning and a yellow badge."""
+    from dpkit.accountant import Ledger
+    from dpkit.accountant.assessment import assess_ledger
+    from dpkit.reports.job import worst_flag
+    from dpkit.reports.render import ledger_view
+
+    a = assess_ledger(Ledger.homogeneous(1.0, 0.5), delta=0.9, epsilon=0.01).to_dict()
+    assert a["claim_status"] == "met" and [f["code"] for f in a["flags"]] == ["delta-not-informative"]
+    section = {
+        "kind": "ledger file",
+        "epsilon": 0.01,
+        "delta": 0.9,
+        "assessment": a,
+        "worst_flag": worst_flag(a["flags"]),
+    }
+    view = ledger_view(section)
+    assert view["claim_css"] == "inconclusive" and "uninformative" in view["claim_met"]
+    assert view["flag"]["code"] == "delta-not-informative" and view["flag"]["severity"] == "warning"
