@@ -13,9 +13,9 @@
 * for every ``[[ledger]]`` entry (a user's ledger or event file), :func:`dpkit.reports.user_ledgers.ledger_section`:
   what the file's noise certifies at δ and at the informative δ under every method, the noise its claim needs,
   and its flags (``ledgers``);
-* one verdict row per algorithm (``summary``): the claim, the exact ε at the paper's δ and at the
-  informative δ, σ paper / tight / optimal, the audit's verdict with its power, certified bound and
-  point estimate, and the ledger's worst flag.
+* one verdict row per algorithm (``summary``): the claim, the ε of the paper's σ (exact, or an upper bound
+  where the ledger's ``method`` is not exact) at the paper's δ and at the informative δ, σ paper / tight /
+  optimal, the audit's verdict with its power, certified bound and point estimate, and the ledger's worst flag.
 
 Progress is reported per stage (:data:`STAGES`: ledgers, simulations, audits); :func:`stage_totals` gives
 each stage's number of steps.

@@ -83,22 +83,10 @@ def test_bad_plugins_are_one_error_line_and_nothing_is_written(
 # -- the acceptance case: a user's own algorithm module, a ledger file and a DpEvent file in one report --------
 
 LEDGER_TOML = '[[release]]\nname = "gram"\nsensitivity = 1.5\nsigma = 30.0\ncount = 20\n'
-USER_CONFIG = """
-title = "my agent and my DP-SGD"
-seeds = 2
-workers = 2
-plugins = ["algorithms/toy.py:SPEC"]
-
-[[algorithm]]
-name = "toy-ldp-rewards"
-env = "riverswim"
-states = 2
-episodes = 40
-epsilon = 1.0
-delta = 1e-5
-[algorithm.audit]
-runs = 300
-
+USER_CONFIG = (
+    'title = "my agent and my DP-SGD"\n'
+    + CONFIG
+    + """
 [[ledger]]
 name = "my ledger"
 file = "ledger.toml"
@@ -112,6 +100,7 @@ delta = 1e-5
 epsilon = 8.0
 users = 60000
 """
+)
 
 
 def _dp_sgd_json() -> str:
