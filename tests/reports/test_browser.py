@@ -5,18 +5,20 @@ internal link landing on an element, nothing wider than the window; it saves two
 
 The browser is the system's Chromium (Debian's ``chromium``; ``DPKIT_CHROMIUM`` names another executable), never
 one downloaded by ``playwright install``. Without Playwright or Chromium the module is skipped with the reason
-(``make test`` prints it: ``-rs``); ``.ci/run`` installs both. ``DPKIT_SCREENSHOTS`` names a directory to keep
-the screenshots in (default: the test's temporary directory).
+(pytest's ``-ra`` summary prints it, and ``make test`` says so first); ``.ci/run`` installs both.
+``DPKIT_SCREENSHOTS`` names a directory to keep the screenshots in (default: the test's temporary directory).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +76,17 @@ class Loaded:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    """The ``dpkit report --quick`` report (~17 s on 2 cores) written to a temporary directory."""
-    data = compute_report(load_config(None).shrunk(), command=["dpkit", "report", "--quick"])
+    """The ``dpkit report --quick`` report (~20 s on 2 cores) of the default config with a user's ledger file added
+    (``examples/my_ledger.toml``, a ``[[ledger]]`` entry: its verdict row and section are on the page too), written
+    to a temporary directory."""
+    folder = tmp_path_factory.mktemp("browser-config")
+    ledger = Path(__file__).resolve().parents[2] / "examples" / "my_ledger.toml"
+    default = resources.files("dpkit.reports").joinpath("default.toml").read_text(encoding="utf-8")
+    entry = f'\n[[ledger]]\nname = "my ledger"\nfile = {json.dumps(str(ledger))}\ndelta = 1e-5\nepsilon = 1.0\n'
+    (folder / "report.toml").write_text(default + entry, encoding="utf-8")
+    config = load_config(folder / "report.toml").shrunk()
+    assert [e.name for e in config.ledgers] == ["my ledger"]
+    data = compute_report(config, command=["dpkit", "report", "--quick"])
     out = tmp_path_factory.mktemp("browser-report")
     write_report(data, out)
     return out / "report.html", len(figure_list(data))
