@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-import dp_accounting
 import numpy as np
 import pytest
+from user_files import LEDGER_TOML, dp_accounting_json, dp_sgd
 
 from dpkit.accountant import Ledger
 from dpkit.accountant.declarations import algorithm_ledger
@@ -156,31 +154,15 @@ def test_integers_are_accepted_as_numbers() -> None:
 
 # -- [[ledger]] entries: ledger and event files ------------------------------------------------------------
 
-LEDGER_TOML = '[[release]]\nname = "gram"\nsensitivity = 1.5\nsigma = 30.0\ncount = 20\n'
 #: DP-SGD as dp-accounting writes it: q = 0.01, noise multiplier 1.1, 1000 steps.
-DPSGD = dp_accounting.SelfComposedDpEvent(
-    dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 1000
-)
-
-
-def _dp_accounting_json(dp_event: Any) -> str:
-    """JSON as a dp-accounting user writes it, from dp-accounting's own named tuples (not through dpkit)."""
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, dp_accounting.dp_event.DpEventNamedTuple):
-            return {k: plain(v) for k, v in value._asdict().items()}
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        return value
-
-    return json.dumps(plain(dp_event.to_named_tuple()))
+DPSGD = dp_sgd(1000)
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
     """A folder with a config's neighbours: a ledger file, a DpEvent file, dpkit's event JSON and bad files."""
     (tmp_path / "ledger.toml").write_text(LEDGER_TOML, encoding="utf-8")
-    (tmp_path / "sgd.json").write_text(_dp_accounting_json(DPSGD), encoding="utf-8")
+    (tmp_path / "sgd.json").write_text(dp_accounting_json(DPSGD), encoding="utf-8")
     (tmp_path / "gauss.json").write_text('{"kind": "gaussian", "noise_multiplier": 2.0}', encoding="utf-8")
     (tmp_path / "bad_event.json").write_text('{"kind": "gaussian", "noise_multiplier": -2.0}', encoding="utf-8")
     (tmp_path / "bad_ledger.toml").write_text("[[release]]\nsensitivity = 1.0\nsigma = 2.0\n", encoding="utf-8")

@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from cli_runs import run
+from user_files import LEDGER_TOML, dp_accounting_json, dp_sgd
 
 from dpkit.algorithms import registry
 from dpkit.reports.files import schemas
@@ -82,7 +83,6 @@ def test_bad_plugins_are_one_error_line_and_nothing_is_written(
 
 # -- the acceptance case: a user's own algorithm module, a ledger file and a DpEvent file in one report --------
 
-LEDGER_TOML = '[[release]]\nname = "gram"\nsensitivity = 1.5\nsigma = 30.0\ncount = 20\n'
 USER_CONFIG = (
     'title = "my agent and my DP-SGD"\n'
     + CONFIG
@@ -103,22 +103,6 @@ users = 60000
 )
 
 
-def _dp_sgd_json() -> str:
-    """DP-SGD (q = 0.01, noise multiplier 1.1, 200 steps) as dp-accounting writes it, from its own named tuples."""
-    import dp_accounting
-
-    event = dp_accounting.SelfComposedDpEvent(
-        dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.1)), 200
-    )
-
-    def plain(value: object) -> object:
-        if isinstance(value, dp_accounting.dp_event.DpEventNamedTuple):
-            return {k: plain(v) for k, v in value._asdict().items()}
-        return value
-
-    return json.dumps(plain(event.to_named_tuple()))
-
-
 def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -128,7 +112,7 @@ def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
 
     (folder / "ledger.toml").write_text(LEDGER_TOML, encoding="utf-8")
     (folder / "events").mkdir()
-    (folder / "events" / "sgd.json").write_text(_dp_sgd_json(), encoding="utf-8")
+    (folder / "events" / "sgd.json").write_text(dp_accounting_json(dp_sgd(200)), encoding="utf-8")
     (folder / "report.toml").write_text(USER_CONFIG, encoding="utf-8")
     code, out, err = run(capsys, "report", "--config", str(folder / "report.toml"), "--out", str(folder / "out"))
     assert code == 0, err
