@@ -54,7 +54,7 @@ from .accountants import (
 from .assessment import LedgerAssessment, assess_ledger
 from .calibration import Calibration, calibrate_ledger_scale, calibrate_sigma
 from .classic import classic_sigma
-from .declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
+from .declarations import AlgorithmLedger, DeclaredRelease, Flag, JointRelease, PrivacyDeclaration, algorithm_ledger
 from .gdp import gdp_delta, gdp_epsilon, gdp_mu
 from .ledger import GaussianRelease, Ledger
 from .rdp import (
@@ -175,6 +175,7 @@ __all__ = [
     "rlsvi_run_privacy",
     # algorithm declarations and their ledgers
     "DeclaredRelease",
+    "JointRelease",
     "PrivacyDeclaration",
     "Flag",
     "AlgorithmLedger",

@@ -24,10 +24,11 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -51,9 +52,11 @@ __all__ = [
     "MECHANISMS",
     "Flag",
     "DeclaredRelease",
+    "JointRelease",
     "PrivacyDeclaration",
     "AlgorithmLedger",
     "algorithm_ledger",
+    "cached_declaration",
     "tree_depth_flag",
     "INFORMATIVE_DELTA",
     "OPTIMAL_OBJECTIVE",
@@ -244,6 +247,58 @@ class DeclaredRelease:
 
 
 @dataclass(frozen=True)
+class JointRelease:
+    """Releases of one declaration whose differences cannot all reach their sensitivities at once.
+
+    Each named release is a Gaussian mechanism with its own Δ (attained alone), but one pair of users cannot attain
+    every Δ together — e.g. seed 003's Gram sum and cross sum of one trajectory. Per mechanism (the releases must
+    share their ``count``), the pair of releases is then one Gaussian mechanism of μ = ``bound(relation, sigmas)``:
+    the supremum over neighbouring pairs of sqrt(Σᵢ ‖Δfᵢ‖²/σᵢ²) at the releases' σ (a callable of the relation and
+    a tuple of σ, in ``releases`` order, homogeneous of degree −1 in the σ). The ledger composes this μ instead of
+    the separate Δᵢ/σᵢ. ``description`` says why (one sentence, shown with the ledger).
+    """
+
+    releases: tuple[str, ...]
+    bound: Callable[[str, tuple[float, ...]], float] = field(compare=False)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        names = tuple(self.releases)
+        if len(names) < 2 or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"a joint release names at least two distinct releases, got {self.releases!r}")
+        if not callable(self.bound):
+            raise ArgumentTypeError(f"bound must be callable, got {type(self.bound).__name__}")
+        object.__setattr__(self, "releases", names)
+
+    @property
+    def name(self) -> str:
+        """The ledger entry's name: the releases joined by ' + '."""
+        return " + ".join(self.releases)
+
+    def mu(self, relation: str, sigmas: Sequence[float]) -> float:
+        """μ of one mechanism of each release at ``sigmas`` (``releases`` order); ∞ where a σ is 0."""
+        values = tuple(float(s) for s in sigmas)
+        if any(s <= 0.0 for s in values):
+            return math.inf
+        return float(self.bound(relation, values))
+
+    def optimal_ratios(self, relation: str) -> tuple[float, ...]:
+        """The σ pattern (in ``releases`` order, first 1) that minimises Σᵢ σᵢ² per unit of μ²: the group's share of
+        the optimal allocation. μ² is homogeneous of degree −2, so the cost at a fixed μ is
+        (Σᵢ tᵢ²)·μ(t)², minimised over the ratios t (one free ratio: a bounded scalar search in log space)."""
+        if len(self.releases) != 2:
+            raise ValueError("optimal ratios are computed for joint releases of two releases")
+        from scipy import optimize
+
+        def cost(log_t: float) -> float:
+            t = math.exp(log_t)
+            return math.log1p(t * t) + 2.0 * math.log(self.mu(relation, (1.0, t)))
+
+        best = optimize.minimize_scalar(cost, bounds=(-8.0, 8.0), method="bounded", options={"xatol": 1e-10})
+        return (1.0, math.exp(float(best.x)))
+
+
+@dataclass(frozen=True)
 class PrivacyDeclaration:
     """What an algorithm releases about one user, and what its paper claims for it."""
 
@@ -259,6 +314,8 @@ class PrivacyDeclaration:
     relations: tuple[str, ...] = RELATIONS
     flags: tuple[Flag, ...] = ()
     notes: tuple[str, ...] = ()
+    #: groups of releases composed jointly (:class:`JointRelease`): their pairs cannot attain every Δ at once
+    joint: tuple[JointRelease, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_positive("epsilon", self.epsilon))
@@ -274,6 +331,41 @@ class PrivacyDeclaration:
         object.__setattr__(self, "parameters", dict(self.parameters))
         if self.paper_epsilon is not None:
             object.__setattr__(self, "paper_epsilon", check_positive("paper_epsilon", self.paper_epsilon))
+        object.__setattr__(self, "joint", tuple(self.joint))
+        by_name = {r.name: r for r in releases}
+        seen: set[str] = set()
+        for group in self.joint:
+            if not isinstance(group, JointRelease):
+                raise ArgumentTypeError(f"joint must hold JointRelease groups, got {type(group).__name__}")
+            unknown = [n for n in group.releases if n not in by_name]
+            if unknown or seen & set(group.releases):
+                raise ValueError(
+                    f"joint group {group.name!r}: unknown or repeated releases {unknown or group.releases}"
+                )
+            seen |= set(group.releases)
+            members = [by_name[n] for n in group.releases]
+            if len({r.count for r in members}) != 1 or any(r.step_factors or not r.is_gaussian for r in members):
+                raise ValueError(
+                    f"joint group {group.name!r}: its releases must be plain Gaussian mechanisms of one count and "
+                    "no per-step sensitivities"
+                )
+
+    def joint_group(self, name: str) -> JointRelease | None:
+        """The :class:`JointRelease` that holds release ``name``, if any."""
+        return next((g for g in self.joint if name in g.releases), None)
+
+    def optimal_pattern(self, relation: str) -> dict[str, tuple[float, ...]]:
+        """The σ pattern of the optimal allocation (:data:`OPTIMAL_OBJECTIVE`), up to one common factor: sqrt(Δ) per
+        release and step, and for a joint group its own optimal ratios scaled as one release of variance
+        σ₁²Σtᵢ² and μ² = μ(t)²/σ₁² (so that its variance share is proportional to sqrt(μ(t)²Σtᵢ²))."""
+        relation = self._relation(relation)
+        out = {r.name: tuple(math.sqrt(d) for d in r.step_sensitivities(relation)) for r in self.releases}
+        for group in self.joint:
+            t = group.optimal_ratios(relation)
+            norm2 = math.fsum(x * x for x in t)
+            first = (group.mu(relation, t) ** 2 * norm2) ** 0.25 / math.sqrt(norm2)
+            out.update({n: (first * x,) for n, x in zip(group.releases, t)})
+        return out
 
     def ledger(
         self,
@@ -291,9 +383,25 @@ class PrivacyDeclaration:
             names = [r.name for r in self.releases]
             if not isinstance(sigmas, Mapping) or sorted(sigmas) != sorted(names):
                 raise ValueError(f"sigmas must map exactly the releases {names} to σ, got {sigmas!r}")
-            return Ledger(tuple(e for r in self.releases for e in r.releases(relation, sigma=sigmas[r.name])))
+            return self._entries(relation, {r.name: sigmas[r.name] for r in self.releases})
         scale = check_positive("scale", scale)
-        return Ledger(tuple(e for r in self.releases for e in r.releases(relation, sigma=r.sigma_paper * scale)))
+        return self._entries(relation, {r.name: r.sigma_paper * scale for r in self.releases})
+
+    def _entries(self, relation: str, sigmas: Mapping[str, Any]) -> Ledger:
+        """The ledger at ``sigmas``: one entry per release and step, and one per joint group (its μ per mechanism as
+        the sensitivity of a σ = 1 Gaussian release, which scales as the group's σ do)."""
+        entries: list[Release] = []
+        for r in self.releases:
+            group = self.joint_group(r.name)
+            if group is None:
+                entries.extend(r.releases(relation, sigma=sigmas[r.name]))
+            elif r.name == group.releases[0]:
+                values = tuple(float(np.ravel(sigmas[n])[0]) for n in group.releases)
+                mu = group.mu(relation, values)
+                if math.isinf(mu):
+                    raise ValueError(f"joint group {group.name!r} needs σ > 0 for every release, got {values!r}")
+                entries.append(GaussianRelease(group.name, mu, 1.0, r.count))
+        return Ledger(tuple(entries))
 
     def _relation(self, relation: str | None) -> str:
         relation = self.paper_relation if relation is None else check_relation(relation)
@@ -303,6 +411,27 @@ class PrivacyDeclaration:
                 f"{relation!r}"
             )
         return relation
+
+
+_F = TypeVar("_F", bound=Callable[..., PrivacyDeclaration])
+
+
+def cached_declaration(function: _F) -> _F:
+    """Memoise a declaration function (its results are immutable declarations): agents built once per audit run
+    declare the same releases thousands of times. Arguments that cannot be hashed (e.g. a list given where a number
+    belongs) skip the cache, so the function's own validation still answers them."""
+    cached = functools.lru_cache(maxsize=256)(function)
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> PrivacyDeclaration:
+        try:
+            return cached(*args, **kwargs)
+        except TypeError as err:
+            if "unhashable" not in str(err):
+                raise
+            return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 #: What the ``optimal`` allocation minimises, and under which constraint.
@@ -357,7 +486,8 @@ class AlgorithmLedger:
         step's sensitivity is 0; ``None`` without an optimal allocation."""
         if self.optimal_scale is None:
             return None
-        return tuple(_optimal_sigmas(r, self.relation, self.optimal_scale) for r in self.declaration.releases)
+        pattern = self.declaration.optimal_pattern(self.relation)
+        return tuple(_optimal_sigmas(pattern[r.name], self.optimal_scale) for r in self.declaration.releases)
 
     @property
     def sigma_paper(self) -> float | dict[str, float]:
@@ -454,6 +584,7 @@ class AlgorithmLedger:
             "mu_at_optimal_sigma": self.mu_at_optimal_sigma,
             "flags": [f.to_dict() for f in self.flags],
             "notes": list(d.notes),
+            "joint": [{"releases": list(g.releases), "description": g.description} for g in d.joint],
         }
 
 
@@ -461,8 +592,8 @@ class AlgorithmLedger:
 ALLOCATIONS: tuple[str, ...] = ("paper", "tight", "optimal")
 
 
-def _optimal_sigmas(release: DeclaredRelease, relation: str, scale: float) -> tuple[float, ...]:
-    return tuple(round_up(scale * math.sqrt(d)) if d > 0.0 else 0.0 for d in release.step_sensitivities(relation))
+def _optimal_sigmas(pattern: tuple[float, ...], scale: float) -> tuple[float, ...]:
+    return tuple(round_up(scale * p) if p > 0.0 else 0.0 for p in pattern)
 
 
 def _one_or_list(values: tuple[float, ...]) -> float | list[float]:
@@ -659,18 +790,19 @@ def algorithm_ledger(
         flags.append(uninformative)
     optimal: dict[str, Any] = {"optimal_note": _no_optimal_reason(declaration)}
     if not optimal["optimal_note"]:
-        pattern = {r.name: tuple(math.sqrt(d) for d in r.step_sensitivities(relation)) for r in declaration.releases}
+        pattern = declaration.optimal_pattern(relation)
         base = declaration.ledger(relation=relation, sigmas=pattern)
         factor = calibrate_ledger_scale(
             base, declaration.epsilon, declaration.delta, method=method, conversion=conversion
         )
         best = declaration.ledger(
             relation=relation,
-            sigmas={r.name: _optimal_sigmas(r, relation, factor) for r in declaration.releases},
+            sigmas={r.name: _optimal_sigmas(pattern[r.name], factor) for r in declaration.releases},
         )
         optimal = {
             "optimal_scale": factor,
-            "optimal_note": f"σᵢ ∝ sqrt(Δᵢ) minimises {OPTIMAL_OBJECTIVE.split(' (')[0]}",
+            "optimal_note": f"σᵢ ∝ sqrt(Δᵢ) minimises {OPTIMAL_OBJECTIVE.split(' (')[0]}"
+            + "".join(f"; {g.name} jointly: the ratio that minimises its variance per μ²" for g in declaration.joint),
             "epsilon_at_informative_delta_by_optimal_sigma": acc.epsilon(best, delta_inf).epsilon,
             "mu_at_optimal_sigma": best.mu,
         }

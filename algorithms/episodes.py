@@ -13,6 +13,7 @@ declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declaratio
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -74,12 +75,22 @@ def resolve_sigmas(
         if sigma == "paper":
             return {r.name: r.sigma_paper for r in declaration.releases}
         if sigma in ("tight", "optimal"):
-            ledger = algorithm_ledger(declaration, relation=relation, method=method)
+            tight, optimal, note = _allocations(
+                (
+                    declaration.algorithm,
+                    declaration.epsilon,
+                    declaration.delta,
+                    declaration.releases,
+                    declaration.joint,
+                ),
+                declaration,
+                relation,
+                method,
+            )
             if sigma == "tight":
-                return dict(zip(names, ledger.sigmas_tight))
-            optimal = ledger.sigmas_optimal
+                return dict(zip(names, tight))
             if optimal is None:
-                raise ValueError(f"{declaration.algorithm} has no optimal allocation: {ledger.optimal_note}")
+                raise ValueError(f"{declaration.algorithm} has no optimal allocation: {note}")
             return {n: (s[0] if len(set(s)) == 1 else s) for n, s in zip(names, optimal)}
         raise ValueError(
             f"sigma must be 'paper', 'tight', 'optimal', a number >= 0 or a mapping release -> sigma, got {sigma!r}"
@@ -94,6 +105,41 @@ def resolve_sigmas(
         return {n: _mapped_sigma(declaration, n, sigma[n]) for n in names}
     value = check_sigma("sigma", sigma)
     return dict.fromkeys(names, value)
+
+
+def _allocations(
+    key: tuple[Any, ...], declaration: PrivacyDeclaration, relation: str | None, method: str
+) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...] | None, str]:
+    """σ_tight, σ_optimal and the optimal note of ``declaration`` (cached on ``key``: what the allocations depend on —
+    the target, the releases and their joint groups — so that an audit building one agent per run computes them
+    once)."""
+    try:
+        hash(key)
+    except TypeError:  # an unhashable release (never for dpkit's): compute it
+        ledger = algorithm_ledger(declaration, relation=relation, method=method)
+        return ledger.sigmas_tight, ledger.sigmas_optimal, ledger.optimal_note
+    return _cached_allocations(key, relation, method, _Passenger(declaration))
+
+
+@dataclass(frozen=True, eq=False)
+class _Passenger:
+    """A value carried through a cache without being part of its key (every passenger hashes and compares equal)."""
+
+    value: Any
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Passenger)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_allocations(
+    key: tuple[Any, ...], relation: str | None, method: str, declaration: _Passenger
+) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...] | None, str]:
+    ledger = algorithm_ledger(declaration.value, relation=relation, method=method)
+    return ledger.sigmas_tight, ledger.sigmas_optimal, ledger.optimal_note
 
 
 def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> float | tuple[float, ...]:
@@ -194,7 +240,8 @@ def sample_actions(probs: np.ndarray, uniform: float) -> int:
 def play_episode(
     env: TabularMDP, policy: np.ndarray, user: User, draws: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One episode of ``user`` under ``policy`` from the initial state: states (H+1,), actions (H,), rewards (H,).
+    """One episode of ``user`` under ``policy`` from her initial state (the environment's unless she has her own):
+    states (H+1,), actions (H,), rewards (H,).
 
     ``policy`` is actions (H, S), or probabilities (H, S, A) sampled at ``draws`` (H uniforms, required then).
     The same user, policy and draws give the same episode (so a counterfactual user can be played
@@ -206,7 +253,9 @@ def play_episode(
     states = np.empty(h_ + 1, dtype=np.int64)
     actions = np.empty(h_, dtype=np.int64)
     rewards = np.empty(h_)
-    s = states[0] = env.initial_state
+    s = states[0] = env.initial_state if user.initial_state is None else user.initial_state
+    if s >= env.states:
+        raise ValueError(f"the user's initial_state {s} is out of range for {env.states} states")
     for h in range(h_):
         a = sample_actions(policy[h, s], draws[h]) if stochastic else int(policy[h, s])  # type: ignore[index]
         s, r = env.step(h, s, a, user)

@@ -72,13 +72,14 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, cached_declaration
 from dpkit.accountant.sensitivity import (
     clip_norm,
     outer_product_sensitivity,
     product_sensitivity,
     value_step_fractions,
 )
+from dpkit.accountant.structured_sensitivity import block_norm_bound, block_outer_product_sensitivity
 from dpkit.accountant.tree import symmetric_noise_norm_bound
 from dpkit.accountant.validation import (
     check_choice,
@@ -91,7 +92,6 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP
 from .episodes import per_step, resolve_sigmas, step_column
-from .observers import ObservedRun
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
@@ -146,6 +146,7 @@ def paper_sigma(horizon: int, epsilon: float, delta: float, reading: str = "theo
     return 4.0 * h**power * math.sqrt(2.0 * math.log(2.5 * h / delta)) / epsilon
 
 
+@cached_declaration
 def declare_privacy(
     horizon: int,
     epsilon: float,
@@ -161,7 +162,9 @@ def declare_privacy(
     ``feature_bound`` bounds ‖φ_V(s, a)‖ and ``value_bound`` bounds V (defaults from ``reading``:
     H and H for ``theorem``; sqrt(S) and 1 for ``experiment``, which needs ``states``). The
     implementation clips φ_V to ``feature_bound`` and V to [0, ``value_bound``], which is what the
-    sensitivities below assume.
+    sensitivities below assume. With ``states`` S the features are one-hot blocks (the tabular linear-mixture view
+    :class:`LdpUcrlVtr` uses: V placed in the block of (s, a)), whose exact sensitivities are smaller
+    (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
     """
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
@@ -187,12 +190,22 @@ def declare_privacy(
     first = fractions[0]
     factors = tuple((f / first) ** 2 for f in fractions) if h > 1 else ()
     b_phi1, b_v1 = (b_phi * first, b_v * first) if h > 1 else (b_phi, b_v)
+    # One-hot features (the tabular linear-mixture view, S known): φ_V(s, a) is V ∈ [0, b_V]^S in the block of (s, a),
+    # whose Gram update holds less on its upper triangle than a feature concentrated on one coordinate
+    # (dpkit.accountant.structured_sensitivity), and whose products are entrywise >= 0.
+    if s is not None:
+        gram_ar = block_outer_product_sensitivity(b_v1, s, "add_remove", norm_bound=b_phi1)
+        gram_ro = block_outer_product_sensitivity(b_v1, s, "replace_one", norm_bound=b_phi1)
+        b_phi1, nonnegative = block_norm_bound(b_v1, s, b_phi1), True
+    else:
+        gram_ar = outer_product_sensitivity(b_phi1, "add_remove")
+        gram_ro = outer_product_sensitivity(b_phi1, "replace_one")
     gram = DeclaredRelease(
         name="ΔΛ_h",
         statistic="Gram update φφᵀ, φ = φ_V(s_h, a_h); symmetric noise on i ≤ j",
         count=h,
-        sensitivity_add_remove=outer_product_sensitivity(b_phi1, "add_remove"),
-        sensitivity_replace_one=outer_product_sensitivity(b_phi1, "replace_one"),
+        sensitivity_add_remove=gram_ar,
+        sensitivity_replace_one=gram_ro,
         paper_sensitivity=paper_delta,
         sigma_paper=sigma,
         noise="symmetric",
@@ -237,6 +250,13 @@ def declare_privacy(
             "value range and ‖φ_V‖ within (H − h)/H of its bound; step h's releases have (H − h)²/(H − 1)² of "
             "step 1's sensitivity and step H's are 0 (V_{H+1} = 0: the same message for every user). The user "
             "clips to these per-step bounds."
+        )
+    if s is not None:
+        notes.append(
+            f"One-hot features (S = {s}): φ_V(s, a) is V ∈ [0, b_V]^S in the block of (s, a), so the Gram update's "
+            "upper triangle changes by at most b_V²·sqrt(S(S + 1)) under replace-one (two full blocks in different "
+            "places), not √2·‖φ‖² (a feature on one coordinate, which a block of norm sqrt(S)·b_V cannot be); the "
+            "target update's entries are >= 0 (√2·‖φ‖·b_V)."
         )
     if reading == "experiment":
         notes.append(
@@ -493,7 +513,13 @@ def _clip_rows(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Each step's row of ``x`` (H, m) clipped to ℓ2 norm ``bounds[h]`` (:func:`clip_norm` where they are equal)."""
     if np.all(bounds == bounds[0]):
         return clip_norm(x, float(bounds[0]), axis=-1)
-    return np.stack([clip_norm(row, float(b), axis=-1) if b > 0 else np.zeros_like(row) for row, b in zip(x, bounds)])
+    inside = np.einsum("hm,hm->h", x, x) <= bounds * bounds  # clip_norm keeps these rows as they are
+    return np.stack(
+        [
+            row.copy() if ok and b > 0 else clip_norm(row, float(b), axis=-1) if b > 0 else np.zeros_like(row)
+            for row, b, ok in zip(x, bounds, inside)
+        ]
+    )
 
 
 def make_agent(
@@ -526,42 +552,12 @@ def make_agent(
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one walks state 0, the other state S − 1 (disjoint features φ_V at every
-    step after the first, V at its bound), rewards 1 — her messages carry values, not rewards."""
+    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every
+    step), in the uniform MDP whose rewards keep every optimistic value at its cap, so φ_V and V reach their per-step
+    bounds (her messages carry values, not rewards: rewards 1)."""
     from .observers import tabular_world
 
     return tabular_world(setting, (1.0, 1.0))
-
-
-def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``messages`` observer: the changed user's own 2H messages, whitened along her difference."""
-    from .episodes import play_episode
-    from .observers import Trace, flat, project
-
-    env, users, canaries = run.world
-    j = run.index
-    users = users.replace(j, canaries[run.which])
-    other = canaries[1 - run.which]
-    agent = run.make_agent(rng, env)
-    claim, declared = run.claim_sigmas, run.sensitivities
-    trace = Trace()
-    for k in range(j + 1):  # the LDP observer sees the changed user's messages: later episodes add nothing
-        plan = agent.plan(k)
-        policy = np.asarray(plan.policy)
-        traj = play_episode(env, policy, users[k], None)
-        if k == j:
-            mine = agent.statistics(*agent.regression_inputs(traj[0], traj[1]))
-            cf = play_episode(env, policy, other, None)
-            theirs = agent.statistics(*agent.regression_inputs(cf[0], cf[1]))
-            messages = agent.update(k, *traj)
-            m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
-            for name, sym in ((GRAM, True), (TARGET, False)):
-                residual = flat(np.asarray(messages[name]) - m0[name], sym, 1)
-                d = flat(m1[name] - m0[name], sym, 1)
-                trace.add(*project(residual, d, agent.sigmas[name], claim[name], declared[name]))
-        else:
-            agent.update(k, *traj)
-    return trace.row(True)
 
 
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
@@ -586,12 +582,13 @@ SPEC = AlgorithmSpec(
         observers=("messages",),
         white_box=("messages",),
         world=audit_world,
-        observe=observe,
+        observe="dpkit.algorithms.observers:observe_messages",
         defaults={"states": 2, "horizon": 8, "episodes": 4},
         canaries=(
-            "tabular walks through disjoint states (state 0 against S − 1): φ_V at its block bound; the optimistic "
-            "values V_{h+1} the user clips reach beyond b_V, so a randomiser that forgets to clip φ or V releases "
-            "more than the declared Δ"
+            "tabular walks through disjoint states from the first step (state 0 against S − 1): every entry of φ_V "
+            "and V at its per-step bound (the values sit at their caps), so each message's difference attains its "
+            "declared Δ; the optimistic values the user clips reach beyond b_V, so a randomiser that forgets to clip "
+            "φ or V releases more than the declared Δ"
         ),
     ),
     report=ReportSpec(

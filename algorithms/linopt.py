@@ -84,8 +84,9 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, cached_declaration, tree_depth_flag
 from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
+from dpkit.accountant.structured_sensitivity import block_norm_bound, block_outer_product_sensitivity
 from dpkit.accountant.tree import (
     SCHEDULES,
     BinaryCounter,
@@ -153,6 +154,7 @@ def paper_sigma(sensitivity: float, episodes: int, horizon: int, epsilon: float,
     return h * sensitivity / epsilon * math.sqrt(32.0 * m * math.log(4.0 * h / delta))
 
 
+@cached_declaration
 def declare_privacy(
     algorithm: str,
     episodes: int,
@@ -164,11 +166,16 @@ def declare_privacy(
     *,
     reading: str = "theorem-6.5",
     schedule: str = "before-episode",
+    states: int | None = None,
 ) -> PrivacyDeclaration:
     """What the 4H counters of Private-LinOpt-VI/-PO release about one user, at the paper's σ.
 
     ``d1``/``d2`` are the transition and reward feature dimensions (``d2`` defaults to ``d1``).
-    The implementation clips φ to sqrt(d1)·H, V to [0, H], ϕ to 1 and r to [0, 1].
+    The implementation clips φ to sqrt(d1)·H, V to [0, H], ϕ to 1 and r to [0, 1]. With ``states`` S the features
+    are one-hot (the tabular linear-mixture view :class:`LinOpt` uses: φ_V(s, a) is V in the block of (s, a) and
+    ϕ(s, a) = e_(s,a)), whose exact sensitivities are smaller: ‖φ‖ <= sqrt(S)·(H − h), the Gram update's upper
+    triangle b_V²·sqrt(S(S + 1)) under replace-one, every product entrywise >= 0
+    (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
     """
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
     k = check_count("episodes", episodes)
@@ -191,22 +198,24 @@ def declare_privacy(
     first = (h - 1) if h > 1 else h
     b_phi, b_v = math.sqrt(d1) * first, float(first)
     p_factors = tuple(((h - step) / first) ** 2 for step in range(1, h + 1)) if h > 1 else ()
+    one_hot = states is not None
+    if one_hot:
+        s_ = check_count("states", states)
+        gram = tuple(
+            block_outer_product_sensitivity(b_v, s_, rel, norm_bound=b_phi) for rel in ("add_remove", "replace_one")
+        )
+        b_phi = block_norm_bound(b_v, s_, b_phi)
+    else:
+        gram = tuple(outer_product_sensitivity(b_phi, rel) for rel in ("add_remove", "replace_one"))
     specs = [
-        (
-            "B_{h,p,1}",
-            "Gram of transition features φφᵀ",
-            "symmetric",
-            paper_p1,
-            outer_product_sensitivity(b_phi, "add_remove"),
-            outer_product_sensitivity(b_phi, "replace_one"),
-        ),
+        ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1, *gram),
         (
             "B_{h,p,2}",
             "φ·V_{h+1}(s_{h+1})",
             "iid",
             math.sqrt(d1) * h * h,
             product_sensitivity(b_phi, scalar_bound=b_v, relation="add_remove"),
-            product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one"),
+            product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=one_hot),
         ),
         (
             "B_{h,r,1}",
@@ -222,7 +231,7 @@ def declare_privacy(
             "iid",
             1.0,
             product_sensitivity(1.0, scalar_bound=1.0, relation="add_remove"),
-            product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one"),
+            product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one", nonnegative=one_hot),
         ),
     ]
     releases = tuple(
@@ -266,6 +275,16 @@ def declare_privacy(
         f"Δ_(p,1) = d1·H² = {d1 * h * h} and Δ_(p,2) = sqrt(d1)·H² = {math.sqrt(d1) * h * h:.6g} in both proofs "
         "(Thms 6.4 and 6.5): ‖φ‖ <= sqrt(d1)·H, so ‖φφᵀ‖_F <= d1·H². The seed's text of the proof of Thm 6.4 shows "
         "'∆p,1 = d1 H ≤ dH' only because its superscripts were set on lines of their own.",
+        *(
+            [
+                f"One-hot features (S = {states}): φ_V(s, a) is V ∈ [0, H − h]^S in the block of (s, a), so ‖φ‖ <= "
+                "sqrt(S)·(H − h) (not sqrt(d1)·(H − h)), the Gram update's upper triangle changes by at most "
+                "(H − h)²·sqrt(S(S + 1)) under replace-one, and φ·V and ϕ·r are entrywise >= 0 (replace-one √2·, not "
+                "2·, the add/remove value)."
+            ]
+            if one_hot
+            else []
+        ),
         "Per-step sensitivities: Q_h <= H − h + 1 makes V_{h+1} <= H − h, so step h's transition counters have "
         "(H − h)²/(H − 1)² of step 1's sensitivity (step H's items are 0); the implementation clips to these "
         "per-step bounds. The reward counters have one bound for every step.",
@@ -279,6 +298,7 @@ def declare_privacy(
         "d2": d2,
         "reading": reading,
         "schedule": schedule,
+        "states": states,
         "tree_depth_paper": m_paper,
         "tree_depth_exact": m,
     }
@@ -491,6 +511,8 @@ def _clip_rows_exactly(x: np.ndarray, bound: float) -> np.ndarray:
     within rounding of the bound, e.g. one-hot ϕ at bound 1, by ~1e-15). For fixed feature tables."""
     clipped = clip_norm(x, bound, axis=-1)
     rows, out = x.reshape(-1, x.shape[-1]), clipped.reshape(-1, x.shape[-1])
+    if np.all((np.count_nonzero(rows, axis=1) <= 1) & (np.abs(rows).max(axis=1, initial=0.0) <= bound)):
+        return x.copy()  # one non-zero per row (one-hot features) within the bound: exactly inside
     limit = Fraction(bound) ** 2
     for i, row in enumerate(rows):
         if sum(Fraction(float(v)) ** 2 for v in row[row != 0]) <= limit:
@@ -819,6 +841,7 @@ class PrivateLinOpt(LinOpt):
             features.reward_dim,
             reading=reading,
             schedule="before-episode",
+            states=env.states,
         )
         self._sigma_choice = sigma
         self._relation = relation
@@ -894,9 +917,11 @@ def make_agent(
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one walks state 0, the other state S − 1 (disjoint features at every step
-    after the first), both with raw rewards 2 — beyond [0, 1], which only LinOpt's own clipping brings
-    back to the bound its reward counters' sensitivities assume."""
+    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features at every
+    step), both with raw rewards 2 — beyond [0, 1], which only LinOpt's own clipping brings back to the bound its
+    reward counters' sensitivities assume. With the paper's bonus every optimistic Q sits at its cap H − h + 1, so
+    each canary's φ_{V_{h+1}} is the full block (H − h)·1 and her target V_{h+1}(s_{h+1}) = H − h: every counter's
+    item differs by its declared Δ at every step."""
     from .observers import tabular_world
 
     return tabular_world(setting, (2.0, 2.0))
@@ -982,13 +1007,19 @@ def _declare(name: str, epsilon: float, delta: float, p: Mapping[str, Any]) -> P
         p["dim"],
         reading=p.get("reading") or "theorem-6.5",
         schedule=p.get("schedule") or "before-episode",
+        states=p.get("states"),
     )
 
 
 def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
-    """d = S²A, the dimension of the one-hot linear-mixture features; H = 2S unless given."""
+    """d = S²A, the dimension of the one-hot linear-mixture features of S states; H = 2S unless given."""
     horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
-    return {"episodes": sizes.episodes, "horizon": horizon, "dim": sizes.states**2 * sizes.actions}
+    return {
+        "episodes": sizes.episodes,
+        "horizon": horizon,
+        "dim": sizes.states**2 * sizes.actions,
+        "states": sizes.states,
+    }
 
 
 def _assumptions(policy_update: str) -> tuple[str, ...]:
@@ -1009,7 +1040,7 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
         summary="joint DP; 4H binary-tree counters (seed 004)",
         declaration=functools.partial(_declare, name),  # a partial, not a closure: specs travel to workers
         required=("episodes", "horizon", "dim"),
-        optional=("reading", "schedule"),
+        optional=("reading", "schedule", "states"),
         ledger_parameters=_ledger_parameters,
         audit=AuditSpec(
             observers=("billboard", "actions"),
@@ -1017,15 +1048,16 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
             world=audit_world,
             observe=observe,
             one_run=one_run,
-            # The canaries realise about half of the declared μ (the paper's ‖φ‖ <= sqrt(d1)·H is loose and the
-            # last step's φ_{V_{H+1}} = 0); ε = 16 keeps the pair's μ near 1.5, where a few thousand runs are tight.
-            # The tuned preset: the items φ_{V_{h+1}} depend on the optimistic V, and with the paper's bonus scale 1
-            # every Q saturates, so VI plays one action forever and the black-box observer sees nothing.
-            defaults={"states": 2, "horizon": 3, "episodes": 8, "epsilon": 16.0, "options": (("preset", "tuned"),)},
+            positions="dpkit.algorithms.observers:tree_positions",
+            # The paper's constants (bonus scale 1): every optimistic Q saturates at its cap, so the canaries' items
+            # reach every declared Δ (the black-box ``actions`` observer needs preset="tuned": with saturated Q, VI
+            # plays one action forever). K = 4: users 0, 1, 2 are the tree's first, power-of-two and last released
+            # positions. ε = 16 keeps μ near 2.9, where a few thousand runs certify most of it.
+            defaults={"states": 2, "horizon": 3, "episodes": 4, "epsilon": 16.0},
             canaries=(
-                "disjoint states with raw rewards 2, beyond [0, 1]: only the algorithm's reward clipping keeps the "
-                "reward counters at their declared Δ; φ_{V_{h+1}} and ϕ at their bounds (values clipped to [0, H], "
-                "‖φ‖ <= sqrt(d1)·H)"
+                "disjoint states from the first step with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
+                "clipping keeps the reward counters at their declared Δ; every value at its cap, so φ_{V_{h+1}} is "
+                "the full block and V_{h+1}(s_{h+1}) = H − h: each counter's item attains its declared Δ at every step"
             ),
         ),
         report=ReportSpec(assumptions=_assumptions(policy_update), sections=("tree",)),

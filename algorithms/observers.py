@@ -17,8 +17,9 @@ computed by the audit from the *registered* declaration, never from the implemen
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,11 @@ __all__ = [
     "Trace",
     "flat",
     "project",
+    "cross_projections",
+    "SIGNAL_CAP",
+    "default_positions",
+    "tree_positions",
+    "later_release_positions",
     "one_sigma",
     "counter_nodes",
     "billboard",
@@ -71,83 +77,139 @@ class ObservedRun:
         return str(self.setting.observer)
 
 
-def tabular_world(setting: Any, rewards: tuple[float, float]) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular audit world of ``setting``: the uniform MDP (a user's uniforms choose her next state),
-    the users of D drawn from ``users_seed``, and two canaries maximally different in their features —
-    canary 0 walks state 0, canary 1 state S − 1 (disjoint features at every step after the first) —
-    with raw rewards ``rewards`` (beyond [0, 1] where only the algorithm's own clipping keeps them in range)."""
+def tabular_world(
+    setting: Any, rewards: tuple[float, float], *, same_states: bool = False
+) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The tabular audit world of ``setting``: the uniform MDP with mean reward 1 at every step (a user's uniforms
+    choose her next state; every value then sits at its cap), the users of D drawn from ``users_seed``, and two
+    canaries maximally different in their features — canary 0 starts in and walks state 0, canary 1 state S − 1
+    (disjoint features at every step: the papers let each episode start anywhere) — with raw rewards ``rewards``
+    (beyond [0, 1] where only the algorithm's own clipping keeps them in range). ``same_states``: both canaries walk
+    state 0 (a relation that changes rewards only) and every other user starts in and walks state S − 1, so no other
+    user shares a cell with the changed one (her cells keep n = 1, the worst case, in every later release)."""
     from .envs.tabular import User, Users, uniform_tabular
 
-    h_ = setting.horizon
-    env = uniform_tabular(setting.states, setting.actions, h_)
+    h_, s_ = setting.horizon, setting.states
+    env = uniform_tabular(s_, setting.actions, h_)
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
-    last = (setting.states - 0.5) / setting.states
-    canaries = (
-        User.canary(np.full(h_, rewards[0]), np.zeros(h_), beyond_bounds=True),
-        User.canary(np.full(h_, rewards[1]), np.full(h_, last), beyond_bounds=True),
+    last = (s_ - 0.5) / s_
+    if same_states:
+        others = [User.canary(np.full(h_, 0.5), np.full(h_, last), initial_state=s_ - 1) for _ in range(len(users))]
+        drawn = Users.stack(others)
+        users = Users(
+            drawn.transition_uniforms, users.reward_uniforms, users.rewards, users.seeds, drawn.initial_states
+        )
+        starts, uniforms = (0, 0), (np.zeros(h_), np.zeros(h_))
+    else:
+        starts, uniforms = (0, s_ - 1), (np.zeros(h_), np.full(h_, last))
+    canaries = tuple(
+        User.canary(np.full(h_, r), u, beyond_bounds=True, initial_state=start)
+        for r, u, start in zip(rewards, uniforms, starts)
     )
-    return env, users, canaries
+    return env, users, (canaries[0], canaries[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _upper(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of the upper triangle (diagonal included) of a d × d matrix (read-only, cached)."""
+    rows, cols = np.triu_indices(d)
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return rows, cols
 
 
 def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
     """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one: the upper triangle of
     the last two axes when ``symmetric`` (the only entries with independent noise), else every entry."""
     if symmetric:
-        rows, cols = np.triu_indices(x.shape[-1])
+        rows, cols = _upper(x.shape[-1])
         return x[..., rows, cols].reshape(x.shape[:lead] + (-1,))
     return x.reshape(x.shape[:lead] + (-1,))
+
+
+#: The largest whitened value a row holds: a difference released without noise is seen exactly (an infinite
+#: signal), and is recorded as this finite one so that scores stay finite and order the runs the same way.
+SIGNAL_CAP = 1e6
 
 
 def project(
     residual: np.ndarray, delta: np.ndarray, sigma: Any, sigma_claim: Any, sensitivity: Any
 ) -> tuple[np.ndarray, ...]:
-    """Residuals (..., m) and the changed user's difference (…, m) of one release → whitened
-    projections r, signals a (at σ, from the realised difference: the attacker uses all it sees) and
-    the signals the claim allows: min(‖d‖, Δ)/σ_claim, the realised difference capped at the
-    release's *declared* sensitivity Δ — so an implementation that exceeds its declared sensitivity
-    is not allowed more. Where the difference is 0 the residual is projected on the first coordinate
-    (noise only). σ, σ_claim and Δ are numbers, or one per step (the last leading axis: per-step allocations)."""
+    """Residuals (..., m) and the changed user's difference (…, m) of one release → (r, a, a_allowed, a_used):
+    the residual projected on the direction of her difference and whitened by the σ the *claim* needs
+    (σ_claim: the declared noise model at the claim, never the σ the implementation reports, where the claim's σ
+    is 0 — a step of sensitivity 0 — the σ used), the signal a = ‖d‖/σ_claim (so Σ a·r − ½Σ a² is the exact
+    log-likelihood ratio of a release at the claim's noise), the signal the claim allows a_allowed =
+    min(‖d‖, Δ)/σ_claim — the realised difference capped at the release's *declared* sensitivity Δ, so an
+    implementation that exceeds its declared sensitivity is not allowed more — and a_used = ‖d‖/σ, the pair's
+    exact μ at the σ the implementation reports. Where the difference is 0 the residual is projected on the first
+    coordinate (noise only). σ, σ_claim and Δ are numbers, or one per step (the last leading axis)."""
     norm = np.linalg.norm(delta, axis=-1)
     direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
-    r = _over(np.einsum("...m,...m->...", residual, direction), sigma)
-    return r, _over(norm, sigma), _over(np.minimum(norm, sensitivity), sigma_claim)
+    whiten = np.where(np.asarray(sigma_claim, dtype=float) > 0.0, sigma_claim, sigma)
+    r = _over(np.einsum("...m,...m->...", residual, direction), whiten)
+    return r, _over(norm, whiten), _over(np.minimum(norm, sensitivity), whiten), _over(norm, sigma)
+
+
+def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
+    """Every step's residual projected on every step's difference direction, whitened by the residual's σ:
+    ``residual`` and ``delta`` (steps, m) → (steps, steps), entry [b, g] = ⟨residual_b, d_g/‖d_g‖⟩/σ_b (0 where
+    d_g = 0). Under the declared noise model (fresh noise per step) the off-diagonal entries are independent of
+    the diagonal ones; noise shared between steps makes them equal — the learned attack reads them (the
+    white-box score gives them no weight)."""
+    norm = np.linalg.norm(delta, axis=-1)
+    direction = np.where(norm[:, None] > 0, delta / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
+    return _over(residual @ direction.T, np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma)
 
 
 def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
     """x/σ for one σ or one per step (the last axis of ``x``); where σ = 0 (a step of sensitivity 0, released
-    without noise) the quotient is 0 when x is 0 and +inf otherwise (a noiseless difference is seen exactly)."""
+    without noise) the quotient is 0 when x is 0 and ±:data:`SIGNAL_CAP` otherwise (a noiseless difference is seen
+    exactly); every quotient is capped at ±:data:`SIGNAL_CAP`."""
     s = np.asarray(sigma, dtype=float)
     if s.ndim == 0 and s > 0.0:
-        return x / s
+        return np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.inf))
+        out = np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.sign(x) * np.inf))
+    return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
 
 
 @dataclass
 class Trace:
-    """What one run recorded for the observer: residuals, signals and allowed signals (white-box) or
-    a view (black-box); :meth:`row` is the run's row."""
+    """What one run recorded for the observer: whitened residuals, signals, allowed signals and the signals at the
+    σ used (white-box), or a view (black-box); :meth:`row` is the run's row."""
 
     r: list[np.ndarray] = field(default_factory=list)
     a: list[np.ndarray] = field(default_factory=list)
     a_claim: list[np.ndarray] = field(default_factory=list)
+    a_used: list[np.ndarray] = field(default_factory=list)
     view: list[np.ndarray] = field(default_factory=list)
 
-    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray) -> None:
+    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
+        """One release's whitened residuals ``r``, their signals ``a`` (the white-box score's weights),
+        ``a_claim`` (what the claim allows) and ``a_used`` (the pair's signals at the σ used; ``a`` when not given)."""
         self.r.append(np.ravel(r))
         self.a.append(np.ravel(a))
         self.a_claim.append(np.ravel(a_claim))
+        self.a_used.append(np.ravel(a if a_used is None else a_used))
+
+    def extra(self, r: np.ndarray) -> None:
+        """Whitened coordinates with no signal of their own (the learned attack reads them; the white-box score
+        gives them weight 0): residuals of releases that hold no difference, cross projections."""
+        z = np.zeros(np.size(r))
+        self.add(r, z, z, z)
 
     def row(self, white_box: bool) -> np.ndarray:
         """[r, a, μ, μ_claim] (white-box) or [view, μ, μ_claim]: μ of the run's releases at the σ used
         and the μ the claim allows."""
         a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
         mu_claim = math.sqrt(float(a_claim @ a_claim))
+        used = np.concatenate(self.a_used) if self.a_used else np.zeros(1)
+        mu_used = math.sqrt(float(used @ used))
         a = np.concatenate(self.a) if self.a else np.zeros(1)
-        mu_used = math.sqrt(float(a @ a))
         if white_box:
-            body = np.concatenate([np.concatenate(self.r), a])
+            body = np.concatenate([np.concatenate(self.r) if self.r else np.zeros(1), a])
         else:
             body = np.concatenate(self.view) if self.view else np.zeros(1)
         return np.concatenate([body, [mu_used, mu_claim]])
@@ -185,8 +247,13 @@ def billboard(
         residual = flat(nodes - exact, sym, 2)  # (T, batch, m)
         d = np.broadcast_to(flat(delta_items[name], sym, 1), residual.shape)
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
-        r, a, a_claim = project(residual, d, sigmas[name], claim[name], sensitivities[name])
-        trace.add(r, a * contains, a_claim * contains)
+        r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
+        trace.add(r, a * contains, a_claim * contains, a_used * contains)
+        if residual.shape[1] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
+            whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
+            for t in np.flatnonzero(contains[:, 0]):
+                cross = cross_projections(residual[t], d[t], whiten)
+                trace.extra(cross[~np.eye(cross.shape[0], dtype=bool)])
 
 
 class CounterLog:
@@ -365,10 +432,16 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     actions, rewards)`` returns the user's messages {release: array} and ``message_statistics(states,
     actions, rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
     c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the whole array is
-    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle. Each message
-    gives its whitened projection on the canaries' difference (the white-box reading) and every whitened
-    coordinate (for the learned attack: the observer trusts ``message_statistics``, and an agent that
-    misreports them shows there)."""
+    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle.
+
+    The observer reads every message up to the changed user's (the server sees them all; a later user's messages
+    are a function of her own data given the history, the same in D and D′ for a correct agent), whitened under the
+    declared noise model at the claim's σ: the changed user's messages give their projections on her difference
+    (the white-box reading) and every whitened coordinate; each of her messages is also projected on the direction of
+    every other message of hers (noise shared between messages makes these equal) and every earlier user's messages
+    on her directions (noise shared between users) — coordinates without signal of their own, for the learned
+    attack. The observer trusts ``message_statistics``: an agent that misreports them shows in the whitened
+    coordinates."""
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -384,32 +457,63 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         )
     releases = {r.name: r for r in agent.declaration.releases}
     trace = Trace()
-    for k in range(j + 1):  # later episodes add nothing the LDP observer of her messages sees
+    residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (count, m) per release
+    directions: dict[str, np.ndarray] = {}
+    for k in range(j + 1):  # later users' messages are functions of their own data given the history: not read
         policy = np.asarray(agent.plan(k).policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
         traj = play_episode(env, policy, users[k], draws)
-        if k < j:
-            agent.update(k, *traj)
-            continue
-        counterfactual = play_episode(env, policy, other, draws)
-        mine, theirs = agent.message_statistics(*traj), agent.message_statistics(*counterfactual)
+        mine = agent.message_statistics(*traj)
+        theirs = agent.message_statistics(*play_episode(env, policy, other, draws)) if k == j else None
         messages = agent.update(k, *traj)
-        m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
         unknown = sorted(set(messages) - set(releases))
         if unknown:
             raise ValueError(f"{agent.name} sent messages its declaration does not name: {unknown}")
+        whitened: dict[str, np.ndarray] = {}
         for name, release in releases.items():
             sym = release.noise == "symmetric"
-            lead = 1 if release.count > 1 else 0
-            x0, x1 = np.asarray(m0[name], dtype=float), np.asarray(m1[name], dtype=float)
-            residual = flat(np.asarray(messages[name], dtype=float) - x0, sym, lead)
-            d = flat(x1 - x0, sym, lead)
-            trace.add(*project(residual, d, agent.sigmas[name], run.claim_sigmas[name], run.sensitivities[name]))
-            # every whitened coordinate too, with no signal of its own: the white-box score ignores them, the
-            # learned attack reads them — so an agent whose message_statistics misreport its messages is seen
-            whitened = _over(residual, step_column(agent.sigmas[name], residual.ndim))
-            trace.add(whitened, np.zeros_like(whitened), np.zeros_like(whitened))
+            x = np.asarray(mine[name], dtype=float)
+            residual = flat(np.asarray(messages[name], dtype=float) - x, sym, 1 if release.count > 1 else 0)
+            residual = residual.reshape(release.count, -1)
+            whiten = _claim_whitening(agent.sigmas[name], run.claim_sigmas[name], release.count)
+            whitened[name] = _over(residual, whiten)
+            if theirs is None:
+                continue
+            x0, x1 = (x, np.asarray(theirs[name], dtype=float)) if run.which == 0 else (np.asarray(theirs[name]), x)
+            d = flat(np.asarray(x1, dtype=float) - np.asarray(x0, dtype=float), sym, 1 if release.count > 1 else 0)
+            d = d.reshape(release.count, -1)
+            # her messages under D: the residual against canary 0's statistics
+            residual0 = residual if run.which == 0 else residual + d
+            r, a, a_claim, a_used = project(
+                residual0,
+                d,
+                step_column(agent.sigmas[name], 1),
+                step_column(run.claim_sigmas[name], 1),
+                step_column(run.sensitivities[name], 1),
+            )
+            trace.add(r, a, a_claim, a_used)
+            trace.extra(_over(residual0, whiten))  # every whitened coordinate of her messages
+            if release.count > 1:
+                cross = cross_projections(residual0, d, whiten)
+                trace.extra(cross[~np.eye(release.count, dtype=bool)])
+            norm = np.linalg.norm(d, axis=1, keepdims=True)
+            directions[name] = np.where(norm > 0, d / np.where(norm > 0, norm, 1.0), 0.0)
+        residuals.append(whitened)
+    for k, whitened in enumerate(residuals):  # every other user's messages on her directions
+        if k != j:
+            for name, direction in directions.items():
+                trace.extra(np.einsum("cm,cm->c", whitened[name], direction))
     return trace.row(True)
+
+
+def _claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
+    """The σ each of ``count`` messages is whitened by: the claim's, or the σ used where the claim's is 0 (a step of
+    sensitivity 0), one per message as a column."""
+    used = np.broadcast_to(np.asarray(sigma, dtype=float), (count,)) if np.ndim(sigma) else np.full(count, sigma)
+    claim = np.broadcast_to(np.asarray(sigma_claim, dtype=float), (count,)) if np.ndim(sigma_claim) else None
+    if claim is None:
+        return float(sigma_claim) if float(sigma_claim) > 0 else used.reshape(-1, 1)
+    return np.where(claim > 0, claim, used).reshape(-1, 1)
 
 
 def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
@@ -427,3 +531,62 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         canaries="disjoint states, raw rewards −1 against 2 (beyond [0, 1]): only the agent's clipping keeps "
         "her messages at their declared Δ",
     )
+
+
+# -- the positions of the changed user an audit probes (dpkit.audits.rl) ------------------------------------------
+#
+# A positions hook (AuditSpec.positions) is called as positions(setting) for the named positions a default audit
+# probes, name → (0-based index, share), and as positions(setting, index) for the share of any user: the share of the
+# declared mechanisms that hold the user at that index (1 where she is in as many as the worst-placed user).
+
+
+def _positions(
+    indices: Mapping[str, int], shares: Sequence[float], index: int | None
+) -> dict[str, tuple[int, float]] | float:
+    """Named positions (in order of index, the first name of a repeated index kept) with their shares, or the share
+    of ``index``."""
+    if index is not None:
+        if not 0 <= index < len(shares):
+            raise ValueError(f"position index must lie in 0 … {len(shares) - 1}, got {index}")
+        return float(shares[index])
+    out: dict[str, tuple[int, float]] = {}
+    for name, i in sorted(indices.items(), key=lambda item: item[1]):
+        if all(i != j for j, _ in out.values()):
+            out[name] = (int(i), float(shares[i]))
+    return out
+
+
+def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+    """The positions of the changed user an audit probes when every user's data is released alike (a local-DP
+    user's own messages): the first, the middle and the last user, each with share 1."""
+    k = int(setting.episodes)
+    return _positions({"first": 0, "middle": k // 2, "last": k - 1}, [1.0] * k, index)
+
+
+def tree_positions(
+    setting: Any, index: int | None = None, *, schedule: str = "before-episode"
+) -> dict[str, tuple[int, float]] | float:
+    """The positions an audit of binary-tree counters over the users probes: the first, the middle and the last user
+    any released p-sum holds, and every user whose index k or k + 1 is a power of two (the first user after a
+    completed block, and the last of one: how many p-sums hold her changes there); share: the p-sums holding her
+    over the most any user is in (:func:`~dpkit.accountant.tree.psums_per_item`)."""
+    from dpkit.accountant.tree import psums_per_item
+
+    counts = psums_per_item(int(setting.episodes), schedule=schedule)
+    released = [i for i, c in enumerate(counts) if c > 0]
+    if not released:
+        raise ValueError(f"no user is in a released p-sum with {setting.episodes} episodes ({schedule})")
+    named = {"first": released[0], "middle": released[len(released) // 2], "last": released[-1]}
+    for i in released:
+        if i & (i - 1) == 0 or (i + 1) & i == 0:  # k or k + 1 a power of two (k = 0 included)
+            named.setdefault(f"k={i}", i)
+    return _positions(named, [c / counts.max() for c in counts], index)
+
+
+def later_release_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+    """The positions of an algorithm that releases, before each episode, a function of every earlier user (one
+    release per later episode holds her): the first, the middle and the last user a release holds (user K − 2);
+    share (K − 1 − k)/(K − 1), the share of the K − 1 releases that hold user k."""
+    k = int(setting.episodes)
+    shares = [(k - 1 - i) / (k - 1) for i in range(k)]
+    return _positions({"first": 0, "middle": (k - 2) // 2, "last": k - 2}, shares, index)

@@ -70,6 +70,7 @@ the clip's effect on the user's own noise, exact when nothing was clipped (:func
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -78,8 +79,16 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, tree_depth_flag
+from dpkit.accountant.declarations import (
+    DeclaredRelease,
+    Flag,
+    JointRelease,
+    PrivacyDeclaration,
+    cached_declaration,
+    tree_depth_flag,
+)
 from dpkit.accountant.sensitivity import episode_product_sensitivity, stacked_outer_product_sensitivity
+from dpkit.accountant.structured_sensitivity import gram_cross_joint_mu
 from dpkit.accountant.tree import (
     SCHEDULES,
     BinaryCounter,
@@ -140,6 +149,7 @@ def paper_sigma(sensitivity: float, episodes: int, epsilon: float, delta: float)
     return sensitivity * math.sqrt(8.0 * paper_depth(k) * math.log(2.0 / delta)) / epsilon
 
 
+@cached_declaration
 def declare_privacy(
     episodes: int, horizon: int, epsilon: float, delta: float, gamma: float, *, schedule: str = "before-episode"
 ) -> PrivacyDeclaration:
@@ -219,6 +229,10 @@ def declare_privacy(
         "controls are a function of them and of her own states.",
         "z = [x; u] with ‖x‖ <= 1 and ‖u‖ <= γ has ‖z‖ <= sqrt(1 + γ²), not only 1 + γ (the paper's bound).",
         "B2's term z x′ᵀ is a rank-one matrix with ‖z x′ᵀ‖_F = ‖z‖‖x′‖ <= sqrt(1 + γ²) per step.",
+        "B1 and B2 are composed jointly: their replace-one Δ's are each attained alone (B1 by two orthogonal "
+        "trajectories, B2 by one trajectory against itself with alternating signs, which cancels in B1), never "
+        "together; the ledger composes the bound on the whitened pair sqrt(‖ΔB1‖²/σ1² + ‖ΔB2‖²/σ2²) of "
+        "dpkit.accountant.structured_sensitivity.gram_cross_joint_sensitivity.",
     ]
     params: dict[str, Any] = {
         "episodes": k,
@@ -239,6 +253,14 @@ def declare_privacy(
         parameters=params,
         flags=tuple(flags),
         notes=tuple(notes),
+        joint=(
+            JointRelease(
+                ("B1", "B2"),
+                functools.partial(gram_cross_joint_mu, steps=h, state_bound=1.0, control_bound=gamma),
+                "one trajectory cannot attain both counters' Δ: B1's worst pair is orthogonal, B2's the same "
+                "trajectory with alternating signs",
+            ),
+        ),
     )
 
 
@@ -953,10 +975,13 @@ def run_lq(
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     """The audit's LQ system and canaries: weak dynamics and noise near the whole state budget
-    (Assumption 1: C_A + γC_B + C_w <= 1, C_w = 0.9, x₀ = 0 shared); the canaries' noise sequences lie at
-    twice the bound C_w along e₁ against e₂ — orthogonal, not opposite, since x and −x give the same Gram
-    matrix Σ z zᵀ — so their states leave the unit ball the sensitivities assume, and only the algorithm's
-    clipping of x keeps its counters' items at their declared sensitivities."""
+    (Assumption 1: C_A + γC_B + C_w <= 1, C_w = 0.9), and two canaries whose states sit on the unit sphere from
+    the first step (each user's x_{k,1} is her own, Assumption 1(c)), pushed there by noise at twice the bound C_w —
+    beyond the unit ball, so only the algorithm's clipping of x keeps its counters' items at their declared Δ.
+    B1 and B2 cannot both reach their Δ with one pair (:class:`~dpkit.accountant.declarations.JointRelease`):
+    at the claim's σ the canaries are the pair that reaches the joint bound — orthogonal trajectories (e₁ against
+    e₂: B1 and B2 each differ by √2 of one trajectory's term) when B1 weighs more (1/σ1² · a² >= 1/σ2² · b²),
+    else one trajectory against itself with alternating signs (e₁ against ±e₁: B1 the same, B2 twice one term)."""
     from .envs.lq import LQUser, LQUsers, random_lq
 
     h_ = setting.horizon
@@ -976,12 +1001,27 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
         name="lq-audit",
     )
     users = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
-    e1, e2 = np.zeros((h_, setting.state_dim)), np.zeros((h_, setting.state_dim))
-    e1[:, 0], e2[:, 1] = 1.0, 1.0
-    # Beyond the bound: ‖w‖ = 2·C_w drives the state past the unit ball, which only the algorithm's own
-    # clipping of x (in its items) keeps at the declared sensitivities.
+    e1, e2 = np.eye(setting.state_dim)[:2]
     beyond = 2.0 * system.noise_bound
-    return system, users, (LQUser.canary(e1, beyond), LQUser.canary(e2, beyond))
+    if _orthogonal_canaries(setting, float(system.gamma)):
+        first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(np.tile(e2, (h_, 1)), beyond, x1=e2))
+    else:
+        signs = (-1.0) ** np.arange(1, h_ + 1)  # x′_{h+1} = (−1)^h e₁: alternating against canary 0's constant e₁
+        first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(signs[:, None] * e1, beyond, x1=e1))
+    return system, users, first
+
+
+def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
+    """Whether orthogonal canaries reach more of the joint bound than alternating ones at the claim's σ: with
+    w = 1/σ², orthogonal trajectories give 2H²(w1 a² + w2 b²), alternating ones 4H²w2 b²
+    (a² = 1 + γ² + γ⁴, b² = 1 + γ²)."""
+    from .episodes import resolve_sigmas
+
+    declaration = declare_privacy(setting.episodes, setting.horizon, setting.epsilon, setting.delta, gamma)
+    sigmas = resolve_sigmas(declaration, setting.claim_allocation or "tight", relation=setting.relation)
+    w1, w2 = 1.0 / float(np.max(sigmas["B1"])) ** 2, 1.0 / float(np.max(sigmas["B2"])) ** 2
+    a2, b2 = 1.0 + gamma**2 + gamma**4, 1.0 + gamma**2
+    return w1 * a2 + w2 * b2 >= 2.0 * w2 * b2
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
@@ -994,17 +1034,18 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     j = run.index
     noise = users.noise.copy()
     noise[j] = canaries[run.which].noise
-    other = canaries[1 - run.which].noise
+    other = canaries[1 - run.which]
     agent = run.make_agent(rng, system)
     log = CounterLog(("B1", "B2"), batched=False)
     trace = Trace()
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
-        states, controls, _ = system.rollout(plan.policy, noise[k])
+        start = canaries[run.which].x1 if k == j else None
+        states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
         if run.observer == "actions" and k > j:
             trace.view.append(controls.ravel())
-        theirs = agent.items(*system.rollout(plan.policy, other)[:2]) if k == j else None
+        theirs = agent.items(*system.rollout(plan.policy, other.noise, x1=other.x1)[:2]) if k == j else None
         log.episode(agent.items(states, controls), theirs, run.which)
         agent.update(k, states, controls, np.zeros(s.horizon))
     log.finish(trace, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
@@ -1026,7 +1067,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     for k, coin in enumerate(run.coins):
         plan = agent.plan(k)
         log0.released(plan.released)
-        rollouts = [system.rollout(plan.policy, canary.noise) for canary in canaries]
+        rollouts = [system.rollout(plan.policy, canary.noise, x1=canary.x1) for canary in canaries]
         log0.episode(agent.items(*rollouts[0][:2]), None, 0)
         log1.episode(agent.items(*rollouts[1][:2]), None, 0)
         states, controls, _ = rollouts[int(coin)]
@@ -1076,6 +1117,7 @@ REGISTRATIONS = (
             world=audit_world,
             observe=observe,
             one_run=one_run,
+            positions="dpkit.algorithms.observers:tree_positions",
             defaults={
                 "horizon": 4,
                 "episodes": 4,
@@ -1084,9 +1126,11 @@ REGISTRATIONS = (
                 "options": (("candidates", 8), ("preset", "tuned"), ("refine_rounds", 0)),
             },
             canaries=(
-                "noise at twice the bound C_w along e1 against e2 (orthogonal: x and −x give one Gram matrix): "
-                "states beyond the unit ball, which only the algorithm's clipping of x keeps at the declared Δ "
-                "(controls are clipped to γ by the system itself)"
+                "states on the unit sphere from the first step (each user's x_1 is her own), pushed by noise at twice "
+                "the bound C_w — beyond the unit ball, which only the algorithm's clipping of x keeps at the declared "
+                "Δ; the pair that reaches the joint bound of B1 and B2 at the claim's σ: orthogonal trajectories (e1 "
+                "against e2) or one trajectory against itself with alternating signs (controls are clipped to γ by "
+                "the system itself)"
             ),
         ),
         report=ReportSpec(

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
+from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration, cached_declaration
 from dpkit.accountant.rlsvi import (
     RlsviRunPrivacy,
     rlsvi_paper_epsilon,
@@ -79,6 +79,7 @@ DEFAULT_DELTA = 1e-5
 PAPER = "Lu, Gajane, Bai, Talebi — RLSVI itself is Joint Differentially Private (seed 002)"
 
 
+@cached_declaration
 def declare_privacy(
     states: int, actions: int, horizon: int, episodes: int, epsilon: float, delta: float, *, beta: float | None = None
 ) -> PrivacyDeclaration:
@@ -416,26 +417,39 @@ def rlsvi_run(
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: the relation changes rewards only, so both walk the same states, with raw
-    rewards −1 against 2 — beyond [0, 1], so only the algorithm's own clipping keeps the difference at
-    the declared ΔR̂ <= 1/n."""
-    from .envs.tabular import User, Users, uniform_tabular
+    """The audit's canaries: the relation changes rewards only, so both start in and walk state 0, with raw
+    rewards −1 against 2 — beyond [0, 1], so only the algorithm's own clipping keeps the difference at the declared
+    ΔR̂ <= 1/n; every other user starts in and walks state S − 1, so none shares a cell with the changed one: her
+    cells keep n = 1, the declaration's worst case, in every later release."""
+    from .observers import tabular_world
 
-    h_ = setting.horizon
-    env = uniform_tabular(setting.states, setting.actions, h_)
-    users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
-    canaries = (
-        User.canary(np.full(h_, -1.0), np.full(h_, 0.5), beyond_bounds=True),
-        User.canary(np.full(h_, 2.0), np.full(h_, 0.5), beyond_bounds=True),
-    )
-    return env, users, canaries
+    return tabular_world(setting, (-1.0, 2.0), same_states=True)
+
+
+def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+    """The first, middle and last user a release holds (user K − 2: the last user's rewards are never released);
+    share of user k: the declared μ² of the releases after her over that of all K − 1 later releases — each release
+    holds her H cells at n = 1 with noise β_k/2, so plan k weighs 1/β_k (:func:`_claim_betas`)."""
+    from .observers import later_release_positions
+
+    named = later_release_positions(setting)
+    weights = 1.0 / _claim_betas(setting, 1.0)[1:]  # plans 1 … K − 1 (0-based): the ones after some user
+    tail = np.concatenate([np.cumsum(weights[::-1])[::-1], [0.0]])
+    shares = tail / tail[0]
+    if index is not None:
+        later_release_positions(setting, index)  # validates the index
+        return float(shares[index])
+    assert isinstance(named, dict)
+    return {name: (i, float(shares[i])) for name, (i, _) in named.items()}
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``q-values``: the released perturbed Q-values of the changed user's cells in every later plan,
-    whitened by their exploration noise; ``policies``: the greedy policies (black-box)."""
+    """``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
+    RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
+    after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
+    them depend on hers: the learned attack reads them); ``policies``: the greedy policies (black-box)."""
     from .episodes import play_episode
-    from .observers import Trace
+    from .observers import SIGNAL_CAP, Trace
 
     s = run.setting
     env, users, canaries = run.world
@@ -444,13 +458,16 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
     declared = run.sensitivities[RELEASE]
     agent = run.make_agent(rng, env)
+    claim_betas = _claim_betas(s, float(run.claim_sigmas[RELEASE]))
     h_, s_, a_ = env.horizon, env.states, env.actions
-    claim_scale = run.claim_sigmas[RELEASE] / agent.sigmas[RELEASE] if agent.sigmas[RELEASE] > 0 else 1.0
     n = np.zeros((h_, s_, a_))
     reward_sum = np.zeros((h_, s_, a_))  # under D
     next_counts = np.zeros((h_, s_, a_, s_))
     steps = np.arange(h_)
     cells: tuple[np.ndarray, np.ndarray] | None = None
+    # the canaries' clipped rewards: the model of a correct implementation (their raw rewards lie beyond [0, 1])
+    change = np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)
+    allowed = np.minimum(np.abs(rewards1 - rewards0), declared)
     trace = Trace()
     for k in range(s.episodes):
         plan = agent.plan(k)
@@ -458,27 +475,36 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         policy = np.asarray(plan.policy)
         if run.observer == "policies" and k > j:
             trace.view.append(np.eye(a_)[policy].ravel())
+        if run.observer == "q-values":
+            v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
+            visits = np.maximum(n, 1.0)
+            mean0 = reward_sum / visits + np.einsum("hsat,ht->hsa", next_counts / visits[..., None], v_next)
+            sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
+            r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
+            if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
+                cs, ca = cells
+                mine = np.zeros((h_, s_, a_), dtype=bool)
+                mine[steps, cs, ca] = True
+                sd_used = np.sqrt(agent.betas[k] / (n[steps, cs, ca] + 1.0))
+                here = n[steps, cs, ca]
+                trace.add(
+                    r[steps, cs, ca],
+                    change / here / sd_claim[steps, cs, ca],
+                    allowed / here / sd_claim[steps, cs, ca],
+                    np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP),
+                )
+                trace.extra(r[~mine])
+            else:
+                trace.extra(r)
         traj = play_episode(env, policy, users[k], None)
         if k == j:
             cells = (traj[0][:-1], traj[1])
-        if cells is not None and k > j and run.observer == "q-values":
-            cs, ca = cells
-            v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
-            visits = n[steps, cs, ca]
-            p_hat = next_counts[steps, cs, ca] / visits[:, None]
-            mean0 = reward_sum[steps, cs, ca] / visits + np.einsum("hs,hs->h", p_hat, v_next)
-            sd = np.sqrt(agent.betas[k] / (visits + 1.0))
-            r = (q[steps, cs, ca] - mean0) / sd
-            # The model of a correct implementation: rewards clipped to [0, 1] (the canaries' raw rewards
-            # lie beyond it); the claim allows each cell ΔR̂ <= 1/n (the declared Δ = 1).
-            a = (np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)) / visits / sd
-            trace.add(r, a, np.minimum(np.abs(rewards1 - rewards0), declared) / visits / sd / claim_scale)
         st, ac, rw = traj
         n[steps, st[:-1], ac] += 1.0
         reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
         next_counts[steps, st[:-1], ac, st[1:]] += 1.0
         agent.update(k, *traj)
-    if run.observer == "q-values" and not trace.r:
+    if run.observer == "q-values" and not any(np.any(a) for a in trace.a):
         trace.add(np.zeros(1), np.zeros(1), np.zeros(1))  # the last user: nothing released after her
     return trace.row(run.white_box)
 
@@ -591,13 +617,16 @@ REGISTRATIONS = (
             white_box=("q-values",),
             world=audit_world,
             observe=observe,
-            # K = 2: her cells have n = 1 in the one later release, so every run's μ is the worst case
-            defaults={"states": 2, "horizon": 3, "episodes": 2, "options": (("beta", 0.05),)},
+            positions=audit_positions,
+            # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
+            # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
+            defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
             closed_form=_closed_form,
             one_run=one_run,
             canaries=(
                 "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
-                "clipping keeps her per-cell ΔR̂ at the declared 1/n"
+                "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "
+                "cells keep n = 1 (the worst case) in every later release"
             ),
         ),
         report=ReportSpec(

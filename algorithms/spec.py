@@ -87,6 +87,10 @@ class AuditSpec:
     are all canaries, user k canary ``run.coins[k]``, returning (one score per user: higher when canary 1 is
     the likelier, computed from what the observer ``run.observer`` sees and never from the coins; the observer's
     name); without it, an agent of the local-DP messages protocol is scored from its messages.
+    ``positions(setting)``: the positions of the changed user a default audit probes, name → (0-based index, the
+    share of the declared mechanisms that hold her there) — e.g.
+    :func:`~dpkit.algorithms.observers.tree_positions`; without it, the first, middle and last user with share 1
+    (:func:`~dpkit.algorithms.observers.default_positions`).
     """
 
     observers: tuple[str, ...]
@@ -97,6 +101,7 @@ class AuditSpec:
     closed_form: EntryPoint | None = None
     canaries: str = ""
     one_run: EntryPoint | None = None
+    positions: EntryPoint | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "observers", _names("observers", self.observers))
@@ -110,6 +115,7 @@ class AuditSpec:
         _check_entry_point("observe", self.observe, optional=False)
         _check_entry_point("closed_form", self.closed_form)
         _check_entry_point("one_run", self.one_run)
+        _check_entry_point("positions", self.positions)
         object.__setattr__(self, "defaults", dict(self.defaults))
 
 
@@ -181,6 +187,6 @@ class AlgorithmSpec:
 
     def hook(self, name: str) -> Callable[..., Any] | None:
         """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
-        owner: Any = self.audit if name in ("world", "observe", "closed_form", "one_run") else self
+        owner: Any = self.audit if name in ("world", "observe", "closed_form", "one_run", "positions") else self
         value = getattr(owner, name, None) if owner is not None else None
         return None if value is None else load(value, what=f"{self.name}'s {name}")

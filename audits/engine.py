@@ -158,10 +158,15 @@ def _split(n: int, fractions: tuple[float, ...]) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
-def _candidates(attack: Attack | str) -> list[Attack]:
-    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, else the one given."""
+def _candidates(attack: Attack | str | Sequence[Attack]) -> list[Attack]:
+    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, the attacks of a sequence,
+    else the one given."""
     if isinstance(attack, str):
         return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
+    if isinstance(attack, Sequence):
+        if not attack or not all(isinstance(a, Attack) for a in attack):
+            raise TypeError(f"attack must be a non-empty sequence of audits.Attack, got {attack!r}")
+        return list(attack)
     if not isinstance(attack, Attack):
         raise TypeError(f"attack must be an audits.Attack or an attack name, got {type(attack).__name__}")
     return [attack]
@@ -362,18 +367,21 @@ def audit_outputs(
     out1: np.ndarray,
     claim: Claim,
     *,
-    attack: Attack | str = AUTO,
+    attack: Attack | str | Sequence[Attack] = AUTO,
     seed: int = 0,
     alpha: float = 0.05,
     delta: float | None = None,
     objective: str | None = None,
     executor: str = "in-process",
     started: float | None = None,
+    splits: tuple[float, float, float] | None = None,
 ) -> AuditResult:
     """Split, attack, bound and judge outputs already computed (``out0`` on D, ``out1`` on D′, one row
     per run, as many rows each), in memory — for callers that produce the outputs themselves (e.g. the
-    RL audits). Splits: a learned attack (or ``auto``) is fitted on a third, selects on a sixth and is
-    bounded on half; an attack that needs no fit selects on 20% and is bounded on 80%."""
+    RL audits). ``attack`` may also be a sequence of attacks to choose from on the selection split. Splits
+    (``splits``: the shares of training, selection and evaluation): by default a learned attack (or ``auto``) is
+    fitted on a third, selects on a sixth and is bounded on half; an attack that needs no fit selects on 20% and
+    is bounded on 80%."""
     alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
     out0, out1 = np.asarray(out0), np.asarray(out1)
     if out0.shape[0] != out1.shape[0]:
@@ -385,6 +393,14 @@ def audit_outputs(
     needs_fit = any(a.needs_fit for a in candidates)
     # The threshold needs far fewer runs than a tight bound: most runs go to the evaluation split.
     fractions = (1 / 3, 1 / 6, 1 / 2) if needs_fit else (0.0, 0.2, 0.8)
+    if splits is not None:
+        if len(splits) != 3 or min(splits) < 0.0 or abs(sum(splits) - 1.0) > 1e-9 or min(splits[1:]) <= 0.0:
+            raise ValueError(
+                f"splits must be three shares >= 0 summing to 1 (selection and evaluation > 0), got {splits!r}"
+            )
+        if needs_fit and splits[0] <= 0.0:
+            raise ValueError(f"a learned attack needs a training share > 0, got splits = {splits!r}")
+        fractions = tuple(float(x) for x in splits)  # type: ignore[assignment]
     started = time.perf_counter() if started is None else started
     train, select, evaluate = _split(runs, fractions)
     notes: list[dict[str, Any]] = []

@@ -51,8 +51,9 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -63,8 +64,8 @@ from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
-from dpkit.algorithms.executors import Executor, run_pair
-from dpkit.algorithms.observers import ObservedRun
+from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.observers import ObservedRun, default_positions
 from dpkit.algorithms.spec import AlgorithmSpec
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
@@ -86,7 +87,11 @@ __all__ = [
     "rl_release",
     "WhiteBoxRuns",
     "audit_setting",
+    "audit_positions",
     "audit_algorithm",
+    "positions",
+    "RlPositionsAudit",
+    "AUTO_SPLITS",
     "default_setting",
     "register_agent",
 ]
@@ -94,9 +99,14 @@ __all__ = [
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 #: The allocations a claim's σ may be read at (:class:`RlSetting`): both meet the target (ε, δ).
 CLAIM_ALLOCATIONS: tuple[str, ...] = ("tight", "optimal")
-#: ``white-box``: the exact log-likelihood ratio; ``learned``: a Gaussian with fitted mean and
-#: covariance on the residuals (white-box observers) or a logistic regression (black-box ones).
-RL_ATTACKS: tuple[str, ...] = ("white-box", "learned")
+#: ``auto``: the white-box test and the learned one, chosen on a selection split (white-box observers; a black-box
+#: observer's ``auto`` is ``learned``); ``white-box``: the exact log-likelihood ratio at the claim's noise;
+#: ``learned``: a Gaussian with fitted mean and covariance on every whitened coordinate (white-box observers) or a
+#: logistic regression (black-box ones).
+RL_ATTACKS: tuple[str, ...] = ("auto", "white-box", "learned")
+#: The shares of training, selection and evaluation runs of an ``auto`` audit (the learned candidate is fitted on
+#: the first; the white-box test, which needs no fit, loses only these runs).
+AUTO_SPLITS: tuple[float, float, float] = (0.2, 0.1, 0.7)
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
 MAX_RUNS = 1_000_000
 #: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
@@ -119,6 +129,22 @@ def observers(algorithm: str) -> tuple[str, ...]:
 
 def _spec(setting: RlSetting) -> AlgorithmSpec:
     return registry.get(setting.algorithm, audited=True)
+
+
+#: A position given by index: ``k=3`` is the fourth user.
+_INDEX_NAME = re.compile(r"k=\d+")
+
+
+def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
+    """The positions of the changed user a default audit of ``setting`` probes, name → (0-based index, share): the
+    algorithm's own (its AuditSpec's ``positions`` hook: e.g. the tree counters' powers of two), else the first,
+    middle and last user (:func:`~dpkit.algorithms.observers.default_positions`). Every name also works as
+    ``position``, as does ``k=<index>`` or an index."""
+    hook = _spec(setting).hook("positions")
+    named = (hook or default_positions)(setting)
+    if not isinstance(named, Mapping) or not named:
+        raise TypeError(f"{setting.algorithm}'s positions hook must return a non-empty mapping, got {named!r}")
+    return {str(k): (int(v[0]), float(v[1])) for k, v in named.items()}
 
 
 def __getattr__(name: str) -> Any:
@@ -155,7 +181,7 @@ class RlSetting:
     algorithm: str
     observer: str
     episodes: int = 8
-    position: str = "first"
+    position: str | int = "first"
     epsilon: float = 8.0
     delta: float = 1e-5
     sigma: str | float = "tight"
@@ -183,7 +209,19 @@ class RlSetting:
             )
         if self.episodes < 2:
             raise ValueError(f"episodes must be >= 2 (the changed user and at least one other), got {self.episodes}")
-        check_choice("position", self.position, POSITIONS)
+        if isinstance(self.position, (bool, np.bool_)) or not isinstance(self.position, (str, int, np.integer)):
+            raise TypeError(f"position must be a name or a 0-based index, got {self.position!r}")
+        if isinstance(self.position, (int, np.integer)):
+            check_index("position", self.position)
+            if self.position >= self.episodes:
+                raise ValueError(
+                    f"position must be a user's 0-based index < episodes = {self.episodes}, got {self.position}"
+                )
+            object.__setattr__(self, "position", int(self.position))
+        elif not _INDEX_NAME.fullmatch(self.position):
+            check_choice("position", self.position, tuple(positions(self)))
+        elif int(self.position[2:]) >= self.episodes:
+            raise ValueError(f"position {self.position!r} is beyond the {self.episodes} users")
         check_positive("epsilon", self.epsilon)
         check_probability("delta", self.delta)
         if isinstance(self.sigma, Mapping):
@@ -220,7 +258,18 @@ class RlSetting:
     @property
     def index(self) -> int:
         """The 0-based episode of the changed user."""
-        return {"first": 0, "middle": self.episodes // 2, "last": self.episodes - 1}[self.position]
+        if isinstance(self.position, int):
+            return self.position
+        if _INDEX_NAME.fullmatch(self.position):
+            return int(self.position[2:])
+        return positions(self)[self.position][0]
+
+    @property
+    def share(self) -> float:
+        """The share of the declared mechanisms that hold the changed user at this position (1 at the worst-placed
+        user): the declared μ here is the ledger's μ × sqrt(share)."""
+        hook = _spec(self).hook("positions")
+        return float((hook or default_positions)(self, self.index))
 
     @property
     def white_box(self) -> bool:
@@ -407,7 +456,11 @@ class _Columns(Attack):
         return self.inner.score(np.asarray(outputs)[:, : self.width])
 
 
-def _attack(setting: RlSetting, kind: str, width: int) -> Attack:
+def _attack(setting: RlSetting, kind: str, width: int) -> Attack | list[Attack]:
+    if kind == "auto":
+        if not setting.white_box:
+            return _attack(setting, "learned", width)
+        return [WhiteBoxRuns(), _Columns(FittedGaussianLikelihoodRatio(), (width - 2) // 2)]
     if kind == "white-box":
         if not setting.white_box:
             raise ValueError(f"the {setting.observer!r} observer is black-box: use attack 'learned'")
@@ -446,6 +499,10 @@ class RlAuditResult:
     claim_mu: float = math.nan
     claimed_epsilon_at_informative_delta: float = math.nan
     exact_epsilon_at_informative_delta: float = math.nan
+    #: the share of the declared mechanisms that hold the changed user at this position (1: the worst-placed user)
+    position_share: float = 1.0
+    #: α of this audit (one position's share of the whole audit's α when several positions are probed)
+    alpha: float = 0.05
 
     @property
     def epsilon_lower(self) -> float:
@@ -460,9 +517,16 @@ class RlAuditResult:
         return self.audit.verdict
 
     @property
+    def declared_mu_at_position(self) -> float:
+        """The declared μ of the releases that hold the changed user at this position, at the σ used: the ledger's
+        μ × sqrt(share) (the ledger's μ at the worst-placed user)."""
+        return self.exact_mu * math.sqrt(self.position_share)
+
+    @property
     def reach(self) -> float:
-        """pair μ / declared μ: the share of the declared sensitivity the canaries realise."""
-        return self.pair_mu / self.exact_mu if self.exact_mu > 0 else 0.0
+        """pair μ / declared μ at this position: the share of the declared sensitivity the canaries realise."""
+        declared = self.declared_mu_at_position
+        return self.pair_mu / declared if declared > 0 else 0.0
 
     @property
     def efficiency(self) -> float:
@@ -488,6 +552,9 @@ class RlAuditResult:
             "attack": self.attack,
             "relation": s.relation,
             "position": s.position,
+            "position_index": s.index,
+            "position_share": self.position_share,
+            "declared_mu_at_position": self.declared_mu_at_position,
             "episodes": s.episodes,
             "runs": self.audit.runs,
             "seed": self.audit.seed,
@@ -573,20 +640,18 @@ def audit_setting(
     *,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "white-box",
+    attack: str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> RlAuditResult:
-    """Audit one setting: ``runs`` runs on D and on D′, the attack, the bounds and the verdicts."""
+    """Audit one setting (one position of the changed user): ``runs`` runs on D and on D′, the attack, the bounds and
+    the verdicts. ``attack``: ``auto`` (default: the white-box test and a learned one on every whitened coordinate,
+    chosen on a selection split), ``white-box`` or ``learned`` (:data:`RL_ATTACKS`)."""
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
-    runs = check_count("runs", runs)
-    if runs < 6:
-        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
-    if runs > MAX_RUNS:
-        raise ValueError(f"runs must be <= {MAX_RUNS:,} (each run is a whole run of the algorithm), got {runs:,}")
+    runs = _check_runs(runs)
     check_choice("attack", attack, RL_ATTACKS)
     if not setting.white_box and attack == "white-box":
         attack = "learned"
@@ -600,7 +665,12 @@ def audit_setting(
     out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)
     mus = np.concatenate([out0[:, -2], out1[:, -2]])
     pair_mu = _equal_error_mu(mus)
-    allowed = float(np.concatenate([out0[:, -1], out1[:, -1]]).max())
+    registered = _registered_declaration(setting)
+    claim_mu = _declared_mu(registered, claim_sigmas, setting.relation)
+    share = setting.share
+    # What the claim allows this pair: each release's realised difference capped at its declared Δ, over the σ the
+    # claim needs, and never more than the declared μ at this position (a joint bound is below the separate Δ's).
+    allowed = min(float(np.concatenate([out0[:, -1], out1[:, -1]]).max()), claim_mu * math.sqrt(share))
     exact_mu = _declared_mu(declaration, sigmas, setting.relation)
     delta = setting.delta
     # The claim for this pair: its exact μ at the σ the target needs (0 when the pair releases nothing).
@@ -616,17 +686,17 @@ def audit_setting(
         delta=delta,
         executor="in-process" if executor is None else executor.name,
         started=started,
+        splits=AUTO_SPLITS if isinstance(att, list) else None,
     )
+    chosen = next(a for a in att if a.name == result.attack) if isinstance(att, list) else att
     claimed = float(declaration.epsilon)
-    registered = _registered_declaration(setting)
     delta_inf = informative_delta(registered)
-    claim_mu = _declared_mu(registered, claim_sigmas, setting.relation)
-    scores0, scores1 = att.score(out0[out0.shape[0] // 2 :]), att.score(out1[out1.shape[0] // 2 :])
+    scores0, scores1 = chosen.score(out0[out0.shape[0] // 2 :]), chosen.score(out1[out1.shape[0] // 2 :])
     paper_closed_form = _spec(setting).hook("closed_form")
     closed_form = None if paper_closed_form is None else float(paper_closed_form(setting))
     return RlAuditResult(
         setting=setting,
-        attack=att.name if attack == "learned" else "white-box",
+        attack=chosen.name,
         sigmas=sigmas,
         sigmas_claim=claim_sigmas,
         claimed_epsilon=claimed,
@@ -643,7 +713,156 @@ def audit_setting(
         claim_mu=claim_mu,
         claimed_epsilon_at_informative_delta=gdp_epsilon(claim_mu, delta_inf) if claim_mu > 0 else 0.0,
         exact_epsilon_at_informative_delta=gdp_epsilon(exact_mu, delta_inf) if exact_mu > 0 else 0.0,
+        position_share=share,
+        alpha=alpha,
     )
+
+
+def _check_runs(runs: object) -> int:
+    n = check_count("runs", runs)
+    if n < 6:
+        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {n}")
+    if n > MAX_RUNS:
+        raise ValueError(f"runs must be <= {MAX_RUNS:,} (each run is a whole run of the algorithm), got {n:,}")
+    return n
+
+
+@dataclass(frozen=True)
+class RlPositionsAudit:
+    """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α (a union
+    bound: a correct implementation is called a violation with probability at most α in all).
+
+    ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is (each had the power to
+    see a violation at its own allowance); ``inconclusive`` otherwise. The headline (:attr:`worst`) is the position
+    whose evidence weighs most against the declaration — a violating one first, then the largest μ lower bound over
+    the allowance — and every attribute of :class:`RlAuditResult` not defined here is read from it."""
+
+    results: tuple[RlAuditResult, ...]
+    alpha: float
+
+    @property
+    def worst(self) -> RlAuditResult:
+        def weight(r: RlAuditResult) -> tuple[bool, float, float]:
+            ratio = r.mu_lower / r.pair_mu_allowed if r.pair_mu_allowed > 0 else math.inf * (r.mu_lower > 0)
+            return (r.verdict == "violation", ratio, r.mu_lower)
+
+        return max(self.results, key=weight)
+
+    @property
+    def verdict(self) -> str:
+        verdicts = [r.verdict for r in self.results]
+        if "violation" in verdicts:
+            return "violation"
+        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+
+    @property
+    def claim_verdict(self) -> str:
+        return "violation" if any(r.claim_verdict == "violation" for r in self.results) else "consistent"
+
+    @property
+    def epsilon_lower(self) -> float:
+        """The largest ε lower bound of the positions (each at its share of α: valid at 1 − α together)."""
+        return max(r.epsilon_lower for r in self.results)
+
+    @property
+    def mu_lower(self) -> float:
+        return max(r.mu_lower for r in self.results)
+
+    @property
+    def reach(self) -> float:
+        """The smallest reach of the positions (what the weakest canary pair realises of its declared μ)."""
+        return min(r.reach for r in self.results)
+
+    @property
+    def seconds(self) -> float:
+        return math.fsum(r.seconds for r in self.results)
+
+    @property
+    def runs(self) -> int:
+        """Runs per dataset at each position."""
+        return self.results[0].audit.runs
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.worst, name)
+
+    def position_rows(self) -> list[dict[str, Any]]:
+        """One summary per position: its name, index, share, reach, allowance, bounds, power and verdict."""
+        return [
+            {
+                "position": r.setting.position,
+                "index": r.setting.index,
+                "share": r.position_share,
+                "declared_mu": r.declared_mu_at_position,
+                "pair_mu": r.pair_mu,
+                "reach": r.reach,
+                "mu_allowed": r.pair_mu_allowed,
+                "mu_lower": r.mu_lower,
+                "epsilon_lower": r.epsilon_lower,
+                "mu_estimate": r.audit.estimate.mu_estimate,
+                "power_ratio": r.audit.power_ratio,
+                "attack": r.attack,
+                "alpha": r.alpha,
+                "verdict": r.verdict,
+            }
+            for r in self.results
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The headline position's dictionary (:meth:`RlAuditResult.to_dict`) with the whole audit's verdict, bounds
+        and α, ``worst_position`` and ``positions`` (:meth:`position_rows`)."""
+        worst = self.worst
+        return worst.to_dict() | {
+            "verdict": self.verdict,
+            "claim_verdict": self.claim_verdict,
+            "epsilon_lower": self.epsilon_lower,
+            "mu_lower": self.mu_lower,
+            "reach": self.reach,
+            "confidence": 1.0 - self.alpha,
+            "alpha": self.alpha,
+            "worst_position": worst.setting.position,
+            "positions": self.position_rows(),
+        }
+
+
+def audit_positions(
+    setting: RlSetting,
+    *,
+    positions_to_probe: Sequence[str | int] | None = None,
+    runs: int = 4000,
+    seed: int = 0,
+    attack: str = "auto",
+    alpha: float = 0.05,
+    executor: Executor | None = None,
+    chunk_size: int = 250,
+    progress: Callable[[int], None] | None = None,
+) -> RlPositionsAudit:
+    """Audit ``setting`` at several positions of the changed user (default: every position of :func:`positions`),
+    ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`)."""
+    if not isinstance(setting, RlSetting):
+        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
+    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
+    if not names:
+        raise ValueError("positions_to_probe must name at least one position")
+    alpha = check_probability("alpha", alpha)
+    _check_runs(runs)
+    # one independent stream per position (one position alone keeps the audit's own seed)
+    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
+    results = tuple(
+        audit_setting(
+            replace(setting, position=name),
+            runs=runs,
+            seed=child,
+            attack=attack,
+            alpha=alpha / len(names),
+            executor=executor,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
+        for name, child in zip(names, seeds)
+    )
+    return RlPositionsAudit(results, alpha)
 
 
 def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
@@ -704,13 +923,15 @@ def audit_algorithm(
     epsilon: float | None = None,
     delta: float | None = None,
     seed: int = 0,
-    position: str = "first",
-    attack: str = "white-box",
+    position: str | int | None = None,
+    attack: str = "auto",
+    alpha: float = 0.05,
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
     **overrides: Any,
-) -> RlAuditResult:
-    """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes."""
+) -> RlPositionsAudit:
+    """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes: at every position
+    of :func:`positions` (``runs`` runs per dataset each, α split evenly), or at ``position`` alone."""
     setting = default_setting(
         algorithm,
         sigma=sigma,
@@ -718,7 +939,15 @@ def audit_algorithm(
         episodes=episodes,
         epsilon=epsilon,
         delta=delta,
-        position=position,
         **overrides,
     )
-    return audit_setting(setting, runs=runs, seed=seed, attack=attack, executor=executor, progress=progress)
+    return audit_positions(
+        setting,
+        positions_to_probe=None if position is None else [position],
+        runs=runs,
+        seed=seed,
+        attack=attack,
+        alpha=alpha,
+        executor=executor,
+        progress=progress,
+    )

@@ -338,12 +338,18 @@ class LQSystem:
         """xᵀQx + uᵀRu (batched over leading axes)."""
         return np.einsum("...i,ij,...j->...", x, self.Q, x) + np.einsum("...i,ij,...j->...", u, self.R, u)
 
-    def rollout(self, gains: object, noise: object, *, clip: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play u_h = clip(K_h x_h, γ) (or unclipped) against ``noise`` of shape (..., H, n) from x0.
+    def rollout(
+        self, gains: object, noise: object, *, clip: bool = True, x1: object = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play u_h = clip(K_h x_h, γ) (or unclipped) against ``noise`` of shape (..., H, n) from x0, or from
+        ``x1`` (n,) with ‖x1‖ <= 1 (a user's own first state: Assumption 1(c) lets x_{k,1} vary with k).
 
         Returns states (..., H + 1, n), controls (..., H, d) and costs (..., H). ``gains`` (H, d, n) or
         batched (..., H, d, n) broadcasting against the noise's leading axes.
         """
+        start = self.x0 if x1 is None else _check_x0(x1, self.state_dim)
+        if np.linalg.norm(start) > 1.0 + _TOL:
+            raise ValueError(f"x1 must have norm <= 1 (Assumption 1(c)), got ‖x1‖ = {np.linalg.norm(start)!r}")
         k = self._gains(gains)
         w = _matrix("noise", noise, ndim=2)
         n, d, h_ = self.state_dim, self.control_dim, self.horizon
@@ -352,7 +358,7 @@ class LQSystem:
         batch = np.broadcast_shapes(w.shape[:-2], k.shape[:-3])
         states = np.empty(batch + (h_ + 1, n))
         controls = np.empty(batch + (h_, d))
-        states[..., 0, :] = self.x0
+        states[..., 0, :] = start
         for h in range(h_):
             x = states[..., h, :]
             u = np.einsum("...ij,...j->...i", k[..., h, :, :], x)
@@ -444,10 +450,12 @@ def _check_noise(noise: object, bound: float, ndim: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LQUser:
-    """One user: the noise w_0 … w_{H−1} of her episode (shape (H, n)) and her seed, if drawn from one."""
+    """One user: the noise w_0 … w_{H−1} of her episode (shape (H, n)), her seed, if drawn from one, and her own
+    first state ``x1`` (``None``: the system's x0)."""
 
     noise: np.ndarray
     seed: int | None = None
+    x1: np.ndarray | None = None
 
     @classmethod
     def from_seed(cls, seed: int, horizon: int, state_dim: int, noise_bound: float) -> LQUser:
@@ -459,8 +467,11 @@ class LQUser:
         return cls(_ball_noise(np.random.default_rng(seed), h, n, c_w), seed)
 
     @classmethod
-    def canary(cls, directions: Sequence[Sequence[float]] | np.ndarray, noise_bound: float) -> LQUser:
-        """A user whose noise sits on the bound: w_h = C_w · v_h/‖v_h‖ for ``directions`` v of shape (H, n)."""
+    def canary(
+        cls, directions: Sequence[Sequence[float]] | np.ndarray, noise_bound: float, *, x1: object = None
+    ) -> LQUser:
+        """A user whose noise sits on the bound: w_h = C_w · v_h/‖v_h‖ for ``directions`` v of shape (H, n), starting
+        in ``x1`` (‖x1‖ <= 1; ``None``: the system's x0)."""
         c_w = check_positive("noise_bound", noise_bound)
         v = _matrix("directions", directions)
         if v.ndim != 2:
@@ -468,7 +479,10 @@ class LQUser:
         norm = np.linalg.norm(v, axis=1)
         if np.any(norm == 0.0):
             raise ValueError(f"every direction must be non-zero, got zero rows {np.flatnonzero(norm == 0.0).tolist()}")
-        return cls(c_w * v / norm[:, None], None)
+        start = None if x1 is None else _check_x0(x1, v.shape[1])
+        if start is not None and np.linalg.norm(start) > 1.0 + _TOL:
+            raise ValueError(f"x1 must have norm <= 1, got ‖x1‖ = {np.linalg.norm(start)!r}")
+        return cls(c_w * v / norm[:, None], None, start)
 
 
 @dataclass(frozen=True)

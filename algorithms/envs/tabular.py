@@ -41,12 +41,18 @@ _SEED_BOUND = 2**63
 @dataclass(frozen=True)
 class User:
     """One user's episode: her seed (if drawn from one) and her uniforms; ``rewards`` overrides the
-    environment's rewards (NaN where it does not)."""
+    environment's rewards (NaN where it does not); ``initial_state`` her first state (``None``: the
+    environment's — the papers let each episode start anywhere, s_1^k being part of the episode's data)."""
 
     transition_uniforms: np.ndarray
     reward_uniforms: np.ndarray
     rewards: np.ndarray | None = None
     seed: int | None = None
+    initial_state: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.initial_state is not None:
+            object.__setattr__(self, "initial_state", check_index("initial_state", self.initial_state))
 
     @classmethod
     def from_seed(cls, seed: int, horizon: int) -> User:
@@ -63,8 +69,10 @@ class User:
         transition_uniforms: Sequence[float] | np.ndarray,
         *,
         beyond_bounds: bool = False,
+        initial_state: int | None = None,
     ) -> User:
-        """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)).
+        """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)),
+        starting in ``initial_state`` (``None``: the environment's).
 
         ``beyond_bounds=True`` admits any finite rewards: raw inputs outside the stated assumptions,
         which only an algorithm's own clipping keeps in range (the audits' canaries use them)."""
@@ -76,7 +84,7 @@ class User:
             raise ValueError(f"canary rewards must lie in [0, 1], got {r.tolist()}")
         if np.any(~np.isfinite(u)) or np.any((u < 0) | (u >= 1)):
             raise ValueError(f"transition uniforms must lie in [0, 1), got {u.tolist()}")
-        return cls(u, np.zeros_like(u), r, None)
+        return cls(u, np.zeros_like(u), r, None, initial_state)
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,8 @@ class Users:
     reward_uniforms: np.ndarray
     rewards: np.ndarray
     seeds: tuple[int | None, ...] = field(default=())
+    #: each user's first state, −1 where she starts in the environment's (``None``: every user does)
+    initial_states: np.ndarray | None = None
 
     @classmethod
     def from_seeds(cls, seeds: Sequence[int], horizon: int) -> Users:
@@ -117,7 +127,8 @@ class Users:
         tu = np.stack([u.transition_uniforms for u in users])
         ru = np.stack([u.reward_uniforms for u in users])
         r = np.stack([np.full(tu.shape[1], np.nan) if u.rewards is None else u.rewards for u in users])
-        return cls(tu, ru, r, tuple(u.seed for u in users))
+        starts = np.array([-1 if u.initial_state is None else u.initial_state for u in users])
+        return cls(tu, ru, r, tuple(u.seed for u in users), None if np.all(starts < 0) else starts)
 
     def __len__(self) -> int:
         return self.transition_uniforms.shape[0]
@@ -132,7 +143,10 @@ class Users:
             raise ValueError(f"user index {k} out of range for {len(self)} users")
         r = self.rewards[k]
         seed = self.seeds[k] if self.seeds else None
-        return User(self.transition_uniforms[k], self.reward_uniforms[k], None if np.all(np.isnan(r)) else r, seed)
+        start = None if self.initial_states is None or self.initial_states[k] < 0 else int(self.initial_states[k])
+        return User(
+            self.transition_uniforms[k], self.reward_uniforms[k], None if np.all(np.isnan(r)) else r, seed, start
+        )
 
     def replace(self, k: int, user: User) -> Users:
         """The neighbouring dataset with user ``k`` replaced by ``user`` (replace-one)."""
@@ -146,7 +160,16 @@ class Users:
         r[k] = np.nan if user.rewards is None else user.rewards
         seeds: list[int | None] = list(self.seeds) if self.seeds else [None] * len(self)
         seeds[k] = user.seed
-        return Users(tu, ru, r, tuple(seeds))
+        starts = np.full(len(self), -1) if self.initial_states is None else self.initial_states.copy()
+        starts[k] = -1 if user.initial_state is None else user.initial_state
+        return Users(tu, ru, r, tuple(seeds), None if np.all(starts < 0) else starts)
+
+    def with_initial_states(self, states: Sequence[int] | np.ndarray) -> Users:
+        """These users, each starting in ``states[k]`` (−1: the environment's initial state)."""
+        starts = np.asarray(states)
+        if starts.shape != (len(self),) or not np.issubdtype(starts.dtype, np.integer) or np.any(starts < -1):
+            raise ValueError(f"states must be {len(self)} integers >= −1, got {states!r}")
+        return Users(self.transition_uniforms, self.reward_uniforms, self.rewards, self.seeds, starts.copy())
 
     def remove(self, k: int) -> Users:
         """The neighbouring dataset without user ``k`` (add/remove)."""
@@ -155,7 +178,8 @@ class Users:
             raise ValueError(f"cannot remove user {k} from {len(self)} users")
         keep = np.arange(len(self)) != k
         seeds = tuple(s for i, s in enumerate(self.seeds) if i != k) if self.seeds else ()
-        return Users(self.transition_uniforms[keep], self.reward_uniforms[keep], self.rewards[keep], seeds)
+        starts = None if self.initial_states is None else self.initial_states[keep]
+        return Users(self.transition_uniforms[keep], self.reward_uniforms[keep], self.rewards[keep], seeds, starts)
 
 
 @dataclass(frozen=True)
