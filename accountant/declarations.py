@@ -388,8 +388,8 @@ class PrivacyDeclaration:
         return self._entries(relation, {r.name: r.sigma_paper * scale for r in self.releases})
 
     def _entries(self, relation: str, sigmas: Mapping[str, Any]) -> Ledger:
-        """The ledger at ``sigmas``: one entry per release and step, and one per joint group (its μ per mechanism as
-        the sensitivity of a σ = 1 Gaussian release, which scales as the group's σ do)."""
+        """The ledger at ``sigmas``: one entry per release and step, and one per joint group (a Gaussian release at its
+        first release's σ whose sensitivity gives the group's μ per mechanism; it scales as the group's σ do)."""
         entries: list[Release] = []
         for r in self.releases:
             group = self.joint_group(r.name)
@@ -400,7 +400,8 @@ class PrivacyDeclaration:
                 mu = group.mu(relation, values)
                 if math.isinf(mu):
                     raise ValueError(f"joint group {group.name!r} needs σ > 0 for every release, got {values!r}")
-                entries.append(GaussianRelease(group.name, mu, 1.0, r.count))
+                # at its first release's σ (its magnitude, so that scaling the ledger keeps the doubles' range)
+                entries.append(GaussianRelease(group.name, mu * values[0], values[0], r.count))
         return Ledger(tuple(entries))
 
     def _relation(self, relation: str | None) -> str:

@@ -123,7 +123,8 @@ def gram_cross_joint_sensitivity(
     s1 = check_positive("sigma_gram", sigma_gram)
     s2 = check_positive("sigma_cross", sigma_cross)
     relation = check_relation(relation)
-    w1, w2 = 1.0 / (s1 * s1), 1.0 / (s2 * s2)
+    # in units of σ1 (μ is homogeneous of degree −1 in the σ: the weights stay in the doubles' range)
+    w1, w2 = 1.0, (s1 / s2) ** 2
     x2, g2 = x * x, g * g
     a2 = x2 * x2 + x2 * g2 + g2 * g2
     b2 = x2 + g2
@@ -142,7 +143,7 @@ def gram_cross_joint_sensitivity(
         total = min(total, separate)
     if not math.isfinite(total):
         raise ValueError(f"gram_cross_joint_sensitivity overflows for sigma_gram={s1!r}, sigma_cross={s2!r}")
-    return round_up(math.sqrt(max(total, 0.0)) * (1.0 + 1e-14))
+    return round_up(math.sqrt(max(total, 0.0)) * (1.0 + 1e-14) / s1)
 
 
 #: Grid points of the maximisation in :func:`gram_cross_joint_sensitivity`.

@@ -164,7 +164,9 @@ class AuditConfig(_Model):
     observer: StrictStr | None = None
     runs: Annotated[StrictInt, Field(ge=6)] = 4000
     episodes: Annotated[StrictInt, Field(ge=2)] | None = None
-    position: Literal["first", "middle", "last"] = "first"
+    #: where the changed user sits: a name of the algorithm's positions, ``k=INDEX`` or an index; None (default):
+    #: every position that matters, each at its share of α
+    position: StrictStr | Annotated[StrictInt, Field(ge=0)] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

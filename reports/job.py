@@ -122,7 +122,9 @@ def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
         args += ["--episodes", str(c.episodes)]
     if a.epsilon is not None:
         args += ["--epsilon", _arg(a.epsilon)]
-    args += ["--delta", _arg(a.delta), "--seed", str(seed), "--position", c.position]
+    args += ["--delta", _arg(a.delta), "--seed", str(seed)]
+    if c.position is not None:
+        args += ["--position", str(c.position)]
     return args
 
 
@@ -223,6 +225,19 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
     return to_jsonable(result.to_dict())
 
 
+def audit_positions_count(a: AlgorithmConfig) -> int:
+    """How many positions of the changed user the audit of ``a`` probes (1 when its config pins one)."""
+    if a.audit.position is not None:
+        return 1
+    from dpkit.audits.rl import default_setting, positions
+
+    c = a.audit
+    setting = default_setting(
+        a.name, sigma=c.sigma, observer=c.observer, episodes=c.episodes, epsilon=a.epsilon, delta=a.delta
+    )
+    return len(positions(setting))
+
+
 def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
     """The audit part of an algorithm's report: the command, and the result (or why there is none).
 
@@ -233,7 +248,7 @@ def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = Non
     if not a.audit.enabled:
         advance(1)
         return {"available": False, "reason": "disabled in the configuration", "command": command, "result": None}
-    total, done = 2 * a.audit.runs, [0.0]
+    total, done = 2 * a.audit.runs * audit_positions_count(a), [0.0]
 
     def runs_done(k: float) -> None:
         k = min(k, total - done[0])

@@ -47,7 +47,8 @@ METHOD_KEYS: tuple[str, ...] = ("exact", "pld", "rdp", "rdp-mironov", "zcdp-rdp-
 PrivacyModel = Literal["LDP", "JDP"]
 Relation = Literal["add_remove", "replace_one"]
 Verdict = Literal["violation", "consistent", "inconclusive"]
-Position = Literal["first", "middle", "last"]
+#: a position of the changed user: a name of the algorithm's positions (first, middle, last, k=INDEX…) or an index
+Position = str | int
 
 Count = Annotated[int, Field(ge=1)]
 Index = Annotated[int, Field(ge=0)]
@@ -408,6 +409,22 @@ class Roc(_Passed):
     tpr_upper: list[Probability]
 
 
+class AuditPosition(_Passed):
+    """One probed position of the changed user: its neighbouring pair, tested at its share of α."""
+
+    position: Position
+    index: Index
+    share: float = Field(description="the share of the declared mechanisms that hold her there")
+    declared_mu: float = Field(description="the declared μ of those mechanisms at the σ used")
+    pair_mu: float
+    reach: float = Field(description="pair μ over the declared μ at this position")
+    mu_allowed: float
+    mu_lower: float
+    epsilon_lower: float
+    power_ratio: float
+    verdict: Verdict
+
+
 class AuditResult(_Passed):
     """An audit's result: ``dpkit audit ALGORITHM … --json``."""
 
@@ -430,6 +447,9 @@ class AuditResult(_Passed):
     seed: Index
     audit: AuditTests
     roc: Roc
+    positions: list[AuditPosition] | None = Field(
+        default=None, description="every probed position of the changed user (the headline is worst_position)"
+    )
 
 
 class AuditDone(_Own):

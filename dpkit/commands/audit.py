@@ -45,8 +45,8 @@ FORMS: dict[str, tuple[str, ...]] = {
         "as_json",
     ),
 }
-#: The attacks of the ALGORITHM form (``lr`` is read as ``white-box``; ``auto`` means ``white-box`` there).
-ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
+#: The attacks of the ALGORITHM form (``lr`` is read as ``white-box``; ``auto`` chooses between it and ``learned``).
+ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 
 
 @click.command()
@@ -108,10 +108,9 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
 @click.option("--episodes", type=NUMBER, default=None, help="ALGORITHM form: users K (default per algorithm).")
 @click.option(
     "--position",
-    type=click.Choice(("first", "middle", "last")),
-    default="first",
-    show_default=True,
-    help="ALGORITHM form: where the changed user sits.",
+    default=None,
+    help="ALGORITHM form: where the changed user sits — first | middle | last | k=INDEX (0-based) | another name "
+    "of the algorithm's positions (default: every position that matters, each at its share of α).",
 )
 @click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta; δ = 0 is pure ε-DP) ...")
 @click.option(
@@ -136,7 +135,7 @@ ALGORITHM_ATTACKS = ("white-box", "learned", "lr")
     show_default=True,
     help="auto (fit every attack, choose one on a held-out split) | lr (Gaussian likelihood ratio) | "
     "learned (logistic) | density-ratio | atoms | boosting | histogram | FILE.py:SCORE; "
-    "ALGORITHM form: white-box | learned.",
+    "ALGORITHM form: auto (white-box or learned, chosen on a held-out split) | white-box | learned.",
 )
 @click.option("--executor", type=click.Choice(("local", "processes", "dask")), default="local", show_default=True)
 @click.option("--workers", type=NUMBER, default=None, help="Process-pool or local Dask cluster size.")
@@ -177,7 +176,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     if algorithm is not None:
         if given(ctx, "attack") and params["attack"] not in ALGORITHM_ATTACKS:
             raise click.UsageError(
-                f"--attack for an ALGORITHM audit must be white-box or learned, got {params['attack']!r}"
+                f"--attack for an ALGORITHM audit must be auto, white-box or learned, got {params['attack']!r}"
             )
         if params["one_run"]:
             many_run_only = ("observer", "runs", "episodes", "position", "attack", "executor", "workers", "scheduler")

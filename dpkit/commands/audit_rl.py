@@ -32,7 +32,7 @@ def audit_algorithm(
     observer: str | None,
     runs: float | None,
     episodes: float | None,
-    position: str,
+    position: str | None,
     epsilon: float | None,
     delta: float | None,
     confidence: float,
@@ -43,37 +43,40 @@ def audit_algorithm(
     seed: float,
     as_json: bool,
 ) -> int:
-    """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …); print it, return the exit status.
+    """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …) at every position of the changed user
+    that matters (or at ``position``); print it, return the exit status.
 
     The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
     1 for a violation of the declaration, 0 otherwise.
     """
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.rl import RL_ATTACKS, audit_setting, default_setting
+    from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, positions
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
-    attack = {"auto": "white-box", "lr": "white-box"}.get(attack, attack)
+    attack = {"lr": "white-box"}.get(attack, attack)
     check_choice("attack", attack, RL_ATTACKS)
     setting = default_setting(
         algorithm,
         sigma=sigma_choice(sigma),
         observer=observer,
-        position=position,
         episodes=None if episodes is None else accountant.check_count("episodes", episodes),
         epsilon=epsilon,
         delta=delta,
+        **({} if position is None else {"position": _position(position)}),
     )
+    probed = list(positions(setting)) if position is None else [setting.position]
     n_runs = 4000 if runs is None else accountant.check_count("runs", runs)
     confidence = accountant.check_probability("confidence", confidence)
     name = {"local": "in-process"}.get(executor, executor)
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     with (
         make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
-        progress_bar(f"auditing {algorithm}", 2 * n_runs) as advance,
+        progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", 2 * n_runs * len(probed)) as advance,
     ):
-        result = audit_setting(
+        result = audit_positions(
             setting,
+            positions_to_probe=probed,
             runs=n_runs,
             seed=check_index("seed", seed),
             attack=attack,
@@ -86,56 +89,81 @@ def audit_algorithm(
     if as_json:
         emit_json(out)
         return exit_code
+    worst = result.worst
     closed = (
         ""
-        if result.paper_epsilon_closed_form is None
-        else f" (paper's closed form ε(δ) = {format_number(result.paper_epsilon_closed_form, 6)})"
+        if worst.paper_epsilon_closed_form is None
+        else f" (paper's closed form ε(δ) = {format_number(worst.paper_epsilon_closed_form, 6)})"
     )
     print_table(
-        f"Audit of {algorithm} ({setting.observer} observer, {out['attack']} attack): {result.verdict}",
+        f"Audit of {algorithm} ({setting.observer} observer, {len(probed)} position(s)): {result.verdict}",
+        ["position", "share", "reach", "μ allowed", "μ lower", "power", "verdict"],
+        [
+            [
+                f"{row['position']} (k={row['index']})",
+                format_number(row["share"], 3),
+                format_number(row["reach"], 3),
+                format_number(row["mu_allowed"], 4),
+                format_number(row["mu_lower"], 4),
+                format_number(row["power_ratio"], 3),
+                row["verdict"],
+            ]
+            for row in result.position_rows()
+        ],
+    )
+    print_table(
+        f"The headline position: {worst.setting.position} (the evidence that weighs most against the declaration)",
         ["", "value"],
         [
             [
                 "claimed ε (target) at δ = " + format_number(setting.delta),
-                format_number(result.claimed_epsilon, 6) + closed,
+                format_number(worst.claimed_epsilon, 6) + closed,
             ],
             [
-                "claim's ε / μ at the informative δ = " + format_number(result.delta_informative),
-                format_number(result.claimed_epsilon_at_informative_delta, 6)
-                + " / "
-                + format_number(result.claim_mu, 6),
+                "claim's ε / μ at the informative δ = " + format_number(worst.delta_informative),
+                format_number(worst.claimed_epsilon_at_informative_delta, 6) + " / " + format_number(worst.claim_mu, 6),
             ],
-            ["σ used", "; ".join(f"{k}: {format_values(v)}" for k, v in result.sigmas.items())],
+            ["σ used", "; ".join(f"{k}: {format_values(v)}" for k, v in worst.sigmas.items())],
             [
-                f"σ the claim needs ({result.setting.claim_allocation})",
-                "; ".join(f"{k}: {format_values(v)}" for k, v in result.sigmas_claim.items()),
+                f"σ the claim needs ({worst.setting.claim_allocation})",
+                "; ".join(f"{k}: {format_values(v)}" for k, v in worst.sigmas_claim.items()),
             ],
             [
                 "exact ε / μ of the declared releases",
-                f"{format_number(result.exact_epsilon, 6)} / {format_number(result.exact_mu, 6)}",
+                f"{format_number(worst.exact_epsilon, 6)} / {format_number(worst.exact_mu, 6)}",
             ],
             [
-                "exact ε of the declared releases at δ = " + format_number(result.delta_informative),
-                format_number(result.exact_epsilon_at_informative_delta, 6),
+                "exact ε of the declared releases at δ = " + format_number(worst.delta_informative),
+                format_number(worst.exact_epsilon_at_informative_delta, 6),
             ],
             [
-                "exact μ of the canary pair (reach)",
-                f"{format_number(result.pair_mu, 6)} ({format_number(result.reach, 4)})",
+                "declared μ here / exact μ of the canary pair (reach)",
+                f"{format_number(worst.declared_mu_at_position, 6)} / {format_number(worst.pair_mu, 6)} "
+                f"({format_number(worst.reach, 4)})",
             ],
-            ["μ the declaration allows this pair (Δ capped)", format_number(result.pair_mu_allowed, 6)],
-            ["audited ε lower bound", format_number(result.epsilon_lower, 6)],
+            ["μ the declaration allows this pair (Δ capped)", format_number(worst.pair_mu_allowed, 6)],
+            ["audited ε lower bound (all positions)", format_number(result.epsilon_lower, 6)],
             [
-                "audited μ lower bound (÷ pair μ)",
-                f"{format_number(result.mu_lower, 6)} ({format_number(result.efficiency, 4)})",
+                "audited μ lower bound here (÷ pair μ)",
+                f"{format_number(worst.mu_lower, 6)} ({format_number(worst.efficiency, 4)})",
             ],
             [
                 "power / ratio to the allowance",
-                f"{format_number(result.audit.power, 6)} / {format_number(result.audit.power_ratio, 4)}",
+                f"{format_number(worst.audit.power, 6)} / {format_number(worst.audit.power_ratio, 4)}",
             ],
             ["verdict vs declaration / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
-            ["runs per dataset, episodes, position", f"{n_runs}, {setting.episodes}, {setting.position}"],
+            [
+                "runs per dataset and position, episodes, α per position",
+                f"{n_runs}, {setting.episodes}, {format_number(worst.alpha, 4)}",
+            ],
             ["relation", setting.relation.replace("_", "-")],
             ["time", f"{result.seconds:.1f} s"],
         ],
     )
     return exit_code
+
+
+def _position(value: str) -> str | int:
+    """``--position``: a name, or a 0-based index given as a number."""
+    text = value.strip()
+    return int(text) if text.isdigit() else text

@@ -101,11 +101,90 @@ def _e(i: int, dim: int, scale: float = 1.0) -> np.ndarray:
     return v
 
 
+# -- one-hot block features (the tabular linear-mixture view): a user is (block choice, v ∈ [0, c]^S), her feature
+# φ ∈ R^{2S} is v in block 0 or block 1 (z[0] < 0.5 or not), clipped to ‖φ‖ <= b
+
+
+def _block_user(z: np.ndarray, size: int, c: float, b: float, y: float | None) -> np.ndarray:
+    tail = [] if y is None else [np.clip(z[size + 1], 0.0, y)]
+    return np.concatenate([[np.clip(z[0], 0.0, 1.0)], clip_norm(np.clip(z[1 : size + 1], 0.0, c), b), tail])
+
+
+def _block_phi(ds: np.ndarray, size: int) -> np.ndarray:
+    phi = np.zeros((ds.shape[0], 2 * size))
+    first = ds[:, 0] < 0.5
+    phi[first, :size] = ds[first, 1 : size + 1]
+    phi[~first, size:] = ds[~first, 1 : size + 1]
+    return phi
+
+
+def _block_sample(size: int, c: float, b: float, y: float | None) -> Callable[[np.random.Generator, int], np.ndarray]:
+    def sample(rng: np.random.Generator, n: int) -> np.ndarray:
+        v = c * np.where(rng.random((n, size)) < 0.5, 1.0, rng.random((n, size)))  # half of the entries at c
+        cols = [rng.random((n, 1)), v] + (
+            [] if y is None else [y * np.where(rng.random((n, 1)) < 0.5, 1.0, rng.random((n, 1)))]
+        )
+        return np.stack([_block_user(z, size, c, b, y) for z in np.concatenate(cols, axis=1)])
+
+    return sample
+
+
+def _check_blocks(size: int, c: float, b: float, y: float | None, claim: float, relation: str) -> None:
+    """The block Gram (``y`` None) or the block product φ·y (y ∈ [0, y]): never above ``claim``, attained by full
+    blocks at c in different blocks (one user alone under add/remove)."""
+    if y is None:
+        f = lambda ds: upper_triangle(np.einsum("ui,uj->ij", _block_phi(ds, size), _block_phi(ds, size)))  # noqa: E731
+    else:
+        f = lambda ds: (_block_phi(ds, size) * ds[:, size + 1 : size + 2]).sum(axis=0)  # noqa: E731
+    tail = [] if y is None else [y]
+    full = clip_norm(np.full(size, c), b)
+    worst = (
+        np.concatenate([[0.0], full, tail]),
+        None if relation == "add_remove" else np.concatenate([[1.0], full, tail]),
+    )
+    _check(f, _block_sample(size, c, b, y), lambda z: _block_user(z, size, c, b, y), claim, relation, worst)
+
+
 @pytest.mark.parametrize("reading", ["theorem", "experiment"])
-def test_ldp_ucrl_vtr_per_step(reading: str) -> None:
-    # Step h's user has V_{h+1} ∈ [0, (H − h)/H·B_V] and ‖φ_V‖ <= (H − h)/H·B_φ (Algorithm 1 caps Q_{k,h} at
-    # H − h + 1); every step's declared sensitivity is attained and never exceeded, under both relations.
+def test_ldp_ucrl_vtr_one_hot_per_step(reading: str) -> None:
+    # dpkit's agent: one-hot features (states known): step h's block v ∈ [0, c_h]^S, ‖φ‖ <= b_h; the declared
+    # per-step sensitivities (dpkit.accountant.structured_sensitivity) are attained and never exceeded
     decl = ldp_ucrl_vtr.declare_privacy(H, 1.0, 0.1, reading=reading, states=S)
+    b_all, v_all = decl.parameters["feature_bound"], decl.parameters["value_bound"]
+    gram, target = decl.releases
+    for rel in ("add_remove", "replace_one"):
+        steps = zip(ldp_ucrl_vtr.step_bounds(H), gram.step_sensitivities(rel), target.step_sensitivities(rel))
+        for share, d_gram, d_target in steps:
+            if share == 0.0:
+                assert d_gram == d_target == 0.0
+                continue
+            c, b = v_all * share, b_all * share
+            _check_blocks(S, c, b, None, d_gram, rel)
+            _check_blocks(S, c, b, c, d_target, rel)
+
+
+def test_private_linopt_one_hot_per_step() -> None:
+    # dpkit's agent: one-hot features of S states: φ_V(s, a) = V_{h+1} ∈ [0, H − h]^S in one block, ϕ = e_(s,a)
+    decl = linopt.declare_privacy("private-linopt-vi", 100, H, 1.0, 0.1, S * S * 2, states=S)
+    p1, p2, r1, r2 = decl.releases
+    for rel in ("add_remove", "replace_one"):
+        for step, (d1_, d2_) in enumerate(zip(p1.step_sensitivities(rel), p2.step_sensitivities(rel)), start=1):
+            v = float(H - step)
+            if v == 0.0:
+                assert d1_ == d2_ == 0.0
+                continue
+            _check_blocks(S, v, math.sqrt(S * S * 2) * v, None, d1_, rel)
+            _check_blocks(S, v, math.sqrt(S * S * 2) * v, v, d2_, rel)
+        # the reward features are one-hot: a block of one entry e_(s,a), r ∈ [0, 1]
+        _check_blocks(1, 1.0, 1.0, None, r1.sensitivity(rel), rel)
+        _check_blocks(1, 1.0, 1.0, 1.0, r2.sensitivity(rel), rel)
+
+
+@pytest.mark.parametrize("reading", ["theorem"])
+def test_ldp_ucrl_vtr_per_step(reading: str) -> None:
+    # Any features (states unknown): step h's user has V_{h+1} ∈ [0, (H − h)/H·B_V] and ‖φ_V‖ <= (H − h)/H·B_φ
+    # (Algorithm 1 caps Q_{k,h} at H − h + 1); every step's declared sensitivity is attained and never exceeded.
+    decl = ldp_ucrl_vtr.declare_privacy(H, 1.0, 0.1, reading=reading)
     b_all, v_all = decl.parameters["feature_bound"], decl.parameters["value_bound"]
     nonneg = reading == "experiment"
     gram, target = decl.releases
