@@ -51,6 +51,7 @@ m noise matrices is bounded by :func:`symmetric_noise_norm_bound`.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -425,6 +426,15 @@ def _check_rng(rng: object) -> np.random.Generator:
     return check_rng("rng", rng)
 
 
+@functools.lru_cache(maxsize=64)
+def _triu_indices(d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The upper triangle's indices of a d × d matrix (read-only, cached: a counter is built per audit run)."""
+    rows, cols = np.triu_indices(d)
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return rows, cols
+
+
 class BinaryCounter:
     """The binary mechanism as a running counter of arrays of shape ``shape``.
 
@@ -477,7 +487,7 @@ class BinaryCounter:
         if self.symmetric and (len(self.shape) < 2 or self.shape[-1] != self.shape[-2]):
             raise ValueError(f"symmetric noise needs the last two axes of shape to be equal, got shape {self.shape}")
         self.steps: int | None = None if steps is None else check_count("steps", steps)
-        self._triu = np.triu_indices(self.shape[-1]) if self.symmetric else None
+        self._triu = _triu_indices(self.shape[-1]) if self.symmetric else None
         self._exact: list[np.ndarray | None] = []  # α_j by level j
         self._noisy: list[np.ndarray | None] = []  # α̂_j by level j
         self._t = 0

@@ -199,16 +199,18 @@ def declare_privacy(
     b_phi, b_v = math.sqrt(d1) * first, float(first)
     p_factors = tuple(((h - step) / first) ** 2 for step in range(1, h + 1)) if h > 1 else ()
     one_hot = states is not None
+    gram: tuple[float, float]
     if one_hot:
         s_ = check_count("states", states)
-        gram = tuple(
-            block_outer_product_sensitivity(b_v, s_, rel, norm_bound=b_phi) for rel in ("add_remove", "replace_one")
+        gram = (
+            block_outer_product_sensitivity(b_v, s_, "add_remove", norm_bound=b_phi),
+            block_outer_product_sensitivity(b_v, s_, "replace_one", norm_bound=b_phi),
         )
         b_phi = block_norm_bound(b_v, s_, b_phi)
     else:
-        gram = tuple(outer_product_sensitivity(b_phi, rel) for rel in ("add_remove", "replace_one"))
-    specs = [
-        ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1, *gram),
+        gram = (outer_product_sensitivity(b_phi, "add_remove"), outer_product_sensitivity(b_phi, "replace_one"))
+    specs: list[tuple[str, str, str, float, float, float]] = [
+        ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1, gram[0], gram[1]),
         (
             "B_{h,p,2}",
             "φ·V_{h+1}(s_{h+1})",
@@ -509,10 +511,11 @@ def _clip_rows_exactly(x: np.ndarray, bound: float) -> np.ndarray:
     """:func:`~dpkit.accountant.sensitivity.clip_norm` along the last axis, except that rows whose *exact*
     norm (rational arithmetic) is at most ``bound`` are kept bit for bit (clip_norm shrinks rows
     within rounding of the bound, e.g. one-hot ϕ at bound 1, by ~1e-15). For fixed feature tables."""
-    clipped = clip_norm(x, bound, axis=-1)
-    rows, out = x.reshape(-1, x.shape[-1]), clipped.reshape(-1, x.shape[-1])
+    rows = x.reshape(-1, x.shape[-1])
     if np.all((np.count_nonzero(rows, axis=1) <= 1) & (np.abs(rows).max(axis=1, initial=0.0) <= bound)):
         return x.copy()  # one non-zero per row (one-hot features) within the bound: exactly inside
+    clipped = clip_norm(x, bound, axis=-1)
+    out = clipped.reshape(-1, x.shape[-1])
     limit = Fraction(bound) ** 2
     for i, row in enumerate(rows):
         if sum(Fraction(float(v)) ** 2 for v in row[row != 0]) <= limit:

@@ -153,14 +153,23 @@ def project(
 
 
 def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
-    """Every step's residual projected on every step's difference direction, whitened by the residual's σ:
-    ``residual`` and ``delta`` (steps, m) → (steps, steps), entry [b, g] = ⟨residual_b, d_g/‖d_g‖⟩/σ_b (0 where
-    d_g = 0). Under the declared noise model (fresh noise per step) the off-diagonal entries are independent of
-    the diagonal ones; noise shared between steps makes them equal — the learned attack reads them (the
-    white-box score gives them no weight)."""
+    """Every step's residual projected on every other step's difference direction, with the step's own direction
+    taken out, whitened by the residual's σ: ``residual`` and ``delta`` (steps, m) → (steps, steps), entry [b, g] =
+    ⟨residual_b, u⟩/σ_b with u the unit part of d_g orthogonal to d_b (0 where there is none, and on the diagonal).
+    Under the declared noise model (fresh noise per step) these are N(0, 1) and independent of step b's own
+    projection; noise shared between steps b and g makes them follow step g's residual — the learned attack reads
+    them (the white-box score gives them no weight)."""
     norm = np.linalg.norm(delta, axis=-1)
-    direction = np.where(norm[:, None] > 0, delta / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
-    return _over(residual @ direction.T, np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma)
+    unit = np.where(norm[:, None] > 0, delta / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
+    out = np.zeros((unit.shape[0], unit.shape[0]))
+    for b in range(unit.shape[0]):
+        rest = unit - np.outer(unit @ unit[b], unit[b])
+        size = np.linalg.norm(rest, axis=1)
+        keep = size > 1e-9
+        keep[b] = False
+        out[b, keep] = (rest[keep] / size[keep, None]) @ residual[b]
+    scale = np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma
+    return _over(out, scale)
 
 
 def _over(x: np.ndarray, sigma: Any) -> np.ndarray:

@@ -164,9 +164,10 @@ def _candidates(attack: Attack | str | Sequence[Attack]) -> list[Attack]:
     if isinstance(attack, str):
         return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
     if isinstance(attack, Sequence):
-        if not attack or not all(isinstance(a, Attack) for a in attack):
+        attacks = [a for a in attack if isinstance(a, Attack)]
+        if not attacks or len(attacks) != len(attack):
             raise TypeError(f"attack must be a non-empty sequence of audits.Attack, got {attack!r}")
-        return list(attack)
+        return attacks
     if not isinstance(attack, Attack):
         raise TypeError(f"attack must be an audits.Attack or an attack name, got {type(attack).__name__}")
     return [attack]

@@ -1,12 +1,14 @@
-"""Benchmark: the false-alarm rate of the RL audits on the correct seed algorithms at σ = tight.
+"""Benchmark: the false-alarm rate of the default RL audits on the correct seed algorithms at σ = tight.
 
 Run (from the repository root)::
 
-    .venv/bin/python bench/false_alarms.py                # 100 seeds per algorithm, 500 runs per dataset
+    .venv/bin/python bench/false_alarms.py                # 100 seeds per algorithm, 500 runs per dataset and position
     .venv/bin/python bench/false_alarms.py --seeds 200 --runs 1000 --json
 
-Each correct private seed algorithm is audited in its default setting (``dpkit.audits.rl.default_setting``)
-at σ = tight with seeds 0 … S − 1 (the audits run on a process pool, one audit per task). An audit at
+Each correct private seed algorithm is audited as ``dpkit audit ALGORITHM`` does — its default setting
+(``dpkit.audits.rl.default_setting``) at every position of the changed user that matters, each at its share of α,
+the attack chosen on a selection split (``dpkit.audits.rl.audit_positions``) — at σ = tight with seeds 0 … S − 1
+(the audits run on a process pool, one audit per task). An audit at
 confidence 95% must call a correct implementation a violation with probability at most α = 0.05; the
 table gives the violations, their rate with its 95% Clopper–Pearson interval, and the share of audits
 that were ``inconclusive`` (fewer runs per dataset give less power, never more false alarms).
@@ -24,10 +26,10 @@ ALGORITHMS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private
 
 
 def _one(task: tuple[str, int, int]) -> str:
-    from dpkit.audits.rl import audit_setting, default_setting
+    from dpkit.audits.rl import audit_positions, default_setting
 
     algorithm, seed, runs = task
-    return audit_setting(default_setting(algorithm), runs=runs, seed=seed).verdict
+    return audit_positions(default_setting(algorithm), runs=runs, seed=seed).verdict
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`)::
 
 and the main types: :class:`Ledger` and :class:`GaussianRelease` (what a mechanism releases),
 :class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration` (what an algorithm declares),
-:class:`Claim`, :class:`AuditResult`, :class:`RlAuditResult` and :class:`ReportConfig`.
+:class:`Claim`, :class:`AuditResult`, :class:`RlAuditResult`, :class:`RlPositionsAudit` and :class:`ReportConfig`.
 The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.algorithms`,
 :mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use, so ``import dpkit``
 costs nothing until one is used.
@@ -41,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "Claim": "dpkit.audits.claims",
     "AuditResult": "dpkit.audits.engine",
     "RlAuditResult": "dpkit.audits.rl",
+    "RlPositionsAudit": "dpkit.audits.rl",
     "ReportConfig": "dpkit.reports.config",
 }
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from dpkit.audits.claims import Claim as Claim
     from dpkit.audits.engine import AuditResult as AuditResult
     from dpkit.audits.rl import RlAuditResult as RlAuditResult
+    from dpkit.audits.rl import RlPositionsAudit as RlPositionsAudit
     from dpkit.facade import audit as audit
     from dpkit.facade import audit_algorithm as audit_algorithm
     from dpkit.facade import calibrate as calibrate

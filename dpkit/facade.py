@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from dpkit.accountant.accountants import Guarantee
     from dpkit.accountant.calibration import Calibration
     from dpkit.audits.engine import AuditResult
-    from dpkit.audits.rl import RlAuditResult
+    from dpkit.audits.rl import RlPositionsAudit
     from dpkit.reports.config import ReportConfig
 
 __all__ = ["audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
@@ -68,10 +68,11 @@ def audit(release: Callable[..., Any], dataset0: Any, dataset1: Any, **options: 
     return _audit(release, dataset0, dataset1, **options)
 
 
-def audit_algorithm(algorithm: str, **options: Any) -> RlAuditResult:
+def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:
     """Audit a registered RL algorithm (a seed algorithm or one a user registered) in its audit
-    setting, against what it declares. Options are those of :func:`dpkit.audits.rl.audit_algorithm`
-    (``sigma``, ``runs``, ``episodes``, ``epsilon``, ``delta``, ``seed``, …), all keyword-only.
+    setting, against what it declares: at every position of the changed user that matters (each at its share of
+    α), or at ``position=``. Options are those of :func:`dpkit.audits.rl.audit_algorithm`
+    (``sigma``, ``runs``, ``episodes``, ``epsilon``, ``delta``, ``seed``, ``position``, …), all keyword-only.
     """
     from dpkit.audits.rl import audit_algorithm as _audit_algorithm
 

@@ -25,6 +25,7 @@ from dpkit.audits.rl import (
     default_setting,
     neighbouring_datasets,
     observers,
+    positions,
     rl_release,
 )
 
@@ -48,24 +49,27 @@ def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
 @pytest.mark.parametrize("position", ["first", "middle", "last"])
 def test_neighbours_differ_in_exactly_the_changed_user(algorithm: str, position: str) -> None:
     setting = default_setting(algorithm, position=position)
-    _, users, canaries = _world(setting)
+    env, users, canaries = _world(setting)
     j = setting.index
-    assert j == {"first": 0, "middle": setting.episodes // 2, "last": setting.episodes - 1}[position]
+    assert j == positions(setting)[position][0]
     if algorithm == "private-ofu-rl":
         w0, w1 = canaries[0].noise, canaries[1].noise
         norms = np.linalg.norm(np.concatenate([w0, w1]), axis=1)
-        assert np.allclose(norms, 2 * _world(setting)[0].noise_bound)  # beyond the bound C_w: only clipping helps
-        assert np.allclose(np.sum(w0 * w1, axis=1), 0.0)  # orthogonal
+        assert np.allclose(norms, 2 * env.noise_bound)  # beyond the bound C_w: only clipping helps
+        assert np.linalg.norm(canaries[0].x1) == np.linalg.norm(canaries[1].x1) == 1.0  # her own first state
+        # orthogonal trajectories, or one trajectory against itself with alternating signs
+        assert np.allclose(np.sum(w0 * w1, axis=1), 0.0) or np.allclose(np.abs(np.sum(w0 * w1, axis=1)), 3.24)
     else:
         c0, c1 = canaries
         if algorithm == "rlsvi":  # rewards only: same transitions, raw rewards beyond [0, 1] on both sides
             assert np.array_equal(c0.transition_uniforms, c1.transition_uniforms)
+            assert c0.initial_state == c1.initial_state == 0
             assert np.all(c0.rewards < 0.0) and np.all(c1.rewards > 1.0)
+            # no other user walks her state: her cells keep n = 1
+            assert all(users[k].initial_state == setting.states - 1 for k in range(len(users)))
         else:
-            env = _world(setting)[0]
-            s0 = {env.step(0, 0, 0, c0)[0]}
-            s1 = {env.step(0, 0, 0, c1)[0]}
-            assert s0 == {0} and s1 == {setting.states - 1}
+            assert (c0.initial_state, c1.initial_state) == (0, setting.states - 1)  # disjoint from the first step
+            assert env.step(0, 0, 0, c0)[0] == 0 and env.step(0, 0, 0, c1)[0] == setting.states - 1
         d0 = users.replace(j, c0)
         d1 = users.replace(j, c1)
         differs = [
@@ -73,6 +77,7 @@ def test_neighbours_differ_in_exactly_the_changed_user(algorithm: str, position:
             for k in range(setting.episodes)
             if not np.array_equal(d0.transition_uniforms[k], d1.transition_uniforms[k])
             or not np.array_equal(d0.rewards[k], d1.rewards[k], equal_nan=True)
+            or d0[k].initial_state != d1[k].initial_state
         ]
         assert differs == [j]
     assert setting.to_dict()["relation"] == "replace_one"
@@ -87,6 +92,12 @@ def test_setting_rejects_bad_values() -> None:
         RlSetting("rlsvi", "q-values", episodes=1)
     with pytest.raises(ValueError, match="position"):
         RlSetting("rlsvi", "q-values", position="second")
+    with pytest.raises(ValueError, match="position"):
+        RlSetting("rlsvi", "q-values", episodes=4, position=4)
+    with pytest.raises(ValueError, match="position"):
+        RlSetting("rlsvi", "q-values", episodes=4, position="k=9")
+    with pytest.raises(TypeError, match="position"):
+        RlSetting("rlsvi", "q-values", position=1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"sigma.* must be > 0"):
         audit_setting(default_setting("ldp-ucrl-vtr", sigma=0.0), runs=10)
 
@@ -120,16 +131,19 @@ def test_white_box_residuals_are_standard_normal_under_d_and_shifted_under_d_pri
     """A correct implementation's whitened residuals are N(0, 1) on D and N(a, 1) on D′."""
     setting = default_setting(algorithm)
     d0, d1 = neighbouring_datasets(setting)
-    n = 150 if algorithm == "private-ofu-rl" else 400
+    n = 60 if algorithm in ("private-ofu-rl", "private-linopt-vi", "private-linopt-po") else 150
     out0 = rl_release(d0, np.random.default_rng(1), n)
     out1 = rl_release(d1, np.random.default_rng(2), n)
     half = (out0.shape[1] - 2) // 2
     for out, shifted in ((out0, False), (out1, True)):
         r, a = out[:, :half], out[:, half : 2 * half]
-        z = (r - a) if shifted else r
+        # whitened at the claim's σ (= the σ used at tight): every coordinate N(0, 1) on D; on D′ the projections
+        # that carry a signal are N(a, 1) (the other coordinates of her messages move with her too)
+        # (a cross projection is exactly 0 where two steps' directions coincide: no noise to test there)
+        z = (r - a)[:, np.any(a != 0, axis=0)] if shifted else r[r != 0.0]
         assert abs(z.mean()) < 4.0 / np.sqrt(z.size)
         assert stats.kstest(z.ravel()[:20_000], "norm").pvalue > 1e-3
-        assert np.allclose(np.sqrt((a * a).sum(axis=1)), out[:, -2])  # μ of the run at the σ used
+        assert np.allclose(np.sqrt((a * a).sum(axis=1)), out[:, -2])  # μ of the run at the σ used (= the claim's)
     assert out0[:, -2].max() > 0  # the changed user is in the releases
 
 
@@ -142,8 +156,10 @@ def test_release_is_reproducible() -> None:
 
 
 def test_last_user_of_a_billboard_is_never_released() -> None:
-    """Schedule before-episode: the last user's item enters no released prefix, so her pair's μ is 0."""
-    setting = default_setting("private-linopt-vi", episodes=4, position="last")
+    """Schedule before-episode: the last user's item enters no released prefix, so her pair's μ is 0 (the positions
+    an audit probes end at the last user a release holds)."""
+    setting = default_setting("private-linopt-vi", episodes=4, position=3)
+    assert positions(setting)["last"][0] == 2
     d0, _ = neighbouring_datasets(setting)
     out = rl_release(d0, np.random.default_rng(0), 3)
     assert (out[:, -2] == 0).all()

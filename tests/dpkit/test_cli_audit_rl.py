@@ -5,13 +5,23 @@ from __future__ import annotations
 import pytest
 from cli_runs import run, run_json
 
-from dpkit.audits.rl import audit_setting, default_setting
+from dpkit.audits.rl import audit_positions, audit_setting, default_setting, positions
 
 
 def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3")
-    api = audit_setting(default_setting("rlsvi"), runs=200, seed=3).to_dict()
+    api = audit_positions(default_setting("rlsvi"), runs=200, seed=3).to_dict()
     assert out == api
+    # every position that matters, each a pair of its own at its share of α; the headline is the worst
+    assert [p["position"] for p in out["positions"]] == list(positions(default_setting("rlsvi")))
+    assert all(p["reach"] >= 0.95 for p in out["positions"])
+    assert out["worst_position"] in [p["position"] for p in out["positions"]]
+    one = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3", "--position", "middle")
+    assert one == audit_setting(default_setting("rlsvi", position="middle"), runs=200, seed=3).to_dict() | {
+        "alpha": 0.05,
+        "worst_position": "middle",
+        "positions": one["positions"],
+    }
     for key in (
         "claimed_epsilon",
         "exact_epsilon",

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
 from dpkit.algorithms.linopt import PrivateLinOpt
 from dpkit.algorithms.rlsvi import Rlsvi
@@ -151,3 +152,153 @@ def add_remove_accounting(name: str, env: Any, episodes: int, rng: Any, *, sigma
     ledger = algorithm_ledger(declaration, relation="add_remove")
     sigmas = {r.name: s for r, s in zip(declaration.releases, ledger.sigmas_tight)}
     return make_agent(name, env, episodes, rng, sigma=sigmas, **kw)
+
+
+# -- bugs confined to one position of the user, noise shared where the declaration says fresh, one release's σ --------
+
+
+class _LinOptItemsTwiceAt(PrivateLinOpt):
+    """Private-LinOpt whose counters take the items of some users twice (an index bug): ``twice(k, K)`` says which."""
+
+    twice: Any = None
+
+    def items(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        out = super().items(k, states, actions, rewards)
+        if type(self).twice(k, self.episodes):
+            out = {n: 2.0 * v for n, v in out.items()}
+        return out
+
+
+class _LinOptMiddleTwice(_LinOptItemsTwiceAt):
+    twice = staticmethod(lambda k, episodes: k == episodes // 2 - 1)  # the middle user of the released ones
+
+
+class _LinOptPowerOfTwoTwice(_LinOptItemsTwiceAt):
+    twice = staticmethod(lambda k, episodes: k > 0 and k & (k - 1) == 0 and k != episodes // 2 - 1)
+
+
+class _LinOptLastReleasedTwice(_LinOptItemsTwiceAt):
+    twice = staticmethod(lambda k, episodes: k == episodes - 2)  # the last user a release holds
+
+
+def _as(cls: type) -> Any:
+    def factory(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+        agent = make_agent(name, env, episodes, rng, **kw)
+        agent.__class__ = cls
+        return agent
+
+    factory.__name__ = factory.__qualname__ = cls.__name__.lstrip("_")
+    return factory
+
+
+def linopt_middle_user_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt that adds the middle released user's counter items twice (and nobody else's)."""
+    return _as(_LinOptMiddleTwice)(name, env, episodes, rng, **kw)
+
+
+def linopt_power_of_two_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt that adds the items of the users at power-of-two indices twice, except the middle user (with
+    K = 4: user 2 only — the first user after the tree's first completed block)."""
+    return _as(_LinOptPowerOfTwoTwice)(name, env, episodes, rng, **kw)
+
+
+def linopt_last_released_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt that adds the items of the last user any release holds (user K − 2) twice."""
+    return _as(_LinOptLastReleasedTwice)(name, env, episodes, rng, **kw)
+
+
+class _LdpLastUserHalfNoise(LdpUcrlVtr):
+    """LDP-UCRL-VTR whose last user's randomiser adds half the declared noise (and only hers)."""
+
+    def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        if self._users != self.episodes - 1:
+            return super().privatize(blocks, values, targets)
+        sg, st = self.sigma_gram, self.sigma_target
+        self.sigma_gram, self.sigma_target = sg / 2, st / 2
+        try:
+            return super().privatize(blocks, values, targets)
+        finally:
+            self.sigma_gram, self.sigma_target = sg, st
+
+
+def ldp_last_user_half_noise(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR whose last user sends her messages with half their declared noise."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpLastUserHalfNoise
+    return agent
+
+
+def ldp_target_sigma_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """The target messages Δu_h carry half their declared noise (σ_u/2), still reported as σ_u."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.sigma_target = agent.sigma_target / 2
+    return agent
+
+
+class _LdpDiagonalUnnoised(LdpUcrlVtr):
+    """The Gram messages' noise leaves the diagonal un-noised (noise on i < j only), while σ_Λ is declared on i <= j."""
+
+    def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        messages = super().privatize(blocks, values, targets)
+        exact = self.statistics(blocks, values, targets)[GRAM]
+        diagonal = np.arange(self.dim)
+        messages[GRAM][:, diagonal, diagonal] = exact[:, diagonal, diagonal]
+        return messages
+
+
+def ldp_diagonal_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR whose Gram noise leaves the diagonal without noise."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpDiagonalUnnoised
+    return agent
+
+
+class _RlsviNoiseReused(Rlsvi):
+    """RLSVI that draws its exploration noise once and reuses that draw in every plan (scaled to each plan's
+    variance): the difference of two plans then shows a user's reward without noise."""
+
+    _draw: np.ndarray | None = None
+
+    def plan(self, k: int) -> Any:
+        if self._draw is None:
+            self._draw = self._rng.standard_normal((self.horizon, self.states, self.actions))
+        saved = self._rng
+        self._rng = _Replay(self._draw)
+        try:
+            return super().plan(k)
+        finally:
+            self._rng = saved
+
+
+class _Replay:
+    """A generator stand-in whose standard normals are always the same array."""
+
+    def __init__(self, draw: np.ndarray) -> None:
+        self.draw = draw
+
+    def standard_normal(self, shape: Any) -> np.ndarray:
+        return self.draw.copy().reshape(shape)
+
+
+def rlsvi_noise_reused_across_plans(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI whose noise is one draw reused in every plan."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _RlsviNoiseReused
+    return agent
+
+
+def linopt_noise_shared_across_steps(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-LinOpt whose H per-step counters of each statistic share one noise draw per p-sum (the same noise in
+    every step's counter) instead of H independent ones."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    for counter in agent.privatizer.counters.values():
+        counter.__class__ = _StepSharedCounter
+    return agent
+
+
+class _StepSharedCounter(BinaryCounter):
+    """A batched binary counter (steps on the first axis) whose noise is one draw repeated over the steps."""
+
+    def _noise(self) -> np.ndarray:
+        one = super()._noise()
+        return np.broadcast_to(one[:1], one.shape).copy()
