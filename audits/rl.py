@@ -108,6 +108,8 @@ RL_ATTACKS: tuple[str, ...] = ("auto", "white-box", "learned")
 #: The shares of training, selection and evaluation runs of an ``auto`` audit (the learned candidate is fitted on
 #: the first; the white-box test, which needs no fit, loses only these runs).
 AUTO_SPLITS: tuple[float, float, float] = (0.2, 0.1, 0.7)
+#: Below this many runs per dataset ``auto`` is the white-box test alone (too few runs to fit the learned ones).
+AUTO_MIN_RUNS = 100
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
 MAX_RUNS = 1_000_000
 #: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
@@ -713,7 +715,7 @@ def audit_setting(
     delta = setting.delta
     # The claim for this pair: its exact μ at the σ the target needs (0 when the pair releases nothing).
     claim = Claim.gdp(allowed) if allowed > 0 else Claim.dp(0.0, delta)
-    att = _attack(setting, attack, out0.shape[1])
+    att = _attack(setting, "white-box" if attack == "auto" and runs < AUTO_MIN_RUNS else attack, out0.shape[1])
     result = audit_outputs(
         out0,
         out1,

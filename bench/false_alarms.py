@@ -67,7 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"alpha": 0.05, "rows": rows}))
         return 0
-    print(f"False alarms of the RL audits at σ = tight (α = 0.05; {args.runs} runs per dataset per audit)")
+    print(
+        f"False alarms of the default RL audits at σ = tight (α = 0.05 over every position; {args.runs} runs per "
+        "dataset and position)"
+    )
     print(f"{'algorithm':>20} {'seeds':>6} {'violations':>10} {'rate':>6} {'95% interval':>16} {'inconclusive':>12}")
     for r in rows:
         lo, hi = r["interval"]

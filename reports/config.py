@@ -234,6 +234,14 @@ class AlgorithmConfig(_Model):
                 )
         except ValueError as err:
             raise _KeyError("", f"({self.name}): {err}") from None
+        if self.audit.enabled and self.audit.position is not None:
+            from dpkit.audits.rl import default_setting
+
+            a = self.audit
+            try:
+                default_setting(self.name, sigma=a.sigma, observer=a.observer, episodes=a.episodes, position=a.position)
+            except (ValueError, TypeError) as err:
+                raise _KeyError("audit.position", str(err)) from None
         return self
 
     @property

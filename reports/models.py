@@ -158,6 +158,13 @@ class LedgerRelease(_Passed):
     notes: list[str]
 
 
+class LedgerJoint(_Passed):
+    """Releases of the declaration composed jointly, and why."""
+
+    releases: Annotated[list[str], Field(min_length=2)]
+    description: str
+
+
 class LedgerFlag(_Passed):
     """A finding about the paper's accounting."""
 
@@ -202,6 +209,9 @@ class LedgerRecord(_Passed):
     mu_at_optimal_sigma: float | None = None
     flags: list[LedgerFlag]
     notes: list[str]
+    joint: list[LedgerJoint] | None = Field(
+        None, description="releases composed jointly: their pairs cannot attain every Δ at once (dpkit ledger --json)"
+    )
 
 
 # -- the ε(δ) curves, the tree counter, RLSVI --------------------------------------------------------------
