@@ -253,7 +253,8 @@ def declare_privacy(
         )
     if s is not None:
         notes.append(
-            f"One-hot features (S = {s}): φ_V(s, a) is V (S entries in [0, b_V]) in the block of (s, a), so the Gram update's "
+            f"One-hot features (S = {s}): φ_V(s, a) is V (S entries in [0, b_V]) in the block of (s, a), so the "
+            "Gram update's "
             "upper triangle changes by at most b_V²·sqrt(S(S + 1)) under replace-one (two full blocks in different "
             "places), not √2·‖φ‖² (a feature on one coordinate, which a block of norm sqrt(S)·b_V cannot be); the "
             "target update's entries are >= 0 (√2·‖φ‖·b_V)."

@@ -279,7 +279,8 @@ def declare_privacy(
         "'∆p,1 = d1 H ≤ dH' only because its superscripts were set on lines of their own.",
         *(
             [
-                f"One-hot features (S = {states}): φ_V(s, a) is V (S entries in [0, H − h]) in the block of (s, a), so ‖φ‖ <= "
+                f"One-hot features (S = {states}): φ_V(s, a) is V (S entries in [0, H − h]) in the block of (s, a), "
+                "so ‖φ‖ <= "
                 "sqrt(S)·(H − h) (not sqrt(d1)·(H − h)), the Gram update's upper triangle changes by at most "
                 "(H − h)²·sqrt(S(S + 1)) under replace-one, and φ·V and ϕ·r are entrywise >= 0 (replace-one √2·, not "
                 "2·, the add/remove value)."
