@@ -243,10 +243,13 @@ def billboard(
     claim: Mapping[str, float],
     symmetric: Mapping[str, bool],
     sensitivities: Mapping[str, float],
+    coordinates: bool = False,
 ) -> None:
     """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
     ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
-    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim)."""
+    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim).
+    ``coordinates``: every whitened coordinate of the p-sums that hold her too (no signal of their own: noise shared
+    between counters shows there)."""
     for name, p in prefixes.items():
         nodes, starts = counter_nodes(p)
         cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
@@ -258,40 +261,46 @@ def billboard(
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
         r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
         trace.add(r, a * contains, a_claim * contains, a_used * contains)
+        whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
         if residual.shape[1] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
-            whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
             for t in np.flatnonzero(contains[:, 0]):
                 cross = cross_projections(residual[t], d[t], whiten)
                 trace.extra(cross[~np.eye(cross.shape[0], dtype=bool)])
+        if coordinates:
+            scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
+            for t in np.flatnonzero(contains[:, 0]):
+                trace.extra(_over(residual[t], scale))
 
 
 class CounterLog:
     """The billboard of one run: each counter's released prefixes and the items of D, by release name.
 
-    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one."""
+    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one. ``batched`` is
+    one flag for every counter, or one per name."""
 
-    def __init__(self, names: tuple[str, ...], batched: bool) -> None:
-        self.names, self.batched = names, batched
+    def __init__(self, names: tuple[str, ...], batched: bool | Mapping[str, bool]) -> None:
+        self.names = names
+        self.batched = {n: bool(batched[n] if isinstance(batched, Mapping) else batched) for n in names}
         self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
         self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
         self.delta: dict[str, np.ndarray] = {}
 
-    def _batch(self, x: Any) -> np.ndarray:
-        x = np.asarray(x)
-        return x if self.batched else x[None]
+    def _batch(self, x: Any, name: str) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        return x if self.batched[name] else x[None]
 
     def released(self, released: Mapping[str, np.ndarray]) -> None:
         for n in self.names:
-            self.prefixes[n].append(self._batch(released[n]))
+            self.prefixes[n].append(self._batch(released[n], n))
 
     def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
         """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
         if theirs is not None:
             d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
-            self.delta = {n: self._batch(d1[n]) - self._batch(d0[n]) for n in self.names}
+            self.delta = {n: self._batch(d1[n], n) - self._batch(d0[n], n) for n in self.names}
             mine = d0
         for n in self.names:
-            self.items[n].append(self._batch(mine[n]))
+            self.items[n].append(self._batch(mine[n], n))
 
     def finish(
         self,
@@ -301,6 +310,7 @@ class CounterLog:
         claim: Mapping[str, float],
         symmetric: Mapping[str, bool],
         sensitivities: Mapping[str, float],
+        coordinates: bool = False,
     ) -> None:
         """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
         released = len(self.prefixes[self.names[0]])
@@ -314,6 +324,7 @@ class CounterLog:
             claim,
             symmetric,
             sensitivities,
+            coordinates,
         )
 
 

@@ -921,24 +921,30 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
     """Make a user's own agent auditable; returns the name to audit it by (:func:`audit_algorithm`).
 
     ``agent`` is a full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent
-    factory that follows the local-DP messages protocol (:func:`dpkit.algorithms.observers.observe_messages`:
-    ``plan``, ``update`` returning her messages, ``message_statistics``, ``declaration``, ``sigmas``), audited by the
-    generic messages observer on canaries beyond the reward bounds (registered as ``name``, default: the
-    factory's ``__name__``; the names of built-ins and plugins are refused). The claim is the agent's own
-    declaration at the audit's target (ε, δ), read by dpkit: σ_tight is dpkit's calibration of it, so a σ the
-    agent reports cannot raise its allowance. The observer trusts the agent's ``message_statistics`` (what a
-    message carries before its noise): an agent that misreports it is seen by the learned attack, which reads
-    every whitened coordinate of the messages (``attack="learned"``), not by the white-box one."""
+    factory that follows one of the two protocols, told apart by what its agents offer
+    (:func:`~dpkit.algorithms.billboard.agent_protocol`): the local-DP messages protocol
+    (:func:`dpkit.algorithms.observers.observe_messages`: ``plan``, ``update`` returning her messages,
+    ``message_statistics``, ``declaration``, ``sigmas``), audited on canaries beyond the reward bounds; or the
+    joint-DP billboard protocol (:mod:`dpkit.algorithms.billboard`: ``plan`` publishing noisy prefixes of
+    binary-tree counters, ``billboard_items``, ``update``, ``declaration``, ``sigmas``), audited at every position
+    of the tree that matters. Registered as ``name`` (default: the factory's ``__name__``; the names of built-ins
+    and plugins are refused). The claim is the agent's own declaration at the audit's target (ε, δ), read by dpkit:
+    σ_tight is dpkit's calibration of it, so a σ the agent reports cannot raise its allowance. The observers trust
+    the agent's statistics (``message_statistics``, ``billboard_items``: what a release holds before its noise): an
+    agent that misreports them is seen by the learned attack, which reads every whitened coordinate."""
+    from dpkit.algorithms.billboard import agent_protocol, billboard_audit
     from dpkit.algorithms.observers import local_messages_audit
 
     if isinstance(agent, AlgorithmSpec):
         spec = agent
     elif callable(agent):
+        protocol = agent_protocol(agent)
         spec = AlgorithmSpec(
             name=name or getattr(agent, "__name__", "") or "agent",
             entry_point=agent,
-            summary="a user's agent (the local-DP messages protocol)",
-            audit=local_messages_audit(),
+            summary=f"a user's agent (the {'joint-DP billboard' if protocol == 'billboard' else 'local-DP messages'} "
+            "protocol)",
+            audit=billboard_audit() if protocol == "billboard" else local_messages_audit(),
         )
     else:
         raise TypeError(f"agent must be an AlgorithmSpec or an agent factory, got {type(agent).__name__}")

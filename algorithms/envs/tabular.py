@@ -34,7 +34,9 @@ __all__ = [
     "make_tabular",
 ]
 
-REWARD_MODELS: tuple[str, ...] = ("mean", "bernoulli")
+#: How a user's reward is paid: ``mean`` r_h(s, a) itself, ``bernoulli`` 1 with probability r_h(s, a), ``transition``
+#: R_h(s, a, s′) of the transition she makes (:attr:`TabularMDP.transition_rewards`; r_h(s, a) is its mean).
+REWARD_MODELS: tuple[str, ...] = ("mean", "bernoulli", "transition")
 _SEED_BOUND = 2**63
 
 
@@ -187,8 +189,10 @@ class TabularMDP:
     """P_h(s′|s, a) as ``transitions[h, s, a, s′]`` and mean rewards ``rewards[h, s, a]`` in [0, 1].
 
     ``reward_model`` ``"mean"`` pays r_h(s, a) itself; ``"bernoulli"`` pays 1 with probability
-    r_h(s, a) (seed 004's random rewards with mean ⟨ϕ(s, a), θ_r,h⟩). Every episode starts in
-    ``initial_state``.
+    r_h(s, a) (seed 004's random rewards with mean ⟨ϕ(s, a), θ_r,h⟩); ``"transition"`` pays
+    ``transition_rewards[h, s, a, s′]`` for the transition made (a Gymnasium toy-text model's rewards), whose
+    mean under P_h(·|s, a) must be ``rewards``. Every episode starts in ``initial_state`` (a user may start
+    elsewhere: :attr:`User.initial_state`).
     """
 
     transitions: np.ndarray
@@ -196,6 +200,7 @@ class TabularMDP:
     initial_state: int = 0
     reward_model: str = "mean"
     name: str = "tabular"
+    transition_rewards: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         p = np.asarray(self.transitions, dtype=float)
@@ -212,6 +217,15 @@ class TabularMDP:
         if self.initial_state >= p.shape[1]:
             raise ValueError(f"initial_state {self.initial_state} out of range for {p.shape[1]} states")
         check_choice("reward_model", self.reward_model, REWARD_MODELS)
+        if (self.reward_model == "transition") != (self.transition_rewards is not None):
+            raise ValueError("transition_rewards go with reward_model='transition' (and only with it)")
+        if self.transition_rewards is not None:
+            tr = np.asarray(self.transition_rewards, dtype=float)
+            if tr.shape != p.shape or np.any(~np.isfinite(tr)) or np.any((tr < 0) | (tr > 1)):
+                raise ValueError(f"transition_rewards must have shape {p.shape} with values in [0, 1]")
+            if np.any(np.abs(np.einsum("hsat,hsat->hsa", p, tr) - r) > 1e-9):
+                raise ValueError("rewards must be the means of transition_rewards under the transitions")
+            object.__setattr__(self, "transition_rewards", tr)
         object.__setattr__(self, "transitions", p)
         object.__setattr__(self, "rewards", r)
         cdf = np.cumsum(p, axis=3)
@@ -238,6 +252,8 @@ class TabularMDP:
         s_next = min(s_next, self.states - 1)
         if user.rewards is not None and not np.isnan(user.rewards[h]):
             return s_next, float(user.rewards[h])
+        if self.transition_rewards is not None:
+            return s_next, float(self.transition_rewards[h, s, a, s_next])
         mean = self.rewards[h, s, a]
         if self.reward_model == "bernoulli":
             return s_next, float(user.reward_uniforms[h] < mean)

@@ -174,22 +174,25 @@ def pool():
         yield executor
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("allocation", ["tight", "optimal"])
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_tight_audit_certifies_most_of_the_pairs_exact_mu(algorithm: str, allocation: str, pool) -> None:
-    """σ = tight, and the optimal allocation (σᵢ ∝ sqrt(Δᵢ) per release and step): μ lower bound >= 0.8 × the exact
-    μ of the releases the runs made; consistent."""
-    result = audit_setting(default_setting(algorithm, sigma=allocation), runs=4000, seed=1, executor=pool)
+def test_tight_audit_certifies_most_of_the_declared_mu(algorithm: str, allocation: str, pool) -> None:
+    """σ = tight, and the optimal allocation: at the first user (the most releases hold her) the canaries reach the
+    declared μ and 2,000 runs certify at least 0.85 of it; consistent."""
+    result = audit_setting(default_setting(algorithm, sigma=allocation), runs=2000, seed=1, executor=pool)
     assert result.verdict == "consistent"
-    assert result.mu_lower >= 0.8 * result.pair_mu, result.to_dict()
+    assert result.reach >= 0.95
+    assert result.mu_lower >= 0.85 * result.declared_mu_at_position, result.to_dict()
     assert result.pair_mu <= result.exact_mu * (1 + 1e-9)  # the pair never exceeds the declaration
     assert result.sigmas == result.sigmas_claim
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("allocation", ["tight", "optimal"])
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_thirty_percent_below_tight_is_a_violation(algorithm: str, allocation: str, pool) -> None:
-    below = below_tight(default_setting(algorithm, sigma=allocation))
+def test_fifteen_percent_below_tight_is_a_violation(algorithm: str, allocation: str, pool) -> None:
+    below = below_tight(default_setting(algorithm, sigma=allocation), 0.85)
     assert below.claim_allocation == allocation  # the claim stays at the allocation the σ was cut from
     result = audit_setting(below, runs=2000, seed=2, executor=pool)
     assert result.verdict == "violation", result.to_dict()
@@ -271,12 +274,14 @@ def _plan_with_std_for_variance(self, k):
     return Plan(q.argmax(axis=2), {"Q-values": q})
 
 
+@pytest.mark.slow
 def test_ldp_randomiser_forgetting_the_target_noise_is_a_violation(monkeypatch) -> None:
     monkeypatch.setattr(LdpUcrlVtr, "privatize", _privatize_without_target_noise)
     result = audit_setting(default_setting("ldp-ucrl-vtr"), runs=600, seed=3)
     assert result.verdict == "violation"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "algorithm,module",
     [("private-linopt-vi", linopt_module), ("private-linopt-po", linopt_module), ("private-ofu-rl", ofu_module)],
@@ -289,11 +294,13 @@ def test_counter_reusing_noise_per_level_is_a_violation(algorithm: str, module, 
     assert result.verdict == "violation", result.to_dict()
 
 
+@pytest.mark.slow
 def test_counter_with_fresh_noise_passes_the_learned_attack() -> None:
     result = audit_setting(default_setting("private-linopt-vi", episodes=4), runs=1500, seed=4, attack="learned")
     assert result.verdict == "consistent"
 
 
+@pytest.mark.slow
 def test_rlsvi_with_too_little_noise_is_a_violation(monkeypatch) -> None:
     monkeypatch.setattr(Rlsvi, "plan", _plan_with_std_for_variance)
     result = audit_setting(default_setting("rlsvi"), runs=600, seed=3)
@@ -303,6 +310,7 @@ def test_rlsvi_with_too_little_noise_is_a_violation(monkeypatch) -> None:
 # ------------------------------------------------------------------------------ black-box observers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["private-linopt-vi", "rlsvi"])
 def test_black_box_observers_run_and_stay_below_the_allowance(algorithm: str) -> None:
     observer = observers(algorithm)[1]

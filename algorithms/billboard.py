@@ -1,0 +1,200 @@
+"""The billboard protocol: how a user's own jointly private agent is audited, as the seed algorithms are.
+
+A jointly private (JDP) agent publishes shared statistics — a *billboard* — and each user's actions are a function of
+the billboard and of her own data (the billboard lemma). dpkit's joint-DP seeds publish binary-tree counters over
+the users (Private-LinOpt, Private-OFU-RL), and so do most private RL agents people write: noisy visit and reward
+counts, noisy Gram matrices. An agent follows the billboard protocol when it has
+
+* ``declaration`` — a :class:`~dpkit.accountant.declarations.PrivacyDeclaration` with one release per counter: its
+  sensitivity under the relation (per step, with ``step_factors``, for a counter with the H steps on its first
+  axis), its noise (``"symmetric"`` for matrices noised on i <= j), and ``count``, how many released p-sums hold one
+  user (the tree's m = ⌊log2 K′⌋ + 1 with K′ the released prefixes, times the steps);
+* ``sigmas`` — {counter: σ} (one number, or one per step);
+* ``plan(k)`` → a :class:`~dpkit.algorithms.episodes.Plan` whose ``released`` maps every counter to the *noisy prefix
+  sum* of users 0 … k − 1 it publishes before episode k (a binary-tree counter's prefix: dpkit recovers its p-sums
+  as P_t − P_{t − lowbit(t)}; :class:`~dpkit.accountant.tree.BinaryCounter` gives one);
+* ``billboard_items(states, actions, rewards)`` → {counter: the user's item, before noise, as the agent clips it},
+  under the plan of the current episode, without changing the agent (so the other canary can be evaluated too);
+* ``update(k, states, actions, rewards)``, which adds the user's items to the counters.
+
+:func:`observe_billboard` is the generic observer: it plays every user, reads every released prefix of every
+counter, recovers the p-sums, and whitens each at the σ the *claim* needs (dpkit's calibration of the agent's own
+declaration, never the σ the agent reports) — the p-sums that hold the changed user give their projection on her
+difference (the white-box log-likelihood ratio) and every whitened coordinate, every other p-sum, step and counter
+stays in the row without a signal of its own (noise shared between counters, steps or p-sums shows there). The
+canaries are beyond the stated bounds (raw rewards 2, which only the agent's own clipping brings back to [0, 1];
+disjoint states from the first step); the positions are the tree's
+(:func:`~dpkit.algorithms.observers.tree_positions`); :func:`billboard_one_run` scores a one-run audit from the same
+billboard. ``dpkit audit --agent FILE.py:NAME`` tells the protocols apart by what the agent offers:
+``billboard_items`` (this one) or ``message_statistics`` (local DP,
+:func:`~dpkit.algorithms.observers.observe_messages`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .observers import (
+    CounterLog,
+    ObservedRun,
+    OneRun,
+    OneRunView,
+    Trace,
+    billboard_one_run_scores,
+    billboard_reach,
+    counter_nodes,
+    tabular_world,
+)
+
+__all__ = [
+    "PROTOCOLS",
+    "billboard_world",
+    "observe_billboard",
+    "billboard_one_run",
+    "billboard_audit",
+    "agent_protocol",
+]
+
+#: The protocols a user's agent may follow, and the method that says which: local-DP messages, or a billboard.
+PROTOCOLS: Mapping[str, str] = {"messages": "message_statistics", "billboard": "billboard_items"}
+
+
+def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2,
+    beyond [0, 1], so that only the agent's own clipping keeps her items at their declared sensitivities (both clip
+    to 1 on disjoint cells: the reward items differ by their whole Δ)."""
+    return tabular_world(setting, (2.0, 2.0))
+
+
+def _check(agent: Any) -> dict[str, Any]:
+    missing = [m for m in ("plan", "update", "billboard_items", "declaration", "sigmas") if not hasattr(agent, m)]
+    if missing:
+        raise TypeError(
+            f"the agent {type(agent).__name__} does not follow the billboard protocol: it has no {', '.join(missing)}"
+        )
+    return {r.name: r for r in agent.declaration.releases}
+
+
+def _released(agent: Any, plan: Any, releases: Mapping[str, Any], k: int) -> Mapping[str, np.ndarray]:
+    released = dict(getattr(plan, "released", {}) or {})
+    if sorted(released) != sorted(releases):
+        raise ValueError(
+            f"{type(agent).__name__}.plan({k}).released must map every declared counter {sorted(releases)} to its "
+            f"noisy prefix, got {sorted(released)}"
+        )
+    return released
+
+
+def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring)."""
+    from .episodes import play_episode
+
+    env, users, canaries = run.world
+    j = run.index
+    users = users.replace(j, canaries[run.which])
+    other = canaries[1 - run.which]
+    agent_rng, policy_rng = rng.spawn(2)
+    agent = run.make_agent(agent_rng, env)
+    releases = _check(agent)
+    names = tuple(releases)
+    log = CounterLog(names, {n: releases[n].steps > 1 for n in names})
+    trace = Trace()
+    for k in range(len(users)):
+        plan = agent.plan(k)
+        log.released(_released(agent, plan, releases, k))
+        policy = np.asarray(plan.policy)
+        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
+        traj = play_episode(env, policy, users[k], draws)
+        theirs = agent.billboard_items(*play_episode(env, policy, other, draws)) if k == j else None
+        log.episode(agent.billboard_items(*traj), theirs, run.which)
+        agent.update(k, *traj)
+    log.finish(
+        trace,
+        j,
+        dict(agent.sigmas),
+        run.claim_sigmas,
+        {n: releases[n].noise == "symmetric" for n in names},
+        run.sensitivities,
+        coordinates=True,
+    )
+    return trace.row(True)
+
+
+def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
+    released prefix of every counter, and both canaries' items under the plan each user was served
+    (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    from .episodes import play_episode
+
+    if run.observer != "billboard":
+        raise ValueError(f"one-run audits of a billboard agent read the billboard, not {run.observer!r}")
+    env, _, canaries = run.world
+    agent_rng, policy_rng = rng.spawn(2)
+    agent = run.make_agent(agent_rng, env)
+    releases = _check(agent)
+    names = tuple(releases)
+    batched = {n: releases[n].steps > 1 for n in names}
+    log0, log1 = CounterLog(names, batched), CounterLog(names, batched)
+    for k, coin in enumerate(run.coins):
+        plan = agent.plan(k)
+        log0.released(_released(agent, plan, releases, k))
+        policy = np.asarray(plan.policy)
+        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
+        trajectories = [play_episode(env, policy, canary, draws) for canary in canaries]
+        log0.episode(agent.billboard_items(*trajectories[0]), None, 0)
+        log1.episode(agent.billboard_items(*trajectories[1]), None, 0)
+        agent.update(k, *trajectories[int(coin)])
+        run.advance()
+    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    scores = billboard_one_run_scores(
+        prefixes,
+        {n: np.stack(log0.items[n]) for n in names},
+        {n: np.stack(log1.items[n]) for n in names},
+        dict(agent.sigmas),
+        {n: releases[n].noise == "symmetric" for n in names},
+    )
+    starts = counter_nodes(prefixes[names[0]])[1]
+    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+
+
+def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol: its
+    world (:func:`billboard_world`), observer (:func:`observe_billboard`), the tree's positions and the one-run
+    scores; ``defaults`` are the default audit setting's fields (S = 2, H = 3, K = 4 unless given)."""
+    from .spec import AuditSpec
+
+    return AuditSpec(
+        observers=("billboard",),
+        white_box=("billboard",),
+        world=billboard_world,
+        observe=observe_billboard,
+        one_run=billboard_one_run,
+        positions="dpkit.algorithms.observers:tree_positions",
+        defaults={"states": 2, "horizon": 3, "episodes": 4, **dict(defaults or {})},
+        canaries="disjoint states from the first step, raw rewards 2 (beyond [0, 1]): only the agent's clipping keeps "
+        "her counters' items at their declared Δ",
+    )
+
+
+def agent_protocol(factory: Callable[..., Any]) -> str:
+    """Which protocol an agent factory's agents follow: ``"billboard"`` (they offer ``billboard_items``) or
+    ``"messages"`` (``message_statistics``). A class is read as it is; a function is called once on a small world."""
+    if isinstance(factory, type):
+        offered = [p for p, method in PROTOCOLS.items() if callable(getattr(factory, method, None))]
+    else:
+        from types import SimpleNamespace
+
+        probe = SimpleNamespace(states=2, actions=2, horizon=3, episodes=4, users_seed=0)
+        env = billboard_world(probe)[0]
+        agent = factory("agent", env, 4, np.random.default_rng(0), epsilon=1.0, delta=1e-5, sigma="paper")
+        offered = [p for p, method in PROTOCOLS.items() if callable(getattr(agent, method, None))]
+    if len(offered) != 1:
+        raise TypeError(
+            f"{getattr(factory, '__name__', factory)!r} must follow one protocol: the messages protocol (local DP: "
+            "message_statistics) or the billboard protocol (joint DP: billboard_items); "
+            f"it offers {offered or 'neither'}"
+        )
+    return offered[0]
