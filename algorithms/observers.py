@@ -29,6 +29,7 @@ from .episodes import step_column
 
 __all__ = [
     "ObservedRun",
+    "audit_environment",
     "tabular_world",
     "beyond_bounds_world",
     "observe_messages",
@@ -77,22 +78,37 @@ class ObservedRun:
         return str(self.setting.observer)
 
 
+def audit_environment(setting: Any) -> Any:
+    """The tabular MDP of an audit world: the uniform MDP with mean reward 1 at every step (a user's uniforms choose
+    her next state; every value sits at its cap), or the user's own environment ``setting.env`` (Gymnasium's or her
+    file's, :mod:`dpkit.algorithms.envs.catalog`) of ``setting.horizon`` steps."""
+    from .envs.catalog import make_environment
+    from .envs.tabular import uniform_tabular
+
+    env_name = getattr(setting, "env", "")
+    if env_name:
+        return make_environment(env_name, setting.states, 0, actions=setting.actions, horizon=setting.horizon)
+    return uniform_tabular(setting.states, setting.actions, setting.horizon)
+
+
 def tabular_world(
     setting: Any, rewards: tuple[float, float], *, same_states: bool = False
 ) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular audit world of ``setting``: the uniform MDP with mean reward 1 at every step (a user's uniforms
-    choose her next state; every value then sits at its cap), the users of D drawn from ``users_seed``, and two
-    canaries maximally different in their features — canary 0 starts in and walks state 0, canary 1 state S − 1
-    (disjoint features at every step: the papers let each episode start anywhere) — with raw rewards ``rewards``
-    (beyond [0, 1] where only the algorithm's own clipping keeps them in range). ``same_states``: both canaries walk
-    state 0 (a relation that changes rewards only) and every other user starts in and walks state S − 1, so no other
-    user shares a cell with the changed one (her cells keep n = 1, the worst case, in every later release)."""
-    from .envs.tabular import User, Users, uniform_tabular
+    """The tabular audit world of ``setting``: its MDP (:func:`audit_environment`), the users of D drawn from
+    ``users_seed``, and two canaries maximally different in their features — canary 0 starts in state 0 and takes the
+    lowest next state its transition allows, canary 1 starts in state S − 1 and takes the highest (in the uniform MDP:
+    they walk states 0 and S − 1, disjoint features at every step; the papers let each episode start anywhere) — with
+    raw rewards ``rewards`` (beyond [0, 1] where only the algorithm's own clipping keeps them in range; in a user's
+    environment whose model pays by transition, the canaries' own rewards replace it). ``same_states``: both canaries
+    walk from state 0 (a relation that changes rewards only) and every other user starts in state S − 1 and takes
+    the highest next state, so that in the uniform MDP no other user shares a cell with the changed one (her cells
+    keep n = 1, the worst case, in every later release)."""
+    from .envs.tabular import User, Users
 
-    h_, s_ = setting.horizon, setting.states
-    env = uniform_tabular(s_, setting.actions, h_)
+    env = audit_environment(setting)
+    h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
-    last = (s_ - 0.5) / s_
+    last = 1.0 - 2.0**-30  # the highest next state the transition allows (in the uniform MDP: S − 1)
     if same_states:
         others = [User.canary(np.full(h_, 0.5), np.full(h_, last), initial_state=s_ - 1) for _ in range(len(users))]
         drawn = Users.stack(others)

@@ -65,7 +65,8 @@ from dpkit.accountant.validation import (
     check_rng,
 )
 
-from .envs.tabular import TabularMDP, Users, make_tabular
+from .envs.catalog import make_environment
+from .envs.tabular import TabularMDP, Users
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
 from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
@@ -402,7 +403,7 @@ def rlsvi_run(
     if env_name in ("riverswim", "riverswim-inhomogeneous") and a_ != 2:
         raise ValueError(f"{env_name} has 2 actions, got actions={a_}")
     env_seq, users_seq, agent_seq, run_seq = np.random.SeedSequence(seed).spawn(4)
-    env = make_tabular(env_name, s_, np.random.default_rng(env_seq), actions=a_, horizon=horizon)
+    env = make_environment(env_name, s_, np.random.default_rng(env_seq), actions=a_, horizon=horizon)
     agent = make_agent(
         ALGORITHM, env, k_, np.random.default_rng(agent_seq), epsilon=epsilon, delta=delta, sigma=sigma, beta=beta
     )

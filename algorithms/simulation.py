@@ -27,8 +27,10 @@ from dpkit.accountant.validation import (
 )
 
 from . import registry
+from .envs.catalog import check_environment, external_sizes, make_environment
+from .envs.from_gymnasium import is_external
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
-from .envs.tabular import Users, make_tabular
+from .envs.tabular import Users
 from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular
 
 __all__ = [
@@ -69,14 +71,23 @@ class Experiment:
 
     def __post_init__(self) -> None:
         spec = registry.get(self.algorithm)
-        check_choice("env", self.env, SIMULATED_ENVIRONMENTS)
         lq = spec.lq
-        if lq != (self.env == "lq"):
-            kind = "the lq environment" if lq else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)})"
-            raise ValueError(f"{self.algorithm} runs on {kind}, got env {self.env!r}")
+        if self.env != "lq" or not lq:
+            if lq or self.env == "lq":
+                kind = "the lq environment" if lq else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)}, …)"
+                raise ValueError(f"{self.algorithm} runs on {kind}, got env {self.env!r}")
+            check_environment(self.env)
         check_count("episodes", self.episodes)
         check_count("states", self.states)
         check_count("actions", self.actions)
+        if is_external(self.env):  # a user's environment: its own model fixes S and A
+            horizon = None if self.horizon is None else check_count("horizon", self.horizon)
+            s_, a_ = external_sizes(self.env, horizon or 1)
+            given = {"states": (self.states, 5), "actions": (self.actions, 2)}
+            for key, value in (("states", s_), ("actions", a_)):
+                if given[key][0] not in (given[key][1], value):
+                    raise ValueError(f"{self.env} has {key} = {value}, got {key} = {given[key][0]}")
+                object.__setattr__(self, key, value)
         if self.env.startswith("riverswim") and self.actions != 2:
             raise ValueError(f"RiverSwim has 2 actions, got actions = {self.actions}")
         if self.horizon is not None:
@@ -151,7 +162,7 @@ def simulate(
             e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
         )
         return ofu_rl.run_lq(agent, system, lq_users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
-    env = make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
+    env = make_environment(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
     users = Users.draw(e.episodes, env.horizon, users_rng)
     agent = make_agent(
         e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options

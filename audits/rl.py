@@ -63,6 +63,7 @@ from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 from dpkit.algorithms import registry
+from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from dpkit.algorithms.observers import ObservedRun, default_positions
@@ -200,10 +201,24 @@ class RlSetting:
     users_seed: int = 0
     options: tuple[tuple[str, Any], ...] = ()
     implementation: Callable[..., Any] | None = None
+    #: the tabular MDP of the audit world: "" (the audit's own uniform MDP) or a user's (gymnasium:ID…, FILE.py:NAME)
+    env: str = ""
 
     def __post_init__(self) -> None:
         audit = registry.get(self.algorithm, audited=True).audit
         assert audit is not None
+        if self.env:
+            from dpkit.algorithms.envs.catalog import check_environment, external_sizes
+
+            if _spec(self).lq or not is_external(check_environment(self.env)):
+                raise ValueError(
+                    f"env must be a user's tabular environment (gymnasium:ID…, FILE.py:NAME) for {self.algorithm}'s "
+                    f"audit, got {self.env!r}"
+                )
+            check_count("horizon", self.horizon)
+            s_, a_ = external_sizes(self.env, self.horizon)
+            object.__setattr__(self, "states", s_)
+            object.__setattr__(self, "actions", a_)
         check_choice("observer", self.observer, audit.observers)
         check_count("episodes", self.episodes)
         if self.episodes > MAX_EPISODES:

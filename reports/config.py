@@ -80,6 +80,8 @@ from pydantic import (
 
 from dpkit.accountant.validation import check_positive, check_probability
 from dpkit.algorithms import registry
+from dpkit.algorithms.envs.catalog import EXTERNAL_FORMS, external_sizes
+from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file, shown
@@ -214,8 +216,23 @@ class AlgorithmConfig(_Model):
     def _consistent(self) -> AlgorithmConfig:
         if not self.env:
             object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
-        if self.env not in SIMULATED_ENVIRONMENTS:
-            raise _KeyError("env", f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, got {shown(self.env)}")
+        if self.env not in SIMULATED_ENVIRONMENTS and not is_external(self.env):
+            raise _KeyError(
+                "env",
+                f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, or {' or '.join(EXTERNAL_FORMS)}, got "
+                f"{shown(self.env)}",
+            )
+        if is_external(self.env):  # a user's environment: its model fixes S and A
+            if self.lq:
+                raise _KeyError("env", f"{self.name} runs on an LQ system, not on {shown(self.env)}")
+            try:
+                s_, a_ = external_sizes(self.env, self.horizon or 1)
+            except ValueError as err:
+                raise _KeyError("env", str(err)) from None
+            for key, value in (("states", s_), ("actions", a_)):
+                if key in self.model_fields_set and getattr(self, key) != value:
+                    raise _KeyError(key, f"{self.env} has {key} = {value}, got {getattr(self, key)}")
+                object.__setattr__(self, key, value)
         if self.audit.enabled and self.spec.audit is None:
             raise _KeyError("audit", f"{self.name} registers no audit: set audit.enabled = false")
         if self.episode_grid is not None and "rlsvi" not in self.spec.report.sections:
@@ -239,10 +256,19 @@ class AlgorithmConfig(_Model):
 
             a = self.audit
             try:
-                default_setting(self.name, sigma=a.sigma, observer=a.observer, episodes=a.episodes, position=a.position)
+                default_setting(self.name, **self.audit_overrides(), position=a.position)
             except (ValueError, TypeError) as err:
                 raise _KeyError("audit.position", str(err)) from None
         return self
+
+    def audit_overrides(self) -> dict[str, Any]:
+        """The fields of the audit's setting this entry sets (``dpkit.audits.rl.default_setting``): σ, observer,
+        users per run, and — on a user's environment — the environment and its horizon."""
+        a = self.audit
+        out: dict[str, Any] = {"sigma": a.sigma, "observer": a.observer, "episodes": a.episodes}
+        if is_external(self.env):
+            out |= {"env": self.env, "horizon": self.horizon or 2 * self.states}
+        return out
 
     @property
     def spec(self) -> registry.AlgorithmSpec:

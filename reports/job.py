@@ -120,6 +120,9 @@ def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
     args += ["--runs", str(c.runs)]
     if c.episodes is not None:
         args += ["--episodes", str(c.episodes)]
+    overrides = a.audit_overrides()
+    if "env" in overrides:
+        args += ["--env", overrides["env"], "--horizon", str(overrides["horizon"])]
     if a.epsilon is not None:
         args += ["--epsilon", _arg(a.epsilon)]
     args += ["--delta", _arg(a.delta), "--seed", str(seed)]
@@ -212,10 +215,8 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
     c = a.audit
     result = audit_algorithm(
         a.name,
-        sigma=c.sigma,
-        observer=c.observer,
+        **a.audit_overrides(),
         runs=c.runs,
-        episodes=c.episodes,
         epsilon=a.epsilon,
         delta=a.delta,
         seed=seed,
@@ -231,10 +232,7 @@ def audit_positions_count(a: AlgorithmConfig) -> int:
         return 1
     from dpkit.audits.rl import default_setting, positions
 
-    c = a.audit
-    setting = default_setting(
-        a.name, sigma=c.sigma, observer=c.observer, episodes=c.episodes, epsilon=a.epsilon, delta=a.delta
-    )
+    setting = default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
     return len(positions(setting))
 
 

@@ -15,7 +15,7 @@ from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
-    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position"),
+    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "env", "horizon"),
     "a --target audit": (
         "target",
         "neighbours",
@@ -106,6 +106,13 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 @click.option("--observer", default=None, help="ALGORITHM form: what the attacker sees (default: the white-box one).")
 @click.option("--runs", type=NUMBER, default=None, help="ALGORITHM form: runs of the algorithm per dataset (4000).")
 @click.option("--episodes", type=NUMBER, default=None, help="ALGORITHM form: users K (default per algorithm).")
+@click.option(
+    "--env",
+    default=None,
+    help="ALGORITHM form: audit on a user's tabular environment — gymnasium:ID[,key=value…] or FILE.py:NAME "
+    "(default: the audit's own uniform MDP); the canaries keep their states and rewards.",
+)
+@click.option("--horizon", type=NUMBER, default=None, help="ALGORITHM form: the episodes' horizon H (with --env).")
 @click.option(
     "--position",
     default=None,

@@ -33,6 +33,8 @@ def audit_algorithm(
     runs: float | None,
     episodes: float | None,
     position: str | None,
+    env: str | None,
+    horizon: float | None,
     epsilon: float | None,
     delta: float | None,
     confidence: float,
@@ -63,6 +65,8 @@ def audit_algorithm(
         episodes=None if episodes is None else accountant.check_count("episodes", episodes),
         epsilon=epsilon,
         delta=delta,
+        env=env,
+        horizon=None if horizon is None else accountant.check_count("horizon", horizon),
         **({} if position is None else {"position": _position(position)}),
     )
     probed = list(positions(setting)) if position is None else [setting.position]

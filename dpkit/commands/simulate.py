@@ -8,6 +8,8 @@ import click
 
 from dpkit.accountant.validation import check_index
 from dpkit.algorithms import registry
+from dpkit.algorithms.envs.catalog import check_environment
+from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS
 from dpkit.render import emit_json, format_number, format_values, print_lines, progress_bar
 
@@ -19,9 +21,10 @@ from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, 
 @click.option(
     "--env",
     "env_name",
-    type=click.Choice(SIMULATED_ENVIRONMENTS),
     default=None,
-    help="Environment (default: riverswim; lq for the LQ algorithms).",
+    help=f"Environment: {', '.join(SIMULATED_ENVIRONMENTS)}, or a tabular one with a known model — "
+    "gymnasium:ID[,key=value…] (Gymnasium's toy text, e.g. gymnasium:FrozenLake-v1,is_slippery=false) or "
+    "FILE.py:NAME (default: riverswim; lq for the LQ algorithms).",
 )
 @click.option("--states", "-S", type=NUMBER, default=5, show_default=True, help="States of a tabular environment.")
 @click.option("--actions", "-A", type=NUMBER, default=2, show_default=True, help="Actions (tabular env only).")
@@ -70,12 +73,15 @@ def simulate(
     check_out_dir(out)  # before any work
     if env_name is None:
         env_name = "lq" if spec.lq else "riverswim"
+    check_environment(env_name, lq=env_name == "lq")
     # an option that does not apply to this algorithm or environment is refused, never ignored
     if env_name == "lq":
         refuse_options(ctx, ("states", "actions"), "an LQ system (use --state-dim and --control-dim)")
     else:
         refuse_options(ctx, ("state_dim", "control_dim"), f"the tabular environment {env_name!r}")
-        if env_name != "tabular":
+        if is_external(env_name):
+            refuse_options(ctx, ("states", "actions", "env_seed"), f"{env_name!r} (its own model fixes them)")
+        elif env_name != "tabular":
             refuse_options(ctx, ("actions",), f"{env_name!r} (two actions: left and right)")
     if not spec.private:
         refuse_options(ctx, ("epsilon", "delta", "sigma_text"), f"{algorithm}, which is not private (it adds no noise)")
