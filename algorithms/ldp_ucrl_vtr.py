@@ -96,6 +96,7 @@ from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
     DEFAULT_REGULARIZER,
+    FEATURES,
     BlockModel,
     DenseModel,
     VtrAgent,
@@ -127,6 +128,9 @@ TARGET = "Δu_h"
 DEFAULT_LDP_BONUS_SCALE: Mapping[str, float] = {"confidence": 0.1, "paper": 0.01}
 #: r_n = shift_scale·Υ_n (Shariff & Sheffet, and seed 000's Lemma B.1: 2).
 DEFAULT_SHIFT_SCALE = 2.0
+#: ``features="auto"``: the one-hot features of §6 (d = S²A) up to this d, the model's support beyond (a dense
+#: d × d Gram per user and step: FrozenLake 4×4's S²A is 1,024, its support 64 or 192).
+AUTO_FEATURES_DIM = 512
 PAPER = "Liao, He, Gu — Locally Differentially Private RL for Linear Mixture MDPs (seeds 000/001)"
 
 
@@ -156,6 +160,7 @@ def declare_privacy(
     states: int | None = None,
     feature_bound: float | None = None,
     value_bound: float | None = None,
+    block_size: int | None = None,
 ) -> PrivacyDeclaration:
     """What one user of LDP-UCRL-VTR releases, at the paper's σ for the target (ε, δ).
 
@@ -165,6 +170,8 @@ def declare_privacy(
     sensitivities below assume. With ``states`` S the features are one-hot blocks (the tabular linear-mixture view
     :class:`LdpUcrlVtr` uses: V placed in the block of (s, a)), whose exact sensitivities are smaller
     (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
+    ``block_size`` B: the one-hot blocks hold B next states (the model's support, ``features="support"``; S by
+    default).
     """
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
@@ -193,10 +200,13 @@ def declare_privacy(
     # One-hot features (the tabular linear-mixture view, S known): φ_V(s, a) is V ∈ [0, b_V]^S in the block of (s, a),
     # whose Gram update holds less on its upper triangle than a feature concentrated on one coordinate
     # (dpkit.accountant.structured_sensitivity), and whose products are entrywise >= 0.
-    if s is not None:
-        gram_ar = block_outer_product_sensitivity(b_v1, s, "add_remove", norm_bound=b_phi1)
-        gram_ro = block_outer_product_sensitivity(b_v1, s, "replace_one", norm_bound=b_phi1)
-        b_phi1, nonnegative = block_norm_bound(b_v1, s, b_phi1), True
+    block = s if block_size is None or s is None else check_count("block_size", block_size)
+    if s is not None and block is not None:
+        if block > s:
+            raise ValueError(f"block_size must be <= states = {s}, got {block}")
+        gram_ar = block_outer_product_sensitivity(b_v1, block, "add_remove", norm_bound=b_phi1)
+        gram_ro = block_outer_product_sensitivity(b_v1, block, "replace_one", norm_bound=b_phi1)
+        b_phi1, nonnegative = block_norm_bound(b_v1, block, b_phi1), True
     else:
         gram_ar = outer_product_sensitivity(b_phi1, "add_remove")
         gram_ro = outer_product_sensitivity(b_phi1, "replace_one")
@@ -267,6 +277,7 @@ def declare_privacy(
     params: Mapping[str, Any] = {
         "horizon": h,
         "states": s,
+        "block_size": block,
         "reading": reading,
         "feature_bound": b_phi,
         "value_bound": b_v,
@@ -326,13 +337,22 @@ class LdpUcrlVtr(VtrAgent):
         shift_scale: float = DEFAULT_SHIFT_SCALE,
         regularizer: float | None = DEFAULT_REGULARIZER,
         failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
+        features: str = "auto",
     ) -> None:
         if not isinstance(env, TabularMDP):
             raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
         self.bonus = check_choice("bonus", bonus, BONUSES)
         scale = DEFAULT_LDP_BONUS_SCALE[self.bonus] if bonus_scale is None else bonus_scale
+        features = check_choice("features", features, ("auto", *FEATURES))
+        if features == "auto":  # §6's one-hot features, unless d = S²A is beyond dense algebra per user and step
+            features = "one-hot" if env.states**2 * env.actions <= AUTO_FEATURES_DIM else "support"
         super().__init__(
-            env, episodes, bonus_scale=scale, regularizer=regularizer, failure_probability=failure_probability
+            env,
+            episodes,
+            bonus_scale=scale,
+            regularizer=regularizer,
+            failure_probability=failure_probability,
+            features=features,
         )
         self.rng = check_rng("rng", rng)
         self.shift_scale = check_nonnegative("shift_scale", shift_scale)
@@ -344,6 +364,7 @@ class LdpUcrlVtr(VtrAgent):
             states=self.states,
             feature_bound=feature_bound,
             value_bound=value_bound,
+            block_size=self.block,
         )
         self.sigmas = resolve_sigmas(self.declaration, sigma, relation=relation, method=method)
         self.feature_bound = float(self.declaration.parameters["feature_bound"])
@@ -375,9 +396,9 @@ class LdpUcrlVtr(VtrAgent):
             upsilon: float | np.ndarray = 0.0
             self.shift = 0.0
             theta, inverse_blocks, logdet = block_solve(
-                diagonal_blocks(self._gram, self.states, self.actions), self._target
+                diagonal_blocks(self._gram, self.states, self.actions, self.block), self._target
             )
-            model = BlockModel(theta, inverse_blocks, self.states, self.actions)
+            model = BlockModel(theta, inverse_blocks, self.states, self.actions, self.features)
         else:
             upsilon = per_step(
                 lambda s: symmetric_noise_norm_bound(s, psums=n, dim=self.dim, failure_probability=self._noise_p),
@@ -385,7 +406,11 @@ class LdpUcrlVtr(VtrAgent):
             )
             self.shift = self.shift_scale * upsilon
             model = DenseModel(
-                self._gram + step_column(self.shift, 3) * np.eye(self.dim), self._target, self.states, self.actions
+                self._gram + step_column(self.shift, 3) * np.eye(self.dim),
+                self._target,
+                self.states,
+                self.actions,
+                self.features,
             )
             logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)
         if self.bonus == "paper":
@@ -452,7 +477,7 @@ class LdpUcrlVtr(VtrAgent):
 
         Same inputs and output shapes as :meth:`privatize`; no noise is drawn.
         """
-        h_, sa, s_ = self.horizon, self.states * self.actions, self.states
+        h_, sa, s_ = self.horizon, self.states * self.actions, self.block
         blocks = np.asarray(blocks)
         values = np.asarray(values, dtype=float)
         targets = np.asarray(targets, dtype=float)
@@ -485,6 +510,7 @@ class LdpUcrlVtr(VtrAgent):
 
 
 _OPTIONS = (
+    "features",
     "reading",
     "feature_bound",
     "value_bound",
@@ -562,13 +588,29 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return declare_privacy(p["horizon"], epsilon, delta, reading=p.get("reading") or "theorem", states=p.get("states"))
+    return declare_privacy(
+        p["horizon"],
+        epsilon,
+        delta,
+        reading=p.get("reading") or "theorem",
+        states=p.get("states"),
+        block_size=p.get("block_size"),
+    )
 
 
 def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
-    """The regret runs' reading: §6's (rewards divided by H, ‖φ_V‖ <= sqrt(S)); H = 2S unless given."""
+    """The regret runs' reading: §6's (rewards divided by H, ‖φ_V‖ <= sqrt(S)); H = 2S unless given; on a user's
+    environment whose S²A is beyond :data:`AUTO_FEATURES_DIM`, the block size of its support (``features="auto"``)."""
     horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
-    return {"horizon": horizon, "states": sizes.states, "reading": "experiment"}
+    out: dict[str, Any] = {"horizon": horizon, "states": sizes.states, "reading": "experiment"}
+    env_name = getattr(sizes, "env", "")
+    if sizes.states**2 * sizes.actions > AUTO_FEATURES_DIM and env_name:
+        from .envs.catalog import make_environment
+        from .ucrl_vtr import Features
+
+        env = make_environment(env_name, sizes.states, env_seed, actions=sizes.actions, horizon=horizon)
+        out["block_size"] = Features(env, "support").block
+    return out
 
 
 SPEC = AlgorithmSpec(
@@ -577,7 +619,7 @@ SPEC = AlgorithmSpec(
     summary="local DP; 2H noisy messages per user (seeds 000/001)",
     declaration=_declare,
     required=("horizon",),
-    optional=("states", "reading"),
+    optional=("states", "reading", "block_size"),
     ledger_parameters=_ledger_parameters,
     audit=AuditSpec(
         observers=("messages",),

@@ -108,6 +108,8 @@ def tabular_world(
     env = audit_environment(setting)
     h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
+    if getattr(setting, "env", ""):
+        return env, *_chosen_paths(env, users, rewards, same_states)
     last = 1.0 - 2.0**-30  # the highest next state the transition allows (in the uniform MDP: S − 1)
     if same_states:
         others = [User.canary(np.full(h_, 0.5), np.full(h_, last), initial_state=s_ - 1) for _ in range(len(users))]
@@ -134,6 +136,35 @@ def _upper(d: int) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
+def _chosen_paths(env: Any, users: Any, rewards: tuple[float, float], same_states: bool) -> tuple[Any, Any]:
+    """A user's environment: dpkit chooses the canaries' transitions (a user's data is her trajectory). They stay in
+    the two states whose best successors are worth most over the episode (Σ_h max_a P_h V*_{h+1}, by the
+    environment's optimal values: where an optimistic agent's values V_{h+1} are highest, so her features are
+    largest) — canary 0 in the best, canary 1 in the second (disjoint features at every step). ``same_states``: both canaries stay in the best and every other user in the
+    second, so no other user shares a cell with the changed one."""
+    from .envs.tabular import User, Users
+
+    h_ = env.horizon
+    _, v_star = env.optimal_values()
+    # the best successor's optimal value, summed over the steps: the states nearest the reward score most
+    score = np.einsum("hsat,ht->hsa", env.transitions, v_star[1:]).max(axis=2).sum(axis=0)
+    best, second = (int(i) for i in np.argsort(-score, kind="stable")[:2])
+    zeros = np.zeros(h_)
+
+    def staying(state: int, reward: float) -> User:
+        return User.canary(np.full(h_, reward), zeros, beyond_bounds=True, initial_state=state, path=np.full(h_, state))
+
+    if same_states:
+        others = Users.stack(
+            [
+                User(u.transition_uniforms, u.reward_uniforms, None, u.seed, second, np.full(h_, second))
+                for u in (users[k] for k in range(len(users)))
+            ]
+        )
+        return others, (staying(best, rewards[0]), staying(best, rewards[1]))
+    return users, (staying(best, rewards[0]), staying(second, rewards[1]))
+
+
 def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
     """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one: the upper triangle of
     the last two axes when ``symmetric`` (the only entries with independent noise), else every entry."""
@@ -143,6 +174,9 @@ def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
     return x.reshape(x.shape[:lead] + (-1,))
 
 
+#: The most whitened coordinates of one release an observer adds to a row beside its projections (the learned
+#: attack fits a covariance over them: larger releases keep their projections and cross projections only).
+MAX_COORDINATES = 512
 #: The largest whitened value a row holds: a difference released without noise is seen exactly (an infinite
 #: signal), and is recorded as this finite one so that scores stay finite and order the runs the same way.
 SIGNAL_CAP = 1e6
@@ -282,7 +316,7 @@ def billboard(
             for t in np.flatnonzero(contains[:, 0]):
                 cross = cross_projections(residual[t], d[t], whiten)
                 trace.extra(cross[~np.eye(cross.shape[0], dtype=bool)])
-        if coordinates:
+        if coordinates and residual.shape[1] * residual.shape[2] <= MAX_COORDINATES:
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
             for t in np.flatnonzero(contains[:, 0]):
                 trace.extra(_over(residual[t], scale))
@@ -528,7 +562,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
                 step_column(run.sensitivities[name], 1),
             )
             trace.add(r, a, a_claim, a_used)
-            trace.extra(_over(residual0, whiten))  # every whitened coordinate of her messages
+            if residual0.size <= MAX_COORDINATES:  # every whitened coordinate of her messages (small messages)
+                trace.extra(_over(residual0, whiten))
             if release.count > 1:
                 cross = cross_projections(residual0, d, whiten)
                 trace.extra(cross[~np.eye(release.count, dtype=bool)])

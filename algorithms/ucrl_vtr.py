@@ -70,6 +70,8 @@ __all__ = [
     "return_caps",
     "default_regularizer",
     "diagonal_blocks",
+    "FEATURES",
+    "Features",
     "block_solve",
     "BlockModel",
     "DenseModel",
@@ -113,15 +115,17 @@ def default_regularizer(rewards: np.ndarray) -> float:
     return (c0 if c0 > 0.0 else 1.0) ** 2 / r.shape[0] ** 2
 
 
-def diagonal_blocks(matrices: np.ndarray, states: int, actions: int) -> np.ndarray:
-    """The S·A diagonal S×S blocks of (..., d, d) matrices, d = S²A: shape (..., SA, S, S) (a copy)."""
+def diagonal_blocks(matrices: np.ndarray, states: int, actions: int, block: int | None = None) -> np.ndarray:
+    """The S·A diagonal B×B blocks of (..., d, d) matrices, d = S·A·B (B = ``block``, S by default: one-hot features
+    of every next state): shape (..., SA, B, B) (a copy)."""
     m = np.asarray(matrices)
     s_ = check_count("states", states)
     sa = s_ * check_count("actions", actions)
-    d = s_ * sa
+    b = s_ if block is None else check_count("block", block)
+    d = b * sa
     if m.shape[-2:] != (d, d):
         raise ValueError(f"matrices must end in ({d}, {d}), got shape {m.shape}")
-    split = m.reshape(m.shape[:-2] + (sa, s_, sa, s_))
+    split = m.reshape(m.shape[:-2] + (sa, b, sa, b))
     return np.einsum("...bibj->...bij", split).copy()
 
 
@@ -144,23 +148,73 @@ def block_solve(gram_blocks: np.ndarray, target: np.ndarray) -> tuple[np.ndarray
     return theta, inv, logdet.sum(axis=1)
 
 
+class Features:
+    """The one-hot features of a tabular MDP's linear-mixture view: φ_V(s, a) holds V at the next states of block
+    (s, a) — every state (``one-hot``, d = S²A: seed 000's §6), or only those the model allows from (s, a) at some
+    step (``support``, d = S·A·B with B the largest support: a linear mixture whose features know which transitions
+    are possible; FrozenLake 4×4's d is 64 deterministic and 192 slippery, against 1,024). Blocks are padded to B
+    with zeros. ``index`` (S·A, B) and ``mask`` (S·A, B) map block (s, a)'s coordinates to next states."""
+
+    def __init__(self, env: TabularMDP, kind: str = "one-hot") -> None:
+        self.kind = check_choice("features", kind, FEATURES)
+        s_, a_ = env.states, env.actions
+        if self.kind == "one-hot":
+            self.block = s_
+            self.index = np.broadcast_to(np.arange(s_), (s_ * a_, s_)).copy()
+            self.mask = np.ones((s_ * a_, s_), dtype=bool)
+            self.full = True
+        else:
+            allowed = (np.asarray(env.transitions) > 0).any(axis=0).reshape(s_ * a_, s_)
+            self.block = int(allowed.sum(axis=1).max())
+            self.index = np.zeros((s_ * a_, self.block), dtype=np.int64)
+            self.mask = np.zeros((s_ * a_, self.block), dtype=bool)
+            for b, row in enumerate(allowed):
+                nxt = np.flatnonzero(row)
+                self.index[b, : nxt.size], self.mask[b, : nxt.size] = nxt, True
+            self.full = bool(self.block == s_ and self.mask.all() and np.all(self.index == np.arange(s_)))
+        self.states, self.actions = s_, a_
+        self.dim = s_ * a_ * self.block
+
+    def values(self, v: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray:
+        """The block coordinates of V: ``v`` (S,) over every block (S·A, B), or ``v`` (H, S) at one block per step
+        (``blocks`` (H,)) → (H, B); padding is 0. One-hot: V itself (bit for bit)."""
+        if self.full:
+            return np.broadcast_to(v, (self.states * self.actions, self.block)) if blocks is None else v
+        if blocks is None:
+            return np.where(self.mask, v[self.index], 0.0)
+        steps = np.arange(v.shape[0])
+        return np.where(self.mask[blocks], v[steps[:, None], self.index[blocks]], 0.0)
+
+
+#: The feature maps of :class:`Features`.
+FEATURES: tuple[str, ...] = ("one-hot", "support")
+
+
 class BlockModel:
     """The fitted model when Σ_h is block diagonal: θ̂_h and the diagonal blocks of Σ_h⁻¹.
 
     Called with (h, V) it returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹} for every (s, a), both
-    (S, A): θ̂[block]·V and Vᵀ Σ⁻¹[block, block] V.
+    (S, A): θ̂[block]·V and Vᵀ Σ⁻¹[block, block] V (V at the block's coordinates, :class:`Features`).
     """
 
-    def __init__(self, theta: np.ndarray, inverse_blocks: np.ndarray, states: int, actions: int) -> None:
+    def __init__(
+        self, theta: np.ndarray, inverse_blocks: np.ndarray, states: int, actions: int, features: Features | None = None
+    ) -> None:
         self.theta = np.asarray(theta, dtype=float)
         self.inverse_blocks = np.asarray(inverse_blocks, dtype=float)
         self.states, self.actions = states, actions
+        self.features = features
 
     def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s_, a_ = self.states, self.actions
-        mean = self.theta[h].reshape(s_, a_, s_) @ v
-        quad = (self.inverse_blocks[h] @ v) @ v
-        return mean, quad.reshape(s_, a_)
+        if self.features is None or self.features.full:
+            mean = self.theta[h].reshape(s_, a_, s_) @ v
+            quad = (self.inverse_blocks[h] @ v) @ v
+            return mean, quad.reshape(s_, a_)
+        vb = self.features.values(v)  # (SA, B)
+        mean = np.einsum("bi,bi->b", self.theta[h].reshape(s_ * a_, -1), vb)
+        quad = np.einsum("bi,bij,bj->b", vb, self.inverse_blocks[h], vb)
+        return mean.reshape(s_, a_), quad.reshape(s_, a_)
 
 
 class DenseModel:
@@ -170,29 +224,37 @@ class DenseModel:
     and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h).
     """
 
-    def __init__(self, gram: np.ndarray, target: np.ndarray, states: int, actions: int) -> None:
+    def __init__(
+        self, gram: np.ndarray, target: np.ndarray, states: int, actions: int, features: Features | None = None
+    ) -> None:
         g = np.asarray(gram, dtype=float)
-        d = states * states * actions
+        block = states if features is None else features.block
+        d = states * actions * block
         if g.ndim != 3 or g.shape[1:] != (d, d):
             raise ValueError(f"gram must have shape (H, {d}, {d}), got {g.shape}")
         u = np.asarray(target, dtype=float)
         if u.shape != g.shape[:2]:
             raise ValueError(f"target must have shape {g.shape[:2]}, got {u.shape}")
         self.gram, self.target = g, u
-        self.states, self.actions = states, actions
+        self.states, self.actions, self.block, self.features = states, actions, block, features
         sa = states * actions
         self._rhs = np.zeros((d, 1 + sa))
-        self._features = self._rhs[:, 1:].reshape(sa, states, sa)  # φ_V(s, a) as column s·A + a
+        self._features = self._rhs[:, 1:].reshape(sa, block, sa)  # φ_V(s, a) as column s·A + a
         self._blocks = np.arange(sa)
 
     def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s_, a_, sa = self.states, self.actions, self.states * self.actions
+        vb = v if self.features is None else self.features.values(v)  # (B,) broadcast, or (SA, B)
         self._rhs[:, 0] = self.target[h]
-        self._features[self._blocks, :, self._blocks] = v
+        self._features[self._blocks, :, self._blocks] = vb
         x = np.linalg.solve(self.gram[h], self._rhs)
-        mean = x[:, 0].reshape(s_, a_, s_) @ v
-        quad = x[:, 1:].reshape(sa, s_, sa)[self._blocks, :, self._blocks] @ v
-        return mean, quad.reshape(s_, a_)
+        if self.features is None or self.features.full:
+            mean = x[:, 0].reshape(s_, a_, s_) @ v
+            quad = x[:, 1:].reshape(sa, s_, sa)[self._blocks, :, self._blocks] @ v
+            return mean, quad.reshape(s_, a_)
+        mean = np.einsum("bi,bi->b", x[:, 0].reshape(sa, self.block), vb)
+        quad = np.einsum("bi,bi->b", x[:, 1:].reshape(sa, self.block, sa)[self._blocks, :, self._blocks], vb)
+        return mean.reshape(s_, a_), quad.reshape(s_, a_)
 
     def theta(self) -> np.ndarray:
         """θ̂_h = Σ_h⁻¹u_h for every step: shape (H, d)."""
@@ -282,9 +344,11 @@ class VtrAgent:
         bonus_scale: float,
         regularizer: float | None,
         failure_probability: float,
+        features: str = "one-hot",
     ) -> None:
         if not isinstance(env, TabularMDP):
             raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
+        self.features = Features(env, features)
         self.env = env
         self.episodes = check_count("episodes", episodes)
         self.bonus_scale = check_positive("bonus_scale", bonus_scale)
@@ -293,7 +357,8 @@ class VtrAgent:
         )
         self.failure_probability = check_probability("failure_probability", failure_probability)
         self.horizon, self.states, self.actions = env.rewards.shape
-        self.dim = self.states * self.states * self.actions
+        self.dim = self.features.dim
+        self.block = self.features.block
         self.theta_bound = math.sqrt(self.states * self.actions)
         self._rewards = env.rewards.copy()
         self.caps = return_caps(self._rewards)
@@ -335,7 +400,8 @@ class VtrAgent:
 
     def regression_inputs(self, states: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The inputs of the planned episode's regression for trajectory (``states``, ``actions``):
-        blocks (H,) of (s_h, a_h), values V_{k,h+1} (H, S) and targets V_{k,h+1}(s_{h+1}) (H,).
+        blocks (H,) of (s_h, a_h), values V_{k,h+1} at the block's coordinates (H, B; B = S for one-hot features:
+        V_{k,h+1} itself) and targets V_{k,h+1}(s_{h+1}) (H,).
 
         Uses the values of the last plan; changes nothing (so a counterfactual trajectory can be
         evaluated under the same plan)."""
@@ -354,7 +420,7 @@ class VtrAgent:
         values = self._values[1:]  # V_{k,h+1}, shape (H, S)
         targets = values[self._steps, s[1:]]  # V_{k,h+1}(s_{h+1})
         blocks = s[:-1] * self.actions + a.astype(np.int64)
-        return blocks, values, targets
+        return blocks, self.features.values(values, blocks), targets
 
 
 class UcrlVtr(VtrAgent):
@@ -375,11 +441,17 @@ class UcrlVtr(VtrAgent):
         bonus_scale: float = DEFAULT_BONUS_SCALE,
         regularizer: float | None = DEFAULT_REGULARIZER,
         failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
+        features: str = "one-hot",
     ) -> None:
         super().__init__(
-            env, episodes, bonus_scale=bonus_scale, regularizer=regularizer, failure_probability=failure_probability
+            env,
+            episodes,
+            bonus_scale=bonus_scale,
+            regularizer=regularizer,
+            failure_probability=failure_probability,
+            features=features,
         )
-        eye = np.eye(self.states) * self.regularizer
+        eye = np.eye(self.block) * self.regularizer
         self._gram_blocks = np.broadcast_to(eye, (self.horizon, self.states * self.actions) + eye.shape).copy()
 
     def _solve(self, k: int) -> tuple[BlockModel, np.ndarray]:
@@ -394,17 +466,17 @@ class UcrlVtr(VtrAgent):
             rho_max=self.regularizer,
             scale=self.bonus_scale,
         )
-        return BlockModel(theta, inverse_blocks, self.states, self.actions), beta
+        return BlockModel(theta, inverse_blocks, self.states, self.actions, self.features), beta
 
     def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:
         self._gram_blocks[self._steps, blocks] += values[:, :, None] * values[:, None, :]
-        u = self._target.reshape(self.horizon, self.states * self.actions, self.states)
+        u = self._target.reshape(self.horizon, self.states * self.actions, self.block)
         u[self._steps, blocks] += values * targets[:, None]
         return {}
 
     def gram(self) -> np.ndarray:
         """A dense copy of Λ_h: shape (H, d, d)."""
-        sa, s_ = self.states * self.actions, self.states
+        sa, s_ = self.states * self.actions, self.block
         out = np.zeros((self.horizon, sa, s_, sa, s_))
         idx = np.arange(sa)
         out[:, idx, :, idx, :] = self._gram_blocks.transpose(1, 0, 2, 3)
@@ -415,7 +487,7 @@ class UcrlVtr(VtrAgent):
         return self._target.copy()
 
 
-_OPTIONS = ("bonus_scale", "regularizer", "failure_probability")
+_OPTIONS = ("bonus_scale", "regularizer", "failure_probability", "features")
 
 
 def make_agent(
@@ -433,7 +505,7 @@ def make_agent(
 
     ``name`` must be ``"ucrl-vtr"``. The agent is deterministic and adds no noise: ``rng`` is checked
     and unused, ``epsilon`` and ``delta`` are ignored, and ``sigma`` must stay ``"paper"``.
-    Options: ``bonus_scale``, ``regularizer``, ``failure_probability``.
+    Options: ``bonus_scale``, ``regularizer``, ``failure_probability``, ``features`` (:class:`Features`).
     """
     check_choice("name", name, (ALGORITHM,))
     check_rng("rng", rng)

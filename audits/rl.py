@@ -111,6 +111,8 @@ RL_ATTACKS: tuple[str, ...] = ("auto", "white-box", "learned")
 AUTO_SPLITS: tuple[float, float, float] = (0.2, 0.1, 0.7)
 #: Below this many runs per dataset ``auto`` is the white-box test alone (too few runs to fit the learned ones).
 AUTO_MIN_RUNS = 100
+#: The most columns a learned attack fits a covariance over (beyond, ``auto`` leaves that candidate out, saying so).
+MAX_FITTED_COLUMNS = 4096
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
 MAX_RUNS = 1_000_000
 #: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
@@ -422,6 +424,15 @@ def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarr
     the σ used and at the claim's σ. Each run draws from its own child of ``rng``."""
     if not isinstance(dataset, RlDataset):
         raise ValueError(f"dataset must be an RlDataset, got {type(dataset).__name__}")
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread per run: the runs are parallel already, and BLAS threads spinning beside other work made the
+    # dense algebra of a run (LDP-UCRL-VTR's Gram solves) several times slower on two cores
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _release(dataset, rng, n)
+
+
+def _release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
     s = dataset.setting
     observe = _spec(s).hook("observe")
     assert observe is not None
@@ -470,6 +481,11 @@ class _Columns(Attack):
         return self.inner.fitted
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> _Columns:
+        if self.width > MAX_FITTED_COLUMNS:
+            raise ValueError(
+                f"{self.width} whitened coordinates are too many to fit a covariance on (at most "
+                f"{MAX_FITTED_COLUMNS})"
+            )
         self.inner.fit(outputs0[:, : self.width], outputs1[:, : self.width])
         return self
 

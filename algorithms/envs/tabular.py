@@ -44,17 +44,28 @@ _SEED_BOUND = 2**63
 class User:
     """One user's episode: her seed (if drawn from one) and her uniforms; ``rewards`` overrides the
     environment's rewards (NaN where it does not); ``initial_state`` her first state (``None``: the
-    environment's — the papers let each episode start anywhere, s_1^k being part of the episode's data)."""
+    environment's — the papers let each episode start anywhere, s_1^k being part of the episode's data);
+    ``path`` her next state at every step, whatever the model says (``None``: drawn from her uniforms) — the
+    audits' canaries in a user's environment, where dpkit chooses their transitions: a user's data is her
+    trajectory, and a privacy guarantee holds for every trajectory."""
 
     transition_uniforms: np.ndarray
     reward_uniforms: np.ndarray
     rewards: np.ndarray | None = None
     seed: int | None = None
     initial_state: int | None = None
+    path: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.initial_state is not None:
             object.__setattr__(self, "initial_state", check_index("initial_state", self.initial_state))
+        if self.path is not None:
+            path = np.asarray(self.path)
+            if path.shape != self.transition_uniforms.shape or not np.issubdtype(path.dtype, np.integer):
+                raise ValueError(f"path must hold one next state per step, got {self.path!r}")
+            if np.any(path < 0):
+                raise ValueError(f"path's states must be >= 0, got {path.tolist()}")
+            object.__setattr__(self, "path", path.astype(np.int64))
 
     @classmethod
     def from_seed(cls, seed: int, horizon: int) -> User:
@@ -72,6 +83,7 @@ class User:
         *,
         beyond_bounds: bool = False,
         initial_state: int | None = None,
+        path: Sequence[int] | np.ndarray | None = None,
     ) -> User:
         """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)),
         starting in ``initial_state`` (``None``: the environment's).
@@ -86,7 +98,7 @@ class User:
             raise ValueError(f"canary rewards must lie in [0, 1], got {r.tolist()}")
         if np.any(~np.isfinite(u)) or np.any((u < 0) | (u >= 1)):
             raise ValueError(f"transition uniforms must lie in [0, 1), got {u.tolist()}")
-        return cls(u, np.zeros_like(u), r, None, initial_state)
+        return cls(u, np.zeros_like(u), r, None, initial_state, None if path is None else np.asarray(path))
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,8 @@ class Users:
     seeds: tuple[int | None, ...] = field(default=())
     #: each user's first state, −1 where she starts in the environment's (``None``: every user does)
     initial_states: np.ndarray | None = None
+    #: each user's next states (K, H), −1 where her uniforms choose them (``None``: every user's do)
+    paths: np.ndarray | None = None
 
     @classmethod
     def from_seeds(cls, seeds: Sequence[int], horizon: int) -> Users:
@@ -130,7 +144,15 @@ class Users:
         ru = np.stack([u.reward_uniforms for u in users])
         r = np.stack([np.full(tu.shape[1], np.nan) if u.rewards is None else u.rewards for u in users])
         starts = np.array([-1 if u.initial_state is None else u.initial_state for u in users])
-        return cls(tu, ru, r, tuple(u.seed for u in users), None if np.all(starts < 0) else starts)
+        paths = np.stack([np.full(tu.shape[1], -1) if u.path is None else u.path for u in users])
+        return cls(
+            tu,
+            ru,
+            r,
+            tuple(u.seed for u in users),
+            None if np.all(starts < 0) else starts,
+            None if np.all(paths < 0) else paths,
+        )
 
     def __len__(self) -> int:
         return self.transition_uniforms.shape[0]
@@ -146,8 +168,9 @@ class Users:
         r = self.rewards[k]
         seed = self.seeds[k] if self.seeds else None
         start = None if self.initial_states is None or self.initial_states[k] < 0 else int(self.initial_states[k])
+        path = None if self.paths is None or np.any(self.paths[k] < 0) else self.paths[k]
         return User(
-            self.transition_uniforms[k], self.reward_uniforms[k], None if np.all(np.isnan(r)) else r, seed, start
+            self.transition_uniforms[k], self.reward_uniforms[k], None if np.all(np.isnan(r)) else r, seed, start, path
         )
 
     def replace(self, k: int, user: User) -> Users:
@@ -164,14 +187,20 @@ class Users:
         seeds[k] = user.seed
         starts = np.full(len(self), -1) if self.initial_states is None else self.initial_states.copy()
         starts[k] = -1 if user.initial_state is None else user.initial_state
-        return Users(tu, ru, r, tuple(seeds), None if np.all(starts < 0) else starts)
+        paths = np.full(tu.shape, -1) if self.paths is None else self.paths.copy()
+        paths[k] = -1 if user.path is None else user.path
+        return Users(
+            tu, ru, r, tuple(seeds), None if np.all(starts < 0) else starts, None if np.all(paths < 0) else paths
+        )
 
     def with_initial_states(self, states: Sequence[int] | np.ndarray) -> Users:
         """These users, each starting in ``states[k]`` (−1: the environment's initial state)."""
         starts = np.asarray(states)
         if starts.shape != (len(self),) or not np.issubdtype(starts.dtype, np.integer) or np.any(starts < -1):
             raise ValueError(f"states must be {len(self)} integers >= −1, got {states!r}")
-        return Users(self.transition_uniforms, self.reward_uniforms, self.rewards, self.seeds, starts.copy())
+        return Users(
+            self.transition_uniforms, self.reward_uniforms, self.rewards, self.seeds, starts.copy(), self.paths
+        )
 
     def remove(self, k: int) -> Users:
         """The neighbouring dataset without user ``k`` (add/remove)."""
@@ -181,7 +210,10 @@ class Users:
         keep = np.arange(len(self)) != k
         seeds = tuple(s for i, s in enumerate(self.seeds) if i != k) if self.seeds else ()
         starts = None if self.initial_states is None else self.initial_states[keep]
-        return Users(self.transition_uniforms[keep], self.reward_uniforms[keep], self.rewards[keep], seeds, starts)
+        paths = None if self.paths is None else self.paths[keep]
+        return Users(
+            self.transition_uniforms[keep], self.reward_uniforms[keep], self.rewards[keep], seeds, starts, paths
+        )
 
 
 @dataclass(frozen=True)
@@ -246,10 +278,15 @@ class TabularMDP:
 
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
         """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``."""
-        u = user.transition_uniforms[h]
-        cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
-        s_next = int(np.searchsorted(cdf[h, s, a], u, side="right"))
-        s_next = min(s_next, self.states - 1)
+        if user.path is not None:
+            s_next = int(user.path[h])
+            if s_next >= self.states:
+                raise ValueError(f"the user's path leads to state {s_next}, beyond the {self.states} states")
+        else:
+            u = user.transition_uniforms[h]
+            cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
+            s_next = int(np.searchsorted(cdf[h, s, a], u, side="right"))
+            s_next = min(s_next, self.states - 1)
         if user.rewards is not None and not np.isnan(user.rewards[h]):
             return s_next, float(user.rewards[h])
         if self.transition_rewards is not None:

@@ -45,10 +45,11 @@ def test_a_bug_confined_to_one_position_is_a_violation_there(algorithm: str, mut
     ids=lambda x: getattr(x, "__name__", x),
 )
 def test_noise_shared_across_plans_or_steps_is_a_violation(algorithm: str, mutant, pool) -> None:  # noqa: ANN001
-    # the white-box test assumes fresh noise and cannot see it; the Gaussian fitted on every whitened coordinate can
+    # the white-box test assumes fresh noise and cannot see it; a Gaussian fitted on the whitened coordinates (all of
+    # them, or the projections that carry a signal, correlated where steps share a direction) can
     audit = audit_positions(default_setting(algorithm, implementation=mutant), runs=600, seed=3, executor=pool)
     assert audit.verdict == "violation", audit.to_dict()
-    assert audit.worst.attack == "gaussian-lr-fitted"
+    assert audit.worst.attack in ("gaussian-lr-fitted", "gaussian-lr-signals")
 
 
 @pytest.mark.parametrize("mutant", [ldp_target_sigma_halved, ldp_diagonal_unnoised], ids=lambda f: f.__name__)
