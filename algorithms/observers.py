@@ -140,8 +140,9 @@ def _chosen_paths(env: Any, users: Any, rewards: tuple[float, float], same_state
     """A user's environment: dpkit chooses the canaries' transitions (a user's data is her trajectory). They stay in
     the two states whose best successors are worth most over the episode (Σ_h max_a P_h V*_{h+1}, by the
     environment's optimal values: where an optimistic agent's values V_{h+1} are highest, so her features are
-    largest) — canary 0 in the best, canary 1 in the second (disjoint features at every step). ``same_states``: both canaries stay in the best and every other user in the
-    second, so no other user shares a cell with the changed one."""
+    largest) — canary 0 in the best, canary 1 in the second (disjoint features at every step). ``same_states``:
+    both canaries stay in the best and every other user in the second, so no other user shares a cell with the
+    changed one."""
     from .envs.tabular import User, Users
 
     h_ = env.horizon

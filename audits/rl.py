@@ -483,8 +483,7 @@ class _Columns(Attack):
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> _Columns:
         if self.width > MAX_FITTED_COLUMNS:
             raise ValueError(
-                f"{self.width} whitened coordinates are too many to fit a covariance on (at most "
-                f"{MAX_FITTED_COLUMNS})"
+                f"{self.width} whitened coordinates are too many to fit a covariance on (at most {MAX_FITTED_COLUMNS})"
             )
         self.inner.fit(outputs0[:, : self.width], outputs1[:, : self.width])
         return self
