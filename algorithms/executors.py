@@ -22,7 +22,9 @@ across executors and worker counts (it does change with ``chunk_size``).
   the dataset and the results are pickled, so the release function must be importable (a
   top-level function of a module, not a lambda or a closure);
 * ``dask`` — :class:`DaskExecutor`: ``client.map`` on a :mod:`dask.distributed` cluster (the
-  optional extra ``dpkit[distributed]``); the same pickling requirements apply.
+  optional extra ``dpkit[distributed]``); the same pickling requirements apply;
+* ``auto`` — :class:`AutoExecutor`: in-process while the work is cheap, a process pool of every core
+  once the time per run measured so far projects a map at :data:`AUTO_SLOW_SECONDS` or more.
 
 Every executor is a context manager; :meth:`Executor.close` releases its workers.
 
@@ -37,6 +39,8 @@ import math
 import multiprocessing
 import numbers
 import os
+import pickle
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,18 +52,21 @@ from dpkit.accountant.validation import check_choice, check_count
 
 __all__ = [
     "EXECUTORS",
+    "AUTO_SLOW_SECONDS",
+    "AutoExecutor",
     "DaskExecutor",
     "Executor",
     "InProcessExecutor",
     "ProcessPoolExecutor",
+    "describe_executor",
     "make_executor",
     "run_batched",
     "run_pair",
     "spawn_seeds",
 ]
 
-EXECUTORS: tuple[str, ...] = ("in-process", "processes", "dask")
-"""The names accepted by :func:`make_executor`."""
+EXECUTORS: tuple[str, ...] = ("in-process", "processes", "dask", "auto")
+"""The names accepted by :func:`make_executor` (``auto``: :class:`AutoExecutor`)."""
 
 START_METHODS: tuple[str, ...] = ("spawn", "forkserver", "fork")
 
@@ -319,18 +326,132 @@ class DaskExecutor(Executor):
         return f"DaskExecutor(scheduler={self.scheduler!r})"
 
 
+#: The auto executor moves a map onto a process pool when the in-process work ahead of it, projected from the time
+#: per run measured so far, is at least this many seconds (starting spawned workers takes about 1–2 s).
+AUTO_SLOW_SECONDS = 2.0
+
+
+def _task_runs(task: Any) -> int:
+    """The runs a task stands for (a chunk's size; 1 for any other task)."""
+    size = getattr(task, "size", 1)
+    return max(1, int(size)) if isinstance(size, numbers.Integral) else 1
+
+
+class AutoExecutor(Executor):
+    """In-process while the work is cheap; a process pool of every available core once it is slow.
+
+    Each :meth:`map` runs its tasks in the calling process, timing them, until the work left in that map,
+    projected from the seconds per run measured so far (a chunk's runs: its ``size``), reaches ``slow_seconds``
+    (:data:`AUTO_SLOW_SECONDS`); the rest of that map, and every later map, then runs on a
+    :class:`ProcessPoolExecutor` of ``workers`` processes (default: the CPUs available). It never switches with
+    fewer than 2 workers, for a map with one task left, or when the function or a task does not pickle (a lambda,
+    a closure): then everything stays in-process and :attr:`note` says why. Results do not depend on where they
+    were computed (see the module docstring), so switching never changes them. :attr:`name` is the executor that
+    runs now (``in-process``, then ``processes``); :meth:`describe` says what ran and why.
+    """
+
+    def __init__(self, workers: int | None = None, *, slow_seconds: float = AUTO_SLOW_SECONDS) -> None:
+        self._workers = _default_workers() if workers is None else check_count("workers", workers)
+        if not (isinstance(slow_seconds, numbers.Real) and math.isfinite(slow_seconds) and slow_seconds >= 0):
+            raise ValueError(f"slow_seconds must be a finite number >= 0, got {slow_seconds!r}")
+        self.slow_seconds: float = float(slow_seconds)
+        self.name = "in-process"
+        self._pool: ProcessPoolExecutor | None = None
+        self._seconds: float = 0.0
+        self._runs: int = 0
+        self._picklable: bool | None = None
+        self.note: str = ""
+        #: Runs done in-process before the switch (``None`` while in-process).
+        self.switched_after: int | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._workers if self._pool is not None else 1
+
+    @property
+    def seconds_per_run(self) -> float | None:
+        """The in-process seconds per run measured so far (``None`` before the first task)."""
+        return self._seconds / self._runs if self._runs else None
+
+    def _worth_a_pool(self, fn: Callable[[Any], Any], rest: Sequence[Any]) -> bool:
+        rate = self.seconds_per_run
+        if rate is None or self._workers < 2 or len(rest) < 2:
+            return False
+        if rate * sum(_task_runs(t) for t in rest) < self.slow_seconds:
+            return False
+        if self._picklable is None:
+            try:
+                pickle.dumps((fn, rest[0]))
+                self._picklable = True
+            except Exception as err:  # noqa: BLE001 - any pickling failure means: stay in-process
+                self._picklable = False
+                self.note = f"stayed in-process: the work does not pickle ({type(err).__name__})"
+        return self._picklable
+
+    def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        tasks = list(tasks)
+        if self._pool is not None:
+            return self._pool.map(fn, tasks, on_done=on_done)
+        results: list[R] = []
+        for i, task in enumerate(tasks):
+            if self._worth_a_pool(fn, tasks[i:]):
+                self.switched_after = self._runs
+                self.note = (
+                    f"slow target: {self.seconds_per_run * 1e6:.3g} µs a run measured in-process over "  # type: ignore[operator]
+                    f"{self._runs:,} runs; a process pool from then on"
+                )
+                self._pool = ProcessPoolExecutor(self._workers)
+                self.name = "processes"
+
+                def shifted(j: int, result: Any, _at: int = i) -> None:
+                    if on_done is not None:
+                        on_done(_at + j, result)
+
+                return results + self._pool.map(fn, tasks[i:], on_done=shifted)
+            started = time.perf_counter()
+            result = fn(task)
+            self._seconds += time.perf_counter() - started
+            self._runs += _task_runs(task)
+            results.append(result)
+            if on_done is not None:
+                on_done(i, result)
+        return results
+
+    def describe(self) -> str:
+        """What ran: ``in-process``, or ``processes (N workers)`` with when and why it switched."""
+        if self._pool is None:
+            return "in-process" + (f" ({self.note})" if self.note else "")
+        return f"processes ({self._workers} workers; auto, {self.note})"
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+
+    def __repr__(self) -> str:
+        return f"AutoExecutor(workers={self._workers}, slow_seconds={self.slow_seconds!r})"
+
+
+def describe_executor(executor: Executor | None) -> str:
+    """The executor that ran, for a result: its :meth:`AutoExecutor.describe`, else its name (``None``:
+    in-process)."""
+    if executor is None:
+        return "in-process"
+    describe = getattr(executor, "describe", None)
+    return str(describe()) if callable(describe) else str(executor.name)
+
+
 def make_executor(name: str = "in-process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:
     """Return the executor called ``name`` (one of :data:`EXECUTORS`).
 
-    ``workers`` (an int >= 1; default: the CPUs available) applies to ``"processes"`` and to a
-    local Dask cluster; ``scheduler`` (an address) only to ``"dask"``: without it a Dask
-    ``LocalCluster`` is started (and closed with the executor). To use an existing Dask client,
-    construct :class:`DaskExecutor` directly.
+    ``workers`` (an int >= 1; default: the CPUs available) applies to ``"processes"``, to ``"auto"`` (the
+    pool it switches to, :class:`AutoExecutor`) and to a local Dask cluster; ``scheduler`` (an address) only
+    to ``"dask"``: without it a Dask ``LocalCluster`` is started (and closed with the executor). To use an
+    existing Dask client, construct :class:`DaskExecutor` directly.
     """
     check_choice("executor", name, EXECUTORS)
-    if workers is not None and not (name == "processes" or (name == "dask" and scheduler is None)):
+    if workers is not None and not (name in ("processes", "auto") or (name == "dask" and scheduler is None)):
         raise ValueError(
-            f"workers applies only to the 'processes' executor and a local Dask cluster, "
+            f"workers applies only to the 'processes' and 'auto' executors and a local Dask cluster, "
             f"got workers={workers!r} for {name!r}"
         )
     if scheduler is not None and name != "dask":
@@ -339,6 +460,8 @@ def make_executor(name: str = "in-process", *, workers: int | None = None, sched
         return InProcessExecutor()
     if name == "processes":
         return ProcessPoolExecutor(workers)
+    if name == "auto":
+        return AutoExecutor(workers)
     if scheduler is None:
         return DaskExecutor(local=True, workers=workers)
     return DaskExecutor(scheduler)
@@ -416,6 +539,68 @@ def _check_chunk(chunk: _Chunk, start: int, result: np.ndarray) -> None:
         raise ValueError(f"release returned {bad} non-finite value(s) (NaN or ±inf) for {where}")
 
 
+def _plan(
+    release: ReleaseFn,
+    dataset: Any,
+    n: int,
+    seed: int | np.random.SeedSequence,
+    chunk_size: int,
+    transform: Callable[[np.ndarray], np.ndarray] | None,
+) -> list[_Chunk]:
+    """The chunks of ``n`` runs of ``release`` on ``dataset`` (the seed contract of :func:`run_batched`)."""
+    n_chunks = math.ceil(n / chunk_size)
+    seeds = spawn_seeds(seed, n_chunks)
+    return [
+        _Chunk(release, dataset, seeds[i], min(chunk_size, n - i * chunk_size), i, i * chunk_size, transform)
+        for i in range(n_chunks)
+    ]
+
+
+def _check_options(
+    release: object, executor: Executor | None, progress: object, n: int, chunk_size: int
+) -> tuple[Executor, int, int]:
+    if not callable(release):
+        raise ValueError(f"release must be callable, got {release!r}")
+    n = check_count("n", n)
+    chunk_size = check_count("chunk_size", chunk_size)
+    if executor is None:
+        executor = InProcessExecutor()
+    elif not callable(getattr(executor, "map", None)):
+        raise ValueError(f"executor must be an Executor (with a map method), got {executor!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {progress!r}")
+    return executor, n, chunk_size
+
+
+def _run_plans(
+    plans: list[list[_Chunk]], executor: Executor, progress: Callable[[int], None] | None
+) -> list[np.ndarray]:
+    """Run the chunks of every plan in one ``executor.map`` (so that the chunks of D and D′ run side by side) and
+    return each plan's outputs, its chunks concatenated in chunk order."""
+    chunks = [c for plan in plans for c in plan]
+
+    def on_done(i: int, result: np.ndarray) -> None:
+        _check_chunk(chunks[i], chunks[i].start, result)
+        if progress is not None:
+            progress(chunks[i].size)
+
+    results = executor.map(_run_chunk, chunks, on_done=on_done)
+    if len(results) != len(chunks):
+        raise ValueError(f"executor {executor!r} returned {len(results)} results for {len(chunks)} chunks")
+    outputs, at = [], 0
+    for plan in plans:
+        mine, at = results[at : at + len(plan)], at + len(plan)
+        trailing = mine[0].shape[1:]
+        for chunk, result in zip(plan, mine, strict=True):
+            if result.shape[1:] != trailing:
+                raise ValueError(
+                    f"release returned an array of shape {result.shape} for {_describe(chunk, chunk.start)}; "
+                    f"expected trailing shape {trailing} as for chunk 0"
+                )
+        outputs.append(mine[0] if len(mine) == 1 else np.concatenate(mine, axis=0))
+    return outputs
+
+
 def run_batched(
     release: ReleaseFn,
     dataset: Any,
@@ -444,41 +629,8 @@ def run_batched(
     calling process with the number of runs ``m`` of each chunk as it finishes (an increment,
     as ``tqdm``'s ``update`` expects; the increments sum to ``n``).
     """
-    if not callable(release):
-        raise ValueError(f"release must be callable, got {release!r}")
-    n = check_count("n", n)
-    chunk_size = check_count("chunk_size", chunk_size)
-    if executor is None:
-        executor = InProcessExecutor()
-    elif not callable(getattr(executor, "map", None)):
-        raise ValueError(f"executor must be an Executor (with a map method), got {executor!r}")
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable or None, got {progress!r}")
-
-    n_chunks = math.ceil(n / chunk_size)
-    seeds = spawn_seeds(seed, n_chunks)
-    starts = [i * chunk_size for i in range(n_chunks)]
-    chunks = [
-        _Chunk(release, dataset, seeds[i], min(chunk_size, n - starts[i]), i, starts[i], transform)
-        for i in range(n_chunks)
-    ]
-
-    def on_done(i: int, result: np.ndarray) -> None:
-        _check_chunk(chunks[i], starts[i], result)
-        if progress is not None:
-            progress(chunks[i].size)
-
-    results = executor.map(_run_chunk, chunks, on_done=on_done)
-    if len(results) != n_chunks:
-        raise ValueError(f"executor {executor!r} returned {len(results)} results for {n_chunks} chunks")
-    trailing = results[0].shape[1:]
-    for chunk, start, result in zip(chunks, starts, results, strict=True):
-        if result.shape[1:] != trailing:
-            raise ValueError(
-                f"release returned an array of shape {result.shape} for {_describe(chunk, start)}; "
-                f"expected trailing shape {trailing} as for chunk 0"
-            )
-    return results[0] if n_chunks == 1 else np.concatenate(results, axis=0)
+    executor, n, chunk_size = _check_options(release, executor, progress, n, chunk_size)
+    return _run_plans([_plan(release, dataset, n, seed, chunk_size, transform)], executor, progress)[0]
 
 
 def run_pair(
@@ -496,16 +648,13 @@ def run_pair(
     """Return ``n`` runs of ``release`` on ``dataset0`` (D) and ``n`` on ``dataset1`` (D′).
 
     The two datasets get independent streams, children 0 and 1 of ``SeedSequence(seed)``
-    (:func:`spawn_seeds`), each passed to :func:`run_batched` with the other arguments;
-    ``progress`` receives the increments of both runs (summing to ``2n``).
+    (:func:`spawn_seeds`): each output is :func:`run_batched` of its dataset and stream with the other
+    arguments, but the chunks of both datasets go to the executor in one ``map``, so that they run side
+    by side (two single-chunk datasets use two workers); ``progress`` receives the increments of both
+    runs (summing to ``2n``).
     """
     seed0, seed1 = spawn_seeds(seed, 2)
-    kwargs: dict[str, Any] = {
-        "executor": executor,
-        "chunk_size": chunk_size,
-        "progress": progress,
-        "transform": transform,
-    }
-    out0 = run_batched(release, dataset0, n, seed0, **kwargs)
-    out1 = run_batched(release, dataset1, n, seed1, **kwargs)
+    executor, n, chunk_size = _check_options(release, executor, progress, n, chunk_size)
+    plans = [_plan(release, d, n, s, chunk_size, transform) for d, s in ((dataset0, seed0), (dataset1, seed1))]
+    out0, out1 = _run_plans(plans, executor, progress)
     return out0, out1

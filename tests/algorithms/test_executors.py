@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dpkit.algorithms.executors import (
     EXECUTORS,
+    AutoExecutor,
     DaskExecutor,
     InProcessExecutor,
     ProcessPoolExecutor,
@@ -51,6 +52,12 @@ def nan_in_short_chunk(dataset, rng, n):
 
 def inf_everywhere(dataset, rng, n):
     return np.full(n, np.inf)
+
+
+def slow_release(dataset, rng, n):
+    """About a millisecond a run (a slow target)."""
+    time.sleep(1e-3 * n)
+    return float(np.sum(dataset)) + rng.standard_normal((n, 2))
 
 
 def ragged_trailing(dataset, rng, n):
@@ -371,16 +378,20 @@ def test_spawn_seeds_bad_inputs():
 @pytest.mark.parametrize(
     ("args", "kwargs", "message"),
     [
-        (("threads",), {}, r"executor must be one of in-process, processes, dask; got 'threads'"),
+        (("threads",), {}, r"executor must be one of in-process, processes, dask, auto; got 'threads'"),
         (("processes",), {"workers": 0}, r"workers must be an integer >= 1, got 0"),
         (("processes",), {"workers": -2}, r"workers must be an integer >= 1, got -2"),
         (("processes",), {"workers": 1.5}, r"workers must be an integer >= 1, got 1\.5"),
-        (("in-process",), {"workers": 2}, r"workers applies only to the 'processes' executor.*got workers=2"),
+        (
+            ("in-process",),
+            {"workers": 2},
+            r"workers applies only to the 'processes' and 'auto' executors.*got workers=2",
+        ),
         (("processes",), {"scheduler": "tcp://x:1"}, r"scheduler applies only to the 'dask' executor.*'tcp://x:1'"),
         (
             ("dask",),
             {"workers": 4, "scheduler": "tcp://x:1"},
-            r"workers applies only to the 'processes' executor.*got workers=4",
+            r"workers applies only to the 'processes' and 'auto' executors.*got workers=4",
         ),
     ],
 )
@@ -417,7 +428,7 @@ def test_dask_missing_says_what_to_install(monkeypatch):
 
 
 def test_make_executor_names_and_defaults():
-    assert EXECUTORS == ("in-process", "processes", "dask")
+    assert EXECUTORS == ("in-process", "processes", "dask", "auto")
     ex = make_executor()
     assert isinstance(ex, InProcessExecutor) and ex.name == "in-process" and ex.workers == 1
     with make_executor("processes", workers=3) as pool:
@@ -459,3 +470,45 @@ def test_unreachable_dask_scheduler_is_one_error_naming_it(monkeypatch):
     monkeypatch.setattr(DaskExecutor, "connect_timeout", 1.0)
     with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'"):
         DaskExecutor("tcp://127.0.0.1:9")
+
+
+# ---------------------------------------------------------------------------------------------
+# The auto executor
+
+
+def test_auto_executor_moves_slow_work_to_a_pool_and_the_result_does_not_change():
+    reference = run_pair(slow_release, DATASET, DATASET, 200, 4, chunk_size=25)
+    with AutoExecutor(workers=2, slow_seconds=0.05) as auto:
+        assert auto.name == "in-process" and auto.workers == 1
+        seen = []
+        out0, out1 = run_pair(
+            slow_release, DATASET, DATASET, 200, 4, chunk_size=25, executor=auto, progress=seen.append
+        )
+        # the first chunk ran here (25 ms measured), the 15 left (~0.4 s projected) on the pool
+        assert auto.name == "processes" and auto.workers == 2 and auto.switched_after == 25
+        assert "a process pool from then on" in auto.describe() and sum(seen) == 400
+        again = run_pair(slow_release, DATASET, DATASET, 50, 5, chunk_size=25, executor=auto)  # stays on the pool
+    np.testing.assert_array_equal(out0, reference[0])
+    np.testing.assert_array_equal(out1, reference[1])
+    np.testing.assert_array_equal(again[0], run_pair(slow_release, DATASET, DATASET, 50, 5, chunk_size=25)[0])
+
+
+def test_auto_executor_stays_in_process_for_cheap_or_unpicklable_work():
+    with AutoExecutor(workers=2) as auto:  # 2 s of projected work before it moves
+        run_pair(noisy_sum, DATASET, DATASET, 20_000, 1, chunk_size=1_000, executor=auto)
+        assert auto.name == "in-process" and auto.switched_after is None and auto.describe() == "in-process"
+    closure = lambda ds, rng, n: slow_release(ds, rng, n)  # noqa: E731 - does not pickle
+    with AutoExecutor(workers=2, slow_seconds=0.0) as auto:
+        run_batched(closure, DATASET, 60, 2, chunk_size=20, executor=auto)
+        assert auto.name == "in-process" and "does not pickle" in auto.describe()
+    with AutoExecutor(workers=1, slow_seconds=0.0) as auto:  # one core: nothing to gain
+        run_batched(slow_release, DATASET, 60, 2, chunk_size=20, executor=auto)
+        assert auto.name == "in-process"
+
+
+def test_auto_executor_bad_inputs():
+    with pytest.raises(ValueError, match="slow_seconds must be a finite number >= 0, got -1"):
+        AutoExecutor(slow_seconds=-1)
+    with pytest.raises(ValueError, match="workers"):
+        AutoExecutor(workers=0)
+    assert isinstance(make_executor("auto", workers=3), AutoExecutor)
