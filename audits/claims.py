@@ -11,7 +11,8 @@ A claim is data. The audit reads from it
   curve f). A test whose error rates lie strictly below f refutes the claim. The curve is computed
   in the claim's favour (a hair *below* the true curve), so numerics never produce a false violation;
 * :meth:`Claim.epsilon_at` — the ε it allows at a δ;
-* :attr:`Claim.mu` — for claims that imply μ-GDP (gdp, gaussian, ledger), that μ.
+* :attr:`Claim.mu` — for claims that imply μ-GDP (gdp, gaussian, ledger), that μ;
+* :meth:`Claim.profile` — the δ it allows at each ε (the tangent lines of its curve), rounded up.
 
 A ρ-zCDP or RDP claim does not imply a GDP curve; its trade-off curve is the pointwise largest of
 the (ε(δ'), δ') curves that its optimal conversion gives over a grid of δ'. Every such pair is implied
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.gdp import gdp_delta, gdp_epsilon
 from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.rdp import rdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_positive, check_real
@@ -188,6 +189,36 @@ class Claim:
             for eps, d in self._envelope:
                 f = np.maximum(f, _dp_curve(x, eps, d))
         return np.maximum(0.0, f - _SLACK)
+
+    def profile(self, epsilon: Any) -> np.ndarray:
+        """The δ the claim allows at each ε in ``epsilon`` (its privacy profile δ(ε); vectorised, ε >= 0), rounded up.
+
+        Every (ε, δ(ε)) is a guarantee the claim implies: for every test of D against D′ (in either direction)
+        TPR <= e^ε FPR + δ(ε) — the tangent lines of the trade-off curve, which the sequential audit bets on
+        (:mod:`dpkit.audits.sequential`). dp (ε₀, δ₀): δ₀ for ε >= ε₀, else
+        max(δ₀, 1 − (1 + e^ε)(1 − δ₀)/(1 + e^ε₀)) (the curve's corner); claims that imply GDP: the exact
+        δ(ε) of μ-GDP (:func:`~dpkit.accountant.gdp.gdp_delta`, rounded up); zCDP and RDP: the smallest δ' of the
+        envelope's (ε(δ'), δ') with ε(δ') <= ε (1 when there is none). Never below the true profile.
+        """
+        eps = np.asarray(epsilon, dtype=float)
+        if np.any(~(eps >= 0.0)):
+            raise ValueError(f"epsilon must be >= 0 (inf allowed), got {epsilon!r}")
+        flat = eps.reshape(-1)
+        if self.kind in _GDP_KINDS:
+            out = np.array([gdp_delta(self.mu, float(e)) for e in flat])  # type: ignore[arg-type]
+        elif self.kind == "dp":
+            e0, d0 = float(self.epsilon), float(self.delta)  # type: ignore[arg-type]
+            if math.isinf(e0):
+                out = np.where(np.isinf(flat), d0, 1.0)  # (∞, δ₀) bounds no finite-ε test
+            else:
+                with np.errstate(over="ignore"):
+                    corner = 1.0 - (1.0 - d0) * (1.0 + np.exp(flat)) / (1.0 + math.exp(e0))
+                out = np.where(flat >= e0, d0, np.maximum(d0, corner))
+            out = np.minimum(1.0, out + _SLACK)
+        else:
+            pairs = [(e, d) for e, d in self._envelope if math.isfinite(e)]
+            out = np.array([min([d for e, d in pairs if e <= x], default=1.0) for x in flat])
+        return np.clip(out, 0.0, 1.0).reshape(eps.shape)
 
     @functools.cached_property
     def _envelope(self) -> tuple[tuple[float, float], ...]:

@@ -43,6 +43,7 @@ Why the violations violate:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ __all__ = [
     "LATTICE_STEP",
     "SKIP_PROBABILITY",
     "ZooCase",
+    "at_the_claim",
     "binary_randomized_response",
     "gaussian_mechanism",
     "kary_randomized_response",
@@ -188,3 +190,43 @@ def leak_zoo() -> tuple[ZooCase, ...]:
         ZooCase("binary-rr", binary_randomized_response, 0, 1, pure, False, "keep-probability e/(1 + e) is pure 1-DP"),
         ZooCase("kary-rr", kary_randomized_response, 0, 1, pure, True, "4-ary RR keeping w.p. 4/7 has ε = ln 4"),
     )
+
+
+# -- mechanisms exactly at a claim (the worst case a false-alarm test can face) ---------------------------------
+
+
+def _shifted_gaussian(mu: float, bit: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    return float(bit) * mu + rng.standard_normal((n, 1))
+
+
+def _shifted_laplace(epsilon: float, bit: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    return float(bit) * epsilon + rng.laplace(0.0, 1.0, (n, 1))
+
+
+def _revealing_response(epsilon: float, delta: float, bit: float, rng: np.random.Generator, n: int) -> np.ndarray:
+    """With probability δ the bit itself (±2), else randomized response keeping it w.p. e^ε/(1 + e^ε) (±1)."""
+    sign = 2.0 * float(bit) - 1.0
+    keep = rng.random((n, 1)) < math.exp(epsilon) / (1.0 + math.exp(epsilon))
+    out = np.where(keep, sign, -sign)
+    return np.where(rng.random((n, 1)) < delta, 2.0 * sign, out)
+
+
+def at_the_claim(claim: Claim) -> tuple[Callable[[Any, np.random.Generator, int], np.ndarray], float, float]:
+    """A release function and its neighbouring datasets (0.0 and 1.0) that meet ``claim`` with equality — as
+    leaky as the claim allows, the hardest case for an audit's false-alarm rate. Claims that imply GDP and
+    ρ-zCDP: the shift μ (μ = sqrt(2ρ)) of a unit Gaussian, exactly μ-GDP and ρ-zCDP; pure ε-DP: a Laplace(1)
+    shifted by ε, on its (ε, 0) tangent at every threshold beyond the shift; (ε, δ)-DP with δ > 0: the bit
+    revealed w.p. δ, else ε-randomized response, whose trade-off curve is the claim's own. Picklable."""
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    if claim.mu is not None:
+        release = functools.partial(_shifted_gaussian, float(claim.mu))
+    elif claim.kind == "zcdp":
+        release = functools.partial(_shifted_gaussian, math.sqrt(2.0 * float(claim.rho)))  # type: ignore[arg-type]
+    elif claim.kind == "dp" and math.isfinite(claim.epsilon) and claim.delta == 0.0:  # type: ignore[arg-type]
+        release = functools.partial(_shifted_laplace, float(claim.epsilon))  # type: ignore[arg-type]
+    elif claim.kind == "dp" and math.isfinite(claim.epsilon):  # type: ignore[arg-type]
+        release = functools.partial(_revealing_response, float(claim.epsilon), float(claim.delta))  # type: ignore[arg-type]
+    else:
+        raise ValueError(f"no mechanism exactly at {claim.describe()} is provided (gdp, gaussian, ledger, zcdp, dp)")
+    return release, 0.0, 1.0
