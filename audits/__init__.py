@@ -4,7 +4,8 @@ A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neig
 (:mod:`dpkit.algorithms.executors`: in-process, process pool or Dask, with seeds that make the result
 independent of the executor), an attack scores each output (:mod:`dpkit.audits.attacks`), and
 :mod:`dpkit.audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
-bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`.
+bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`;
+:mod:`dpkit.audits.sequential` does the same with runs in batches and stops as soon as a violation is certain.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ from .estimators import (
 )
 from .neighbours import NeighbourSearch, audit_searched, search_neighbours
 from .one_run import OneRunResult, audit_one_run_target, judge_one_run
+from .sequential import (
+    SequentialPlan,
+    SequentialResult,
+    audit_sequential,
+    audit_sequential_batches,
+    plan_sequential,
+    release_source,
+)
 
 __all__ = [
     "ATTACK_NAMES",
@@ -92,4 +101,10 @@ __all__ = [
     "OneRunResult",
     "audit_one_run_target",
     "judge_one_run",
+    "SequentialPlan",
+    "SequentialResult",
+    "audit_sequential",
+    "audit_sequential_batches",
+    "plan_sequential",
+    "release_source",
 ]

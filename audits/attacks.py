@@ -896,6 +896,10 @@ class DensityRatioAttack(Attack):
         )
 
 
+#: Below this many training rows, :class:`BoostingAttack` fits on one thread.
+_THREADED_ROWS = 100_000
+
+
 class BoostingAttack(Attack):
     """A nonlinear learned attack: scikit-learn's histogram gradient boosting, scored by its log-odds.
 
@@ -952,7 +956,13 @@ class BoostingAttack(Attack):
             n_iter_no_change=10,
             random_state=self.seed,
         )
-        self.model_ = model.fit(x, y)
+        if x.shape[0] < _THREADED_ROWS:  # OpenMP's start-up dominates small fits (seconds on a loaded machine)
+            from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+            with threadpool_limits(1):
+                self.model_ = model.fit(x, y)
+        else:
+            self.model_ = model.fit(x, y)
         self._k = x0.shape[1]
         return self
 

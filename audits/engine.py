@@ -28,18 +28,21 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_probability
-from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor, run_pair, spawn_seeds
 
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
 from .verdicts import VERDICTS, Judgement, judge
+
+if TYPE_CHECKING:
+    from .sequential import SequentialResult
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
 
@@ -311,9 +314,28 @@ def audit(
     (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("eer", "mu" or "epsilon", see
     :func:`~dpkit.audits.estimators.select_threshold`) restricts the thresholds; by default all three are
     evaluated at α/3 each — the equal-error threshold is the robust one for symmetric trade-offs, the
-    μ-maximising one finds asymmetric ones, the ε-maximising one sits in a tail.
+    μ-maximising one finds asymmetric ones, the ε-maximising one sits in a tail. ``executor=None`` is an
+    :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the target is fast, every
+    core once the work ahead of a split is projected at 2 s or more in-process.
     """
     alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
+    if executor is None:
+        with AutoExecutor() as auto:
+            return audit(
+                release,
+                dataset0,
+                dataset1,
+                claim,
+                attack=attack,
+                runs=runs,
+                seed=seed,
+                alpha=alpha,
+                delta=delta,
+                objective=objective,
+                executor=auto,
+                chunk_size=chunk_size,
+                progress=progress,
+            )
     runs = check_count("runs", runs)
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
@@ -359,7 +381,7 @@ def audit(
         seed=int(seed),
         started=started,
         candidates=notes + rows,
-        executor="in-process" if executor is None else executor.name,
+        executor=describe_executor(executor),
     )
 
 
@@ -432,13 +454,14 @@ def audit_outputs(
 
 @dataclass(frozen=True)
 class PairsResult:
-    """Audits of several neighbouring pairs at α/len(pairs) each; the verdict is the worst one."""
+    """Audits of several neighbouring pairs at α/len(pairs) each; the verdict is the worst one. Sequential audits
+    (:class:`~dpkit.audits.sequential.SequentialResult`) stop at the first pair that is a violation."""
 
-    results: tuple[AuditResult, ...]
+    results: tuple[AuditResult | SequentialResult, ...]
     alpha: float
 
     @property
-    def strongest(self) -> AuditResult:
+    def strongest(self) -> AuditResult | SequentialResult:
         """The pair with the largest μ lower bound (then ε lower bound)."""
         return max(self.results, key=lambda r: (r.mu_lower, r.epsilon_lower))
 
@@ -467,23 +490,31 @@ def audit_pairs(
     alpha: float = 0.05,
     attack: Attack | str | Callable[[], Attack] = AUTO,
     seed: int = 0,
+    sequential: bool = False,
     **options: Any,
 ) -> PairsResult:
     """Audit every pair in ``pairs`` at confidence 1 − α/len(pairs) each (a union bound).
 
     ``attack`` may be a factory (called once per pair) so that learned attacks are fitted afresh;
-    a name makes a new attack per pair. Pair i uses seed ``seed + i``.
+    a name makes a new attack per pair. Pair i uses seed ``seed + i``. ``sequential``: each pair gets
+    :func:`~dpkit.audits.sequential.audit_sequential` (``options`` may then hold ``on_look``), and the pairs
+    after the first violation are not audited (the verdict is already a violation).
     """
+    from .sequential import audit_sequential
+
     pairs = list(pairs)
     if not pairs:
         raise ValueError("pairs must hold at least one (dataset0, dataset1) pair")
     alpha = check_probability("alpha", alpha)
-    results = []
+    results: list[AuditResult | SequentialResult] = []
+    run: Callable[..., AuditResult | SequentialResult] = audit_sequential if sequential else audit
     for i, (d0, d1) in enumerate(pairs):
         att = attack() if callable(attack) and not isinstance(attack, Attack) else attack
         if isinstance(att, Attack) and att.needs_fit and not callable(attack):
             raise ValueError(
                 "pass a learned attack by name or as a factory: one fitted instance cannot serve every pair"
             )
-        results.append(audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options))
+        results.append(run(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options))
+        if sequential and results[-1].verdict == "violation":
+            break
     return PairsResult(tuple(results), alpha)

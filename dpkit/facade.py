@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from dpkit.accountant.calibration import Calibration
     from dpkit.audits.engine import AuditResult
     from dpkit.audits.rl import RlPositionsAudit
+    from dpkit.audits.sequential import SequentialResult
     from dpkit.reports.config import ReportConfig
 
 __all__ = ["audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
@@ -56,13 +57,21 @@ def gaussian_epsilon(
     return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
 
 
-def audit(release: Callable[..., Any], dataset0: Any, dataset1: Any, **options: Any) -> AuditResult:
+def audit(
+    release: Callable[..., Any], dataset0: Any, dataset1: Any, *, sequential: bool = False, **options: Any
+) -> AuditResult | SequentialResult:
     """Audit a release function ``release(dataset, rng, n)`` on the neighbouring pair
     (``dataset0``, ``dataset1``) against ``claim=`` (a :class:`dpkit.Claim`): a lower bound on ε
     at confidence 1 − ``alpha``, an estimate, and a verdict (``violation``, ``consistent`` or
     ``inconclusive``). Options are those of :func:`dpkit.audits.audit` (``claim``, ``attack``,
-    ``runs``, ``seed``, ``alpha``, ``executor``, …), all keyword-only.
+    ``runs``, ``seed``, ``alpha``, ``executor``, …), all keyword-only. ``sequential=True``: the
+    anytime-valid audit that stops as soon as a violation is certain
+    (:func:`dpkit.audits.sequential.audit_sequential`, docs/sequential.md).
     """
+    if sequential:
+        from dpkit.audits.sequential import audit_sequential
+
+        return audit_sequential(release, dataset0, dataset1, **options)
     from dpkit.audits.engine import audit as _audit
 
     return _audit(release, dataset0, dataset1, **options)

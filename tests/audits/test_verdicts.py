@@ -105,6 +105,37 @@ def test_a_mechanism_exactly_at_the_claim_is_called_a_violation_at_most_alpha(cl
     assert alarms / trials <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / trials)
 
 
+@pytest.mark.parametrize(
+    "claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)], ids=lambda c: c.describe()
+)
+def test_the_same_in_sequential_mode_under_optional_stopping(claim: Claim) -> None:
+    """The sequential audit (:mod:`dpkit.audits.sequential`) of the strongest mechanism the claim allows
+    (:func:`~dpkit.audits.mechanisms.at_the_claim`), its e-process looked at after every pair and stopped at its
+    first crossing: the e-process crosses for at most α/2 of the seeds (Ville), the audit — e-process or final
+    test — is a violation for at most α. α = 0.2, so that the bound is tested and not only its tail; a bet chosen
+    on the pairs it is played on would cross for most seeds (tests/audits/test_sequential.py)."""
+    from dpkit.audits import ScoreFunction
+    from dpkit.audits.mechanisms import at_the_claim
+    from dpkit.audits.sequential import SEQUENTIAL_SHARE, audit_sequential_batches, release_source
+
+    release, d0, d1 = at_the_claim(claim)
+    identity = ScoreFunction(_first_column, name="identity")  # the likelihood ratio's order for these mechanisms
+    seeds, alpha = 60, 0.2
+    crossed = violations = 0
+    for seed in range(seeds):
+        source = release_source(release, d0, d1, seed=seed)
+        r = audit_sequential_batches(source, claim, runs=1_000, attack=identity, alpha=alpha)
+        crossed += r.e_value_max >= r.threshold
+        violations += r.verdict == "violation"
+    noise = 3 * math.sqrt(alpha * (1 - alpha) / seeds)
+    assert crossed / seeds <= alpha * SEQUENTIAL_SHARE + noise
+    assert violations / seeds <= alpha + noise
+
+
+def _first_column(outputs: np.ndarray) -> np.ndarray:
+    return np.asarray(outputs)[:, 0]
+
+
 def test_power_grows_with_runs_and_decides_inconclusive() -> None:
     claim = Claim.gdp(0.5)
     powers = [power_bound(claim, n0=n, n1=n, alpha=0.05, delta=1e-5) for n in (50, 1000, 100_000)]
