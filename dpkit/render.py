@@ -22,6 +22,7 @@ __all__ = [
     "stderr_console",
     "busy",
     "progress_bar",
+    "progress_with_status",
     "StageClock",
     "stage_progress",
 ]
@@ -137,6 +138,26 @@ def progress_bar(description: str, total: float) -> Iterator[Callable[[float], N
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task(description, total=total)
         yield lambda k: progress.advance(task, k)
+
+
+@contextlib.contextmanager
+def progress_with_status(
+    description: str, total: float
+) -> Iterator[tuple[Callable[[float], None], Callable[[str], None]]]:
+    """A transient progress bar on stderr (only on a terminal) whose text can change as evidence arrives; yields
+    ``(advance, status)``: ``advance(k)`` moves the bar, ``status(text)`` shows ``text`` after ``description``."""
+    console = stderr_console()
+    if not console.is_terminal:
+        yield (lambda k: None), (lambda text: None)
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(description, total=total)
+        yield (
+            lambda k: progress.advance(task, k),
+            lambda text: progress.update(task, description=f"{description} · {text}"),
+        )
 
 
 class StageClock:

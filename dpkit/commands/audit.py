@@ -29,6 +29,7 @@ FORMS: dict[str, tuple[str, ...]] = {
         "claim_file",
         "trials",
         "chunk_size",
+        "sequential",
     ),
     "both": (
         "algorithm",
@@ -144,8 +145,20 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     "learned (logistic) | density-ratio | atoms | boosting | histogram | FILE.py:SCORE; "
     "ALGORITHM form: auto (white-box or learned, chosen on a held-out split) | white-box | learned.",
 )
-@click.option("--executor", type=click.Choice(("local", "processes", "dask")), default="local", show_default=True)
-@click.option("--workers", type=NUMBER, default=None, help="Process-pool or local Dask cluster size.")
+@click.option(
+    "--sequential",
+    is_flag=True,
+    help="--target: stop as soon as the evidence is certain (an anytime-valid e-value test, docs/sequential.md); "
+    "--trials is then the fixed audit it stands in for (budget at most ~1.2× it).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(("auto", "local", "processes", "dask")),
+    default=None,
+    help="Where the runs go [default: auto for a --target (local until the target is slow, then every core), "
+    "local for an ALGORITHM].",
+)
+@click.option("--workers", type=NUMBER, default=None, help="Process-pool (or auto's pool) or local Dask cluster size.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask; default: a local cluster).")
 @click.option("--seed", type=NUMBER, default=0, show_default=True)
 @click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
@@ -161,7 +174,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     dpkit audit ALGORITHM [--sigma paper|tight|VALUE] [--observer …] [--runs N] [--episodes K]
     dpkit audit --agent FILE.py:NAME [the options of ALGORITHM]
     dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run [--canaries M] [--sigma …] [--epsilon E --delta D]
-    dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D
+    dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D [--sequential]
     dpkit audit --target FILE.py:FN --one-run --canary-records FILE.py:NAME [--canaries M] --epsilon E --delta D
     """
     algorithm, target, neighbours = params["algorithm"], params["target"], params["neighbours"]
@@ -179,6 +192,8 @@ def audit(ctx: click.Context, **params: Any) -> int:
         raise click.UsageError("give --neighbours with --target (or --one-run with --canary-records)")
     form = "an ALGORITHM audit" if algorithm is not None else "a --target audit"
     refuse_options(ctx, [name for other, names in FORMS.items() if other not in (form, "both") for name in names], form)
+    if params["executor"] is None:
+        params["executor"] = "local" if algorithm is not None or params["one_run"] else "auto"
     _refuse_executor_options(ctx, executor=str(params["executor"]))
     if algorithm is not None:
         if given(ctx, "attack") and params["attack"] not in ALGORITHM_ATTACKS:
@@ -203,7 +218,16 @@ def audit(ctx: click.Context, **params: Any) -> int:
         )
     one_run_only = ("canary_records", "dataset", "score", "canaries")
     if params["one_run"]:
-        target_many_run = ("neighbours", "trials", "attack", "executor", "workers", "scheduler", "chunk_size")
+        target_many_run = (
+            "neighbours",
+            "trials",
+            "attack",
+            "executor",
+            "workers",
+            "scheduler",
+            "chunk_size",
+            "sequential",
+        )
         refuse_options(ctx, target_many_run, "a --one-run audit of a --target (one run, canary records)")
         from .audit_one_run_target import audit_one_run_target
 

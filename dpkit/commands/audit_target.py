@@ -9,7 +9,7 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
-from dpkit.render import emit_json, format_number, print_table, progress_bar
+from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
 from .options import read_ledger
 
@@ -36,14 +36,17 @@ def audit_target(
     scheduler: str | None,
     seed: float,
     chunk_size: float,
+    sequential: bool,
     as_json: bool,
 ) -> int:
     """Audit the release function ``target`` on the pairs ``neighbours`` against the one claim given.
 
     The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
     1 for a violation of the claim, 0 otherwise. An exception of the user's code is one error line.
+    ``sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar showing the
+    e-value, the runs used and the budget.
     """
-    from dpkit.algorithms.executors import make_executor
+    from dpkit.algorithms.executors import describe_executor, make_executor
     from dpkit.audits import audit_pairs
     from dpkit.loading import FileFunction
 
@@ -67,10 +70,23 @@ def audit_target(
     chosen = attack_choice(attack)
     name = {"local": "in-process"}.get(executor, executor)
     n_workers = None if workers is None else accountant.check_count("workers", workers)
+    budget = runs
+    if sequential:
+        from dpkit.audits.engine import _candidates
+        from dpkit.audits.sequential import plan_sequential
+
+        fits = any(a.needs_fit for a in _candidates(chosen))
+        budget = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits).budget
+    options: dict[str, Any] = {"runs": runs, "chunk_size": chunk, "sequential": sequential}
     with (
         make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
-        progress_bar("auditing", 2 * runs * len(pairs)) as advance,
+        progress_with_status("auditing" + (" (sequential)" if sequential else ""), 2 * budget * len(pairs)) as (
+            advance,
+            status,
+        ),
     ):
+        if sequential:
+            options["on_look"] = lambda look: status(_evidence(look, budget, confidence))
         try:
             result = audit_pairs(
                 release,
@@ -79,23 +95,31 @@ def audit_target(
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
-                runs=runs,
                 delta=delta if claim.kind != "dp" else None,
                 executor=pool,
-                chunk_size=chunk,
                 progress=advance,
+                **options,
             )
         except (ValueError, TypeError):
             raise
         except Exception as err:  # the user's code raised: one line, no traceback
             raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
+        ran = describe_executor(pool)
     best = result.strongest
     out = best.to_dict()
-    out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best))
+    out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best), executor=ran)
+    if sequential:
+        out.update(
+            pairs_audited=len(result.results),
+            runs_used_all_pairs=sum(r.runs_used for r in result.results),  # type: ignore[union-attr, misc]
+        )
     if as_json:
         emit_json(out)
         return 1 if result.verdict == "violation" else 0
-    est = best.estimate
+    if sequential:
+        _print_sequential(target, claim, result, best, confidence, ran, len(pairs))
+        return 1 if result.verdict == "violation" else 0
+    est = best.estimate  # type: ignore[union-attr]
     reason = (
         ""
         if result.verdict != "inconclusive"
@@ -114,7 +138,7 @@ def audit_target(
                 f"{format_number(est.mu_interval[1], 6)}]",
             ],
             ["claimed μ", format_number(best.claimed_mu, 6)],
-            ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],
+            ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],  # type: ignore[union-attr]
             [
                 "power (bound an ideal attack certifies at the claim) / ratio",
                 f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}",
@@ -122,10 +146,66 @@ def audit_target(
             ["attack", best.attack],
             ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
             ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
+            ["executor", ran],
             ["confidence", format_number(confidence)],
         ],
     )
     return 1 if result.verdict == "violation" else 0
+
+
+def _evidence(look: Any, budget: int, confidence: float) -> str:
+    """The progress bar's text after a batch: the e-value against its threshold, runs used of the budget."""
+    from dpkit.audits.sequential import SEQUENTIAL_SHARE
+
+    level = 1.0 / ((1.0 - confidence) * SEQUENTIAL_SHARE)
+    bound = f", bound ≥ {format_number(look.bound, 4)}" if look.bound > 0 else ""
+    runs = f"runs {look.runs_used:,}/{budget:,}"
+    return f"e-value {format_number(look.e_value, 3)} / {format_number(level, 3)}{bound}, {runs}"
+
+
+def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidence: float, ran: str, pairs: int) -> None:
+    """The table of a sequential audit: the verdict and why it stopped, the bounds, the evidence, the runs."""
+    d = best.to_dict()
+    ev = d["evidence"]
+    if best.stopped_early:
+        why = (
+            f" (stopped after {best.runs_used:,} of {best.runs:,} runs per dataset: e-value "
+            f"{format_number(ev['e_value_max'], 4)} ≥ {format_number(ev['threshold'], 4)})"
+        )
+    elif result.verdict == "inconclusive":
+        why = f" (power {format_number(best.power_ratio, 3)} of the claim < 0.5: more --trials)"
+    else:
+        why = f" (ran its budget of {best.runs:,} runs per dataset)"
+    unit = "μ" if claim.unit == "mu" else "ε"
+    print_table(
+        f"Sequential audit of {target} against {claim.describe()}: {result.verdict}{why}",
+        ["", "value"],
+        [
+            ["ε lower bound (δ = " + format_number(d["delta"]) + ")", format_number(best.epsilon_lower, 6)],
+            ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+            ["μ lower bound", format_number(best.mu_lower, 6)],
+            ["μ estimate", format_number(d["mu_estimate"], 6)],
+            ["claimed μ", format_number(best.claimed_mu, 6)],
+            [
+                "e-value (its largest) / stop at 1/(α/2)",
+                f"{format_number(ev['e_value'], 4)} ({format_number(ev['e_value_max'], 4)}) / "
+                f"{format_number(ev['threshold'], 4)}",
+            ],
+            [f"{unit} the e-values certify (above it)", format_number(ev["bound"], 6)],
+            [
+                "power of the final test (α/2) / ratio",
+                f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}",
+            ],
+            ["attack", best.attack],
+            [
+                "runs used / budget per dataset (fixed audit: --trials)",
+                f"{best.runs_used:,} / {best.runs:,} ({best.plan.runs:,})",
+            ],
+            ["pairs audited / given", f"{len(result.results)} / {pairs}"],
+            ["executor", ran],
+            ["confidence", format_number(confidence)],
+        ],
+    )
 
 
 def target_claim(

@@ -99,13 +99,42 @@ def test_audit_attacks(capsys: pytest.CaptureFixture[str], mech: Path, extra: li
     assert obj["verdict"] == "consistent" and obj["claimed_epsilon"] == 1.0
 
 
-def test_same_seed_identical_json_under_every_executor(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
-    base = ["--mu", "0.5", "--trials", "6000", "--chunk-size", "1000", "--seed", "7"]
-    local = audit_json(capsys, mech, *base)
-    assert audit_json(capsys, mech, *base) == local
-    assert audit_json(capsys, mech, *base, "--executor", "processes", "--workers", "1") == local
-    assert audit_json(capsys, mech, *base, "--executor", "processes", "--workers", "2") == local
-    assert audit_json(capsys, mech, *base[:-1], "8") != local
+def test_sequential_audit_stops_early_on_a_violation(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
+    argv = ["audit", "--target", f"{mech}:weak", "--neighbours", f"{mech}:PAIR", "--mu", "0.5", "--sequential"]
+    code, out, err = run(capsys, *argv, "--json")
+    obj = json.loads(out)
+    assert code == 1 and obj["verdict"] == "violation" and obj["stopped_early"] is True
+    assert obj["runs"] > 100_000 == obj["fixed_runs"] and obj["runs_used"] * 20 <= obj["fixed_runs"]
+    assert obj["runs_used_all_pairs"] == obj["runs_used"] and obj["executor"] == "in-process"
+    assert obj["evidence"]["e_value_max"] >= obj["evidence"]["threshold"] == 40.0 and obj["mu_lower"] >= 0.5
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and "Sequential audit" in out and "violation (stopped after" in out and "e-value" in out
+
+
+def test_sequential_audit_of_a_correct_target_runs_its_budget(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
+    obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "20000", "--sequential")
+    assert obj["verdict"] == "consistent" and obj["stopped_early"] is False
+    assert obj["runs_used"] == obj["runs"] <= 1.3 * 20_000 and obj["power_ratio"] >= 0.5
+    assert obj["evidence"]["alpha_final"] == obj["evidence"]["alpha_sequential"] == 0.025
+
+
+def _ran(obj: dict) -> tuple[str, dict]:
+    """The executor that ran (the output says it) and the rest of the JSON, which must not depend on it."""
+    rest = dict(obj)
+    return rest.pop("executor"), rest
+
+
+@pytest.mark.parametrize("mode", [[], ["--sequential"]], ids=["fixed", "sequential"])
+def test_same_seed_identical_json_under_every_executor(
+    capsys: pytest.CaptureFixture[str], mech: Path, mode: list[str]
+) -> None:
+    base = ["--mu", "0.5", "--trials", "6000", "--chunk-size", "1000", "--seed", "7", *mode]
+    ran, local = _ran(audit_json(capsys, mech, *base))
+    assert ran == "in-process"  # auto: a fast target stays in this process
+    assert _ran(audit_json(capsys, mech, *base, "--executor", "local")) == ("in-process", local)
+    assert _ran(audit_json(capsys, mech, *base, "--executor", "processes", "--workers", "1")) == ("processes", local)
+    assert _ran(audit_json(capsys, mech, *base, "--executor", "processes", "--workers", "2")) == ("processes", local)
+    assert _ran(audit_json(capsys, mech, *base[:7], "8", *mode))[1] != local
 
 
 def test_audit_several_pairs(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
@@ -182,7 +211,7 @@ def test_dask_executor_gives_the_same_json(capsys: pytest.CaptureFixture[str], m
     local = audit_json(capsys, mech, *base)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         remote = audit_json(capsys, mech, *base, "--executor", "dask", "--scheduler", cluster.scheduler_address)
-    assert remote == local
+    assert _ran(remote) == ("dask", _ran(local)[1])
 
 
 RR = """

@@ -56,6 +56,7 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "claim_file": ["--claim", "x.json"],
         "trials": ["--trials", "10"],
         "chunk_size": ["--chunk-size", "10"],
+        "sequential": ["--sequential"],
         "canary_records": ["--canary-records", "m.py:C"],
         "dataset": ["--dataset", "m.py:D"],
         "score": ["--score", "m.py:S"],
@@ -185,8 +186,16 @@ REFUSED = [
         "--workers does not apply to a --scheduler's cluster",
     ),
     (
-        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--workers", "2"],
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--executor", "local", "--workers", "2"],
         "--workers does not apply to --executor local",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1", "--scheduler", "tcp://x:1"],
+        "--scheduler does not apply to --executor auto",
+    ),
+    (
+        ["audit", "--target", "m.py:f", "--one-run", "--canary-records", "m.py:C", "--mu", "1", "--sequential"],
+        "--sequential does not apply to a --one-run audit of a --target",
     ),
     # dpkit audit --target: exactly one claim
     (["audit", "--target", "m.py:f", "--neighbours", "m.py:P"], "give exactly one claim"),
