@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/subsampled.py
 	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/audit_scale.py
+	$(BIN)/python bench/sequential.py
 	$(BIN)/python bench/false_alarms.py
 	$(BIN)/python bench/one_run.py
 	$(BIN)/python bench/one_run_target.py

@@ -52,7 +52,7 @@ from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor
 from .attacks import Attack
 from .claims import Claim
 from .engine import AUTO, TRAIN_CAP, AuditResult, _candidates, _check_common, _choose, _fit, _result, _ScoreAll
-from .estimators import _rates_at_all_thresholds, mu_from_rates
+from .estimators import _rates_at_all_thresholds, mu_from_rates, select_threshold
 from .verdicts import power_bound
 
 __all__ = [
@@ -645,19 +645,23 @@ class _Audit:
     def _start(self, bets: list[Bet | None]) -> None:
         for p, bet in zip(self.chain, bets, strict=True):
             p.start(bet)
+        self.played: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
 
     def _play(self, s0: np.ndarray, s1: np.ndarray) -> None:
         start = self.runs_used - s0.size
         for p in self.chain:
             p.play(s0, s1, start=start, log_level=self.log_level)
-        bet = self.chain[0].bet
-        if bet is not None:
-            a, b = bet.events(s0, s1)
-            fpr, fnr = (float(b.mean()), 1.0 - float(a.mean()))
-            self.last_rates = (fpr, fnr) if bet.direction > 0 else (fnr, fpr)
-            k0 = int(np.count_nonzero(s0 > bet.threshold))
-            k1 = int(np.count_nonzero(s1 <= bet.threshold))
-            self.last_mu = abs(mu_from_rates(float(_rate(k0, s0.size)), float(_rate(k1, s1.size))))
+        if self.chain[0].bet is not None and _finite(s0) and _finite(s1):
+            # the estimate: the GDP reading of the bet attack's error rates at its equal-error threshold on the runs
+            # of this batch
+            self.played[0].append(s0)
+            self.played[1].append(s1)
+            s0, s1 = np.concatenate(self.played[0]), np.concatenate(self.played[1])
+            t = select_threshold(s0, s1, "eer")
+            fp, fn = int(np.count_nonzero(s0 > t)), int(np.count_nonzero(s1 <= t))
+            fpr, fnr = float(_rate(fp, s0.size)), float(_rate(fn, s1.size))
+            self.last_rates = (fpr, fnr)
+            self.last_mu = abs(mu_from_rates(fpr, fnr))
 
     def _record(self, batch: int, phase: str) -> None:
         look = Look(batch, phase, self.runs_used, self.chain[0].e_value, self.bound(), self.attack_name)
