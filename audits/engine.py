@@ -459,6 +459,8 @@ class PairsResult:
 
     results: tuple[AuditResult | SequentialResult, ...]
     alpha: float
+    #: Sequential audits: the runs per dataset used over every pair (those left unfinished included).
+    runs_used: int | None = None
 
     @property
     def strongest(self) -> AuditResult | SequentialResult:
@@ -496,25 +498,31 @@ def audit_pairs(
     """Audit every pair in ``pairs`` at confidence 1 − α/len(pairs) each (a union bound).
 
     ``attack`` may be a factory (called once per pair) so that learned attacks are fitted afresh;
-    a name makes a new attack per pair. Pair i uses seed ``seed + i``. ``sequential``: each pair gets
-    :func:`~dpkit.audits.sequential.audit_sequential` (``options`` may then hold ``on_look``), and the pairs
-    after the first violation are not audited (the verdict is already a violation).
+    a name makes a new attack per pair. Pair i uses seed ``seed + i``. ``sequential``: the pairs' sequential
+    audits take turns (:func:`~dpkit.audits.sequential.audit_pairs_sequential`; ``options`` may then hold
+    ``on_look``) and all stop at the first violation, the verdict of every pair together being known; the
+    results hold the audits that concluded (a sequential audit copies a learned attack before each fit, so
+    one instance may serve every pair).
     """
-    from .sequential import audit_sequential
-
     pairs = list(pairs)
     if not pairs:
         raise ValueError("pairs must hold at least one (dataset0, dataset1) pair")
     alpha = check_probability("alpha", alpha)
-    results: list[AuditResult | SequentialResult] = []
-    run: Callable[..., AuditResult | SequentialResult] = audit_sequential if sequential else audit
-    for i, (d0, d1) in enumerate(pairs):
+    attacks = []
+    for _ in pairs:
         att = attack() if callable(attack) and not isinstance(attack, Attack) else attack
-        if isinstance(att, Attack) and att.needs_fit and not callable(attack):
+        if isinstance(att, Attack) and att.needs_fit and not callable(attack) and not sequential:
             raise ValueError(
                 "pass a learned attack by name or as a factory: one fitted instance cannot serve every pair"
             )
-        results.append(run(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options))
-        if sequential and results[-1].verdict == "violation":
-            break
+        attacks.append(att)
+    if sequential:
+        from .sequential import audit_pairs_sequential
+
+        done, used = audit_pairs_sequential(release, pairs, claim, attacks=attacks, seed=seed, alpha=alpha, **options)
+        return PairsResult(tuple(done), alpha, runs_used=used)
+    results = [
+        audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options)
+        for i, ((d0, d1), att) in enumerate(zip(pairs, attacks, strict=True))
+    ]
     return PairsResult(tuple(results), alpha)

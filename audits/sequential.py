@@ -39,7 +39,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -574,8 +574,12 @@ class _Audit:
         delta: float,
         objectives: tuple[str, ...],
         on_look: Callable[[Look], None] | None,
+        seed: int = 0,
+        executor: str = "in-process",
     ) -> None:
         self.source, self.claim, self.plan, self.spec = source, claim, plan, spec
+        self.seed, self.executor, self.started = seed, executor, time.perf_counter()
+        self.final: AuditResult | None = None
         self.alpha, self.delta, self.objectives, self.on_look = alpha, delta, objectives, on_look
         self.needs_fit = any(a.needs_fit for a in spec)
         self.log_level = math.log(1.0 / (alpha * SEQUENTIAL_SHARE))
@@ -675,7 +679,14 @@ class _Audit:
         self.runs_used += size
         return out
 
-    def learn(self) -> None:
+    def steps(self) -> Iterator[None]:
+        """The audit, one piece of a batch per step (so that several audits may take turns): the learning batches,
+        then, unless the claim's e-process crossed, the final ones."""
+        yield from self._learn()
+        if not self.violated():
+            yield from self._finish()
+
+    def _learn(self) -> Iterator[None]:
         """The learning batches: refit, choose on the last batch, bet on the next (asking for it in pieces, so
         that a violation stops the audit within a quarter of a batch); stop at a violation."""
         for k, size in enumerate(self.plan.learning):
@@ -700,6 +711,7 @@ class _Audit:
                     if head:
                         self._play(s0[:, 0], s1[:, 0])
                 self._record(k, "learning")
+                yield
                 if self.violated():
                     return
             both0, both1 = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -712,8 +724,9 @@ class _Audit:
                 self.sel = (both0, both1)
             self.current = nxt
 
-    def finish(self, started: float, executor: str, seed: int) -> tuple[AuditResult | None, str]:
-        """The final batches: the engine's final test fixed on the last learning batch, bets continued."""
+    def _finish(self) -> Iterator[None]:
+        """The final batches: the engine's final test fixed on the last learning batch, bets continued; at the last
+        one, :attr:`final` is the final test's result."""
         assert self.current is not None and self.sel is not None
         share = self.alpha * (1.0 - SEQUENTIAL_SHARE) / len(self.objectives)
         sel0, sel1 = self.sel
@@ -723,6 +736,7 @@ class _Audit:
         prev = (sel0[:, chosen], sel1[:, chosen])
         ev0: list[np.ndarray] = []
         ev1: list[np.ndarray] = []
+        last = len(self.plan.learning) + len(self.plan.final) - 1
         for k, size in enumerate(self.plan.final, start=len(self.plan.learning)):
             bets: list[Bet | None] = [choose_bet(prev[0], prev[1], self.tangents[0])]
             for j in range(1, len(self.chain)):
@@ -735,24 +749,86 @@ class _Audit:
             self._play(s0, s1)
             prev = (s0, s1)
             self._record(k, "final")
-            if self.violated() and k < len(self.plan.learning) + len(self.plan.final) - 1:
-                return None, attack.name
-        final = _result(
-            self.claim,
-            attack,
-            thresholds,
-            np.concatenate(ev0),
-            np.concatenate(ev1),
-            share=share,
-            alpha=self.alpha * (1.0 - SEQUENTIAL_SHARE),
+            if k == last:
+                self.final = _result(
+                    self.claim,
+                    attack,
+                    thresholds,
+                    np.concatenate(ev0),
+                    np.concatenate(ev1),
+                    share=share,
+                    alpha=self.alpha * (1.0 - SEQUENTIAL_SHARE),
+                    delta=self.delta,
+                    runs=self.plan.budget,
+                    seed=self.seed,
+                    executor=self.executor,
+                    started=self.started,
+                    candidates=self.notes + rows,
+                )
+            yield
+            if self.violated():
+                return
+
+    def result(self) -> SequentialResult:
+        """The result once :meth:`steps` ran out (or stopped at the claim's violation)."""
+        violated = self.violated()
+        if not violated and self.final is None:
+            raise RuntimeError("the sequential audit has not finished")
+        lead = self.chain[0]
+        return SequentialResult(
+            claim=self.claim,
+            verdict="violation" if violated else self.final.verdict,  # type: ignore[union-attr]
+            stopped_early=violated and self.final is None,
+            plan=self.plan,
+            runs_used=self.runs_used,
+            alpha=self.alpha,
             delta=self.delta,
-            runs=self.plan.budget,
-            seed=seed,
-            executor=executor,
-            started=started,
-            candidates=self.notes + rows,
+            e_value=lead.e_value,
+            e_value_max=math.exp(min(lead.log_max, 700.0)),
+            bound=self.bound(),
+            final=self.final,
+            looks=tuple(self.looks),
+            attack=self.attack_name or self.spec[0].name,
+            seed=self.seed,
+            executor=self.executor,
+            seconds=time.perf_counter() - self.started,
+            mu_estimate=self.last_mu,
+            rates=self.last_rates,
+            candidates=tuple(self.notes),
         )
-        return final, attack.name
+
+
+def _prepare(
+    source: BatchSource,
+    claim: Claim,
+    *,
+    runs: int,
+    attack: Attack | str,
+    alpha: float,
+    delta: float | None,
+    objective: str | None,
+    seed: int,
+    executor: str,
+    on_look: Callable[[Look], None] | None,
+) -> _Audit:
+    """A sequential audit ready to step: the inputs checked, the plan made."""
+    if not callable(source):
+        raise TypeError(f"source must be callable (n, index, transform) -> (rows0, rows1), got {source!r}")
+    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
+    spec = _candidates(attack)
+    plan = plan_sequential(claim, runs=runs, alpha=alpha, delta=delta, needs_fit=any(a.needs_fit for a in spec))
+    return _Audit(
+        source,
+        claim,
+        plan,
+        spec,
+        alpha=alpha,
+        delta=delta,
+        objectives=objectives,
+        on_look=on_look,
+        seed=int(seed),
+        executor=executor,
+    )
 
 
 def audit_sequential_batches(
@@ -773,57 +849,30 @@ def audit_sequential_batches(
     Generic over how batches are produced: ``source(n, index, transform)`` returns ``n`` fresh runs on D and on D′
     (a :data:`BatchSource`; :func:`release_source` builds one from a release function and an executor). ``runs``
     is the fixed audit's number of runs per dataset that this audit stands in for; the batches and the budget
-    (at most ~1.2× ``runs``) are :func:`plan_sequential`'s. ``attack``, ``alpha``, ``delta`` and ``objective``
-    are those of :func:`~dpkit.audits.engine.audit`. ``on_look(look)`` is called after every batch with the
-    evidence so far (:class:`Look`). ``seed`` and ``executor`` are only recorded in the result.
+    (at most 1.3× ``runs``) are :func:`plan_sequential`'s. ``attack``, ``alpha``, ``delta`` and ``objective``
+    are those of :func:`~dpkit.audits.engine.audit`. ``on_look(look)`` is called after every piece of a batch
+    with the evidence so far (:class:`Look`). ``seed`` and ``executor`` are only recorded in the result.
 
     **For the RL audits** (``dpkit.audits.rl``): the source runs ``rl_release`` on the two neighbouring
     datasets, e.g. ``release_source(rl_release, d0, d1, seed=seed, executor=executor, chunk_size=250)``, and the
     claim must be fixed before the first batch (a claim read from the runs would be graded against itself);
     a source wrapping another one may keep the rows' extra columns (μ of the run's releases) as they pass.
     """
-    if not callable(source):
-        raise TypeError(f"source must be callable (n, index, transform) -> (rows0, rows1), got {source!r}")
-    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
-    spec = _candidates(attack)
-    needs_fit = any(a.needs_fit for a in spec)
-    plan = plan_sequential(claim, runs=runs, alpha=alpha, delta=delta, needs_fit=needs_fit)
-    started = time.perf_counter()
-    state = _Audit(source, claim, plan, spec, alpha=alpha, delta=delta, objectives=objectives, on_look=on_look)
-    state.learn()
-    final: AuditResult | None = None
-    attack_name = state.attack_name or spec[0].name
-    if not state.violated():
-        final, attack_name = state.finish(started, executor, seed)
-    violated = state.violated()
-    stopped_early = violated and final is None
-    if violated:
-        verdict = "violation"
-    else:
-        assert final is not None
-        verdict = final.verdict
-    lead = state.chain[0]
-    return SequentialResult(
-        claim=claim,
-        verdict=verdict,
-        stopped_early=stopped_early,
-        plan=plan,
-        runs_used=state.runs_used,
+    state = _prepare(
+        source,
+        claim,
+        runs=runs,
+        attack=attack,
         alpha=alpha,
         delta=delta,
-        e_value=lead.e_value,
-        e_value_max=math.exp(min(lead.log_max, 700.0)),
-        bound=state.bound(),
-        final=final,
-        looks=tuple(state.looks),
-        attack=attack_name,
-        seed=int(seed),
+        objective=objective,
+        seed=seed,
         executor=executor,
-        seconds=time.perf_counter() - started,
-        mu_estimate=state.last_mu,
-        rates=state.last_rates,
-        candidates=tuple(state.notes),
+        on_look=on_look,
     )
+    for _ in state.steps():
+        pass
+    return state.result()
 
 
 # -- release functions ------------------------------------------------------------------------------------------
@@ -887,29 +936,84 @@ def audit_sequential(
     ``executor=None`` is an :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the
     target is fast, every core once a batch is projected at 2 s or more in-process.
     """
+    results, _ = audit_pairs_sequential(
+        release,
+        [(dataset0, dataset1)],
+        claim,
+        attacks=[attack],
+        runs=runs,
+        seed=seed,
+        alpha=alpha,
+        delta=delta,
+        objective=objective,
+        executor=executor,
+        chunk_size=chunk_size,
+        progress=progress,
+        on_look=on_look,
+    )
+    return results[0]
+
+
+def audit_pairs_sequential(
+    release: Callable[..., np.ndarray],
+    pairs: Sequence[tuple[Any, Any]],
+    claim: Claim,
+    *,
+    attacks: Sequence[Attack | str],
+    runs: int = 20_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    delta: float | None = None,
+    objective: str | None = None,
+    executor: Executor | None = None,
+    chunk_size: int = 10_000,
+    progress: Callable[[int], None] | None = None,
+    on_look: Callable[[Look], None] | None = None,
+) -> tuple[list[SequentialResult], int]:
+    """Sequential audits of every pair (pair i with ``attacks[i]``, seed ``seed + i``, at α/len(pairs): a union
+    bound), taking turns a piece of a batch at a time, so that a violation of any pair stops them all: the results
+    of the audits that concluded (every one, or those that finished before the violation, and the violation), and
+    the runs per dataset used over all pairs (unfinished ones included)."""
+    pairs = list(pairs)
+    if not pairs or len(attacks) != len(pairs):
+        raise ValueError(f"need one attack for each of at least one pair, got {len(attacks)} for {len(pairs)} pairs")
     check_count("chunk_size", chunk_size)
-    spawn_seeds(seed, 1)  # validates the seed
+    alpha = check_probability("alpha", alpha)
     own = executor is None
     ex: Executor = AutoExecutor() if executor is None else executor
     try:
-        source = release_source(
-            release, dataset0, dataset1, seed=seed, executor=ex, chunk_size=chunk_size, progress=progress
-        )
-        result = audit_sequential_batches(
-            source,
-            claim,
-            runs=runs,
-            attack=attack,
-            alpha=alpha,
-            delta=delta,
-            objective=objective,
-            seed=seed,
-            on_look=on_look,
-        )
+        states = [
+            _prepare(
+                release_source(release, d0, d1, seed=seed + i, executor=ex, chunk_size=chunk_size, progress=progress),
+                claim,
+                runs=runs,
+                attack=att,
+                alpha=alpha / len(pairs),
+                delta=delta,
+                objective=objective,
+                seed=seed + i,
+                executor=ex.name,
+                on_look=on_look,
+            )
+            for i, ((d0, d1), att) in enumerate(zip(pairs, attacks, strict=True))
+        ]
+        steps = [state.steps() for state in states]
+        running, concluded, end = list(range(len(states))), [], object()
+        while running:
+            for i in list(running):
+                if next(steps[i], end) is end:  # this audit ran to its budget
+                    running.remove(i)
+                    concluded.append(i)
+                elif states[i].violated():  # the verdict of every pair together is known: stop them all
+                    concluded.append(i)
+                    running = []
+                    break
     finally:
         if own:
             ex.close()
-    return _with_executor(result, describe_executor(ex))
+    ran = describe_executor(ex)
+    results = [_with_executor(states[i].result(), ran) for i in sorted(concluded)]
+    return results, sum(state.runs_used for state in states)
 
 
 def _with_executor(result: SequentialResult, executor: str) -> SequentialResult:

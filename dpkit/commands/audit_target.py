@@ -109,10 +109,7 @@ def audit_target(
     out = best.to_dict()
     out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best), executor=ran)
     if sequential:
-        out.update(
-            pairs_audited=len(result.results),
-            runs_used_all_pairs=sum(r.runs_used for r in result.results),  # type: ignore[union-attr, misc]
-        )
+        out.update(pairs_audited=len(result.results), runs_used_all_pairs=result.runs_used)
     if as_json:
         emit_json(out)
         return 1 if result.verdict == "violation" else 0

@@ -171,12 +171,14 @@ def test_same_seed_same_result_on_any_executor(pool) -> None:  # noqa: ANN001
     assert audit_sequential(*args, runs=3_000, seed=6, chunk_size=500).to_dict() != here.to_dict()
 
 
-def test_several_pairs_stop_at_the_first_violation() -> None:
+def test_several_pairs_take_turns_and_all_stop_at_the_first_violation() -> None:
     from dpkit.audits import audit_pairs
 
-    pairs = [((), (0.0,)), ((), (1.0,)), ((), (1.0,))]
+    pairs = [((), (0.0,)), ((), (0.0,)), ((), (1.0,))]  # only the last pair differs
     r = audit_pairs(m.laplace_mechanism, pairs, Claim.dp(0.5, 0.0), runs=50_000, sequential=True)
-    assert r.verdict == "violation" and len(r.results) == 2 and r.results[1].stopped_early
+    assert r.verdict == "violation" and len(r.results) == 1 and r.results[0].stopped_early
+    assert r.results[0].seed == 2 and r.results[0].runs_used * 20 < 50_000  # pair 2, at α/3
+    assert r.runs_used < 3 * r.results[0].runs_used + 3_000  # the other pairs stopped with it
 
 
 @pytest.mark.parametrize(
