@@ -149,7 +149,7 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     "--sequential",
     is_flag=True,
     help="--target: stop as soon as the evidence is certain (an anytime-valid e-value test, docs/sequential.md); "
-    "--trials is then the fixed audit it stands in for (budget at most ~1.2× it).",
+    "--trials is then the fixed audit it stands in for (its budget: at most 1.3× that, about 1.1×).",
 )
 @click.option(
     "--executor",
