@@ -43,14 +43,14 @@ def parse_rate(text: str | float) -> tuple[float, Fraction | None]:
         try:
             fraction = Fraction(int(top.strip()), int(bottom.strip()))
         except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{raw!r} is not a number or a fraction B/N of whole numbers") from None
+            raise ValueError(f"sampling_rate {raw!r} is not a number or a fraction B/N of whole numbers") from None
         if not 0 <= fraction <= 1:
-            raise ValueError(f"sampling rate {raw} = {float(fraction):g} is not in [0, 1]")
+            raise ValueError(f"sampling_rate {raw} = {float(fraction):g} is not in [0, 1]")
         return rate_up(fraction), fraction
     try:
         return float(raw), None
     except ValueError:
-        raise ValueError(f"{raw!r} is not a number or a fraction B/N") from None
+        raise ValueError(f"sampling_rate {raw!r} is not a number or a fraction B/N") from None
 
 
 def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
@@ -115,7 +115,7 @@ class Schedule:
             if fraction is not None:
                 rate_text = "/".join(part.strip() for part in str(sampling_rate).split("/"))
             if not 0.0 <= q <= 1.0 or math.isnan(q):
-                raise ValueError(f"sampling rate must lie in [0, 1], got {sampling_rate!r}")
+                raise ValueError(f"sampling_rate must lie in [0, 1], got {sampling_rate!r}")
         else:
             raise ValueError("give the sampling rate, or dataset_size and batch_size")
         if epochs is not None:
