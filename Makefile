@@ -22,9 +22,11 @@ run: $(STAMP)
 # repository root; tests/test_packaging.py checks the installed layout from another directory instead.)
 test: $(STAMP) check
 	@command -v chromium >/dev/null || test -x /usr/bin/chromium || echo "notice: no Chromium here: the browser test of report.html (tests/reports/test_browser.py) skips; .ci/run installs it"
+	@echo "make test: the fast tier (pytest -m 'not slow'); the slow tier, tests marked slow, runs with make test-slow"
 	$(BIN)/python -m pytest -q -m "not slow"
 
 test-slow: $(STAMP)
+	@echo "make test-slow: the slow tier (pytest -m slow: the README's full report and the long grids)"
 	$(BIN)/python -m pytest -q -m slow
 
 # the static checks of `make test`: ruff (lint and format) and mypy (strict on the accountant)

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -118,7 +118,12 @@ VARIANTS: tuple[tuple[str, str, str | None], ...] = (
 @dataclass(frozen=True)
 class Guarantee:
     """An (ε, δ) guarantee and how it was obtained (``order``: the RDP order used, if any; ``error``: how far
-    above the truth the queried value may be, where the method states it — the pld method's discretisation)."""
+    above the truth the queried value may be, where the method states it — the pld method's discretisation).
+
+    ``queried`` names the value the method computed (``"epsilon"`` for ε(δ), ``"delta"`` for δ(ε)); it is an
+    upper bound on the truth, and ``lower`` a lower bound where one is known (the truth lies in
+    [lower, value]; equal to the value where it is exact, None where nothing bounds it below).
+    """
 
     epsilon: float
     delta: float
@@ -126,6 +131,18 @@ class Guarantee:
     conversion: str | None = None
     order: float | None = None
     error: float | None = None
+    lower: float | None = None
+    queried: str | None = None
+
+    @property
+    def value(self) -> float:
+        """The queried value (ε for ε(δ), δ for δ(ε))."""
+        return self.delta if self.queried == "delta" else self.epsilon
+
+    @property
+    def exact(self) -> bool:
+        """Whether the queried value is the truth (its lower bound is itself)."""
+        return self.lower is not None and self.lower >= self.value
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -137,6 +154,10 @@ class Guarantee:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.queried is not None:
+            out[f"{self.queried}_upper"] = self.value
+            out[f"{self.queried}_lower"] = self.lower
+            out["exact"] = self.exact
         return out
 
 
@@ -179,6 +200,20 @@ def _gaussian_ledger(target: Ledger | Event) -> Ledger | None:
     return target if isinstance(target, Ledger) and target.is_gaussian else None
 
 
+def _closed_form(target: Ledger | Event, queried: str, at: float) -> float | None:
+    """The exact ε(δ) or δ(ε) of an event that has a closed form (:mod:`dpkit.accountant.pld_events`), else None:
+    the lower end of another method's upper bound."""
+    from .pld_events import closed_form_delta, closed_form_epsilon, closed_form_refusal
+
+    event = target.event if isinstance(target, Ledger) else target
+    try:
+        if closed_form_refusal(event) is not None:
+            return None
+        return closed_form_epsilon(event, at) if queried == "epsilon" else closed_form_delta(event, at)
+    except (ValueError, ArithmeticError):
+        return None
+
+
 class Accountant(ABC):
     """Interprets a ledger or an event as an (ε, δ) guarantee. Subclasses are frozen dataclasses."""
 
@@ -205,28 +240,36 @@ class Accountant(ABC):
         return Support(reason is None, reason or "")
 
     def epsilon(self, ledger: Ledger | Event, delta: float) -> Guarantee:
-        """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger or event, rounded up."""
+        """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger or event, rounded up,
+        with the lower bound on the true ε where one is known (:class:`Guarantee`)."""
         target = _check_target(ledger)
         delta = check_unit_interval("delta", delta)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            return self._arithmetic(lambda: self._event_epsilon(self._supported(target), delta))
-        if delta == 1.0 or gaussian.mu == 0.0:  # every mechanism is (0, 1)-DP; σ = inf releases nothing
-            return self._guarantee(0.0, delta)
-        if delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
-            return self._guarantee(math.inf, delta)
-        return self._epsilon(gaussian, delta)
+            g = self._arithmetic(lambda: self._event_epsilon(self._supported(target), delta))
+            lower = g.lower if g.lower is not None else _closed_form(target, "epsilon", delta)
+        elif delta == 1.0 or gaussian.mu == 0.0:  # every mechanism is (0, 1)-DP; σ = inf releases nothing
+            g, lower = self._guarantee(0.0, delta), 0.0
+        elif delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
+            g, lower = self._guarantee(math.inf, delta), math.inf
+        else:
+            g, lower = self._epsilon(gaussian, delta), _gdp_epsilon(gaussian.mu, delta)  # μ-GDP: the truth
+        return replace(g, lower=None if lower is None else min(lower, g.epsilon), queried="epsilon")
 
     def delta(self, ledger: Ledger | Event, epsilon: float) -> Guarantee:
-        """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger or event, rounded up."""
+        """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger or event, rounded up,
+        with the lower bound on the true δ where one is known (:class:`Guarantee`)."""
         target = _check_target(ledger)
         epsilon = check_extended_nonnegative("epsilon", epsilon)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            return self._arithmetic(lambda: self._event_delta(self._supported(target), epsilon))
-        if epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
-            return self._guarantee(epsilon, 0.0)
-        return self._delta(gaussian, epsilon)
+            g = self._arithmetic(lambda: self._event_delta(self._supported(target), epsilon))
+            lower = g.lower if g.lower is not None else _closed_form(target, "delta", epsilon)
+        elif epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
+            g, lower = self._guarantee(epsilon, 0.0), 0.0
+        else:
+            g, lower = self._delta(gaussian, epsilon), _gdp_delta(gaussian.mu, epsilon)
+        return replace(g, lower=None if lower is None else min(lower, g.delta), queried="delta")
 
     def _arithmetic(self, run: Callable[[], Guarantee]) -> Guarantee:
         """``run()``, an overflow or a division by an underflowed number becoming a ValueError naming the method
@@ -360,13 +403,13 @@ class PldAccountant(Accountant):
         from .pld_events import pld_epsilon
 
         g = pld_epsilon(event, delta, value_discretization_interval=self.value_discretization_interval)
-        return Guarantee(g.epsilon, delta, self.method, error=g.error)
+        return Guarantee(g.epsilon, delta, self.method, error=g.error, lower=g.lower)
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
         from .pld_events import pld_delta
 
         g = pld_delta(event, epsilon, value_discretization_interval=self.value_discretization_interval)
-        return Guarantee(epsilon, g.delta, self.method, error=g.error)
+        return Guarantee(epsilon, g.delta, self.method, error=g.error, lower=g.lower)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -556,12 +599,20 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
 
 @dataclass(frozen=True)
 class MethodComparison:
-    """ε of every accounting variant for one ledger at one δ; ``refusals`` holds why a method declined."""
+    """ε of every accounting variant for one ledger at one δ; ``refusals`` holds why a method declined; ``lowers``
+    the lower bound on the true ε each method states (None: none), :attr:`lower` the best of them."""
 
     delta: float
     epsilons: dict[str, float | None] = field(default_factory=dict)
     refusals: dict[str, str] = field(default_factory=dict)
     orders: dict[str, float] = field(default_factory=dict)
+    lowers: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def lower(self) -> float | None:
+        """The largest lower bound on the true ε any method gives (each is valid, so the largest is)."""
+        known = [v for v in self.lowers.values() if v is not None]
+        return max(known) if known else None
 
 
 @dataclass(frozen=True)
@@ -603,4 +654,5 @@ def compare_methods(ledger: Ledger | Event, delta: float) -> MethodComparison:
         {k: None if g is None else g.epsilon for k, g in results.items()},
         refusals,
         {k: g.order for k, g in results.items() if g is not None and g.order is not None},
+        {k: None if g is None else g.lower for k, g in results.items()},
     )

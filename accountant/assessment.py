@@ -89,9 +89,21 @@ class LedgerAssessment:
     flags: tuple[Flag, ...] = field(default_factory=tuple)
 
     @property
+    def certified_epsilon_lower(self) -> float | None:
+        """The largest lower bound on the true ε at δ that a method states (the truth lies in [this,
+        :attr:`certified_epsilon`]); None where no method bounds it below."""
+        lower = self.at_delta.lower
+        if lower is None or self.certified_epsilon is None:
+            return lower
+        return min(lower, self.certified_epsilon)
+
+    @property
     def definitive(self) -> bool:
         """Whether the certified ε at δ is exact (no accounting can give less), not only an upper bound."""
-        return self.certified_method == "exact"
+        if self.certified_method == "exact":
+            return True
+        lower = self.certified_epsilon_lower
+        return lower is not None and self.certified_epsilon is not None and lower >= self.certified_epsilon
 
     @property
     def claim_met(self) -> bool | None:
@@ -109,7 +121,9 @@ class LedgerAssessment:
             return "no claim"
         if self.claim_met:
             return "met"
-        return "not met" if self.definitive else "not certified"
+        lower = self.certified_epsilon_lower
+        shown = self.definitive or (lower is not None and self.claim_epsilon is not None and lower > self.claim_epsilon)
+        return "not met" if shown else "not certified"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready data (non-finite numbers stay floats: the report's encoder writes them as null)."""
@@ -124,6 +138,7 @@ class LedgerAssessment:
             "orders": dict(self.at_delta.orders),
             "certified_epsilon": self.certified_epsilon,
             "certified_method": self.certified_method,
+            "certified_epsilon_lower": self.certified_epsilon_lower,
             "definitive": self.definitive,
             "delta_informative": self.delta_informative,
             "epsilons_at_informative_delta": dict(self.at_informative_delta.epsilons),
@@ -173,7 +188,9 @@ def _claim_scale(
     return scale, (math.inf if scale == 0.0 else 1.0 / scale), ""
 
 
-def _claim_flag(assessment_delta: float, claim: float, eps: float | None, method: str | None) -> Flag | None:
+def _claim_flag(
+    assessment_delta: float, claim: float, eps: float | None, method: str | None, lower: float | None = None
+) -> Flag | None:
     if eps is not None and eps <= claim:
         return None
     if eps is None or method is None:
@@ -186,6 +203,11 @@ def _claim_flag(assessment_delta: float, claim: float, eps: float | None, method
             f"the exact epsilon at delta = {assessment_delta:g} is {eps:.6g} > the claimed {claim:g}: "
             "the file's noise does not meet the claim (exact: no accounting gives less)"
         )
+    elif lower is not None and lower > claim:
+        message = (
+            f"the true epsilon at delta = {assessment_delta:g} lies in [{lower:.6g}, {eps:.6g}] ({method}), above "
+            f"the claimed {claim:g}: the file's noise does not meet the claim"
+        )
     else:
         message = (
             f"the smallest epsilon any method certifies at delta = {assessment_delta:g} is {eps:.6g} ({method}) "
@@ -195,12 +217,19 @@ def _claim_flag(assessment_delta: float, claim: float, eps: float | None, method
     return Flag("claim-not-met", message, severity="error")
 
 
-def _flags(delta: float, claim: float | None, users: int | None, eps: float | None, method: str | None) -> list[Flag]:
+def _flags(
+    delta: float,
+    claim: float | None,
+    users: int | None,
+    eps: float | None,
+    method: str | None,
+    lower: float | None = None,
+) -> list[Flag]:
     flags: list[Flag] = []
     if claim is None:
         flags.append(Flag("no-claim", "no epsilon is claimed: the report shows what the file certifies", "info"))
     else:
-        flag = _claim_flag(delta, claim, eps, method)
+        flag = _claim_flag(delta, claim, eps, method, lower)
         if flag is not None:
             flags.append(flag)
     uninformative = uninformative_delta_flag(delta, users)
@@ -256,5 +285,5 @@ def assess_ledger(
         noise_scale=scale[0],
         noise_ratio=scale[1],
         scale_note=scale[2],
-        flags=tuple(_flags(delta, claim, users, eps, method)),
+        flags=tuple(_flags(delta, claim, users, eps, method, at_delta.lower)),
     )

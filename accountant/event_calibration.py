@@ -7,7 +7,8 @@ accounted with dp-accounting's pessimistic PLD (connect-the-dots):
 
 * :func:`calibrate_noise_multiplier` — the smallest nm for (q, steps);
 * :func:`largest_steps` — the largest number of steps for (q, nm);
-* :func:`largest_sampling_probability` — the largest q for (nm, steps).
+* :func:`largest_sampling_probability` — the largest q for (nm, steps);
+* :func:`largest_batch_size` — the largest batch B of N examples for (nm, epochs or steps).
 
 **How (fast).** The parameter is found by a root-find in log-space on a ladder of discretisation
 intervals: a bracket from the CLT/GDP approximation (Bu et al. 2019: μ ≈ q·sqrt(T(e^{1/nm²} − 1))),
@@ -39,7 +40,7 @@ import numpy as np
 
 from .calibration import calibrate_sigma
 from .gdp import _gdp_epsilon, _gdp_mu
-from .numerics import brent_root, feasible_root, round_down, round_up
+from .numerics import brent_root, decimal_round, feasible_root, round_down, round_up
 from .validation import (
     check_choice,
     check_count,
@@ -52,20 +53,22 @@ from .validation import (
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
     from dp_accounting.pld import privacy_loss_distribution
 
+    from .events import Event
+    from .pld_events import PldGuarantee
+
 __all__ = [
     "EventCalibration",
     "INTERVAL_LADDER",
     "calibrate_noise_multiplier",
     "largest_steps",
     "largest_sampling_probability",
+    "largest_batch_size",
     "dpsgd_epsilon",
     "METHODS",
 ]
 
 #: The discretisation intervals tried, coarse to fine; the last is dp-accounting's default.
 INTERVAL_LADDER: tuple[float, ...] = (1e-2, 2e-3, 5e-4, 1e-4)
-#: Stop refining once the answer (in log) is predicted to move less than half this to the next interval.
-_CONVERGED = 1e-3
 #: Secant steps at one interval stop once they move less than this (in log).
 _XTOL = 2e-5
 
@@ -78,7 +81,9 @@ class EventCalibration:
     and ``value`` is it; the other two fields are the given ones. ``steps`` may be ``math.inf``
     (unbounded). ``method`` is "pld" (dp-accounting's pessimistic PLD at
     ``value_discretization_interval``) or "exact" (μ-GDP, q = 1, or a closed-form end); ``note``
-    explains an end case.
+    explains an end case. ``epsilon`` is an upper bound on the run's true ε; ``epsilon_lower`` a lower bound
+    (the truth lies in between: :func:`dpkit.accountant.pld_events.pld_epsilon`, the very figure ``dpkit
+    epsilon`` gives for the calibrated value), equal to ``epsilon`` where exact, None under rdp.
     """
 
     parameter: str
@@ -92,12 +97,15 @@ class EventCalibration:
     method: str
     value_discretization_interval: float | None
     note: str = ""
+    epsilon_lower: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "parameter": self.parameter,
             "value": self.value,
             "epsilon": self.epsilon,
+            "epsilon_upper": self.epsilon,
+            "epsilon_lower": self.epsilon_lower,
             "delta": self.delta,
             "target_epsilon": self.target_epsilon,
             "noise_multiplier": self.noise_multiplier,
@@ -115,17 +123,53 @@ class EventCalibration:
 
 @functools.lru_cache(maxsize=32)
 def _step_pld(q: float, nm: float, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
-    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+    from .pld_fast import subsampled_gaussian_pld
 
-    return pld_lib.from_gaussian_mechanism(nm, sampling_prob=q, value_discretization_interval=interval)
+    return subsampled_gaussian_pld(nm, q, interval)
 
 
 def _pld_epsilon(q: float, nm: float, steps: int, delta: float, interval: float) -> float:
     """ε(δ) of ``steps`` Poisson-subsampled Gaussian steps under dp-accounting's pessimistic PLD (not rounded)."""
-    pld = _step_pld(q, nm, interval)
-    if steps > 1:
-        pld = pld.self_compose(steps)
-    return float(pld.get_epsilon_for_delta(delta))
+    from .pld_bounds import pessimistic_epsilon
+    from .pld_fast import self_composed
+
+    return pessimistic_epsilon(self_composed(_step_pld(q, nm, interval), steps), delta)
+
+
+def _remove_epsilon(q: float, nm: float, steps: int, delta: float, interval: float) -> float:
+    """ε(δ) of the remove pair alone: what the root-finds search on (half the work). It dominates DP-SGD's ε
+    (the add pair's is smaller on the whole benchmark grid); the answer is certified with both pairs."""
+    from .pld_bounds import pmf_epsilon
+    from .pld_fast import composed_pmf
+
+    return pmf_epsilon(composed_pmf(nm, q, interval, "remove", steps), delta)
+
+
+def _event(q: float, nm: float, steps: int) -> Event:
+    from .events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
+
+    step = PoissonSampledEvent(q, GaussianEvent(nm))
+    return step if steps == 1 else SelfComposedEvent(step, steps)
+
+
+def _certify(q: float, nm: float, steps: int, delta: float, given: float | None) -> PldGuarantee:
+    """The certified ε of the run and its lower bound: exactly what ``dpkit epsilon`` (the pld method) answers."""
+    from .pld_events import pld_epsilon
+
+    return pld_epsilon(_event(q, nm, steps), delta, value_discretization_interval=given)
+
+
+def _certified_interval(q: float, nm: float, steps: int, given: float | None) -> float:
+    """The interval :func:`_certify` uses for this run (dp-accounting's 1e-4 unless ε is in the tens)."""
+    from .pld_events import event_interval
+
+    return given if given is not None else event_interval(_event(q, nm, steps))
+
+
+def _decimal(x: float, *, up: bool) -> float:
+    """``x`` to 10 significant decimal digits (up or down): the value a user reads is the value certified (``dpkit
+    epsilon --sigma`` of the printed σ gives the same ε)."""
+    return decimal_round(x, 10, up=up)
 
 
 def _zero_noise_delta(q: float, steps: float) -> float:
@@ -172,6 +216,15 @@ def _clt_mu(q: float, nm: float, steps: float) -> float:
     return q * math.sqrt(steps * math.expm1(min(1.0 / (nm * nm), 700.0)))
 
 
+def _levels(coarsest: float, finest: float) -> list[float]:
+    """The intervals of the ladder, coarse to fine: ``finest`` times powers of two up to ``coarsest`` (nested grids:
+    each refines the one before, so its pessimistic ε is at most the coarser one's)."""
+    levels = [finest]
+    while levels[-1] * 2.0 <= coarsest * (1.0 + 1e-9) and len(levels) < 8:
+        levels.append(levels[-1] * 2.0)
+    return levels[::-1]
+
+
 def _ladder(
     evaluate: Callable[[float, float], float],
     target: float,
@@ -183,14 +236,17 @@ def _ladder(
     u_max: float = math.inf,
     coarsest: float = INTERVAL_LADDER[0],
 ) -> tuple[float, float, float]:
-    """Solve ε_h(e^u) = target on the ladder of intervals <= ``coarsest``; return (u, ε at u, h), ε <= target at u.
+    """Solve ε_h(e^u) = target down a ladder of intervals; return (u, ε at u, ``finest``) with ε <= target at u.
 
     ``evaluate(u, h)`` is the (unrounded) ε at parameter e^u and interval h; it is monotone in u
     (``increasing`` or not). The feasible side is ε <= target. u is clipped to [u_min, u_max].
-    At each interval after the first the answer is accepted once it is feasible with ε within
-    0.05 % of the target; its start is extrapolated from the shifts between coarser intervals.
+    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest,
+    then one secant step per interval, started where the roots so far extrapolate to (connect-the-dots' bias
+    is quadratic in the interval: each halving moves the root a quarter as far as the last), and at
+    ``finest`` secant steps until a feasible point within 0.05 % of the target. Each interval costs about half
+    the next, so the whole ladder costs about two evaluations at ``finest``.
     """
-    levels = [h for h in INTERVAL_LADDER if coarsest >= h > finest * (1 + 1e-9)] + [finest]
+    levels = _levels(coarsest, finest)
     sign = 1.0 if increasing else -1.0
     aim, accept = target * (1.0 - 2.5e-4), target * (1.0 - 5e-4)
     memo: dict[tuple[float, float], float] = {}
@@ -223,58 +279,65 @@ def _ladder(
     else:
         lo, hi = (u, v) if u < v else (v, u)
         roots = [brent_root(lambda x: ev(x, h0) - target, lo, hi, xtol=1e-4, rtol=0.0)]
-        slope = (gv - gu) / (v - u)
-    result: tuple[float, float, float] | None = None
-    for level, h in enumerate(levels):
-        if level == 0 and len(levels) > 1:
-            continue  # the coarse root only starts the finer intervals
-        start = roots[-1]
-        if len(roots) >= 2:  # extrapolate the shift to this interval from the previous ones
-            d1 = roots[-1] - roots[-2]
-            ratio = 0.05
-            if len(roots) >= 3 and (roots[-2] - roots[-3]) * d1 > 0.0:
-                ratio = min(0.5, d1 / (roots[-2] - roots[-3]))
-            start = roots[-1] + max(-0.01, min(0.01, ratio * d1))  # at most 1 %: a big shift extrapolates badly
-        u_cur = clip(start)
-        best: tuple[float, float] | None = None
-        last: tuple[float, float] | None = None
-        for _ in range(10):
-            e = ev(u_cur, h)
-            g = e - target
-            if g <= 0.0 and (best is None or sign * (u_cur - best[0]) > 0):
-                best = (u_cur, e)
-            if g <= 0.0 and e >= accept:
-                break
-            if last is not None and u_cur != last[0] and (e - last[1]) / (u_cur - last[0]) * sign > 0.0:
-                slope = (e - last[1]) / (u_cur - last[0])
-            u_next = clip(u_cur - (e - aim) / slope)
-            if abs(u_next - u_cur) < _XTOL:
-                if best is not None:
-                    break
-                u_next = clip(u_cur - sign * _XTOL)
-            last, u_cur = (u_cur, e), u_next
-        if best is None:  # no feasible point at this interval: walk to the feasible side
-            u_cur, step = u_cur, 1e-3
-            for _ in range(60):
-                u_cur = clip(u_cur - sign * step)
-                e = ev(u_cur, h)
-                if e <= target:
-                    best = (u_cur, e)
-                    break
-                step *= 2.0
-            else:  # pragma: no cover
-                raise ArithmeticError("event calibration: could not meet the target")
-        result = (best[0], best[1], h)
-        roots.append(best[0])
-        # stop once the shift to the next interval, extrapolated from the last ones, is negligible
-        shift = abs(roots[-1] - roots[-2])
+        near = sorted(((abs(x - roots[0]), x, e) for (x, h), e in memo.items() if h == h0), key=lambda t: t[0])
+        if len(near) >= 2 and near[0][1] != near[1][1]:
+            slope = (near[0][2] - near[1][2]) / (near[0][1] - near[1][1])
+        if slope * sign <= 0.0:
+            slope = (gv - gu) / (v - u)
+
+    def extrapolated() -> float:
+        """The next interval's root, from the roots so far (a quarter of the last shift, or as observed)."""
+        if len(roots) < 2:
+            return roots[-1]
+        d1 = roots[-1] - roots[-2]
         ratio = 0.25
-        if len(roots) >= 3 and roots[-2] != roots[-3]:
-            ratio = min(0.5, max(0.05, shift / abs(roots[-2] - roots[-3])))
-        if level >= 1 and 2.0 * ratio * shift < _CONVERGED:
+        if len(roots) >= 3 and (roots[-2] - roots[-3]) * d1 > 0.0:
+            ratio = min(0.5, max(0.1, d1 / (roots[-2] - roots[-3])))
+        return roots[-1] + max(-0.05, min(0.05, ratio * d1))
+
+    for h in levels[1:-1]:  # one secant step per intermediate interval
+        u_cur = clip(extrapolated())
+        e = ev(u_cur, h)
+        root = clip(u_cur - (e - target) / slope)
+        if abs(e - target) > 0.02 * abs(target):  # far off: one more step, and the slope of this interval
+            e2 = ev(root, h)
+            if root != u_cur and (e2 - e) / (root - u_cur) * sign > 0.0:
+                slope = (e2 - e) / (root - u_cur)
+            root = clip(root - (e2 - target) / slope)
+        roots.append(root)
+
+    # the finest interval: secant steps to a feasible point within 0.05 % of the target
+    h = levels[-1]
+    u_cur = clip(extrapolated()) if len(levels) > 1 else roots[-1]
+    best: tuple[float, float] | None = None
+    last: tuple[float, float] | None = None
+    for _ in range(12):
+        e = ev(u_cur, h)
+        g = e - target
+        if g <= 0.0 and (best is None or sign * (u_cur - best[0]) > 0):
+            best = (u_cur, e)
+        if g <= 0.0 and e >= accept:
             break
-    assert result is not None
-    return result
+        if last is not None and u_cur != last[0] and (e - last[1]) / (u_cur - last[0]) * sign > 0.0:
+            slope = (e - last[1]) / (u_cur - last[0])
+        u_next = clip(u_cur - (e - aim) / slope)
+        if abs(u_next - u_cur) < _XTOL:
+            if best is not None:
+                break
+            u_next = clip(u_cur - sign * _XTOL)
+        last, u_cur = (u_cur, e), u_next
+    if best is None:  # no feasible point yet: walk to the feasible side
+        step = 1e-3
+        for _ in range(60):
+            u_cur = clip(u_cur - sign * step)
+            e = ev(u_cur, h)
+            if e <= target:
+                best = (u_cur, e)
+                break
+            step *= 2.0
+        else:  # pragma: no cover
+            raise ArithmeticError("event calibration: could not meet the target")
+    return best[0], best[1], h
 
 
 def _coarsest(step_mu: float) -> float:
@@ -290,8 +353,8 @@ def _check_common(epsilon: float, delta: float) -> tuple[float, float]:
     return check_positive("epsilon", epsilon), check_probability("delta", delta)
 
 
-def _finest(value: object) -> float:
-    return INTERVAL_LADDER[-1] if value is None else check_positive("value_discretization_interval", value)
+def _given(value: object) -> float | None:
+    return None if value is None else check_positive("value_discretization_interval", value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -357,6 +420,23 @@ def _check_pld_reach(delta: float, guess: float) -> None:
         )
 
 
+def _meet(
+    certify: Callable[[float], PldGuarantee], value: float, target: float, *, up: bool, limit: float
+) -> tuple[float, PldGuarantee]:
+    """``value`` and its certificate, moved towards the feasible side (``up``: larger is safer) in growing steps
+    until the certified ε meets ``target``: the root-finds search on the remove pair at the certificate's
+    interval, so this runs only where the add pair or a rounding tips the balance."""
+    cert = certify(value)
+    step = 1e-4
+    for _ in range(40):
+        if cert.epsilon <= target:
+            return value, cert
+        value = _decimal(min(limit, value * (1.0 + step)) if up else max(limit, value * (1.0 - step)), up=up)
+        cert = certify(value)
+        step *= 2.0
+    raise ArithmeticError("event calibration: the certified epsilon does not meet the target")  # pragma: no cover
+
+
 def calibrate_noise_multiplier(
     epsilon: float,
     delta: float,
@@ -366,28 +446,34 @@ def calibrate_noise_multiplier(
     value_discretization_interval: float | None = None,
     method: str = "pld",
 ) -> EventCalibration:
-    """The smallest noise multiplier (rounded up) for which DP-SGD meets (ε, δ) under the pessimistic PLD.
+    """The smallest noise multiplier (to 10 significant digits, rounded up) for which DP-SGD meets (ε, δ) under
+    the pessimistic PLD, with its certified ε and the lower bound on the truth.
 
-    ``value_discretization_interval``: the finest interval of the ladder (default 1e-4; the ladder
-    may stop earlier once converged). ``method="rdp"`` uses the RDP curve instead (looser, faster).
-    See the module docstring for the method and the ends.
+    ``value_discretization_interval``: the finest interval of the ladder and the certificate's (default: what
+    :func:`dpkit.accountant.pld_events.pld_epsilon` chooses, dp-accounting's 1e-4 unless ε is in the tens).
+    ``method="rdp"`` uses the RDP curve instead (looser, faster). See the module docstring for the method and
+    the ends.
     """
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, METHODS)
     q = check_unit_interval("sampling_probability", sampling_probability)
     steps = check_count("steps", steps)
-    finest = _finest(value_discretization_interval)
+    given = _given(value_discretization_interval)
 
-    def result(nm: float, eps: float, method: str, h: float | None, note: str = "") -> EventCalibration:
-        return EventCalibration("noise_multiplier", nm, eps, delta, epsilon, nm, steps, q, method, h, note)
+    def result(
+        nm: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+    ) -> EventCalibration:
+        return EventCalibration("noise_multiplier", nm, eps, delta, epsilon, nm, steps, q, method, h, note, lower)
 
     if q == 0.0:
-        return result(0.0, 0.0, "exact", None, "q = 0: no record is ever used, any noise multiplier meets the target")
+        note = "q = 0: no record is ever used, any noise multiplier meets the target"
+        return result(0.0, 0.0, "exact", None, note, 0.0)
     if delta >= _zero_noise_delta(q, steps):
-        return result(0.0, 0.0, "exact", None, "delta >= 1 - (1 - q)^steps: even no noise meets the target")
+        return result(0.0, 0.0, "exact", None, "delta >= 1 - (1 - q)^steps: even no noise meets the target", 0.0)
     if q == 1.0:
         cal = calibrate_sigma(epsilon, delta, compositions=steps)
-        return result(cal.sigma, cal.epsilon, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)")
+        note = "q = 1: the plain Gaussian mechanism (exact mu-GDP)"
+        return result(cal.sigma, cal.epsilon, "exact", None, note, cal.epsilon)
     mu = _gdp_mu(epsilon, delta)
     ratio = mu / (q * math.sqrt(steps))
     guess = 1.0 / math.sqrt(math.log1p(ratio * ratio)) if ratio > 0.0 else 1.0
@@ -396,6 +482,7 @@ def calibrate_noise_multiplier(
         if epsilon > 20.0:  # the CLT guess is poor at large ε: the (larger) RDP answer bounds the PLD one above
             rdp = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=steps, method="rdp")
             _check_pld_reach(delta, rdp.value)
+            guess = rdp.value
 
     if method == "rdp":
         u = _rdp_solve(
@@ -405,23 +492,29 @@ def calibrate_noise_multiplier(
             u_min=math.log(1e-3),
             u_max=math.log(1e6),
         )
-        nm = math.exp(u)
-        return result(nm, _rdp_epsilon(q, nm, steps, delta), "rdp", None)
+        nm = _decimal(math.exp(u), up=True)
+        return result(nm, round_up(_rdp_epsilon(q, nm, steps, delta)), "rdp", None)
 
     def evaluate(u: float, h: float) -> float:
-        return _pld_epsilon(q, math.exp(u), steps, delta, h)
+        return _remove_epsilon(q, _decimal(math.exp(u), up=True), steps, delta, h)
 
-    u, achieved, h = _ladder(
-        evaluate,
-        epsilon,
-        math.log(guess),
-        increasing=False,
-        finest=finest,
-        u_min=math.log(1e-3),
-        coarsest=_coarsest(_clt_mu(q, guess, 1.0)),
-    )
-    nm = math.exp(u)  # the very value whose ε was checked (<= target) by the ladder
-    return result(nm, round_up(achieved), "pld", h)
+    finest = _certified_interval(q, guess, steps, given)
+    for _ in range(3):  # the certificate's interval follows the answer's width (it is 1e-4 but for large ε)
+        u, _, _ = _ladder(
+            evaluate,
+            epsilon,
+            math.log(guess),
+            increasing=False,
+            finest=finest,
+            u_min=math.log(1e-3),
+            coarsest=_coarsest(_clt_mu(q, guess, 1.0)),
+        )
+        guess = _decimal(math.exp(u), up=True)
+        if _certified_interval(q, guess, steps, given) == finest:
+            break
+        finest = _certified_interval(q, guess, steps, given)
+    nm, cert = _meet(lambda v: _certify(q, v, steps, delta, given), guess, epsilon, up=True, limit=math.inf)
+    return result(nm, cert.epsilon, "pld", cert.value_discretization_interval, "", cert.lower)
 
 
 def largest_steps(
@@ -437,33 +530,36 @@ def largest_steps(
     """The largest number of DP-SGD steps that meets (ε, δ) under the pessimistic PLD (0 if not even one).
 
     ``steps`` is ``math.inf`` when every number does (q = 0, nm = +inf), and capped at ``max_steps``.
-    Within 0.05 % (or 1 step) of the largest number at the final interval. ``method="rdp"``: through RDP.
+    Within 0.05 % (or 1 step) of the largest number; its ε certified as :func:`calibrate_noise_multiplier`'s.
+    ``method="rdp"``: through RDP.
     """
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, METHODS)
     q = check_unit_interval("sampling_probability", sampling_probability)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     max_steps = check_count("max_steps", max_steps)
-    finest = _finest(value_discretization_interval)
+    given = _given(value_discretization_interval)
 
-    def result(t: float, eps: float, method: str, h: float | None, note: str = "") -> EventCalibration:
-        return EventCalibration("steps", t, eps, delta, epsilon, nm, t, q, method, h, note)
+    def result(
+        t: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+    ) -> EventCalibration:
+        return EventCalibration("steps", t, eps, delta, epsilon, nm, t, q, method, h, note, lower)
 
     if q == 0.0 or nm == math.inf:
-        return result(math.inf, 0.0, "exact", None, "nothing is released about any record: steps are unbounded")
+        return result(math.inf, 0.0, "exact", None, "nothing is released about any record: steps are unbounded", 0.0)
     if nm == 0.0:
         # T steps without noise are exactly (0, 1 − (1 − q)^T)-DP
         t = min(max_steps, int(math.floor(math.log1p(-delta) / math.log1p(-q)))) if q < 1.0 else 0
         while t > 0 and _zero_noise_delta(q, t) > delta:
             t -= 1
-        return result(t, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP")
+        return result(t, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
     if q == 1.0:
         mu = _gdp_mu(epsilon, delta)
         t = min(max_steps, int(math.floor(round_down((mu * nm) ** 2))))
         while t > 0 and _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) > epsilon:
             t -= 1
         eps = _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) if t > 0 else 0.0
-        return result(t, eps, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)")
+        return result(t, eps, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)", eps)
 
     if method == "rdp":
         from .events import GaussianEvent, PoissonSampledEvent
@@ -486,30 +582,40 @@ def largest_steps(
             lo, hi = (mid, hi) if eps_of(mid) <= epsilon else (lo, mid)
         return result(lo, eps_of(lo), "rdp", None, "capped at max_steps" if lo >= max_steps else "")
 
-    def evaluate(u: float, h: float) -> float:
-        return _pld_epsilon(q, nm, max(1, int(round(math.exp(u)))), delta, h)
+    def certify(t: int) -> PldGuarantee:
+        return _certify(q, nm, t, delta, given)
 
-    if _pld_epsilon(q, nm, 1, delta, INTERVAL_LADDER[0]) > epsilon and _pld_epsilon(q, nm, 1, delta, finest) > epsilon:
-        return result(0, 0.0, "pld", finest, "one step already exceeds the target")
+    one = certify(1)
+    if one.epsilon > epsilon:
+        return result(0, 0.0, "pld", one.value_discretization_interval, "one step already exceeds the target", 0.0)
     mu = _gdp_mu(epsilon, delta)
     guess = max(1.0, (mu / _clt_mu(q, nm, 1.0)) ** 2) if _clt_mu(q, nm, 1.0) > 0 else 1.0
-    u, achieved, h = _ladder(
+    guess = min(guess, max_steps)
+    finest = _certified_interval(q, nm, int(guess), given)
+
+    def evaluate(u: float, h: float) -> float:
+        return _remove_epsilon(q, nm, max(1, int(round(math.exp(u)))), delta, h)
+
+    u, _, h = _ladder(
         evaluate,
         epsilon,
-        math.log(min(guess, max_steps)),
+        math.log(guess),
         increasing=True,
         finest=finest,
         u_min=0.0,
         u_max=math.log(max_steps),
         coarsest=_coarsest(_clt_mu(q, nm, 1.0)),
     )
-    t = max(1, int(round(math.exp(u))))  # the very number whose ε was checked (<= target) by the ladder
+    t = max(1, int(round(math.exp(u))))
     step = max(1, t // 2000)  # tight to 0.05 %: try one more block of steps
-    while t + step <= max_steps and (e := _pld_epsilon(q, nm, t + step, delta, h)) <= epsilon:
-        t, achieved = t + step, e
-    if t >= max_steps:
-        return result(max_steps, round_up(achieved), "pld", h, "capped at max_steps")
-    return result(t, round_up(achieved), "pld", h)
+    while t + step <= max_steps and _remove_epsilon(q, nm, t + step, delta, h) <= epsilon:
+        t += step
+    cert = certify(t)
+    while cert.epsilon > epsilon and t > 1:  # the add pair or the interval tipped it: fewer steps
+        t = max(1, t - step)
+        cert = certify(t)
+    note = "capped at max_steps" if t >= max_steps else ""
+    return result(t, cert.epsilon, "pld", cert.value_discretization_interval, note, cert.lower)
 
 
 def largest_sampling_probability(
@@ -521,26 +627,30 @@ def largest_sampling_probability(
     value_discretization_interval: float | None = None,
     method: str = "pld",
 ) -> EventCalibration:
-    """The largest sampling probability q for which DP-SGD meets (ε, δ) under the pessimistic PLD (or ``"rdp"``)."""
+    """The largest sampling probability q (to 10 significant digits, rounded down) for which DP-SGD meets (ε, δ)
+    under the pessimistic PLD (or ``"rdp"``); its ε certified as :func:`calibrate_noise_multiplier`'s."""
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, METHODS)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     steps = check_count("steps", steps)
-    finest = _finest(value_discretization_interval)
+    given = _given(value_discretization_interval)
 
-    def result(q: float, eps: float, method: str, h: float | None, note: str = "") -> EventCalibration:
-        return EventCalibration("sampling_probability", q, eps, delta, epsilon, nm, steps, q, method, h, note)
+    def result(
+        q: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+    ) -> EventCalibration:
+        return EventCalibration("sampling_probability", q, eps, delta, epsilon, nm, steps, q, method, h, note, lower)
 
     if nm == math.inf:
-        return result(1.0, 0.0, "exact", None, "noise_multiplier = inf: nothing is released, every q meets the target")
+        note = "noise_multiplier = inf: nothing is released, every q meets the target"
+        return result(1.0, 0.0, "exact", None, note, 0.0)
     if nm == 0.0:
         q = round_down(-math.expm1(math.log1p(-delta) / steps), ulps=16)
         while q > 0.0 and _zero_noise_delta(q, steps) > delta:
             q = round_down(q * (1 - 1e-12))
-        return result(q, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP")
+        return result(q, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
     gauss = _gdp_epsilon(round_up(math.sqrt(steps) / nm), delta)
     if gauss <= epsilon:
-        return result(1.0, gauss, "exact", None, "q = 1 meets the target (the plain Gaussian, exact mu-GDP)")
+        return result(1.0, gauss, "exact", None, "q = 1 meets the target (the plain Gaussian, exact mu-GDP)", gauss)
     mu = _gdp_mu(epsilon, delta)
     guess = min(0.5, mu / _clt_mu(1.0, nm, steps))
 
@@ -552,20 +662,124 @@ def largest_sampling_probability(
             u_min=math.log(1e-300),
             u_max=math.log(1.0 - 1e-12),
         )
-        q = math.exp(u)
-        return result(q, _rdp_epsilon(q, nm, steps, delta), "rdp", None)
+        q = _decimal(math.exp(u), up=False)
+        return result(q, round_up(_rdp_epsilon(q, nm, steps, delta)), "rdp", None)
 
     def evaluate(u: float, h: float) -> float:
-        return _pld_epsilon(min(1.0, math.exp(u)), nm, steps, delta, h)
+        return _remove_epsilon(min(1.0 - 1e-12, _decimal(math.exp(u), up=False)), nm, steps, delta, h)
 
-    u, achieved, h = _ladder(
+    u, _, _ = _ladder(
         evaluate,
         epsilon,
         math.log(guess),
         increasing=True,
-        finest=finest,
+        finest=_certified_interval(guess, nm, steps, given),
         u_max=math.log(1.0 - 1e-12),
         coarsest=_coarsest(_clt_mu(guess, nm, 1.0)),
     )
-    q = min(1.0, math.exp(u))  # the very value whose ε was checked (<= target) by the ladder
-    return result(q, round_up(achieved), "pld", h)
+    q = min(1.0 - 1e-12, _decimal(math.exp(u), up=False))
+    q, cert = _meet(lambda v: _certify(v, nm, steps, delta, given), q, epsilon, up=False, limit=0.0)
+    return result(q, cert.epsilon, "pld", cert.value_discretization_interval, "", cert.lower)
+
+
+def largest_batch_size(
+    epsilon: float,
+    delta: float,
+    *,
+    dataset_size: int,
+    noise_multiplier: float,
+    epochs: float | None = None,
+    steps: int | None = None,
+    value_discretization_interval: float | None = None,
+    method: str = "pld",
+) -> EventCalibration:
+    """The largest expected batch size B (Poisson sampling, q = B/N) for which DP-SGD meets (ε, δ): over ``epochs``
+    E (T = ⌈E·N/B⌉ steps: a larger batch takes fewer, noisier-in-aggregate steps) or a fixed number of ``steps``.
+    ``value`` is B (0 if not even B = 1 meets the target); its ε certified as :func:`calibrate_noise_multiplier`'s.
+    """
+    from .dp_sgd import rate_up, steps_for_epochs
+
+    epsilon, delta = _check_common(epsilon, delta)
+    method = check_choice("method", method, METHODS)
+    n = check_count("dataset_size", dataset_size)
+    nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
+    if (epochs is None) == (steps is None):
+        raise ValueError("give exactly one of epochs and steps")
+    given = _given(value_discretization_interval)
+
+    def schedule(b: int) -> tuple[float, int]:
+        from fractions import Fraction
+
+        t = steps_for_epochs(epochs, n, b) if epochs is not None else check_count("steps", steps)
+        return rate_up(Fraction(b, n)), t
+
+    def result(
+        b: int, cal: EventCalibration | None, eps: float, lower: float | None, note: str = ""
+    ) -> EventCalibration:
+        q, t = schedule(max(b, 1))
+        h = None if cal is None else cal.value_discretization_interval
+        m = "exact" if cal is None else cal.method
+        return EventCalibration("batch_size", b, eps, delta, epsilon, nm, t, q, m, h, note, lower)
+
+    if epochs is not None:
+        check_positive("epochs", epochs)
+    if steps is not None:  # q alone varies: the largest q, as a whole batch
+        cal = largest_sampling_probability(epsilon, delta, noise_multiplier=nm, steps=steps, method=method)
+        b = min(n, int(math.floor(cal.value * n)))
+        while b > 0:
+            q, t = schedule(b)
+            if q <= cal.value:
+                return result(b, cal, cal.epsilon, cal.epsilon_lower, cal.note)
+            b -= 1
+        return result(0, cal, 0.0, 0.0, "not even a batch of 1 meets the target")
+
+    def eps_of(b: int) -> tuple[float, float | None, float | None]:
+        q, t = schedule(b)
+        if method == "rdp":
+            return round_up(_rdp_epsilon(q, nm, t, delta)), None, None
+        if q >= 1.0:
+            e = _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) if nm > 0 else math.inf
+            return e, e, None
+        if nm == math.inf:
+            return 0.0, 0.0, None
+        cert = _certify(q, nm, t, delta, given)
+        return cert.epsilon, cert.lower, cert.value_discretization_interval
+
+    full = eps_of(n)
+    if full[0] <= epsilon:
+        return result(n, None, full[0], full[1], "the whole dataset in every batch meets the target")
+    if eps_of(1)[0] > epsilon:
+        return result(0, None, 0.0, 0.0, "not even a batch of 1 meets the target")
+    mu = _gdp_mu(epsilon, delta)
+    assert epochs is not None  # (steps given returned above)
+    growth = epochs * math.expm1(min(1.0 / (nm * nm), 700.0)) / n  # CLT: μ² ≈ B·E·(e^{1/nm²} − 1)/N
+    guess = min(float(n - 1), max(1.0, mu * mu / growth)) if growth > 0 else 1.0
+    if method == "rdp":
+        lo, hi = 1, n  # ε(lo) <= target < ε(hi): bisect on whole batches
+    else:
+
+        def evaluate(u: float, h: float) -> float:
+            q, t = schedule(min(n, max(1, int(round(math.exp(u))))))
+            return _remove_epsilon(q, nm, t, delta, h)
+
+        q0, t0 = schedule(max(1, int(guess)))
+        u, _, _ = _ladder(
+            evaluate,
+            epsilon,
+            math.log(guess),
+            increasing=True,
+            finest=_certified_interval(q0, nm, t0, given),
+            u_min=0.0,
+            u_max=math.log(n),
+            coarsest=_coarsest(_clt_mu(q0, nm, 1.0)),
+        )
+        b = min(n - 1, max(1, int(round(math.exp(u)))))
+        lo, hi = (b, min(n, b + max(1, b // 500))) if eps_of(b)[0] <= epsilon else (1, b)
+        while hi < n and eps_of(hi)[0] <= epsilon:  # bracket the largest whole batch from above
+            lo, hi = hi, min(n, hi + 2 * (hi - lo))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if eps_of(mid)[0] <= epsilon else (lo, mid)
+    eps, lower, h = eps_of(lo)
+    q, t = schedule(lo)
+    return EventCalibration("batch_size", lo, eps, delta, epsilon, nm, t, q, method, h, "", lower)

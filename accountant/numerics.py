@@ -16,7 +16,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-__all__ = ["round_up", "round_down", "log_delta_margin", "conservative_delta", "brent_root", "feasible_root"]
+__all__ = [
+    "round_up",
+    "round_down",
+    "decimal_round",
+    "log_delta_margin",
+    "conservative_delta",
+    "brent_root",
+    "feasible_root",
+]
 
 #: Relative slack on δ absorbed before comparing a computed δ with a target. The double
 #: evaluations in :mod:`dpkit.accountant.gdp` are accurate to ~1e-13 relative (mpmath takes over
@@ -41,6 +49,23 @@ def round_down(x: float, *, ulps: int = 4) -> float:
     for _ in range(ulps):
         x = math.nextafter(x, -math.inf)
     return max(x, 0.0) if nonneg else x
+
+
+def decimal_round(x: float, digits: int, *, up: bool) -> float:
+    """``x`` rounded to ``digits`` significant decimal digits towards +inf (``up``) or −inf: a bound printed short
+    stays a bound (an upper end printed rounded up, a lower end rounded down). ±inf, NaN and 0 are returned as is."""
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    exponent = math.floor(math.log10(abs(x))) - digits + 1
+    scaled = Decimal(x).scaleb(-exponent).to_integral_value(rounding=ROUND_CEILING if up else ROUND_FLOOR)
+    out = float(scaled.scaleb(exponent))
+    if up and out < x:  # the double nearest the decimal may lie a hair on the wrong side
+        out = math.nextafter(out, math.inf)
+    if not up and out > x:
+        out = math.nextafter(out, -math.inf)
+    return out
 
 
 def log_delta_margin(log_delta: float) -> float:

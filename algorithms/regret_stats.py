@@ -10,7 +10,10 @@ A curve set is the cumulative regret of N seeds over K episodes, an array of sha
   sublinear growth over that range.
 * :func:`slope_interval` — a percentile bootstrap interval for that slope: resample the seeds with
   replacement, recompute the mean curve and its slope.
-* :func:`verdict` — "sublinear" only when the interval lies below 1.
+* :func:`band_limits` — the band's ends, the lower one clipped at 0 (regret is nonnegative, and so is its mean).
+* :func:`verdict` — "sublinear" only when the interval lies below 1 and its upper end at most 0.95; "near-linear"
+  when it lies below 1 but reaches above 0.95 (sublinear, but a straight line to the eye); "linear" when its
+  lower end is at least 0.95 and it reaches 1.
 * :func:`uniform_tabular_regret` and :func:`uniform_lq_regret` — the expected regret per episode of the
   policy that ignores its data: uniform over the actions (tabular, exact by backward induction), or a
   control drawn uniformly from the ball of radius γ (LQ, exact: an independent zero-mean control acts as
@@ -31,6 +34,7 @@ from .envs.tabular import TabularMDP
 __all__ = [
     "SlopeInterval",
     "mean_band",
+    "band_limits",
     "loglog_slope",
     "slope_interval",
     "verdict",
@@ -76,6 +80,17 @@ def mean_band(curves: np.ndarray, *, level: float = 0.95) -> tuple[np.ndarray, n
     t = float(stats.t.ppf(0.5 + level / 2.0, df=n - 1))
     spread = (c - c[0]).std(axis=0, ddof=1)  # shifted by the first seed: identical seeds give exactly 0
     return mean, t * spread / np.sqrt(n)
+
+
+def band_limits(mean: np.ndarray, half_width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The band's lower and upper ends, mean ∓ half-width, the lower one clipped at 0: cumulative regret is a sum of
+    nonnegative per-episode regrets, so its mean over seeds is nonnegative too and a band below 0 says nothing.
+    NaN half-widths (one seed) stay NaN."""
+    m = np.asarray(mean, dtype=float)
+    h = np.asarray(half_width, dtype=float)
+    with np.errstate(invalid="ignore"):
+        lower = np.where(np.isnan(h), np.nan, np.maximum(m - h, 0.0))
+    return lower, m + h
 
 
 def _fit_points(episodes: int, start: float) -> np.ndarray:
@@ -162,14 +177,23 @@ def slope_interval(
     return SlopeInterval(slope, float(low), float(high), level, b)
 
 
+#: A slope interval reaching above this (but below 1) is "near-linear": sublinear, yet a straight line to the eye.
+NEAR_LINEAR = 0.95
+
+#: Every verdict :func:`verdict` gives.
+VERDICTS: tuple[str, ...] = ("sublinear", "near-linear", "linear", "not shown sublinear")
+
+
 def verdict(interval: SlopeInterval) -> str:
-    """``"sublinear"`` when the interval's upper end is below 1; ``"linear"`` when its lower end is at least
-    0.95 (indistinguishable from, or above, linear growth); otherwise ``"not shown sublinear"``."""
+    """``"sublinear"`` when the interval's upper end is at most 0.95; ``"near-linear"`` when it is below 1 but above
+    0.95 (shown sublinear, but barely: a straight line over the decade fitted); ``"linear"`` when the interval
+    reaches 1 and its lower end is at least 0.95 (indistinguishable from, or above, linear growth); otherwise
+    ``"not shown sublinear"``."""
     if not np.isfinite(interval.high):
         return "not shown sublinear"
     if interval.high < 1.0:
-        return "sublinear"
-    if interval.low >= 0.95:
+        return "near-linear" if interval.high > NEAR_LINEAR else "sublinear"
+    if interval.low >= NEAR_LINEAR:
         return "linear"
     return "not shown sublinear"
 

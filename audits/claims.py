@@ -152,6 +152,29 @@ class Claim:
             return self.sensitivity * math.sqrt(self.count) / self.sigma  # type: ignore[operator]
         return None
 
+    @property
+    def mu_allowed(self) -> float | None:
+        """The μ of the noisiest Gaussian mechanism the claim still allows: the claim in the audit's own unit. μ for
+        claims that imply GDP; the largest μ whose μ-GDP meets (ε, δ) for a dp claim (None at δ = 0: no Gaussian
+        mechanism is purely DP); √(2ρ) for ρ-zCDP; min over the orders of √(2 ε(α)/α) for an RDP curve (a Gaussian
+        mechanism's curve is α·μ²/2). A Gaussian release measured at μ above this breaks the claim by that ratio."""
+        if self.mu is not None:
+            return self.mu
+        if self.kind == "dp":
+            if self.delta == 0.0 or self.delta is None or self.epsilon is None:
+                return None
+            if self.delta >= 1.0 or math.isinf(self.epsilon):
+                return math.inf
+            from dpkit.accountant.gdp import gdp_mu
+
+            return gdp_mu(self.epsilon, self.delta)
+        if self.kind == "zcdp":
+            return math.sqrt(2.0 * self.rho)  # type: ignore[operator]
+        if self.kind == "rdp":
+            bounds = [math.sqrt(2.0 * v / a) for a, v in zip(self.orders, self.values) if math.isfinite(a * v)]
+            return min(bounds) if bounds else None
+        return None
+
     def default_delta(self) -> float:
         """The δ at which the audit evaluates ε: the claim's own δ for dp claims, else 1e-5."""
         if self.kind == "dp":

@@ -84,6 +84,11 @@ class AuditResult:
         return self.judgement.power
 
     @property
+    def diagnosis(self) -> str | None:
+        """The likely cause of a measured μ above what the claim allows (:func:`dpkit.audits.verdicts.diagnose`)."""
+        return self.judgement.diagnosis
+
+    @property
     def power_ratio(self) -> float:
         return self.judgement.power_ratio
 
@@ -137,6 +142,9 @@ class AuditResult:
             "delta_lower": self.judgement.delta_lower,
             "mu_estimate": est.mu_estimate,
             "mu_interval": list(est.mu_interval),
+            "mu_allowed": self.judgement.mu_allowed,
+            "mu_ratio": self.judgement.mu_ratio,
+            "diagnosis": self.judgement.diagnosis,
             "power": self.power,
             "power_ratio": self.power_ratio,
             "confidence": 1.0 - self.alpha,

@@ -14,6 +14,14 @@ Three verdicts:
 * ``consistent`` — no violation, and enough power.
 
 Power is read in the claim's own unit: μ for claims that imply μ-GDP, else ε at the audit's δ.
+
+**One unit, and a diagnosis.** Every claim is also read in μ (:attr:`~dpkit.audits.claims.Claim.mu_allowed`: the
+noisiest Gaussian mechanism it allows), so the measured loss (μ, estimate and interval) stands beside what the claim
+allows, as a ratio. Where that ratio's interval lies above 1 and holds a factor that usually has one cause, the
+judgement names it (:func:`diagnose`): 2 (a sensitivity off by a factor 2: replace-one against add/remove, a mean's
+Δ/n where 2Δ/n is right), √2 (√2 in the sensitivity, or half the noise variance missing), √σ (σ used as a
+variance: noise of standard deviation √σ), or far above any of them (a noise term missing). A diagnosis is a
+likely cause to look at, read off the measurement; the verdict does not depend on it.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from .claims import Claim
 from .estimators import AuditEstimate
 from .estimators import _cp_upper_vec as _cp_upper
 
-__all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "judge", "power_bound"]
+__all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "diagnose", "judge", "power_bound"]
 
 VERDICTS: tuple[str, ...] = ("violation", "consistent", "inconclusive")
 #: Below this share of the claim, an audit's power is too small to call an implementation consistent.
@@ -84,9 +92,57 @@ def power_bound(claim: Claim, *, n0: int, n1: int, alpha: float, delta: float) -
     return float(max(b1.max(), b2.max()))
 
 
+#: Above this many times what the claim allows, the measured μ fits no factor of the sensitivity or of σ.
+_MISSING_NOISE = 8.0
+
+
+def diagnose(
+    mu_estimate: float, mu_interval: tuple[float, float], mu_allowed: float | None, *, sigma: float | None = None
+) -> str | None:
+    """The likely cause of a measured μ above the claim's, or None: the ratio's interval (``mu_interval`` over
+    ``mu_allowed``) must lie above 1 and hold 2, √2 or (``sigma`` > 1 given) √σ — the closest to the estimate's
+    ratio is named — or lie above :data:`_MISSING_NOISE` (a noise term missing)."""
+    if mu_allowed is None or not (0.0 < mu_allowed < math.inf) or not math.isfinite(mu_estimate):
+        return None
+    lo, hi = (v / mu_allowed for v in mu_interval)
+    ratio = mu_estimate / mu_allowed
+    if not lo > 1.0:
+        return None
+    causes = [
+        (
+            2.0,
+            "a factor 2 in the sensitivity: the noise assumes half the true Δ (replace-one read as add/remove, or "
+            "a mean's Δ/n where 2Δ/n is right)",
+        ),
+        (
+            math.sqrt(2.0),
+            "a factor √2: the sensitivity is √2 times what the noise assumes (two coordinates or "
+            "releases counted as one), or half the noise variance is missing",
+        ),
+    ]
+    if sigma is not None and sigma > 1.0 and abs(math.log(math.sqrt(sigma) / math.sqrt(2.0))) > 0.05:
+        causes.append(
+            (
+                math.sqrt(sigma),
+                f"σ used as a variance: noise of standard deviation √σ = "
+                f"{math.sqrt(sigma):.4g} instead of σ = {sigma:.4g}",
+            )
+        )
+    fits = [(abs(math.log(ratio / f)), f, text) for f, text in causes if lo <= f <= hi]
+    head = f"the measured μ is {ratio:.3g}× what the claim allows (interval {lo:.3g}–{hi:.3g})"
+    if fits:
+        _, factor, text = min(fits)
+        return f"{head}: likely {text}"
+    if lo > _MISSING_NOISE:
+        return f"{head}: far beyond a factor in Δ or σ: likely a noise term missing (a release without noise)"
+    return None
+
+
 @dataclass(frozen=True)
 class Judgement:
-    """The verdict of one audit and the numbers behind it."""
+    """The verdict of one audit and the numbers behind it: ``mu_allowed`` is the claim in μ (every claim, where a
+    Gaussian mechanism can meet it), ``mu_ratio`` the measured μ (estimate) over it, ``diagnosis`` the likely
+    cause of a ratio above 1 (:func:`diagnose`)."""
 
     verdict: str
     claimed_epsilon: float
@@ -94,6 +150,9 @@ class Judgement:
     delta_lower: float | None
     power: float
     power_ratio: float
+    mu_allowed: float | None = None
+    mu_ratio: float | None = None
+    diagnosis: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +162,9 @@ class Judgement:
             "delta_lower": self.delta_lower,
             "power": self.power,
             "power_ratio": self.power_ratio,
+            "mu_allowed": self.mu_allowed,
+            "mu_ratio": self.mu_ratio,
+            "diagnosis": self.diagnosis,
         }
 
 
@@ -140,4 +202,10 @@ def judge(
         verdict = "inconclusive"
     else:
         verdict = "consistent"
-    return Judgement(verdict, claimed_eps, claimed_mu, delta_low, power, ratio)
+    allowed = claim.mu_allowed
+    strongest = max(estimates, key=lambda e: (e.mu_lower, e.epsilon_lower))
+    mu_ratio = None
+    if allowed is not None and 0.0 < allowed < math.inf and math.isfinite(strongest.mu_estimate):
+        mu_ratio = strongest.mu_estimate / allowed
+    diagnosis = diagnose(strongest.mu_estimate, strongest.mu_interval, allowed, sigma=claim.sigma)
+    return Judgement(verdict, claimed_eps, claimed_mu, delta_low, power, ratio, allowed, mu_ratio, diagnosis)

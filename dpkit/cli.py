@@ -70,6 +70,65 @@ def cli() -> None:
     """dpkit: account for, audit and report the privacy of private RL algorithms."""
 
 
+#: What users of other tools type for an option of ours: the name → the option that does the job (offered only
+#: where the command has it). Opacus, tensorflow-privacy, dp-accounting and the papers' names.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "--steps": ("--compositions",),
+    "--num-steps": ("--steps", "--compositions"),
+    "--iterations": ("--steps", "--compositions"),
+    "--niter": ("--steps", "--compositions"),
+    "--num-compositions": ("--compositions",),
+    "--count": ("--compositions",),
+    "--releases": ("--compositions",),
+    "--k": ("--compositions",),
+    "--noise-multiplier": ("--sigma",),
+    "--noise": ("--sigma",),
+    "--std": ("--sigma",),
+    "--stddev": ("--sigma",),
+    "--sample-rate": ("--sampling-rate",),
+    "--sampling-probability": ("--sampling-rate",),
+    "--sampling-prob": ("--sampling-rate",),
+    "--q": ("--sampling-rate",),
+    "--n": ("--dataset-size",),
+    "--num-examples": ("--dataset-size",),
+    "--dataset": ("--dataset-size",),
+    "--data-size": ("--dataset-size",),
+    "--population-size": ("--dataset-size",),
+    "--batch": ("--batch-size",),
+    "--lot-size": ("--batch-size",),
+    "--expected-batch-size": ("--batch-size",),
+    "--num-epochs": ("--epochs",),
+    "--epoch": ("--epochs",),
+    "--eps": ("--epsilon",),
+    "--target-epsilon": ("--epsilon",),
+    "--target-delta": ("--delta",),
+    "--l2-norm-clip": ("--sensitivity",),
+    "--max-grad-norm": ("--sensitivity",),
+    "--clip": ("--sensitivity",),
+    "--accountant": ("--method",),
+    "--mechanism": ("--event",),
+    "--dp-event": ("--event",),
+    "--event-file": ("--event",),
+    "--save": ("--save-event",),
+    "--output": ("--out",),
+    "-o": ("--out",),
+}
+
+
+def _option_hint(err: click.exceptions.NoSuchOption) -> str:
+    """The option that does the job of an unknown one (:data:`SYNONYMS`), before click's near names."""
+    command = err.ctx.command if err.ctx is not None else None
+    known = {opt for p in command.params for opt in p.opts} if command is not None else set()
+    name = err.option_name.split("=", 1)[0]
+    wanted = [o for o in SYNONYMS.get(name, ()) if o in known]
+    near = [o for o in difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.7) if o not in wanted]
+    offers = wanted or near
+    if not offers:
+        return f"no such option: {name}"
+    said = " or ".join(offers[:3])
+    return f"no such option: {name}; did you mean {said}?"
+
+
 def _error(message: object) -> int:
     """Print ``error: MESSAGE`` as one plain line on stderr (user text in it cannot inject) and return 2."""
     click.echo(f"error: {plain(message)}", err=True)
@@ -93,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except click.exceptions.Exit as err:  # --help, --version
         return err.exit_code
+    except click.exceptions.NoSuchOption as err:
+        return _error(_option_hint(err))
     except click.UsageError as err:
         return _error(err.format_message())
     except (KeyboardInterrupt, click.Abort):

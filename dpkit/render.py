@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import time
 import unicodedata
@@ -17,6 +18,9 @@ __all__ = [
     "plain",
     "emit_json",
     "format_number",
+    "format_bound",
+    "certainty",
+    "certainty_cells",
     "print_table",
     "print_lines",
     "stderr_console",
@@ -67,6 +71,41 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
     if isinstance(x, int):
         return str(x)
     return f"{x:.{digits}g}"
+
+
+def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
+    """An end of an interval, to ``digits`` significant digits rounded outwards (an upper end up, a lower end
+    down), so the printed interval still holds the truth; a value that prints exactly is printed as it is."""
+    if x is None:
+        return "—"
+    short = format_number(x, digits)
+    if not math.isfinite(x) or float(short) == x:
+        return short
+    from dpkit.accountant.numerics import decimal_round
+
+    return format_number(decimal_round(x, digits, up=up), digits)
+
+
+def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, digits: int = 9) -> str:
+    """How sure a value is, in words: ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05,
+    truth in [2.99910356, 2.99922113]`` or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth
+    below. ``at`` is the point of the profile (``"at δ = 1e-05"``)."""
+    where = f" {at}" if at else ""
+    if lower is not None and lower >= upper:
+        return f"{symbol} = {format_number(upper, 12)}{where}"
+    top = format_bound(upper, up=True, digits=digits)
+    if lower is None:
+        return f"{symbol} ≤ {top}{where}, an upper bound"
+    return f"{symbol} ≤ {top}{where}, truth in [{format_bound(lower, up=False, digits=digits)}, {top}]"
+
+
+def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> list[str]:
+    """Two table cells: the certified value (an upper bound) and the lower bound on the truth (``exact`` where the
+    value is the truth, ``none known`` where nothing bounds it below)."""
+    if lower is not None and lower >= upper:
+        return [format_number(upper, 10), "exact"]
+    top = format_bound(upper, up=True, digits=digits)
+    return [top, "none known" if lower is None else format_bound(lower, up=False, digits=digits)]
 
 
 def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:

@@ -93,7 +93,10 @@ class RegretBand:
             raise ValueError(f"half_width must have one value per mean value ({m.size}), got {h.size}")
         if np.any(h < 0):
             raise ValueError("half_width must be >= 0")
-        return cls(m, m - h, m + h, seeds=seeds, level=level)
+        from dpkit.algorithms.regret_stats import band_limits
+
+        lower, upper = band_limits(m, h)  # clipped at 0: regret is nonnegative
+        return cls(m, np.minimum(lower, m), upper, seeds=seeds, level=level)
 
     @classmethod
     def from_curves(cls, curves: np.ndarray, *, level: float = 0.95) -> RegretBand:

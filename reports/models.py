@@ -287,6 +287,10 @@ class LedgerAssessmentRecord(_Passed):
         description="the smallest ε over the methods that answered: a sound upper bound (null: none, or +inf)"
     )
     certified_method: str | None = Field(description="the method that gave the certified ε")
+    certified_epsilon_lower: NonNegative | None = Field(
+        description="the largest lower bound on the true ε a method states: the truth lies in [this, certified ε] "
+        "(null: nothing bounds it below)"
+    )
     definitive: bool = Field(description="whether the certified ε is exact (no accounting gives less)")
     delta_informative: OpenProbability = Field(description="min(1e-5, 1/K); 1e-5 without K")
     epsilons_at_informative_delta: dict[str, float | None]
@@ -296,7 +300,8 @@ class LedgerAssessmentRecord(_Passed):
     claim_epsilon: float | None = Field(description="the claimed ε (null: no claim)")
     claim_met: bool | None = Field(description="certified ε <= claim (null: no claim); false: not certified")
     claim_status: Literal["no claim", "met", "not met", "not certified"] = Field(
-        description="not met: the exact ε exceeds the claim; not certified: only methods that may be loose answered"
+        description="not met: the exact ε, or the lower end of the interval the truth lies in, exceeds the claim; "
+        "not certified: only upper bounds above the claim"
     )
     noise_scale: NonNegative | None = Field(
         description="c: the factor on every noise scale of the file that the claim needs (null: not computed)"
@@ -496,8 +501,9 @@ class RegretAtSigma(_Own):
     loglog_slope: float | None
     loglog_slope_low: float | None = Field(description="the slope's bootstrap interval over seeds, lower end")
     loglog_slope_high: float | None = Field(description="the slope's bootstrap interval over seeds, upper end")
-    growth: Literal["sublinear", "linear", "not shown sublinear"] | None = Field(
-        description="sublinear: the slope's interval lies below 1; linear: its lower end is >= 0.95"
+    growth: Literal["sublinear", "near-linear", "linear", "not shown sublinear"] | None = Field(
+        description="sublinear: the slope's interval lies at or below 0.95; near-linear: below 1 but reaching above "
+        "0.95; linear: it reaches 1 with its lower end >= 0.95"
     )
     mean: list[float] = Field(description="the mean regret over seeds at the checkpoints")
     band: list[float | None] = Field(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import math
 import os
 import re
 import shlex
@@ -280,6 +281,17 @@ def _num(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+def _bound(value: Any, up: bool = True, digits: int = 8) -> str:
+    """An end of the interval the truth lies in, to ``digits`` significant digits rounded outwards (an upper end up,
+    a lower end down: the printed interval still holds the truth); '—' for a missing value."""
+    if not isinstance(value, float) or not math.isfinite(value):
+        return _num(value, digits)
+    from dpkit.accountant.numerics import decimal_round
+
+    short = f"{value:.{digits}g}"
+    return short if float(short) == value else f"{decimal_round(value, digits, up=up):.{digits}g}"
+
+
 def _relation(value: str) -> str:
     return value.replace("_", "-")
 
@@ -440,6 +452,7 @@ def _environment(html: bool) -> jinja2.Environment:
 
     env.filters.update(
         num=_num,
+        bound=_bound,
         sigma=sigma,
         relation=_relation,
         command=_command,
@@ -505,6 +518,38 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+#: What an audit verdict says about the implementation (the code, run at the audit's σ, against its declaration).
+_IMPLEMENTATION_TEXT = {
+    "violation": "its runs show more privacy loss than its declaration allows at that σ: the code does not do what "
+    "it declares",
+    "consistent": "no more privacy loss than its declaration allows at that σ, and the audit had the power to see it",
+    "inconclusive": "no violation seen, but too few runs to have seen one",
+}
+
+
+def _implementation_text(row: Mapping[str, Any]) -> str:
+    """One sentence: what the audit judged — the implementation against its own declaration, not the paper."""
+    verdict = row["verdict"]
+    if verdict is None:
+        return "The implementation: not audited."
+    sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+    return f"The implementation (audited at σ {sigma}): {_IMPLEMENTATION_TEXT[verdict]}."
+
+
+def _paper_text(row: Mapping[str, Any]) -> str:
+    """One sentence: what the flags judged — the paper's σ and sensitivities against the paper's own claim."""
+    how = "exact" if row["method"] == "exact" else f"{row['method']}, an upper bound"
+    text = (
+        f"The paper's claim (ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}): its σ with the true "
+        f"sensitivities gives ε = {_num(row['epsilon_at_paper_sigma'])} ({how}), "
+        f"{_num(row['epsilon_at_informative_delta'])} at the informative δ = {_num(row['delta_informative'])}"
+    )
+    flag = row["worst_flag"]
+    if flag is None:
+        return text + "; no finding about its accounting."
+    return text + f"; worst finding: {flag['severity']} {flag['code']}."
+
+
 def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """What one verdict row shows, as text (both report.md and report.html render it)."""
     verdict = row["verdict"]
@@ -526,6 +571,8 @@ def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
     flag = row["worst_flag"]
     counts = row["flag_counts"]
     return {
+        "implementation_text": _implementation_text(row),
+        "paper_text": _paper_text(row),
         "model": row["privacy_model"],
         "relation": _relation(row["relation"]),
         "claim": f"ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}",
@@ -568,6 +615,9 @@ def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
         "epsilon": _num(a["certified_epsilon"]),
         "method": a["certified_method"] or "—",
         "definitive": a["definitive"],
+        "interval": None
+        if a.get("certified_epsilon_lower") is None or a["certified_epsilon"] is None
+        else f"[{_bound(a['certified_epsilon_lower'], False, 5)}, {_bound(a['certified_epsilon'], True, 5)}]",
         "epsilon_informative": _num(a["certified_epsilon_at_informative_delta"]),
         "delta_informative": _num(a["delta_informative"]),
         "noise_ratio": _num(a["noise_ratio"]),

@@ -47,14 +47,15 @@ def _check(text: str, columns: tuple[str, ...], sigmas: list[str]) -> None:
         for r in rows:
             assert len(r) == len(columns) + 1
             verdict = r[-1].strip("*")
-            assert verdict in {"sublinear", "linear", "not shown sublinear"}
+            assert verdict in {"sublinear", "near-linear", "linear", "not shown sublinear"}
             if r[1].startswith("uniform"):
                 continue
             m = re.fullmatch(r"(-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]", r[columns.index("slope [95% interval]") + 1])
             assert m, r
             slope, low, high = map(float, m.groups())
             assert low <= slope + 1e-9 and slope <= high + 1e-9
-            assert (verdict == "sublinear") == (high < 1.0), r
+            assert (verdict in ("sublinear", "near-linear")) == (high < 1.0), r
+            assert (verdict == "near-linear") == (0.95 < high < 1.0), r
             assert re.fullmatch(r"[\d,.e+-]+ ± [\d,.e+-]+", r[5]), r[5]
 
 

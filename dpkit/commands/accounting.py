@@ -1,18 +1,24 @@
-"""``dpkit calibrate``, ``epsilon``, ``delta`` and ``methods``: the accounting of Gaussian releases, DP-SGD steps
-(``--sampling-rate``) and any mechanism given as an event (``--event FILE.json``; :mod:`.mechanisms`)."""
+"""``dpkit calibrate``, ``epsilon``, ``delta`` and ``methods``: the accounting of Gaussian releases, of DP-SGD in its
+users' terms (``--dataset-size N --batch-size B --epochs E``, or ``--sampling-rate`` and ``--steps``) and of any
+mechanism given as an event (``--event FILE.json``; :mod:`.mechanisms`).
+
+Every ε (or δ) is printed with its certainty, the same way everywhere: exact, or an upper bound and the interval
+the truth lies in (``ε ≤ 2.99898277, truth in [2.99851061, 2.99898277]``), or an upper bound alone where nothing
+bounds it below; the JSON carries ``epsilon_upper`` and ``epsilon_lower`` (``delta_…`` for ``dpkit delta``).
+``calibrate`` reports the certified ε of its answer as ``epsilon`` reports it for that σ: the same figure.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
-from dpkit.accountant import Guarantee, calibrate_sigma, compare_methods, make_accountant
-from dpkit.render import busy, emit_json, format_number, print_table
+from dpkit.accountant import Guarantee, compare_methods, make_accountant
+from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
-from .calibrate_events import calibrate_dp_sgd, calibrate_event, solve_dp_sgd
-from .mechanisms import Mechanism, build_mechanism, default_method, mechanism_options
+from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian, solve_dp_sgd
+from .mechanisms import Mechanism, build_mechanism, default_method, mechanism_options, save_event
 from .options import NUMBER, comparison_rows, guarantee_label, method_options
 
 
@@ -23,8 +29,7 @@ def _account(mechanism: Mechanism, method: str, conversion: str | None, query: s
 
 
 def _order(g: Guarantee) -> str:
-    extra = "" if g.order is None else f" at order α = {format_number(g.order)}"
-    return extra + ("" if g.error is None else f", discretisation error <= {format_number(g.error, 3)}")
+    return "" if g.order is None else f" at order α = {format_number(g.order)}"
 
 
 @click.command()
@@ -32,110 +37,83 @@ def _order(g: Guarantee) -> str:
 @click.option("--delta", type=NUMBER, required=True, help="Target δ.")
 @click.option(
     "--solve",
-    type=click.Choice(("sigma", "steps", "sampling-rate")),
+    type=click.Choice(SOLVES),
     default="sigma",
     show_default=True,
-    help="DP-SGD: the largest number of steps for (--sampling-rate, --sigma), or the largest sampling rate for "
-    "(--sigma, --compositions).",
+    help="DP-SGD, given --sigma: the largest number of steps or epochs, batch size or sampling rate that meets (ε, δ).",
 )
-@click.option("--sigma", type=NUMBER, default=None, help="With --solve steps|sampling-rate: the noise σ.")
+@click.option("--sigma", type=NUMBER, default=None, help="With --solve other than sigma: the noise σ.")
 @method_options
 @mechanism_options
 @click.pass_context
-def calibrate(
-    ctx: click.Context,
-    epsilon: float,
-    delta: float,
-    solve: str,
-    sigma: float | None,
-    sensitivity: float,
-    compositions: float,
-    method: str | None,
-    conversion: str | None,
-    as_json: bool,
-    sampling_rate: float | None,
-    event_file: Path | None,
-    relation: str | None,
-) -> None:
-    """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ; with --sampling-rate, the noise multiplier
-    of K DP-SGD steps; with --event, the factor on every noise multiplier of the event. With --solve, the largest
-    number of DP-SGD steps or the largest sampling rate that a given σ allows."""
+def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigma: float | None, **kw: Any) -> None:
+    """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ; for DP-SGD (--dataset-size N --batch-size B
+    --epochs E, or --sampling-rate and --steps), its noise multiplier; with --event, the factor on every noise
+    multiplier of the event. With --solve, the largest number of DP-SGD steps (or epochs), batch size or
+    sampling rate that a given σ allows. --save-event FILE writes the calibrated mechanism as a DpEvent file."""
     if solve != "sigma":
-        solve_dp_sgd(ctx, solve, epsilon, delta, sigma, sensitivity, compositions, method, sampling_rate, as_json)
+        solve_dp_sgd(ctx, solve, epsilon, delta, sigma, **kw)
         return
     if sigma is not None:
-        raise click.UsageError("--sigma applies to --solve steps|sampling-rate only (calibrate solves for σ)")
-    mech = build_mechanism(
-        ctx,
-        sigma=None,
-        sensitivity=sensitivity,
-        compositions=compositions,
-        sampling_rate=sampling_rate,
-        event_file=event_file,
-        relation=relation,
-    )
-    method = default_method(method, mech.gaussian)
+        raise click.UsageError("--sigma applies to --solve steps|epochs|batch-size|sampling-rate (calibrate finds σ)")
+    mech = build_mechanism(ctx, sigma=None, **kw)
+    method, conversion = default_method(kw["method"], mech.gaussian), kw["conversion"]
+    target: Any
     if mech.form == "gaussian":
-        with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
-            cal = calibrate_sigma(
-                epsilon,
-                delta,
-                sensitivity=mech.sensitivity,
-                compositions=mech.compositions,
-                method=method,
-                conversion=conversion,
-            )
-        keys = ("sigma", "epsilon", "delta", "method", "conversion", "target_epsilon", "sensitivity", "compositions")
-        out: dict[str, Any] = {k: cal.to_dict()[k] for k in keys} | {"noise_multiplier": cal.noise_multiplier}
-        rows = [["σ", format_number(cal.sigma, 10)], ["σ/Δ", format_number(cal.noise_multiplier, 10)]]
+        out, target = calibrate_gaussian(mech, epsilon, delta, method, conversion)
     elif mech.form == "dp-sgd":
-        out, rows = calibrate_dp_sgd(mech, epsilon, delta, method, conversion)
+        out, target = calibrate_dp_sgd(mech, epsilon, delta, method, conversion)
     else:
-        out, rows = calibrate_event(mech, epsilon, delta, method, conversion)
-    if as_json:
+        out, target = calibrate_event(mech, epsilon, delta, method, conversion)
+    saved = save_event(kw["save_event_file"], target)
+    if saved is not None:
+        out["saved_event"] = str(saved)
+    if kw["as_json"]:
         emit_json(out)
         return
     label = out["method"] if out.get("conversion") is None else f"{out['method']} ({out['conversion']})"
-    target = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"
+    target_text = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"
+    sure = certainty_cells(out["epsilon_upper"], out["epsilon_lower"])
+    notes = [n for n in (out.get("note"), None if saved is None else f"event written to {saved}") if n]
     if mech.form == "event":
         print_table(
-            f"noise scale for {target}, K = {mech.compositions}",
-            ["method", "scale", "ε achieved"],
-            [[label, format_number(out["scale"], 10), format_number(out["epsilon"], 10)]],
-            caption=f"calibrated: {rows[1][1]}",
+            f"noise scale for {target_text}, K = {mech.compositions}",
+            ["method", "scale", "certified ε", "truth ≥"],
+            [[label, format_number(out["scale"], 10), *sure]],
+            caption="\n".join([f"calibrated: {out['event_text']}", *notes]),
         )
         return
-    sampled = "" if mech.sampling_rate is None else f", Poisson sampling rate {format_number(mech.sampling_rate)}"
+    if mech.schedule is not None:
+        title, notes = f"σ for {target_text}, DP-SGD", [f"DP-SGD: {mech.schedule.describe()}", *notes]
+    else:
+        title = f"σ for {target_text}, {mech.describe(calibrating=True)}"
     print_table(
-        f"σ for {target}, Δ = {format_number(mech.sensitivity)}, K = {mech.compositions}{sampled}",
-        ["method", "σ", "σ/Δ", "ε achieved"],
-        [[label, rows[0][1], rows[1][1], format_number(out["epsilon"], 10)]],
-        caption=out.get("note") or None,
+        title,
+        ["method", "σ", "σ/Δ", "certified ε", "truth ≥"],
+        [[label, format_number(out["sigma"], 10), format_number(out["noise_multiplier"], 10), *sure]],
+        caption="\n".join(notes) or None,
     )
 
 
 def _query(ctx: click.Context, what: str, sigma: float | None, value: float, **kw: Any) -> None:
-    mech = build_mechanism(
-        ctx,
-        sigma=sigma,
-        sensitivity=kw["sensitivity"],
-        compositions=kw["compositions"],
-        sampling_rate=kw["sampling_rate"],
-        event_file=kw["event_file"],
-        relation=kw["relation"],
-    )
+    mech = build_mechanism(ctx, sigma=sigma, **kw)
     if sigma is None and mech.form != "event":
         raise click.UsageError("give --sigma (or --event FILE)")
     method = default_method(kw["method"], mech.gaussian)
     g = _account(mech, method, kw["conversion"], "epsilon" if what == "delta" else "delta", value)
+    saved = save_event(kw["save_event_file"], mech.target)
     if kw["as_json"]:
-        emit_json({**g.to_dict(), **mech.to_dict()})
+        emit_json({**g.to_dict(), **mech.to_dict(), **({} if saved is None else {"saved_event": str(saved)})})
         return
     if what == "delta":
-        text = f"epsilon = {format_number(g.epsilon, 12)} at delta = {format_number(value)}"
+        text = certainty("ε", g.epsilon, g.lower, f"at δ = {format_number(value)}")
     else:
-        text = f"delta = {format_number(g.delta, 12)} at epsilon = {format_number(value)}"
+        text = certainty("δ", g.delta, g.lower, f"at ε = {format_number(value)}")
     click.echo(f"{text} ({guarantee_label(g)}{_order(g)})")
+    if mech.form == "dp-sgd":
+        click.echo(mech.describe())
+    if saved is not None:
+        click.echo(f"event written to {saved}")
 
 
 @click.command()
@@ -145,8 +123,8 @@ def _query(ctx: click.Context, what: str, sigma: float | None, value: float, **k
 @mechanism_options
 @click.pass_context
 def epsilon(ctx: click.Context, sigma: float | None, delta: float, **kw: Any) -> None:
-    """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ, of K DP-SGD steps (--sampling-rate) or of an
-    event (--event)."""
+    """ε(δ) of K Gaussian releases with noise σ and sensitivity Δ, of DP-SGD (--dataset-size, --batch-size and
+    --epochs, or --sampling-rate and --steps) or of an event (--event), with the interval the truth lies in."""
     _query(ctx, "delta", sigma, delta, **kw)
 
 
@@ -157,8 +135,8 @@ def epsilon(ctx: click.Context, sigma: float | None, delta: float, **kw: Any) ->
 @mechanism_options
 @click.pass_context
 def delta(ctx: click.Context, sigma: float | None, epsilon: float, **kw: Any) -> None:
-    """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ, of K DP-SGD steps (--sampling-rate) or of an
-    event (--event)."""
+    """δ(ε) of K Gaussian releases with noise σ and sensitivity Δ, of DP-SGD (--dataset-size, --batch-size and
+    --epochs, or --sampling-rate and --steps) or of an event (--event), with the interval the truth lies in."""
     _query(ctx, "epsilon", sigma, epsilon, **kw)
 
 
@@ -171,30 +149,15 @@ def delta(ctx: click.Context, sigma: float | None, epsilon: float, **kw: Any) ->
 @mechanism_options
 @click.pass_context
 def methods(
-    ctx: click.Context,
-    sigma: float | None,
-    delta: float,
-    sensitivity: float,
-    compositions: float,
-    as_json: bool,
-    sampling_rate: float | None,
-    event_file: Path | None,
-    relation: str | None,
+    ctx: click.Context, sigma: float | None, delta: float, sensitivity: float, as_json: bool, **kw: Any
 ) -> None:
     """The ε of every accounting method side by side (a method that cannot interpret the mechanism says why)."""
-    mech = build_mechanism(
-        ctx,
-        sigma=sigma,
-        sensitivity=sensitivity,
-        compositions=compositions,
-        sampling_rate=sampling_rate,
-        event_file=event_file,
-        relation=relation,
-    )
+    mech = build_mechanism(ctx, sigma=sigma, sensitivity=sensitivity, **kw)
     if sigma is None and mech.form != "event":
         raise click.UsageError("give --sigma (or --event FILE)")
     with busy("accounting under every method (PLD takes a moment)…"):
         cmp = compare_methods(mech.target, delta)
+    saved = save_event(kw["save_event_file"], mech.target)
     target = mech.target
     mu = target.mu if mech.gaussian else None  # type: ignore[union-attr]
     rho = target.rho if mech.gaussian else None  # type: ignore[union-attr]
@@ -203,6 +166,7 @@ def methods(
             {
                 "methods": cmp.epsilons,
                 "refusals": cmp.refusals,
+                "lower_bounds": cmp.lowers,
                 "orders": cmp.orders,
                 "delta": cmp.delta,
                 "sigma": sigma,
@@ -212,6 +176,7 @@ def methods(
                 "mu": mu,
                 "rho": rho,
                 **mech.to_dict(),
+                **({} if saved is None else {"saved_event": str(saved)}),
             }
         )
         return
@@ -220,4 +185,5 @@ def methods(
         f"ε at δ = {format_number(delta)} for {mech.describe()}{extra}",
         ["method", "ε", "÷ exact", "note"],
         comparison_rows(cmp, reasons=not mech.gaussian),
+        caption=None if saved is None else f"event written to {saved}",
     )

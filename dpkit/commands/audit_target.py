@@ -134,8 +134,13 @@ def audit_target(
                 f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
                 f"{format_number(est.mu_interval[1], 6)}]",
             ],
-            ["claimed μ", format_number(best.claimed_mu, 6)],
-            ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],  # type: ignore[union-attr]
+            [
+                "μ the claim allows (measured ÷ allowed)",
+                f"{format_number(best.judgement.mu_allowed, 6)} ({format_number(best.judgement.mu_ratio, 4)})"
+                if best.judgement.mu_allowed is not None
+                else "— (no Gaussian mechanism meets the claim: pure DP)",
+            ],
+            ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],
             [
                 "power (bound an ideal attack certifies at the claim) / ratio",
                 f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}",
@@ -146,6 +151,7 @@ def audit_target(
             ["executor", ran],
             ["confidence", format_number(confidence)],
         ],
+        caption=None if best.diagnosis is None else f"diagnosis: {best.diagnosis}",
     )
     return 1 if result.verdict == "violation" else 0
 

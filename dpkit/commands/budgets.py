@@ -1,6 +1,7 @@
-"""``dpkit budgets``: the σ that standard budgets need under every method — for K Gaussian releases, or for K
-DP-SGD steps at a Poisson sampling rate (``--sampling-rate``: the methods that interpret a subsampled release,
-pld and rdp; the others are shown refused)."""
+"""``dpkit budgets``: the σ that standard budgets need under every method — for K Gaussian releases, or for DP-SGD:
+K steps at a Poisson sampling rate (``--sampling-rate``, a decimal or a fraction ``256/60000``, or ``--dataset-size
+N --batch-size B``), or ``--epochs`` E1,E2,… over the dataset (T = ⌈E·N/B⌉ steps each). Only pld and rdp interpret a
+subsampled release; the others are shown refused."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dpkit import accountant
 from dpkit.accountant import calibrate_sigma
 from dpkit.render import emit_json, format_number, print_table, stderr_console
 
-from .options import NUMBER, NUMBER_LIST
+from .options import NUMBER, NUMBER_LIST, RATE, given
 
 #: The standard budgets of ``dpkit budgets``.
 STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -54,30 +55,66 @@ def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv
 @click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
 @click.option("--epsilons", type=NUMBER_LIST, default=",".join(map(str, STANDARD_EPSILONS)), show_default=True)
 @click.option("--compositions", type=NUMBER_LIST, default=",".join(map(str, STANDARD_COMPOSITIONS)), show_default=True)
-@click.option("--sampling-rate", type=NUMBER, default=None, help="Poisson sampling rate Q: K is the DP-SGD steps.")
+@click.option(
+    "--sampling-rate", type=RATE, default=None, help="DP-SGD: Poisson sampling rate q (or 256/60000): K is the steps."
+)
+@click.option("--dataset-size", type=NUMBER, default=None, help="DP-SGD: N examples (with --batch-size: q = B/N).")
+@click.option("--batch-size", type=NUMBER, default=None, help="DP-SGD: expected batch size B.")
+@click.option("--epochs", type=NUMBER_LIST, default=None, help="DP-SGD: epochs E1,E2,… instead of K (T = ceil(E·N/B)).")
 @click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
 @click.option("--json", "as_json", is_flag=True)
+@click.pass_context
 def budgets(
+    ctx: click.Context,
     delta: float,
     sensitivity: float,
     epsilons: list[float],
     compositions: list[float],
-    sampling_rate: float | None,
+    sampling_rate: str | None,
+    dataset_size: float | None,
+    batch_size: float | None,
+    epochs: list[float] | None,
     no_pld: bool,
     as_json: bool,
 ) -> None:
-    """Calibration table: σ for standard budgets under every method."""
+    """Calibration table: σ for standard budgets under every method (K Gaussian releases, or DP-SGD)."""
+    from dpkit.accountant.dp_sgd import Schedule
     from dpkit.accountant.validation import check_extended_nonnegative, check_unit_interval
 
     delta = check_unit_interval("delta", delta)
     accountant.check_positive("sensitivity", sensitivity)
-    q = None if sampling_rate is None else check_unit_interval("sampling-rate", sampling_rate)
-    for name, values in (("epsilons", epsilons), ("compositions", compositions)):
+    for name, values in (("epsilons", epsilons), ("compositions", compositions), ("epochs", epochs or [])):
         if len(values) > MAX_BUDGET_VALUES:
             raise ValueError(f"--{name} has {len(values):,} values, above the limit of {MAX_BUDGET_VALUES}")
     for i, e in enumerate(epsilons):
         check_extended_nonnegative(f"epsilons[{i}]", e)
-    ks = [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
+    if epochs is not None and given(ctx, "compositions"):
+        raise click.UsageError("--epochs and --compositions both set the number of steps: give one")
+    schedules: list[Schedule] = []
+    q = None
+    if sampling_rate is not None or dataset_size is not None or batch_size is not None or epochs is not None:
+        try:
+
+            def make(**length: float) -> Schedule:
+                return Schedule.of(
+                    dataset_size=dataset_size, batch_size=batch_size, sampling_rate=sampling_rate, **length
+                )
+
+            if epochs is not None:
+                schedules = [make(epochs=e) for e in epochs]
+            else:
+                schedules = [make(steps=k) for k in compositions]
+        except ValueError as err:  # the API's names as the command line spells them
+            text = str(err)
+            for name in ("dataset_size", "batch_size", "sampling_rate", "epochs", "steps"):
+                text = text.replace(name, "--" + name.replace("_", "-"))
+            raise ValueError(text) from None
+        q = schedules[0].sampling_rate
+    ks = (
+        [s.steps for s in schedules]
+        if schedules
+        else [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
+    )
     meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
     results: list[dict[str, Any]] = []
     from rich.progress import Progress
@@ -91,6 +128,11 @@ def budgets(
                     row["sigma"][m] = _sigma(e, delta, sensitivity, k, m, conv, q)
                     progress.advance(task)
                 results.append(row)
+    if schedules:
+        for row, schedule in zip(
+            results, [s for s in schedules for _ in epsilons], strict=True
+        ):  # each K's rows carry its schedule
+            row["schedule"] = schedule.to_dict()
     if as_json:
         emit_json({"delta": delta, "sensitivity": sensitivity, "sampling_rate": q, "rows": results})
         return
@@ -98,9 +140,11 @@ def budgets(
     caption = (
         "classic: — where ε/K ≥ 1 (the Dwork–Roth bound does not apply)."
         if q is None
-        else "K is the number of DP-SGD steps; exact, zcdp and classic do not interpret a subsampled release (—)."
+        else "K is the number of DP-SGD steps"
+        + ("" if epochs is None else " (" + "; ".join(s.describe().split(", ", 1)[1] for s in schedules) + ")")
+        + "; exact, zcdp and classic do not interpret a subsampled release (—)."
     )
-    sampled = "" if q is None else f", Poisson sampling rate {format_number(q)}"
+    sampled = "" if q is None else f", DP-SGD: {schedules[0].describe().split(', T =')[0]}"
     print_table(
         f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}{sampled}",
         ["K", "ε"] + [f"σ {c}" for c in cols] + ["rdp÷exact" if q is None else "rdp÷pld"],

@@ -1,123 +1,103 @@
-"""``dpkit calibrate`` beyond K Gaussian releases: the noise multiplier of K DP-SGD steps (``--sampling-rate``), the
-largest number of steps or sampling rate a σ allows (``--solve``), and the noise scale of an event (``--event``)."""
+"""``dpkit calibrate``'s three forms and its ``--solve``: σ of K Gaussian releases, DP-SGD's noise multiplier, the noise
+scale of an event, and — given σ — DP-SGD's largest number of steps (or epochs), batch size or sampling rate.
+
+Each answer carries the certified ε of what it calibrated, as ``dpkit epsilon`` reports it for that σ
+(``epsilon_upper``, ``epsilon_lower``), and the mechanism itself (``--save-event`` writes it).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from dpkit.accountant import calibrate_ledger_scale, make_accountant
-from dpkit.accountant.numerics import round_up
-from dpkit.render import busy, emit_json, format_number, print_table
+from dpkit.accountant import Ledger, calibrate_ledger_scale, calibrate_sigma, make_accountant
+from dpkit.render import busy, certainty_cells, emit_json, format_number, print_table
 
-from .mechanisms import Mechanism
+from .mechanisms import Mechanism, dp_sgd_given, save_event, schedule_of
 
-__all__ = ["solve_dp_sgd", "calibrate_dp_sgd", "calibrate_event"]
+if TYPE_CHECKING:
+    from dpkit.accountant.events import Event
 
+__all__ = ["SOLVES", "solve_dp_sgd", "calibrate_gaussian", "calibrate_dp_sgd", "calibrate_event"]
 
-def solve_dp_sgd(
-    ctx: click.Context,
-    solve: str,
-    epsilon: float,
-    delta: float,
-    sigma: float | None,
-    sensitivity: float,
-    compositions: float,
-    method: str | None,
-    sampling_rate: float | None,
-    as_json: bool,
-) -> None:
-    """The largest number of DP-SGD steps (q, σ given) or the largest Poisson sampling rate (σ, K given)."""
-    from dpkit.accountant.event_calibration import largest_sampling_probability, largest_steps
-    from dpkit.accountant.validation import check_noise_scale, check_unit_interval
-
-    from .options import compositions_count, given, refuse_options
-
-    refuse_options(ctx, ["event_file", "relation", "conversion"], f"--solve {solve}")
-    if solve == "steps":
-        refuse_options(ctx, ["compositions"], "--solve steps (it finds the number of steps)")
-    if solve == "sampling-rate" and given(ctx, "sampling_rate"):
-        raise click.UsageError("--sampling-rate does not apply to --solve sampling-rate (it finds the rate)")
-    if sigma is None:
-        raise click.UsageError(f"--solve {solve} needs --sigma")
-    if solve == "steps" and sampling_rate is None:
-        raise click.UsageError("--solve steps needs --sampling-rate")
-    method = method or "pld"
-    if method not in ("pld", "rdp"):
-        raise click.UsageError(f"--solve {solve} takes --method pld or rdp, got {method}")
-    from dpkit import accountant
-
-    nm = check_noise_scale("sigma", sigma) / accountant.check_positive("sensitivity", sensitivity)
-    with busy(f"solving for the largest {solve.replace('-', ' ')}…"):
-        if solve == "steps":
-            q = check_unit_interval("sampling-rate", sampling_rate)
-            cal = largest_steps(epsilon, delta, sampling_probability=q, noise_multiplier=nm, method=method)
-        else:
-            k = compositions_count(compositions)
-            cal = largest_sampling_probability(epsilon, delta, noise_multiplier=nm, steps=k, method=method)
-    out = {**cal.to_dict(), "sigma": sigma, "sensitivity": sensitivity}
-    if as_json:
-        emit_json(out)
-        return
-    print_table(
-        f"largest {solve.replace('-', ' ')} for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), "
-        f"σ = {format_number(sigma)}, Δ = {format_number(sensitivity)}",
-        ["method", "steps", "sampling rate", "ε achieved"],
-        [
-            [
-                cal.method,
-                format_number(cal.steps, 10),
-                format_number(cal.sampling_probability, 10),
-                format_number(cal.epsilon, 10),
-            ]
-        ],
-        caption=cal.note or None,
-    )
+#: What ``calibrate --solve`` finds.
+SOLVES = ("sigma", "steps", "epochs", "batch-size", "sampling-rate")
 
 
-def calibrate_dp_sgd(
+def _certified(out: dict[str, Any], upper: float, lower: float | None) -> dict[str, Any]:
+    return out | {"epsilon": upper, "epsilon_upper": upper, "epsilon_lower": lower}
+
+
+def calibrate_gaussian(
     mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
-) -> tuple[dict[str, Any], list[list[str]]]:
-    """The noise multiplier of K DP-SGD steps (pld: the pessimistic PLD; rdp: the subsampled Gaussian's curve)."""
-    from dpkit.accountant.event_calibration import calibrate_noise_multiplier
+) -> tuple[dict[str, Any], Ledger | None]:
+    """σ of K Gaussian releases under ``method``, and its ε as ``dpkit epsilon`` gives it."""
+    with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+        cal = calibrate_sigma(
+            epsilon,
+            delta,
+            sensitivity=mech.sensitivity,
+            compositions=mech.compositions,
+            method=method,
+            conversion=conversion,
+        )
+    keys = ("sigma", "epsilon", "delta", "method", "conversion", "target_epsilon", "sensitivity", "compositions")
+    out: dict[str, Any] = {k: cal.to_dict()[k] for k in keys} | {"noise_multiplier": cal.noise_multiplier}
+    if not 0.0 < cal.sigma < math.inf:  # the ends: no noise needed, or none enough (nothing to release)
+        return _certified(out, cal.epsilon, cal.epsilon), None
+    ledger = Ledger.homogeneous(mech.sensitivity, cal.sigma, compositions=mech.compositions)
+    g = make_accountant(method, conversion=conversion).epsilon(ledger, delta)
+    return _certified(out, g.epsilon, g.lower), ledger
 
+
+def _check_methods(method: str, conversion: str | None, target: Any) -> None:
     if method not in ("pld", "rdp"):
-        reason = make_accountant(method, conversion=conversion).supports(mech.target).reason
+        reason = make_accountant(method, conversion=conversion).supports(target).reason
         raise ValueError(f"{method}: {reason or 'it does not calibrate subsampled releases'}; use pld or rdp")
     if method == "rdp" and conversion not in (None, "improved"):
         raise ValueError(f"--conversion {conversion} does not apply to calibrating DP-SGD (rdp uses improved)")
     if method == "pld" and conversion is not None:
         raise ValueError("--conversion does not apply to method pld")
-    q = float(mech.sampling_rate)  # type: ignore[arg-type]
+
+
+def calibrate_dp_sgd(
+    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+) -> tuple[dict[str, Any], Event]:
+    """DP-SGD's noise multiplier (10 significant digits, rounded up) and its certified ε (the interval)."""
+    from dpkit.accountant.event_calibration import calibrate_noise_multiplier
+
+    _check_methods(method, conversion, mech.target)
+    assert mech.schedule is not None
+    q = mech.schedule.sampling_rate
     with busy("calibrating the noise multiplier…"):
         cal = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=mech.compositions, method=method)
-    sigma = round_up(cal.value * mech.sensitivity)  # never below the checked noise multiplier times Δ
+    from dpkit.accountant.numerics import round_up
+
+    # σ = nm·Δ, never below the certified noise multiplier times Δ (exactly nm for DP-SGD's usual Δ = 1)
+    sigma = cal.value if mech.sensitivity == 1.0 else round_up(cal.value * mech.sensitivity)
     out = {
         "sigma": sigma,
-        "noise_multiplier": cal.value,
         "epsilon": cal.epsilon,
+        "noise_multiplier": cal.value,
         "delta": delta,
         "target_epsilon": epsilon,
         "method": method,
         "conversion": "improved" if method == "rdp" else None,
         "sensitivity": mech.sensitivity,
         "compositions": mech.compositions,
-        "sampling_rate": q,
+        **mech.schedule.to_dict(),
         "value_discretization_interval": cal.value_discretization_interval,
         "note": cal.note,
     }
-    rows = [["σ", format_number(sigma, 10)], ["noise multiplier σ/Δ", format_number(cal.value, 10)]]
-    if cal.note:
-        rows.append(["note", cal.note])
-    return out, rows
+    return _certified(out, cal.epsilon, cal.epsilon_lower), mech.schedule.event(cal.value)
 
 
 def calibrate_event(
     mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
-) -> tuple[dict[str, Any], list[list[str]]]:
+) -> tuple[dict[str, Any], Event]:
     """The smallest factor on every noise multiplier of the event that meets (ε, δ)."""
-    from dpkit.accountant import Ledger
     from dpkit.accountant.events import describe
     from dpkit.accountant.ledger import EventRelease
 
@@ -125,11 +105,10 @@ def calibrate_event(
     with busy("calibrating the event's noise…", method == "pld"):
         factor = calibrate_ledger_scale(ledger, epsilon, delta, method=method, conversion=conversion)
     scaled = ledger.scaled(factor)
-    achieved = make_accountant(method, conversion=conversion).epsilon(scaled, delta)
     event = scaled.releases[0].event  # type: ignore[union-attr]
+    achieved = make_accountant(method, conversion=conversion).epsilon(event, delta)
     out = {
         "scale": factor,
-        "epsilon": achieved.epsilon,
         "delta": delta,
         "target_epsilon": epsilon,
         "method": achieved.method,
@@ -137,5 +116,117 @@ def calibrate_event(
         "compositions": mech.compositions,
         "event": event.to_dict(),
         "relation": event.relation,
+        "event_text": describe(event),
     }
-    return out, [["noise scale factor", format_number(factor, 10)], ["calibrated event", describe(event)]]
+    return _certified(out, achieved.epsilon, achieved.lower), event
+
+
+def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, sigma: float | None, **kw: Any) -> None:
+    """Given σ: the largest number of DP-SGD steps or epochs (q given), batch size (N and E or T given) or sampling
+    rate (T given), each certified as ``calibrate`` certifies σ."""
+    from dpkit import accountant
+    from dpkit.accountant.dp_sgd import epochs_for_steps
+    from dpkit.accountant.event_calibration import (
+        largest_batch_size,
+        largest_sampling_probability,
+        largest_steps,
+    )
+    from dpkit.accountant.validation import check_noise_scale
+
+    from .options import given, refuse_options
+
+    refuse_options(ctx, ["event_file", "relation", "conversion"], f"--solve {solve}")
+    if sigma is None:
+        raise click.UsageError(f"--solve {solve} needs --sigma")
+    finds = {"steps": "the number of steps", "epochs": "the number of steps", "sampling-rate": "the rate"}
+    finds["batch-size"] = "the batch size"
+    clash = {
+        "steps": ["steps", "epochs", "compositions"],
+        "epochs": ["steps", "epochs", "compositions"],
+        "sampling-rate": ["sampling_rate", "dataset_size", "batch_size"],
+        "batch-size": ["sampling_rate", "batch_size"],
+    }[solve]
+    refuse_options(ctx, clash, f"--solve {solve} (it finds {finds[solve]})")
+    method = kw["method"] or "pld"
+    if method not in ("pld", "rdp"):
+        raise click.UsageError(f"--solve {solve} takes --method pld or rdp, got {method}")
+    nm = check_noise_scale("sigma", sigma) / accountant.check_positive("sensitivity", kw["sensitivity"])
+    p = ctx.params
+    if solve == "epochs" and not (given(ctx, "dataset_size") and given(ctx, "batch_size")):
+        raise click.UsageError("--solve epochs needs --dataset-size and --batch-size (or --solve steps with q)")
+    if solve == "batch-size" and not given(ctx, "dataset_size"):
+        raise click.UsageError("--solve batch-size needs --dataset-size and --epochs (or --steps)")
+    with busy(f"solving for the largest {solve.replace('-', ' ')}…"):
+        if solve in ("steps", "epochs"):
+            if not dp_sgd_given(ctx):
+                raise click.UsageError(f"--solve {solve} needs the sampling rate: --sampling-rate or N and B")
+            q = schedule_of(ctx, None, need_steps=False).sampling_rate
+            cal = largest_steps(epsilon, delta, sampling_probability=q, noise_multiplier=nm, method=method)
+        elif solve == "sampling-rate":
+            t = schedule_of_steps(ctx, kw["compositions"])
+            cal = largest_sampling_probability(epsilon, delta, noise_multiplier=nm, steps=t, method=method)
+        else:
+            cal = largest_batch_size(
+                epsilon,
+                delta,
+                dataset_size=p["dataset_size"],
+                noise_multiplier=nm,
+                epochs=p.get("epochs"),
+                steps=p.get("steps") if given(ctx, "steps") else None,
+                method=method,
+            )
+    out = {**cal.to_dict(), "sigma": sigma, "sensitivity": kw["sensitivity"]}
+    n, b = p.get("dataset_size"), p.get("batch_size")
+    if solve == "epochs" and n is not None and b is not None:
+        out |= {"dataset_size": int(n), "batch_size": int(b), "epochs": epochs_for_steps(cal.steps, int(n), int(b))}
+    if solve == "batch-size" and n is not None:
+        out |= {"dataset_size": int(n), "batch_size": int(cal.value), "epochs": p.get("epochs")}
+    saved = _save_solved(kw["save_event_file"], cal, nm)
+    if saved is not None:
+        out["saved_event"] = str(saved)
+    if kw["as_json"]:
+        emit_json(out)
+        return
+    found = {
+        "steps": format_number(cal.steps, 10),
+        "epochs": format_number(out.get("epochs"), 8),
+        "batch-size": format_number(out.get("batch_size"), 10),
+        "sampling-rate": format_number(cal.sampling_probability, 10),
+    }[solve]
+    print_table(
+        f"largest {solve.replace('-', ' ')} for (ε, δ) = ({format_number(epsilon)}, {format_number(delta)}), "
+        f"σ = {format_number(sigma)}, Δ = {format_number(kw['sensitivity'])}",
+        ["method", solve.replace("-", " "), "steps", "sampling rate", "certified ε", "truth ≥"],
+        [
+            [
+                cal.method,
+                found,
+                format_number(cal.steps, 10),
+                format_number(cal.sampling_probability, 10),
+                *certainty_cells(cal.epsilon, cal.epsilon_lower),
+            ]
+        ],
+        caption="\n".join(n for n in (cal.note, None if saved is None else f"event written to {saved}") if n) or None,
+    )
+
+
+def schedule_of_steps(ctx: click.Context, compositions: float) -> int:
+    """The number of steps of ``--solve sampling-rate``: --steps, --compositions, or --epochs is not enough."""
+    from .options import compositions_count, given
+
+    if given(ctx, "steps"):
+        if given(ctx, "compositions"):
+            raise click.UsageError("--steps and --compositions say the same for DP-SGD: give one")
+        return compositions_count(ctx.params["steps"])
+    return compositions_count(compositions)
+
+
+def _save_solved(path: Any, cal: Any, nm: float) -> Any:
+    if path is None:
+        return None
+    from dpkit.accountant.dp_sgd import Schedule
+
+    if not (cal.steps >= 1 and math.isfinite(cal.steps)):
+        raise ValueError(f"--save-event: no event to write (the answer is {cal.steps} steps)")
+    schedule = Schedule(cal.sampling_probability, int(cal.steps))
+    return save_event(path, schedule.event(nm))

@@ -19,7 +19,6 @@ from .options import (
     NUMBER,
     comparison_rows,
     dp_event_dict,
-    read_ledger,
     refusal_note,
     refuse_options,
 )
@@ -88,7 +87,8 @@ def ledger_cmd(
 
     ALGORITHM is a registered private algorithm (ldp-ucrl-vtr, private-linopt-vi, private-linopt-po,
     private-ofu-rl, rlsvi, and any a package registers); anything else is read as a ledger file
-    (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count}).
+    (TOML or JSON: a list 'release' of {name, sensitivity, sigma, count}) or an event file (a DpEvent JSON,
+    as --save-event writes it, or dpkit's event JSON).
     """
     from dpkit.algorithms import registry
 
@@ -227,10 +227,25 @@ def _release_row(r: GaussianRelease | EventRelease) -> list[str]:
     ]
 
 
+def _read_file(path: Path) -> Ledger:
+    """A ledger file, or an event file (a DpEvent JSON, as ``--save-event`` writes, or dpkit's event JSON) as a
+    ledger of that one event (named for the file)."""
+    from dpkit.reports.config import read_target
+
+    from .options import read_ledger
+
+    if path.suffix.lower() == ".toml":  # a TOML file is a ledger file: its own errors
+        return read_ledger(path)
+    kind, target = read_target(path)
+    if isinstance(target, Ledger):
+        return target
+    return Ledger((EventRelease(path.stem or "event", target),))
+
+
 def _file_ledger(path: Path, delta: float | None, epsilon: float | None, as_json: bool) -> None:
     if (delta is None) == (epsilon is None):
         raise click.UsageError("give exactly one of --delta and --epsilon")
-    ledger = read_ledger(path)
+    ledger = _read_file(path)
     if epsilon is not None:
         with busy("accounting under every method (PLD takes a moment)…"):
             dcmp = compare_deltas(ledger, epsilon)

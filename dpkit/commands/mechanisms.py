@@ -1,16 +1,21 @@
-"""What ``calibrate``, ``epsilon``, ``delta``, ``methods`` and ``budgets`` account for, built from their options.
+"""What ``calibrate``, ``epsilon``, ``delta`` and ``methods`` account for, built from their options.
 
 Three forms, one each:
 
 * K Gaussian releases: ``--sigma`` (σ), ``--sensitivity`` (Δ), ``--compositions`` (K) — a Gaussian ledger;
-* DP-SGD: the same with ``--sampling-rate Q`` — K steps of the Poisson-subsampled Gaussian of noise multiplier
-  σ/Δ, ``SelfComposed(PoissonSampled(Q, Gaussian(σ/Δ)), K)`` (add/remove), as dp-accounting writes it;
+* DP-SGD, in its users' terms: ``--dataset-size N --batch-size B`` (Poisson sampling, q = B/N) or
+  ``--sampling-rate Q`` (a decimal or a fraction ``256/60000``), and ``--epochs E`` (T = ⌈E·N/B⌉) or
+  ``--steps T`` (``--compositions`` K is the same number) — T steps of the Poisson-subsampled Gaussian of
+  noise multiplier σ/Δ, ``SelfComposed(PoissonSampled(q, Gaussian(σ/Δ)), T)`` (add/remove), as dp-accounting
+  writes it (:class:`dpkit.accountant.dp_sgd.Schedule`);
 * any mechanism: ``--event FILE.json`` — a dp-accounting ``DpEvent`` JSON (its ``to_named_tuple()`` form, with
   module and class names) or dpkit's own event JSON (``{"kind": …}``), composed K times; ``--relation`` says
   which neighbouring relation a DpEvent is read under (dpkit's own event file states its own).
 
-The method defaults to ``exact`` for Gaussian releases and to ``pld`` for the other forms (the exact method
-has no closed form for a subsampled release); an option of another form is an error naming it.
+``--save-event FILE.json`` writes the mechanism as a DpEvent file (with the calibrated noise, for ``calibrate``),
+which ``--event``, ``dpkit ledger FILE`` and a report's ``[[ledger]]`` entry read back. The method defaults to
+``exact`` for Gaussian releases and to ``pld`` for the other forms (the exact method has no closed form for a
+subsampled release); an option of another form, or two options that say the same thing, is an error naming them.
 """
 
 from __future__ import annotations
@@ -26,12 +31,16 @@ from dpkit import accountant
 from dpkit.accountant import Ledger
 from dpkit.accountant.validation import check_noise_scale
 
-from .options import NUMBER, compositions_count, given, refuse_options
+from .options import NUMBER, RATE, compositions_count, given, refuse_options
 
 if TYPE_CHECKING:
+    from dpkit.accountant.dp_sgd import Schedule
     from dpkit.accountant.events import Event
 
-__all__ = ["Mechanism", "mechanism_options", "build_mechanism", "default_method"]
+__all__ = ["Mechanism", "mechanism_options", "build_mechanism", "default_method", "DP_SGD_OPTIONS", "save_event"]
+
+#: The options that state DP-SGD's sampling and length in its users' terms.
+DP_SGD_OPTIONS = ("sampling_rate", "dataset_size", "batch_size", "epochs", "steps")
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class Mechanism:
     form: str  # "gaussian", "dp-sgd" or "event"
     sensitivity: float = 1.0
     sampling_rate: float | None = None
+    schedule: Schedule | None = None
 
     @property
     def gaussian(self) -> bool:
@@ -50,8 +60,9 @@ class Mechanism:
 
     def describe(self, *, calibrating: bool = False) -> str:
         """One line; ``calibrating``: without the template's noise (σ = 1, noise multiplier 1)."""
-        if calibrating and self.form == "dp-sgd":
-            return f"{self.compositions} DP-SGD steps at Poisson sampling rate {self.sampling_rate:g}"
+        if self.form == "dp-sgd" and self.schedule is not None:
+            noise = "" if calibrating else f"σ/Δ = {self.noise_multiplier:g}, "
+            return f"DP-SGD, {noise}{self.schedule.describe()}"
         if calibrating and self.form == "gaussian":
             return f"Δ = {self.sensitivity:g}, K = {self.compositions}"
         if isinstance(self.target, Ledger):
@@ -61,15 +72,37 @@ class Mechanism:
 
         return describe(self.target)
 
+    @property
+    def noise_multiplier(self) -> float:
+        """The DP-SGD step's noise multiplier σ/Δ (NaN for another form)."""
+        from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
+
+        event = self.target.event if isinstance(self.target, SelfComposedEvent) else self.target
+        if isinstance(event, PoissonSampledEvent) and isinstance(event.event, GaussianEvent):
+            return event.event.noise_multiplier
+        return math.nan
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of the event (dpkit's form) for the non-Gaussian forms."""
+        """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms."""
         if isinstance(self.target, Ledger):
             return {}
-        return {"event": self.target.to_dict(), "relation": self.target.relation}
+        out = {"event": self.target.to_dict(), "relation": self.target.relation}
+        if self.schedule is not None:
+            out |= self.schedule.to_dict()
+        return out
 
 
 def mechanism_options(f: Any) -> Any:
-    """``--sampling-rate``, ``--event`` and ``--relation`` (the sensitivity and compositions are the commands')."""
+    """The DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` (the sensitivity and compositions are
+    the commands')."""
+    f = click.option(
+        "--save-event",
+        "save_event_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the mechanism (with the calibrated noise) as a DpEvent JSON file: --event, dpkit ledger FILE "
+        "and a report's [[ledger]] entry read it back.",
+    )(f)
     f = click.option(
         "--relation",
         type=click.Choice(("add_remove", "replace_one")),
@@ -83,11 +116,19 @@ def mechanism_options(f: Any) -> Any:
         default=None,
         help="A DpEvent JSON (dp-accounting's, with module names) or dpkit's event JSON, composed K times.",
     )(f)
+    f = click.option("--steps", type=NUMBER, default=None, help="DP-SGD: the number of steps T (as --compositions).")(f)
+    f = click.option(
+        "--epochs", type=NUMBER, default=None, help="DP-SGD: epochs E over the dataset: T = ceil(E·N/B) steps."
+    )(f)
+    f = click.option(
+        "--batch-size", type=NUMBER, default=None, help="DP-SGD: expected batch size B (Poisson sampling, q = B/N)."
+    )(f)
+    f = click.option("--dataset-size", type=NUMBER, default=None, help="DP-SGD: the number of examples N.")(f)
     f = click.option(
         "--sampling-rate",
-        type=NUMBER,
+        type=RATE,
         default=None,
-        help="Poisson sampling rate Q (DP-SGD): K steps of the subsampled Gaussian of noise multiplier σ/Δ.",
+        help="DP-SGD: Poisson sampling rate q, a decimal or a fraction such as 256/60000 (or give N and B).",
     )(f)
     return f
 
@@ -106,21 +147,76 @@ def _read_event(path: Path, relation: str | None) -> Event:
     return load_event(read_text_file(path, "event file"), relation=relation)
 
 
+def dp_sgd_given(ctx: click.Context) -> bool:
+    """Whether any DP-SGD option was typed (the form is then DP-SGD)."""
+    return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
+
+
+def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> Schedule:
+    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K; errors name the flags."""
+    from dpkit.accountant.dp_sgd import Schedule
+
+    p = ctx.params
+    typed = {name: given(ctx, name) for name in (*DP_SGD_OPTIONS, "compositions") if name in p}
+    if typed.get("steps") and typed.get("compositions"):
+        raise click.UsageError("--steps and --compositions say the same for DP-SGD (the number of steps): give one")
+    if typed.get("epochs") and (typed.get("steps") or typed.get("compositions")):
+        other = "--steps" if typed.get("steps") else "--compositions"
+        raise click.UsageError(f"--epochs and {other} both set the number of steps: give one")
+    if typed.get("sampling_rate") and (typed.get("dataset_size") or typed.get("batch_size")):
+        raise click.UsageError("--sampling-rate and --dataset-size/--batch-size both set q = B/N: give one")
+    if typed.get("dataset_size") != typed.get("batch_size"):
+        have, need = (
+            ("--dataset-size", "--batch-size") if typed.get("dataset_size") else ("--batch-size", "--dataset-size")
+        )
+        raise click.UsageError(f"{have} needs {need} too: the sampling rate is q = B/N")
+    if not (typed.get("sampling_rate") or typed.get("dataset_size")):
+        flag = "--steps" if typed.get("steps") else "--epochs"
+        raise click.UsageError(
+            f"{flag} is DP-SGD's: give --dataset-size and --batch-size (or --sampling-rate); for K Gaussian releases "
+            "use --compositions"
+        )
+    if typed.get("epochs") and not typed.get("dataset_size"):
+        raise click.UsageError(
+            "--epochs needs --dataset-size and --batch-size (an epoch is N/B steps); or give --steps"
+        )
+    stated = typed.get("epochs") or typed.get("steps") or typed.get("compositions")
+    if need_steps and typed.get("dataset_size") and not stated:
+        raise click.UsageError("DP-SGD over --dataset-size N needs --epochs E (T = ceil(E·N/B)) or --steps T")
+    steps = p.get("steps") if typed.get("steps") else compositions
+    if typed.get("epochs"):
+        steps = None
+    try:
+        return Schedule.of(
+            dataset_size=p.get("dataset_size"),
+            batch_size=p.get("batch_size"),
+            epochs=p.get("epochs"),
+            steps=steps if (need_steps or typed.get("steps") or typed.get("compositions")) else 1,
+            sampling_rate=p.get("sampling_rate"),
+        )
+    except ValueError as err:  # the API's names as the command line spells them
+        text = str(err)
+        for name in ("dataset_size", "batch_size", "sampling_rate", "epochs", "steps"):
+            text = text.replace(name, "--" + name.replace("_", "-"))
+        raise ValueError(text) from None
+
+
 def build_mechanism(
     ctx: click.Context,
     *,
     sigma: float | None,
     sensitivity: float,
     compositions: float,
-    sampling_rate: float | None,
     event_file: Path | None,
     relation: str | None,
     sigma_name: str = "sigma",
+    **_: Any,
 ) -> Mechanism:
     """The mechanism the options describe (``sigma=None``: a calibration, the template has noise multiplier 1)."""
-    k = compositions_count(compositions)
     if event_file is not None:
-        refuse_options(ctx, [n for n in (sigma_name, "sensitivity", "sampling_rate") if n in ctx.params], "--event")
+        k = compositions_count(compositions)
+        names = [n for n in (sigma_name, "sensitivity", *DP_SGD_OPTIONS) if n in ctx.params]
+        refuse_options(ctx, names, "--event")
         from dpkit.accountant.events import SelfComposedEvent
 
         event = _read_event(event_file, relation)
@@ -129,12 +225,44 @@ def build_mechanism(
         raise click.UsageError("--relation applies to --event only")
     delta_ = accountant.check_positive("sensitivity", sensitivity)
     s = 1.0 if sigma is None else check_noise_scale(sigma_name, sigma)
-    if sampling_rate is None:
+    if not dp_sgd_given(ctx):
+        k = compositions_count(compositions)
         return Mechanism(Ledger.homogeneous(delta_, s, compositions=k), k, "gaussian", delta_)
-    from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
-    from dpkit.accountant.validation import check_unit_interval
-
-    q = check_unit_interval("sampling-rate", sampling_rate)
+    schedule = schedule_of(ctx, compositions)
     nm = s if sigma is None else (math.inf if math.isinf(s) else s / delta_)
-    step = PoissonSampledEvent(q, GaussianEvent(nm))
-    return Mechanism(step if k == 1 else SelfComposedEvent(step, k), k, "dp-sgd", delta_, q)
+    return Mechanism(
+        schedule.event(nm),
+        schedule.steps,
+        "dp-sgd",
+        delta_,
+        schedule.sampling_rate,
+        schedule,
+    )
+
+
+def save_event(path: Path | None, target: Ledger | Event | None) -> Path | None:
+    """Write ``target`` as a dp-accounting DpEvent JSON file at ``path`` (atomically: a complete file or none);
+    None when no path was given; an error when there is no mechanism to write (σ = 0 or inf at the ends)."""
+    if path is None:
+        return None
+    if target is None:
+        raise ValueError("--save-event: no mechanism to write (the answer is no noise, or infinite noise)")
+    import os
+    import tempfile
+
+    from dpkit.accountant.interop import to_dp_event_json
+
+    if path.exists() and path.is_dir():
+        raise ValueError(f"--save-event {str(path)!r} is a directory")
+    event = target.event if isinstance(target, Ledger) else target
+    text = to_dp_event_json(event, indent=2) + "\n"
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -56,8 +56,25 @@ class NumberList(click.ParamType):
             self.fail(f"{value!r} is not a comma-separated list of numbers", param, ctx)
 
 
+class Rate(click.ParamType):
+    """A sampling rate as typed: a decimal, or an exact fraction ``256/60000`` (read by
+    :func:`dpkit.accountant.dp_sgd.parse_rate`; the text is kept, so the fraction is printed back)."""
+
+    name = "rate"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from dpkit.accountant.dp_sgd import parse_rate
+
+        try:
+            parse_rate(value if isinstance(value, float) else str(value))
+        except ValueError as err:
+            self.fail(str(err).replace("sampling_rate ", "", 1), param, ctx)
+        return str(value)
+
+
 NUMBER = Number()
 NUMBER_LIST = NumberList()
+RATE = Rate()
 
 
 def compositions_count(value: float) -> int:

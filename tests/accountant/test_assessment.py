@@ -74,11 +74,18 @@ def test_a_dpsgd_event_is_certified_by_pld_or_rdp() -> None:
 
 def test_a_dpsgd_claim_not_met_says_the_bound_is_an_upper_bound() -> None:
     base = assess_ledger(DPSGD, delta=1e-5)
-    assert base.certified_epsilon is not None
+    assert base.certified_epsilon is not None and base.certified_epsilon_lower is not None
+    assert base.certified_epsilon_lower < base.certified_epsilon and not base.definitive
+    # a claim inside the interval [lower, certified]: not certified, which does not show that it fails
+    inside = assess_ledger(DPSGD, delta=1e-5, epsilon=(base.certified_epsilon_lower + base.certified_epsilon) / 2)
+    (flag,) = inside.flags
+    assert inside.claim_status == "not certified" and "upper bound" in flag.message
+    # a claim below the interval: the truth exceeds it (issue 33: the lower end makes the verdict definite)
     claim = base.certified_epsilon * 0.8
     a = assess_ledger(DPSGD, delta=1e-5, epsilon=claim)
     (flag,) = a.flags
-    assert flag.code == "claim-not-met" and "upper bound" in flag.message and a.certified_method in flag.message
+    assert a.claim_status == "not met" and flag.code == "claim-not-met" and a.certified_method in flag.message
+    assert "lies in [" in flag.message and "does not meet the claim" in flag.message
     c = a.noise_scale
     assert c is not None and c > 1.0 and a.noise_ratio == pytest.approx(1.0 / c)
     # the scaled event meets the claim under the method that certified

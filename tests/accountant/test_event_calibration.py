@@ -90,7 +90,9 @@ def test_mnist_dpsgd_example() -> None:
     ours = dpsgd_epsilon(DELTA, sampling_probability=q, noise_multiplier=nm, steps=steps)
     assert ours < rdp.get_epsilon(DELTA)  # PLD is tighter than RDP
     assert _optimistic_delta(q, nm, steps, ours) <= DELTA
-    assert ours == pytest.approx(_dpa_epsilon(q, nm, steps), rel=1e-12)
+    # dp-accounting's PLD built with array operations (dpkit.accountant.pld_fast): the same to rounding (dp-accounting
+    # sums its loss grid by repeated subtraction, 14,062 steps drift ~1e-10)
+    assert ours == pytest.approx(_dpa_epsilon(q, nm, steps), rel=1e-9)
 
 
 def test_largest_steps_is_feasible_and_tight() -> None:

@@ -232,18 +232,22 @@ def test_kfold_laplace_against_dp_accounting() -> None:
     assert pld_epsilon(event, 0.0).epsilon == 4.0
     assert pld_delta(event, 4.0).delta == 0.0
     assert pld_epsilon(event, 1e-14).epsilon <= 4.0
-    # 10 × Laplace(2): between dp-accounting's optimistic PLD (a lower bound on the truth) and its own value
+    # 10 × Laplace(2): dp-accounting's own value, and the truth in [lower, value]: above dp-accounting's optimistic
+    # PLD (a lower bound on the truth), below its pessimistic PLD on a grid 10 times finer (an upper bound)
     event = SelfComposedEvent(LaplaceEvent(2.0), 10)
     h = 1e-4
     opt = pld_lib.from_laplace_mechanism(2.0, value_discretization_interval=h, pessimistic_estimate=False)
     opt = opt.self_compose(10)
+    fine = pld_lib.from_laplace_mechanism(2.0, value_discretization_interval=h / 10).self_compose(10)
     theirs = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
     theirs.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.LaplaceDpEvent(2.0), 10))
     for delta in (1e-6, 1e-3):
         g = pld_epsilon(event, delta, value_discretization_interval=h)
         assert g.epsilon >= opt.get_epsilon_for_delta(delta)
         assert g.epsilon == pytest.approx(theirs.get_epsilon(delta), abs=1e-9)
-        assert g.epsilon - g.error <= opt.get_epsilon_for_delta(delta) + 1e-12 or g.error >= 10 * h
+        assert g.lower == g.epsilon - g.error or g.epsilon - g.error == pytest.approx(g.lower, abs=1e-15)
+        assert g.lower <= fine.get_epsilon_for_delta(delta)  # a valid lower end: below an upper bound on the truth
+        assert g.error < 1e-5  # second order in h (the first-order bound m·h would be 1e-3)
 
 
 def test_poisson_subsampled_published_vectors() -> None:

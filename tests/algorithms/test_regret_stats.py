@@ -9,6 +9,7 @@ from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import TabularMDP, riverswim
 from dpkit.algorithms.regret_stats import (
     SlopeInterval,
+    band_limits,
     loglog_slope,
     mean_band,
     slope_interval,
@@ -107,7 +108,10 @@ def test_zero_curves_have_no_slope() -> None:
 @pytest.mark.parametrize(
     ("low", "high", "expected"),
     [
-        (0.4, 0.99, "sublinear"),
+        (0.4, 0.9, "sublinear"),
+        (0.4, 0.95, "sublinear"),
+        (0.4, 0.99, "near-linear"),
+        (0.992, 0.997, "near-linear"),  # RLSVI's 0.995 [0.992, 0.997] on a visibly straight line (issue 33)
         (0.8, 1.0, "not shown sublinear"),
         (0.96, 1.02, "linear"),
         (0.5, 1.2, "not shown sublinear"),
@@ -115,6 +119,18 @@ def test_zero_curves_have_no_slope() -> None:
 )
 def test_verdict(low: float, high: float, expected: str) -> None:
     assert verdict(SlopeInterval((low + high) / 2, low, high, 0.95, 100)) == expected
+
+
+def test_band_limits_never_go_below_zero() -> None:
+    # three seeds, one far above the others: the t-band of the mean reaches below 0, which regret never does
+    curves = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 30.0, 60.0]])
+    mean, half = mean_band(curves)
+    assert np.any(mean - half < 0.0)
+    lower, upper = band_limits(mean, half)
+    assert np.all(lower >= 0.0) and np.array_equal(upper, mean + half)
+    assert np.array_equal(lower[mean - half >= 0.0], (mean - half)[mean - half >= 0.0])  # clipped only below 0
+    lower, _ = band_limits(np.array([1.0, 2.0]), np.array([np.nan, np.nan]))  # one seed: no band
+    assert np.all(np.isnan(lower))
 
 
 def test_uniform_regret_of_a_two_state_chain_by_hand() -> None:

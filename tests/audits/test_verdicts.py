@@ -150,3 +150,38 @@ def test_points_below_the_curve_are_violations() -> None:
     est = estimate(s0, s1, 0.5, 0.05 / 3, 1e-5)
     j = judge(Claim.dp(1.0, 1e-5), [est], delta=1e-5, alpha=0.05, n0=10_000, n1=10_000)
     assert j.verdict == "violation" and j.delta_lower > 0.99
+
+
+@pytest.mark.parametrize(
+    ("estimate", "interval", "sigma", "expected"),
+    [
+        (1.0, (0.9, 1.1), None, None),  # at the claim: nothing to diagnose
+        (1.3, (0.95, 1.6), None, None),  # the interval holds 1: no diagnosis
+        (2.05, (1.8, 2.3), None, "factor 2 in the sensitivity"),
+        (1.42, (1.3, 1.55), None, "factor √2"),
+        (3.0, (2.7, 3.3), 9.0, "σ used as a variance"),  # noise of sd √9 = 3 where σ = 9 was meant
+        (40.0, (30.0, 60.0), None, "noise term missing"),
+        (5.0, (4.5, 5.5), None, None),  # above the claim, but no usual factor fits
+    ],
+)
+def test_diagnose_names_the_factor(
+    estimate: float, interval: tuple[float, float], sigma: float | None, expected: str | None
+) -> None:
+    from dpkit.audits.verdicts import diagnose
+
+    text = diagnose(estimate, interval, 1.0, sigma=sigma)
+    if expected is None:
+        assert text is None
+    else:
+        assert text is not None and expected in text
+
+
+def test_every_claim_reads_in_mu() -> None:
+    from dpkit.accountant.gdp import gdp_epsilon
+
+    assert Claim.gdp(0.7).mu_allowed == 0.7
+    mu = Claim.dp(1.0, 1e-5).mu_allowed
+    assert mu is not None and gdp_epsilon(mu, 1e-5) == pytest.approx(1.0, rel=1e-9)  # the Gaussian mechanism at (1, δ)
+    assert Claim.dp(1.0, 0.0).mu_allowed is None  # no Gaussian mechanism is purely DP
+    assert Claim.zcdp(0.125).mu_allowed == pytest.approx(0.5)
+    assert Claim.rdp([2.0, 4.0], [0.25, 0.6]).mu_allowed == pytest.approx(0.5)  # min over α of √(2ε(α)/α)

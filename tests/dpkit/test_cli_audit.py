@@ -292,3 +292,37 @@ def test_other_claim_kinds(capsys: pytest.CaptureFixture[str], mech: Path, tmp_p
     claim = [str(ledger) if c == "LEDGER" else c for c in claim]
     obj = audit_json(capsys, mech, *claim, "--trials", "20000")
     assert obj["verdict"] in ("consistent", "inconclusive") and obj["claim"]["kind"] in ("zcdp", "rdp", "ledger")
+
+
+MEAN = """
+import numpy as np
+from dpkit.accountant import calibrate_sigma
+N = 100
+# a mean of N records in [0, 1]: replacing one moves it by 1/N, but the noise is calibrated to (1, 1e-5) for half that
+SIGMA = calibrate_sigma(1.0, 1e-5, sensitivity=0.5 / N).sigma
+def release(ds, rng, n):
+    return np.mean(ds) + SIGMA * rng.standard_normal((n, 1))
+PAIR = ([0.0] * N, [0.0] * (N - 1) + [1.0])
+"""
+
+
+def test_an_epsilon_delta_audit_shows_mu_and_diagnoses_a_factor_two(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # issue 33: the measured loss beside what the (ε, δ) claim allows, in μ, and the likely cause of the ratio
+    path = tmp_path / "mean.py"
+    path.write_text(MEAN)
+    argv = ["audit", "--target", f"{path}:release", "--neighbours", f"{path}:PAIR", "--epsilon", "1", "--delta", "1e-5"]
+    code, out, err = run(capsys, *argv, "--trials", "20000", "--json")
+    obj = json.loads(out)
+    assert code in (0, 1)  # one (ε, δ) point is hard to refute in 20,000 trials; the μ reading shows the fault
+    assert obj["mu_allowed"] == pytest.approx(0.26805, rel=1e-4)  # the μ of the Gaussian mechanism at (1, 1e-5)
+    assert 1.7 < obj["mu_ratio"] < 2.3
+    assert "factor 2" in obj["diagnosis"] and "sensitivity" in obj["diagnosis"]
+    code, out, err = run(capsys, *argv, "--trials", "20000")
+    assert "diagnosis:" in out and "factor 2" in out and "μ the claim allows" in out
+
+
+def test_no_diagnosis_for_a_mechanism_that_meets_its_claim(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
+    obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "20000")
+    assert obj["diagnosis"] is None and obj["mu_allowed"] == 0.5 and 0.8 < obj["mu_ratio"] < 1.2

@@ -3,6 +3,11 @@ opens ``report.html`` from disk at a 1280×900 window and checks what a reader w
 errors and no request leaving the file (the report is self-contained), every figure decoded and shown, every
 internal link landing on an element, nothing wider than the window; it saves two screenshots.
 
+The report holds an entry of every kind (issue 33): the seed algorithms, a plugin algorithm (the toy of
+``tests/support/toy_algorithm.py``, from a file beside the config), a ledger file of Gaussian releases
+(``examples/my_ledger.toml``) and a DpEvent file holding a self-composed DP-SGD event
+(``examples/mnist_dp_sgd.json``, whose refusal reasons and long values once pushed the page to 1,359 px).
+
 The browser is the system's Chromium (Debian's ``chromium``; ``DPKIT_CHROMIUM`` names another executable), never
 one downloaded by ``playwright install``. Without Playwright or Chromium the module is skipped with the reason
 (pytest's ``-ra`` summary prints it, and ``make test`` says so first); ``.ci/run`` installs both.
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from user_files import TOY_ENTRY, TOY_NAME, write_toy
 
 from dpkit.reports.config import load_config
 from dpkit.reports.job import compute_report
@@ -74,22 +80,52 @@ class Loaded:
     failed: list[str] = field(default_factory=list)
 
 
+ROOT = Path(__file__).resolve().parents[2]
+#: The files a user adds to the default config, one of each kind (beside the plugin algorithm's entry).
+FILES = """
+[[ledger]]
+name = "my ledger"
+file = {ledger}
+delta = 1e-5
+epsilon = 1.0
+
+[[ledger]]
+name = "mnist-dp-sgd"
+file = {dp_sgd}
+delta = 1e-5
+epsilon = 3.0
+users = 60000
+"""
+
+
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    """The ``dpkit report --quick`` report (~20 s on 2 cores) of the default config with a user's ledger file added
-    (``examples/my_ledger.toml``, a ``[[ledger]]`` entry: its verdict row and section are on the page too), written
-    to a temporary directory."""
+def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]:
+    """The ``dpkit report --quick`` report (~40 s on 2 cores) of the default config with an entry of every other
+    kind added — a plugin algorithm and two ``[[ledger]]`` files, a Gaussian ledger and a DP-SGD DpEvent (their
+    verdict rows and sections are on the page too) — written to a temporary directory."""
+    from dpkit.algorithms import registry
+
     folder = tmp_path_factory.mktemp("browser-config")
-    ledger = Path(__file__).resolve().parents[2] / "examples" / "my_ledger.toml"
+    write_toy(folder / "toy.py")
     default = resources.files("dpkit.reports").joinpath("default.toml").read_text(encoding="utf-8")
-    entry = f'\n[[ledger]]\nname = "my ledger"\nfile = {json.dumps(str(ledger))}\ndelta = 1e-5\nepsilon = 1.0\n'
-    (folder / "report.toml").write_text(default + entry, encoding="utf-8")
-    config = load_config(folder / "report.toml").shrunk()
-    assert [e.name for e in config.ledgers] == ["my ledger"]
-    data = compute_report(config, command=["dpkit", "report", "--quick"])
-    out = tmp_path_factory.mktemp("browser-report")
-    write_report(data, out)
-    return out / "report.html", len(figure_list(data))
+    files = {
+        "ledger": json.dumps(str(ROOT / "examples" / "my_ledger.toml")),
+        "dp_sgd": json.dumps(str(ROOT / "examples" / "mnist_dp_sgd.json")),
+    }
+    config_text = 'plugins = ["toy.py:SPEC"]\n' + default + TOY_ENTRY + FILES.format(**files)
+    (folder / "report.toml").write_text(config_text, encoding="utf-8")
+    try:
+        config = load_config(folder / "report.toml").shrunk()
+        assert [e.name for e in config.ledgers] == ["my ledger", "mnist-dp-sgd"]
+        assert [e.kind for e in config.ledgers] == ["ledger file", "event file"]
+        assert TOY_NAME in [a.name for a in config.algorithms]
+        data = compute_report(config, command=["dpkit", "report", "--quick"])
+        out = tmp_path_factory.mktemp("browser-report")
+        write_report(data, out)
+        yield out / "report.html", len(figure_list(data))
+    finally:
+        if TOY_NAME in registry.names():
+            registry.unregister(TOY_NAME)
 
 
 @pytest.fixture(scope="module")

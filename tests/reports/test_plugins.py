@@ -10,36 +10,26 @@ from pathlib import Path
 import jsonschema
 import pytest
 from cli_runs import run
-from user_files import LEDGER_TOML, dp_accounting_json, dp_sgd
+from user_files import LEDGER_TOML, TOY_ENTRY, TOY_NAME, dp_accounting_json, dp_sgd, write_toy
 
 from dpkit.algorithms import registry
 from dpkit.reports.files import schemas
 
-TOY = Path(__file__).resolve().parents[1] / "support" / "toy_algorithm.py"
-NAME = "toy-ldp-rewards"
-CONFIG = """
+NAME = TOY_NAME
+CONFIG = (
+    """
 seeds = 2
 workers = 2
 plugins = ["algorithms/toy.py:SPEC"]
-
-[[algorithm]]
-name = "toy-ldp-rewards"
-env = "riverswim"
-states = 2
-episodes = 40
-epsilon = 1.0
-delta = 1e-5
-[algorithm.audit]
-runs = 300
 """
+    + TOY_ENTRY
+)
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Iterator[Path]:
     (tmp_path / "algorithms").mkdir()
-    # the toy as a user's file: its entry point the function itself (the original names its test-support module)
-    text = TOY.read_text(encoding="utf-8").replace('entry_point="toy_algorithm:make_agent"', "entry_point=make_agent")
-    (tmp_path / "algorithms" / "toy.py").write_text(text, encoding="utf-8")
+    write_toy(tmp_path / "algorithms" / "toy.py")
     yield tmp_path
     if NAME in registry.names():
         registry.unregister(NAME)

@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
+from markupsafe import escape
 
 from dpkit.accountant.declarations import algorithm_ledger
 from dpkit.algorithms.registry import declare
@@ -172,6 +173,23 @@ def test_verdict_rows(small: tuple[dict, Path]) -> None:
         shown = row["verdict"] or "not-audited"
         assert f'class="badge {shown}"' in verdicts  # an inconclusive audit is drawn as such, never green
     assert verdicts.count('class="badge consistent"') == sum(r["verdict"] == "consistent" for r in data["summary"])
+
+
+def test_the_verdict_page_separates_the_implementation_from_the_papers_claim(small: tuple[dict, Path]) -> None:
+    """Issue 33: a green audit beside a red flag no longer reads as a contradiction: the columns are grouped under
+    what they judge, and each row has a sentence for each (the code against its declaration; the paper's σ against
+    its claim)."""
+    data, out = small
+    html = (out / "report.html").read_text(encoding="utf-8")
+    verdicts = html[html.index('id="verdicts"') : html.index("</table>", html.index('id="verdicts"'))]
+    assert verdicts.index(">the implementation<") < verdicts.index(">the paper")
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    for row in data["summary"]:
+        implementation = "The implementation: not audited." if row["verdict"] is None else "The implementation ("
+        assert verdicts.count(implementation) >= 1 and implementation in markdown
+        claim = f"The paper's claim (ε = {row['claimed_epsilon']:.4g} at δ = {row['delta']:.4g})"
+        assert escape(claim) in verdicts and claim in markdown
+    assert verdicts.count('<tr class="judged">') == len(data["summary"])
 
 
 def test_quick_audits_without_power_are_inconclusive(small: tuple[dict, Path]) -> None:

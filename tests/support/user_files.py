@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import dp_accounting
@@ -28,3 +29,28 @@ def dp_accounting_json(dp_event: Any) -> str:
         return value
 
     return json.dumps(plain(dp_event.to_named_tuple()))
+
+
+#: The plugin algorithm of the report tests: the toy of tests/support/toy_algorithm.py, its name, and its
+#: ``[[algorithm]]`` entry at a small size.
+TOY_NAME = "toy-ldp-rewards"
+TOY_ENTRY = """
+[[algorithm]]
+name = "toy-ldp-rewards"
+env = "riverswim"
+states = 2
+episodes = 40
+epsilon = 1.0
+delta = 1e-5
+[algorithm.audit]
+runs = 300
+"""
+
+
+def write_toy(path: Path) -> Path:
+    """The toy algorithm as a user's own file at ``path`` (its entry point the function itself: the original names its
+    test-support module), for a config's ``plugins = ["…/toy.py:SPEC"]``."""
+    toy = Path(__file__).resolve().parent / "toy_algorithm.py"
+    text = toy.read_text(encoding="utf-8").replace('entry_point="toy_algorithm:make_agent"', "entry_point=make_agent")
+    path.write_text(text, encoding="utf-8")
+    return path
