@@ -35,6 +35,7 @@ __all__ = [
     "check_choice",
     "check_same_length",
     "check_rng",
+    "shown_int",
 ]
 
 
@@ -124,8 +125,18 @@ def check_count(name: str, value: object) -> int:
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         k = int(x)
     if k < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {k}")
+        raise ValueError(f"{name} must be an integer >= 1, got {shown_int(k)}")
     return k
+
+
+def shown_int(value: int) -> str:
+    """An integer for a message: with thousands separators, or as ``1.000e+400`` from 10¹⁵ on, whatever its size
+    (Python refuses to print an int of more than 4300 digits; a 400-digit count is unreadable anyway)."""
+    if abs(value) < 10**15:
+        return f"{value:,}"
+    from decimal import Decimal
+
+    return f"{Decimal(value):.3e}"
 
 
 def check_index(name: str, value: object) -> int:

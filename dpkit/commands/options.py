@@ -189,26 +189,16 @@ def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
     raise click.UsageError(f"{listed} {'does' if len(flags) == 1 else 'do'} not apply to {form}")
 
 
-#: Stated limits of the sizes ``simulate`` and ``rlsvi --run`` accept, checked before anything is allocated.
-LIMITS = {
-    "episodes": 10**6,
-    "seeds": 10**3,
-    "states": 10**3,
-    "actions": 10**2,
-    "horizon": 10**4,
-    "state_dim": 10**2,
-    "control_dim": 10**2,
-    "workers": 256,
-}
-#: The largest total work (episodes × seeds × horizon steps) of one ``simulate``.
-MAX_STEPS = 10**9
+def bounded(name: str, value: float, *, declaration: bool = False) -> int:
+    """``value`` as a count >= 1 that is at most its stated limit — a run's (:data:`dpkit.algorithms.limits.LIMITS`)
+    or, with ``declaration``, a privacy declaration's (``DECLARATION_LIMITS``) — or a ValueError naming the option
+    and the value."""
+    from dpkit.algorithms.limits import DECLARATION_LIMITS, LIMITS, above_limit
 
-
-def bounded(name: str, value: float) -> int:
-    """``value`` as a count >= 1 that is at most ``LIMITS[name]``, or a ValueError naming the option."""
+    limit = (DECLARATION_LIMITS if declaration else LIMITS)[name]
     k = check_count(name, value)
-    if k > LIMITS[name]:
-        raise ValueError(f"--{name.replace('_', '-')} = {k} is above the limit of {LIMITS[name]:,}")
+    if k > limit:
+        raise ValueError(above_limit(f"--{name.replace('_', '-')}", k, limit))
     return k
 
 
