@@ -23,7 +23,7 @@ from .accountants import Accountant, RdpAccountant, make_accountant
 from .classic import classic_sigma
 from .gdp import _gdp_mu
 from .ledger import GaussianRelease, Ledger
-from .numerics import feasible_root, round_up
+from .numerics import feasible_root, round_up, times_count, times_sqrt_count
 from .validation import (
     ArgumentTypeError,
     check_count,
@@ -31,6 +31,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    shown_int,
 )
 from .zcdp import _zcdp_rho
 
@@ -100,7 +101,10 @@ def _event_scale(acc: Accountant, base: Ledger, epsilon: float, delta: float) ->
             step *= 2.0
             bad, ok = ok, min(ok + step, _LOG_SCALE_RANGE)
             if bad >= _LOG_SCALE_RANGE:
-                raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a noise scale beyond doubles")
+                over = "" if base.compositions == 1 else f" over compositions = {shown_int(base.compositions)}"
+                raise ValueError(
+                    f"(epsilon, delta) = ({epsilon!r}, {delta!r}){over} needs a noise scale beyond doubles"
+                )
     else:
         ok, bad = 0.0, -step
         while g(bad) <= 0.0:
@@ -170,7 +174,7 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     # μ of the base ledger, scaled so that tiny μᵢ (σ near the top of the doubles) do not underflow when squared
     releases = [r for r in base.releases if isinstance(r, GaussianRelease)]
-    mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in releases]
+    mus = [times_sqrt_count(r.count, r.sensitivity / r.sigma) for r in releases]  # any count
     top = max(mus)
     if math.isinf(top):  # a template beyond the doubles: search from the ledger's own accountant
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
@@ -200,12 +204,13 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
     elif acc.method == "classic":
         # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
         # bracketed from the exact factor would hit the per-release refusal below the answer.)
-        z = math.sqrt(2.0 * math.log(1.25 * base.compositions / delta))
-        factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in releases) / epsilon
+        z = math.sqrt(2.0 * (math.log(1.25) + math.log(base.compositions) - math.log(delta)))  # logs: any count
+        factor = z * math.fsum(times_count(r.count, r.sensitivity / r.sigma) for r in releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
     if not 0.0 < factor < math.inf:
-        raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a sigma beyond the range of doubles")
+        over = "" if base.compositions == 1 else f" over compositions = {shown_int(base.compositions)}"
+        raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}){over} needs a sigma beyond the range of doubles")
     return _make_feasible(acc, base, round_up(factor), epsilon, delta)
 
 
