@@ -16,6 +16,7 @@ the target; σ is nudged up until it does not. So ``Calibration.epsilon <= targe
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,12 +27,14 @@ from .ledger import GaussianRelease, Ledger
 from .numerics import feasible_root, round_up, times_count, times_sqrt_count
 from .validation import (
     ArgumentTypeError,
+    SuspiciousTargetWarning,
     check_count,
     check_extended_nonnegative,
     check_positive,
     check_probability,
     check_unit_interval,
     shown_int,
+    target_warnings,
 )
 from .zcdp import _zcdp_rho
 
@@ -230,7 +233,8 @@ def calibrate_sigma(
     The ends are answered: ε = +inf or δ = 1 is met with no noise (σ = 0); δ = 0 by no finite σ (a
     Gaussian mechanism is never pure DP: σ = +inf, which achieves ε = 0); ε = 0 with 0 < δ < 1 has a
     finite σ under the exact method (δ(0) = 2Φ(μ/2) − 1), while a method that cannot certify ε = 0 at
-    any finite σ says so.
+    any finite σ says so. A target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is answered too, with a
+    :class:`~dpkit.accountant.validation.SuspiciousTargetWarning`.
 
     >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)
     3.7306
@@ -242,6 +246,8 @@ def calibrate_sigma(
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
     acc = make_accountant(method, conversion=conversion, **options)
+    for note in target_warnings(epsilon, delta):  # answered all the same (δ = 1: σ = 0), but said
+        warnings.warn(note, SuspiciousTargetWarning, stacklevel=2)
     if epsilon == math.inf or delta == 1.0:  # met by every σ >= 0: no noise needed
         achieved = 0.0 if delta == 1.0 else math.inf
         return Calibration(0.0, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from dpkit.accountant import Guarantee, calibrate_sigma, compare_methods, make_accountant
+from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, emit_json, format_number, print_table
 
 from .calibrate_events import calibrate_dp_sgd, calibrate_event, solve_dp_sgd
@@ -60,6 +61,9 @@ def calibrate(
     """The smallest σ meeting (ε, δ) for K releases of sensitivity Δ; with --sampling-rate, the noise multiplier
     of K DP-SGD steps; with --event, the factor on every noise multiplier of the event. With --solve, the largest
     number of DP-SGD steps or the largest sampling rate that a given σ allows."""
+    notes = target_warnings(epsilon, delta)  # a target that looks like a mistake: answered, and said (and in --json)
+    for note in notes:
+        click.echo(f"warning: {note}", err=True)
     if solve != "sigma":
         solve_dp_sgd(ctx, solve, epsilon, delta, sigma, sensitivity, compositions, method, sampling_rate, as_json)
         return
@@ -93,7 +97,7 @@ def calibrate(
     else:
         out, rows = calibrate_event(mech, epsilon, delta, method, conversion)
     if as_json:
-        emit_json(out)
+        emit_json(out | {"warnings": notes})
         return
     label = out["method"] if out.get("conversion") is None else f"{out['method']} ({out['conversion']})"
     target = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"

@@ -363,3 +363,51 @@ def test_no_public_function_taking_a_count_overflows(count: int, function: Any) 
         assert any(c.isdigit() for c in message), message
     else:
         assert value is None or isinstance(value, float) and not math.isnan(value)
+
+
+# --- a target that looks like a mistake is answered, with a warning ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "reasons"),
+    [
+        (1e-5, 1.0, ("at least 0.5", "larger than epsilon")),  # the issue's swap: δ = 1 is vacuous, σ = 0
+        (1.0, 0.5, ("at least 0.5",)),
+        (0.01, 0.1, ("larger than epsilon",)),
+    ],
+)
+def test_a_suspicious_target_is_answered_with_a_warning(epsilon: float, delta: float, reasons: tuple[str, ...]) -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cal = a.calibrate_sigma(epsilon, delta)
+    assert [w.category for w in caught] == [a.SuspiciousTargetWarning] * len(reasons)
+    for w, reason in zip(caught, reasons, strict=True):
+        assert reason in str(w.message) and f"delta = {delta:g}" in str(w.message)
+        assert w.filename == __file__  # attributed to the caller
+    if delta == 1.0:
+        assert cal.sigma == 0.0  # δ = 1 is met by every mechanism: no noise
+    else:
+        assert cal.sigma > 0.0 and a.gaussian_epsilon(cal.sigma, delta).epsilon <= epsilon
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-5), (0.0, 1e-5), (INF, 1e-5), (1.0, 0.0), (8.0, 0.49)])
+def test_a_usual_target_gives_no_warning(epsilon: float, delta: float) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a.calibrate_sigma(epsilon, delta)
+
+
+def test_the_module_docstring_says_what_calibration_answers() -> None:
+    """The ends it documents are answered (no longer "calibrating σ still needs 0 < δ < 1 and ε > 0")."""
+    doc = a.__doc__ or ""
+    assert "still needs 0 < δ < 1" not in doc
+    assert "σ = +inf at δ = 0" in doc and a.calibrate_sigma(1.0, 0.0).sigma == INF
+    assert "σ = 0 at δ = 1 or ε = +inf" in doc
+    assert a.calibrate_sigma(INF, 1e-5).sigma == 0.0
+    with pytest.warns(a.SuspiciousTargetWarning, match="at least 0.5"):
+        assert a.calibrate_sigma(1.0, 1.0).sigma == 0.0
+    assert "a finite σ at ε = 0" in doc and 0.0 < a.calibrate_sigma(0.0, 1e-5).sigma < INF
