@@ -779,8 +779,6 @@ def algorithm_ledger(
                 "error",
             )
         )
-    if not math.isfinite(achieved):  # pragma: no cover - guarded by the accountants
-        raise ArithmeticError("non-finite ε")
     mu = paper.mu if paper.is_gaussian else None
     # at the σ_tight the ledger shows (AlgorithmLedger.sigmas_tight: rounded up)
     tight = declaration.ledger(

@@ -411,3 +411,37 @@ def test_the_module_docstring_says_what_calibration_answers() -> None:
     with pytest.warns(a.SuspiciousTargetWarning, match="at least 0.5"):
         assert a.calibrate_sigma(1.0, 1.0).sigma == 0.0
     assert "a finite σ at ε = 0" in doc and 0.0 < a.calibrate_sigma(0.0, 1e-5).sigma < INF
+
+
+# --- huge μ and ε: the Gaussian tail bound, checked in high precision (no minutes of mpmath per call) ----------------
+
+
+def _gdp_delta_mp(mu: float, epsilon: float) -> mpmath.mpf:
+    """δ(ε) of μ-GDP, Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), at enough digits for the cancellation of huge μ."""
+    with mpmath.workdps(60 + 3 * int(math.log10(max(mu, 10.0)))):
+        m, e = mpmath.mpf(mu), mpmath.mpf(epsilon)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+
+@pytest.mark.parametrize("mu", [1e15, 3e20, 1e50, 1e100, 9e149])
+@pytest.mark.parametrize("delta", [1e-5, 1e-300, 0.3])
+def test_epsilon_of_a_huge_mu_is_sound_and_tight(mu: float, delta: float) -> None:
+    eps = a.gdp_epsilon(mu, delta)
+    assert _gdp_delta_mp(mu, eps) <= delta  # sound
+    assert _gdp_delta_mp(mu, eps * (1 - 1e-12)) > delta  # tight: 1e-12 less ε is not enough
+
+
+@pytest.mark.parametrize("epsilon", [1e30, 1e60, 1e200, 2e299])
+@pytest.mark.parametrize("delta", [1e-5, 1e-300])
+def test_mu_of_a_huge_epsilon_is_sound_and_tight(epsilon: float, delta: float) -> None:
+    mu = a.gdp_mu(epsilon, delta)
+    assert _gdp_delta_mp(mu, epsilon) <= delta  # sound
+    assert _gdp_delta_mp(mu * (1 + 1e-12), epsilon) > delta  # tight
+
+
+def test_mu_of_an_epsilon_beyond_the_largest_mu_is_the_largest_mu() -> None:
+    """ε = 1e300 would allow μ = 1.4e150: the μ reported is at most MU_OVERFLOW (1e150), beyond which ε(μ) is +inf."""
+    from dpkit.accountant.gdp import MU_OVERFLOW
+
+    mu = a.gdp_mu(1e300, 1e-5)
+    assert 0.999 * MU_OVERFLOW <= mu <= MU_OVERFLOW and a.gdp_epsilon(mu, 1e-5) <= 1e300
