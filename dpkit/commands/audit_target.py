@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant.validation import check_index
+from dpkit.accountant.validation import check_index, shown_int
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
 from .options import read_ledger
@@ -59,7 +59,7 @@ def audit_target(
     confidence = accountant.check_probability("confidence", confidence)
     runs = accountant.check_count("trials", trials)
     if runs > MAX_TRIALS:
-        raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {runs:,}")
+        raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {shown_int(runs)}")
     chunk = accountant.check_count("chunk-size", chunk_size)
     seed_value = check_index("seed", seed)
     release = FileFunction("--target", target)

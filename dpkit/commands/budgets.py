@@ -4,6 +4,7 @@ pld and rdp; the others are shown refused)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -100,6 +101,8 @@ def budgets(
         if q is None
         else "K is the number of DP-SGD steps; exact, zcdp and classic do not interpret a subsampled release (—)."
     )
+    if delta in (0.0, 1.0):
+        caption += f" At δ = {format_number(delta)} every σ is {'+inf' if delta == 0.0 else '0'}: no ratio (—)."
     sampled = "" if q is None else f", Poisson sampling rate {format_number(q)}"
     print_table(
         f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}{sampled}",
@@ -115,5 +118,8 @@ def budgets(
 
 
 def _ratio(sigmas: dict[str, Any], base: str) -> str:
+    """rdp's σ over the base's; "—" where the ratio is undefined: a σ refused, or both 0 (δ = 1) or +inf (δ = 0)."""
     top, bottom = sigmas.get("rdp"), sigmas.get(base)
-    return f"{top / bottom:.4f}" if top and bottom else "—"
+    if top is None or bottom is None or not (0.0 < top < math.inf and 0.0 < bottom < math.inf):
+        return "—"
+    return f"{top / bottom:.4f}"

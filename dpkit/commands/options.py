@@ -122,7 +122,7 @@ def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) 
         # no ratio to a zero or infinite exact ε (every method is 0 at δ = 1, +inf at δ = 0)
         ratio = "—" if eps is None or not exact or exact == math.inf else f"{eps / exact:.4f}"
         note = cmp.refusals.get(key, "")
-        if key in cmp.orders:
+        if key in cmp.orders and not math.isnan(cmp.orders[key]):  # no order where ε is +inf at every one
             note = f"α = {format_number(cmp.orders[key], 6)}"
         rows.append(
             [
