@@ -23,7 +23,12 @@ methods: ``Ledger.homogeneous(Δ, σ, compositions=k)``, ``RdpAccountant(convers
 value (NaN, ±inf where a finite number is needed, out of range) raises ``ValueError``. Each message
 names the parameter and the value. Where the mathematics has an answer it is given instead:
 ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and δ(ε = 0) — e.g. ``gdp_delta(mu, 0.0)`` is
-2Φ(μ/2) − 1. Calibrating σ still needs 0 < δ < 1 and ε > 0 (σ would be +inf or 0).
+2Φ(μ/2) − 1. Calibration answers the ends too: ``calibrate_sigma`` gives σ = +inf at δ = 0 (a Gaussian
+mechanism is never pure DP), σ = 0 at δ = 1 or ε = +inf (met with no noise), and a finite σ at ε = 0 with
+0 < δ < 1 under the exact method; a target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is
+answered with a :class:`SuspiciousTargetWarning`. Counts (``compositions``, a release's ``count``) may be
+any integer: a composition beyond the doubles is answered (ε = +inf where μ = √K·Δ/σ is), not an
+``OverflowError``.
 
 Quick start::
 
@@ -95,7 +100,14 @@ from .tree import (
     tree_ledger,
     tree_mu,
 )
-from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive, check_probability
+from .validation import (
+    ArgumentTypeError,
+    SuspiciousTargetWarning,
+    check_count,
+    check_noise_scale,
+    check_positive,
+    check_probability,
+)
 from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
@@ -138,6 +150,7 @@ __all__ = [
     "gaussian_epsilon",
     "gaussian_delta",
     "ArgumentTypeError",
+    "SuspiciousTargetWarning",
     "check_count",
     "check_positive",
     "check_probability",

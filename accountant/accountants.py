@@ -46,6 +46,7 @@ classic    basic composition of pure and (ε, δ) releases and of Gaussian relea
 from __future__ import annotations
 
 import math
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -74,6 +75,7 @@ from .validation import (
     check_extended_nonnegative,
     check_positive,
     check_unit_interval,
+    shown_int,
 )
 from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, _zcdp_delta, _zcdp_epsilon
 
@@ -195,6 +197,21 @@ def _check_target(target: object) -> Ledger | Event:
     return target
 
 
+def _beyond_doubles(target: Ledger | Event, err: BaseException) -> str:
+    """Why accounting ``target`` left the doubles: the largest count it composes a release with (the product of
+    nested counts) when that is beyond them (1.8e308), else the arithmetic error itself."""
+    from .events import walk
+
+    event = target.event if isinstance(target, Ledger) else target
+    largest = max((count for _, count in walk(event)), default=1)
+    if largest > sys.float_info.max:
+        return (
+            f"count = {shown_int(largest)} (a release composed that many times: the product of the nested counts) "
+            "is beyond the doubles (at most 1.8e308) that this method computes with"
+        )
+    return f"a number beyond the doubles ({type(err).__name__}: {err})"
+
+
 def _gaussian_ledger(target: Ledger | Event) -> Ledger | None:
     """The target as a ledger of Gaussian releases (the fast, exact paths), or None for any other event."""
     return target if isinstance(target, Ledger) and target.is_gaussian else None
@@ -246,7 +263,7 @@ class Accountant(ABC):
         delta = check_unit_interval("delta", delta)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            g = self._arithmetic(lambda: self._event_epsilon(self._supported(target), delta))
+            g = self._arithmetic(lambda: self._event_epsilon(self._supported(target), delta), target)
             lower = g.lower if g.lower is not None else _closed_form(target, "epsilon", delta)
         elif delta == 1.0 or gaussian.mu == 0.0:  # every mechanism is (0, 1)-DP; σ = inf releases nothing
             g, lower = self._guarantee(0.0, delta), 0.0
@@ -263,7 +280,7 @@ class Accountant(ABC):
         epsilon = check_extended_nonnegative("epsilon", epsilon)
         gaussian = _gaussian_ledger(target)
         if gaussian is None:
-            g = self._arithmetic(lambda: self._event_delta(self._supported(target), epsilon))
+            g = self._arithmetic(lambda: self._event_delta(self._supported(target), epsilon), target)
             lower = g.lower if g.lower is not None else _closed_form(target, "delta", epsilon)
         elif epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
             g, lower = self._guarantee(epsilon, 0.0), 0.0
@@ -271,13 +288,14 @@ class Accountant(ABC):
             g, lower = self._delta(gaussian, epsilon), _gdp_delta(gaussian.mu, epsilon)
         return replace(g, lower=None if lower is None else min(lower, g.delta), queried="delta")
 
-    def _arithmetic(self, run: Callable[[], Guarantee]) -> Guarantee:
+    def _arithmetic(self, run: Callable[[], Guarantee], target: Ledger | Event) -> Guarantee:
         """``run()``, an overflow or a division by an underflowed number becoming a ValueError naming the method
-        (so one failing method is a refusal beside the others, and the command line prints one line)."""
+        (so one failing method is a refusal beside the others, and the command line prints one line) and, when it
+        is the cause, the count beyond the doubles."""
         try:
             return run()
         except (ArithmeticError, IndexError) as err:
-            raise ValueError(f"{self.label}: a number beyond the doubles ({type(err).__name__}: {err})") from None
+            raise ValueError(f"{self.label}: {_beyond_doubles(target, err)}") from None
 
     def _supported(self, target: Ledger | Event) -> Event:
         event = target.event if isinstance(target, Ledger) else target
@@ -368,6 +386,12 @@ class PldAccountant(Accountant):
             check_positive("value_discretization_interval", self.value_discretization_interval)
 
     def _accountant(self, ledger: Ledger) -> Any:  # a dp-accounting PLDAccountant (dp-accounting has no type stubs)
+        for r in ledger.releases:
+            if r.count > sys.float_info.max:  # dp-accounting composes a count as a double
+                raise ValueError(
+                    f"pld: {r.name}.count = {shown_int(r.count)} is beyond what dp-accounting's PLD composes (a "
+                    f"count below 1.8e308); use method 'exact'"
+                )
         if ledger.mu > PLD_MAX_MU:
             raise ValueError(
                 f"pld: mu = {ledger.mu:.6g} is beyond what dp-accounting's PLD represents (mu <= {PLD_MAX_MU:g}); "

@@ -16,6 +16,7 @@ the target; σ is nudged up until it does not. So ``Calibration.epsilon <= targe
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,14 +24,17 @@ from .accountants import Accountant, RdpAccountant, make_accountant
 from .classic import classic_sigma
 from .gdp import _gdp_mu
 from .ledger import GaussianRelease, Ledger
-from .numerics import feasible_root, round_up
+from .numerics import feasible_root, round_up, times_count, times_sqrt_count
 from .validation import (
     ArgumentTypeError,
+    SuspiciousTargetWarning,
     check_count,
     check_extended_nonnegative,
     check_positive,
     check_probability,
     check_unit_interval,
+    shown_int,
+    target_warnings,
 )
 from .zcdp import _zcdp_rho
 
@@ -100,7 +104,10 @@ def _event_scale(acc: Accountant, base: Ledger, epsilon: float, delta: float) ->
             step *= 2.0
             bad, ok = ok, min(ok + step, _LOG_SCALE_RANGE)
             if bad >= _LOG_SCALE_RANGE:
-                raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a noise scale beyond doubles")
+                over = "" if base.compositions == 1 else f" over compositions = {shown_int(base.compositions)}"
+                raise ValueError(
+                    f"(epsilon, delta) = ({epsilon!r}, {delta!r}){over} needs a noise scale beyond doubles"
+                )
     else:
         ok, bad = 0.0, -step
         while g(bad) <= 0.0:
@@ -170,7 +177,7 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     # μ of the base ledger, scaled so that tiny μᵢ (σ near the top of the doubles) do not underflow when squared
     releases = [r for r in base.releases if isinstance(r, GaussianRelease)]
-    mus = [math.sqrt(r.count) * r.sensitivity / r.sigma for r in releases]
+    mus = [times_sqrt_count(r.count, r.sensitivity / r.sigma) for r in releases]  # any count
     top = max(mus)
     if math.isinf(top):  # a template beyond the doubles: search from the ledger's own accountant
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
@@ -200,12 +207,13 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
     elif acc.method == "classic":
         # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
         # bracketed from the exact factor would hit the per-release refusal below the answer.)
-        z = math.sqrt(2.0 * math.log(1.25 * base.compositions / delta))
-        factor = z * math.fsum(r.count * r.sensitivity / r.sigma for r in releases) / epsilon
+        z = math.sqrt(2.0 * (math.log(1.25) + math.log(base.compositions) - math.log(delta)))  # logs: any count
+        factor = z * math.fsum(times_count(r.count, r.sensitivity / r.sigma) for r in releases) / epsilon
     else:
         factor = _generic_scale(acc, base, epsilon, delta, exact_factor)
     if not 0.0 < factor < math.inf:
-        raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}) needs a sigma beyond the range of doubles")
+        over = "" if base.compositions == 1 else f" over compositions = {shown_int(base.compositions)}"
+        raise ValueError(f"(epsilon, delta) = ({epsilon!r}, {delta!r}){over} needs a sigma beyond the range of doubles")
     return _make_feasible(acc, base, round_up(factor), epsilon, delta)
 
 
@@ -225,7 +233,8 @@ def calibrate_sigma(
     The ends are answered: ε = +inf or δ = 1 is met with no noise (σ = 0); δ = 0 by no finite σ (a
     Gaussian mechanism is never pure DP: σ = +inf, which achieves ε = 0); ε = 0 with 0 < δ < 1 has a
     finite σ under the exact method (δ(0) = 2Φ(μ/2) − 1), while a method that cannot certify ε = 0 at
-    any finite σ says so.
+    any finite σ says so. A target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is answered too, with a
+    :class:`~dpkit.accountant.validation.SuspiciousTargetWarning`.
 
     >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)
     3.7306
@@ -237,6 +246,8 @@ def calibrate_sigma(
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
     acc = make_accountant(method, conversion=conversion, **options)
+    for note in target_warnings(epsilon, delta):  # answered all the same (δ = 1: σ = 0), but said
+        warnings.warn(note, SuspiciousTargetWarning, stacklevel=2)
     if epsilon == math.inf or delta == 1.0:  # met by every σ >= 0: no noise needed
         achieved = 0.0 if delta == 1.0 else math.inf
         return Calibration(0.0, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)

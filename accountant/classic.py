@@ -13,10 +13,11 @@ share εᵢ ∝ Δᵢ/σᵢ, which makes every δᵢ equal, so the two direction
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
-from .numerics import round_up
-from .validation import check_count, check_positive, check_probability
+from .numerics import conservative_delta, round_up, times_count
+from .validation import check_count, check_positive, check_probability, shown_int
 
 __all__ = ["CLASSIC_MAX_EPSILON", "classic_sigma", "classic_composed_epsilon", "classic_composed_delta"]
 
@@ -41,13 +42,15 @@ def classic_sigma(epsilon: float, delta: float, *, sensitivity: float = 1.0, com
     delta = check_probability("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     k = check_count("compositions", compositions)
-    per_eps = epsilon / k
+    per_eps = epsilon / times_count(k, 1.0)  # a count beyond the doubles: ε/K below them, 0
     if per_eps >= CLASSIC_MAX_EPSILON:
-        raise _refuse(per_eps, f"epsilon = {epsilon:g} over {k} release(s)")
+        raise _refuse(per_eps, f"epsilon = {epsilon:g} over {shown_int(k)} release(s)")
     # in logs and as k/ε: δ/K or ε/K may underflow to 0 for tiny inputs
-    sigma = sensitivity * math.sqrt(2.0 * (math.log(1.25) - math.log(delta) + math.log(k))) * (k / epsilon)
+    z = math.sqrt(2.0 * (math.log(1.25) - math.log(delta) + math.log(k)))
+    sigma = sensitivity * z * (times_count(k, 1.0) / epsilon)
     if not math.isfinite(sigma):
-        raise ValueError(f"epsilon = {epsilon!r} and delta = {delta!r} need a sigma beyond the range of doubles")
+        over = "" if k == 1 else f" over compositions = {shown_int(k)}"
+        raise ValueError(f"epsilon = {epsilon!r} and delta = {delta!r}{over} need a sigma beyond the range of doubles")
     return round_up(sigma)
 
 
@@ -57,18 +60,22 @@ def classic_composed_epsilon(ratios: Sequence[tuple[str, float, int]], delta: fl
     ``ratios`` lists (name, Δ/σ, count) per release kind; δ is split evenly over all releases.
     """
     n = sum(count for _, _, count in ratios)
-    z = math.sqrt(2.0 * math.log(1.25 * n / delta))
+    z = math.sqrt(2.0 * (math.log(1.25) + math.log(n) - math.log(delta)))  # in logs: any count
     for name, ratio, _ in ratios:
         if ratio * z >= CLASSIC_MAX_EPSILON:
-            raise _refuse(ratio * z, f"release {name!r} at delta = {delta:g}/{n}")
-    return round_up(z * math.fsum(ratio * count for _, ratio, count in ratios))
+            raise _refuse(ratio * z, f"release {name!r} at delta = {delta:g}/{shown_int(n)}")
+    return round_up(z * math.fsum(times_count(count, ratio) for _, ratio, count in ratios))
 
 
 def classic_composed_delta(ratios: Sequence[tuple[str, float, int]], epsilon: float) -> float:
     """δ(ε) of a basic composition under the classic bound (εᵢ ∝ Δᵢ/σᵢ), rounded up, at most 1."""
     n = sum(count for _, _, count in ratios)
-    t = epsilon / math.fsum(ratio * count for _, ratio, count in ratios)
+    t = epsilon / math.fsum(times_count(count, ratio) for _, ratio, count in ratios)
     for name, ratio, _ in ratios:
         if ratio * t >= CLASSIC_MAX_EPSILON:
             raise _refuse(ratio * t, f"release {name!r} at its share of epsilon = {epsilon:g}")
-    return min(1.0, round_up(1.25 * n * math.exp(-t * t / 2.0)))
+    tail = math.exp(-t * t / 2.0)
+    if tail >= sys.float_info.min and n <= sys.float_info.max:
+        return min(1.0, round_up(1.25 * n * tail))
+    # the tail below the normal doubles, or a count beyond them: in logs (their error absorbed by the margin)
+    return conservative_delta(math.log(1.25) + math.log(n) - t * t / 2.0)

@@ -65,7 +65,10 @@ def _to_float_up(x: Fraction | float) -> float:
     """The smallest double >= x (+inf stays)."""
     if isinstance(x, float):
         return x
-    out = float(x)
+    try:
+        out = float(x)
+    except OverflowError:  # a sum beyond the doubles (a count beyond them): +inf is its double rounded up
+        return math.inf
     return math.nextafter(out, math.inf) if Fraction(out) < x else out
 
 

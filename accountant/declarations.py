@@ -45,6 +45,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    shown_int,
 )
 
 __all__ = [
@@ -634,7 +635,8 @@ def uninformative_delta_flag(delta: float, users: int | None, *, epsilon: float 
     informative = users_informative_delta(users)
     if not delta > informative:
         return None
-    rule = "min(1e-5, 1/K), K unknown" if users is None else f"min(1e-5, 1/K), K = {users}"
+    shown = "unknown" if users is None else f"= {users if users < 10**15 else shown_int(users)}"  # 10**400 too
+    rule = f"min(1e-5, 1/K), K {shown}"
     there = "" if epsilon is None else f" (ε = {epsilon:.6g} there)"
     return Flag(
         "delta-not-informative",
@@ -649,7 +651,7 @@ def users_informative_delta(users: int | None) -> float:
     :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly)."""
     if users is None:
         return INFORMATIVE_DELTA
-    return min(INFORMATIVE_DELTA, 1.0 / check_count("users", users))
+    return min(INFORMATIVE_DELTA, 1 / check_count("users", users))  # exact int division: any K (0 beyond the doubles)
 
 
 def _check_step_factors(name: str, factors: object, count: int) -> tuple[float, ...]:
@@ -777,8 +779,6 @@ def algorithm_ledger(
                 "error",
             )
         )
-    if not math.isfinite(achieved):  # pragma: no cover - guarded by the accountants
-        raise ArithmeticError("non-finite ε")
     mu = paper.mu if paper.is_gaussian else None
     # at the σ_tight the ledger shows (AlgorithmLedger.sigmas_tight: rounded up)
     tight = declaration.ledger(

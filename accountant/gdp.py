@@ -42,6 +42,11 @@ _MAX_RELATIVE_ERROR = 1e-12
 #: Beyond this μ (ε(δ) > ~5e299) intermediate squares overflow: ε is reported as +inf and
 #: δ(ε) as 1 — both conservative. The documented working range is μ <= 1e3.
 MU_OVERFLOW = 1e150
+#: From this μ on, ε(δ) and the calibrated μ are read from the Gaussian tail bound ε = μ²/2 + μz, z = sqrt(2 ln 1/δ)
+#: (:func:`_tail_epsilon`, :func:`_tail_mu`): sound (δ(ε) <= Φ(−z) <= δ/2, checked in exact arithmetic) and within
+#: 2(z − Φ⁻¹(1 − δ))/μ < 1e-14 relative of the exact figure, where evaluating the exact δ needs mpmath at hundreds
+#: of digits (seconds a call).
+TAIL_MU = 1e15
 #: Every search loop here stops after this many steps (so every call terminates).
 _MAX_STEPS = 1200
 _LOG_MAX = math.log(1.7e308)
@@ -139,6 +144,8 @@ def _gdp_epsilon(mu: float, delta: float) -> float:
         return 0.0
     if delta == 0.0 or mu > MU_OVERFLOW:
         return math.inf
+    if mu >= TAIL_MU:
+        return _tail_epsilon(mu, delta)
     target = math.log(delta)
     target -= log_delta_margin(target)
     if gdp_log_delta(mu, 0.0) <= target:
@@ -193,6 +200,8 @@ def _gdp_mu(epsilon: float, delta: float) -> float:
     z = math.sqrt(2.0 * -math.log(delta))
     # solves ε = μ²/2 + μ z (hypot: no overflow for ε near the largest double; no underflow to 0)
     guess = epsilon / (z + math.hypot(z, math.sqrt(2.0) * math.sqrt(epsilon)))
+    if 2.0 * guess >= TAIL_MU:  # the root is 2 × guess (the search below starts at half of it)
+        return _tail_mu(epsilon, delta)
     ok = math.log(max(guess, 5e-324))
     for _ in range(_MAX_STEPS):  # bounded: μ shrinks by 4x a step
         if g(ok) <= 0.0:
@@ -210,6 +219,42 @@ def _gdp_mu(epsilon: float, delta: float) -> float:
     else:
         return round_down(math.exp(ok))
     return round_down(math.exp(feasible_root(g, ok, bad)))
+
+
+def _tail_z(delta: float) -> float:
+    """z = sqrt(2 ln(1/δ)) rounded up (0 < δ < 1): Φ(−z) <= e^{−z²/2}/2 <= δ/2."""
+    return round_up(math.sqrt(2.0 * -math.log(delta)), ulps=8)
+
+
+def _below_tail(mu: float, epsilon: float, z: float) -> bool:
+    """Whether μ/2 − ε/μ <= −z in exact arithmetic: then δ(ε) <= Φ(μ/2 − ε/μ) <= Φ(−z) for μ-GDP."""
+    from fractions import Fraction
+
+    m = Fraction(mu)
+    return m / 2 - Fraction(epsilon) / m <= -Fraction(z)
+
+
+def _tail_epsilon(mu: float, delta: float) -> float:
+    """ε = μ²/2 + μz rounded up until the tail bound holds exactly (μ >= :data:`TAIL_MU`)."""
+    z = _tail_z(delta)
+    epsilon = round_up(mu * mu / 2.0 + mu * z)
+    for _ in range(_MAX_STEPS):
+        if _below_tail(mu, epsilon, z):
+            return epsilon
+        epsilon = round_up(epsilon, ulps=64)
+    return math.inf  # pragma: no cover - the first candidate is within a few ulps
+
+
+def _tail_mu(epsilon: float, delta: float) -> float:
+    """The μ solving ε = μ²/2 + μz, rounded down until the tail bound holds exactly (at most ``MU_OVERFLOW``)."""
+    z = _tail_z(delta)
+    # μ = 2ε/(z + sqrt(z² + 2ε)) (the root of μ²/2 + μz − ε, without cancellation or overflow)
+    mu = round_down(min(2.0 * (epsilon / (z + math.hypot(z, math.sqrt(2.0) * math.sqrt(epsilon)))), MU_OVERFLOW))
+    for _ in range(_MAX_STEPS):
+        if _below_tail(mu, epsilon, z):
+            return mu
+        mu = round_down(mu, ulps=64)
+    return 0.0  # pragma: no cover - μ = 0 is always sound
 
 
 def _step_down_mu(mu: float, epsilon: float, delta: float) -> float:

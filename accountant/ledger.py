@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s 
 
     from .events import ComposedEvent, Event
 
-from .numerics import round_up
+from .numerics import round_up, times_count, times_sqrt_count
 from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive
 
 __all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger"]
@@ -54,7 +54,7 @@ class GaussianRelease:
     def mu_squared(self) -> float:
         """count · (Δ/σ)²: this release's share of the composition's μ²."""
         ratio = self.sensitivity / self.sigma
-        return self.count * ratio * ratio  # a product overflows to inf; ``**`` would raise
+        return times_count(self.count, ratio * ratio)  # overflows to inf (``**`` would raise), any count
 
     def to_dict(self) -> dict[str, object]:
         return {"name": self.name, "sensitivity": self.sensitivity, "sigma": self.sigma, "count": self.count}
@@ -196,7 +196,7 @@ class Ledger:
     def mu(self) -> float:
         """μ of the composition, sqrt(Σ countᵢ Δᵢ²/σᵢ²) (exact GDP), rounded up; Gaussian releases only."""
         # each release's μ scaled by the largest, so that tiny μᵢ (σ near the top of the doubles) do not underflow
-        mus = [math.sqrt(r.count) * (r.sensitivity / r.sigma) for r in self._gaussian("mu")]
+        mus = [times_sqrt_count(r.count, r.sensitivity / r.sigma) for r in self._gaussian("mu")]  # any count
         top = max(mus)
         if top == 0.0:  # σ = inf everywhere: nothing released
             return 0.0

@@ -24,6 +24,8 @@ __all__ = [
     "conservative_delta",
     "brent_root",
     "feasible_root",
+    "times_count",
+    "times_sqrt_count",
 ]
 
 #: Relative slack on δ absorbed before comparing a computed δ with a target. The double
@@ -66,6 +68,36 @@ def decimal_round(x: float, digits: int, *, up: bool) -> float:
     if not up and out > x:
         out = math.nextafter(out, -math.inf)
     return out
+
+
+def times_count(count: int, x: float) -> float:
+    """``count · x`` for an integer ``count`` >= 0 and ``x`` >= 0 (+inf allowed), whatever the count's size.
+
+    ``count * x`` converts the count to a double first and raises OverflowError beyond 1.8e308 compositions;
+    here such a count is multiplied exactly (as fractions) and rounded once, so that the product is the right
+    double: +inf only where the product itself is beyond the doubles, 0 where ``x`` is 0.
+    """
+    try:
+        return float(count) * x
+    except OverflowError:
+        pass
+    if x == 0.0 or math.isinf(x):
+        return x
+    from fractions import Fraction
+
+    try:
+        return float(Fraction(count) * Fraction(x))
+    except OverflowError:
+        return math.inf
+
+
+def times_sqrt_count(count: int, x: float) -> float:
+    """``√count · x`` (a composition's μ = √K·Δ/σ) for an integer ``count`` >= 1 of any size, as
+    :func:`times_count`: beyond the doubles the square root is ⌈√count⌉ (rounded up: never a smaller μ)."""
+    try:
+        return math.sqrt(count) * x
+    except OverflowError:
+        return times_count(math.isqrt(count - 1) + 1, x)
 
 
 def log_delta_margin(log_delta: float) -> float:

@@ -60,7 +60,7 @@ from .events import (
     TreeAggregationEvent,
 )
 from .gdp import _gdp_delta, _gdp_epsilon
-from .numerics import round_up
+from .numerics import round_up, times_count
 from .pld import auto_discretization
 from .validation import ArgumentTypeError, check_extended_nonnegative, check_positive, check_unit_interval
 
@@ -302,7 +302,7 @@ def _lower(event: Event, mult: int, group: int, out: _Builder) -> None:
             return
         depth = max(event.step_counts).bit_length() if isinstance(event, TreeAggregationEvent) else 1
         ratio = (1.0 if event.relation == "add_remove" else 2.0) * group / nm
-        out.mu2.append(mult * depth * ratio * ratio)
+        out.mu2.append(times_count(mult * depth, ratio * ratio))  # any count
     elif isinstance(event, LaplaceEvent):
         nm = event.noise_multiplier
         if nm == math.inf:

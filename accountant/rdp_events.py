@@ -55,6 +55,7 @@ from .events import (
     SelfComposedEvent,
     TreeAggregationEvent,
 )
+from .numerics import times_count
 from .rdp_mechanisms import (
     _orders_array,
     _round_up,
@@ -134,7 +135,7 @@ def _effective_noise_multiplier(event: Event, path: str) -> float:
                 return 0.0
             if nm * nm == 0.0:  # the noise multiplier squared underflows: no noise to speak of
                 return 0.0
-            total += count / (nm * nm)  # nm = inf contributes 0
+            total += times_count(count, 1.0) / (nm * nm)  # nm = inf contributes 0; any count
         elif isinstance(node, SelfComposedEvent):
             stack.append((node.event, count * node.count))
         elif isinstance(node, ComposedEvent):
@@ -226,7 +227,11 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
     if isinstance(event, SelfComposedEvent):
         inner = _curve(event.event, alphas, group=group, evaluate=evaluate)
         with np.errstate(over="ignore", invalid="ignore"):
-            out = np.where(inner == 0.0, 0.0, _round_up(inner * event.count, 2 * _EPS))
+            if event.count <= sys.float_info.max:
+                scaled = inner * float(event.count)
+            else:  # a count beyond the doubles: each value multiplied exactly (finite where the product is)
+                scaled = np.array([times_count(event.count, float(v)) for v in inner.flat]).reshape(inner.shape)
+            out = np.where(inner == 0.0, 0.0, _round_up(scaled, 2 * _EPS))
         return out
     if isinstance(event, ComposedEvent):
         total = zeros.copy()

@@ -28,6 +28,7 @@ datasets (:func:`rlsvi_worst_case_mu`, :attr:`RlsviRunPrivacy.mu_worst_case`) be
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    shown_int,
 )
 from .zcdp import _zcdp_epsilon
 
@@ -63,13 +65,21 @@ _RUN_METHODS = ("exact", "pld", "rdp", "zcdp")
 _EXACT_TERMS = 1_000_000  # episodes summed term by term in rlsvi_worst_case_mu
 
 
+#: The largest sizes the closed forms take: S, A and H at most 2⁵³ (the integers doubles hold exactly: their powers
+#: and products, as β_k's S·H³, stay far inside the doubles), K at most the largest double (it only scales sums).
+MAX_SIZES = {"states": 2**53, "actions": 2**53, "horizon": 2**53, "episodes": int(sys.float_info.max)}
+
+
 def _check_sizes(states: object, actions: object, horizon: object, episodes: object) -> tuple[int, int, int, int]:
-    return (
-        check_count("states", states),
-        check_count("actions", actions),
-        check_count("horizon", horizon),
-        check_count("episodes", episodes),
-    )
+    sizes = {"states": states, "actions": actions, "horizon": horizon, "episodes": episodes}
+    out = []
+    for name, value in sizes.items():
+        k = check_count(name, value)
+        if k > MAX_SIZES[name]:
+            limit = "2**53 (the integers doubles hold exactly)" if name != "episodes" else "1.8e308 (the doubles)"
+            raise ValueError(f"{name} must be at most {limit}, got {shown_int(k)}")
+        out.append(k)
+    return out[0], out[1], out[2], out[3]
 
 
 def russo_beta(*, states: int, actions: int, horizon: int, episode: int) -> float:

@@ -32,8 +32,16 @@ from typing import Any
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from .numerics import round_up
-from .validation import ArgumentTypeError, check_choice, check_count, check_index, check_nonnegative, check_positive
+from .numerics import round_up, times_count
+from .validation import (
+    ArgumentTypeError,
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    shown_int,
+)
 
 __all__ = [
     "NOISES",
@@ -105,7 +113,7 @@ def _check_callable(name: str, value: object) -> None:
 def _finish(name: str, value: float, **inputs: float) -> float:
     """Round a closed-form sensitivity up; refuse an overflow."""
     if not math.isfinite(value):
-        shown = ", ".join(f"{k}={v!r}" for k, v in inputs.items())
+        shown = ", ".join(f"{k}={shown_int(v) if isinstance(v, int) else repr(v)}" for k, v in inputs.items())
         raise ValueError(f"{name} overflows for {shown}")
     return round_up(value)
 
@@ -211,7 +219,7 @@ def stacked_outer_product_sensitivity(
     else:
         half = (s2 * s2 + s4) / 2.0
         per_step = math.sqrt(half if relation == "add_remove" else 2.0 * half)
-    return _finish("stacked_outer_product_sensitivity", h * per_step, steps=h)
+    return _finish("stacked_outer_product_sensitivity", times_count(h, per_step), steps=h)
 
 
 def symmetric_matrix_sensitivity(
@@ -282,7 +290,7 @@ def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, non
     h = check_count("steps", steps)
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
-    hb = h * b
+    hb = times_count(h, b)  # any count: +inf (refused, naming it) beyond the doubles
     if relation == "add_remove":
         value = hb
     else:
@@ -321,7 +329,7 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     h = check_count("steps", steps)
     relation = check_relation(relation)
     check_choice("noise", noise, NOISES)
-    hb2 = h * (b * b)
+    hb2 = times_count(h, b * b)
     value = hb2 if relation == "add_remove" else _SQRT2 * hb2
     return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)
 
@@ -346,7 +354,7 @@ def episode_product_sensitivity(
     h = check_count("steps", steps)
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
-    hbv = h * (b * v)
+    hbv = times_count(h, b * v)
     if relation == "add_remove":
         value = hbv
     else:

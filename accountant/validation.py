@@ -35,6 +35,9 @@ __all__ = [
     "check_choice",
     "check_same_length",
     "check_rng",
+    "shown_int",
+    "SuspiciousTargetWarning",
+    "target_warnings",
 ]
 
 
@@ -43,6 +46,30 @@ _Choice = TypeVar("_Choice", bound=str)
 
 class ArgumentTypeError(TypeError, ValueError):
     """An argument of the wrong type; the message names the parameter and repeats the value."""
+
+
+class SuspiciousTargetWarning(UserWarning):
+    """A valid target (ε, δ) that looks like a mistake: δ >= 0.5 (a vacuous target), or δ > ε (swapped?).
+    The answer is still given: δ = 1, for one, is met by every mechanism."""
+
+
+def target_warnings(epsilon: float, delta: float) -> list[str]:
+    """Why a valid target (ε, δ) looks like a mistake (none: ``[]``, also for an invalid one, which its checks
+    refuse): δ >= 0.5, or ε > 0 with δ > ε."""
+    out: list[str] = []
+    if not (0.0 <= delta <= 1.0 and epsilon >= 0.0):
+        return out
+    if delta >= 0.5:
+        out.append(
+            f"delta = {delta:g} is at least 0.5: such a target allows publishing a user's data outright with "
+            "probability delta, so it says little (delta is usually well below 1/n)"
+        )
+    if 0.0 < epsilon < delta:
+        out.append(
+            f"delta = {delta:g} is larger than epsilon = {epsilon:g}: were they swapped? (epsilon is usually "
+            "between 0.1 and 10, delta well below 1/n)"
+        )
+    return out
 
 
 def _real_or_nan(name: str, value: object) -> float:
@@ -124,8 +151,18 @@ def check_count(name: str, value: object) -> int:
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         k = int(x)
     if k < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {k}")
+        raise ValueError(f"{name} must be an integer >= 1, got {shown_int(k)}")
     return k
+
+
+def shown_int(value: int) -> str:
+    """An integer for a message: with thousands separators, or as ``1.000e+400`` from 10¹⁵ on, whatever its size
+    (Python refuses to print an int of more than 4300 digits; a 400-digit count is unreadable anyway)."""
+    if abs(value) < 10**15:
+        return f"{value:,}"
+    from decimal import Decimal
+
+    return f"{Decimal(value):.3e}"
 
 
 def check_index(name: str, value: object) -> int:

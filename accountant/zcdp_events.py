@@ -30,7 +30,7 @@ from .events import (
     SelfComposedEvent,
     TreeAggregationEvent,
 )
-from .numerics import round_up
+from .numerics import round_up, times_count
 from .tree import max_psums_per_item
 
 __all__ = ["zcdp_refusal", "zcdp_event_rho", "gaussian_only"]
@@ -78,7 +78,7 @@ def _rho(event: Event, group: int) -> float:
             raise _Unsupported(f"an (ε, δ) release with δ = {event.delta!r} > 0 has no zCDP bound")
         return _pure(_up(group * event.epsilon))
     if isinstance(event, SelfComposedEvent):
-        return _up(event.count * _rho(event.event, group))
+        return _up(times_count(event.count, _rho(event.event, group)))  # any count
     if isinstance(event, ComposedEvent):
         return _up(math.fsum(_rho(child, group) for child in event.events))
     if isinstance(event, GroupEvent):

@@ -192,8 +192,8 @@ def declare_privacy(
         paper_count=m_paper,
     )
     # The paper's own analysis of one counter: ρ = mΔ²/(2σ²) = ε²/(16 ln(2/δ)), Bun–Steinke at δ/2.
-    rho = epsilon**2 / (16.0 * math.log(2.0 / delta))
-    per_counter = zcdp_epsilon(rho, delta / 2.0, conversion="bun-steinke") if rho > 0 else 0.0
+    rho = epsilon * epsilon / (16.0 * math.log(2.0 / delta))  # +inf for a huge ε (``**`` would raise)
+    per_counter = zcdp_epsilon(rho, delta / 2.0, conversion="bun-steinke") if 0 < rho < math.inf else rho
     flags = (
         []
         if rho == 0

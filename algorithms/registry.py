@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import numbers
 from collections.abc import Iterable
 from typing import Any
 
 from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.validation import ArgumentTypeError
 
+from .limits import DECLARATION_LIMITS, above_limit
 from .spec import AlgorithmSpec
 
 __all__ = [
@@ -208,7 +210,8 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
 
     Parameters left ``None`` count as not given. ``epsilon=None`` is allowed for an algorithm that has
     an ε of its own (its spec's ``default_epsilon``: RLSVI's closed-form ε(δ), as it does not choose its
-    noise for a target).
+    noise for a target). Sizes (episodes, horizon, states, actions, dim) are checked against
+    :data:`dpkit.algorithms.limits.DECLARATION_LIMITS` before anything is computed.
     """
     spec = get(algorithm, private=True)
     given = {k: v for k, v in parameters.items() if v is not None}
@@ -218,6 +221,12 @@ def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: A
     unused = sorted(set(given) - set(spec.required) - set(spec.optional))
     if unused:
         raise ValueError(f"{algorithm} does not use {', '.join(unused)}")
+    for name, limit in DECLARATION_LIMITS.items():  # sizes before any work (the builders check their types)
+        value = given.get(name)
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            value = int(value)  # numpy's integers too
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > limit:  # NaN: the builder's
+            raise ValueError(above_limit(name, value, limit))
     build = spec.hook("declaration")
     if build is None:
         raise ValueError(

@@ -32,6 +32,7 @@ from .envs.from_gymnasium import is_external
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users
 from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular
+from .limits import LIMITS, above_limit
 
 __all__ = [
     "SIMULATED_ENVIRONMENTS",
@@ -52,7 +53,8 @@ class Experiment:
     algorithms need ``epsilon`` and ``delta`` (RLSVI takes them for its ledger only, as its σ is
     its exploration noise). ``states``/``actions``/``horizon`` size a tabular environment (H = 2S
     when ``horizon`` is None); ``state_dim``/``control_dim``/``horizon`` an LQ system (H = 10).
-    ``options`` are passed to the algorithm (bonus scales, β, ...).
+    ``options`` are passed to the algorithm (bonus scales, β, ...). Every size is at most its stated limit
+    (:data:`dpkit.algorithms.limits.LIMITS`), checked before anything is allocated.
     """
 
     algorithm: str
@@ -88,12 +90,12 @@ class Experiment:
                 if given[key][0] not in (given[key][1], value):
                     raise ValueError(f"{self.env} has {key} = {value}, got {key} = {given[key][0]}")
                 object.__setattr__(self, key, value)
+        for name in ("episodes", "states", "actions", "horizon", "state_dim", "control_dim"):  # before any allocation
+            value = getattr(self, name)
+            if value is not None and check_count(name, value) > LIMITS[name]:
+                raise ValueError(above_limit(name, value, LIMITS[name]))
         if self.env.startswith("riverswim") and self.actions != 2:
             raise ValueError(f"RiverSwim has 2 actions, got actions = {self.actions}")
-        if self.horizon is not None:
-            check_count("horizon", self.horizon)
-        check_count("state_dim", self.state_dim)
-        check_count("control_dim", self.control_dim)
         check_index("env_seed", self.env_seed)
         if spec.private and spec.default_epsilon is None:
             if self.epsilon is None or self.delta is None:
@@ -112,6 +114,13 @@ class Experiment:
     @property
     def private(self) -> bool:
         return registry.get(self.algorithm).private
+
+    @property
+    def steps_per_episode(self) -> int:
+        """The horizon the runs face: ``horizon``, or its default (2S tabular, 10 LQ)."""
+        if self.horizon is not None:
+            return self.horizon
+        return 10 if self.env == "lq" else 2 * self.states
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

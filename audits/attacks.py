@@ -957,7 +957,7 @@ class BoostingAttack(Attack):
             random_state=self.seed,
         )
         if x.shape[0] < _THREADED_ROWS:  # OpenMP's start-up dominates small fits (seconds on a loaded machine)
-            from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+            from threadpoolctl import threadpool_limits
 
             with threadpool_limits(1):
                 self.model_ = model.fit(x, y)

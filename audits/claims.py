@@ -31,8 +31,15 @@ from scipy import special
 
 from dpkit.accountant.gdp import gdp_delta, gdp_epsilon
 from dpkit.accountant.ledger import Ledger
+from dpkit.accountant.numerics import times_sqrt_count
 from dpkit.accountant.rdp import rdp_epsilon
-from dpkit.accountant.validation import check_choice, check_count, check_positive, check_real
+from dpkit.accountant.validation import (
+    check_choice,
+    check_count,
+    check_extended_nonnegative,
+    check_positive,
+    check_real,
+)
 from dpkit.accountant.zcdp import zcdp_epsilon
 
 __all__ = ["CLAIM_KINDS", "Claim"]
@@ -42,6 +49,15 @@ CLAIM_KINDS: tuple[str, ...] = ("dp", "gdp", "zcdp", "rdp", "gaussian", "ledger"
 _GDP_KINDS = frozenset({"gdp", "gaussian", "ledger"})
 #: Slack subtracted from every trade-off curve: floating-point error never becomes a violation.
 _SLACK = 1e-12
+#: The fields each kind of claim takes (the others must be left unset).
+_FIELDS: dict[str, frozenset[str]] = {
+    "dp": frozenset({"epsilon", "delta"}),
+    "gdp": frozenset({"mu_value"}),
+    "zcdp": frozenset({"rho"}),
+    "rdp": frozenset({"orders", "values"}),
+    "gaussian": frozenset({"sigma", "sensitivity", "count"}),
+    "ledger": frozenset({"mu_value", "releases"}),
+}
 #: The δ' grid of the zCDP and RDP envelopes.
 _DELTA_GRID = np.concatenate([np.logspace(-16, -1, 61), np.linspace(0.125, 0.95, 34)])
 
@@ -68,8 +84,8 @@ def _dp_curve(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
 class Claim:
     """What a release function (or an algorithm) is claimed to satisfy.
 
-        Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`
-    ; the constructors validate every value.
+    Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`, or directly
+    (``Claim("gaussian", sigma=2.0, sensitivity=1.0)``): every value is validated either way.
     """
 
     kind: str
@@ -85,55 +101,69 @@ class Claim:
     releases: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
-        check_choice("kind", self.kind, CLAIM_KINDS)
-        need = {
-            "dp": ("epsilon", "delta"),
-            "gdp": ("mu_value",),
-            "zcdp": ("rho",),
-            "rdp": (),
-            "gaussian": ("sigma", "sensitivity"),
-            "ledger": ("mu_value",),
-        }
-        for attr in need[self.kind]:
-            if getattr(self, attr) is None:
-                raise ValueError(f"a {self.kind} claim needs {attr.removesuffix('_value')}")
-        if self.kind == "rdp" and not self.orders:
-            raise ValueError("an rdp claim needs orders and values")
+        """Validate every value (whichever way the claim is built): a value out of range, a value the kind needs
+        and lacks, or one it does not take is a ValueError naming the field and the value."""
+        kind = check_choice("kind", self.kind, CLAIM_KINDS)
+        takes = _FIELDS[kind]
+        for name in ("epsilon", "delta", "mu_value", "rho", "sigma", "sensitivity"):
+            value = getattr(self, name)
+            if value is None and name in takes:
+                raise ValueError(f"a {kind} claim needs {name.removesuffix('_value')}")
+            if value is not None and name not in takes:
+                raise ValueError(f"a {kind} claim takes no {name.removesuffix('_value')}, got {value!r}")
+        for name, unset in (("count", 1), ("orders", ()), ("values", ()), ("releases", ())):
+            if name not in takes and getattr(self, name) != unset:
+                raise ValueError(f"a {kind} claim takes no {name}, got {getattr(self, name)!r}")
+        checked: dict[str, Any] = {}
+        if kind == "dp":
+            checked["epsilon"] = check_extended_nonnegative("epsilon", self.epsilon)  # ε = inf: no guarantee
+            checked["delta"] = _delta("delta", self.delta)
+        elif kind == "gdp":
+            checked["mu_value"] = check_positive("mu", self.mu_value)
+        elif kind == "ledger":  # a ledger's μ: 0 where its σ are all inf, inf beyond the doubles
+            checked["mu_value"] = check_extended_nonnegative("mu", self.mu_value)
+        elif kind == "zcdp":
+            checked["rho"] = check_positive("rho", self.rho)
+        elif kind == "rdp":
+            if isinstance(self.orders, (str, bytes)) or isinstance(self.values, (str, bytes)):
+                raise ValueError(f"an rdp claim needs sequences of orders and values, got {self.orders!r}")
+            orders, values = tuple(self.orders), tuple(self.values)
+            if not orders:
+                raise ValueError("an rdp claim needs orders and values")
+            rdp_epsilon(orders, values, 0.5)  # validates lengths, orders > 1, values >= 0 (names the bad entry)
+            checked["orders"], checked["values"] = tuple(map(float, orders)), tuple(map(float, values))
+        else:  # gaussian
+            checked["sigma"] = check_positive("sigma", self.sigma)
+            checked["sensitivity"] = check_positive("sensitivity", self.sensitivity)
+            checked["count"] = check_count("count", self.count)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     # -- constructors -------------------------------------------------------------------------
     @classmethod
     def dp(cls, epsilon: float, delta: float = 0.0) -> Claim:
         """(ε, δ)-DP; δ = 0 is pure ε-DP. ε in [0, ∞]; δ in [0, 1]."""
-        eps = check_real("epsilon", epsilon) if not (isinstance(epsilon, float) and math.isinf(epsilon)) else epsilon
-        if math.isnan(eps) or eps < 0:
-            raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
-        return cls("dp", epsilon=float(eps), delta=_delta("delta", delta))
+        return cls("dp", epsilon=epsilon, delta=delta)
 
     @classmethod
     def gdp(cls, mu: float) -> Claim:
         """μ-GDP."""
-        return cls("gdp", mu_value=check_positive("mu", mu))
+        return cls("gdp", mu_value=mu)
 
     @classmethod
     def zcdp(cls, rho: float) -> Claim:
         """ρ-zCDP."""
-        return cls("zcdp", rho=check_positive("rho", rho))
+        return cls("zcdp", rho=rho)
 
     @classmethod
     def rdp(cls, orders: Any, values: Any) -> Claim:
         """An RDP curve: (α_i, ε_R(α_i)) for every order α_i > 1 (each is claimed)."""
-        rdp_epsilon(orders, values, 0.5)  # validates lengths, orders > 1, values >= 0 (names the bad entry)
-        return cls("rdp", orders=tuple(float(o) for o in orders), values=tuple(float(v) for v in values))
+        return cls("rdp", orders=orders, values=values)
 
     @classmethod
     def gaussian(cls, sigma: float, sensitivity: float = 1.0, count: int = 1) -> Claim:
         """``count`` Gaussian releases of ℓ2 sensitivity Δ with noise N(0, σ²I): μ = Δ sqrt(count)/σ."""
-        return cls(
-            "gaussian",
-            sigma=check_positive("sigma", sigma),
-            sensitivity=check_positive("sensitivity", sensitivity),
-            count=check_count("count", count),
-        )
+        return cls("gaussian", sigma=sigma, sensitivity=sensitivity, count=count)
 
     @classmethod
     def ledger(cls, ledger: Ledger) -> Claim:
@@ -149,7 +179,7 @@ class Claim:
         if self.kind in ("gdp", "ledger"):
             return self.mu_value
         if self.kind == "gaussian":
-            return self.sensitivity * math.sqrt(self.count) / self.sigma  # type: ignore[operator]
+            return times_sqrt_count(self.count, self.sensitivity / self.sigma)  # type: ignore[operator]
         return None
 
     @property

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_count, check_index, check_probability
+from dpkit.accountant.validation import check_count, check_index, check_probability, shown_int
 
 from .claims import Claim
 from .estimators import (
@@ -302,7 +302,7 @@ def audit_one_run_target(
     if m < 2:
         raise ValueError(f"a one-run audit needs at least 2 canaries, got {m}")
     if m > MAX_CANARIES:
-        raise ValueError(f"canaries must be <= {MAX_CANARIES:,}, got {m:,}")
+        raise ValueError(f"canaries must be <= {MAX_CANARIES:,}, got {shown_int(m)}")
     seed = check_index("seed", seed)
     started = time.perf_counter()
     coin_rng, release_rng = np.random.default_rng(seed).spawn(2)

@@ -66,6 +66,7 @@ from dpkit.algorithms import registry
 from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.limits import AUDIT_LIMITS
 from dpkit.algorithms.observers import ObservedRun, default_positions
 from dpkit.algorithms.spec import AlgorithmSpec
 
@@ -114,11 +115,11 @@ AUTO_MIN_RUNS = 100
 #: The most columns a learned attack fits a covariance over (beyond, ``auto`` leaves that candidate out, saying so).
 MAX_FITTED_COLUMNS = 4096
 #: The most runs per dataset an RL audit accepts (each is a whole run of the algorithm; 10⁶ already takes hours).
-MAX_RUNS = 1_000_000
+MAX_RUNS = AUDIT_LIMITS["runs"]
 #: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
 ROC_POINTS = 101
 #: The most users K an audited run may have.
-MAX_EPISODES = 100_000
+MAX_EPISODES = AUDIT_LIMITS["episodes"]
 
 
 def audited_algorithms() -> tuple[str, ...]:

@@ -35,7 +35,7 @@ import numpy as np
 
 from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_count, check_index
+from dpkit.accountant.validation import check_count, check_index, shown_int
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.observers import OneRun, OneRunView, flat, one_sigma
 
@@ -104,7 +104,7 @@ def one_run_scores(
     replaces the agent factory (the claim stays the registered declaration's)."""
     m = check_count("canaries", canaries)
     if m > MAX_CANARIES:
-        raise ValueError(f"canaries must be <= {MAX_CANARIES:,} (each is a user of the run), got {m:,}")
+        raise ValueError(f"canaries must be <= {MAX_CANARIES:,} (each is a user of the run), got {shown_int(m)}")
     if m < 2:
         raise ValueError(f"canaries must be >= 2, got {m}")
     seed = check_index("seed", seed)

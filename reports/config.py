@@ -82,6 +82,16 @@ from dpkit.accountant.validation import check_positive, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.envs.catalog import EXTERNAL_FORMS, external_sizes
 from dpkit.algorithms.envs.from_gymnasium import is_external
+from dpkit.algorithms.limits import (
+    AUDIT_LIMITS,
+    LIMITS,
+    MAX_DELTAS,
+    MAX_ENTRIES,
+    MAX_GRID_POINTS,
+    MAX_STEPS,
+    above_limit,
+    check_releases,
+)
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file, shown
@@ -150,6 +160,21 @@ def _number(value: object) -> float:
 
 
 Count = Annotated[StrictInt, Field(ge=1)]
+
+
+#: The sizes of a run, each a count >= 1 of at most its stated limit (:data:`dpkit.algorithms.limits.LIMITS`), which
+#: the schema states too.
+Episodes = Annotated[StrictInt, Field(ge=1, le=LIMITS["episodes"])]
+Seeds = Annotated[StrictInt, Field(ge=1, le=LIMITS["seeds"])]
+States = Annotated[StrictInt, Field(ge=1, le=LIMITS["states"])]
+Actions = Annotated[StrictInt, Field(ge=1, le=LIMITS["actions"])]
+Horizon = Annotated[StrictInt, Field(ge=1, le=LIMITS["horizon"])]
+StateDim = Annotated[StrictInt, Field(ge=1, le=LIMITS["state_dim"])]
+ControlDim = Annotated[StrictInt, Field(ge=1, le=LIMITS["control_dim"])]
+Workers = Annotated[StrictInt, Field(ge=1, le=LIMITS["workers"])]
+#: The runs of an audit (>= 6: train, selection and evaluation splits) and its users (>= 2), at most their limits.
+AuditRuns = Annotated[StrictInt, Field(ge=6, le=AUDIT_LIMITS["runs"])]
+AuditEpisodes = Annotated[StrictInt, Field(ge=2, le=AUDIT_LIMITS["episodes"])]
 FiniteNumber = Annotated[float, Field(allow_inf_nan=False), BeforeValidator(_number)]
 
 
@@ -164,11 +189,11 @@ class AuditConfig(_Model):
     enabled: StrictBool = True
     sigma: Annotated[str | float, BeforeValidator(_sigma)] = "tight"
     observer: StrictStr | None = None
-    runs: Annotated[StrictInt, Field(ge=6)] = 4000
-    episodes: Annotated[StrictInt, Field(ge=2)] | None = None
+    runs: AuditRuns = 4000
+    episodes: AuditEpisodes | None = None
     #: where the changed user sits: a name of the algorithm's positions, ``k=INDEX`` or an index; None (default):
     #: every position that matters, each at its share of α
-    position: StrictStr | Annotated[StrictInt, Field(ge=0)] | None = None
+    position: StrictStr | Annotated[StrictInt, Field(ge=0, le=AUDIT_LIMITS["episodes"] - 1)] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,16 +210,16 @@ class AlgorithmConfig(_Model):
     """One algorithm of the report: its environment, sizes, target (ε, δ) and audit."""
 
     name: StrictStr
-    episodes: Count
+    episodes: Episodes
     delta: FiniteNumber
     epsilon: FiniteNumber | None = None
     env: StrictStr = ""  # "": the algorithm's own default (lq for the LQ algorithms, riverswim otherwise)
-    states: Count = 2
-    actions: Count = 2
-    horizon: Count | None = None
-    state_dim: Count = 2
-    control_dim: Count = 1
-    episode_grid: Annotated[tuple[Count, ...], Field(min_length=1)] | None = None
+    states: States = 2
+    actions: Actions = 2
+    horizon: Horizon | None = None
+    state_dim: StateDim = 2
+    control_dim: ControlDim = 1
+    episode_grid: Annotated[tuple[Episodes, ...], Field(min_length=1, max_length=MAX_GRID_POINTS)] | None = None
     audit: AuditConfig = Field(default_factory=AuditConfig)
 
     @field_validator("name")
@@ -317,10 +342,10 @@ class AlgorithmConfig(_Model):
 class QuickConfig(_Model):
     """The caps ``--quick`` puts on a report's sizes."""
 
-    episodes: Count = 150
-    seeds: Count = 2
-    audit_runs: Annotated[StrictInt, Field(ge=6)] = 200
-    audit_episodes: Annotated[StrictInt, Field(ge=2)] = 8
+    episodes: Episodes = 150
+    seeds: Seeds = 2
+    audit_runs: AuditRuns = 200
+    audit_episodes: AuditEpisodes = 8
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -356,14 +381,18 @@ def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | 
         if relation is not None:
             raise _KeyError("relation", "applies to DpEvent files only, not a ledger file (its Δ carry their relation)")
         try:
-            return "ledger file", LedgerFile.model_validate(data).ledger()
+            ledger = LedgerFile.model_validate(data).ledger()
         except ValidationError as err:
             raise ValueError(first_error(err)) from None
+        check_releases("the file", ledger)
+        return "ledger file", ledger
     if toml:
         raise ValueError("a TOML file must be a ledger file (a [[release]] array); an event file is JSON")
     if relation is not None and not _is_dp_event(data):
         raise _KeyError("relation", "applies to DpEvent files only (dpkit's event JSON states its own relation)")
-    return "event file", load_event(text, relation=relation)
+    event = load_event(text, relation=relation)
+    check_releases("the file", event)
+    return "event file", event
 
 
 class LedgerConfig(_Model):
@@ -450,14 +479,16 @@ class ReportConfig(_Model):
     )
 
     # given, each array is non-empty; one of the two is needed (checked by _one_entry_each)
-    algorithms: Annotated[tuple[AlgorithmConfig, ...], Field(alias="algorithm", min_length=1)] = ()
-    ledgers: Annotated[tuple[LedgerConfig, ...], Field(alias="ledger", min_length=1)] = ()
+    algorithms: Annotated[
+        tuple[AlgorithmConfig, ...], Field(alias="algorithm", min_length=1, max_length=MAX_ENTRIES)
+    ] = ()
+    ledgers: Annotated[tuple[LedgerConfig, ...], Field(alias="ledger", min_length=1, max_length=MAX_ENTRIES)] = ()
     title: StrictStr = "dpkit privacy report"
-    seed: Annotated[StrictInt, Field(ge=0)] = 0
-    seeds: Count = 3
-    workers: Count = 1
-    deltas: Annotated[tuple[Delta, ...], Field(min_length=1)] = DEFAULT_DELTAS
-    plugins: tuple[StrictStr, ...] = ()
+    seed: Annotated[StrictInt, Field(ge=0)] = 0  # not a size: any seed is drawn from as cheaply
+    seeds: Seeds = 3
+    workers: Workers = 1
+    deltas: Annotated[tuple[Delta, ...], Field(min_length=1, max_length=MAX_DELTAS)] = DEFAULT_DELTAS
+    plugins: Annotated[tuple[StrictStr, ...], Field(max_length=MAX_ENTRIES)] = ()
     quick: QuickConfig = Field(default_factory=QuickConfig)
     source: Annotated[str, Field(exclude=True)] = DEFAULT_CONFIG
     is_quick: Annotated[bool, Field(exclude=True)] = False
@@ -484,6 +515,16 @@ class ReportConfig(_Model):
                     f"{shown(entry.name)} is taken by {taken} entry (names of algorithm and ledger entries differ)",
                 )
             names.append(entry.name)
+        for i, a in enumerate(self.algorithms):  # the total work of its runs, as dpkit simulate bounds it
+            experiment = a.experiment("paper", 0)
+            runs = a.episodes * self.seeds + sum(a.episode_grid or ())  # regret runs (per σ) and RLSVI runs
+            steps = runs * experiment.steps_per_episode
+            if steps > MAX_STEPS:
+                raise _KeyError(
+                    f"algorithm[{i}]",
+                    f"({a.name}): (episodes × seeds + Σ episode_grid) × horizon = {steps:,} steps is above the "
+                    f"limit of {MAX_STEPS:,}: lower episodes, seeds or horizon",
+                )
         return self
 
     def shrunk(self) -> ReportConfig:
@@ -545,15 +586,25 @@ def _key(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+#: The members of a union pydantic names in an error's location (not keys of the file): an audit's position is a
+#: name (str) or an index (constrained-int).
+_UNION_TAGS = ("str", "constrained-int")
+
+
 def first_error(err: ValidationError) -> str:
-    """The message of the error a user should see first: an unknown key (often a typo of a missing one) first."""
+    """The message of the error a user should see first: an unknown key (often a typo of a missing one) first, and of
+    a value that several types accept (an audit's position: a name or an index), the range error of its own type."""
     errors = err.errors(include_url=False)
-    return pydantic_message(min(errors, key=lambda e: e["type"] != "extra_forbidden"))
+
+    def rank(e: Any) -> tuple[bool, bool, bool]:  # a list its bad items emptied, and a value not a name: last
+        return e["type"] != "extra_forbidden", e["type"] == "too_short", e["loc"][-1:] == ("str",)
+
+    return pydantic_message(min(errors, key=rank))
 
 
 def pydantic_message(error: Mapping[str, Any]) -> str:
     """One pydantic error as this module's one-line message, naming the key and the value."""
-    loc = tuple(p for p in error["loc"] if p not in ("function-before", "function-after"))
+    loc = tuple(p for p in error["loc"] if p not in ("function-before", "function-after", *_UNION_TAGS))
     kind, value = error["type"], error.get("input")
     ctx = error.get("ctx") or {}
     if kind == "value_error" and isinstance(ctx.get("error"), _KeyError):
@@ -566,6 +617,11 @@ def pydantic_message(error: Mapping[str, Any]) -> str:
         return f"unknown key {shown(key)}"
     if kind == "missing":
         return f"{key} is required"
+    bound = next(iter(ctx.values()), None)
+    if kind == "less_than_equal" and isinstance(value, int) and isinstance(bound, int) and not isinstance(value, bool):
+        return above_limit(key, value, bound)  # a size above its stated limit
+    if kind == "too_long":
+        return f"{key} has {ctx.get('actual_length', '?'):,} entries, above the limit of {ctx.get('max_length')}"
     if kind in ("greater_than_equal", "greater_than", "less_than", "less_than_equal"):
         bound = next(iter(ctx.values()))
         op = {"greater_than_equal": ">=", "greater_than": ">", "less_than": "<", "less_than_equal": "<="}[kind]
@@ -591,6 +647,9 @@ def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> Repor
     for key in ("algorithm", "ledger"):
         if key in data and not (isinstance(data[key], list) and data[key]):
             raise ValueError(f"{key} must be a non-empty array of tables ([[{key}]]), got {shown(data[key])}")
+    for key in ("algorithm", "ledger", "plugins"):  # before any entry is read: each may load or read a file
+        if isinstance(data.get(key), list) and len(data[key]) > MAX_ENTRIES:
+            raise ValueError(f"{key} has {len(data[key]):,} entries, above the limit of {MAX_ENTRIES}")
     if "algorithm" not in data and "ledger" not in data:
         raise ValueError(f"algorithm {_NO_ENTRY}")
     if "source" in data or "is_quick" in data or "algorithms" in data or "ledgers" in data:

@@ -39,6 +39,7 @@ from pydantic import (
 )
 
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
+from dpkit.algorithms.limits import check_releases
 from dpkit.loading import parse_data, read_text_file, shown
 
 from .config import config_schema, first_error
@@ -113,9 +114,11 @@ def read_ledger_file(path: str | Path) -> Ledger:
     if not isinstance(data, dict):
         raise ValueError(f"ledger file {str(p)!r} must hold one table/object with the key 'release', got {shown(data)}")
     try:
-        return LedgerFile.model_validate(data).ledger()
+        ledger = LedgerFile.model_validate(data).ledger()
     except ValidationError as err:
         raise ValueError(f"ledger file {str(p)!r}: {first_error(err)}") from None
+    check_releases(f"ledger file {str(p)!r}", ledger)  # before it is accounted
+    return ledger
 
 
 #: The checked-in schema of each file format (package data of dpkit.reports).

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from dpkit.accountant import Guarantee, compare_methods, make_accountant
+from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
 from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian, solve_dp_sgd
@@ -51,6 +52,9 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
     --epochs E, or --sampling-rate and --steps), its noise multiplier; with --event, the factor on every noise
     multiplier of the event. With --solve, the largest number of DP-SGD steps (or epochs), batch size or
     sampling rate that a given σ allows. --save-event FILE writes the calibrated mechanism as a DpEvent file."""
+    warned = target_warnings(epsilon, delta)  # a target that looks like a mistake: answered, and said (and in --json)
+    for note in warned:
+        click.echo(f"warning: {note}", err=True)
     if solve != "sigma":
         solve_dp_sgd(ctx, solve, epsilon, delta, sigma, **kw)
         return
@@ -69,7 +73,7 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
     if saved is not None:
         out["saved_event"] = str(saved)
     if kw["as_json"]:
-        emit_json(out)
+        emit_json(out | {"warnings": warned})
         return
     label = out["method"] if out.get("conversion") is None else f"{out['method']} ({out['conversion']})"
     target_text = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"

@@ -11,11 +11,12 @@ from typing import Any
 
 import click
 
+from .audit_timing import DEFAULT_MAX_TIME, Duration
 from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
-    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "env", "horizon"),
+    "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "env", "horizon", "max_time"),
     "a --target audit": (
         "target",
         "neighbours",
@@ -115,6 +116,13 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 )
 @click.option("--horizon", type=NUMBER, default=None, help="ALGORITHM form: the episodes' horizon H (with --env).")
 @click.option(
+    "--max-time",
+    type=Duration(),
+    default=DEFAULT_MAX_TIME,
+    show_default=True,
+    help="ALGORITHM form: refuse an audit expected (from a first batch of runs) to take longer: 90s, 10m, 2h, inf.",
+)
+@click.option(
     "--position",
     default=None,
     help="ALGORITHM form: where the changed user sits — first | middle | last | k=INDEX (0-based) | another name "
@@ -201,7 +209,17 @@ def audit(ctx: click.Context, **params: Any) -> int:
                 f"--attack for an ALGORITHM audit must be auto, white-box or learned, got {params['attack']!r}"
             )
         if params["one_run"]:
-            many_run_only = ("observer", "runs", "episodes", "position", "attack", "executor", "workers", "scheduler")
+            many_run_only = (
+                "observer",
+                "runs",
+                "episodes",
+                "position",
+                "max_time",
+                "attack",
+                "executor",
+                "workers",
+                "scheduler",
+            )
             refuse_options(ctx, many_run_only, "a --one-run audit (one run, every user a canary)")
             from .audit_one_run import audit_one_run
 

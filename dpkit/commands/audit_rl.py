@@ -35,6 +35,7 @@ def audit_algorithm(
     position: str | None,
     env: str | None,
     horizon: float | None,
+    max_time: float,
     epsilon: float | None,
     delta: float | None,
     confidence: float,
@@ -49,45 +50,62 @@ def audit_algorithm(
     that matters (or at ``position``); print it, return the exit status.
 
     The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
-    1 for a violation of the declaration, 0 otherwise.
+    1 for a violation of the declaration, 0 otherwise. Before the audit, a first batch of runs times it: the
+    expected time is printed on stderr, and an audit expected to take longer than ``max_time`` is refused.
     """
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
+    from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
     from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, positions
+
+    from .audit_timing import announced, expected_time
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
     attack = {"lr": "white-box"}.get(attack, attack)
     check_choice("attack", attack, RL_ATTACKS)
+    n_episodes = None if episodes is None else accountant.check_count("episodes", episodes)
+    n_runs = 4000 if runs is None else accountant.check_count("runs", runs)
+    n_horizon = None if horizon is None else accountant.check_count("horizon", horizon)
+    sizes = (
+        ("episodes", n_episodes, AUDIT_LIMITS["episodes"], "users: every run plays them all"),
+        ("runs", n_runs, AUDIT_LIMITS["runs"], "each a whole run"),
+        ("horizon", n_horizon, LIMITS["horizon"], "steps of every episode"),
+    )
+    for name, value, limit, why in sizes:
+        if value is not None and value > limit:  # before anything is built or run
+            raise ValueError(f"{above_limit(f'--{name}', value, limit)} ({why})")
     setting = default_setting(
         algorithm,
         sigma=sigma_choice(sigma),
         observer=observer,
-        episodes=None if episodes is None else accountant.check_count("episodes", episodes),
+        episodes=n_episodes,
         epsilon=epsilon,
         delta=delta,
         env=env,
-        horizon=None if horizon is None else accountant.check_count("horizon", horizon),
+        horizon=n_horizon,
         **({} if position is None else {"position": _position(position)}),
     )
     probed = list(positions(setting)) if position is None else [setting.position]
-    n_runs = 4000 if runs is None else accountant.check_count("runs", runs)
     confidence = accountant.check_probability("confidence", confidence)
     name = {"local": "in-process"}.get(executor, executor)
     n_workers = None if workers is None else accountant.check_count("workers", workers)
-    with (
-        make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
-        progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", 2 * n_runs * len(probed)) as advance,
-    ):
-        result = audit_positions(
-            setting,
-            positions_to_probe=probed,
-            runs=n_runs,
-            seed=check_index("seed", seed),
-            attack=attack,
-            alpha=round(1.0 - confidence, 12),
-            executor=pool,
-            progress=advance,
+    n_seed = check_index("seed", seed)
+    with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
+        note = expected_time(
+            setting, runs=n_runs, positions=len(probed), seed=n_seed, workers=pool.workers, max_time=max_time
         )
+        with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", 2 * n_runs * len(probed)) as bar:
+            advance = announced(note, bar)
+            result = audit_positions(
+                setting,
+                positions_to_probe=probed,
+                runs=n_runs,
+                seed=n_seed,
+                attack=attack,
+                alpha=round(1.0 - confidence, 12),
+                executor=pool,
+                progress=advance,
+            )
     out = result.to_dict()
     exit_code = 1 if result.verdict == "violation" else 0
     if as_json:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant.validation import check_index
+from dpkit.accountant.validation import check_index, shown_int
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
 from .options import read_ledger
@@ -48,6 +48,7 @@ def audit_target(
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
     from dpkit.audits import audit_pairs
+    from dpkit.audits.engine import AuditResult
     from dpkit.loading import FileFunction
 
     claim = target_claim(
@@ -62,7 +63,7 @@ def audit_target(
     confidence = accountant.check_probability("confidence", confidence)
     runs = accountant.check_count("trials", trials)
     if runs > MAX_TRIALS:
-        raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {runs:,}")
+        raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {shown_int(runs)}")
     chunk = accountant.check_count("chunk-size", chunk_size)
     seed_value = check_index("seed", seed)
     release = FileFunction("--target", target)
@@ -116,7 +117,8 @@ def audit_target(
     if sequential:
         _print_sequential(target, claim, result, best, confidence, ran, len(pairs))
         return 1 if result.verdict == "violation" else 0
-    est = best.estimate  # type: ignore[union-attr]
+    assert isinstance(best, AuditResult)  # a fixed audit's result (the sequential one returned above)
+    est = best.estimate
     reason = (
         ""
         if result.verdict != "inconclusive"

@@ -5,6 +5,7 @@ subsampled release; the others are shown refused."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -144,6 +145,8 @@ def budgets(
         + ("" if epochs is None else " (" + "; ".join(s.describe().split(", ", 1)[1] for s in schedules) + ")")
         + "; exact, zcdp and classic do not interpret a subsampled release (—)."
     )
+    if delta in (0.0, 1.0):
+        caption += f" At δ = {format_number(delta)} every σ is {'+inf' if delta == 0.0 else '0'}: no ratio (—)."
     sampled = "" if q is None else f", DP-SGD: {schedules[0].describe().split(', T =')[0]}"
     print_table(
         f"σ needed for (ε, δ = {format_number(delta)}), Δ = {format_number(sensitivity)}{sampled}",
@@ -159,5 +162,8 @@ def budgets(
 
 
 def _ratio(sigmas: dict[str, Any], base: str) -> str:
+    """rdp's σ over the base's; "—" where the ratio is undefined: a σ refused, or both 0 (δ = 1) or +inf (δ = 0)."""
     top, bottom = sigmas.get("rdp"), sigmas.get(base)
-    return f"{top / bottom:.4f}" if top and bottom else "—"
+    if top is None or bottom is None or not (0.0 < top < math.inf and 0.0 < bottom < math.inf):
+        return "—"
+    return f"{top / bottom:.4f}"

@@ -142,9 +142,12 @@ def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
 
 def _read_event(path: Path, relation: str | None) -> Event:
     from dpkit.accountant.interop import load_event
+    from dpkit.algorithms.limits import check_releases
     from dpkit.loading import read_text_file
 
-    return load_event(read_text_file(path, "event file"), relation=relation)
+    event = load_event(read_text_file(path, "event file"), relation=relation)
+    check_releases(f"event file {str(path)!r}", event)  # before it is accounted
+    return event
 
 
 def dp_sgd_given(ctx: click.Context) -> bool:

@@ -139,7 +139,7 @@ def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) 
         # no ratio to a zero or infinite exact ε (every method is 0 at δ = 1, +inf at δ = 0)
         ratio = "—" if eps is None or not exact or exact == math.inf else f"{eps / exact:.4f}"
         note = cmp.refusals.get(key, "")
-        if key in cmp.orders:
+        if key in cmp.orders and not math.isnan(cmp.orders[key]):  # no order where ε is +inf at every one
             note = f"α = {format_number(cmp.orders[key], 6)}"
         rows.append(
             [
@@ -206,26 +206,16 @@ def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
     raise click.UsageError(f"{listed} {'does' if len(flags) == 1 else 'do'} not apply to {form}")
 
 
-#: Stated limits of the sizes ``simulate`` and ``rlsvi --run`` accept, checked before anything is allocated.
-LIMITS = {
-    "episodes": 10**6,
-    "seeds": 10**3,
-    "states": 10**3,
-    "actions": 10**2,
-    "horizon": 10**4,
-    "state_dim": 10**2,
-    "control_dim": 10**2,
-    "workers": 256,
-}
-#: The largest total work (episodes × seeds × horizon steps) of one ``simulate``.
-MAX_STEPS = 10**9
+def bounded(name: str, value: float, *, declaration: bool = False) -> int:
+    """``value`` as a count >= 1 that is at most its stated limit — a run's (:data:`dpkit.algorithms.limits.LIMITS`)
+    or, with ``declaration``, a privacy declaration's (``DECLARATION_LIMITS``) — or a ValueError naming the option
+    and the value."""
+    from dpkit.algorithms.limits import DECLARATION_LIMITS, LIMITS, above_limit
 
-
-def bounded(name: str, value: float) -> int:
-    """``value`` as a count >= 1 that is at most ``LIMITS[name]``, or a ValueError naming the option."""
+    limit = (DECLARATION_LIMITS if declaration else LIMITS)[name]
     k = check_count(name, value)
-    if k > LIMITS[name]:
-        raise ValueError(f"--{name.replace('_', '-')} = {k} is above the limit of {LIMITS[name]:,}")
+    if k > limit:
+        raise ValueError(above_limit(f"--{name.replace('_', '-')}", k, limit))
     return k
 
 

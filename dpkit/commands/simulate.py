@@ -13,7 +13,7 @@ from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS
 from dpkit.render import emit_json, format_number, format_values, print_lines, progress_bar
 
-from .options import MAX_STEPS, NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
+from .options import NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
 
 
 @click.command()
@@ -66,6 +66,7 @@ def simulate(
     as_json: bool,
 ) -> None:
     """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
+    from dpkit.algorithms.limits import MAX_STEPS
     from dpkit.algorithms.simulation import Experiment
     from dpkit.experiments import run_experiment, write_outputs
 
@@ -101,7 +102,7 @@ def simulate(
         control_dim=bounded("control_dim", control_dim),
         env_seed=check_index("env_seed", env_seed),
     )
-    steps = experiment.episodes * n_seeds * (experiment.horizon or 2 * experiment.states)
+    steps = experiment.episodes * n_seeds * experiment.steps_per_episode
     if steps > MAX_STEPS:
         raise ValueError(f"--episodes × --seeds × horizon = {steps:,} steps is above the limit of {MAX_STEPS:,}")
     with progress_bar(f"{algorithm} on {env_name}", experiment.episodes * n_seeds) as advance:

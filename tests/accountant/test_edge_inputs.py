@@ -8,12 +8,15 @@ mathematics (closed forms, checked with mpmath) and dp-accounting's RDP accounta
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import dp_accounting
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpkit import accountant as a
 from dpkit.accountant.accountants import PLD_MIN_MU
@@ -236,3 +239,209 @@ def test_huge_compositions_keep_every_method_above_exact(method: str, conversion
     got = a.gaussian_epsilon(3.0, 1e-5, compositions=k, method=method, conversion=conversion).epsilon
     assert got >= exact * (1 - 1e-12)
     assert a.gaussian_delta(3.0, 1.0, compositions=k, method=method, conversion=conversion).delta == 1.0
+
+
+# --- counts beyond the doubles: the right answer, or a ValueError naming the count --------------------------------
+
+#: Counts a double cannot hold (the largest double is about 1.8e308), and the nearest ones it can.
+HUGE_COUNTS = [10**300, 2**1023, 2**1024, 10**400, 10**5000]
+GAUSSIAN_VARIANTS = [(m, c) for m, c in VARIANTS if m not in ("pld", "classic")]
+
+
+def _mu(count: int, sensitivity: float, sigma: float) -> mpmath.mpf:
+    """√K·Δ/σ at 60 digits: the μ of K compositions, whatever K's size."""
+    with mpmath.workdps(60):
+        return mpmath.sqrt(mpmath.mpf(count)) * mpmath.mpf(sensitivity) / mpmath.mpf(sigma)
+
+
+def test_the_issue_composition_is_answered_epsilon_infinite() -> None:
+    """gaussian_epsilon(1, 1e-5, compositions=10**400): μ = 10²⁰⁰, ε = +inf (not an OverflowError)."""
+    assert a.gaussian_epsilon(1, 1e-5, compositions=10**400).epsilon == INF
+    assert a.gaussian_delta(1, 1.0, compositions=10**400).delta == 1.0
+    ledger = a.Ledger.from_dicts([{"name": "g", "sensitivity": 1.0, "sigma": 1.0, "count": 10**400}])
+    assert ledger.mu == pytest.approx(1e200, rel=1e-12) and ledger.rho == INF
+
+
+@pytest.mark.parametrize(("method", "conversion"), GAUSSIAN_VARIANTS)
+@pytest.mark.parametrize("count", HUGE_COUNTS, ids=lambda k: f"2^{k.bit_length() - 1}")
+@pytest.mark.parametrize("sigma", [1.0, 1e200, 1e300])
+def test_a_count_beyond_the_doubles_is_composed_exactly(
+    method: str, conversion: str | None, count: int, sigma: float
+) -> None:
+    """μ = √K/σ is the double nearest (never below) the exact one, and each method answers at it: +inf where
+    μ is beyond the doubles, a finite ε where the noise makes up for the count (σ = 1e300: μ = 1e-100 at 10⁴⁰⁰)."""
+    exact_mu = _mu(count, 1.0, sigma)
+    mu = a.Ledger.homogeneous(1.0, sigma, compositions=count).mu
+    if exact_mu > 1.7e308:
+        assert mu == INF
+    else:
+        assert exact_mu <= mu <= exact_mu * (1 + 1e-12)
+    eps = a.gaussian_epsilon(sigma, 1e-5, compositions=count, method=method, conversion=conversion).epsilon
+    # the exact ε (reported +inf from μ = 1e150 on, where it exceeds μ²/2: the reference there)
+    reference = a.gdp_epsilon(mu, 1e-5) if mu <= 1e150 else mu * mu / 2
+    assert eps >= reference * (1 - 1e-12)  # no method below the exact ε
+    if mu == INF:
+        assert eps == INF
+
+
+@pytest.mark.parametrize("count", HUGE_COUNTS, ids=lambda k: f"2^{k.bit_length() - 1}")
+def test_calibration_of_a_count_beyond_the_doubles(count: int) -> None:
+    """σ = √K·σ₁ (the exact method's σ is linear in √K): finite while it is a double, else a ValueError naming the
+    count; the classic σ ∝ K names compositions too."""
+    one = a.calibrate_sigma(1.0, 1e-5).sigma
+    try:
+        sigma = a.calibrate_sigma(1.0, 1e-5, compositions=count).sigma
+    except ValueError as err:
+        assert _mu(count, one, 1.0) > 1.7e308 and "compositions" in str(err), err
+    else:
+        assert float(_mu(count, one, 1.0)) * (1 - 1e-9) <= sigma <= float(_mu(count, one, 1.0)) * (1 + 1e-9)
+    try:  # σ = Δ·K·sqrt(2 ln(1.25K/δ))/ε: a double up to K ≈ 1e306
+        classic = a.classic_sigma(1.0, 1e-5, compositions=count)
+    except ValueError as err:
+        assert re.search(r"compositions = \d\.\d{3}e\+\d+", str(err)), err
+    else:
+        with mpmath.workdps(60):
+            k = mpmath.mpf(count)
+            assert classic >= float(k * mpmath.sqrt(2 * mpmath.log(mpmath.mpf(1.25) * k / mpmath.mpf(1e-5))))
+
+
+@pytest.mark.parametrize("count", [10**400, 10**5000], ids=["10^400", "10^5000"])
+def test_pld_names_a_count_it_cannot_compose(count: int) -> None:
+    """dp-accounting composes a count as a double: beyond them the pld method refuses, naming the count."""
+    with pytest.raises(ValueError, match=r"pld: g\.count = 1\.000e\+\d+ is beyond"):
+        a.make_accountant("pld").epsilon(a.Ledger.homogeneous(1.0, 1e300, compositions=count, name="g"), 1e-5)
+
+
+@pytest.mark.parametrize(("method", "conversion"), [(m, c) for m, c in VARIANTS if m != "exact"])
+def test_an_event_composed_beyond_the_doubles_is_answered_or_names_the_count(
+    method: str, conversion: str | None
+) -> None:
+    """Nested counts multiply (10²⁰⁰ × 10²⁰⁰): a method answers (+inf for a Laplace release) or names the count."""
+    from dpkit.accountant import events as ev
+
+    nested = ev.SelfComposedEvent(ev.SelfComposedEvent(ev.LaplaceEvent(1.0), 10**200), 10**200)
+    acc = a.make_accountant(method, conversion=conversion)
+    try:
+        eps = acc.epsilon(nested, 1e-5).epsilon
+    except ValueError as err:
+        assert "count = 1.000e+400" in str(err) or "releases" in str(err), err
+    else:
+        assert eps == INF
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    count=st.one_of(st.integers(min_value=1, max_value=10**1200), st.sampled_from(HUGE_COUNTS)),
+    function=st.sampled_from(
+        [
+            lambda k: a.gaussian_epsilon(2.0, 1e-5, compositions=k).epsilon,
+            lambda k: a.gaussian_delta(2.0, 1.0, compositions=k).delta,
+            lambda k: a.calibrate_sigma(1.0, 1e-5, compositions=k).sigma,
+            lambda k: a.classic_sigma(1.0, 1e-5, compositions=k),
+            lambda k: a.gaussian_epsilon(1e300, 1e-5, compositions=k, method="zcdp").epsilon,
+            lambda k: a.gaussian_epsilon(1e300, 1e-5, compositions=k, method="rdp").epsilon,
+            lambda k: a.gaussian_epsilon(1e300, 1e-5, compositions=k, method="classic").epsilon,
+            lambda k: a.make_accountant("pld").epsilon(a.Ledger.homogeneous(1.0, 1e300, compositions=k), 1e-5).epsilon,
+            lambda k: a.tree_epsilon(k, sigma=1.0, delta=1e-5).epsilon,
+            lambda k: a.calibrate_tree_sigma(k, epsilon=1.0, delta=1e-5).sigma,
+            lambda k: a.rlsvi_worst_case_mu(states=2, actions=2, horizon=4, episodes=k),
+            lambda k: a.rlsvi_closed_form(states=2, actions=2, horizon=4, episodes=k, delta=1e-5).epsilon_paper,
+            lambda k: a.episode_sum_sensitivity(1.0, steps=k, relation="replace_one"),
+            lambda k: a.assess_ledger(a.Ledger.homogeneous(1.0, 10.0), delta=1e-5, users=k).certified_epsilon,
+            lambda k: a.compare_methods(a.Ledger.homogeneous(1.0, 1e200, compositions=k), 1e-5).epsilons["exact"],
+        ]
+    ),
+)
+def test_no_public_function_taking_a_count_overflows(count: int, function: Any) -> None:
+    """Any integer count is answered (a float or +inf) or refused with a ValueError naming a count and its value:
+    never an OverflowError (issue 34)."""
+    try:
+        value = function(count)
+    except ValueError as err:
+        message = str(err)
+        assert any(n in message for n in ("compositions", "count", "steps", "episodes", "release")), message
+        assert any(c.isdigit() for c in message), message
+    else:
+        assert value is None or isinstance(value, float) and not math.isnan(value)
+
+
+# --- a target that looks like a mistake is answered, with a warning ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "reasons"),
+    [
+        (1e-5, 1.0, ("at least 0.5", "larger than epsilon")),  # the issue's swap: δ = 1 is vacuous, σ = 0
+        (1.0, 0.5, ("at least 0.5",)),
+        (0.01, 0.1, ("larger than epsilon",)),
+    ],
+)
+def test_a_suspicious_target_is_answered_with_a_warning(epsilon: float, delta: float, reasons: tuple[str, ...]) -> None:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cal = a.calibrate_sigma(epsilon, delta)
+    assert [w.category for w in caught] == [a.SuspiciousTargetWarning] * len(reasons)
+    for w, reason in zip(caught, reasons, strict=True):
+        assert reason in str(w.message) and f"delta = {delta:g}" in str(w.message)
+        assert w.filename == __file__  # attributed to the caller
+    if delta == 1.0:
+        assert cal.sigma == 0.0  # δ = 1 is met by every mechanism: no noise
+    else:
+        assert cal.sigma > 0.0 and a.gaussian_epsilon(cal.sigma, delta).epsilon <= epsilon
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-5), (0.0, 1e-5), (INF, 1e-5), (1.0, 0.0), (8.0, 0.49)])
+def test_a_usual_target_gives_no_warning(epsilon: float, delta: float) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a.calibrate_sigma(epsilon, delta)
+
+
+def test_the_module_docstring_says_what_calibration_answers() -> None:
+    """The ends it documents are answered (no longer "calibrating σ still needs 0 < δ < 1 and ε > 0")."""
+    doc = a.__doc__ or ""
+    assert "still needs 0 < δ < 1" not in doc
+    assert "σ = +inf at δ = 0" in doc and a.calibrate_sigma(1.0, 0.0).sigma == INF
+    assert "σ = 0 at δ = 1 or ε = +inf" in doc
+    assert a.calibrate_sigma(INF, 1e-5).sigma == 0.0
+    with pytest.warns(a.SuspiciousTargetWarning, match="at least 0.5"):
+        assert a.calibrate_sigma(1.0, 1.0).sigma == 0.0
+    assert "a finite σ at ε = 0" in doc and 0.0 < a.calibrate_sigma(0.0, 1e-5).sigma < INF
+
+
+# --- huge μ and ε: the Gaussian tail bound, checked in high precision (no minutes of mpmath per call) ----------------
+
+
+def _gdp_delta_mp(mu: float, epsilon: float) -> mpmath.mpf:
+    """δ(ε) of μ-GDP, Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), at enough digits for the cancellation of huge μ."""
+    with mpmath.workdps(60 + 3 * int(math.log10(max(mu, 10.0)))):
+        m, e = mpmath.mpf(mu), mpmath.mpf(epsilon)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+
+
+@pytest.mark.parametrize("mu", [1e15, 3e20, 1e50, 1e100, 9e149])
+@pytest.mark.parametrize("delta", [1e-5, 1e-300, 0.3])
+def test_epsilon_of_a_huge_mu_is_sound_and_tight(mu: float, delta: float) -> None:
+    eps = a.gdp_epsilon(mu, delta)
+    assert _gdp_delta_mp(mu, eps) <= delta  # sound
+    assert _gdp_delta_mp(mu, eps * (1 - 1e-12)) > delta  # tight: 1e-12 less ε is not enough
+
+
+@pytest.mark.parametrize("epsilon", [1e30, 1e60, 1e200, 2e299])
+@pytest.mark.parametrize("delta", [1e-5, 1e-300])
+def test_mu_of_a_huge_epsilon_is_sound_and_tight(epsilon: float, delta: float) -> None:
+    mu = a.gdp_mu(epsilon, delta)
+    assert _gdp_delta_mp(mu, epsilon) <= delta  # sound
+    assert _gdp_delta_mp(mu * (1 + 1e-12), epsilon) > delta  # tight
+
+
+def test_mu_of_an_epsilon_beyond_the_largest_mu_is_the_largest_mu() -> None:
+    """ε = 1e300 would allow μ = 1.4e150: the μ reported is at most MU_OVERFLOW (1e150), beyond which ε(μ) is +inf."""
+    from dpkit.accountant.gdp import MU_OVERFLOW
+
+    mu = a.gdp_mu(1e300, 1e-5)
+    assert 0.999 * MU_OVERFLOW <= mu <= MU_OVERFLOW and a.gdp_epsilon(mu, 1e-5) <= 1e300

@@ -148,3 +148,53 @@ def test_claims() -> None:
 def test_bad_input(call, match: str) -> None:  # noqa: ANN001
     with pytest.raises(ValueError, match=match):
         call()
+
+
+#: Claims built directly (not through the classmethods) with a value out of range: each names the field and value.
+BAD_CLAIMS = [
+    (lambda: Claim("gaussian", sigma=-1, sensitivity=1), "sigma must be > 0, got -1"),
+    (lambda: Claim("gaussian", sigma=1, sensitivity=0), "sensitivity must be > 0, got 0"),
+    (lambda: Claim("gaussian", sigma=1, sensitivity=1, count=0), "count must be an integer >= 1, got 0"),
+    (lambda: Claim("dp", epsilon=-5, delta=2), "epsilon must be >= 0, got -5"),
+    (lambda: Claim("dp", epsilon=5, delta=2), "delta must lie in [0, 1], got 2"),
+    (lambda: Claim("dp", epsilon=math.nan, delta=0.1), "epsilon must be a number, got NaN"),
+    (lambda: Claim("gdp", mu_value=-1.0), "mu must be > 0, got -1"),
+    (lambda: Claim("gdp", mu_value=math.inf), "mu must be finite, got inf"),
+    (lambda: Claim("ledger", mu_value=-1.0), "mu must be >= 0, got -1"),
+    (lambda: Claim("zcdp", rho=0.0), "rho must be > 0, got 0"),
+    (lambda: Claim("rdp", orders=(0.5,), values=(1.0,)), "orders must be Rényi orders > 1, got orders[0] = 0.5"),
+    (lambda: Claim("rdp", orders=(2.0,), values=(-1.0,)), "values[0] must be >= 0, got -1"),
+    (lambda: Claim("dp", epsilon=1.0, delta=1e-5, sigma=2.0), "a dp claim takes no sigma, got 2.0"),
+    (lambda: Claim("gdp", mu_value=1.0, count=3), "a gdp claim takes no count, got 3"),
+    (lambda: Claim("gaussian", sigma=1.0), "a gaussian claim needs sensitivity"),
+]
+
+
+@pytest.mark.parametrize(("call", "message"), BAD_CLAIMS, ids=[m.split(",")[0] for _, m in BAD_CLAIMS])
+def test_a_claim_built_directly_is_validated_naming_the_field_and_value(call, message: str) -> None:  # noqa: ANN001
+    with pytest.raises(ValueError) as info:
+        call()
+    assert message in str(info.value)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(
+    epsilon=st.floats(min_value=0.0, max_value=50.0) | st.just(math.inf),
+    delta=st.floats(min_value=0.0, max_value=1.0),
+    sigma=st.floats(min_value=1e-3, max_value=1e3),
+    count=st.integers(min_value=1, max_value=10**6),
+)
+def test_every_way_of_building_a_valid_claim_gives_the_same_claim(
+    epsilon: float, delta: float, sigma: float, count: int
+) -> None:
+    """The classmethods and the dataclass agree (the checks moved into __post_init__; values are normalised)."""
+    from dpkit.accountant import Ledger
+
+    assert Claim.dp(epsilon, delta) == Claim("dp", epsilon=epsilon, delta=delta)
+    assert Claim.dp(int(min(epsilon, 50)), 0) == Claim("dp", epsilon=float(int(min(epsilon, 50))), delta=0.0)
+    assert Claim.gaussian(sigma, 2.0, count) == Claim("gaussian", sigma=sigma, sensitivity=2.0, count=count)
+    assert Claim.gaussian(sigma, 2.0, count).mu == pytest.approx(2.0 * math.sqrt(count) / sigma, rel=1e-12)
+    assert Claim.gdp(sigma) == Claim("gdp", mu_value=sigma) and Claim.zcdp(sigma) == Claim("zcdp", rho=sigma)
+    assert Claim.rdp([2, 3], [sigma, 2 * sigma]) == Claim("rdp", orders=(2.0, 3.0), values=(sigma, 2 * sigma))
+    ledger = Claim.ledger(Ledger.homogeneous(1.0, sigma, compositions=count))
+    assert ledger.mu == Ledger.homogeneous(1.0, sigma, compositions=count).mu and len(ledger.releases) == 1

@@ -47,6 +47,7 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "runs": ["--runs", "10"],
         "episodes": ["--episodes", "5"],
         "position": ["--position", "last"],
+        "max_time": ["--max-time", "1h"],
         "one_run": ["--one-run"],
         "canaries": ["--canaries", "10"],
         "mu": ["--mu", "5"],
@@ -306,3 +307,86 @@ def test_given_tells_a_default_from_a_typed_value(argv: list[str], expected: tup
 def test_refuse_options_names_the_flag_not_the_parameter() -> None:
     with pytest.raises(click.UsageError, match=r"^--b does not apply to this probe$"):
         _probe.main(["--b", "x"], standalone_mode=False)
+
+
+# -- dpkit audit ALGORITHM: a time cap, from a first batch of runs timed before the audit starts ------------------
+
+
+def _no_audit(*args: object, **kwargs: object) -> None:
+    pytest.fail("the audit started")
+
+
+def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_estimate(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--runs 1000000 is inside the runs cap; at 2.5 ms a run (a first batch of 2 × 32 runs in 0.16 s) it takes about
+    1.4 h: one error line with the estimate and how to raise the cap, before the audit starts."""
+    import dpkit.audits.rl as rl
+    import dpkit.commands.audit_timing as timing
+
+    monkeypatch.setattr(rl, "audit_positions", _no_audit)
+    monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first"], capsys)
+    assert err == (
+        "error: the audit would take about 1.4 h (2 × 1,000,000 runs at 2.5 ms each, timed on a first batch of "
+        "2 × 32), above --max-time 10 min: raise it to run it (e.g. --max-time 3h, or inf), or lower --runs\n"
+    )
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--max-time", "1h"], capsys)
+    assert "about 1.4 h" in err and "above --max-time 1.0 h" in err
+    # every position that matters (the default) is an audit each: the estimate counts them
+    n = len(rl.positions(rl.default_setting("rlsvi")))
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1h"], capsys)
+    assert f"({n} positions × 2 × 1,000,000 runs at 2.5 ms each" in err and f"about {1.4 * n:.1f} h" in err
+
+
+def test_the_first_batch_is_timed_for_real_and_the_cap_holds(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dpkit.audits.rl as rl
+
+    monkeypatch.setattr(rl, "audit_positions", _no_audit)
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1s"], capsys)
+    assert err.startswith("error: the audit would take about ") and "timed on a first batch of 2 × " in err
+
+
+def test_an_audit_under_the_cap_prints_its_expected_time_and_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import dpkit.commands.audit_timing as timing
+
+    monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (8, 0.5))  # 31 ms a run
+    argv = ["audit", "rlsvi", "--runs", "20", "--position", "first"]
+    code = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and json.loads(out)["runs"] == 20
+    assert err == "expected time: about 1.2 s (2 × 20 runs at 31.2 ms each, timed on a first batch of 2 × 8)\n"
+    # the cap raised: the same audit that is refused at the default cap runs
+    monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (8, 1000.0))
+    assert main(argv) == 2
+    assert "above --max-time 10 min" in capsys.readouterr().err
+    assert main([*argv, "--max-time", "inf", "--json"]) in (0, 1)
+    assert "expected time: about 42 min" in capsys.readouterr().err
+
+
+def test_an_audit_its_own_checks_refuse_prints_their_error_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """The first batch is timed before the audit's checks run (σ = 0): the expected time is printed only once the
+    audit has started, so a refusal is still one error line."""
+    err = _run(["audit", "rlsvi", "--sigma", "0", "--runs", "20"], capsys)
+    assert err.startswith("error: sigma") and "must be > 0" in err
+
+
+@pytest.mark.parametrize("value", ["10x", "0", "-1m", "nan", "h", ""])
+def test_a_bad_max_time_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _run(["audit", "rlsvi", "--max-time", value], capsys)
+    assert err.startswith("error: Invalid value for '--max-time'")
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1.5h", 5400.0), ("inf", float("inf"))]
+)
+def test_max_time_reads_seconds_minutes_and_hours(value: str, seconds: float) -> None:
+    from dpkit.commands.audit_timing import Duration
+
+    assert Duration().convert(value, None, None) == seconds

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ from dpkit.reports.config import (
     DEFAULT_DELTAS,
     LedgerConfig,
     ReportConfig,
+    config_schema,
     ledger_parameters,
     load_config,
     parse_config,
@@ -247,3 +250,181 @@ def test_ledger_names_are_unique_among_all_entries(files: Path) -> None:
     other = {**entry, "name": "gram"}
     with pytest.raises(ValueError, match=r"ledger\[1\]\.name 'gram' is taken by another ledger entry"):
         parse_config({"ledger": [other, other]}, source)
+
+
+# -- sizes: every numeric field has a stated limit, checked when the config is read (before any work) ----------
+
+#: The integers of a config that are not sizes, so have no limit (each is answered for any value), and why.
+UNLIMITED = {
+    "seed": "a seed: any is drawn from as cheaply",
+    "ledger[0].users": "K of the informative δ = min(1e-5, 1/K): answered for any K (0 beyond the doubles)",
+}
+
+
+def _full(folder: Path) -> dict:
+    """A config that sets every table (an RLSVI algorithm with an audit and a grid, a ledger file, [quick]), so
+    that every numeric field of the schema has its place; ``ledger.toml`` is written in ``folder``."""
+    (folder / "ledger.toml").write_text(LEDGER_TOML, encoding="utf-8")
+    return {
+        "seeds": 2,
+        "algorithm": [
+            {"name": "rlsvi", "episodes": 40, "delta": 0.1, "episode_grid": [20], "audit": {"runs": 10, "episodes": 2}}
+        ],
+        "ledger": [{"name": "gram", "file": "ledger.toml", "delta": 1e-5, "users": 100}],
+        "quick": {"episodes": 10},
+    }
+
+
+def _resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def _numeric_fields(schema: dict, node: dict, path: tuple = ()) -> list[tuple[tuple, dict]]:
+    """(path, schema) of every integer and number field and every array of the config schema (through $ref, the
+    optional fields' anyOf and arrays, whose items are at index 0)."""
+    out: list[tuple[tuple, dict]] = []
+    node = _resolve(schema, node)
+    options = node["anyOf"] if "anyOf" in node and "properties" not in node else [node]  # the root's anyOf: required
+    for option in options:
+        option = _resolve(schema, option)
+        kind = option.get("type")
+        if kind in ("integer", "number"):
+            out.append((path, option))
+        elif kind == "array":
+            out.append((path, option))
+            out += _numeric_fields(schema, option["items"], (*path, 0))
+        elif kind == "object":
+            for key, sub in option.get("properties", {}).items():
+                out += _numeric_fields(schema, sub, (*path, key))
+    return out
+
+
+def _key(path: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
+
+
+def _with(data: dict, path: tuple, value: object) -> dict:
+    """A deep copy of ``data`` with ``value`` at ``path`` (tables created, a list's item 0 replaced)."""
+    import copy
+
+    out = copy.deepcopy(data)
+    node: Any = out
+    for i, part in enumerate(path[:-1]):
+        if isinstance(node, dict) and part not in node:
+            node[part] = [] if isinstance(path[i + 1], int) else {}
+        if isinstance(node, list) and not node:
+            node.append({})
+        node = node[part]
+    last = path[-1]
+    if isinstance(node, list):
+        node[:] = [value]
+    else:
+        node[last] = value
+    return out
+
+
+FIELDS = _numeric_fields(config_schema(), config_schema())
+
+
+def test_the_walk_finds_the_sizes_of_every_table() -> None:
+    keys = {_key(path) for path, _ in FIELDS}
+    for key in ("seeds", "workers", "quick.audit_runs", "algorithm[0].states", "algorithm[0].episode_grid[0]"):
+        assert key in keys
+    for key in ("algorithm[0].audit.runs", "algorithm[0].audit.episodes", "ledger[0].users", "deltas"):
+        assert key in keys
+
+
+def test_every_size_of_the_config_has_a_stated_limit() -> None:
+    """The schema states a maximum for every integer (but the few that are not sizes) and every array."""
+    integers = {_key(path) for path, node in FIELDS if node["type"] == "integer" and "maximum" not in node}
+    assert integers == set(UNLIMITED)
+    arrays = [_key(path) for path, node in FIELDS if node["type"] == "array" and "maxItems" not in node]
+    assert arrays == []
+
+
+@pytest.mark.parametrize("path", [p for p, node in FIELDS if node["type"] == "integer" and "maximum" in node], ids=_key)
+def test_a_size_above_its_limit_is_refused_naming_it_and_the_value(path: tuple, tmp_path: Path) -> None:
+    base, source = _full(tmp_path), str(tmp_path / "report.toml")
+    parse_config(base, source)  # the base is valid: the refusals below are the value's
+    limit = dict(FIELDS)[path]["maximum"]
+    for value, shown_value in ((limit + 1, f"{limit + 1:,}"), (10**400, "1.000e+400")):
+        with pytest.raises(ValueError) as info:
+            parse_config(_with(base, path, value), source)
+        assert str(info.value) == f"{_key(path)} = {shown_value} is above the limit of {limit:,}"
+
+
+@pytest.mark.parametrize("path", [p for p, node in FIELDS if node["type"] == "array"], ids=_key)
+def test_an_array_longer_than_its_limit_is_refused_before_its_entries_are_read(path: tuple, tmp_path: Path) -> None:
+    base, source = _full(tmp_path), str(tmp_path / "report.toml")
+    limit = dict(FIELDS)[path]["maxItems"]
+    data = _with(base, path, None)
+    node: Any = data
+    for part in path[:-1]:
+        node = node[part]
+    item = {"deltas": 1e-3, "plugins": "missing.py:SPEC"}.get(path[-1], 10)  # a plugin's file is never opened
+    if path[-1] in ("algorithm", "ledger"):
+        item = base[path[-1]][0]
+    node[path[-1]] = [item] * (limit + 1)
+    with pytest.raises(ValueError, match=rf"^{re.escape(_key(path))} has {limit + 1:,} entries, above the limit of"):
+        parse_config(data, source)
+
+
+@pytest.mark.parametrize("path", [p for p, node in FIELDS if node["type"] == "number"], ids=_key)
+def test_a_huge_number_is_read_or_refused_naming_it(path: tuple, tmp_path: Path) -> None:
+    """ε, δ and σ are not sizes: 1e300 is a valid ε (its σ is tiny) and an invalid δ; never another error."""
+    base, source = _full(tmp_path), str(tmp_path / "report.toml")
+    try:
+        parse_config(_with(base, path, 1e300), source)
+    except ValueError as err:  # "deltas[0] must be < 1.0, got 1e+300", "algorithm[0] (rlsvi): delta must lie in …"
+        name = next(p for p in reversed(path) if isinstance(p, str))
+        assert str(err).startswith(_key(path[:2])) and name in str(err) and "1e+300" in str(err), err
+
+
+_ALGORITHM = '[[algorithm]]\nname = "ldp-ucrl-vtr"\nepsilon = 1.0\ndelta = 0.1\n'
+#: The issue's cases as TOML files: huge seeds, states and episodes, an audit's 2e6 runs, too many steps in all.
+ISSUE_SIZES = [
+    ("seeds = 1000000\n" + _ALGORITHM + "episodes = 50\n", "seeds = 1,000,000 is above the limit of 1,000"),
+    (_ALGORITHM + "episodes = 50\nstates = 100000000\n", "algorithm[0].states = 100,000,000 is above the limit"),
+    (_ALGORITHM + "episodes = 1000000000000\n", "algorithm[0].episodes = 1,000,000,000,000 is above the limit"),
+    (_ALGORITHM + "episodes = 50\n[algorithm.audit]\nruns = 2000000\n", "algorithm[0].audit.runs = 2,000,000 is above"),
+    (_ALGORITHM + "episodes = 50\n[algorithm.audit]\nruns = 2e6\n", "algorithm[0].audit.runs must be an integer"),
+    (
+        "seeds = 1000\n" + _ALGORITHM + "episodes = 1000000\nhorizon = 10\n",
+        "algorithm[0] (ldp-ucrl-vtr): (episodes × seeds + Σ episode_grid) × horizon = 10,000,000,000 steps is above",
+    ),
+]
+
+
+def test_the_issue_sizes_are_refused_by_dpkit_report_before_any_work_under_a_memory_cap(tmp_path: Path) -> None:
+    """Huge seeds, states and episodes and an audit's 2e6 runs: one error line naming the key and the value, exit 2,
+    nothing written, the report's first stage never entered — run under a 1 GiB address-space cap."""
+    import json
+    import subprocess
+    import sys
+
+    cases = []
+    for i, (text, message) in enumerate(ISSUE_SIZES):
+        path = tmp_path / f"c{i}.toml"
+        path.write_text(text, encoding="utf-8")
+        cases.append((str(path), str(tmp_path / f"out{i}"), message))
+    code = (
+        "import contextlib, io, json, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "import dpkit.reports.job as job\n"
+        "def refuse(*a, **k): raise SystemExit('the report started computing')\n"
+        "job.compute_report = refuse\n"
+        "from dpkit.cli import main\n"
+        "for config, out, _ in json.loads(sys.argv[1]):\n"
+        "    err = io.StringIO()\n"
+        "    with contextlib.redirect_stderr(err): rc = main(['report', '--config', config, '--out', out])\n"
+        "    print(json.dumps([rc, err.getvalue()]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code, json.dumps(cases)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for (config, out, message), line in zip(cases, run.stdout.splitlines(), strict=True):
+        rc, err = json.loads(line)
+        assert rc == 2 and err.startswith(f"error: config {config!r}: ") and err.count("\n") == 1, err
+        assert message in err, err
+        assert not Path(out).exists()

@@ -1,0 +1,128 @@
+"""How long ``dpkit audit ALGORITHM`` will take, timed on a first small batch of runs before the audit starts.
+
+An RL audit runs the algorithm ``2 × --runs`` times; at a few milliseconds a run, the largest ``--runs`` takes hours.
+:func:`check_expected_time` runs a first batch in this process, prints the expected total on stderr, and refuses
+(one ``error:`` line naming the estimate and how to raise the cap) when it is above ``--max-time``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from dpkit.render import stderr_console
+
+#: ``--max-time``'s default: an audit expected to take longer is refused until the user raises the cap.
+DEFAULT_MAX_TIME = "10m"
+#: The first batch grows (×4 from 2 runs per dataset) until it takes this long or reaches 1/8 of the runs.
+_BATCH_SECONDS = 0.25
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+class Duration(click.ParamType):
+    """A time in seconds, or a number with a unit s, m or h (``90``, ``10m``, ``1.5h``); ``inf`` for no cap."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        unit = 1.0
+        if text[-1:] in _UNITS:
+            unit, text = _UNITS[text[-1:]], text[:-1]
+        try:
+            seconds = float(text) * unit
+        except ValueError:
+            self.fail(f"{value!r} is not a duration (seconds, or a number with s, m or h: 90, 10m, 2h)", param, ctx)
+        if not seconds > 0.0:  # NaN too
+            self.fail(f"must be > 0, got {value!r}", param, ctx)
+        return seconds
+
+
+def format_duration(seconds: float) -> str:
+    """``40 s``, ``12 min``, ``1.8 h``, ``3.1 days``."""
+    if math.isinf(seconds):
+        return "no limit"
+    if seconds < 90:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
+    """Run a first batch of the audit of ``setting`` here (``n`` runs on D and ``n`` on D′, n growing ×4 from 2 until
+    the batch takes :data:`_BATCH_SECONDS` or n reaches ``runs``/8) and return ``(n, seconds)`` of the last batch.
+    Its outputs are discarded: the audit itself reruns every run from ``seed``, so its result does not change."""
+    from dpkit.algorithms.executors import run_pair
+    from dpkit.audits.rl import neighbouring_datasets, rl_release
+
+    d0, d1 = neighbouring_datasets(setting)
+    n = 2
+    while True:
+        started = time.perf_counter()
+        run_pair(rl_release, d0, d1, n, seed)
+        seconds = time.perf_counter() - started
+        if seconds >= _BATCH_SECONDS or 4 * n > max(2, runs // 8):
+            return n, seconds
+        n *= 4
+
+
+def expected_time(
+    setting: Any, *, runs: int, seed: int, workers: int, max_time: float, positions: int = 1
+) -> str | None:
+    """The expected time of an audit of ``2 × runs`` runs at each of ``positions`` positions of the changed user,
+    over ``workers`` parallel workers, from a first batch: the line to print when the audit starts (``expected
+    time: about …``), or a ValueError naming the estimate and ``--max-time`` when it is above ``max_time``.
+
+    None when the first batch cannot run (a σ of 0, an observer that needs another attack, …): the audit's own
+    checks, which come before its first run, then name what is wrong.
+    """
+    try:
+        n, seconds = time_first_batch(setting, runs, seed)
+    except ValueError:
+        return None
+    per_run = seconds / (2 * n)
+    expected = per_run * 2 * runs * positions / workers
+    basis = (
+        ("" if positions == 1 else f"{positions} positions × ")
+        + f"2 × {runs:,} runs at {per_run * 1e3:.3g} ms each"
+        + (f" over {workers} workers" if workers > 1 else "")
+        + f", timed on a first batch of 2 × {n}"
+    )
+    if expected > max_time:
+        raise ValueError(
+            f"the audit would take about {format_duration(expected)} ({basis}), above --max-time "
+            f"{format_duration(max_time)}: raise it to run it (e.g. --max-time {_cap_above(expected)}, or inf), "
+            "or lower --runs"
+        )
+    return f"expected time: about {format_duration(expected)} ({basis})"
+
+
+def announced(note: str | None, advance: Callable[[float], None]) -> Callable[[float], None]:
+    """``advance``, printing ``note`` on stderr first, once, when the audit reports its first runs (so that an audit
+    its own checks refuse prints their one error line alone)."""
+    pending = [note]
+
+    def step(k: float) -> None:
+        if pending[0] is not None:
+            stderr_console().print(pending[0], markup=False, highlight=False, soft_wrap=True)
+            pending[0] = None
+        advance(k)
+
+    return step
+
+
+def _cap_above(seconds: float) -> str:
+    """A ``--max-time`` comfortably above ``seconds`` (1.5× it, in whole minutes or hours): ``15m``, ``3h``."""
+    target = 1.5 * seconds
+    if target >= 5400:
+        return f"{math.ceil(target / 3600)}h"
+    return f"{math.ceil(target / 60)}m"
