@@ -290,12 +290,12 @@ def test_budgets_at_delta_zero_has_no_ratio(capsys: pytest.CaptureFixture[str]) 
 def test_a_bare_memory_error_prints_no_empty_parentheses(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dpkit.commands.accounting as accounting
+    import dpkit.commands.calibrate_events as calibrate_events
 
     def out_of_memory(*args: object, **kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(accounting, "calibrate_sigma", out_of_memory)
+    monkeypatch.setattr(calibrate_events, "calibrate_sigma", out_of_memory)
     assert main(["calibrate", "--epsilon", "1", "--delta", "1e-5"]) == 2
     err = capsys.readouterr().err
     assert err == "error: not enough memory for these sizes; lower the episodes, states, horizon or dimensions\n"

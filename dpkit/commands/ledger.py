@@ -14,14 +14,7 @@ from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.accountant.tree import SCHEDULES
 from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
-from .options import (
-    ALL_CONVERSIONS,
-    NUMBER,
-    comparison_rows,
-    dp_event_dict,
-    refusal_note,
-    refuse_options,
-)
+from .options import ALL_CONVERSIONS, NUMBER, comparison_rows, dp_event_dict, refusal_note, refuse_options
 
 #: Which options apply to which form of ``dpkit ledger``: the options of one form only, and those of both.
 #: (Of an ALGORITHM's parameters, the registry refuses the ones that algorithm does not use.)

@@ -16,7 +16,6 @@ from dpkit.accountant.declarations import (
     declared_users,
     informative_delta,
 )
-from dpkit.accountant.ledger import Ledger
 from dpkit.accountant.validation import ArgumentTypeError
 from dpkit.algorithms.ldp_ucrl_vtr import paper_sigma
 from dpkit.algorithms.registry import declare
@@ -74,7 +73,8 @@ def test_ledger_epsilon_at_informative_delta_is_the_accountants(episodes: int) -
     assert d["delta_informative"] == pytest.approx(delta_inf, rel=1e-15)
     acc = make_accountant("exact")
     paper = decl.ledger(relation=led.relation)
-    tight = Ledger(tuple(r.release(led.relation, sigma=s) for r, s in zip(decl.releases, led.sigmas_tight)))
+    # the declaration's own ledger at σ_tight (its releases, or its joint groups where it declares one)
+    tight = decl.ledger(relation=led.relation, sigmas={r.name: s for r, s in zip(decl.releases, led.sigmas_tight)})
     assert d["epsilon_at_informative_delta_by_paper_sigma"] == acc.epsilon(paper, delta_inf).epsilon
     assert d["epsilon_at_informative_delta_by_tight_sigma"] == acc.epsilon(tight, delta_inf).epsilon
     assert d["mu_at_paper_sigma"] == paper.mu and d["mu_at_tight_sigma"] == tight.mu

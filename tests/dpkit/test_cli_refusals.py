@@ -48,6 +48,8 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "episodes": ["--episodes", "5"],
         "position": ["--position", "last"],
         "max_time": ["--max-time", "1h"],
+        "env": ["--env", "riverswim"],
+        "horizon": ["--horizon", "4"],
         "one_run": ["--one-run"],
         "canaries": ["--canaries", "10"],
         "mu": ["--mu", "5"],
