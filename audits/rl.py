@@ -541,6 +541,54 @@ def _attack(setting: RlSetting, kind: str, width: int) -> Attack | list[Attack]:
     return _Columns(LogisticRegressionAttack(), width - 2)
 
 
+def rl_attacks(setting: RlSetting, attack: str, *, width: int, runs: int) -> Attack | list[Attack]:
+    """The attack (or the candidates ``auto`` chooses among) of an audit of ``setting`` whose runs have ``width``
+    columns, with ``runs`` runs per dataset: a black-box observer's ``white-box`` is ``learned``; ``auto`` below
+    :data:`AUTO_MIN_RUNS` runs is the white-box test alone (``learned`` for a black-box observer)."""
+    check_choice("attack", attack, RL_ATTACKS)
+    if attack == "auto" and runs < AUTO_MIN_RUNS:
+        attack = "white-box"
+    if not setting.white_box and attack == "white-box":
+        attack = "learned"
+    return _attack(setting, attack, width)
+
+
+@dataclass(frozen=True)
+class PositionClaim:
+    """What an audit of one position is judged against, fixed before any run: the implementation's declaration and
+    σ, the σ the claim needs (dpkit's σ_tight of the *registered* declaration), the claim's μ there, the declared μ
+    at the σ used, and the position's share of the declared mechanisms."""
+
+    declaration: PrivacyDeclaration
+    sigmas: Mapping[str, float]
+    sigmas_claim: Mapping[str, float]
+    claim_mu: float
+    exact_mu: float
+    share: float
+
+    @property
+    def cap(self) -> float:
+        """The most the claim allows a pair at this position: the claim's μ at the worst-placed user × √share."""
+        return self.claim_mu * math.sqrt(self.share)
+
+
+def position_claim(setting: RlSetting) -> PositionClaim:
+    """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked."""
+    declaration, sigmas = _declaration(setting)
+    registered = _registered_declaration(setting)
+    for decl in (declaration, registered):  # the registered Δ too: it cannot be declared away
+        _check_audit_sigmas(decl, sigmas, setting.relation)
+    claim_sigmas = _claim_sigmas(setting)
+    return PositionClaim(
+        declaration=declaration,
+        sigmas=sigmas,
+        sigmas_claim=claim_sigmas,
+        claim_mu=_declared_mu(registered, claim_sigmas, setting.relation),
+        exact_mu=_declared_mu(declaration, sigmas, setting.relation),
+        share=setting.share,
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # The audit
 
@@ -722,31 +770,31 @@ def audit_setting(
     chosen on a selection split), ``white-box`` or ``learned`` (:data:`RL_ATTACKS`)."""
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
-    runs = _check_runs(runs)
+    runs = validate_runs(runs)
     check_choice("attack", attack, RL_ATTACKS)
-    if not setting.white_box and attack == "white-box":
-        attack = "learned"
     started = time.perf_counter()
     _check_executor(setting, executor)
-    declaration, sigmas = _declaration(setting)
-    for decl in (declaration, _registered_declaration(setting)):  # the registered Δ too: it cannot be declared away
-        _check_audit_sigmas(decl, sigmas, setting.relation)
-    claim_sigmas = _claim_sigmas(setting)
+    pc = position_claim(setting)
+    declaration, sigmas, claim_sigmas, claim_mu, share = (
+        pc.declaration,
+        pc.sigmas,
+        pc.sigmas_claim,
+        pc.claim_mu,
+        pc.share,
+    )
     d0, d1 = neighbouring_datasets(setting)
     out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)
     mus = np.concatenate([out0[:, -2], out1[:, -2]])
     pair_mu = _equal_error_mu(mus)
     registered = _registered_declaration(setting)
-    claim_mu = _declared_mu(registered, claim_sigmas, setting.relation)
-    share = setting.share
     # What the claim allows this pair: each release's realised difference capped at its declared Δ, over the σ the
     # claim needs, and never more than the declared μ at this position (a joint bound is below the separate Δ's).
-    allowed = min(float(np.concatenate([out0[:, -1], out1[:, -1]]).max()), claim_mu * math.sqrt(share))
-    exact_mu = _declared_mu(declaration, sigmas, setting.relation)
+    allowed = min(float(np.concatenate([out0[:, -1], out1[:, -1]]).max()), pc.cap)
+    exact_mu = pc.exact_mu
     delta = setting.delta
     # The claim for this pair: its exact μ at the σ the target needs (0 when the pair releases nothing).
     claim = Claim.gdp(allowed) if allowed > 0 else Claim.dp(0.0, delta)
-    att = _attack(setting, "white-box" if attack == "auto" and runs < AUTO_MIN_RUNS else attack, out0.shape[1])
+    att = rl_attacks(setting, attack, width=out0.shape[1], runs=runs)
     result = audit_outputs(
         out0,
         out1,
@@ -789,7 +837,8 @@ def audit_setting(
     )
 
 
-def _check_runs(runs: object) -> int:
+def validate_runs(runs: object) -> int:
+    """``runs`` per dataset of an RL audit, checked: a whole number from 6 (three splits) to :data:`MAX_RUNS`."""
     n = check_count("runs", runs)
     if n < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {n}")
@@ -917,7 +966,7 @@ def audit_positions(
     if not names:
         raise ValueError("positions_to_probe must name at least one position")
     alpha = check_probability("alpha", alpha)
-    _check_runs(runs)
+    validate_runs(runs)
     # one independent stream per position (one position alone keeps the audit's own seed)
     seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
     results = tuple(

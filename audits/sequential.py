@@ -63,10 +63,13 @@ __all__ = [
     "Look",
     "SequentialPlan",
     "SequentialResult",
+    "audit_pairs_sequential",
     "audit_sequential",
     "audit_sequential_batches",
+    "audit_sources_sequential",
     "plan_sequential",
     "release_source",
+    "take_turns",
 ]
 
 #: The share of α the e-process gets (it stops at K >= 1/(share·α)); the final fixed-size test gets the rest.
@@ -803,7 +806,7 @@ def _prepare(
     claim: Claim,
     *,
     runs: int,
-    attack: Attack | str,
+    attack: Attack | str | Sequence[Attack],
     alpha: float,
     delta: float | None,
     objective: str | None,
@@ -997,23 +1000,78 @@ def audit_pairs_sequential(
             )
             for i, ((d0, d1), att) in enumerate(zip(pairs, attacks, strict=True))
         ]
-        steps = [state.steps() for state in states]
-        running, concluded, end = list(range(len(states))), [], object()
-        while running:
-            for i in list(running):
-                if next(steps[i], end) is end:  # this audit ran to its budget
-                    running.remove(i)
-                    concluded.append(i)
-                elif states[i].violated():  # the verdict of every pair together is known: stop them all
-                    concluded.append(i)
-                    running = []
-                    break
+        concluded = take_turns(states)
     finally:
         if own:
             ex.close()
     ran = describe_executor(ex)
-    results = [_with_executor(states[i].result(), ran) for i in sorted(concluded)]
+    results = [_with_executor(states[i].result(), ran) for i in concluded]
     return results, sum(state.runs_used for state in states)
+
+
+def take_turns(states: Sequence[_Audit]) -> list[int]:
+    """Step several sequential audits a piece of a batch at a time each, in turns, until every one ran to its
+    budget or one of them crossed its threshold (the verdict of all together is then known): the indices of the
+    audits that concluded, in order."""
+    steps = [state.steps() for state in states]
+    running, concluded, end = list(range(len(states))), [], object()
+    while running:
+        for i in list(running):
+            if next(steps[i], end) is end:  # this audit ran to its budget
+                running.remove(i)
+                concluded.append(i)
+            elif states[i].violated():  # the verdict of every pair together is known: stop them all
+                concluded.append(i)
+                running = []
+                break
+    return sorted(concluded)
+
+
+def audit_sources_sequential(
+    sources: Sequence[BatchSource],
+    claims: Sequence[Claim],
+    *,
+    attacks: Sequence[Attack | str | Sequence[Attack]],
+    runs: int,
+    seeds: Sequence[int],
+    alpha: float = 0.05,
+    delta: float | None = None,
+    objective: str | None = None,
+    executor: str = "in-process",
+    on_look: Callable[[Look], None] | None = None,
+) -> tuple[list[SequentialResult | None], list[int], list[int]]:
+    """Sequential audits of several sources (source i against ``claims[i]`` with ``attacks[i]``, at α/len(sources):
+    a union bound), taking turns as :func:`audit_pairs_sequential`'s pairs do — the generic form, for sources
+    that are not a release function's pairs (the RL audits' positions, each with its own allowance). Returns, for
+    each source, its result (``None`` when another source's violation stopped it before it concluded), the runs
+    per dataset it used and its budget."""
+    if not sources or not (len(sources) == len(claims) == len(attacks) == len(seeds)):
+        raise ValueError(
+            f"need one claim, attack and seed for each of at least one source, got {len(sources)} sources, "
+            f"{len(claims)} claims, {len(attacks)} attacks, {len(seeds)} seeds"
+        )
+    alpha = check_probability("alpha", alpha)
+    states = [
+        _prepare(
+            source,
+            claim,
+            runs=runs,
+            attack=att,
+            alpha=alpha / len(sources),
+            delta=delta,
+            objective=objective,
+            seed=int(sd),
+            executor=executor,
+            on_look=on_look,
+        )
+        for source, claim, att, sd in zip(sources, claims, attacks, seeds, strict=True)
+    ]
+    concluded = set(take_turns(states))
+    return (
+        [state.result() if i in concluded else None for i, state in enumerate(states)],
+        [state.runs_used for state in states],
+        [state.plan.budget for state in states],
+    )
 
 
 def _with_executor(result: SequentialResult, executor: str) -> SequentialResult:

@@ -30,9 +30,9 @@ FORMS: dict[str, tuple[str, ...]] = {
         "claim_file",
         "trials",
         "chunk_size",
-        "sequential",
     ),
     "both": (
+        "sequential",
         "algorithm",
         "one_run",
         "canaries",
@@ -156,8 +156,8 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 @click.option(
     "--sequential",
     is_flag=True,
-    help="--target: stop as soon as the evidence is certain (an anytime-valid e-value test, docs/sequential.md); "
-    "--trials is then the fixed audit it stands in for (its budget: at most 1.3× that, about 1.1×).",
+    help="Stop as soon as the evidence is certain (an anytime-valid e-value test, docs/sequential.md); --trials "
+    "(ALGORITHM: --runs) is then the fixed audit it stands in for (its budget: at most 1.3× that, about 1.1×).",
 )
 @click.option(
     "--executor",
@@ -215,6 +215,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
                 "episodes",
                 "position",
                 "max_time",
+                "sequential",
                 "attack",
                 "executor",
                 "workers",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
-from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar
+from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar, progress_with_status
 
 from .options import sigma_choice
 
@@ -44,6 +47,7 @@ def audit_algorithm(
     workers: float | None,
     scheduler: str | None,
     seed: float,
+    sequential: bool,
     as_json: bool,
 ) -> int:
     """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …) at every position of the changed user
@@ -90,6 +94,20 @@ def audit_algorithm(
     name = {"local": "in-process"}.get(executor, executor)
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     n_seed = check_index("seed", seed)
+    if sequential:
+        return _sequential(
+            setting,
+            probed,
+            runs=n_runs,
+            seed=n_seed,
+            attack=attack,
+            confidence=confidence,
+            executor=name,
+            workers=n_workers,
+            scheduler=scheduler,
+            max_time=max_time,
+            as_json=as_json,
+        )
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
         note = expected_time(
             setting, runs=n_runs, positions=len(probed), seed=n_seed, workers=pool.workers, max_time=max_time
@@ -181,6 +199,94 @@ def audit_algorithm(
             ["relation", setting.relation.replace("_", "-")],
             ["time", f"{result.seconds:.1f} s"],
         ],
+    )
+    return exit_code
+
+
+def _sequential(
+    setting: Any,
+    probed: list[Any],
+    *,
+    runs: int,
+    seed: int,
+    attack: str,
+    confidence: float,
+    executor: str,
+    workers: int | None,
+    scheduler: str | None,
+    max_time: float,
+    as_json: bool,
+) -> int:
+    """``--sequential``: every position audited in turns, stopping at the first violation; the table gives each
+    position's evidence and the runs used against the fixed audit's."""
+    from dpkit.algorithms.executors import make_executor
+    from dpkit.audits.rl_sequential import audit_positions_sequential
+    from dpkit.audits.sequential import SEQUENTIAL_SHARE
+
+    from .audit_timing import announced, expected_time
+
+    alpha = round(1.0 - confidence, 12)
+    level = len(probed) / (alpha * SEQUENTIAL_SHARE)
+    with make_executor(executor, workers=workers, scheduler=scheduler) as pool:
+        # the budget (at most 1.3× the fixed audit) is what is timed against --max-time
+        note = expected_time(
+            setting,
+            runs=math.ceil(1.3 * runs),
+            positions=len(probed),
+            seed=seed,
+            workers=pool.workers,
+            max_time=max_time,
+        )
+        budget = math.ceil(1.3 * runs) * len(probed)
+        with progress_with_status(f"auditing {setting.algorithm} (sequential)", 2 * budget) as (advance, status):
+            tick = announced(note, advance)
+
+            def look(seen: Any) -> None:
+                status(f"e-value {format_number(seen.e_value, 3)} / {format_number(level, 3)} at one position")
+
+            result = audit_positions_sequential(
+                setting,
+                positions_to_probe=probed,
+                runs=runs,
+                seed=seed,
+                attack=attack,
+                alpha=alpha,
+                executor=pool,
+                progress=tick,
+                on_look=look,
+            )
+    out = result.to_dict()
+    exit_code = 1 if result.verdict == "violation" else 0
+    if as_json:
+        emit_json(out)
+        return exit_code
+    why = (
+        f"stopped after {result.runs_used:,} runs per dataset (fixed audit: {result.fixed_runs:,})"
+        if result.stopped_early
+        else f"{result.runs_used:,} runs per dataset (fixed audit: {result.fixed_runs:,})"
+    )
+    print_table(
+        f"Sequential audit of {setting.algorithm} ({setting.observer} observer, {len(probed)} position(s)): "
+        f"{result.verdict} ({why})",
+        ["position", "share", "μ allowed", "μ lower", "e-value", "runs used", "verdict"],
+        [
+            [
+                str(row["position"]),
+                format_number(row["share"], 3),
+                format_number(row["mu_allowed"], 4),
+                "—" if row["mu_lower"] is None else format_number(row["mu_lower"], 4),
+                "—" if row["e_value"] is None else format_number(row["e_value"], 4),
+                f"{row['runs_used']:,}",
+                row["verdict"],
+            ]
+            for row in out["positions"]
+        ],
+        caption=(
+            f"Each position at α/{len(probed)}; its e-value stops the audit at "
+            f"{format_number(level, 4)} (Ville: a correct implementation crosses with probability ≤ α/2); "
+            f"'stopped': another position's violation ended the audit first. Budget per position: "
+            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s."
+        ),
     )
     return exit_code
 

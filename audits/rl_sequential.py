@@ -1,0 +1,224 @@
+"""Sequential, anytime-valid RL audits: every position of the changed user audited at once, stopping at the first
+violation (issue 31; the test is :mod:`dpkit.audits.sequential`'s, derived in docs/sequential.md).
+
+Each position is a neighbouring pair with its own allowance, fixed before any run: the μ the claim allows the
+worst-placed user (dpkit's σ_tight of the registered declaration) × √share of the position
+(:func:`~dpkit.audits.rl.position_claim`) — the fixed audit caps the pair's realised difference at this too, but
+reads the realised difference from its runs; a sequential test may not (its claim must not depend on what it
+tests), so it takes the cap, which is never smaller: never a false alarm, at most a little power lost where the
+canaries reach less than the whole declared μ. The positions take turns a piece of a batch at a time, each at its
+share of α (a union bound), and all stop at the first crossing: a violation at any position is the audit's verdict.
+Otherwise each ends at its budget with the fixed audit's final test (same three verdicts).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from dpkit.accountant.validation import check_probability
+from dpkit.algorithms.executors import Executor, spawn_seeds
+
+from .claims import Claim
+from .rl import (
+    RlSetting,
+    neighbouring_datasets,
+    position_claim,
+    positions,
+    rl_attacks,
+    rl_release,
+    validate_runs,
+)
+from .sequential import Look, SequentialResult, audit_sources_sequential, release_source
+
+__all__ = ["RlSequentialAudit", "SequentialPosition", "audit_positions_sequential"]
+
+
+@dataclass(frozen=True)
+class SequentialPosition:
+    """One position of a sequential RL audit: its name, share, the allowance it was judged against, the declared μ
+    there, the runs per dataset it used, and its result (``None`` when another position's violation stopped it
+    before it concluded)."""
+
+    position: str | int
+    share: float
+    mu_allowed: float
+    declared_mu: float
+    runs_used: int
+    result: SequentialResult | None
+
+    @property
+    def verdict(self) -> str:
+        return "stopped" if self.result is None else self.result.verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.result
+        return {
+            "position": self.position,
+            "share": self.share,
+            "mu_allowed": self.mu_allowed,
+            "declared_mu": self.declared_mu,
+            "runs_used": self.runs_used,
+            "verdict": self.verdict,
+            "mu_lower": None if r is None else r.mu_lower,
+            "epsilon_lower": None if r is None else r.epsilon_lower,
+            "e_value": None if r is None else r.e_value,
+            "stopped_early": None if r is None else r.stopped_early,
+            "attack": None if r is None else r.attack,
+        }
+
+
+@dataclass(frozen=True)
+class RlSequentialAudit:
+    """A sequential audit of every position: ``verdict`` is ``violation`` as soon as one position's is;
+    ``consistent`` only if every position concluded consistent; ``inconclusive`` otherwise. ``runs`` is the fixed
+    audit's runs per dataset and position it stands in for, ``budget`` the most a position may use, ``runs_used``
+    what all positions used together (per dataset)."""
+
+    setting: RlSetting
+    positions: tuple[SequentialPosition, ...]
+    runs: int
+    budget: int
+    alpha: float
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        verdicts = [p.verdict for p in self.positions]
+        if "violation" in verdicts:
+            return "violation"
+        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+
+    @property
+    def runs_used(self) -> int:
+        return sum(p.runs_used for p in self.positions)
+
+    @property
+    def fixed_runs(self) -> int:
+        """The runs per dataset the fixed audit of every position spends."""
+        return self.runs * len(self.positions)
+
+    @property
+    def stopped_early(self) -> bool:
+        return any(p.result is not None and p.result.stopped_early for p in self.positions)
+
+    @property
+    def worst(self) -> SequentialPosition:
+        """The position whose evidence weighs most: a violating one first, then the largest μ lower bound over the
+        allowance."""
+
+        def weight(p: SequentialPosition) -> tuple[bool, float]:
+            if p.result is None:
+                return (False, -1.0)
+            ratio = p.result.mu_lower / p.mu_allowed if p.mu_allowed > 0 else math.inf * (p.result.mu_lower > 0)
+            return (p.verdict == "violation", ratio)
+
+        return max(self.positions, key=weight)
+
+    @property
+    def mu_lower(self) -> float:
+        """The largest μ lower bound of the positions that concluded (each at its share of α)."""
+        return max((p.result.mu_lower for p in self.positions if p.result is not None), default=0.0)
+
+    @property
+    def epsilon_lower(self) -> float:
+        return max((p.result.epsilon_lower for p in self.positions if p.result is not None), default=0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.setting
+        return {
+            "algorithm": s.algorithm,
+            "observer": s.observer,
+            "sigma": dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma,
+            "epsilon": s.epsilon,
+            "delta": s.delta,
+            "episodes": s.episodes,
+            "relation": s.relation,
+            "sequential": True,
+            "verdict": self.verdict,
+            "runs": self.runs,
+            "budget": self.budget,
+            "fixed_runs": self.fixed_runs,
+            "runs_used": self.runs_used,
+            "stopped_early": self.stopped_early,
+            "mu_lower": self.mu_lower,
+            "epsilon_lower": self.epsilon_lower,
+            "alpha": self.alpha,
+            "confidence": 1.0 - self.alpha,
+            "worst_position": self.worst.position,
+            "positions": [p.to_dict() for p in self.positions],
+        }
+
+
+def audit_positions_sequential(
+    setting: RlSetting,
+    *,
+    positions_to_probe: Sequence[str | int] | None = None,
+    runs: int = 4000,
+    seed: int = 0,
+    attack: str = "auto",
+    alpha: float = 0.05,
+    executor: Executor | None = None,
+    chunk_size: int = 250,
+    progress: Callable[[int], None] | None = None,
+    on_look: Callable[[Look], None] | None = None,
+) -> RlSequentialAudit:
+    """The sequential audit of ``setting`` at every position of :func:`~dpkit.audits.rl.positions` (or
+    ``positions_to_probe``), standing in for :func:`~dpkit.audits.rl.audit_positions` with ``runs`` runs per
+    dataset and position (each position's budget is at most 1.3× that). ``on_look`` is called after every piece
+    of a batch with the evidence so far; ``progress(n)`` with the runs done."""
+    if not isinstance(setting, RlSetting):
+        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
+    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
+    if not names:
+        raise ValueError("positions_to_probe must name at least one position")
+    alpha = check_probability("alpha", alpha)
+    runs = validate_runs(runs)
+    started = time.perf_counter()
+    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
+    settings = [replace(setting, position=name) for name in names]
+    claims_of = [position_claim(s) for s in settings]  # fixed before any run
+    sources, claims, attacks = [], [], []
+    for s, pc, child in zip(settings, claims_of, seeds, strict=True):
+        d0, d1 = neighbouring_datasets(s)
+        width = rl_release(d0, np.random.default_rng(child), 1).shape[1]  # the columns of a run (no audit data)
+        sources.append(
+            release_source(rl_release, d0, d1, seed=child, executor=executor, chunk_size=chunk_size, progress=progress)
+        )
+        claims.append(Claim.gdp(pc.cap) if pc.cap > 0 else Claim.dp(0.0, s.delta))
+        attacks.append(rl_attacks(s, attack, width=width, runs=runs))
+    results, used, budgets = audit_sources_sequential(
+        sources,
+        claims,
+        attacks=attacks,
+        runs=runs,
+        seeds=seeds,
+        alpha=alpha,
+        delta=setting.delta,
+        executor="in-process" if executor is None else executor.name,
+        on_look=on_look,
+    )
+    rows = tuple(
+        SequentialPosition(
+            position=name,
+            share=pc.share,
+            mu_allowed=pc.cap,
+            declared_mu=pc.exact_mu * math.sqrt(pc.share),
+            runs_used=u,
+            result=r,
+        )
+        for name, pc, r, u in zip(names, claims_of, results, used, strict=True)
+    )
+    return RlSequentialAudit(
+        setting=setting,
+        positions=rows,
+        runs=runs,
+        budget=max(budgets),
+        alpha=alpha,
+        seconds=time.perf_counter() - started,
+    )
