@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -476,3 +477,87 @@ def test_every_numeric_option_of_every_command_answers_or_refuses_a_huge_value_n
         assert any(n in lines[0] for n in names), where
         if "must" in lines[0] or "above the limit" in lines[0]:  # the value is what is refused: it is named
             assert any(shown in lines[0] for shown in _SHOWN[value]), where
+
+
+# -- every numeric field of a report config, at huge values ------------------------------------------------------
+
+#: Fields whose huge values have a meaning (a target ε, a σ, a seed, the users of a file: δ = min(1e-5, 1/users)):
+#: read, not refused.
+_MEANINGFUL_HUGE = {"epsilon", "sigma", "seed", "users"}
+
+
+def _numeric_paths(schema: dict, node: dict, path: tuple) -> Iterator[tuple[tuple, str]]:
+    """(path, JSON type) of every integer or number field reachable from ``node`` of the config schema."""
+    for key, prop in node.get("properties", {}).items():
+        options = prop.get("anyOf", [prop])
+        for option in options:
+            if "$ref" in option:
+                target = schema["$defs"][option["$ref"].rsplit("/", 1)[1]]
+                yield from _numeric_paths(schema, target, (*path, key))
+            elif option.get("type") in ("integer", "number"):
+                yield (*path, key), option["type"]
+            elif option.get("type") == "array" and "$ref" in option.get("items", {}):
+                target = schema["$defs"][option["items"]["$ref"].rsplit("/", 1)[1]]
+                yield from _numeric_paths(schema, target, (*path, key, 0))
+            elif option.get("type") == "array" and option.get("items", {}).get("type") in ("integer", "number"):
+                yield (*path, key, 0), option["items"]["type"]
+
+
+def _config_fields() -> list[tuple[tuple, str]]:
+    from dpkit.reports.config import config_schema
+
+    schema = config_schema()
+    return sorted(set(_numeric_paths(schema, schema, ())), key=str)
+
+
+def test_the_sweep_finds_every_numeric_field_of_a_report_config() -> None:
+    names = {path[-1] if isinstance(path[-1], str) else path[-2] for path, _ in _config_fields()}
+    assert {"episodes", "states", "actions", "horizon", "seeds", "workers", "runs", "users", "audit_runs"} <= names
+
+
+@pytest.mark.parametrize("value", [10**18, 1e300])
+@pytest.mark.parametrize(
+    ("path", "kind"), _config_fields(), ids=lambda v: ".".join(map(str, v)) if isinstance(v, tuple) else v
+)
+def test_every_numeric_field_of_a_report_config_is_checked_before_work(
+    tmp_path: Path, path: tuple, kind: str, value: float
+) -> None:
+    """A huge value in any numeric field of a report config is refused while the config is read — naming the field
+    and within a small memory budget (nothing sized by it is allocated) — or, where a huge value means something
+    (a target ε, a σ, a seed), read."""
+    import tracemalloc
+
+    from dpkit.reports.config import parse_config
+
+    (tmp_path / "mine.toml").write_text('[[release]]\nname = "g"\nsensitivity = 1.0\nsigma = 30.0\ncount = 20\n')
+    data: dict = {
+        "seeds": 2,
+        "quick": {"episodes": 10},
+        "algorithm": [
+            {"name": "rlsvi", "episodes": 20, "delta": 0.1, "audit": {"runs": 100}, "episode_grid": [10, 20]},
+            {"name": "private-ofu-rl", "episodes": 20, "epsilon": 1.0, "delta": 0.1},
+        ],
+        "ledger": [{"name": "mine", "file": "mine.toml", "delta": 1e-5, "users": 100}],
+        "deltas": [1e-6],
+    }
+    if path[0] == "algorithm" and path[1] in ("control_dim", "state_dim"):
+        path = ("algorithm", 1, *path[1:])  # the LQ entry's sizes
+    node = data
+    for key in path[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
+    node[path[-1]] = int(value) if kind == "integer" and value == 10**18 else value
+    tracemalloc.start()
+    try:
+        parse_config(data, source=str(tmp_path / "report.toml"))
+        accepted, message = True, ""
+    except ValueError as err:
+        accepted, message = False, str(err)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < 64 * 2**20, f"{path}: {peak / 2**20:.0f} MiB allocated while reading the config"
+    field = next(k for k in reversed(path) if isinstance(k, str))
+    if accepted:
+        assert field in _MEANINGFUL_HUGE or path[0] == "deltas" and value > 1, f"{path} = {value!r} was accepted"
+    else:
+        assert field in message or (path[0] == "deltas" and "deltas" in message), message
