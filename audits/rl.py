@@ -1012,22 +1012,9 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
     σ_tight is dpkit's calibration of it, so a σ the agent reports cannot raise its allowance. The observers trust
     the agent's statistics (``message_statistics``, ``billboard_items``: what a release holds before its noise): an
     agent that misreports them is seen by the learned attack, which reads every whitened coordinate."""
-    from dpkit.algorithms.billboard import agent_protocol, billboard_audit
-    from dpkit.algorithms.observers import local_messages_audit
+    from dpkit.algorithms.user_agents import agent_spec
 
-    if isinstance(agent, AlgorithmSpec):
-        spec = agent
-    elif callable(agent):
-        protocol = agent_protocol(agent)
-        spec = AlgorithmSpec(
-            name=name or getattr(agent, "__name__", "") or "agent",
-            entry_point=agent,
-            summary=f"a user's agent (the {'joint-DP billboard' if protocol == 'billboard' else 'local-DP messages'} "
-            "protocol)",
-            audit=billboard_audit() if protocol == "billboard" else local_messages_audit(),
-        )
-    else:
-        raise TypeError(f"agent must be an AlgorithmSpec or an agent factory, got {type(agent).__name__}")
+    spec = agent_spec(agent, name=name)
     if spec.audit is None:
         raise ValueError(f"{spec.name} registers no audit (its AlgorithmSpec has audit=None)")
     if spec.name in registry.names() and not registry.is_runtime(spec.name):

@@ -12,8 +12,9 @@ Top level::
     seeds = 5              # regret runs per algorithm and σ
     workers = 2            # processes for the regret runs (1: everything in this process)
     deltas = [1e-10, …]    # optional: the δ grid of the ε(δ) curves (the algorithm's δ is always added)
-    plugins = ["my_algorithm.py:SPEC", "package.module:REGISTRATIONS"]
-                           # optional: your own algorithms — an AlgorithmSpec or a sequence of them, in a file
+    plugins = ["my_algorithm.py:SPEC", "package.module:REGISTRATIONS", "my_agent.py:MyAgent"]
+                           # optional: your own algorithms — an AlgorithmSpec or a sequence of them, or an agent
+                           # factory following the messages or billboard protocol (named by NAME), in a file
                            # (relative to this config's folder) or an importable module — registered before the
                            # [[algorithm]] entries are read, and in every worker process
 
@@ -687,13 +688,25 @@ def _plugin_specs(reference: str) -> tuple[registry.AlgorithmSpec, ...]:
             obj = getattr(importlib.import_module(path), name)
         except (ImportError, AttributeError) as err:
             raise ValueError(f"cannot load {reference!r}: {type(err).__name__}: {err}") from None
+    if callable(obj) and not isinstance(obj, registry.AlgorithmSpec):  # a user's agent factory (either protocol)
+        from dpkit.algorithms.user_agents import agent_spec
+        from dpkit.loading import FileFunction
+
+        factory = FileFunction("plugins", reference) if path.endswith(".py") else obj  # workers load it again
+        try:
+            obj = agent_spec(factory, name=name)
+        except TypeError as err:
+            raise ValueError(f"{reference!r}: {err}") from None
     specs = (obj,) if isinstance(obj, registry.AlgorithmSpec) else obj
     if (
         not isinstance(specs, (tuple, list))
         or not specs
         or not all(isinstance(x, registry.AlgorithmSpec) for x in specs)
     ):
-        raise ValueError(f"{reference!r} must name an AlgorithmSpec or a non-empty sequence of them")
+        raise ValueError(
+            f"{reference!r} must name an AlgorithmSpec, a non-empty sequence of them, or an agent factory following "
+            "the messages or the billboard protocol"
+        )
     return tuple(specs)
 
 

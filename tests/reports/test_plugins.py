@@ -35,6 +35,7 @@ def folder(tmp_path: Path) -> Iterator[Path]:
         registry.unregister(NAME)
 
 
+@pytest.mark.slow
 def test_a_plugin_from_a_file_is_reported_with_worker_processes(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -55,7 +56,7 @@ def test_a_plugin_from_a_file_is_reported_with_worker_processes(
     [
         ('["algorithms/missing.py:SPEC"]', "plugins[0]: no such file"),
         ('["algorithms/toy.py:NOTHING"]', "has no name 'NOTHING'"),
-        ('["algorithms/toy.py:NAME"]', "must name an AlgorithmSpec or a non-empty sequence of them"),
+        ('["algorithms/toy.py:NAME"]', "must name an AlgorithmSpec, a non-empty sequence of them, or an agent factory"),
         ('"algorithms/toy.py:SPEC"', "plugins must be a list of strings"),
         ('["toy"]', "plugins[0] must be FILE.py:NAME or module:NAME"),
         ('["dpkit.algorithms.rlsvi:REGISTRATIONS"]', "'rlsvi' is already registered by dpkit"),
@@ -93,6 +94,7 @@ users = 60000
 )
 
 
+@pytest.mark.slow
 def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
