@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs-regret run test test-slow check typecheck lint bench docs install clean
+.PHONY: docs-regret run test test-all test-slow check typecheck lint bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,17 +17,27 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/dpkit report --out reports/out
 
-# The slow checks (the README's full report, which `make run` reproduces) run with `make test-slow`.
+# Two tiers (pytest-xdist spreads each over every core; the 15 slowest tests are printed):
+#   make test      the static checks and the fast tier (every module's fast tests, pytest -m 'not slow'): <= 5 min
+#   make test-all  the static checks and both tiers: the fast one and the second (the statistical audits, slow
+#                  cross-checks, whole reports and the browser test, marked slow); .ci/run runs it
+#   make test-slow the second tier alone
 # (Not `python -P`: the process-pool and Dask tests pickle test functions, which their workers import from the
 # repository root; tests/test_packaging.py checks the installed layout from another directory instead.)
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadscope --durations=15 --durations-min=1
+
 test: $(STAMP) check
-	@command -v chromium >/dev/null || test -x /usr/bin/chromium || echo "notice: no Chromium here: the browser test of report.html (tests/reports/test_browser.py) skips; .ci/run installs it"
-	@echo "make test: the fast tier (pytest -m 'not slow'); the slow tier, tests marked slow, runs with make test-slow"
-	$(BIN)/python -m pytest -q -m "not slow"
+	@echo "make test: the static checks and the fast tier (pytest -m 'not slow'); make test-all adds the second tier"
+	$(PYTEST) -m "not slow"
+
+test-all: $(STAMP) check
+	@command -v chromium >/dev/null || test -x /usr/bin/chromium || echo "notice: no Chromium here: the browser tests skip; .ci/run installs it"
+	@echo "make test-all: the static checks and both tiers (the fast one and the slow one)"
+	$(PYTEST)
 
 test-slow: $(STAMP)
-	@echo "make test-slow: the slow tier (pytest -m slow: the README's full report and the long grids)"
-	$(BIN)/python -m pytest -q -m slow
+	@echo "make test-slow: the second tier alone (pytest -m slow)"
+	$(PYTEST) -m slow
 
 # the static checks of `make test`: ruff (lint and format) and mypy (strict on the accountant)
 check: lint typecheck

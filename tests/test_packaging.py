@@ -31,6 +31,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/", 1)[0] for n in names}
@@ -42,6 +43,7 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
     assert not any(n.startswith("dpkit/") and "/tests/" in n for n in names)
 
 
+@pytest.mark.slow
 def test_installed_wheel_imports_only_under_dpkit(wheel: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     subprocess.run(

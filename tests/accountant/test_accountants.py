@@ -199,6 +199,7 @@ def test_pld_matches_dp_accounting(sens: float, sigma: float, k: int, delta: flo
 
 @PLD_SETTINGS
 @given(ledger=heterogeneous(max_mu=1.5, max_count=50), delta=pld_delta_st)
+@pytest.mark.slow
 def test_pld_dp_event_export_matches_dp_accounting(ledger: Ledger, delta: float) -> None:
     _check_pld(ledger, delta, DEFAULT_DISCRETIZATION)
 
@@ -388,6 +389,7 @@ def test_delta_epsilon_inverse_rdp_with_orders(h: tuple[float, float, int], delt
 
 @PLD_SETTINGS
 @given(ledger=heterogeneous(max_mu=1.5, max_count=50), delta=pld_delta_st)
+@pytest.mark.slow
 def test_delta_epsilon_inverse_pld(ledger: Ledger, delta: float) -> None:
     # PLD's ε(δ) and δ(ε) are dp-accounting's two discretised searches; they agree to ~1e-9.
     _check_inverse(make_accountant("pld"), ledger, delta, rel=1e-7)

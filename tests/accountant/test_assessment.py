@@ -72,6 +72,7 @@ def test_a_dpsgd_event_is_certified_by_pld_or_rdp() -> None:
     assert [f.code for f in a.flags] == ["no-claim"] and a.noise_scale is None
 
 
+@pytest.mark.slow
 def test_a_dpsgd_claim_not_met_says_the_bound_is_an_upper_bound() -> None:
     base = assess_ledger(DPSGD, delta=1e-5)
     assert base.certified_epsilon is not None and base.certified_epsilon_lower is not None
@@ -171,6 +172,7 @@ def test_to_dict_is_plain_json() -> None:
     log_delta=st.floats(math.log(1e-9), math.log(0.5)),
     users=st.none() | st.integers(1, 10**9),
 )
+@pytest.mark.slow
 def test_certified_epsilon_at_the_informative_delta_is_not_smaller(
     mu: float, k: int, log_delta: float, users: int | None
 ) -> None:

@@ -34,6 +34,7 @@ def test_the_ledger_of_a_declaration_holds_its_events() -> None:
 
 
 @pytest.mark.parametrize(("method", "label"), [(None, "pld"), ("rdp", "rdp (improved)")])
+@pytest.mark.slow
 def test_algorithm_ledger_calibrates_a_declaration_of_events(method: str | None, label: str) -> None:
     led = algorithm_ledger(_declaration(), method=method)
     assert led.method == label and led.mu_at_paper_sigma is None

@@ -128,6 +128,7 @@ def test_the_ends_are_answered_for_events(method: str) -> None:
 
 
 @pytest.mark.parametrize(("method", "conversion"), [("pld", None), ("rdp", "improved"), ("zcdp", None)])
+@pytest.mark.slow
 def test_a_ledger_of_events_calibrates_to_the_smallest_noise_that_meets_the_target(
     method: str, conversion: str | None
 ) -> None:

@@ -71,6 +71,7 @@ def _check_case(q: float, steps: int, epsilon: float) -> None:
 
 
 @pytest.mark.parametrize(("q", "steps", "epsilon"), SUBSET)
+@pytest.mark.slow
 def test_calibrated_sigma_against_dp_accounting_subset(q: float, steps: int, epsilon: float) -> None:
     _check_case(q, steps, epsilon)
 

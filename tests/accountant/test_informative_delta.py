@@ -111,6 +111,7 @@ def test_at_the_papers_delta_the_informative_reading_agrees() -> None:
 
 
 @pytest.mark.parametrize("method", ["pld", "rdp", "zcdp", "classic"])
+@pytest.mark.slow
 def test_the_informative_reading_uses_the_ledgers_method(method: str) -> None:
     decl = declare("private-ofu-rl", 1.0, 0.1, episodes=500_000, horizon=5, gamma=0.5)
     led = algorithm_ledger(decl, method=method)

@@ -111,6 +111,7 @@ def test_the_lower_bound_on_delta_holds() -> None:
     steps=st.integers(1, 300),
     delta=st.sampled_from([1e-3, 1e-5, 1e-7]),
 )
+@pytest.mark.slow
 def test_lower_end_below_a_finer_pessimistic_bound(q: float, nm: float, steps: int, delta: float) -> None:
     h = 1e-3
     pld = self_composed(subsampled_gaussian_pld(nm, q, h), steps)

@@ -17,6 +17,7 @@ def _true_delta(mu: float, eps: float) -> mpmath.mpf:
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
 
+@pytest.mark.slow
 def test_dp_accounting_pld_can_be_optimistic_and_ours_is_not() -> None:
     # σ = 0.1 (μ = 10), δ = 1e-5: dp-accounting 0.6's PLD at its default interval returns an ε
     # at which the true δ exceeds the target; our pld method lifts it to a feasible value.

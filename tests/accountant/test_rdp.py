@@ -161,6 +161,7 @@ def test_default_orders_include_dp_accounting_defaults() -> None:
 
 @settings(max_examples=40)
 @given(rho=rho_st, delta=delta_st)
+@pytest.mark.slow
 def test_linear_improved_matches_mpmath_continuous_minimum(rho: float, delta: float) -> None:
     ours = linear_rdp_epsilon(rho, delta, conversion="improved")
     if ref.kl_shortcut_applies([rho * 1.0001], delta):
@@ -219,6 +220,7 @@ def test_linear_mironov_is_pure_bun_steinke_even_in_the_kl_regime() -> None:
 
 @settings(max_examples=40)
 @given(rho=rho_st, epsilon=st.floats(0.01, 100.0))
+@pytest.mark.slow
 def test_linear_improved_delta_matches_mpmath(rho: float, epsilon: float) -> None:
     ours = linear_rdp_delta(rho, epsilon, conversion="improved")
     # Sound: never below the best of the improved bound over all α > 1 (scanned down to

@@ -27,6 +27,7 @@ def _upper_norm2(v: np.ndarray) -> float:
 
 @pytest.mark.parametrize("size", [1, 2, 3])
 @pytest.mark.parametrize("norm_bound", [None, 0.7, 1.3, 5.0])
+@pytest.mark.slow
 def test_block_gram_is_the_brute_force_maximum(size: int, norm_bound: float | None) -> None:
     # every v on a grid of [0, c]^S, clipped to the ball: the largest upper-triangle norm is the add/remove Δ
     # (attained: the grid holds the maximiser's k entries at c and one at the remainder only approximately)
@@ -101,6 +102,7 @@ def _trajectory(z: np.ndarray, h: int, n: int, d: int, gamma: float) -> tuple[np
 
 
 @pytest.mark.parametrize(("steps", "gamma", "ratio"), [(2, 0.0, 1.0), (3, 0.1, 1.21), (4, 0.1, 0.8), (3, 0.5, 0.5)])
+@pytest.mark.slow
 def test_the_joint_bound_is_never_exceeded(steps: int, gamma: float, ratio: float) -> None:
     # random trajectories on the spheres, then local ascent from the best: never above the bound
     n, d = 2, 1

@@ -261,6 +261,7 @@ def test_the_agents_clip_to_the_declared_per_step_bounds(name: str) -> None:
         assert norms[-1] == 0.0 or releases[key].steps == 1
 
 
+@pytest.mark.slow
 def test_private_ofu_rl() -> None:
     # z = [x; u] with ‖x‖ <= 1 and ‖u‖ <= γ, and next states ‖x′‖ <= 1; d = 2 controls so that two
     # admissible z can be orthogonal with both at the norm bound sqrt(1 + γ²).

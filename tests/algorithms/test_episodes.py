@@ -44,6 +44,7 @@ def test_run_records_trajectories_regret_and_releases() -> None:
     assert len(agent.seen) == 50
 
 
+@pytest.mark.slow
 def test_stochastic_policy_actions_follow_the_probabilities() -> None:
     env = random_tabular(1, 3, 1, 0)
     probs = np.array([[[0.2, 0.5, 0.3]]])

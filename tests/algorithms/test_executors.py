@@ -456,6 +456,7 @@ def test_dask_given_client_is_not_closed(dask_client):
     assert ex.client is dask_client and dask_client.status == "running"
 
 
+@pytest.mark.slow
 def test_dask_without_scheduler_starts_a_local_cluster_with_the_same_result():
     """`make_executor("dask")` with no scheduler runs on a LocalCluster it closes itself; the runs
     are the same as in-process (seeds per chunk)."""

@@ -95,6 +95,7 @@ def test_a_file_environment(tmp_path) -> None:  # noqa: ANN001
 
 @pytest.mark.parametrize("spec", [LAKE, SLIPPERY])
 @pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "rlsvi", "ucrl-vtr"])
+@pytest.mark.slow
 def test_tabular_algorithms_run_on_frozen_lake(algorithm: str, spec: str) -> None:
     private = {"epsilon": 8.0, "delta": 1e-5, "sigma": "tight"} if algorithm == "ldp-ucrl-vtr" else {}
     experiment = Experiment(algorithm, spec, 30, horizon=8, **private)

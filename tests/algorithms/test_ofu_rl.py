@@ -487,6 +487,7 @@ class _Fixed:
         return {}
 
 
+@pytest.mark.slow
 def test_the_mean_regret_is_the_played_cost_minus_the_optimal_cost() -> None:
     """Over 4000 users, the mean reported regret of a policy clipped in every episode is the mean cost of the
     controls played minus J* (up to the Monte Carlo error of the unclipped cost), far from the linear figure."""

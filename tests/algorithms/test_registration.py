@@ -54,6 +54,7 @@ def test_the_toy_algorithm_has_a_ledger(toy: AlgorithmSpec) -> None:
         registry.declare(NAME, 1.0, 1e-5, horizon=4, dim=3)
 
 
+@pytest.mark.slow
 def test_the_toy_algorithm_is_audited(toy: AlgorithmSpec) -> None:
     correct = audit_algorithm(NAME, runs=1500, seed=2)
     assert correct.verdict == "consistent", correct.to_dict()
@@ -62,6 +63,7 @@ def test_the_toy_algorithm_is_audited(toy: AlgorithmSpec) -> None:
     assert wrong.verdict == "violation", wrong.to_dict()
 
 
+@pytest.mark.slow
 def test_the_toy_algorithm_is_reported(toy: AlgorithmSpec, tmp_path: Path) -> None:
     config = parse_config(
         {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from dpkit.accountant import calibrate_sigma
 from dpkit.accountant.gdp import gdp_epsilon
@@ -47,6 +48,7 @@ def test_million_trials_reach_the_true_mu() -> None:
     assert halved.verdict == "violation"
 
 
+@pytest.mark.slow
 def test_false_alarms_on_correct_mechanisms() -> None:
     # 200 audits (fixed seeds) of correct mechanisms at 95% confidence: at most 5% + binomial slack are violations.
     audits_run, alarms = 200, 0

@@ -660,6 +660,7 @@ def xor_release(sign: float, rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.normal(size=(n, 2)) + 1.5 * np.column_stack([b, sign * b])
 
 
+@pytest.mark.slow
 def test_boosting_audit_sees_more_of_a_nonlinear_leak_than_a_linear_attack() -> None:
     claim = Claim.gdp(1.0)
     found = audit(xor_release, 1.0, -1.0, claim, attack="boosting", runs=20_000, seed=3)

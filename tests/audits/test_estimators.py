@@ -86,6 +86,7 @@ def test_select_threshold_matches_brute_force() -> None:
     assert epsilon_lower_bound(*bounds(te), 1e-3) == pytest.approx(best, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_estimate_is_valid_and_tight_on_gaussian_scores() -> None:
     # Scores of the most powerful test between N(0,1) and N(μ,1) trace the μ-GDP curve.
     mu, alpha, n, reps = 1.5, 0.1, 4_000, 300

@@ -114,6 +114,7 @@ def test_disjoint_supports_reach_large_epsilon() -> None:
 
 
 @pytest.mark.parametrize(("name", "runs"), [_param(n, AUTO[n]) for n in AUTO])
+@pytest.mark.slow
 def test_default_attack_verdicts(name: str, runs: int) -> None:
     """The issue's acceptance: with the default attack (auto) and <= 10^6 runs, every violating mechanism
     is a violation and every correct one consistent (not inconclusive: the runs give power)."""

@@ -91,6 +91,7 @@ def test_the_strongest_user_candidate_is_chosen(base: tuple, changes: list) -> N
     }
 
 
+@pytest.mark.slow
 def test_random_search_finds_a_near_worst_case_pair() -> None:
     sample, drawn = recording(sample_pair)
     found = search_neighbours(sum_release, sample_pair=sample, random_pairs=100, seed=0)
@@ -124,6 +125,7 @@ def test_a_hidden_weakness_is_found_by_random_search_and_its_correct_twin_passes
 # ---------------------------------------------------------------- reproducibility and attacks
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_and_executor_independent() -> None:
     options = {"candidates": [(SCALAR_BASE, (1.0, 0.3, 0.6))], "sample_pair": sample_pair, "random_pairs": 6}
     claim = Claim.gaussian(SIGMA)

@@ -48,6 +48,7 @@ def test_the_p_value_is_the_theorems(m: int, data: st.DataObject, eps: float, de
 
 
 @given(m=st.integers(10, 500), share=st.floats(0.1, 1.0), acc=st.floats(0.5, 1.0))
+@pytest.mark.slow
 def test_the_bound_is_where_the_p_value_crosses_alpha(m: int, share: float, acc: float) -> None:
     r = max(1, int(share * m))
     v = int(acc * r)
@@ -74,6 +75,7 @@ def test_edges() -> None:
         one_run_epsilon_lower(canaries=5, guesses=3, correct=1, delta=0.0, alpha=1.0)
 
 
+@pytest.mark.slow
 def test_an_exactly_eps_dp_mechanism_is_rejected_at_most_alpha_of_the_time() -> None:
     """Randomised response at ε = 1 on m = 1,000 coins, every canary guessed: the bound exceeds 1 in at most
     α of 400 runs (it never should in expectation; the Clopper–Pearson-like slack keeps it well below)."""

@@ -87,6 +87,7 @@ def test_fdp_bound_is_at_least_the_exact_worst_case(m, r, v):
             assert bound <= exact * (1 + 1e-6), (m, r, v, eps, delta, bound, exact)
 
 
+@pytest.mark.slow
 def test_fdp_gdp_bound_is_the_limit_of_its_relaxations():
     """μ-GDP is the (ε, δ_μ(ε)) constraints at every ε; imposing them on a grid of ε relaxes it, so each grid's LP
     optimum is at least GDP's exact worst case and falls towards it as the grid is refined. The GDP p-value is never

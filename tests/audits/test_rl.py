@@ -199,6 +199,7 @@ def test_fifteen_percent_below_tight_is_a_violation(algorithm: str, allocation: 
     assert result.exact_mu > result.pair_mu_allowed
 
 
+@pytest.mark.slow
 def test_audit_is_the_same_in_process_and_in_a_pool(pool) -> None:
     setting = default_setting("rlsvi")
     a = audit_setting(setting, runs=300, seed=5)

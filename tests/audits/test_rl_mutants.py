@@ -21,6 +21,9 @@ from rl_mutants import (
 
 from dpkit.audits.rl import _declaration, _declared_mu, audit_setting, default_setting
 
+#: the statistical audits of the mutant zoo run in the second tier (make test-all)
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     "mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove], ids=lambda f: f.__name__

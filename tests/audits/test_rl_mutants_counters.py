@@ -15,6 +15,9 @@ from rl_counter_mutants import (
 
 from dpkit.audits.rl import audit_setting, default_setting
 
+#: the statistical audits of the mutant zoo run in the second tier (make test-all)
+pytestmark = pytest.mark.slow
+
 LINOPT = ("private-linopt-vi", "private-linopt-po")
 ALL = (*LINOPT, "private-ofu-rl")
 

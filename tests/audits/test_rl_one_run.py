@@ -25,6 +25,7 @@ def agent():
     registry.unregister(name)
 
 
+@pytest.mark.slow
 def test_a_users_agent_is_consistent_and_its_bug_a_violation_in_one_run(agent) -> None:
     name, without_clipping = agent
     good = audit_one_run(name, canaries=5000, epsilon=1.0, delta=1e-5, seed=0)
@@ -80,6 +81,7 @@ def test_an_algorithm_without_a_one_run_scorer_is_refused_with_the_reason() -> N
         one_run_scores("ldp-ucrl-vtr", canaries=1)
 
 
+@pytest.mark.slow
 def test_rlsvi_one_run_sees_each_user_alone_and_says_inconclusive() -> None:
     """RLSVI's one-run scores read each user's own reward from two consecutive plans (the other users' rewards
     cancel): with the exploration noise a thousandth of the claim's σ, the first users — alone in their cells, so

@@ -12,6 +12,7 @@ from dpkit.audits.rl import default_setting, position_claim, positions
 from dpkit.audits.rl_sequential import audit_positions_sequential
 
 
+@pytest.mark.slow
 def test_a_correct_algorithm_is_never_a_violation_and_costs_at_most_its_budget() -> None:
     setting = default_setting("rlsvi")
     result = audit_positions_sequential(setting, runs=300, seed=5)
@@ -44,6 +45,7 @@ def test_a_clear_violation_stops_early_with_far_fewer_runs() -> None:
     assert all(p.verdict == "stopped" for p in stopped)
 
 
+@pytest.mark.slow
 def test_the_command_line_sequential_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "2", "--sequential")
     api = audit_positions_sequential(default_setting("rlsvi"), runs=200, seed=2).to_dict()

@@ -163,6 +163,7 @@ def test_any_source_of_batches_and_what_it_is_asked_for() -> None:
     assert r.verdict in ("consistent", "inconclusive") and r.looks == tuple(looks)
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_on_any_executor(pool) -> None:  # noqa: ANN001
     args = (m.laplace_mechanism, (), (1.0,), Claim.dp(1.0, 0.0))
     here = audit_sequential(*args, runs=3_000, seed=5, chunk_size=500)

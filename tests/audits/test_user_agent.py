@@ -26,6 +26,7 @@ def factories():
             registry.unregister(name)
 
 
+@pytest.mark.slow
 def test_a_users_ldp_agent_is_consistent_and_its_bug_is_caught(factories) -> None:
     correct, wrong = factories
     good = audit_algorithm(register_agent(correct), runs=1500, seed=1)
@@ -58,6 +59,7 @@ def _ldp_as_a_users_agent(name, env, episodes, rng, **kw):
     return make_agent("ldp-ucrl-vtr", env, episodes, rng, **kw)
 
 
+@pytest.mark.slow
 def test_the_generic_messages_observer_reads_ldp_ucrl_vtr_as_its_own_observer_does() -> None:
     """LDP-UCRL-VTR follows the messages protocol too: audited as a user's agent (the generic observer), its
     canary pair realises exactly the μ its own white-box observer computes, and the same allowance."""
@@ -111,6 +113,7 @@ def lying_statistics_agent(name, env, episodes, rng, **kw):
     return agent
 
 
+@pytest.mark.slow
 def test_an_agent_cannot_raise_its_own_allowance_with_a_small_sigma() -> None:
     name = register_agent(small_sigma_agent)
     try:
@@ -121,6 +124,7 @@ def test_an_agent_cannot_raise_its_own_allowance_with_a_small_sigma() -> None:
     assert result.verdict == "violation", result.to_dict()
 
 
+@pytest.mark.slow
 def test_an_agent_that_misreports_its_messages_is_seen_by_the_learned_attack() -> None:
     name = register_agent(lying_statistics_agent)
     try:

@@ -87,6 +87,7 @@ def test_delta_lower_bound() -> None:
 @pytest.mark.parametrize(
     "claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)], ids=lambda c: c.describe()
 )
+@pytest.mark.slow
 def test_a_mechanism_exactly_at_the_claim_is_called_a_violation_at_most_alpha(claim: Claim) -> None:
     """Error counts drawn from the claim's own curve (the strongest mechanism it allows, at a few
     operating points, the three tests of the engine each at α/3): violations at most α (+ noise)."""
@@ -108,6 +109,7 @@ def test_a_mechanism_exactly_at_the_claim_is_called_a_violation_at_most_alpha(cl
 @pytest.mark.parametrize(
     "claim", [Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125)], ids=lambda c: c.describe()
 )
+@pytest.mark.slow
 def test_the_same_in_sequential_mode_under_optional_stopping(claim: Claim) -> None:
     """The sequential audit (:mod:`dpkit.audits.sequential`) of the strongest mechanism the claim allows
     (:func:`~dpkit.audits.mechanisms.at_the_claim`), its e-process looked at after every pair and stopped at its

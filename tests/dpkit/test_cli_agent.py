@@ -21,6 +21,7 @@ def _forget_agents():
             registry.unregister(name)
 
 
+@pytest.mark.slow
 def test_a_correct_agent_is_consistent_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "audit", "--agent", f"{AGENT}:make_agent", "--runs", "1500", "--seed", "1", "--json")
     assert code == 0, err
@@ -28,6 +29,7 @@ def test_a_correct_agent_is_consistent_and_exits_0(capsys: pytest.CaptureFixture
     assert result["algorithm"] == "make_agent" and result["verdict"] == "consistent"
 
 
+@pytest.mark.slow
 def test_an_agent_without_clipping_is_a_violation_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "audit", "--agent", f"{AGENT}:make_agent_without_clipping", "--runs", "1500", "--json")
     assert code == 1
@@ -51,6 +53,7 @@ def test_bad_agents_are_refused_with_one_error_line(capsys, argv: list[str], mes
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
 
 
+@pytest.mark.slow
 def test_one_run_audits_of_a_users_agent(capsys: pytest.CaptureFixture[str]) -> None:
     base = ["audit", "--one-run", "--epsilon", "1", "--delta", "1e-5", "--json"]
     code, out, err = run(capsys, *base, "--agent", f"{AGENT}:make_agent")

@@ -111,6 +111,7 @@ def test_sequential_audit_stops_early_on_a_violation(capsys: pytest.CaptureFixtu
     assert code == 1 and "Sequential audit" in out and "violation (stopped after" in out and "e-value" in out
 
 
+@pytest.mark.slow
 def test_sequential_audit_of_a_correct_target_runs_its_budget(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     obj = audit_json(capsys, mech, "--mu", "0.5", "--trials", "20000", "--sequential")
     assert obj["verdict"] == "consistent" and obj["stopped_early"] is False
@@ -125,6 +126,7 @@ def _ran(obj: dict) -> tuple[str, dict]:
 
 
 @pytest.mark.parametrize("mode", [[], ["--sequential"]], ids=["fixed", "sequential"])
+@pytest.mark.slow
 def test_same_seed_identical_json_under_every_executor(
     capsys: pytest.CaptureFixture[str], mech: Path, mode: list[str]
 ) -> None:
@@ -205,6 +207,7 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert code == 2 and out == "" and "no such file" in err
 
 
+@pytest.mark.slow
 def test_dask_executor_gives_the_same_json(capsys: pytest.CaptureFixture[str], mech: Path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     base = ["--mu", "0.5", "--trials", "6000", "--chunk-size", "1000", "--seed", "7"]
@@ -237,6 +240,7 @@ def rr(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_pure_dp_claims_are_audited(capsys: pytest.CaptureFixture[str], rr: Path) -> None:
     """Randomized response at its true pure ε = 1 (--delta 0) is consistent; 4-ary randomized response
     whose real ε is ln 4 = 1.386, claimed ε = 1, is a violation and exits 1."""

@@ -8,6 +8,7 @@ from cli_runs import run, run_json
 from dpkit.audits.rl import audit_positions, audit_setting, default_setting, positions
 
 
+@pytest.mark.slow
 def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3")
     api = audit_positions(default_setting("rlsvi"), runs=200, seed=3).to_dict()
@@ -63,6 +64,7 @@ def test_options_reach_the_setting(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["attack"] == "logistic"
 
 
+@pytest.mark.slow
 def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "audit", "ldp-ucrl-vtr", "--runs", "100")
     assert code == 0

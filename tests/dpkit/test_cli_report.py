@@ -34,6 +34,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict, Path]:
     return printed, data, out
 
 
+@pytest.mark.slow
 def test_quick_writes_every_file(quick: tuple[dict, dict, Path]) -> None:
     printed, data, out = quick
     assert printed["out"] == str(out)
@@ -58,12 +59,14 @@ def test_quick_writes_every_file(quick: tuple[dict, dict, Path]) -> None:
     assert data["provenance"]["config"]["source"] == "default" and data["provenance"]["config"]["quick"] is True
 
 
+@pytest.mark.slow
 def test_quick_json_validates_against_the_schema(quick: tuple[dict, dict, Path]) -> None:
     schema = json.loads(resources.files("dpkit.reports").joinpath("report.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(quick[1], schema)
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.slow
 def test_summary_equals_dpkit_ledger_json(
     capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path], algorithm: str
 ) -> None:
@@ -79,6 +82,7 @@ def test_summary_equals_dpkit_ledger_json(
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.slow
 def test_summary_equals_dpkit_audit_json(
     capsys: pytest.CaptureFixture[str], quick: tuple[dict, dict, Path], algorithm: str
 ) -> None:
@@ -173,6 +177,7 @@ def test_out_must_not_be_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert target.read_text(encoding="utf-8") == "x"
 
 
+@pytest.mark.slow
 def test_same_config_gives_byte_identical_json_wherever_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -219,6 +224,7 @@ def test_stage_clock_counts_each_stage_and_says_when_it_finished(monkeypatch: py
         clock.advance("d", 1)
 
 
+@pytest.mark.slow
 def test_a_report_of_files_only(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A config with [[ledger]] entries and no algorithm: no empty algorithm table, each file with its claim; the
     stage lines say when each stage was done."""

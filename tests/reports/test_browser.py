@@ -65,7 +65,7 @@ if _MISSING:
 
 from playwright.sync_api import ConsoleMessage, Page, Request, sync_playwright  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @dataclass

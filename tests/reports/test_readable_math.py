@@ -15,6 +15,9 @@ import pytest
 from dpkit.cli import main
 from dpkit.reports.render import math_html, math_markdown
 
+#: the second tier (make test-all): statistical audits and whole reports
+pytestmark = pytest.mark.slow
+
 #: Raw formula pieces that must not reach the visible text of report.html (``ln(…)`` and ``log(…)`` are
 #: ordinary notation and allowed).
 RAW = [

@@ -61,6 +61,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     return data, out
 
 
+@pytest.mark.slow
 def test_every_file_is_written(small: tuple[dict, Path]) -> None:
     data, out = small
     for name in FILES:
@@ -88,6 +89,7 @@ def test_json_validates_against_the_schema(small: tuple[dict, Path]) -> None:
         jsonschema.validate(broken, schema)
 
 
+@pytest.mark.slow
 def test_same_config_gives_byte_identical_json(small: tuple[dict, Path], tmp_path: Path) -> None:
     data, out = small
     again = compute_report(parse_config(SMALL, "small.toml"), command=COMMAND)
@@ -98,6 +100,7 @@ def test_same_config_gives_byte_identical_json(small: tuple[dict, Path], tmp_pat
     assert "seconds" not in text and "wall" not in text  # no timings, no timestamps
 
 
+@pytest.mark.slow
 def test_a_process_pool_gives_the_same_numbers(small: tuple[dict, Path]) -> None:
     data, _ = small
     pooled = compute_report(parse_config(SMALL | {"workers": 2}, "small.toml"), command=COMMAND)

@@ -1,0 +1,97 @@
+"""A user's own jointly private agent (examples/jdp_agent.py), audited through the billboard protocol with no edit to
+dpkit: the correct one is consistent, each of its four buggy twins a violation — many-run (every position of the
+tree) and one-run; and audits on a user's Gymnasium environment (FrozenLake): consistent at σ_tight, a violation at
+0.7 × σ_tight."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from dpkit.algorithms.billboard import agent_protocol
+from dpkit.algorithms.observers import local_messages_audit
+from dpkit.audits.rl import _claim_sigmas, audit_positions, audit_setting, default_setting, register_agent
+from dpkit.audits.rl_one_run import audit_one_run
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import jdp_agent  # noqa: E402
+
+TWINS = ("Unnoised", "WrongFormula", "OneLevelShort", "SharedNoise")
+
+
+def _register(cls_name: str) -> str:
+    return register_agent(getattr(jdp_agent, cls_name), name=f"jdp-{cls_name.lower()}")
+
+
+def test_the_protocol_is_told_by_what_the_agent_offers() -> None:
+    assert agent_protocol(jdp_agent.CountingAgent) == "billboard"
+    from dpkit.algorithms.ldp_ucrl_vtr import LdpUcrlVtr
+
+    assert agent_protocol(LdpUcrlVtr) == "messages"
+
+    class Neither:
+        pass
+
+    with pytest.raises(TypeError, match="one protocol"):
+        agent_protocol(Neither)
+    name = _register("CountingAgent")
+    spec_audit = default_setting(name)
+    assert spec_audit.observer == "billboard"
+    assert local_messages_audit().observers == ("messages",)
+
+
+@pytest.mark.slow
+def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noqa: ANN001
+    audit = audit_positions(default_setting(_register("CountingAgent"), sigma="paper"), runs=600, seed=1, executor=pool)
+    assert audit.verdict == "consistent", audit.position_rows()
+    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("twin", TWINS)
+def test_each_twin_is_a_violation(twin: str, pool) -> None:  # noqa: ANN001
+    audit = audit_positions(default_setting(_register(twin), sigma="paper"), runs=600, seed=1, executor=pool)
+    assert audit.verdict == "violation", audit.position_rows()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["CountingAgent", *TWINS])
+def test_one_run(name: str) -> None:
+    # one run, every user a canary: the correct agent is not a violation, the twins whose loss is far above the
+    # claim are (noise off, one draw for two counters); σ off by √2 is a smaller excess than one run can show
+    result = audit_one_run(_register(name), canaries=400, seed=2, sigma="paper")
+    if name in ("Unnoised", "SharedNoise"):
+        assert result.verdict == "violation", result.to_dict()
+    else:
+        assert result.verdict != "violation", result.to_dict()
+    assert result.scores.observer == "billboard"
+
+
+# -- on a user's environment --------------------------------------------------------------------------------------
+
+gymnasium = pytest.importorskip("gymnasium")
+LAKES = ["gymnasium:FrozenLake-v1,is_slippery=false", "gymnasium:FrozenLake-v1"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", LAKES)
+@pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "rlsvi"])
+def test_audits_on_frozen_lake(algorithm: str, env: str, pool) -> None:  # noqa: ANN001
+    setting = default_setting(algorithm, env=env, horizon=8)
+    assert (setting.states, setting.actions) == (16, 4)
+    audit = audit_positions(setting, runs=300, seed=1, executor=pool)
+    assert audit.verdict == "consistent", audit.position_rows()
+    assert min(r.reach for r in audit.results) >= 0.85
+    below = replace(
+        setting,
+        sigma={
+            k: (tuple(0.7 * x for x in v) if isinstance(v, tuple) else 0.7 * v)
+            for k, v in _claim_sigmas(setting).items()
+        },
+    )
+    result = audit_setting(below, runs=800, seed=2, executor=pool)
+    assert result.verdict == "violation", result.to_dict()
