@@ -5,11 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs-regret run test test-all test-slow check typecheck lint bench docs install clean
+.PHONY: docs-site docs-regret run test test-all test-slow check typecheck lint bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,distributed]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,distributed,docs]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -57,6 +57,11 @@ docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
 	$(BIN)/python docs/make_audits.py
 	$(BIN)/python docs/make_one_run.py
+
+# the documentation site (mkdocs.yml; the pages are docs/): strict, so a warning or a broken link fails the build.
+# The command pages are generated from `dpkit COMMAND --help` at build time (docs/hooks.py). Open build/site/index.html.
+docs-site: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # the regret curves (~20 min on 2 cores) and LDP-UCRL-VTR's drift (~3 min)
 docs-regret: $(STAMP)
