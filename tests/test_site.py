@@ -1,0 +1,91 @@
+"""Every code example on every page of the documentation site runs as written (tests/support/doc_examples.py says
+how a page's console, python and pycon blocks are read and run).
+
+The pages are the Markdown files under docs/ (mkdocs.yml's ``docs_dir``). Each runnable block is one test, in a
+fresh directory holding the page's files; a block with a command that takes more than ~10 s on the 2-core machine
+is marked slow (SLOW, measured), so ``pytest -m "not slow"`` leaves it to the slow tier.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from doc_examples import ROOT, Block, blocks, commands, run_console, run_pycon, run_python, typed, workdir
+
+DOCS = ROOT / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "__pycache__" not in p.parts)
+RUNNABLE = {"console", "python", "pycon"}
+#: Command lines (as typed, normalised by ``typed``) that take more than ~10 s on the 2-core machine.
+SLOW = {
+    "dpkit report --out reports/out",
+    "dpkit report --config examples/my_report.toml --out my_report",
+    "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1",
+    "dpkit audit --agent my_agent.py:make_agent --one-run --epsilon 1 --delta 1e-5",
+    "dpkit audit --agent examples/jdp_agent.py:CountingAgent --runs 1000",
+    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --json",
+    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --sequential --json",
+    "dpkit simulate ldp-ucrl-vtr --env riverswim --states 2 --episodes 2000 --seeds 3 --epsilon 10 --delta 0.1 "
+    "--sigma tight --out out/",
+    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 200000 --executor dask "
+    "--workers 2 --json",
+}
+
+
+def _page_blocks(page: Path) -> list[Block]:
+    return blocks(page.read_text(encoding="utf-8"))
+
+
+def _slow(block: Block) -> bool:
+    if block.lang != "console":
+        return False
+    return any(" ".join(typed(command)[0]) in SLOW for command, _ in commands(block.body))
+
+
+def _cases() -> list[pytest.ParameterSet]:
+    cases = []
+    for page in PAGES:
+        for block in _page_blocks(page):
+            if block.lang not in RUNNABLE or (block.lang == "python" and block.file and not block.file.endswith(".py")):
+                continue
+            name = f"{page.relative_to(DOCS)}:{block.line}"
+            marks = [pytest.mark.slow] if _slow(block) else []
+            cases.append(pytest.param(page, block, id=name, marks=marks))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_the_site_has_examples() -> None:
+    """A site that loses its examples (or a fence this test no longer reads) fails."""
+    langs = [case.values[1].lang for case in CASES]  # type: ignore[union-attr]
+    assert langs.count("console") >= 25 and langs.count("python") >= 5
+    # every slow command named above is still on a page (a renamed one would silently move to the fast tier)
+    typed_commands = {
+        " ".join(typed(c)[0]) for case in CASES for c, _ in commands(case.values[1].body)  # type: ignore[union-attr]
+    }
+    assert SLOW <= typed_commands, sorted(SLOW - typed_commands)
+
+
+def test_no_example_hides_in_an_unread_fence() -> None:
+    """A command or a snippet in a fence this test does not run (```sh, ```bash, ```text holding ``$ dpkit``) would
+    go stale unseen: every ``$ dpkit`` line is in a console block."""
+    for page in PAGES:
+        for block in _page_blocks(page):
+            if block.lang not in RUNNABLE:
+                stray = [line for line in block.body.splitlines() if re.match(r"\$ dpkit", line)]
+                assert not stray, f"{page.relative_to(DOCS)}:{block.line}: {stray}"
+
+
+@pytest.mark.parametrize(("page", "block"), CASES)
+def test_example_runs(page: Path, block: Block, tmp_path: Path) -> None:
+    cwd = workdir(tmp_path / "work", _page_blocks(page))
+    name = f"{page.relative_to(DOCS)} line {block.line}"
+    if block.lang == "console":
+        run_console(block.body, cwd)
+    elif block.lang == "pycon":
+        run_pycon(block.body, cwd, name)
+    else:
+        run_python(block.body, cwd, name)
