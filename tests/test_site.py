@@ -64,7 +64,9 @@ def test_the_site_has_examples() -> None:
     assert langs.count("console") >= 25 and langs.count("python") >= 5
     # every slow command named above is still on a page (a renamed one would silently move to the fast tier)
     typed_commands = {
-        " ".join(typed(c)[0]) for case in CASES for c, _ in commands(case.values[1].body)  # type: ignore[union-attr]
+        " ".join(typed(c)[0])
+        for case in CASES
+        for c, _ in commands(case.values[1].body)  # type: ignore[union-attr]
     }
     assert SLOW <= typed_commands, sorted(SLOW - typed_commands)
 

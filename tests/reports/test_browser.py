@@ -16,11 +16,8 @@ one downloaded by ``playwright install``. Without Playwright or Chromium the mod
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,38 +25,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import FLAGS, HEIGHT, SKIP_REASON, WIDTH, find_chromium, missing, png_size
 from user_files import TOY_ENTRY, TOY_NAME, write_toy
 
 from dpkit.reports.config import load_config
 from dpkit.reports.job import compute_report
 from dpkit.reports.render import figure_list, write_report
 
-WIDTH, HEIGHT = 1280, 900
-# Chromium on a machine with a closed network: without the background-networking flags it keeps trying to reach
-# Google's hosts (refused connections at every start).
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SKIP_REASON = "no headless Chromium: apt-get install chromium and pip install playwright — .ci/run does both"
-
-
-def find_chromium() -> str | None:
-    """The Chromium executable: ``$DPKIT_CHROMIUM``, Debian's ``/usr/bin/chromium``, or one on ``PATH``."""
-    candidates = [os.environ.get("DPKIT_CHROMIUM"), "/usr/bin/chromium"]
-    candidates += [shutil.which("chromium"), shutil.which("chromium-browser")]
-    return next((c for c in candidates if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
-
-
 CHROMIUM = find_chromium()
-_MISSING = [name for name, absent in [("Chromium", CHROMIUM is None)] if absent]
-_MISSING += [name for name in ["playwright"] if importlib.util.find_spec(name) is None]
+_MISSING = missing("playwright")
 if _MISSING:
     pytest.skip(f"{SKIP_REASON} (missing: {', '.join(_MISSING)})", allow_module_level=True)
 
@@ -228,13 +202,6 @@ def test_nothing_overflows_a_1280px_window(loaded: Loaded) -> None:
     assert size["scroll"] <= size["inner"], f"page is {size['scroll']} px wide in a {size['inner']}-px window"
 
 
-def _png_size(path: Path) -> tuple[int, int]:
-    head = path.read_bytes()[:24]
-    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
-    width, height = struct.unpack(">II", head[16:24])
-    return width, height
-
-
 def test_screenshots(loaded: Loaded, tmp_path: Path) -> None:
     where = Path(os.environ.get("DPKIT_SCREENSHOTS") or tmp_path)
     where.mkdir(parents=True, exist_ok=True)
@@ -250,6 +217,6 @@ def test_screenshots(loaded: Loaded, tmp_path: Path) -> None:
     page.screenshot(path=full, full_page=True)
     height = page.evaluate("() => document.documentElement.scrollHeight")
     assert top.stat().st_size > 0 and full.stat().st_size > 0
-    assert _png_size(top) == (WIDTH, max(HEIGHT, bottom))
-    assert _png_size(full) == (WIDTH, height)
+    assert png_size(top) == (WIDTH, max(HEIGHT, bottom))
+    assert png_size(full) == (WIDTH, height)
     assert height > HEIGHT  # the report is longer than one window
