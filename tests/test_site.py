@@ -22,6 +22,7 @@ SLOW = {
     "dpkit report --out reports/out",
     "dpkit report --config examples/my_report.toml --out my_report",
     "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1",
+    "dpkit audit rlsvi --runs 200",
     "dpkit audit --agent my_agent.py:make_agent --one-run --epsilon 1 --delta 1e-5",
     "dpkit audit --agent examples/jdp_agent.py:CountingAgent --runs 1000",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --json",
