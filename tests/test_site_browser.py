@@ -2,8 +2,9 @@
 temporary directory, served over a local HTTP server (the Material theme's search runs in a web worker, which
 ``file://`` pages may not start), and its start page and one reference page (``dpkit calibrate``'s, generated from
 the command line) are opened in headless Chromium. Each must render (a title, a navigation, its content), log no
-console error nor fetch anything from outside the site, and every ``<a href>`` to a page of the site must name a file the build wrote (and the anchor, when
-there is one, an element of that page); a screenshot of each is saved and checked non-empty.
+console error nor fetch anything from outside the site, and every ``<a href>`` to a page of the site must name a
+file the build wrote (and the anchor, when there is one, an element of that page); a screenshot of each is saved
+and checked non-empty.
 
 Skipped, as tests/reports/test_browser.py is, without Chromium or Playwright (tests/support/chromium.py).
 ``DPKIT_SCREENSHOTS`` names a directory to keep the screenshots in (default: the test's temporary directory).
