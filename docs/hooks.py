@@ -22,8 +22,9 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the command pages sit in the site.
 COMMANDS_DIR = "reference/commands"
-#: The width the help is wrapped at (what an 100-column terminal shows).
-WIDTH = 100
+#: The width the help is wrapped at: what an 80-column terminal shows, and what a code block of the theme shows
+#: without a scroll bar in a 1280-px window.
+WIDTH = 80
 
 
 def _commands() -> dict[str, click.Command]:
@@ -53,7 +54,7 @@ def _page(name: str, command: click.Command) -> str:
     lines = [
         f"# dpkit {name}",
         "",
-        f"{command.get_short_help_str(limit=200)}",
+        " ".join((command.help or "").split("\n\n")[0].split()),  # the help's first paragraph
         "",
         "Generated at build time from the command line itself: this is what `dpkit " + name + " --help` prints.",
         "",
