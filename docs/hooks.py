@@ -5,12 +5,14 @@
   ``dpkit COMMAND --help`` prints, listed under *Reference → Commands* in the navigation.
 * The API reference reads the installed layout (``dpkit.accountant``, ``dpkit.audits``, …), whose folders live at the
   repository root: the folders are linked into ``build/api/dpkit`` first, as ``make typecheck`` links them for mypy,
-  and mkdocstrings reads them there.
+  and mkdocstrings reads them there. The docstrings' Sphinx roles (``:class:`~dpkit.x.Y` ``) are shown as the code
+  they name (``Y``), not as the role's text.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from typing import Any
 import click
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the command pages sit in the site.
@@ -121,3 +124,11 @@ def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
     for name, command in commands.items():
         files.append(File.generated(config, f"{COMMANDS_DIR}/{name}.md", content=_page(name, command)))
     return files
+
+
+#: A Sphinx role as the docstrings write it, once Markdown has rendered it: ``:class:<code>~dpkit.x.Y</code>``.
+ROLE = re.compile(r":(?:class|mod|func|meth|data|attr|exc|obj):<code>(~?)([^<]+)</code>")
+
+
+def on_page_content(html: str, page: Page, **kwargs: Any) -> str:
+    return ROLE.sub(lambda m: f"<code>{m[2].rsplit('.', 1)[-1] if m[1] else m[2]}</code>", html)
