@@ -23,6 +23,9 @@ SLOW = {
     "dpkit report --config examples/my_report.toml --out my_report",
     "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1",
     "dpkit audit rlsvi --runs 200",
+    "dpkit audit --agent examples/jdp_agent.py:CountingAgent --sigma paper --runs 600 --seed 1",
+    "dpkit simulate ldp-ucrl-vtr --env gymnasium:FrozenLake-v1,is_slippery=false --horizon 8 --episodes 200 "
+    "--seeds 2 --epsilon 8 --delta 1e-5 --out fl",
     "dpkit audit --agent my_agent.py:make_agent --one-run --epsilon 1 --delta 1e-5",
     "dpkit audit --agent examples/jdp_agent.py:CountingAgent --runs 1000",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --json",
