@@ -21,7 +21,7 @@ RUNNABLE = {"console", "python", "pycon"}
 SLOW = {
     "dpkit report --out reports/out",
     "dpkit report --config examples/my_report.toml --out my_report",
-    "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1",
+    "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1 --max-time 1h",
     "dpkit audit rlsvi --runs 200",
     "dpkit audit --agent examples/jdp_agent.py:CountingAgent --sigma paper --runs 600 --seed 1",
     "dpkit simulate ldp-ucrl-vtr --env gymnasium:FrozenLake-v1,is_slippery=false --horizon 8 --episodes 200 "
