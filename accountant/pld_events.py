@@ -42,7 +42,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .accountants import PLD_MAX_MU, PLD_MIN_MU
 from .closed_forms import _ed_delta, _ed_epsilon, _laplace_delta, _laplace_epsilon, _rr_delta, _rr_epsilon
 from .events import (
     ComposedEvent,
@@ -61,7 +60,7 @@ from .events import (
 )
 from .gdp import _gdp_delta, _gdp_epsilon
 from .numerics import round_up, times_count
-from .pld import auto_discretization
+from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization
 from .validation import ArgumentTypeError, check_extended_nonnegative, check_positive, check_unit_interval
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup

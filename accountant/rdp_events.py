@@ -64,7 +64,7 @@ from .rdp_mechanisms import (
     randomized_response_rdp,
     sampled_without_replacement_gaussian_rdp,
 )
-from .tree import max_psums_per_item
+from .tree_counts import max_psums_per_item
 from .validation import ArgumentTypeError
 
 __all__ = ["rdp_supports", "rdp_curve"]
