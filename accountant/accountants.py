@@ -57,7 +57,7 @@ import numpy as np
 from .classic import classic_composed_delta, classic_composed_epsilon
 from .classic_events import classic_event_delta, classic_event_epsilon, classic_parts, classic_refusal
 from .events import Event, walk
-from .gdp import _gdp_delta, _gdp_epsilon
+from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .ledger import GaussianRelease, Ledger
 from .numerics import round_up
 from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization, pld_accountant_for
@@ -72,10 +72,9 @@ from .pld_events import (
 from .rdp import (
     RDP_CONVERSIONS,
     RdpConversionName,
-    _length,
-    _linear_rdp_delta,
-    _linear_rdp_epsilon,
-    _validate_curve,
+    check_rdp_orders,
+    linear_rdp_delta_unchecked,
+    linear_rdp_epsilon_unchecked,
     rdp_delta,
     rdp_epsilon,
 )
@@ -88,7 +87,7 @@ from .validation import (
     check_unit_interval,
     shown_int,
 )
-from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, _zcdp_delta, _zcdp_epsilon
+from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, zcdp_delta_unchecked, zcdp_epsilon_unchecked
 from .zcdp_events import gaussian_only, zcdp_event_rho, zcdp_refusal
 
 __all__ = [
@@ -273,7 +272,7 @@ class Accountant(ABC):
         elif delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
             g, lower = self._guarantee(math.inf, delta), math.inf
         else:
-            g, lower = self._epsilon(gaussian, delta), _gdp_epsilon(gaussian.mu, delta)  # μ-GDP: the truth
+            g, lower = self._epsilon(gaussian, delta), gdp_epsilon_unchecked(gaussian.mu, delta)  # μ-GDP: the truth
         return replace(g, lower=None if lower is None else min(lower, g.epsilon), queried="epsilon")
 
     def delta(self, ledger: Ledger | Event, epsilon: float) -> Guarantee:
@@ -288,7 +287,7 @@ class Accountant(ABC):
         elif epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
             g, lower = self._guarantee(epsilon, 0.0), 0.0
         else:
-            g, lower = self._delta(gaussian, epsilon), _gdp_delta(gaussian.mu, epsilon)
+            g, lower = self._delta(gaussian, epsilon), gdp_delta_unchecked(gaussian.mu, epsilon)
         return replace(g, lower=None if lower is None else min(lower, g.delta), queried="delta")
 
     def _arithmetic(self, run: Callable[[], Guarantee], target: Ledger | Event) -> Guarantee:
@@ -337,10 +336,10 @@ class ExactAccountant(Accountant):
     method = "exact"
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
-        return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
+        return Guarantee(gdp_epsilon_unchecked(ledger.mu, delta), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
+        return Guarantee(epsilon, gdp_delta_unchecked(ledger.mu, epsilon), self.method)
 
     def _event_refusal(self, event: Event) -> str | None:
         return closed_form_refusal(event)
@@ -392,20 +391,20 @@ class PldAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         if ledger.mu < PLD_MIN_MU:  # dp-accounting cannot represent the noise; the exact profile is the truth
-            return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
+            return Guarantee(gdp_epsilon_unchecked(ledger.mu, delta), delta, self.method)
         eps = float(self._accountant(ledger).get_epsilon(delta))
         if not math.isfinite(eps):
             raise ValueError(
                 f"pld: dp-accounting's PLD gives no finite epsilon at delta = {delta:g} (it truncates "
                 f"about 1e-15 of tail mass, so it cannot resolve a smaller delta); use method 'exact'"
             )
-        return Guarantee(max(round_up(eps), _gdp_epsilon(ledger.mu, delta)), delta, self.method)
+        return Guarantee(max(round_up(eps), gdp_epsilon_unchecked(ledger.mu, delta)), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         if ledger.mu < PLD_MIN_MU:
-            return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
+            return Guarantee(epsilon, gdp_delta_unchecked(ledger.mu, epsilon), self.method)
         d = float(self._accountant(ledger).get_delta(epsilon))
-        return Guarantee(epsilon, min(1.0, max(round_up(d), _gdp_delta(ledger.mu, epsilon))), self.method)
+        return Guarantee(epsilon, min(1.0, max(round_up(d), gdp_delta_unchecked(ledger.mu, epsilon))), self.method)
 
     def _event_refusal(self, event: Event) -> str | None:
         ok, reason = pld_supports(event)
@@ -436,7 +435,7 @@ class RdpAccountant(Accountant):
     def __post_init__(self) -> None:
         check_choice("conversion", self.conversion_name, RDP_CONVERSIONS)
         if self.orders is not None:
-            orders, _ = _validate_curve(self.orders, [0.0] * _length("orders", self.orders))
+            orders = check_rdp_orders(self.orders)
             object.__setattr__(self, "orders", tuple(float(o) for o in orders))
 
     @property
@@ -445,7 +444,7 @@ class RdpAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         if self.orders is None:
-            res = _linear_rdp_epsilon(ledger.rho, delta, self.conversion_name)
+            res = linear_rdp_epsilon_unchecked(ledger.rho, delta, self.conversion_name)
         else:
             o = np.asarray(self.orders)
             res = rdp_epsilon(o, o * ledger.rho, delta, conversion=self.conversion_name)
@@ -453,7 +452,7 @@ class RdpAccountant(Accountant):
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         if self.orders is None:
-            res = _linear_rdp_delta(ledger.rho, epsilon, self.conversion_name)
+            res = linear_rdp_delta_unchecked(ledger.rho, epsilon, self.conversion_name)
         else:
             o = np.asarray(self.orders)
             res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)
@@ -494,12 +493,12 @@ class ZcdpAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         return Guarantee(
-            _zcdp_epsilon(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name
+            zcdp_epsilon_unchecked(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name
         )
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         return Guarantee(
-            epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
+            epsilon, zcdp_delta_unchecked(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
         )
 
     def _event_refusal(self, event: Event) -> str | None:
@@ -516,7 +515,9 @@ class ZcdpAccountant(Accountant):
             return self._guarantee(0.0, delta)
         if delta == 0.0 or math.isinf(rho):  # zCDP with ρ > 0 bounds no pure ε
             return self._guarantee(math.inf, delta)
-        return Guarantee(_zcdp_epsilon(rho, delta, self.conversion_name), delta, self.method, self.conversion_name)
+        return Guarantee(
+            zcdp_epsilon_unchecked(rho, delta, self.conversion_name), delta, self.method, self.conversion_name
+        )
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
         rho = zcdp_event_rho(event)
@@ -524,7 +525,9 @@ class ZcdpAccountant(Accountant):
             return self._guarantee(epsilon, 0.0)
         if math.isinf(rho):
             return self._guarantee(epsilon, 1.0)
-        return Guarantee(epsilon, _zcdp_delta(rho, epsilon, self.conversion_name), self.method, self.conversion_name)
+        return Guarantee(
+            epsilon, zcdp_delta_unchecked(rho, epsilon, self.conversion_name), self.method, self.conversion_name
+        )
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .closed_forms import _ed_delta, _ed_epsilon, _laplace_delta, _laplace_epsilon, _rr_delta, _rr_epsilon
+from .closed_forms import (
+    epsilon_delta_delta_unchecked,
+    epsilon_delta_epsilon_unchecked,
+    laplace_delta_unchecked,
+    laplace_epsilon_unchecked,
+    randomized_response_delta_unchecked,
+    randomized_response_epsilon_unchecked,
+)
 from .events import (
     ComposedEvent,
     EpsilonDeltaEvent,
@@ -58,7 +65,7 @@ from .events import (
     SelfComposedEvent,
     TreeAggregationEvent,
 )
-from .gdp import _gdp_delta, _gdp_epsilon
+from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .numerics import round_up, times_count
 from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization
 from .validation import ArgumentTypeError, check_extended_nonnegative, check_positive, check_unit_interval
@@ -139,7 +146,7 @@ class _Plan:
             if kind == "laplace":
                 eps = b / a
             elif kind == "rr":
-                eps = _rr_epsilon(a, int(b), 0.0)
+                eps = randomized_response_epsilon_unchecked(a, int(b), 0.0)
             elif kind == "approx":
                 eps = a
             elif kind == "poisson_gaussian":
@@ -164,7 +171,7 @@ class _Plan:
             if kind == "laplace":
                 r = d = Fraction(b) / Fraction(a)
             elif kind == "rr":
-                r = d = Fraction(_rr_epsilon(a, int(b), 0.0))
+                r = d = Fraction(randomized_response_epsilon_unchecked(a, int(b), 0.0))
             elif kind == "approx" and b == 0.0:
                 r = d = Fraction(a)
             elif kind == "poisson_laplace":
@@ -212,24 +219,24 @@ class _Plan:
     def exact_epsilon(self, delta: float) -> float:
         name = self.closed_form()
         if name == "gdp":
-            return _gdp_epsilon(round_up(math.sqrt(self.gaussian_mu2)), delta)
+            return gdp_epsilon_unchecked(round_up(math.sqrt(self.gaussian_mu2)), delta)
         (_, a, b), _ = self.leaves[0]
         if name == "laplace":
-            return _laplace_epsilon(_div_up(b, a), delta)
+            return laplace_epsilon_unchecked(_div_up(b, a), delta)
         if name == "randomized_response":
-            return _rr_epsilon(a, int(b), delta)
-        return _ed_epsilon(a, b, delta)
+            return randomized_response_epsilon_unchecked(a, int(b), delta)
+        return epsilon_delta_epsilon_unchecked(a, b, delta)
 
     def exact_delta(self, epsilon: float) -> float:
         name = self.closed_form()
         if name == "gdp":
-            return _gdp_delta(round_up(math.sqrt(self.gaussian_mu2)), epsilon)
+            return gdp_delta_unchecked(round_up(math.sqrt(self.gaussian_mu2)), epsilon)
         (_, a, b), _ = self.leaves[0]
         if name == "laplace":
-            return _laplace_delta(_div_up(b, a), epsilon)
+            return laplace_delta_unchecked(_div_up(b, a), epsilon)
         if name == "randomized_response":
-            return _rr_delta(a, int(b), epsilon)
-        return _ed_delta(a, b, epsilon)
+            return randomized_response_delta_unchecked(a, int(b), epsilon)
+        return epsilon_delta_delta_unchecked(a, b, epsilon)
 
 
 @dataclass
@@ -324,7 +331,7 @@ def _lower(event: Event, mult: int, group: int, out: _Builder) -> None:
         if group == 1:
             out.add(("rr", p, float(k)), mult)
         else:
-            out.add(("approx", *_group_approx(_rr_epsilon(p, k, 0.0), 0.0, group)), mult)
+            out.add(("approx", *_group_approx(randomized_response_epsilon_unchecked(p, k, 0.0), 0.0, group)), mult)
     elif isinstance(event, EpsilonDeltaEvent):
         eps, delta = _group_approx(event.epsilon, event.delta, group)
         if eps == math.inf or delta == 1.0:

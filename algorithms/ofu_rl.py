@@ -108,7 +108,7 @@ from dpkit.accountant.validation import (
 )
 from dpkit.accountant.zcdp import zcdp_epsilon
 
-from .envs.lq import LQSystem, LQUsers, _optimal_cost, _riccati, clip_norm
+from .envs.lq import LQSystem, LQUsers, clip_norm, optimal_cost_from_riccati, riccati_unchecked
 from .episodes import Plan, Run, resolve_sigmas
 from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
@@ -682,8 +682,8 @@ class OfuRl:
         n = self.state_dim
         t = np.asarray(thetas, dtype=float)
         a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
-        p, _ = _riccati(a, b, self._q, self._r, self.horizon)
-        return _optimal_cost(p, self._x0, self._w)
+        p, _ = riccati_unchecked(a, b, self._q, self._r, self.horizon)
+        return optimal_cost_from_riccati(p, self._x0, self._w)
 
     def optimal_costs_and_gradients(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """J*_1(Θ, x0) and ∇_Θ J*_1(Θ, x0) for Θ of shape (..., n + d, n) (gradients of the same shape).
@@ -695,7 +695,7 @@ class OfuRl:
         n = self.state_dim
         t = np.asarray(thetas, dtype=float)
         a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
-        p, k = _riccati(a, b, self._q, self._r, self.horizon)
+        p, k = riccati_unchecked(a, b, self._q, self._r, self.horizon)
         x = np.broadcast_to(np.outer(self._x0, self._x0), a.shape)
         grad_a = np.zeros_like(a)
         grad_b = np.zeros_like(b)
@@ -707,13 +707,13 @@ class OfuRl:
             grad_b += pfx @ np.swapaxes(kh, -1, -2)
             x = f @ x @ np.swapaxes(f, -1, -2) + self._w
         grads = 2.0 * np.concatenate([np.swapaxes(grad_a, -1, -2), np.swapaxes(grad_b, -1, -2)], axis=-2)
-        return _optimal_cost(p, self._x0, self._w), grads
+        return optimal_cost_from_riccati(p, self._x0, self._w), grads
 
     def gains(self, theta: np.ndarray) -> np.ndarray:
         """K_h(Θ), shape (H, d, n)."""
         n = self.state_dim
         t = np.asarray(theta, dtype=float)
-        return _riccati(t[:n].T, t[n:].T, self._q, self._r, self.horizon)[1]
+        return riccati_unchecked(t[:n].T, t[n:].T, self._q, self._r, self.horizon)[1]
 
     def ellipsoid(self) -> Ellipsoid:
         """The confidence set of the next episode from the counters' current prefixes (draws no noise)."""
