@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import dpkit.algorithms.linopt as linopt_module
-import dpkit.algorithms.ofu_rl as ofu_module
+import dpkit.algorithms.linopt.agent as linopt_module
+import dpkit.algorithms.ofu_rl.agent as ofu_module
 from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
 from dpkit.algorithms.observers import counter_nodes
