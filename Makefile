@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs-site docs-regret run test test-all test-slow check typecheck lint bench docs install clean
+.PHONY: docs-site docs-regret run test test-all test-slow check typecheck lint lint-imports bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,8 +39,8 @@ test-slow: $(STAMP)
 	@echo "make test-slow: the second tier alone (pytest -m slow)"
 	$(PYTEST) -m slow
 
-# the static checks of `make test`: ruff (lint and format) and mypy (strict on the accountant)
-check: lint typecheck
+# the static checks of `make test`: ruff (lint and format), mypy (strict on the accountant) and the layers
+check: lint typecheck lint-imports
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -52,6 +52,16 @@ typecheck: $(STAMP)
 	for f in dpkit/*; do ln -s ../../$$f .typecheck/dpkit/; done
 	for p in accountant algorithms audits reports; do ln -s ../../$$p .typecheck/dpkit/$$p; done
 	$(BIN)/mypy .typecheck/dpkit
+
+# the import-linter contracts of pyproject.toml (layers, no cycles) on the installed layout: grimp walks folders and
+# follows no links, so the sources are copied into .layout/dpkit, and lint-imports runs there (it puts its working
+# directory first on sys.path)
+lint-imports: $(STAMP)
+	rm -rf .layout && mkdir -p .layout/dpkit
+	cp -r dpkit/. .layout/dpkit/
+	for p in accountant algorithms audits reports; do cp -r $$p .layout/dpkit/$$p; done
+	find .layout -name __pycache__ -prune -exec rm -rf {} +
+	cd .layout && ../$(BIN)/lint-imports ../pyproject.toml --no-cache
 
 docs: $(STAMP)
 	$(BIN)/python docs/make_ledgers.py
@@ -83,4 +93,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/regret.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .typecheck reports/out
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .typecheck .layout reports/out

@@ -50,25 +50,35 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .classic import classic_composed_delta, classic_composed_epsilon
-from .gdp import _gdp_delta, _gdp_epsilon
+from .classic_events import classic_event_delta, classic_event_epsilon, classic_parts, classic_refusal
+from .events import Event, walk
+from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .ledger import GaussianRelease, Ledger
 from .numerics import round_up
-from .pld import auto_discretization, pld_accountant_for
+from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization, pld_accountant_for
+from .pld_events import (
+    closed_form_delta,
+    closed_form_epsilon,
+    closed_form_refusal,
+    pld_delta,
+    pld_epsilon,
+    pld_supports,
+)
 from .rdp import (
     RDP_CONVERSIONS,
     RdpConversionName,
-    _length,
-    _linear_rdp_delta,
-    _linear_rdp_epsilon,
-    _validate_curve,
+    check_rdp_orders,
+    linear_rdp_delta_unchecked,
+    linear_rdp_epsilon_unchecked,
     rdp_delta,
     rdp_epsilon,
 )
+from .rdp_events import rdp_curve, rdp_supports
 from .validation import (
     ArgumentTypeError,
     check_choice,
@@ -77,10 +87,8 @@ from .validation import (
     check_unit_interval,
     shown_int,
 )
-from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, _zcdp_delta, _zcdp_epsilon
-
-if TYPE_CHECKING:
-    from .events import Event
+from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, zcdp_delta_unchecked, zcdp_epsilon_unchecked
+from .zcdp_events import gaussian_only, zcdp_event_rho, zcdp_refusal
 
 __all__ = [
     "Guarantee",
@@ -188,8 +196,6 @@ EVENT_ORDERS: tuple[float, ...] = tuple(
 
 def _check_target(target: object) -> Ledger | Event:
     """A ledger, or an event of :mod:`dpkit.accountant.events`."""
-    from .events import Event
-
     if not isinstance(target, (Ledger, Event)):
         raise ArgumentTypeError(
             f"ledger must be a dpkit.accountant.Ledger or a dpkit event (an Event), got {type(target).__name__}"
@@ -200,8 +206,6 @@ def _check_target(target: object) -> Ledger | Event:
 def _beyond_doubles(target: Ledger | Event, err: BaseException) -> str:
     """Why accounting ``target`` left the doubles: the largest count it composes a release with (the product of
     nested counts) when that is beyond them (1.8e308), else the arithmetic error itself."""
-    from .events import walk
-
     event = target.event if isinstance(target, Ledger) else target
     largest = max((count for _, count in walk(event)), default=1)
     if largest > sys.float_info.max:
@@ -220,8 +224,6 @@ def _gaussian_ledger(target: Ledger | Event) -> Ledger | None:
 def _closed_form(target: Ledger | Event, queried: str, at: float) -> float | None:
     """The exact ε(δ) or δ(ε) of an event that has a closed form (:mod:`dpkit.accountant.pld_events`), else None:
     the lower end of another method's upper bound."""
-    from .pld_events import closed_form_delta, closed_form_epsilon, closed_form_refusal
-
     event = target.event if isinstance(target, Ledger) else target
     try:
         if closed_form_refusal(event) is not None:
@@ -270,7 +272,7 @@ class Accountant(ABC):
         elif delta == 0.0:  # a Gaussian ledger (μ > 0) is not pure DP at any finite ε
             g, lower = self._guarantee(math.inf, delta), math.inf
         else:
-            g, lower = self._epsilon(gaussian, delta), _gdp_epsilon(gaussian.mu, delta)  # μ-GDP: the truth
+            g, lower = self._epsilon(gaussian, delta), gdp_epsilon_unchecked(gaussian.mu, delta)  # μ-GDP: the truth
         return replace(g, lower=None if lower is None else min(lower, g.epsilon), queried="epsilon")
 
     def delta(self, ledger: Ledger | Event, epsilon: float) -> Guarantee:
@@ -285,7 +287,7 @@ class Accountant(ABC):
         elif epsilon == math.inf or gaussian.mu == 0.0:  # every mechanism is (+inf, 0)-DP; σ = inf: nothing
             g, lower = self._guarantee(epsilon, 0.0), 0.0
         else:
-            g, lower = self._delta(gaussian, epsilon), _gdp_delta(gaussian.mu, epsilon)
+            g, lower = self._delta(gaussian, epsilon), gdp_delta_unchecked(gaussian.mu, epsilon)
         return replace(g, lower=None if lower is None else min(lower, g.delta), queried="delta")
 
     def _arithmetic(self, run: Callable[[], Guarantee], target: Ledger | Event) -> Guarantee:
@@ -334,32 +336,19 @@ class ExactAccountant(Accountant):
     method = "exact"
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
-        return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
+        return Guarantee(gdp_epsilon_unchecked(ledger.mu, delta), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
-        return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
+        return Guarantee(epsilon, gdp_delta_unchecked(ledger.mu, epsilon), self.method)
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .pld_events import closed_form_refusal
-
         return closed_form_refusal(event)
 
     def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
-        from .pld_events import closed_form_epsilon
-
         return Guarantee(closed_form_epsilon(event, delta), delta, self.method)
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
-        from .pld_events import closed_form_delta
-
         return Guarantee(epsilon, closed_form_delta(event, epsilon), self.method)
-
-
-#: Largest composed μ the pld method accepts: dp-accounting 0.6 overflows by μ = 3e4 (ε ~ 4.5e8).
-PLD_MAX_MU = 1e4
-#: Below this μ (a noise multiplier above 1e150) dp-accounting overflows squaring the noise multiplier
-#: (at about 1.3e154); the pld method then reports the exact profile, which it is raised to anyway.
-PLD_MIN_MU = 1e-150
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -402,36 +391,30 @@ class PldAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         if ledger.mu < PLD_MIN_MU:  # dp-accounting cannot represent the noise; the exact profile is the truth
-            return Guarantee(_gdp_epsilon(ledger.mu, delta), delta, self.method)
+            return Guarantee(gdp_epsilon_unchecked(ledger.mu, delta), delta, self.method)
         eps = float(self._accountant(ledger).get_epsilon(delta))
         if not math.isfinite(eps):
             raise ValueError(
                 f"pld: dp-accounting's PLD gives no finite epsilon at delta = {delta:g} (it truncates "
                 f"about 1e-15 of tail mass, so it cannot resolve a smaller delta); use method 'exact'"
             )
-        return Guarantee(max(round_up(eps), _gdp_epsilon(ledger.mu, delta)), delta, self.method)
+        return Guarantee(max(round_up(eps), gdp_epsilon_unchecked(ledger.mu, delta)), delta, self.method)
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         if ledger.mu < PLD_MIN_MU:
-            return Guarantee(epsilon, _gdp_delta(ledger.mu, epsilon), self.method)
+            return Guarantee(epsilon, gdp_delta_unchecked(ledger.mu, epsilon), self.method)
         d = float(self._accountant(ledger).get_delta(epsilon))
-        return Guarantee(epsilon, min(1.0, max(round_up(d), _gdp_delta(ledger.mu, epsilon))), self.method)
+        return Guarantee(epsilon, min(1.0, max(round_up(d), gdp_delta_unchecked(ledger.mu, epsilon))), self.method)
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .pld_events import pld_supports
-
         ok, reason = pld_supports(event)
         return None if ok else reason
 
     def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
-        from .pld_events import pld_epsilon
-
         g = pld_epsilon(event, delta, value_discretization_interval=self.value_discretization_interval)
         return Guarantee(g.epsilon, delta, self.method, error=g.error, lower=g.lower)
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
-        from .pld_events import pld_delta
-
         g = pld_delta(event, epsilon, value_discretization_interval=self.value_discretization_interval)
         return Guarantee(epsilon, g.delta, self.method, error=g.error, lower=g.lower)
 
@@ -452,7 +435,7 @@ class RdpAccountant(Accountant):
     def __post_init__(self) -> None:
         check_choice("conversion", self.conversion_name, RDP_CONVERSIONS)
         if self.orders is not None:
-            orders, _ = _validate_curve(self.orders, [0.0] * _length("orders", self.orders))
+            orders = check_rdp_orders(self.orders)
             object.__setattr__(self, "orders", tuple(float(o) for o in orders))
 
     @property
@@ -461,7 +444,7 @@ class RdpAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         if self.orders is None:
-            res = _linear_rdp_epsilon(ledger.rho, delta, self.conversion_name)
+            res = linear_rdp_epsilon_unchecked(ledger.rho, delta, self.conversion_name)
         else:
             o = np.asarray(self.orders)
             res = rdp_epsilon(o, o * ledger.rho, delta, conversion=self.conversion_name)
@@ -469,21 +452,17 @@ class RdpAccountant(Accountant):
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         if self.orders is None:
-            res = _linear_rdp_delta(ledger.rho, epsilon, self.conversion_name)
+            res = linear_rdp_delta_unchecked(ledger.rho, epsilon, self.conversion_name)
         else:
             o = np.asarray(self.orders)
             res = rdp_delta(o, o * ledger.rho, epsilon, conversion=self.conversion_name)
         return Guarantee(epsilon, res.delta, self.method, self.conversion_name, res.order)
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .rdp_events import rdp_supports
-
         ok, reason = rdp_supports(event)
         return None if ok else reason
 
     def _event_curve(self, event: Event) -> tuple[np.ndarray, np.ndarray]:
-        from .rdp_events import rdp_curve
-
         orders = np.asarray(EVENT_ORDERS if self.orders is None else self.orders, dtype=float)
         return orders, rdp_curve(event, orders)
 
@@ -514,17 +493,15 @@ class ZcdpAccountant(Accountant):
 
     def _epsilon(self, ledger: Ledger, delta: float) -> Guarantee:
         return Guarantee(
-            _zcdp_epsilon(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name
+            zcdp_epsilon_unchecked(ledger.rho, delta, self.conversion_name), delta, self.method, self.conversion_name
         )
 
     def _delta(self, ledger: Ledger, epsilon: float) -> Guarantee:
         return Guarantee(
-            epsilon, _zcdp_delta(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
+            epsilon, zcdp_delta_unchecked(ledger.rho, epsilon, self.conversion_name), self.method, self.conversion_name
         )
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .zcdp_events import gaussian_only, zcdp_refusal
-
         if self.conversion_name == "gaussian-exact" and not gaussian_only(event):
             return (
                 "the gaussian-exact conversion reads rho as a Gaussian's mu = sqrt(2 rho), which only Gaussian "
@@ -533,24 +510,24 @@ class ZcdpAccountant(Accountant):
         return zcdp_refusal(event)
 
     def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
-        from .zcdp_events import zcdp_event_rho
-
         rho = zcdp_event_rho(event)
         if rho == 0.0 or delta == 1.0:
             return self._guarantee(0.0, delta)
         if delta == 0.0 or math.isinf(rho):  # zCDP with ρ > 0 bounds no pure ε
             return self._guarantee(math.inf, delta)
-        return Guarantee(_zcdp_epsilon(rho, delta, self.conversion_name), delta, self.method, self.conversion_name)
+        return Guarantee(
+            zcdp_epsilon_unchecked(rho, delta, self.conversion_name), delta, self.method, self.conversion_name
+        )
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
-        from .zcdp_events import zcdp_event_rho
-
         rho = zcdp_event_rho(event)
         if rho == 0.0 or epsilon == math.inf:
             return self._guarantee(epsilon, 0.0)
         if math.isinf(rho):
             return self._guarantee(epsilon, 1.0)
-        return Guarantee(epsilon, _zcdp_delta(rho, epsilon, self.conversion_name), self.method, self.conversion_name)
+        return Guarantee(
+            epsilon, zcdp_delta_unchecked(rho, epsilon, self.conversion_name), self.method, self.conversion_name
+        )
 
 
 @dataclass(frozen=True)
@@ -570,26 +547,18 @@ class ClassicAccountant(Accountant):
         return Guarantee(epsilon, classic_composed_delta(self._ratios(ledger), epsilon), self.method)
 
     def _event_refusal(self, event: Event) -> str | None:
-        from .classic_events import classic_refusal
-
         return classic_refusal(event)
 
     def _event_epsilon(self, event: Event, delta: float) -> Guarantee:
-        from .classic_events import classic_event_epsilon
-
         if delta == 1.0:
             return self._guarantee(0.0, delta)
         if delta == 0.0:
-            from .classic_events import classic_parts
-
             parts = classic_parts(event)
             pure = parts.epsilon if not parts.gaussians and parts.delta == 0.0 else math.inf
             return self._guarantee(pure, delta)
         return Guarantee(classic_event_epsilon(event, delta), delta, self.method)
 
     def _event_delta(self, event: Event, epsilon: float) -> Guarantee:
-        from .classic_events import classic_event_delta
-
         if epsilon == math.inf:
             return self._guarantee(epsilon, 0.0)
         return Guarantee(epsilon, classic_event_delta(event, epsilon), self.method)

@@ -22,7 +22,7 @@ from typing import Any
 
 from .accountants import Accountant, RdpAccountant, make_accountant
 from .classic import classic_sigma
-from .gdp import _gdp_mu
+from .gdp import gdp_mu_unchecked
 from .ledger import GaussianRelease, Ledger
 from .numerics import feasible_root, round_up, times_count, times_sqrt_count
 from .validation import (
@@ -36,7 +36,7 @@ from .validation import (
     shown_int,
     target_warnings,
 )
-from .zcdp import _zcdp_rho
+from .zcdp import zcdp_rho_unchecked
 
 __all__ = ["Calibration", "calibrate_sigma", "calibrate_ledger_scale"]
 
@@ -182,13 +182,13 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
     if math.isinf(top):  # a template beyond the doubles: search from the ledger's own accountant
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     mu1 = top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)) if top > 0.0 else 0.0
-    exact_factor = mu1 / _gdp_mu(epsilon, delta)
+    exact_factor = mu1 / gdp_mu_unchecked(epsilon, delta)
     if acc.method == "exact":
         factor = exact_factor
     elif acc.method in ("rdp", "zcdp") and not (isinstance(acc, RdpAccountant) and acc.orders is not None):
         conv = acc.conversion or ""
         zconv = _RDP_TO_ZCDP.get(conv, conv) if acc.method == "rdp" else conv
-        rho = _zcdp_rho(epsilon, delta, zconv)
+        rho = zcdp_rho_unchecked(epsilon, delta, zconv)
         if not rho > 0.0:
             raise ValueError(
                 f"(epsilon, delta) = ({epsilon!r}, {delta!r}) is below what any positive rho-zCDP "

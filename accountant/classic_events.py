@@ -33,7 +33,7 @@ from .events import (
     TreeAggregationEvent,
 )
 from .numerics import round_up
-from .tree import max_psums_per_item
+from .tree_counts import max_psums_per_item
 
 __all__ = ["ClassicParts", "classic_parts", "classic_refusal", "classic_event_epsilon", "classic_event_delta"]
 

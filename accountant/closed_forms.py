@@ -40,6 +40,12 @@ __all__ = [
     "randomized_response_epsilon",
     "epsilon_delta_delta",
     "epsilon_delta_epsilon",
+    "laplace_delta_unchecked",
+    "laplace_epsilon_unchecked",
+    "randomized_response_delta_unchecked",
+    "randomized_response_epsilon_unchecked",
+    "epsilon_delta_delta_unchecked",
+    "epsilon_delta_epsilon_unchecked",
 ]
 
 _DPS = 50
@@ -73,10 +79,11 @@ def laplace_delta(epsilon0: float, epsilon: float) -> float:
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
-    return _laplace_delta(epsilon0, epsilon)
+    return laplace_delta_unchecked(epsilon0, epsilon)
 
 
-def _laplace_delta(epsilon0: float, epsilon: float) -> float:
+def laplace_delta_unchecked(epsilon0: float, epsilon: float) -> float:
+    """Unvalidated :func:`laplace_delta` (ε0, ε trusted)."""
     import mpmath
 
     if epsilon == math.inf or epsilon >= epsilon0:
@@ -97,10 +104,11 @@ def laplace_epsilon(epsilon0: float, delta: float) -> float:
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta = check_unit_interval("delta", delta)
-    return _laplace_epsilon(epsilon0, delta)
+    return laplace_epsilon_unchecked(epsilon0, delta)
 
 
-def _laplace_epsilon(epsilon0: float, delta: float) -> float:
+def laplace_epsilon_unchecked(epsilon0: float, delta: float) -> float:
+    """Unvalidated :func:`laplace_epsilon` (ε0, δ trusted)."""
     import mpmath
 
     if delta == 1.0 or epsilon0 == 0.0:
@@ -137,10 +145,11 @@ def randomized_response_delta(noise_parameter: float, epsilon: float, *, num_buc
     p = check_unit_interval("noise_parameter", noise_parameter)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     k = check_count("num_buckets", num_buckets)
-    return _rr_delta(p, k, epsilon)
+    return randomized_response_delta_unchecked(p, k, epsilon)
 
 
-def _rr_delta(p: float, k: int, epsilon: float) -> float:
+def randomized_response_delta_unchecked(p: float, k: int, epsilon: float) -> float:
+    """Unvalidated :func:`randomized_response_delta`: p the noise parameter, k the buckets (trusted)."""
     import mpmath
 
     if epsilon == math.inf or k == 1 or p == 1.0:
@@ -164,10 +173,11 @@ def randomized_response_epsilon(noise_parameter: float, delta: float, *, num_buc
     p = check_unit_interval("noise_parameter", noise_parameter)
     delta = check_unit_interval("delta", delta)
     k = check_count("num_buckets", num_buckets)
-    return _rr_epsilon(p, k, delta)
+    return randomized_response_epsilon_unchecked(p, k, delta)
 
 
-def _rr_epsilon(p: float, k: int, delta: float) -> float:
+def randomized_response_epsilon_unchecked(p: float, k: int, delta: float) -> float:
+    """Unvalidated :func:`randomized_response_epsilon`: p the noise parameter, k the buckets (trusted)."""
     import mpmath
 
     if delta == 1.0 or k == 1 or p == 1.0:
@@ -195,10 +205,11 @@ def epsilon_delta_delta(epsilon0: float, delta0: float, epsilon: float) -> float
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta0 = check_unit_interval("delta0", delta0)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
-    return _ed_delta(epsilon0, delta0, epsilon)
+    return epsilon_delta_delta_unchecked(epsilon0, delta0, epsilon)
 
 
-def _ed_delta(epsilon0: float, delta0: float, epsilon: float) -> float:
+def epsilon_delta_delta_unchecked(epsilon0: float, delta0: float, epsilon: float) -> float:
+    """Unvalidated :func:`epsilon_delta_delta` (ε0, δ0, ε trusted)."""
     import mpmath
 
     if epsilon == math.inf:
@@ -223,10 +234,11 @@ def epsilon_delta_epsilon(epsilon0: float, delta0: float, delta: float) -> float
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta0 = check_unit_interval("delta0", delta0)
     delta = check_unit_interval("delta", delta)
-    return _ed_epsilon(epsilon0, delta0, delta)
+    return epsilon_delta_epsilon_unchecked(epsilon0, delta0, delta)
 
 
-def _ed_epsilon(epsilon0: float, delta0: float, delta: float) -> float:
+def epsilon_delta_epsilon_unchecked(epsilon0: float, delta0: float, delta: float) -> float:
+    """Unvalidated :func:`epsilon_delta_epsilon` (ε0, δ0, δ trusted)."""
     import mpmath
 
     if delta == 1.0 or epsilon0 == 0.0 and delta >= delta0:

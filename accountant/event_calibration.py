@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .calibration import calibrate_sigma
-from .gdp import _gdp_epsilon, _gdp_mu
+from .gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
 from .numerics import brent_root, decimal_round, feasible_root, round_down, round_up
 from .validation import (
     check_choice,
@@ -201,7 +201,7 @@ def dpsgd_epsilon(
     if nm == 0.0:
         return 0.0 if delta >= _zero_noise_delta(q, steps) else math.inf
     if q == 1.0:
-        return _gdp_epsilon(round_up(math.sqrt(steps) / nm), delta)
+        return gdp_epsilon_unchecked(round_up(math.sqrt(steps) / nm), delta)
     if delta == 0.0:
         return math.inf
     return round_up(_pld_epsilon(q, nm, steps, delta, interval))
@@ -474,7 +474,7 @@ def calibrate_noise_multiplier(
         cal = calibrate_sigma(epsilon, delta, compositions=steps)
         note = "q = 1: the plain Gaussian mechanism (exact mu-GDP)"
         return result(cal.sigma, cal.epsilon, "exact", None, note, cal.epsilon)
-    mu = _gdp_mu(epsilon, delta)
+    mu = gdp_mu_unchecked(epsilon, delta)
     ratio = mu / (q * math.sqrt(steps))
     guess = 1.0 / math.sqrt(math.log1p(ratio * ratio)) if ratio > 0.0 else 1.0
     if method == "pld":
@@ -554,11 +554,11 @@ def largest_steps(
             t -= 1
         return result(t, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
     if q == 1.0:
-        mu = _gdp_mu(epsilon, delta)
+        mu = gdp_mu_unchecked(epsilon, delta)
         t = min(max_steps, int(math.floor(round_down((mu * nm) ** 2))))
-        while t > 0 and _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) > epsilon:
+        while t > 0 and gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) > epsilon:
             t -= 1
-        eps = _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) if t > 0 else 0.0
+        eps = gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) if t > 0 else 0.0
         return result(t, eps, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)", eps)
 
     if method == "rdp":
@@ -588,7 +588,7 @@ def largest_steps(
     one = certify(1)
     if one.epsilon > epsilon:
         return result(0, 0.0, "pld", one.value_discretization_interval, "one step already exceeds the target", 0.0)
-    mu = _gdp_mu(epsilon, delta)
+    mu = gdp_mu_unchecked(epsilon, delta)
     guess = max(1.0, (mu / _clt_mu(q, nm, 1.0)) ** 2) if _clt_mu(q, nm, 1.0) > 0 else 1.0
     guess = min(guess, max_steps)
     finest = _certified_interval(q, nm, int(guess), given)
@@ -648,10 +648,10 @@ def largest_sampling_probability(
         while q > 0.0 and _zero_noise_delta(q, steps) > delta:
             q = round_down(q * (1 - 1e-12))
         return result(q, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
-    gauss = _gdp_epsilon(round_up(math.sqrt(steps) / nm), delta)
+    gauss = gdp_epsilon_unchecked(round_up(math.sqrt(steps) / nm), delta)
     if gauss <= epsilon:
         return result(1.0, gauss, "exact", None, "q = 1 meets the target (the plain Gaussian, exact mu-GDP)", gauss)
-    mu = _gdp_mu(epsilon, delta)
+    mu = gdp_mu_unchecked(epsilon, delta)
     guess = min(0.5, mu / _clt_mu(1.0, nm, steps))
 
     if method == "rdp":
@@ -738,7 +738,7 @@ def largest_batch_size(
         if method == "rdp":
             return round_up(_rdp_epsilon(q, nm, t, delta)), None, None
         if q >= 1.0:
-            e = _gdp_epsilon(round_up(math.sqrt(t) / nm), delta) if nm > 0 else math.inf
+            e = gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) if nm > 0 else math.inf
             return e, e, None
         if nm == math.inf:
             return 0.0, 0.0, None
@@ -750,7 +750,7 @@ def largest_batch_size(
         return result(n, None, full[0], full[1], "the whole dataset in every batch meets the target")
     if eps_of(1)[0] > epsilon:
         return result(0, None, 0.0, 0.0, "not even a batch of 1 meets the target")
-    mu = _gdp_mu(epsilon, delta)
+    mu = gdp_mu_unchecked(epsilon, delta)
     assert epochs is not None  # (steps given returned above)
     growth = epochs * math.expm1(min(1.0 / (nm * nm), 700.0)) / n  # CLT: μ² ≈ B·E·(e^{1/nm²} − 1)/N
     guess = min(float(n - 1), max(1.0, mu * mu / growth)) if growth > 0 else 1.0

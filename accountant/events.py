@@ -31,7 +31,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
-from .ledger import Ledger
 from .numerics import round_up
 from .sensitivity import check_relation
 from .validation import (
@@ -58,7 +57,6 @@ __all__ = [
     "NonPrivateEvent",
     "EVENT_KINDS",
     "walk",
-    "event_from_ledger",
     "scale_noise",
     "describe",
 ]
@@ -516,18 +514,6 @@ def _walk(event: Event) -> Iterator[tuple[Event, int]]:
             stack.extend((child, mult) for child in reversed(node.events))
         else:
             yield node, mult
-
-
-def event_from_ledger(ledger: Ledger) -> ComposedEvent:
-    """A :class:`~dpkit.accountant.ledger.Ledger` as one event (its :attr:`~dpkit.accountant.ledger.Ledger.event`).
-
-    Each Gaussian release becomes ``GaussianEvent.from_sigma(σ, sensitivity=Δ, relation=…)``, self-composed
-    ``count`` times: a ledger's Δ already carries the relation it was derived under, so μ of each release is
-    Δ/σ as in the ledger; each event release is its event, self-composed ``count`` times.
-    """
-    if not isinstance(ledger, Ledger):
-        raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
-    return ledger.event
 
 
 def scale_noise(event: Event, factor: float) -> Event:

@@ -32,7 +32,15 @@ from scipy import special
 from .numerics import conservative_delta, feasible_root, log_delta_margin, round_down, round_up
 from .validation import check_extended_nonnegative, check_positive, check_unit_interval
 
-__all__ = ["gdp_log_delta", "gdp_delta", "gdp_epsilon", "gdp_mu"]
+__all__ = [
+    "gdp_log_delta",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
+    "gdp_delta_unchecked",
+    "gdp_epsilon_unchecked",
+    "gdp_mu_unchecked",
+]
 
 _SQRT1_2 = math.sqrt(0.5)
 _LN2 = math.log(2.0)
@@ -116,10 +124,10 @@ def gdp_delta(mu: float, epsilon: float) -> float:
     """
     mu = check_positive("mu", mu)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
-    return _gdp_delta(mu, epsilon)
+    return gdp_delta_unchecked(mu, epsilon)
 
 
-def _gdp_delta(mu: float, epsilon: float) -> float:
+def gdp_delta_unchecked(mu: float, epsilon: float) -> float:
     """Unvalidated :func:`gdp_delta` (μ, ε trusted)."""
     if epsilon == math.inf:
         return 0.0
@@ -136,10 +144,11 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     """
     mu = check_positive("mu", mu)
     delta = check_unit_interval("delta", delta)
-    return _gdp_epsilon(mu, delta)
+    return gdp_epsilon_unchecked(mu, delta)
 
 
-def _gdp_epsilon(mu: float, delta: float) -> float:
+def gdp_epsilon_unchecked(mu: float, delta: float) -> float:
+    """Unvalidated :func:`gdp_epsilon` (μ, δ trusted)."""
     if delta == 1.0:  # every mechanism is (0, 1)-DP
         return 0.0
     if delta == 0.0 or mu > MU_OVERFLOW:
@@ -180,10 +189,11 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     """
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     delta = check_unit_interval("delta", delta)
-    return _gdp_mu(epsilon, delta)
+    return gdp_mu_unchecked(epsilon, delta)
 
 
-def _gdp_mu(epsilon: float, delta: float) -> float:
+def gdp_mu_unchecked(epsilon: float, delta: float) -> float:
+    """Unvalidated :func:`gdp_mu` (ε, δ trusted)."""
     if epsilon == math.inf or delta == 1.0:
         return math.inf
     if delta == 0.0:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
     import dp_accounting
 
-    from .events import ComposedEvent, Event
-
+from .events import ComposedEvent, Event, GaussianEvent, SelfComposedEvent, scale_noise
+from .interop import to_dp_event
 from .numerics import round_up, times_count, times_sqrt_count
 from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive
 
-__all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger"]
+__all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger", "event_from_ledger"]
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,6 @@ class GaussianRelease:
 
     def to_event(self, relation: str = "add_remove") -> Event:
         """This release as an event stated under ``relation`` (the same μ = Δ/σ per release under either)."""
-        from .events import GaussianEvent, SelfComposedEvent
-
         leaf = GaussianEvent.from_sigma(self.sigma, sensitivity=self.sensitivity, relation=relation)
         return leaf if self.count == 1 else SelfComposedEvent(leaf, self.count)
 
@@ -76,8 +74,6 @@ class EventRelease:
     count: int = 1
 
     def __post_init__(self) -> None:
-        from .events import Event
-
         if not isinstance(self.name, str):
             raise ArgumentTypeError(f"release name must be a non-empty string, got {self.name!r}")
         if not self.name.strip():
@@ -91,8 +87,6 @@ class EventRelease:
 
     def to_event(self, relation: str | None = None) -> Event:
         """The release as one event (``count`` compositions of :attr:`event`); ``relation`` must be the event's."""
-        from .events import SelfComposedEvent
-
         if relation is not None and relation != self.event.relation:
             raise ValueError(f"{self.name} is stated under {self.event.relation}, not {relation}")
         return self.event if self.count == 1 else SelfComposedEvent(self.event, self.count)
@@ -136,8 +130,6 @@ class Ledger:
     @property
     def event(self) -> ComposedEvent:
         """The whole ledger as one event, each release in order (Gaussian releases at their μ = Δ/σ)."""
-        from .events import ComposedEvent
-
         relation = self.relation
         return ComposedEvent(tuple(r.to_event(relation) for r in self.releases))
 
@@ -159,8 +151,6 @@ class Ledger:
     def from_dicts(cls, items: Iterable[Mapping[str, object]]) -> Ledger:
         """Build a ledger from mappings: ``name``, ``sensitivity``, ``sigma`` (a Gaussian release) or ``name``,
         ``event`` (an event in :meth:`~dpkit.accountant.events.Event.to_dict`'s form), and an optional ``count``."""
-        from .events import Event
-
         releases: list[Release] = []
         for i, item in enumerate(items):
             if not isinstance(item, Mapping):
@@ -213,8 +203,6 @@ class Ledger:
     def scaled(self, factor: float) -> Ledger:
         """The same ledger with every noise scale multiplied by ``factor`` (> 0): each Gaussian release's σ, and
         each event's noise multipliers (:func:`dpkit.accountant.events.scale_noise`)."""
-        from .events import scale_noise
-
         factor = check_positive("factor", factor)
         return Ledger(
             tuple(
@@ -237,8 +225,6 @@ class Ledger:
         import dp_accounting
 
         if not self.is_gaussian:
-            from .interop import to_dp_event
-
             return to_dp_event(self.event)
         events: list[dp_accounting.DpEvent] = []
         for r in self._gaussian("to_dp_event"):
@@ -247,3 +233,15 @@ class Ledger:
                 event = dp_accounting.SelfComposedDpEvent(event, r.count)
             events.append(event)
         return events[0] if len(events) == 1 else dp_accounting.ComposedDpEvent(events)
+
+
+def event_from_ledger(ledger: Ledger) -> ComposedEvent:
+    """A :class:`~dpkit.accountant.ledger.Ledger` as one event (its :attr:`~dpkit.accountant.ledger.Ledger.event`).
+
+    Each Gaussian release becomes ``GaussianEvent.from_sigma(σ, sensitivity=Δ, relation=…)``, self-composed
+    ``count`` times: a ledger's Δ already carries the relation it was derived under, so μ of each release is
+    Δ/σ as in the ledger; each event release is its event, self-composed ``count`` times.
+    """
+    if not isinstance(ledger, Ledger):
+        raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
+    return ledger.event

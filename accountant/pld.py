@@ -16,12 +16,17 @@ if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s 
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
-__all__ = ["DEFAULT_DISCRETIZATION", "auto_discretization", "pld_accountant_for"]
+__all__ = ["DEFAULT_DISCRETIZATION", "PLD_MAX_MU", "PLD_MIN_MU", "auto_discretization", "pld_accountant_for"]
 
 #: dp-accounting's default value discretisation interval.
 DEFAULT_DISCRETIZATION = 1e-4
 #: Target number of grid points of the composed privacy loss under :func:`auto_discretization`.
 AUTO_GRID_POINTS = 2e5
+#: Largest composed μ the pld method accepts: dp-accounting 0.6 overflows by μ = 3e4 (ε ~ 4.5e8).
+PLD_MAX_MU = 1e4
+#: Below this μ (a noise multiplier above 1e150) dp-accounting overflows squaring the noise multiplier
+#: (at about 1.3e154); the pld method then reports the exact profile, which it is raised to anyway.
+PLD_MIN_MU = 1e-150
 
 
 def auto_discretization(mu: float) -> float:

@@ -38,31 +38,24 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .accountants import PLD_MAX_MU, PLD_MIN_MU
-from .closed_forms import _ed_delta, _ed_epsilon, _laplace_delta, _laplace_epsilon, _rr_delta, _rr_epsilon
-from .events import (
-    ComposedEvent,
-    EpsilonDeltaEvent,
-    Event,
-    GaussianEvent,
-    GroupEvent,
-    LaplaceEvent,
-    NonPrivateEvent,
-    NoOpEvent,
-    PoissonSampledEvent,
-    RandomizedResponseEvent,
-    SampledWithoutReplacementEvent,
-    SelfComposedEvent,
-    TreeAggregationEvent,
+from .event_plans import (
+    EventPlan,
+    PlanBuilder,
+    PlanLeaf,
+    UnsupportedEvent,
+    check_event,
+    lower_event,
+    plan_event,
 )
-from .gdp import _gdp_delta, _gdp_epsilon
-from .numerics import round_up, times_count
-from .pld import auto_discretization
-from .validation import ArgumentTypeError, check_extended_nonnegative, check_positive, check_unit_interval
+from .events import (
+    Event,
+)
+from .numerics import round_up
+from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization
+from .validation import check_extended_nonnegative, check_positive, check_unit_interval
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
     from dp_accounting.pld import privacy_loss_distribution
@@ -81,338 +74,14 @@ __all__ = [
     "event_interval",
 ]
 
-#: Tail mass dp-accounting truncates (to +inf, pessimistically) per compose / self_compose call.
-TAIL_TRUNCATION = 1e-15
-#: Noise mass dp-accounting drops per discretised mechanism (log_mass_truncation_bound = −50, both tails).
-_LEAF_TRUNCATION = 2.0 * math.exp(-50.0)
-
-
-def _up(x: float, ulps: int = 4) -> float:
-    """``x`` rounded up, but 0 stays 0 (``round_up(0.0)`` is the smallest subnormal)."""
-    return round_up(x, ulps=ulps) if x > 0.0 else x
-
-
-def _div_up(numerator: float, denominator: float) -> float:
-    """numerator/denominator rounded up to the next double (exact quotients stay as they are)."""
-    q = numerator / denominator
-    if math.isfinite(q) and Fraction(q) < Fraction(numerator) / Fraction(denominator):
-        q = math.nextafter(q, math.inf)
-    return q
-
-
-class _Unsupported(Exception):
-    """Raised while lowering an event the PLD method cannot express (the message is the reason)."""
-
-
-# A plan leaf: ("laplace", noise_multiplier, sensitivity), ("rr", p, k), ("approx", ε, δ),
-# ("poisson_gaussian", q, noise_multiplier), ("poisson_laplace", q, noise_multiplier).
-_Leaf = tuple[str, float, float]
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """An event lowered to what the PLD accountant composes (hashable: PLDs are cached on it)."""
-
-    relation: str
-    gaussian_mu2: float = 0.0  # Σ count·μ² of the plain Gaussian releases
-    leaves: tuple[tuple[_Leaf, int], ...] = ()  # other mechanisms and their multiplicities
-    non_private: bool = False
-
-    @property
-    def empty(self) -> bool:
-        return not self.non_private and self.gaussian_mu2 == 0.0 and not self.leaves
-
-    @property
-    def discretisations(self) -> int:
-        """m: how many discretised privacy losses the composed PLD sums."""
-        return (1 if self.gaussian_mu2 > 0.0 else 0) + sum(c for _, c in self.leaves)
-
-    @property
-    def tail_mass(self) -> float:
-        """τ: an upper bound on the mass dp-accounting's truncations moved to +inf."""
-        ops = 2 * len(self.leaves) + 1
-        return TAIL_TRUNCATION * ops + _LEAF_TRUNCATION * self.discretisations
-
-    def effective_mu(self) -> float:
-        """A GDP-like width of the composed privacy loss (for the automatic discretisation interval)."""
-        total = self.gaussian_mu2
-        for (kind, a, b), count in self.leaves:
-            if kind == "laplace":
-                eps = b / a
-            elif kind == "rr":
-                eps = _rr_epsilon(a, int(b), 0.0)
-            elif kind == "approx":
-                eps = a
-            elif kind == "poisson_gaussian":
-                b2 = b * b
-                total += count * a * a * math.expm1(min(1.0 / b2, 700.0)) if b2 > 0.0 else math.inf
-                continue
-            else:  # poisson_laplace
-                eps = math.log1p(a * math.expm1(min(1.0 / b, 700.0))) if b > 0.0 else math.inf
-            total += count * min(eps, 1e150) ** 2
-        return math.sqrt(total)
-
-    def pure_epsilon(self) -> float | None:
-        """ε at δ = 0 (the essential supremum of the composed loss), rounded up; None if not pure DP.
-
-        Summed in exact rationals (a Laplace ε₀ = Δ/b and a given ε are rational; logarithms are
-        rounded up first), so 3 × Laplace(1) + 2 × Laplace(2) is 4 exactly.
-        """
-        if self.gaussian_mu2 > 0.0:
-            return None
-        remove = add = Fraction(0)
-        for (kind, a, b), count in self.leaves:
-            if kind == "laplace":
-                r = d = Fraction(b) / Fraction(a)
-            elif kind == "rr":
-                r = d = Fraction(_rr_epsilon(a, int(b), 0.0))
-            elif kind == "approx" and b == 0.0:
-                r = d = Fraction(a)
-            elif kind == "poisson_laplace":
-                e0 = 1.0 / b
-                r = Fraction(round_up(math.log1p(a * math.expm1(e0)), ulps=16))
-                d = Fraction(round_up(-math.log1p(-a * -math.expm1(-e0)), ulps=16))
-            else:
-                return None
-            remove += count * r
-            add += count * d
-        total = max(remove, add)
-        out = float(total)
-        return math.nextafter(out, math.inf) if Fraction(out) < total else out
-
-    def _closed_parts(self) -> list[_Plan]:
-        """The parts of the plan that have an exact profile: the merged Gaussian, and each single Laplace,
-        randomized-response or (ε, δ) leaf."""
-        parts = [_Plan(self.relation, gaussian_mu2=self.gaussian_mu2)] if self.gaussian_mu2 > 0.0 else []
-        for (kind, a, b), count in self.leaves:
-            if count == 1 and kind in ("laplace", "rr", "approx"):
-                parts.append(_Plan(self.relation, leaves=(((kind, a, b), 1),)))
-        return parts
-
-    def part_floor_epsilon(self, delta: float) -> float:
-        """The largest exact ε(δ) of a part of the plan that has a closed form (:meth:`_closed_parts`): a
-        composition is at least each of its parts (post-processing), so no PLD figure may fall below it. 0 when
-        no part has one."""
-        return max([0.0] + [part.exact_epsilon(delta) for part in self._closed_parts()])
-
-    def part_floor_delta(self, epsilon: float) -> float:
-        """As :meth:`part_floor_epsilon`, for δ(ε)."""
-        return max([0.0] + [part.exact_delta(epsilon) for part in self._closed_parts()])
-
-    def closed_form(self) -> str | None:
-        """The name of the exact profile of this plan, if it has one."""
-        if self.non_private or self.empty:
-            return None
-        if not self.leaves:
-            return "gdp"
-        if self.gaussian_mu2 == 0.0 and len(self.leaves) == 1 and self.leaves[0][1] == 1:
-            kind = self.leaves[0][0][0]
-            return {"laplace": "laplace", "rr": "randomized_response", "approx": "epsilon_delta"}.get(kind)
-        return None
-
-    def exact_epsilon(self, delta: float) -> float:
-        name = self.closed_form()
-        if name == "gdp":
-            return _gdp_epsilon(round_up(math.sqrt(self.gaussian_mu2)), delta)
-        (_, a, b), _ = self.leaves[0]
-        if name == "laplace":
-            return _laplace_epsilon(_div_up(b, a), delta)
-        if name == "randomized_response":
-            return _rr_epsilon(a, int(b), delta)
-        return _ed_epsilon(a, b, delta)
-
-    def exact_delta(self, epsilon: float) -> float:
-        name = self.closed_form()
-        if name == "gdp":
-            return _gdp_delta(round_up(math.sqrt(self.gaussian_mu2)), epsilon)
-        (_, a, b), _ = self.leaves[0]
-        if name == "laplace":
-            return _laplace_delta(_div_up(b, a), epsilon)
-        if name == "randomized_response":
-            return _rr_delta(a, int(b), epsilon)
-        return _ed_delta(a, b, epsilon)
-
-
-@dataclass
-class _Builder:
-    relation: str
-    mu2: list[float] = field(default_factory=list)
-    leaves: dict[_Leaf, int] = field(default_factory=dict)
-    non_private: bool = False
-
-    def add(self, leaf: _Leaf, count: int) -> None:
-        if leaf[0] == "approx" and (leaf[2] >= 1.0 or math.isinf(leaf[1])):  # (ε, 1) or (∞, δ): no privacy at all
-            self.non_private = True
-            return
-        self.leaves[leaf] = self.leaves.get(leaf, 0) + count
-
-    def plan(self) -> _Plan:
-        if self.non_private:
-            return _Plan(self.relation, non_private=True)
-        mu2 = round_up(math.fsum(self.mu2), ulps=4 + len(self.mu2)) if self.mu2 else 0.0
-        if math.isinf(mu2):
-            return _Plan(self.relation, non_private=True)
-        return _Plan(self.relation, mu2, tuple(sorted(self.leaves.items())))
-
-
-def _group_approx(epsilon: float, delta: float, group: int) -> tuple[float, float]:
-    """(kε, δ Σ_{i<k} e^{iε}): group privacy of an (ε, δ)-DP release, rounded up."""
-    if group == 1:
-        return epsilon, delta
-    eps = _up(group * epsilon)
-    if delta == 0.0:
-        return eps, 0.0
-    if epsilon == 0.0:
-        return eps, min(1.0, _up(group * delta))
-    if math.isinf(epsilon):
-        return math.inf, 1.0
-    # log(δ Σ_{i<k} e^{iε}) = log δ + log(e^{kε} − 1) − log(e^ε − 1), in logs: no overflow however large kε
-    log_delta = math.log(delta) + _log_expm1(group * epsilon) - _log_expm1(epsilon)
-    if log_delta >= 0.0:
-        return eps, 1.0  # the group bound says nothing: δ = 1
-    return eps, min(1.0, _up(math.exp(log_delta), ulps=16))
-
-
-def _log_expm1(x: float) -> float:
-    """log(e^x − 1) for x > 0, without overflow."""
-    return x + math.log1p(-math.exp(-x)) if x > 1.0 else math.log(math.expm1(x))
-
-
-def _lower(event: Event, mult: int, group: int, out: _Builder) -> None:
-    """Add ``mult`` runs of ``event`` (for groups of ``group`` records) to ``out``; raise _Unsupported."""
-    if out.non_private:
-        return
-    if isinstance(event, SelfComposedEvent):
-        _lower(event.event, mult * event.count, group, out)
-    elif isinstance(event, ComposedEvent):
-        for child in event.events:
-            _lower(child, mult, group, out)
-    elif isinstance(event, GroupEvent):
-        _lower(event.event, mult, group * event.group_size, out)
-    elif isinstance(event, NoOpEvent):
-        pass
-    elif isinstance(event, NonPrivateEvent):
-        out.non_private = True
-    elif isinstance(event, GaussianEvent | TreeAggregationEvent):
-        nm = event.noise_multiplier
-        if nm == math.inf:
-            return
-        if nm == 0.0:
-            out.non_private = True
-            return
-        depth = max(event.step_counts).bit_length() if isinstance(event, TreeAggregationEvent) else 1
-        ratio = (1.0 if event.relation == "add_remove" else 2.0) * group / nm
-        out.mu2.append(times_count(mult * depth, ratio * ratio))  # any count
-    elif isinstance(event, LaplaceEvent):
-        nm = event.noise_multiplier
-        if nm == math.inf:
-            return
-        if nm == 0.0:
-            out.non_private = True
-            return
-        out.add(("laplace", nm, (1.0 if event.relation == "add_remove" else 2.0) * group), mult)
-    elif isinstance(event, RandomizedResponseEvent):
-        if event.relation != "replace_one":
-            raise _Unsupported(
-                "randomized response: dp-accounting defines its PLD under replace_one only, got relation add_remove"
-            )
-        p, k = event.noise_parameter, event.num_buckets
-        if k == 1 or p == 1.0:
-            return
-        if p == 0.0:
-            out.non_private = True
-            return
-        if group == 1:
-            out.add(("rr", p, float(k)), mult)
-        else:
-            out.add(("approx", *_group_approx(_rr_epsilon(p, k, 0.0), 0.0, group)), mult)
-    elif isinstance(event, EpsilonDeltaEvent):
-        eps, delta = _group_approx(event.epsilon, event.delta, group)
-        if eps == math.inf or delta == 1.0:
-            out.non_private = True
-        elif eps > 0.0 or delta > 0.0:
-            out.add(("approx", eps, delta), mult)
-    elif isinstance(event, PoissonSampledEvent):
-        _lower_poisson(event, mult, group, out)
-    elif isinstance(event, SampledWithoutReplacementEvent):
-        raise _Unsupported(
-            "sampling without replacement: no PLD of it is available here (use the rdp method: Wang, Balle "
-            "and Kasiviswanathan 2019)"
-        )
-    else:
-        raise _Unsupported(f"{type(event).__name__} is not an event the pld method knows")
-
-
-def _lower_poisson(event: PoissonSampledEvent, mult: int, group: int, out: _Builder) -> None:
-    q, child = event.sampling_probability, event.event
-    if q == 0.0:
-        return
-    if q == 1.0:
-        _lower(child, mult, group, out)
-        return
-    if group != 1:
-        raise _Unsupported("group privacy of a Poisson-subsampled event: no PLD of it is available here")
-    if isinstance(child, GaussianEvent | LaplaceEvent) and child.noise_multiplier == math.inf:
-        return
-    if isinstance(child, NoOpEvent):
-        return
-    nm = child.noise_multiplier if isinstance(child, GaussianEvent | LaplaceEvent) else math.nan
-    if isinstance(child, NonPrivateEvent) or nm == 0.0:
-        # with probability q the record's data is released as is: exactly the (0, q) dominating pair
-        if child.relation != "add_remove":
-            raise _Unsupported("a Poisson-subsampled non-private event is expressed under add_remove only")
-        out.add(("approx", 0.0, q), mult)
-    elif isinstance(child, GaussianEvent):
-        out.add(("poisson_gaussian", q, nm), mult)
-    elif isinstance(child, LaplaceEvent):
-        if child.relation != "add_remove":
-            raise _Unsupported(
-                "a Poisson-subsampled Laplace: dp-accounting's PLD needs add_remove, got relation replace_one"
-            )
-        out.add(("poisson_laplace", q, nm), mult)
-    elif isinstance(child, EpsilonDeltaEvent):
-        if child.relation != "add_remove":
-            raise _Unsupported(
-                "a Poisson-subsampled (epsilon, delta) release: amplification is stated under add_remove, "
-                "got relation replace_one"
-            )
-        if child.epsilon == math.inf or child.delta == 1.0:
-            out.add(("approx", 0.0, q), mult)  # no better than releasing the record when sampled
-            return
-        # amplification by Poisson subsampling (Balle, Barthe and Gaboardi 2018): (log(1 + q(e^ε − 1)), qδ)
-        eps = _up(math.log1p(q * math.expm1(child.epsilon)), ulps=8)
-        delta = min(1.0, _up(q * child.delta))
-        if eps > 0.0 or delta > 0.0:
-            out.add(("approx", eps, delta), mult)
-    else:
-        raise _Unsupported(
-            f"Poisson sampling of {type(child).__name__}: the pld method subsamples a Gaussian, a Laplace or an "
-            f"(epsilon, delta) release only"
-        )
-
-
-def _check_event(event: object) -> Event:
-    if not isinstance(event, Event):
-        raise ArgumentTypeError(f"event must be a dpkit event (dpkit.accountant.events.Event), got {event!r}")
-    return event
-
-
-def _plan(event: Event) -> _Plan:
-    out = _Builder(event.relation)
-    try:
-        _lower(event, 1, 1, out)
-    except _Unsupported as err:
-        raise ValueError(f"pld: {err}") from None
-    return out.plan()
-
 
 def pld_supports(event: Event) -> tuple[bool, str]:
     """Whether the pld method can account for ``event``, and if not, why (``(True, "")`` when it can)."""
-    event = _check_event(event)
-    out = _Builder(event.relation)
+    event = check_event(event)
+    out = PlanBuilder(event.relation)
     try:
-        _lower(event, 1, 1, out)
-    except _Unsupported as err:
+        lower_event(event, 1, 1, out)
+    except UnsupportedEvent as err:
         return False, str(err)
     return True, ""
 
@@ -428,7 +97,7 @@ def _relation(name: str) -> Any:
     return rel.ADD_OR_REMOVE_ONE if name == "add_remove" else rel.REPLACE_ONE
 
 
-def _leaf_pld(leaf: _Leaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
@@ -455,7 +124,7 @@ def _leaf_pld(leaf: _Leaf, relation: str, interval: float) -> privacy_loss_distr
 
 
 @functools.lru_cache(maxsize=16)
-def _composed_pld(plan: _Plan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+def _composed_pld(plan: EventPlan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     """The composed PLD; a plan dp-accounting cannot discretise (its arithmetic fails: a release of the records
     themselves with probability δ, noise beyond the doubles) is refused with the reason, never a traceback."""
     try:
@@ -466,7 +135,7 @@ def _composed_pld(plan: _Plan, interval: float) -> privacy_loss_distribution.Pri
         ) from None
 
 
-def _composed_pld_unchecked(plan: _Plan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+def _composed_pld_unchecked(plan: EventPlan, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     parts = []
@@ -490,7 +159,7 @@ def _composed_pld_unchecked(plan: _Plan, interval: float) -> privacy_loss_distri
     return out
 
 
-def _interval(plan: _Plan, given: float | None) -> float | None:
+def _interval(plan: EventPlan, given: float | None) -> float | None:
     """The discretisation interval to use, or None when dp-accounting's PLD cannot represent the plan."""
     mu = plan.effective_mu()
     if 0.0 < plan.gaussian_mu2 and math.sqrt(plan.gaussian_mu2) < PLD_MIN_MU:
@@ -511,7 +180,7 @@ def _interval(plan: _Plan, given: float | None) -> float | None:
 def event_interval(event: Event) -> float:
     """The discretisation interval :func:`pld_epsilon` uses for ``event`` by default (ValueError where it has
     none: the PLD cannot represent the event)."""
-    plan = _plan(_check_event(event))
+    plan = plan_event(check_event(event))
     interval = _interval(plan, None)
     if interval is None:
         raise ValueError(f"pld: effective mu = {plan.effective_mu():.6g} is beyond what dp-accounting's PLD represents")
@@ -527,10 +196,10 @@ def pld_for_event(
     event: Event, *, value_discretization_interval: float | None = None
 ) -> privacy_loss_distribution.PrivacyLossDistribution:
     """dp-accounting's pessimistic ``PrivacyLossDistribution`` of ``event`` (interval automatic unless given)."""
-    event = _check_event(event)
+    event = check_event(event)
     if value_discretization_interval is not None:
         check_positive("value_discretization_interval", value_discretization_interval)
-    plan = _plan(event)
+    plan = plan_event(event)
     if plan.non_private:
         raise ValueError("pld: the event is not private (epsilon = inf at every delta < 1)")
     interval = _interval(plan, value_discretization_interval)
@@ -579,7 +248,7 @@ def _checked_interval(value: object) -> float | None:
 
 
 def _discretised(
-    plan: _Plan, given: float | None, exact: float | None
+    plan: EventPlan, given: float | None, exact: float | None
 ) -> tuple[privacy_loss_distribution.PrivacyLossDistribution | None, float | None]:
     """The plan's composed PLD and its interval; (None, None) where dp-accounting cannot represent or discretise
     it but the plan's closed form ``exact`` answers; a ValueError with the reason where neither can."""
@@ -605,10 +274,10 @@ def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: fl
     ε(1) = 0; ε(0) is the pure ε of a purely DP event (exact) and +inf otherwise; a non-private
     event has ε = +inf below δ = 1.
     """
-    event = _check_event(event)
+    event = check_event(event)
     delta = check_unit_interval("delta", delta)
     given = _checked_interval(value_discretization_interval)
-    plan = _plan(event)
+    plan = plan_event(event)
     rel = event.relation
     if delta == 1.0 or plan.empty:
         return PldGuarantee(0.0, delta, rel, None, 0.0, None, 0.0)
@@ -647,7 +316,7 @@ def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: fl
 _CONNECT_THE_DOTS = ("laplace", "poisson_gaussian", "poisson_laplace")
 
 
-def _discretisation(plan: _Plan, interval: float) -> Discretisation:
+def _discretisation(plan: EventPlan, interval: float) -> Discretisation:
     """How the plan's composed PLD departs from the truth (:mod:`dpkit.accountant.pld_bounds`): the connect-the-dots
     factors (the merged Gaussian counts once), the rounded-up ones, and twice the truncated mass (FFT wrap-around
     and the mass dp-accounting adds at +inf)."""
@@ -659,7 +328,7 @@ def _discretisation(plan: _Plan, interval: float) -> Discretisation:
 
 
 def _lower_epsilon(
-    plan: _Plan, pld: privacy_loss_distribution.PrivacyLossDistribution, interval: float, delta: float
+    plan: EventPlan, pld: privacy_loss_distribution.PrivacyLossDistribution, interval: float, delta: float
 ) -> float:
     """The largest of the lower bounds on the true ε(δ): the second-order bound of :mod:`.pld_bounds`, the
     first-order one ε_pld(δ + τ) − m·h (module docstring), and the exact ε of each part that has one."""
@@ -679,7 +348,7 @@ def _lower_epsilon(
 FINER_LOWER_WIDTH = 0.008
 
 
-def _finer_lower_epsilon(plan: _Plan, interval: float, delta: float, upper: float, lower: float) -> float:
+def _finer_lower_epsilon(plan: EventPlan, interval: float, delta: float, upper: float, lower: float) -> float:
     """DP-SGD (a plan of one subsampled Gaussian under add/remove, many steps): where the interval is wider than
     :data:`FINER_LOWER_WIDTH` of ε, the lower bound of the remove pair alone (the true ε is at least its) on a
     grid 2 and then 4 times finer; ``lower`` otherwise."""
@@ -707,10 +376,10 @@ def pld_delta(event: Event, epsilon: float, *, value_discretization_interval: fl
     δ(+inf) = 0; δ(ε) = 0 exactly once ε reaches the pure ε of a purely DP event (dp-accounting's
     truncation alone would give ~1e-14 there); a non-private event has δ = 1 at finite ε.
     """
-    event = _check_event(event)
+    event = check_event(event)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     given = _checked_interval(value_discretization_interval)
-    plan = _plan(event)
+    plan = plan_event(event)
     rel = event.relation
     if epsilon == math.inf or plan.empty:
         return PldGuarantee(epsilon, 0.0, rel, None, 0.0, None, 0.0)
@@ -750,11 +419,11 @@ def closed_form_refusal(event: Event) -> str | None:
     one randomized response, one (ε, δ) release, no-op and non-private events, and — at δ = 0 or
     ε beyond it only — the pure ε of a purely DP composition.
     """
-    event = _check_event(event)
-    out = _Builder(event.relation)
+    event = check_event(event)
+    out = PlanBuilder(event.relation)
     try:
-        _lower(event, 1, 1, out)
-    except _Unsupported as err:
+        lower_event(event, 1, 1, out)
+    except UnsupportedEvent as err:
         return str(err)
     plan = out.plan()
     if plan.non_private or plan.empty or plan.closed_form() is not None:
@@ -765,16 +434,16 @@ def closed_form_refusal(event: Event) -> str | None:
     )
 
 
-def _closed_plan(event: Event) -> _Plan:
+def _closed_plan(event: Event) -> EventPlan:
     reason = closed_form_refusal(event)
     if reason is not None:
         raise ValueError(f"exact: {reason}")
-    return _plan(event)
+    return plan_event(event)
 
 
 def closed_form_epsilon(event: Event, delta: float) -> float:
     """The exact ε(δ) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
-    event = _check_event(event)
+    event = check_event(event)
     delta = check_unit_interval("delta", delta)
     plan = _closed_plan(event)
     if delta == 1.0 or plan.empty:
@@ -789,7 +458,7 @@ def closed_form_epsilon(event: Event, delta: float) -> float:
 
 def closed_form_delta(event: Event, epsilon: float) -> float:
     """The exact δ(ε) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
-    event = _check_event(event)
+    event = check_event(event)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     plan = _closed_plan(event)
     if epsilon == math.inf or plan.empty:

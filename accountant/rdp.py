@@ -57,6 +57,9 @@ __all__ = [
     "rdp_delta",
     "linear_rdp_epsilon",
     "linear_rdp_delta",
+    "linear_rdp_epsilon_unchecked",
+    "linear_rdp_delta_unchecked",
+    "check_rdp_orders",
 ]
 
 RdpConversionName = Literal["improved", "mironov"]
@@ -150,6 +153,12 @@ def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndar
     if bad.size:
         raise ValueError(f"values must be >= 0, got values[{bad[0]}] = {float(v[bad[0]])!r}")
     return o, v
+
+
+def check_rdp_orders(orders: object) -> np.ndarray:
+    """Rényi orders as a 1-d float array, each > 1 (α = +inf allowed), or an error naming the bad one."""
+    o, _ = _validate_curve(orders, [0.0] * _length("orders", orders))
+    return o
 
 
 def _pure_epsilon(values: np.ndarray, delta: float) -> np.ndarray:
@@ -267,10 +276,11 @@ def linear_rdp_epsilon(rho: float, delta: float, *, conversion: RdpConversionNam
     rho = check_nonnegative("rho", rho)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
-    return _linear_rdp_epsilon(rho, delta, conversion)
+    return linear_rdp_epsilon_unchecked(rho, delta, conversion)
 
 
-def _linear_rdp_epsilon(rho: float, delta: float, conversion: str) -> RdpConversion:
+def linear_rdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> RdpConversion:
+    """Unvalidated :func:`linear_rdp_epsilon` (ρ, δ and the conversion trusted)."""
     if rho == 0.0:
         return RdpConversion(0.0, delta, math.inf, conversion)
     trivial = _trivial_epsilon(delta, conversion, zero_curve=False)
@@ -314,10 +324,11 @@ def linear_rdp_delta(rho: float, epsilon: float, *, conversion: RdpConversionNam
     rho = check_nonnegative("rho", rho)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
-    return _linear_rdp_delta(rho, epsilon, conversion)
+    return linear_rdp_delta_unchecked(rho, epsilon, conversion)
 
 
-def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConversion:
+def linear_rdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> RdpConversion:
+    """Unvalidated :func:`linear_rdp_delta` (ρ, ε and the conversion trusted)."""
     if rho == 0.0:
         return RdpConversion(epsilon, 0.0, math.inf, conversion)
     if epsilon == math.inf:
@@ -338,7 +349,7 @@ def _linear_rdp_delta(rho: float, epsilon: float, conversion: str) -> RdpConvers
     i = int(np.argmin(log_d))
 
     def f(log_am1: float) -> float:
-        # (α − 1)(αρ − ε + ln(1 − 1/α)) − ln α in terms of h = α − 1 (see _linear_rdp_epsilon).
+        # (α − 1)(αρ − ε + ln(1 − 1/α)) − ln α in terms of h = α − 1 (see linear_rdp_epsilon).
         am1 = math.exp(log_am1)
         log_a = math.log1p(am1)
         return am1 * (rho + am1 * rho - epsilon - math.log1p(1.0 / am1)) - log_a

@@ -57,14 +57,14 @@ from .events import (
 )
 from .numerics import times_count
 from .rdp_mechanisms import (
-    _orders_array,
-    _round_up,
+    check_orders,
     laplace_rdp,
     poisson_gaussian_rdp,
     randomized_response_rdp,
+    round_up_array,
     sampled_without_replacement_gaussian_rdp,
 )
-from .tree import max_psums_per_item
+from .tree_counts import max_psums_per_item
 from .validation import ArgumentTypeError
 
 __all__ = ["rdp_supports", "rdp_curve"]
@@ -95,7 +95,7 @@ def rdp_curve(event: Event, orders: object) -> np.ndarray:
     """
     if not isinstance(event, Event):
         raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {event!r}")
-    alphas = _orders_array(orders)
+    alphas = check_orders(orders)
     try:
         values = _curve(event, alphas.ravel(), group=1, evaluate=True)
     except _Unsupported as exc:
@@ -113,9 +113,9 @@ def _gaussian_rho(mu: float, alphas: np.ndarray) -> np.ndarray:
             return np.zeros(alphas.shape)
         half = sys.float_info.min  # the smallest normal double: ≥ μ²/2 where μ² underflows
         with np.errstate(over="ignore"):
-            return _round_up(np.where(np.isinf(alphas), math.inf, alphas * half), 4 * _EPS)
+            return round_up_array(np.where(np.isinf(alphas), math.inf, alphas * half), 4 * _EPS)
     with np.errstate(over="ignore"):
-        return _round_up(alphas * (mu * mu / 2.0), 4 * _EPS)
+        return round_up_array(alphas * (mu * mu / 2.0), 4 * _EPS)
 
 
 def _unit_mu(relation: str) -> float:
@@ -157,7 +157,7 @@ def _pure_curve(epsilon: float, alphas: np.ndarray) -> np.ndarray:
     """The RDP of any ε-DP pair: binary randomized response of ε, capped by α ε²/2."""
     rr = randomized_response_rdp(epsilon=epsilon, k=2, orders=alphas)
     with np.errstate(over="ignore", invalid="ignore"):
-        bun_steinke = _round_up(alphas * (epsilon * epsilon / 2.0), 4 * _EPS)
+        bun_steinke = round_up_array(alphas * (epsilon * epsilon / 2.0), 4 * _EPS)
     out: np.ndarray = np.minimum(rr, bun_steinke)
     return out
 
@@ -200,7 +200,7 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
         if p == 0.0:
             return np.full(alphas.shape, math.inf)
         # ε = log(1 + k(1 − p)/p), rounded up (the curve grows with ε)
-        eps = float(_round_up(np.asarray(math.log1p(k * ((1.0 - p) / p))), 4 * _EPS))
+        eps = float(round_up_array(np.asarray(math.log1p(k * ((1.0 - p) / p))), 4 * _EPS))
         if group == 1:
             return randomized_response_rdp(epsilon=eps, k=k, orders=alphas)
         return _pure_curve(group * eps, alphas)
@@ -231,13 +231,13 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
                 scaled = inner * float(event.count)
             else:  # a count beyond the doubles: each value multiplied exactly (finite where the product is)
                 scaled = np.array([times_count(event.count, float(v)) for v in inner.flat]).reshape(inner.shape)
-            out = np.where(inner == 0.0, 0.0, _round_up(scaled, 2 * _EPS))
+            out = np.where(inner == 0.0, 0.0, round_up_array(scaled, 2 * _EPS))
         return out
     if isinstance(event, ComposedEvent):
         total = zeros.copy()
         for child in event.events:
             total = total + _curve(child, alphas, group=group, evaluate=evaluate)
-        return _round_up(total, len(event.events) * _EPS) if evaluate else total
+        return round_up_array(total, len(event.events) * _EPS) if evaluate else total
     if isinstance(event, GroupEvent):
         return _curve(event.event, alphas, group=group * event.group_size, evaluate=evaluate)
     if isinstance(event, PoissonSampledEvent):

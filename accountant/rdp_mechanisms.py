@@ -41,6 +41,8 @@ __all__ = [
     "sampled_without_replacement_gaussian_rdp",
     "laplace_rdp",
     "randomized_response_rdp",
+    "check_orders",
+    "round_up_array",
 ]
 
 _EPS = 2.0**-52
@@ -66,7 +68,7 @@ _MAX_RELATIVE_ERROR = 1e-8
 # Arguments and rounding
 
 
-def _orders_array(orders: object) -> np.ndarray:
+def check_orders(orders: object) -> np.ndarray:
     """``orders`` as a float array of its own shape (a number gives a 0-d array); each > 1 or +inf."""
     if isinstance(orders, np.ndarray):
         shape: tuple[int, ...] = orders.shape
@@ -92,7 +94,7 @@ def _orders_array(orders: object) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _round_up(x: np.ndarray, relative: float | np.ndarray = 0.0) -> np.ndarray:
+def round_up_array(x: np.ndarray, relative: float | np.ndarray = 0.0) -> np.ndarray:
     """``x (1 + relative)`` moved two ulps towards +inf (0 becomes the smallest positive double)."""
     y = np.asarray(x, dtype=float) * (1.0 + np.asarray(relative, dtype=float))
     for _ in range(2):
@@ -167,7 +169,7 @@ def poisson_gaussian_rdp(*, q: float, noise_multiplier: float, orders: object) -
     """
     q = check_unit_interval("q", q)
     sigma = check_extended_nonnegative("noise_multiplier", noise_multiplier)
-    alphas = _orders_array(orders)
+    alphas = check_orders(orders)
     flat = alphas.ravel()
     out = np.empty_like(flat)
     if q == 0.0 or sigma == math.inf:
@@ -176,7 +178,7 @@ def poisson_gaussian_rdp(*, q: float, noise_multiplier: float, orders: object) -
         out[:] = math.inf
     elif q == 1.0:
         with np.errstate(over="ignore"):
-            out[:] = _round_up(flat / (2.0 * sigma * sigma), 4 * _EPS)
+            out[:] = round_up_array(flat / (2.0 * sigma * sigma), 4 * _EPS)
     else:
         out[:] = _poisson_general(q, sigma, flat)
     return out.reshape(alphas.shape)
@@ -209,7 +211,7 @@ def _poisson_general(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
         else:
             log_a[i] = _poisson_log_a_closed(q, sigma, a)
     out[finite] = np.maximum(log_a[finite], 0.0) / (alphas[finite] - 1.0)
-    return _round_up(out, 4 * _EPS)
+    return round_up_array(out, 4 * _EPS)
 
 
 def _poisson_log_a_closed(q: float, sigma: float, alpha: float) -> float:
@@ -409,7 +411,7 @@ def sampled_without_replacement_gaussian_rdp(
     if b > n:
         raise ValueError(f"batch must be <= population ({n}), got {b}")
     sigma = check_extended_nonnegative("noise_multiplier", noise_multiplier)
-    alphas = _orders_array(orders)
+    alphas = check_orders(orders)
     flat = alphas.ravel()
     out = np.empty_like(flat)
     if b == 0 or sigma == math.inf:
@@ -418,7 +420,7 @@ def sampled_without_replacement_gaussian_rdp(
         out[:] = math.inf
     elif b == n:
         with np.errstate(over="ignore"):
-            out[:] = _round_up(flat / (2.0 * sigma * sigma), 4 * _EPS)
+            out[:] = round_up_array(flat / (2.0 * sigma * sigma), 4 * _EPS)
     else:
         out[:] = _wor_general(b / n, sigma, flat)
     return out.reshape(alphas.shape)
@@ -440,7 +442,7 @@ def _wor_general(q: float, sigma: float, alphas: np.ndarray) -> np.ndarray:
         gaussian = a * (a - 1.0) / (2.0 * sigma * sigma)
     log_a = np.minimum(log_a * (1.0 + 4 * _EPS), gaussian * (1.0 + 4 * _EPS))
     out[finite] = np.maximum(log_a, 0.0) / (a - 1.0)
-    return _round_up(out, 4 * _EPS)
+    return round_up_array(out, 4 * _EPS)
 
 
 def _wor_log_a_int(q: float, sigma: float, alpha: int) -> float:
@@ -536,7 +538,7 @@ def laplace_rdp(*, scale: float, sensitivity: float = 1.0, orders: object) -> np
     """
     b = check_extended_nonnegative("scale", scale)
     delta = check_nonnegative("sensitivity", sensitivity)
-    alphas = _orders_array(orders)
+    alphas = check_orders(orders)
     flat = alphas.ravel()
     out = np.empty_like(flat)
     if delta == 0.0 or b == math.inf:
@@ -544,7 +546,7 @@ def laplace_rdp(*, scale: float, sensitivity: float = 1.0, orders: object) -> np
     elif b == 0.0:
         out[:] = math.inf
     else:
-        eps = float(_round_up(np.asarray(delta / b)))
+        eps = float(round_up_array(np.asarray(delta / b)))
         out[:] = _laplace(eps, flat)
     return out.reshape(alphas.shape)
 
@@ -575,7 +577,7 @@ def _laplace(eps: float, alphas: np.ndarray) -> np.ndarray:
             inv_fact /= n + 1
         total *= eps
         res[series] = np.log1p(c * total) / am1[series]
-    out[finite] = _round_up(np.maximum(res, 0.0), 64 * _EPS)
+    out[finite] = round_up_array(np.maximum(res, 0.0), 64 * _EPS)
     return out
 
 
@@ -595,7 +597,7 @@ def randomized_response_rdp(*, epsilon: float, k: int = 2, orders: object) -> np
     """
     eps = check_extended_nonnegative("epsilon", epsilon)
     k = check_count("k", k)
-    alphas = _orders_array(orders)
+    alphas = check_orders(orders)
     flat = alphas.ravel()
     if eps == 0.0 or k == 1:
         out = np.zeros(flat.shape)
@@ -608,5 +610,5 @@ def randomized_response_rdp(*, epsilon: float, k: int = 2, orders: object) -> np
         log_r = -(eps + math.log1p((k - 1) * math.exp(-eps)))
         with np.errstate(divide="ignore"):
             s = log_r + np.log(-np.expm1(-(a - 1.0) * eps)) + _log_expm1(a * eps)
-        out[finite] = _round_up(np.logaddexp(0.0, s) / (a - 1.0), 32 * _EPS)
+        out[finite] = round_up_array(np.logaddexp(0.0, s) / (a - 1.0), 32 * _EPS)
     return out.reshape(alphas.shape)

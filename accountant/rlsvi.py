@@ -36,7 +36,7 @@ import numpy as np
 from scipy import special
 
 from .accountants import Guarantee, make_accountant
-from .gdp import _gdp_delta, _gdp_epsilon
+from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .ledger import Ledger
 from .numerics import round_up
 from .validation import (
@@ -48,7 +48,7 @@ from .validation import (
     check_unit_interval,
     shown_int,
 )
-from .zcdp import _zcdp_epsilon
+from .zcdp import zcdp_epsilon_unchecked
 
 __all__ = [
     "russo_beta",
@@ -101,7 +101,7 @@ def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> floa
 def rlsvi_paper_epsilon(*, states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
     """The seed's ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Corollary 14), rounded up."""
     rho = rlsvi_rho(states=states, actions=actions, horizon=horizon, episodes=episodes)
-    return _zcdp_epsilon(rho, check_probability("delta", delta), "bun-steinke")
+    return zcdp_epsilon_unchecked(rho, check_probability("delta", delta), "bun-steinke")
 
 
 @dataclass(frozen=True)
@@ -154,9 +154,9 @@ def rlsvi_closed_form(*, states: int, actions: int, horizon: int, episodes: int,
         k,
         delta,
         rho,
-        epsilon_paper=_zcdp_epsilon(rho, delta, "bun-steinke"),
-        epsilon_rdp_optimal=_zcdp_epsilon(rho, delta, "rdp-optimal"),
-        epsilon_exact_gdp=_zcdp_epsilon(rho, delta, "gaussian-exact"),
+        epsilon_paper=zcdp_epsilon_unchecked(rho, delta, "bun-steinke"),
+        epsilon_rdp_optimal=zcdp_epsilon_unchecked(rho, delta, "rdp-optimal"),
+        epsilon_exact_gdp=zcdp_epsilon_unchecked(rho, delta, "gaussian-exact"),
     )
 
 
@@ -251,19 +251,19 @@ class RlsviRunPrivacy:
     def delta(self, epsilon: float) -> float:
         """Exact δ(ε) of the worst user (μ-GDP)."""
         epsilon = check_extended_nonnegative("epsilon", epsilon)
-        return 0.0 if self.mu == 0.0 else _gdp_delta(self.mu, epsilon)
+        return 0.0 if self.mu == 0.0 else gdp_delta_unchecked(self.mu, epsilon)
 
     def exact_epsilon(self, delta: float) -> float:
         """Exact ε(δ) of the worst user (μ-GDP) in this run (ex-post); 0 when no user influences any release."""
         delta = check_unit_interval("delta", delta)
-        return 0.0 if self.mu == 0.0 else _gdp_epsilon(self.mu, delta)
+        return 0.0 if self.mu == 0.0 else gdp_epsilon_unchecked(self.mu, delta)
 
     def worst_case_epsilon(self, delta: float) -> float | None:
         """Exact ε(δ) of ``mu_worst_case`` (μ-GDP), the guarantee over datasets; ``None`` when it is not known."""
         delta = check_unit_interval("delta", delta)
         if self.mu_worst_case is None:
             return None
-        return 0.0 if self.mu_worst_case == 0.0 else _gdp_epsilon(self.mu_worst_case, delta)
+        return 0.0 if self.mu_worst_case == 0.0 else gdp_epsilon_unchecked(self.mu_worst_case, delta)
 
     def to_dict(self) -> dict[str, Any]:
         return {

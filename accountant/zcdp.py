@@ -21,12 +21,20 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from .gdp import MU_OVERFLOW, _gdp_delta, _gdp_epsilon, _gdp_mu
+from .gdp import MU_OVERFLOW, gdp_delta_unchecked, gdp_epsilon_unchecked, gdp_mu_unchecked
 from .numerics import feasible_root, round_down
-from .rdp import _linear_rdp_delta, _linear_rdp_epsilon
+from .rdp import linear_rdp_delta_unchecked, linear_rdp_epsilon_unchecked
 from .validation import check_choice, check_extended_nonnegative, check_positive, check_unit_interval
 
-__all__ = ["ZCDP_CONVERSIONS", "zcdp_epsilon", "zcdp_delta", "zcdp_rho"]
+__all__ = [
+    "ZCDP_CONVERSIONS",
+    "zcdp_epsilon",
+    "zcdp_delta",
+    "zcdp_rho",
+    "zcdp_epsilon_unchecked",
+    "zcdp_delta_unchecked",
+    "zcdp_rho_unchecked",
+]
 
 ZcdpConversionName = Literal["bun-steinke", "rdp-optimal", "gaussian-exact"]
 ZCDP_CONVERSIONS: tuple[ZcdpConversionName, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
@@ -39,19 +47,20 @@ def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "
     rho = check_positive("rho", rho)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
-    return _zcdp_epsilon(rho, delta, conversion)
+    return zcdp_epsilon_unchecked(rho, delta, conversion)
 
 
-def _zcdp_epsilon(rho: float, delta: float, conversion: str) -> float:
+def zcdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> float:
+    """Unvalidated :func:`zcdp_epsilon` (ρ, δ and the conversion trusted)."""
     if delta == 1.0:  # every mechanism is (0, 1)-DP
         return 0.0
     if delta == 0.0:  # ρ > 0: not pure DP at any finite ε
         return math.inf
     if conversion == "bun-steinke":
-        return _linear_rdp_epsilon(rho, delta, "mironov").epsilon
+        return linear_rdp_epsilon_unchecked(rho, delta, "mironov").epsilon
     if conversion == "rdp-optimal":
-        return _linear_rdp_epsilon(rho, delta, "improved").epsilon
-    return _gdp_epsilon(math.sqrt(2.0 * rho), delta)
+        return linear_rdp_epsilon_unchecked(rho, delta, "improved").epsilon
+    return gdp_epsilon_unchecked(math.sqrt(2.0 * rho), delta)
 
 
 def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -59,17 +68,18 @@ def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "
     rho = check_positive("rho", rho)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
-    return _zcdp_delta(rho, epsilon, conversion)
+    return zcdp_delta_unchecked(rho, epsilon, conversion)
 
 
-def _zcdp_delta(rho: float, epsilon: float, conversion: str) -> float:
+def zcdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> float:
+    """Unvalidated :func:`zcdp_delta` (ρ, ε and the conversion trusted)."""
     if epsilon == math.inf:  # every mechanism is (+inf, 0)-DP
         return 0.0
     if conversion == "bun-steinke":
-        return _linear_rdp_delta(rho, epsilon, "mironov").delta
+        return linear_rdp_delta_unchecked(rho, epsilon, "mironov").delta
     if conversion == "rdp-optimal":
-        return _linear_rdp_delta(rho, epsilon, "improved").delta
-    return _gdp_delta(math.sqrt(2.0 * rho), epsilon)
+        return linear_rdp_delta_unchecked(rho, epsilon, "improved").delta
+    return gdp_delta_unchecked(math.sqrt(2.0 * rho), epsilon)
 
 
 def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -77,10 +87,11 @@ def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
-    return _zcdp_rho(epsilon, delta, conversion)
+    return zcdp_rho_unchecked(epsilon, delta, conversion)
 
 
-def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
+def zcdp_rho_unchecked(epsilon: float, delta: float, conversion: str) -> float:
+    """Unvalidated :func:`zcdp_rho` (ε, δ and the conversion trusted)."""
     if epsilon == math.inf or delta == 1.0:  # the target holds for every mechanism
         return math.inf
     if delta == 0.0:  # only ρ = 0 is pure DP
@@ -92,20 +103,20 @@ def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
         # Closed form / one root-find, then stepped down until the conversion itself agrees
         # (ε is rounded up, so the round trip may otherwise land a few ulps above the target).
         lo = round_down(
-            min(_gdp_mu(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs
+            min(gdp_mu_unchecked(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs
         )
         if not lo > 0.0:  # the largest ρ underflows: 0 is the largest double that is sound
             return 0.0
         step = 64.0 * 2.0**-52
         for _ in range(_MAX_STEPS):  # bounded: the relative step doubles up to halving
-            if _zcdp_epsilon(lo, delta, conversion) <= epsilon:
+            if zcdp_epsilon_unchecked(lo, delta, conversion) <= epsilon:
                 return lo
             lo, step = lo * (1.0 - step), min(2.0 * step, 0.5)
         raise ValueError(f"epsilon = {epsilon!r} is too large to convert to rho under {conversion}")
 
     # rdp-optimal lies between the Bun–Steinke ρ (looser conversion) and the exact one.
     def g(log_rho: float) -> float:
-        return _zcdp_epsilon(math.exp(log_rho), delta, conversion) - epsilon
+        return zcdp_epsilon_unchecked(math.exp(log_rho), delta, conversion) - epsilon
 
     if not rho_bs > 0.0:  # below the smallest double: 0 is sound
         return 0.0
@@ -117,7 +128,7 @@ def _zcdp_rho(epsilon: float, delta: float, conversion: str) -> float:
         ok, step = ok - step, 2.0 * step
     else:
         raise ValueError(f"epsilon = {epsilon!r} is too large to convert to rho under {conversion}")
-    bad = 2.0 * math.log(_gdp_mu(epsilon, delta)) - math.log(2.0) + 1e-6  # in logs: μ² may overflow
+    bad = 2.0 * math.log(gdp_mu_unchecked(epsilon, delta)) - math.log(2.0) + 1e-6  # in logs: μ² may overflow
     for _ in range(_MAX_STEPS):
         if not g(bad) <= 0.0:
             break

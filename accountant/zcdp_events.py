@@ -31,7 +31,7 @@ from .events import (
     TreeAggregationEvent,
 )
 from .numerics import round_up, times_count
-from .tree import max_psums_per_item
+from .tree_counts import max_psums_per_item
 
 __all__ = ["zcdp_refusal", "zcdp_event_rho", "gaussian_only"]
 

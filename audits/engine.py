@@ -24,275 +24,34 @@ curve and gives ``violation``, ``consistent`` or — when the audit lacks the po
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_choice, check_count, check_probability
+from dpkit.accountant.validation import check_count, check_probability
 from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor, run_pair, spawn_seeds
 
-from .attacks import AUTO_ATTACKS, Attack, make_attack
+from .attacks import Attack
 from .claims import Claim
-from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
-from .verdicts import VERDICTS, Judgement, judge
-
-if TYPE_CHECKING:
-    from .sequential import SequentialResult
+from .selection import (
+    AUTO,
+    TRAIN_CAP,
+    AuditResult,
+    ScoreAll,
+    audit_result,
+    candidate_attacks,
+    check_audit_options,
+    choose_attack,
+    fit_attacks,
+    split_runs,
+)
+from .sequential import SequentialResult, audit_pairs_sequential
+from .verdicts import VERDICTS
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
-
-#: The attack name that fits every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS` and chooses one.
-AUTO = "auto"
-#: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
-TRAIN_CAP = 100_000
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack."""
-
-    claim: Claim
-    estimates: tuple[AuditEstimate, ...]
-    judgement: Judgement
-    attack: str
-    runs: int
-    seed: int
-    executor: str
-    seconds: float
-    alpha: float = 0.05
-    candidates: tuple[dict[str, Any], ...] = field(default=())
-
-    @property
-    def verdict(self) -> str:
-        return self.judgement.verdict
-
-    @property
-    def claimed_epsilon(self) -> float:
-        return self.judgement.claimed_epsilon
-
-    @property
-    def claimed_mu(self) -> float | None:
-        return self.judgement.claimed_mu
-
-    @property
-    def power(self) -> float:
-        return self.judgement.power
-
-    @property
-    def diagnosis(self) -> str | None:
-        """The likely cause of a measured μ above what the claim allows (:func:`dpkit.audits.verdicts.diagnose`)."""
-        return self.judgement.diagnosis
-
-    @property
-    def power_ratio(self) -> float:
-        return self.judgement.power_ratio
-
-    @property
-    def estimate(self) -> AuditEstimate:
-        """The test with the largest μ lower bound (its error rates are the ones to show)."""
-        return max(self.estimates, key=lambda e: (e.mu_lower, e.epsilon_lower))
-
-    @property
-    def epsilon_lower(self) -> float:
-        """The largest ε lower bound of the tests (valid at 1 − α: each test ran at α/len(tests))."""
-        return max(e.epsilon_lower for e in self.estimates)
-
-    @property
-    def mu_lower(self) -> float:
-        """The largest μ lower bound of the tests."""
-        return max(e.mu_lower for e in self.estimates)
-
-    @property
-    def delta(self) -> float:
-        return self.estimates[0].delta
-
-    @property
-    def epsilon_gdp_reading(self) -> float:
-        """ε at the audit's δ of the μ lower bound read as μ-GDP (valid against claims that imply GDP)."""
-        mu = self.mu_lower
-        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
-
-    @property
-    def epsilon_estimate(self) -> float | None:
-        """ε at the audit's δ of the point estimate of μ (the strongest test's) read as μ-GDP: an estimate beside
-        the certified :attr:`epsilon_gdp_reading`, not a bound; ``None`` when the estimate is not finite."""
-        mu = self.estimate.mu_estimate
-        if not math.isfinite(mu):
-            return None
-        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every number of the audit, under the keys every audit result uses. Deterministic: the
-        executor and the wall time are left out, so the same seed gives the same dictionary under
-        every executor and worker count."""
-        est = self.estimate
-        return {
-            "verdict": self.verdict,
-            "claim": self.claim.to_dict(),
-            "claimed_epsilon": self.claimed_epsilon,
-            "claimed_mu": self.claimed_mu,
-            "delta": self.delta,
-            "epsilon_lower": self.epsilon_lower,
-            "mu_lower": self.mu_lower,
-            "delta_lower": self.judgement.delta_lower,
-            "mu_estimate": est.mu_estimate,
-            "mu_interval": list(est.mu_interval),
-            "mu_allowed": self.judgement.mu_allowed,
-            "mu_ratio": self.judgement.mu_ratio,
-            "diagnosis": self.judgement.diagnosis,
-            "power": self.power,
-            "power_ratio": self.power_ratio,
-            "confidence": 1.0 - self.alpha,
-            "runs": self.runs,
-            "seed": self.seed,
-            "attack": self.attack,
-            "fpr": est.fpr,
-            "fnr": est.fnr,
-            "fpr_upper": est.fpr_upper,
-            "fnr_upper": est.fnr_upper,
-            "threshold": est.threshold,
-            "epsilon_gdp_reading": self.epsilon_gdp_reading,
-            "epsilon_estimate": self.epsilon_estimate,
-            "candidates": [dict(c) for c in self.candidates],
-            "tests": [e.to_dict() for e in self.estimates],
-        }
-
-
-def _split(n: int, fractions: tuple[float, ...]) -> list[slice]:
-    cuts = np.floor(np.cumsum((0.0,) + fractions) * n).astype(int)
-    cuts[-1] = n
-    return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
-
-
-def _candidates(attack: Attack | str | Sequence[Attack]) -> list[Attack]:
-    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, the attacks of a sequence,
-    else the one given."""
-    if isinstance(attack, str):
-        return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
-    if isinstance(attack, Sequence):
-        attacks = [a for a in attack if isinstance(a, Attack)]
-        if not attacks or len(attacks) != len(attack):
-            raise TypeError(f"attack must be a non-empty sequence of audits.Attack, got {attack!r}")
-        return attacks
-    if not isinstance(attack, Attack):
-        raise TypeError(f"attack must be an audits.Attack or an attack name, got {type(attack).__name__}")
-    return [attack]
-
-
-@dataclass(frozen=True)
-class _ScoreAll:
-    """Scores of every candidate attack, one column each (a picklable transform for the executors)."""
-
-    attacks: tuple[Attack, ...]
-
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        return np.stack([np.asarray(a.score(outputs), dtype=float) for a in self.attacks], axis=1)
-
-
-def _fit(candidates: list[Attack], out0: np.ndarray, out1: np.ndarray) -> tuple[list[Attack], list[dict[str, Any]]]:
-    """Fit the candidates on the training split. With several (``auto``), one whose fit fails on these
-    outputs (e.g. constant outputs) is left out with the reason recorded; a single attack's failure is raised."""
-    fitted, notes = [], []
-    for att in candidates:
-        if att.needs_fit:
-            try:
-                att.fit(out0, out1)
-            except Exception as err:
-                if len(candidates) == 1:
-                    raise
-                notes.append({"attack": att.name, "skipped": f"{type(err).__name__}: {err}"})
-                continue
-        fitted.append(att)
-    if not fitted:
-        raise ValueError(
-            "no attack could be fitted on the training split: "
-            + "; ".join(f"{n['attack']}: {n['skipped']}" for n in notes)
-        )
-    return fitted, notes
-
-
-def _bound(claim: Claim, est: AuditEstimate) -> float:
-    return est.mu_lower if claim.unit == "mu" else est.epsilon_lower
-
-
-def _choose(
-    attacks: list[Attack],
-    sel0: np.ndarray,
-    sel1: np.ndarray,
-    claim: Claim,
-    delta: float,
-    share: float,
-    objectives: tuple[str, ...],
-) -> tuple[int, list[float], list[dict[str, Any]]]:
-    """On the selection split only: each attack's thresholds (one per objective) and the bound they give
-    there (in the claim's unit); the attack that refutes the claim there, else the largest bound, wins
-    (the first, i.e. the cheapest, on ties)."""
-    best, best_key, best_thresholds = 0, (False, -math.inf), [0.0]
-    rows: list[dict[str, Any]] = []
-    for j, att in enumerate(attacks):
-        s0, s1 = sel0[:, j], sel1[:, j]
-        if not (np.all(np.isfinite(s0)) and np.all(np.isfinite(s1))):
-            rows.append({"attack": att.name, "skipped": "non-finite scores on the selection split"})
-            continue
-        thresholds = [select_threshold(s0, s1, obj, delta, share) for obj in objectives]
-        ests = [estimate(s0, s1, t, share, delta) for t in thresholds]
-        key = (any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in ests), max(_bound(claim, e) for e in ests))
-        rows.append({"attack": att.name, "selection_bound": key[1], "selection_refutes": key[0]})
-        if key > best_key:
-            best, best_key, best_thresholds = j, key, thresholds
-    if best_key[1] == -math.inf:
-        raise ValueError("every attack gave non-finite scores on the selection split")
-    return best, best_thresholds, rows
-
-
-def _result(
-    claim: Claim,
-    attack: Attack,
-    thresholds: list[float],
-    ev0: np.ndarray,
-    ev1: np.ndarray,
-    *,
-    share: float,
-    alpha: float,
-    delta: float,
-    runs: int,
-    seed: int,
-    executor: str,
-    started: float,
-    candidates: list[dict[str, Any]],
-) -> AuditResult:
-    estimates = tuple(estimate(ev0, ev1, t, share, delta) for t in thresholds)
-    judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size)
-    return AuditResult(
-        claim=claim,
-        estimates=estimates,
-        judgement=judgement,
-        attack=attack.name,
-        runs=runs,
-        seed=int(seed),
-        executor=executor,
-        seconds=time.perf_counter() - started,
-        alpha=alpha,
-        candidates=tuple(candidates),
-    )
-
-
-def _check_common(
-    claim: object, alpha: float, objective: str | None, delta: float | None
-) -> tuple[float, tuple[str, ...], float]:
-    if not isinstance(claim, Claim):
-        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
-    alpha = check_probability("alpha", alpha)
-    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
-    delta = claim.default_delta() if delta is None else float(delta)
-    if not 0.0 <= delta < 1.0:
-        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
-    return alpha, objectives, delta
 
 
 def audit(
@@ -326,7 +85,7 @@ def audit(
     :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the target is fast, every
     core once the work ahead of a split is projected at 2 s or more in-process.
     """
-    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
+    alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
     if executor is None:
         with AutoExecutor() as auto:
             return audit(
@@ -347,7 +106,7 @@ def audit(
     runs = check_count("runs", runs)
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
-    candidates = _candidates(attack)
+    candidates = candidate_attacks(attack)
     started = time.perf_counter()
     options: dict[str, Any] = {
         "executor": executor,
@@ -365,18 +124,18 @@ def audit(
     notes: list[dict[str, Any]] = []
     if n_train:
         out0, out1 = run_pair(release, dataset0, dataset1, n_train, seed_train, **options)
-        candidates, notes = _fit(candidates, out0, out1)
+        candidates, notes = fit_attacks(candidates, out0, out1)
         del out0, out1
     sel0, sel1 = run_pair(
-        release, dataset0, dataset1, n_select, seed_select, transform=_ScoreAll(tuple(candidates)), **options
+        release, dataset0, dataset1, n_select, seed_select, transform=ScoreAll(tuple(candidates)), **options
     )
     share = alpha / len(objectives)
-    chosen, thresholds, rows = _choose(candidates, sel0, sel1, claim, delta, share, objectives)
+    chosen, thresholds, rows = choose_attack(candidates, sel0, sel1, claim, delta, share, objectives)
     del sel0, sel1
     ev0, ev1 = run_pair(
-        release, dataset0, dataset1, n_eval, seed_eval, transform=_ScoreAll((candidates[chosen],)), **options
+        release, dataset0, dataset1, n_eval, seed_eval, transform=ScoreAll((candidates[chosen],)), **options
     )
-    return _result(
+    return audit_result(
         claim,
         candidates[chosen],
         thresholds,
@@ -413,14 +172,14 @@ def audit_outputs(
     (``splits``: the shares of training, selection and evaluation): by default a learned attack (or ``auto``) is
     fitted on a third, selects on a sixth and is bounded on half; an attack that needs no fit selects on 20% and
     is bounded on 80%."""
-    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
+    alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
     out0, out1 = np.asarray(out0), np.asarray(out1)
     if out0.shape[0] != out1.shape[0]:
         raise ValueError(f"out0 and out1 must hold as many runs, got {out0.shape[0]} and {out1.shape[0]}")
     runs = check_count("runs", out0.shape[0])
     if runs < 6:
         raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {runs}")
-    candidates = _candidates(attack)
+    candidates = candidate_attacks(attack)
     needs_fit = any(a.needs_fit for a in candidates)
     # The threshold needs far fewer runs than a tight bound: most runs go to the evaluation split.
     fractions = (1 / 3, 1 / 6, 1 / 2) if needs_fit else (0.0, 0.2, 0.8)
@@ -433,17 +192,17 @@ def audit_outputs(
             raise ValueError(f"a learned attack needs a training share > 0, got splits = {splits!r}")
         fractions = tuple(float(x) for x in splits)  # type: ignore[assignment]
     started = time.perf_counter() if started is None else started
-    train, select, evaluate = _split(runs, fractions)
+    train, select, evaluate = split_runs(runs, fractions)
     notes: list[dict[str, Any]] = []
     if needs_fit:
-        candidates, notes = _fit(candidates, out0[train], out1[train])
-    score = _ScoreAll(tuple(candidates))
+        candidates, notes = fit_attacks(candidates, out0[train], out1[train])
+    score = ScoreAll(tuple(candidates))
     share = alpha / len(objectives)
-    chosen, thresholds, rows = _choose(
+    chosen, thresholds, rows = choose_attack(
         candidates, score(out0[select]), score(out1[select]), claim, delta, share, objectives
     )
     att = candidates[chosen]
-    return _result(
+    return audit_result(
         claim,
         att,
         thresholds,
@@ -525,8 +284,6 @@ def audit_pairs(
             )
         attacks.append(att)
     if sequential:
-        from .sequential import audit_pairs_sequential
-
         done, used = audit_pairs_sequential(release, pairs, claim, attacks=attacks, seed=seed, alpha=alpha, **options)
         return PairsResult(tuple(done), alpha, runs_used=used)
     results = [

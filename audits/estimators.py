@@ -50,6 +50,8 @@ __all__ = [
     "one_run_mu_lower",
     "roc_band",
     "select_threshold",
+    "rates_at_all_thresholds",
+    "cp_upper_array",
 ]
 
 OBJECTIVES: tuple[str, ...] = ("eer", "mu", "epsilon")
@@ -121,7 +123,7 @@ def _check_scores(name: str, scores: object) -> np.ndarray:
     return arr
 
 
-def _rates_at_all_thresholds(
+def rates_at_all_thresholds(
     s0: np.ndarray, s1: np.ndarray, max_candidates: int = 8192
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidate thresholds and the error counts at each.
@@ -149,7 +151,9 @@ def _rates_at_all_thresholds(
     return t, fp, fn
 
 
-def _cp_upper_vec(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+def cp_upper_array(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """The one-sided Clopper–Pearson upper bound at confidence 1 − α of each rate k/n (k an array of counts of n
+    trials; 1 where k = n), unvalidated."""
     out = np.ones(k.shape)
     inner = k < n
     out[inner] = stats.beta.ppf(1.0 - alpha, k[inner] + 1, n - k[inner])
@@ -178,11 +182,11 @@ def select_threshold(
     s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
     objective = check_choice("objective", objective, OBJECTIVES)
     alpha = check_probability("alpha", alpha)
-    t, fp, fn = _rates_at_all_thresholds(s0, s1, max_candidates)
+    t, fp, fn = rates_at_all_thresholds(s0, s1, max_candidates)
     if objective == "eer":  # the equal-error-rate threshold: no search over noisy tails
         return float(t[int(np.argmin(np.abs(fp / s0.size - fn / s1.size)))])
-    fpr = _cp_upper_vec(fp, s0.size, alpha / 2)
-    fnr = _cp_upper_vec(fn, s1.size, alpha / 2)
+    fpr = cp_upper_array(fp, s0.size, alpha / 2)
+    fnr = cp_upper_array(fn, s1.size, alpha / 2)
     if objective == "mu":
         value = -special.ndtri(fpr) - special.ndtri(fnr)
     else:
@@ -330,8 +334,8 @@ class RocBand:
 
 def _cp_interval_vec(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided (1 − α) Clopper–Pearson intervals for counts ``k`` of ``n``, α/2 in each tail: the upper end
-    is :func:`_cp_upper_vec`, the lower end the same bound on the complementary count (1 − upper(n − k))."""
-    return 1.0 - _cp_upper_vec(n - k, n, alpha / 2), _cp_upper_vec(k, n, alpha / 2)
+    is :func:`cp_upper_array`, the lower end the same bound on the complementary count (1 − upper(n − k))."""
+    return 1.0 - cp_upper_array(n - k, n, alpha / 2), cp_upper_array(k, n, alpha / 2)
 
 
 def roc_band(scores0: object, scores1: object, *, points: int = 101, level: float = 0.95) -> RocBand:

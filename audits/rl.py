@@ -96,6 +96,13 @@ __all__ = [
     "AUTO_SPLITS",
     "default_setting",
     "register_agent",
+    "audited_spec",
+    "setting_world",
+    "make_setting_agent",
+    "registered_declaration",
+    "setting_claim_sigmas",
+    "declared_sensitivities",
+    "declared_mu",
 ]
 
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
@@ -134,7 +141,8 @@ def observers(algorithm: str) -> tuple[str, ...]:
     return audit.observers
 
 
-def _spec(setting: RlSetting) -> AlgorithmSpec:
+def audited_spec(setting: RlSetting) -> AlgorithmSpec:
+    """The registered spec of the setting's algorithm (one that registers an audit)."""
     return registry.get(setting.algorithm, audited=True)
 
 
@@ -147,7 +155,7 @@ def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
     algorithm's own (its AuditSpec's ``positions`` hook: e.g. the tree counters' powers of two), else the first,
     middle and last user (:func:`~dpkit.algorithms.observers.default_positions`). Every name also works as
     ``position``, as does ``k=<index>`` or an index."""
-    hook = _spec(setting).hook("positions")
+    hook = audited_spec(setting).hook("positions")
     named = (hook or default_positions)(setting)
     if not isinstance(named, Mapping) or not named:
         raise TypeError(f"{setting.algorithm}'s positions hook must return a non-empty mapping, got {named!r}")
@@ -213,7 +221,7 @@ class RlSetting:
         if self.env:
             from dpkit.algorithms.envs.catalog import check_environment, external_sizes
 
-            if _spec(self).lq or not is_external(check_environment(self.env)):
+            if audited_spec(self).lq or not is_external(check_environment(self.env)):
                 raise ValueError(
                     f"env must be a user's tabular environment (gymnasium:ID…, FILE.py:NAME) for {self.algorithm}'s "
                     f"audit, got {self.env!r}"
@@ -289,7 +297,7 @@ class RlSetting:
     def share(self) -> float:
         """The share of the declared mechanisms that hold the changed user at this position (1 at the worst-placed
         user): the declared μ here is the ledger's μ × sqrt(share)."""
-        hook = _spec(self).hook("positions")
+        hook = audited_spec(self).hook("positions")
         share = (hook or default_positions)(self, self.index)
         if not isinstance(share, (int, float)):
             raise TypeError(f"{self.algorithm}'s positions hook must give a number for an index, got {share!r}")
@@ -297,7 +305,7 @@ class RlSetting:
 
     @property
     def white_box(self) -> bool:
-        audit = _spec(self).audit
+        audit = audited_spec(self).audit
         assert audit is not None
         return self.observer in audit.white_box
 
@@ -330,7 +338,7 @@ def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
     return RlDataset(setting, 0), RlDataset(setting, 1)
 
 
-def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
+def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
     """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting: the
     registered algorithm's audit world (its canaries live with it)."""
     return _world_at(setting, registry.generation())
@@ -339,12 +347,14 @@ def _world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 @functools.lru_cache(maxsize=32)
 def _world_at(setting: RlSetting, generation: int) -> tuple[Any, Any, tuple[Any, Any]]:
     # keyed on the registry's generation: an algorithm registered again under the same name is read afresh
-    world = _spec(setting).hook("world")
+    world = audited_spec(setting).hook("world")
     assert world is not None
     return world(setting)
 
 
-def _make_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
+def make_setting_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
+    """An agent of the setting on ``env``: the implementation under test when the setting names one, else the
+    registered algorithm, at the setting's σ."""
     from dpkit.algorithms.simulation import make_agent
 
     s = setting
@@ -375,18 +385,19 @@ def _checked(setting: RlSetting, agent: Any) -> PrivacyDeclaration:
     return d
 
 
-def _registered_declaration(setting: RlSetting) -> PrivacyDeclaration:
+def registered_declaration(setting: RlSetting) -> PrivacyDeclaration:
     """The declaration of the *registered* agent (never the implementation under test) at the setting's target."""
     return _registered_declaration_at(setting, registry.generation())
 
 
 @functools.lru_cache(maxsize=32)
 def _registered_declaration_at(setting: RlSetting, generation: int) -> PrivacyDeclaration:
-    agent = _make_agent(replace(setting, implementation=None), np.random.default_rng(0), _world(setting)[0])
+    env = setting_world(setting)[0]
+    agent = make_setting_agent(replace(setting, implementation=None), np.random.default_rng(0), env)
     return _checked(setting, agent)
 
 
-def _claim_sigmas(setting: RlSetting) -> dict[str, float]:
+def setting_claim_sigmas(setting: RlSetting) -> dict[str, float]:
     """The σ of every release that the claim (the target (ε, δ)) needs: dpkit's own σ_tight (the exact
     accountant's calibration) of the registered declaration under the setting's relation — never the σ an
     implementation reports, so no agent can raise its own allowance by declaring a small σ."""
@@ -398,15 +409,15 @@ def _claim_sigmas_at(setting: RlSetting, generation: int) -> dict[str, float]:
     from dpkit.algorithms.episodes import resolve_sigmas
 
     allocation = setting.claim_allocation or "tight"
-    return resolve_sigmas(_registered_declaration(setting), allocation, relation=setting.relation)
+    return resolve_sigmas(registered_declaration(setting), allocation, relation=setting.relation)
 
 
-def _declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
+def declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
     """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered* agent
     declares it (the implementation under test cannot raise it): one number, or one per step (a tuple) for a
     release with per-step sensitivities."""
     out: dict[str, Any] = {}
-    for r in _registered_declaration(setting).releases:
+    for r in registered_declaration(setting).releases:
         steps = r.step_sensitivities(setting.relation)
         out[r.name] = steps if r.steps > 1 and len(set(steps)) > 1 else r.sensitivity(setting.relation)
     return out
@@ -414,7 +425,7 @@ def _declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
 
 def _declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
     """The declaration and σ of the implementation under test (what it says it does)."""
-    agent = _make_agent(setting, np.random.default_rng(0), _world(setting)[0])
+    agent = make_setting_agent(setting, np.random.default_rng(0), setting_world(setting)[0])
     return _checked(setting, agent), dict(agent.sigmas)
 
 
@@ -435,17 +446,17 @@ def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarr
 
 def _release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
     s = dataset.setting
-    observe = _spec(s).hook("observe")
+    observe = audited_spec(s).hook("observe")
     assert observe is not None
     run = ObservedRun(
         setting=s,
         which=dataset.which,
-        world=_world(s),
+        world=setting_world(s),
         index=s.index,
         white_box=s.white_box,
-        claim_sigmas=_claim_sigmas(s),
-        sensitivities=_declared_sensitivities(s),
-        make_agent=functools.partial(_make_agent, s),
+        claim_sigmas=setting_claim_sigmas(s),
+        sensitivities=declared_sensitivities(s),
+        make_agent=functools.partial(make_setting_agent, s),
     )
     return np.stack([observe(run, child) for child in rng.spawn(check_count("n", n))])
 
@@ -575,16 +586,16 @@ class PositionClaim:
 def position_claim(setting: RlSetting) -> PositionClaim:
     """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked."""
     declaration, sigmas = _declaration(setting)
-    registered = _registered_declaration(setting)
+    registered = registered_declaration(setting)
     for decl in (declaration, registered):  # the registered Δ too: it cannot be declared away
         _check_audit_sigmas(decl, sigmas, setting.relation)
-    claim_sigmas = _claim_sigmas(setting)
+    claim_sigmas = setting_claim_sigmas(setting)
     return PositionClaim(
         declaration=declaration,
         sigmas=sigmas,
         sigmas_claim=claim_sigmas,
-        claim_mu=_declared_mu(registered, claim_sigmas, setting.relation),
-        exact_mu=_declared_mu(declaration, sigmas, setting.relation),
+        claim_mu=declared_mu(registered, claim_sigmas, setting.relation),
+        exact_mu=declared_mu(declaration, sigmas, setting.relation),
         share=setting.share,
     )
 
@@ -716,7 +727,7 @@ def _equal_error_mu(mus: np.ndarray) -> float:
     return mu_from_rates(p, p) if p < 0.5 else 0.0
 
 
-def _declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
+def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
     """μ of the declared releases at ``sigmas`` (one σ, or one per step, per release; exact GDP composition, the
     ledger's)."""
     return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
@@ -786,7 +797,7 @@ def audit_setting(
     out0, out1 = run_pair(rl_release, d0, d1, runs, seed, executor=executor, chunk_size=chunk_size, progress=progress)
     mus = np.concatenate([out0[:, -2], out1[:, -2]])
     pair_mu = _equal_error_mu(mus)
-    registered = _registered_declaration(setting)
+    registered = registered_declaration(setting)
     # What the claim allows this pair: each release's realised difference capped at its declared Δ, over the σ the
     # claim needs, and never more than the declared μ at this position (a joint bound is below the separate Δ's).
     allowed = min(float(np.concatenate([out0[:, -1], out1[:, -1]]).max()), pc.cap)
@@ -811,7 +822,7 @@ def audit_setting(
     claimed = float(declaration.epsilon)
     delta_inf = informative_delta(registered)
     scores0, scores1 = chosen.score(out0[out0.shape[0] // 2 :]), chosen.score(out1[out1.shape[0] // 2 :])
-    paper_closed_form = _spec(setting).hook("closed_form")
+    paper_closed_form = audited_spec(setting).hook("closed_form")
     closed_form = None if paper_closed_form is None else float(paper_closed_form(setting))
     return RlAuditResult(
         setting=setting,

@@ -43,14 +43,14 @@ from .claims import Claim
 from .one_run import OneRunResult, judge_one_run
 from .rl import (
     RlSetting,
-    _claim_sigmas,
-    _declared_mu,
-    _declared_sensitivities,
-    _make_agent,
-    _registered_declaration,
-    _spec,
-    _world,
+    audited_spec,
+    declared_mu,
+    declared_sensitivities,
     default_setting,
+    make_setting_agent,
+    registered_declaration,
+    setting_claim_sigmas,
+    setting_world,
 )
 
 __all__ = ["MAX_CANARIES", "OneRunScores", "RlOneRunResult", "one_run_scores", "audit_one_run"]
@@ -111,19 +111,19 @@ def one_run_scores(
     base = default_setting(algorithm, epsilon=epsilon, delta=delta, sigma=sigma)
     setting = replace(base, episodes=m, implementation=implementation)
     started = time.perf_counter()
-    world = _world(setting)
+    world = setting_world(setting)
     env, _, pair = world
     coins_rng, agent_rng, policy_rng = np.random.default_rng(seed).spawn(3)
     coins = coins_rng.integers(0, 2, m)
-    hook = _spec(setting).hook("one_run")
+    hook = audited_spec(setting).hook("one_run")
     if hook is not None:  # the algorithm scores its own observer (a billboard, Q-values, …)
         run = OneRun(
             setting,
             world,
             coins.copy(),
-            functools.partial(_make_agent, setting),
-            _claim_sigmas(setting),
-            _declared_sensitivities(setting),
+            functools.partial(make_setting_agent, setting),
+            setting_claim_sigmas(setting),
+            declared_sensitivities(setting),
             progress,
         )
         view = hook(run, agent_rng)
@@ -134,13 +134,13 @@ def one_run_scores(
             raise ValueError(f"{algorithm}'s one_run hook must return {m} finite scores, got shape {scores.shape}")
         seconds = time.perf_counter() - started
         return OneRunScores(setting, seed, coins, scores, seconds, view.observer, view.reach)
-    agent = _make_agent(setting, agent_rng, env)
+    agent = make_setting_agent(setting, agent_rng, env)
     if not hasattr(agent, "message_statistics"):
         raise TypeError(
             f"{algorithm} has no one-run hook and its agent no message_statistics: one-run audits read an "
             "algorithm's own one_run scores (AuditSpec.one_run) or a local-DP agent's messages"
         )
-    _claim_sigmas(setting)  # the registered declaration must be readable, at the audit's target
+    setting_claim_sigmas(setting)  # the registered declaration must be readable, at the audit's target
     scores = np.empty(m)
     for k in range(m):
         policy = np.asarray(agent.plan(k).policy)
@@ -180,7 +180,7 @@ class RlOneRunResult:
     @property
     def delta_informative(self) -> float:
         """min(1e-5, 1/K) of the registered declaration (:func:`~dpkit.accountant.declarations.informative_delta`)."""
-        return informative_delta(_registered_declaration(self.scores.setting))
+        return informative_delta(registered_declaration(self.scores.setting))
 
     @property
     def claimed_epsilon_at_informative_delta(self) -> float:
@@ -234,7 +234,7 @@ class RlOneRunResult:
             "delta_informative": self.delta_informative,
             "claimed_epsilon_at_informative_delta": self.claimed_epsilon_at_informative_delta,
             "sigma": s.sigma if not isinstance(s.sigma, tuple) else dict(s.sigma),
-            "sigmas_claim": dict(_claim_sigmas(s)),
+            "sigmas_claim": dict(setting_claim_sigmas(s)),
             "seed": self.scores.seed,
             "seconds": self.scores.seconds,
             "relation": s.relation,
@@ -269,7 +269,7 @@ def audit_one_run(
         progress=progress,
     )
     setting = scores.setting
-    mu = _declared_mu(_registered_declaration(setting), _claim_sigmas(setting), setting.relation)
+    mu = declared_mu(registered_declaration(setting), setting_claim_sigmas(setting), setting.relation)
     judged = judge_one_run(
         scores.coins,
         scores.scores,

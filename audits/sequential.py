@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -50,10 +49,21 @@ from dpkit.accountant.validation import check_count, check_probability
 from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor, run_pair, spawn_seeds
 
 from .attacks import Attack
+from .betting import CHAIN, Bet, choose_bet, claim_tangents, eprocess_chain, smoothed_rate
 from .claims import Claim
-from .engine import AUTO, TRAIN_CAP, AuditResult, _candidates, _check_common, _choose, _fit, _result, _ScoreAll
-from .estimators import _rates_at_all_thresholds, mu_from_rates, select_threshold
-from .verdicts import power_bound
+from .estimators import mu_from_rates, select_threshold
+from .selection import (
+    AUTO,
+    TRAIN_CAP,
+    AuditResult,
+    ScoreAll,
+    audit_result,
+    candidate_attacks,
+    check_audit_options,
+    choose_attack,
+    fit_attacks,
+)
+from .sequential_plan import FIRST_BATCH, SEQUENTIAL_SHARE, SequentialPlan, plan_sequential
 
 __all__ = [
     "CHAIN",
@@ -72,311 +82,10 @@ __all__ = [
     "take_turns",
 ]
 
-#: The share of α the e-process gets (it stops at K >= 1/(share·α)); the final fixed-size test gets the rest.
-SEQUENTIAL_SHARE = 0.5
-#: Runs per dataset of the first batch (it only trains; batches then double).
-FIRST_BATCH = 100
-#: The factor by which each learning batch outgrows the one before.
-GROWTH = 2.0
-#: The fewest runs per dataset of a sequential audit.
-MIN_RUNS = 200
-#: The scales of the claim's ε (or μ) whose e-processes certify a bound when the audit stops early.
-CHAIN: tuple[float, ...] = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 32.0)
-#: The stakes tried, as fractions of the largest safe stake 1/(e^ε + δ) (0: no bet).
-_FRACTIONS = np.array([0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75, 0.9])
-#: Candidate thresholds per attack and look (quantiles and the extremes of each side).
-_THRESHOLDS = 128
-#: Tangent points per GDP claim.
-_TANGENTS = 24
-#: A bet is placed only when its expected log-growth per pair is above this.
-_MIN_GROWTH = 1e-7
-#: Pairs of the first block of a batch; later blocks hold a quarter of the pairs seen so far.
-_BLOCK = 16
-#: Standard errors by which the estimated drift of a bet is lowered before it is ranked and staked.
-_CAUTION = 2.0
-
 #: ``source(n, index, transform) -> (rows0, rows1)``: ``n`` fresh, independent runs on D and on D′ (the batch
 #: ``index``; its randomness must never have been used before), one row each, transformed by ``transform`` where
 #: they are produced when it is given (e.g. scored in the workers, so that outputs never accumulate).
 BatchSource = Callable[[int, int, Callable[[np.ndarray], np.ndarray] | None], tuple[np.ndarray, np.ndarray]]
-
-
-# -- the plan ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SequentialPlan:
-    """The batches of a sequential audit: ``learning`` (fit, choose, bet) then ``final`` (bet, and the final
-    fixed-size test on all of them); ``budget`` = their total per dataset, against ``runs`` of the fixed audit."""
-
-    runs: int
-    learning: tuple[int, ...]
-    final: tuple[int, ...]
-    fixed_evaluation: int
-
-    @property
-    def budget(self) -> int:
-        return sum(self.learning) + sum(self.final)
-
-    @property
-    def evaluation(self) -> int:
-        return sum(self.final)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "runs": self.runs,
-            "budget": self.budget,
-            "learning": list(self.learning),
-            "final": list(self.final),
-            "fixed_evaluation": self.fixed_evaluation,
-        }
-
-
-def _doubling(total: int, first: int) -> list[int]:
-    """Sizes first, first, then growing by :data:`GROWTH` a batch, summing to ``total`` (the last one cut; a small
-    rest merged)."""
-    sizes: list[int] = []
-    size = float(first)
-    while sum(sizes) < total:
-        sizes.append(min(round(size), total - sum(sizes)))
-        if len(sizes) > 1:
-            size *= GROWTH
-    if len(sizes) > 2 and sizes[-1] < sizes[-2] // 4:
-        rest = sizes.pop()
-        sizes[-1] += rest
-    return sizes
-
-
-@functools.lru_cache(maxsize=256)
-def _final_size(claim: Claim, n_eval: int, alpha: float, delta: float) -> int:
-    """The smallest n (up to 1.3·``n_eval``) whose final test at α·(1 − :data:`SEQUENTIAL_SHARE`) has the power
-    of the fixed audit's ``n_eval`` evaluation runs at α (bisection; the power grows with n)."""
-    target = power_bound(claim, n0=n_eval, n1=n_eval, alpha=alpha, delta=delta)
-    final_alpha = alpha * (1.0 - SEQUENTIAL_SHARE)
-
-    def enough(n: int) -> bool:
-        return power_bound(claim, n0=n, n1=n, alpha=final_alpha, delta=delta) >= target
-
-    lo, hi = n_eval, math.ceil(1.3 * n_eval)
-    if enough(lo) or not enough(hi):
-        return lo if enough(lo) else hi
-    while hi - lo > max(1, n_eval // 500):
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
-    return hi
-
-
-def plan_sequential(
-    claim: Claim, *, runs: int, alpha: float = 0.05, delta: float | None = None, needs_fit: bool = True
-) -> SequentialPlan:
-    """The batches of a sequential audit standing in for a fixed audit of ``runs`` runs per dataset.
-
-    The learning batches double from :data:`FIRST_BATCH` up to the fixed audit's training and selection splits
-    (``needs_fit``: min(runs/3, TRAIN_CAP) + a quarter of the rest; else a fifth). The final evaluation split is
-    the fixed audit's, grown until the power of the final test at its α share (1 − :data:`SEQUENTIAL_SHARE`)
-    reaches the fixed audit's at α (:func:`~dpkit.audits.verdicts.power_bound`), so that a correct target gets
-    the fixed audit's verdict; it is cut in up to four batches so that the e-process may still stop early.
-    """
-    if not isinstance(claim, Claim):
-        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
-    runs = check_count("runs", runs)
-    if runs < MIN_RUNS:
-        raise ValueError(f"a sequential audit needs runs >= {MIN_RUNS}, got {runs}")
-    alpha = check_probability("alpha", alpha)
-    delta = claim.default_delta() if delta is None else float(delta)
-    if needs_fit:
-        n_train = min(runs // 3, TRAIN_CAP)
-        learn = n_train + (runs - n_train) // 4
-    else:
-        learn = max(1, runs // 5)
-    n_eval = runs - learn
-    n_final = _final_size(claim, n_eval, alpha, delta)
-    first = max(10, min(FIRST_BATCH, learn // 8))
-    learning = _doubling(learn, first)
-    parts = max(1, min(4, n_final // max(learning[-1], 1)))
-    final = [n_final // parts] * parts
-    final[-1] += n_final - sum(final)
-    return SequentialPlan(runs=runs, learning=tuple(learning), final=tuple(final), fixed_evaluation=n_eval)
-
-
-# -- the bets ---------------------------------------------------------------------------------------------------
-
-
-def _tangents(claim: Claim) -> tuple[np.ndarray, np.ndarray]:
-    """Tangent points (ε, δ(ε)) of the claim's curve to bet on (δ(ε) < 1; ε not above 50)."""
-    if claim.kind == "dp":
-        e0 = float(claim.epsilon)  # type: ignore[arg-type]
-        eps = np.linspace(0.0, min(e0, 50.0), 9) if math.isfinite(e0) else np.array([])
-    elif claim.mu is not None:
-        mu = float(claim.mu)
-        z = mu / 2.0 + np.linspace(0.0, 7.0, _TANGENTS)  # the curve's points from the middle to FPR ~ 1e-12
-        eps = np.unique(np.clip(z * mu - mu * mu / 2.0, 0.0, 50.0))
-    else:
-        eps = np.unique([e for e, _ in claim._envelope if math.isfinite(e) and e <= 50.0])
-        if eps.size > 32:
-            eps = eps[np.linspace(0, eps.size - 1, 32).astype(int)]
-    deltas = claim.profile(eps) if eps.size else np.array([])
-    keep = deltas < 1.0
-    return np.asarray(eps, dtype=float)[keep], np.asarray(deltas, dtype=float)[keep]
-
-
-def _log_stakes(e: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, ...]:
-    """log(1 + λZ) for the four values of Z = A − e·B − d, at every tangent (rows) and stake (columns)."""
-    lam = _FRACTIONS[None, :] / (e + d)[:, None]
-    return (
-        np.log1p(lam * (1.0 - d)[:, None]),  # A = 1, B = 0
-        np.log1p(lam * (1.0 - e - d)[:, None]),  # A = 1, B = 1
-        np.log1p(-lam * d[:, None]),  # A = 0, B = 0
-        np.log1p(-lam * (e + d)[:, None]),  # A = 0, B = 1
-    )
-
-
-def _growth(q: np.ndarray, r: np.ndarray, logs: tuple[np.ndarray, ...]) -> np.ndarray:
-    """E log(1 + λZ) with A ~ Bern(r), B ~ Bern(q) independent; q and r broadcast against (tangent, stake)."""
-    l10, l11, l00, l01 = logs
-    return r * (1 - q) * l10 + r * q * l11 + (1 - r) * (1 - q) * l00 + (1 - r) * q * l01
-
-
-def _rate(k: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
-    return (np.asarray(k, dtype=float) + 0.5) / (np.asarray(n, dtype=float) + 1.0)
-
-
-def _cautious(hits_a: Any, n_a: Any, hits_b: Any, n_b: Any, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rates (q of B, r of A) to bet on: the plug-in rates with r lowered by :data:`_CAUTION` standard errors of
-    the mean of Z = A − e·B − d (so that a drift within the noise gets a small stake or none); ``e`` broadcasts."""
-    q, r = _rate(hits_b, n_b)[..., None], _rate(hits_a, n_a)[..., None]
-    n_a_, n_b_ = np.asarray(n_a, dtype=float)[..., None], np.asarray(n_b, dtype=float)[..., None]
-    se = np.sqrt(r * (1 - r) / n_a_ + e * e * q * (1 - q) / n_b_)
-    return q, np.maximum(r - _CAUTION * se, 0.0)
-
-
-@dataclass(frozen=True)
-class Bet:
-    """The test one e-process bets on over a batch: the event {score > t} (``direction`` +1: B from D, A from
-    D′) or {score <= t} (−1: B from D′, A from D), the tangent (ε, δ) and the counts seen for it so far."""
-
-    threshold: float
-    direction: int
-    epsilon: float
-    delta: float
-    hits_a: int
-    n_a: int
-    hits_b: int
-    n_b: int
-    growth: float
-
-    def events(self, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A (the side the claim bounds from above) and B, pair by pair."""
-        if self.direction > 0:
-            return s1 > self.threshold, s0 > self.threshold
-        return s0 <= self.threshold, s1 <= self.threshold
-
-    def stake(self, hits_a: float, n_a: float, hits_b: float, n_b: float) -> float:
-        """Kelly's stake λ on the plug-in rates (the best of :data:`_FRACTIONS` of 1/(e^ε + δ))."""
-        e, d = np.array([math.exp(self.epsilon)]), np.array([self.delta])
-        q, r = _cautious(hits_a, n_a, hits_b, n_b, e)
-        g = _growth(q[..., None], r[..., None], _log_stakes(e, d))[0]
-        best = int(np.argmax(g))
-        return float(_FRACTIONS[best] / (e[0] + d[0])) if g[best] > _MIN_GROWTH else 0.0
-
-
-def choose_bet(s0: np.ndarray, s1: np.ndarray, tangents: tuple[np.ndarray, np.ndarray]) -> Bet | None:
-    """The event and tangent with the largest expected log-growth per pair on the scores ``s0`` (D) and ``s1``
-    (D′) of past runs, with plug-in rates; ``None`` when no bet is expected to grow."""
-    eps, deltas = tangents
-    if eps.size == 0 or s0.size == 0 or s1.size == 0:
-        return None
-    t, fp, fn = _rates_at_all_thresholds(s0, s1, _THRESHOLDS)
-    t, fp, fn = t[1:], fp[1:], fn[1:]  # not the trivial test at −∞
-    if t.size == 0:
-        return None
-    n0, n1 = s0.size, s1.size
-    hits_b = np.stack([fp, fn], axis=1)  # direction +1: B = {s0 > t}; −1: B = {s1 <= t}
-    hits_a = np.stack([n1 - fn, n0 - fp], axis=1)
-    n_b, n_a = np.array([n0, n1]), np.array([n1, n0])
-    e = np.exp(eps)
-    q, r = _cautious(hits_a, n_a, hits_b, n_b, e)  # (threshold, direction, tangent)
-    g = _growth(q[..., None], r[..., None], _log_stakes(e, deltas)).max(axis=3)
-    i, o, j = np.unravel_index(int(np.argmax(g)), g.shape)
-    if not g[i, o, j] > _MIN_GROWTH:
-        return None
-    return Bet(
-        threshold=float(t[i]),
-        direction=1 if o == 0 else -1,
-        epsilon=float(eps[j]),
-        delta=float(deltas[j]),
-        hits_a=int(hits_a[i, o]),
-        n_a=int(n_a[o]),
-        hits_b=int(hits_b[i, o]),
-        n_b=int(n_b[o]),
-        growth=float(g[i, o, j]),
-    )
-
-
-@dataclass
-class EProcess:
-    """The wealth of one e-process (log K, starting at 0) against one claim, and when it crossed 1/α'."""
-
-    claim: Claim
-    value: float | None
-    log_wealth: float = 0.0
-    log_max: float = 0.0
-    crossed_at: int | None = None
-    bet: Bet | None = None
-    _counts: list[float] = field(default_factory=list)
-
-    def start(self, bet: Bet | None) -> None:
-        """A new bet for the next pairs: its stake starts from the bet's counts on the selection split."""
-        self.bet = bet
-        if bet is not None:
-            self._counts = [float(bet.hits_a), float(bet.n_a), float(bet.hits_b), float(bet.n_b)]
-
-    def play(self, s0: np.ndarray, s1: np.ndarray, *, start: int, log_level: float) -> None:
-        """Bet on the pairs (s0[i], s1[i]) in order, the stake of each block from the counts of every pair
-        before it (the selection split's, then those played since :meth:`start`); ``start`` numbers the first
-        pair (for :attr:`crossed_at`)."""
-        bet = self.bet
-        if bet is None:
-            return
-        a, b = bet.events(s0, s1)
-        n = min(a.size, b.size)
-        e = math.exp(bet.epsilon)
-        z = a[:n] - e * b[:n] - bet.delta
-        ka, na, kb, nb = self._counts
-        i = 0
-        while i < n:
-            j = min(n, i + max(_BLOCK, int(na) // 4))
-            lam = bet.stake(ka, na, kb, nb)
-            if lam > 0.0:
-                path = self.log_wealth + np.cumsum(np.log1p(lam * z[i:j]))
-                self.log_max = max(self.log_max, float(path.max()))
-                if self.crossed_at is None and path.max() >= log_level:
-                    self.crossed_at = start + i + int(np.argmax(path >= log_level))
-                self.log_wealth = float(path[-1])
-            ka, kb = ka + float(a[i:j].sum()), kb + float(b[i:j].sum())
-            na, nb = na + (j - i), nb + (j - i)
-            i = j
-        self._counts = [ka, na, kb, nb]
-
-    @property
-    def e_value(self) -> float:
-        return math.exp(min(self.log_wealth, 700.0))
-
-
-def _chain(claim: Claim, delta: float) -> list[EProcess]:
-    """The claim's e-process first, then nested weaker claims (:data:`CHAIN` × its ε at ``delta``, or × its μ),
-    each with the value it certifies in the claim's unit when rejected (``None``: nothing in that unit)."""
-    if claim.unit == "mu":
-        mu = float(claim.mu)  # type: ignore[arg-type]
-        return [EProcess(claim, mu)] + [EProcess(Claim.gdp(c * mu), c * mu) for c in CHAIN[1:]]
-    eps = claim.epsilon_at(delta)
-    own = eps if claim.kind == "dp" and claim.delta == delta else None
-    chain = [EProcess(claim, own)]
-    if math.isinf(eps):
-        return chain
-    scales = CHAIN[1:] if own is not None else CHAIN
-    values = [c * eps for c in scales] if eps > 0 else [0.125 * 2**k for k in range(8)]
-    return chain + [EProcess(Claim.dp(v, delta), v) for v in values]
 
 
 # -- the result -------------------------------------------------------------------------------------------------
@@ -586,8 +295,8 @@ class _Audit:
         self.alpha, self.delta, self.objectives, self.on_look = alpha, delta, objectives, on_look
         self.needs_fit = any(a.needs_fit for a in spec)
         self.log_level = math.log(1.0 / (alpha * SEQUENTIAL_SHARE))
-        self.chain = _chain(claim, delta)
-        self.tangents = [_tangents(p.claim) for p in self.chain]
+        self.chain = eprocess_chain(claim, delta)
+        self.tangents = [claim_tangents(p.claim) for p in self.chain]
         self.pool0: list[np.ndarray] = []
         self.pool1: list[np.ndarray] = []
         self.pooled = 0
@@ -625,7 +334,7 @@ class _Audit:
             return self.current
         self.fitted_on = self.pooled
         out0, out1 = np.concatenate(self.pool0), np.concatenate(self.pool1)
-        fitted, notes = _fit(_fresh(self.spec), out0, out1)
+        fitted, notes = fit_attacks(_fresh(self.spec), out0, out1)
         self.notes = notes
         return fitted
 
@@ -666,7 +375,7 @@ class _Audit:
             s0, s1 = np.concatenate(self.played[0]), np.concatenate(self.played[1])
             t = select_threshold(s0, s1, "eer")
             fp, fn = int(np.count_nonzero(s0 > t)), int(np.count_nonzero(s1 <= t))
-            fpr, fnr = float(_rate(fp, s0.size)), float(_rate(fn, s1.size))
+            fpr, fnr = float(smoothed_rate(fp, s0.size)), float(smoothed_rate(fn, s1.size))
             self.last_rates = (fpr, fnr)
             self.last_mu = abs(mu_from_rates(fpr, fnr))
 
@@ -709,7 +418,7 @@ class _Audit:
                         self._play(_score(bet_attack, out0), _score(bet_attack, out1))
                 else:
                     assert nxt is not None
-                    s0, s1 = self._request(piece, _ScoreAll(head + tuple(nxt)))
+                    s0, s1 = self._request(piece, ScoreAll(head + tuple(nxt)))
                     parts.append((s0[:, len(head) :], s1[:, len(head) :]))
                     if head:
                         self._play(s0[:, 0], s1[:, 0])
@@ -722,7 +431,7 @@ class _Audit:
                 self.pool0.append(both0)
                 self.pool1.append(both1)
                 self.pooled += size
-                self.sel = None if nxt is None else (_ScoreAll(tuple(nxt))(both0), _ScoreAll(tuple(nxt))(both1))
+                self.sel = None if nxt is None else (ScoreAll(tuple(nxt))(both0), ScoreAll(tuple(nxt))(both1))
             else:
                 self.sel = (both0, both1)
             self.current = nxt
@@ -733,7 +442,9 @@ class _Audit:
         assert self.current is not None and self.sel is not None
         share = self.alpha * (1.0 - SEQUENTIAL_SHARE) / len(self.objectives)
         sel0, sel1 = self.sel
-        chosen, thresholds, rows = _choose(self.current, sel0, sel1, self.claim, self.delta, share, self.objectives)
+        chosen, thresholds, rows = choose_attack(
+            self.current, sel0, sel1, self.claim, self.delta, share, self.objectives
+        )
         attack = self.current[chosen]
         self.attack_name = attack.name
         prev = (sel0[:, chosen], sel1[:, chosen])
@@ -745,7 +456,7 @@ class _Audit:
             for j in range(1, len(self.chain)):
                 bets.append(choose_bet(prev[0], prev[1], self.tangents[j]) if bets[-1] is not None else None)
             self._start(bets)
-            s0, s1 = self._request(size, _ScoreAll((attack,)))
+            s0, s1 = self._request(size, ScoreAll((attack,)))
             s0, s1 = s0[:, 0], s1[:, 0]
             ev0.append(s0)
             ev1.append(s1)
@@ -753,7 +464,7 @@ class _Audit:
             prev = (s0, s1)
             self._record(k, "final")
             if k == last:
-                self.final = _result(
+                self.final = audit_result(
                     self.claim,
                     attack,
                     thresholds,
@@ -817,8 +528,8 @@ def _prepare(
     """A sequential audit ready to step: the inputs checked, the plan made."""
     if not callable(source):
         raise TypeError(f"source must be callable (n, index, transform) -> (rows0, rows1), got {source!r}")
-    alpha, objectives, delta = _check_common(claim, alpha, objective, delta)
-    spec = _candidates(attack)
+    alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
+    spec = candidate_attacks(attack)
     plan = plan_sequential(claim, runs=runs, alpha=alpha, delta=delta, needs_fit=any(a.needs_fit for a in spec))
     return _Audit(
         source,

@@ -38,7 +38,7 @@ from dpkit.accountant.validation import check_count, check_probability, check_re
 
 from .claims import Claim
 from .estimators import AuditEstimate
-from .estimators import _cp_upper_vec as _cp_upper
+from .estimators import cp_upper_array as _cp_upper
 
 __all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "diagnose", "judge", "power_bound"]
 

@@ -20,10 +20,10 @@ from dpkit.audits import make_executor  # noqa: E402
 from dpkit.audits.rl import (  # noqa: E402
     RlAuditResult,
     RlPositionsAudit,
-    _claim_sigmas,
     audit_positions,
     audited_algorithms,
     default_setting,
+    setting_claim_sigmas,
 )
 
 RUNS = 4000
@@ -103,9 +103,9 @@ def main() -> None:
             best = default_setting(algorithm, sigma="optimal")
             for label, setting in (
                 ("tight", base),
-                (f"{BELOW} × tight", replace(base, sigma=_scaled(_claim_sigmas(base), BELOW))),
+                (f"{BELOW} × tight", replace(base, sigma=_scaled(setting_claim_sigmas(base), BELOW))),
                 ("optimal", best),
-                (f"{BELOW} × optimal", replace(best, sigma=_scaled(_claim_sigmas(best), BELOW))),
+                (f"{BELOW} × optimal", replace(best, sigma=_scaled(setting_claim_sigmas(best), BELOW))),
             ):
                 started = time.perf_counter()
                 audit = audit_positions(setting, runs=RUNS, seed=SEED, executor=pool)

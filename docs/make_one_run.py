@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.algorithms import registry
-from dpkit.audits.rl import _claim_sigmas, audit_setting, audited_algorithms, default_setting, register_agent
+from dpkit.audits.rl import audit_setting, audited_algorithms, default_setting, register_agent, setting_claim_sigmas
 from dpkit.audits.rl_one_run import audit_one_run
 from dpkit.loading import load_object
 
@@ -158,7 +158,7 @@ def main() -> None:
             continue
         for label, setting in (
             ("tight", base),
-            ("0.7 × tight", replace(base, sigma={k: 0.7 * v for k, v in _claim_sigmas(base).items()})),
+            ("0.7 × tight", replace(base, sigma={k: 0.7 * v for k, v in setting_claim_sigmas(base).items()})),
         ):
             started = time.perf_counter()
             many = audit_setting(setting, runs=RUNS, seed=SEED)

@@ -90,12 +90,14 @@ from dpkit.algorithms.limits import (
     MAX_ENTRIES,
     MAX_GRID_POINTS,
     MAX_STEPS,
-    above_limit,
     check_releases,
 )
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
 from dpkit.loading import parse_data, read_text_file, shown
+
+from .files import LedgerFile
+from .messages import BlamedKeyError, first_error
 
 if TYPE_CHECKING:
     from dpkit.accountant.events import Event
@@ -130,14 +132,6 @@ class _Model(BaseModel):
     """A config table: immutable, unknown keys refused, no silent coercion (``"5"`` is not 5, 2.5 not 2)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
-class _KeyError(ValueError):
-    """A check across keys that blames one key (``key``, relative to the table that raised it)."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
 
 
 def _sigma(value: object) -> str | float:
@@ -243,26 +237,26 @@ class AlgorithmConfig(_Model):
         if not self.env:
             object.__setattr__(self, "env", "lq" if self.lq else "riverswim")
         if self.env not in SIMULATED_ENVIRONMENTS and not is_external(self.env):
-            raise _KeyError(
+            raise BlamedKeyError(
                 "env",
                 f"must be one of {', '.join(SIMULATED_ENVIRONMENTS)}, or {' or '.join(EXTERNAL_FORMS)}, got "
                 f"{shown(self.env)}",
             )
         if is_external(self.env):  # a user's environment: its model fixes S and A
             if self.lq:
-                raise _KeyError("env", f"{self.name} runs on an LQ system, not on {shown(self.env)}")
+                raise BlamedKeyError("env", f"{self.name} runs on an LQ system, not on {shown(self.env)}")
             try:
                 s_, a_ = external_sizes(self.env, self.horizon or 1)
             except ValueError as err:
-                raise _KeyError("env", str(err)) from None
+                raise BlamedKeyError("env", str(err)) from None
             for key, value in (("states", s_), ("actions", a_)):
                 if key in self.model_fields_set and getattr(self, key) != value:
-                    raise _KeyError(key, f"{self.env} has {key} = {value}, got {getattr(self, key)}")
+                    raise BlamedKeyError(key, f"{self.env} has {key} = {value}, got {getattr(self, key)}")
                 object.__setattr__(self, key, value)
         if self.audit.enabled and self.spec.audit is None:
-            raise _KeyError("audit", f"{self.name} registers no audit: set audit.enabled = false")
+            raise BlamedKeyError("audit", f"{self.name} registers no audit: set audit.enabled = false")
         if self.episode_grid is not None and "rlsvi" not in self.spec.report.sections:
-            raise _KeyError("episode_grid", f"applies to rlsvi (its per-run privacy figure) only, not {self.name}")
+            raise BlamedKeyError("episode_grid", f"applies to rlsvi (its per-run privacy figure) only, not {self.name}")
         try:
             check_probability("delta", self.delta)
             if self.epsilon is not None:
@@ -276,7 +270,7 @@ class AlgorithmConfig(_Model):
                     f"episode_grid must not exceed episodes = {self.episodes}, got {max(self.episode_grid)}"
                 )
         except ValueError as err:
-            raise _KeyError("", f"({self.name}): {err}") from None
+            raise BlamedKeyError("", f"({self.name}): {err}") from None
         if self.audit.enabled and self.audit.position is not None:
             from dpkit.audits.rl import default_setting
 
@@ -284,7 +278,7 @@ class AlgorithmConfig(_Model):
             try:
                 default_setting(self.name, **self.audit_overrides(), position=a.position)
             except (ValueError, TypeError) as err:
-                raise _KeyError("audit.position", str(err)) from None
+                raise BlamedKeyError("audit.position", str(err)) from None
         return self
 
     def audit_overrides(self) -> dict[str, Any]:
@@ -370,17 +364,17 @@ def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | 
     """Read a ledger or event file: ``("ledger file", Ledger)`` for a table with the key ``release`` (TOML or
     JSON, :class:`dpkit.reports.files.LedgerFile`), else ``("event file", Event)`` read by
     :func:`dpkit.accountant.interop.load_event` (JSON: dpkit's event form or a DpEvent). ``relation`` applies to
-    DpEvent files only (a :class:`_KeyError` blaming ``relation`` otherwise); any other error is a ValueError."""
+    DpEvent files only (a :class:`BlamedKeyError` blaming ``relation`` otherwise); any other error is a ValueError."""
     from dpkit.accountant.interop import load_event
-
-    from .files import LedgerFile  # files imports this module: imported where it is used
 
     text = read_text_file(path, "ledger or event file")  # bounded: size cap, UTF-8, a regular file
     toml = path.suffix.lower() == ".toml"
     data = parse_data(text, toml=toml, what=f"file {str(path)!r}")  # nesting bounded
     if isinstance(data, dict) and "release" in data:
         if relation is not None:
-            raise _KeyError("relation", "applies to DpEvent files only, not a ledger file (its Δ carry their relation)")
+            raise BlamedKeyError(
+                "relation", "applies to DpEvent files only, not a ledger file (its Δ carry their relation)"
+            )
         try:
             ledger = LedgerFile.model_validate(data).ledger()
         except ValidationError as err:
@@ -390,7 +384,7 @@ def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | 
     if toml:
         raise ValueError("a TOML file must be a ledger file (a [[release]] array); an event file is JSON")
     if relation is not None and not _is_dp_event(data):
-        raise _KeyError("relation", "applies to DpEvent files only (dpkit's event JSON states its own relation)")
+        raise BlamedKeyError("relation", "applies to DpEvent files only (dpkit's event JSON states its own relation)")
     event = load_event(text, relation=relation)
     check_releases("the file", event)
     return "event file", event
@@ -427,15 +421,15 @@ class LedgerConfig(_Model):
     @model_validator(mode="after")
     def _read(self, info: ValidationInfo) -> LedgerConfig:
         if self.epsilon is not None and not self.epsilon > 0.0:
-            raise _KeyError("epsilon", f"must be > 0, got {self.epsilon!r}")
+            raise BlamedKeyError("epsilon", f"must be > 0, got {self.epsilon!r}")
         base = (info.context or {}).get("base") if info is not None else None
         path = (Path(base) if base is not None else Path.cwd()) / self.file
         try:
             kind, target = read_target(path.resolve(), self.relation)
-        except _KeyError:
+        except BlamedKeyError:
             raise
         except ValueError as err:
-            raise _KeyError("file", f"{shown(self.file)}: {err}") from None
+            raise BlamedKeyError("file", f"{shown(self.file)}: {err}") from None
         self._path, self._kind, self._target = str(path.resolve()), kind, target
         return self
 
@@ -503,15 +497,17 @@ class ReportConfig(_Model):
     @model_validator(mode="after")
     def _one_entry_each(self) -> ReportConfig:
         if not self.algorithms and not self.ledgers:
-            raise _KeyError("algorithm", _NO_ENTRY)
+            raise BlamedKeyError("algorithm", _NO_ENTRY)
         names = [a.name for a in self.algorithms]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:
-            raise _KeyError("algorithm", f"{shown(duplicated[0])} appears more than once (one entry per algorithm)")
+            raise BlamedKeyError(
+                "algorithm", f"{shown(duplicated[0])} appears more than once (one entry per algorithm)"
+            )
         for i, entry in enumerate(self.ledgers):
             if entry.name in names:
                 taken = "an algorithm" if entry.name in names[: len(self.algorithms)] else "another ledger"
-                raise _KeyError(
+                raise BlamedKeyError(
                     f"ledger[{i}].name",
                     f"{shown(entry.name)} is taken by {taken} entry (names of algorithm and ledger entries differ)",
                 )
@@ -521,7 +517,7 @@ class ReportConfig(_Model):
             runs = a.episodes * self.seeds + sum(a.episode_grid or ())  # regret runs (per σ) and RLSVI runs
             steps = runs * experiment.steps_per_episode
             if steps > MAX_STEPS:
-                raise _KeyError(
+                raise BlamedKeyError(
                     f"algorithm[{i}]",
                     f"({a.name}): (episodes × seeds + Σ episode_grid) × horizon = {steps:,} steps is above the "
                     f"limit of {MAX_STEPS:,}: lower episodes, seeds or horizon",
@@ -561,80 +557,6 @@ class ReportConfig(_Model):
 
 
 # -- reading and validation ------------------------------------------------------------------------
-
-#: What each kind of pydantic error says about a key (the value is appended).
-_MESSAGES = {
-    "missing": "is required",
-    "int_type": "must be an integer",
-    "int_from_float": "must be an integer",
-    "float_type": "must be a finite number",
-    "finite_number": "must be a finite number",
-    "bool_type": "must be true or false",
-    "string_type": "must be a string",
-    "model_type": "must be a table",
-    "model_attributes_type": "must be a table",
-    "dict_type": "must be a table",
-    "tuple_type": "must be a list",
-    "list_type": "must be a list",
-}
-
-
-def _key(loc: tuple[int | str, ...]) -> str:
-    """``("algorithm", 1, "audit", "runs")`` → ``algorithm[1].audit.runs``."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-#: The members of a union pydantic names in an error's location (not keys of the file): an audit's position is a
-#: name (str) or an index (constrained-int).
-_UNION_TAGS = ("str", "constrained-int")
-
-
-def first_error(err: ValidationError) -> str:
-    """The message of the error a user should see first: an unknown key (often a typo of a missing one) first, and of
-    a value that several types accept (an audit's position: a name or an index), the range error of its own type."""
-    errors = err.errors(include_url=False)
-
-    def rank(e: Any) -> tuple[bool, bool, bool]:  # a list its bad items emptied, and a value not a name: last
-        return e["type"] != "extra_forbidden", e["type"] == "too_short", e["loc"][-1:] == ("str",)
-
-    return pydantic_message(min(errors, key=rank))
-
-
-def pydantic_message(error: Mapping[str, Any]) -> str:
-    """One pydantic error as this module's one-line message, naming the key and the value."""
-    loc = tuple(p for p in error["loc"] if p not in ("function-before", "function-after", *_UNION_TAGS))
-    kind, value = error["type"], error.get("input")
-    ctx = error.get("ctx") or {}
-    if kind == "value_error" and isinstance(ctx.get("error"), _KeyError):
-        blamed = ctx["error"]
-        key = _key(loc + ((blamed.key,) if blamed.key else ()))
-        text = str(blamed)
-        return f"{key} {text}" if blamed.key or text.startswith("(") else f"{key}: {text}"
-    key = _key(loc)
-    if kind == "extra_forbidden":
-        return f"unknown key {shown(key)}"
-    if kind == "missing":
-        return f"{key} is required"
-    bound = next(iter(ctx.values()), None)
-    if kind == "less_than_equal" and isinstance(value, int) and isinstance(bound, int) and not isinstance(value, bool):
-        return above_limit(key, value, bound)  # a size above its stated limit
-    if kind == "too_long":
-        return f"{key} has {ctx.get('actual_length', '?'):,} entries, above the limit of {ctx.get('max_length')}"
-    if kind in ("greater_than_equal", "greater_than", "less_than", "less_than_equal"):
-        bound = next(iter(ctx.values()))
-        op = {"greater_than_equal": ">=", "greater_than": ">", "less_than": "<", "less_than_equal": "<="}[kind]
-        return f"{key} must be {op} {bound}, got {shown(value)}"
-    if kind == "too_short":
-        return f"{key} must not be empty, got {shown(value)}"
-    if kind == "literal_error":
-        return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {shown(value)}"
-    if kind == "value_error":
-        text = str(ctx.get("error", error["msg"]))
-        return f"{key} {text}" if key else text  # a check of a whole model blames no key
-    return f"{key} {_MESSAGES.get(kind, error['msg'].lower())}, got {shown(value)}"
 
 
 def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> ReportConfig:

@@ -13,17 +13,12 @@ A ledger file (JSON or TOML) lists Gaussian releases under one key, ``release``:
 ``dpkit ledger FILE`` accounts for it under every method and ``dpkit audit --claim FILE`` audits
 against its exact μ-GDP. :func:`read_ledger_file` reads and validates one, every error one
 ``ValueError`` naming the key and the value. The schemas of the three formats are generated from the
-models (:func:`schemas`); ``reports/config.schema.json``, ``reports/ledger.schema.json`` and
-``reports/report.schema.json`` are checked-in copies that a test keeps equal to them
-(``python -m dpkit.reports.files`` rewrites them).
+models (:func:`dpkit.reports.schemas.schemas`).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import sys
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,9 +37,9 @@ from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.algorithms.limits import check_releases
 from dpkit.loading import parse_data, read_text_file, shown
 
-from .config import config_schema, first_error
+from .messages import first_error
 
-__all__ = ["LedgerFile", "ReleaseEntry", "read_ledger_file", "schemas", "SCHEMA_FILES"]
+__all__ = ["LedgerFile", "ReleaseEntry", "read_ledger_file"]
 
 
 def _positive(value: object) -> float:
@@ -119,36 +114,3 @@ def read_ledger_file(path: str | Path) -> Ledger:
         raise ValueError(f"ledger file {str(p)!r}: {first_error(err)}") from None
     check_releases(f"ledger file {str(p)!r}", ledger)  # before it is accounted
     return ledger
-
-
-#: The checked-in schema of each file format (package data of dpkit.reports).
-SCHEMA_FILES = {
-    "config.schema.json": "report configuration",
-    "ledger.schema.json": "ledger file",
-    "report.schema.json": "report.json",
-}
-
-
-def schemas() -> dict[str, dict[str, Any]]:
-    """The JSON schema of each file format, generated from its model (keys: :data:`SCHEMA_FILES`)."""
-    from .models import report_schema  # only where schemas are wanted: reading a ledger file needs none
-
-    ledger = LedgerFile.model_json_schema(mode="validation")
-    ledger["title"] = "dpkit ledger file"
-    return {"config.schema.json": config_schema(), "ledger.schema.json": ledger, "report.schema.json": report_schema()}
-
-
-def dumps(schema: dict[str, Any]) -> str:
-    """A schema as the checked-in file holds it."""
-    return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def checked_in(name: str) -> str:
-    return resources.files("dpkit.reports").joinpath(name).read_text(encoding="utf-8")
-
-
-if __name__ == "__main__":  # pragma: no cover - python -m dpkit.reports.files [DIRECTORY]
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
-    for name, schema in schemas().items():
-        (target / name).write_text(dumps(schema), encoding="utf-8")
-        print(f"wrote {target / name}")

@@ -28,7 +28,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from dpkit.loading import shown
 
-from .config import AlgorithmConfig, QuickConfig, pydantic_message
+from .config import AlgorithmConfig, QuickConfig
+from .messages import pydantic_message
 
 __all__ = [
     "METHOD_KEYS",

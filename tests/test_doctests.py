@@ -28,6 +28,7 @@ MODULES_WITH_EXAMPLES = {
     "dpkit.accountant.rlsvi",
     "dpkit.accountant.sensitivity",
     "dpkit.accountant.tree",
+    "dpkit.accountant.tree_counts",
     "dpkit.audits.attacks",
 }
 

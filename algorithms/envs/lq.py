@@ -52,6 +52,8 @@ __all__ = [
     "policy_cost",
     "random_lq",
     "riccati",
+    "riccati_unchecked",
+    "optimal_cost_from_riccati",
 ]
 
 _SEED_BOUND = 2**63
@@ -74,7 +76,9 @@ def _swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
-def _riccati(a: np.ndarray, b: np.ndarray, q: np.ndarray, r: np.ndarray, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+def riccati_unchecked(
+    a: np.ndarray, b: np.ndarray, q: np.ndarray, r: np.ndarray, horizon: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Batched Riccati recursion without validation (see :func:`riccati`)."""
     n, d = b.shape[-2], b.shape[-1]
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
@@ -126,7 +130,7 @@ def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[n
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     h = check_count("horizon", horizon)
-    return _riccati(a_, b_, q_, r_, h)
+    return riccati_unchecked(a_, b_, q_, r_, h)
 
 
 def _check_covariance(w: object, n: int) -> np.ndarray:
@@ -145,7 +149,9 @@ def _check_x0(x0: object, n: int) -> np.ndarray:
     return x
 
 
-def _optimal_cost(p: np.ndarray, x0: np.ndarray, w: np.ndarray) -> np.ndarray:
+def optimal_cost_from_riccati(p: np.ndarray, x0: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The optimal expected cost from x0 given the Riccati matrices ``p`` (of :func:`riccati_unchecked`) and the noise
+    covariance ``w``: x0ᵀ P₀ x0 + Σ_h tr(P_{h+1} W), unvalidated (batched over leading axes)."""
     quad = np.einsum("i,...ij,j->...", x0, p[..., 0, :, :], x0)
     return quad + np.einsum("...hij,ji->...", p[..., 1:, :, :], w)
 
@@ -161,8 +167,8 @@ def optimal_cost(
     h = check_count("horizon", horizon)
     x = _check_x0(x0, a_.shape[-1])
     w = _check_covariance(noise_covariance, a_.shape[-1])
-    p, _ = _riccati(a_, b_, q_, r_, h)
-    out = _optimal_cost(p, x, w)
+    p, _ = riccati_unchecked(a_, b_, q_, r_, h)
+    out = optimal_cost_from_riccati(p, x, w)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -298,7 +304,7 @@ class LQSystem:
 
     def riccati(self) -> tuple[np.ndarray, np.ndarray]:
         """(P, K) of the true system: shapes (H + 1, n, n) and (H, d, n)."""
-        return _riccati(self.A, self.B, self.Q, self.R, self.horizon)
+        return riccati_unchecked(self.A, self.B, self.Q, self.R, self.horizon)
 
     def optimal_gains(self) -> np.ndarray:
         """K_h of the true system, shape (H, d, n)."""
@@ -307,7 +313,7 @@ class LQSystem:
     def optimal_cost(self) -> float:
         """J*(x0) under :attr:`noise_covariance`."""
         p, _ = self.riccati()
-        return float(_optimal_cost(p, self.x0, self.noise_covariance))
+        return float(optimal_cost_from_riccati(p, self.x0, self.noise_covariance))
 
     def _gains(self, gains: object) -> np.ndarray:
         k = _matrix("gains", gains, ndim=3)

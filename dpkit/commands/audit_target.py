@@ -73,10 +73,10 @@ def audit_target(
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     budget = runs
     if sequential:
-        from dpkit.audits.engine import _candidates
+        from dpkit.audits.selection import candidate_attacks
         from dpkit.audits.sequential import plan_sequential
 
-        fits = any(a.needs_fit for a in _candidates(chosen))
+        fits = any(a.needs_fit for a in candidate_attacks(chosen))
         budget = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits).budget
     options: dict[str, Any] = {"runs": runs, "chunk_size": chunk, "sequential": sequential}
     with (

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpkit import accountant as a
-from dpkit.accountant.accountants import PLD_MIN_MU
+from dpkit.accountant.pld import PLD_MIN_MU
 
 INF = math.inf
 CONVERSIONS = ["improved", "mironov"]

@@ -35,9 +35,9 @@ from dpkit.accountant.events import (
     SelfComposedEvent,
     TreeAggregationEvent,
     describe,
-    event_from_ledger,
     walk,
 )
+from dpkit.accountant.ledger import event_from_ledger
 
 G = GaussianEvent(1.0)
 

@@ -521,7 +521,7 @@ def test_atoms_isolate_a_point_mass_per_coordinate_and_per_row() -> None:
 
 
 def test_lattice_step_detection() -> None:
-    from dpkit.audits.attacks import _lattice_step
+    from dpkit.audits.learned_attacks import _lattice_step
 
     rng = np.random.default_rng(23)
     z = rng.normal(size=2_000)

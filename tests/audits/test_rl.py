@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import dpkit.algorithms.linopt as linopt_module
-import dpkit.algorithms.ofu_rl as ofu_module
+import dpkit.algorithms.linopt.agent as linopt_module
+import dpkit.algorithms.ofu_rl.agent as ofu_module
 from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
 from dpkit.algorithms.observers import counter_nodes
@@ -17,16 +17,16 @@ from dpkit.algorithms.rlsvi import Rlsvi
 from dpkit.audits import make_executor
 from dpkit.audits.rl import (
     RlSetting,
-    _claim_sigmas,
-    _registered_declaration,
-    _world,
     audit_setting,
     audited_algorithms,
     default_setting,
     neighbouring_datasets,
     observers,
     positions,
+    registered_declaration,
     rl_release,
+    setting_claim_sigmas,
+    setting_world,
 )
 
 ALGORITHMS = audited_algorithms()
@@ -39,7 +39,7 @@ def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
     def scaled(v: float | tuple[float, ...]) -> float | tuple[float, ...]:
         return tuple(x * factor for x in v) if isinstance(v, tuple) else v * factor
 
-    return replace(setting, sigma={k: scaled(v) for k, v in _claim_sigmas(setting).items()})
+    return replace(setting, sigma={k: scaled(v) for k, v in setting_claim_sigmas(setting).items()})
 
 
 # ------------------------------------------------------------------------------ neighbours
@@ -49,7 +49,7 @@ def below_tight(setting: RlSetting, factor: float = 0.7) -> RlSetting:
 @pytest.mark.parametrize("position", ["first", "middle", "last"])
 def test_neighbours_differ_in_exactly_the_changed_user(algorithm: str, position: str) -> None:
     setting = default_setting(algorithm, position=position)
-    env, users, canaries = _world(setting)
+    env, users, canaries = setting_world(setting)
     j = setting.index
     assert j == positions(setting)[position][0]
     if algorithm == "private-ofu-rl":
@@ -220,7 +220,7 @@ def test_reading_gives_the_claims_epsilon_at_the_informative_delta(algorithm: st
     assert d["delta"] == 0.1 and d["claimed_epsilon"] == 1.0 and d["delta_informative"] == delta_inf
     assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(gdp_epsilon(d["claim_mu"], delta_inf), rel=1e-12)
     assert d["exact_epsilon_at_informative_delta"] == pytest.approx(gdp_epsilon(d["exact_mu"], delta_inf), rel=1e-12)
-    led = algorithm_ledger(_registered_declaration(setting), relation="replace_one")
+    led = algorithm_ledger(registered_declaration(setting), relation="replace_one")
     assert d["claim_mu"] == pytest.approx(led.mu_at_tight_sigma, rel=1e-9)
     assert d["claimed_epsilon_at_informative_delta"] == pytest.approx(
         led.epsilon_at_informative_delta_by_tight_sigma, rel=1e-9
@@ -325,7 +325,7 @@ def test_black_box_observers_run_and_stay_below_the_allowance(algorithm: str) ->
 def test_sigma_zero_is_refused_on_a_step_the_registered_declaration_charges() -> None:
     # the optimal allocation's step H has Δ = 0 and σ = 0; σ = 0 on step 1 (Δ > 0) is no privacy at all
     setting = default_setting("ldp-ucrl-vtr", sigma="optimal")
-    sigmas = _claim_sigmas(setting)
+    sigmas = setting_claim_sigmas(setting)
     assert all(v[-1] == 0.0 for v in sigmas.values())
     broken = {k: (0.0, *v[1:]) for k, v in sigmas.items()}
     with pytest.raises(ValueError, match=r"must be > 0 for an audit at step h = 1"):

@@ -19,7 +19,7 @@ from rl_mutants import (
     rlsvi_no_clipping,
 )
 
-from dpkit.audits.rl import _declaration, _declared_mu, audit_setting, default_setting
+from dpkit.audits.rl import _declaration, audit_setting, declared_mu, default_setting
 
 #: the statistical audits of the mutant zoo run in the second tier (make test-all)
 pytestmark = pytest.mark.slow
@@ -45,9 +45,9 @@ def test_exceeded_sensitivity_is_not_allowed_more_than_the_declaration(pool) -> 
     result = audit_setting(setting, runs=1000, seed=4, executor=pool)
     correct = default_setting("ldp-ucrl-vtr", sigma="tight")
     declaration, _ = _declaration(correct)
-    from dpkit.audits.rl import _claim_sigmas
+    from dpkit.audits.rl import setting_claim_sigmas
 
-    declared = _declared_mu(declaration, _claim_sigmas(correct), "replace_one")
+    declared = declared_mu(declaration, setting_claim_sigmas(correct), "replace_one")
     assert result.pair_mu_allowed <= declared * (1 + 1e-9)
     assert result.mu_lower > result.pair_mu_allowed
 
@@ -99,7 +99,7 @@ def test_rlsvi_has_no_add_remove_accounting_to_get_wrong() -> None:
 
 
 def _rlsvi_world() -> tuple[Any, int]:
-    from dpkit.audits.rl import _world
+    from dpkit.audits.rl import setting_world
 
     setting = default_setting("rlsvi")
-    return _world(setting)[0], setting.episodes
+    return setting_world(setting)[0], setting.episodes

@@ -88,9 +88,9 @@ def test_rlsvi_one_run_sees_each_user_alone_and_says_inconclusive() -> None:
     seen best — are all guessed right. At the claim's σ a user among 2,000 is seen at a μ of about the claim's
     μ/√K (the declaration allows each of her K − 1 later releases its worst case, n = 1): the reach is far below
     half the claim, so the audit is inconclusive, never consistent."""
-    from dpkit.audits.rl import _claim_sigmas, default_setting
+    from dpkit.audits.rl import default_setting, setting_claim_sigmas
 
-    tight = _claim_sigmas(replace(default_setting("rlsvi"), episodes=2000))["Q-values"]
+    tight = setting_claim_sigmas(replace(default_setting("rlsvi"), episodes=2000))["Q-values"]
     sharp = one_run_scores("rlsvi", canaries=2000, seed=1, sigma=tight / 1000)
     assert sharp.observer == "q-values"
     assert np.array_equal(sharp.scores[:20] > 0, sharp.coins[:20] == 1)

@@ -12,15 +12,15 @@ import pytest
 
 from dpkit.algorithms.observers import tree_positions
 from dpkit.audits.rl import (
-    _claim_sigmas,
-    _declared_mu,
     _equal_error_mu,
-    _registered_declaration,
     audited_algorithms,
+    declared_mu,
     default_setting,
     neighbouring_datasets,
     positions,
+    registered_declaration,
     rl_release,
+    setting_claim_sigmas,
 )
 
 SEEDS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
@@ -31,7 +31,7 @@ def _reach(setting) -> tuple[float, float]:  # noqa: ANN001
     d0, d1 = neighbouring_datasets(setting)
     runs = 4 if setting.algorithm in ("private-ofu-rl", "private-linopt-vi", "private-linopt-po") else 6
     mus = np.concatenate([rl_release(d, np.random.default_rng(i), runs)[:, -2] for i, d in enumerate((d0, d1))])
-    declared = _declared_mu(_registered_declaration(setting), _claim_sigmas(setting), setting.relation)
+    declared = declared_mu(registered_declaration(setting), setting_claim_sigmas(setting), setting.relation)
     return _equal_error_mu(mus), declared * math.sqrt(setting.share)
 
 

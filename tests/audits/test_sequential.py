@@ -12,14 +12,12 @@ from hypothesis import strategies as st
 
 from dpkit.audits import Claim, ScoreFunction, audit
 from dpkit.audits import mechanisms as m
+from dpkit.audits.betting import EProcess, choose_bet, claim_tangents
 from dpkit.audits.mechanisms import at_the_claim
 from dpkit.audits.sequential import (
     SEQUENTIAL_SHARE,
-    EProcess,
-    _tangents,
     audit_sequential,
     audit_sequential_batches,
-    choose_bet,
     plan_sequential,
     release_source,
 )
@@ -64,7 +62,7 @@ def test_bets_chosen_on_the_pairs_they_are_played_on_would_not_be_valid() -> Non
     predictable), the e-process of a mechanism at its claim crosses 1/α' for most seeds; chosen on the previous
     batch, for fewer than α'."""
     claim = Claim.gdp(0.5)
-    tangents, level, seeds = _tangents(claim), math.log(10.0), 60
+    tangents, level, seeds = claim_tangents(claim), math.log(10.0), 60
     in_sample = predictable = 0
     for seed in range(seeds):
         rng = np.random.default_rng(seed)

@@ -15,14 +15,15 @@ import pytest
 from dpkit.cli import main
 from dpkit.loading import parse_data, shown
 from dpkit.reports.config import load_config, parse_config
-from dpkit.reports.files import SCHEMA_FILES, checked_in, dumps, read_ledger_file, schemas
+from dpkit.reports.files import read_ledger_file
+from dpkit.reports.schemas import SCHEMA_FILES, checked_in, dumps, schemas
 
 MINIMAL = {"algorithm": [{"name": "ldp-ucrl-vtr", "episodes": 50, "epsilon": 1.0, "delta": 0.1}]}
 
 
 @pytest.mark.parametrize("name", list(SCHEMA_FILES))
 def test_checked_in_schemas_are_the_generated_ones(name: str) -> None:
-    assert checked_in(name) == dumps(schemas()[name]), f"reports/{name} is stale: run python -m dpkit.reports.files"
+    assert checked_in(name) == dumps(schemas()[name]), f"reports/{name} is stale: run python -m dpkit.reports.schemas"
 
 
 def test_the_default_config_validates_against_its_schema() -> None:

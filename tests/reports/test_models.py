@@ -16,10 +16,10 @@ import pytest
 from dpkit.accountant import VARIANTS
 from dpkit.reports.config import parse_config
 from dpkit.reports.encoding import to_jsonable
-from dpkit.reports.files import schemas
 from dpkit.reports.job import compute_report
 from dpkit.reports.models import METHOD_KEYS, ReportJson, report_schema, validate_report
 from dpkit.reports.render import report_json
+from dpkit.reports.schemas import schemas
 
 #: A tree-counter algorithm audited, RLSVI not: every kind of section, in a few seconds.
 TINY = {

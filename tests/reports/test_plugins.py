@@ -13,7 +13,7 @@ from cli_runs import run
 from user_files import LEDGER_TOML, TOY_ENTRY, TOY_NAME, dp_accounting_json, dp_sgd, write_toy
 
 from dpkit.algorithms import registry
-from dpkit.reports.files import schemas
+from dpkit.reports.schemas import schemas
 
 NAME = TOY_NAME
 CONFIG = (

@@ -13,7 +13,7 @@ import pytest
 from cli_runs import run
 
 from dpkit.algorithms import registry
-from dpkit.reports.files import schemas
+from dpkit.reports.schemas import schemas
 
 pytest.importorskip("gymnasium")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -1,81 +1,9 @@
-"""Private-LinOpt-VI and Private-LinOpt-PO (Zhou: *Differentially Private RL with Linear Function Approximation*;
-seed 004).
-
-Release declaration. Both algorithms share one privatizer: for every step h four binary-tree
-counters (Chan–Shi–Song, :mod:`dpkit.accountant.tree`), released at the start of each episode k over
-episodes 1..k−1 (schedule ``before-episode``):
-
-* B_{h,p,1} on φφᵀ (symmetric noise), ‖φ‖ <= sqrt(d1)·H, paper Δ_{p,1} = d1·H²;
-* B_{h,p,2} on φ·V_{h+1}(s_{h+1}), V ∈ [0, H], paper Δ_{p,2} = sqrt(d1)·H²;
-* B_{h,r,1} on ϕϕᵀ (symmetric noise), ‖ϕ‖ <= 1, paper Δ_{r,1} = 1;
-* B_{h,r,2} on ϕ·r, r ∈ [0, 1], paper Δ_{r,2} = 1.
-
-Each counter gets σ = (HΔ/ε) sqrt(32 m ln(4H/δ)), m = ⌈log K⌉: zCDP with Bun–Steinke conversion
-to (ε/4, δ/4) per counter, then ε → ε/H, δ → δ/H for the H steps. The proof of Thm 6.4 defines Δ
-as the change "if the state-action pair of a single episode is changed" (replace-one) but bounds
-it by one user's term (the add/remove value). Both proofs state Δ_{p,1} = d1·H² and Δ_{p,2} = sqrt(d1)·H²:
-the seed's text of the proof of Thm 6.4 reads "∆p,1 = d1 H ≤ dH" only because its extraction floated the
-superscripts ("2", "2") onto lines of their own, as it floated the "√ 2 √ 2" of "∆p,2 = d1 H ≤ dH"
-(reading ``theorem-6.5``, the only one; the proof of Thm 6.5 keeps them inline: "∆p,1 = d1 H 2").
-
-The algorithms. :class:`LinOpt` is LinOpt-VI-Reg / LinOpt-PO-Reg (Algorithms 1 and 2) with the
-fixed regulariser Z = λI, z = 0 (UCRL-VTR, resp. OPPO with bandit feedback); :class:`PrivateLinOpt`
-is Private-LinOpt-VI / -PO (Definitions 6.2, 6.3): the same algorithm with the PRIVATIZER. Both
-keep the four statistics of every step h in :class:`Privatizer` — binary-tree counters
-(:class:`~dpkit.accountant.tree.BinaryCounter`, one per statistic with the H steps as a batch axis, i.e.
-H independent counters), with σ = 0 for :class:`LinOpt`, so that a private agent at σ = 0 *is*
-the non-private one (same sums in the same order: the same actions, bit for bit).
-
-Episode k (schedule ``before-episode``): release the noisy prefixes over episodes 1..k−1,
-Λ_{h,p} = B_{h,p,1} + γ_p I, u_{h,p} = B_{h,p,2}, Λ_{h,r} = B_{h,r,1} + γ_r I, u_{h,r} = B_{h,r,2},
-θ̂ = Λ⁻¹u; for h = H..1 (optimistic Bellman recursion)
-
-    Q_h(s, a) = clip( ϕ(s,a)ᵀθ̂_{h,r} + φ_{V_{h+1}}(s,a)ᵀθ̂_{h,p}
-                      + β_p ‖φ_{V_{h+1}}(s,a)‖_{Λ_{h,p}⁻¹} + β_r ‖ϕ(s,a)‖_{Λ_{h,r}⁻¹},  0,  H − h + 1 )
-
-(h 1-based as in the paper), then VI: V_h = max_a Q_h, π_h greedy (ties to the lowest action);
-PO: V_h = ⟨π_h(·|s), Q_h(s, ·)⟩ and, after the episode, π_h^{k+1}(·|s) ∝ π_h^k(·|s) exp(η Q_h(s, ·)),
-π¹ uniform. The trajectory then adds φ_h φ_hᵀ, φ_h V_{h+1}(s_{h+1}), ϕ_h ϕ_hᵀ and ϕ_h r_h to the
-counters, φ_h = φ_{V_{h+1}}(s_h, a_h) with the V of *this* episode (value-targeted regression).
-
-The shift γ = λ + 2Σ: Σ is the paper's bound on the operator norm of a prefix's Gram noise,
-Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))) (Thm 6.5; :func:`~dpkit.accountant.tree.symmetric_noise_norm_bound`
-at failure probability α/(4KH), m = the most p-sums in a released prefix), so Z = N + 2Σ I has
-λ_min = Σ + λ, λ_max = 3Σ + λ (the private agents' default is the paper's λ = 0; λ > 0 keeps Λ
-invertible at σ = 0 and is the non-private ridge). The radii of Lemma 3.1 with these constants,
-
-    β_p = (H/2) sqrt(2 ln(H/α) + d1 ln(1 + KH²/λ_min,p)) + sqrt(d1 λ_max,p) + ν_p,
-    β_r = (1/2) sqrt(2 ln(H/α) + d2 ln(1 + K/(d2 λ_min,r))) + sqrt(d2 λ_max,r) + ν_r,
-    ν = σ₂ sqrt(m)(sqrt(d) + sqrt(2 ln(4KH/α))) / sqrt(λ_min)   (0 without noise),
-
-are multiplied by ``bonus_scale`` (:func:`confidence_radii`; the paper's is 1).
-
-Constants (the agent factory's keyword options; the defaults are the paper's, and
-``make_agent(..., preset="tuned")`` applies :data:`TUNED`, what dpkit ran before the defaults were made the
-paper's — explicit options override a preset):
-
-* ``regularization`` λ. Private agents: the paper's Z_{h,p}^k = N_{h,p}^k + 2Σ_{p,1} I ("In particular, we
-  choose Z_{h,p}^k = N_{h,p}^k + 2Σ_{p,1} I, which leads to λ_max,p = 3Σ_{p,1} and λ_min,p = Σ_{p,1}", proof
-  of Thm 6.5; likewise for r): no ridge, λ = 0 (:data:`PRIVATE_REGULARIZATION`). Non-private agents: "choosing
-  Z_{h,p}^k = λI and z_{h,p}^k = 0 for all h, k reduces to the standard non-private value-based algorithms"
-  (§3) — the paper states no value of λ; the algorithm needs λ > 0 (Λ = λI at k = 1 must be invertible),
-  and the default is the unit ridge λ = 1 (:data:`DEFAULT_REGULARIZATION`). Tuned: λ = 1 for all four.
-* ``bonus_scale``: the paper's Γ_{h,p}^k = β_p(α)[φᵀ(Λ_{h,p}^k)⁻¹φ]^{1/2} and Γ_{h,r}^k = β_r(α)[ϕᵀ(Λ_{h,r}^k)⁻¹ϕ]^{1/2}
-  (Algorithm 1) use the radii of Lemma 3.1 as they are: the paper states no multiplier, i.e. 1
-  (:data:`DEFAULT_BONUS_SCALE`). Tuned: 0.05 (:data:`TUNED`; see its comment).
-* ``alpha`` α = 0.05: an input ("for any α ∈ (0, 1]", Thm 6.5) the paper leaves to the user.
-* ``eta`` (PO): the paper's step of Thm 5.1 (:func:`paper_eta`), in both presets.
-
-Features: the one-hot linear-mixture view of a tabular MDP (:class:`~dpkit.algorithms.envs.features.LinearMixture`):
-φ_V(s, a) ∈ R^{S²A} is V placed in the block of (s, a), so φ_V(s,a)ᵀθ = θ[block]ᵀV and
-‖φ_V(s,a)‖²_{Λ⁻¹} = Vᵀ Λ⁻¹[block, block] V: only the SA diagonal S×S blocks of Λ⁻¹ are used.
-ϕ(s, a) = e_(s,a) ∈ R^{SA}. What the declaration assumes is enforced before anything is counted:
-V clipped to [0, H], φ to ‖φ‖ <= sqrt(d1)·H, ϕ to ‖ϕ‖ <= 1, r to [0, 1].
-"""
+"""LinOpt-VI and LinOpt-PO and their private versions (seed 004): the confidence radii of Lemma 3.1 and the noise
+bounds of Thm 6.5, the privatizer (four binary-tree counters per step) and the agents (see
+:mod:`dpkit.algorithms.linopt`)."""
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping
 from fractions import Fraction
@@ -84,15 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, cached_declaration, tree_depth_flag
-from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, product_sensitivity
-from dpkit.accountant.structured_sensitivity import block_norm_bound, block_outer_product_sensitivity
+from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.sensitivity import clip_norm
 from dpkit.accountant.tree import (
-    SCHEDULES,
     BinaryCounter,
-    max_psums_per_item,
     max_psums_per_prefix,
-    paper_depth,
     symmetric_noise_norm_bound,
 )
 from dpkit.accountant.validation import (
@@ -104,17 +28,13 @@ from dpkit.accountant.validation import (
     check_probability,
     check_rng,
 )
-from dpkit.accountant.zcdp import zcdp_epsilon
 
-from .envs.features import LinearMixture
-from .envs.tabular import TabularMDP
-from .episodes import Plan, per_step, resolve_sigmas, step_column
-from .observers import ObservedRun, OneRun, OneRunView
-from .spec import AlgorithmSpec, AuditSpec, ReportSpec
+from ..envs.features import LinearMixture
+from ..envs.tabular import TabularMDP
+from ..episodes import Plan, per_step, resolve_sigmas, step_column
+from .declaration import declare_privacy
 
 __all__ = [
-    "ALGORITHMS",
-    "READINGS",
     "RELEASES",
     "VARIANTS",
     "AGENT_NAMES",
@@ -124,8 +44,6 @@ __all__ = [
     "DEFAULT_ALPHA",
     "TUNED",
     "PRESETS",
-    "paper_sigma",
-    "declare_privacy",
     "paper_eta",
     "noise_shift",
     "target_noise_bound",
@@ -135,193 +53,6 @@ __all__ = [
     "PrivateLinOpt",
     "make_agent",
 ]
-
-ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po")
-#: The paper's formulas. There was a ``proof-6.4`` reading with Δ_{p,1} = d1·H: an artefact of the seed's text
-#: extraction (see the module docstring), not of the paper, and removed.
-READINGS: tuple[str, ...] = ("theorem-6.5",)
-PAPER = "Zhou — Differentially Private RL with Linear Function Approximation (seed 004)"
-
-
-def paper_sigma(sensitivity: float, episodes: int, horizon: int, epsilon: float, delta: float) -> float:
-    """σ = (HΔ/ε) sqrt(32 m ln(4H/δ)) with the paper's m = ⌈log2 K⌉ (Thm 6.5)."""
-    sensitivity = check_positive("sensitivity", sensitivity)
-    k = check_count("episodes", episodes)
-    h = check_count("horizon", horizon)
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_probability("delta", delta)
-    m = paper_depth(k)
-    return h * sensitivity / epsilon * math.sqrt(32.0 * m * math.log(4.0 * h / delta))
-
-
-@cached_declaration
-def declare_privacy(
-    algorithm: str,
-    episodes: int,
-    horizon: int,
-    epsilon: float,
-    delta: float,
-    d1: int,
-    d2: int | None = None,
-    *,
-    reading: str = "theorem-6.5",
-    schedule: str = "before-episode",
-    states: int | None = None,
-) -> PrivacyDeclaration:
-    """What the 4H counters of Private-LinOpt-VI/-PO release about one user, at the paper's σ.
-
-    ``d1``/``d2`` are the transition and reward feature dimensions (``d2`` defaults to ``d1``).
-    The implementation clips φ to sqrt(d1)·H, V to [0, H], ϕ to 1 and r to [0, 1]. With ``states`` S the features
-    are one-hot (the tabular linear-mixture view :class:`LinOpt` uses: φ_V(s, a) is V in the block of (s, a) and
-    ϕ(s, a) = e_(s,a)), whose exact sensitivities are smaller: ‖φ‖ <= sqrt(S)·(H − h), the Gram update's upper
-    triangle b_V²·sqrt(S(S + 1)) under replace-one, every product entrywise >= 0
-    (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
-    """
-    algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
-    k = check_count("episodes", episodes)
-    h = check_count("horizon", horizon)
-    epsilon = check_positive("epsilon", epsilon)
-    delta = check_probability("delta", delta)
-    d1 = check_count("d1", d1)
-    d2 = d1 if d2 is None else check_count("d2", d2)
-    reading = check_choice("reading", reading, READINGS)
-    schedule = check_choice("schedule", schedule, SCHEDULES)
-    m = max_psums_per_item(k, schedule=schedule)
-    if m == 0:
-        raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")
-    m_paper = paper_depth(k)
-    paper_p1 = d1 * h * h  # ‖φφᵀ‖_F = ‖φ‖² <= d1·H² (both proofs of seed 004)
-    # Per step: Q_h is capped at H − h + 1 (Algorithms 1 and 2), so V_{h+1} ∈ [0, H − h] and ‖φ_{V_{h+1}}‖ <=
-    # sqrt(d1)·(H − h): the transition counters carry step 1's bounds and the later steps' factors
-    # ((H − h)/(H − 1))² (step H's statistics are 0). The reward counters do not depend on V: one bound.
-    # With H = 1 every transition item is 0; the whole-range bounds then stay (sound).
-    first = (h - 1) if h > 1 else h
-    b_phi, b_v = math.sqrt(d1) * first, float(first)
-    p_factors = tuple(((h - step) / first) ** 2 for step in range(1, h + 1)) if h > 1 else ()
-    one_hot = states is not None
-    gram: tuple[float, float]
-    if one_hot:
-        s_ = check_count("states", states)
-        gram = (
-            block_outer_product_sensitivity(b_v, s_, "add_remove", norm_bound=b_phi),
-            block_outer_product_sensitivity(b_v, s_, "replace_one", norm_bound=b_phi),
-        )
-        b_phi = block_norm_bound(b_v, s_, b_phi)
-    else:
-        gram = (outer_product_sensitivity(b_phi, "add_remove"), outer_product_sensitivity(b_phi, "replace_one"))
-    specs: list[tuple[str, str, str, float, float, float]] = [
-        ("B_{h,p,1}", "Gram of transition features φφᵀ", "symmetric", paper_p1, gram[0], gram[1]),
-        (
-            "B_{h,p,2}",
-            "φ·V_{h+1}(s_{h+1})",
-            "iid",
-            math.sqrt(d1) * h * h,
-            product_sensitivity(b_phi, scalar_bound=b_v, relation="add_remove"),
-            product_sensitivity(b_phi, scalar_bound=b_v, relation="replace_one", nonnegative=one_hot),
-        ),
-        (
-            "B_{h,r,1}",
-            "Gram of reward features ϕϕᵀ",
-            "symmetric",
-            1.0,
-            outer_product_sensitivity(1.0, "add_remove"),
-            outer_product_sensitivity(1.0, "replace_one"),
-        ),
-        (
-            "B_{h,r,2}",
-            "ϕ·r",
-            "iid",
-            1.0,
-            product_sensitivity(1.0, scalar_bound=1.0, relation="add_remove"),
-            product_sensitivity(1.0, scalar_bound=1.0, relation="replace_one", nonnegative=one_hot),
-        ),
-    ]
-    releases = tuple(
-        DeclaredRelease(
-            name=name,
-            statistic=f"{stat}; {h} counters (one per step), {m} noisy p-sums per user each",
-            count=h * m,
-            sensitivity_add_remove=ar,
-            sensitivity_replace_one=ro,
-            paper_sensitivity=paper,
-            sigma_paper=paper_sigma(paper, k, h, epsilon, delta),
-            noise=noise,
-            paper_count=h * m_paper,
-            step_factors=p_factors if name.startswith("B_{h,p") else (),
-        )
-        for name, stat, noise, paper, ar, ro in specs
-    )
-    # The paper's own analysis of each counter: ρ = mΔ²/(2σ²) = ε²/(64 H² ln(4H/δ)), Bun–Steinke at δ/(4H).
-    rho = epsilon**2 / (64.0 * h * h * math.log(4.0 * h / delta))
-    per_counter = zcdp_epsilon(rho, delta / (4 * h), conversion="bun-steinke") if rho > 0 else 0.0
-    flags = (
-        []
-        if rho == 0
-        else [
-            Flag(
-                "paper-claim-approximate",
-                f"with its own zCDP analysis the paper's σ gives each counter ε = {per_counter:.6g} at δ/(4H), above "
-                f"ε/(4H) = {epsilon / (4 * h):.6g}: basic composition over the 4H counters then gives "
-                f"{4 * h * per_counter:.6g} > ε (the theorem claims O(ε, δ)-JDP).",
-                "warning",
-            )
-        ]
-    )
-    if m_paper != m:
-        flags.append(tree_depth_flag(m_paper, exact_depth=m, schedule=schedule, counters="each of the 4H counters"))
-    notes = [
-        "JDP through the billboard lemma: the counters' releases are the shared statistics; each user's "
-        "actions are a function of them and of her own states.",
-        f"m = ⌈log2 K⌉ = {m_paper} equals the exact number of released p-sums per user for the before-episode "
-        "schedule; with a release after every episode it is one more when K is a power of 2.",
-        f"Δ_(p,1) = d1·H² = {d1 * h * h} and Δ_(p,2) = sqrt(d1)·H² = {math.sqrt(d1) * h * h:.6g} in both proofs "
-        "(Thms 6.4 and 6.5): ‖φ‖ <= sqrt(d1)·H, so ‖φφᵀ‖_F <= d1·H². The seed's text of the proof of Thm 6.4 shows "
-        "'∆p,1 = d1 H ≤ dH' only because its superscripts were set on lines of their own.",
-        *(
-            [
-                f"One-hot features (S = {states}): φ_V(s, a) is V (S entries in [0, H − h]) in the block of (s, a), "
-                "so ‖φ‖ <= "
-                "sqrt(S)·(H − h) (not sqrt(d1)·(H − h)), the Gram update's upper triangle changes by at most "
-                "(H − h)²·sqrt(S(S + 1)) under replace-one, and φ·V and ϕ·r are entrywise >= 0 (replace-one √2·, not "
-                "2·, the add/remove value)."
-            ]
-            if one_hot
-            else []
-        ),
-        "Per-step sensitivities: Q_h <= H − h + 1 makes V_{h+1} <= H − h, so step h's transition counters have "
-        "(H − h)²/(H − 1)² of step 1's sensitivity (step H's items are 0); the implementation clips to these "
-        "per-step bounds. The reward counters have one bound for every step.",
-        "Seed 004 writes m = ⌈log K⌉ without a base; with the natural log it would under-count "
-        f"(⌈ln K⌉ = {math.ceil(math.log(k)) if k > 1 else 0} for K = {k}).",
-    ]
-    params: dict[str, Any] = {
-        "episodes": k,
-        "horizon": h,
-        "d1": d1,
-        "d2": d2,
-        "reading": reading,
-        "schedule": schedule,
-        "states": states,
-        "tree_depth_paper": m_paper,
-        "tree_depth_exact": m,
-    }
-    return PrivacyDeclaration(
-        algorithm=algorithm,
-        privacy_model="JDP",
-        paper=PAPER,
-        paper_relation="replace_one",
-        epsilon=epsilon,
-        delta=delta,
-        releases=releases,
-        parameters=params,
-        flags=tuple(flags),
-        notes=tuple(notes),
-    )
-
-
-# ------------------------------------------------------------------------------------------
-# The algorithms
-# ------------------------------------------------------------------------------------------
 
 #: The names of the four statistics' counters, as in the declaration.
 RELEASES: tuple[str, ...] = ("B_{h,p,1}", "B_{h,p,2}", "B_{h,r,1}", "B_{h,r,2}")
@@ -915,163 +646,3 @@ def make_agent(
     if not (isinstance(sigma, str) and sigma == "paper"):
         raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
     return LinOpt(env, episodes, rng, variant=variant, **options)
-
-
-# -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
-
-
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features at every
-    step), both with raw rewards 2 — beyond [0, 1], which only LinOpt's own clipping brings back to the bound its
-    reward counters' sensitivities assume. With the paper's bonus every optimistic Q sits at its cap H − h + 1, so
-    each canary's φ_{V_{h+1}} is the full block (H − h)·1 and her target V_{h+1}(s_{h+1}) = H − h: every counter's
-    item differs by its declared Δ at every step."""
-    from .observers import tabular_world
-
-    return tabular_world(setting, (2.0, 2.0))
-
-
-def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened);
-    ``actions``: the actions of all later users (black-box)."""
-    from .episodes import play_episode
-    from .observers import CounterLog, Trace
-
-    s = run.setting
-    env, users, canaries = run.world
-    j = run.index
-    users = users.replace(j, canaries[run.which])
-    other = canaries[1 - run.which]
-    agent_rng, policy_rng = rng.spawn(2)
-    agent = run.make_agent(agent_rng, env)
-    log = CounterLog(tuple(agent.privatizer.counters), batched=True)
-    trace = Trace()
-    for k in range(s.episodes):
-        plan = agent.plan(k)
-        log.released(plan.released)
-        policy = np.asarray(plan.policy)
-        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        traj = play_episode(env, policy, users[k], draws)
-        if run.observer == "actions" and k > j:
-            trace.view.append(np.eye(env.actions)[traj[1]].ravel())
-        theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
-        log.episode(agent.items(k, *traj), theirs, run.which)
-        agent.update(k, *traj)
-    log.finish(
-        trace,
-        j,
-        agent.privatizer.sigmas,
-        run.claim_sigmas,
-        {n: n.endswith(",1}") for n in log.names},
-        run.sensitivities,
-    )
-    return trace.row(run.white_box)
-
-
-def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
-    released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
-    from .episodes import play_episode
-    from .observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
-
-    if run.observer != "billboard":
-        raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
-    env, _, canaries = run.world
-    agent_rng, policy_rng = rng.spawn(2)
-    agent = run.make_agent(agent_rng, env)
-    names = tuple(agent.privatizer.counters)
-    log0, log1 = CounterLog(names, batched=True), CounterLog(names, batched=True)
-    for k, coin in enumerate(run.coins):
-        plan = agent.plan(k)
-        log0.released(plan.released)
-        policy = np.asarray(plan.policy)
-        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        trajectories = [play_episode(env, policy, canary, draws) for canary in canaries]
-        log0.episode(agent.items(k, *trajectories[0]), None, 0)
-        log1.episode(agent.items(k, *trajectories[1]), None, 0)
-        agent.update(k, *trajectories[int(coin)])
-        run.advance()
-    stack = lambda log: {n: np.stack(log.items[n]) for n in names}  # noqa: E731
-    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores = billboard_one_run_scores(
-        prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}
-    )
-    starts = counter_nodes(prefixes[names[0]])[1]
-    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
-
-
-def _declare(name: str, epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
-    return declare_privacy(
-        name,
-        p["episodes"],
-        p["horizon"],
-        epsilon,
-        delta,
-        p["dim"],
-        reading=p.get("reading") or "theorem-6.5",
-        schedule=p.get("schedule") or "before-episode",
-        states=p.get("states"),
-    )
-
-
-def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
-    """d = S²A, the dimension of the one-hot linear-mixture features of S states; H = 2S unless given."""
-    horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
-    return {
-        "episodes": sizes.episodes,
-        "horizon": horizon,
-        "dim": sizes.states**2 * sizes.actions,
-        "states": sizes.states,
-    }
-
-
-def _assumptions(policy_update: str) -> tuple[str, ...]:
-    return (
-        "A tabular MDP in its linear-mixture view: transition features of dimension d1 = S²A, reward features "
-        "of dimension d2 = SA.",
-        "Values lie in [0, H] and rewards in [0, 1]; features, values and rewards are clipped to these bounds "
-        "before they are counted.",
-        "Four binary-tree counters per step, released at the start of each episode over the episodes before it "
-        "(the before-episode schedule)." + policy_update,
-    )
-
-
-def _spec(name: str, policy_update: str) -> AlgorithmSpec:
-    return AlgorithmSpec(
-        name=name,
-        entry_point=make_agent,
-        summary="joint DP; 4H binary-tree counters (seed 004)",
-        declaration=functools.partial(_declare, name),  # a partial, not a closure: specs travel to workers
-        required=("episodes", "horizon", "dim"),
-        optional=("reading", "schedule", "states"),
-        ledger_parameters=_ledger_parameters,
-        audit=AuditSpec(
-            observers=("billboard", "actions"),
-            white_box=("billboard",),
-            world=audit_world,
-            observe=observe,
-            one_run=one_run,
-            positions="dpkit.algorithms.observers:tree_positions",
-            # The paper's constants (bonus scale 1): every optimistic Q saturates at its cap, so the canaries' items
-            # reach every declared Δ (the black-box ``actions`` observer needs preset="tuned": with saturated Q, VI
-            # plays one action forever). K = 4: users 0, 1, 2 are the tree's first, power-of-two and last released
-            # positions. ε = 16 keeps μ near 2.9, where a few thousand runs certify most of it.
-            defaults={"states": 2, "horizon": 3, "episodes": 4, "epsilon": 16.0},
-            canaries=(
-                "disjoint states from the first step with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
-                "clipping keeps the reward counters at their declared Δ; every value at its cap, so φ_{V_{h+1}} is "
-                "the full block and V_{h+1}(s_{h+1}) = H − h: each counter's item attains its declared Δ at every step"
-            ),
-        ),
-        report=ReportSpec(assumptions=_assumptions(policy_update), sections=("tree",)),
-    )
-
-
-#: The algorithms this module registers (:mod:`dpkit.algorithms.registry`): the baselines and the private ones.
-REGISTRATIONS = (
-    AlgorithmSpec("linopt-vi", make_agent, summary="non-private LinOpt-VI (seed 004)"),
-    AlgorithmSpec("linopt-po", make_agent, summary="non-private LinOpt-PO (seed 004)"),
-    _spec("private-linopt-vi", ""),
-    _spec("private-linopt-po", " The policy update (mirror descent) uses only released statistics."),
-)

@@ -1,0 +1,82 @@
+"""Findings about an accounting (:class:`Flag`) and the informative δ they are judged against: at a δ above
+min(10⁻⁵, 1/K) for K users an ε says little about each individual (a mechanism that publishes one user's data outright
+meets it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .validation import check_choice, check_count, shown_int
+
+__all__ = [
+    "INFORMATIVE_DELTA",
+    "SEVERITIES",
+    "Flag",
+    "tree_depth_flag",
+    "uninformative_delta_flag",
+    "users_informative_delta",
+]
+
+#: How grave a flag is, gravest first.
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+#: The informative δ when the number of users K is unknown (and its cap when K is known): 10⁻⁵.
+INFORMATIVE_DELTA: float = 1e-5
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A finding about a paper's accounting: ``code`` is stable, ``message`` is for people."""
+
+    code: str
+    message: str
+    severity: str = "warning"
+    release: str | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("severity", self.severity, SEVERITIES)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "release": self.release, "message": self.message}
+
+
+def uninformative_delta_flag(delta: float, users: int | None, *, epsilon: float | None = None) -> Flag | None:
+    """A ``delta-not-informative`` warning when ``delta`` exceeds :func:`users_informative_delta` for ``users`` = K
+    (None: K unknown): at such a δ an ε says little about each individual (above 1/K, a mechanism that publishes one
+    user's data outright meets it). ``epsilon``, the ε at the informative δ, is quoted when given."""
+    informative = users_informative_delta(users)
+    if not delta > informative:
+        return None
+    shown = "unknown" if users is None else f"= {users if users < 10**15 else shown_int(users)}"  # 10**400 too
+    rule = f"min(1e-5, 1/K), K {shown}"
+    there = "" if epsilon is None else f" (ε = {epsilon:.6g} there)"
+    return Flag(
+        "delta-not-informative",
+        f"δ = {delta:.3g} is above the informative δ = {informative:.3g} ({rule}): at such a δ an ε says little about "
+        f"each individual; read the ε at the informative δ{there}.",
+        "warning",
+    )
+
+
+def users_informative_delta(users: int | None) -> float:
+    """The informative δ for K = ``users`` users: min(:data:`INFORMATIVE_DELTA`, 1/K), and
+    :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly)."""
+    if users is None:
+        return INFORMATIVE_DELTA
+    return min(INFORMATIVE_DELTA, 1 / check_count("users", users))  # exact int division: any K (0 beyond the doubles)
+
+
+def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: str, counters: str) -> Flag:
+    """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item."""
+    under = paper_depth < exact_depth
+    return Flag(
+        "tree-depth-mismatch",
+        f"{counters}: the paper's tree depth m = {paper_depth} differs from the {exact_depth} noisy p-sums that "
+        f"contain one user under the {schedule} schedule"
+        + (
+            " (it under-counts: the paper's σ is too small)."
+            if under
+            else " (it over-counts: sound, but it costs noise)."
+        ),
+        "error" if under else "info",
+    )

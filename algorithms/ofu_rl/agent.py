@@ -1,0 +1,488 @@
+"""OFU-RL and Private-OFU-RL as agents, and :func:`run_lq`, one run of an agent on an LQ system (see
+:mod:`dpkit.algorithms.ofu_rl`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from dpkit.accountant.declarations import (
+    PrivacyDeclaration,
+)
+from dpkit.accountant.tree import (
+    BinaryCounter,
+    max_psums_per_prefix,
+    symmetric_noise_norm_bound,
+)
+from dpkit.accountant.validation import (
+    check_choice,
+    check_count,
+    check_index,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+    check_rng,
+)
+
+from ..envs.lq import LQSystem, LQUsers, clip_norm, optimal_cost_from_riccati, riccati_unchecked
+from ..episodes import Plan, Run, resolve_sigmas
+from .declaration import declare_privacy
+from .ellipsoid import Ellipsoid, OptimisticChoice, confidence_radius, optimistic_theta
+
+__all__ = [
+    "AGENT_NAMES",
+    "REGULARIZER",
+    "PRIVATE_REGULARIZER",
+    "TUNED",
+    "PRESETS",
+    "OfuRl",
+    "PrivateOfuRl",
+    "make_agent",
+    "run_lq",
+]
+
+AGENT_NAMES: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
+_SEED_BOUND = 2**63
+
+#: λ of OFU-RL's regulariser H_k = λI. The paper states none ("when H_k = λI, we get back the standard
+#: estimate of [14]", §III-A); the algorithm needs λ > 0, and 1 is the unit ridge.
+REGULARIZER: float = 1.0
+#: The base ridge λ of Private-OFU-RL: 0, the paper's η = 2Λ ("Setting η = 2Λ, we ensure that H_k is p.d.",
+#: proof of Thm 3).
+PRIVATE_REGULARIZER: float = 0.0
+#: dpkit's tuned constants (``preset="tuned"``): a unit ridge under the private shift too (η = 1 + 2Λ), which
+#: keeps V well conditioned when Λ is small; the optimiser's effort is the default's. With this preset the
+#: agents play, bit for bit, the controls dpkit's agents played before the defaults became the paper's.
+TUNED: Mapping[str, Any] = MappingProxyType(
+    {"regularizer": 1.0, "candidates": 32, "refine_rounds": 10, "line_search": 8}
+)
+#: The presets ``make_agent`` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
+
+
+class OfuRl:
+    """OFU-RL for episodic LQ control (seed 003, §III-A), with exact statistics (σ = 0 counters).
+
+    The agent reads only what the paper assumes known: Q, R, H, x0, C_w, γ and the noise covariance W
+    (needed by J*, the paper's (5)); never A or B. Each episode: Θ̂, β_k and the ellipsoid from the
+    counters' prefixes, Θ̃ = :func:`optimistic_theta`, gains K_h(Θ̃) by :func:`~dpkit.algorithms.envs.lq.riccati`
+    (the plan's ``policy``, shape (H, d, n)); the plan's ``released`` are the prefixes T1, T2 it used.
+
+    Parameters
+    ----------
+    system:
+        The :class:`~dpkit.algorithms.envs.lq.LQSystem` (only its known parts are read).
+    episodes:
+        K, the number of episodes (sizes the counters).
+    rng:
+        Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser).
+    regularizer:
+        λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default
+        :data:`REGULARIZER` = 1 (the paper states no λ); :class:`PrivateOfuRl`'s is the paper's 0.
+    alpha:
+        Failure probability of the confidence set (all episodes together). Default 0.05.
+    theta_bound:
+        S >= ‖Θ*‖_F (Assumption 1(a): 1), used in β and in the optimistic search's constraint.
+    noise_scale:
+        R, the sub-Gaussian parameter of w (default C_w, valid for any ‖w‖ <= C_w).
+    candidates, refine_rounds, line_search:
+        The optimistic search's effort (:func:`optimistic_theta`, with the exact gradient of J*). Defaults 32, 10
+        and 8 (the paper's argmin is exact and states no optimiser).
+    """
+
+    name: str = "ofu-rl"
+
+    def __init__(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        *,
+        regularizer: float = REGULARIZER,
+        alpha: float = 0.05,
+        theta_bound: float = 1.0,
+        noise_scale: float | None = None,
+        candidates: int = 32,
+        refine_rounds: int = 10,
+        line_search: int = 8,
+    ) -> None:
+        self._setup(
+            system,
+            episodes,
+            rng,
+            0.0,
+            0.0,
+            regularizer,
+            alpha,
+            theta_bound,
+            noise_scale,
+            candidates,
+            refine_rounds,
+            line_search,
+        )
+        self.sigmas: dict[str, float] = {}
+        self.declaration: PrivacyDeclaration | None = None
+
+    def _setup(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        sigma1: float,
+        sigma2: float,
+        regularizer: float,
+        alpha: float,
+        theta_bound: float,
+        noise_scale: float | None,
+        candidates: int,
+        refine_rounds: int,
+        line_search: int = 8,
+    ) -> None:
+        if not isinstance(system, LQSystem):
+            raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+        k_ = check_count("episodes", episodes)
+        rng = check_rng("rng", rng)
+        lam = check_nonnegative("regularizer", regularizer)
+        alpha = check_probability("alpha", alpha)
+        self.theta_bound: float = check_positive("theta_bound", theta_bound)
+        self.noise_scale: float = (
+            system.noise_bound if noise_scale is None else check_positive("noise_scale", noise_scale)
+        )
+        self.candidates: int = check_count("candidates", candidates)
+        self.refine_rounds: int = check_index("refine_rounds", refine_rounds)
+        self.line_search: int = check_count("line_search", line_search)
+        sigma1, sigma2 = check_nonnegative("sigma B1", sigma1), check_nonnegative("sigma B2", sigma2)
+        self.episodes, self.horizon = k_, system.horizon
+        self.state_dim, self.control_dim, self.gamma = system.state_dim, system.control_dim, system.gamma
+        n, p = system.state_dim, system.state_dim + system.control_dim
+        self._q, self._r, self._x0 = system.Q.copy(), system.R.copy(), system.x0.copy()
+        self._w = system.noise_covariance
+        seeds = rng.integers(0, _SEED_BOUND, size=3, dtype=np.int64)
+        self._b1 = BinaryCounter((p, p), sigma1, np.random.default_rng(int(seeds[0])), symmetric=True, steps=k_)
+        self._b2 = BinaryCounter((p, n), sigma2, np.random.default_rng(int(seeds[1])), steps=k_)
+        self._opt_rng = np.random.default_rng(int(seeds[2]))
+        # failure budget: α to the self-normalised bound when there is no noise, else α/2 and α/2 shared
+        noisy = int(sigma1 > 0.0) + int(sigma2 > 0.0)
+        self.alpha = alpha
+        self.alpha_self_normalised = alpha / 2.0 if noisy else alpha
+        each = alpha / (2.0 * noisy) if noisy else 0.0
+        m = max_psums_per_prefix(k_, schedule="before-episode")
+        self.psums_per_prefix: int = m
+        big_lambda = (
+            symmetric_noise_norm_bound(sigma1, psums=m, dim=p, failure_probability=each / k_)
+            if sigma1 > 0.0 and m > 0
+            else 0.0
+        )
+        cross = 0.0
+        if sigma2 > 0.0 and m > 0:
+            dof, x = n * p, math.log(k_ / each)
+            cross = sigma2 * math.sqrt(m) * math.sqrt(dof + 2.0 * math.sqrt(dof * x) + 2.0 * x)
+        self.noise_norm_bound: float = big_lambda  # Λ
+        self.cross_noise_bound: float = cross  # bound on ‖L_k‖_F
+        self.regularizer: float = lam
+        self.shift: float = lam + 2.0 * big_lambda  # η
+        self.lambda_min: float = lam + big_lambda
+        self.lambda_max: float = lam + 3.0 * big_lambda
+        if self.lambda_min <= 0.0:
+            raise ValueError(f"regularizer must be > 0 when the Gram counter adds no noise, got {regularizer!r}")
+        self.nu: float = cross / math.sqrt(self.lambda_min)
+        self.last_choice: OptimisticChoice | None = None
+        self.last_ellipsoid: Ellipsoid | None = None
+
+    # ------------------------------------------------------------------ J* of many Θ at once
+
+    def optimal_costs(self, thetas: np.ndarray) -> np.ndarray:
+        """J*_1(Θ, x0) for Θ of shape (..., n + d, n), under the known Q, R, W."""
+        n = self.state_dim
+        t = np.asarray(thetas, dtype=float)
+        a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
+        p, _ = riccati_unchecked(a, b, self._q, self._r, self.horizon)
+        return optimal_cost_from_riccati(p, self._x0, self._w)
+
+    def optimal_costs_and_gradients(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """J*_1(Θ, x0) and ∇_Θ J*_1(Θ, x0) for Θ of shape (..., n + d, n) (gradients of the same shape).
+
+        Envelope theorem: the gradient of the expected cost at the optimal gains held fixed. With
+        F_h = A + BK_h and second moments X_0 = x0x0ᵀ, X_{h+1} = F_hX_hF_hᵀ + W:
+        ∂J*/∂A = Σ_h 2P_{h+1}F_hX_h and ∂J*/∂B = Σ_h 2P_{h+1}F_hX_hK_hᵀ; Θ = [A, B]ᵀ.
+        """
+        n = self.state_dim
+        t = np.asarray(thetas, dtype=float)
+        a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
+        p, k = riccati_unchecked(a, b, self._q, self._r, self.horizon)
+        x = np.broadcast_to(np.outer(self._x0, self._x0), a.shape)
+        grad_a = np.zeros_like(a)
+        grad_b = np.zeros_like(b)
+        for h in range(self.horizon):
+            kh = k[..., h, :, :]
+            f = a + b @ kh
+            pfx = p[..., h + 1, :, :] @ f @ x
+            grad_a += pfx
+            grad_b += pfx @ np.swapaxes(kh, -1, -2)
+            x = f @ x @ np.swapaxes(f, -1, -2) + self._w
+        grads = 2.0 * np.concatenate([np.swapaxes(grad_a, -1, -2), np.swapaxes(grad_b, -1, -2)], axis=-2)
+        return optimal_cost_from_riccati(p, self._x0, self._w), grads
+
+    def gains(self, theta: np.ndarray) -> np.ndarray:
+        """K_h(Θ), shape (H, d, n)."""
+        n = self.state_dim
+        t = np.asarray(theta, dtype=float)
+        return riccati_unchecked(t[:n].T, t[n:].T, self._q, self._r, self.horizon)[1]
+
+    def ellipsoid(self) -> Ellipsoid:
+        """The confidence set of the next episode from the counters' current prefixes (draws no noise)."""
+        return self._ellipsoid(self._b1.prefix(), self._b2.prefix())
+
+    def _ellipsoid(self, t1: np.ndarray, t2: np.ndarray) -> Ellipsoid:
+        p = t1.shape[0]
+        v = t1 + self.shift * np.eye(p)
+        vals, vecs = np.linalg.eigh(v)
+        if vals[0] < self.lambda_min:  # only when ‖N_k‖ > Λ (or rounding): floor at λ_min, a post-processing
+            vals = np.maximum(vals, self.lambda_min)
+            v = (vecs * vals) @ vecs.T
+            v = 0.5 * (v + v.T)
+        centre = np.linalg.solve(v, t2)
+        ratio = max(float(np.sum(np.log(vals)) - p * math.log(self.lambda_min)), 0.0)
+        beta = confidence_radius(
+            ratio,
+            state_dim=self.state_dim,
+            noise_scale=self.noise_scale,
+            alpha=self.alpha_self_normalised,
+            lambda_max=self.lambda_max,
+            theta_bound=self.theta_bound,
+            nu=self.nu,
+        )
+        return Ellipsoid(centre, v, beta)
+
+    # ------------------------------------------------------------------ the episodic protocol
+
+    def plan(self, k: int) -> Plan:
+        """The gains for episode ``k`` (0-based), and the released prefixes B1, B2 (episodes 0..k−1) used."""
+        k = check_index("k", k)
+        if k != self._b1.t:
+            raise ValueError(f"plan({k}) called after {self._b1.t} episodes were learnt from")
+        t1, t2 = self._b1.prefix(), self._b2.prefix()
+        ell = self._ellipsoid(t1, t2)
+        choice = optimistic_theta(
+            ell,
+            self.optimal_costs_and_gradients,
+            self._opt_rng,
+            gradient=True,
+            theta_bound=self.theta_bound,
+            candidates=self.candidates,
+            refine_rounds=self.refine_rounds,
+            line_search=self.line_search,
+        )
+        self.last_ellipsoid, self.last_choice = ell, choice
+        return Plan(policy=self.gains(choice.theta), released={"B1": t1, "B2": t2})
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
+        """Feed episode ``k``'s Σ z zᵀ and Σ z x′ᵀ (x clipped to the unit ball, u to γ) to the counters.
+
+        Nothing is released after the episode (the releases are the prefixes of the next plan).
+        """
+        k = check_index("k", k)
+        if k != self._b1.t:
+            raise ValueError(f"update({k}) called after {self._b1.t} episodes were learnt from")
+        items = self.items(states, actions)
+        self._b1.add(items["B1"])
+        self._b2.add(items["B2"])
+        return {}
+
+    def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """What an episode adds to the counters: {"B1": Σ_h z zᵀ, "B2": Σ_h z x_{h+1}ᵀ}, z = [x; u], with x
+        clipped to the unit ball and u to γ (what the sensitivities assume). Changes nothing."""
+        h_, n, d = self.horizon, self.state_dim, self.control_dim
+        x = np.asarray(states, dtype=float)
+        u = np.asarray(actions, dtype=float)
+        if x.shape != (h_ + 1, n) or u.shape != (h_, d):
+            raise ValueError(
+                f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}"
+            )
+        x = clip_norm(x, 1.0)
+        z = np.hstack([x[:h_], clip_norm(u, self.gamma)])
+        return {"B1": z.T @ z, "B2": z.T @ x[1:]}
+
+
+class PrivateOfuRl(OfuRl):
+    """Private-OFU-RL (seed 003, Algorithm 1): :class:`OfuRl` whose counters add Gaussian noise.
+
+    σ of B1 (symmetric noise) and B2 from ``resolve_sigmas(declare_privacy(K, H, ε, δ, γ), sigma,
+    relation=relation, method=method)``: ``"paper"`` (the paper's σ_i² = 8mΔ_i² ln(2/δ)/ε²), ``"tight"``
+    (the ledger's σ under ``relation``), a number or a mapping {"B1": σ1, "B2": σ2}. The shift is
+    η = λ + 2Λ (the paper's 2Λ plus the base ridge ``regularizer``, by default the paper's
+    :data:`PRIVATE_REGULARIZER` = 0; give λ > 0 for σ1 = 0, where Λ = 0).
+    ``.sigmas`` and ``.declaration`` record what was used. Other options as in :class:`OfuRl`.
+    """
+
+    name: str = "private-ofu-rl"
+
+    def __init__(
+        self,
+        system: LQSystem,
+        episodes: int,
+        rng: np.random.Generator | int,
+        *,
+        epsilon: float,
+        delta: float,
+        sigma: str | float | Mapping[str, float] = "paper",
+        relation: str | None = None,
+        method: str = "exact",
+        regularizer: float = PRIVATE_REGULARIZER,
+        alpha: float = 0.05,
+        theta_bound: float = 1.0,
+        noise_scale: float | None = None,
+        candidates: int = 32,
+        refine_rounds: int = 10,
+        line_search: int = 8,
+    ) -> None:
+        if not isinstance(system, LQSystem):
+            raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+        declaration = declare_privacy(episodes, system.horizon, epsilon, delta, system.gamma)
+        sigmas = resolve_sigmas(declaration, sigma, relation=relation, method=method)
+        self._setup(
+            system,
+            episodes,
+            rng,
+            sigmas["B1"],
+            sigmas["B2"],
+            regularizer,
+            alpha,
+            theta_bound,
+            noise_scale,
+            candidates,
+            refine_rounds,
+            line_search,
+        )
+        self.sigmas = dict(sigmas)
+        self.declaration = declaration
+
+
+_OPTIONS = ("regularizer", "alpha", "theta_bound", "noise_scale", "candidates", "refine_rounds", "line_search")
+_PRIVATE_OPTIONS = _OPTIONS + ("relation", "method")
+
+
+def make_agent(
+    name: str,
+    system: LQSystem,
+    episodes: int,
+    rng: np.random.Generator | int,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    sigma: str | float | Mapping[str, float] = "paper",
+    preset: str = "paper",
+    **options: Any,
+) -> OfuRl:
+    """An agent by name: ``"ofu-rl"`` or ``"private-ofu-rl"``.
+
+    The private one needs ``epsilon`` and ``delta``; the non-private one adds no noise, ignores
+    ``epsilon``/``delta`` and takes no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
+    constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for Private-OFU-RL),
+    ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32), ``refine_rounds`` (10),
+    ``line_search`` (8); private also ``relation`` and ``method``. ``preset``: ``"paper"`` (these defaults) or
+    ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
+    """
+    name = check_choice("name", name, AGENT_NAMES)
+    preset = check_choice("preset", preset, tuple(PRESETS))
+    allowed = _PRIVATE_OPTIONS if name == "private-ofu-rl" else _OPTIONS
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"{name} does not take option(s) {', '.join(unknown)}; it takes {', '.join(allowed)}")
+    options = {**PRESETS[preset], **options}
+    if name == "private-ofu-rl":
+        if epsilon is None or delta is None:
+            raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
+        return PrivateOfuRl(system, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
+    if not (isinstance(sigma, str) and sigma == "paper"):
+        raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
+    return OfuRl(system, episodes, rng, **options)
+
+
+def run_lq(
+    agent: OfuRl,
+    system: LQSystem,
+    users: LQUsers,
+    rng: np.random.Generator | int,
+    *,
+    record: bool = False,
+    sigmas: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Run:
+    """Run ``agent`` on ``system`` for one episode per user of ``users``.
+
+    Episode k: ``agent.plan(k)`` gives the gains K_h; the system plays u_h = clip(K_h x_h, γ) against
+    user k's noise; ``agent.update`` learns from the trajectory. ``Run.states`` (K, H + 1, n),
+    ``actions`` (K, H, d) (the clipped controls played), ``rewards`` = −costs (K, H), ``returns`` their
+    sums. ``regret[k]`` is the regret of the policy played, π_k(x) = clip(K_h x, γ) (the paper's (6)):
+
+        regret[k] = [J^{K}(x0) − J*(x0)] + [C_k(clip(K x)) − C_k(K x)],
+
+    the exact expected regret of the linear policy u = K_h x (:meth:`~dpkit.algorithms.envs.lq.LQSystem.regret`,
+    floored at 0 against rounding), plus what the clip changed on user k's own noise: the cost C_k of the
+    controls played minus the cost the unclipped linear policy would have paid against the same noise
+    (:meth:`~dpkit.algorithms.envs.lq.LQSystem.rollout` with ``clip=False``). Its expectation over the user's
+    noise is J^{π_k}(x0) − J*(x0) exactly; it is exact (the second term is 0.0) when no control of episode k
+    was clipped, and may be negative when clipping helped on this user's noise. The expected cost of the
+    clipped policy has no closed form; this is its control-variate estimate, whose only randomness is the
+    clip's effect. ``rng`` is checked and unused (the policies are deterministic; the
+    users' randomness is in ``users``). With ``record`` the releases of every episode are stacked
+    (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
+    ``agent.sigmas``; ``progress`` is called with 1 after each episode.
+    """
+    check_rng("rng", rng)
+    if not isinstance(system, LQSystem):
+        raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
+    if not isinstance(users, LQUsers):
+        raise ValueError(f"users must be LQUsers, got {type(users).__name__}")
+    if users.horizon != system.horizon or users.state_dim != system.state_dim:
+        raise ValueError(
+            f"users have (horizon, state_dim) = ({users.horizon}, {users.state_dim}) but the system has "
+            f"({system.horizon}, {system.state_dim})"
+        )
+    if users.noise_bound > system.noise_bound * (1.0 + 1e-12):
+        raise ValueError(f"users' noise bound {users.noise_bound!r} exceeds the system's C_w = {system.noise_bound!r}")
+    k_, h_, n, d = len(users), system.horizon, system.state_dim, system.control_dim
+    states = np.empty((k_, h_ + 1, n))
+    actions = np.empty((k_, h_, d))
+    costs = np.empty((k_, h_))
+    gains = np.empty((k_, h_, d, n))
+    clipping = np.zeros(k_)  # C_k(played) − C_k(unclipped linear policy), same noise
+    logs: dict[str, list[np.ndarray]] = {}
+    for k in range(k_):
+        plan = agent.plan(k)
+        policy = np.asarray(plan.policy, dtype=float)
+        if policy.shape != (h_, d, n):
+            raise ValueError(f"the agent's policy must be gains of shape ({h_}, {d}, {n}), got {policy.shape}")
+        gains[k] = policy
+        states[k], actions[k], costs[k] = system.rollout(policy, users.noise[k])
+        _, linear_actions, linear_costs = system.rollout(policy, users.noise[k], clip=False)
+        if not np.array_equal(linear_actions, actions[k]):  # a control was clipped: the played policy differs
+            clipping[k] = float(costs[k].sum()) - float(linear_costs.sum())
+        released = agent.update(k, states[k], actions[k], -costs[k])
+        if record:
+            for log in (plan.released, released):
+                for key, value in log.items():
+                    logs.setdefault(key, []).append(np.asarray(value))
+        if progress is not None:
+            progress(1)
+    releases = {key: np.stack(values) for key, values in logs.items()}
+    for key, values in releases.items():
+        if values.shape[0] != k_:
+            raise ValueError(f"the agent released {key!r} in {values.shape[0]} of {k_} episodes")
+    regret = np.maximum(np.asarray(system.regret(gains)), 0.0) + clipping
+    return Run(
+        algorithm=agent.name,
+        env=system.name,
+        regret=regret,
+        returns=-costs.sum(axis=1),
+        states=states,
+        actions=actions,
+        rewards=-costs,
+        sigmas=dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas),
+        releases=releases,
+    )

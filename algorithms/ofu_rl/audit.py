@@ -1,0 +1,130 @@
+"""The audit world of Private-OFU-RL (:mod:`dpkit.audits.rl`): the canaries, and the observers of a run (the
+billboard of released statistics, one-run views)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..envs.lq import LQUsers
+from ..episodes import resolve_sigmas
+from ..observers import ObservedRun, OneRun, OneRunView
+from .declaration import declare_privacy
+
+__all__ = [
+    "audit_world",
+    "observe",
+    "one_run",
+]
+
+
+def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """The audit's LQ system and canaries: weak dynamics and noise near the whole state budget
+    (Assumption 1: C_A + γC_B + C_w <= 1, C_w = 0.9), and two canaries whose states sit on the unit sphere from
+    the first step (each user's x_{k,1} is her own, Assumption 1(c)), pushed there by noise at twice the bound C_w —
+    beyond the unit ball, so only the algorithm's clipping of x keeps its counters' items at their declared Δ.
+    B1 and B2 cannot both reach their Δ with one pair (:class:`~dpkit.accountant.declarations.JointRelease`):
+    at the claim's σ the canaries are the pair that reaches the joint bound — orthogonal trajectories (e₁ against
+    e₂: B1 and B2 each differ by √2 of one trajectory's term) when B1 weighs more (1/σ1² · a² >= 1/σ2² · b²),
+    else one trajectory against itself with alternating signs (e₁ against ±e₁: B1 the same, B2 twice one term)."""
+    from ..envs.lq import LQUser, random_lq
+
+    h_ = setting.horizon
+    if setting.state_dim < 2:
+        raise ValueError(
+            f"the LQ audit needs state_dim >= 2 (its canaries push along e1 and e2), got {setting.state_dim}"
+        )
+    system = random_lq(
+        setting.state_dim,
+        setting.control_dim,
+        h_,
+        np.random.default_rng(setting.env_seed),
+        a_norm=0.05,
+        b_norm=0.5,
+        noise_bound=0.9,
+        x0=np.zeros(setting.state_dim),
+        name="lq-audit",
+    )
+    users = LQUsers.draw(setting.episodes, system, np.random.default_rng(setting.users_seed))
+    e1, e2 = np.eye(setting.state_dim)[:2]
+    beyond = 2.0 * system.noise_bound
+    if _orthogonal_canaries(setting, float(system.gamma)):
+        first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(np.tile(e2, (h_, 1)), beyond, x1=e2))
+    else:
+        signs = (-1.0) ** np.arange(1, h_ + 1)  # x′_{h+1} = (−1)^h e₁: alternating against canary 0's constant e₁
+        first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(signs[:, None] * e1, beyond, x1=e1))
+    return system, users, first
+
+
+def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
+    """Whether orthogonal canaries reach more of the joint bound than alternating ones at the claim's σ: with
+    w = 1/σ², orthogonal trajectories give 2H²(w1 a² + w2 b²), alternating ones 4H²w2 b²
+    (a² = 1 + γ² + γ⁴, b² = 1 + γ²)."""
+
+    declaration = declare_privacy(setting.episodes, setting.horizon, setting.epsilon, setting.delta, gamma)
+    sigmas = resolve_sigmas(declaration, setting.claim_allocation or "tight", relation=setting.relation)
+    w1, w2 = 1.0 / float(np.max(sigmas["B1"])) ** 2, 1.0 / float(np.max(sigmas["B2"])) ** 2
+    a2, b2 = 1.0 + gamma**2 + gamma**4, 1.0 + gamma**2
+    return w1 * a2 + w2 * b2 >= 2.0 * w2 * b2
+
+
+def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened);
+    ``actions``: the controls of all later users (black-box)."""
+    from ..observers import CounterLog, Trace
+
+    s = run.setting
+    system, users, canaries = run.world
+    j = run.index
+    noise = users.noise.copy()
+    noise[j] = canaries[run.which].noise
+    other = canaries[1 - run.which]
+    agent = run.make_agent(rng, system)
+    log = CounterLog(("B1", "B2"), batched=False)
+    trace = Trace()
+    for k in range(s.episodes):
+        plan = agent.plan(k)
+        log.released(plan.released)
+        start = canaries[run.which].x1 if k == j else None
+        states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
+        if run.observer == "actions" and k > j:
+            trace.view.append(controls.ravel())
+        theirs = agent.items(*system.rollout(plan.policy, other.noise, x1=other.x1)[:2]) if k == j else None
+        log.episode(agent.items(states, controls), theirs, run.which)
+        agent.update(k, states, controls, np.zeros(s.horizon))
+    log.finish(trace, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    return trace.row(run.white_box)
+
+
+def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+    """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
+    billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
+    served (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    from ..observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
+
+    if run.observer != "billboard":
+        raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
+    system, _, canaries = run.world
+    agent = run.make_agent(rng, system)
+    names = ("B1", "B2")
+    log0, log1 = CounterLog(names, batched=False), CounterLog(names, batched=False)
+    for k, coin in enumerate(run.coins):
+        plan = agent.plan(k)
+        log0.released(plan.released)
+        rollouts = [system.rollout(plan.policy, canary.noise, x1=canary.x1) for canary in canaries]
+        log0.episode(agent.items(*rollouts[0][:2]), None, 0)
+        log1.episode(agent.items(*rollouts[1][:2]), None, 0)
+        states, controls, _ = rollouts[int(coin)]
+        agent.update(k, states, controls, np.zeros(run.setting.horizon))
+        run.advance()
+    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    scores = billboard_one_run_scores(
+        prefixes,
+        {n: np.stack(log0.items[n]) for n in names},
+        {n: np.stack(log1.items[n]) for n in names},
+        dict(agent.sigmas),
+        {"B1": True, "B2": False},
+    )
+    starts = counter_nodes(prefixes["B1"])[1]
+    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))

@@ -1,0 +1,296 @@
+"""What every audit of a release function shares: its result (:class:`AuditResult`), the candidate attacks
+(``"auto"``: every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS`), fitting them on the training split, choosing
+one and its thresholds on the selection split, and judging the evaluation split against the claim. The fixed-size
+audit (:mod:`dpkit.audits.engine`) and the sequential one (:mod:`dpkit.audits.sequential`) are built from these.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.validation import check_choice, check_probability
+
+from .attacks import AUTO_ATTACKS, Attack, make_attack
+from .claims import Claim
+from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
+from .verdicts import Judgement, judge
+
+__all__ = [
+    "AUTO",
+    "TRAIN_CAP",
+    "AuditResult",
+    "ScoreAll",
+    "audit_result",
+    "candidate_attacks",
+    "check_audit_options",
+    "choose_attack",
+    "claimed_unit_bound",
+    "fit_attacks",
+    "split_runs",
+]
+
+#: The attack name that fits every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS` and chooses one.
+AUTO = "auto"
+#: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
+TRAIN_CAP = 100_000
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack."""
+
+    claim: Claim
+    estimates: tuple[AuditEstimate, ...]
+    judgement: Judgement
+    attack: str
+    runs: int
+    seed: int
+    executor: str
+    seconds: float
+    alpha: float = 0.05
+    candidates: tuple[dict[str, Any], ...] = field(default=())
+
+    @property
+    def verdict(self) -> str:
+        return self.judgement.verdict
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return self.judgement.claimed_epsilon
+
+    @property
+    def claimed_mu(self) -> float | None:
+        return self.judgement.claimed_mu
+
+    @property
+    def power(self) -> float:
+        return self.judgement.power
+
+    @property
+    def diagnosis(self) -> str | None:
+        """The likely cause of a measured μ above what the claim allows (:func:`dpkit.audits.verdicts.diagnose`)."""
+        return self.judgement.diagnosis
+
+    @property
+    def power_ratio(self) -> float:
+        return self.judgement.power_ratio
+
+    @property
+    def estimate(self) -> AuditEstimate:
+        """The test with the largest μ lower bound (its error rates are the ones to show)."""
+        return max(self.estimates, key=lambda e: (e.mu_lower, e.epsilon_lower))
+
+    @property
+    def epsilon_lower(self) -> float:
+        """The largest ε lower bound of the tests (valid at 1 − α: each test ran at α/len(tests))."""
+        return max(e.epsilon_lower for e in self.estimates)
+
+    @property
+    def mu_lower(self) -> float:
+        """The largest μ lower bound of the tests."""
+        return max(e.mu_lower for e in self.estimates)
+
+    @property
+    def delta(self) -> float:
+        return self.estimates[0].delta
+
+    @property
+    def epsilon_gdp_reading(self) -> float:
+        """ε at the audit's δ of the μ lower bound read as μ-GDP (valid against claims that imply GDP)."""
+        mu = self.mu_lower
+        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
+
+    @property
+    def epsilon_estimate(self) -> float | None:
+        """ε at the audit's δ of the point estimate of μ (the strongest test's) read as μ-GDP: an estimate beside
+        the certified :attr:`epsilon_gdp_reading`, not a bound; ``None`` when the estimate is not finite."""
+        mu = self.estimate.mu_estimate
+        if not math.isfinite(mu):
+            return None
+        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every number of the audit, under the keys every audit result uses. Deterministic: the
+        executor and the wall time are left out, so the same seed gives the same dictionary under
+        every executor and worker count."""
+        est = self.estimate
+        return {
+            "verdict": self.verdict,
+            "claim": self.claim.to_dict(),
+            "claimed_epsilon": self.claimed_epsilon,
+            "claimed_mu": self.claimed_mu,
+            "delta": self.delta,
+            "epsilon_lower": self.epsilon_lower,
+            "mu_lower": self.mu_lower,
+            "delta_lower": self.judgement.delta_lower,
+            "mu_estimate": est.mu_estimate,
+            "mu_interval": list(est.mu_interval),
+            "mu_allowed": self.judgement.mu_allowed,
+            "mu_ratio": self.judgement.mu_ratio,
+            "diagnosis": self.judgement.diagnosis,
+            "power": self.power,
+            "power_ratio": self.power_ratio,
+            "confidence": 1.0 - self.alpha,
+            "runs": self.runs,
+            "seed": self.seed,
+            "attack": self.attack,
+            "fpr": est.fpr,
+            "fnr": est.fnr,
+            "fpr_upper": est.fpr_upper,
+            "fnr_upper": est.fnr_upper,
+            "threshold": est.threshold,
+            "epsilon_gdp_reading": self.epsilon_gdp_reading,
+            "epsilon_estimate": self.epsilon_estimate,
+            "candidates": [dict(c) for c in self.candidates],
+            "tests": [e.to_dict() for e in self.estimates],
+        }
+
+
+def split_runs(n: int, fractions: tuple[float, ...]) -> list[slice]:
+    """``n`` runs cut into consecutive slices of the given fractions (the last slice takes what rounding leaves)."""
+    cuts = np.floor(np.cumsum((0.0,) + fractions) * n).astype(int)
+    cuts[-1] = n
+    return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def candidate_attacks(attack: Attack | str | Sequence[Attack]) -> list[Attack]:
+    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, the attacks of a sequence,
+    else the one given."""
+    if isinstance(attack, str):
+        return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
+    if isinstance(attack, Sequence):
+        attacks = [a for a in attack if isinstance(a, Attack)]
+        if not attacks or len(attacks) != len(attack):
+            raise TypeError(f"attack must be a non-empty sequence of audits.Attack, got {attack!r}")
+        return attacks
+    if not isinstance(attack, Attack):
+        raise TypeError(f"attack must be an audits.Attack or an attack name, got {type(attack).__name__}")
+    return [attack]
+
+
+@dataclass(frozen=True)
+class ScoreAll:
+    """Scores of every candidate attack, one column each (a picklable transform for the executors)."""
+
+    attacks: tuple[Attack, ...]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.stack([np.asarray(a.score(outputs), dtype=float) for a in self.attacks], axis=1)
+
+
+def fit_attacks(
+    candidates: list[Attack], out0: np.ndarray, out1: np.ndarray
+) -> tuple[list[Attack], list[dict[str, Any]]]:
+    """Fit the candidates on the training split. With several (``auto``), one whose fit fails on these
+    outputs (e.g. constant outputs) is left out with the reason recorded; a single attack's failure is raised."""
+    fitted, notes = [], []
+    for att in candidates:
+        if att.needs_fit:
+            try:
+                att.fit(out0, out1)
+            except Exception as err:
+                if len(candidates) == 1:
+                    raise
+                notes.append({"attack": att.name, "skipped": f"{type(err).__name__}: {err}"})
+                continue
+        fitted.append(att)
+    if not fitted:
+        raise ValueError(
+            "no attack could be fitted on the training split: "
+            + "; ".join(f"{n['attack']}: {n['skipped']}" for n in notes)
+        )
+    return fitted, notes
+
+
+def claimed_unit_bound(claim: Claim, est: AuditEstimate) -> float:
+    """The estimate's lower bound in the claim's unit (μ or ε)."""
+    return est.mu_lower if claim.unit == "mu" else est.epsilon_lower
+
+
+def choose_attack(
+    attacks: list[Attack],
+    sel0: np.ndarray,
+    sel1: np.ndarray,
+    claim: Claim,
+    delta: float,
+    share: float,
+    objectives: tuple[str, ...],
+) -> tuple[int, list[float], list[dict[str, Any]]]:
+    """On the selection split only: each attack's thresholds (one per objective) and the bound they give
+    there (in the claim's unit); the attack that refutes the claim there, else the largest bound, wins
+    (the first, i.e. the cheapest, on ties)."""
+    best, best_key, best_thresholds = 0, (False, -math.inf), [0.0]
+    rows: list[dict[str, Any]] = []
+    for j, att in enumerate(attacks):
+        s0, s1 = sel0[:, j], sel1[:, j]
+        if not (np.all(np.isfinite(s0)) and np.all(np.isfinite(s1))):
+            rows.append({"attack": att.name, "skipped": "non-finite scores on the selection split"})
+            continue
+        thresholds = [select_threshold(s0, s1, obj, delta, share) for obj in objectives]
+        ests = [estimate(s0, s1, t, share, delta) for t in thresholds]
+        key = (
+            any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in ests),
+            max(claimed_unit_bound(claim, e) for e in ests),
+        )
+        rows.append({"attack": att.name, "selection_bound": key[1], "selection_refutes": key[0]})
+        if key > best_key:
+            best, best_key, best_thresholds = j, key, thresholds
+    if best_key[1] == -math.inf:
+        raise ValueError("every attack gave non-finite scores on the selection split")
+    return best, best_thresholds, rows
+
+
+def audit_result(
+    claim: Claim,
+    attack: Attack,
+    thresholds: list[float],
+    ev0: np.ndarray,
+    ev1: np.ndarray,
+    *,
+    share: float,
+    alpha: float,
+    delta: float,
+    runs: int,
+    seed: int,
+    executor: str,
+    started: float,
+    candidates: list[dict[str, Any]],
+) -> AuditResult:
+    """The audit's result: the chosen attack's thresholds evaluated on the evaluation split, judged against the
+    claim."""
+    estimates = tuple(estimate(ev0, ev1, t, share, delta) for t in thresholds)
+    judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size)
+    return AuditResult(
+        claim=claim,
+        estimates=estimates,
+        judgement=judgement,
+        attack=attack.name,
+        runs=runs,
+        seed=int(seed),
+        executor=executor,
+        seconds=time.perf_counter() - started,
+        alpha=alpha,
+        candidates=tuple(candidates),
+    )
+
+
+def check_audit_options(
+    claim: object, alpha: float, objective: str | None, delta: float | None
+) -> tuple[float, tuple[str, ...], float]:
+    """The options every audit checks: the claim, α, the objectives to choose thresholds by and δ (the claim's
+    default when None)."""
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    alpha = check_probability("alpha", alpha)
+    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
+    delta = claim.default_delta() if delta is None else float(delta)
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    return alpha, objectives, delta

@@ -1,0 +1,122 @@
+"""The plan of a sequential audit: how it spends its runs — learning batches that double, then a final fixed-size test
+(at most 1.3 times the fixed-size audit's evaluation runs, for the same power) at the share of α the e-process does
+not take (:data:`SEQUENTIAL_SHARE`)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from dpkit.accountant.validation import check_count, check_probability
+
+from .claims import Claim
+from .selection import TRAIN_CAP
+from .verdicts import power_bound
+
+__all__ = ["FIRST_BATCH", "GROWTH", "MIN_RUNS", "SEQUENTIAL_SHARE", "SequentialPlan", "plan_sequential"]
+
+#: The share of α the e-process gets (it stops at K >= 1/(share·α)); the final fixed-size test gets the rest.
+SEQUENTIAL_SHARE = 0.5
+#: Runs per dataset of the first batch (it only trains; batches then double).
+FIRST_BATCH = 100
+#: The factor by which each learning batch outgrows the one before.
+GROWTH = 2.0
+#: The fewest runs per dataset of a sequential audit.
+MIN_RUNS = 200
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """The batches of a sequential audit: ``learning`` (fit, choose, bet) then ``final`` (bet, and the final
+    fixed-size test on all of them); ``budget`` = their total per dataset, against ``runs`` of the fixed audit."""
+
+    runs: int
+    learning: tuple[int, ...]
+    final: tuple[int, ...]
+    fixed_evaluation: int
+
+    @property
+    def budget(self) -> int:
+        return sum(self.learning) + sum(self.final)
+
+    @property
+    def evaluation(self) -> int:
+        return sum(self.final)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "budget": self.budget,
+            "learning": list(self.learning),
+            "final": list(self.final),
+            "fixed_evaluation": self.fixed_evaluation,
+        }
+
+
+def _doubling(total: int, first: int) -> list[int]:
+    """Sizes first, first, then growing by :data:`GROWTH` a batch, summing to ``total`` (the last one cut; a small
+    rest merged)."""
+    sizes: list[int] = []
+    size = float(first)
+    while sum(sizes) < total:
+        sizes.append(min(round(size), total - sum(sizes)))
+        if len(sizes) > 1:
+            size *= GROWTH
+    if len(sizes) > 2 and sizes[-1] < sizes[-2] // 4:
+        rest = sizes.pop()
+        sizes[-1] += rest
+    return sizes
+
+
+@functools.lru_cache(maxsize=256)
+def _final_size(claim: Claim, n_eval: int, alpha: float, delta: float) -> int:
+    """The smallest n (up to 1.3·``n_eval``) whose final test at α·(1 − :data:`SEQUENTIAL_SHARE`) has the power
+    of the fixed audit's ``n_eval`` evaluation runs at α (bisection; the power grows with n)."""
+    target = power_bound(claim, n0=n_eval, n1=n_eval, alpha=alpha, delta=delta)
+    final_alpha = alpha * (1.0 - SEQUENTIAL_SHARE)
+
+    def enough(n: int) -> bool:
+        return power_bound(claim, n0=n, n1=n, alpha=final_alpha, delta=delta) >= target
+
+    lo, hi = n_eval, math.ceil(1.3 * n_eval)
+    if enough(lo) or not enough(hi):
+        return lo if enough(lo) else hi
+    while hi - lo > max(1, n_eval // 500):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+def plan_sequential(
+    claim: Claim, *, runs: int, alpha: float = 0.05, delta: float | None = None, needs_fit: bool = True
+) -> SequentialPlan:
+    """The batches of a sequential audit standing in for a fixed audit of ``runs`` runs per dataset.
+
+    The learning batches double from :data:`FIRST_BATCH` up to the fixed audit's training and selection splits
+    (``needs_fit``: min(runs/3, TRAIN_CAP) + a quarter of the rest; else a fifth). The final evaluation split is
+    the fixed audit's, grown until the power of the final test at its α share (1 − :data:`SEQUENTIAL_SHARE`)
+    reaches the fixed audit's at α (:func:`~dpkit.audits.verdicts.power_bound`), so that a correct target gets
+    the fixed audit's verdict; it is cut in up to four batches so that the e-process may still stop early.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
+    runs = check_count("runs", runs)
+    if runs < MIN_RUNS:
+        raise ValueError(f"a sequential audit needs runs >= {MIN_RUNS}, got {runs}")
+    alpha = check_probability("alpha", alpha)
+    delta = claim.default_delta() if delta is None else float(delta)
+    if needs_fit:
+        n_train = min(runs // 3, TRAIN_CAP)
+        learn = n_train + (runs - n_train) // 4
+    else:
+        learn = max(1, runs // 5)
+    n_eval = runs - learn
+    n_final = _final_size(claim, n_eval, alpha, delta)
+    first = max(10, min(FIRST_BATCH, learn // 8))
+    learning = _doubling(learn, first)
+    parts = max(1, min(4, n_final // max(learning[-1], 1)))
+    final = [n_final // parts] * parts
+    final[-1] += n_final - sum(final)
+    return SequentialPlan(runs=runs, learning=tuple(learning), final=tuple(final), fixed_evaluation=n_eval)
