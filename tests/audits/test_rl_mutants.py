@@ -19,7 +19,7 @@ from rl_mutants import (
     rlsvi_no_clipping,
 )
 
-from dpkit.audits.rl import _declaration, audit_setting, declared_mu, default_setting
+from dpkit.audits.rl import audit_setting, declared_mu, default_setting, implementation_declaration
 
 #: the statistical audits of the mutant zoo run in the second tier (make test-all)
 pytestmark = pytest.mark.slow
@@ -44,7 +44,7 @@ def test_exceeded_sensitivity_is_not_allowed_more_than_the_declaration(pool) -> 
     setting = default_setting("ldp-ucrl-vtr", implementation=ldp_no_clipping)
     result = audit_setting(setting, runs=1000, seed=4, executor=pool)
     correct = default_setting("ldp-ucrl-vtr", sigma="tight")
-    declaration, _ = _declaration(correct)
+    declaration, _ = implementation_declaration(correct)
     from dpkit.audits.rl import setting_claim_sigmas
 
     declared = declared_mu(declaration, setting_claim_sigmas(correct), "replace_one")

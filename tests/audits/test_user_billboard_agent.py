@@ -13,7 +13,7 @@ import pytest
 
 from dpkit.algorithms.billboard import agent_protocol
 from dpkit.algorithms.observers import local_messages_audit
-from dpkit.audits.rl import _claim_sigmas, audit_positions, audit_setting, default_setting, register_agent
+from dpkit.audits.rl import audit_positions, audit_setting, default_setting, register_agent, setting_claim_sigmas
 from dpkit.audits.rl_one_run import audit_one_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -90,7 +90,7 @@ def test_audits_on_frozen_lake(algorithm: str, env: str, pool) -> None:  # noqa:
         setting,
         sigma={
             k: (tuple(0.7 * x for x in v) if isinstance(v, tuple) else 0.7 * v)
-            for k, v in _claim_sigmas(setting).items()
+            for k, v in setting_claim_sigmas(setting).items()
         },
     )
     result = audit_setting(below, runs=800, seed=2, executor=pool)
