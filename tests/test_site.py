@@ -28,6 +28,9 @@ SLOW = {
     "--seeds 2 --epsilon 8 --delta 1e-5 --out fl",
     "dpkit audit --agent my_agent.py:make_agent --one-run --epsilon 1 --delta 1e-5",
     "dpkit audit --agent examples/jdp_agent.py:CountingAgent --runs 1000",
+    "dpkit audit --agent my_agent.py:make_agent --runs 1000 --max-time 1h",
+    "dpkit budgets --compositions 1,1000 --epsilons 0.5,1,4",
+    "dpkit calibrate --epsilon 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 --epochs 60 --save-event run.json",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --json",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 1000000 --sequential --json",
     "dpkit simulate ldp-ucrl-vtr --env riverswim --states 2 --episodes 2000 --seeds 3 --epsilon 10 --delta 0.1 "
