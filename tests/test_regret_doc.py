@@ -121,8 +121,8 @@ def _doc_cells(module: dict[str, Any]) -> dict[tuple[str, str], str]:
 
 
 def test_the_regret_table_of_the_running_page_is_the_generated_doc(module: dict[str, Any]) -> None:
-    # every cell of the seed-000 table (docs/explanation/running.md) is the generated doc's, verdict included ("sublinear" only where the
-    # slope interval lies below 1)
+    # every cell of the seed-000 table (docs/explanation/running.md) is the generated doc's, verdict included
+    # ("sublinear" only where the slope interval lies below 1)
     cells = _doc_cells(module)
     lines = RUNNING.read_text(encoding="utf-8").splitlines()
     start = lines.index(_SEED_TABLE)
