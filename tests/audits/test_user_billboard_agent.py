@@ -83,7 +83,8 @@ LAKES = ["gymnasium:FrozenLake-v1,is_slippery=false", "gymnasium:FrozenLake-v1"]
 def test_audits_on_frozen_lake(algorithm: str, env: str, pool) -> None:  # noqa: ANN001
     setting = default_setting(algorithm, env=env, horizon=8)
     assert (setting.states, setting.actions) == (16, 4)
-    audit = audit_positions(setting, runs=300, seed=1, executor=pool)
+    # RLSVI's last position holds a third of the declared releases: 800 runs give it the power to say consistent
+    audit = audit_positions(setting, runs=800 if algorithm == "rlsvi" else 300, seed=1, executor=pool)
     assert audit.verdict == "consistent", audit.position_rows()
     assert min(r.reach for r in audit.results) >= 0.85
     below = replace(
