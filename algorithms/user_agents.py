@@ -21,7 +21,7 @@ from dpkit.accountant.declarations import PrivacyDeclaration
 from .billboard import agent_protocol, billboard_audit
 from .envs.tabular import uniform_tabular
 from .observers import local_messages_audit
-from .spec import AlgorithmSpec
+from .spec import AlgorithmSpec, ReportSpec
 
 __all__ = ["AgentDeclaration", "agent_ledger_parameters", "agent_spec"]
 
@@ -77,4 +77,12 @@ def agent_spec(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = 
         required=AGENT_PARAMETERS,
         ledger_parameters=agent_ledger_parameters,
         audit=billboard_audit() if protocol == "billboard" else local_messages_audit(),
+        report=ReportSpec(
+            assumptions=(
+                "Its releases, their sensitivities and σ are those its own declaration states (the agent's code); "
+                "the audit checks the implementation against that declaration, at dpkit's σ_tight of it.",
+                "The protocol's statistics (billboard_items or message_statistics) are what its releases hold "
+                "before their noise; an agent that misreports them is seen only by the learned attack.",
+            )
+        ),
     )

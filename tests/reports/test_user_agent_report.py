@@ -48,7 +48,7 @@ delta = 0.1
 episodes = 30
 horizon = 8
 [algorithm.audit]
-runs = 300
+runs = 800
 """
 
 
@@ -71,7 +71,7 @@ def test_a_users_agent_and_environment_are_reported_like_the_seeds(
     for section in (agent, ldp, rlsvi):
         assert section["audit"]["available"] and section["regret"]["paper"], section["name"]
         assert section["audit"]["result"]["verdict"] == "consistent", section["audit"]["result"]["positions"]
-        assert section["ledger"]["parameters"]["episodes"] == 30
+        assert section["settings"]["episodes"] == 30
     # the user's agent: its own declaration (two counters through a binary tree), audited at every tree position
     assert sorted(r["name"] for r in agent["ledger"]["releases"]) == ["rewards", "visits"]
     assert len(agent["audit"]["result"]["positions"]) >= 3
