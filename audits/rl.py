@@ -104,6 +104,7 @@ __all__ = [
     "WhiteBoxRuns",
     "audit_setting",
     "audit_positions",
+    "probe_plan",
     "audit_algorithm",
     "positions",
     "RlPositionsAudit",
@@ -632,6 +633,20 @@ class RlPositionsAudit:
         }
 
 
+def probe_plan(
+    setting: RlSetting, positions_to_probe: Sequence[str | int] | None, seed: int
+) -> list[tuple[RlSetting, int]]:
+    """The settings of an audit of several positions (default: every position of :func:`positions`), each with its
+    own seed: one independent stream per position (one position alone keeps the audit's own seed)."""
+    if not isinstance(setting, RlSetting):
+        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
+    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
+    if not names:
+        raise ValueError("positions_to_probe must name at least one position")
+    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
+    return [(replace(setting, position=name), child) for name, child in zip(names, seeds, strict=True)]
+
+
 def audit_positions(
     setting: RlSetting,
     *,
@@ -646,27 +661,21 @@ def audit_positions(
 ) -> RlPositionsAudit:
     """Audit ``setting`` at several positions of the changed user (default: every position of :func:`positions`),
     ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`)."""
-    if not isinstance(setting, RlSetting):
-        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
-    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
-    if not names:
-        raise ValueError("positions_to_probe must name at least one position")
+    probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
-    # one independent stream per position (one position alone keeps the audit's own seed)
-    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
     results = tuple(
         audit_setting(
-            replace(setting, position=name),
+            probe,
             runs=runs,
             seed=child,
             attack=attack,
-            alpha=alpha / len(names),
+            alpha=alpha / len(probes),
             executor=executor,
             chunk_size=chunk_size,
             progress=progress,
         )
-        for name, child in zip(names, seeds)
+        for probe, child in probes
     )
     return RlPositionsAudit(results, alpha)
 

@@ -16,20 +16,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpkit.accountant.validation import check_probability
-from dpkit.algorithms.executors import Executor, spawn_seeds
+from dpkit.algorithms.executors import Executor
 
 from .claims import Claim
 from .rl import (
     RlSetting,
     neighbouring_datasets,
     position_claim,
-    positions,
+    probe_plan,
     rl_attacks,
     rl_release,
     validate_runs,
@@ -172,16 +172,12 @@ def audit_positions_sequential(
     ``positions_to_probe``), standing in for :func:`~dpkit.audits.rl.audit_positions` with ``runs`` runs per
     dataset and position (each position's budget is at most 1.3× that). ``on_look`` is called after every piece
     of a batch with the evidence so far; ``progress(n)`` with the runs done."""
-    if not isinstance(setting, RlSetting):
-        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
-    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
-    if not names:
-        raise ValueError("positions_to_probe must name at least one position")
+    probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     runs = validate_runs(runs)
     started = time.perf_counter()
-    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
-    settings = [replace(setting, position=name) for name in names]
+    settings, seeds = [p for p, _ in probes], [child for _, child in probes]
+    names = [s.position for s in settings]
     claims_of = [position_claim(s) for s in settings]  # fixed before any run
     sources, claims, attacks = [], [], []
     for s, pc, child in zip(settings, claims_of, seeds, strict=True):
