@@ -26,9 +26,13 @@ run: $(STAMP)
 # repository root; tests/test_packaging.py checks the installed layout from another directory instead.)
 PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadscope --durations=15 --durations-min=1
 
+# The fast tier runs a quarter of each property test's Hypothesis examples (tests/support/tiers.py); EXAMPLES=full
+# runs them all (.ci/run does), as the second tier always does.
+EXAMPLES ?= fast
+
 test: $(STAMP) check
-	@echo "make test: the static checks and the fast tier (pytest -m 'not slow'); make test-all adds the second tier"
-	$(PYTEST) -m "not slow"
+	@echo "make test: the static checks and the fast tier (pytest -m 'not slow', $(EXAMPLES) Hypothesis examples); make test-all adds the second tier"
+	DPKIT_EXAMPLES=$(EXAMPLES) $(PYTEST) -m "not slow"
 
 test-all: $(STAMP) check
 	@command -v chromium >/dev/null || test -x /usr/bin/chromium || echo "notice: no Chromium here: the browser tests skip; .ci/run installs it"

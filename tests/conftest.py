@@ -1,6 +1,7 @@
 """Shared pytest configuration: Hypothesis profiles.
 
-The ``dpkit`` profile is loaded by default (no deadline: the accountants call root-finders
+The tier's Hypothesis budget is tests/support/tiers.py's (``DPKIT_EXAMPLES=fast`` in ``make test``: a quarter of
+the examples). The ``dpkit`` profile is loaded by default (no deadline: the accountants call root-finders
 and dp-accounting, whose run time varies). When the environment variable ``CI`` is set the
 ``dpkit-ci`` profile is loaded instead, which also derandomises Hypothesis so that CI runs
 are reproducible. ``HYPOTHESIS_PROFILE`` selects a profile explicitly.
@@ -18,9 +19,14 @@ import time
 
 import pytest
 from hypothesis import settings
+from tiers import examples
 
-settings.register_profile("dpkit", deadline=None)
-settings.register_profile("dpkit-ci", deadline=None, derandomize=True, database=None, print_blob=True)
+# the tier's share of Hypothesis's 100 default examples (tests/support/tiers.py: all of them unless make test's
+# fast tier); tests that set max_examples scale it with tiers.examples
+settings.register_profile("dpkit", deadline=None, max_examples=examples(100))
+settings.register_profile(
+    "dpkit-ci", deadline=None, derandomize=True, database=None, print_blob=True, max_examples=examples(100)
+)
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("dpkit-ci" if os.environ.get("CI") else "dpkit"))
 

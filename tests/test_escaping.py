@@ -10,6 +10,7 @@ import pytest
 from cli_runs import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.render import plain
 from dpkit.reports.config import parse_config
@@ -54,7 +55,7 @@ def test_an_error_naming_a_hostile_file_is_one_plain_line(capsys: pytest.Capture
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=examples(200), derandomize=True, deadline=None)
 def test_plain_leaves_no_control_character(text: str) -> None:
     shown = plain(text)
     assert all(c.isprintable() or c == " " for c in shown if c not in " \u00a0") or shown.isprintable()
@@ -62,7 +63,7 @@ def test_plain_leaves_no_control_character(text: str) -> None:
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=examples(200), derandomize=True, deadline=None)
 def test_markdown_escape_leaves_no_markup(text: str) -> None:
     shown = markdown_escape(text)
     assert not any(c in shown for c in "<>[]`|\\\n\r")

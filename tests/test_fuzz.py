@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.cli import main
 
@@ -25,7 +26,7 @@ PROFILE = settings(
     derandomize=True,
     deadline=None,
     database=None,
-    max_examples=300,
+    max_examples=examples(300),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 

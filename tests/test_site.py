@@ -3,7 +3,9 @@ how a page's console, python and pycon blocks are read and run).
 
 The pages are the Markdown files under docs/ (mkdocs.yml's ``docs_dir``). Each runnable block is one test, in a
 fresh directory holding the page's files; a block with a command that takes more than ~10 s on the 2-core machine
-is marked slow (SLOW, measured), so ``pytest -m "not slow"`` leaves it to the slow tier.
+is marked slow (SLOW, measured), and so is a block of commands that together take more than ~4 s or a Python
+block on a page of SLOW_PAGES (process pools, clusters), so ``pytest -m "not slow"`` (``make test``) leaves it to the
+second tier, which runs every example.
 """
 
 from __future__ import annotations
@@ -17,8 +19,17 @@ from doc_examples import ROOT, Block, blocks, commands, run_console, run_pycon, 
 DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "__pycache__" not in p.parts)
 RUNNABLE = {"console", "python", "pycon"}
-#: Command lines (as typed, normalised by ``typed``) that take more than ~10 s on the 2-core machine.
+#: Command lines (as typed, normalised by ``typed``) that take more than ~10 s on the 2-core machine, or whose
+#: block takes more than ~4 s (measured with ``--durations``).
 SLOW = {
+    "dpkit ledger events.toml --delta 1e-5",
+    "dpkit ledger ledger.toml --delta 1e-6",
+    "dpkit epsilon --event examples/mnist_dp_sgd.json --delta 1e-5 --method rdp",
+    "dpkit convert zcdp --rho 0.5 --delta 1e-5",
+    "dpkit methods --sigma 3.7306 --delta 1e-5",
+    "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 100000",
+    "dpkit audit --target examples/gaussian_sum.py:release_half_sigma --one-run --canary-records "
+    "examples/gaussian_sum.py:canaries --mu 0.92493 --json",
     "dpkit report --out reports/out",
     "dpkit report --config examples/my_report.toml --out my_report",
     "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1 --max-time 1h",
@@ -44,9 +55,13 @@ def _page_blocks(page: Path) -> list[Block]:
     return blocks(page.read_text(encoding="utf-8"))
 
 
-def _slow(block: Block) -> bool:
+#: Pages whose Python blocks start process pools or clusters (seconds each).
+SLOW_PAGES = {"how-to/dask.md"}
+
+
+def _slow(block: Block, page: str) -> bool:
     if block.lang != "console":
-        return False
+        return block.lang == "python" and page in SLOW_PAGES
     return any(" ".join(typed(command)[0]) in SLOW for command, _ in commands(block.body))
 
 
@@ -57,7 +72,7 @@ def _cases() -> list[pytest.ParameterSet]:
             if block.lang not in RUNNABLE or (block.lang == "python" and block.file and not block.file.endswith(".py")):
                 continue
             name = f"{page.relative_to(DOCS)}:{block.line}"
-            marks = [pytest.mark.slow] if _slow(block) else []
+            marks = [pytest.mark.slow] if _slow(block, str(page.relative_to(DOCS))) else []
             cases.append(pytest.param(page, block, id=name, marks=marks))
     return cases
 

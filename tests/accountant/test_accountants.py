@@ -13,6 +13,7 @@ from dp_accounting.pld import pld_privacy_accountant as dp_pld
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import (
     VARIANTS,
@@ -38,7 +39,7 @@ delta_st = st.floats(-28.0, math.log(1e-2)).map(math.exp)  # 7e-13 … 1e-2
 pld_delta_st = st.floats(-23.0, math.log(1e-3)).map(math.exp)
 #: PLD runs take up to ~1 s each: few examples, and no shrinking (a failure is reported as found).
 PLD_SETTINGS = settings(
-    max_examples=6,
+    max_examples=examples(6),
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )
@@ -89,7 +90,7 @@ def test_make_accountant_types_and_defaults() -> None:
     assert make_accountant("exact").label == "exact"
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(h=homogeneous(), delta=delta_st, mc=st.sampled_from(FAST + [("classic", None)]))
 def test_gaussian_wrappers_equal_the_accountants(
     h: tuple[float, float, int], delta: float, mc: tuple[str, str | None]
@@ -123,7 +124,7 @@ def _dp_rdp(event: dp_accounting.DpEvent) -> dp_rdp.RdpAccountant:
     return acc
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(h=homogeneous(max_mu=50.0), delta=delta_st)
 def test_rdp_with_orders_matches_dp_accounting(h: tuple[float, float, int], delta: float) -> None:
     sens, sigma, k = h
@@ -147,7 +148,7 @@ def test_rdp_with_orders_matches_dp_accounting(h: tuple[float, float, int], delt
         assert at_ours == pytest.approx(t_delta, rel=1e-12)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(ledger=heterogeneous(max_mu=50.0), delta=delta_st)
 def test_dp_event_export_matches_dp_accounting_rdp(ledger: Ledger, delta: float) -> None:
     theirs = _dp_rdp(ledger.to_dp_event())
@@ -242,13 +243,13 @@ def _fast_epsilons(ledger: Ledger, delta: float) -> dict[str, float | None]:
     return out
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(h=homogeneous(), delta=delta_st)
 def test_method_order_homogeneous(h: tuple[float, float, int], delta: float) -> None:
     _check_chain(_fast_epsilons(_ledger(h), delta))
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(ledger=heterogeneous(), delta=delta_st)
 def test_method_order_heterogeneous(ledger: Ledger, delta: float) -> None:
     _check_chain(_fast_epsilons(ledger, delta))
@@ -296,7 +297,7 @@ def _eps(method: str, conversion: str | None, sens: float, sigma: float, k: int,
         return None  # classic refusal
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(h=homogeneous(), delta=delta_st, up=st.floats(1e-9, 3.0), mc=st.sampled_from(FAST + [("classic", None)]))
 def test_epsilon_decreasing_in_sigma(
     h: tuple[float, float, int], delta: float, up: float, mc: tuple[str, str | None]
@@ -309,7 +310,7 @@ def test_epsilon_decreasing_in_sigma(
     assert hi <= lo
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     h=homogeneous(max_k=500), delta=delta_st, extra=st.integers(1, 500), mc=st.sampled_from(FAST + [("classic", None)])
 )
@@ -324,7 +325,7 @@ def test_epsilon_increasing_in_compositions(
     assert lo <= hi
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(h=homogeneous(), delta=delta_st, up=st.floats(1e-9, 3.0), mc=st.sampled_from(FAST + [("classic", None)]))
 def test_epsilon_increasing_in_sensitivity(
     h: tuple[float, float, int], delta: float, up: float, mc: tuple[str, str | None]
@@ -371,7 +372,7 @@ def _check_inverse(acc, ledger: Ledger, delta: float, rel: float) -> None:  # no
     assert acc.delta(ledger, eps * 0.99).delta >= back
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     ledger=st.one_of(heterogeneous(), homogeneous().map(lambda h: _ledger(h))),
     delta=delta_st,
@@ -381,7 +382,7 @@ def test_delta_epsilon_inverse(ledger: Ledger, delta: float, mc: tuple[str, str 
     _check_inverse(make_accountant(mc[0], conversion=mc[1]), ledger, delta, rel=1e-12)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(h=homogeneous(max_mu=50.0), delta=delta_st, conversion=st.sampled_from(["improved", "mironov"]))
 def test_delta_epsilon_inverse_rdp_with_orders(h: tuple[float, float, int], delta: float, conversion: str) -> None:
     _check_inverse(make_accountant("rdp", conversion=conversion, orders=DP_ORDERS), _ledger(h), delta, rel=1e-12)

@@ -8,6 +8,7 @@ import math
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import GaussianRelease, Ledger, compare_methods, gdp_epsilon, make_accountant
 from dpkit.accountant.assessment import LedgerAssessment, assess_ledger, users_informative_delta
@@ -162,7 +163,7 @@ def test_to_dict_is_plain_json() -> None:
 
 
 @settings(
-    max_examples=15,
+    max_examples=examples(15),
     suppress_health_check=[HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )

@@ -13,6 +13,7 @@ from dp_accounting.pld import pld_privacy_accountant as dp_pld
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import (
     GaussianRelease,
@@ -41,7 +42,7 @@ def test_reference_point() -> None:
     assert cal.to_dict()["sigma"] == cal.sigma
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(eps=eps_st, delta=delta_st, sens=sens_st, k=k_st, mc=st.sampled_from(ROUND_TRIP))
 def test_calibration_round_trips(eps: float, delta: float, sens: float, k: int, mc: tuple[str, str | None]) -> None:
     cal = calibrate_sigma(eps, delta, sensitivity=sens, compositions=k, method=mc[0], conversion=mc[1])
@@ -52,7 +53,7 @@ def test_calibration_round_trips(eps: float, delta: float, sens: float, k: int, 
     assert again == pytest.approx(eps, rel=1e-9)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(eps=st.floats(0.01, 0.999), delta=delta_st, sens=sens_st, k=st.integers(1, 1000))
 def test_classic_calibration_round_trips(eps: float, delta: float, sens: float, k: int) -> None:
     total = eps * k  # ε per release below 1
@@ -69,7 +70,7 @@ def test_classic_calibration_refuses_epsilon_of_one_per_release() -> None:
         calibrate_sigma(2.0, 1e-5, sensitivity=1.0, compositions=2, method="classic")
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(eps=eps_st, delta=delta_st, sens=sens_st, k=k_st)
 def test_exact_calibration_is_feasible_and_tight_in_mpmath(eps: float, delta: float, sens: float, k: int) -> None:
     sigma = calibrate_sigma(eps, delta, sensitivity=sens, compositions=k).sigma
@@ -81,7 +82,7 @@ def test_exact_calibration_is_feasible_and_tight_in_mpmath(eps: float, delta: fl
     )
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(eps=eps_st, delta=st.floats(-40.0, math.log(0.1)).map(math.exp))
 def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
     s = {
@@ -99,6 +100,7 @@ def test_method_sigmas_are_ordered(eps: float, delta: float) -> None:
 # ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("eps", "delta", "k"), [(1.0, 1e-5, 1), (2.0, 1e-6, 10), (0.5, 1e-5, 100)])
 def test_pld_calibration_matches_dp_accounting(eps: float, delta: float, k: int) -> None:
     ours = calibrate_sigma(eps, delta, sensitivity=1.0, compositions=k, method="pld")
@@ -151,7 +153,7 @@ def ledgers(draw: st.DrawFn) -> Ledger:
     )
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(ledger=ledgers(), eps=eps_st, delta=delta_st, mc=st.sampled_from(ROUND_TRIP))
 def test_ledger_scale_round_trips(ledger: Ledger, eps: float, delta: float, mc: tuple[str, str | None]) -> None:
     c = calibrate_ledger_scale(ledger, eps, delta, method=mc[0], conversion=mc[1])
@@ -160,7 +162,7 @@ def test_ledger_scale_round_trips(ledger: Ledger, eps: float, delta: float, mc: 
     assert got == pytest.approx(eps, rel=1e-9)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(ledger=ledgers(), eps=eps_st, delta=delta_st)
 def test_exact_ledger_scale_is_feasible_in_mpmath(ledger: Ledger, eps: float, delta: float) -> None:
     c = calibrate_ledger_scale(ledger, eps, delta)
@@ -181,7 +183,7 @@ def classic_feasible(draw: st.DrawFn) -> tuple[Ledger, float, float]:
     return ledger, draw(st.floats(0.01, 0.999)) * max_eps, delta
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.filter_too_much])
 @given(case=classic_feasible())
 def test_classic_ledger_scale_when_feasible(case: tuple[Ledger, float, float]) -> None:
     ledger, eps, delta = case
@@ -210,10 +212,13 @@ def test_classic_ledger_scale_refuses_infeasible_share() -> None:
 
 
 PLD_SETTINGS = settings(
-    max_examples=3, suppress_health_check=[HealthCheck.too_slow], phases=[Phase.explicit, Phase.reuse, Phase.generate]
+    max_examples=examples(3),
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )
 
 
+@pytest.mark.slow
 @PLD_SETTINGS
 @given(ledger=ledgers(), eps=st.floats(0.3, 4.0), delta=st.floats(-20.0, -7.0).map(math.exp))
 def test_pld_ledger_scale(ledger: Ledger, eps: float, delta: float) -> None:
@@ -224,7 +229,7 @@ def test_pld_ledger_scale(ledger: Ledger, eps: float, delta: float) -> None:
     assert exact_c <= c <= exact_c * (1 + 1e-3)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(e1=eps_st, e2=eps_st, delta=delta_st, mc=st.sampled_from(ROUND_TRIP))
 def test_sigma_decreasing_in_target_epsilon(e1: float, e2: float, delta: float, mc: tuple[str, str | None]) -> None:
     lo, hi = sorted((e1, e2))

@@ -8,6 +8,7 @@ import pytest
 import references as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import ClassicAccountant, GaussianRelease, Ledger, classic_sigma, compare_methods, make_accountant
 
@@ -32,7 +33,7 @@ def test_reference_value() -> None:
     assert sigma == pytest.approx(9.689610525210785, rel=1e-9)  # 2·sqrt(2·11.736069) by hand: 9.6896
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(target=classic_targets())
 def test_classic_sigma_matches_mpmath(target: tuple[float, float, float, int]) -> None:
     eps, delta, sens, k = target
@@ -54,7 +55,7 @@ def test_classic_sigma_just_below_one_per_release() -> None:
     assert classic_sigma(9.99, 1e-5, sensitivity=1.0, compositions=10) > 0
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(target=classic_targets())
 def test_accountant_inverts_classic_sigma(target: tuple[float, float, float, int]) -> None:
     eps, delta, sens, k = target
@@ -74,7 +75,7 @@ def classic_ledgers(draw: st.DrawFn) -> Ledger:
     return Ledger(releases)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(ledger=classic_ledgers(), delta=delta_st)
 def test_classic_composed_epsilon_matches_mpmath(ledger: Ledger, delta: float) -> None:
     triples = [(r.sensitivity, r.sigma, r.count) for r in ledger.releases]
@@ -92,7 +93,7 @@ def test_classic_composed_epsilon_matches_mpmath(ledger: Ledger, delta: float) -
     assert ours == pytest.approx(float(truth), rel=1e-13)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(ledger=classic_ledgers(), delta=delta_st)
 def test_classic_delta_and_epsilon_are_inverses(ledger: Ledger, delta: float) -> None:
     acc = ClassicAccountant()
@@ -116,7 +117,7 @@ def test_classic_refusal_is_recorded_by_compare_methods() -> None:
         make_accountant("classic").delta(Ledger.homogeneous(1.0, 1.0, compositions=1), 1.5)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(ledger=classic_ledgers(), delta=delta_st)
 def test_classic_is_never_tighter_than_exact(ledger: Ledger, delta: float) -> None:
     # The exact μ-GDP profile is the truth for a Gaussian ledger: a valid bound cannot beat it.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import GaussianRelease, Ledger, compare_deltas, make_accountant
 
@@ -17,7 +18,7 @@ release_st = st.builds(
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(releases=st.lists(release_st, min_size=1, max_size=3), epsilon=st.floats(0.05, 20.0))
 @pytest.mark.slow
 def test_delta_order_and_consistency(releases: list[GaussianRelease], epsilon: float) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit import accountant as a
 from dpkit.accountant.pld import PLD_MIN_MU
@@ -329,7 +330,7 @@ def test_an_event_composed_beyond_the_doubles_is_answered_or_names_the_count(
         assert eps == INF
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None)
 @given(
     count=st.one_of(st.integers(min_value=1, max_value=10**1200), st.sampled_from(HUGE_COUNTS)),
     function=st.sampled_from(

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit import accountant as a
 from dpkit.accountant import rlsvi as rlsvi_mod
@@ -176,7 +177,7 @@ WRONG_TYPES: list[Any] = ["1", True, None]
 BAD_VALUES: list[Any] = [math.nan, INF, -INF, -1, -1.0, 0, 2.5]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     case=st.sampled_from(PUBLIC),
     which=st.integers(0, 10),

@@ -17,6 +17,7 @@ from event_strategies import events as event_trees
 from event_strategies import every_kind
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import ArgumentTypeError, GaussianRelease, Ledger
 from dpkit.accountant.events import (
@@ -234,7 +235,7 @@ def test_randomized_response_from_epsilon_is_sound_and_tight(eps: float, k: int)
 # dpkit's JSON form
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(event_trees())
 def test_to_dict_from_dict_round_trip(event: Event) -> None:
     assert Event.from_dict(event.to_dict()) == event
@@ -335,7 +336,7 @@ def test_walk_flattens_compositions_in_order() -> None:
         walk("gaussian")  # type: ignore[arg-type]
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(event_trees())
 def test_walk_yields_no_compositions_and_the_right_total(event: Event) -> None:
     pairs = list(walk(event))
@@ -359,7 +360,7 @@ def test_walk_of_a_deep_tree_does_not_recurse() -> None:
 positive = st.floats(min_value=1e-6, max_value=1e6)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.lists(st.tuples(positive, positive, st.integers(min_value=1, max_value=10**6)), min_size=1, max_size=5))
 def test_event_from_ledger_gives_the_ledgers_mu(releases: list[tuple[float, float, int]]) -> None:
     ledger = Ledger(tuple(GaussianRelease(f"r{i}", d, s, k) for i, (d, s, k) in enumerate(releases)))
@@ -400,7 +401,7 @@ def test_describe() -> None:
     assert describe(GaussianEvent(math.inf)) == "Gaussian(nm=inf)"
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(event_trees())
 def test_describe_is_one_line(event: Event) -> None:
     text = describe(event)

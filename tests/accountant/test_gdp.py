@@ -16,6 +16,7 @@ import pytest
 import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import calibrate_sigma, gaussian_epsilon, gdp_delta, gdp_epsilon, gdp_mu
 from dpkit.accountant.gdp import gdp_log_delta
@@ -63,7 +64,7 @@ def test_gdp_delta_is_conservative_and_accurate_over_grid(mu: float) -> None:
             assert ours < 1e-300
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(mu=mu_st, eps=eps_st)
 def test_gdp_delta_matches_mpmath(mu: float, eps: float) -> None:
     truth = ref.gdp_delta(eps, mu)
@@ -79,14 +80,14 @@ def test_gdp_delta_at_mu_1_eps_1_by_hand() -> None:
     assert gdp_delta(1.0, 1.0) == pytest.approx(0.3085375387259869 - math.e * 0.06680720126885807, rel=1e-9)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(mu=mu_st, e1=eps_st, e2=eps_st)
 def test_gdp_delta_is_decreasing_in_epsilon(mu: float, e1: float, e2: float) -> None:
     lo, hi = sorted((e1, e2))
     assert gdp_delta(mu, hi) <= gdp_delta(mu, lo)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(m1=mu_st, m2=mu_st, eps=eps_st)
 def test_gdp_delta_is_increasing_in_mu(m1: float, m2: float, eps: float) -> None:
     lo, hi = sorted((m1, m2))
@@ -116,7 +117,7 @@ def test_gdp_epsilon_feasible_and_tight_over_grid(mu: float, delta: float) -> No
     _check_epsilon(mu, delta)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(mu=mu_st, delta=log_delta_st)
 def test_gdp_epsilon_feasible_and_tight(mu: float, delta: float) -> None:
     _check_epsilon(mu, delta)
@@ -129,7 +130,7 @@ def test_gdp_epsilon_is_zero_when_already_zero_delta_dp() -> None:
     assert gdp_epsilon(1e-6, 1e-7) > 0.0
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(mu=mu_st, delta=log_delta_st)
 def test_gdp_delta_of_gdp_epsilon_is_at_most_delta(mu: float, delta: float) -> None:
     eps = gdp_epsilon(mu, delta)
@@ -137,14 +138,14 @@ def test_gdp_delta_of_gdp_epsilon_is_at_most_delta(mu: float, delta: float) -> N
         assert gdp_delta(mu, eps) <= delta * (1 + 1e-12)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(m1=mu_st, m2=mu_st, delta=log_delta_st)
 def test_gdp_epsilon_is_increasing_in_mu(m1: float, m2: float, delta: float) -> None:
     lo, hi = sorted((m1, m2))
     assert gdp_epsilon(lo, delta) <= gdp_epsilon(hi, delta)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(mu=mu_st, d1=log_delta_st, d2=log_delta_st)
 def test_gdp_epsilon_is_decreasing_in_delta(mu: float, d1: float, d2: float) -> None:
     lo, hi = sorted((d1, d2))
@@ -169,13 +170,13 @@ def test_gdp_mu_feasible_and_tight_over_grid(eps: float, delta: float) -> None:
     _check_mu(eps, delta)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(eps=eps_st, delta=log_delta_st)
 def test_gdp_mu_feasible_and_tight(eps: float, delta: float) -> None:
     _check_mu(eps, delta)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(eps=st.floats(1e-4, 100.0), delta=st.floats(-200.0, -1.0).map(math.exp))
 def test_gdp_mu_and_gdp_epsilon_are_inverses(eps: float, delta: float) -> None:
     mu = gdp_mu(eps, delta)
@@ -216,7 +217,7 @@ def test_epsilon_matches_dp_accounting_grid(sigma: float, delta: float) -> None:
     _compare_epsilon_with_dp_accounting(sigma, delta)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(sigma=st.floats(0.05, 1000.0), delta=st.floats(-27.0, math.log(0.5)).map(math.exp))
 def test_epsilon_matches_dp_accounting(sigma: float, delta: float) -> None:
     _compare_epsilon_with_dp_accounting(sigma, delta)
@@ -238,7 +239,7 @@ def test_sigma_matches_dp_accounting_grid(eps: float, delta: float) -> None:
     _compare_sigma_with_dp_accounting(eps, delta)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(eps=st.floats(0.01, 30.0), delta=st.floats(-27.0, math.log(0.1)).map(math.exp))
 def test_sigma_matches_dp_accounting(eps: float, delta: float) -> None:
     _compare_sigma_with_dp_accounting(eps, delta)

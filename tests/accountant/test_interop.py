@@ -20,6 +20,7 @@ from event_strategies import events as event_trees
 from event_strategies import every_kind
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import ArgumentTypeError, gdp_epsilon
 from dpkit.accountant.events import (
@@ -117,7 +118,7 @@ def _dp_accounting_json(dp_event: Any) -> str:
 # objects
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(event_trees())
 def test_round_trip_through_dp_event(event: Event) -> None:
     d = to_dp_event(event)
@@ -245,7 +246,7 @@ def test_an_event_and_its_dp_event_mean_the_same_mechanism(relation: str) -> Non
 # JSON
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(event_trees())
 def test_round_trip_through_json(event: Event) -> None:
     text = to_dp_event_json(event)
@@ -383,7 +384,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(json_values)
 def test_any_json_gives_an_event_or_one_value_error(data: Any) -> None:
     for text in (json.dumps(data), "9" * 5000):

@@ -10,6 +10,7 @@ import pytest
 import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import GaussianRelease, Ledger, make_accountant
 
@@ -28,7 +29,7 @@ def _triples(ledger: Ledger) -> list[tuple[float, float, int]]:
     return [(r.sensitivity, r.sigma, r.count) for r in ledger.releases]
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(ledger=ledgers())
 def test_mu_and_rho_match_mpmath_and_are_rounded_up(ledger: Ledger) -> None:
     mu, rho = ref.ledger_mu(_triples(ledger)), ref.ledger_rho(_triples(ledger))
@@ -47,7 +48,7 @@ def test_homogeneous_ledger() -> None:
     assert led.releases[0].mu_squared == 4.0
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(ledger=ledgers(), factor=st.floats(1e-3, 1e3))
 def test_scaled_multiplies_every_sigma(ledger: Ledger, factor: float) -> None:
     scaled = ledger.scaled(factor)
@@ -58,7 +59,7 @@ def test_scaled_multiplies_every_sigma(ledger: Ledger, factor: float) -> None:
     assert scaled.mu == pytest.approx(ledger.mu / factor, rel=1e-13)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(ledger=ledgers())
 def test_dicts_round_trip(ledger: Ledger) -> None:
     assert Ledger.from_dicts(ledger.to_dicts()) == ledger
@@ -139,7 +140,7 @@ def splits(draw: st.DrawFn) -> tuple[Ledger, Ledger]:
     return whole, parts
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(pair=splits(), delta=st.floats(-200.0, -1.0).map(math.exp))
 def test_exact_is_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: float) -> None:
     whole, parts = pair
@@ -154,7 +155,7 @@ def test_exact_is_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: flo
     assert d_parts == pytest.approx(d_whole, rel=1e-12)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(pair=splits(), delta=st.floats(-200.0, -1.0).map(math.exp))
 def test_rdp_and_zcdp_are_invariant_to_splitting(pair: tuple[Ledger, Ledger], delta: float) -> None:
     whole, parts = pair

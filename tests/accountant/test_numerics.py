@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize
+from tiers import examples
 
 from dpkit.accountant.gdp import gdp_delta
 from dpkit.accountant.numerics import brent_root, feasible_root
@@ -17,7 +18,7 @@ def _cubic(c: float, s: float):
     return lambda x: s * ((x - c) ** 3 + 0.5 * (x - c))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     c=st.floats(-50.0, 50.0),
     s=st.sampled_from([1.0, -1.0, 1e-8, 3e5]),
@@ -33,7 +34,7 @@ def test_brent_root_is_scipys_brentq_to_the_bit(c: float, s: float, left: float,
     assert ours == theirs
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(mu=st.floats(0.05, 20.0), log_delta=st.floats(-40.0, -1.0))
 def test_brent_root_on_the_gdp_curve_matches_brentq(mu: float, log_delta: float) -> None:
     """The function the accountant actually solves: log δ_μ(ε) = target, in ε."""
@@ -60,7 +61,7 @@ def test_brent_root_endpoint_roots() -> None:
     assert brent_root(lambda x: x - 1.0, 0.0, 1.0, xtol=1e-12, rtol=1e-15) == 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(root=st.floats(-10.0, 10.0), ok=st.floats(0.1, 30.0), bad=st.floats(0.1, 30.0))
 def test_feasible_root_stays_on_the_feasible_side(root: float, ok: float, bad: float) -> None:
     g = lambda x: x - root  # noqa: E731  (feasible below the root)

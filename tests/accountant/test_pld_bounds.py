@@ -19,6 +19,7 @@ import pytest
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
 from dpkit.accountant.pld_bounds import Discretisation, Profile, pessimistic_epsilon
@@ -104,7 +105,7 @@ def test_the_lower_bound_on_delta_holds() -> None:
     assert g.delta - g.lower <= 0.01 * g.delta
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(
     q=st.floats(1e-3, 0.5),
     nm=st.floats(0.6, 4.0),

@@ -22,6 +22,7 @@ from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant.rdp import rdp_epsilon
 from dpkit.accountant.rdp_mechanisms import (
@@ -75,6 +76,7 @@ def test_poisson_integer_orders_match_dp_accounting(q: float, sigma: float) -> N
     assert np.all(ours <= theirs * (1 + 1e-9) + 1e-300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q", [1e-4, 1e-3, 1e-2, 0.1, 0.5])
 @pytest.mark.parametrize("sigma", [0.7, 1.1, 2.0, 5.0])
 def test_poisson_fractional_orders_never_above_dp_accounting(q: float, sigma: float) -> None:
@@ -189,7 +191,7 @@ def test_tensorflow_privacy_mnist_example() -> None:
 # Monotonicity (hypothesis)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     q=st.floats(1e-5, 0.95),
     ratio=st.floats(1.01, 3.0),
@@ -202,7 +204,7 @@ def test_poisson_monotone_in_q(q: float, ratio: float, sigma: float, alpha: floa
     assert lo <= hi
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     q=st.floats(1e-5, 0.95),
     ratio=st.floats(1.01, 3.0),
@@ -216,7 +218,7 @@ def test_poisson_monotone_in_inverse_sigma(q: float, ratio: float, sigma: float,
     assert less_noise <= alpha / (2 * sigma**2) * (1 + 1e-12)  # subsampling never hurts
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(q=st.floats(1e-4, 0.9), sigma=st.floats(0.6, 8.0), alpha=st.floats(1.05, 200.0))
 def test_poisson_between_its_integer_neighbours(q: float, sigma: float, alpha: float) -> None:
     # log A_α is convex in α (so below the chord) and ε(α) is non-decreasing in α
@@ -306,6 +308,7 @@ def test_wor_matches_wbk_in_mpmath(q: float, sigma: float, alpha: int) -> None:
     assert exact <= ours <= exact * (1 + 1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q", [1e-3, 1e-2, 0.1, 0.5])
 @pytest.mark.parametrize("sigma", [0.7, 1.1, 5.0])
 def test_wor_against_dp_accounting(q: float, sigma: float) -> None:

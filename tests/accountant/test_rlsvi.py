@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import gaussian_epsilon
 from dpkit.accountant.gdp import gdp_epsilon
@@ -31,7 +32,7 @@ def _mp_rho(s: int, a: int, h: int, k: int) -> mpmath.mpf:
     return mpmath.mpf(2 * a * k) / (mpmath.mpf(h) ** 2 * mpmath.log(2 * h * s * a))
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(sizes=sizes, delta=delta_st)
 def test_closed_form_equals_mpmath(sizes: tuple[int, int, int, int], delta: float) -> None:
     s, a, h, k = sizes
@@ -43,7 +44,7 @@ def test_closed_form_equals_mpmath(sizes: tuple[int, int, int, int], delta: floa
     assert got_eps >= eps and got_eps <= eps * (1 + 1e-12)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(sizes=sizes, delta=delta_st)
 def test_tighter_conversions_are_ordered_and_exact_is_gdp(sizes: tuple[int, int, int, int], delta: float) -> None:
     s, a, h, k = sizes

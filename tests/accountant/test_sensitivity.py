@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tiers import examples
 
 import dpkit.accountant.sensitivity as sensitivity_module
 from dpkit.accountant.sensitivity import (
@@ -286,7 +287,7 @@ def test_seed_003_example() -> None:
     assert result.attempted >= 4 and result.failed == 0
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     b=st.floats(1e-100, 1e100),
     v=st.floats(1e-50, 1e50),
@@ -400,7 +401,7 @@ def test_many_random_pairs_never_exceed_the_bound(case: Case, relation: str) -> 
     assert changes.max() >= 0.5 * claim  # the sample does reach far into the ball
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     combo=st.sampled_from(COMBOS),
     seed=st.integers(0, 2**32 - 1),
@@ -436,7 +437,7 @@ def test_upper_triangle_norm_differs_from_frobenius_per_pair() -> None:
     assert np.linalg.norm(upper_triangle(diag)) == np.linalg.norm(diag) == pytest.approx(math.sqrt(2) * B**2)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     m=hnp.arrays(
         np.float64,
@@ -471,7 +472,7 @@ wide_floats = st.one_of(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     x=hnp.arrays(np.float64, st.tuples(st.integers(0, 4), st.integers(1, 5)), elements=wide_floats),
     bound=st.one_of(st.floats(1e-300, 1e300), st.sampled_from([5e-324, 1e-310, 1.0, 1.7e308])),
@@ -490,7 +491,7 @@ def test_clip_norm_never_exceeds_the_bound(x: np.ndarray, bound: float) -> None:
             assert math.sqrt(float(_exact_sq_norm(row_out / bound))) >= 1 - 1e-12
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(
     x=hnp.arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)), elements=wide_floats),
     bound=st.floats(1e-200, 1e200),
@@ -767,7 +768,7 @@ def _stacked_sample(bounds: list[float], dims: list[int]):  # noqa: ANN202
 
 @pytest.mark.parametrize("noise", ["upper", "full"])
 @pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
-@pytest.mark.parametrize("bounds", [[1.0, 0.5], [2.0, 1.0, 0.3]])
+@pytest.mark.parametrize("bounds", [[1.0, 0.5], pytest.param([2.0, 1.0, 0.3], marks=pytest.mark.slow)])
 def test_stacked_outer_product_attained_and_never_exceeded(bounds: list[float], relation: str, noise: str) -> None:
     dims = [2] * len(bounds)
     steps = 2

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize
+from tiers import examples
 
 from dpkit.accountant.sensitivity import clip_norm, outer_product_sensitivity, upper_triangle
 from dpkit.accountant.structured_sensitivity import (
@@ -60,7 +61,7 @@ def test_block_gram_is_below_the_norm_ball_bound_and_equal_for_one_entry() -> No
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     v=st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3),
     w=st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3),
@@ -143,7 +144,7 @@ def test_the_audits_canary_pairs_nearly_attain_the_joint_bound(ratio: float, pai
     assert reached >= 0.95 * bound
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     steps=st.integers(1, 12),
     gamma=st.floats(0.0, 2.0),

@@ -17,6 +17,7 @@ from dp_accounting.rdp import rdp_privacy_accountant as dp_rdp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from tiers import examples
 
 from dpkit.accountant import Ledger, calibrate_sigma, gaussian_delta, gaussian_epsilon, make_accountant
 from dpkit.accountant.pld import auto_discretization
@@ -138,7 +139,7 @@ def test_full_dyadic_tree_has_the_same_max_count_per_item() -> None:
         assert dyadic[:last].max() == fenwick[:last].max() == max_psums_per_item(last)
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(steps=st.integers(1, 30_000), schedule=schedule_st)
 @example(steps=30_000, schedule="after-each")
 @example(steps=2**14, schedule="after-each")
@@ -147,7 +148,7 @@ def test_counts_match_brute_force_for_random_steps(steps: int, schedule: str) ->
     _check_against(steps, schedule, *_brute_counts(steps, schedule))
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(steps=st.integers(1, 10**6), schedule=schedule_st, picks=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4))
 @example(steps=10**6, schedule="after-each", picks=[0.0, 1.0])
 @example(steps=10**6, schedule="before-episode", picks=[0.5])
@@ -204,7 +205,7 @@ def test_paper_depth_is_the_count_for_before_episode_only() -> None:
         assert max_psums_per_item(k, schedule="after-each") - paper_depth(k) == (1 if power_of_two else 0)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(
     steps=st.integers(1, 10**12),
     base=st.one_of(st.sampled_from([3.0, 10.0, math.e, 1.5, 2.5, 16.0]), st.floats(1.01, 1e3)),
@@ -419,7 +420,7 @@ def test_symmetric_noise_norm_bound_holds_on_counter_noise(dim: int, t: int) -> 
 # ----------------------------------------------------------------------------------------
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(steps=st.integers(1, 10**9), sigma=st.floats(0.01, 100.0), sens=st.floats(0.01, 100.0), schedule=schedule_st)
 def test_tree_mu_is_sensitivity_sqrt_m_over_sigma(steps: int, sigma: float, sens: float, schedule: str) -> None:
     m = max_psums_per_item(steps, schedule=schedule)
@@ -434,7 +435,7 @@ def test_tree_mu_is_sensitivity_sqrt_m_over_sigma(steps: int, sigma: float, sens
     assert ledger.compositions == m and ledger.mu == mu
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     steps=st.integers(2, 10**6),
     sigma=st.floats(0.5, 100.0),
@@ -500,7 +501,7 @@ def _chain(steps: int, sigma: float, delta: float, schedule: str, with_pld: bool
         assert eps["exact"] <= eps["classic"], eps
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(steps=st.integers(1, 10**6), sigma=st.floats(0.3, 200.0), delta=delta_st, schedule=schedule_st)
 def test_method_order(steps: int, sigma: float, delta: float, schedule: str) -> None:
     if max_psums_per_item(steps, schedule=schedule):
@@ -534,7 +535,7 @@ def test_tree_matches_dp_accounting(steps: int, sigma: float, delta: float, sche
     _chain(steps, sigma, delta, schedule, with_pld=True)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     steps=st.integers(2, 10**6),
     eps=st.floats(0.01, 50.0),

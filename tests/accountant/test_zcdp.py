@@ -9,6 +9,7 @@ import pytest
 import references as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import (
     ZCDP_CONVERSIONS,
@@ -35,7 +36,7 @@ def test_bun_steinke_by_hand() -> None:
     assert eps == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)), rel=1e-14)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(rho=rho_st, delta=delta_st)
 def test_bun_steinke_matches_mpmath(rho: float, delta: float) -> None:
     ours = zcdp_epsilon(rho, delta, conversion="bun-steinke")
@@ -44,7 +45,7 @@ def test_bun_steinke_matches_mpmath(rho: float, delta: float) -> None:
     assert ours == pytest.approx(float(truth), rel=1e-13)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(rho=rho_st, delta=delta_st)
 def test_gaussian_exact_is_gdp_with_mu_sqrt_2rho(rho: float, delta: float) -> None:
     mu = math.sqrt(2.0 * rho)
@@ -54,13 +55,13 @@ def test_gaussian_exact_is_gdp_with_mu_sqrt_2rho(rho: float, delta: float) -> No
     assert ref.gdp_delta(eps, mpmath.sqrt(2 * mpmath.mpf(rho))) <= delta * (1 + 1e-15)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(rho=rho_st, epsilon=eps_st)
 def test_gaussian_exact_delta_is_gdp_delta(rho: float, epsilon: float) -> None:
     assert zcdp_delta(rho, epsilon, conversion="gaussian-exact") == gdp_delta(math.sqrt(2.0 * rho), epsilon)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(epsilon=eps_st, delta=delta_st)
 def test_gaussian_exact_rho_is_half_gdp_mu_squared(epsilon: float, delta: float) -> None:
     rho = zcdp_rho(epsilon, delta, conversion="gaussian-exact")
@@ -77,7 +78,7 @@ def test_rdp_optimal_is_the_continuous_improved_rdp_conversion() -> None:
         )
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(rho=rho_st, delta=delta_st)
 def test_conversion_order(rho: float, delta: float) -> None:
     exact = zcdp_epsilon(rho, delta, conversion="gaussian-exact")
@@ -86,7 +87,7 @@ def test_conversion_order(rho: float, delta: float) -> None:
     assert exact <= optimal <= bs
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(rho=rho_st, epsilon=eps_st)
 def test_conversion_order_for_delta(rho: float, epsilon: float) -> None:
     exact = zcdp_delta(rho, epsilon, conversion="gaussian-exact")
@@ -95,7 +96,7 @@ def test_conversion_order_for_delta(rho: float, epsilon: float) -> None:
     assert exact <= optimal * (1 + 1e-12) and optimal <= bs * (1 + 1e-12)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(r1=rho_st, r2=rho_st, delta=delta_st, conversion=conversion_st)
 def test_epsilon_increasing_in_rho(r1: float, r2: float, delta: float, conversion: str) -> None:
     # Monotone up to the root-finder's documented precision (1e-13 relative; accountant/numerics.py):
@@ -106,7 +107,7 @@ def test_epsilon_increasing_in_rho(r1: float, r2: float, delta: float, conversio
     )
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(rho=rho_st, delta=delta_st, conversion=conversion_st)
 def test_delta_of_epsilon_is_at_most_delta(rho: float, delta: float, conversion: str) -> None:
     eps = zcdp_epsilon(rho, delta, conversion=conversion)
@@ -114,7 +115,7 @@ def test_delta_of_epsilon_is_at_most_delta(rho: float, delta: float, conversion:
     assert zcdp_delta(rho, eps, conversion=conversion) <= delta * (1 + ref.delta_slack(delta) + 1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(epsilon=eps_st, delta=delta_st, conversion=conversion_st)
 def test_rho_is_the_largest_admissible(epsilon: float, delta: float, conversion: str) -> None:
     rho = zcdp_rho(epsilon, delta, conversion=conversion)
@@ -125,7 +126,7 @@ def test_rho_is_the_largest_admissible(epsilon: float, delta: float, conversion:
     assert zcdp_epsilon(rho * (1 + 1e-8), delta, conversion=conversion) > epsilon
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(epsilon=eps_st, delta=delta_st)
 def test_bun_steinke_rho_matches_mpmath(epsilon: float, delta: float) -> None:
     ours = zcdp_rho(epsilon, delta, conversion="bun-steinke")
@@ -134,7 +135,7 @@ def test_bun_steinke_rho_matches_mpmath(epsilon: float, delta: float) -> None:
     assert ours == pytest.approx(float(truth), rel=1e-13)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(epsilon=eps_st, delta=delta_st)
 def test_rho_order_across_conversions(epsilon: float, delta: float) -> None:
     bs = zcdp_rho(epsilon, delta, conversion="bun-steinke")

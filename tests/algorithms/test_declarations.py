@@ -9,6 +9,7 @@ import pytest
 import references as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import ExactAccountant, gdp_epsilon, make_accountant
 from dpkit.accountant.declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
@@ -234,7 +235,7 @@ def test_json_shape() -> None:
     assert isinstance(ldp["sigma_paper"], float) and isinstance(ldp["sigma_tight"], float)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(h=st.integers(1, 50), eps=st.floats(0.05, 20), delta=st.floats(1e-10, 0.5))
 def test_ldp_ledger_properties(h: int, eps: float, delta: float) -> None:
     led = algorithm_ledger(ldp_ucrl_vtr.declare_privacy(h, eps, delta))

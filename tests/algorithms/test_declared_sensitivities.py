@@ -145,6 +145,7 @@ def _check_blocks(size: int, c: float, b: float, y: float | None, claim: float, 
     _check(f, _block_sample(size, c, b, y), lambda z: _block_user(z, size, c, b, y), claim, relation, worst)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reading", ["theorem", "experiment"])
 def test_ldp_ucrl_vtr_one_hot_per_step(reading: str) -> None:
     # dpkit's agent: one-hot features (states known): step h's block v ∈ [0, c_h]^S, ‖φ‖ <= b_h; the declared

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.algorithms.envs.features import LinearMixture
 from dpkit.algorithms.envs.tabular import TabularMDP, User, Users, make_tabular, random_tabular, riverswim
@@ -29,7 +30,7 @@ def _brute_force_optimal(env: TabularMDP) -> float:
     return best
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(seed=st.integers(0, 2**31), s=st.integers(1, 2), a=st.integers(1, 2), h=st.integers(1, 3))
 def test_optimal_value_matches_enumeration(seed: int, s: int, a: int, h: int) -> None:
     env = random_tabular(s, a, h, seed)
@@ -37,7 +38,7 @@ def test_optimal_value_matches_enumeration(seed: int, s: int, a: int, h: int) ->
     assert v[0, 0] == pytest.approx(_brute_force_optimal(env), abs=1e-12)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(seed=st.integers(0, 2**31))
 def test_policy_value_matches_monte_carlo_free_forward_pass(seed: int) -> None:
     """V^π from backward induction equals the forward state-distribution computation, batched or not."""

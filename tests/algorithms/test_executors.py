@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.algorithms.executors import (
     EXECUTORS,
@@ -138,7 +139,7 @@ def test_matches_the_documented_seed_contract():
     np.testing.assert_array_equal(out, manual_runs(noisy_sum, DATASET, 2_345, 7, 1_000))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(n=st.integers(1, 300), chunk_size=st.integers(1, 120), seed=st.integers(0, 2**64))
 def test_contract_for_any_n_and_chunk_size(n, chunk_size, seed):
     out = run_batched(scalar_release, DATASET, n, seed, chunk_size=chunk_size)

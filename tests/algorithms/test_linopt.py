@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant.tree import max_psums_per_prefix, prefix_noise_variance, symmetric_noise_norm_bound
 from dpkit.algorithms import linopt
@@ -157,6 +158,7 @@ def test_released_reward_prefixes_carry_popcount_noise_in_a_run() -> None:
 # ------------------------------------------------------------------ 3. learning
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "options", "ratio"),
     [
@@ -205,7 +207,7 @@ def test_last_step_q_is_the_ridge_estimate_plus_bonus() -> None:
     assert fresh.beta_r == pytest.approx(0.3 * confidence_radii(agent.d1, agent.d2, 31, h_, regularization=2.0)[1])
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(["vi", "po"]), private=st.booleans())
 def test_q_is_clipped_and_the_policy_follows_it(seed: int, variant: str, private: bool) -> None:
     env = random_tabular(2, 2, 4, seed % 1000)

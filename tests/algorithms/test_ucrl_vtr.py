@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats
+from tiers import examples
 
 from dpkit.accountant.tree import symmetric_noise_norm_bound
 from dpkit.algorithms import ldp_ucrl_vtr, ucrl_vtr
@@ -119,7 +120,7 @@ def test_sigma_zero_takes_exactly_the_actions_of_ucrl_vtr(env: TabularMDP) -> No
     assert np.unique(base.actions).size == 2  # the agents explored both actions
 
 
-@settings(max_examples=6)
+@settings(max_examples=examples(6))
 @given(
     bonus_scale=st.sampled_from([0.03, 0.1, 0.5]),
     regularizer=st.sampled_from([None, 0.05, 1.0]),
@@ -228,7 +229,7 @@ def test_features_and_values_beyond_the_theorem_bounds_are_clipped() -> None:
     assert np.all(np.linalg.norm(run.releases[TARGET], axis=2) <= 0.3 * 0.5 * share**2 * (1 + 1e-12))
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(
     values=hnp.arrays(float, (4, 2), elements=st.floats(-2.0, 3.0)),
     feature_bound=st.floats(0.05, 3.0),

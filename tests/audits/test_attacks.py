@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from tiers import examples
 
 from dpkit.audits import Claim, audit
 from dpkit.audits.attacks import (
@@ -627,7 +628,7 @@ def test_new_attacks_validate_their_options_and_inputs() -> None:
             attack.score(np.array([[0.0, np.nan]]))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     k=st.integers(1, 3),

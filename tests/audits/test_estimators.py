@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from tiers import examples
 
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.zcdp import zcdp_epsilon
@@ -24,7 +25,7 @@ from dpkit.audits.estimators import (
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(n=st.integers(1, 10_000), frac=st.floats(0, 1), alpha=st.floats(1e-6, 0.5))
 def test_clopper_pearson_is_the_binomial_inversion(n: int, frac: float, alpha: float) -> None:
     k = int(frac * n)
@@ -47,7 +48,7 @@ def test_clopper_pearson_covers() -> None:
     assert misses <= alpha  # CP is conservative: miss rate at most α
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(mu=st.floats(0.01, 6), fpr=st.floats(1e-9, 1 - 1e-9), delta=st.floats(0, 0.5))
 def test_bounds_on_the_exact_gaussian_curve(mu: float, fpr: float, delta: float) -> None:
     fnr = float(stats.norm.cdf(stats.norm.ppf(1 - fpr) - mu))  # a point of the μ-GDP trade-off curve
@@ -178,7 +179,7 @@ def test_a_claim_built_directly_is_validated_naming_the_field_and_value(call, me
     assert message in str(info.value)
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(80), deadline=None, derandomize=True, database=None)
 @given(
     epsilon=st.floats(min_value=0.0, max_value=50.0) | st.just(math.inf),
     delta=st.floats(min_value=0.0, max_value=1.0),

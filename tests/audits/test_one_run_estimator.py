@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.audits.estimators import one_run_epsilon_lower, one_run_p_value
 
@@ -31,7 +32,7 @@ def _reference_p_value(m: int, r: int, v: int, eps: float, delta: float) -> floa
     return float(tail + 2 * m * mpmath.mpf(delta) * worst)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(
     m=st.integers(1, 60),
     data=st.data(),

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
+from tiers import examples
 
 from dpkit.accountant import calibrate_sigma
 from dpkit.audits.claims import Claim
@@ -39,7 +40,7 @@ def gaussian_sum_unclipped(dataset, rng, n, *, dim, sigma):
     return np.sum(np.asarray(dataset, dtype=float), axis=0) + sigma * rng.standard_normal((n, dim))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     m=st.integers(2, 300),
     eps=st.floats(0.05, 4.0),

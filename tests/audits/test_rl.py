@@ -126,7 +126,9 @@ def test_counter_nodes_are_the_noisy_psums(steps: int) -> None:
 # ------------------------------------------------------------------------------ residuals
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(
+    "algorithm", [a if i == 0 else pytest.param(a, marks=pytest.mark.slow) for i, a in enumerate(ALGORITHMS)]
+)
 def test_white_box_residuals_are_standard_normal_under_d_and_shifted_under_d_prime(algorithm: str) -> None:
     """A correct implementation's whitened residuals are N(0, 1) on D and N(a, 1) on D′."""
     setting = default_setting(algorithm)

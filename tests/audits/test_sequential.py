@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.audits import Claim, ScoreFunction, audit
 from dpkit.audits import mechanisms as m
@@ -128,7 +129,7 @@ def test_a_correct_target_runs_its_budget_and_gets_the_fixed_verdict() -> None:
     st.booleans(),
     st.sampled_from([0.01, 0.05, 0.1]),
 )
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 def test_the_budget_keeps_the_fixed_power_at_most_1_3_times_the_runs(claim, runs, needs_fit, alpha) -> None:
     plan = plan_sequential(claim, runs=runs, alpha=alpha, needs_fit=needs_fit)
     assert plan.budget <= 1.3 * runs and sum(plan.learning) + plan.fixed_evaluation == runs

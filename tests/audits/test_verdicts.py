@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from dpkit.accountant import GaussianRelease, Ledger
 from dpkit.audits import Claim
@@ -22,7 +23,7 @@ def _gdp_curve(mu: float, x: float) -> float:
 
 
 @given(st.floats(0.05, 5.0), st.floats(1e-6, 0.999))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_gdp_curve_matches_mpmath_and_never_lies_above_it(mu: float, x: float) -> None:
     got = float(Claim.gdp(mu).trade_off(x))
     ref = _gdp_curve(mu, x)
@@ -30,7 +31,7 @@ def test_gdp_curve_matches_mpmath_and_never_lies_above_it(mu: float, x: float) -
 
 
 @given(st.floats(0.0, 5.0), st.sampled_from([0.0, 1e-5, 0.1]), st.floats(0.0, 1.0))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_dp_curve_closed_form(epsilon: float, delta: float, x: float) -> None:
     f = float(Claim.dp(epsilon, delta).trade_off(x))
     ref = max(0.0, 1 - delta - math.exp(epsilon) * x, math.exp(-epsilon) * (1 - delta - x))

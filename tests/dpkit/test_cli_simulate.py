@@ -56,6 +56,7 @@ def test_simulate_writes_csv_png_and_summary(
     assert summary["sigmas"] == dict(runs[0].sigmas)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["ldp-ucrl-vtr", "private-ofu-rl"])
 def test_simulate_is_reproducible_and_worker_independent(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, algorithm: str

@@ -59,6 +59,7 @@ def test_a_new_report_leaves_no_stale_files(data: dict, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary or old directory left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fail_at", [0, 1, 2])
 def test_a_fault_in_any_move_keeps_the_previous_report(
     data: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int
