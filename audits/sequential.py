@@ -328,8 +328,9 @@ class _Audit:
         """Candidates fitted on the pooled raw outputs (``None`` before there are any)."""
         if not self.needs_fit:
             return self.spec
-        if not self.pool0:
-            return None
+        if not self.pool0:  # nothing to learn from yet: the attacks that need no fitting can already be scored,
+            # so that the next batch bets (their scores on the first batch choose its bet)
+            return [a for a in self.spec if not a.needs_fit] or None
         if self.fitted_on == self.pooled:  # nothing new to learn from (the pool is full)
             return self.current
         self.fitted_on = self.pooled

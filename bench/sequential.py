@@ -304,7 +304,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--type-i-seeds", type=int, default=None, help="Simulated seeds per claim (1000; --quick 200).")
     parser.add_argument("--only", default=None, help="Comma-separated target names (default: all).")
-    parser.add_argument("--rl-seeds", type=int, default=None, help="Sequential seeds per RL target (10; --quick 2).")
+    parser.add_argument("--rl-seeds", type=int, default=None, help="Sequential seeds per RL target (20; --quick 2).")
+    parser.add_argument(
+        "--rl-fixed-seeds",
+        type=int,
+        default=1,
+        help="Fixed-audit seeds per RL target (1; 0 skips it: its runs are known, 3 positions × 4,000, its time not).",
+    )
     parser.add_argument("--no-rl", action="store_true", help="Skip the RL targets.")
     parser.add_argument("--type-i", action="store_true", help="Only the false-alarm simulation.")
     parser.add_argument("--no-type-i", action="store_true", help="Skip the false-alarm simulation.")
@@ -327,8 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     rl_chosen = [] if args.type_i or args.no_rl else rl_targets()
     if args.only:
         rl_chosen = [t for t in rl_chosen if t["name"] in names]
-    rl_seeds = args.rl_seeds or (2 if args.quick else 10)
-    rows += [run_rl_target(t, rl_seeds if t["violates"] else max(1, rl_seeds // 5), 1) for t in rl_chosen]
+    rl_seeds = args.rl_seeds or (2 if args.quick else 20)
+    rows += [
+        run_rl_target(t, rl_seeds if t["violates"] else max(1, rl_seeds // 5), args.rl_fixed_seeds) for t in rl_chosen
+    ]
     sims = [] if args.no_type_i else type_i(sim_seeds, args.workers)
     if args.json:
         print(json.dumps({"alpha": ALPHA, "targets": rows, "type_i": sims}))
