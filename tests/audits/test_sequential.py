@@ -197,3 +197,20 @@ def test_bad_input_is_refused_by_name(kwargs, error, message) -> None:  # noqa: 
 def test_a_source_must_be_callable() -> None:
     with pytest.raises(TypeError, match="source must be callable"):
         audit_sequential_batches(3, Claim.gdp(1.0))  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_an_attack_without_fitting_bets_from_the_second_batch_and_stays_valid() -> None:
+    """An attack that needs no fit (a white-box test, a score function) is scored on the first batch, whose scores
+    choose the second batch's bet — still predictable: at the claim's strongest mechanism the audit is a violation
+    for at most about α of the seeds (100 seeds; the bound holds under any stopping), while a clear violation stops
+    within the second batch."""
+    release, d0, d1 = at_the_claim(Claim.gdp(0.5))
+    alarms = 0
+    for seed in range(100):
+        r = audit_sequential(release, d0, d1, Claim.gdp(0.5), runs=1000, seed=seed, attack=IDENTITY)
+        assert r.looks[0].attack is None and r.looks[1].attack == "identity"  # the second batch already bets
+        alarms += r.verdict == "violation"
+    assert alarms <= 12  # P[Binomial(100, 0.05) >= 13] < 0.002
+    loud = audit_sequential(m.laplace_mechanism, (), (1.0,), Claim.dp(0.25, 0.0), runs=100_000, seed=1, attack=IDENTITY)
+    assert loud.verdict == "violation" and loud.runs_used <= 2 * loud.plan.learning[0]
