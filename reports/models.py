@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
 from dpkit.loading import shown
 
@@ -122,10 +122,23 @@ class SummaryRow(_Own):
         description="what the audit could certify if the claim were exactly met, as a share of the claim's μ "
         "(below 0.5: inconclusive); null: no audit"
     )
-    audit_runs: int | None = Field(description="runs per dataset; null: no audit")
+    audit_mode: Literal["fixed", "sequential"] | None = Field(
+        description="fixed: runs runs per dataset at each position; sequential: anytime-valid, stopping at the first "
+        "violation (dpkit audit --sequential); null: no audit"
+    )
+    audit_runs: int | None = Field(
+        description="runs per dataset and position of the fixed audit (the one a sequential audit stands in for); "
+        "null: no audit"
+    )
+    audit_runs_used: int | None = Field(
+        description="runs per dataset the audit used, all positions together: a fixed audit's runs × positions, a "
+        "sequential audit's own count (fewer when it stopped early, up to 1.3× when it ran to its budget); null: no "
+        "audit"
+    )
     audit_confidence: float | None = Field(description="the confidence of the certified bounds; null: no audit")
     audit_power_needed: float | None = Field(
-        description="the power ratio below which the audit says inconclusive; null: no audit"
+        description="the power ratio below which the audit says inconclusive; null: no audit, or a sequential audit "
+        "(it reports no power ratio)"
     )
     verdict: Verdict | None = Field(description="null: no audit")
     worst_flag: WorstFlag | None = Field(description="null: the ledger has no flag")
@@ -468,13 +481,94 @@ class AuditResult(_Passed):
     )
 
 
+class SequentialLook(_Passed):
+    """The evidence of one position of a sequential audit after one piece of a batch."""
+
+    batch: Index = Field(description="the batch (0-based): learning batches first, then the final ones")
+    phase: Literal["learning", "final"]
+    runs_used: Index = Field(description="runs per dataset this position had used")
+    e_value: NonNegative | None = Field(description="the claim's e-value so far (null: not finite)")
+    bound: NonNegative | None = Field(description="the bound certified so far, in the claim's unit (null: not finite)")
+    attack: str | None = Field(description="the attack the bets were placed with (null: none yet)")
+
+
+class SequentialAuditPosition(_Passed):
+    """One probed position of a sequential audit: its pair, judged against an allowance fixed before any run."""
+
+    position: Position
+    share: float = Field(description="the share of the declared mechanisms that hold her there")
+    mu_allowed: float = Field(description="the claim's μ at the worst-placed user × √share: the allowance")
+    declared_mu: float = Field(description="the declared μ of those mechanisms at the σ used")
+    runs_used: Index = Field(description="runs per dataset this position used")
+    verdict: Literal["violation", "consistent", "inconclusive", "stopped"] = Field(
+        description="stopped: another position's violation ended the audit before this one concluded"
+    )
+    mu_lower: float | None = Field(description="the certified μ lower bound (null: stopped, or not finite)")
+    epsilon_lower: float | None = Field(description="the certified ε lower bound at δ (null: stopped, or not finite)")
+    e_value: NonNegative | None = Field(description="the claim's e-value at the end (null: stopped, or not finite)")
+    stopped_early: bool | None = Field(description="whether its e-value crossed the threshold (null: stopped)")
+    attack: str | None = Field(description="the attack it ended with (null: stopped)")
+    looks: list[SequentialLook] = Field(description="the evidence after every piece of a batch, in order")
+
+
+class SequentialAuditResult(_Passed):
+    """A sequential, anytime-valid audit's result: ``dpkit audit ALGORITHM … --sequential --json``. Every position in
+    turns at its share of α, all stopping at the first violation; otherwise each ends at its budget with the fixed
+    audit's final test. It has no ROC, trade-off tests, reach or power: those are the fixed audit's."""
+
+    algorithm: str
+    observer: str
+    relation: Relation
+    sigma: str | float | dict[str, Any]
+    sigmas: dict[str, float] = Field(description="the σ of each release the audit ran at")
+    sigmas_claim: dict[str, float] = Field(description="the σ of each release the claim needs (σ_tight)")
+    epsilon: float | None = Field(description="the target ε of the audit's setting")
+    delta: OpenProbability
+    claimed_epsilon: float | None = Field(description="the algorithm's target ε (its claim) at delta")
+    claim_mu: float | None = Field(description="the claim's μ at the worst-placed user (at the σ the claim needs)")
+    exact_mu: float | None = Field(description="the declared releases' exact μ at the σ used (worst-placed user)")
+    episodes: Count
+    seed: Index
+    sequential: Literal[True]
+    verdict: Verdict
+    runs: Count = Field(description="runs per dataset and position of the fixed audit it stands in for")
+    budget: Count = Field(description="the most runs per dataset one position may use (at most 1.3× runs)")
+    fixed_runs: Count = Field(description="runs per dataset the fixed audit of every position spends: runs × positions")
+    runs_used: Count = Field(description="runs per dataset every position used together")
+    stopped_early: bool = Field(description="whether a position's e-value crossed its threshold (a violation)")
+    mu_lower: float | None = Field(description="the largest certified μ lower bound of the positions that concluded")
+    epsilon_lower: float | None = Field(description="the largest certified ε lower bound of those positions")
+    alpha: OpenProbability
+    confidence: OpenProbability
+    threshold: Positive = Field(description="the e-value at which a position stops: 1/(α/positions · ½)")
+    worst_position: Position = Field(description="the position whose evidence weighs most")
+    positions: Annotated[list[SequentialAuditPosition], Field(min_length=1)]
+
+
+#: The tags of an audit's two kinds of result (no key of the data: left out of an error's location).
+_AUDIT_TAGS = ("fixed audit", "sequential audit")
+
+
+def _audit_kind(value: Any) -> str:
+    """Which kind of result an audit's is: sequential when it says so (``"sequential": true``), fixed otherwise."""
+    flag = value.get("sequential") if isinstance(value, Mapping) else getattr(value, "sequential", None)
+    return _AUDIT_TAGS[1] if flag is True else _AUDIT_TAGS[0]
+
+
+#: A fixed audit's result, or a sequential one's (told apart by its ``"sequential": true``).
+AnyAuditResult = Annotated[
+    Annotated[AuditResult, Tag(_AUDIT_TAGS[0])] | Annotated[SequentialAuditResult, Tag(_AUDIT_TAGS[1])],
+    Discriminator(_audit_kind),
+]
+
+
 class AuditDone(_Own):
-    """An audit that ran."""
+    """An audit that ran: the fixed one, or a sequential one (the config's ``mode``)."""
 
     available: Literal[True]
     reason: None
     command: Command
-    result: AuditResult
+    result: AnyAuditResult
 
 
 class AuditSkipped(_Own):
@@ -672,7 +766,7 @@ _JSON_WORDS = {
 def _message(data: Any, error: Mapping[str, Any]) -> str:
     """One error as one line: its location as a path through ``data`` (a union's tag, which is no key of
     the data, left out), then what is wrong and the value."""
-    loc = _data_loc(data, tuple(error["loc"]))
+    loc = _data_loc(data, tuple(p for p in error["loc"] if p not in _AUDIT_TAGS))
     kind = error["type"]
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         tag = str(error.get("ctx", {}).get("discriminator", "")).strip("'")

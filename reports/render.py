@@ -53,6 +53,7 @@ __all__ = [
     "write_report",
     "anchors",
     "sigma_span",
+    "sequential_view",
     "verdict_view",
 ]
 
@@ -181,6 +182,35 @@ def _roc(section: Mapping[str, Any]) -> Figure:
     )
 
 
+def _evalue(section: Mapping[str, Any]) -> Figure:
+    r = section["audit"]["result"]
+    curves = {
+        f"position {p['position']}": ([k["runs_used"] for k in p["looks"]], [k["e_value"] for k in p["looks"]])
+        for p in r["positions"]
+        if p["looks"]
+    }
+    count = len(r["positions"])
+    line = "2/α" if count == 1 else f"2/(α/{count}), each of the {count} positions testing at α/{count}"
+    return Figure(
+        section["name"],
+        "audit-evalue",
+        f"The sequential audit's evidence ({r['observer']} observer): the e-value of each position's claim against "
+        f"the runs per dataset it had used, after every piece of a batch, on a log scale. The audit stops with a "
+        f"violation as soon as one reaches the dashed line at {r['threshold']:.4g} ({line}; by Ville's inequality a "
+        f"correct implementation reaches it with probability at most α/2); a star marks a crossing.",
+        lambda p: figures.evalue_figure(
+            curves, p, threshold=r["threshold"], title=f"{section['name']}: sequential audit ({r['observer']})"
+        ),
+    )
+
+
+#: Why a sequential audit's section has no ROC or trade-off figure.
+NO_ROC_TEXT = (
+    "No ROC or trade-off figure: a sequential audit stops on the evidence it needs instead of spending a fixed "
+    'evaluation split to draw them from; use mode = "fixed" for the ROC band, reach and power per position.'
+)
+
+
 #: The σ of a regret section, in the order (and so the colours and line styles) the figure draws them.
 REGRET_SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
 _SIGMA_WORDS = {"paper": "the paper's σ", "tight": "the tight σ", "optimal": "the optimal allocation"}
@@ -241,7 +271,8 @@ def figure_list(data: Mapping[str, Any]) -> list[Figure]:
         if section["rlsvi"] is not None:
             out.append(_rlsvi(section))
         if section["audit"]["available"]:
-            out += [_tradeoff(section), _roc(section)]
+            sequential = section["audit"]["result"].get("sequential") is True
+            out += [_evalue(section)] if sequential else [_tradeoff(section), _roc(section)]
         out.append(_regret(section))
     out += [_file_epsilon_delta(section) for section in data["ledgers"]]
     ids = _ids(data)
@@ -550,24 +581,71 @@ def _paper_text(row: Mapping[str, Any]) -> str:
     return text + f"; worst finding: {flag['severity']} {flag['code']}."
 
 
+def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a sequential audit's section says in words (both report.md and report.html render it): how it ended
+    against the fixed audit of the same positions, and how its positions are judged."""
+    used, fixed, budget = result["runs_used"], result["fixed_runs"], result["budget"]
+    count = len(result["positions"])
+    if result["stopped_early"]:
+        fewer = f" ({_num(fixed / used, 3)}× fewer)" if 0 < used < fixed else ""
+        ended = (
+            f"stopped after {_num(used)} runs per dataset at a violation, where the fixed audit of "
+            f"{'this position' if count == 1 else f'these {count} positions'} spends {_num(fixed)}{fewer}"
+        )
+    else:
+        most = "" if count == 1 else "at most "  # each position's plan has its own budget
+        each = "" if count == 1 else f" at each of its {count} positions ({_num(used)} in all)"
+        ended = (
+            f"ran to its budget of {most}{_num(budget)} runs per dataset{each}, where the fixed audit's verdict test "
+            f"decided (the fixed audit of {'this position' if count == 1 else 'these positions'} spends {_num(fixed)})"
+        )
+    tested = "The position is tested"
+    if count > 1:
+        tested = f"Each position is tested at its share α/{count} of α (a union bound),"
+    stopped = "" if count == 1 else " 'stopped': another position's violation ended the audit before it concluded."
+    return {
+        "sentence": f"Sequential audit (anytime-valid): {ended}.",
+        "positions": (
+            f"{tested} against an allowance fixed before any run (the claim's μ × √share); its e-value stops the "
+            f"audit at {_num(result['threshold'])} (by Ville's inequality a correct implementation gets there with "
+            "probability at most α/2); one that does not stop ends at its budget with the fixed audit's final test."
+            + stopped
+        ),
+        "no_roc": NO_ROC_TEXT,
+    }
+
+
+def _audit_lines(row: Mapping[str, Any]) -> list[str]:
+    """The lines under a verdict row's audit badge: its power (a fixed audit), certified bounds, σ and runs."""
+    confidence = row["audit_confidence"]
+    sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+    if row["audit_mode"] == "sequential":  # no power ratio and no estimates: it reports none
+        return [
+            "sequential, anytime-valid",
+            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%})",
+            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified",
+            f"σ {sigma}, {_num(row['audit_runs_used'])} runs per dataset used "
+            f"(the fixed audit's: {_num(row['audit_runs'])} per position)",
+        ]
+    ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
+    power = f"power {_num(ratio, 2)} of the claim"
+    if row["verdict"] == "inconclusive":
+        power += f" (needs {_num(needed, 2)})"
+    return [
+        power,
+        f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
+        f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
+        f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
+        f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
+    ]
+
+
 def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """What one verdict row shows, as text (both report.md and report.html render it)."""
     verdict = row["verdict"]
     audit: dict[str, Any] = {"verdict": verdict or "not audited", "css": verdict or "not-audited", "lines": []}
     if verdict is not None:
-        ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
-        confidence = row["audit_confidence"]
-        power = f"power {_num(ratio, 2)} of the claim"
-        if verdict == "inconclusive":
-            power += f" (needs {_num(needed, 2)})"
-        sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-        audit["lines"] = [
-            power,
-            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
-            f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
-            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
-            f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
-        ]
+        audit["lines"] = _audit_lines(row)
     flag = row["worst_flag"]
     counts = row["flag_counts"]
     return {
@@ -636,7 +714,19 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
     ids = _ids(data)
     files = [ledger_view(s) | {"name": s["name"], "id": ids[s["name"]]} for s in data["ledgers"]]
     verdicts = [verdict_view(row) | {"name": row["algorithm"], "id": ids[row["algorithm"]]} for row in data["summary"]]
-    return {"data": data, "figures": by_algorithm, "ids": ids, "verdicts": verdicts, "files": files}
+    sequential = {
+        s["name"]: sequential_view(s["audit"]["result"])
+        for s in data["algorithms"]
+        if s["audit"]["available"] and s["audit"]["result"].get("sequential") is True
+    }
+    return {
+        "data": data,
+        "figures": by_algorithm,
+        "ids": ids,
+        "verdicts": verdicts,
+        "files": files,
+        "sequential": sequential,
+    }
 
 
 def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:
