@@ -612,6 +612,11 @@ def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
             + stopped
         ),
         "no_roc": NO_ROC_TEXT,
+        "epsilon_note": (  # an early stop certifies in the claim's unit only (docs/sequential.md)
+            " (an early stop certifies its bound in the claim's unit, μ, only: nothing in ε)"
+            if result["stopped_early"] and not result["epsilon_lower"] and (result["mu_lower"] or 0) > 0
+            else ""
+        ),
     }
 
 

@@ -104,6 +104,7 @@ def test_the_markdown_states_the_sequential_mode_and_the_runs(violating: tuple[d
         f"audit of this position spends 200 ({200 / used:.3g}× fewer)." in text
     )
     assert "No ROC or trade-off figure" in text and 'mode = "fixed"' in text
+    assert result["epsilon_lower"] == 0 and "certifies its bound in the claim's unit, μ, only: nothing in ε" in text
     assert f"sequential, anytime-valid; ε ≥ {result['epsilon_lower']:.3g} certified (95%)" in text  # the verdict row
     assert f"{used} runs per dataset used (the fixed audit's: 200 per position)" in text
     assert "| position of the changed user | share | μ allowed | declared μ | runs used | e-value |" in text
