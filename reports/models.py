@@ -6,13 +6,14 @@
 equal by a test; ``python -m dpkit.reports.files`` rewrites it). :func:`validate_report` parses a
 report's data through the models, one ``ValueError`` naming the key and value when it does not fit.
 
-Two kinds of object:
+Two kinds of object (:mod:`dpkit.reports.model_types`):
 
 * the report's own (the report, its summary rows, the sections of each algorithm, the ε(δ) curves,
   the tree counter, RLSVI's figures, regret and provenance): every key required, no other key;
 * objects that come whole from the layers below and are what ``dpkit ledger … --json`` and
-  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result): the keys
-  the report reads are required and typed, further keys are allowed (they belong to those commands).
+  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result — fixed or
+  sequential, in :mod:`dpkit.reports.audit_models`): the keys the report reads are required and typed,
+  further keys are allowed (they belong to those commands).
 
 The settings of each algorithm (``settings``, ``provenance.config.algorithms``) are the config's own
 models, :class:`~dpkit.reports.config.AlgorithmConfig` and :class:`~dpkit.reports.config.QuickConfig`.
@@ -24,12 +25,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, model_validator
 
 from dpkit.loading import shown
 
+from .audit_models import AUDIT_TAGS, AuditDone, AuditSkipped
 from .config import AlgorithmConfig, QuickConfig
 from .messages import pydantic_message
+from .model_types import (
+    Command,
+    Count,
+    Index,
+    NonNegative,
+    OpenProbability,
+    Own,
+    Passed,
+    Positive,
+    PrivacyModel,
+    Relation,
+    Sigma,
+    Verdict,
+)
 
 __all__ = [
     "METHOD_KEYS",
@@ -45,39 +61,10 @@ __all__ = [
 #: this module imports no accountant; a test keeps them equal.
 METHOD_KEYS: tuple[str, ...] = ("exact", "pld", "rdp", "rdp-mironov", "zcdp-rdp-optimal", "zcdp", "classic")
 
-PrivacyModel = Literal["LDP", "JDP"]
-Relation = Literal["add_remove", "replace_one"]
-Verdict = Literal["violation", "consistent", "inconclusive"]
-#: a position of the changed user: a name of the algorithm's positions (first, middle, last, k=INDEX…) or an index
-Position = str | int
-
-Count = Annotated[int, Field(ge=1)]
-Index = Annotated[int, Field(ge=0)]
-Positive = Annotated[float, Field(gt=0)]
-NonNegative = Annotated[float, Field(ge=0)]
-Probability = Annotated[float, Field(ge=0, le=1)]
-OpenProbability = Annotated[float, Field(gt=0, lt=1)]
-Command = Annotated[list[str], Field(min_length=2, description="dpkit arguments that print the same numbers")]
-#: One σ for every release, or σ per release name.
-Sigma = float | Annotated[dict[str, float], Field(min_length=1)]
-
-
-class _Own(BaseModel):
-    """An object the report builds: every key required, no other key."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-
-class _Passed(BaseModel):
-    """An object passed on whole from a lower layer: the keys the report reads, others allowed."""
-
-    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
-
-
 # -- the summary ---------------------------------------------------------------------------------------
 
 
-class WorstFlag(_Own):
+class WorstFlag(Own):
     """The worst of a ledger's flags (error, then warning, then info): the first of that severity."""
 
     code: str
@@ -86,7 +73,7 @@ class WorstFlag(_Own):
     message: str
 
 
-class FlagCounts(_Own):
+class FlagCounts(Own):
     """How many flags of each severity a ledger has."""
 
     error: Annotated[int, Field(ge=0)]
@@ -94,7 +81,7 @@ class FlagCounts(_Own):
     info: Annotated[int, Field(ge=0)]
 
 
-class SummaryRow(_Own):
+class SummaryRow(Own):
     """One row of the report's verdict table (one algorithm)."""
 
     algorithm: str
@@ -148,7 +135,7 @@ class SummaryRow(_Own):
 # -- the ledger (as dpkit ledger ALGORITHM --json prints it) ------------------------------------------------
 
 
-class LedgerRelease(_Passed):
+class LedgerRelease(Passed):
     """One declared release of the ledger."""
 
     name: str
@@ -172,14 +159,14 @@ class LedgerRelease(_Passed):
     notes: list[str]
 
 
-class LedgerJoint(_Passed):
+class LedgerJoint(Passed):
     """Releases of the declaration composed jointly, and why."""
 
     releases: Annotated[list[str], Field(min_length=2)]
     description: str
 
 
-class LedgerFlag(_Passed):
+class LedgerFlag(Passed):
     """A finding about the paper's accounting."""
 
     code: str
@@ -188,7 +175,7 @@ class LedgerFlag(_Passed):
     message: str
 
 
-class LedgerRecord(_Passed):
+class LedgerRecord(Passed):
     """The algorithm's ledger at the target (ε, δ): ``dpkit ledger ALGORITHM … --json``."""
 
     algorithm: str
@@ -251,7 +238,7 @@ MethodLabels = Annotated[
 ]
 
 
-class EpsilonCurves(_Own):
+class EpsilonCurves(Own):
     """ε(δ) of every accounting method for the declared releases at the paper's σ."""
 
     sigma: Literal["paper"]
@@ -264,7 +251,7 @@ class EpsilonCurves(_Own):
     refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
 
 
-class FileEpsilonCurves(_Own):
+class FileEpsilonCurves(Own):
     """ε(δ) of every accounting method for a user's ledger or event file, at the file's own noise."""
 
     sigma: Literal["file"]
@@ -277,7 +264,7 @@ class FileEpsilonCurves(_Own):
     refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
 
 
-class AssessmentFlag(_Passed):
+class AssessmentFlag(Passed):
     """A finding about a file against its claim (dpkit.accountant.declarations.Flag)."""
 
     code: Literal["claim-not-met", "delta-not-informative", "no-claim"]
@@ -286,7 +273,7 @@ class AssessmentFlag(_Passed):
     message: str
 
 
-class LedgerAssessmentRecord(_Passed):
+class LedgerAssessmentRecord(Passed):
     """What a file's noise certifies at δ and at the informative δ, and the noise a claim needs
     (dpkit.accountant.assessment.LedgerAssessment.to_dict())."""
 
@@ -328,7 +315,7 @@ class LedgerAssessmentRecord(_Passed):
     flags: list[AssessmentFlag]
 
 
-class LedgerSection(_Own):
+class LedgerSection(Own):
     """A user's ledger or event file (a [[ledger]] entry of the config): dpkit.reports.user_ledgers.ledger_section."""
 
     name: str
@@ -347,7 +334,7 @@ class LedgerSection(_Own):
     worst_flag: WorstFlag | None = Field(description="the worst of the assessment's flags (null: none)")
 
 
-class LedgerEntryRecord(_Own):
+class LedgerEntryRecord(Own):
     """One [[ledger]] entry of the configuration the report ran (LedgerConfig.to_dict())."""
 
     name: str
@@ -360,7 +347,7 @@ class LedgerEntryRecord(_Own):
     relation: Relation | None
 
 
-class TreeSection(_Own):
+class TreeSection(Own):
     """The binary counter behind a tree-counter algorithm's releases."""
 
     steps: Count
@@ -375,7 +362,7 @@ class TreeSection(_Own):
     sigma_tight: Sigma
 
 
-class RlsviSection(_Own):
+class RlsviSection(Own):
     """RLSVI's privacy as K grows: its closed forms, the worst case, and the runs' own (one per K).
 
     The runs' ``mu_run`` and ``epsilon_run`` are ex-post (``run_kind``): they depend on each run's visit counts,
@@ -403,187 +390,10 @@ class RlsviSection(_Own):
     )
 
 
-# -- the audit (as dpkit audit ALGORITHM --json prints it) --------------------------------------------------
-
-
-class AuditTest(_Passed):
-    """One threshold test of the audit."""
-
-    fpr: Probability
-    fnr: Probability
-    fpr_upper: Probability
-    fnr_upper: Probability
-    epsilon_lower: float | None
-    mu_lower: float | None
-
-
-class AuditTests(_Passed):
-    """The audit's tests."""
-
-    tests: Annotated[list[AuditTest], Field(min_length=1)]
-
-
-class Roc(_Passed):
-    """The audit's ROC curve and its confidence band (every rate's interval holds together at ``level``)."""
-
-    fpr: list[float]
-    tpr: list[float]
-    negatives: Count = Field(description="evaluation runs on D (the FPR's trials)")
-    positives: Count = Field(description="evaluation runs on D′ (the TPR's trials)")
-    level: OpenProbability = Field(description="the band's confidence")
-    kind: Literal["simultaneous"] = Field(description="all intervals hold together (Bonferroni over the points)")
-    fpr_lower: list[Probability]
-    fpr_upper: list[Probability]
-    tpr_lower: list[Probability]
-    tpr_upper: list[Probability]
-
-
-class AuditPosition(_Passed):
-    """One probed position of the changed user: its neighbouring pair, tested at its share of α."""
-
-    position: Position
-    index: Index
-    share: float = Field(description="the share of the declared mechanisms that hold her there")
-    declared_mu: float = Field(description="the declared μ of those mechanisms at the σ used")
-    pair_mu: float
-    reach: float = Field(description="pair μ over the declared μ at this position")
-    mu_allowed: float
-    mu_lower: float
-    epsilon_lower: float
-    power_ratio: float
-    verdict: Verdict
-
-
-class AuditResult(_Passed):
-    """An audit's result: ``dpkit audit ALGORITHM … --json``."""
-
-    algorithm: str
-    observer: str
-    relation: Relation
-    sigma: str | float | dict[str, Any]
-    sigmas: dict[str, float]
-    claimed_epsilon: float | None
-    exact_epsilon: float | None
-    exact_mu: float | None
-    pair_mu: float | None
-    epsilon_lower: float | None
-    mu_lower: float | None
-    mu_estimate: float | None
-    verdict: Verdict
-    runs: Count
-    episodes: Count
-    position: Position
-    seed: Index
-    audit: AuditTests
-    roc: Roc
-    positions: list[AuditPosition] | None = Field(
-        default=None, description="every probed position of the changed user (the headline is worst_position)"
-    )
-
-
-class SequentialLook(_Passed):
-    """The evidence of one position of a sequential audit after one piece of a batch."""
-
-    batch: Index = Field(description="the batch (0-based): learning batches first, then the final ones")
-    phase: Literal["learning", "final"]
-    runs_used: Index = Field(description="runs per dataset this position had used")
-    e_value: NonNegative | None = Field(description="the claim's e-value so far (null: not finite)")
-    bound: NonNegative | None = Field(description="the bound certified so far, in the claim's unit (null: not finite)")
-    attack: str | None = Field(description="the attack the bets were placed with (null: none yet)")
-
-
-class SequentialAuditPosition(_Passed):
-    """One probed position of a sequential audit: its pair, judged against an allowance fixed before any run."""
-
-    position: Position
-    share: float = Field(description="the share of the declared mechanisms that hold her there")
-    mu_allowed: float = Field(description="the claim's μ at the worst-placed user × √share: the allowance")
-    declared_mu: float = Field(description="the declared μ of those mechanisms at the σ used")
-    runs_used: Index = Field(description="runs per dataset this position used")
-    verdict: Literal["violation", "consistent", "inconclusive", "stopped"] = Field(
-        description="stopped: another position's violation ended the audit before this one concluded"
-    )
-    mu_lower: float | None = Field(description="the certified μ lower bound (null: stopped, or not finite)")
-    epsilon_lower: float | None = Field(description="the certified ε lower bound at δ (null: stopped, or not finite)")
-    e_value: NonNegative | None = Field(description="the claim's e-value at the end (null: stopped, or not finite)")
-    stopped_early: bool | None = Field(description="whether its e-value crossed the threshold (null: stopped)")
-    attack: str | None = Field(description="the attack it ended with (null: stopped)")
-    looks: list[SequentialLook] = Field(description="the evidence after every piece of a batch, in order")
-
-
-class SequentialAuditResult(_Passed):
-    """A sequential, anytime-valid audit's result: ``dpkit audit ALGORITHM … --sequential --json``. Every position in
-    turns at its share of α, all stopping at the first violation; otherwise each ends at its budget with the fixed
-    audit's final test. It has no ROC, trade-off tests, reach or power: those are the fixed audit's."""
-
-    algorithm: str
-    observer: str
-    relation: Relation
-    sigma: str | float | dict[str, Any]
-    sigmas: dict[str, float] = Field(description="the σ of each release the audit ran at")
-    sigmas_claim: dict[str, float] = Field(description="the σ of each release the claim needs (σ_tight)")
-    epsilon: float | None = Field(description="the target ε of the audit's setting")
-    delta: OpenProbability
-    claimed_epsilon: float | None = Field(description="the algorithm's target ε (its claim) at delta")
-    claim_mu: float | None = Field(description="the claim's μ at the worst-placed user (at the σ the claim needs)")
-    exact_mu: float | None = Field(description="the declared releases' exact μ at the σ used (worst-placed user)")
-    episodes: Count
-    seed: Index
-    sequential: Literal[True]
-    verdict: Verdict
-    runs: Count = Field(description="runs per dataset and position of the fixed audit it stands in for")
-    budget: Count = Field(description="the most runs per dataset one position may use (at most 1.3× runs)")
-    fixed_runs: Count = Field(description="runs per dataset the fixed audit of every position spends: runs × positions")
-    runs_used: Count = Field(description="runs per dataset every position used together")
-    stopped_early: bool = Field(description="whether a position's e-value crossed its threshold (a violation)")
-    mu_lower: float | None = Field(description="the largest certified μ lower bound of the positions that concluded")
-    epsilon_lower: float | None = Field(description="the largest certified ε lower bound of those positions")
-    alpha: OpenProbability
-    confidence: OpenProbability
-    threshold: Positive = Field(description="the e-value at which a position stops: 1/(α/positions · ½)")
-    worst_position: Position = Field(description="the position whose evidence weighs most")
-    positions: Annotated[list[SequentialAuditPosition], Field(min_length=1)]
-
-
-#: The tags of an audit's two kinds of result (no key of the data: left out of an error's location).
-_AUDIT_TAGS = ("fixed audit", "sequential audit")
-
-
-def _audit_kind(value: Any) -> str:
-    """Which kind of result an audit's is: sequential when it says so (``"sequential": true``), fixed otherwise."""
-    flag = value.get("sequential") if isinstance(value, Mapping) else getattr(value, "sequential", None)
-    return _AUDIT_TAGS[1] if flag is True else _AUDIT_TAGS[0]
-
-
-#: A fixed audit's result, or a sequential one's (told apart by its ``"sequential": true``).
-AnyAuditResult = Annotated[
-    Annotated[AuditResult, Tag(_AUDIT_TAGS[0])] | Annotated[SequentialAuditResult, Tag(_AUDIT_TAGS[1])],
-    Discriminator(_audit_kind),
-]
-
-
-class AuditDone(_Own):
-    """An audit that ran: the fixed one, or a sequential one (the config's ``mode``)."""
-
-    available: Literal[True]
-    reason: None
-    command: Command
-    result: AnyAuditResult
-
-
-class AuditSkipped(_Own):
-    """An audit that did not run, and why."""
-
-    available: Literal[False]
-    reason: str
-    command: Command
-    result: None
-
-
 # -- regret --------------------------------------------------------------------------------------------------
 
 
-class RegretAtSigma(_Own):
+class RegretAtSigma(Own):
     """Regret over the seeds at one σ."""
 
     sigmas: dict[str, Any] = Field(description="the σ of each release (one per step for per-step allocations)")
@@ -609,7 +419,7 @@ class RegretAtSigma(_Own):
     )
 
 
-class RegretSection(_Own):
+class RegretSection(Own):
     """Regret at the paper's σ, the tight σ and the optimal allocation (null where none exists)."""
 
     seeds: list[int]
@@ -626,7 +436,7 @@ class RegretSection(_Own):
 # -- an algorithm's sections, provenance, the whole report -----------------------------------------------------
 
 
-class AlgorithmSection(_Own):
+class AlgorithmSection(Own):
     """Everything the report shows of one algorithm."""
 
     name: str
@@ -646,7 +456,7 @@ class AlgorithmSection(_Own):
     regret: RegretSection
 
 
-class ConfigRecord(_Own):
+class ConfigRecord(Own):
     """The configuration the report ran (``ReportConfig.to_dict()``)."""
 
     source: str = Field(description="the config file, or 'default'")
@@ -665,7 +475,7 @@ class ConfigRecord(_Own):
     ledgers: list[LedgerEntryRecord] = Field(default_factory=list, description="the [[ledger]] entries")
 
 
-class Seeds(_Own):
+class Seeds(Own):
     """The seeds of the report's runs."""
 
     regret: list[int]
@@ -674,7 +484,7 @@ class Seeds(_Own):
     rlsvi_runs: int
 
 
-class Versions(_Passed):
+class Versions(Passed):
     """Installed versions of dpkit and of every package it requires (null: not installed)."""
 
     dpkit: str | None
@@ -685,7 +495,7 @@ class Versions(_Passed):
     __pydantic_extra__: dict[str, str | None] = Field(init=False)
 
 
-class Provenance(_Own):
+class Provenance(Own):
     """What reproduces the report: the command line (without --out), the config, seeds and versions."""
 
     command_line: list[str]
@@ -695,7 +505,7 @@ class Provenance(_Own):
     python: str
 
 
-class ReportJson(_Own):
+class ReportJson(Own):
     """Every number of a ``dpkit report`` (``dpkit.reports.job.compute_report``). Version 1."""
 
     format: Literal[1]
@@ -766,7 +576,7 @@ _JSON_WORDS = {
 def _message(data: Any, error: Mapping[str, Any]) -> str:
     """One error as one line: its location as a path through ``data`` (a union's tag, which is no key of
     the data, left out), then what is wrong and the value."""
-    loc = _data_loc(data, tuple(p for p in error["loc"] if p not in _AUDIT_TAGS))
+    loc = _data_loc(data, tuple(p for p in error["loc"] if p not in AUDIT_TAGS))
     kind = error["type"]
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         tag = str(error.get("ctx", {}).get("discriminator", "")).strip("'")
