@@ -26,6 +26,7 @@ from dpkit.algorithms.executors import Executor
 
 from .claims import Claim
 from .rl import (
+    PositionClaim,
     RlSetting,
     neighbouring_datasets,
     position_claim,
@@ -34,7 +35,7 @@ from .rl import (
     rl_release,
     validate_runs,
 )
-from .sequential import Look, SequentialResult, audit_sources_sequential, release_source
+from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
 
 __all__ = ["RlSequentialAudit", "SequentialPosition", "audit_positions_sequential"]
 
@@ -42,8 +43,8 @@ __all__ = ["RlSequentialAudit", "SequentialPosition", "audit_positions_sequentia
 @dataclass(frozen=True)
 class SequentialPosition:
     """One position of a sequential RL audit: its name, share, the allowance it was judged against, the declared μ
-    there, the runs per dataset it used, and its result (``None`` when another position's violation stopped it
-    before it concluded)."""
+    there, the runs per dataset it used, its result (``None`` when another position's violation stopped it
+    before it concluded) and its looks (the evidence after every piece of a batch, a stopped position's too)."""
 
     position: str | int
     share: float
@@ -51,6 +52,7 @@ class SequentialPosition:
     declared_mu: float
     runs_used: int
     result: SequentialResult | None
+    looks: tuple[Look, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -70,6 +72,7 @@ class SequentialPosition:
             "e_value": None if r is None else r.e_value,
             "stopped_early": None if r is None else r.stopped_early,
             "attack": None if r is None else r.attack,
+            "looks": [look.to_dict() for look in self.looks],
         }
 
 
@@ -78,7 +81,9 @@ class RlSequentialAudit:
     """A sequential audit of every position: ``verdict`` is ``violation`` as soon as one position's is;
     ``consistent`` only if every position concluded consistent; ``inconclusive`` otherwise. ``runs`` is the fixed
     audit's runs per dataset and position it stands in for, ``budget`` the most a position may use, ``runs_used``
-    what all positions used together (per dataset)."""
+    what all positions used together (per dataset). ``claim`` is what every position's allowance is read from (the
+    σ used and the σ the claim needs, the claim's μ and the declared μ at the worst-placed user: the same at every
+    position), ``seed`` the audit's seed."""
 
     setting: RlSetting
     positions: tuple[SequentialPosition, ...]
@@ -86,6 +91,14 @@ class RlSequentialAudit:
     budget: int
     alpha: float
     seconds: float
+    claim: PositionClaim
+    seed: int
+
+    @property
+    def threshold(self) -> float:
+        """The e-value at which a position's audit stops with a violation: 1/(α/P · :data:`SEQUENTIAL_SHARE`) for P
+        positions (2/α for one)."""
+        return len(self.positions) / (self.alpha * SEQUENTIAL_SHARE)
 
     @property
     def verdict(self) -> str:
@@ -130,15 +143,25 @@ class RlSequentialAudit:
         return max((p.result.epsilon_lower for p in self.positions if p.result is not None), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        s = self.setting
+        """Every number (deterministic: no wall time): the setting, the claim's σ and μ as the fixed audit reports
+        them (``sigmas``, ``sigmas_claim``, ``claimed_epsilon``: the target ε, ``claim_mu``, ``exact_mu``), the
+        verdict and bounds, the runs (``runs``: the fixed audit's per position, ``budget``, ``fixed_runs``,
+        ``runs_used``), the e-value ``threshold`` of every position and each position's evidence with its looks."""
+        s, pc = self.setting, self.claim
         return {
             "algorithm": s.algorithm,
             "observer": s.observer,
             "sigma": dict(s.sigma) if isinstance(s.sigma, tuple) else s.sigma,
+            "sigmas": dict(pc.sigmas),
+            "sigmas_claim": dict(pc.sigmas_claim),
             "epsilon": s.epsilon,
             "delta": s.delta,
+            "claimed_epsilon": float(pc.declaration.epsilon),
+            "claim_mu": pc.claim_mu,
+            "exact_mu": pc.exact_mu,
             "episodes": s.episodes,
             "relation": s.relation,
+            "seed": self.seed,
             "sequential": True,
             "verdict": self.verdict,
             "runs": self.runs,
@@ -150,6 +173,7 @@ class RlSequentialAudit:
             "epsilon_lower": self.epsilon_lower,
             "alpha": self.alpha,
             "confidence": 1.0 - self.alpha,
+            "threshold": self.threshold,
             "worst_position": self.worst.position,
             "positions": [p.to_dict() for p in self.positions],
         }
@@ -188,7 +212,7 @@ def audit_positions_sequential(
         )
         claims.append(Claim.gdp(pc.cap) if pc.cap > 0 else Claim.dp(0.0, s.delta))
         attacks.append(rl_attacks(s, attack, width=width, runs=runs))
-    results, used, budgets = audit_sources_sequential(
+    results, used, budgets, looks = audit_sources_sequential(
         sources,
         claims,
         attacks=attacks,
@@ -207,8 +231,9 @@ def audit_positions_sequential(
             declared_mu=pc.exact_mu * math.sqrt(pc.share),
             runs_used=u,
             result=r,
+            looks=seen,
         )
-        for name, pc, r, u in zip(names, claims_of, results, used, strict=True)
+        for name, pc, r, u, seen in zip(names, claims_of, results, used, looks, strict=True)
     )
     return RlSequentialAudit(
         setting=setting,
@@ -217,4 +242,6 @@ def audit_positions_sequential(
         budget=max(budgets),
         alpha=alpha,
         seconds=time.perf_counter() - started,
+        claim=claims_of[0],
+        seed=seed,
     )

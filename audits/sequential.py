@@ -751,12 +751,13 @@ def audit_sources_sequential(
     objective: str | None = None,
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
-) -> tuple[list[SequentialResult | None], list[int], list[int]]:
+) -> tuple[list[SequentialResult | None], list[int], list[int], list[tuple[Look, ...]]]:
     """Sequential audits of several sources (source i against ``claims[i]`` with ``attacks[i]``, at α/len(sources):
     a union bound), taking turns as :func:`audit_pairs_sequential`'s pairs do — the generic form, for sources
     that are not a release function's pairs (the RL audits' positions, each with its own allowance). Returns, for
     each source, its result (``None`` when another source's violation stopped it before it concluded), the runs
-    per dataset it used and its budget."""
+    per dataset it used, its budget, and its looks (the evidence after every piece of a batch, a stopped source's
+    too)."""
     if not sources or not (len(sources) == len(claims) == len(attacks) == len(seeds)):
         raise ValueError(
             f"need one claim, attack and seed for each of at least one source, got {len(sources)} sources, "
@@ -783,6 +784,7 @@ def audit_sources_sequential(
         [state.result() if i in concluded else None for i, state in enumerate(states)],
         [state.runs_used for state in states],
         [state.plan.budget for state in states],
+        [tuple(state.looks) for state in states],
     )
 
 

@@ -15,7 +15,16 @@ from .claims import Claim
 from .selection import TRAIN_CAP
 from .verdicts import power_bound
 
-__all__ = ["FIRST_BATCH", "GROWTH", "MIN_RUNS", "SEQUENTIAL_SHARE", "SequentialPlan", "plan_sequential"]
+__all__ = [
+    "BUDGET_FACTOR",
+    "FIRST_BATCH",
+    "GROWTH",
+    "MIN_RUNS",
+    "SEQUENTIAL_SHARE",
+    "SequentialPlan",
+    "max_budget",
+    "plan_sequential",
+]
 
 #: The share of α the e-process gets (it stops at K >= 1/(share·α)); the final fixed-size test gets the rest.
 SEQUENTIAL_SHARE = 0.5
@@ -25,6 +34,15 @@ FIRST_BATCH = 100
 GROWTH = 2.0
 #: The fewest runs per dataset of a sequential audit.
 MIN_RUNS = 200
+#: The most the final split may grow over the fixed audit's evaluation split (so the budget over its runs).
+BUDGET_FACTOR = 1.3
+
+
+def max_budget(runs: int) -> int:
+    """The most runs per dataset a sequential audit standing in for a fixed one of ``runs`` may spend: its learning
+    batches take what the fixed audit's training and selection splits do, its final split at most
+    :data:`BUDGET_FACTOR` × the evaluation split."""
+    return math.ceil(BUDGET_FACTOR * check_count("runs", runs))
 
 
 @dataclass(frozen=True)
@@ -80,7 +98,7 @@ def _final_size(claim: Claim, n_eval: int, alpha: float, delta: float) -> int:
     def enough(n: int) -> bool:
         return power_bound(claim, n0=n, n1=n, alpha=final_alpha, delta=delta) >= target
 
-    lo, hi = n_eval, math.ceil(1.3 * n_eval)
+    lo, hi = n_eval, math.ceil(BUDGET_FACTOR * n_eval)
     if enough(lo) or not enough(hi):
         return lo if enough(lo) else hi
     while hi - lo > max(1, n_eval // 500):

@@ -21,7 +21,7 @@ Top level::
     [quick]                # what --quick shrinks to (each a cap)
     episodes = 150
     seeds = 2
-    audit_runs = 200
+    audit_runs = 200       # a sequential audit keeps at least the 200 runs it needs
     audit_episodes = 8     # caps [algorithm.audit] episodes where one is given
 
     [[algorithm]]
@@ -40,6 +40,9 @@ Top level::
     runs = 4000            # runs on each of the two neighbouring datasets
     episodes = 8           # optional: users per run (default: the audit's own small setting)
     position = "first"     # where the changed user sits: first, middle or last
+    mode = "fixed"         # fixed: runs on each dataset at each position (the ROC band, reach and power per
+                           # position); sequential: anytime-valid, in batches, stopping at the first violation
+                           # (at most 1.3 × runs per position; runs >= 200), as `dpkit audit --sequential`
 
     [[ledger]]             # any ledger or event file, reported beside (or instead of) the algorithms
     name = "dp-sgd"        # unique among the algorithm and ledger entries
@@ -107,6 +110,8 @@ __all__ = [
     "DEFAULT_CONFIG",
     "DEFAULT_DELTAS",
     "POSITIONS",
+    "AUDIT_MODES",
+    "SEQUENTIAL_MIN_RUNS",
     "AuditConfig",
     "AlgorithmConfig",
     "LedgerConfig",
@@ -123,6 +128,12 @@ DEFAULT_CONFIG = "default"
 #: δ of the ε(δ) curves unless the config gives ``deltas``.
 DEFAULT_DELTAS: tuple[float, ...] = tuple(10.0**-e for e in range(10, 0, -1))
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
+#: How an algorithm is audited: the fixed audit (``dpkit.audits.rl.audit_positions``) or the sequential, anytime-valid
+#: one (``dpkit.audits.rl_sequential.audit_positions_sequential``).
+AUDIT_MODES: tuple[str, ...] = ("fixed", "sequential")
+#: The fewest runs per dataset of a sequential audit (``dpkit.audits.sequential_plan.MIN_RUNS``, written out so that
+#: reading a config imports no audit; a test keeps them equal).
+SEQUENTIAL_MIN_RUNS = 200
 #: What a ``[[ledger]]`` entry's file holds: a ledger file (``[[release]]``) or an event file.
 LEDGER_KINDS: tuple[str, ...] = ("ledger file", "event file")
 _SIGMA_WORDS = ("paper", "tight")
@@ -178,8 +189,19 @@ class AuditConfig(_Model):
 
     The audit runs in its own small setting (``dpkit.audits.rl.default_setting``: a few users, where the
     canaries realise most of the declared sensitivity) at the algorithm's target (ε, δ);
-    ``episodes`` (None: the audit's default) is the number of users per run.
+    ``episodes`` (None: the audit's default) is the number of users per run. ``mode`` is ``fixed`` (``runs`` runs
+    on each dataset at each position) or ``sequential`` (``dpkit audit ALGORITHM --sequential``: the same setting,
+    runs and seed, in batches that stop at the first violation; each position's budget is at most 1.3 × ``runs``,
+    and ``runs`` must be at least :data:`SEQUENTIAL_MIN_RUNS`).
     """
+
+    model_config = ConfigDict(
+        **_Model.model_config,
+        json_schema_extra={  # the schema states the sequential audit's fewest runs too
+            "if": {"properties": {"mode": {"const": "sequential"}}, "required": ["mode"]},
+            "then": {"properties": {"runs": {"minimum": SEQUENTIAL_MIN_RUNS}}},
+        },
+    )
 
     enabled: StrictBool = True
     sigma: Annotated[str | float, BeforeValidator(_sigma)] = "tight"
@@ -189,6 +211,15 @@ class AuditConfig(_Model):
     #: where the changed user sits: a name of the algorithm's positions, ``k=INDEX`` or an index; None (default):
     #: every position that matters, each at its share of α
     position: StrictStr | Annotated[StrictInt, Field(ge=0, le=AUDIT_LIMITS["episodes"] - 1)] | None = None
+    #: fixed (default) or sequential (:data:`AUDIT_MODES`)
+    mode: Literal["fixed", "sequential"] = "fixed"
+
+    @model_validator(mode="after")
+    def _enough_runs(self) -> AuditConfig:
+        if self.mode == "sequential" and self.runs < SEQUENTIAL_MIN_RUNS:
+            why = f"must be >= {SEQUENTIAL_MIN_RUNS} for a sequential audit (mode = 'sequential'), got {self.runs}"
+            raise BlamedKeyError("runs", why)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -198,6 +229,7 @@ class AuditConfig(_Model):
             "runs": self.runs,
             "episodes": self.episodes,
             "position": self.position,
+            "mode": self.mode,
         }
 
 
@@ -335,7 +367,8 @@ class AlgorithmConfig(_Model):
 
 
 class QuickConfig(_Model):
-    """The caps ``--quick`` puts on a report's sizes."""
+    """The caps ``--quick`` puts on a report's sizes (a sequential audit keeps at least the
+    :data:`SEQUENTIAL_MIN_RUNS` runs it needs)."""
 
     episodes: Episodes = 150
     seeds: Seeds = 2
@@ -534,7 +567,10 @@ class ReportConfig(_Model):
             if grid is not None and max(grid) > episodes:  # keep the points below the cap, end at the cap
                 grid = tuple(sorted({k for k in grid if k < episodes} | {episodes}))
             audit_episodes = a.audit.episodes if a.audit.episodes is None else min(a.audit.episodes, q.audit_episodes)
-            audit = a.audit.model_copy(update={"runs": min(a.audit.runs, q.audit_runs), "episodes": audit_episodes})
+            runs = min(a.audit.runs, q.audit_runs)
+            if a.audit.mode == "sequential":  # not below the runs a sequential audit needs (its runs are at least that)
+                runs = max(runs, SEQUENTIAL_MIN_RUNS)
+            audit = a.audit.model_copy(update={"runs": runs, "episodes": audit_episodes})
             algorithms.append(a.model_copy(update={"episodes": episodes, "episode_grid": grid, "audit": audit}))
         return self.model_copy(  # ledger entries have nothing to shrink: they are kept as they are
             update={"algorithms": tuple(algorithms), "seeds": min(self.seeds, q.seeds), "is_quick": True}

@@ -25,6 +25,7 @@ __all__ = [
     "tradeoff_figure",
     "roc_figure",
     "roc_band_label",
+    "evalue_figure",
 ]
 
 
@@ -575,3 +576,53 @@ def _draw_roc_band(ax: Any, band: _RocBand, *, envelope: bool, boxes: bool) -> N
                     label=(f"boxes: {label}" if not envelope else None) if i == 0 else None,
                 )
             )
+
+
+def evalue_figure(
+    curves: Mapping[str, tuple[Sequence[int], Sequence[float | None]]],
+    path: str | Path,
+    *,
+    threshold: float,
+    title: str = "",
+) -> Path:
+    """A sequential audit's evidence: the e-value of each position against the runs per dataset it had used, on a
+    log scale, beside the ``threshold`` at which the audit stops with a violation, saved to ``path`` (PNG).
+
+    ``curves[label]`` = (runs used, e-values) after every piece of a batch, as the audit recorded them
+    (:class:`dpkit.audits.sequential.Look`): runs increasing and >= 0; an e-value ``None`` (not finite) or <= 0 is
+    not drawn. A curve that ends at or above the threshold ends with a star.
+    """
+    if not curves:
+        raise ValueError("curves must not be empty")
+    if not (isinstance(threshold, (int, float)) and np.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be a finite number > 0, got {threshold!r}")
+    drawn: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for label, (runs, values) in curves.items():
+        n = _finite_array(f"runs of {label!r}", runs)
+        if np.any(n < 0) or np.any(np.diff(n) <= 0):
+            raise ValueError(f"the runs of {label!r} must increase from >= 0, got {n.tolist()}")
+        if len(values) != n.size:
+            raise ValueError(f"{label!r} has {len(values)} e-values for {n.size} runs")
+        drawn[label] = (n, np.array([np.nan if v is None else float(v) for v in values]))
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.0, 4.5), dpi=110)
+    count = len(drawn)
+    for i, (label, (n, e)) in enumerate(drawn.items()):
+        color, ls, marker = _REGRET_STYLES[i % len(_REGRET_STYLES)]
+        keep = np.isfinite(e) & (e > 0)
+        # earlier curves wider, so that coinciding ones (e = 1 before any bet) stay visible
+        width = 1.2 + 1.2 * (count - 1 - i) / max(count - 1, 1)
+        ax.plot(n[keep], e[keep], color=color, ls=ls, marker=marker, ms=3.5, lw=width, label=label)
+        if keep.any() and e[keep][-1] >= threshold:
+            ax.plot([n[keep][-1]], [e[keep][-1]], marker="*", ms=12, color=color, ls="none")
+    ax.axhline(threshold, color="tab:red", ls="--", lw=1.2, label=f"stop (violation): e-value ≥ {threshold:.4g}")
+    ax.set_yscale("log")
+    highest = max([threshold, *(float(np.nanmax(e[e > 0])) for _, e in drawn.values() if np.any(e > 0))])
+    ax.set_ylim(top=highest * 5)  # room above the line and the highest point
+    ax.set_xlabel("runs per dataset used")
+    ax.set_ylabel("e-value of the claim")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="best")
+    return _save(fig, path)

@@ -6,7 +6,8 @@
   accounting method at the paper's σ;
 * the binary counter's noise and exposure (tree-counter algorithms) or RLSVI's per-run privacy
   against its closed form and worst case as K grows (RLSVI);
-* the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``);
+* the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``; with ``--sequential`` for an
+  audit whose config asks for ``mode = "sequential"``: :func:`run_sequential_audit`);
 * regret over seeds at the paper's σ, the tight σ and the optimal allocation (where the ledger has one):
   the mean curve with its 95% band over seeds (:func:`dpkit.algorithms.regret_stats.mean_band`) and the
   log-log slope with its bootstrap interval and verdict;
@@ -15,7 +16,8 @@
   and its flags (``ledgers``);
 * one verdict row per algorithm (``summary``): the claim, the ε of the paper's σ (exact, or an upper bound
   where the ledger's ``method`` is not exact) at the paper's δ and at the informative δ, σ paper / tight /
-  optimal, the audit's verdict with its power, certified bound and point estimate, and the ledger's worst flag.
+  optimal, the audit's verdict with its power, certified bound and point estimate (a sequential audit: its
+  certified bounds and the runs it used, no power or estimate), and the ledger's worst flag.
 
 Progress is reported per stage (:data:`STAGES`: ledgers, simulations, audits); :func:`stage_totals` gives
 each stage's number of steps.
@@ -73,6 +75,7 @@ __all__ = [
     "ledger_command",
     "audit_command",
     "run_audit",
+    "run_sequential_audit",
     "audit_section",
     "regret_checkpoints",
     "versions",
@@ -128,6 +131,8 @@ def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
     args += ["--delta", _arg(a.delta), "--seed", str(seed)]
     if c.position is not None:
         args += ["--position", str(c.position)]
+    if c.mode == "sequential":
+        args += ["--sequential"]
     return args
 
 
@@ -209,10 +214,13 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
     """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``, the object that
     ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`). ``progress(k)`` is
-    called as runs finish (2 × runs in all)."""
+    called as runs finish (2 × runs in all, at each position). A config's ``mode = "sequential"`` runs
+    :func:`run_sequential_audit` instead."""
     from dpkit.audits.rl import audit_algorithm
 
     c = a.audit
+    if c.mode == "sequential":
+        return run_sequential_audit(a, seed, progress)
     result = audit_algorithm(
         a.name,
         **a.audit_overrides(),
@@ -221,6 +229,27 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
         delta=a.delta,
         seed=seed,
         position=c.position,
+        progress=progress,
+    )
+    return to_jsonable(result.to_dict())
+
+
+def run_sequential_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+    """The sequential, anytime-valid audit of one algorithm in the fixed audit's setting, runs, seed and position(s):
+    ``dpkit.audits.rl_sequential.audit_positions_sequential(…).to_dict()``, the object that
+    ``dpkit audit ALGORITHM … --sequential --json`` prints (see :func:`audit_command`). ``progress(k)`` is called
+    as runs finish (at most 2 × ``dpkit.audits.sequential_plan.max_budget(runs)`` at each position; fewer when it
+    stops early)."""
+    from dpkit.audits.rl import default_setting
+    from dpkit.audits.rl_sequential import audit_positions_sequential
+
+    c = a.audit
+    setting = default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
+    result = audit_positions_sequential(
+        setting,
+        positions_to_probe=None if c.position is None else [c.position],
+        runs=c.runs,
+        seed=seed,
         progress=progress,
     )
     return to_jsonable(result.to_dict())
@@ -246,7 +275,12 @@ def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = Non
     if not a.audit.enabled:
         advance(1)
         return {"available": False, "reason": "disabled in the configuration", "command": command, "result": None}
-    total, done = 2 * a.audit.runs * audit_positions_count(a), [0.0]
+    runs = a.audit.runs
+    if a.audit.mode == "sequential":  # its most runs: it may stop before them
+        from dpkit.audits.sequential_plan import max_budget
+
+        runs = max_budget(runs)
+    total, done = 2 * runs * audit_positions_count(a), [0.0]
 
     def runs_done(k: float) -> None:
         k = min(k, total - done[0])
@@ -568,13 +602,19 @@ def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
     """The verdict row of one algorithm: the claim, the exact ε of the paper's σ (at the paper's δ and the
     informative δ), σ paper / tight / optimal, the audit's verdict with its power, certified bound and point
-    estimate, and the worst flag of the ledger."""
+    estimate (null where a sequential audit has none), its mode and the runs it used, and the worst flag of the
+    ledger."""
     led = section["ledger"]
     audit = section["audit"]
     result = audit["result"] if audit["available"] else None
+    sequential = result is not None and result.get("sequential") is True
 
-    def audited(key: str) -> Any:
+    def audited(key: str) -> Any:  # a key the result lacks (a sequential audit's power, estimates): null
         return None if result is None else result.get(key)
+
+    used = audited("runs_used") if sequential else None
+    if result is not None and not sequential:  # the fixed audit's runs at each position it probed
+        used = result["runs"] * len(result.get("positions") or [result["position"]])
 
     return {
         "algorithm": section["name"],
@@ -597,9 +637,11 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "audited_mu_estimate": audited("mu_estimate"),
         "audited_epsilon_estimate": audited("epsilon_estimate"),
         "audit_power_ratio": audited("power_ratio"),
+        "audit_mode": None if result is None else ("sequential" if sequential else "fixed"),
         "audit_runs": audited("runs"),
+        "audit_runs_used": used,
         "audit_confidence": audited("confidence"),
-        "audit_power_needed": None if result is None else _power_needed(),
+        "audit_power_needed": None if result is None or sequential else _power_needed(),
         "verdict": audited("verdict"),
         "worst_flag": worst_flag(led["flags"]),
         "flag_counts": {severity: sum(f["severity"] == severity for f in led["flags"]) for severity in SEVERITIES},

@@ -6,13 +6,14 @@
 equal by a test; ``python -m dpkit.reports.files`` rewrites it). :func:`validate_report` parses a
 report's data through the models, one ``ValueError`` naming the key and value when it does not fit.
 
-Two kinds of object:
+Two kinds of object (:mod:`dpkit.reports.model_types`):
 
 * the report's own (the report, its summary rows, the sections of each algorithm, the ε(δ) curves,
   the tree counter, RLSVI's figures, regret and provenance): every key required, no other key;
 * objects that come whole from the layers below and are what ``dpkit ledger … --json`` and
-  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result): the keys
-  the report reads are required and typed, further keys are allowed (they belong to those commands).
+  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result — fixed or
+  sequential, in :mod:`dpkit.reports.audit_models`): the keys the report reads are required and typed,
+  further keys are allowed (they belong to those commands).
 
 The settings of each algorithm (``settings``, ``provenance.config.algorithms``) are the config's own
 models, :class:`~dpkit.reports.config.AlgorithmConfig` and :class:`~dpkit.reports.config.QuickConfig`.
@@ -24,12 +25,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, model_validator
 
 from dpkit.loading import shown
 
+from .audit_models import AUDIT_TAGS, AuditDone, AuditSkipped
 from .config import AlgorithmConfig, QuickConfig
 from .messages import pydantic_message
+from .model_types import (
+    Command,
+    Count,
+    Index,
+    NonNegative,
+    OpenProbability,
+    Own,
+    Passed,
+    Positive,
+    PrivacyModel,
+    Relation,
+    Sigma,
+    Verdict,
+)
 
 __all__ = [
     "METHOD_KEYS",
@@ -45,39 +61,10 @@ __all__ = [
 #: this module imports no accountant; a test keeps them equal.
 METHOD_KEYS: tuple[str, ...] = ("exact", "pld", "rdp", "rdp-mironov", "zcdp-rdp-optimal", "zcdp", "classic")
 
-PrivacyModel = Literal["LDP", "JDP"]
-Relation = Literal["add_remove", "replace_one"]
-Verdict = Literal["violation", "consistent", "inconclusive"]
-#: a position of the changed user: a name of the algorithm's positions (first, middle, last, k=INDEX…) or an index
-Position = str | int
-
-Count = Annotated[int, Field(ge=1)]
-Index = Annotated[int, Field(ge=0)]
-Positive = Annotated[float, Field(gt=0)]
-NonNegative = Annotated[float, Field(ge=0)]
-Probability = Annotated[float, Field(ge=0, le=1)]
-OpenProbability = Annotated[float, Field(gt=0, lt=1)]
-Command = Annotated[list[str], Field(min_length=2, description="dpkit arguments that print the same numbers")]
-#: One σ for every release, or σ per release name.
-Sigma = float | Annotated[dict[str, float], Field(min_length=1)]
-
-
-class _Own(BaseModel):
-    """An object the report builds: every key required, no other key."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-
-class _Passed(BaseModel):
-    """An object passed on whole from a lower layer: the keys the report reads, others allowed."""
-
-    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
-
-
 # -- the summary ---------------------------------------------------------------------------------------
 
 
-class WorstFlag(_Own):
+class WorstFlag(Own):
     """The worst of a ledger's flags (error, then warning, then info): the first of that severity."""
 
     code: str
@@ -86,7 +73,7 @@ class WorstFlag(_Own):
     message: str
 
 
-class FlagCounts(_Own):
+class FlagCounts(Own):
     """How many flags of each severity a ledger has."""
 
     error: Annotated[int, Field(ge=0)]
@@ -94,7 +81,7 @@ class FlagCounts(_Own):
     info: Annotated[int, Field(ge=0)]
 
 
-class SummaryRow(_Own):
+class SummaryRow(Own):
     """One row of the report's verdict table (one algorithm)."""
 
     algorithm: str
@@ -122,10 +109,23 @@ class SummaryRow(_Own):
         description="what the audit could certify if the claim were exactly met, as a share of the claim's μ "
         "(below 0.5: inconclusive); null: no audit"
     )
-    audit_runs: int | None = Field(description="runs per dataset; null: no audit")
+    audit_mode: Literal["fixed", "sequential"] | None = Field(
+        description="fixed: runs runs per dataset at each position; sequential: anytime-valid, stopping at the first "
+        "violation (dpkit audit --sequential); null: no audit"
+    )
+    audit_runs: int | None = Field(
+        description="runs per dataset and position of the fixed audit (the one a sequential audit stands in for); "
+        "null: no audit"
+    )
+    audit_runs_used: int | None = Field(
+        description="runs per dataset the audit used, all positions together: a fixed audit's runs × positions, a "
+        "sequential audit's own count (fewer when it stopped early, up to 1.3× when it ran to its budget); null: no "
+        "audit"
+    )
     audit_confidence: float | None = Field(description="the confidence of the certified bounds; null: no audit")
     audit_power_needed: float | None = Field(
-        description="the power ratio below which the audit says inconclusive; null: no audit"
+        description="the power ratio below which the audit says inconclusive; null: no audit, or a sequential audit "
+        "(it reports no power ratio)"
     )
     verdict: Verdict | None = Field(description="null: no audit")
     worst_flag: WorstFlag | None = Field(description="null: the ledger has no flag")
@@ -135,7 +135,7 @@ class SummaryRow(_Own):
 # -- the ledger (as dpkit ledger ALGORITHM --json prints it) ------------------------------------------------
 
 
-class LedgerRelease(_Passed):
+class LedgerRelease(Passed):
     """One declared release of the ledger."""
 
     name: str
@@ -159,14 +159,14 @@ class LedgerRelease(_Passed):
     notes: list[str]
 
 
-class LedgerJoint(_Passed):
+class LedgerJoint(Passed):
     """Releases of the declaration composed jointly, and why."""
 
     releases: Annotated[list[str], Field(min_length=2)]
     description: str
 
 
-class LedgerFlag(_Passed):
+class LedgerFlag(Passed):
     """A finding about the paper's accounting."""
 
     code: str
@@ -175,7 +175,7 @@ class LedgerFlag(_Passed):
     message: str
 
 
-class LedgerRecord(_Passed):
+class LedgerRecord(Passed):
     """The algorithm's ledger at the target (ε, δ): ``dpkit ledger ALGORITHM … --json``."""
 
     algorithm: str
@@ -238,7 +238,7 @@ MethodLabels = Annotated[
 ]
 
 
-class EpsilonCurves(_Own):
+class EpsilonCurves(Own):
     """ε(δ) of every accounting method for the declared releases at the paper's σ."""
 
     sigma: Literal["paper"]
@@ -251,7 +251,7 @@ class EpsilonCurves(_Own):
     refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
 
 
-class FileEpsilonCurves(_Own):
+class FileEpsilonCurves(Own):
     """ε(δ) of every accounting method for a user's ledger or event file, at the file's own noise."""
 
     sigma: Literal["file"]
@@ -264,7 +264,7 @@ class FileEpsilonCurves(_Own):
     refusals: dict[str, list[str | None]] = Field(description="why a method gives no ε at a δ")
 
 
-class AssessmentFlag(_Passed):
+class AssessmentFlag(Passed):
     """A finding about a file against its claim (dpkit.accountant.declarations.Flag)."""
 
     code: Literal["claim-not-met", "delta-not-informative", "no-claim"]
@@ -273,7 +273,7 @@ class AssessmentFlag(_Passed):
     message: str
 
 
-class LedgerAssessmentRecord(_Passed):
+class LedgerAssessmentRecord(Passed):
     """What a file's noise certifies at δ and at the informative δ, and the noise a claim needs
     (dpkit.accountant.assessment.LedgerAssessment.to_dict())."""
 
@@ -315,7 +315,7 @@ class LedgerAssessmentRecord(_Passed):
     flags: list[AssessmentFlag]
 
 
-class LedgerSection(_Own):
+class LedgerSection(Own):
     """A user's ledger or event file (a [[ledger]] entry of the config): dpkit.reports.user_ledgers.ledger_section."""
 
     name: str
@@ -334,7 +334,7 @@ class LedgerSection(_Own):
     worst_flag: WorstFlag | None = Field(description="the worst of the assessment's flags (null: none)")
 
 
-class LedgerEntryRecord(_Own):
+class LedgerEntryRecord(Own):
     """One [[ledger]] entry of the configuration the report ran (LedgerConfig.to_dict())."""
 
     name: str
@@ -347,7 +347,7 @@ class LedgerEntryRecord(_Own):
     relation: Relation | None
 
 
-class TreeSection(_Own):
+class TreeSection(Own):
     """The binary counter behind a tree-counter algorithm's releases."""
 
     steps: Count
@@ -362,7 +362,7 @@ class TreeSection(_Own):
     sigma_tight: Sigma
 
 
-class RlsviSection(_Own):
+class RlsviSection(Own):
     """RLSVI's privacy as K grows: its closed forms, the worst case, and the runs' own (one per K).
 
     The runs' ``mu_run`` and ``epsilon_run`` are ex-post (``run_kind``): they depend on each run's visit counts,
@@ -390,106 +390,10 @@ class RlsviSection(_Own):
     )
 
 
-# -- the audit (as dpkit audit ALGORITHM --json prints it) --------------------------------------------------
-
-
-class AuditTest(_Passed):
-    """One threshold test of the audit."""
-
-    fpr: Probability
-    fnr: Probability
-    fpr_upper: Probability
-    fnr_upper: Probability
-    epsilon_lower: float | None
-    mu_lower: float | None
-
-
-class AuditTests(_Passed):
-    """The audit's tests."""
-
-    tests: Annotated[list[AuditTest], Field(min_length=1)]
-
-
-class Roc(_Passed):
-    """The audit's ROC curve and its confidence band (every rate's interval holds together at ``level``)."""
-
-    fpr: list[float]
-    tpr: list[float]
-    negatives: Count = Field(description="evaluation runs on D (the FPR's trials)")
-    positives: Count = Field(description="evaluation runs on D′ (the TPR's trials)")
-    level: OpenProbability = Field(description="the band's confidence")
-    kind: Literal["simultaneous"] = Field(description="all intervals hold together (Bonferroni over the points)")
-    fpr_lower: list[Probability]
-    fpr_upper: list[Probability]
-    tpr_lower: list[Probability]
-    tpr_upper: list[Probability]
-
-
-class AuditPosition(_Passed):
-    """One probed position of the changed user: its neighbouring pair, tested at its share of α."""
-
-    position: Position
-    index: Index
-    share: float = Field(description="the share of the declared mechanisms that hold her there")
-    declared_mu: float = Field(description="the declared μ of those mechanisms at the σ used")
-    pair_mu: float
-    reach: float = Field(description="pair μ over the declared μ at this position")
-    mu_allowed: float
-    mu_lower: float
-    epsilon_lower: float
-    power_ratio: float
-    verdict: Verdict
-
-
-class AuditResult(_Passed):
-    """An audit's result: ``dpkit audit ALGORITHM … --json``."""
-
-    algorithm: str
-    observer: str
-    relation: Relation
-    sigma: str | float | dict[str, Any]
-    sigmas: dict[str, float]
-    claimed_epsilon: float | None
-    exact_epsilon: float | None
-    exact_mu: float | None
-    pair_mu: float | None
-    epsilon_lower: float | None
-    mu_lower: float | None
-    mu_estimate: float | None
-    verdict: Verdict
-    runs: Count
-    episodes: Count
-    position: Position
-    seed: Index
-    audit: AuditTests
-    roc: Roc
-    positions: list[AuditPosition] | None = Field(
-        default=None, description="every probed position of the changed user (the headline is worst_position)"
-    )
-
-
-class AuditDone(_Own):
-    """An audit that ran."""
-
-    available: Literal[True]
-    reason: None
-    command: Command
-    result: AuditResult
-
-
-class AuditSkipped(_Own):
-    """An audit that did not run, and why."""
-
-    available: Literal[False]
-    reason: str
-    command: Command
-    result: None
-
-
 # -- regret --------------------------------------------------------------------------------------------------
 
 
-class RegretAtSigma(_Own):
+class RegretAtSigma(Own):
     """Regret over the seeds at one σ."""
 
     sigmas: dict[str, Any] = Field(description="the σ of each release (one per step for per-step allocations)")
@@ -515,7 +419,7 @@ class RegretAtSigma(_Own):
     )
 
 
-class RegretSection(_Own):
+class RegretSection(Own):
     """Regret at the paper's σ, the tight σ and the optimal allocation (null where none exists)."""
 
     seeds: list[int]
@@ -532,7 +436,7 @@ class RegretSection(_Own):
 # -- an algorithm's sections, provenance, the whole report -----------------------------------------------------
 
 
-class AlgorithmSection(_Own):
+class AlgorithmSection(Own):
     """Everything the report shows of one algorithm."""
 
     name: str
@@ -552,7 +456,7 @@ class AlgorithmSection(_Own):
     regret: RegretSection
 
 
-class ConfigRecord(_Own):
+class ConfigRecord(Own):
     """The configuration the report ran (``ReportConfig.to_dict()``)."""
 
     source: str = Field(description="the config file, or 'default'")
@@ -571,7 +475,7 @@ class ConfigRecord(_Own):
     ledgers: list[LedgerEntryRecord] = Field(default_factory=list, description="the [[ledger]] entries")
 
 
-class Seeds(_Own):
+class Seeds(Own):
     """The seeds of the report's runs."""
 
     regret: list[int]
@@ -580,7 +484,7 @@ class Seeds(_Own):
     rlsvi_runs: int
 
 
-class Versions(_Passed):
+class Versions(Passed):
     """Installed versions of dpkit and of every package it requires (null: not installed)."""
 
     dpkit: str | None
@@ -591,7 +495,7 @@ class Versions(_Passed):
     __pydantic_extra__: dict[str, str | None] = Field(init=False)
 
 
-class Provenance(_Own):
+class Provenance(Own):
     """What reproduces the report: the command line (without --out), the config, seeds and versions."""
 
     command_line: list[str]
@@ -601,7 +505,7 @@ class Provenance(_Own):
     python: str
 
 
-class ReportJson(_Own):
+class ReportJson(Own):
     """Every number of a ``dpkit report`` (``dpkit.reports.job.compute_report``). Version 1."""
 
     format: Literal[1]
@@ -672,7 +576,7 @@ _JSON_WORDS = {
 def _message(data: Any, error: Mapping[str, Any]) -> str:
     """One error as one line: its location as a path through ``data`` (a union's tag, which is no key of
     the data, left out), then what is wrong and the value."""
-    loc = _data_loc(data, tuple(error["loc"]))
+    loc = _data_loc(data, tuple(p for p in error["loc"] if p not in AUDIT_TAGS))
     kind = error["type"]
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         tag = str(error.get("ctx", {}).get("discriminator", "")).strip("'")

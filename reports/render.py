@@ -14,6 +14,7 @@ through :func:`markdown_escape` (as its ``finalize``), so no template line can f
 Formulas in the algorithms' texts (``<=``, ``sqrt(S)``, ``B_{h,p,1}``) are shown as mathematics by the
 ``math`` filter (:func:`math_html`, :func:`math_markdown`): Unicode operators, and sub/superscripts as HTML
 ``<sub>``/``<sup>`` (the rest escaped) or Unicode characters in Markdown; report.json keeps the texts as written.
+Both live in :mod:`dpkit.reports.markup`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import re
 import shlex
 import shutil
 import tempfile
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,7 @@ import markupsafe
 
 from . import figures
 from .encoding import dumps
+from .markup import html_finalize, markdown_escape, math_html, math_markdown, symbol
 
 __all__ = [
     "Figure",
@@ -53,6 +54,7 @@ __all__ = [
     "write_report",
     "anchors",
     "sigma_span",
+    "sequential_view",
     "verdict_view",
 ]
 
@@ -181,6 +183,35 @@ def _roc(section: Mapping[str, Any]) -> Figure:
     )
 
 
+def _evalue(section: Mapping[str, Any]) -> Figure:
+    r = section["audit"]["result"]
+    curves = {
+        f"position {p['position']}": ([k["runs_used"] for k in p["looks"]], [k["e_value"] for k in p["looks"]])
+        for p in r["positions"]
+        if p["looks"]
+    }
+    count = len(r["positions"])
+    line = "2/α" if count == 1 else f"2/(α/{count}), each of the {count} positions testing at α/{count}"
+    return Figure(
+        section["name"],
+        "audit-evalue",
+        f"The sequential audit's evidence ({r['observer']} observer): the e-value of each position's claim against "
+        f"the runs per dataset it had used, after every piece of a batch, on a log scale. The audit stops with a "
+        f"violation as soon as one reaches the dashed line at {r['threshold']:.4g} ({line}; by Ville's inequality a "
+        f"correct implementation reaches it with probability at most α/2); a star marks a crossing.",
+        lambda p: figures.evalue_figure(
+            curves, p, threshold=r["threshold"], title=f"{section['name']}: sequential audit ({r['observer']})"
+        ),
+    )
+
+
+#: Why a sequential audit's section has no ROC or trade-off figure.
+NO_ROC_TEXT = (
+    "No ROC or trade-off figure: a sequential audit stops on the evidence it needs instead of spending a fixed "
+    'evaluation split to draw them from; use mode = "fixed" for the ROC band, reach and power per position.'
+)
+
+
 #: The σ of a regret section, in the order (and so the colours and line styles) the figure draws them.
 REGRET_SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
 _SIGMA_WORDS = {"paper": "the paper's σ", "tight": "the tight σ", "optimal": "the optimal allocation"}
@@ -241,7 +272,8 @@ def figure_list(data: Mapping[str, Any]) -> list[Figure]:
         if section["rlsvi"] is not None:
             out.append(_rlsvi(section))
         if section["audit"]["available"]:
-            out += [_tradeoff(section), _roc(section)]
+            sequential = section["audit"]["result"].get("sequential") is True
+            out += [_evalue(section)] if sequential else [_tradeoff(section), _roc(section)]
         out.append(_regret(section))
     out += [_file_epsilon_delta(section) for section in data["ledgers"]]
     ids = _ids(data)
@@ -304,134 +336,11 @@ def _md_cell(value: Any) -> str:
     return str(value)  # pipes and line breaks are escaped for every value by markdown_escape
 
 
-_MD_ENTITIES = {
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-    "[": "&#91;",
-    "]": "&#93;",
-    "|": "&#124;",
-    "`": "&#96;",
-    "\\": "&#92;",
-}
-_MD_TABLE = str.maketrans(_MD_ENTITIES)
-
-
-def _no_controls(text: str) -> str:
-    if text.isprintable():
-        return text
-    return "".join(
-        " " if c in "\n\r\t\v\f" else c
-        for c in text
-        if c in "\n\r\t\v\f" or not unicodedata.category(c).startswith("C")
-    )
-
-
-def markdown_escape(value: Any) -> str:
-    """``value`` as literal Markdown text: raw HTML (``<script>``, ``<img onerror>``), links and images
-    (``[x](y)``), code-span backticks, backslashes and table pipes become character references (which
-    render as the same characters), and control characters and line breaks are dropped or become spaces
-    (so a value cannot start a heading or end a table row). Emphasis characters (``*``, ``_``) are left
-    as they are: the project's own names use them and they cannot inject anything.
-    """
-    text = _no_controls(str(value))
-    return text.translate(_MD_TABLE) if any(c in _MD_ENTITIES for c in text) else text
-
-
-# -- formulas -----------------------------------------------------------------------------------------------
-#
-# The declarations' notes, flags, assumptions and statistics are written in plain text with ASCII formula
-# pieces (``<=``, ``sqrt(S)``, ``B_{h,p,1}``, ``λ_min``). What a report shows turns them into readable
-# mathematics: Unicode operators (≤ ≥ ≠ √ ·) in both files, and subscripts and superscripts as HTML
-# ``<sub>``/``<sup>`` in report.html (everything else escaped) and as Unicode sub/superscript characters in
-# report.md where they all exist (``B_(h,p,1)`` otherwise). The JSON keeps the texts as they are.
-
-_OPERATORS = (
-    (re.compile(r"<="), "≤"),
-    (re.compile(r">="), "≥"),
-    (re.compile(r"!="), "≠"),
-    (re.compile(r"\bsqrt\("), "√("),
-    (re.compile(r"√\((\w)\)"), r"√\1"),  # √(S) → √S
-    (re.compile(r"(?<=[\w)])\*(?=\w)"), "·"),  # a*b → a·b (``**`` is a power, below)
-    (re.compile(r"(?<=[\w)])(?<!\b[A-Za-z])\*(?=\()"), "·"),  # 2*(x) → 2·(x), but J*(x0), Q*(s, a) keep their star
-)
-
-#: A subscript ``X_{…}``, ``X_(…)`` or ``X_k`` after a Greek letter, ``‖`` or a Latin letter that starts a word
-#: (``add_remove`` and other identifiers are left as they are), or a superscript ``x^{…}``, ``x^2``, ``x**2``.
-_SCRIPT = re.compile(
-    r"(?P<base>(?<![A-Za-z0-9_′])[A-Za-z]|[^\W\d_A-Za-z]|‖)_"
-    r"(?:\{(?P<sb>[^{}]+)\}|\((?P<sp>[^()\s]+)\)|(?P<sw>[A-Za-z0-9]{1,3}(?:,[A-Za-z0-9]{1,3})*)(?![A-Za-z0-9_′]))"
-    r"|(?<=[\w)])(?:\^|\*\*)(?:\{(?P<pb>[^{}]+)\}|(?P<pw>-?\d+\.\d+|-?[A-Za-z0-9]{1,3})(?![A-Za-z0-9_]|[.,]\d))"
-)
-_SUB = str.maketrans("0123456789+-=()aehijklmnoprstuvx,", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ,")
-_SUP = str.maketrans("0123456789+-=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ")
-_SUB_OK = set("0123456789+-=()aehijklmnoprstuvx,")
-_SUP_OK = set("0123456789+-=()in")
-
-#: Parameter names that are Greek letters, shown as the letters.
-_SYMBOLS = {"epsilon": "ε", "delta": "δ", "sigma": "σ", "mu": "μ", "rho": "ρ", "lambda": "λ", "alpha": "α"}
-
-
-def _operators(text: str) -> str:
-    for pattern, repl in _OPERATORS:
-        text = pattern.sub(repl, text)
-    return text
-
-
-def _scripts(text: str) -> list[tuple[str, str]]:
-    """``text`` as pieces ``("", plain)``, ``("sub", …)`` and ``("sup", …)``."""
-    out: list[tuple[str, str]] = []
-    at = 0
-    for m in _SCRIPT.finditer(text):
-        out.append(("", text[at : m.start()] + (m["base"] or "")))
-        sub = m["sb"] or m["sp"] or m["sw"]
-        out.append(("sub", sub) if sub is not None else ("sup", m["pb"] or m["pw"]))
-        at = m.end()
-    out.append(("", text[at:]))
-    return out
-
-
-def math_html(value: Any) -> markupsafe.Markup:
-    """``value`` (plain text with formula pieces) as safe HTML: operators as Unicode, scripts as
-    ``<sub>``/``<sup>``; every character of ``value`` is escaped."""
-    pieces = _scripts(_operators(_no_controls(str(value))))
-    return markupsafe.Markup("").join(
-        markupsafe.Markup(f"<{kind}>{markupsafe.escape(s)}</{kind}>") if kind else markupsafe.escape(s)
-        for kind, s in pieces
-    )
-
-
-def math_markdown(value: Any) -> str:
-    """``value`` with operators as Unicode and scripts as Unicode sub/superscript characters where each
-    exists (``X_(…)``, ``x^(…)`` otherwise); escaped by :func:`markdown_escape` as every value is."""
-    out = []
-    for kind, s in _scripts(_operators(str(value))):
-        if kind == "sub":
-            out.append(s.translate(_SUB) if set(s) <= _SUB_OK else f"_({s})")
-        elif kind == "sup":
-            out.append(s.translate(_SUP) if set(s) <= _SUP_OK else f"^({s})")
-        else:
-            out.append(s)
-    return "".join(out)
-
-
-def _symbol(name: Any) -> str:
-    """A parameter's name, or its Greek letter (``epsilon`` → ε)."""
-    return _SYMBOLS.get(str(name), str(name))
-
-
-def _html_finalize(value: Any) -> Any:
-    """Control characters out of every string an HTML template shows (autoescaping does the rest)."""
-    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
-        return _no_controls(value)
-    return value
-
-
 def _environment(html: bool) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("dpkit.reports", "templates"),
         autoescape=html,
-        finalize=_html_finalize if html else markdown_escape,
+        finalize=html_finalize if html else markdown_escape,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -459,7 +368,7 @@ def _environment(html: bool) -> jinja2.Environment:
         cell=_md_cell,
         math=math,
         math_text=math_markdown,
-        symbol=_symbol,
+        symbol=symbol,
     )
     return env
 
@@ -550,24 +459,76 @@ def _paper_text(row: Mapping[str, Any]) -> str:
     return text + f"; worst finding: {flag['severity']} {flag['code']}."
 
 
+def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a sequential audit's section says in words (both report.md and report.html render it): how it ended
+    against the fixed audit of the same positions, and how its positions are judged."""
+    used, fixed, budget = result["runs_used"], result["fixed_runs"], result["budget"]
+    count = len(result["positions"])
+    if result["stopped_early"]:
+        fewer = f" ({_num(fixed / used, 3)}× fewer)" if 0 < used < fixed else ""
+        ended = (
+            f"stopped after {_num(used)} runs per dataset at a violation, where the fixed audit of "
+            f"{'this position' if count == 1 else f'these {count} positions'} spends {_num(fixed)}{fewer}"
+        )
+    else:
+        most = "" if count == 1 else "at most "  # each position's plan has its own budget
+        each = "" if count == 1 else f" at each of its {count} positions ({_num(used)} in all)"
+        ended = (
+            f"ran to its budget of {most}{_num(budget)} runs per dataset{each}, where the fixed audit's verdict test "
+            f"decided (the fixed audit of {'this position' if count == 1 else 'these positions'} spends {_num(fixed)})"
+        )
+    tested = "The position is tested"
+    if count > 1:
+        tested = f"Each position is tested at its share α/{count} of α (a union bound),"
+    stopped = "" if count == 1 else " 'stopped': another position's violation ended the audit before it concluded."
+    return {
+        "sentence": f"Sequential audit (anytime-valid): {ended}.",
+        "positions": (
+            f"{tested} against an allowance fixed before any run (the claim's μ × √share); its e-value stops the "
+            f"audit at {_num(result['threshold'])} (by Ville's inequality a correct implementation gets there with "
+            "probability at most α/2); one that does not stop ends at its budget with the fixed audit's final test."
+            + stopped
+        ),
+        "no_roc": NO_ROC_TEXT,
+        "epsilon_note": (  # an early stop certifies in the claim's unit only (docs/sequential.md)
+            " (an early stop certifies its bound in the claim's unit, μ, only: nothing in ε)"
+            if result["stopped_early"] and not result["epsilon_lower"] and (result["mu_lower"] or 0) > 0
+            else ""
+        ),
+    }
+
+
+def _audit_lines(row: Mapping[str, Any]) -> list[str]:
+    """The lines under a verdict row's audit badge: its power (a fixed audit), certified bounds, σ and runs."""
+    confidence = row["audit_confidence"]
+    sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+    if row["audit_mode"] == "sequential":  # no power ratio and no estimates: it reports none
+        return [
+            "sequential, anytime-valid",
+            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%})",
+            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified",
+            f"σ {sigma}, {_num(row['audit_runs_used'])} runs per dataset used "
+            f"(the fixed audit's: {_num(row['audit_runs'])} per position)",
+        ]
+    ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
+    power = f"power {_num(ratio, 2)} of the claim"
+    if row["verdict"] == "inconclusive":
+        power += f" (needs {_num(needed, 2)})"
+    return [
+        power,
+        f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
+        f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
+        f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
+        f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
+    ]
+
+
 def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """What one verdict row shows, as text (both report.md and report.html render it)."""
     verdict = row["verdict"]
     audit: dict[str, Any] = {"verdict": verdict or "not audited", "css": verdict or "not-audited", "lines": []}
     if verdict is not None:
-        ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
-        confidence = row["audit_confidence"]
-        power = f"power {_num(ratio, 2)} of the claim"
-        if verdict == "inconclusive":
-            power += f" (needs {_num(needed, 2)})"
-        sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-        audit["lines"] = [
-            power,
-            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
-            f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
-            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
-            f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
-        ]
+        audit["lines"] = _audit_lines(row)
     flag = row["worst_flag"]
     counts = row["flag_counts"]
     return {
@@ -636,7 +597,19 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
     ids = _ids(data)
     files = [ledger_view(s) | {"name": s["name"], "id": ids[s["name"]]} for s in data["ledgers"]]
     verdicts = [verdict_view(row) | {"name": row["algorithm"], "id": ids[row["algorithm"]]} for row in data["summary"]]
-    return {"data": data, "figures": by_algorithm, "ids": ids, "verdicts": verdicts, "files": files}
+    sequential = {
+        s["name"]: sequential_view(s["audit"]["result"])
+        for s in data["algorithms"]
+        if s["audit"]["available"] and s["audit"]["result"].get("sequential") is True
+    }
+    return {
+        "data": data,
+        "figures": by_algorithm,
+        "ids": ids,
+        "verdicts": verdicts,
+        "files": files,
+        "sequential": sequential,
+    }
 
 
 def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:

@@ -126,7 +126,9 @@ def _file_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 def _verdict_cells(row: dict[str, Any]) -> list[str]:
     """One verdict row of the terminal summary (the report's verdict page, shortened)."""
     audit = row["verdict"] or "not audited"
-    if row["verdict"] is not None:
+    if row["verdict"] is not None and row["audit_mode"] == "sequential":  # no power: the runs it used
+        audit += f" (sequential, {row['audit_runs_used']:,} runs)"
+    elif row["verdict"] is not None:
         audit += f" ({format_number(row['audit_power_ratio'], 2)})"
     counts = row["flag_counts"]
     flags = ", ".join(

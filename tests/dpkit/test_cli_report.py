@@ -140,6 +140,10 @@ BASE = '[[algorithm]]\nname = "ldp-ucrl-vtr"\nepisodes = 20\nepsilon = 1.0\ndelt
         (BASE.replace("epsilon = 1.0", 'epsilon = "one"'), "algorithm[0].epsilon must be a finite number"),
         ("seeds = 1.5\n" + BASE, "seeds must be an integer"),
         (BASE + "[algorithm.audit]\nsigma = []\n", "algorithm[0].audit.sigma"),
+        (
+            BASE + '[algorithm.audit]\nmode = "anytime"\n',
+            "algorithm[0].audit.mode must be 'fixed' or 'sequential', got 'anytime'",
+        ),
         (BASE.replace('name = "ldp-ucrl-vtr"', 'name = "ucrl-vtr"'), "algorithm[0].name"),
         ("title = \n", "is not valid TOML"),
     ],
@@ -240,3 +244,29 @@ def test_a_report_of_files_only(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     data = json.loads((tmp_path / "o" / "report.json").read_text(encoding="utf-8"))
     assert data["summary"] == [] and data["algorithms"] == [] and len(data["ledgers"]) == 2
     assert [s["assessment"]["claim_status"] for s in data["ledgers"]] == ["met", "met"]
+
+
+SEQUENTIAL = (
+    '[[algorithm]]\nname = "private-linopt-vi"\nepisodes = 12\nepsilon = 1.0\ndelta = 0.1\n'
+    '[algorithm.audit]\nmode = "sequential"\nsigma = 0.1\nruns = 200\nepisodes = 2\n'
+)
+
+
+@pytest.mark.slow
+def test_a_sequential_audit_prints_the_runs_it_used_and_its_command_prints_its_result(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``mode = "sequential"`` (σ far below the tight one: a violation): the summary gives the runs it used in place of
+    a power, and the audit's command (``dpkit audit … --sequential --json``) prints the report's result."""
+    config = tmp_path / "sequential.toml"
+    config.write_text(SEQUENTIAL, encoding="utf-8")
+    code, out, err = run(capsys, "report", "--config", str(config), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    row, section = data["summary"][0], data["algorithms"][0]
+    assert row["verdict"] == "violation" and "(sequential," in out and f"{row['audit_runs_used']}" in out  # cell wraps
+    code, out, err = run(capsys, *section["audit"]["command"], "--json")
+    assert code == 1, err  # a violation
+    printed = json.loads(out)
+    assert printed["sequential"] is True
+    _assert_close(section["audit"]["result"], printed)

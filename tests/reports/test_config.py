@@ -6,7 +6,7 @@ import re
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
@@ -19,7 +19,10 @@ from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular
 from dpkit.algorithms.registry import declare
 from dpkit.reports.config import (
+    AUDIT_MODES,
     DEFAULT_DELTAS,
+    SEQUENTIAL_MIN_RUNS,
+    AuditConfig,
     LedgerConfig,
     ReportConfig,
     config_schema,
@@ -107,6 +110,14 @@ def _error(data: dict) -> str:
         ({"algorithm": [{**MINIMAL["algorithm"][0], "epsilon": True}]}, "algorithm[0].epsilon must be a finite number"),
         ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"sigma": "loose"}}]}, "algorithm[0].audit.sigma"),
         ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"position": "end"}}]}, "algorithm[0].audit.position"),
+        (
+            {"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"mode": "anytime"}}]},
+            "algorithm[0].audit.mode must be 'fixed' or 'sequential', got 'anytime'",
+        ),
+        (
+            {"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"mode": "sequential", "runs": 60}}]},
+            "algorithm[0].audit.runs must be >= 200 for a sequential audit (mode = 'sequential'), got 60",
+        ),
         ({"algorithm": [{**MINIMAL["algorithm"][0], "audit": 3}]}, "algorithm[0].audit must be a table"),
         ({"algorithm": [{"name": "ldp-ucrl-vtr", "epsilon": 1.0, "delta": 0.1}]}, "algorithm[0].episodes is required"),
         ({"algorithm": [{**MINIMAL["algorithm"][0], "name": "ucrl-vtr"}]}, "algorithm[0].name must be one of"),
@@ -143,6 +154,20 @@ def test_missing_and_malformed_files(tmp_path: Path) -> None:
     unknown.write_text('colour = "red"\n[[algorithm]]\nname = "rlsvi"\nepisodes = 10\ndelta = 1e-5\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"unknown\.toml': unknown key 'colour'"):
         load_config(unknown)
+
+
+def test_the_audit_mode_is_fixed_unless_sequential_is_asked_for() -> None:
+    """``mode``: the fixed audit by default; a sequential one needs the runs its plan does, which --quick keeps."""
+    from dpkit.audits.sequential_plan import MIN_RUNS
+
+    assert SEQUENTIAL_MIN_RUNS == MIN_RUNS
+    assert get_args(AuditConfig.model_fields["mode"].annotation) == AUDIT_MODES == ("fixed", "sequential")
+    fixed = parse_config(MINIMAL).algorithms[0]
+    assert fixed.audit.mode == "fixed" and fixed.to_dict()["audit"]["mode"] == "fixed"
+    entry = {**MINIMAL["algorithm"][0], "audit": {"mode": "sequential", "runs": 4000}}
+    config = parse_config({"algorithm": [entry], "quick": {"audit_runs": 50}})
+    assert config.algorithms[0].to_dict()["audit"]["mode"] == "sequential"
+    assert config.shrunk().algorithms[0].audit.runs == SEQUENTIAL_MIN_RUNS  # not the cap of 50: too few
 
 
 def test_deltas_are_sorted_and_each_kept_once() -> None:

@@ -266,3 +266,36 @@ def test_regret_figure_labels_differing_bands_per_curve(tmp_path: Path, drawn: l
 def test_regret_band_rejects_bad_values(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         figures.RegretBand(**({"seeds": 3, "level": 0.95} | kwargs))
+
+
+def test_evalue_figure_draws_each_position_against_the_stopping_line(tmp_path: Path, drawn: list) -> None:
+    """A sequential audit's evidence: one curve per position on a log scale, the threshold dashed, a crossing starred;
+    an e-value that is not finite (null in report.json) is left out."""
+    curves = {
+        "position first": ([12, 24, 48], [1.0, 39.0, 1.1e5]),  # crosses 40
+        "position last": ([12, 24], [1.0, None]),
+    }
+    a = figures.evalue_figure(curves, tmp_path / "a.png", threshold=40.0, title="sequential")
+    b = figures.evalue_figure(curves, tmp_path / "b.png", threshold=40.0, title="sequential")
+    assert _png(a) == _png(b)  # deterministic bytes
+    ax = drawn[0].axes[0]
+    assert ax.get_yscale() == "log" and ax.get_xlabel() == "runs per dataset used"
+    assert _legend(ax) == ["position first", "position last", "stop (violation): e-value ≥ 40"]
+    first, star, last, line = ax.lines
+    assert list(first.get_xdata()) == [12, 24, 48] and list(last.get_xdata()) == [12]  # the null e-value not drawn
+    assert list(star.get_xdata()) == [48] and star.get_marker() == "*"
+    assert list(line.get_ydata()) == [40.0, 40.0] and ax.get_ylim()[1] >= 1.1e5
+
+
+@pytest.mark.parametrize(
+    ("curves", "threshold", "match"),
+    [
+        ({}, 40.0, "curves must not be empty"),
+        ({"p": ([12, 24], [1.0, 2.0])}, 0.0, "threshold must be a finite number > 0"),
+        ({"p": ([24, 12], [1.0, 2.0])}, 40.0, "must increase"),
+        ({"p": ([12, 24], [1.0])}, 40.0, "1 e-values for 2 runs"),
+    ],
+)
+def test_evalue_figure_rejects_bad_input(curves: dict, threshold: float, match: str, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=match):
+        figures.evalue_figure(curves, tmp_path / "x.png", threshold=threshold)

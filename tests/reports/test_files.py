@@ -37,6 +37,8 @@ def test_the_default_config_validates_against_its_schema() -> None:
     [
         {**MINIMAL, "colour": "red"},
         {"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"runs": 3}}]},
+        {"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"mode": "anytime"}}]},
+        {"algorithm": [{**MINIMAL["algorithm"][0], "audit": {"mode": "sequential", "runs": 60}}]},
         {"algorithm": [{**MINIMAL["algorithm"][0], "episodes": 2.5}]},
         {"algorithm": []},
         {**MINIMAL, "deltas": [0.5, 1.0]},

@@ -128,6 +128,72 @@ def test_a_report_that_does_not_fit_is_refused_by_model_and_schema(
         VALIDATOR.validate(bad)
 
 
+#: :data:`TINY`'s audited algorithm audited sequentially at a σ far below the tight one: a violation in a few batches.
+TINY_SEQUENTIAL = {
+    "seeds": 2,
+    "deltas": [1e-6],
+    "algorithm": [
+        {
+            "name": "private-linopt-vi",
+            "episodes": 12,
+            "epsilon": 1.0,
+            "delta": 0.1,
+            "audit": {"runs": 200, "episodes": 2, "sigma": 0.1, "mode": "sequential"},
+        }
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_sequential() -> dict[str, Any]:
+    """The report of :data:`TINY_SEQUENTIAL` as report.json holds it."""
+    data = compute_report(parse_config(TINY_SEQUENTIAL, "tiny.toml"), command=["dpkit", "report"])
+    return json.loads(report_json(data))
+
+
+def test_a_sequential_report_parses_and_round_trips(tiny_sequential: dict[str, Any]) -> None:
+    report = validate_report(tiny_sequential)
+    assert to_jsonable(report) == tiny_sequential
+    VALIDATOR.validate(tiny_sequential)
+    result = report.algorithms[0].audit.result  # type: ignore[union-attr]
+    assert type(result).__name__ == "SequentialAuditResult" and result.positions[0].looks
+
+
+_RESULT = ("algorithms", 0, "audit", "result")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_drop((*_RESULT, "budget")), "algorithms[0].audit.result.budget is required"),
+        (_drop((*_RESULT, "positions", 0, "looks")), "algorithms[0].audit.result.positions[0].looks is required"),
+        (
+            _set((*_RESULT, "positions", 0, "verdict"), "maybe"),
+            "algorithms[0].audit.result.positions[0].verdict must be 'violation', 'consistent', 'inconclusive' or "
+            "'stopped', got 'maybe'",
+        ),
+        (
+            _set((*_RESULT, "positions", 0, "looks", 0, "phase"), "middle"),
+            "algorithms[0].audit.result.positions[0].looks[0].phase must be 'learning' or 'final', got 'middle'",
+        ),
+        (_set((*_RESULT, "threshold"), -1.0), "algorithms[0].audit.result.threshold must be > 0.0, got -1.0"),
+        (_set((*_RESULT, "positions"), []), "algorithms[0].audit.result.positions must not be empty"),
+        (_set(("summary", 0, "audit_mode"), "both"), "summary[0].audit_mode must be 'fixed' or 'sequential'"),
+        (_drop(("summary", 0, "audit_runs_used")), "summary[0].audit_runs_used is required"),
+    ],
+)
+def test_a_sequential_result_that_does_not_fit_is_refused_by_model_and_schema(
+    tiny_sequential: dict[str, Any], change: Callable[[Any], None], message: str
+) -> None:
+    bad = copy.deepcopy(tiny_sequential)
+    change(bad)
+    with pytest.raises(ValueError) as info:
+        validate_report(bad)
+    assert message in str(info.value) and str(info.value).startswith("report.json: ") and "\n" not in str(info.value)
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate(bad)
+
+
 def test_keys_from_the_ledger_and_the_audit_may_grow(tiny: dict[str, Any]) -> None:
     """The ledger and the audit's result are what dpkit ledger/audit --json print: keys they add are allowed."""
     grown = copy.deepcopy(tiny)

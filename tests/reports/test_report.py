@@ -165,6 +165,7 @@ def test_verdict_rows(small: tuple[dict, Path]) -> None:
             r = section["audit"]["result"]
             assert row["audit_power_ratio"] == r["power_ratio"] and row["audited_mu_lower"] == r["mu_lower"]
             assert row["audited_mu_estimate"] == r["mu_estimate"] and row["audit_runs"] == r["runs"]
+            assert row["audit_mode"] == "fixed" and row["audit_runs_used"] == r["runs"] * len(r["positions"])
             # the estimate is the point estimate of μ read at δ; the certified bound is no larger than it
             assert row["audited_epsilon_estimate"] >= row["audited_epsilon_lower"] - 1e-12
             assert (row["verdict"] == "inconclusive") == (r["power_ratio"] < row["audit_power_needed"]) or (

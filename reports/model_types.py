@@ -1,0 +1,55 @@
+"""The types the models of ``report.json`` share (:mod:`dpkit.reports.models`, :mod:`dpkit.reports.audit_models`): the
+two kinds of object — the report's own (:class:`Own`: every key required, no other key) and those passed on whole
+from a lower layer (:class:`Passed`: the keys the report reads, others allowed) — and the constrained numbers and
+words they are made of."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Command",
+    "Count",
+    "Index",
+    "NonNegative",
+    "OpenProbability",
+    "Own",
+    "Passed",
+    "Position",
+    "Positive",
+    "PrivacyModel",
+    "Probability",
+    "Relation",
+    "Sigma",
+    "Verdict",
+]
+
+PrivacyModel = Literal["LDP", "JDP"]
+Relation = Literal["add_remove", "replace_one"]
+Verdict = Literal["violation", "consistent", "inconclusive"]
+#: a position of the changed user: a name of the algorithm's positions (first, middle, last, k=INDEX…) or an index
+Position = str | int
+
+Count = Annotated[int, Field(ge=1)]
+Index = Annotated[int, Field(ge=0)]
+Positive = Annotated[float, Field(gt=0)]
+NonNegative = Annotated[float, Field(ge=0)]
+Probability = Annotated[float, Field(ge=0, le=1)]
+OpenProbability = Annotated[float, Field(gt=0, lt=1)]
+Command = Annotated[list[str], Field(min_length=2, description="dpkit arguments that print the same numbers")]
+#: One σ for every release, or σ per release name.
+Sigma = float | Annotated[dict[str, float], Field(min_length=1)]
+
+
+class Own(BaseModel):
+    """An object the report builds: every key required, no other key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class Passed(BaseModel):
+    """An object passed on whole from a lower layer: the keys the report reads, others allowed."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", strict=True)
