@@ -26,6 +26,10 @@ from dpkit.audits.rl import (  # noqa: E402
     setting_claim_sigmas,
 )
 
+# the mutants (tests/support) must be importable in the worker processes too: spawned workers take the parent's
+# sys.path as it is when they start, so it is set before the pool
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+
 RUNS = 4000
 SEED = 1
 #: The σ of the rows that must be violations: this share of the σ the claim needs.
@@ -114,7 +118,6 @@ def main() -> None:
                 details += _positions_rows(label, audit)
                 if algorithm == "rlsvi" and label == "tight":
                     rlsvi_rows.append(audit.results[0])
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
         from rl_counter_mutants import ofu_items_no_clipping
         from rl_mutants import (
             ldp_diagonal_unnoised,
