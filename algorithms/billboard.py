@@ -43,7 +43,7 @@ from .observers import (
     OneRun,
     OneRunView,
     Trace,
-    billboard_one_run_scores,
+    billboard_one_run_features,
     billboard_reach,
     counter_nodes,
     tabular_world,
@@ -126,7 +126,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
     from .episodes import play_episode
 
     if run.observer != "billboard":
@@ -149,7 +149,7 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         agent.update(k, *trajectories[int(coin)])
         run.advance()
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores = billboard_one_run_scores(
+    scores, features = billboard_one_run_features(
         prefixes,
         {n: np.stack(log0.items[n]) for n in names},
         {n: np.stack(log1.items[n]) for n in names},
@@ -157,7 +157,8 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         {n: releases[n].noise == "symmetric" for n in names},
     )
     starts = counter_nodes(prefixes[names[0]])[1]
-    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
+    return OneRunView(scores, "billboard", reach, features)
 
 
 def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:

@@ -49,6 +49,7 @@ __all__ = [
     "OneRun",
     "OneRunView",
     "billboard_reach",
+    "billboard_one_run_features",
     "billboard_one_run_scores",
 ]
 
@@ -412,11 +413,15 @@ class OneRunView:
     """What a ``one_run`` hook returns: one score per user, the observer's name, and ``reach``: the μ per user
     its scores could show for a mechanism exactly at the claim — every user's difference at its declared Δ, the
     claim's σ, the other users' coins as the scorer treats them — computed from the declaration and the run's
-    structure, never from its outputs (``None``: the claim's own μ, for scores that see each user alone)."""
+    structure, never from its outputs (``None``: the claim's own μ, for scores that see each user alone); and
+    optionally ``features``, per-user coordinates from which a score may be learned on held-out canaries
+    (:func:`dpkit.audits.rl_one_run.audit_one_run` with ``attack="learned"``)."""
 
     scores: np.ndarray
     observer: str
     reach: float | None = None
+    #: (users, F) per-user coordinates a score learned on held-out canaries may weigh (``None``: none offered)
+    features: np.ndarray | None = None
 
 
 def billboard_reach(
@@ -452,10 +457,27 @@ def billboard_one_run_scores(
     score sums these projections over every p-sum holding k, each weighted by ‖d_k‖² over a bound on its variance,
     σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
     p-sum score 0."""
+    return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric)[0]
+
+
+def billboard_one_run_features(
+    prefixes: Mapping[str, np.ndarray],
+    items0: Mapping[str, np.ndarray],
+    items1: Mapping[str, np.ndarray],
+    sigmas: Mapping[str, float],
+    symmetric: Mapping[str, bool],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level:
+    column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
+    none) — the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
+    noise is missing), where the white-box score weighs them by the declared σ. Shapes (T,) and (T, counters × L),
+    L = ⌊log2 T⌋ + 1."""
     names = tuple(prefixes)
     t_users = next(iter(items0.values())).shape[0]
+    levels = int(math.log2(max(t_users, 1))) + 1
     scores = np.zeros(t_users)
-    for name in names:
+    features = np.zeros((t_users, len(names) * levels))
+    for c, name in enumerate(names):
         sym = symmetric[name]
         p = np.asarray(prefixes[name], dtype=float)
         nodes, starts = counter_nodes(p)
@@ -474,7 +496,10 @@ def billboard_one_run_scores(
             others = cum_norm2[hi] - cum_norm2[lo] - norm2[lo:hi]
             var = sigma2 * norm2[lo:hi] + 0.25 * norm2[lo:hi] * others
             scores[lo:hi] += np.where(var > 0, norm2[lo:hi] * proj / np.where(var > 0, var, 1.0), 0.0)
-    return scores
+            level = c * levels + min(int(math.log2(hi - lo)), levels - 1)
+            seen = norm2[lo:hi] > 0
+            features[lo:hi, level] += np.where(seen, proj / np.where(seen, norm2[lo:hi], 1.0), 0.0)
+    return scores, features
 
 
 def one_sigma(name: str, sigma: Any) -> float:

@@ -43,6 +43,7 @@ __all__ = [
     "MAX_CANARIES",
     "OneRunResult",
     "audit_one_run_target",
+    "design_guesses",
     "judge_one_run",
 ]
 
@@ -198,6 +199,15 @@ def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta:
     return out
 
 
+def design_guesses(claim: Claim, *, canaries: int, alpha: float, delta: float) -> int:
+    """The guess count :func:`judge_one_run` uses by default, from the claim alone: the count of
+    :data:`GUESS_SHARES` of ``canaries`` that certifies most against an ideal mechanism leaking
+    :data:`DESIGN_MARGIN` times ``claim`` (its power at level ``alpha``, ε read at ``delta``)."""
+    counts = sorted({_guesses(share, canaries) for share in GUESS_SHARES})
+    sharper = _scaled(claim, DESIGN_MARGIN, delta)
+    return counts[int(np.argmax(_powers(sharper, m=canaries, counts=counts, level=alpha, delta=delta)))]
+
+
 def judge_one_run(
     coins: Any,
     scores: Any,
@@ -248,9 +258,7 @@ def judge_one_run(
             raise ValueError(f"reach must be >= 0, got {reach!r}")
         seen = Claim.gdp(max(min(float(claim.mu), float(reach)), 1e-12))
     if guesses is None:
-        counts = sorted({_guesses(share, m) for share in GUESS_SHARES})
-        sharper = _scaled(seen, DESIGN_MARGIN, d)
-        r = counts[int(np.argmax(_powers(sharper, m=m, counts=counts, level=level_all, delta=d)))]
+        r = design_guesses(seen, canaries=m, alpha=level_all, delta=d)
     else:
         r = check_count("guesses", guesses)
         if r % 2 or r > m:

@@ -35,12 +35,12 @@ import numpy as np
 
 from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_count, check_index, shown_int
+from dpkit.accountant.validation import check_choice, check_count, check_index, shown_int
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.observers import OneRun, OneRunView, flat, one_sigma
 
 from .claims import Claim
-from .one_run import OneRunResult, judge_one_run
+from .one_run import OneRunResult, design_guesses, judge_one_run
 from .rl import (
     RlSetting,
     audited_spec,
@@ -53,10 +53,20 @@ from .rl import (
     setting_world,
 )
 
-__all__ = ["MAX_CANARIES", "OneRunScores", "RlOneRunResult", "one_run_scores", "audit_one_run"]
+__all__ = [
+    "MAX_CANARIES",
+    "ONE_RUN_ATTACKS",
+    "OneRunScores",
+    "RlOneRunResult",
+    "audit_one_run",
+    "learned_one_run",
+    "one_run_scores",
+]
 
 #: The most canary users one run may hold.
 MAX_CANARIES = 1_000_000
+#: The scores a one-run audit judges (:func:`audit_one_run`).
+ONE_RUN_ATTACKS = ("white-box", "learned", "auto")
 
 
 @dataclass(frozen=True)
@@ -71,6 +81,8 @@ class OneRunScores:
     observer: str = "messages"
     #: the μ per user the scores could show at the claim (:class:`~dpkit.algorithms.observers.OneRunView`)
     reach: float | None = None
+    #: (users, F) coordinates for a score learned on held-out canaries (``None``: the observer offers none)
+    features: np.ndarray | None = None
 
 
 def _llr(messages: Any, m0: Any, m1: Any, agent: Any) -> float:
@@ -133,7 +145,10 @@ def one_run_scores(
         if scores.shape != (m,) or not np.isfinite(scores).all():
             raise ValueError(f"{algorithm}'s one_run hook must return {m} finite scores, got shape {scores.shape}")
         seconds = time.perf_counter() - started
-        return OneRunScores(setting, seed, coins, scores, seconds, view.observer, view.reach)
+        features = None if view.features is None else np.asarray(view.features, dtype=float)
+        if features is not None and (features.ndim != 2 or features.shape[0] != m or not np.isfinite(features).all()):
+            raise ValueError(f"{algorithm}'s one_run hook must return finite features of shape ({m}, F)")
+        return OneRunScores(setting, seed, coins, scores, seconds, view.observer, view.reach, features)
     agent = make_setting_agent(setting, agent_rng, env)
     if not hasattr(agent, "message_statistics"):
         raise TypeError(
@@ -164,6 +179,8 @@ class RlOneRunResult:
     scores: OneRunScores
     judged: OneRunResult
     claimed_epsilon: float
+    #: the score that was judged: ``white-box`` (every canary) or ``learned`` (the held-out half)
+    attack: str = "white-box"
 
     @property
     def delta(self) -> float:
@@ -229,6 +246,8 @@ class RlOneRunResult:
         return {
             "algorithm": s.algorithm,
             "observer": self.scores.observer,
+            "attack": self.attack,
+            "run_canaries": int(self.scores.coins.shape[0]),
             **out,
             "claimed_epsilon": self.claimed_epsilon,
             "delta_informative": self.delta_informative,
@@ -250,14 +269,21 @@ def audit_one_run(
     delta: float | None = None,
     sigma: str | float = "tight",
     alpha: float = 0.05,
+    attack: str = "white-box",
     implementation: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> RlOneRunResult:
     """One run, every user a canary (:func:`one_run_scores`), judged against the claim's trade-off curve
     (:func:`dpkit.audits.one_run.judge_one_run`: the f-DP one-run analysis, the guess count chosen from the claim
-    alone): the registered declaration at the σ the target (ε, δ) needs, μ-GDP per user."""
+    alone): the registered declaration at the σ the target (ε, δ) needs, μ-GDP per user.
+
+    ``attack``: ``white-box`` (default: the observer's scores, every canary), ``learned`` (a score learned on half
+    the canaries, judged on the other half: :func:`learned_one_run`; observers that offer features — the
+    billboards) or ``auto`` (both, each at α/2: a violation if either is one, else the white-box verdict; the
+    white-box alone at α where the observer offers no features)."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    check_choice("attack", attack, ONE_RUN_ATTACKS)
     scores = one_run_scores(
         algorithm,
         canaries=canaries,
@@ -270,14 +296,67 @@ def audit_one_run(
     )
     setting = scores.setting
     mu = declared_mu(registered_declaration(setting), setting_claim_sigmas(setting), setting.relation)
-    judged = judge_one_run(
-        scores.coins,
-        scores.scores,
-        Claim.gdp(mu),
+    if attack == "learned" and scores.features is None:
+        raise ValueError(
+            f"{algorithm}'s one-run observer ({scores.observer}) offers no features to learn a score from: use "
+            "attack='white-box'"
+        )
+    both = attack == "auto" and scores.features is not None
+    share = alpha / 2 if both else alpha
+    claim = Claim.gdp(mu)
+    results: list[tuple[str, OneRunResult]] = []
+    if attack in ("white-box", "auto"):
+        judged = judge_one_run(
+            scores.coins,
+            scores.scores,
+            claim,
+            alpha=share,
+            delta=setting.delta,
+            seed=scores.seed,
+            seconds=scores.seconds,
+            reach=scores.reach,
+        )
+        results.append(("white-box", judged))
+    if attack == "learned" or both:
+        results.append(("learned", learned_one_run(scores, claim, alpha=share)))
+    name, judged = next(((n, j) for n, j in results if j.verdict == "violation"), results[0])
+    return RlOneRunResult(scores, judged, float(setting.epsilon), name)
+
+
+def learned_one_run(scores: OneRunScores, claim: Claim, *, alpha: float) -> OneRunResult:
+    """A score learned on half the canaries, judged on the other half: the halves are drawn from the run's seed
+    (not from the coins); a logistic regression on the first half's standardised features and coins — the
+    auditor's own coins, which the guesses on the second half never read — scores the second half, which alone is
+    judged (:func:`dpkit.audits.one_run.judge_one_run`: its guess count designed for the claim itself, its power
+    from the observer's reach). Valid: given the first half's
+    coins the run is a mechanism of the second half's coins, each a replace-one neighbour, so the one-run theorem
+    holds for the second half with the first held fixed."""
+    from sklearn.linear_model import LogisticRegression
+
+    if scores.features is None:
+        raise ValueError("the one-run scores carry no features to learn from")
+    coins, features = np.asarray(scores.coins), np.asarray(scores.features, dtype=float)
+    m = coins.shape[0]
+    order = np.random.default_rng(np.random.SeedSequence([scores.seed, 1])).permutation(m)
+    train, test = np.sort(order[: m // 2]), np.sort(order[m // 2 :])
+    centre, scale = features[train].mean(axis=0), features[train].std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    if np.unique(coins[train]).size < 2:  # every coin alike on the first half: nothing to learn, no score
+        learned = np.zeros(test.size)
+    else:
+        model = LogisticRegression(C=1.0, max_iter=2000).fit((features[train] - centre) / scale, coins[train])
+        learned = model.decision_function((features[test] - centre) / scale)
+    delta = scores.setting.delta
+    return judge_one_run(
+        coins[test],
+        learned,
+        claim,
         alpha=alpha,
-        delta=setting.delta,
+        delta=delta,
+        # the guesses designed for the claim itself (a learned score is there to see more than the observer's
+        # reach), the power for what the scores can show at the claim (the reach)
+        guesses=design_guesses(claim, canaries=test.size, alpha=alpha, delta=delta),
         seed=scores.seed,
         seconds=scores.seconds,
         reach=scores.reach,
     )
-    return RlOneRunResult(scores, judged, float(setting.epsilon))

@@ -67,9 +67,9 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
+    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
     from ..episodes import play_episode
-    from ..observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
+    from ..observers import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
@@ -90,8 +90,9 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         run.advance()
     stack = lambda log: {n: np.stack(log.items[n]) for n in names}  # noqa: E731
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores = billboard_one_run_scores(
+    scores, features = billboard_one_run_features(
         prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}
     )
     starts = counter_nodes(prefixes[names[0]])[1]
-    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
+    return OneRunView(scores, "billboard", reach, features)

@@ -100,8 +100,9 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
     billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
-    served (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`)."""
-    from ..observers import CounterLog, billboard_one_run_scores, billboard_reach, counter_nodes
+    served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a
+    learned score)."""
+    from ..observers import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
@@ -119,7 +120,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         agent.update(k, states, controls, np.zeros(run.setting.horizon))
         run.advance()
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores = billboard_one_run_scores(
+    scores, features = billboard_one_run_features(
         prefixes,
         {n: np.stack(log0.items[n]) for n in names},
         {n: np.stack(log1.items[n]) for n in names},
@@ -127,4 +128,5 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         {"B1": True, "B2": False},
     )
     starts = counter_nodes(prefixes["B1"])[1]
-    return OneRunView(scores, "billboard", billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas))
+    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
+    return OneRunView(scores, "billboard", reach, features)

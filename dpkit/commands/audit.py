@@ -151,7 +151,9 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     show_default=True,
     help="auto (fit every attack, choose one on a held-out split) | lr (Gaussian likelihood ratio) | "
     "learned (logistic) | density-ratio | atoms | boosting | histogram | FILE.py:SCORE; "
-    "ALGORITHM form: auto (white-box or learned, chosen on a held-out split) | white-box | learned.",
+    "ALGORITHM form: auto (white-box or learned, chosen on a held-out split) | white-box | learned; "
+    "with --one-run: white-box (the default there) | learned (learned on half the canaries, judged on the other) | "
+    "auto (both, each at half of α).",
 )
 @click.option(
     "--sequential",
@@ -216,7 +218,6 @@ def audit(ctx: click.Context, **params: Any) -> int:
                 "position",
                 "max_time",
                 "sequential",
-                "attack",
                 "executor",
                 "workers",
                 "scheduler",
@@ -224,8 +225,10 @@ def audit(ctx: click.Context, **params: Any) -> int:
             refuse_options(ctx, many_run_only, "a --one-run audit (one run, every user a canary)")
             from .audit_one_run import audit_one_run
 
+            attack = {"lr": "white-box"}.get(params["attack"], params["attack"]) if given(ctx, "attack") else None
             return audit_one_run(
                 **{k: params[k] for k in ("algorithm", "canaries", "sigma", "epsilon", "delta", "confidence", "seed")},
+                attack=attack or "white-box",
                 as_json=params["as_json"],
             )
         refuse_options(ctx, ("canaries",), "a many-run audit (add --one-run)")

@@ -18,6 +18,7 @@ def audit_one_run(
     delta: float | None,
     confidence: float,
     seed: float,
+    attack: str = "white-box",
     as_json: bool,
 ) -> int:
     """One run of ``algorithm`` with every user a canary; print the result, return the exit status (1: violation)."""
@@ -36,6 +37,7 @@ def audit_one_run(
             delta=delta,
             sigma=sigma_choice(sigma),
             alpha=round(1.0 - confidence, 12),
+            attack=attack,
             progress=advance,
         )
     out = result.to_dict()
@@ -53,7 +55,13 @@ def audit_one_run(
                 "claimed ε at the informative δ = " + format_number(result.delta_informative),
                 format_number(result.claimed_epsilon_at_informative_delta, 6),
             ],
-            ["canary users (one run)", str(out["canaries"])],
+            ["canary users (one run)", str(out["run_canaries"])],
+            [
+                "score judged",
+                "white-box, every canary"
+                if result.attack == "white-box"
+                else f"learned on half the canaries, judged on the other {out['canaries']}",
+            ],
             [
                 "reach: μ per user the scores can show at the claim",
                 "each user seen alone" if result.judged.reach is None else format_number(result.judged.reach, 6),

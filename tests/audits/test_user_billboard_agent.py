@@ -71,6 +71,33 @@ def test_one_run(name: str) -> None:
     assert result.scores.observer == "billboard"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["CountingAgent", *TWINS])
+def test_one_run_with_a_score_learned_on_half_the_canaries(name: str) -> None:
+    # the score learned on half the canaries' coins (the auditor's own) and judged on the other half finds the
+    # un-noised counter (its users alone in the smallest p-sums: every guess right) — a violation in one run of
+    # 20,000 canaries; the correct agent is never a violation, and no twin is called consistent
+    result = audit_one_run(_register(name), canaries=20_000, seed=2, sigma="paper", attack="auto")
+    if name == "CountingAgent":
+        assert result.verdict != "violation", result.to_dict()
+    else:
+        assert result.verdict != "consistent", result.to_dict()
+    if name == "Unnoised":
+        assert result.verdict == "violation" and result.attack == "learned", result.to_dict()
+        assert result.correct == result.guesses and result.to_dict()["canaries"] == 10_000
+    alone = audit_one_run(_register(name), canaries=2_000, seed=2, sigma="paper", attack="learned")
+    assert alone.attack == "learned" and alone.to_dict()["run_canaries"] == 2_000
+    assert alone.verdict != "violation" if name == "CountingAgent" else alone.verdict != "consistent"
+
+
+def test_a_learned_one_run_score_needs_an_observer_that_offers_features() -> None:
+    # LDP-UCRL-VTR's one-run observer scores every user alone (her messages' exact likelihood ratio): no features
+    with pytest.raises(ValueError, match="offers no features"):
+        audit_one_run("ldp-ucrl-vtr", canaries=50, seed=0, attack="learned")
+    with pytest.raises(ValueError, match="attack"):
+        audit_one_run("ldp-ucrl-vtr", canaries=50, seed=0, attack="boosting")
+
+
 # -- on a user's environment --------------------------------------------------------------------------------------
 
 gymnasium = pytest.importorskip("gymnasium")

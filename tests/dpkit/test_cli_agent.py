@@ -70,8 +70,21 @@ def test_one_run_audits_of_a_users_agent(capsys: pytest.CaptureFixture[str]) -> 
         (["rlsvi", "--one-run", "--runs", "10"], "--runs does not apply to a --one-run audit"),
         (["rlsvi", "--canaries", "10"], "--canaries does not apply to a many-run audit"),
         (["ucrl-vtr", "--one-run", "--canaries", "10"], "ALGORITHM must be one of"),
+        (["ldp-ucrl-vtr", "--one-run", "--canaries", "50", "--attack", "learned"], "offers no features"),
+        (["ldp-ucrl-vtr", "--one-run", "--canaries", "50", "--attack", "boosting"], "must be auto, white-box or"),
     ],
 )
 def test_one_run_refusals(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, out, err = run(capsys, "audit", *argv)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+def test_one_run_with_a_learned_score_catches_the_unnoised_twin(capsys: pytest.CaptureFixture[str]) -> None:
+    jdp = Path(__file__).resolve().parents[2] / "examples" / "jdp_agent.py"
+    base = ["audit", "--one-run", "--sigma", "paper", "--canaries", "20000", "--seed", "2", "--attack", "auto"]
+    base.append("--json")
+    code, out, err = run(capsys, *base, "--agent", f"{jdp}:Unnoised")
+    result = json.loads(out)
+    assert code == 1 and result["verdict"] == "violation" and result["attack"] == "learned", err
+    assert result["run_canaries"] == 20000 and result["canaries"] == 10000 and result["correct"] == result["guesses"]
