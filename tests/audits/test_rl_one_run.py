@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from dpkit.algorithms import registry
-from dpkit.audits.rl import register_agent
-from dpkit.audits.rl_one_run import audit_one_run, one_run_scores
+from dpkit.audits.claims import Claim
+from dpkit.audits.rl import default_setting, register_agent
+from dpkit.audits.rl_one_run import OneRunScores, audit_one_run, learned_one_run, one_run_scores
 from dpkit.loading import load_object
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py"
@@ -130,3 +131,29 @@ def test_billboard_scores_see_a_user_alone_in_her_leaf() -> None:
     scores = billboard_one_run_scores({"c": prefixes}, {"c": items0}, {"c": items1}, {"c": 1.0}, {"c": False})
     assert scores[0] > 0 > scores[2]
     assert scores[1] == scores[3] == 0
+
+
+@pytest.mark.slow
+def test_a_learned_one_run_score_keeps_its_level_at_the_claim() -> None:
+    """Canaries exactly at the claim (each user's first feature N(±μ/2, 1): μ-GDP per user, the claim's own curve;
+    two more features pure noise): the score learned on half of them and judged on the other half is a violation
+    for at most about α of the runs (200 runs; P[Binomial(200, 0.05) >= 19] < 0.01), and it learns the signal (a
+    mechanism at 3 × the claim is caught in most runs)."""
+    setting = default_setting("private-linopt-vi")
+    mu, m = 1.0, 2000
+
+    def run(seed: int, shift: float) -> OneRunScores:
+        rng = np.random.default_rng(seed)
+        coins = rng.integers(0, 2, m)
+        features = rng.standard_normal((m, 3))
+        features[:, 0] += shift * (coins - 0.5)
+        return OneRunScores(setting, seed, coins, np.zeros(m), 0.0, "billboard", None, features)
+
+    alarms = sum(
+        learned_one_run(run(seed, mu), Claim.gdp(mu), alpha=0.05).verdict == "violation" for seed in range(200)
+    )
+    assert alarms <= 18
+    caught = sum(
+        learned_one_run(run(seed, 3 * mu), Claim.gdp(mu), alpha=0.05).verdict == "violation" for seed in range(10)
+    )
+    assert caught >= 8
