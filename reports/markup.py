@@ -33,6 +33,8 @@ _MD_TABLE = str.maketrans(_MD_ENTITIES)
 
 
 def no_controls(text: str) -> str:
+    """``text`` with its control characters dropped and its line breaks and tabs as spaces (:func:`dpkit.render.plain`
+    does the same for the terminal on its own: the command line's output imports nothing of the reports)."""
     if text.isprintable():
         return text
     return "".join(

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from doc_examples import ROOT, Block, blocks, commands, matches, run_console, run_pycon, run_python, typed, workdir
+from doc_examples import ROOT, Block, blocks, commands, matches, run_block, typed, workdir
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = blocks(README)
@@ -53,9 +53,4 @@ def _cases() -> list[pytest.ParameterSet]:
 def test_example_runs(block: Block, tmp_path: Path) -> None:
     cwd = workdir(tmp_path / "work", BLOCKS)
     name = f"README.md line {block.line}"
-    if block.lang == "console":
-        run_console(block.body, cwd)
-    elif block.lang == "pycon":
-        run_pycon(block.body, cwd, name)
-    else:
-        run_python(block.body, cwd, name)
+    run_block(block, cwd, name)

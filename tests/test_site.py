@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from doc_examples import ROOT, Block, blocks, commands, run_console, run_pycon, run_python, typed, workdir
+from doc_examples import ROOT, Block, blocks, commands, run_block, typed, workdir
 
 DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "__pycache__" not in p.parts)
@@ -109,9 +109,4 @@ def test_no_example_hides_in_an_unread_fence() -> None:
 def test_example_runs(page: Path, block: Block, tmp_path: Path) -> None:
     cwd = workdir(tmp_path / "work", _page_blocks(page))
     name = f"{page.relative_to(DOCS)} line {block.line}"
-    if block.lang == "console":
-        run_console(block.body, cwd)
-    elif block.lang == "pycon":
-        run_pycon(block.body, cwd, name)
-    else:
-        run_python(block.body, cwd, name)
+    run_block(block, cwd, name)

@@ -42,6 +42,17 @@ TINY = {
 VALIDATOR = jsonschema.Draft202012Validator(report_schema())
 
 
+def _refused_by_model_and_schema(report: dict[str, Any], change: Callable[[Any], None], message: str) -> None:
+    """``report`` changed by ``change`` is refused by the model in one line naming ``message``, and by the schema."""
+    bad = copy.deepcopy(report)
+    change(bad)
+    with pytest.raises(ValueError) as info:
+        validate_report(bad)
+    assert message in str(info.value) and str(info.value).startswith("report.json: ") and "\n" not in str(info.value)
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate(bad)
+
+
 @pytest.fixture(scope="module")
 def tiny() -> dict[str, Any]:
     """The report of :data:`TINY` as report.json holds it."""
@@ -119,13 +130,7 @@ def _drop(path: tuple[Any, ...]) -> Callable[[Any], None]:
 def test_a_report_that_does_not_fit_is_refused_by_model_and_schema(
     tiny: dict[str, Any], change: Callable[[Any], None], message: str
 ) -> None:
-    bad = copy.deepcopy(tiny)
-    change(bad)
-    with pytest.raises(ValueError) as info:
-        validate_report(bad)
-    assert message in str(info.value) and str(info.value).startswith("report.json: ") and "\n" not in str(info.value)
-    with pytest.raises(jsonschema.ValidationError):
-        VALIDATOR.validate(bad)
+    _refused_by_model_and_schema(tiny, change, message)
 
 
 #: :data:`TINY`'s audited algorithm audited sequentially at a σ far below the tight one: a violation in a few batches.
@@ -185,13 +190,7 @@ _RESULT = ("algorithms", 0, "audit", "result")
 def test_a_sequential_result_that_does_not_fit_is_refused_by_model_and_schema(
     tiny_sequential: dict[str, Any], change: Callable[[Any], None], message: str
 ) -> None:
-    bad = copy.deepcopy(tiny_sequential)
-    change(bad)
-    with pytest.raises(ValueError) as info:
-        validate_report(bad)
-    assert message in str(info.value) and str(info.value).startswith("report.json: ") and "\n" not in str(info.value)
-    with pytest.raises(jsonschema.ValidationError):
-        VALIDATOR.validate(bad)
+    _refused_by_model_and_schema(tiny_sequential, change, message)
 
 
 def test_keys_from_the_ledger_and_the_audit_may_grow(tiny: dict[str, Any]) -> None:

@@ -159,3 +159,13 @@ def run_pycon(body: str, cwd: Path, name: str) -> None:
     finally:
         os.chdir(old)
     assert results.failed == 0, "".join(report)
+
+
+def run_block(block: Block, cwd: Path, name: str) -> None:
+    """Runs one console, pycon or python block of a page (``name`` says where, in a failure) in ``cwd``."""
+    if block.lang == "console":
+        run_console(block.body, cwd)
+    elif block.lang == "pycon":
+        run_pycon(block.body, cwd, name)
+    else:
+        run_python(block.body, cwd, name)
