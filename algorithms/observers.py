@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .episodes import step_column
+from .reused_noise import CounterNodes, reused_noise_votes, with_votes
 
 __all__ = [
     "ObservedRun",
@@ -456,7 +457,8 @@ def billboard_one_run_scores(
     d_k = item1_k − item0_k, (coin_k − ½)·‖d_k‖² plus the noise and the other users' coins (each ±½ along d_i). The
     score sums these projections over every p-sum holding k, each weighted by ‖d_k‖² over a bound on its variance,
     σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
-    p-sum score 0."""
+    p-sum score 0. A user whose coin a repeated noise value reads exactly (:mod:`dpkit.algorithms.reused_noise`:
+    noise reused, or none) comes first on her side (:func:`~dpkit.algorithms.reused_noise.with_votes`)."""
     return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric)[0]
 
 
@@ -470,13 +472,15 @@ def billboard_one_run_features(
     """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level:
     column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
     none) — the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
-    noise is missing), where the white-box score weighs them by the declared σ. Shapes (T,) and (T, counters × L),
-    L = ⌊log2 T⌋ + 1."""
+    noise is missing), where the white-box score weighs them by the declared σ; the last column holds the user's
+    votes from reused noise (:func:`~dpkit.algorithms.reused_noise.reused_noise_votes`). Shapes (T,) and
+    (T, counters × L + 1), L = ⌊log2 T⌋ + 1."""
     names = tuple(prefixes)
     t_users = next(iter(items0.values())).shape[0]
     levels = int(math.log2(max(t_users, 1))) + 1
     scores = np.zeros(t_users)
     features = np.zeros((t_users, len(names) * levels))
+    counters: list[CounterNodes] = []
     for c, name in enumerate(names):
         sym = symmetric[name]
         p = np.asarray(prefixes[name], dtype=float)
@@ -484,6 +488,8 @@ def billboard_one_run_features(
         released = nodes.shape[0]
         x0 = flat(np.asarray(items0[name], dtype=float), sym, 1)[:released]
         d = flat(np.asarray(items1[name], dtype=float), sym, 1)[:released] - x0
+        magnitude = flat(np.abs(p[1 : released + 1]) + np.abs(p[starts]), sym, 1)
+        counters.append(CounterNodes(flat(nodes, sym, 1), starts, magnitude, x0, d, one_sigma(name, sigmas[name])))
         centre = x0 + 0.5 * d
         cum = np.concatenate([np.zeros((1,) + centre.shape[1:]), np.cumsum(centre, axis=0)])
         norm2 = np.einsum("tm,tm->t", d, d)
@@ -499,7 +505,8 @@ def billboard_one_run_features(
             level = c * levels + min(int(math.log2(hi - lo)), levels - 1)
             seen = norm2[lo:hi] > 0
             features[lo:hi, level] += np.where(seen, proj / np.where(seen, norm2[lo:hi], 1.0), 0.0)
-    return scores, features
+    votes = reused_noise_votes(counters, t_users)
+    return with_votes(scores, votes), np.column_stack([features, votes])
 
 
 def one_sigma(name: str, sigma: Any) -> float:

@@ -75,16 +75,18 @@ def test_one_run(name: str) -> None:
 @pytest.mark.parametrize("name", ["CountingAgent", *TWINS])
 def test_one_run_with_a_score_learned_on_half_the_canaries(name: str) -> None:
     # the score learned on half the canaries' coins (the auditor's own) and judged on the other half finds the
-    # un-noised counter (its users alone in the smallest p-sums: every guess right) — a violation in one run of
-    # 20,000 canaries; the correct agent is never a violation, and no twin is called consistent
-    result = audit_one_run(_register(name), canaries=20_000, seed=2, sigma="paper", attack="auto")
+    # un-noised counter and the counters seeded alike (their noise repeats: dpkit.algorithms.reused_noise reads the
+    # coins it covers) — each a violation in one run of 5,000 canaries, every guess right; the correct agent is never
+    # a violation, and no twin is called consistent (σ/√2 and the level short are beyond one run of a tree counter:
+    # its typical user is in half the p-sums the declaration charges — docs/your_agent.md)
+    result = audit_one_run(_register(name), canaries=5_000, seed=2, sigma="paper", attack="auto")
     if name == "CountingAgent":
         assert result.verdict != "violation", result.to_dict()
     else:
         assert result.verdict != "consistent", result.to_dict()
-    if name == "Unnoised":
+    if name in ("Unnoised", "SharedNoise"):
         assert result.verdict == "violation" and result.attack == "learned", result.to_dict()
-        assert result.correct == result.guesses and result.to_dict()["canaries"] == 10_000
+        assert result.correct == result.guesses and result.to_dict()["canaries"] == 2_500
     alone = audit_one_run(_register(name), canaries=2_000, seed=2, sigma="paper", attack="learned")
     assert alone.attack == "learned" and alone.to_dict()["run_canaries"] == 2_000
     assert alone.verdict != "violation" if name == "CountingAgent" else alone.verdict != "consistent"
