@@ -17,14 +17,22 @@ counts, noisy Gram matrices. An agent follows the billboard protocol when it has
   under the plan of the current episode, without changing the agent (so the other canary can be evaluated too);
 * ``update(k, states, actions, rewards)``, which adds the user's items to the counters.
 
+How the prefixes are built is told by the declared counts (:func:`counter_structure`, from the *registered*
+declaration at the audit's K): ``count`` per step = m, the tree's p-sums per user, is a binary-tree counter (dpkit
+recovers its p-sums, positions :func:`~dpkit.algorithms.observers.tree_positions`); ``count`` per step = K − 1, the
+released prefixes that hold the first user, is a counter that noises every prefix afresh (each prefix is a release,
+positions :func:`~dpkit.algorithms.observers.later_release_positions`). Any other count is refused, naming both: what
+a user's item is exposed to at each position — the audit's allowance there — follows from the structure, and a
+structure dpkit cannot tell would make that allowance a guess.
+
 :func:`observe_billboard` is the generic observer: it plays every user, reads every released prefix of every
 counter, recovers the p-sums, and whitens each at the σ the *claim* needs (dpkit's calibration of the agent's own
 declaration, never the σ the agent reports) — the p-sums that hold the changed user give their projection on her
 difference (the white-box log-likelihood ratio) and every whitened coordinate, every other p-sum, step and counter
 stays in the row without a signal of its own (noise shared between counters, steps or p-sums shows there). The
 canaries are beyond the stated bounds (raw rewards 2, which only the agent's own clipping brings back to [0, 1];
-disjoint states from the first step); the positions are the tree's
-(:func:`~dpkit.algorithms.observers.tree_positions`); :func:`billboard_one_run` scores a one-run audit from the same
+disjoint states from the first step); the positions are the structure's (:func:`billboard_positions`);
+:func:`billboard_one_run` scores a one-run audit from the same
 billboard. ``dpkit audit --agent FILE.py:NAME`` tells the protocols apart by what the agent offers:
 ``billboard_items`` (this one) or ``message_statistics`` (local DP,
 :func:`~dpkit.algorithms.observers.observe_messages`).
@@ -32,6 +40,7 @@ billboard. ``dpkit audit --agent FILE.py:NAME`` tells the protocols apart by wha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -51,6 +60,9 @@ from .observers import (
 
 __all__ = [
     "PROTOCOLS",
+    "STRUCTURES",
+    "counter_structure",
+    "billboard_positions",
     "billboard_world",
     "observe_billboard",
     "billboard_one_run",
@@ -60,6 +72,79 @@ __all__ = [
 
 #: The protocols a user's agent may follow, and the method that says which: local-DP messages, or a billboard.
 PROTOCOLS: Mapping[str, str] = {"messages": "message_statistics", "billboard": "billboard_items"}
+#: How a billboard's prefixes are built: binary-tree p-sums, or fresh noise on every prefix.
+STRUCTURES = ("tree", "prefix")
+
+
+def counter_structure(declaration: Any, episodes: int) -> str:
+    """``"tree"`` when every release declares, per step, the m p-sums of a binary-tree counter over ``episodes``
+    users (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`), ``"prefix"`` when it declares
+    the K − 1 released prefixes that hold the first user (every prefix noised afresh); a ValueError naming both
+    otherwise. Where the two agree (K <= 3) the counters are the same: ``"tree"``."""
+    from dpkit.accountant.tree import max_psums_per_item
+
+    k = int(episodes)
+    tree, prefix = max_psums_per_item(k, schedule="before-episode"), max(k - 1, 1)
+    found = set()
+    for r in declaration.releases:
+        steps = max(int(r.steps), 1)
+        per = r.count / steps
+        if per == tree:
+            found.add("tree")
+        elif per == prefix:
+            found.add("prefix")
+        else:
+            raise ValueError(
+                f"{declaration.algorithm}'s release {r.name!r} declares count {r.count} ({per:g} per step over "
+                f"{steps} step(s)) for K = {k} users: the billboard protocol reads binary-tree counters (m = {tree} "
+                f"p-sums per user and step) or counters that noise every prefix afresh (K − 1 = {prefix}); declare "
+                "one of these, or audit the agent through an AlgorithmSpec with an observer of your own"
+            )
+    if len(found) > 1:
+        raise ValueError(
+            f"{declaration.algorithm}'s releases mix binary-tree counters and counters noised on every prefix: "
+            "the billboard protocol reads one kind per agent"
+        )
+    return found.pop() if found else "tree"
+
+
+@functools.lru_cache(maxsize=64)
+def _registered_structure(setting: Any, generation: int) -> str:
+    from . import registry
+
+    env = billboard_world(setting)[0]
+    factory = registry.get(setting.algorithm).make_agent()
+    options = dict(getattr(setting, "options", ()) or ())
+    agent = factory(
+        setting.algorithm,
+        env,
+        setting.episodes,
+        np.random.default_rng(0),
+        epsilon=setting.epsilon,
+        delta=setting.delta,
+        sigma="paper",
+        **options,
+    )
+    return counter_structure(agent.declaration, setting.episodes)
+
+
+def setting_structure(setting: Any) -> str:
+    """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K — never the
+    implementation under test's."""
+    from . import registry
+
+    return _registered_structure(setting, registry.generation())
+
+
+def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+    """The positions of a billboard agent's audit: the tree's (:func:`~dpkit.algorithms.observers.tree_positions`)
+    or, for counters noised on every prefix, the first, middle and last user a release holds, user k's share
+    (K − 1 − k)/(K − 1) (:func:`~dpkit.algorithms.observers.later_release_positions`)."""
+    from .observers import later_release_positions, tree_positions
+
+    if setting_structure(setting) == "prefix":
+        return later_release_positions(setting, index)
+    return tree_positions(setting, index)
 
 
 def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
@@ -119,6 +204,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         {n: releases[n].noise == "symmetric" for n in names},
         run.sensitivities,
         coordinates=True,
+        structure=setting_structure(run.setting),
     )
     return trace.row(True)
 
@@ -149,14 +235,16 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         agent.update(k, *trajectories[int(coin)])
         run.advance()
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    structure = setting_structure(run.setting)
     scores, features = billboard_one_run_features(
         prefixes,
         {n: np.stack(log0.items[n]) for n in names},
         {n: np.stack(log1.items[n]) for n in names},
         dict(agent.sigmas),
         {n: releases[n].noise == "symmetric" for n in names},
+        structure=structure,
     )
-    starts = counter_nodes(prefixes[names[0]])[1]
+    starts = counter_nodes(prefixes[names[0]], structure)[1]
     reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
     return OneRunView(scores, "billboard", reach, features)
 
@@ -173,7 +261,7 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         world=billboard_world,
         observe=observe_billboard,
         one_run=billboard_one_run,
-        positions="dpkit.algorithms.observers:tree_positions",
+        positions="dpkit.algorithms.billboard:billboard_positions",
         defaults={"states": 2, "horizon": 3, "episodes": 4, **dict(defaults or {})},
         canaries="disjoint states from the first step, raw rewards 2 (beyond [0, 1]): only the agent's clipping keeps "
         "her counters' items at their declared Δ",

@@ -277,11 +277,16 @@ class Trace:
         return np.concatenate([body, [mu_used, mu_claim]])
 
 
-def counter_nodes(prefixes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The p-sums of the binary mechanism from its released prefixes P_0 = 0, P_1 … P_T (axis 0):
-    node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals P_t − P_{t − lowbit(t)}.
+def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:
+    """The separately noised releases of a counter from its released prefixes P_0 = 0, P_1 … P_T (axis 0).
+    ``tree`` (the binary mechanism): node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals
+    P_t − P_{t − lowbit(t)}; ``prefix`` (every prefix noised afresh): node t is P_t itself, items 0 … t − 1.
     Returns (nodes (T, …), starts (T,))."""
     t = np.arange(1, prefixes.shape[0])
+    if structure == "prefix":
+        return prefixes[1:].copy(), np.zeros_like(t)
+    if structure != "tree":
+        raise ValueError(f"structure must be 'tree' or 'prefix', got {structure!r}")
     starts = t - (t & -t)
     return prefixes[1:] - prefixes[starts], starts
 
@@ -297,14 +302,16 @@ def billboard(
     symmetric: Mapping[str, bool],
     sensitivities: Mapping[str, float],
     coordinates: bool = False,
+    structure: str = "tree",
 ) -> None:
-    """Residuals of every p-sum of every counter. ``prefixes[name]`` (T + 1, …) as released (P_0 = 0);
-    ``items0[name]`` (T, …) the items of D; ``delta_items[name]`` the changed user's item under D′ minus D;
-    ``sensitivities[name]`` the declared Δ of one item (each p-sum holding her item is allowed at most Δ/σ_claim).
+    """Residuals of every p-sum of every counter (``structure``: how its prefixes are built, :func:`counter_nodes`).
+    ``prefixes[name]`` (T + 1, …) as released (P_0 = 0); ``items0[name]`` (T, …) the items of D;
+    ``delta_items[name]`` the changed user's item under D′ minus D; ``sensitivities[name]`` the declared Δ of one
+    item (each p-sum holding her item is allowed at most Δ/σ_claim).
     ``coordinates``: every whitened coordinate of the p-sums that hold her too (no signal of their own: noise shared
     between counters shows there)."""
     for name, p in prefixes.items():
-        nodes, starts = counter_nodes(p)
+        nodes, starts = counter_nodes(p, structure)
         cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
         stops = np.arange(1, p.shape[0])
         exact = cumulative[stops] - cumulative[starts]
@@ -364,6 +371,7 @@ class CounterLog:
         symmetric: Mapping[str, bool],
         sensitivities: Mapping[str, float],
         coordinates: bool = False,
+        structure: str = "tree",
     ) -> None:
         """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
         released = len(self.prefixes[self.names[0]])
@@ -378,6 +386,7 @@ class CounterLog:
             symmetric,
             sensitivities,
             coordinates,
+            structure,
         )
 
 
@@ -468,6 +477,8 @@ def billboard_one_run_features(
     items1: Mapping[str, np.ndarray],
     sigmas: Mapping[str, float],
     symmetric: Mapping[str, bool],
+    *,
+    structure: str = "tree",
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level:
     column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
@@ -484,7 +495,7 @@ def billboard_one_run_features(
     for c, name in enumerate(names):
         sym = symmetric[name]
         p = np.asarray(prefixes[name], dtype=float)
-        nodes, starts = counter_nodes(p)
+        nodes, starts = counter_nodes(p, structure)
         released = nodes.shape[0]
         x0 = flat(np.asarray(items0[name], dtype=float), sym, 1)[:released]
         d = flat(np.asarray(items1[name], dtype=float), sym, 1)[:released] - x0

@@ -165,6 +165,9 @@ def _module(path: Path) -> ModuleType:
         raise ValueError(f"cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:  # as `python FILE.py` runs it: its own folder first, so it imports its neighbours
+        sys.path.insert(0, folder)
     try:
         spec.loader.exec_module(module)
     except Exception as err:  # the user's file failed to import: report it on one line

@@ -13,12 +13,20 @@ import pytest
 
 from dpkit.algorithms.billboard import agent_protocol
 from dpkit.algorithms.observers import local_messages_audit
-from dpkit.audits.rl import audit_positions, audit_setting, default_setting, register_agent, setting_claim_sigmas
+from dpkit.audits.rl import (
+    audit_positions,
+    audit_setting,
+    default_setting,
+    positions,
+    register_agent,
+    setting_claim_sigmas,
+)
 from dpkit.audits.rl_one_run import audit_one_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
 import jdp_agent  # noqa: E402
+import jdp_prefix_agent  # noqa: E402
 
 TWINS = ("Unnoised", "WrongFormula", "OneLevelShort", "SharedNoise")
 
@@ -56,6 +64,39 @@ def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noq
 def test_each_twin_is_a_violation(twin: str, pool) -> None:  # noqa: ANN001
     audit = audit_positions(default_setting(_register(twin), sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == "violation", audit.position_rows()
+
+
+def test_the_structure_of_the_counters_sets_the_positions() -> None:
+    # a tree's positions for the CountingAgent (the first user in m = 2 of K = 4's p-sums, the others in 1); the first
+    # user in all K − 1 = 3 prefixes of the agent that noises every prefix afresh, user k in K − 1 − k
+    tree = positions(default_setting(_register("CountingAgent")))
+    assert [share for _, share in tree.values()] == [1.0, 0.5, 0.5]
+    name = register_agent(jdp_prefix_agent.FreshPrefixAgent, name="jdp-fresh-prefix")
+    fresh = positions(default_setting(name))
+    assert {k: v for k, v in fresh.items()} == {"first": (0, 1.0), "middle": (1, 2 / 3), "last": (2, 1 / 3)}
+
+
+def test_a_count_of_neither_structure_is_refused() -> None:
+    class OverDeclared(jdp_agent.CountingAgent):
+        def __init__(self, *args, **kwargs):  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            self.declaration = replace(
+                self.declaration, releases=tuple(replace(r, count=r.count + 2) for r in self.declaration.releases)
+            )
+
+    name = register_agent(OverDeclared, name="jdp-over-declared")
+    with pytest.raises(ValueError, match=r"declares count 4 .*m = 2 p-sums per user and step.*K − 1 = 3"):
+        audit_setting(default_setting(name, position="first"), runs=50, seed=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("cls", "verdict"), [("FreshPrefixAgent", "consistent"), ("HalfNoise", "violation")])
+def test_counters_noised_on_every_prefix(cls: str, verdict: str, pool) -> None:  # noqa: ANN001
+    # each released prefix is a release of its own: the canaries reach the declared worst case at every position
+    name = register_agent(getattr(jdp_prefix_agent, cls), name=f"jdp-prefix-{cls.lower()}")
+    audit = audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1, executor=pool)
+    assert audit.verdict == verdict, audit.position_rows()
+    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3)
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ AGENT = str(Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py")
 @pytest.fixture(autouse=True)
 def _forget_agents():
     yield
-    for name in ("make_agent", "make_agent_without_clipping"):
+    for name in ("make_agent", "make_agent_without_clipping", "Over"):
         if name in registry.names():
             registry.unregister(name)
 
@@ -88,3 +88,28 @@ def test_one_run_with_a_learned_score_catches_the_unnoised_twin(capsys: pytest.C
     result = json.loads(out)
     assert code == 1 and result["verdict"] == "violation" and result["attack"] == "learned", err
     assert result["run_canaries"] == 20000 and result["canaries"] == 10000 and result["correct"] == result["guesses"]
+
+
+def test_an_agent_file_imports_its_neighbours(tmp_path: Path) -> None:
+    # as `python FILE.py` would: examples/jdp_prefix_agent.py imports jdp_agent from its own folder
+    from dpkit.loading import load_object
+
+    (tmp_path / "helper_module_of_mine.py").write_text("VALUE = 41\n")
+    (tmp_path / "agent_file.py").write_text("from helper_module_of_mine import VALUE\n\nANSWER = VALUE + 1\n")
+    assert load_object("--agent", f"{tmp_path / 'agent_file.py'}:ANSWER") == 42
+    prefix_agent = str(Path(AGENT).with_name("jdp_prefix_agent.py"))
+    assert load_object("--agent", f"{prefix_agent}:FreshPrefixAgent").__name__ == "FreshPrefixAgent"
+
+
+def test_a_count_of_neither_structure_is_one_error_line(capsys, tmp_path: Path) -> None:
+    jdp = Path(AGENT).with_name("jdp_agent.py")
+    (tmp_path / "over.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(jdp.parent)!r})\nfrom dataclasses import replace\n"
+        "from jdp_agent import CountingAgent\n\n\nclass Over(CountingAgent):\n"
+        "    def __init__(self, *a, **k):\n        super().__init__(*a, **k)\n"
+        "        self.declaration = replace(self.declaration, releases=tuple(replace(r, count=r.count + 2) "
+        "for r in self.declaration.releases))\n"
+    )
+    code, out, err = run(capsys, "audit", "--agent", f"{tmp_path / 'over.py'}:Over", "--runs", "10")
+    assert code == 2 and out == ""
+    assert err.startswith("error: ") and "declares count 4" in err and err.count("\n") == 1, err

@@ -1,0 +1,52 @@
+"""How a billboard agent's prefixes are built, told by its declared counts (dpkit.algorithms.billboard): binary-tree
+p-sums (count m per step) or fresh noise on every prefix (count K − 1); any other count is refused, naming both —
+the audit's allowance at each position follows from the structure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tiers import examples
+
+from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
+from dpkit.accountant.tree import max_psums_per_item
+from dpkit.algorithms.billboard import counter_structure
+from dpkit.algorithms.observers import counter_nodes
+
+
+def _declaration(*counts: int, steps: int = 1) -> PrivacyDeclaration:
+    factors = (1.0,) * steps if steps > 1 else ()
+    releases = tuple(
+        DeclaredRelease(f"c{i}", "counts", c, 1.0, 1.0, 1.0, 2.0, step_factors=factors) for i, c in enumerate(counts)
+    )
+    return PrivacyDeclaration("agent", "JDP", "a user's agent", "replace_one", 1.0, 1e-5, releases)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(k=st.integers(2, 5000), steps=st.integers(1, 4))
+def test_the_declared_count_tells_the_structure(k: int, steps: int) -> None:
+    m = max_psums_per_item(k, schedule="before-episode")
+    assert counter_structure(_declaration(m * steps, m * steps, steps=steps), k) == "tree"
+    prefix = max(k - 1, 1)
+    assert counter_structure(_declaration(prefix * steps, steps=steps), k) == ("tree" if prefix == m else "prefix")
+    other = max(m, prefix) + 1
+    with pytest.raises(ValueError, match=rf"declares count {other * steps} .*m = {m}.*K − 1 = {prefix}"):
+        counter_structure(_declaration(other * steps, steps=steps), k)
+
+
+def test_releases_of_both_kinds_are_refused() -> None:
+    # K = 16: a tree's m = 4 p-sums hold a user, 15 released prefixes hold the first
+    with pytest.raises(ValueError, match="mix binary-tree counters and counters noised on every prefix"):
+        counter_structure(_declaration(4, 15), 16)
+
+
+def test_prefix_nodes_are_the_prefixes() -> None:
+    p = np.arange(12.0).reshape(6, 2)
+    nodes, starts = counter_nodes(p, "prefix")
+    assert np.array_equal(nodes, p[1:]) and not starts.any()
+    tree, starts = counter_nodes(p, "tree")
+    assert np.array_equal(starts, [0, 0, 2, 0, 4]) and np.array_equal(tree[3], p[4] - p[0])
+    with pytest.raises(ValueError, match="structure must be"):
+        counter_nodes(p, "fenwick")
