@@ -62,6 +62,7 @@ __all__ = [
     "PROTOCOLS",
     "STRUCTURES",
     "counter_structure",
+    "setting_structure",
     "billboard_positions",
     "billboard_world",
     "observe_billboard",
