@@ -9,9 +9,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dpkit.algorithms.billboard import agent_protocol
+from dpkit.algorithms.episodes import Plan
 from dpkit.algorithms.observers import local_messages_audit
 from dpkit.audits.rl import (
     audit_positions,
@@ -166,3 +168,38 @@ def test_audits_on_frozen_lake(algorithm: str, env: str, pool) -> None:  # noqa:
     )
     result = audit_setting(below, runs=800, seed=2, executor=pool)
     assert result.verdict == "violation", result.to_dict()
+
+
+class _ExactPlanner(jdp_agent.CountingAgent):
+    """Publishes its noisy counters but plans on the exact ones: its later users' policies leak what the billboard
+    hides."""
+
+    def plan(self, k):  # noqa: ANN001, ANN201
+        noisy = super().plan(k)
+        exact = getattr(self, "exact", None) or {n: np.zeros(c.shape) for n, c in self.counters.items()}
+        n = exact["visits"].sum(axis=3)
+        p = np.where(n[..., None] > 0, exact["visits"] / np.maximum(n, 1e-9)[..., None], 1.0 / self.env.states)
+        r = np.clip(exact["rewards"] / np.maximum(n, 1.0), 0.0, 1.0)
+        v, policy = np.zeros(self.env.states), np.zeros((self.env.horizon, self.env.states), dtype=int)
+        for h in range(self.env.horizon - 1, -1, -1):
+            q = r[h] + p[h] @ v
+            policy[h], v = q.argmax(axis=1), q.max(axis=1)
+        return Plan(policy, noisy.released)
+
+    def update(self, k, states, actions, rewards):  # noqa: ANN001, ANN201
+        self.exact = getattr(self, "exact", None) or {n: np.zeros(c.shape) for n, c in self.counters.items()}
+        for n, item in self.billboard_items(states, actions, rewards).items():
+            self.exact[n] += item
+        return super().update(k, states, actions, rewards)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known limit: the billboard audit reads what the agent publishes, and its canaries (rewards at the bound "
+    "on disjoint states) do not move a greedy plan, so a plan made on the exact statistics looks the same on D and "
+    "D′ — a policy-sensitive probe is not built yet",
+)
+def test_a_plan_made_on_the_exact_statistics_is_a_violation() -> None:
+    name = register_agent(_ExactPlanner, name="jdp-exact-planner")
+    assert audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1).verdict == "violation"
