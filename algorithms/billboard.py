@@ -63,6 +63,7 @@ __all__ = [
     "STRUCTURES",
     "counter_structure",
     "setting_structure",
+    "allowed_psums",
     "billboard_positions",
     "billboard_world",
     "observe_billboard",
@@ -137,15 +138,37 @@ def setting_structure(setting: Any) -> str:
     return _registered_structure(setting, registry.generation())
 
 
+def allowed_psums(setting: Any, index: int) -> int:
+    """How many p-sums the audit allows the user at ``index`` (0-based) of a billboard agent: min(m, K − 1 − k),
+    m the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
+    prefix). The declaration says no user is in more than m; a counter that adds one noisy p-sum per user can hold
+    user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out
+    from another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from
+    the standard layout could allow a correct agent less than it uses."""
+    from dpkit.accountant.tree import max_psums_per_item
+
+    k = int(setting.episodes)
+    declared = (
+        max(k - 1, 1) if setting_structure(setting) == "prefix" else max_psums_per_item(k, schedule="before-episode")
+    )
+    return max(min(declared, k - 1 - int(index)), 0)
+
+
 def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of a billboard agent's audit: the tree's (:func:`~dpkit.algorithms.observers.tree_positions`)
-    or, for counters noised on every prefix, the first, middle and last user a release holds, user k's share
-    (K − 1 − k)/(K − 1) (:func:`~dpkit.algorithms.observers.later_release_positions`)."""
-    from .observers import later_release_positions, tree_positions
+    or, for counters noised on every prefix, the first, middle and last user a release holds
+    (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share is :func:`allowed_psums` over the
+    most any user is allowed — what the declaration allows her, whatever the layout."""
+    from .observers import later_release_positions, positions_with_shares, tree_positions
 
-    if setting_structure(setting) == "prefix":
-        return later_release_positions(setting, index)
-    return tree_positions(setting, index)
+    k = int(setting.episodes)
+    allowed = [allowed_psums(setting, i) for i in range(k)]
+    shares = [a / max(max(allowed), 1) for a in allowed]
+    if index is not None:
+        return positions_with_shares({}, shares, index)
+    named = later_release_positions(setting) if setting_structure(setting) == "prefix" else tree_positions(setting)
+    assert isinstance(named, dict)
+    return positions_with_shares({name: i for name, (i, _) in named.items()}, shares, None)
 
 
 def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
@@ -206,6 +229,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         run.sensitivities,
         coordinates=True,
         structure=setting_structure(run.setting),
+        allowance_psums=allowed_psums(run.setting, j),
     )
     return trace.row(True)
 

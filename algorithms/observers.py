@@ -42,6 +42,7 @@ __all__ = [
     "SIGNAL_CAP",
     "default_positions",
     "tree_positions",
+    "positions_with_shares",
     "later_release_positions",
     "one_sigma",
     "counter_nodes",
@@ -303,8 +304,11 @@ def billboard(
     sensitivities: Mapping[str, float],
     coordinates: bool = False,
     structure: str = "tree",
+    allowance_psums: int | None = None,
 ) -> None:
-    """Residuals of every p-sum of every counter (``structure``: how its prefixes are built, :func:`counter_nodes`).
+    """Residuals of every p-sum of every counter (``structure``: how its prefixes are built, :func:`counter_nodes`;
+    ``allowance_psums``: the p-sums the changed user's allowance counts — her difference, capped at Δ, in that many
+    releases — where the layout is not the auditor's to know; default: those of ``structure`` that hold her).
     ``prefixes[name]`` (T + 1, …) as released (P_0 = 0); ``items0[name]`` (T, …) the items of D;
     ``delta_items[name]`` the changed user's item under D′ minus D; ``sensitivities[name]`` the declared Δ of one
     item (each p-sum holding her item is allowed at most Δ/σ_claim).
@@ -320,7 +324,9 @@ def billboard(
         d = np.broadcast_to(flat(delta_items[name], sym, 1), residual.shape)
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
         r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
-        trace.add(r, a * contains, a_claim * contains, a_used * contains)
+        held = float(contains.sum())
+        widen = math.sqrt(allowance_psums / held) if allowance_psums is not None and held > 0 else 1.0
+        trace.add(r, a * contains, a_claim * contains * widen, a_used * contains)
         whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
         if residual.shape[1] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
             for t in np.flatnonzero(contains[:, 0]):
@@ -372,6 +378,7 @@ class CounterLog:
         sensitivities: Mapping[str, float],
         coordinates: bool = False,
         structure: str = "tree",
+        allowance_psums: int | None = None,
     ) -> None:
         """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
         released = len(self.prefixes[self.names[0]])
@@ -387,6 +394,7 @@ class CounterLog:
             sensitivities,
             coordinates,
             structure,
+            allowance_psums,
         )
 
 
@@ -655,7 +663,7 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
 # declared mechanisms that hold the user at that index (1 where she is in as many as the worst-placed user).
 
 
-def _positions(
+def positions_with_shares(
     indices: Mapping[str, int], shares: Sequence[float], index: int | None
 ) -> dict[str, tuple[int, float]] | float:
     """Named positions (in order of index, the first name of a repeated index kept) with their shares, or the share
@@ -675,7 +683,7 @@ def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple
     """The positions of the changed user an audit probes when every user's data is released alike (a local-DP
     user's own messages): the first, the middle and the last user, each with share 1."""
     k = int(setting.episodes)
-    return _positions({"first": 0, "middle": k // 2, "last": k - 1}, [1.0] * k, index)
+    return positions_with_shares({"first": 0, "middle": k // 2, "last": k - 1}, [1.0] * k, index)
 
 
 def tree_positions(
@@ -695,7 +703,7 @@ def tree_positions(
     for i in released:
         if i & (i - 1) == 0 or (i + 1) & i == 0:  # k or k + 1 a power of two (k = 0 included)
             named.setdefault(f"k={i}", i)
-    return _positions(named, [c / counts.max() for c in counts], index)
+    return positions_with_shares(named, [c / counts.max() for c in counts], index)
 
 
 def later_release_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
@@ -704,4 +712,4 @@ def later_release_positions(setting: Any, index: int | None = None) -> dict[str,
     share (K − 1 − k)/(K − 1), the share of the K − 1 releases that hold user k."""
     k = int(setting.episodes)
     shares = [(k - 1 - i) / (k - 1) for i in range(k)]
-    return _positions({"first": 0, "middle": (k - 2) // 2, "last": k - 2}, shares, index)
+    return positions_with_shares({"first": 0, "middle": (k - 2) // 2, "last": k - 2}, shares, index)

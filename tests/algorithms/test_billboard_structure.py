@@ -50,3 +50,30 @@ def test_prefix_nodes_are_the_prefixes() -> None:
     assert np.array_equal(starts, [0, 0, 2, 0, 4]) and np.array_equal(tree[3], p[4] - p[0])
     with pytest.raises(ValueError, match="structure must be"):
         counter_nodes(p, "fenwick")
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(k=st.integers(2, 300), shift=st.integers(0, 5))
+def test_the_allowance_covers_every_layout_of_the_declared_tree(k: int, shift: int) -> None:
+    # a binary-tree counter primed with `shift` items before the first user (another leaf layout, same declared m
+    # when its worst user is in no more than m p-sums): user k is in no more released p-sums than allowed_psums says
+    from types import SimpleNamespace
+
+    from dpkit.algorithms import billboard
+
+    m = max_psums_per_item(k, schedule="before-episode")
+    held = np.zeros(k, dtype=int)
+    for t in range(shift + 1, shift + k):  # P_t released before user t − shift: node t holds items (t − lowbit, t]
+        lo = t - (t & -t)
+        users = np.arange(max(lo - shift, 0), t - shift)
+        held[users] += 1
+    setting = SimpleNamespace(episodes=k)
+    original = billboard.setting_structure
+    billboard.setting_structure = lambda _: "tree"  # the declared structure of a tree agent
+    try:
+        allowed = np.array([billboard.allowed_psums(setting, i) for i in range(k)])
+    finally:
+        billboard.setting_structure = original
+    if held.max() <= m:  # the layout keeps its declaration: every user within the allowance
+        assert (held <= allowed).all()
+    assert allowed.max() == m and allowed[-1] == 0
