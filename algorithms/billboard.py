@@ -127,7 +127,14 @@ def _registered_structure(setting: Any, generation: int) -> str:
         sigma="paper",
         **options,
     )
-    return counter_structure(agent.declaration, setting.episodes)
+    from dpkit.accountant.declarations import PrivacyDeclaration
+
+    declaration = getattr(agent, "declaration", None)
+    if not isinstance(declaration, PrivacyDeclaration):
+        raise TypeError(
+            f"the agent {setting.algorithm!r} builds ({type(agent).__name__}) has no PrivacyDeclaration as declaration"
+        )
+    return counter_structure(declaration, setting.episodes)
 
 
 def setting_structure(setting: Any) -> str:

@@ -289,7 +289,9 @@ def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.nda
     if structure != "tree":
         raise ValueError(f"structure must be 'tree' or 'prefix', got {structure!r}")
     starts = t - (t & -t)
-    return prefixes[1:] - prefixes[starts], starts
+    base = prefixes[starts].copy()
+    base[starts == 0] = 0.0  # the empty prefix: 0 in a binary-tree counter, whatever an agent released before user 0
+    return prefixes[1:] - base, starts
 
 
 def billboard(
@@ -464,8 +466,11 @@ def billboard_one_run_scores(
     items1: Mapping[str, np.ndarray],
     sigmas: Mapping[str, float],
     symmetric: Mapping[str, bool],
+    *,
+    structure: str = "tree",
 ) -> np.ndarray:
-    """Every user's score from a billboard of binary-tree counters, in a run where every user is a canary.
+    """Every user's score from a billboard of binary-tree counters (or of counters noised on every prefix:
+    ``structure``, :func:`counter_nodes`), in a run where every user is a canary.
 
     ``prefixes[name]`` (R, …): the released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1);
     ``items0[name]``, ``items1[name]`` (T, …): user k's item had she been canary 0 or canary 1, given the plan she
@@ -476,7 +481,7 @@ def billboard_one_run_scores(
     σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
     p-sum score 0. A user whose coin a repeated noise value reads exactly (:mod:`dpkit.algorithms.reused_noise`:
     noise reused, or none) comes first on her side (:func:`~dpkit.algorithms.reused_noise.with_votes`)."""
-    return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric)[0]
+    return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric, structure=structure)[0]
 
 
 def billboard_one_run_features(

@@ -166,12 +166,15 @@ def _module(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     folder = str(path.resolve().parent)
-    if folder not in sys.path:  # as `python FILE.py` runs it: its own folder first, so it imports its neighbours
-        sys.path.insert(0, folder)
+    added = folder not in sys.path
+    if added:  # its own folder on the path, so it imports its neighbours (last: it shadows no installed package)
+        sys.path.append(folder)
     try:
         spec.loader.exec_module(module)
     except Exception as err:  # the user's file failed to import: report it on one line
         del sys.modules[module_name]
+        if added:
+            sys.path.remove(folder)
         raise ValueError(f"importing {str(path)!r} failed: {type(err).__name__}: {err}") from None
     _MODULES[key] = module
     return module

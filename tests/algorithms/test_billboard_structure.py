@@ -47,7 +47,8 @@ def test_prefix_nodes_are_the_prefixes() -> None:
     nodes, starts = counter_nodes(p, "prefix")
     assert np.array_equal(nodes, p[1:]) and not starts.any()
     tree, starts = counter_nodes(p, "tree")
-    assert np.array_equal(starts, [0, 0, 2, 0, 4]) and np.array_equal(tree[3], p[4] - p[0])
+    assert np.array_equal(starts, [0, 0, 2, 0, 4]) and np.array_equal(tree[2], p[3] - p[2])
+    assert np.array_equal(tree[3], p[4])  # from the empty prefix, read as 0 whatever was released before user 0
     with pytest.raises(ValueError, match="structure must be"):
         counter_nodes(p, "fenwick")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,9 +97,15 @@ def test_an_agent_file_imports_its_neighbours(tmp_path: Path) -> None:
 
     (tmp_path / "helper_module_of_mine.py").write_text("VALUE = 41\n")
     (tmp_path / "agent_file.py").write_text("from helper_module_of_mine import VALUE\n\nANSWER = VALUE + 1\n")
-    assert load_object("--agent", f"{tmp_path / 'agent_file.py'}:ANSWER") == 42
-    prefix_agent = str(Path(AGENT).with_name("jdp_prefix_agent.py"))
-    assert load_object("--agent", f"{prefix_agent}:FreshPrefixAgent").__name__ == "FreshPrefixAgent"
+    (tmp_path / "broken_file.py").write_text("import no_such_module_of_mine\n")
+    try:
+        assert load_object("--agent", f"{tmp_path / 'agent_file.py'}:ANSWER") == 42
+        assert sys.path[-1] == str(tmp_path.resolve())  # after every installed package: it shadows none
+    finally:
+        sys.path.remove(str(tmp_path.resolve()))
+    with pytest.raises(ValueError, match="no_such_module_of_mine"):
+        load_object("--agent", f"{tmp_path / 'broken_file.py'}:x")
+    assert str(tmp_path.resolve()) not in sys.path  # a file that fails to import leaves the path as it was
 
 
 def test_a_count_of_neither_structure_is_one_error_line(capsys, tmp_path: Path) -> None:
