@@ -25,7 +25,7 @@ class CountingAgent:
 
     def __init__(self, name, env, episodes, rng, *, epsilon, delta, sigma="paper"):
         self.env, h, s, a = env, env.horizon, env.states, env.actions
-        m = max_psums_per_item(episodes, schedule="before-episode")  # p-sums that hold one user
+        m = self.psums_per_user(episodes)
         delta_one = math.sqrt(2 * h)  # replace-one: two users' one-hot items on disjoint cells (rewards alike)
         paper = self.paper_sigma(epsilon, delta, delta_one, m)
         releases = tuple(
@@ -41,9 +41,15 @@ class CountingAgent:
             seeds[1] = seeds[0]  # one noise draw for both counters
         shapes = {"visits": (h, s, a, s), "rewards": (h, s, a)}
         self.counters = {
-            n: BinaryCounter(shapes[n], 0.0 if n in self.unnoised else self.sigmas[n], int(seed), steps=episodes)
+            n: self.make_counter(shapes[n], 0.0 if n in self.unnoised else self.sigmas[n], int(seed), episodes)
             for n, seed in zip(shapes, seeds)
         }
+
+    def psums_per_user(self, episodes):
+        return max_psums_per_item(episodes, schedule="before-episode")  # the tree's p-sums that hold one user
+
+    def make_counter(self, shape, sigma, seed, episodes):
+        return BinaryCounter(shape, sigma, seed, steps=episodes)
 
     def paper_sigma(self, epsilon, delta, delta_one, m):
         return calibrate_sigma(epsilon, delta, sensitivity=delta_one, compositions=2 * m).sigma

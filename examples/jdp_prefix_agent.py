@@ -7,14 +7,8 @@ it declares, which tells dpkit how its prefixes are built (``dpkit.algorithms.bi
 ``HalfNoise`` adds half the noise it declares.
 """
 
-import math
-
 import numpy as np
 from jdp_agent import CountingAgent
-
-from dpkit.accountant import calibrate_sigma
-from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
-from dpkit.algorithms.episodes import resolve_sigmas
 
 
 class FreshPrefixCounter:
@@ -39,25 +33,11 @@ class FreshPrefixAgent(CountingAgent):
 
     noise_scale = 1.0  # the twin halves it
 
-    def __init__(self, name, env, episodes, rng, *, epsilon, delta, sigma="paper"):
-        self.env, h, s, a = env, env.horizon, env.states, env.actions
-        m = max(episodes - 1, 1)  # released prefixes that hold the first user (P_1 … P_{K-1})
-        delta_one = math.sqrt(2 * h)  # replace-one: two users' one-hot items on disjoint cells
-        paper = calibrate_sigma(epsilon, delta, sensitivity=delta_one, compositions=2 * m).sigma
-        releases = tuple(
-            DeclaredRelease(n, f"{n} counts", m, math.sqrt(h), delta_one, delta_one, paper)
-            for n in ("visits", "rewards")
-        )
-        self.declaration = PrivacyDeclaration(
-            name, "JDP", "a user's agent", "replace_one", epsilon, delta, releases, {"episodes": episodes}
-        )
-        self.sigmas = resolve_sigmas(self.declaration, sigma)
-        seeds = np.random.default_rng(rng).integers(0, 2**63, 2)
-        shapes = {"visits": (h, s, a, s), "rewards": (h, s, a)}
-        self.counters = {
-            n: FreshPrefixCounter(shapes[n], self.noise_scale * self.sigmas[n], int(seed))
-            for n, seed in zip(shapes, seeds)
-        }
+    def psums_per_user(self, episodes):
+        return max(episodes - 1, 1)  # the released prefixes that hold the first user (P_1 … P_{K-1})
+
+    def make_counter(self, shape, sigma, seed, episodes):
+        return FreshPrefixCounter(shape, self.noise_scale * sigma, seed)
 
 
 class HalfNoise(FreshPrefixAgent):
