@@ -46,6 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.tree import max_psums_per_item
+
+from . import registry
 from .observers import (
     CounterLog,
     ObservedRun,
@@ -55,7 +58,10 @@ from .observers import (
     billboard_one_run_features,
     billboard_reach,
     counter_nodes,
+    later_release_positions,
+    positions_with_shares,
     tabular_world,
+    tree_positions,
 )
 
 __all__ = [
@@ -83,8 +89,6 @@ def counter_structure(declaration: Any, episodes: int) -> str:
     users (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`), ``"prefix"`` when it declares
     the K − 1 released prefixes that hold the first user (every prefix noised afresh); a ValueError naming both
     otherwise. Where the two agree (K <= 3) the counters are the same: ``"tree"``."""
-    from dpkit.accountant.tree import max_psums_per_item
-
     k = int(episodes)
     tree, prefix = max_psums_per_item(k, schedule="before-episode"), max(k - 1, 1)
     found = set()
@@ -112,37 +116,24 @@ def counter_structure(declaration: Any, episodes: int) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _registered_structure(setting: Any, generation: int) -> str:
-    from . import registry
-
     env = billboard_world(setting)[0]
-    factory = registry.get(setting.algorithm).make_agent()
-    options = dict(getattr(setting, "options", ()) or ())
-    agent = factory(
-        setting.algorithm,
-        env,
-        setting.episodes,
-        np.random.default_rng(0),
-        epsilon=setting.epsilon,
-        delta=setting.delta,
-        sigma="paper",
-        **options,
+    sizes = {"episodes": setting.episodes, "horizon": env.horizon, "states": env.states, "actions": env.actions}
+    return counter_structure(
+        registry.declare(setting.algorithm, setting.epsilon, setting.delta, **sizes), setting.episodes
     )
-    from dpkit.accountant.declarations import PrivacyDeclaration
-
-    declaration = getattr(agent, "declaration", None)
-    if not isinstance(declaration, PrivacyDeclaration):
-        raise TypeError(
-            f"the agent {setting.algorithm!r} builds ({type(agent).__name__}) has no PrivacyDeclaration as declaration"
-        )
-    return counter_structure(declaration, setting.episodes)
 
 
 def setting_structure(setting: Any) -> str:
     """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K — never the
     implementation under test's."""
-    from . import registry
-
     return _registered_structure(setting, registry.generation())
+
+
+def _declared_psums(setting: Any) -> int:
+    """The p-sums per user and step the declaration counts: the tree's m, or K − 1 for counters noised on every
+    prefix."""
+    k = int(setting.episodes)
+    return max(k - 1, 1) if setting_structure(setting) == "prefix" else max_psums_per_item(k, schedule="before-episode")
 
 
 def allowed_psums(setting: Any, index: int) -> int:
@@ -152,25 +143,16 @@ def allowed_psums(setting: Any, index: int) -> int:
     user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out
     from another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from
     the standard layout could allow a correct agent less than it uses."""
-    from dpkit.accountant.tree import max_psums_per_item
-
-    k = int(setting.episodes)
-    declared = (
-        max(k - 1, 1) if setting_structure(setting) == "prefix" else max_psums_per_item(k, schedule="before-episode")
-    )
-    return max(min(declared, k - 1 - int(index)), 0)
+    return max(min(_declared_psums(setting), int(setting.episodes) - 1 - int(index)), 0)
 
 
 def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of a billboard agent's audit: the tree's (:func:`~dpkit.algorithms.observers.tree_positions`)
     or, for counters noised on every prefix, the first, middle and last user a release holds
     (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share is :func:`allowed_psums` over the
-    most any user is allowed — what the declaration allows her, whatever the layout."""
-    from .observers import later_release_positions, positions_with_shares, tree_positions
-
-    k = int(setting.episodes)
-    allowed = [allowed_psums(setting, i) for i in range(k)]
-    shares = [a / max(max(allowed), 1) for a in allowed]
+    declared m — what the declaration allows her, whatever the layout."""
+    k, m = int(setting.episodes), max(_declared_psums(setting), 1)
+    shares = list(np.clip(k - 1 - np.arange(k), 0, m) / m)
     if index is not None:
         return positions_with_shares({}, shares, index)
     named = later_release_positions(setting) if setting_structure(setting) == "prefix" else tree_positions(setting)
