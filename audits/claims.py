@@ -81,6 +81,47 @@ def _dp_curve(x: np.ndarray, epsilon: float, delta: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class _Lines:
+    """The upper envelope of lines y = intercept + slope·x on [0, 1]: the lines that make it, left to right, and the
+    x at which each hands over to the next (``starts[0]`` = 0)."""
+
+    slopes: np.ndarray
+    intercepts: np.ndarray
+    starts: np.ndarray
+
+    @classmethod
+    def of(cls, slopes: np.ndarray, intercepts: np.ndarray) -> _Lines:
+        """The envelope of the lines given (the convex-hull trick: steepest first, a line kept while it is highest
+        somewhere)."""
+        order = np.lexsort((-intercepts, slopes))  # by slope, the highest intercept first among equal slopes
+        kept_s: list[float] = []
+        kept_c: list[float] = []
+        starts: list[float] = []
+        for i in order:
+            m, c = float(slopes[i]), float(intercepts[i])
+            if kept_s and m == kept_s[-1]:
+                continue  # a parallel line no higher than the one kept
+            while kept_s:
+                x = (kept_c[-1] - c) / (m - kept_s[-1])  # where the new line overtakes the last kept
+                if x <= starts[-1]:
+                    kept_s.pop(), kept_c.pop(), starts.pop()
+                else:
+                    break
+            start = 0.0 if not kept_s else (kept_c[-1] - c) / (m - kept_s[-1])
+            if start >= 1.0:
+                continue  # the new line overtakes only beyond [0, 1]
+            kept_s.append(m)
+            kept_c.append(c)
+            starts.append(max(start, 0.0))
+        return cls(np.array(kept_s), np.array(kept_c), np.array(starts))
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        j = np.searchsorted(self.starts, x, side="right") - 1
+        j = np.clip(j, 0, self.slopes.size - 1)
+        return self.intercepts[j] + self.slopes[j] * x
+
+
+@dataclass(frozen=True)
 class Claim:
     """What a release function (or an algorithm) is claimed to satisfy.
 
@@ -237,10 +278,8 @@ class Claim:
             f = special.ndtr(special.ndtri(1.0 - x) - self.mu)
         elif self.kind == "dp":
             f = _dp_curve(x, self.epsilon, self.delta)  # type: ignore[arg-type]
-        else:
-            f = np.zeros_like(x)
-            for eps, d in self._envelope:
-                f = np.maximum(f, _dp_curve(x, eps, d))
+        else:  # the envelope's (ε, δ) curves: the upper envelope of their lines (and 0), built once
+            f = self._lines(x)
         return np.maximum(0.0, f - _SLACK)
 
     def profile(self, epsilon: Any) -> np.ndarray:
@@ -272,6 +311,17 @@ class Claim:
             pairs = [(e, d) for e, d in self._envelope if math.isfinite(e)]
             out = np.array([min([d for e, d in pairs if e <= x], default=1.0) for x in flat])
         return np.clip(out, 0.0, 1.0).reshape(eps.shape)
+
+    @functools.cached_property
+    def _lines(self) -> _Lines:
+        """The lines of the envelope's (ε, δ) curves — 1 − δ − e^ε x and e^{−ε}(1 − δ − x) for each finite ε, and 0 —
+        and their upper envelope (a convex piecewise-linear curve: evaluated by bisection on its breakpoints)."""
+        pairs = [(e, d) for e, d in self._envelope if math.isfinite(e) and e < 700.0]
+        eps = np.array([e for e, _ in pairs])
+        dlt = np.array([d for _, d in pairs])
+        slopes = np.concatenate([-np.exp(eps), -np.exp(-eps), [0.0]])
+        intercepts = np.concatenate([1.0 - dlt, np.exp(-eps) * (1.0 - dlt), [0.0]])
+        return _Lines.of(slopes, intercepts)
 
     @functools.cached_property
     def _envelope(self) -> tuple[tuple[float, float], ...]:

@@ -16,10 +16,12 @@ memory does not grow with the outputs. Since the attack, its thresholds and the 
 before any evaluation run is scored, the bounds hold at confidence 1 − α without a correction for
 the number of attacks tried on the selection split.
 
-Three thresholds (equal error rate, μ-maximising, ε-maximising) are evaluated at α/3 each (a union
-bound); :func:`dpkit.audits.verdicts.judge` compares their error-rate bounds with the claim's whole trade-off
-curve and gives ``violation``, ``consistent`` or — when the audit lacks the power to see a violation —
-``inconclusive``. With several neighbouring pairs, :func:`audit_pairs` splits α evenly over the pairs.
+Two thresholds are evaluated (a union bound): one where the measured ROC falls furthest below the claim's whole
+trade-off curve, tails included (at ¾α; :func:`dpkit.audits.shapes.margin_threshold`), and the equal-error one (at
+¼α: the robust reading of μ). :func:`dpkit.audits.verdicts.judge` compares their error-rate bounds with the claim's
+curve and gives ``violation``, ``consistent`` or — when the audit lacks the power to see a violation of the shape
+the runs show, or they point to one it cannot certify — ``inconclusive``. With several neighbouring pairs,
+:func:`audit_pairs` splits α evenly over the pairs.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .selection import (
     check_audit_options,
     choose_attack,
     fit_attacks,
+    objective_shares,
     split_runs,
 )
 from .sequential import SequentialResult, audit_pairs_sequential
@@ -78,10 +81,9 @@ def audit(
     the executor's workers must be able to pickle it). Splits: learned attacks are fitted on
     min(runs/3, :data:`TRAIN_CAP`) runs, a quarter of the rest selects, the remainder is evaluated;
     an attack that needs no fit selects on 20% and is evaluated on 80%. ``delta`` is where ε is read
-    (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("eer", "mu" or "epsilon", see
-    :func:`~dpkit.audits.estimators.select_threshold`) restricts the thresholds; by default all three are
-    evaluated at α/3 each — the equal-error threshold is the robust one for symmetric trade-offs, the
-    μ-maximising one finds asymmetric ones, the ε-maximising one sits in a tail. ``executor=None`` is an
+    (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("margin", "eer", "mu" or "epsilon",
+    :data:`~dpkit.audits.selection.AUDIT_OBJECTIVES`) makes one threshold at the whole α; by default two are
+    evaluated — where the claim breaks (¾α) and at the equal error rate (¼α). ``executor=None`` is an
     :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the target is fast, every
     core once the work ahead of a split is projected at 2 s or more in-process.
     """
@@ -129,8 +131,10 @@ def audit(
     sel0, sel1 = run_pair(
         release, dataset0, dataset1, n_select, seed_select, transform=ScoreAll(tuple(candidates)), **options
     )
-    share = alpha / len(objectives)
-    chosen, thresholds, rows = choose_attack(candidates, sel0, sel1, claim, delta, share, objectives)
+    shares = objective_shares(objectives, alpha)
+    chosen, thresholds, rows = choose_attack(
+        candidates, sel0, sel1, claim, delta, shares, objectives, eval_sizes=(n_eval, n_eval)
+    )
     del sel0, sel1
     ev0, ev1 = run_pair(
         release, dataset0, dataset1, n_eval, seed_eval, transform=ScoreAll((candidates[chosen],)), **options
@@ -141,7 +145,7 @@ def audit(
         thresholds,
         ev0[:, 0],
         ev1[:, 0],
-        share=share,
+        shares=shares,
         alpha=alpha,
         delta=delta,
         runs=runs,
@@ -197,9 +201,17 @@ def audit_outputs(
     if needs_fit:
         candidates, notes = fit_attacks(candidates, out0[train], out1[train])
     score = ScoreAll(tuple(candidates))
-    share = alpha / len(objectives)
+    shares = objective_shares(objectives, alpha)
+    n_eval = evaluate.stop - evaluate.start
     chosen, thresholds, rows = choose_attack(
-        candidates, score(out0[select]), score(out1[select]), claim, delta, share, objectives
+        candidates,
+        score(out0[select]),
+        score(out1[select]),
+        claim,
+        delta,
+        shares,
+        objectives,
+        eval_sizes=(n_eval, n_eval),
     )
     att = candidates[chosen]
     return audit_result(
@@ -208,7 +220,7 @@ def audit_outputs(
         thresholds,
         np.asarray(att.score(out0[evaluate]), dtype=float),
         np.asarray(att.score(out1[evaluate]), dtype=float),
-        share=share,
+        shares=shares,
         alpha=alpha,
         delta=delta,
         runs=runs,

@@ -67,6 +67,9 @@ __all__ = [
     "lattice_gaussian",
     "leak_zoo",
     "skipped_noise_gaussian",
+    "TailCase",
+    "noisy_count",
+    "tail_cases",
 ]
 
 #: σ of the Gaussian mechanism that is exactly (1, 1e-5)-DP at Δ = 1 (``calibrate_sigma(1.0, 1e-5)``).
@@ -189,6 +192,47 @@ def leak_zoo() -> tuple[ZooCase, ...]:
         ),
         ZooCase("binary-rr", binary_randomized_response, 0, 1, pure, False, "keep-probability e/(1 + e) is pure 1-DP"),
         ZooCase("kary-rr", kary_randomized_response, 0, 1, pure, True, "4-ary RR keeping w.p. 4/7 has ε = ln 4"),
+    )
+
+
+# -- counts whose (ε, δ) claim breaks in the tail (issue 41: judged where the claim breaks) -------------------------
+
+
+def _noisy_count(kind: str, scale: float, dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+    draw = rng.standard_normal((n, 1)) if kind == "gauss" else rng.laplace(0.0, 1.0, (n, 1))
+    return _total(dataset) + scale * draw
+
+
+def noisy_count(kind: str, scale: float) -> Callable[[Any, np.random.Generator, int], np.ndarray]:
+    """Σx + ``scale`` × noise, ``kind`` "gauss" (standard normal) or "laplace" (unit Laplace): a picklable release."""
+    if kind not in ("gauss", "laplace"):
+        raise ValueError(f"kind must be 'gauss' or 'laplace', got {kind!r}")
+    return functools.partial(_noisy_count, kind, float(scale))
+
+
+@dataclass(frozen=True)
+class TailCase:
+    """A count against (1, 10⁻⁵)-DP on ([0], [0, 1]) and what an audit of the default budget must say of it:
+    ``violation``, ``not consistent`` (a violation, or inconclusive saying how many runs would certify one) or
+    ``not violation`` (the claim holds)."""
+
+    name: str
+    release: Callable[[Any, np.random.Generator, int], np.ndarray]
+    expected: str
+    why: str
+
+
+def tail_cases() -> tuple[TailCase, ...]:
+    """The counts whose (1, 10⁻⁵) claim is loose in its middle and breaks only in its tail: Gaussian noise at σ = 2
+    (true ε ≈ 1.99 at 10⁻⁵: its curve dips below the claim's only where FPR < 0.035), at σ/1.5 (ε ≈ 1.56) and at the
+    claim's σ; Laplace noise of pure ε = 2, 1.5 and 1."""
+    return (
+        TailCase("gauss-2", noisy_count("gauss", 2.0), "violation", "σ = 2 where the claim needs 3.7306: ε ≈ 1.99"),
+        TailCase("gauss-1.5x", noisy_count("gauss", GAUSSIAN_SIGMA / 1.5), "not consistent", "σ/1.5: ε ≈ 1.56"),
+        TailCase("gauss-right", noisy_count("gauss", GAUSSIAN_SIGMA), "not violation", "exactly (1, 1e-5)-DP"),
+        TailCase("laplace-2x", noisy_count("laplace", 0.5), "violation", "pure ε = 2: twice the claim"),
+        TailCase("laplace-1.5x", noisy_count("laplace", 1 / 1.5), "not consistent", "pure ε = 1.5"),
+        TailCase("laplace-right", noisy_count("laplace", 1.0), "not violation", "pure ε = 1"),
     )
 
 

@@ -20,10 +20,13 @@ from dpkit.accountant.validation import check_choice, check_probability
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
-from .verdicts import Judgement, judge
+from .shapes import margin_threshold, roc_points
+from .verdicts import MARGIN_SHARE, Judgement, judge
 
 __all__ = [
     "AUTO",
+    "AUDIT_OBJECTIVES",
+    "DEFAULT_OBJECTIVES",
     "TRAIN_CAP",
     "AuditResult",
     "ScoreAll",
@@ -33,6 +36,7 @@ __all__ = [
     "choose_attack",
     "claimed_unit_bound",
     "fit_attacks",
+    "objective_shares",
     "split_runs",
 ]
 
@@ -40,6 +44,22 @@ __all__ = [
 AUTO = "auto"
 #: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
 TRAIN_CAP = 100_000
+#: How an audit's thresholds may be chosen on the selection split: ``margin`` where the measured ROC falls furthest
+#: below the claim's whole trade-off curve (:func:`~dpkit.audits.shapes.margin_threshold`), or one of
+#: :data:`~dpkit.audits.estimators.OBJECTIVES` (equal error rate, the largest μ or ε lower bound).
+AUDIT_OBJECTIVES: tuple[str, ...] = ("margin", *OBJECTIVES)
+#: The tests of an audit by default: one where the claim breaks (at :data:`~dpkit.audits.verdicts.MARGIN_SHARE` of
+#: α) and one at the equal-error point (the rest: the robust reading of μ and of the shape).
+DEFAULT_OBJECTIVES: tuple[str, ...] = ("margin", "eer")
+
+
+def objective_shares(objectives: Sequence[str], alpha: float) -> tuple[float, ...]:
+    """The share of α of each test: :data:`~dpkit.audits.verdicts.MARGIN_SHARE` · α for the test where the claim
+    breaks and the rest for the equal-error one (the default tests), else α split evenly. The shares add up to α (a
+    union bound)."""
+    if tuple(objectives) == DEFAULT_OBJECTIVES:
+        return (MARGIN_SHARE * alpha, (1.0 - MARGIN_SHARE) * alpha)
+    return tuple(alpha / len(objectives) for _ in objectives)
 
 
 @dataclass(frozen=True)
@@ -135,6 +155,9 @@ class AuditResult:
             "mu_allowed": self.judgement.mu_allowed,
             "mu_ratio": self.judgement.mu_ratio,
             "diagnosis": self.judgement.diagnosis,
+            "reason": self.judgement.reason,
+            "trials_needed": self.judgement.trials_needed,
+            "shape": None if self.judgement.shape is None else self.judgement.shape.to_dict(),
             "power": self.power,
             "power_ratio": self.power_ratio,
             "confidence": 1.0 - self.alpha,
@@ -220,29 +243,46 @@ def choose_attack(
     sel1: np.ndarray,
     claim: Claim,
     delta: float,
-    share: float,
+    shares: Sequence[float],
     objectives: tuple[str, ...],
+    *,
+    eval_sizes: tuple[int, int],
 ) -> tuple[int, list[float], list[dict[str, Any]]]:
-    """On the selection split only: each attack's thresholds (one per objective) and the bound they give
-    there (in the claim's unit); the attack that refutes the claim there, else the largest bound, wins
-    (the first, i.e. the cheapest, on ties)."""
-    best, best_key, best_thresholds = 0, (False, -math.inf), [0.0]
+    """On the selection split only: each attack's thresholds (one per objective, the ``margin`` one projected onto
+    ``eval_sizes`` evaluation runs at its share of α) and what they promise there; the attack that refutes the claim
+    on the selection split wins, then the one likeliest to refute it on the evaluation split (the ``margin`` test's
+    projected probability), then the largest bound in the claim's unit (the first, i.e. the cheapest, on ties)."""
+    best, best_key, best_thresholds = 0, (False, -math.inf, -math.inf), [0.0]
     rows: list[dict[str, Any]] = []
     for j, att in enumerate(attacks):
         s0, s1 = sel0[:, j], sel1[:, j]
         if not (np.all(np.isfinite(s0)) and np.all(np.isfinite(s1))):
             rows.append({"attack": att.name, "skipped": "non-finite scores on the selection split"})
             continue
-        thresholds = [select_threshold(s0, s1, obj, delta, share) for obj in objectives]
-        ests = [estimate(s0, s1, t, share, delta) for t in thresholds]
+        thresholds, promise = [], 0.0
+        for obj, share in zip(objectives, shares, strict=True):
+            if obj == "margin":
+                t, promise = margin_threshold(s0, s1, claim, share=share, n0=eval_sizes[0], n1=eval_sizes[1])
+            else:
+                t = select_threshold(s0, s1, obj, delta, share)
+            thresholds.append(t)
+        ests = [estimate(s0, s1, t, share, delta) for t, share in zip(thresholds, shares, strict=True)]
         key = (
             any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in ests),
+            promise,
             max(claimed_unit_bound(claim, e) for e in ests),
         )
-        rows.append({"attack": att.name, "selection_bound": key[1], "selection_refutes": key[0]})
+        rows.append(
+            {
+                "attack": att.name,
+                "selection_bound": key[2],
+                "selection_refutes": key[0],
+                "refute_probability": promise,
+            }
+        )
         if key > best_key:
             best, best_key, best_thresholds = j, key, thresholds
-    if best_key[1] == -math.inf:
+    if best_key[2] == -math.inf:
         raise ValueError("every attack gave non-finite scores on the selection split")
     return best, best_thresholds, rows
 
@@ -254,7 +294,7 @@ def audit_result(
     ev0: np.ndarray,
     ev1: np.ndarray,
     *,
-    share: float,
+    shares: Sequence[float],
     alpha: float,
     delta: float,
     runs: int,
@@ -263,10 +303,11 @@ def audit_result(
     started: float,
     candidates: list[dict[str, Any]],
 ) -> AuditResult:
-    """The audit's result: the chosen attack's thresholds evaluated on the evaluation split, judged against the
-    claim."""
-    estimates = tuple(estimate(ev0, ev1, t, share, delta) for t in thresholds)
-    judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size)
+    """The audit's result: the chosen attack's thresholds evaluated on the evaluation split (test i at ``shares[i]``
+    of α), judged against the claim, the shape of the evaluation ROC included."""
+    estimates = tuple(estimate(ev0, ev1, t, share, delta) for t, share in zip(thresholds, shares, strict=True))
+    roc = roc_points(ev0, ev1) if np.all(np.isfinite(ev0)) and np.all(np.isfinite(ev1)) else None
+    judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size, roc=roc, runs=runs)
     return AuditResult(
         claim=claim,
         estimates=estimates,
@@ -289,7 +330,7 @@ def check_audit_options(
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     alpha = check_probability("alpha", alpha)
-    objectives = OBJECTIVES if objective is None else (check_choice("objective", objective, OBJECTIVES),)
+    objectives = DEFAULT_OBJECTIVES if objective is None else (check_choice("objective", objective, AUDIT_OBJECTIVES),)
     delta = claim.default_delta() if delta is None else float(delta)
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must lie in [0, 1), got {delta!r}")

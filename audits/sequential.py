@@ -21,7 +21,10 @@ The derivation is in docs/sequential.md; in short:
   Clopper–Pearson bounds on a final evaluation split judged by :func:`~dpkit.audits.verdicts.judge` —, so the
   verdicts are the fixed audit's three, and the power is that of this final test at its α/2. The final
   split is made large enough for that power to match the fixed audit's at ``runs`` (:func:`plan_sequential`;
-  the budget is at most ~1.2× ``runs``).
+  the budget is at most ~1.2× ``runs``). For a claim read in ε whose learning runs show a shape that points past
+  it, or whose violation just past it that final test would not see (:mod:`dpkit.audits.shapes`), the audit goes
+  on: the final split grows to what the budget allows (:func:`~dpkit.audits.sequential_plan.max_budget`, 1.3×
+  ``runs`` in all), its size chosen from the learning runs only.
 * **Certified bounds when it stops.** Beside the claim's own e-process, e-processes for weaker claims — the
   claim's ε (or μ) scaled by :data:`CHAIN` — run at the same α/2; the reported bound is the largest scale
   whose claim, and every smaller one, has been rejected (a step-down over nested claims: wrong only if the
@@ -62,8 +65,10 @@ from .selection import (
     check_audit_options,
     choose_attack,
     fit_attacks,
+    objective_shares,
 )
-from .sequential_plan import FIRST_BATCH, SEQUENTIAL_SHARE, SequentialPlan, plan_sequential
+from .sequential_plan import FIRST_BATCH, SEQUENTIAL_SHARE, SequentialPlan, max_budget, plan_sequential
+from .shapes import POWER_NEEDED, read_shape, roc_points
 
 __all__ = [
     "CHAIN",
@@ -441,11 +446,18 @@ class _Audit:
         """The final batches: the engine's final test fixed on the last learning batch, bets continued; at the last
         one, :attr:`final` is the final test's result."""
         assert self.current is not None and self.sel is not None
-        share = self.alpha * (1.0 - SEQUENTIAL_SHARE) / len(self.objectives)
+        shares = objective_shares(self.objectives, self.alpha * (1.0 - SEQUENTIAL_SHARE))
         sel0, sel1 = self.sel
+        n_final = sum(self.plan.final)
         chosen, thresholds, rows = choose_attack(
-            self.current, sel0, sel1, self.claim, self.delta, share, self.objectives
+            self.current, sel0, sel1, self.claim, self.delta, shares, self.objectives, eval_sizes=(n_final, n_final)
         )
+        grown = self._grown_final(sel0[:, chosen], sel1[:, chosen], shares, n_final)
+        if grown > n_final:  # the runs so far show a shape its planned final test could not see: go on, in budget
+            self.plan = dataclasses.replace(self.plan, final=_split(grown, len(self.plan.final)))
+            chosen, thresholds, rows = choose_attack(
+                self.current, sel0, sel1, self.claim, self.delta, shares, self.objectives, eval_sizes=(grown, grown)
+            )
         attack = self.current[chosen]
         self.attack_name = attack.name
         prev = (sel0[:, chosen], sel1[:, chosen])
@@ -471,7 +483,7 @@ class _Audit:
                     thresholds,
                     np.concatenate(ev0),
                     np.concatenate(ev1),
-                    share=share,
+                    shares=shares,
                     alpha=self.alpha * (1.0 - SEQUENTIAL_SHARE),
                     delta=self.delta,
                     runs=self.plan.budget,
@@ -483,6 +495,26 @@ class _Audit:
             yield
             if self.violated():
                 return
+
+    def _grown_final(self, s0: np.ndarray, s1: np.ndarray, shares: tuple[float, ...], planned: int) -> int:
+        """The final split's size: as planned, or — for a claim read in ε whose learning runs show a shape that
+        points past it, or one whose violation just past it the planned final test would not see
+        (:func:`~dpkit.audits.shapes.read_shape`) — as large as the budget allows (:func:`max_budget` of the fixed
+        audit's runs, less the learning batches). Chosen from the learning runs only: the final test stays valid."""
+        if self.claim.unit != "epsilon" or not (_finite(s0) and _finite(s1)):
+            return planned
+        shape = read_shape(
+            self.claim,
+            roc_points(s0, s1),
+            delta=self.delta,
+            share=max(shares),
+            level=min(shares) / 2.0,
+            runs=self.plan.runs,
+        )
+        lacking = shape.alternative is not None and shape.power < POWER_NEEDED
+        if not (shape.points_to_violation or lacking):
+            return planned
+        return max(planned, max_budget(self.plan.runs) - sum(self.plan.learning))
 
     def result(self) -> SequentialResult:
         """The result once :meth:`steps` ran out (or stopped at the claim's violation)."""
@@ -511,6 +543,13 @@ class _Audit:
             rates=self.last_rates,
             candidates=tuple(self.notes),
         )
+
+
+def _split(total: int, parts: int) -> tuple[int, ...]:
+    """``total`` runs in ``parts`` batches (the last takes what rounding leaves)."""
+    sizes = [total // parts] * parts
+    sizes[-1] += total - sum(sizes)
+    return tuple(sizes)
 
 
 def _prepare(

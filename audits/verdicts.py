@@ -7,21 +7,28 @@ Three verdicts:
   is bounded at its own share of α and the shares add up to α (a union bound), so a mechanism that
   satisfies the claim is called a violation with probability at most α, whatever the attack — the
   attack, its thresholds and the claim were all fixed before the evaluation runs were scored;
-* ``inconclusive`` — no violation, but the audit could not have seen one: :func:`power_bound`, the bound
-  that an *ideal* attack would certify with these evaluation runs against a mechanism exactly at the
-  claim, is below half of the claim (``power_ratio`` < 0.5). It depends only on the claim, the number of
-  runs and α — never on the runs under test;
-* ``consistent`` — no violation, and enough power.
+* ``inconclusive`` — no violation, but the audit could not have seen one, or the data point to one it could not
+  certify: (1) :func:`power_bound`, the bound an *ideal* attack would certify with these runs against the claim's
+  extremal mechanism, is below half of the claim (``power_ratio`` < 0.5; it depends only on the claim, the runs and
+  α); (2) the measured trade-off's shape (:mod:`dpkit.audits.shapes`: Gaussian, Laplace or randomized response,
+  fitted to the evaluation ROC) lies past the claim — a likely violation these runs cannot certify; or (3) for claims
+  read in ε ((ε, δ), zCDP, RDP: curves loose in their middle and tight in their tails), a violation of that shape
+  just past the claim (1.25× its ε at δ) would be seen — certified, or pointed to — with probability below 0.8. (A
+  claim that implies GDP has a Gaussian extremal mechanism, as tight in its middle as in its tails: (1) measures the
+  power on that shape.) Each says why, and how many runs would do;
+* ``consistent`` — no violation, enough power against the claim's extremal mechanism *and* against the shape the
+  data show, and nothing pointing past the claim.
 
-Power is read in the claim's own unit: μ for claims that imply μ-GDP, else ε at the audit's δ.
+Power is read in the claim's own unit: μ for claims that imply μ-GDP, else ε at the audit's δ. The shape can only
+turn a ``consistent`` into an ``inconclusive``: reading it from the runs under test never makes a violation.
 
-**One unit, and a diagnosis.** Every claim is also read in μ (:attr:`~dpkit.audits.claims.Claim.mu_allowed`: the
-noisiest Gaussian mechanism it allows), so the measured loss (μ, estimate and interval) stands beside what the claim
-allows, as a ratio. Where that ratio's interval lies above 1 and holds a factor that usually has one cause, the
-judgement names it (:func:`diagnose`): 2 (a sensitivity off by a factor 2: replace-one against add/remove, a mean's
-Δ/n where 2Δ/n is right), √2 (√2 in the sensitivity, or half the noise variance missing), √σ (σ used as a
-variance: noise of standard deviation √σ), or far above any of them (a noise term missing). A diagnosis is a
-likely cause to look at, read off the measurement; the verdict does not depend on it.
+**One story, and a diagnosis.** Every claim is also read in μ (:attr:`~dpkit.audits.claims.Claim.mu_allowed`: the
+noisiest Gaussian mechanism it allows). When the measured shape lies past the claim, the judgement says by how much
+(the shape's parameter over the leakiest the claim allows, with its interval) and, where that ratio holds a factor
+that usually has one cause, names it (:func:`diagnose`): 2 (a sensitivity off by a factor 2: replace-one against
+add/remove, a mean's Δ/n where 2Δ/n is right), √2 (√2 in the sensitivity, or half the noise variance missing), √σ (σ
+used as a variance: noise of standard deviation √σ), or far above any of them (a noise term missing). A diagnosis
+appears only under a ``violation`` or an ``inconclusive`` that points to one — never under ``consistent``.
 """
 
 from __future__ import annotations
@@ -39,14 +46,25 @@ from dpkit.accountant.validation import check_count, check_probability, check_re
 from .claims import Claim
 from .estimators import AuditEstimate
 from .estimators import cp_upper_array as _cp_upper
+from .shapes import KAPPA, POWER_NEEDED, Roc, ShapeReading, read_shape
 
-__all__ = ["VERDICTS", "POWER_RATIO_NEEDED", "Judgement", "delta_lower_bound", "diagnose", "judge", "power_bound"]
+__all__ = [
+    "VERDICTS",
+    "MARGIN_SHARE",
+    "POWER_RATIO_NEEDED",
+    "Judgement",
+    "delta_lower_bound",
+    "diagnose",
+    "judge",
+    "power_bound",
+]
 
 VERDICTS: tuple[str, ...] = ("violation", "consistent", "inconclusive")
 #: Below this share of the claim, an audit's power is too small to call an implementation consistent.
 POWER_RATIO_NEEDED = 0.5
-#: How many thresholds the engine evaluates (each at α/3): the power assumes the same share.
-_TESTS = 3
+#: The share of α of the engine's test chosen where the claim breaks (its other test, at the equal-error point,
+#: takes the rest): the power assumes the same share.
+MARGIN_SHARE = 0.75
 
 
 def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> float:
@@ -72,18 +90,20 @@ def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) 
     return np.maximum(0.0, np.nan_to_num(np.maximum(one, two), nan=0.0, neginf=0.0))
 
 
-def power_bound(claim: Claim, *, n0: int, n1: int, alpha: float, delta: float) -> float:
+def power_bound(claim: Claim, *, n0: int, n1: int, alpha: float, delta: float, share: float | None = None) -> float:
     """The bound an ideal attack would certify against a mechanism exactly at ``claim``.
 
     The mechanism's error rates sweep the claim's trade-off curve (x, f(x)); with n0 and n1
     evaluation runs, the expected error counts at each point give Clopper–Pearson bounds at the
-    share of α each of the engine's tests gets (α/3, then α/6 per rate), and the best point's bound
-    is returned (μ for claims that imply GDP, else ε at ``delta``).
+    test's share of α (``share``; by default the engine's test where the claim breaks, :data:`MARGIN_SHARE` · α,
+    half of it per rate), and the best point's bound is returned (μ for claims that imply GDP, else ε at
+    ``delta``).
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     n0, n1 = check_count("n0", n0), check_count("n1", n1)
-    share = check_probability("alpha", alpha) / _TESTS / 2.0
+    alpha = check_probability("alpha", alpha)
+    share = (MARGIN_SHARE * alpha if share is None else check_probability("share", share)) / 2.0
     x = np.unique(np.concatenate([np.logspace(-9, math.log10(0.5), 400), np.linspace(0.0, 1.0, 201)]))
     fx = claim.trade_off(x)
     k0, k1 = np.round(n0 * x), np.round(n1 * fx)
@@ -99,9 +119,10 @@ _MISSING_NOISE = 8.0
 def diagnose(
     mu_estimate: float, mu_interval: tuple[float, float], mu_allowed: float | None, *, sigma: float | None = None
 ) -> str | None:
-    """The likely cause of a measured μ above the claim's, or None: the ratio's interval (``mu_interval`` over
-    ``mu_allowed``) must lie above 1 and hold 2, √2 or (``sigma`` > 1 given) √σ — the closest to the estimate's
-    ratio is named — or lie above :data:`_MISSING_NOISE` (a noise term missing)."""
+    """The likely cause of a measured loss above the claim's, or None: the ratio's interval (``mu_interval`` over
+    ``mu_allowed``; any parameter that scales as Δ/σ — μ of a Gaussian shape, ε of a Laplace one) must lie above 1
+    and hold 2, √2 or (``sigma`` > 1 given) √σ — the closest to the estimate's ratio is named — or lie above
+    :data:`_MISSING_NOISE` (a noise term missing)."""
     if mu_allowed is None or not (0.0 < mu_allowed < math.inf) or not math.isfinite(mu_estimate):
         return None
     lo, hi = (v / mu_allowed for v in mu_interval)
@@ -138,11 +159,30 @@ def diagnose(
     return None
 
 
+def _shape_diagnosis(shape: ShapeReading, sigma: float | None) -> str | None:
+    """The diagnosis of a shape that lies past the claim: where it lies, and the likely cause of the ratio of its
+    parameter to the leakiest the claim allows (:func:`diagnose`)."""
+    fit = shape.fit
+    if not 0.0 < shape.allowed < math.inf or not fit.interval[0] > shape.allowed:
+        return None
+    name = "μ" if fit.family == "gaussian" else "ε"
+    cause = diagnose(fit.parameter, fit.interval, shape.allowed, sigma=sigma)
+    head = (
+        f"the measured trade-off is {shape.describe()}, past the claim (the leakiest it allows: "
+        f"{name} = {shape.allowed:.4g})"
+    )
+    if cause is None:
+        return head
+    return f"{head}; {cause.replace('the measured μ', f'the measured {name}')}"
+
+
 @dataclass(frozen=True)
 class Judgement:
     """The verdict of one audit and the numbers behind it: ``mu_allowed`` is the claim in μ (every claim, where a
-    Gaussian mechanism can meet it), ``mu_ratio`` the measured μ (estimate) over it, ``diagnosis`` the likely
-    cause of a ratio above 1 (:func:`diagnose`)."""
+    Gaussian mechanism can meet it), ``mu_ratio`` the measured μ (estimate) over it; ``shape`` what the shape of the
+    evaluation ROC says (:class:`~dpkit.audits.shapes.ShapeReading`; ``None`` when no scores were given); ``reason``
+    why the verdict is what it is, in one sentence; ``diagnosis`` where a measured loss lies past the claim and its
+    likely cause (only under a violation, or an ``inconclusive`` whose data point to one)."""
 
     verdict: str
     claimed_epsilon: float
@@ -153,6 +193,14 @@ class Judgement:
     mu_allowed: float | None = None
     mu_ratio: float | None = None
     diagnosis: str | None = None
+    shape: ShapeReading | None = None
+    reason: str | None = None
+
+    @property
+    def trials_needed(self) -> int | None:
+        """The runs per dataset that would certify the violation the data point to (or, when they point to none, a
+        violation of the measured shape just past the claim) with probability 0.8 (``None``: unknown)."""
+        return None if self.shape is None else self.shape.trials
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -165,16 +213,84 @@ class Judgement:
             "mu_allowed": self.mu_allowed,
             "mu_ratio": self.mu_ratio,
             "diagnosis": self.diagnosis,
+            "reason": self.reason,
+            "trials_needed": self.trials_needed,
+            "shape": None if self.shape is None else self.shape.to_dict(),
         }
 
 
+def _trials_text(trials: int | None) -> str:
+    return "no budget up to 10¹⁵ runs would" if trials is None else f"about {trials:,} runs per dataset would"
+
+
+def _decide(refuted: bool, ratio: float, shape: ShapeReading | None, shape_power: bool) -> tuple[str, str]:
+    """The verdict and its reason (see the module docstring); ``shape_power``: whether ``consistent`` needs the power
+    to see a violation of the measured shape just past the claim (claims read in ε: their curve is not Gaussian)."""
+    if refuted:
+        return "violation", "a test's certified error rates lie below the claim's trade-off curve"
+    if ratio < POWER_RATIO_NEEDED:
+        return "inconclusive", (
+            f"too few runs: an ideal attack would certify {ratio:.3g} of the claim against its extremal mechanism "
+            f"(< {POWER_RATIO_NEEDED})"
+        )
+    if shape is not None and shape.points_to_violation:
+        return "inconclusive", (
+            f"the data point to a violation these runs cannot certify ({shape.family}-shaped, ε ≈ "
+            f"{shape.epsilon:.4g} at δ = {shape.delta:g}); certifying it: {_trials_text(shape.trials)}"
+        )
+    if shape_power and shape is not None and shape.alternative is not None and shape.power < POWER_NEEDED:
+        return "inconclusive", (
+            f"too few runs to see a {shape.family}-shaped violation at {KAPPA}× the claim's ε at δ = {shape.delta:g} "
+            f"(seen with probability {shape.power:.2f} < {POWER_NEEDED}); certifying one: {_trials_text(shape.trials)}"
+        )
+    if shape is None:
+        return "consistent", "no violation, and the power to see one at the claim's extremal mechanism"
+    if not shape_power:
+        return "consistent", (
+            "no violation, nothing past the claim, and the power to see one at its extremal mechanism (a Gaussian "
+            "curve, as tight in its middle as in its tails)"
+        )
+    seen = (
+        f"certified with probability {shape.certify_power:.2f}"
+        if shape.certify_power >= POWER_NEEDED
+        else f"pointed to with probability {shape.flag_power:.2f} (certified: {shape.certify_power:.2f})"
+    )
+    return "consistent", (
+        f"no violation, nothing past the claim, and a {shape.family}-shaped violation at {KAPPA}× the claim's ε "
+        f"would be {seen}"
+    )
+
+
 def judge(
-    claim: Claim, estimates: Sequence[AuditEstimate], *, delta: float, alpha: float, n0: int, n1: int
+    claim: Claim,
+    estimates: Sequence[AuditEstimate],
+    *,
+    delta: float,
+    alpha: float,
+    n0: int,
+    n1: int,
+    roc: Roc | None = None,
+    runs: int | None = None,
 ) -> Judgement:
     """Judge evaluated tests against ``claim`` (see the module docstring for why this is sound).
 
-    ``estimates`` were each bounded at their own share of ``alpha``; ``n0``/``n1`` are the
-    evaluation-split sizes; ``delta`` is where ε is read.
+    Args:
+        claim: the claim.
+        estimates: the evaluated tests, each bounded at its own share of ``alpha`` (``AuditEstimate.alpha``).
+        delta: where ε is read.
+        alpha: the audit's α (the shares of the tests add up to it).
+        n0: the evaluation split's runs on D.
+        n1: the evaluation split's runs on D′.
+        roc: the evaluation ROC of the tests' attack (:func:`~dpkit.audits.shapes.roc_points`): its shape is read
+            against the claim (``None``: no shape, the extremal power alone).
+        runs: the audit's runs per dataset (the scale of the trials it would need; default ``n0``).
+
+    Returns:
+        The :class:`Judgement`.
+
+    Raises:
+        TypeError: when ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: when ``estimates`` is empty or holds something else.
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
@@ -190,22 +306,27 @@ def judge(
             delta_lower_bound(e.fpr_upper, e.fnr_upper, claim.epsilon)  # type: ignore[arg-type]
             for e in estimates
         )
-    power = power_bound(claim, n0=n0, n1=n1, alpha=alpha, delta=delta)
+    share = max(e.alpha for e in estimates)  # the test with the largest share: the one chosen where the claim breaks
+    power = power_bound(claim, n0=n0, n1=n1, alpha=alpha, delta=delta, share=share)
     target = claimed_mu if claim.unit == "mu" else claimed_eps
     if target is None or math.isinf(target) or target == 0.0:
         ratio = 0.0  # nothing finite and positive to reach: the audit cannot call it consistent
     else:
         ratio = power / target
-    if refuted:
-        verdict = "violation"
-    elif ratio < POWER_RATIO_NEEDED:
-        verdict = "inconclusive"
-    else:
-        verdict = "consistent"
+    shape = None
+    if roc is not None:
+        level = min(e.alpha for e in estimates) / 2.0  # the parameter's interval: as wide as the narrowest test's
+        shape = read_shape(claim, roc, delta=delta, share=share, level=level, runs=n0 if runs is None else runs)
+    verdict, reason = _decide(refuted, ratio, shape, claim.unit == "epsilon")
     allowed = claim.mu_allowed
     strongest = max(estimates, key=lambda e: (e.mu_lower, e.epsilon_lower))
     mu_ratio = None
     if allowed is not None and 0.0 < allowed < math.inf and math.isfinite(strongest.mu_estimate):
         mu_ratio = strongest.mu_estimate / allowed
-    diagnosis = diagnose(strongest.mu_estimate, strongest.mu_interval, allowed, sigma=claim.sigma)
-    return Judgement(verdict, claimed_eps, claimed_mu, delta_low, power, ratio, allowed, mu_ratio, diagnosis)
+    if shape is None:
+        diagnosis = diagnose(strongest.mu_estimate, strongest.mu_interval, allowed, sigma=claim.sigma)
+    else:
+        diagnosis = _shape_diagnosis(shape, claim.sigma) if verdict != "consistent" else None
+    return Judgement(
+        verdict, claimed_eps, claimed_mu, delta_low, power, ratio, allowed, mu_ratio, diagnosis, shape, reason
+    )

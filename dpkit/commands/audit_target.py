@@ -75,9 +75,12 @@ def audit_target(
     if sequential:
         from dpkit.audits.selection import candidate_attacks
         from dpkit.audits.sequential import plan_sequential
+        from dpkit.audits.sequential_plan import max_budget
 
         fits = any(a.needs_fit for a in candidate_attacks(chosen))
-        budget = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits).budget
+        plan = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits)
+        # the most it may use: its plan, or its final split grown within the budget when the runs ask for it
+        budget = max(plan.budget, max_budget(runs)) if claim.unit == "epsilon" else plan.budget
     options: dict[str, Any] = {"runs": runs, "chunk_size": chunk, "sequential": sequential}
     with (
         make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
@@ -119,13 +122,8 @@ def audit_target(
         return 1 if result.verdict == "violation" else 0
     assert isinstance(best, AuditResult)  # a fixed audit's result (the sequential one returned above)
     est = best.estimate
-    reason = (
-        ""
-        if result.verdict != "inconclusive"
-        else f" (power {format_number(best.power_ratio, 3)} of the claim < 0.5: more --trials)"
-    )
     print_table(
-        f"Audit of {target} against {claim.describe()}: {result.verdict}{reason}",
+        f"Audit of {target} against {claim.describe()}: {result.verdict}",
         ["", "value"],
         [
             ["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
@@ -136,15 +134,10 @@ def audit_target(
                 f"{format_number(est.mu_estimate, 6)} [{format_number(est.mu_interval[0], 6)}, "
                 f"{format_number(est.mu_interval[1], 6)}]",
             ],
-            [
-                "μ the claim allows (measured ÷ allowed)",
-                f"{format_number(best.judgement.mu_allowed, 6)} ({format_number(best.judgement.mu_ratio, 4)})"
-                if best.judgement.mu_allowed is not None
-                else "— (no Gaussian mechanism meets the claim: pure DP)",
-            ],
+            *shape_rows(best.judgement),
             ["δ lower bound at the claimed ε", format_number(best.judgement.delta_lower, 6)],
             [
-                "power (bound an ideal attack certifies at the claim) / ratio",
+                "power at the claim's extreme: bound / ratio",
                 f"{format_number(best.power, 6)} / {format_number(best.power_ratio, 4)}",
             ],
             ["attack", best.attack],
@@ -153,9 +146,45 @@ def audit_target(
             ["executor", ran],
             ["confidence", format_number(confidence)],
         ],
-        caption=None if best.diagnosis is None else f"diagnosis: {best.diagnosis}",
+        caption=verdict_caption(best.judgement),
     )
     return 1 if result.verdict == "violation" else 0
+
+
+def shape_rows(judgement: Any) -> list[list[str]]:
+    """The table rows of the measured trade-off's shape against the claim, and the power to see a violation of it
+    (none when the judgement read no shape)."""
+    shape = judgement.shape
+    if shape is None:
+        return []
+    name = "μ" if shape.family == "gaussian" else "ε"
+    lo, hi = shape.fit.interval
+    ratio = "" if shape.ratio is None else f" ({format_number(shape.ratio, 3)}×)"
+    power = (
+        "— (nothing finite lies past the claim)"
+        if shape.alternative is None
+        else f"{format_number(shape.certify_power, 2)} / {format_number(shape.flag_power, 2)}"
+    )
+    return [
+        [
+            "shape of the ROC [interval]",
+            f"{shape.family} {name} = {format_number(shape.fit.parameter, 4)} "
+            f"[{format_number(lo, 4)}, {format_number(hi, 4)}]",
+        ],
+        ["… the claim allows", f"{name} <= {format_number(shape.allowed, 4)}"],
+        [f"… its ε at δ = {format_number(shape.delta)}", f"{format_number(shape.epsilon, 4)}{ratio}"],
+        [f"power vs {format_number(shape.kappa)}× it: certified / flagged", power],
+        ["trials that would certify", "—" if shape.trials is None else f"{shape.trials:,}"],
+    ]
+
+
+def verdict_caption(judgement: Any) -> str | None:
+    """Why the verdict is what it is, and the diagnosis of a loss past the claim (only beside a violation or an
+    inconclusive that points to one: the judgement never diagnoses under consistent)."""
+    lines = [] if judgement.reason is None else [f"why: {judgement.reason}"]
+    if judgement.diagnosis is not None:
+        lines.append(f"diagnosis: {judgement.diagnosis}")
+    return "\n".join(lines) or None
 
 
 def _evidence(look: Any, budget: int, confidence: float) -> str:
@@ -178,7 +207,7 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
             f"{format_number(ev['e_value_max'], 4)} ≥ {format_number(ev['threshold'], 4)})"
         )
     elif result.verdict == "inconclusive":
-        why = f" (power {format_number(best.power_ratio, 3)} of the claim < 0.5: more --trials)"
+        why = " (see why below)"
     else:
         why = f" (ran its budget of {best.runs:,} runs per dataset)"
     unit = "μ" if claim.unit == "mu" else "ε"
@@ -210,6 +239,7 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
             ["executor", ran],
             ["confidence", format_number(confidence)],
         ],
+        caption=None if best.final is None else verdict_caption(best.final.judgement),
     )
 
 
