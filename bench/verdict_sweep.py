@@ -4,6 +4,7 @@ Run (from the repository root)::
 
     .venv/bin/python bench/verdict_sweep.py               # 100 seeds per target, 100,000 trials per dataset
     .venv/bin/python bench/verdict_sweep.py --seeds 20 --targets gauss-2 --json
+    .venv/bin/python bench/verdict_sweep.py --type-i      # only the false alarms at each claim's extremal mechanism
 
 Each target is a one-dimensional count with added noise (``dpkit.audits.mechanisms.tail_cases``), audited as
 ``dpkit audit --target`` does (the default attack ``auto``, the default tests, confidence 95%) against the claim
@@ -16,7 +17,11 @@ Each target is a one-dimensional count with added noise (``dpkit.audits.mechanis
 * ``laplace-2x``, ``laplace-1.5x``, ``laplace-right``: Laplace noise of scale 1/2, 1/1.5 and 1 (pure ε = 2, 1.5
   and 1) against the same claim.
 
-The table gives each target's verdict counts with the seeds of the unexpected ones.
+The table gives each target's verdict counts with the seeds of the unexpected ones. ``--type-i`` (or
+``--type-i-seeds N``, default 1,000, 0 to skip) adds the false alarms of the fixed audit at the strongest mechanism
+each kind of claim allows (``dpkit.audits.mechanisms.at_the_claim``: a μ-GDP, an (ε, δ), a pure ε and a ρ-zCDP
+claim), 2,000 runs per dataset, the likelihood ratio's order as the attack (the most powerful, so the hardest case
+for the level): at confidence 95% at most 5% of the seeds may be violations.
 """
 
 from __future__ import annotations
@@ -35,6 +40,15 @@ CLAIM = (1.0, 1e-5)
 TARGETS = {c.name: c for c in tail_cases()}
 
 
+def _type_i_claims() -> tuple[object, ...]:
+    from dpkit.audits import Claim
+
+    return (Claim.gdp(0.5), Claim.dp(1.0, 1e-5), Claim.dp(1.0, 0.0), Claim.zcdp(0.125))
+
+
+TYPE_I_CLAIMS = _type_i_claims()
+
+
 def _one(task: tuple[str, int, int]) -> tuple[str, int, str, float | None]:
     from dpkit.algorithms.executors import InProcessExecutor
     from dpkit.audits import Claim, audit
@@ -47,6 +61,48 @@ def _one(task: tuple[str, int, int]) -> tuple[str, int, str, float | None]:
     return name, seed, result.verdict, None if shape is None else shape.epsilon
 
 
+def _false_alarm(task: tuple[int, int]) -> bool:
+    from dpkit.algorithms.executors import InProcessExecutor
+    from dpkit.audits import ScoreFunction, audit
+    from dpkit.audits.mechanisms import at_the_claim
+
+    index, seed = task
+    claim = TYPE_I_CLAIMS[index]
+    release, d0, d1 = at_the_claim(claim)
+    score = ScoreFunction(first_column, name="likelihood-ratio order")
+    with InProcessExecutor() as ex:
+        return audit(release, d0, d1, claim, runs=2_000, seed=seed, attack=score, executor=ex).verdict == "violation"
+
+
+def first_column(outputs: np.ndarray) -> np.ndarray:
+    return np.asarray(outputs)[:, 0]
+
+
+def type_i(seeds: int, workers: int) -> list[dict[str, object]]:
+    """The false-alarm rate of the fixed audit at each claim's extremal mechanism over ``seeds`` seeds."""
+    from dpkit.audits.estimators import clopper_pearson_lower, clopper_pearson_upper
+
+    rows = []
+    with ProcessPoolExecutor(workers) as pool:
+        for i, claim in enumerate(TYPE_I_CLAIMS):
+            started = time.perf_counter()
+            alarms = sum(pool.map(_false_alarm, [(i, s) for s in range(seeds)], chunksize=20))
+            rows.append(
+                {
+                    "claim": claim.describe(),
+                    "seeds": seeds,
+                    "violations": alarms,
+                    "rate": alarms / seeds,
+                    "interval": [
+                        clopper_pearson_lower(alarms, seeds, 0.025),
+                        clopper_pearson_upper(alarms, seeds, 0.025),
+                    ],
+                    "seconds": time.perf_counter() - started,
+                }
+            )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100)
@@ -55,8 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--targets", default=",".join(TARGETS), help="Comma-separated (default: all).")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--type-i", action="store_true", help="Only the false-alarm simulation.")
+    parser.add_argument("--type-i-seeds", type=int, default=None, help="Seeds per claim (1,000; 0: skip it).")
     args = parser.parse_args(argv)
-    names = args.targets.split(",")
+    type_i_seeds = 1_000 if args.type_i_seeds is None else args.type_i_seeds
+    names = [] if args.type_i else args.targets.split(",")
     unknown = [n for n in names if n not in TARGETS]
     if unknown:
         parser.error(f"unknown targets {unknown}: choose among {list(TARGETS)}")
@@ -87,18 +146,29 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     seconds = time.perf_counter() - started
+    alarms = type_i(type_i_seeds, args.workers) if type_i_seeds > 0 else []
     if args.json:
-        json.dump({"trials": args.trials, "seeds": args.seeds, "seconds": seconds, "rows": rows}, sys.stdout, indent=1)
+        out = {"trials": args.trials, "seeds": args.seeds, "seconds": seconds, "rows": rows, "type_i": alarms}
+        json.dump(out, sys.stdout, indent=1)
         print()
         return 0
-    print(f"(1, 1e-5)-DP claims, {args.seeds} seeds from {args.first_seed}, {args.trials:,} trials: {seconds:.0f} s")
-    print(f"{'target':15} {'expected':15} {'viol.':>6} {'incon.':>6} {'cons.':>6}  ε of the shape  unexpected")
-    for r in rows:
-        med = r["shape_epsilon_median"]
+    if rows:
         print(
-            f"{r['target']:15} {r['expected']:15} {r['violation']:6d} {r['inconclusive']:6d} {r['consistent']:6d}"
-            f"  {'—' if med is None else f'{med:.3g}':>14}  {r['unexpected_seeds'] or ''}"
+            f"(1, 1e-5)-DP claims, {args.seeds} seeds from {args.first_seed}, {args.trials:,} trials: {seconds:.0f} s"
         )
+        print(f"{'target':15} {'expected':15} {'viol.':>6} {'incon.':>6} {'cons.':>6}  ε of the shape  unexpected")
+        for r in rows:
+            med = r["shape_epsilon_median"]
+            print(
+                f"{r['target']:15} {r['expected']:15} {r['violation']:6d} {r['inconclusive']:6d} {r['consistent']:6d}"
+                f"  {'—' if med is None else f'{med:.3g}':>14}  {r['unexpected_seeds'] or ''}"
+            )
+    if alarms:
+        print(f"false alarms at each claim's extremal mechanism (2,000 runs, {type_i_seeds} seeds, α = 0.05):")
+        for a in alarms:
+            lo, hi = a["interval"]
+            rate = f"{a['violations']:4d} ({a['rate']:.3f}, 95% CI {lo:.3f}–{hi:.3f})"
+            print(f"  {a['claim']:20} {rate}  {a['seconds']:.0f} s")
     return 0
 
 
