@@ -6,12 +6,14 @@ re-imports the file on first use: it pickles, so process pools and Dask workers 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
 import stat
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -21,6 +23,7 @@ __all__ = [
     "load_object",
     "parse_reference",
     "read_text_file",
+    "naming_file",
     "parse_data",
     "shown",
     "MAX_FILE_BYTES",
@@ -64,6 +67,34 @@ def read_text_file(path: str | Path, what: str, limit: int = MAX_FILE_BYTES) -> 
     if "\x00" in text:
         raise ValueError(f"{what} {str(p)!r} is not text (it holds NUL bytes)")
     return text
+
+
+@contextlib.contextmanager
+def naming_file(path: str | Path, what: str) -> Iterator[None]:
+    """Make every ``ValueError`` raised inside name the file it is about: one that does not name ``path`` already
+    is raised again as ``WHAT 'PATH': MESSAGE`` (``dpkit ledger FILE`` on a JSON list: ``ledger or event file
+    'list.json': an event must be a JSON object, got [1, 2]``).
+
+    Args:
+        path: The file being read, as the user gave it.
+        what: What the file is, in words (``"event file"``).
+
+    Raises:
+        ValueError: The error raised inside, naming the file.
+
+    Examples:
+        >>> with naming_file("list.json", "event file"):
+        ...     raise ValueError("an event must be a JSON object, got [1, 2]")
+        Traceback (most recent call last):
+        ...
+        ValueError: event file 'list.json': an event must be a JSON object, got [1, 2]
+    """
+    try:
+        yield
+    except ValueError as err:
+        if repr(str(path)) in str(err):
+            raise
+        raise ValueError(f"{what} {str(path)!r}: {err}") from None
 
 
 #: The longest repr of a value that an error message shows (the rest is cut, marked by …).
