@@ -10,6 +10,8 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .table_layout import fit_widths
+
 if TYPE_CHECKING:  # rich is imported where it draws, so that `--json` output never loads it
     from rich.console import Console
     from rich.text import Text
@@ -117,51 +119,6 @@ def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
     return ", ".join(format_number(float(v), digits) for v in x)
 
 
-def fit_widths(columns: Sequence[Sequence[str]], room: int) -> list[int] | None:
-    """The width of each column's text in a table ``room`` cells wide (padding and borders left out) such that no
-    word is broken: each column gets at least its longest word; the space left goes first to the value columns (all
-    but the first), in proportion to how much wider each would be unwrapped, and the rest to the first column (the
-    labels): a long label wraps between its words before a value does.
-
-    Args:
-        columns: Each column's header and cells, as the text shown.
-        room: The cells there are for the columns' text.
-
-    Returns:
-        The widths, or None where every column fits unwrapped (no width to impose) or where even the longest words
-        do not fit side by side (a word must be broken wherever it is laid out; rich folds it).
-
-    Examples:
-        >>> fit_widths([["attack"], ["gaussian-lr-fitted"]], 40) is None  # fits unwrapped
-        True
-        >>> fit_widths([["power (bound an ideal attack certifies) / ratio"], ["0.4 [0.3, 0.5]"]], 30)
-        [16, 14]
-    """
-    from rich.cells import cell_len
-
-    natural = [max((cell_len(cell) for cell in column), default=0) for column in columns]
-    widths = [max((cell_len(w) for cell in column for w in cell.split()), default=0) for column in columns]
-    if sum(natural) <= room or sum(widths) > room:
-        return None
-    for group in (range(1, len(widths)), range(min(1, len(widths)))):  # the values first, then the labels
-        wants = {k: natural[k] - widths[k] for k in group}
-        spare, total = room - sum(widths), sum(wants.values())
-        if total == 0:
-            continue
-        if spare >= total:  # all of them fit unwrapped
-            widths = [natural[k] if k in wants else w for k, w in enumerate(widths)]
-            continue
-        shares = {k: spare * want / total for k, want in wants.items()}
-        for k, share in shares.items():
-            widths[k] += math.floor(share)
-        # the cells the floors left go to the largest remainders (each short of its unwrapped width)
-        left = room - sum(widths)
-        for k in sorted(shares, key=lambda k: math.floor(shares[k]) - shares[k])[:left]:
-            widths[k] += 1
-        break
-    return widths
-
-
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
     """Render a table on stdout; every string is shown literally (no markup, no control characters).
 
@@ -184,8 +141,13 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
         width = None if widths is None else widths[i]
         # the first column (names) is never cut short ("private-linop…"): unwrapped, unless it needs to wrap
         # between its words to leave the values their room
-        justify = "left" if i == 0 else "right"
-        table.add_column(_text(col), justify=justify, no_wrap=i == 0 and widths is None, overflow="fold", width=width)
+        table.add_column(
+            _text(col),
+            justify="left" if i == 0 else "right",
+            no_wrap=i == 0 and widths is None,
+            overflow="fold",
+            width=width,
+        )
     for row in rows:
         table.add_row(*(_text(cell) for cell in row))
     console.print(table)

@@ -52,9 +52,26 @@ def test_a_table_fits_the_terminal_and_breaks_no_word(
     if columns >= 100:  # room for every row unwrapped: one line per row, as wide as its text needs (not wider)
         assert [c for c in _cells(out) if any(c)] == [row for row in ROWS]
         assert widest == max(len(a) for a, _ in ROWS) + max(len(b) for _, b in ROWS) + 7
-    else:  # the label wraps, between its words; the values stay whole on their lines
+    elif columns == 80:  # the label wraps, between its words; the values (each under half the room) stay whole
         values = [c[1] for c in _cells(out) if c[1]]
         assert values == [v for _, v in ROWS], out
+
+
+def test_a_long_value_and_a_long_label_share_the_room(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value longer than half the room (an executor's description) does not squeeze the labels to their longest
+    word: both wrap, between words, the room shared as their unwrapped widths are."""
+    rows = ROWS + [["executor", "processes (2 workers; auto, slow target: 100 µs a run measured in-process over 19,998 "
+                    "runs; a process pool from then on)"]]  # fmt: skip
+    monkeypatch.setenv("COLUMNS", "80")
+    print_table("Audit", ["", "value"], rows)
+    out = capsys.readouterr().out
+    label_width = len(re.split(r"[│┃]", out.splitlines()[-2])[1])
+    assert label_width > 20, out
+    assert "μ the claim allows" in out and "attack" in _words_of_table(out)
+    for word in " ".join(" ".join(row) for row in rows).split():
+        assert word in _words_of_table(out), f"{word!r} broken:\n{out}"
 
 
 def test_columns_is_honoured_beyond_80(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
