@@ -119,10 +119,11 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
 def gdp_delta(mu: float, epsilon: float) -> float:
     """δ(ε) of a μ-GDP mechanism (μ > 0, 0 <= ε <= +inf), rounded up.
 
-    >>> round(gdp_delta(1.0, 1.0), 6)
-    0.126937
-    >>> round(gdp_delta(1.0, 0.0), 6)  # 2Φ(μ/2) − 1
-    0.382925
+    Examples:
+        >>> round(gdp_delta(1.0, 1.0), 6)
+        0.126937
+        >>> round(gdp_delta(1.0, 0.0), 6)  # 2Φ(μ/2) − 1
+        0.382925
     """
     mu = check_positive("mu", mu)
     epsilon = check_extended_nonnegative("epsilon", epsilon)

@@ -91,8 +91,9 @@ def russo_beta(*, states: int, actions: int, horizon: int, episode: int) -> floa
 def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> float:
     """The seed's zCDP parameter ρ = 2AK/(H² ln(2HSA)) (Corollary 14), rounded up.
 
-    >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
-    3.606738
+    Examples:
+        >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
+        3.606738
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     # K divided first: 2AK alone overflows from K = 4.5e307 on, where ρ is still a double
