@@ -11,9 +11,10 @@ __all__ = ["fit_widths"]
 
 def fit_widths(columns: Sequence[Sequence[str]], room: int) -> list[int] | None:
     """The width of each column's text in a table ``room`` cells wide (padding and borders left out) such that no
-    word is broken: every column gets at least its longest word; a column no wider unwrapped than an equal share of
-    the room gets its whole width (a short value stays on one line), and the others share what is left in proportion
-    to how much wider each would be unwrapped, wrapping between their words.
+    word is broken: every column gets at least its longest word; the first column (the labels) gets its whole width
+    where the others still get their longest words beside it, and so does any column no wider unwrapped than an equal
+    share of the room (a short value stays on one line); the others share what is left in proportion to how much
+    wider each would be unwrapped, wrapping between their words.
 
     Args:
         columns: Each column's header and cells, as the text shown.
@@ -35,7 +36,8 @@ def fit_widths(columns: Sequence[Sequence[str]], room: int) -> list[int] | None:
     words = [max((cell_len(w) for cell in column for w in cell.split()), default=0) for column in columns]
     if sum(natural) <= room or sum(words) > room:
         return None
-    whole: set[int] = set()  # the columns shown unwrapped
+    # the columns shown unwrapped: the first (the labels), where the others still get their longest words beside it
+    whole: set[int] = {0} if natural[0] + sum(words[1:]) <= room else set()
     grown = True
     while grown:
         grown = False
