@@ -30,7 +30,8 @@ answered with a :class:`SuspiciousTargetWarning`. Counts (``compositions``, a re
 any integer: a composition beyond the doubles is answered (ε = +inf where μ = √K·Δ/σ is), not an
 ``OverflowError``.
 
-Quick start::
+Examples:
+    A σ for 1,000 releases at (1, 10⁻⁵), and its ε read back:
 
     >>> from dpkit.accountant import calibrate_sigma, gaussian_epsilon
     >>> cal = calibrate_sigma(epsilon=1.0, delta=1e-5, compositions=1000)

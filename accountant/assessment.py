@@ -248,10 +248,11 @@ def assess_ledger(
     """Assess a ledger or an event at ``delta`` (0 <= δ <= 1), against a claimed ``epsilon`` (0 <= ε <= +inf, or
     None: no claim), for ``users`` = K users (K >= 1, or None: unknown). See the module docstring.
 
-    >>> from dpkit.accountant import Ledger
-    >>> a = assess_ledger(Ledger.homogeneous(1.0, 3.75), delta=1e-5, epsilon=1.0)
-    >>> a.certified_method, round(a.certified_epsilon, 4), a.claim_met, round(a.noise_ratio, 4)
-    ('exact', 0.9943, True, 1.0052)
+    Examples:
+        >>> from dpkit.accountant import Ledger
+        >>> a = assess_ledger(Ledger.homogeneous(1.0, 3.75), delta=1e-5, epsilon=1.0)
+        >>> a.certified_method, round(a.certified_epsilon, 4), a.claim_met, round(a.noise_ratio, 4)
+        ('exact', 0.9943, True, 1.0052)
     """
     target = _check_target(target)
     delta = check_unit_interval("delta", delta)

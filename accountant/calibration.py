@@ -236,10 +236,11 @@ def calibrate_sigma(
     any finite σ says so. A target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is answered too, with a
     :class:`~dpkit.accountant.validation.SuspiciousTargetWarning`.
 
-    >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)
-    3.7306
-    >>> calibrate_sigma(1.0, 0.0).sigma, calibrate_sigma(math.inf, 1e-5).sigma
-    (inf, 0.0)
+    Examples:
+        >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)
+        3.7306
+        >>> calibrate_sigma(1.0, 0.0).sigma, calibrate_sigma(math.inf, 1e-5).sigma
+        (inf, 0.0)
     """
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     delta = check_unit_interval("delta", delta)

@@ -72,10 +72,11 @@ def laplace_delta(epsilon0: float, epsilon: float) -> float:
 
     ``epsilon0`` in [0, +inf] (+inf: no noise, δ = 1 at every finite ε); ``epsilon`` in [0, +inf].
 
-    >>> laplace_delta(1.0, 1.0)
-    0.0
-    >>> round(laplace_delta(1.0, 0.0), 12)  # total variation 1 − e^{−1/2}
-    0.393469340287
+    Examples:
+        >>> laplace_delta(1.0, 1.0)
+        0.0
+        >>> round(laplace_delta(1.0, 0.0), 12)  # total variation 1 − e^{−1/2}
+        0.393469340287
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -97,10 +98,11 @@ def laplace_delta_unchecked(epsilon0: float, epsilon: float) -> float:
 def laplace_epsilon(epsilon0: float, delta: float) -> float:
     """ε(δ) of one Laplace release with pure ε₀: max(0, ε₀ + 2 log(1 − δ)), rounded up (ε(0) = ε₀).
 
-    >>> laplace_epsilon(2.0, 0.0)
-    2.0
-    >>> laplace_epsilon(2.0, 1.0)
-    0.0
+    Examples:
+        >>> laplace_epsilon(2.0, 0.0)
+        2.0
+        >>> laplace_epsilon(2.0, 1.0)
+        0.0
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta = check_unit_interval("delta", delta)
@@ -139,8 +141,9 @@ def randomized_response_delta(noise_parameter: float, epsilon: float, *, num_buc
     a = 1 − p(k − 1)/k, b = p/k. ``noise_parameter`` p in [0, 1] (0: the true value, δ = 1 at
     finite ε; 1: a uniform draw, δ = 0), ``num_buckets`` k >= 1.
 
-    >>> randomized_response_delta(0.5, 0.0)  # total variation a − b = 1 − p
-    0.5
+    Examples:
+        >>> randomized_response_delta(0.5, 0.0)  # total variation a − b = 1 − p
+        0.5
     """
     p = check_unit_interval("noise_parameter", noise_parameter)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -167,8 +170,9 @@ def randomized_response_epsilon(noise_parameter: float, delta: float, *, num_buc
 
     ε(0) is the pure ε₀ = log(1 + k(1 − p)/p).
 
-    >>> round(randomized_response_epsilon(0.5, 0.0), 12)  # log 3
-    1.098612288668
+    Examples:
+        >>> round(randomized_response_epsilon(0.5, 0.0), 12)  # log 3
+        1.098612288668
     """
     p = check_unit_interval("noise_parameter", noise_parameter)
     delta = check_unit_interval("delta", delta)
@@ -199,8 +203,9 @@ def randomized_response_epsilon_unchecked(p: float, k: int, delta: float) -> flo
 def epsilon_delta_delta(epsilon0: float, delta0: float, epsilon: float) -> float:
     """δ(ε) of the worst (ε₀, δ₀)-DP release: δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}), rounded up.
 
-    >>> epsilon_delta_delta(1.0, 1e-6, 2.0)
-    1e-06
+    Examples:
+        >>> epsilon_delta_delta(1.0, 1e-6, 2.0)
+        1e-06
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta0 = check_unit_interval("delta0", delta0)
@@ -228,8 +233,9 @@ def epsilon_delta_delta_unchecked(epsilon0: float, delta0: float, epsilon: float
 def epsilon_delta_epsilon(epsilon0: float, delta0: float, delta: float) -> float:
     """ε(δ) of the worst (ε₀, δ₀)-DP release, rounded up: +inf below δ₀, ε₀ at δ₀, 0 from δ(0) on.
 
-    >>> epsilon_delta_epsilon(1.0, 1e-6, 1e-6)
-    1.0
+    Examples:
+        >>> epsilon_delta_epsilon(1.0, 1e-6, 1e-6)
+        1.0
     """
     epsilon0 = check_extended_nonnegative("epsilon0", epsilon0)
     delta0 = check_unit_interval("delta0", delta0)

@@ -86,10 +86,18 @@ _USER_KEYS: tuple[str, ...] = ("users", "episodes")
 class DeclaredRelease:
     """One kind of Gaussian release that sees one user's data.
 
-    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user
-    (e.g. H messages, or H counters × m p-sums). ``sensitivity_add_remove`` is ``None`` where the
-    relation does not apply (local DP is defined on any two data of one user: replace-one).
-    ``paper_count`` is the count the paper's accounting used, when it differs (e.g. its tree depth).
+    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user: her H messages, say,
+    or the m p-sums of a binary-tree counter that hold her. A counter kept for each of the H steps is declared as
+    one release of ``count`` = H·m with H ``step_factors`` (m mechanisms a step); a vector-valued counter over all
+    the steps, as ``count`` = m with the sensitivity of her whole vector. A user's agent audited through the
+    billboard protocol (:func:`dpkit.algorithms.billboard.counter_structure`) must declare, per step, exactly the
+    tree's m = ``max_psums_per_item(K, schedule="before-episode")`` p-sums, or the K − 1 released prefixes that
+    hold the first user of a counter that noises every prefix afresh: H·m without ``step_factors`` (m per step,
+    read as one step) is refused there, with a message naming both counts.
+
+    ``sensitivity_add_remove`` is ``None`` where the relation does not apply (local DP is defined on any two data
+    of one user: replace-one). ``paper_count`` is the count the paper's accounting used, when it differs (e.g. its
+    tree depth).
     """
 
     name: str

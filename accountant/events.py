@@ -14,11 +14,12 @@ Events are frozen, validated dataclasses (a bad value raises :class:`ValueError`
 hashable and comparable. :meth:`Event.to_dict` / :meth:`Event.from_dict` give dpkit's own JSON form
 ``{"kind": ..., ...}``; :func:`walk` flattens compositions; :func:`describe` prints one line.
 
->>> e = SelfComposedEvent(PoissonSampledEvent(0.004, GaussianEvent(1.1)), 14062)
->>> describe(e)
-'Poisson(q=0.004) of Gaussian(nm=1.1) × 14062'
->>> Event.from_dict(e.to_dict()) == e
-True
+Examples:
+    >>> e = SelfComposedEvent(PoissonSampledEvent(0.004, GaussianEvent(1.1)), 14062)
+    >>> describe(e)
+    'Poisson(q=0.004) of Gaussian(nm=1.1) × 14062'
+    >>> Event.from_dict(e.to_dict()) == e
+    True
 """
 
 from __future__ import annotations

@@ -47,8 +47,10 @@ _LN2 = math.log(2.0)
 _EPS = 2.0**-52
 #: Largest relative error tolerated in a double evaluation of δ before mpmath takes over.
 _MAX_RELATIVE_ERROR = 1e-12
-#: Beyond this μ (ε(δ) > ~5e299) intermediate squares overflow: ε is reported as +inf and
-#: δ(ε) as 1 — both conservative. The documented working range is μ <= 1e3.
+#: Beyond this μ (ε(δ) > ~5e299) the squares of δ(ε)'s evaluation may overflow: δ(ε) is reported as 1 there
+#: (conservative), and zCDP's ρ = μ²/2 is read at most here. ε(δ) and the calibrated μ go on to the largest μ
+#: whose ε is a double (about 1.9e154, by the tail bound, computed without squaring μ). The documented working range
+#: is μ <= 1e3.
 MU_OVERFLOW = 1e150
 #: From this μ on, ε(δ) and the calibrated μ are read from the Gaussian tail bound ε = μ²/2 + μz, z = sqrt(2 ln 1/δ)
 #: (:func:`_tail_epsilon`, :func:`_tail_mu`): sound (δ(ε) <= Φ(−z) <= δ/2, checked in exact arithmetic) and within
@@ -117,10 +119,11 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
 def gdp_delta(mu: float, epsilon: float) -> float:
     """δ(ε) of a μ-GDP mechanism (μ > 0, 0 <= ε <= +inf), rounded up.
 
-    >>> round(gdp_delta(1.0, 1.0), 6)
-    0.126937
-    >>> round(gdp_delta(1.0, 0.0), 6)  # 2Φ(μ/2) − 1
-    0.382925
+    Examples:
+        >>> round(gdp_delta(1.0, 1.0), 6)
+        0.126937
+        >>> round(gdp_delta(1.0, 0.0), 6)  # 2Φ(μ/2) − 1
+        0.382925
     """
     mu = check_positive("mu", mu)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -151,9 +154,9 @@ def gdp_epsilon_unchecked(mu: float, delta: float) -> float:
     """Unvalidated :func:`gdp_epsilon` (μ, δ trusted)."""
     if delta == 1.0:  # every mechanism is (0, 1)-DP
         return 0.0
-    if delta == 0.0 or mu > MU_OVERFLOW:
+    if delta == 0.0:
         return math.inf
-    if mu >= TAIL_MU:
+    if mu >= TAIL_MU:  # +inf where ε is beyond the doubles
         return _tail_epsilon(mu, delta)
     target = math.log(delta)
     target -= log_delta_margin(target)
@@ -245,10 +248,13 @@ def _below_tail(mu: float, epsilon: float, z: float) -> bool:
 
 
 def _tail_epsilon(mu: float, delta: float) -> float:
-    """ε = μ²/2 + μz rounded up until the tail bound holds exactly (μ >= :data:`TAIL_MU`)."""
+    """ε = μ²/2 + μz = μ(μ/2 + z) rounded up until the tail bound holds exactly (μ >= :data:`TAIL_MU`); +inf where
+    it is beyond the doubles (μ above about 1.9e154)."""
     z = _tail_z(delta)
-    epsilon = round_up(mu * mu / 2.0 + mu * z)
+    epsilon = round_up(mu * (mu / 2.0 + z))  # not μ·μ/2: that overflows from μ = 1.3e154 on, ε from 1.9e154 only
     for _ in range(_MAX_STEPS):
+        if epsilon == math.inf:
+            return math.inf
         if _below_tail(mu, epsilon, z):
             return epsilon
         epsilon = round_up(epsilon, ulps=64)
@@ -256,10 +262,11 @@ def _tail_epsilon(mu: float, delta: float) -> float:
 
 
 def _tail_mu(epsilon: float, delta: float) -> float:
-    """The μ solving ε = μ²/2 + μz, rounded down until the tail bound holds exactly (at most ``MU_OVERFLOW``)."""
+    """The μ solving ε = μ²/2 + μz, rounded down until the tail bound holds exactly (ε finite: μ is at most about
+    1.9e154, a double)."""
     z = _tail_z(delta)
     # μ = 2ε/(z + sqrt(z² + 2ε)) (the root of μ²/2 + μz − ε, without cancellation or overflow)
-    mu = round_down(min(2.0 * (epsilon / (z + math.hypot(z, math.sqrt(2.0) * math.sqrt(epsilon)))), MU_OVERFLOW))
+    mu = round_down(2.0 * (epsilon / (z + math.hypot(z, math.sqrt(2.0) * math.sqrt(epsilon)))))
     for _ in range(_MAX_STEPS):
         if _below_tail(mu, epsilon, z):
             return mu

@@ -182,8 +182,9 @@ def rdp_epsilon(
     An order may be +inf (its value is the pure ε of the mechanism, so ε(δ) never exceeds it, also
     at δ = 0) and a value may be +inf (that order then gives no bound), as dp-accounting's curves have.
 
-    >>> rdp_epsilon([2.0, 4.0, float("inf")], [0.1, 0.3, 1.0], 0.0).epsilon
-    1.0
+    Examples:
+        >>> rdp_epsilon([2.0, 4.0, float("inf")], [0.1, 0.3, 1.0], 0.0).epsilon
+        1.0
     """
     o, v = _validate_curve(orders, values)
     delta = check_unit_interval("delta", delta)

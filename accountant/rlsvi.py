@@ -91,11 +91,13 @@ def russo_beta(*, states: int, actions: int, horizon: int, episode: int) -> floa
 def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> float:
     """The seed's zCDP parameter ρ = 2AK/(H² ln(2HSA)) (Corollary 14), rounded up.
 
-    >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
-    3.606738
+    Examples:
+        >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
+        3.606738
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
-    return round_up(2.0 * a * k / (h * h * math.log(2.0 * h * s * a)))
+    # K divided first: 2AK alone overflows from K = 4.5e307 on, where ρ is still a double
+    return round_up(2.0 * a * (k / (h * h * math.log(2.0 * h * s * a))))
 
 
 def rlsvi_paper_epsilon(*, states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
@@ -160,6 +162,20 @@ def rlsvi_closed_form(*, states: int, actions: int, horizon: int, episodes: int,
     )
 
 
+def _li_difference(c: float, k: int, head: int) -> float:
+    """(li(cK) − li(c·head))/c, rounded up: scipy's Ei while cK is a double (its rounding and the cancellation
+    covered by a slack), mpmath's beyond (Ei(ln c + ln K) needs no cK; the result is about K/ln(cK))."""
+    log_ck = math.log(c) + math.log(k)
+    if log_ck < 700.0:
+        hi, lo = special.expi(log_ck), special.expi(math.log(c * head))
+        return float((hi - lo + 1e-14 * (abs(hi) + abs(lo))) / c)  # the slack: expi's rounding, the cancellation
+    import mpmath  # imported where used: only the K beyond 1e300 / c need it
+
+    with mpmath.workdps(40):
+        exact = (mpmath.ei(mpmath.log(c) + mpmath.log(k)) - mpmath.ei(mpmath.log(c * head))) / c
+        return round_up(float(exact), ulps=16) if exact < mpmath.mpf(1.7e308) else math.inf
+
+
 def rlsvi_worst_case_mu(
     *, states: int, actions: int, horizon: int, episodes: int, beta: float | None = None, reward_range: float = 1.0
 ) -> float:
@@ -188,9 +204,7 @@ def rlsvi_worst_case_mu(
     c = 2.0 * h * s * a
     total = math.fsum(scale / (0.5 * s * h**3 * np.log(c * ks)))
     if k > head:  # Σ_{k=a+1}^{K} 1/ln(ck) <= ∫_a^K dx/ln(cx) = (li(cK) − li(ca))/c, li(y) = Ei(ln y)
-        hi, lo = special.expi(math.log(c * k)), special.expi(math.log(c * head))
-        tail = (hi - lo + 1e-14 * (abs(hi) + abs(lo))) / c  # slack covers expi's rounding and the cancellation
-        total += scale / (0.5 * s * h**3) * tail * (1.0 + 1e-12)
+        total += scale / (0.5 * s * h**3) * _li_difference(c, k, head) * (1.0 + 1e-12)
     return round_up(math.sqrt(total), ulps=16)
 
 

@@ -203,8 +203,9 @@ def stacked_outer_product_sensitivity(
     Example — seed 003's z = [x; u] with ‖x‖ ≤ 1, ‖u‖ ≤ γ under symmetric noise: add/remove
     H·sqrt(1 + γ² + γ⁴), below both H(1 + γ²) (Frobenius) and the paper's H(1 + γ)²:
 
-    >>> round(stacked_outer_product_sensitivity([1.0, 0.5], "add_remove", steps=3), 12)
-    3.436931771217
+    Examples:
+        >>> round(stacked_outer_product_sensitivity([1.0, 0.5], "add_remove", steps=3), 12)
+        3.436931771217
     """
     if isinstance(block_bounds, (str, bytes)) or not isinstance(block_bounds, Sequence) or len(block_bounds) == 0:
         raise ValueError(f"block_bounds must be a non-empty sequence of bounds > 0, got {block_bounds!r}")
@@ -315,15 +316,17 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     (:func:`episode_product_sensitivity` with V = 1); under replace-one they are √2·H(1+γ)²
     and 2H(1+γ):
 
-    >>> gamma, H = 0.5, 4
-    >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="add_remove"), 12)  # H (1+γ)²
-    9.0
-    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="add_remove"), 12)  # H (1+γ)
-    6.0
-    >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="replace_one") / math.sqrt(2), 12)
-    9.0
-    >>> round(episode_product_sensitivity(1 + gamma, scalar_bound=1.0, steps=H, relation="replace_one"), 12)  # 2H(1+γ)
-    12.0
+    Examples:
+        >>> gamma, H = 0.5, 4
+        >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="add_remove"), 12)  # H (1+γ)²
+        9.0
+        >>> product = episode_product_sensitivity
+        >>> round(product(1 + gamma, scalar_bound=1.0, steps=H, relation="add_remove"), 12)  # H (1+γ)
+        6.0
+        >>> round(episode_outer_product_sensitivity(1 + gamma, steps=H, relation="replace_one") / math.sqrt(2), 12)
+        9.0
+        >>> round(product(1 + gamma, scalar_bound=1.0, steps=H, relation="replace_one"), 12)  # 2H(1+γ)
+        12.0
     """
     b = check_positive("bound", bound)
     h = check_count("steps", steps)

@@ -68,8 +68,9 @@ def block_outer_product_sensitivity(
 
     With S entries at the same bound c and no binding clip (B >= √S·c), U* = c⁴ S(S + 1)/2:
 
-    >>> round(block_outer_product_sensitivity(1.0, 2, "replace_one"), 12)  # sqrt(S(S+1)) c², S = 2
-    2.449489742783
+    Examples:
+        >>> round(block_outer_product_sensitivity(1.0, 2, "replace_one"), 12)  # sqrt(S(S+1)) c², S = 2
+        2.449489742783
     """
     c = check_positive("entry_bound", entry_bound)
     s = check_count("size", size)

@@ -83,8 +83,9 @@ def tree_ledger(
 def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
     """μ of one counter, Δ√m/σ with m = :func:`max_psums_per_item` (rounded up; 0 if m = 0).
 
-    >>> tree_mu(8, sigma=2.0)
-    1.0000000000000009
+    Examples:
+        >>> tree_mu(8, sigma=2.0)
+        1.0000000000000009
     """
     sigma = check_positive("sigma", sigma)
     sensitivity = check_positive("sensitivity", sensitivity)

@@ -83,8 +83,9 @@ def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
 
     ``steps`` for ``after-each``, ``steps − 1`` for ``before-episode``.
 
-    >>> released_prefixes(8, schedule="after-each"), released_prefixes(8, schedule="before-episode")
-    (8, 7)
+    Examples:
+        >>> released_prefixes(8, schedule="after-each"), released_prefixes(8, schedule="before-episode")
+        (8, 7)
     """
     steps = check_count("steps", steps)
     schedule = check_choice("schedule", schedule, SCHEDULES)
@@ -97,8 +98,9 @@ def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:
     Item s lies in the p-sums created at t = s, s + lowbit(s), … (its Fenwick update path) up
     to the last released prefix T′. Vectorised: one pass per tree level, none per item.
 
-    >>> psums_per_item(8).tolist()
-    [4, 3, 3, 2, 3, 2, 2, 1]
+    Examples:
+        >>> psums_per_item(8).tolist()
+        [4, 3, 3, 2, 3, 2, 2, 1]
     """
     last = released_prefixes(steps, schedule=schedule)
     steps = int(steps)
@@ -117,8 +119,9 @@ def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
 
     That is ⌊log2 T′⌋ + 1, or 0 when nothing is released (T′ = 0).
 
-    >>> max_psums_per_item(8, schedule="after-each"), max_psums_per_item(8, schedule="before-episode")
-    (4, 3)
+    Examples:
+        >>> max_psums_per_item(8, schedule="after-each"), max_psums_per_item(8, schedule="before-episode")
+        (4, 3)
     """
     return released_prefixes(steps, schedule=schedule).bit_length()
 
@@ -140,8 +143,9 @@ def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
 
     That is bit_length(T′ + 1) − 1 (0 when nothing is released).
 
-    >>> max_psums_per_prefix(7), max_psums_per_prefix(8)
-    (3, 3)
+    Examples:
+        >>> max_psums_per_prefix(7), max_psums_per_prefix(8)
+        (3, 3)
     """
     return (released_prefixes(steps, schedule=schedule) + 1).bit_length() - 1
 
@@ -149,8 +153,9 @@ def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
 def psum_interval(t: int) -> tuple[int, int]:
     """The items (first, last) covered by the p-sum created when item ``t`` arrives.
 
-    >>> psum_interval(12)
-    (9, 12)
+    Examples:
+        >>> psum_interval(12)
+        (9, 12)
     """
     t = check_count("t", t)
     return t - (t & -t) + 1, t
@@ -161,8 +166,9 @@ def prefix_decomposition(t: int) -> list[tuple[int, int]]:
 
     One per set bit of ``t``; empty for ``t = 0``.
 
-    >>> prefix_decomposition(13)
-    [(1, 8), (9, 12), (13, 13)]
+    Examples:
+        >>> prefix_decomposition(13)
+        [(1, 8), (9, 12), (13, 13)]
     """
     t = check_index("t", t)
     out: list[tuple[int, int]] = []
@@ -193,8 +199,9 @@ def paper_depth(steps: int, *, base: float = 2.0) -> int:
     :func:`max_psums_per_item` for ``before-episode`` and base 2 (for steps >= 2), not in
     general: with ``after-each`` it is one short when steps is a power of 2.
 
-    >>> paper_depth(8), paper_depth(9), paper_depth(1000, base=10)
-    (3, 4, 3)
+    Examples:
+        >>> paper_depth(8), paper_depth(9), paper_depth(1000, base=10)
+        (3, 4, 3)
     """
     steps = check_count("steps", steps)
     base = check_real("base", base)
@@ -220,8 +227,9 @@ def paper_depth(steps: int, *, base: float = 2.0) -> int:
 def prefix_noise_variance(t: int, sigma: float) -> float:
     """Variance of each entry of the noise of the prefix 1 … ``t``: popcount(t)·σ².
 
-    >>> prefix_noise_variance(7, 2.0)
-    12.0
+    Examples:
+        >>> prefix_noise_variance(7, 2.0)
+        12.0
     """
     t = check_index("t", t)
     sigma = check_nonnegative("sigma", sigma)

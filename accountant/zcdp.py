@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from .gdp import MU_OVERFLOW, gdp_delta_unchecked, gdp_epsilon_unchecked, gdp_mu_unchecked
+from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked, gdp_mu_unchecked
 from .numerics import feasible_root, round_down
 from .rdp import linear_rdp_delta_unchecked, linear_rdp_epsilon_unchecked
 from .validation import check_choice, check_extended_nonnegative, check_positive, check_unit_interval
@@ -40,6 +40,7 @@ ZcdpConversionName = Literal["bun-steinke", "rdp-optimal", "gaussian-exact"]
 ZCDP_CONVERSIONS: tuple[ZcdpConversionName, ...] = ("bun-steinke", "rdp-optimal", "gaussian-exact")
 #: Every search loop here stops after this many steps (so every call terminates).
 _MAX_STEPS = 400
+_LARGEST = 1.7976931348623157e308
 
 
 def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -60,7 +61,17 @@ def zcdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> float:
         return linear_rdp_epsilon_unchecked(rho, delta, "mironov").epsilon
     if conversion == "rdp-optimal":
         return linear_rdp_epsilon_unchecked(rho, delta, "improved").epsilon
-    return gdp_epsilon_unchecked(math.sqrt(2.0 * rho), delta)
+    return gdp_epsilon_unchecked(_gaussian_mu(rho), delta)
+
+
+def _gaussian_mu(rho: float) -> float:
+    """μ = √(2ρ), the GDP of a Gaussian mechanism that is ρ-zCDP (√2·√ρ where 2ρ is beyond the doubles)."""
+    return math.sqrt(2.0 * rho) if rho <= 8e307 else math.sqrt(2.0) * math.sqrt(rho)
+
+
+def _gaussian_rho(mu: float) -> float:
+    """ρ = μ²/2, as μ·(μ/2): a double for every μ up to the largest of a finite ε (about 1.9e154)."""
+    return mu * (mu / 2.0)
 
 
 def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -79,7 +90,7 @@ def zcdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> float:
         return linear_rdp_delta_unchecked(rho, epsilon, "mironov").delta
     if conversion == "rdp-optimal":
         return linear_rdp_delta_unchecked(rho, epsilon, "improved").delta
-    return gdp_delta_unchecked(math.sqrt(2.0 * rho), epsilon)
+    return gdp_delta_unchecked(_gaussian_mu(rho), epsilon)
 
 
 def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
@@ -98,13 +109,12 @@ def zcdp_rho_unchecked(epsilon: float, delta: float, conversion: str) -> float:
         return 0.0
     ln_inv = -math.log(delta)
     # Bun–Steinke inverse: sqrt(ρ) = ε / (sqrt(L) + sqrt(L + ε)), free of cancellation.
-    rho_bs = (epsilon / (math.sqrt(ln_inv) + math.sqrt(ln_inv + epsilon))) ** 2
+    root = epsilon / (math.sqrt(ln_inv) + math.sqrt(ln_inv + epsilon))
+    rho_bs = min(root * root, _LARGEST)  # the square of ε near the largest double may round past it (checked below)
     if conversion in ("gaussian-exact", "bun-steinke"):
         # Closed form / one root-find, then stepped down until the conversion itself agrees
         # (ε is rounded up, so the round trip may otherwise land a few ulps above the target).
-        lo = round_down(
-            min(gdp_mu_unchecked(epsilon, delta), MU_OVERFLOW) ** 2 / 2.0 if conversion == "gaussian-exact" else rho_bs
-        )
+        lo = round_down(_gaussian_rho(gdp_mu_unchecked(epsilon, delta)) if conversion == "gaussian-exact" else rho_bs)
         if not lo > 0.0:  # the largest ρ underflows: 0 is the largest double that is sound
             return 0.0
         step = 64.0 * 2.0**-52
@@ -116,6 +126,8 @@ def zcdp_rho_unchecked(epsilon: float, delta: float, conversion: str) -> float:
 
     # rdp-optimal lies between the Bun–Steinke ρ (looser conversion) and the exact one.
     def g(log_rho: float) -> float:
+        if log_rho >= math.log(_LARGEST):  # a ρ beyond the doubles: infeasible for every finite ε
+            return math.inf
         return zcdp_epsilon_unchecked(math.exp(log_rho), delta, conversion) - epsilon
 
     if not rho_bs > 0.0:  # below the smallest double: 0 is sound

@@ -3,9 +3,10 @@
 One table for every entry point: ``dpkit simulate``, ``dpkit rlsvi --run``, a report configuration's
 ``[[algorithm]]`` sizes (:mod:`dpkit.reports.config`, which states them in its JSON schema) and the
 :class:`~dpkit.algorithms.simulation.Experiment` they build run at :data:`LIMITS`, and at most
-:data:`MAX_STEPS` steps in all; a privacy declaration (``dpkit ledger ALGORITHM``, ``dpkit rlsvi``'s
-closed form, a report's ledgers: :func:`dpkit.algorithms.registry.declare`) is computed at
-:data:`DECLARATION_LIMITS`, larger, since accounting allocates nothing per state or user. An audit's
+:data:`MAX_STEPS` steps in all; a privacy declaration (``dpkit ledger ALGORITHM``, a report's ledgers:
+:func:`dpkit.algorithms.registry.declare`) is computed at :data:`DECLARATION_LIMITS`, larger, since accounting
+allocates nothing per state or user. ``dpkit rlsvi``'s closed form has no limit of its own: it takes every size a
+double holds (:data:`dpkit.accountant.rlsvi.MAX_SIZES`). An audit's
 runs and users are at most :data:`AUDIT_LIMITS` (``dpkit audit ALGORITHM``, a report's ``[algorithm.audit]``:
 :data:`dpkit.audits.rl.MAX_RUNS` and ``MAX_EPISODES`` are read from it).
 

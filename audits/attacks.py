@@ -99,11 +99,12 @@ class GaussianLikelihoodRatio(Attack):
     so the attack uses only them: k is their number, ``cov`` is k × k over them (in the order
     of ``numpy.triu_indices``, per matrix), and scored outputs must have the means' shape.
 
-    >>> attack = GaussianLikelihoodRatio([0.0, 0.0], [3.0, 4.0], sigma=5.0)
-    >>> attack.mu
-    1.0
-    >>> attack.score(np.array([[0.0, 0.0], [3.0, 4.0]])).tolist()
-    [-0.5, 0.5]
+    Examples:
+        >>> attack = GaussianLikelihoodRatio([0.0, 0.0], [3.0, 4.0], sigma=5.0)
+        >>> attack.mu
+        1.0
+        >>> attack.score(np.array([[0.0, 0.0], [3.0, 4.0]])).tolist()
+        [-0.5, 0.5]
     """
 
     name = "gaussian-lr"
@@ -163,9 +164,10 @@ class GaussianLikelihoodRatio(Attack):
 
         Uses only the entries i <= j of the last two axes, so μ = ‖upper(M1 − M0)‖/σ.
 
-        >>> m1 = np.array([[1.0, 2.0], [2.0, 0.0]])
-        >>> GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 2)), m1, sigma=1.0).mu  # √(1 + 4)
-        2.23606797749979
+        Examples:
+            >>> m1 = np.array([[1.0, 2.0], [2.0, 0.0]])
+            >>> GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 2)), m1, sigma=1.0).mu  # √(1 + 4)
+            2.23606797749979
         """
         return cls(mean0, mean1, sigma=sigma, noise="symmetric")
 
@@ -228,8 +230,9 @@ class ScoreFunction(Attack):
     ``fn`` receives the outputs as a read-only float array of their original shape (n, …)
     (validated: at least one sample, all values finite). Its result is validated too.
 
-    >>> ScoreFunction(lambda x: x.sum(axis=1), name="sum").score(np.ones((3, 2))).tolist()
-    [2.0, 2.0, 2.0]
+    Examples:
+        >>> ScoreFunction(lambda x: x.sum(axis=1), name="sum").score(np.ones((3, 2))).tolist()
+        [2.0, 2.0, 2.0]
     """
 
     name = "score"
@@ -288,8 +291,9 @@ def make_attack(name: str, /, **kwargs: Any) -> Attack:
     ``name`` is positional-only, so ``make_attack("score", fn=f, name="mine")`` names the
     :class:`ScoreFunction`.
 
-    >>> make_attack("histogram", bins=20)
-    HistogramLikelihoodRatio(bins=20, binning='quantile')
+    Examples:
+        >>> make_attack("histogram", bins=20)
+        HistogramLikelihoodRatio(bins=20, binning='quantile')
     """
     check_choice("name", name, tuple(ATTACKS))
     return ATTACKS[name](**kwargs)

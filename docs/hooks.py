@@ -7,6 +7,8 @@
   repository root: the folders are linked into ``build/api/dpkit`` first, as ``make typecheck`` links them for mypy,
   and mkdocstrings reads them there. The docstrings' Sphinx roles (``:class:`~dpkit.x.Y` ``) are shown as the code
   they name (``Y``), not as the role's text.
+* The search works from disk (``build/site/index.html`` opened as a file): :func:`on_post_build` writes the index as
+  a script, and docs/javascripts/file-worker.js runs the theme's search worker where a file:// page can start none.
 """
 
 from __future__ import annotations
@@ -124,6 +126,16 @@ def on_files(files: Files, config: MkDocsConfig, **kwargs: Any) -> Files:
     for name, command in commands.items():
         files.append(File.generated(config, f"{COMMANDS_DIR}/{name}.md", content=_page(name, command)))
     return files
+
+
+def on_post_build(config: MkDocsConfig, **kwargs: Any) -> None:
+    """search/search_index.js: the search index as a script (``var __index = …``), which the theme loads instead of
+    fetching search_index.json where the site is opened from disk (file://, where nothing can be fetched); with
+    docs/javascripts/file-worker.js the search then works there too."""
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    if index.is_file():
+        text = index.read_text(encoding="utf-8")
+        (index.parent / "search_index.js").write_text(f"var __index = {text}\n", encoding="utf-8")
 
 
 #: A Sphinx role as the docstrings write it, once Markdown has rendered it: ``:class:<code>~dpkit.x.Y</code>``.

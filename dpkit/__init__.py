@@ -1,11 +1,13 @@
 """dpkit: account for, audit and report the privacy of differentially private RL.
 
-The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`)::
+The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`):
 
-    dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)    # σ for a target budget
-    dpkit.audit(release, dataset0, dataset1, claim=dpkit.Claim.dp(1.0, 1e-5))
-    dpkit.audit_algorithm("rlsvi", runs=2000)                      # a registered RL algorithm
-    dpkit.report(out="report/")                                    # Markdown, HTML, JSON, figures
+```python
+dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)    # σ for a target budget
+dpkit.audit(release, dataset0, dataset1, claim=dpkit.Claim.dp(1.0, 1e-5))
+dpkit.audit_algorithm("rlsvi", runs=2000)                      # a registered RL algorithm
+dpkit.report(out="report/")                                    # Markdown, HTML, JSON, figures
+```
 
 and the main types: :class:`Ledger` and :class:`GaussianRelease` (what a mechanism releases),
 :class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration` (what an algorithm declares),
@@ -14,9 +16,10 @@ The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.alg
 :mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use, so ``import dpkit``
 costs nothing until one is used.
 
->>> import dpkit
->>> dpkit.calibrate(epsilon=1.0, delta=1e-5).sigma > 3.7
-True
+Examples:
+    >>> import dpkit
+    >>> dpkit.calibrate(epsilon=1.0, delta=1e-5).sigma > 3.7
+    True
 """
 
 from __future__ import annotations

@@ -135,6 +135,19 @@ def _error(message: object) -> int:
     return 2
 
 
+def _invoke(ctx: click.Context) -> object:
+    """Run the command; an exception raised in a user's own file (an agent's method, say) becomes one message naming
+    the file, the line and the call dpkit made (:func:`dpkit.user_code.user_error`); any other is raised as it is."""
+    try:
+        return cli.invoke(ctx)
+    except Exception as err:
+        user_code = sys.modules.get("dpkit.user_code")  # imported only when a command loaded a user's file
+        said = None if user_code is None else user_code.user_error(err)
+        if user_code is None or said is None:
+            raise
+        raise user_code.UserCodeError(said) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI, turning every bad input into one line ``error: …`` and exit code 2.
 
@@ -149,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a suspicious target (accountant.SuspiciousTargetWarning): the commands print it as a warning: line
             # (matched by its text, so that --help does not import the accountant to name the category)
             warnings.filterwarnings("ignore", message=r"delta = \S+ is (at least 0\.5|larger than epsilon)")
-            rv = cli.invoke(ctx)
+            rv = _invoke(ctx)
     except click.exceptions.NoArgsIsHelpError as err:  # pragma: no cover - click >= 8.2
         click.echo(err.ctx.get_help() if err.ctx else str(err))
         return 0

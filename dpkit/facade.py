@@ -4,10 +4,11 @@ Each is a thin, documented entry point over the packages that do the work
 (:mod:`dpkit.accountant`, :mod:`dpkit.audits`, :mod:`dpkit.reports`); they import them when
 called, so ``import dpkit`` stays cheap. Everything past the first argument is keyword-only.
 
->>> import dpkit
->>> cal = dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)
->>> dpkit.gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
-True
+Examples:
+    >>> import dpkit
+    >>> cal = dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)
+    >>> dpkit.gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
+    True
 """
 
 from __future__ import annotations

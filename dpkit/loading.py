@@ -6,21 +6,27 @@ re-imports the file on first use: it pickles, so process pools and Dask workers 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
+import os
 import re
 import stat
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from .user_code import CALLS, USER_FILES, UserCodeError, accepts, defined, user_frames
 
 __all__ = [
     "FileFunction",
     "load_object",
     "parse_reference",
     "read_text_file",
+    "naming_file",
     "parse_data",
     "shown",
     "MAX_FILE_BYTES",
@@ -64,6 +70,34 @@ def read_text_file(path: str | Path, what: str, limit: int = MAX_FILE_BYTES) -> 
     if "\x00" in text:
         raise ValueError(f"{what} {str(p)!r} is not text (it holds NUL bytes)")
     return text
+
+
+@contextlib.contextmanager
+def naming_file(path: str | Path, what: str) -> Iterator[None]:
+    """Make every ``ValueError`` raised inside name the file it is about: one that does not name ``path`` already
+    is raised again as ``WHAT 'PATH': MESSAGE`` (``dpkit ledger FILE`` on a JSON list: ``ledger or event file
+    'list.json': an event must be a JSON object, got [1, 2]``).
+
+    Args:
+        path: The file being read, as the user gave it.
+        what: What the file is, in words (``"event file"``).
+
+    Raises:
+        ValueError: The error raised inside, naming the file.
+
+    Examples:
+        >>> with naming_file("list.json", "event file"):
+        ...     raise ValueError("an event must be a JSON object, got [1, 2]")
+        Traceback (most recent call last):
+        ...
+        ValueError: event file 'list.json': an event must be a JSON object, got [1, 2]
+    """
+    try:
+        yield
+    except ValueError as err:
+        if repr(str(path)) in str(err):
+            raise
+        raise ValueError(f"{what} {str(path)!r}: {err}") from None
 
 
 #: The longest repr of a value that an error message shows (the rest is cut, marked by …).
@@ -160,22 +194,26 @@ def _module(path: Path) -> ModuleType:
     if not path.is_file():
         raise ValueError(f"no such file: {str(path)!r}")
     module_name = f"_dpkit_user_{abs(hash(key))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    # the resolved path: the frames of its code name it whatever the working directory is by then
+    spec = importlib.util.spec_from_file_location(module_name, key)
     if spec is None or spec.loader is None:
         raise ValueError(f"cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    USER_FILES[os.path.realpath(key)] = str(path)
     folder = str(path.resolve().parent)
     added = folder not in sys.path
     if added:  # its own folder on the path, so it imports its neighbours (last: it shadows no installed package)
         sys.path.append(folder)
     try:
         spec.loader.exec_module(module)
-    except Exception as err:  # the user's file failed to import: report it on one line
+    except Exception as err:  # the user's file failed to import: report it on one line, at its line
         del sys.modules[module_name]
         if added:
             sys.path.remove(folder)
-        raise ValueError(f"importing {str(path)!r} failed: {type(err).__name__}: {err}") from None
+        frames = user_frames(err)
+        at = f" at {frames[-1][0]}:{frames[-1][1]}" if frames and not isinstance(err, SyntaxError) else ""
+        raise ValueError(f"importing {str(path)!r} failed{at}: {type(err).__name__}: {err}") from None
     _MODULES[key] = module
     return module
 
@@ -190,15 +228,48 @@ def load_object(option: str, value: str) -> Any:
 
 
 class FileFunction:
-    """A picklable reference to a function in a file; calling it imports the file once per process."""
+    """A picklable reference to a function in a user's file (``FILE.py:NAME``, given as the option ``option``);
+    calling it imports the file once per process.
 
-    def __init__(self, option: str, value: str) -> None:
+    An exception the function raises becomes a :class:`UserCodeError` naming the file and line it was raised at and
+    the call dpkit made (``call``, default: the option's, :data:`CALLS`); a call the function does not accept says
+    the signature dpkit expected beside the one it has. Its ``__name__`` is the user's own ``FILE.py:NAME``.
+
+    Args:
+        option: The option that named the function (``--target``), for the messages.
+        value: ``FILE.py:NAME``.
+        call: How dpkit calls it (``release(dataset, rng, n)``).
+
+    Raises:
+        ValueError: The file cannot be imported, has no such name, or the name is not callable.
+    """
+
+    def __init__(self, option: str, value: str, *, call: str | None = None) -> None:
         self.option, self.value = option, value
+        self.call = call if call is not None else CALLS.get(option, f"{parse_reference(option, value)[1]}(…)")
+        self.__name__ = value
         if not callable(load_object(option, value)):
             raise ValueError(f"{option}: {value!r} is not callable")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return load_object(self.option, self.value)(*args, **kwargs)
+        function = load_object(self.option, self.value)
+        try:
+            return function(*args, **kwargs)
+        except Exception as err:
+            raise UserCodeError(self._said(err, function, args, kwargs)) from None
+
+    def _said(self, err: Exception, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+        """What ``err``, raised calling ``function(*args, **kwargs)``, says in one line."""
+        if isinstance(err, UserCodeError):  # raised by another of the user's functions it called through dpkit
+            return str(err)
+        called = f"{self.option} {self.value}, which dpkit calls as {self.call}"
+        frames = user_frames(err)
+        if frames:
+            file, line, name = frames[-1]
+            return f"{file}:{line} ({name}): {type(err).__name__}: {err} — in {called}"
+        if isinstance(err, TypeError) and not accepts(function, args, kwargs):
+            return f"{self.option} {self.value} must accept dpkit's call {self.call}: {err}{defined(function)}"
+        return f"{type(err).__name__}: {err} — in {called}"
 
     def __repr__(self) -> str:
-        return f"FileFunction({self.value!r})"
+        return self.value

@@ -10,6 +10,8 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .table_layout import fit_widths
+
 if TYPE_CHECKING:  # rich is imported where it draws, so that `--json` output never loads it
     from rich.console import Console
     from rich.text import Text
@@ -21,6 +23,7 @@ __all__ = [
     "format_bound",
     "certainty",
     "certainty_cells",
+    "fit_widths",
     "print_table",
     "print_lines",
     "stderr_console",
@@ -117,23 +120,37 @@ def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
-    """Render a table on stdout; every string is shown literally (no markup, no control characters)."""
+    """Render a table on stdout; every string is shown literally (no markup, no control characters).
+
+    The table is as wide as the terminal (``COLUMNS`` where it is set, as rich reads it) allows. Where its text
+    does not fit unwrapped, cells wrap between words, never inside one (:func:`fit_widths`); only a word longer
+    than the room there is folds.
+    """
     from rich.console import Console
     from rich.table import Table
 
     table = Table(
         title=_text(title), caption=None if caption is None else _text(caption, lines=True), caption_justify="left"
     )
-    # the first column (names) is never wrapped or cut short ("private-linop…"); the other cells wrap between words,
-    # and a word longer than its column folds
+    texts = [[plain(col)] + [plain(row[i]) for row in rows] for i, col in enumerate(columns)]
+    console = Console()
+    borders = (len(columns) + 1) if table.box else 0
+    padding = 2 * len(columns)  # one cell either side of every column (rich's default padding)
+    widths = fit_widths(texts, console.width - borders - padding)
     for i, col in enumerate(columns):
-        if i == 0:
-            table.add_column(_text(col), justify="left", no_wrap=True)
-        else:
-            table.add_column(_text(col), justify="right", overflow="fold")
+        width = None if widths is None else widths[i]
+        # the first column (names) is never cut short ("private-linop…"): unwrapped, unless it needs to wrap
+        # between its words to leave the values their room
+        table.add_column(
+            _text(col),
+            justify="left" if i == 0 else "right",
+            no_wrap=i == 0 and widths is None,
+            overflow="fold",
+            width=width,
+        )
     for row in rows:
         table.add_row(*(_text(cell) for cell in row))
-    Console().print(table)
+    console.print(table)
 
 
 def print_lines(lines: Sequence[str], title: str | None = None) -> None:

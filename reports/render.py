@@ -56,6 +56,7 @@ __all__ = [
     "sigma_span",
     "sequential_view",
     "verdict_view",
+    "audit_setting",
 ]
 
 #: The files every report has, beside its figures.
@@ -336,6 +337,37 @@ def _md_cell(value: Any) -> str:
     return str(value)  # pipes and line breaks are escaped for every value by markdown_escape
 
 
+#: The keys of an RL audit's setting its "own setting" line leaves out: the section says them elsewhere (the
+#: observer, the position, σ, the relation, the users per run).
+_SETTING_SAID = frozenset({"algorithm", "observer", "position", "sigma", "relation", "episodes"})
+
+
+def audit_setting(setting: Mapping[str, Any], *, lq: bool) -> list[tuple[str, Any]]:
+    """The (key, value) pairs of an RL audit's setting that its report line shows, in the setting's order.
+
+    Left out: what the section says elsewhere, the sizes of the other kind of world (S and A of a tabular MDP for
+    an LQ system, n and d of an LQ system for a tabular MDP), and every empty value — the audit's own MDP
+    (``env = ""``), the registered agent (``implementation = None``), no options — so no field is printed blank.
+
+    Args:
+        setting: An RL audit's setting as report.json holds it (``RlSetting.to_dict``).
+        lq: Whether the algorithm runs on an LQ system.
+
+    Returns:
+        The pairs to print as ``key = value``.
+
+    Examples:
+        >>> audit_setting({"epsilon": 1.0, "states": 2, "state_dim": 2, "env": "", "implementation": None}, lq=False)
+        [('epsilon', 1.0), ('states', 2)]
+    """
+    other = {"states", "actions"} if lq else {"state_dim", "control_dim"}
+    return [
+        (key, value)
+        for key, value in setting.items()
+        if key not in _SETTING_SAID and key not in other and not (value is None or value == "" or value == {})
+    ]
+
+
 def _environment(html: bool) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("dpkit.reports", "templates"),
@@ -369,6 +401,7 @@ def _environment(html: bool) -> jinja2.Environment:
         math=math,
         math_text=math_markdown,
         symbol=symbol,
+        audit_setting=audit_setting,
     )
     return env
 
@@ -377,7 +410,7 @@ def _environment(html: bool) -> jinja2.Environment:
 
 
 #: The ids the templates give their own headings, and the suffixes of each section's ids (``NAME-ledger``, …).
-FIXED_IDS = frozenset({"verdicts", "files", "provenance"})
+FIXED_IDS = frozenset({"verdicts", "verdicts-implementation", "verdicts-paper", "files", "provenance"})
 ID_SUFFIXES: tuple[str, ...] = ("", "-ledger", "-flags", "-audit", "-regret", "-accounting")
 
 

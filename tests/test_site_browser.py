@@ -4,7 +4,7 @@ temporary directory, served over a local HTTP server (the Material theme's searc
 the command line) are opened in headless Chromium. Each must render (a title, a navigation, its content), log no
 console error nor fetch anything from outside the site, and every ``<a href>`` to a page of the site must name a
 file the build wrote (and the anchor, when there is one, an element of that page); a screenshot of each is saved
-and checked non-empty.
+and checked non-empty. The search is tried from disk too (file://, as the README opens the site).
 
 Skipped, as tests/reports/test_browser.py is, without Chromium or Playwright (tests/support/chromium.py).
 ``DPKIT_SCREENSHOTS`` names a directory to keep the screenshots in (default: the test's temporary directory).
@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -134,3 +135,36 @@ def test_page_renders_with_no_error_and_every_link_resolves(
     assert errors == [], "\n".join(errors)
     if which == "reference":
         assert "dpkit calibrate" in shown["h1"]
+
+
+def test_the_search_works_from_disk(site: Path) -> None:
+    """Issue 43: the README opens build/site/index.html from disk, where the theme's search worker cannot start. Typed
+    into the search box of the file:// page, a query finds pages (docs/javascripts/file-worker.js runs the worker in
+    an iframe; the index is the script docs/hooks.py writes), each result a page of the site, with no console error
+    and nothing fetched from outside the site's files."""
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+            page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda err: errors.append(f"page error: {err}"))
+            page.on(
+                "request", lambda r: None if r.url.startswith("file:") else errors.append(f"outside: {r.url[:100]}")
+            )
+            page.goto((site / "index.html").as_uri(), wait_until="load")
+            page.focus("input.md-search__input")
+            page.keyboard.type("calibrate", delay=30)  # the theme searches on key events
+            page.wait_for_selector(".md-search-result__item", timeout=15_000)
+            hrefs: list[str] = page.evaluate(
+                "() => Array.from(document.querySelectorAll('.md-search-result__item a[href]'), a => a.href)"
+            )
+            meta = page.evaluate("() => document.querySelector('.md-search-result__meta').textContent")
+        finally:
+            browser.close()
+    assert errors == [], "\n".join(errors)
+    assert re.fullmatch(r"\d+ matching documents?", meta.strip()), meta
+    assert hrefs and all(h.startswith("file:") for h in hrefs)
+    files = {Path(unquote(urlparse(h).path)) for h in hrefs}
+    assert all(f.is_file() and site in f.parents for f in files), files
+    assert any(f.name == "calibrate.html" for f in files)  # dpkit calibrate's own page is found

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .audit_timing import DEFAULT_MAX_TIME, Duration
+from .audit_timing import DEFAULT_MAX_TIME, Duration, target_note
 from .options import NUMBER, NUMBER_LIST, given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
@@ -69,8 +69,9 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     "--agent",
     default=None,
     metavar="FILE.py:NAME",
-    help="Instead of ALGORITHM: your own agent — an AlgorithmSpec, or an agent factory following the "
-    "local-DP messages protocol (see examples/ldp_agent.py).",
+    help="Instead of ALGORITHM: your own agent — an AlgorithmSpec, or an agent factory following one of the two "
+    "protocols: local DP, the messages protocol (message_statistics; examples/ldp_agent.py), or joint DP, the "
+    "billboard protocol (billboard_items; examples/jdp_agent.py).",
 )
 @click.option(
     "--one-run",
@@ -128,7 +129,13 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     help="ALGORITHM form: where the changed user sits — first | middle | last | k=INDEX (0-based) | another name "
     "of the algorithm's positions (default: every position that matters, each at its share of α).",
 )
-@click.option("--epsilon", type=NUMBER, default=None, help="Claimed ε (with --delta; δ = 0 is pure ε-DP) ...")
+@click.option(
+    "--epsilon",
+    type=NUMBER,
+    default=None,
+    help="Claimed ε (with --delta; δ = 0 is pure ε-DP); ALGORITHM form: the target the declaration is audited at "
+    "(default: the algorithm's audit target — ε = 8, δ = 1e-5 for an --agent — said after the result) ...",
+)
 @click.option(
     "--delta", type=NUMBER, default=None, help="... claimed δ; with --mu/--rho/--rdp-*, the δ of the ε reading (1e-5)."
 )
@@ -226,18 +233,20 @@ def audit(ctx: click.Context, **params: Any) -> int:
             from .audit_one_run import audit_one_run
 
             attack = {"lr": "white-box"}.get(params["attack"], params["attack"]) if given(ctx, "attack") else None
-            return audit_one_run(
+            code = audit_one_run(
                 **{k: params[k] for k in ("algorithm", "canaries", "sigma", "epsilon", "delta", "confidence", "seed")},
                 attack=attack or "white-box",
                 as_json=params["as_json"],
             )
+            return _said_target(code, algorithm, params)
         refuse_options(ctx, ("canaries",), "a many-run audit (add --one-run)")
         from .audit_rl import audit_algorithm
 
         kept = FORMS["an ALGORITHM audit"] + FORMS["both"]
-        return audit_algorithm(
+        code = audit_algorithm(
             **{k: v for k, v in params.items() if k in kept and k not in ("agent", "one_run", "canaries")}
         )
+        return _said_target(code, algorithm, params)
     one_run_only = ("canary_records", "dataset", "score", "canaries")
     if params["one_run"]:
         target_many_run = (
@@ -264,6 +273,15 @@ def audit(ctx: click.Context, **params: Any) -> int:
     return audit_target(
         **{k: v for k, v in params.items() if k in kept and k not in ("algorithm", "one_run") + one_run_only}
     )
+
+
+def _said_target(code: int, algorithm: str, params: dict[str, Any]) -> int:
+    """After an RL audit's tables, the target (ε, δ) dpkit chose where the user set none (not with --json: its
+    object holds the target); returns the audit's exit status."""
+    note = None if params["as_json"] else target_note(algorithm, params["epsilon"], params["delta"])
+    if note is not None:
+        click.echo(note)
+    return code
 
 
 def _refuse_executor_options(ctx: click.Context, *, executor: str) -> None:

@@ -1,4 +1,5 @@
-"""How long ``dpkit audit ALGORITHM`` will take, timed on a first small batch of runs before the audit starts.
+"""What ``dpkit audit ALGORITHM`` says beside its result: how long it will take, timed on a first small batch of
+runs before the audit starts, and the target it audited at when the user set none (:func:`target_note`).
 
 An RL audit runs the algorithm ``2 × --runs`` times; at a few milliseconds a run, the largest ``--runs`` takes hours.
 :func:`check_expected_time` runs a first batch in this process, prints the expected total on stderr, and refuses
@@ -126,3 +127,28 @@ def _cap_above(seconds: float) -> str:
     if target >= 5400:
         return f"{math.ceil(target / 3600)}h"
     return f"{math.ceil(target / 60)}m"
+
+
+def target_note(algorithm: str, epsilon: float | None, delta: float | None) -> str | None:
+    """The line an RL audit prints after its tables when the user left its target (ε, δ) to dpkit: the values it
+    audited at and where they come from (the algorithm's audit defaults: ε = 8, δ = 1e-5 for a user's agent), so
+    no figure of the audit rests on a claim the user never made unawares.
+
+    Args:
+        algorithm: The registered algorithm (or a user's agent, registered under its name).
+        epsilon: The ``--epsilon`` given, or None.
+        delta: The ``--delta`` given, or None.
+
+    Returns:
+        The line, or None when both were given.
+    """
+    if epsilon is not None and delta is not None:
+        return None
+    from dpkit.audits.rl import default_setting
+
+    setting = default_setting(algorithm, epsilon=epsilon, delta=delta)
+    target = f"target (ε, δ) = ({setting.epsilon:g}, {setting.delta:g})"
+    if epsilon is None and delta is None:
+        return f"{target}: the default of {algorithm}'s audit, not a claim you made (--epsilon and --delta set it)"
+    name, option = ("ε", "--epsilon") if epsilon is None else ("δ", "--delta")
+    return f"{target}: {name} is the default of {algorithm}'s audit ({option} sets it)"

@@ -223,13 +223,15 @@ def _release_row(r: GaussianRelease | EventRelease) -> list[str]:
 def _read_file(path: Path) -> Ledger:
     """A ledger file, or an event file (a DpEvent JSON, as ``--save-event`` writes, or dpkit's event JSON) as a
     ledger of that one event (named for the file)."""
+    from dpkit.loading import naming_file
     from dpkit.reports.config import read_target
 
     from .options import read_ledger
 
     if path.suffix.lower() == ".toml":  # a TOML file is a ledger file: its own errors
         return read_ledger(path)
-    kind, target = read_target(path)
+    with naming_file(path, "ledger or event file"):  # every error names the file
+        kind, target = read_target(path)
     if isinstance(target, Ledger):
         return target
     return Ledger((EventRelease(path.stem or "event", target),))

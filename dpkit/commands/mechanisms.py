@@ -143,9 +143,10 @@ def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
 def _read_event(path: Path, relation: str | None) -> Event:
     from dpkit.accountant.interop import load_event
     from dpkit.algorithms.limits import check_releases
-    from dpkit.loading import read_text_file
+    from dpkit.loading import naming_file, read_text_file
 
-    event = load_event(read_text_file(path, "event file"), relation=relation)
+    with naming_file(path, "event file"):
+        event = load_event(read_text_file(path, "event file"), relation=relation)
     check_releases(f"event file {str(path)!r}", event)  # before it is accounted
     return event
 

@@ -163,6 +163,16 @@ def test_linear_rdp_never_overflows(conversion: Any, rho: float) -> None:
             assert e >= rho * (1 - 1e-12)
 
 
+@pytest.mark.parametrize("conversion", ["bun-steinke", "rdp-optimal", "gaussian-exact"])
+@pytest.mark.parametrize("epsilon", [1e300, 1e308, 1.7976931348623157e308])
+def test_rho_of_the_largest_epsilons_is_answered(conversion: Any, epsilon: float) -> None:
+    """ρ of the largest ε: once an OverflowError (the square of ε's root) or, for gaussian-exact, the cap μ = 1e150
+    (ρ = 5e299 at ε = 1e308). ρ ≈ ε there (ε = ρ + 2√(ρ ln 1/δ)): answered, sound and within 1e-9 of ε."""
+    rho = a.zcdp_rho(epsilon, 1e-5, conversion=conversion)
+    assert epsilon * (1 - 1e-9) <= rho <= epsilon
+    assert a.zcdp_epsilon(rho, 1e-5, conversion=conversion) <= epsilon
+
+
 def test_bun_steinke_at_the_largest_rho_is_finite() -> None:
     # ε = ρ + 2 sqrt(ρ ln(1/δ)): ρ ln(1/δ) overflows, sqrt(ρ) sqrt(ln(1/δ)) does not
     eps = a.zcdp_epsilon(1e308, 1e-5)
@@ -278,8 +288,8 @@ def test_a_count_beyond_the_doubles_is_composed_exactly(
     else:
         assert exact_mu <= mu <= exact_mu * (1 + 1e-12)
     eps = a.gaussian_epsilon(sigma, 1e-5, compositions=count, method=method, conversion=conversion).epsilon
-    # the exact ε (reported +inf from μ = 1e150 on, where it exceeds μ²/2: the reference there)
-    reference = a.gdp_epsilon(mu, 1e-5) if mu <= 1e150 else mu * mu / 2
+    # the exact ε (+inf beyond μ ≈ 1.9e154, where it is beyond the doubles)
+    reference = a.gdp_epsilon(mu, 1e-5) if mu < INF else INF
     assert eps >= reference * (1 - 1e-12)  # no method below the exact ε
     if mu == INF:
         assert eps == INF
@@ -424,7 +434,7 @@ def _gdp_delta_mp(mu: float, epsilon: float) -> mpmath.mpf:
         return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
 
 
-@pytest.mark.parametrize("mu", [1e15, 3e20, 1e50, 1e100, 9e149])
+@pytest.mark.parametrize("mu", [1e15, 3e20, 1e50, 1e100, 9e149, 1e152, 1.8e154])
 @pytest.mark.parametrize("delta", [1e-5, 1e-300, 0.3])
 def test_epsilon_of_a_huge_mu_is_sound_and_tight(mu: float, delta: float) -> None:
     eps = a.gdp_epsilon(mu, delta)
@@ -432,7 +442,7 @@ def test_epsilon_of_a_huge_mu_is_sound_and_tight(mu: float, delta: float) -> Non
     assert _gdp_delta_mp(mu, eps * (1 - 1e-12)) > delta  # tight: 1e-12 less ε is not enough
 
 
-@pytest.mark.parametrize("epsilon", [1e30, 1e60, 1e200, 2e299])
+@pytest.mark.parametrize("epsilon", [1e30, 1e60, 1e200, 2e299, 1e300, 1e308, 1.7976931348623157e308])
 @pytest.mark.parametrize("delta", [1e-5, 1e-300])
 def test_mu_of_a_huge_epsilon_is_sound_and_tight(epsilon: float, delta: float) -> None:
     mu = a.gdp_mu(epsilon, delta)
@@ -440,9 +450,16 @@ def test_mu_of_a_huge_epsilon_is_sound_and_tight(epsilon: float, delta: float) -
     assert _gdp_delta_mp(mu * (1 + 1e-12), epsilon) > delta  # tight
 
 
-def test_mu_of_an_epsilon_beyond_the_largest_mu_is_the_largest_mu() -> None:
-    """ε = 1e300 would allow μ = 1.4e150: the μ reported is at most MU_OVERFLOW (1e150), beyond which ε(μ) is +inf."""
-    from dpkit.accountant.gdp import MU_OVERFLOW
-
-    mu = a.gdp_mu(1e300, 1e-5)
-    assert 0.999 * MU_OVERFLOW <= mu <= MU_OVERFLOW and a.gdp_epsilon(mu, 1e-5) <= 1e300
+@pytest.mark.parametrize("epsilon", [1e300, 1e308, 1.7976931348623157e308])
+def test_mu_of_the_largest_epsilons_is_the_mu_they_allow(epsilon: float) -> None:
+    """Issue 43: ``gdp_mu(1e308, 1e-5)`` once answered 1e150, a cap, for the μ ≈ √(2ε) = 1.41e154 that ε allows. Every
+    finite ε has its μ, a double (at most 1.9e154), never above the truth and within 1e-14 of it; its ε, read back, is
+    finite and at most ε; a μ just beyond the largest has an ε beyond the doubles (+inf)."""
+    for delta in (1e-5, 1e-300):
+        mu = a.gdp_mu(epsilon, delta)
+        with mpmath.workdps(50):  # the tail bound's μ, 2ε/(z + √(z² + 2ε)); the exact μ is larger by ~1e-150
+            e, z = mpmath.mpf(epsilon), mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta)))
+            truth = 2 * e / (z + mpmath.sqrt(z * z + 2 * e))
+            assert truth * (1 - mpmath.mpf(1e-14)) <= mu <= truth
+        assert a.gdp_epsilon(mu, delta) <= epsilon
+    assert a.gdp_epsilon(1.9e154, 1e-5) == INF

@@ -36,6 +36,19 @@ def test_the_declared_count_tells_the_structure(k: int, steps: int) -> None:
         counter_structure(_declaration(other * steps, steps=steps), k)
 
 
+def test_what_the_declared_release_docstring_says_the_billboard_accepts() -> None:
+    """Issue 43: DeclaredRelease's docstring once offered "H counters × m p-sums" as a count, which the billboard
+    protocol refuses as it stands (H·m read as one step). What it says now: H·m with H step_factors, or m for a
+    vector counter over the steps, are binary-tree counters; H·m without step_factors is refused, naming both."""
+    k, h = 16, 3
+    m = max_psums_per_item(k, schedule="before-episode")
+    assert counter_structure(_declaration(h * m, steps=h), k) == "tree"
+    assert counter_structure(_declaration(m), k) == "tree"
+    with pytest.raises(ValueError, match=rf"declares count {h * m} \({h * m} per step over 1 step"):
+        counter_structure(_declaration(h * m), k)
+    assert "H·m with H ``step_factors``" in " ".join((DeclaredRelease.__doc__ or "").split())
+
+
 def test_releases_of_both_kinds_are_refused() -> None:
     # K = 16: a tree's m = 4 p-sums hold a user, 15 released prefixes hold the first
     with pytest.raises(ValueError, match="mix binary-tree counters and counters noised on every prefix"):

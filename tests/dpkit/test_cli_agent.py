@@ -120,3 +120,31 @@ def test_a_count_of_neither_structure_is_one_error_line(capsys, tmp_path: Path) 
     code, out, err = run(capsys, "audit", "--agent", f"{tmp_path / 'over.py'}:Over", "--runs", "10")
     assert code == 2 and out == ""
     assert err.startswith("error: ") and "declares count 4" in err and err.count("\n") == 1, err
+
+
+def test_the_help_names_both_protocols_and_the_default_target(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: --agent's help named only the messages protocol, and the target ε = 8 an agent is audited at by
+    default was in neither the help nor the output."""
+    code, out, _ = run(capsys, "audit", "--help")
+    text = " ".join(out.split())
+    assert code == 0
+    assert "local DP, the messages protocol" in text and "joint DP, the billboard protocol" in text
+    assert "ε = 8, δ = 1e-5 for an --agent" in text
+
+
+def test_the_target_dpkit_chose_is_said_after_the_result(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["audit", "--agent", f"{AGENT}:make_agent", "--runs", "20", "--position", "first"]
+    code, out, err = run(capsys, *base)
+    assert code in (0, 1), err
+    note = "target (ε, δ) = (8, 1e-05): the default of make_agent's audit, not a claim you made"
+    assert out.strip().splitlines()[-1].startswith(note), out
+    assert "claimed ε (target) at δ = 1e-05" in out  # the table's figure it explains
+    code, out, err = run(capsys, *base, "--epsilon", "2")
+    assert (
+        out.strip().splitlines()[-1]
+        == "target (ε, δ) = (2, 1e-05): δ is the default of make_agent's audit (--delta sets it)"
+    )
+    code, out, err = run(capsys, *base, "--epsilon", "2", "--delta", "1e-6")
+    assert "target (ε, δ)" not in out + err
+    code, out, err = run(capsys, *base, "--json")  # the object holds the target: nothing beside it
+    assert len(out.strip().splitlines()) == 1 and json.loads(out)["claimed_epsilon"] == 8.0 and "target" not in err

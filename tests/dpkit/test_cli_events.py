@@ -197,3 +197,23 @@ def test_calibration_beyond_the_pld_reach_says_so(capsys, tmp_path: Path) -> Non
     obj = run_json(capsys, "calibrate", "--epsilon", "1", "--delta", "1e-5", "--sampling-rate", "0.01", "-k", "1000",
                    "--sensitivity", "3", "--method", "rdp")  # fmt: skip
     assert obj["sigma"] >= obj["noise_multiplier"] * 3.0
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["[1, 2]", '"an event"', "3", '{"releases": [[1, 2]]}', '{"kind": "no-such-kind"}', '{"release": [{"name": 1}]}'],
+)
+@pytest.mark.parametrize("form", ["ledger", "epsilon --event"])
+def test_a_bad_event_or_ledger_file_is_named_in_its_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, form: str
+) -> None:
+    """Issue 43: ``dpkit ledger FILE`` on a JSON list said ``an event must be a JSON object, got [1, 2]`` without
+    naming the file. Every error about a file's content names it, on one ``error:`` line (exit 2)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.json").write_text(content, encoding="utf-8")
+    argv = ["ledger", "mine.json"] if form == "ledger" else ["epsilon", "--event", "mine.json"]
+    code, out, err = run(capsys, *argv, "--delta", "1e-5")
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), err
+    assert "'mine.json'" in err and "Traceback" not in err, err
+    if content == "[1, 2]":
+        assert "must be a JSON object, got [1, 2]" in err

@@ -56,3 +56,29 @@ def test_bad_input_is_one_error_line(capsys: pytest.CaptureFixture[str], argv: l
     assert code == 2
     assert out == ""
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("episodes", ["1e13", "1e15", "1e300", "1e308"])
+def test_the_closed_form_answers_every_k_a_double_holds(capsys: pytest.CaptureFixture[str], episodes: str) -> None:
+    """Issue 43: ``dpkit rlsvi -K 1e15`` was refused by a cap of 10¹² meant for computations that allocate per
+    episode; the closed form ρ = 2AK/(H² ln(2HSA)) needs none. ρ is the formula's value (rounded up, within 1e-14),
+    its ε finite, and the worst case over datasets between the integrals that bound its sum (its tail read by mpmath
+    where cK is beyond the doubles)."""
+    import mpmath
+
+    obj = run_json(capsys, "rlsvi", "-S", "2", "-A", "2", "-H", "4", "-K", episodes, "--delta", "1e-5")
+    k = float(episodes)
+    rho = 2 * 2 * (k / (16 * mpmath.log(2 * 4 * 2 * 2)))
+    assert rho <= obj["rho"] <= rho * (1 + 1e-14)
+    assert obj["episodes"] == int(k) and obj["epsilon_paper"] < float("inf") and obj["epsilon_worst_case_exact"] > 0
+    # μ² = Σ_{k=2}^{K} 4/(S H² ln(ck)), c = 2HSA: at least ∫_2^{K+1} and at most ∫_1^{K} of the decreasing term
+    c, per = mpmath.mpf(32), mpmath.mpf(4) / (2 * 16)
+    li = lambda x: mpmath.ei(mpmath.log(c * x)) / c  # noqa: E731  # ∫ dx/ln(cx)
+    low, high = per * (li(k + 1) - li(2)), per * (li(k) - li(1))
+    assert low <= mpmath.mpf(obj["mu_worst_case"]) ** 2 <= high * (1 + 1e-9)
+
+
+def test_a_run_keeps_its_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """--run simulates every episode: it keeps the run's limit, and says it."""
+    code, out, err = run(capsys, "rlsvi", "--run", "-S", "2", "-K", "1e15", "--delta", "1e-5")
+    assert code == 2 and out == "" and "--episodes = 1.000e+15 is above the limit of 1,000,000" in err, err

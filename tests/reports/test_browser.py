@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import FLAGS, HEIGHT, SKIP_REASON, WIDTH, find_chromium, missing, png_size
+from chromium import BROKEN_WORDS, FLAGS, HEIGHT, SKIP_REASON, WIDTH, find_chromium, missing, png_size
 from user_files import TOY_ENTRY, TOY_NAME, write_toy
 
 from dpkit.reports.config import load_config
@@ -200,6 +201,52 @@ def test_nothing_overflows_a_1280px_window(loaded: Loaded) -> None:
     lines = lines[:25] + ([f"… and {len(lines) - 25} more"] if len(lines) > 25 else [])
     assert over == [], f"{len(over)} elements extend past the {WIDTH}-px window:\n" + "\n".join(lines)
     assert size["scroll"] <= size["inner"], f"page is {size['scroll']} px wide in a {size['inner']}-px window"
+
+
+def test_the_implementations_verdict_and_the_papers_flags_are_two_tables(loaded: Loaded) -> None:
+    """Issue 43: a green ``consistent`` audit beside a red paper flag in one row read as one signal. The audit
+    verdicts are one table (the implementation) and the paper's flags another, each under its own heading: no table
+    of the verdicts holds both an audit verdict and a flag."""
+    tables: list[dict[str, Any]] = loaded.page.evaluate(
+        """() => Array.from(document.querySelectorAll('table.verdicts'), t => {
+             let heading = t.parentElement.previousElementSibling;
+             while (heading && !/^H[1-4]$/.test(heading.tagName)) heading = heading.previousElementSibling;
+             return {cls: t.className, heading: heading ? heading.textContent : '',
+                     audits: t.querySelectorAll('.badge.consistent, .badge.violation, .badge.inconclusive, '
+                                                + '.badge.not-audited, .badge.stopped').length,
+                     flags: t.querySelectorAll('.badge[class*="flag-"], code').length,
+                     rows: t.querySelectorAll('tr').length};
+           })"""
+    )
+    implementation = [t for t in tables if "implementation" in t["cls"]]
+    paper = [t for t in tables if "paper" in t["cls"]]
+    assert len(implementation) == len(paper) == 1, tables
+    (impl,), (claim,) = implementation, paper
+    assert impl["heading"].startswith("The implementation") and claim["heading"].startswith("The paper's claim")
+    assert impl["audits"] == impl["rows"] - 1 > 0 and impl["flags"] == 0  # one verdict per algorithm, no flag
+    assert claim["audits"] == 0 and claim["flags"] > 0
+
+
+def test_no_word_is_broken_inside_a_table_cell(loaded: Loaded) -> None:
+    """Issue 43: narrow columns broke words letter by letter (``mo/de/l``, ``repl/ace/-/one``, ``releas/e``). No word
+    of any table cell is broken across lines at 1,280 px; in the verdict tables' short cells (all but the sentences)
+    no run of non-space characters is either (``replace-one``, a flag's code)."""
+    broken: list[dict[str, Any]] = loaded.page.evaluate(BROKEN_WORDS, "table.verdicts td:not(.wrap), table.verdicts th")
+    assert broken == [], f"{len(broken)} words broken across lines:\n" + "\n".join(map(str, broken[:25]))
+
+
+#: Text that stands for a value that was never filled in: an empty ``key = ,`` (or ``= .``), a ``key = —`` where a
+#: field of the setting or provenance was empty, and Python's or JavaScript's words for nothing.
+PLACEHOLDERS = re.compile(r"=\s*(?:[,.;)]|$)|=\s*—\s*[,.;)]|\b(?:None|undefined|NaN|nan|null)\b|\{\{|\}\}", re.M)
+
+
+def test_no_placeholder_text(loaded: Loaded) -> None:
+    """Issue 43: a provenance line printed ``env = , implementation = —.`` for the fields an RL audit left empty.
+    The page's text has no empty field and no placeholder for a missing value."""
+    text: str = loaded.page.evaluate("() => document.body.innerText")
+    found = [text[max(m.start() - 60, 0) : m.end() + 20].replace("\n", " ") for m in PLACEHOLDERS.finditer(text)]
+    assert found == [], f"{len(found)} placeholders:\n" + "\n".join(found[:25])
+    assert "The audit's own setting: " in text  # the line that once printed them is there
 
 
 def test_screenshots(loaded: Loaded, tmp_path: Path) -> None:

@@ -180,20 +180,41 @@ def test_verdict_rows(small: tuple[dict, Path]) -> None:
 
 
 def test_the_verdict_page_separates_the_implementation_from_the_papers_claim(small: tuple[dict, Path]) -> None:
-    """Issue 33: a green audit beside a red flag no longer reads as a contradiction: the columns are grouped under
-    what they judge, and each row has a sentence for each (the code against its declaration; the paper's σ against
-    its claim)."""
+    """Issues 33 and 43: a green audit beside a red flag no longer reads as one signal: the audit verdicts (the code
+    against its declaration) and the paper's flags (the paper's σ against its claim) are two tables under two
+    headings, each row with a sentence saying what it judged, in report.html and report.md alike."""
     data, out = small
     html = (out / "report.html").read_text(encoding="utf-8")
-    verdicts = html[html.index('id="verdicts"') : html.index("</table>", html.index('id="verdicts"'))]
-    assert verdicts.index(">the implementation<") < verdicts.index(">the paper")
+    top = html[html.index('id="verdicts"') :]
+    implementation = top[top.index('id="verdicts-implementation"') : top.index("</table>")]
+    paper = top[top.index('id="verdicts-paper"') :]
+    paper = paper[: paper.index("</table>")]
+    assert top.index('id="verdicts-implementation"') < top.index('id="verdicts-paper"')
+    assert "flag-" not in implementation and "worst flag" not in implementation
+    assert not any(f'class="badge {v}"' in paper for v in ("consistent", "violation", "inconclusive", "not-audited"))
     markdown = (out / "report.md").read_text(encoding="utf-8")
+    md_implementation = markdown[markdown.index("### The implementation") : markdown.index("### The paper's claim")]
+    paper_at = markdown.index("### The paper's claim")
+    md_paper = markdown[paper_at : markdown.index("\n## ", paper_at)]
     for row in data["summary"]:
-        implementation = "The implementation: not audited." if row["verdict"] is None else "The implementation ("
-        assert verdicts.count(implementation) >= 1 and implementation in markdown
+        text = "The implementation: not audited." if row["verdict"] is None else "The implementation ("
+        assert implementation.count(text) >= 1 and text in md_implementation
         claim = f"The paper's claim (ε = {row['claimed_epsilon']:.4g} at δ = {row['delta']:.4g})"
-        assert escape(claim) in verdicts and claim in markdown
-    assert verdicts.count('<tr class="judged">') == len(data["summary"])
+        assert escape(claim) in paper and claim in md_paper and claim not in md_implementation
+    assert paper.count('<tr class="judged">') == len(data["summary"])
+    assert "| worst flag |" in md_paper and "worst flag" not in md_implementation
+
+
+def test_the_audit_setting_line_has_no_empty_field(small: tuple[dict, Path]) -> None:
+    """Issue 43: the audit's own setting once printed ``env = , implementation = —`` (the audit's own MDP and the
+    registered agent) and the LQ sizes of a tabular world; it shows the fields that hold a value for this world."""
+    _, out = small
+    for name in ("report.html", "report.md"):
+        text = (out / name).read_text(encoding="utf-8")
+        line = text[text.index("The audit's own setting: ") :].split("\n")[0]
+        assert "states = 2" in line and "horizon = " in line, line
+        assert "env =" not in line and "implementation =" not in line and "state_dim" not in line, line
+        assert "= ," not in line and "= —" not in line, line
 
 
 def test_quick_audits_without_power_are_inconclusive(small: tuple[dict, Path]) -> None:

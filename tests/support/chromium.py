@@ -44,3 +44,31 @@ def png_size(path: Path) -> tuple[int, int]:
     assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
     width, height = struct.unpack(">II", head[16:24])
     return width, height
+
+
+#: A script for ``page.evaluate``: every word of a table cell that the browser broke across lines, as
+#: ``{word, table, cell, width}``. A word is a run of letters and digits (``mo|de|l`` is broken, a line ending after
+#: the hyphen of ``near-linear`` is not); in a cell matching ``strict`` (a CSS selector) it is every run of
+#: non-space characters, so ``replace-|one`` is broken there too.
+BROKEN_WORDS = r"""(strict) => {
+  const out = [];
+  for (const cell of document.querySelectorAll('td, th')) {
+    const whole = !!(strict && cell.matches(strict));
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const words = whole ? /\S+/g : /[\p{L}\p{N}]+/gu;
+      for (let m = words.exec(node.data); m !== null; m = words.exec(node.data)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const lines = new Set(Array.from(range.getClientRects()).filter(b => b.width > 0).map(b => Math.round(b.top)));
+        if (lines.size > 1) {
+          const table = cell.closest('table');
+          out.push({word: m[0], table: table ? table.className : '', cell: cell.tagName.toLowerCase(),
+                    width: Math.round(cell.getBoundingClientRect().width)});
+        }
+      }
+    }
+  }
+  return out;
+}"""
