@@ -90,15 +90,19 @@ def test_the_cli_table_reads_the_headline_and_names_the_largest(three_positions,
     head, mu, eps = audit.worst, audit.strongest("mu_lower"), audit.strongest("epsilon_lower")
     text = _cli_text(audit, monkeypatch, capsys)
     assert f"The headline position: {head.setting.position}" in text
-    [here] = [line for line in text.splitlines() if "audited ε lower bound here" in line]
-    assert f"{head.epsilon_lower:.6g}" in here
-    [largest] = [line for line in text.splitlines() if "largest ε / μ lower bound of the positions" in line]
-    assert f"{eps.epsilon_lower:.6g} ({eps.setting.position}) / {mu.mu_lower:.6g} ({mu.setting.position})" in largest
+    [here] = [line for line in text.splitlines() if "audited ε lower bound here (the positions' largest)" in line]
+    assert f"{head.epsilon_lower:.6g} ({eps.epsilon_lower:.6g} at {eps.setting.position})" in here
+    [here] = [
+        line for line in text.splitlines() if "audited μ lower bound here (÷ pair μ; the positions' largest)" in line
+    ]
+    assert f"{head.mu_lower:.6g} (" in here and f"; {mu.mu_lower:.6g} at {mu.setting.position})" in here
 
 
-def test_one_position_has_no_largest_row(three_positions, monkeypatch, capsys) -> None:  # noqa: ANN001
+def test_one_position_is_its_own_largest(three_positions, monkeypatch, capsys) -> None:  # noqa: ANN001
     audit = RlPositionsAudit(three_positions[:1], 0.05)
-    assert "largest" not in _cli_text(audit, monkeypatch, capsys)
+    head = audit.worst
+    text = _cli_text(audit, monkeypatch, capsys)
+    assert f"{head.epsilon_lower:.6g} ({head.epsilon_lower:.6g} at {head.setting.position})" in text
     assert headline_view(audit.to_dict()) == {"where": "", "largest": ""}
     assert audit.to_dict()["mu_lower_largest"] == audit.to_dict()["mu_lower"]
 
