@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .episodes import step_column
-from .reused_noise import CounterNodes, reused_noise_votes, with_votes
+from .reused_noise import CounterNodes, changed_user_vote, reused_noise_votes, with_votes
 
 __all__ = [
     "ObservedRun",
@@ -263,6 +263,17 @@ class Trace:
         z = np.zeros(np.size(r))
         self.add(r, z, z, z)
 
+    def read(self, vote: float) -> None:
+        """The changed user's coin as a deterministic reading gives it (the sign of ``vote``: > 0 D′, < 0 D, 0 no
+        reading — :func:`~dpkit.algorithms.reused_noise.changed_user_vote`): one white-box column with signal
+        :data:`SIGNAL_CAP` and residual :data:`SIGNAL_CAP` (D′) or 0 (D), the log-likelihood ratio ±SIGNAL_CAP²/2 of a
+        coin seen without noise; residual and signal 0 without a reading (the score unchanged). It allows nothing
+        (μ of the run and of the claim unchanged). Under the declared noise model a reading is a chance event of the
+        noise alone, a function of what the auditor sees: it costs power when wrong, never validity."""
+        a = SIGNAL_CAP * float(vote != 0.0)
+        z = np.zeros(1)
+        self.add(np.array([a * float(vote > 0.0)]), np.array([a]), z, z)
+
     def row(self, white_box: bool) -> np.ndarray:
         """[r, a, μ, μ_claim] (white-box) or [view, μ, μ_claim]: μ of the run's releases at the σ used
         and the μ the claim allows."""
@@ -315,7 +326,10 @@ def billboard(
     ``delta_items[name]`` the changed user's item under D′ minus D; ``sensitivities[name]`` the declared Δ of one
     item (each p-sum holding her item is allowed at most Δ/σ_claim).
     ``coordinates``: every whitened coordinate of the p-sums that hold her too (no signal of their own: noise shared
-    between counters shows there)."""
+    between counters shows there). The last column reads her coin from noise values the billboard repeats
+    (:meth:`Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each counter whitened by the σ the
+    implementation reports)."""
+    counters: list[CounterNodes] = []
     for name, p in prefixes.items():
         nodes, starts = counter_nodes(p, structure)
         cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
@@ -324,6 +338,11 @@ def billboard(
         sym = symmetric[name]
         residual = flat(nodes - exact, sym, 2)  # (T, batch, m)
         d = np.broadcast_to(flat(delta_items[name], sym, 1), residual.shape)
+        mine = np.zeros(residual.shape)
+        mine[index : index + 1] = d[index : index + 1]  # her difference, every other user's 0
+        magnitude = flat(np.abs(p[1:]) + np.abs(p[starts]), sym, 2)
+        used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)  # one σ, or one per step
+        counters.append(CounterNodes(flat(nodes, sym, 2), starts, magnitude, flat(items0[name], sym, 2), mine, used))
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
         r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
         held = float(contains.sum())
@@ -338,6 +357,7 @@ def billboard(
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
             for t in np.flatnonzero(contains[:, 0]):
                 trace.extra(_over(residual[t], scale))
+    trace.read(changed_user_vote(counters))
 
 
 class CounterLog:
@@ -586,6 +606,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     trace = Trace()
     residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (count, m) per release
     directions: dict[str, np.ndarray] = {}
+    nodes: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {n: [] for n in releases}  # (residual, its magnitude)
+    delta: dict[str, np.ndarray] = {}
     for k in range(j + 1):  # later users' messages are functions of their own data given the history: not read
         policy = np.asarray(agent.plan(k).policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
@@ -604,6 +626,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             residual = residual.reshape(release.count, -1)
             whiten = _claim_whitening(agent.sigmas[name], run.claim_sigmas[name], release.count)
             whitened[name] = _over(residual, whiten)
+            magnitude = flat(np.abs(messages[name]) + np.abs(x), sym, 1 if release.count > 1 else 0)
+            nodes[name].append((residual, magnitude.reshape(release.count, -1)))
             if theirs is None:
                 continue
             x0, x1 = (x, np.asarray(theirs[name], dtype=float)) if run.which == 0 else (np.asarray(theirs[name]), x)
@@ -611,6 +635,7 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             d = d.reshape(release.count, -1)
             # her messages under D: the residual against canary 0's statistics
             residual0 = residual if run.which == 0 else residual + d
+            nodes[name][-1], delta[name] = (residual0, nodes[name][-1][1]), d
             r, a, a_claim, a_used = project(
                 residual0,
                 d,
@@ -631,7 +656,19 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         if k != j:
             for name, direction in directions.items():
                 trace.extra(np.einsum("cm,cm->c", whitened[name], direction))
+    trace.read(changed_user_vote([_message_nodes(nodes[n], delta[n], agent.sigmas[n]) for n in releases]))
     return trace.row(True)
+
+
+def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray, sigma: Any) -> CounterNodes:
+    """One release's messages of users 0 … j as :class:`~dpkit.algorithms.reused_noise.CounterNodes` (one node per
+    user): ``nodes`` each user's (residual against her statistics — canary 0's for user j —, its magnitude),
+    (count, m) each; ``delta`` user j's difference; ``sigma`` the σ the agent reports (one, or one per message)."""
+    residual, magnitude = (np.stack(x) for x in zip(*nodes))
+    mine = np.zeros(residual.shape)
+    mine[-1] = delta
+    used = np.asarray(sigma, dtype=float).reshape(-1, 1)
+    return CounterNodes(residual, np.arange(len(nodes)), magnitude, np.zeros(residual.shape), mine, used)
 
 
 def _claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:

@@ -1,4 +1,5 @@
-"""Coins read through reused noise: the one-run billboard scores' reading of the released noise itself.
+"""Coins read through reused noise: the billboard scores' reading of the released noise itself, in one run and in
+many.
 
 Gaussian noise never repeats: two released coordinates whose noise is the same draw (after whitening each by its
 counter's σ, up to sign) are noise reused — two counters seeded alike, one stream drawn twice, a step's noise used
@@ -18,6 +19,15 @@ never one pure and one not; post-processing that repeats values (clipped or roun
 nothing. None of this touches validity: the votes are a function of the release and of what the auditor knows (the
 items both canaries would have had), never of the coins, so a one-run audit may guess from them whatever they say
 (:mod:`dpkit.audits.rl_one_run`) — a wrong vote costs power only.
+
+:func:`changed_user_vote` is the same reading in a many-run audit (:mod:`dpkit.audits.rl`), where one user is
+changed and every other item is known: each coordinate's noise is known under either coin, so two copies that both
+hold her difference are read too (only one coin makes both values noise). The billboard observer puts it in each
+run's row as one white-box column (:meth:`~dpkit.algorithms.observers.Trace.read`), and so does the observer of a
+local-DP agent's messages (her messages against every earlier user's): a score reads it and the Clopper–Pearson
+machinery judges the score on held-out runs, as any other. A correct implementation's rows carry no reading but by
+chance (none in the runs measured: ``python bench/reused_noise_chance.py``); post-processing that repeats values
+costs power there too, never validity.
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CounterNodes", "reused_noise_votes", "with_votes"]
+__all__ = ["CounterNodes", "changed_user_vote", "reused_noise_votes", "with_votes"]
 
 #: Rounding allowed per unit of the magnitudes a whitened residual is computed from (the prefixes it is recovered
 #: from, the items’ running sums): 16 ulps — a prefix sums at most ⌊log2 K⌋ + 1 p-sums, 16 up to K = 65,535 (a
@@ -37,7 +47,8 @@ _ULPS = 16 * np.finfo(float).eps
 
 @dataclass(frozen=True)
 class CounterNodes:
-    """One counter's p-sums as a one-run scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`)."""
+    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`): (R, m)
+    arrays, or (R, B, m) for a batch of B counters (one per step) with one σ each."""
 
     #: (R, m) the released p-sums, node t holding users ``starts[t]`` … t
     nodes: np.ndarray
@@ -48,8 +59,52 @@ class CounterNodes:
     #: (≥ R, m) every user's item as canary 0, and canary 1's minus it
     items0: np.ndarray
     delta: np.ndarray
-    #: the σ the counter is said to use (a scale only: copies drawn for counters of different σ still match; 0 → 1)
-    sigma: float
+    #: the σ the counter is said to use (a scale only: copies drawn for counters of different σ still match; 0 → 1),
+    #: or a batch's, one per counter as a (B, 1) array
+    sigma: float | np.ndarray
+
+
+@dataclass(frozen=True)
+class _Whitened:
+    """One counter's nodes whitened (over its σ) less their items under canary 0, with what each coordinate holds;
+    every array shaped as the nodes."""
+
+    #: the residuals: the noise plus the canaries' coins times their differences
+    residual: np.ndarray
+    #: the rounding a residual may carry
+    rounding: np.ndarray
+    #: how many users' differences a coordinate holds
+    count: np.ndarray
+    #: the sum of the differences it holds, over σ
+    difference: np.ndarray
+
+
+def _whiten(c: CounterNodes) -> _Whitened:
+    """The residuals of ``c`` (:class:`_Whitened`): its nodes less the items they hold under canary 0, over σ, with
+    the rounding :data:`_ULPS` allows for the magnitudes each is computed from."""
+    released = c.nodes.shape[0]
+    starts, stops = c.starts, np.arange(1, released + 1)
+    x0, d = c.items0[:released], c.delta[:released]
+    sigma = np.asarray(c.sigma, dtype=float)
+    scale = np.where(sigma > 0.0, sigma, 1.0)
+    sums = _running(np.abs(x0))
+    return _Whitened(
+        residual=(c.nodes - _block(x0, starts, stops)) / scale,
+        rounding=_ULPS * (1.0 + c.magnitude + sums[stops] + sums[starts]) / scale,
+        count=np.rint(_block((d != 0.0).astype(float), starts, stops)).astype(np.int64),
+        difference=_block(d, starts, stops) / scale,
+    )
+
+
+def _running(x: np.ndarray) -> np.ndarray:
+    """The running sums of ``x`` along its first axis, from 0."""
+    return np.concatenate([np.zeros((1,) + x.shape[1:]), np.cumsum(x, axis=0)])
+
+
+def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """The sums of ``x`` over rows ``starts[t]`` … ``stops[t]`` − 1."""
+    r = _running(x)
+    return r[stops] - r[starts]
 
 
 def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarray:
@@ -59,28 +114,17 @@ def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarr
     pure: list[tuple[np.ndarray, np.ndarray]] = []  # (residual/σ, its rounding)
     singles: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (user, residual/σ, d/σ, rounding)
     for c in counters:
+        w = _whiten(c)
         released = c.nodes.shape[0]
-        starts, stops = c.starts, np.arange(1, released + 1)
-        x0, d = c.items0[:released], c.delta[:released]
+        held = c.delta[:released] != 0.0
+        who = _block(held * np.arange(released, dtype=float)[:, None], c.starts, np.arange(1, released + 1))
+        pure.append((w.residual[w.count == 0], w.rounding[w.count == 0]))
+        node, coordinate = np.nonzero(w.count == 1)
+        user = np.rint(who[node, coordinate]).astype(np.int64)
         scale = float(c.sigma) or 1.0
-
-        def running(x: np.ndarray) -> np.ndarray:
-            return np.concatenate([np.zeros((1,) + x.shape[1:]), np.cumsum(x, axis=0)])
-
-        def block(x: np.ndarray, starts: np.ndarray = starts, stops: np.ndarray = stops) -> np.ndarray:
-            r = running(x)
-            return r[stops] - r[starts]
-
-        sums = running(np.abs(x0))
-        rounding = _ULPS * (1.0 + c.magnitude + sums[stops] + sums[starts]) / scale
-        residual = (c.nodes - block(x0)) / scale
-        held = d != 0.0
-        count = np.rint(block(held.astype(float))).astype(np.int64)
-        who = np.rint(block(held * np.arange(released, dtype=float)[:, None])).astype(np.int64)
-        pure.append((residual[count == 0], rounding[count == 0]))
-        node, coordinate = np.nonzero(count == 1)
-        user = who[node, coordinate]
-        singles.append((user, residual[node, coordinate], d[user, coordinate] / scale, rounding[node, coordinate]))
+        singles.append(
+            (user, w.residual[node, coordinate], c.delta[user, coordinate] / scale, w.rounding[node, coordinate])
+        )
     votes = np.zeros(users)
     values = np.concatenate([v for v, _ in pure] + [-v for v, _ in pure])
     if values.size == 0:
@@ -91,6 +135,50 @@ def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarr
         as0, as1 = (_found(table, v, rounding + slack) for v in (residual, residual - difference))
         np.add.at(votes, user, as1.astype(float) - as0.astype(float))
     return votes
+
+
+def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
+    """The votes of a many-run audit's changed user from the noise values ``counters`` repeat, when she is the only
+    user whose difference is not 0 (every other item is the auditor's to know).
+
+    A coordinate's noise is its residual under D (canary 0), or that less her difference under D′. Each coordinate
+    that holds her difference looks its value up under each hypothesis among the *pure* coordinates' (those that
+    hold no difference: their residual is their noise under both) and among the other coordinates that hold her
+    difference, each value under the same hypothesis (two such coordinates may repeat one draw: only the right coin
+    makes both values noise), negatives included. A match under exactly one hypothesis is a vote for it, in each
+    table (differences of equal size repeat under the wrong coin where the noise is missing: the pure table tells
+    those apart). Fresh noise matches by chance only, within the rounding.
+
+    Args:
+        counters: every counter of the run, her difference in each (every other user's 0).
+
+    Returns:
+        Her summed votes: > 0 reads canary 1 (D′), < 0 canary 0 (D), 0 nothing (no node holds her, or no value
+        repeats under one hypothesis only).
+    """
+    parts = [_whiten(c) for c in counters if c.nodes.size]
+    if not parts:
+        return 0.0
+    residual = np.concatenate([w.residual.ravel() for w in parts])
+    difference = np.concatenate([w.difference.ravel() for w in parts])
+    rounding = np.concatenate([w.rounding.ravel() for w in parts]) + _ULPS * np.abs(difference)  # D′: less it
+    held = np.concatenate([w.count.ravel() for w in parts]) > 0
+    if not held.any():
+        return 0.0
+    width = (rounding + float(rounding.max()))[held]  # the rounding of the value looked up and of any entry it meets
+    pure = np.sort(np.concatenate([residual[~held], -residual[~held]]))
+    votes = 0.0
+    for sign, values in ((-1.0, residual[held]), (1.0, (residual - difference)[held])):
+        others = np.sort(np.concatenate([values, -values]))
+        own = 1 + (np.abs(2.0 * values) <= width)  # the value itself, and its negative when it is near 0
+        found = (_inside(pure, values, width) > 0).astype(float) + (_inside(others, values, width) > own)
+        votes += sign * float(found.sum())
+    return votes
+
+
+def _inside(table: np.ndarray, values: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """How many entries of the sorted ``table`` lie within ``width`` of each value."""
+    return np.searchsorted(table, values + width, "right") - np.searchsorted(table, values - width, "left")
 
 
 def _found(table: np.ndarray, values: np.ndarray, tolerance: np.ndarray) -> np.ndarray:

@@ -540,20 +540,32 @@ class RlPositionsAudit:
     bound: a correct implementation is called a violation with probability at most α in all).
 
     ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is (each had the power to
-    see a violation at its own allowance); ``inconclusive`` otherwise. The headline (:attr:`worst`) is the position
-    whose evidence weighs most against the declaration — a violating one first, then the largest μ lower bound over
-    the allowance — and every attribute of :class:`RlAuditResult` not defined here is read from it."""
+    see a violation at its own allowance); ``inconclusive`` otherwise. The headline (:attr:`worst`) is one position
+    whose verdict is the audit's — a violating one first, then an inconclusive one — and among those the one whose
+    evidence weighs most against the declaration (the largest μ lower bound over the allowance); every number of
+    :class:`RlAuditResult` not defined here (the bounds, the claim, the allowance, reach, power) is read from it, so
+    that no number beside the verdict comes from another position. The largest bounds over the positions are
+    :meth:`strongest`'s, named as such."""
 
     results: tuple[RlAuditResult, ...]
     alpha: float
 
     @property
     def worst(self) -> RlAuditResult:
-        def weight(r: RlAuditResult) -> tuple[bool, float, float]:
+        """The headline position (see the class docstring): its verdict is the audit's."""
+        rank = {"consistent": 0, "inconclusive": 1, "violation": 2}
+
+        def weight(r: RlAuditResult) -> tuple[int, float, float]:
             ratio = r.mu_lower / r.pair_mu_allowed if r.pair_mu_allowed > 0 else math.inf * (r.mu_lower > 0)
-            return (r.verdict == "violation", ratio, r.mu_lower)
+            return (rank[r.verdict], ratio, r.mu_lower)
 
         return max(self.results, key=weight)
+
+    def strongest(self, bound: str) -> RlAuditResult:
+        """The position with the largest ``bound`` (``"mu_lower"`` or ``"epsilon_lower"``; each position's at its
+        share of α, valid at 1 − α together), the first on ties."""
+        check_choice("bound", bound, ("mu_lower", "epsilon_lower"))
+        return max(self.results, key=lambda r: float(getattr(r, bound)))
 
     @property
     def verdict(self) -> str:
@@ -564,21 +576,8 @@ class RlPositionsAudit:
 
     @property
     def claim_verdict(self) -> str:
+        """The paper's ε against the largest ε lower bound of the positions (``strongest("epsilon_lower")``)."""
         return "violation" if any(r.claim_verdict == "violation" for r in self.results) else "consistent"
-
-    @property
-    def epsilon_lower(self) -> float:
-        """The largest ε lower bound of the positions (each at its share of α: valid at 1 − α together)."""
-        return max(r.epsilon_lower for r in self.results)
-
-    @property
-    def mu_lower(self) -> float:
-        return max(r.mu_lower for r in self.results)
-
-    @property
-    def reach(self) -> float:
-        """The smallest reach of the positions (what the weakest canary pair realises of its declared μ)."""
-        return min(r.reach for r in self.results)
 
     @property
     def seconds(self) -> float:
@@ -617,18 +616,22 @@ class RlPositionsAudit:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline position's dictionary (:meth:`RlAuditResult.to_dict`) with the whole audit's verdict, bounds
-        and α, ``worst_position`` and ``positions`` (:meth:`position_rows`)."""
-        worst = self.worst
+        """The headline position's dictionary (:meth:`RlAuditResult.to_dict`: every number from that one position;
+        its verdict is the audit's) with the whole audit's ``claim_verdict`` and α (``confidence`` 1 − α: the
+        positions' bounds hold together), ``worst_position`` (the headline), the largest bounds over the positions
+        with theirs (``mu_lower_largest``, ``mu_lower_largest_position``, ``epsilon_lower_largest``,
+        ``epsilon_lower_largest_position``) and ``positions`` (:meth:`position_rows`)."""
+        worst, mu, eps = self.worst, self.strongest("mu_lower"), self.strongest("epsilon_lower")
         return worst.to_dict() | {
             "verdict": self.verdict,
             "claim_verdict": self.claim_verdict,
-            "epsilon_lower": self.epsilon_lower,
-            "mu_lower": self.mu_lower,
-            "reach": self.reach,
             "confidence": 1.0 - self.alpha,
             "alpha": self.alpha,
             "worst_position": worst.setting.position,
+            "mu_lower_largest": mu.mu_lower,
+            "mu_lower_largest_position": mu.setting.position,
+            "epsilon_lower_largest": eps.epsilon_lower,
+            "epsilon_lower_largest_position": eps.setting.position,
             "positions": self.position_rows(),
         }
 

@@ -122,32 +122,44 @@ class RlSequentialAudit:
 
     @property
     def worst(self) -> SequentialPosition:
-        """The position whose evidence weighs most: a violating one first, then the largest μ lower bound over the
-        allowance."""
+        """The headline position: one whose verdict is the audit's — a violating one first, then an inconclusive
+        one — and among those the largest μ lower bound over the allowance (a stopped position never)."""
+        rank = {"consistent": 0, "inconclusive": 1, "violation": 2}
 
-        def weight(p: SequentialPosition) -> tuple[bool, float]:
+        def weight(p: SequentialPosition) -> tuple[int, float]:
             if p.result is None:
-                return (False, -1.0)
+                return (-1, -1.0)
             ratio = p.result.mu_lower / p.mu_allowed if p.mu_allowed > 0 else math.inf * (p.result.mu_lower > 0)
-            return (p.verdict == "violation", ratio)
+            return (rank[p.verdict], ratio)
 
         return max(self.positions, key=weight)
 
+    def strongest(self, bound: str) -> SequentialPosition:
+        """The concluded position with the largest ``bound`` (``"mu_lower"`` or ``"epsilon_lower"``)."""
+        concluded = [p for p in self.positions if p.result is not None]
+        return max(concluded, key=lambda p: float(getattr(p.result, bound)))
+
     @property
     def mu_lower(self) -> float:
-        """The largest μ lower bound of the positions that concluded (each at its share of α)."""
-        return max((p.result.mu_lower for p in self.positions if p.result is not None), default=0.0)
+        """The headline position's μ lower bound (at its share of α)."""
+        result = self.worst.result
+        return 0.0 if result is None else result.mu_lower
 
     @property
     def epsilon_lower(self) -> float:
-        return max((p.result.epsilon_lower for p in self.positions if p.result is not None), default=0.0)
+        """The headline position's ε lower bound."""
+        result = self.worst.result
+        return 0.0 if result is None else result.epsilon_lower
 
     def to_dict(self) -> dict[str, Any]:
         """Every number (deterministic: no wall time): the setting, the claim's σ and μ as the fixed audit reports
         them (``sigmas``, ``sigmas_claim``, ``claimed_epsilon``: the target ε, ``claim_mu``, ``exact_mu``), the
         verdict and bounds, the runs (``runs``: the fixed audit's per position, ``budget``, ``fixed_runs``,
-        ``runs_used``), the e-value ``threshold`` of every position and each position's evidence with its looks."""
+        ``runs_used``), the e-value ``threshold`` of every position and each position's evidence with its looks. The
+        bounds (``mu_lower``, ``epsilon_lower``) and ``mu_allowed`` are the headline position's (``worst_position``),
+        the largest over the positions ``mu_lower_largest`` and ``epsilon_lower_largest`` with theirs."""
         s, pc = self.setting, self.claim
+        mu, eps = self.strongest("mu_lower"), self.strongest("epsilon_lower")
         return {
             "algorithm": s.algorithm,
             "observer": s.observer,
@@ -171,6 +183,11 @@ class RlSequentialAudit:
             "stopped_early": self.stopped_early,
             "mu_lower": self.mu_lower,
             "epsilon_lower": self.epsilon_lower,
+            "mu_allowed": self.worst.mu_allowed,
+            "mu_lower_largest": None if mu.result is None else mu.result.mu_lower,
+            "mu_lower_largest_position": mu.position,
+            "epsilon_lower_largest": None if eps.result is None else eps.result.epsilon_lower,
+            "epsilon_lower_largest_position": eps.position,
             "alpha": self.alpha,
             "confidence": 1.0 - self.alpha,
             "threshold": self.threshold,

@@ -48,7 +48,7 @@ def _row(label: str, audit: RlPositionsAudit) -> str:
     return (
         f"| {r.setting.algorithm} | {label} | {_g(r.claimed_epsilon)} | {_g(r.exact_epsilon)} / {_g(r.exact_mu)} | "
         f"{len(audit.results)} | {_g(reach, 3)} | {r.setting.position} | {_g(r.pair_mu_allowed)} | "
-        f"{_g(audit.epsilon_lower)} | {_g(r.mu_lower)} ({_g(r.mu_lower / r.exact_mu, 3)}) | {_g(ratio, 3)} | "
+        f"{_g(r.epsilon_lower)} | {_g(r.mu_lower)} ({_g(r.mu_lower / r.exact_mu, 3)}) | {_g(ratio, 3)} | "
         f"{_g(min(p.audit.power_ratio for p in audit.results), 3)} | **{audit.verdict}** / {audit.claim_verdict} | "
         f"{r.audit.runs} | {audit.seconds:.0f} s |"
     )
@@ -82,13 +82,14 @@ def main() -> None:
         "at its share of α = 0.05. Columns: the claim (the target ε at δ = 10⁻⁵); the exact ε / μ of the",
         "implementation's *declared* releases at the σ used (the ledger: its worst-placed user); the positions",
         "probed; reach: the smallest, over the positions, of the canary pair's exact μ over the declared μ of the",
-        "releases that hold the changed user there; the headline position (the evidence that weighs most against the",
-        "declaration) and its μ allowed — each release's realised difference capped at its declared Δ, over the σ the",
-        "target needs (σ_tight; σ_optimal in the optimal rows), never more than the declared μ there and never",
-        "computed from the implementation's own statistics or σ; the audited ε lower bound (all positions) and μ",
-        "lower bound at the headline position (÷ the declared μ, in brackets), and the smallest μ lower ÷ declared μ",
-        "over the positions; power: the smallest over the positions of the μ an ideal attack would certify with",
-        "these runs at the allowance, over the allowance (below 0.5 a position is `inconclusive`); the verdict",
+        "releases that hold the changed user there; the headline position (one whose verdict is the row's, the",
+        "evidence that weighs most against the declaration) and its μ allowed — each release's realised difference",
+        "capped at its declared Δ, over the σ the target needs (σ_tight; σ_optimal in the optimal rows), never more",
+        "than the declared μ there and never computed from the implementation's own statistics or σ; the audited ε and",
+        "μ lower bounds at the headline position (μ ÷ the declared μ, in brackets), and the smallest μ lower ÷",
+        "declared μ over the positions; power: the smallest over the positions of the μ an ideal attack would",
+        "certify with these runs at the allowance, over the allowance (below 0.5 a position is `inconclusive`); the",
+        "verdict",
         f"against the declaration and against the paper's ε. The {BELOW} × rows run every release at {BELOW} × the σ",
         "the claim needs: each must be a violation. Mutants are the seed algorithms with one bug",
         "(tests/support/rl_mutants.py, rl_counter_mutants.py). `dpkit audit ALGORITHM [--sigma …] --runs N --json`",

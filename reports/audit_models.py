@@ -93,7 +93,9 @@ class AuditPosition(Passed):
 
 
 class AuditResult(Passed):
-    """An audit's result: ``dpkit audit ALGORITHM … --json``."""
+    """An audit's result: ``dpkit audit ALGORITHM … --json``. Every number beside the verdict (the bounds, the
+    claim, the allowance, reach, power, the tests and the ROC) is the headline position's (``position``, also
+    ``worst_position``), whose verdict is the audit's; the largest bounds over the positions are named as such."""
 
     algorithm: str
     observer: str
@@ -103,17 +105,32 @@ class AuditResult(Passed):
     claimed_epsilon: float | None
     exact_epsilon: float | None
     exact_mu: float | None
-    pair_mu: float | None
-    epsilon_lower: float | None
-    mu_lower: float | None
+    pair_mu: float | None = Field(description="the exact μ of the headline position's canary pair")
+    epsilon_lower: float | None = Field(description="the headline position's certified ε lower bound at delta")
+    mu_lower: float | None = Field(description="the headline position's certified μ lower bound")
     mu_estimate: float | None
     verdict: Verdict
     runs: Count
     episodes: Count
-    position: Position
+    position: Position = Field(description="the headline position: the changed user every number is read at")
     seed: Index
     audit: AuditTests
     roc: Roc
+    worst_position: Position | None = Field(
+        default=None, description="the headline position (one whose verdict is the audit's, weighing most)"
+    )
+    mu_lower_largest: float | None = Field(
+        default=None, description="the largest certified μ lower bound of the positions (not the headline's)"
+    )
+    mu_lower_largest_position: Position | None = Field(default=None, description="the position of mu_lower_largest")
+    epsilon_lower_largest: float | None = Field(
+        default=None,
+        description="the largest certified ε lower bound of the positions (claim_verdict holds it against the "
+        "paper's ε)",
+    )
+    epsilon_lower_largest_position: Position | None = Field(
+        default=None, description="the position of epsilon_lower_largest"
+    )
     positions: list[AuditPosition] | None = Field(
         default=None, description="every probed position of the changed user (the headline is worst_position)"
     )
@@ -174,12 +191,27 @@ class SequentialAuditResult(Passed):
     fixed_runs: Count = Field(description="runs per dataset the fixed audit of every position spends: runs × positions")
     runs_used: Count = Field(description="runs per dataset every position used together")
     stopped_early: bool = Field(description="whether a position's e-value crossed its threshold (a violation)")
-    mu_lower: float | None = Field(description="the largest certified μ lower bound of the positions that concluded")
-    epsilon_lower: float | None = Field(description="the largest certified ε lower bound of those positions")
+    mu_lower: float | None = Field(description="the headline position's certified μ lower bound (worst_position)")
+    epsilon_lower: float | None = Field(description="the headline position's certified ε lower bound")
+    mu_allowed: float | None = Field(
+        default=None, description="the headline position's allowance: the claim's μ × √share there"
+    )
+    mu_lower_largest: float | None = Field(
+        default=None, description="the largest certified μ lower bound of the positions that concluded"
+    )
+    mu_lower_largest_position: Position | None = Field(default=None, description="the position of mu_lower_largest")
+    epsilon_lower_largest: float | None = Field(
+        default=None, description="the largest certified ε lower bound of the positions that concluded"
+    )
+    epsilon_lower_largest_position: Position | None = Field(
+        default=None, description="the position of epsilon_lower_largest"
+    )
     alpha: OpenProbability
     confidence: OpenProbability
     threshold: Positive = Field(description="the e-value at which a position stops: 1/(α/positions · ½)")
-    worst_position: Position = Field(description="the position whose evidence weighs most")
+    worst_position: Position = Field(
+        description="the headline position: one whose verdict is the audit's, whose evidence weighs most"
+    )
     positions: Annotated[list[SequentialAuditPosition], Field(min_length=1)]
 
 

@@ -634,6 +634,7 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "audit_sigma": section["settings"]["audit"]["sigma"],
         "audited_epsilon_lower": audited("epsilon_lower"),
         "audited_mu_lower": audited("mu_lower"),
+        "audit_position": audited("worst_position"),
         "audited_mu_estimate": audited("mu_estimate"),
         "audited_epsilon_estimate": audited("epsilon_estimate"),
         "audit_power_ratio": audited("power_ratio"),

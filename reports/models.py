@@ -40,6 +40,7 @@ from .model_types import (
     OpenProbability,
     Own,
     Passed,
+    Position,
     Positive,
     PrivacyModel,
     Relation,
@@ -99,8 +100,16 @@ class SummaryRow(Own):
     sigma_tight: Sigma
     sigma_optimal: Any = Field(description="the optimal allocation's σ (as the ledger's); null: none exists")
     audit_sigma: str | float = Field(description="the σ the audit ran at: paper, tight, optimal or a number")
-    audited_epsilon_lower: float | None = Field(description="the certified lower bound on ε; null: no audit")
-    audited_mu_lower: float | None = Field(description="the certified lower bound on μ; null: no audit")
+    audited_epsilon_lower: float | None = Field(
+        description="the certified lower bound on ε at the headline position (audit_position); null: no audit"
+    )
+    audited_mu_lower: float | None = Field(
+        description="the certified lower bound on μ at the headline position; null: no audit"
+    )
+    audit_position: Position | None = Field(
+        description="the headline position of the changed user, whose verdict is the audit's: every audited number "
+        "of the row is read there; null: no audit"
+    )
     audited_mu_estimate: float | None = Field(description="the point estimate of μ (not a bound); null: no audit")
     audited_epsilon_estimate: float | None = Field(
         description="ε at δ of the μ estimate read as μ-GDP (an estimate, not a bound); null: no audit"

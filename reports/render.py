@@ -54,6 +54,7 @@ __all__ = [
     "write_report",
     "anchors",
     "sigma_span",
+    "headline_view",
     "sequential_view",
     "verdict_view",
     "audit_setting",
@@ -152,7 +153,8 @@ def _tradeoff(section: Mapping[str, Any]) -> Figure:
     return Figure(
         section["name"],
         "audit-tradeoff",
-        f"The audit's tests ({r['observer']} observer, {r['runs']} runs per dataset): empirical (FPR, FNR) with "
+        f"The audit's tests{headline_view(r)['where']} ({r['observer']} observer, {r['runs']} runs per dataset): "
+        "empirical (FPR, FNR) with "
         f"Clopper–Pearson boxes over the exact μ-GDP trade-off curve f(x) = Φ(Φ⁻¹(1−x) − μ) of the claimed "
         f"μ = {mu:.4g}. At the audit's confidence the true rates lie below and left of each box's upper corner; a "
         f"corner below the curve would be a violation.",
@@ -173,7 +175,8 @@ def _roc(section: Mapping[str, Any]) -> Figure:
     return Figure(
         section["name"],
         "audit-roc",
-        f"ROC of the attack on the evaluation split, beside the largest true positive rate that μ = {mu:.4g} allows. "
+        f"ROC of the attack on the evaluation split{headline_view(r)['where']}, beside the largest true positive rate "
+        f"that μ = {mu:.4g} allows. "
         f"Shaded: the {figures.roc_band_label(roc['level'], roc['kind'])}: two-sided Clopper–Pearson intervals for "
         f"the FPR ({roc['negatives']} runs on D) and the TPR ({roc['positives']} runs on D′) at each of the "
         f"{len(roc['fpr']) - 1} thresholds, Bonferroni-corrected so that all hold together. The thresholds are chosen "
@@ -531,15 +534,33 @@ def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def headline_view(result: Mapping[str, Any]) -> dict[str, str]:
+    """Where an audit's numbers are read, in words (both report.md and report.html render it): ``where``, the
+    headline position every number beside the verdict comes from, and ``largest``, the largest bounds over the
+    positions with theirs (empty for an audit of one position)."""
+    position = result.get("worst_position", result.get("position"))
+    if len(result.get("positions") or []) < 2 or position is None:
+        return {"where": "", "largest": ""}
+    parts = [
+        f"{unit} ≥ {_num(result[key])} at {result[key + '_position']}"
+        for unit, key in (("μ", "mu_lower_largest"), ("ε", "epsilon_lower_largest"))
+        if result.get(key) is not None
+    ]
+    largest = f"{', '.join(parts)} (each position at its share of α)" if parts else ""
+    return {"where": f" at the headline position, {position}", "largest": largest}
+
+
 def _audit_lines(row: Mapping[str, Any]) -> list[str]:
     """The lines under a verdict row's audit badge: its power (a fixed audit), certified bounds, σ and runs."""
     confidence = row["audit_confidence"]
     sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+    where = [] if row["audit_position"] is None else [f"both at position {row['audit_position']} (the headline)"]
     if row["audit_mode"] == "sequential":  # no power ratio and no estimates: it reports none
         return [
             "sequential, anytime-valid",
             f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%})",
             f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified",
+            *where,
             f"σ {sigma}, {_num(row['audit_runs_used'])} runs per dataset used "
             f"(the fixed audit's: {_num(row['audit_runs'])} per position)",
         ]
@@ -552,6 +573,7 @@ def _audit_lines(row: Mapping[str, Any]) -> list[str]:
         f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
         f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
         f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
+        *where,
         f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
     ]
 
@@ -635,6 +657,7 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
         for s in data["algorithms"]
         if s["audit"]["available"] and s["audit"]["result"].get("sequential") is True
     }
+    headline = {s["name"]: headline_view(s["audit"]["result"]) for s in data["algorithms"] if s["audit"]["available"]}
     return {
         "data": data,
         "figures": by_algorithm,
@@ -642,6 +665,7 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
         "verdicts": verdicts,
         "files": files,
         "sequential": sequential,
+        "headline": headline,
     }
 
 

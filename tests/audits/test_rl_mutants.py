@@ -13,6 +13,7 @@ from rl_mutants import (
     counters_unnoised,
     ldp_add_remove,
     ldp_no_clipping,
+    ldp_one_stream_twice,
     ldp_sigma_halved,
     ldp_target_unnoised,
     linopt_no_reward_clipping,
@@ -26,7 +27,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(
-    "mutant", [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove], ids=lambda f: f.__name__
+    "mutant",
+    [ldp_no_clipping, ldp_sigma_halved, ldp_target_unnoised, ldp_add_remove, ldp_one_stream_twice],
+    ids=lambda f: f.__name__,
 )
 def test_ldp_mutants_are_violations(mutant, pool) -> None:
     result = audit_setting(default_setting("ldp-ucrl-vtr", implementation=mutant), runs=2000, seed=3, executor=pool)

@@ -1,7 +1,8 @@
 """The counter algorithms' mutant zoo (Private-LinOpt-VI/-PO, Private-OFU-RL): wrong implementations are
 violations of what the registered algorithm declares. σ from a wrong formula, items without clipping and the
 correct algorithms at σ = tight are tested in tests/audits/test_rl_mutants.py and test_rl.py; this file adds one
-statistic un-noised, noise reused across p-sums, and OFU-RL without its clipping of the states."""
+statistic un-noised, noise reused across p-sums, OFU-RL without its clipping of the states, and OFU-RL with B2 seeded
+as B1 (each counter's noise right, the two drawn from one stream: the many-run reading of reused noise sees it)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import pytest
 from rl_counter_mutants import (
     counters_noise_reused,
     linopt_target_r_unnoised,
+    ofu_b2_seeded_as_b1,
     ofu_b2_unnoised,
     ofu_items_no_clipping,
 )
 
-from dpkit.audits.rl import audit_setting, default_setting
+from dpkit.audits.rl import audit_positions, audit_setting, default_setting
 
 #: the statistical audits of the mutant zoo run in the second tier (make test-all)
 pytestmark = pytest.mark.slow
@@ -50,3 +52,12 @@ def test_noise_reused_across_psums_is_a_violation(algorithm: str, pool) -> None:
         executor=pool,
     )
     assert result.verdict == "violation", result.to_dict()
+
+
+def test_ofu_with_b2_seeded_as_b1_is_a_violation_in_the_default_audit(pool) -> None:
+    """Each counter's noise is N(0, σ²) at its declared σ, but B2 draws the same standard normals as B1: the pair's μ
+    is unbounded. The default audit (every position, the default runs and attack) reads the changed user's coin from
+    the repeated values in every run, at every position."""
+    audit = audit_positions(default_setting("private-ofu-rl", implementation=ofu_b2_seeded_as_b1), executor=pool)
+    assert audit.verdict == "violation", audit.position_rows()
+    assert all(r.verdict == "violation" and r.attack == "white-box" for r in audit.results), audit.position_rows()

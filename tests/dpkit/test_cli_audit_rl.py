@@ -17,10 +17,23 @@ def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     assert [p["position"] for p in out["positions"]] == list(positions(default_setting("rlsvi")))
     assert all(p["reach"] >= 0.95 for p in out["positions"])
     assert out["worst_position"] in [p["position"] for p in out["positions"]]
+    # the headline's numbers at the top, the largest bounds of the positions named apart
+    head = next(p for p in out["positions"] if p["position"] == out["worst_position"])
+    assert (out["mu_lower"], out["mu_allowed"], out["verdict"]) == (
+        head["mu_lower"],
+        head["mu_allowed"],
+        head["verdict"],
+    )
+    assert out["mu_lower_largest"] == max(p["mu_lower"] for p in out["positions"])
     one = run_json(capsys, "audit", "rlsvi", "--runs", "200", "--seed", "3", "--position", "middle")
-    assert one == audit_setting(default_setting("rlsvi", position="middle"), runs=200, seed=3).to_dict() | {
+    single = audit_setting(default_setting("rlsvi", position="middle"), runs=200, seed=3).to_dict()
+    assert one == single | {
         "alpha": 0.05,
         "worst_position": "middle",
+        "mu_lower_largest": single["mu_lower"],
+        "mu_lower_largest_position": "middle",
+        "epsilon_lower_largest": single["epsilon_lower"],
+        "epsilon_lower_largest_position": "middle",
         "positions": one["positions"],
     }
     for key in (

@@ -179,6 +179,29 @@ def test_verdict_rows(small: tuple[dict, Path]) -> None:
     assert verdicts.count('class="badge consistent"') == sum(r["verdict"] == "consistent" for r in data["summary"])
 
 
+def test_every_audited_number_is_the_headline_positions(small: tuple[dict, Path]) -> None:
+    """Issue 40: the audit's numbers beside its verdict (the JSON, the verdict row, the section's text, the trade-off
+    figure) are one position's — the headline's, whose verdict is the audit's; the largest bounds of the positions are
+    named as such, with theirs."""
+    data, out = small
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    captions = {(f.algorithm, f.kind): f.caption for f in figure_list(data)}
+    for row, section in zip(data["summary"], data["algorithms"]):
+        if not section["audit"]["available"]:
+            continue
+        r = section["audit"]["result"]
+        [head] = [p for p in r["positions"] if p["position"] == r["worst_position"] == r["position"]]
+        for key in ("mu_lower", "epsilon_lower", "mu_allowed", "pair_mu", "reach", "power_ratio", "verdict"):
+            assert r[key] == head[key], key
+        assert row["audit_position"] == head["position"] and row["audited_mu_lower"] == head["mu_lower"]
+        assert r["mu_lower_largest"] == max(p["mu_lower"] for p in r["positions"])
+        assert r["epsilon_lower_largest"] == max(p["epsilon_lower"] for p in r["positions"])
+        where = f"at the headline position, {head['position']}"
+        assert f"**{r['mu_lower']:.4g}** {where}" in markdown
+        assert f"μ ≥ {r['mu_lower_largest']:.4g} at {r['mu_lower_largest_position']}" in markdown
+        assert where in captions[(section["name"], "audit-tradeoff")]
+
+
 def test_the_verdict_page_separates_the_implementation_from_the_papers_claim(small: tuple[dict, Path]) -> None:
     """Issues 33 and 43: a green audit beside a red flag no longer reads as one signal: the audit verdicts (the code
     against its declaration) and the paper's flags (the paper's σ against its claim) are two tables under two

@@ -159,3 +159,19 @@ def counters_noise_reused(name: str, env: Any, episodes: int, rng: Any, **kw: An
     for counter in _counters(agent).values():
         counter.__class__ = _ReusedNoiseCounter
     return agent
+
+
+# -- (5) two counters drawn from one stream ------------------------------------------------------------------
+
+
+def ofu_b2_seeded_as_b1(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Private-OFU-RL whose B2 counter draws its noise from a generator seeded as B1's: each counter's noise is
+    N(0, σ²) at its declared σ (each marginal right), but the two draw the same standard normals — B2's whitened
+    noise repeats B1's, the pair's μ is unbounded. Only a reading of the noise values themselves sees it
+    (:mod:`dpkit.algorithms.reused_noise`): B1's draws are symmetric, B2's are not, so their correlation is spread
+    over coordinates no projection of one counter's difference weighs."""
+    import copy
+
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent._b2._rng = copy.deepcopy(agent._b1._rng)  # before any draw: the same stream
+    return agent

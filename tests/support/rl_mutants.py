@@ -302,3 +302,33 @@ class _StepSharedCounter(BinaryCounter):
     def _noise(self) -> np.ndarray:
         one = super()._noise()
         return np.broadcast_to(one[:1], one.shape).copy()
+
+
+class _SameStream:
+    """A generator stand-in whose every ``standard_normal`` call draws the same stream from its start."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def standard_normal(self, shape: Any) -> np.ndarray:
+        return np.random.default_rng(self.seed).standard_normal(shape)
+
+
+class _LdpOneStreamTwice(LdpUcrlVtr):
+    """LDP-UCRL-VTR whose randomiser draws each user's target noise from the start of the stream her Gram noise came
+    from: each message's noise is N(0, σ²) at its declared σ, but Δu_h's whitened noise repeats ΔΛ_h's first draws."""
+
+    def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
+        fresh = self.rng
+        self.rng = _SameStream(int(fresh.integers(2**63)))
+        try:
+            return super().privatize(blocks, values, targets)
+        finally:
+            self.rng = fresh
+
+
+def ldp_one_stream_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR whose target messages reuse the stream of the Gram messages' noise (each user's own)."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpOneStreamTwice
+    return agent
