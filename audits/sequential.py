@@ -42,12 +42,10 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_probability
 from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor, run_pair, spawn_seeds
 
@@ -67,8 +65,15 @@ from .selection import (
     fit_attacks,
     objective_shares,
 )
-from .sequential_plan import FIRST_BATCH, SEQUENTIAL_SHARE, SequentialPlan, max_budget, plan_sequential
-from .shapes import POWER_NEEDED, read_shape, roc_points
+from .sequential_plan import (
+    FIRST_BATCH,
+    SEQUENTIAL_SHARE,
+    SequentialPlan,
+    grown_final_size,
+    plan_sequential,
+    split_evenly,
+)
+from .sequential_result import Look, SequentialResult
 
 __all__ = [
     "CHAIN",
@@ -91,166 +96,6 @@ __all__ = [
 #: ``index``; its randomness must never have been used before), one row each, transformed by ``transform`` where
 #: they are produced when it is given (e.g. scored in the workers, so that outputs never accumulate).
 BatchSource = Callable[[int, int, Callable[[np.ndarray], np.ndarray] | None], tuple[np.ndarray, np.ndarray]]
-
-
-# -- the result -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Look:
-    """The evidence after one batch: runs used per dataset, the claim's e-value, the bound certified so far."""
-
-    batch: int
-    phase: str
-    runs_used: int
-    e_value: float
-    bound: float
-    attack: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "batch": self.batch,
-            "phase": self.phase,
-            "runs_used": self.runs_used,
-            "e_value": self.e_value,
-            "bound": self.bound,
-            "attack": self.attack,
-        }
-
-
-@dataclass(frozen=True)
-class SequentialResult:
-    """A sequential audit of one neighbouring pair: the verdict, the runs it used of its budget, the evidence.
-
-    ``final`` is the fixed audit's result on the final evaluation split when the audit reached its budget
-    (``None`` when it stopped early with a violation). ``bound`` is the step-down bound of the e-processes in the
-    claim's unit (0 when nothing was certified).
-    """
-
-    claim: Claim
-    verdict: str
-    stopped_early: bool
-    plan: SequentialPlan
-    runs_used: int
-    alpha: float
-    delta: float
-    e_value: float
-    e_value_max: float
-    bound: float
-    final: AuditResult | None
-    looks: tuple[Look, ...]
-    attack: str
-    seed: int
-    executor: str
-    seconds: float
-    mu_estimate: float | None = None
-    rates: tuple[float, float] | None = None
-    candidates: tuple[dict[str, Any], ...] = field(default=())
-
-    @property
-    def runs(self) -> int:
-        """The budget: the most runs per dataset this audit could have used."""
-        return self.plan.budget
-
-    @property
-    def alpha_sequential(self) -> float:
-        return self.alpha * SEQUENTIAL_SHARE
-
-    @property
-    def threshold(self) -> float:
-        """The e-value at which the audit stops: 1/(α·:data:`SEQUENTIAL_SHARE`)."""
-        return 1.0 / self.alpha_sequential
-
-    def _unit_bound(self, unit: str, final: float | None) -> float:
-        mine = self.bound if self.claim.unit == unit else 0.0
-        return max(mine, final if final is not None else 0.0)
-
-    @property
-    def epsilon_lower(self) -> float:
-        """The ε lower bound at :attr:`delta` (confidence 1 − α; 0 when none was certified)."""
-        return self._unit_bound("epsilon", None if self.final is None else self.final.epsilon_lower)
-
-    @property
-    def mu_lower(self) -> float:
-        """The μ lower bound (confidence 1 − α; 0 when none was certified)."""
-        return self._unit_bound("mu", None if self.final is None else self.final.mu_lower)
-
-    @property
-    def claimed_epsilon(self) -> float:
-        return self.claim.epsilon_at(self.delta)
-
-    @property
-    def claimed_mu(self) -> float | None:
-        return self.claim.mu
-
-    @property
-    def power(self) -> float | None:
-        """The power of the final test (``None`` when the audit stopped before it)."""
-        return None if self.final is None else self.final.power
-
-    @property
-    def power_ratio(self) -> float | None:
-        return None if self.final is None else self.final.power_ratio
-
-    def to_dict(self) -> dict[str, Any]:
-        """The keys of :meth:`AuditResult.to_dict` (``runs``: the budget) and the sequential ones: ``runs_used``,
-        ``stopped_early``, ``fixed_runs`` and ``evidence`` (e-values, α shares, the looks). Deterministic."""
-        if self.final is not None:
-            out = self.final.to_dict()
-        else:
-            est = self.mu_estimate
-            out = {
-                "verdict": self.verdict,
-                "claim": self.claim.to_dict(),
-                "claimed_epsilon": self.claimed_epsilon,
-                "claimed_mu": self.claimed_mu,
-                "delta": self.delta,
-                "delta_lower": None,
-                "mu_estimate": est,
-                "mu_interval": None,
-                "power": None,
-                "power_ratio": None,
-                "confidence": 1.0 - self.alpha,
-                "seed": self.seed,
-                "attack": self.attack,
-                "fpr": None if self.rates is None else self.rates[0],
-                "fnr": None if self.rates is None else self.rates[1],
-                "fpr_upper": None,
-                "fnr_upper": None,
-                "threshold": None,
-                "epsilon_gdp_reading": _gdp_reading(self.mu_lower, self.delta),
-                "epsilon_estimate": None if est is None else _gdp_reading(est, self.delta),
-                "candidates": [dict(c) for c in self.candidates],
-                "tests": [],
-            }
-        out.update(
-            verdict=self.verdict,
-            epsilon_lower=self.epsilon_lower,
-            mu_lower=self.mu_lower,
-            runs=self.runs,
-            runs_used=self.runs_used,
-            fixed_runs=self.plan.runs,
-            stopped_early=self.stopped_early,
-            sequential=True,
-            evidence={
-                "e_value": self.e_value,
-                "e_value_max": self.e_value_max,
-                "threshold": self.threshold,
-                "alpha_sequential": self.alpha_sequential,
-                "alpha_final": self.alpha - self.alpha_sequential,
-                "bound": self.bound,
-                "unit": self.claim.unit,
-                "plan": self.plan.to_dict(),
-                "looks": [look.to_dict() for look in self.looks],
-            },
-        )
-        return out
-
-
-def _gdp_reading(mu: float, delta: float) -> float:
-    if not math.isfinite(mu):
-        return math.inf
-    return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), delta if delta > 0 else 1e-5)
 
 
 # -- the driver -------------------------------------------------------------------------------------------------
@@ -452,9 +297,9 @@ class _Audit:
         chosen, thresholds, rows = choose_attack(
             self.current, sel0, sel1, self.claim, self.delta, shares, self.objectives, eval_sizes=(n_final, n_final)
         )
-        grown = self._grown_final(sel0[:, chosen], sel1[:, chosen], shares, n_final)
+        grown = grown_final_size(self.plan, self.claim, sel0[:, chosen], sel1[:, chosen], shares, self.delta)
         if grown > n_final:  # the runs so far show a shape its planned final test could not see: go on, in budget
-            self.plan = dataclasses.replace(self.plan, final=_split(grown, len(self.plan.final)))
+            self.plan = dataclasses.replace(self.plan, final=split_evenly(grown, len(self.plan.final)))
             chosen, thresholds, rows = choose_attack(
                 self.current, sel0, sel1, self.claim, self.delta, shares, self.objectives, eval_sizes=(grown, grown)
             )
@@ -496,26 +341,6 @@ class _Audit:
             if self.violated():
                 return
 
-    def _grown_final(self, s0: np.ndarray, s1: np.ndarray, shares: tuple[float, ...], planned: int) -> int:
-        """The final split's size: as planned, or — for a claim read in ε whose learning runs show a shape that
-        points past it, or one whose violation just past it the planned final test would not see
-        (:func:`~dpkit.audits.shapes.read_shape`) — as large as the budget allows (:func:`max_budget` of the fixed
-        audit's runs, less the learning batches). Chosen from the learning runs only: the final test stays valid."""
-        if self.claim.unit != "epsilon" or not (_finite(s0) and _finite(s1)):
-            return planned
-        shape = read_shape(
-            self.claim,
-            roc_points(s0, s1),
-            delta=self.delta,
-            share=max(shares),
-            level=min(shares) / 2.0,
-            runs=self.plan.runs,
-        )
-        lacking = shape.alternative is not None and shape.power < POWER_NEEDED
-        if not (shape.points_to_violation or lacking):
-            return planned
-        return max(planned, max_budget(self.plan.runs) - sum(self.plan.learning))
-
     def result(self) -> SequentialResult:
         """The result once :meth:`steps` ran out (or stopped at the claim's violation)."""
         violated = self.violated()
@@ -543,13 +368,6 @@ class _Audit:
             rates=self.last_rates,
             candidates=tuple(self.notes),
         )
-
-
-def _split(total: int, parts: int) -> tuple[int, ...]:
-    """``total`` runs in ``parts`` batches (the last takes what rounding leaves)."""
-    sizes = [total // parts] * parts
-    sizes[-1] += total - sum(sizes)
-    return tuple(sizes)
 
 
 def _prepare(

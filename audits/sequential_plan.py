@@ -9,10 +9,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from dpkit.accountant.validation import check_count, check_probability
 
 from .claims import Claim
 from .selection import TRAIN_CAP
+from .shapes import POWER_NEEDED, read_shape, roc_points
 from .verdicts import power_bound
 
 __all__ = [
@@ -22,8 +25,10 @@ __all__ = [
     "MIN_RUNS",
     "SEQUENTIAL_SHARE",
     "SequentialPlan",
+    "grown_final_size",
     "max_budget",
     "plan_sequential",
+    "split_evenly",
 ]
 
 #: The share of α the e-process gets (it stops at K >= 1/(share·α)); the final fixed-size test gets the rest.
@@ -138,3 +143,46 @@ def plan_sequential(
     final = [n_final // parts] * parts
     final[-1] += n_final - sum(final)
     return SequentialPlan(runs=runs, learning=tuple(learning), final=tuple(final), fixed_evaluation=n_eval)
+
+
+def split_evenly(total: int, parts: int) -> tuple[int, ...]:
+    """``total`` runs in ``parts`` batches (the last takes what rounding leaves)."""
+    sizes = [total // parts] * parts
+    sizes[-1] += total - sum(sizes)
+    return tuple(sizes)
+
+
+def grown_final_size(
+    plan: SequentialPlan,
+    claim: Claim,
+    scores0: np.ndarray,
+    scores1: np.ndarray,
+    shares: tuple[float, ...],
+    delta: float,
+) -> int:
+    """The final split's size: as ``plan`` has it, or — for a claim read in ε whose learning runs (the chosen
+    attack's ``scores0`` and ``scores1`` on the last learning batch) show a shape that points past it, or one whose
+    violation just past it the planned final test would not see (:func:`~dpkit.audits.shapes.read_shape`) — as large
+    as the budget allows (:func:`max_budget` of the fixed audit's runs, less the learning batches). Chosen from the
+    learning runs only: the final test stays valid.
+
+    Args:
+        plan: the audit's plan.
+        claim: the claim.
+        scores0: the chosen attack's scores of the last learning batch on D.
+        scores1: the same on D′.
+        shares: the shares of α of the final tests.
+        delta: where ε is read.
+
+    Returns:
+        The final split's runs per dataset.
+    """
+    planned = plan.evaluation
+    if claim.unit != "epsilon" or not (np.all(np.isfinite(scores0)) and np.all(np.isfinite(scores1))):
+        return planned
+    roc = roc_points(scores0, scores1)
+    shape = read_shape(claim, roc, delta=delta, share=max(shares), level=min(shares) / 2.0, runs=plan.runs)
+    lacking = shape.alternative is not None and shape.power < POWER_NEEDED
+    if not (shape.points_to_violation or lacking):
+        return planned
+    return max(planned, max_budget(plan.runs) - sum(plan.learning))

@@ -23,7 +23,18 @@ ROWS = [
     ["attack", "gaussian-lr-fitted"],
     ["executor", "in-process"],
 ]
-AUDIT = ["--target", "mech.py:release", "--neighbours", "mech.py:PAIR", "--mu", "0.268", "--trials", "2000"]
+AUDIT = [
+    "--target",
+    "mech.py:release",
+    "--neighbours",
+    "mech.py:PAIR",
+    "--mu",
+    "0.268",
+    "--trials",
+    "2000",
+    "--attack",
+    "lr",
+]
 BOX = "│┃┏┓┗┛━┳┻╇┡┩└┘─┴┬┼"
 
 
