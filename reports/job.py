@@ -643,6 +643,7 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "audit_runs_used": used,
         "audit_confidence": audited("confidence"),
         "audit_power_needed": None if result is None or sequential else _power_needed(),
+        "audit_reason": audited("reason"),
         "verdict": audited("verdict"),
         "worst_flag": worst_flag(led["flags"]),
         "flag_counts": {severity: sum(f["severity"] == severity for f in led["flags"]) for severity in SEVERITIES},

@@ -136,6 +136,10 @@ class SummaryRow(Own):
         description="the power ratio below which the audit says inconclusive; null: no audit, or a sequential audit "
         "(it reports no power ratio)"
     )
+    audit_reason: str | None = Field(
+        description="why the audit's verdict is what it is, in one sentence (its headline position's judgement); "
+        "null: no audit, or a sequential audit that stopped at a violation before its final test"
+    )
     verdict: Verdict | None = Field(description="null: no audit")
     worst_flag: WorstFlag | None = Field(description="null: the ledger has no flag")
     flag_counts: FlagCounts

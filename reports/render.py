@@ -566,8 +566,10 @@ def _audit_lines(row: Mapping[str, Any]) -> list[str]:
         ]
     ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
     power = f"power {_num(ratio, 2)} of the claim"
-    if row["verdict"] == "inconclusive":
-        power += f" (needs {_num(needed, 2)})"
+    if row["verdict"] == "inconclusive":  # why: too little power, or runs pointing past the claim they cannot certify
+        power = (
+            f"inconclusive: {row['audit_reason']}" if row.get("audit_reason") else f"{power} (needs {_num(needed, 2)})"
+        )
     return [
         power,
         f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
