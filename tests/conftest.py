@@ -1,4 +1,4 @@
-"""Shared pytest configuration: Hypothesis profiles.
+"""Shared pytest configuration: Hypothesis profiles, and the skips a run may make.
 
 The tier's Hypothesis budget is tests/support/tiers.py's (``DPKIT_EXAMPLES=fast`` in ``make test``: a quarter of
 the examples). The ``dpkit`` profile is loaded by default (no deadline: the accountants call root-finders
@@ -6,19 +6,18 @@ and dp-accounting, whose run time varies). When the environment variable ``CI`` 
 ``dpkit-ci`` profile is loaded instead, which also derandomises Hypothesis so that CI runs
 are reproducible. ``HYPOTHESIS_PROFILE`` selects a profile explicitly.
 
-A time budget for the second tier: with ``DPKIT_SLOW_BUDGET_SECONDS`` set (``.ci/run`` sets it, so that CI stays
-within its 30 minutes), a test marked ``slow`` that has not started when the run is that many seconds old is
-skipped, saying so (a skip, never a pass); ``make test-all`` and ``make test-slow`` run every one.
+Every run ends with a line of how many tests ran and were skipped, and why each skip happened; every skip the suite
+can make is declared in tests/support/skips.py, and with ``DPKIT_STRICT_SKIPS=1`` (``.ci/run`` sets it) a skip for
+any other reason fails the run. No test is skipped for time: ``.ci/run`` runs both tiers whole.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import time
 
 import pytest
 from hypothesis import settings
+from skips import undeclared
 from tiers import examples
 
 # the tier's share of Hypothesis's 100 default examples (tests/support/tiers.py: all of them unless make test's
@@ -30,13 +29,32 @@ settings.register_profile(
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("dpkit-ci" if os.environ.get("CI") else "dpkit"))
 
-_STARTED = time.monotonic()
-_SLOW_BUDGET = float(os.environ.get("DPKIT_SLOW_BUDGET_SECONDS") or math.inf)
+_SESSION: list[pytest.Session] = []
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    if item.get_closest_marker("slow") is not None and time.monotonic() - _STARTED > _SLOW_BUDGET:
-        pytest.skip(
-            f"the second tier's time budget of {_SLOW_BUDGET:.0f} s (DPKIT_SLOW_BUDGET_SECONDS) is spent: "
-            "make test-all runs every test"
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _SESSION.append(session)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+    """How many tests ran and were skipped, and why; with ``DPKIT_STRICT_SKIPS=1`` an undeclared skip fails the run."""
+    stats = terminalreporter.stats
+    ran = sum(len(stats.get(k, [])) for k in ("passed", "failed", "xfailed", "xpassed"))
+    reasons = []
+    for report in stats.get("skipped", []):
+        longrepr = report.longrepr
+        why = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reasons.append((report.nodeid, why.removeprefix("Skipped: ")))
+    terminalreporter.write_line(f"dpkit: {ran} tests ran, {len(reasons)} skipped")
+    for test, why in reasons:
+        terminalreporter.write_line(f"  skipped {test}: {why}")
+    bad = undeclared(reasons)
+    if bad and os.environ.get("DPKIT_STRICT_SKIPS") == "1":
+        terminalreporter.write_line(
+            f"dpkit: {len(bad)} skip(s) not declared in tests/support/skips.py (a skipped test checks nothing):",
+            red=True,
         )
+        for test, why in bad:
+            terminalreporter.write_line(f"  {test}: {why}", red=True)
+        for session in _SESSION:  # the run fails: a skipped test checks nothing
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
