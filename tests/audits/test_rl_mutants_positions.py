@@ -51,7 +51,7 @@ def test_noise_shared_across_plans_or_steps_is_a_violation(algorithm: str, mutan
     # whose steps share one draw: dpkit.algorithms.reused_noise.changed_user_vote)
     audit = audit_positions(default_setting(algorithm, implementation=mutant), runs=600, seed=3, executor=pool)
     assert audit.verdict == "violation", audit.to_dict()
-    billboard = audit.observer == "billboard"
+    billboard = audit.worst.setting.observer == "billboard"
     seen_by = {"gaussian-lr-fitted", "gaussian-lr-signals"} | ({"white-box"} if billboard else set())
     assert audit.worst.attack in seen_by
 
