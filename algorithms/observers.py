@@ -20,13 +20,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .episodes import step_column
+from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, reused_noise_votes, with_votes
+from .rows import RowLayout, Trace
 
 __all__ = [
     "ObservedRun",
@@ -36,6 +38,7 @@ __all__ = [
     "observe_messages",
     "local_messages_audit",
     "Trace",
+    "RowLayout",
     "flat",
     "project",
     "cross_projections",
@@ -108,6 +111,8 @@ def tabular_world(
     keep n = 1, the worst case, in every later release)."""
     from .envs.tabular import User, Users
 
+    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)
+        return plan_world(setting)
     env = audit_environment(setting)
     h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
@@ -236,46 +241,6 @@ def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.sign(x) * np.inf))
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
-
-
-@dataclass
-class Trace:
-    """What one run recorded for the observer: whitened residuals, signals, allowed signals and the signals at the
-    σ used (white-box), or a view (black-box); :meth:`row` is the run's row."""
-
-    r: list[np.ndarray] = field(default_factory=list)
-    a: list[np.ndarray] = field(default_factory=list)
-    a_claim: list[np.ndarray] = field(default_factory=list)
-    a_used: list[np.ndarray] = field(default_factory=list)
-    view: list[np.ndarray] = field(default_factory=list)
-
-    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
-        """One release's whitened residuals ``r``, their signals ``a`` (the white-box score's weights),
-        ``a_claim`` (what the claim allows) and ``a_used`` (the pair's signals at the σ used; ``a`` when not given)."""
-        self.r.append(np.ravel(r))
-        self.a.append(np.ravel(a))
-        self.a_claim.append(np.ravel(a_claim))
-        self.a_used.append(np.ravel(a if a_used is None else a_used))
-
-    def extra(self, r: np.ndarray) -> None:
-        """Whitened coordinates with no signal of their own (the learned attack reads them; the white-box score
-        gives them weight 0): residuals of releases that hold no difference, cross projections."""
-        z = np.zeros(np.size(r))
-        self.add(r, z, z, z)
-
-    def row(self, white_box: bool) -> np.ndarray:
-        """[r, a, μ, μ_claim] (white-box) or [view, μ, μ_claim]: μ of the run's releases at the σ used
-        and the μ the claim allows."""
-        a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
-        mu_claim = math.sqrt(float(a_claim @ a_claim))
-        used = np.concatenate(self.a_used) if self.a_used else np.zeros(1)
-        mu_used = math.sqrt(float(used @ used))
-        a = np.concatenate(self.a) if self.a else np.zeros(1)
-        if white_box:
-            body = np.concatenate([np.concatenate(self.r) if self.r else np.zeros(1), a])
-        else:
-            body = np.concatenate(self.view) if self.view else np.zeros(1)
-        return np.concatenate([body, [mu_used, mu_claim]])
 
 
 def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:

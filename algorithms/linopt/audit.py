@@ -46,6 +46,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         plan = agent.plan(k)
         log.released(plan.released)
         policy = np.asarray(plan.policy)
+        if run.white_box and k > j:  # the whole view: the plans served after her (tables of actions or probabilities)
+            trace.plan(policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
         traj = play_episode(env, policy, users[k], draws)
         if run.observer == "actions" and k > j:

@@ -196,12 +196,12 @@ class _ExactPlanner(jdp_agent.CountingAgent):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known limit: the billboard audit reads what the agent publishes, and its canaries (rewards at the bound "
-    "on disjoint states) do not move a greedy plan, so a plan made on the exact statistics looks the same on D and "
-    "D′ — a policy-sensitive probe is not built yet",
-)
 def test_a_plan_made_on_the_exact_statistics_is_a_violation() -> None:
+    # the billboard positions cannot see it (its billboard is the correct agent's); the plan probe's world, where
+    # the changed user alone visits a state and is paid below the bound, moves its plans between D and D′
     name = register_agent(_ExactPlanner, name="jdp-exact-planner")
-    assert audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1).verdict == "violation"
+    audit = audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1)
+    assert audit.verdict == "violation", audit.position_rows()
+    probe = audit.results[-1]
+    assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
+    assert all(r.verdict != "violation" for r in audit.results[:-1])
