@@ -69,7 +69,7 @@ from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import RocBand, mu_from_rates, roc_band
 from .rl_candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
-from .rl_plans import PlanChoice, choose_plan_world, judge_view, probe_members, probe_runs
+from .rl_plans import PlanChoice, choose_plan_world, judge_view, pilot_runs, probe_members, probe_runs
 from .rl_setting import (
     MAX_EPISODES,
     MAX_RUNS,
@@ -107,6 +107,7 @@ __all__ = [
     "audit_setting",
     "audit_positions",
     "audit_plan_probe",
+    "plan_probe_runs",
     "PLAN_PROBE_CHILD",
     "probe_plan",
     "audit_algorithm",
@@ -223,6 +224,11 @@ class RlAuditResult:
         """The declared μ of the releases that hold the changed user at this position, at the σ used: the ledger's
         μ × sqrt(share) (the ledger's μ at the worst-placed user)."""
         return self.exact_mu * math.sqrt(self.position_share)
+
+    @property
+    def position_name(self) -> str:
+        """The position's name (``first``, ``k=2``…), or ``plans, WORLD`` for a plan probe's pair."""
+        return str(self.setting.position) if self.probe is None else f"plans, {self.setting.world}"
 
     @property
     def reach(self) -> float:
@@ -513,7 +519,8 @@ class RlPositionsAudit:
         """One summary per position: its name, index, share, reach, allowance, bounds, power and verdict."""
         return [
             {
-                "position": r.setting.position,
+                "position": r.position_name,
+                "world": r.setting.world,
                 "index": r.setting.index,
                 "share": r.position_share,
                 "declared_mu": r.declared_mu_at_position,
@@ -543,7 +550,7 @@ class RlPositionsAudit:
             "reach": self.reach,
             "confidence": 1.0 - self.alpha,
             "alpha": self.alpha,
-            "worst_position": worst.setting.position,
+            "worst_position": worst.position_name,
             "positions": self.position_rows(),
         }
 
@@ -617,6 +624,13 @@ def audit_positions(
 
 #: The child of an audit's seed its plan probe draws from (the positions use the first children).
 PLAN_PROBE_CHILD = 64
+
+
+def plan_probe_runs(setting: RlSetting, runs: int) -> int:
+    """Runs per dataset the plan probe adds to a default audit of ``setting`` with ``runs`` runs per dataset and
+    position: its pilots over every world it tries and its own runs (0 when the algorithm names no probe)."""
+    members = probe_members(setting)
+    return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
 
 
 def audit_plan_probe(

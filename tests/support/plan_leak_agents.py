@@ -48,18 +48,5 @@ class PreviousUserPlanner(jdp_agent.CountingAgent):
         return super().update(k, states, actions, rewards)
 
 
-class ExactStatisticsPlanner(jdp_agent.CountingAgent):
-    """Publishes its noisy counters but plans greedily on the exact ones."""
-
-    def plan(self, k: int) -> Any:
-        noisy = super().plan(k)
-        exact = getattr(self, "exact", None)
-        if exact is None:
-            return Plan(np.zeros_like(np.asarray(noisy.policy)), noisy.released)
-        return Plan(greedy_plan(exact["visits"], exact["rewards"]), noisy.released)
-
-    def update(self, k: int, states: Any, actions: Any, rewards: Any) -> Any:
-        self.exact = getattr(self, "exact", None) or {n: np.zeros(c.shape) for n, c in self.counters.items()}
-        for n, item in self.billboard_items(states, actions, rewards).items():
-            self.exact[n] += item
-        return super().update(k, states, actions, rewards)
+#: Publishes its noisy counters but plans greedily on the exact ones (examples/jdp_agent.py's twin).
+ExactStatisticsPlanner = jdp_agent.ExactPlanner
