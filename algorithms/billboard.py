@@ -188,7 +188,8 @@ def _released(agent: Any, plan: Any, releases: Mapping[str, Any], k: int) -> Map
 
 
 def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring)."""
+    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring), and
+    the plan ``plan(k)`` serves every user after the changed one (the whole view: :meth:`Trace.plan`)."""
     from .episodes import play_episode
 
     env, users, canaries = run.world

@@ -108,7 +108,8 @@ def tabular_world(
     environment whose model pays by transition, the canaries' own rewards replace it). ``same_states``: both canaries
     walk from state 0 (a relation that changes rewards only) and every other user starts in state S − 1 and takes
     the highest next state, so that in the uniform MDP no other user shares a cell with the changed one (her cells
-    keep n = 1, the worst case, in every later release)."""
+    keep n = 1, the worst case, in every later release). A setting with a ``world`` is a plan probe's: its world is
+    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say."""
     from .envs.tabular import User, Users
 
     if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)

@@ -448,7 +448,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
     RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
     after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
-    them depend on hers: the learned attack reads them); ``policies``: the greedy policies (black-box)."""
+    them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
+    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same)."""
     from .episodes import play_episode
     from .observers import SIGNAL_CAP, Trace
 

@@ -29,6 +29,11 @@ mean and covariance on r) also finds noise that is shared or missing where the d
 it is fresh. Counters release prefixes; the audit recovers every p-sum of the binary mechanism as
 P_t − P_{t − lowbit(t)} and tests those.
 
+**The whole view of joint DP** (:mod:`dpkit.audits.rl_plans`). The white-box observers of jointly private
+algorithms also record the plan served to every user after the changed one, read by attacks of their own chosen
+with the others; an algorithm whose billboard worlds cannot move a plan names a plan probe, one more pair audited
+at its share of α (:func:`audit_positions`); a black-box view is ``consistent`` only with power measured on it.
+
 **Reading** (:class:`RlAuditResult`). Three numbers and two verdicts:
 
 * the claim: the paper's (ε, δ) target (for RLSVI its closed-form ε(δ));

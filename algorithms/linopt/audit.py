@@ -28,8 +28,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened);
-    ``actions``: the actions of all later users (black-box)."""
+    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened) and the policy
+    served to every later user (the whole view); ``actions``: the actions of all later users (black-box)."""
     from ..episodes import play_episode
     from ..observers import CounterLog, Trace
 

@@ -70,8 +70,8 @@ def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened);
-    ``actions``: the controls of all later users (black-box)."""
+    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened) and the gains served
+    to every later user (the whole view); ``actions``: the controls of all later users (black-box)."""
     from ..observers import CounterLog, Trace
 
     s = run.setting

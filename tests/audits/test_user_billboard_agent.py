@@ -58,8 +58,10 @@ def test_the_protocol_is_told_by_what_the_agent_offers() -> None:
 def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noqa: ANN001
     audit = audit_positions(default_setting(_register("CountingAgent"), sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == "consistent", audit.position_rows()
-    # the middle user is in 1 of the tree's p-sums, allowed the m = 2 any layout could hold her in (1/√2 reached)
-    assert [r.reach for r in audit.results] == pytest.approx([1.0, 2**-0.5, 1.0])
+    # the middle user is in 1 of the tree's p-sums, allowed the m = 2 any layout could hold her in (1/√2 reached);
+    # the plan probe's canary paid −1 adds nothing to her reward items: √(3/4) of the declared μ
+    assert [r.reach for r in audit.results] == pytest.approx([1.0, 2**-0.5, 1.0, 0.75**0.5])
+    assert [r.probe is not None for r in audit.results] == [False, False, False, True]
 
 
 @pytest.mark.slow
@@ -100,7 +102,7 @@ def test_counters_noised_on_every_prefix(cls: str, verdict: str, pool) -> None: 
     name = register_agent(getattr(jdp_prefix_agent, cls), name=f"jdp-prefix-{cls.lower()}")
     audit = audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == verdict, audit.position_rows()
-    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3)
+    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3 + [0.75**0.5])  # the plan probe's last
 
 
 @pytest.mark.slow
