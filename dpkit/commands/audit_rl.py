@@ -108,18 +108,11 @@ def audit_algorithm(
             max_time=max_time,
             as_json=as_json,
         )
-    probing = plan_probe_runs(setting, n_runs) if position is None else 0
+    n_probe = plan_probe_runs(setting, n_runs) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
-        note = expected_time(
-            setting,
-            runs=n_runs,
-            positions=len(probed),
-            seed=n_seed,
-            workers=pool.workers,
-            max_time=max_time,
-            probe_runs=probing,
-        )
-        total = 2 * (n_runs * len(probed) + probing)
+        sizes = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
+        note = expected_time(setting, workers=pool.workers, max_time=max_time, **sizes)
+        total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
             result = audit_positions(
