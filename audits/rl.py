@@ -73,7 +73,7 @@ from dpkit.algorithms.spec import AlgorithmSpec
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import RocBand, mu_from_rates, roc_band
-from .rl_candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .rl_candidates import AUTO_MIN_RUNS, AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
 from .rl_plans import PlanChoice, choose_plan_world, judge_view, pilot_runs, probe_members, probe_runs
 from .rl_setting import (
     MAX_EPISODES,
@@ -591,12 +591,13 @@ def audit_positions(
     ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`).
 
     ``plans``: add the algorithm's plan probe (:func:`audit_plan_probe`) as one more pair, every pair then at
-    α/(P + 1); default: when every position of :func:`positions` is probed and the algorithm names one."""
+    α/(P + 1); default: when every position of :func:`positions` is probed and the algorithm names one (never when
+    the attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs)."""
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
     every = {p.position for p, _ in probes} >= set(positions(setting))
-    members = probe_members(setting) if (every if plans is None else plans) else ()
+    members = probe_members(setting) if (every if plans is None else plans) and _reads_plans(attack, runs) else ()
     share = alpha / (len(probes) + bool(members))
     results = [
         audit_setting(
@@ -631,11 +632,16 @@ def audit_positions(
 PLAN_PROBE_CHILD = 64
 
 
-def plan_probe_runs(setting: RlSetting, runs: int) -> int:
+def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
     """Runs per dataset the plan probe adds to a default audit of ``setting`` with ``runs`` runs per dataset and
-    position: its pilots over every world it tries and its own runs (0 when the algorithm names no probe)."""
-    members = probe_members(setting)
+    position and ``attack``: its pilots over every world it tries and its own runs (0 without a probe)."""
+    members = probe_members(setting) if _reads_plans(attack, runs) else ()
     return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
+
+
+def _reads_plans(attack: str, runs: int) -> bool:
+    """Whether an audit with ``attack`` and ``runs`` runs per dataset has candidates that read the plans."""
+    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)
 
 
 def audit_plan_probe(

@@ -103,8 +103,9 @@ def probe_runs(runs: int) -> int:
 
 
 def pilot_runs(runs: int) -> int:
-    """Pilot runs per dataset and world of a plan probe (:data:`PILOT_SHARE`, :data:`PILOT_MIN_RUNS`)."""
-    return max(runs // PILOT_SHARE, PILOT_MIN_RUNS)
+    """Pilot runs per dataset and world of a plan probe: ``runs``/:data:`PILOT_SHARE`, at least
+    :data:`PILOT_MIN_RUNS`, at most ``runs``."""
+    return min(runs, max(runs // PILOT_SHARE, PILOT_MIN_RUNS))
 
 
 @dataclass(frozen=True)

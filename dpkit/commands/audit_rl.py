@@ -108,7 +108,7 @@ def audit_algorithm(
             max_time=max_time,
             as_json=as_json,
         )
-    n_probe = plan_probe_runs(setting, n_runs) if position is None else 0  # the plan probe's, pilots included
+    n_probe = plan_probe_runs(setting, n_runs, attack) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
         sizes = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
         note = expected_time(setting, workers=pool.workers, max_time=max_time, **sizes)
