@@ -66,9 +66,15 @@ PLAN_PROBE_POSITION = "first"
 
 
 def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The plan world ``setting.world`` (:data:`PLAN_WORLDS`) at the setting's sizes: the audit's uniform MDP of S
-    states, A actions and H steps, the K users of D (every one walking state S − 1 with the world's reward) and the
-    two canaries (walking states 0 and S − 1 with the world's raw rewards, beyond [0, 1] where they are −1 or 2).
+    """The plan world ``setting.world`` (:data:`PLAN_WORLDS`) at the setting's sizes.
+
+    Args:
+        setting: an audit setting with ``world``, ``states``, ``actions``, ``horizon`` and ``episodes``.
+
+    Returns:
+        The audit's uniform MDP of S states, A actions and H steps, the K users of D (every one walking state S − 1
+        with the world's reward) and the two canaries (walking states 0 and S − 1 with the world's raw rewards,
+        beyond [0, 1] where they are −1 or 2).
 
     Raises:
         ValueError: for an unknown world, or fewer than 2 states (the canaries need states of their own).
@@ -95,10 +101,16 @@ def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def tabular_plan_probe(setting: Any, *, options: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], ...]:
-    """The members of a tabular algorithm's plan probe: one change of ``setting`` per world of :data:`PLAN_WORLDS`
-    (its ``world``, the first position, the audit's own MDP), with ``options`` set on the algorithm (e.g. a bonus
-    under which its values leave their caps). None on a user's own environment (``setting.env``): the probe's
-    worlds are the audit's."""
+    """The members of a tabular algorithm's plan probe.
+
+    Args:
+        setting: the audit's setting.
+        options: set on the algorithm in the probe (e.g. a bonus under which its values leave their caps).
+
+    Returns:
+        One change of ``setting`` per world of :data:`PLAN_WORLDS` (its ``world``, the first position, the options);
+        none on a user's own environment (``setting.env``): the probe's worlds are the audit's.
+    """
     if getattr(setting, "env", ""):
         return ()
     merged = {**dict(getattr(setting, "options", ())), **dict(options or {})}

@@ -58,9 +58,13 @@ class Trace:
         self.add(r, z, z, z)
 
     def plan(self, policy: object) -> None:
-        """The plan served to a user after the changed one, as the protocol exposes it (a policy table of actions
-        (H, S) or probabilities (H, S, A), gain matrices (H, d, n)): every entry, rounded to
-        :data:`PLAN_DECIMALS` decimals."""
+        """Record the plan served to a user after the changed one: every entry, rounded to :data:`PLAN_DECIMALS`
+        decimals.
+
+        Args:
+            policy: the plan as the protocol exposes it — a policy table of actions (H, S) or probabilities
+                (H, S, A), gain matrices (H, d, n).
+        """
         self.plans.append(np.round(np.ravel(np.asarray(policy, dtype=float)), PLAN_DECIMALS) + 0.0)
 
     def row(self, white_box: bool) -> np.ndarray:
@@ -91,8 +95,18 @@ class RowLayout:
 
     @classmethod
     def of(cls, rows: np.ndarray, white_box: bool) -> RowLayout:
-        """The layout of ``rows`` (n, width) — every run of one setting has the same; a ValueError if they do not
-        follow :meth:`Trace.row`'s."""
+        """The layout of audited rows (every run of one setting has the same).
+
+        Args:
+            rows: (n, width) rows of :meth:`Trace.row`.
+            white_box: whether they hold residuals and signals (else a view).
+
+        Returns:
+            Where their parts lie.
+
+        Raises:
+            ValueError: when they do not follow :meth:`Trace.row`'s layout.
+        """
         x = np.asarray(rows, dtype=float)
         if x.ndim != 2 or x.shape[1] < 4 or x.shape[0] == 0:
             raise ValueError(f"audited rows must have shape (n, width >= 4), got {x.shape}")

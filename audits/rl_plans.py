@@ -69,9 +69,18 @@ def _auc(s0: np.ndarray, s1: np.ndarray) -> float:
 
 
 def plan_signal(out0: np.ndarray, out1: np.ndarray, layout: RowLayout) -> float:
-    """How well the plans of pilot rows tell D from D′: the plan attacks fitted on the first half of the rows of
-    each dataset, |AUC − ½| of the best on the second half (0 when the rows hold no plan). A pilot statistic: it
-    only chooses which world the audit's fresh runs test."""
+    """How well the plans of pilot rows tell D from D′ (a pilot statistic: it only chooses which world the audit's
+    fresh runs test).
+
+    Args:
+        out0: pilot rows of D.
+        out1: pilot rows of D′.
+        layout: where the plans lie in the rows.
+
+    Returns:
+        |AUC − ½| of the best plan attack fitted on the first half of each dataset's rows and scored on the second
+        half (0 when the rows hold no plan, or too few).
+    """
     half = min(out0.shape[0], out1.shape[0]) // 2
     best = 0.0
     if half < 2:
@@ -87,9 +96,15 @@ def plan_signal(out0: np.ndarray, out1: np.ndarray, layout: RowLayout) -> float:
 
 
 def probe_members(setting: RlSetting) -> tuple[RlSetting, ...]:
-    """The settings of ``setting``'s plan probe: one per member its algorithm names
-    (:attr:`~dpkit.algorithms.spec.AuditSpec.plan_probe`), none without one, for a black-box observer, or for a
-    setting already in a probe's world."""
+    """The settings of ``setting``'s plan probe.
+
+    Args:
+        setting: the audit's setting.
+
+    Returns:
+        One setting per member its algorithm names (:attr:`~dpkit.algorithms.spec.AuditSpec.plan_probe`); none
+        without one, for a black-box observer, or for a setting already in a probe's world.
+    """
     hook = audited_spec(setting).hook("plan_probe")
     if hook is None or not setting.white_box or setting.world:
         return ()
@@ -130,9 +145,18 @@ def choose_plan_world(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> PlanChoice:
-    """Try every member of a plan probe on :func:`pilot_runs` runs per dataset (world i on child i of ``seed``)
-    and choose the one whose plans told D and D′ apart best (:func:`plan_signal`; the first on ties). The audit of
-    the chosen world runs on fresh runs, so the choice costs it no validity.
+    """Choose the world of a plan probe on pilot runs (the audit of the chosen world runs on fresh runs, so the
+    choice costs it no validity).
+
+    Args:
+        members: the probe's settings (:func:`probe_members`).
+        runs: the audit's runs per dataset (the pilots are :func:`pilot_runs` of them per world).
+        seed: world i's pilots draw from child i.
+        executor, chunk_size, progress: as for :func:`~dpkit.algorithms.executors.run_pair`.
+
+    Returns:
+        The member whose plans told D and D′ apart best (:func:`plan_signal`; the first on ties), with every
+        world's pilot signal.
 
     Raises:
         ValueError: when ``members`` is empty.
@@ -179,11 +203,24 @@ def judge_view(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> ViewJudgement:
-    """The verdict of a black-box view (``setting.observer``) whose runs are ``out0``, ``out1`` and whose audit
-    is ``result``: a violation stays one; a view that was the same in every run is ``inconclusive`` (it carried no
-    signal); otherwise the view's power is measured — the same audit of the same view, ``runs`` fresh runs of the
-    implementation at σ = 0 (it plans on exact data: the worst a plan leak can be), seeds from ``seed`` — and the
-    view is ``consistent`` only if that audit certifies at least :data:`POWER_RATIO_NEEDED` of the allowance."""
+    """The verdict of a black-box view: a violation stays one; a view that was the same in every run is
+    ``inconclusive`` (it carried no signal); otherwise the view's power is measured — the same audit of the same
+    view on fresh runs of the implementation at σ = 0 (it plans on exact data: the worst a plan leak can be) — and
+    the view is ``consistent`` only if that audit certifies at least :data:`POWER_RATIO_NEEDED` of the allowance.
+
+    Args:
+        setting: the audit's setting (a black-box observer).
+        out0: its rows of D.
+        out1: its rows of D′.
+        result: its audit (the claim, the allowance, the verdict so far).
+        runs: runs per dataset of the exact-data twin.
+        seed: the twin's runs draw from it.
+        alpha: the twin's audit's α.
+        executor, chunk_size, progress: as for :func:`~dpkit.algorithms.executors.run_pair`.
+
+    Returns:
+        The view's verdict, the power measured on it and, for ``inconclusive``, why.
+    """
     allowed = result.claim.mu_allowed or 0.0
     layout = RowLayout.of(out0, False)
     if result.verdict == "violation":
