@@ -135,7 +135,7 @@ ROC_POINTS = 101
 
 
 # --------------------------------------------------------------------------------------------
-# Attacks on the rows
+# What a position is judged against (the attacks on the rows: dpkit.audits.rl_candidates)
 
 
 @dataclass(frozen=True)
