@@ -110,8 +110,8 @@ def audit_algorithm(
         )
     n_probe = plan_probe_runs(setting, n_runs, attack) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
-        sizes = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
-        note = expected_time(setting, workers=pool.workers, max_time=max_time, **sizes)
+        timing = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
+        note = expected_time(setting, workers=pool.workers, max_time=max_time, **timing)
         total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
