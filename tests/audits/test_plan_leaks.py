@@ -153,10 +153,9 @@ def test_a_twin_planning_on_its_exact_sums_is_a_violation_and_the_correct_one_co
     twin = audit_positions(
         default_setting(algorithm, implementation=plans_on_exact_sums), runs=1000, seed=2, executor=pool
     )
-    if algorithm == "private-linopt-vi":
-        assert twin.verdict == "violation", twin.position_rows()
-        probe = twin.results[-1]
-        assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
+    assert twin.verdict == "violation", twin.position_rows()
+    probe = twin.results[-1]
+    assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
     # its billboard is the correct one's: no billboard position sees anything
     assert all(r.verdict != "violation" for r in twin.results[:-1]), twin.position_rows()
     correct = audit_positions(default_setting(algorithm), runs=1000, seed=2, executor=pool)
