@@ -63,6 +63,7 @@ from .observers import (
     tabular_world,
     tree_positions,
 )
+from .plan_worlds import tabular_plan_probe
 
 __all__ = [
     "PROTOCOLS",
@@ -187,7 +188,8 @@ def _released(agent: Any, plan: Any, releases: Mapping[str, Any], k: int) -> Map
 
 
 def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring)."""
+    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring), and
+    the plan ``plan(k)`` serves every user after the changed one (the whole view: :meth:`Trace.plan`)."""
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -204,6 +206,8 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         plan = agent.plan(k)
         log.released(_released(agent, plan, releases, k))
         policy = np.asarray(plan.policy)
+        if k > j:  # the whole view: the plans served after her
+            trace.plan(policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
         traj = play_episode(env, policy, users[k], draws)
         theirs = agent.billboard_items(*play_episode(env, policy, other, draws)) if k == j else None
@@ -276,6 +280,7 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         observe=observe_billboard,
         one_run=billboard_one_run,
         positions="dpkit.algorithms.billboard:billboard_positions",
+        plan_probe=tabular_plan_probe,
         defaults={"states": 2, "horizon": 3, "episodes": 4, **dict(defaults or {})},
         canaries="disjoint states from the first step, raw rewards 2 (beyond [0, 1]): only the agent's clipping keeps "
         "her counters' items at their declared Δ",

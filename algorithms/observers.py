@@ -20,13 +20,15 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .episodes import step_column
+from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_vote, reused_noise_votes, with_votes
+from .rows import SIGNAL_CAP, RowLayout, Trace
 
 __all__ = [
     "ObservedRun",
@@ -36,6 +38,7 @@ __all__ = [
     "observe_messages",
     "local_messages_audit",
     "Trace",
+    "RowLayout",
     "flat",
     "project",
     "cross_projections",
@@ -105,9 +108,12 @@ def tabular_world(
     environment whose model pays by transition, the canaries' own rewards replace it). ``same_states``: both canaries
     walk from state 0 (a relation that changes rewards only) and every other user starts in state S − 1 and takes
     the highest next state, so that in the uniform MDP no other user shares a cell with the changed one (her cells
-    keep n = 1, the worst case, in every later release)."""
+    keep n = 1, the worst case, in every later release). A setting with a ``world`` is a plan probe's: its world is
+    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say."""
     from .envs.tabular import User, Users
 
+    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)
+        return plan_world(setting)
     env = audit_environment(setting)
     h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
@@ -181,9 +187,6 @@ def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
 #: The most whitened coordinates of one release an observer adds to a row beside its projections (the learned
 #: attack fits a covariance over them: larger releases keep their projections and cross projections only).
 MAX_COORDINATES = 512
-#: The largest whitened value a row holds: a difference released without noise is seen exactly (an infinite
-#: signal), and is recorded as this finite one so that scores stay finite and order the runs the same way.
-SIGNAL_CAP = 1e6
 
 
 def project(
@@ -236,57 +239,6 @@ def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.sign(x) * np.inf))
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
-
-
-@dataclass
-class Trace:
-    """What one run recorded for the observer: whitened residuals, signals, allowed signals and the signals at the
-    σ used (white-box), or a view (black-box); :meth:`row` is the run's row."""
-
-    r: list[np.ndarray] = field(default_factory=list)
-    a: list[np.ndarray] = field(default_factory=list)
-    a_claim: list[np.ndarray] = field(default_factory=list)
-    a_used: list[np.ndarray] = field(default_factory=list)
-    view: list[np.ndarray] = field(default_factory=list)
-
-    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
-        """One release's whitened residuals ``r``, their signals ``a`` (the white-box score's weights),
-        ``a_claim`` (what the claim allows) and ``a_used`` (the pair's signals at the σ used; ``a`` when not given)."""
-        self.r.append(np.ravel(r))
-        self.a.append(np.ravel(a))
-        self.a_claim.append(np.ravel(a_claim))
-        self.a_used.append(np.ravel(a if a_used is None else a_used))
-
-    def extra(self, r: np.ndarray) -> None:
-        """Whitened coordinates with no signal of their own (the learned attack reads them; the white-box score
-        gives them weight 0): residuals of releases that hold no difference, cross projections."""
-        z = np.zeros(np.size(r))
-        self.add(r, z, z, z)
-
-    def read(self, vote: float) -> None:
-        """The changed user's coin as a deterministic reading gives it (the sign of ``vote``: > 0 D′, < 0 D, 0 no
-        reading — :func:`~dpkit.algorithms.reused_noise.changed_user_vote`): one white-box column with signal
-        :data:`SIGNAL_CAP` and residual :data:`SIGNAL_CAP` (D′) or 0 (D), the log-likelihood ratio ±SIGNAL_CAP²/2 of a
-        coin seen without noise; residual and signal 0 without a reading (the score unchanged). It allows nothing
-        (μ of the run and of the claim unchanged). Under the declared noise model a reading is a chance event of the
-        noise alone, a function of what the auditor sees: it costs power when wrong, never validity."""
-        a = SIGNAL_CAP * float(vote != 0.0)
-        z = np.zeros(1)
-        self.add(np.array([a * float(vote > 0.0)]), np.array([a]), z, z)
-
-    def row(self, white_box: bool) -> np.ndarray:
-        """[r, a, μ, μ_claim] (white-box) or [view, μ, μ_claim]: μ of the run's releases at the σ used
-        and the μ the claim allows."""
-        a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
-        mu_claim = math.sqrt(float(a_claim @ a_claim))
-        used = np.concatenate(self.a_used) if self.a_used else np.zeros(1)
-        mu_used = math.sqrt(float(used @ used))
-        a = np.concatenate(self.a) if self.a else np.zeros(1)
-        if white_box:
-            body = np.concatenate([np.concatenate(self.r) if self.r else np.zeros(1), a])
-        else:
-            body = np.concatenate(self.view) if self.view else np.zeros(1)
-        return np.concatenate([body, [mu_used, mu_claim]])
 
 
 def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:

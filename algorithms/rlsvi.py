@@ -448,7 +448,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
     RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
     after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
-    them depend on hers: the learned attack reads them); ``policies``: the greedy policies (black-box)."""
+    them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
+    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same)."""
     from .episodes import play_episode
     from .observers import SIGNAL_CAP, Trace
 
@@ -476,27 +477,29 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         policy = np.asarray(plan.policy)
         if run.observer == "policies" and k > j:
             trace.view.append(np.eye(a_)[policy].ravel())
-        if run.observer == "q-values":
-            v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
-            visits = np.maximum(n, 1.0)
-            mean0 = reward_sum / visits + np.einsum("hsat,ht->hsa", next_counts / visits[..., None], v_next)
-            sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
-            r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
-            if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
-                cs, ca = cells
-                mine = np.zeros((h_, s_, a_), dtype=bool)
-                mine[steps, cs, ca] = True
-                sd_used = np.sqrt(agent.betas[k] / (n[steps, cs, ca] + 1.0))
-                here = n[steps, cs, ca]
-                trace.add(
-                    r[steps, cs, ca],
-                    change / here / sd_claim[steps, cs, ca],
-                    allowed / here / sd_claim[steps, cs, ca],
-                    np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP),
-                )
-                trace.extra(r[~mine])
-            else:
-                trace.extra(r)
+        elif k > j:  # the whole view: the greedy plans served after her
+            trace.plan(policy)
+        # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
+        v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
+        visits = np.maximum(n, 1.0)
+        mean0 = reward_sum / visits + np.einsum("hsat,ht->hsa", next_counts / visits[..., None], v_next)
+        sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
+        r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
+        if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
+            cs, ca = cells
+            mine = np.zeros((h_, s_, a_), dtype=bool)
+            mine[steps, cs, ca] = True
+            sd_used = np.sqrt(agent.betas[k] / (n[steps, cs, ca] + 1.0))
+            here = n[steps, cs, ca]
+            trace.add(
+                r[steps, cs, ca],
+                change / here / sd_claim[steps, cs, ca],
+                allowed / here / sd_claim[steps, cs, ca],
+                np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP),
+            )
+            trace.extra(r[~mine])
+        else:
+            trace.extra(r)
         traj = play_episode(env, policy, users[k], None)
         if k == j:
             cells = (traj[0][:-1], traj[1])
@@ -505,7 +508,7 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
         next_counts[steps, st[:-1], ac, st[1:]] += 1.0
         agent.update(k, *traj)
-    if run.observer == "q-values" and not any(np.any(a) for a in trace.a):
+    if not any(np.any(a) for a in trace.a):
         trace.add(np.zeros(1), np.zeros(1), np.zeros(1))  # the last user: nothing released after her
     return trace.row(run.white_box)
 

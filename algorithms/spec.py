@@ -91,6 +91,11 @@ class AuditSpec:
     share of the declared mechanisms that hold her there) — e.g.
     :func:`~dpkit.algorithms.observers.tree_positions`; without it, the first, middle and last user with share 1
     (:func:`~dpkit.algorithms.observers.default_positions`).
+    ``plan_probe(setting)``: the members of its *plan probe* — changes of the audit setting (``world``, ``position``,
+    ``options``…), one per world where a planner on anything but the billboard serves the users after the changed
+    one other plans under D than under D′ (:func:`~dpkit.algorithms.plan_worlds.tabular_plan_probe`); a default audit
+    tries each on pilot runs and audits the one whose plans differed most as a neighbouring pair of its own
+    (:mod:`dpkit.audits.rl_plans`); without it (or with none), no probe.
     """
 
     observers: tuple[str, ...]
@@ -102,6 +107,7 @@ class AuditSpec:
     canaries: str = ""
     one_run: EntryPoint | None = None
     positions: EntryPoint | None = None
+    plan_probe: EntryPoint | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "observers", _names("observers", self.observers))
@@ -116,6 +122,7 @@ class AuditSpec:
         _check_entry_point("closed_form", self.closed_form)
         _check_entry_point("one_run", self.one_run)
         _check_entry_point("positions", self.positions)
+        _check_entry_point("plan_probe", self.plan_probe)
         object.__setattr__(self, "defaults", dict(self.defaults))
 
 
@@ -187,6 +194,7 @@ class AlgorithmSpec:
 
     def hook(self, name: str) -> Callable[..., Any] | None:
         """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
-        owner: Any = self.audit if name in ("world", "observe", "closed_form", "one_run", "positions") else self
+        audit_hooks = ("world", "observe", "closed_form", "one_run", "positions", "plan_probe")
+        owner: Any = self.audit if name in audit_hooks else self
         value = getattr(owner, name, None) if owner is not None else None
         return None if value is None else load(value, what=f"{self.name}'s {name}")

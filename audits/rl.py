@@ -29,6 +29,11 @@ mean and covariance on r) also finds noise that is shared or missing where the d
 it is fresh. Counters release prefixes; the audit recovers every p-sum of the binary mechanism as
 P_t − P_{t − lowbit(t)} and tests those.
 
+**The whole view of joint DP** (:mod:`dpkit.audits.rl_plans`). The white-box observers of jointly private
+algorithms also record the plan served to every user after the changed one, read by attacks of their own chosen
+with the others; an algorithm whose billboard worlds cannot move a plan names a plan probe, one more pair audited
+at its share of α (:func:`audit_positions`); a black-box view is ``consistent`` only with power measured on it.
+
 **Reading** (:class:`RlAuditResult`). Three numbers and two verdicts:
 
 * the claim: the paper's (ε, δ) target (for RLSVI its closed-form ε(δ));
@@ -62,12 +67,14 @@ from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
+from dpkit.algorithms.rows import RowLayout
 from dpkit.algorithms.spec import AlgorithmSpec
 
-from .attacks import Attack, FittedGaussianLikelihoodRatio, LogisticRegressionAttack
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import RocBand, mu_from_rates, roc_band
+from .rl_candidates import AUTO_MIN_RUNS, AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .rl_plans import PlanChoice, choose_plan_world, judge_view, pilot_runs, probe_members, probe_runs
 from .rl_setting import (
     MAX_EPISODES,
     MAX_RUNS,
@@ -104,6 +111,9 @@ __all__ = [
     "WhiteBoxRuns",
     "audit_setting",
     "audit_positions",
+    "audit_plan_probe",
+    "plan_probe_runs",
+    "PLAN_PROBE_CHILD",
     "probe_plan",
     "audit_algorithm",
     "positions",
@@ -120,124 +130,12 @@ __all__ = [
     "declared_mu",
 ]
 
-#: ``auto``: the white-box test, a Gaussian fitted on the projections that carry a signal and one fitted on every
-#: whitened coordinate, chosen on a selection split (white-box observers; a black-box observer's ``auto`` is
-#: ``learned``); ``white-box``: the exact log-likelihood ratio at the claim's noise;
-#: ``learned``: a Gaussian with fitted mean and covariance on every whitened coordinate (white-box observers) or a
-#: logistic regression (black-box ones).
-RL_ATTACKS: tuple[str, ...] = ("auto", "white-box", "learned")
-#: The shares of training, selection and evaluation runs of an ``auto`` audit (the learned candidate is fitted on
-#: the first; the white-box test, which needs no fit, loses only these runs).
-AUTO_SPLITS: tuple[float, float, float] = (0.2, 0.1, 0.7)
-#: Below this many runs per dataset ``auto`` is the white-box test alone (too few runs to fit the learned ones).
-AUTO_MIN_RUNS = 100
-#: The most columns a learned attack fits a covariance over (beyond, ``auto`` leaves that candidate out, saying so).
-MAX_FITTED_COLUMNS = 4096
 #: Thresholds of the reported ROC (quantiles of the evaluation scores of D and D′ together).
 ROC_POINTS = 101
 
 
 # --------------------------------------------------------------------------------------------
-# Attacks on the rows
-
-
-class WhiteBoxRuns(Attack):
-    """The exact log-likelihood ratio Σ a·r − ½Σ a² of a white-box row [r (L), a (L), μ, μ_claim]."""
-
-    name = "white-box"
-    needs_fit = False
-
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        x = np.asarray(outputs, dtype=float)
-        if x.ndim != 2 or x.shape[1] < 4 or (x.shape[1] - 2) % 2:
-            raise ValueError(f"white-box rows must have shape (n, 2L + 2), got {x.shape}")
-        half = (x.shape[1] - 2) // 2
-        r, a = x[:, :half], x[:, half : 2 * half]
-        return np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
-
-
-class _Columns(Attack):
-    """A learned attack on the leading ``width`` columns of each row."""
-
-    def __init__(self, inner: Attack, width: int) -> None:
-        self.inner, self.width = inner, width
-        self.name = inner.name
-        self.needs_fit = inner.needs_fit  # type: ignore[misc]  # per instance: as the wrapped attack
-
-    @property
-    def fitted(self) -> bool:
-        return self.inner.fitted
-
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> _Columns:
-        if self.width > MAX_FITTED_COLUMNS:
-            raise ValueError(
-                f"{self.width} whitened coordinates are too many to fit a covariance on (at most {MAX_FITTED_COLUMNS})"
-            )
-        self.inner.fit(outputs0[:, : self.width], outputs1[:, : self.width])
-        return self
-
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        return self.inner.score(np.asarray(outputs)[:, : self.width])
-
-
-class _SignalColumns(Attack):
-    """A Gaussian fitted on the whitened projections that carry a signal (a white-box row's r where its a is not 0 on
-    the training runs): the log-likelihood ratio with the weights and correlations the runs show rather than the
-    claim's — a release with less noise than declared (a wrong σ, an un-noised coordinate) or noise shared between
-    releases moves them — in few dimensions, so that it is fitted well on a few hundred runs."""
-
-    name = "gaussian-lr-signals"
-    needs_fit = True
-
-    def __init__(self, half: int) -> None:
-        self.half = half
-        self.inner = FittedGaussianLikelihoodRatio()
-        self.columns: np.ndarray | None = None
-
-    @property
-    def fitted(self) -> bool:
-        return self.columns is not None and self.inner.fitted
-
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> _SignalColumns:
-        signals = np.concatenate([outputs0, outputs1])[:, self.half : 2 * self.half]
-        columns = np.flatnonzero(np.any(signals != 0.0, axis=0))
-        if columns.size == 0:
-            raise ValueError("no whitened projection carries a signal on the training runs")
-        self.inner.fit(outputs0[:, columns], outputs1[:, columns])
-        self.columns = columns
-        return self
-
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        self._require_fitted()
-        assert self.columns is not None
-        return self.inner.score(np.asarray(outputs)[:, self.columns])
-
-
-def _attack(setting: RlSetting, kind: str, width: int) -> Attack | list[Attack]:
-    if kind == "auto":
-        if not setting.white_box:
-            return _attack(setting, "learned", width)
-        half = (width - 2) // 2
-        return [WhiteBoxRuns(), _SignalColumns(half), _Columns(FittedGaussianLikelihoodRatio(), half)]
-    if kind == "white-box":
-        if not setting.white_box:
-            raise ValueError(f"the {setting.observer!r} observer is black-box: use attack 'learned'")
-        return WhiteBoxRuns()
-    if setting.white_box:
-        return _Columns(FittedGaussianLikelihoodRatio(), (width - 2) // 2)
-    return _Columns(LogisticRegressionAttack(), width - 2)
-
-
-def rl_attacks(setting: RlSetting, attack: str, *, width: int, runs: int) -> Attack | list[Attack]:
-    """The attack (or the candidates ``auto`` chooses among) of an audit of ``setting`` whose runs have ``width``
-    columns, with ``runs`` runs per dataset: a black-box observer's ``white-box`` is ``learned``; ``auto`` below
-    :data:`AUTO_MIN_RUNS` runs is the white-box test alone (``learned`` for a black-box observer)."""
-    check_choice("attack", attack, RL_ATTACKS)
-    if attack == "auto" and runs < AUTO_MIN_RUNS:
-        attack = "white-box"
-    if not setting.white_box and attack == "white-box":
-        attack = "learned"
-    return _attack(setting, attack, width)
+# What a position is judged against (the attacks on the rows: dpkit.audits.rl_candidates)
 
 
 @dataclass(frozen=True)
@@ -309,6 +207,10 @@ class RlAuditResult:
     position_share: float = 1.0
     #: α of this audit (one position's share of the whole audit's α when several positions are probed)
     alpha: float = 0.05
+    #: why the verdict is what it is where the numbers alone do not say it (a black-box view without power)
+    note: str | None = None
+    #: a plan probe's choice of world (:class:`~dpkit.audits.rl_plans.PlanChoice`), ``None`` for the other pairs
+    probe: PlanChoice | None = None
 
     @property
     def epsilon_lower(self) -> float:
@@ -327,6 +229,11 @@ class RlAuditResult:
         """The declared μ of the releases that hold the changed user at this position, at the σ used: the ledger's
         μ × sqrt(share) (the ledger's μ at the worst-placed user)."""
         return self.exact_mu * math.sqrt(self.position_share)
+
+    @property
+    def position_name(self) -> str:
+        """The position's name (``first``, ``k=2``…), or ``plans, WORLD`` for a plan probe's pair."""
+        return str(self.setting.position) if self.probe is None else f"plans, {self.setting.world}"
 
     @property
     def reach(self) -> float:
@@ -387,6 +294,8 @@ class RlAuditResult:
             "verdict": self.verdict,
             "claim_verdict": self.claim_verdict,
             "paper_epsilon_closed_form": self.paper_epsilon_closed_form,
+            "note": self.note,
+            "probe": None if self.probe is None else self.probe.to_dict(),
             "setting": s.to_dict(),
             "audit": self.audit.to_dict(),
             "roc": self.roc.to_dict(),
@@ -481,7 +390,7 @@ def audit_setting(
     delta = setting.delta
     # The claim for this pair: its exact μ at the σ the target needs (0 when the pair releases nothing).
     claim = Claim.gdp(allowed) if allowed > 0 else Claim.dp(0.0, delta)
-    att = rl_attacks(setting, attack, width=out0.shape[1], runs=runs)
+    att = rl_attacks(setting, attack, layout=RowLayout.of(out0, setting.white_box), runs=runs)
     result = audit_outputs(
         out0,
         out1,
@@ -494,6 +403,22 @@ def audit_setting(
         started=started,
         splits=AUTO_SPLITS if isinstance(att, list) else None,
     )
+    note = None
+    if not setting.white_box:  # a black-box view is consistent only with power measured on it
+        view = judge_view(
+            setting,
+            out0,
+            out1,
+            result,
+            runs=runs,
+            seed=int(spawn_seeds(seed, 3)[2].generate_state(1)[0]),
+            alpha=alpha,
+            executor=executor,
+            chunk_size=chunk_size,
+            progress=progress,
+        )
+        judged = replace(result.judgement, verdict=view.verdict, power=view.power, power_ratio=view.power_ratio)
+        result, note = replace(result, judgement=judged), view.note
     chosen = next(a for a in att if a.name == result.attack) if isinstance(att, list) else att
     claimed = float(declaration.epsilon)
     delta_inf = informative_delta(registered)
@@ -521,6 +446,7 @@ def audit_setting(
         exact_epsilon_at_informative_delta=gdp_epsilon(exact_mu, delta_inf) if exact_mu > 0 else 0.0,
         position_share=share,
         alpha=alpha,
+        note=note,
     )
 
 
@@ -597,7 +523,8 @@ class RlPositionsAudit:
         """One summary per position: its name, index, share, reach, allowance, bounds, power and verdict."""
         return [
             {
-                "position": r.setting.position,
+                "position": r.position_name,
+                "world": r.setting.world,
                 "index": r.setting.index,
                 "share": r.position_share,
                 "declared_mu": r.declared_mu_at_position,
@@ -627,11 +554,11 @@ class RlPositionsAudit:
             "claim_verdict": self.claim_verdict,
             "confidence": 1.0 - self.alpha,
             "alpha": self.alpha,
-            "worst_position": worst.setting.position,
+            "worst_position": worst.position_name,
             "mu_lower_largest": mu.mu_lower,
-            "mu_lower_largest_position": mu.setting.position,
+            "mu_lower_largest_position": mu.position_name,
             "epsilon_lower_largest": eps.epsilon_lower,
-            "epsilon_lower_largest_position": eps.setting.position,
+            "epsilon_lower_largest_position": eps.position_name,
             "positions": self.position_rows(),
         }
 
@@ -661,26 +588,94 @@ def audit_positions(
     executor: Executor | None = None,
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
+    plans: bool | None = None,
 ) -> RlPositionsAudit:
     """Audit ``setting`` at several positions of the changed user (default: every position of :func:`positions`),
-    ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`)."""
+    ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`).
+
+    ``plans``: add the algorithm's plan probe (:func:`audit_plan_probe`) as one more pair, every pair then at
+    α/(P + 1); default: when every position of :func:`positions` is probed and the algorithm names one (never when
+    the attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs)."""
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
-    results = tuple(
+    every = {p.position for p, _ in probes} >= set(positions(setting))
+    members = probe_members(setting) if (every if plans is None else plans) and _reads_plans(attack, runs) else ()
+    share = alpha / (len(probes) + bool(members))
+    results = [
         audit_setting(
             probe,
             runs=runs,
             seed=child,
             attack=attack,
-            alpha=alpha / len(probes),
+            alpha=share,
             executor=executor,
             chunk_size=chunk_size,
             progress=progress,
         )
         for probe, child in probes
+    ]
+    if members:
+        results.append(
+            audit_plan_probe(
+                members,
+                runs=runs,
+                seed=spawn_seeds(seed, PLAN_PROBE_CHILD + 1)[PLAN_PROBE_CHILD],
+                attack=attack,
+                alpha=share,
+                executor=executor,
+                chunk_size=chunk_size,
+                progress=progress,
+            )
+        )
+    return RlPositionsAudit(tuple(results), alpha)
+
+
+#: The child of an audit's seed its plan probe draws from (the positions use the first children).
+PLAN_PROBE_CHILD = 64
+
+
+def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
+    """Runs per dataset the plan probe adds to a default audit of ``setting`` with ``runs`` runs per dataset and
+    position and ``attack``: its pilots over every world it tries and its own runs (0 without a probe)."""
+    members = probe_members(setting) if _reads_plans(attack, runs) else ()
+    return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
+
+
+def _reads_plans(attack: str, runs: int) -> bool:
+    """Whether an audit with ``attack`` and ``runs`` runs per dataset has candidates that read the plans."""
+    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)
+
+
+def audit_plan_probe(
+    members: Sequence[RlSetting],
+    *,
+    runs: int,
+    seed: int | np.random.SeedSequence,
+    attack: str = "auto",
+    alpha: float = 0.05,
+    executor: Executor | None = None,
+    chunk_size: int = 250,
+    progress: Callable[[int], None] | None = None,
+) -> RlAuditResult:
+    """The plan probe of an audit (:mod:`dpkit.audits.rl_plans`): every world of ``members`` tried on pilot runs
+    (child 0 of ``seed``), the one whose plans told D and D′ apart best audited on
+    :func:`~dpkit.audits.rl_plans.probe_runs` fresh runs (child 1) at ``alpha``; the result records the choice."""
+    pilots, fresh = spawn_seeds(seed, 2)
+    choice = choose_plan_world(
+        members, runs=runs, seed=pilots, executor=executor, chunk_size=chunk_size, progress=progress
     )
-    return RlPositionsAudit(results, alpha)
+    result = audit_setting(
+        choice.setting,
+        runs=probe_runs(runs),
+        seed=int(fresh.generate_state(1)[0]),
+        attack=attack,
+        alpha=alpha,
+        executor=executor,
+        chunk_size=chunk_size,
+        progress=progress,
+    )
+    return replace(result, probe=choice)
 
 
 def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = None) -> str:

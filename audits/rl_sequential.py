@@ -23,6 +23,7 @@ import numpy as np
 
 from dpkit.accountant.validation import check_probability
 from dpkit.algorithms.executors import Executor
+from dpkit.algorithms.rows import RowLayout
 
 from .claims import Claim
 from .rl import (
@@ -223,12 +224,12 @@ def audit_positions_sequential(
     sources, claims, attacks = [], [], []
     for s, pc, child in zip(settings, claims_of, seeds, strict=True):
         d0, d1 = neighbouring_datasets(s)
-        width = rl_release(d0, np.random.default_rng(child), 1).shape[1]  # the columns of a run (no audit data)
+        first = rl_release(d0, np.random.default_rng(child), 1)  # the columns of a run (no audit data)
         sources.append(
             release_source(rl_release, d0, d1, seed=child, executor=executor, chunk_size=chunk_size, progress=progress)
         )
         claims.append(Claim.gdp(pc.cap) if pc.cap > 0 else Claim.dp(0.0, s.delta))
-        attacks.append(rl_attacks(s, attack, width=width, runs=runs))
+        attacks.append(rl_attacks(s, attack, layout=RowLayout.of(first, s.white_box), runs=runs))
     results, used, budgets, looks = audit_sources_sequential(
         sources,
         claims,

@@ -21,6 +21,7 @@ from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
 from dpkit.algorithms.limits import AUDIT_LIMITS
 from dpkit.algorithms.observers import ObservedRun, default_positions
+from dpkit.algorithms.plan_worlds import PLAN_WORLDS
 from dpkit.algorithms.spec import AlgorithmSpec
 
 __all__ = [
@@ -139,6 +140,9 @@ class RlSetting:
     implementation: Callable[..., Any] | None = None
     #: the tabular MDP of the audit world: "" (the audit's own uniform MDP) or a user's (gymnasium:ID…, FILE.py:NAME)
     env: str = ""
+    #: the audit world: "" (the algorithm's own) or a plan probe's world where plans move
+    #: (:data:`~dpkit.algorithms.plan_worlds.PLAN_WORLDS`)
+    world: str = ""
 
     def __post_init__(self) -> None:
         audit = registry.get(self.algorithm, audited=True).audit
@@ -156,6 +160,10 @@ class RlSetting:
             object.__setattr__(self, "states", s_)
             object.__setattr__(self, "actions", a_)
         check_choice("observer", self.observer, audit.observers)
+        if self.world:
+            check_choice("world", self.world, tuple(PLAN_WORLDS))
+            if self.env:
+                raise ValueError(f"a plan world is the audit's own MDP: give world or env, got both ({self.world!r})")
         check_count("episodes", self.episodes)
         if self.episodes > MAX_EPISODES:
             raise ValueError(

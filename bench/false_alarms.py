@@ -6,9 +6,11 @@ Run (from the repository root)::
     .venv/bin/python bench/false_alarms.py --seeds 200 --runs 1000 --json
 
 Each correct private seed algorithm is audited as ``dpkit audit ALGORITHM`` does — its default setting
-(``dpkit.audits.rl.default_setting``) at every position of the changed user that matters, each at its share of α,
-the attack chosen on a selection split (``dpkit.audits.rl.audit_positions``) — at σ = tight with seeds 0 … S − 1
-(the audits run on a process pool, one audit per task). An audit at
+(``dpkit.audits.rl.default_setting``) at every position of the changed user that matters and, for the jointly
+private ones, the plans served after her and its plan probe, each pair at its share of α, the attack chosen on a
+selection split (``dpkit.audits.rl.audit_positions``) — at σ = tight with seeds 0 … S − 1 (the audits run on a
+process pool, one audit per task). ``--algorithms`` also takes a user's agent as ``FILE.py:NAME`` (e.g.
+``examples/jdp_agent.py:CountingAgent``, audited as ``dpkit audit --agent`` does). An audit at
 confidence 95% must call a correct implementation a violation with probability at most α = 0.05; the
 table gives the violations, their rate with its 95% Clopper–Pearson interval, and the share of audits
 that were ``inconclusive`` (fewer runs per dataset give less power, never more false alarms).
@@ -29,7 +31,11 @@ def _one(task: tuple[str, int, int]) -> str:
     from dpkit.audits.rl import audit_positions, default_setting
 
     algorithm, seed, runs = task
-    return audit_positions(default_setting(algorithm), runs=runs, seed=seed).verdict
+    if ":" in algorithm:  # a user's agent file, registered in this worker as `dpkit audit --agent` does
+        from dpkit.commands.audit_rl import register_agent_file
+
+        algorithm = register_agent_file(algorithm)
+    return audit_positions(default_setting(algorithm, sigma="tight"), runs=runs, seed=seed).verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--runs", type=int, default=500)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="Comma-separated (default: all five).")
+    parser.add_argument(
+        "--algorithms",
+        default=",".join(ALGORITHMS),
+        help="Comma-separated registered algorithms or agent files FILE.py:NAME (default: the five seeds).",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rows = []
@@ -68,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"alpha": 0.05, "rows": rows}))
         return 0
     print(
-        f"False alarms of the default RL audits at σ = tight (α = 0.05 over every position; {args.runs} runs per "
-        "dataset and position)"
+        f"False alarms of the default RL audits at σ = tight (α = 0.05 over every position and plan probe; "
+        f"{args.runs} runs per dataset and position)"
     )
     print(f"{'algorithm':>20} {'seeds':>6} {'violations':>10} {'rate':>6} {'95% interval':>16} {'inconclusive':>12}")
     for r in rows:

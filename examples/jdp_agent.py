@@ -56,15 +56,19 @@ class CountingAgent:
 
     def plan(self, k):
         released = {n: c.prefix() for n, c in self.counters.items()}
-        visits = np.maximum(released["visits"], 0.0)
+        return Plan(self.greedy(released["visits"], released["rewards"]), released)
+
+    def greedy(self, visits, rewards):
+        """The greedy policy (H, S) on the model of these visit counts and reward sums."""
+        visits = np.maximum(visits, 0.0)
         n = visits.sum(axis=3)
         p = np.where(n[..., None] > 0, visits / np.maximum(n, 1e-9)[..., None], 1.0 / self.env.states)
-        r = np.clip(released["rewards"] / np.maximum(n, 1.0), 0.0, 1.0)
+        r = np.clip(rewards / np.maximum(n, 1.0), 0.0, 1.0)
         v, policy = np.zeros(self.env.states), np.zeros((self.env.horizon, self.env.states), dtype=int)
         for h in range(self.env.horizon - 1, -1, -1):
             q = r[h] + p[h] @ v
             policy[h], v = q.argmax(axis=1), q.max(axis=1)
-        return Plan(policy, released)
+        return policy
 
     def billboard_items(self, states, actions, rewards):
         h = np.arange(self.env.horizon)
@@ -103,3 +107,17 @@ class SharedNoise(CountingAgent):
     """Twin: the two counters draw their noise from one stream (the same draw in both)."""
 
     shares_noise = True
+
+
+class ExactPlanner(CountingAgent):
+    """Twin: publishes its noisy counters but plans on exact ones (its billboard is right, its plans are not)."""
+
+    def plan(self, k):
+        exact = getattr(self, "exact", {n: np.zeros(c.shape) for n, c in self.counters.items()})
+        return Plan(self.greedy(exact["visits"], exact["rewards"]), super().plan(k).released)
+
+    def update(self, k, states, actions, rewards):
+        self.exact = getattr(self, "exact", {n: np.zeros(c.shape) for n, c in self.counters.items()})
+        for n, item in self.billboard_items(states, actions, rewards).items():
+            self.exact[n] = self.exact[n] + item
+        return super().update(k, states, actions, rewards)

@@ -35,6 +35,7 @@ SLOW = {
     "dpkit audit ldp-ucrl-vtr --runs 4000 --seed 1 --max-time 1h",
     "dpkit audit rlsvi --runs 200",
     "dpkit audit --agent examples/jdp_agent.py:CountingAgent --sigma paper --runs 600 --seed 1",
+    "dpkit audit --agent examples/jdp_agent.py:ExactPlanner --sigma paper --runs 600 --seed 1",
     "dpkit simulate ldp-ucrl-vtr --env gymnasium:FrozenLake-v1,is_slippery=false --horizon 8 --episodes 200 "
     "--seeds 2 --epsilon 8 --delta 1e-5 --out fl",
     "dpkit audit --agent my_agent.py:make_agent --one-run --epsilon 1 --delta 1e-5",

@@ -28,8 +28,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened);
-    ``actions``: the actions of all later users (black-box)."""
+    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened) and the policy
+    served to every later user (the whole view); ``actions``: the actions of all later users (black-box)."""
     from ..episodes import play_episode
     from ..observers import CounterLog, Trace
 
@@ -46,6 +46,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         plan = agent.plan(k)
         log.released(plan.released)
         policy = np.asarray(plan.policy)
+        if run.white_box and k > j:  # the whole view: the plans served after her (tables of actions or probabilities)
+            trace.plan(policy)
         draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
         traj = play_episode(env, policy, users[k], draws)
         if run.observer == "actions" and k > j:

@@ -9,8 +9,9 @@ from typing import Any
 
 from dpkit.accountant.declarations import PrivacyDeclaration
 
+from ..plan_worlds import tabular_plan_probe
 from ..spec import AlgorithmSpec, AuditSpec, ReportSpec
-from .agent import make_agent
+from .agent import TUNED, make_agent
 from .audit import audit_world, observe, one_run
 from .declaration import declare_privacy
 
@@ -71,6 +72,9 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
             observe=observe,
             one_run=one_run,
             positions="dpkit.algorithms.observers:tree_positions",
+            # With the paper's bonus every optimistic value sits at its cap whatever the data, so no plan can move: the
+            # plan probe runs at dpkit's tuned bonus (0.05×), where a planner on anything but the billboard is seen
+            plan_probe=functools.partial(tabular_plan_probe, options={"bonus_scale": TUNED["bonus_scale"]}),
             # The paper's constants (bonus scale 1): every optimistic Q saturates at its cap, so the canaries' items
             # reach every declared Δ (the black-box ``actions`` observer needs preset="tuned": with saturated Q, VI
             # plays one action forever). K = 4: users 0, 1, 2 are the tree's first, power-of-two and last released

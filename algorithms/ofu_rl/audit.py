@@ -70,8 +70,8 @@ def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened);
-    ``actions``: the controls of all later users (black-box)."""
+    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened) and the gains served
+    to every later user (the whole view); ``actions``: the controls of all later users (black-box)."""
     from ..observers import CounterLog, Trace
 
     s = run.setting
@@ -86,6 +86,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
+        if run.white_box and k > j:  # the whole view: the gains served after her
+            trace.plan(plan.policy)
         start = canaries[run.which].x1 if k == j else None
         states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
         if run.observer == "actions" and k > j:

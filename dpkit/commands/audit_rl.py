@@ -60,7 +60,7 @@ def audit_algorithm(
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
-    from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, positions
+    from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, plan_probe_runs, positions
 
     from .audit_timing import announced, expected_time
 
@@ -108,11 +108,12 @@ def audit_algorithm(
             max_time=max_time,
             as_json=as_json,
         )
+    n_probe = plan_probe_runs(setting, n_runs, attack) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
-        note = expected_time(
-            setting, runs=n_runs, positions=len(probed), seed=n_seed, workers=pool.workers, max_time=max_time
-        )
-        with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", 2 * n_runs * len(probed)) as bar:
+        timing = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
+        note = expected_time(setting, workers=pool.workers, max_time=max_time, **timing)
+        total = 2 * (n_runs * len(probed) + n_probe)
+        with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
             result = audit_positions(
                 setting,
@@ -149,7 +150,7 @@ def audit_algorithm(
         ],
     )
     print_table(
-        f"The headline position: {worst.setting.position} (the evidence that weighs most against the declaration)",
+        f"The headline position: {worst.position_name} (the evidence that weighs most against the declaration)",
         ["", "value"],
         [
             [

@@ -77,11 +77,12 @@ def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
 
 
 def expected_time(
-    setting: Any, *, runs: int, seed: int, workers: int, max_time: float, positions: int = 1
+    setting: Any, *, runs: int, seed: int, workers: int, max_time: float, positions: int = 1, probe: int = 0
 ) -> str | None:
-    """The expected time of an audit of ``2 × runs`` runs at each of ``positions`` positions of the changed user,
-    over ``workers`` parallel workers, from a first batch: the line to print when the audit starts (``expected
-    time: about …``), or a ValueError naming the estimate and ``--max-time`` when it is above ``max_time``.
+    """The expected time of an audit of ``2 × runs`` runs at each of ``positions`` positions of the changed user and
+    ``2 × probe`` runs of its plan probe (pilots included), over ``workers`` parallel workers, from a first
+    batch: the line to print when the audit starts (``expected time: about …``), or a ValueError naming the
+    estimate and ``--max-time`` when it is above ``max_time``.
 
     None when the first batch cannot run (a σ of 0, an observer that needs another attack, …): the audit's own
     checks, which come before its first run, then name what is wrong.
@@ -91,10 +92,12 @@ def expected_time(
     except ValueError:
         return None
     per_run = seconds / (2 * n)
-    expected = per_run * 2 * runs * positions / workers
+    expected = per_run * 2 * (runs * positions + probe) / workers
     basis = (
         ("" if positions == 1 else f"{positions} positions × ")
-        + f"2 × {runs:,} runs at {per_run * 1e3:.3g} ms each"
+        + f"2 × {runs:,} runs"
+        + (f" and a plan probe of 2 × {probe:,}" if probe else "")
+        + f" at {per_run * 1e3:.3g} ms each"
         + (f" over {workers} workers" if workers > 1 else "")
         + f", timed on a first batch of 2 × {n}"
     )

@@ -154,6 +154,7 @@ def test_a_reading_moves_the_white_box_score_by_its_log_likelihood_ratio() -> No
     for vote, expected in ((0.0, 0.0), (2.0, 0.5 * SIGNAL_CAP**2), (-1.0, -0.5 * SIGNAL_CAP**2)):
         trace = Trace()
         trace.read(vote)
-        r, a, mu_used, mu_claim = trace.row(True)
+        r, a, plans, mu_used, mu_claim = trace.row(True)  # no plans recorded: their count P is 0
+        assert plans == 0.0
         assert a * r - 0.5 * a * a == expected
         assert mu_used == mu_claim == 0.0  # a reading allows nothing

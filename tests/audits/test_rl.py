@@ -14,6 +14,7 @@ from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
 from dpkit.algorithms.observers import counter_nodes
 from dpkit.algorithms.rlsvi import Rlsvi
+from dpkit.algorithms.rows import RowLayout
 from dpkit.audits import make_executor
 from dpkit.audits.rl import (
     RlSetting,
@@ -136,7 +137,7 @@ def test_white_box_residuals_are_standard_normal_under_d_and_shifted_under_d_pri
     n = 60 if algorithm in ("private-ofu-rl", "private-linopt-vi", "private-linopt-po") else 150
     out0 = rl_release(d0, np.random.default_rng(1), n)
     out1 = rl_release(d1, np.random.default_rng(2), n)
-    half = (out0.shape[1] - 2) // 2
+    half = RowLayout.of(out0, True).half
     for out, shifted in ((out0, False), (out1, True)):
         r, a = out[:, :half], out[:, half : 2 * half]
         # whitened at the claim's σ (= the σ used at tight): every coordinate N(0, 1) on D; on D′ the projections

@@ -14,6 +14,7 @@ from rl_counter_mutants import counters_noise_reused, ofu_b2_seeded_as_b1
 from rl_mutants import ldp_one_stream_twice
 
 from dpkit.algorithms.observers import SIGNAL_CAP
+from dpkit.algorithms.rows import RowLayout
 from dpkit.audits.rl import default_setting, neighbouring_datasets, register_agent, rl_release
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
@@ -26,7 +27,7 @@ def _readings(algorithm: str, runs: int, **overrides: object) -> tuple[np.ndarra
     out = []
     for which, d in enumerate((d0, d1)):
         rows = rl_release(d, np.random.default_rng(which), runs)
-        half = (rows.shape[1] - 2) // 2
+        half = RowLayout.of(rows, True).half  # the reading is the last white-box column, before the plans
         r, a = rows[:, half - 1], rows[:, 2 * half - 1]
         assert set(np.unique(a)) <= {0.0, SIGNAL_CAP}
         out.append(np.where(a == 0.0, 0, np.where(r > 0.0, 1, -1)))

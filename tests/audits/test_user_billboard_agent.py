@@ -58,8 +58,10 @@ def test_the_protocol_is_told_by_what_the_agent_offers() -> None:
 def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noqa: ANN001
     audit = audit_positions(default_setting(_register("CountingAgent"), sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == "consistent", audit.position_rows()
-    # the middle user is in 1 of the tree's p-sums, allowed the m = 2 any layout could hold her in (1/√2 reached)
-    assert [r.reach for r in audit.results] == pytest.approx([1.0, 2**-0.5, 1.0])
+    # the middle user is in 1 of the tree's p-sums, allowed the m = 2 any layout could hold her in (1/√2 reached);
+    # the plan probe's canary paid −1 adds nothing to her reward items: √(3/4) of the declared μ
+    assert [r.reach for r in audit.results] == pytest.approx([1.0, 2**-0.5, 1.0, 0.75**0.5])
+    assert [r.probe is not None for r in audit.results] == [False, False, False, True]
 
 
 @pytest.mark.slow
@@ -100,7 +102,7 @@ def test_counters_noised_on_every_prefix(cls: str, verdict: str, pool) -> None: 
     name = register_agent(getattr(jdp_prefix_agent, cls), name=f"jdp-prefix-{cls.lower()}")
     audit = audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == verdict, audit.position_rows()
-    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3)
+    assert [r.reach for r in audit.results] == pytest.approx([1.0] * 3 + [0.75**0.5])  # the plan probe's last
 
 
 @pytest.mark.slow
@@ -196,12 +198,12 @@ class _ExactPlanner(jdp_agent.CountingAgent):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known limit: the billboard audit reads what the agent publishes, and its canaries (rewards at the bound "
-    "on disjoint states) do not move a greedy plan, so a plan made on the exact statistics looks the same on D and "
-    "D′ — a policy-sensitive probe is not built yet",
-)
 def test_a_plan_made_on_the_exact_statistics_is_a_violation() -> None:
+    # the billboard positions cannot see it (its billboard is the correct agent's); the plan probe's world, where
+    # the changed user alone visits a state and is paid below the bound, moves its plans between D and D′
     name = register_agent(_ExactPlanner, name="jdp-exact-planner")
-    assert audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1).verdict == "violation"
+    audit = audit_positions(default_setting(name, sigma="paper"), runs=600, seed=1)
+    assert audit.verdict == "violation", audit.position_rows()
+    probe = audit.results[-1]
+    assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
+    assert all(r.verdict != "violation" for r in audit.results[:-1])

@@ -392,3 +392,21 @@ def test_max_time_reads_seconds_minutes_and_hours(value: str, seconds: float) ->
     from dpkit.commands.audit_timing import Duration
 
     assert Duration().convert(value, None, None) == seconds
+
+
+def test_the_expected_time_counts_the_plan_probe(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dpkit.audits.rl as rl
+    import dpkit.commands.audit_timing as timing
+
+    monkeypatch.setattr(rl, "audit_positions", _no_audit)
+    monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))  # 2.5 ms a run
+    # LinOpt names a plan probe: 3 worlds of 2 × 50,000 pilot runs and its own 2 × 500,000 runs, beside 3 positions
+    probe = rl.plan_probe_runs(rl.default_setting("private-linopt-vi"), 1_000_000)
+    assert probe == 3 * 50_000 + 500_000
+    err = _run(["audit", "private-linopt-vi", "--runs", "1000000"], capsys)
+    assert "(3 positions × 2 × 1,000,000 runs and a plan probe of 2 × 650,000 at 2.5 ms each" in err
+    # a pinned position has no probe
+    err = _run(["audit", "private-linopt-vi", "--runs", "1000000", "--position", "first"], capsys)
+    assert "plan probe" not in err

@@ -332,3 +332,47 @@ def ldp_one_stream_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any
     agent = make_agent(name, env, episodes, rng, **kw)
     agent.__class__ = _LdpOneStreamTwice
     return agent
+
+
+# -- plans made on anything but the billboard (the whole view: dpkit.audits.rl_plans) --------------------------------
+
+
+class _ShadowedCounter(BinaryCounter):
+    """A binary counter that also keeps the exact sum of its items; while ``exact`` is set, :meth:`prefix` returns
+    that sum instead of the noisy prefix it publishes."""
+
+    exact = False
+
+    def add(self, item: Any) -> None:
+        self.exact_sum = getattr(self, "exact_sum", np.zeros(self.shape)) + np.asarray(item, dtype=float)
+        super().add(item)
+
+    def prefix(self) -> np.ndarray:
+        if self.exact:
+            return np.array(getattr(self, "exact_sum", np.zeros(self.shape)))
+        return super().prefix()
+
+
+def plans_on_exact_sums(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+    """Any counter algorithm (Private-LinOpt-VI/-PO, Private-OFU-RL) that publishes its noisy counters but plans on
+    their exact sums: its own ``plan`` runs with every counter reading its exact sum, and the plan it returns
+    publishes the noisy prefixes (what the billboard shows is right; the policy is not)."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    counters = _counters(agent)
+    for counter in counters.values():
+        counter.__class__ = _ShadowedCounter
+    planned = agent.plan
+
+    def plan(k: int) -> Any:
+        noisy = {n: c.prefix() for n, c in counters.items()}
+        for counter in counters.values():
+            counter.exact = True
+        try:
+            made = planned(k)
+        finally:
+            for counter in counters.values():
+                counter.exact = False
+        return type(made)(made.policy, {n: noisy[n] for n in made.released})
+
+    agent.plan = plan
+    return agent

@@ -1,0 +1,157 @@
+"""The row an audited run yields, and where each of its parts lies (:class:`RowLayout`).
+
+An RL audit (:mod:`dpkit.audits.rl`) hands every run to the algorithm's observer, which records what it sees in a
+:class:`Trace` and returns :meth:`Trace.row`:
+
+* white-box observers: ``[r (L), a (L), plans (P), P, μ, μ_claim]`` — the whitened residuals r of every release
+  that can depend on the changed user and their signals a (the exact log-likelihood ratio's weights), then the
+  plans served to the users after her (:meth:`Trace.plan`: policy tables, gain matrices), their count of columns
+  P, the run's μ at the σ used and the μ the claim allows;
+* black-box observers: ``[view (V), plans (P), P, μ, μ_claim]``.
+
+The plans sit in columns of their own, so that the attacks on the releases read exactly the columns they read
+without them (their power is not diluted) and an attack of its own reads the plans (:mod:`dpkit.audits.rl_plans`).
+A correct jointly private implementation serves each user a plan computed from the billboard (and her own data):
+adding its plans to the view keeps the level of the audit — they are post-processing of what is already read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["PLAN_DECIMALS", "SIGNAL_CAP", "Trace", "RowLayout"]
+
+#: Plans are recorded rounded to this many decimals: a plan computed deterministically from the same statistics
+#: gives the same columns in every process (a plan made on exact data repeats exactly; one made on noisy data
+#: does not), whatever the last bits of the arithmetic.
+PLAN_DECIMALS = 10
+#: The largest whitened value a row holds: a difference released without noise is seen exactly (an infinite
+#: signal), and is recorded as this finite one so that scores stay finite and order the runs the same way.
+SIGNAL_CAP = 1e6
+
+
+@dataclass
+class Trace:
+    """What one run recorded for the observer: whitened residuals, signals, allowed signals and the signals at the
+    σ used (white-box), or a view (black-box), and the plans served after the changed user; :meth:`row` is the
+    run's row."""
+
+    r: list[np.ndarray] = field(default_factory=list)
+    a: list[np.ndarray] = field(default_factory=list)
+    a_claim: list[np.ndarray] = field(default_factory=list)
+    a_used: list[np.ndarray] = field(default_factory=list)
+    view: list[np.ndarray] = field(default_factory=list)
+    plans: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
+        """One release's whitened residuals ``r``, their signals ``a`` (the white-box score's weights),
+        ``a_claim`` (what the claim allows) and ``a_used`` (the pair's signals at the σ used; ``a`` when not given)."""
+        self.r.append(np.ravel(r))
+        self.a.append(np.ravel(a))
+        self.a_claim.append(np.ravel(a_claim))
+        self.a_used.append(np.ravel(a if a_used is None else a_used))
+
+    def extra(self, r: np.ndarray) -> None:
+        """Whitened coordinates with no signal of their own (the learned attack reads them; the white-box score
+        gives them weight 0): residuals of releases that hold no difference, cross projections."""
+        z = np.zeros(np.size(r))
+        self.add(r, z, z, z)
+
+    def read(self, vote: float) -> None:
+        """The changed user's coin as a deterministic reading gives it (the sign of ``vote``: > 0 D′, < 0 D, 0 no
+        reading — :func:`~dpkit.algorithms.reused_noise.changed_user_vote`): one white-box column with signal
+        :data:`SIGNAL_CAP` and residual :data:`SIGNAL_CAP` (D′) or 0 (D), the log-likelihood ratio ±SIGNAL_CAP²/2 of a
+        coin seen without noise; residual and signal 0 without a reading (the score unchanged). It allows nothing
+        (μ of the run and of the claim unchanged). Under the declared noise model a reading is a chance event of the
+        noise alone, a function of what the auditor sees: it costs power when wrong, never validity."""
+        a = SIGNAL_CAP * float(vote != 0.0)
+        z = np.zeros(1)
+        self.add(np.array([a * float(vote > 0.0)]), np.array([a]), z, z)
+
+    def plan(self, policy: object) -> None:
+        """Record the plan served to a user after the changed one: every entry, rounded to :data:`PLAN_DECIMALS`
+        decimals.
+
+        Args:
+            policy: the plan as the protocol exposes it — a policy table of actions (H, S) or probabilities
+                (H, S, A), gain matrices (H, d, n).
+        """
+        self.plans.append(np.round(np.ravel(np.asarray(policy, dtype=float)), PLAN_DECIMALS) + 0.0)
+
+    def row(self, white_box: bool) -> np.ndarray:
+        """[r, a, plans, P, μ, μ_claim] (white-box) or [view, plans, P, μ, μ_claim]: the plans' P columns and their
+        count, μ of the run's releases at the σ used and the μ the claim allows (:class:`RowLayout`)."""
+        a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
+        mu_claim = math.sqrt(float(a_claim @ a_claim))
+        used = np.concatenate(self.a_used) if self.a_used else np.zeros(1)
+        mu_used = math.sqrt(float(used @ used))
+        a = np.concatenate(self.a) if self.a else np.zeros(1)
+        if white_box:
+            body = np.concatenate([np.concatenate(self.r) if self.r else np.zeros(1), a])
+        else:
+            body = np.concatenate(self.view) if self.view else np.zeros(1)
+        plans = np.concatenate(self.plans) if self.plans else np.zeros(0)
+        return np.concatenate([body, plans, [float(plans.size), mu_used, mu_claim]])
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Where the parts of an audited run's row lie (:meth:`Trace.row`): ``width`` columns, ``plans`` of them the
+    plans; ``white_box`` rows hold residuals and signals (``half`` columns each) before them, black-box rows a view.
+    """
+
+    width: int
+    plans: int
+    white_box: bool
+
+    @classmethod
+    def of(cls, rows: np.ndarray, white_box: bool) -> RowLayout:
+        """The layout of audited rows (every run of one setting has the same).
+
+        Args:
+            rows: (n, width) rows of :meth:`Trace.row`.
+            white_box: whether they hold residuals and signals (else a view).
+
+        Returns:
+            Where their parts lie.
+
+        Raises:
+            ValueError: when they do not follow :meth:`Trace.row`'s layout.
+        """
+        x = np.asarray(rows, dtype=float)
+        if x.ndim != 2 or x.shape[1] < 4 or x.shape[0] == 0:
+            raise ValueError(f"audited rows must have shape (n, width >= 4), got {x.shape}")
+        counts = x[:, -3]
+        plans = int(counts[0]) if counts[0] >= 0 and float(counts[0]).is_integer() else -1
+        body = x.shape[1] - 3 - plans
+        if plans < 0 or np.any(counts != plans) or body < 1 or (white_box and body % 2):
+            raise ValueError(
+                f"audited rows must be [r, a, plans, P, μ, μ_claim] (white-box) or [view, plans, P, μ, μ_claim]; "
+                f"got width {x.shape[1]} with plan counts {np.unique(counts)[:4].tolist()}"
+            )
+        return cls(int(x.shape[1]), plans, bool(white_box))
+
+    @property
+    def body(self) -> int:
+        """The columns before the plans: 2L residuals and signals (white-box) or the view."""
+        return self.width - 3 - self.plans
+
+    @property
+    def half(self) -> int:
+        """L, the residuals (and signals) of a white-box row."""
+        if not self.white_box:
+            raise ValueError("a black-box row has a view, not residuals and signals")
+        return self.body // 2
+
+    @property
+    def plan_columns(self) -> slice:
+        """The columns of the plans."""
+        return slice(self.body, self.body + self.plans)
+
+    @property
+    def mu_column(self) -> int:
+        """The column of the run's μ at the σ used (the μ the claim allows is the last)."""
+        return self.width - 2
