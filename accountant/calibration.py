@@ -15,8 +15,10 @@ the target; σ is nudged up until it does not. So ``Calibration.epsilon <= targe
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -246,16 +248,54 @@ def calibrate_sigma(
     delta = check_unit_interval("delta", delta)
     sensitivity = check_positive("sensitivity", sensitivity)
     compositions = check_count("compositions", compositions)
-    acc = make_accountant(method, conversion=conversion, **options)
     for note in target_warnings(epsilon, delta):  # answered all the same (δ = 1: σ = 0), but said
         warnings.warn(note, SuspiciousTargetWarning, stacklevel=2)
+    args = (epsilon, delta, sensitivity, compositions, method, conversion)
+    key = tuple(sorted(options.items()))
+    try:
+        hash(key)
+    except TypeError:  # an unhashable option (e.g. rdp's orders as a list): computed, not cached
+        sigma, achieved, method, conversion = _calibrated(*args, options)
+    else:
+        sigma, achieved, method, conversion = _cached_calibration(*args, key)
+    return Calibration(sigma, achieved, delta, epsilon, method, conversion, sensitivity, compositions)
+
+
+def _calibrated(
+    epsilon: float,
+    delta: float,
+    sensitivity: float,
+    compositions: int,
+    method: str,
+    conversion: str | None,
+    options: Mapping[str, Any],
+) -> tuple[float, float, str, str | None]:
+    """σ, the ε it achieves, and the accountant's method and conversion of a checked target (the arithmetic of
+    :func:`calibrate_sigma`; pure: the same arguments give the same σ)."""
+    acc = make_accountant(method, conversion=conversion, **options)
     if epsilon == math.inf or delta == 1.0:  # met by every σ >= 0: no noise needed
-        achieved = 0.0 if delta == 1.0 else math.inf
-        return Calibration(0.0, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)
+        return 0.0, (0.0 if delta == 1.0 else math.inf), acc.method, acc.conversion
     if delta == 0.0:  # no finite σ: a Gaussian release is never (ε, 0)-DP; σ = +inf releases nothing
-        return Calibration(math.inf, 0.0, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)
+        return math.inf, 0.0, acc.method, acc.conversion
     # With σ = 1 in the template ledger, the scale factor is σ itself.
     sigma, achieved = _scale_and_epsilon(
         acc, Ledger.homogeneous(sensitivity, 1.0, compositions=compositions), epsilon, delta
     )
-    return Calibration(sigma, achieved, delta, epsilon, acc.method, acc.conversion, sensitivity, compositions)
+    return sigma, achieved, acc.method, acc.conversion
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_calibration(
+    epsilon: float,
+    delta: float,
+    sensitivity: float,
+    compositions: int,
+    method: str,
+    conversion: str | None,
+    options: tuple[tuple[str, Any], ...],
+) -> tuple[float, float, str, str | None]:
+    """:func:`_calibrated`, memoised on its (hashable) arguments: an agent built once per audit run (a user's agent
+    calibrating its paper σ in its constructor) calibrates the same target thousands of times. The key is the
+    checked target as floats and ints, so equal targets share one σ, and a σ is never computed differently: only
+    once."""
+    return _calibrated(epsilon, delta, sensitivity, compositions, method, conversion, dict(options))
