@@ -369,6 +369,11 @@ class AutoExecutor(Executor):
         return self._workers if self._pool is not None else 1
 
     @property
+    def pool_workers(self) -> int:
+        """The workers of the process pool it moves to once the work is slow."""
+        return self._workers
+
+    @property
     def seconds_per_run(self) -> float | None:
         """The in-process seconds per run measured so far (``None`` before the first task)."""
         return self._seconds / self._runs if self._runs else None

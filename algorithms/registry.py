@@ -40,6 +40,7 @@ __all__ = [
     "replay",
     "generation",
     "is_runtime",
+    "travels",
 ]
 
 #: The modules of the built-in algorithms; each defines ``REGISTRATIONS``, a tuple of specs.
@@ -166,6 +167,12 @@ def runtime_registrations() -> tuple[AlgorithmSpec, ...]:
             continue
         out.append(spec)
     return tuple(out)
+
+
+def travels(name: str) -> bool:
+    """Whether a process pool's workers know the algorithm ``name``: a built-in or a plugin (every process loads
+    those), or a runtime registration that pickles (:func:`runtime_registrations`)."""
+    return not is_runtime(name) or get(name) in runtime_registrations()
 
 
 def replay(specs: Iterable[AlgorithmSpec]) -> None:

@@ -343,7 +343,7 @@ def _check_executor(setting: RlSetting, executor: Executor | None) -> None:
             f"{setting.algorithm!r} was registered in this process, which Dask workers do not share: run it with "
             "the in-process or process-pool executor, or make it a plugin (entry-point group dpkit.algorithms)"
         )
-    if registry.get(setting.algorithm) not in registry.runtime_registrations():
+    if not registry.travels(setting.algorithm):
         raise ValueError(
             f"{setting.algorithm!r} was registered with callables that cannot be pickled (a lambda, a closure, or a "
             "function of a file loaded by path): run it in-process, or define them at module level"

@@ -1,7 +1,8 @@
 """``dpkit simulate``: run an experiment over seeds and write its regret table, figure and summary.
 
-The seeds run one after another in this process (progress per episode) or, with ``workers`` > 1,
-in a process pool (progress per seed); either way seed i gives the same run.
+The seeds run one after another in this process (progress per episode), with ``workers`` > 1 in a process pool
+(progress per seed), or with ``workers=None`` on an auto executor: in this process while the seeds are quick, then
+on a pool of every core (:class:`~dpkit.algorithms.executors.AutoExecutor`); either way seed i gives the same run.
 """
 
 from __future__ import annotations
@@ -55,20 +56,25 @@ def _run_seed(task: tuple[Experiment, int]) -> Run:
     return simulate(experiment, seed)
 
 
-def run_experiment(experiment: Experiment, seeds: int, *, workers: int = 1, progress: Any = None) -> SimulationResult:
-    """Run seeds 0..``seeds``−1 of ``experiment``. ``progress(k)`` advances by k episodes."""
+def run_experiment(
+    experiment: Experiment, seeds: int, *, workers: int | None = 1, progress: Any = None
+) -> SimulationResult:
+    """Run seeds 0..``seeds``−1 of ``experiment``. ``progress(k)`` advances by k episodes. ``workers``: 1 (this
+    process), more (a process pool of that many) or None (auto: this process while the seeds are quick, then a pool
+    of every core; one seed stays here)."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be an integer >= 1 or None (auto), got {workers!r}")
     start = time.perf_counter()
     seed_list = tuple(range(seeds))
-    if workers == 1:
+    if workers == 1 or (workers is None and seeds == 1):
         runs = [simulate(experiment, s, progress=progress) for s in seed_list]
     else:
         tasks = [(experiment, s) for s in seed_list]
         k = experiment.episodes
-        with make_executor("processes", workers=workers) as ex:
+        name, size = ("auto", None) if workers is None else ("processes", workers)
+        with make_executor(name, workers=size) as ex:
             runs = ex.map(_run_seed, tasks, on_done=(lambda i, r: progress(k)) if progress else None)
     return SimulationResult(experiment, seed_list, tuple(runs), time.perf_counter() - start)
 

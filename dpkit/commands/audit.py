@@ -172,8 +172,8 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     "--executor",
     type=click.Choice(("auto", "local", "processes", "dask")),
     default=None,
-    help="Where the runs go [default: auto for a --target (local until the target is slow, then every core), "
-    "local for an ALGORITHM].",
+    help="Where the runs go [default: auto (local until the runs are slow, then every core); an ALGORITHM "
+    "registered in this process that cannot be pickled stays local].",
 )
 @click.option("--workers", type=NUMBER, default=None, help="Process-pool (or auto's pool) or local Dask cluster size.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask; default: a local cluster).")
@@ -210,7 +210,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     form = "an ALGORITHM audit" if algorithm is not None else "a --target audit"
     refuse_options(ctx, [name for other, names in FORMS.items() if other not in (form, "both") for name in names], form)
     if params["executor"] is None:
-        params["executor"] = "local" if algorithm is not None or params["one_run"] else "auto"
+        params["executor"] = "local" if params["one_run"] else "auto"
     _refuse_executor_options(ctx, executor=str(params["executor"]))
     if algorithm is not None:
         if given(ctx, "attack") and params["attack"] not in ALGORITHM_ATTACKS:

@@ -9,7 +9,7 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
 from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar, progress_with_status
 
-from .options import sigma_choice
+from .options import rl_executor, sigma_choice
 
 
 def register_agent_file(value: str) -> str:
@@ -62,7 +62,7 @@ def audit_algorithm(
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
     from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, plan_probe_runs, positions
 
-    from .audit_timing import announced, expected_time
+    from .audit_timing import announced, expected_time, planned_workers
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
     attack = {"lr": "white-box"}.get(attack, attack)
@@ -91,7 +91,7 @@ def audit_algorithm(
     )
     probed = list(positions(setting)) if position is None else [setting.position]
     confidence = accountant.check_probability("confidence", confidence)
-    name = {"local": "in-process"}.get(executor, executor)
+    name = rl_executor(executor, algorithm)
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     n_seed = check_index("seed", seed)
     if sequential:
@@ -111,7 +111,7 @@ def audit_algorithm(
     n_probe = plan_probe_runs(setting, n_runs, attack) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
         timing = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
-        note = expected_time(setting, workers=pool.workers, max_time=max_time, **timing)
+        note = expected_time(setting, workers=planned_workers(pool), max_time=max_time, **timing)
         total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
@@ -226,7 +226,7 @@ def _sequential(
     from dpkit.audits.rl_sequential import audit_positions_sequential
     from dpkit.audits.sequential import SEQUENTIAL_SHARE
 
-    from .audit_timing import announced, expected_time
+    from .audit_timing import announced, expected_time, planned_workers
 
     alpha = round(1.0 - confidence, 12)
     level = len(probed) / (alpha * SEQUENTIAL_SHARE)
@@ -237,7 +237,7 @@ def _sequential(
             runs=math.ceil(1.3 * runs),
             positions=len(probed),
             seed=seed,
-            workers=pool.workers,
+            workers=planned_workers(pool),
             max_time=max_time,
         )
         budget = math.ceil(1.3 * runs) * len(probed)

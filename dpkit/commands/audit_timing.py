@@ -110,6 +110,12 @@ def expected_time(
     return f"expected time: about {format_duration(expected)} ({basis})"
 
 
+def planned_workers(executor: Any) -> int:
+    """The workers an audit's time is estimated over: an auto executor's pool (it moves there once the runs are
+    slow, which an audit worth estimating is), else the executor's own workers."""
+    return int(getattr(executor, "pool_workers", executor.workers))
+
+
 def announced(note: str | None, advance: Callable[[float], None]) -> Callable[[float], None]:
     """``advance``, printing ``note`` on stderr first, once, when the audit reports its first runs (so that an audit
     its own checks refuse prints their one error line alone)."""

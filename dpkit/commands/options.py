@@ -246,3 +246,12 @@ def sigma_choice(value: str) -> str | float:
         return float(value)
     except ValueError:
         raise click.BadParameter(f"must be 'paper', 'tight', 'optimal' or a number, got {value!r}") from None
+
+
+def rl_executor(executor: str, algorithm: str) -> str:
+    """The executor an RL audit of ``algorithm`` runs on, from ``--executor`` (``local``: in-process): ``auto`` stays
+    in-process for an algorithm registered in this process whose spec does not pickle (no pool could know it)."""
+    from dpkit.algorithms import registry
+
+    name = {"local": "in-process"}.get(executor, executor)
+    return "in-process" if name == "auto" and not registry.travels(algorithm) else name

@@ -37,7 +37,13 @@ from .options import NUMBER, bounded, check_out_dir, refuse_options, sigma_choic
 @click.option("--sigma", "sigma_text", default="paper", show_default=True, help="paper, tight, optimal or a number.")
 @click.option("--seeds", type=NUMBER, default=1, show_default=True, help="Runs 0..N−1.")
 @click.option("--env-seed", type=NUMBER, default=0, show_default=True, help="Seed of the environment.")
-@click.option("--workers", type=NUMBER, default=1, show_default=True, help="Run seeds in a process pool.")
+@click.option(
+    "--workers",
+    type=NUMBER,
+    default=None,
+    help="Run seeds in a process pool of this many (1: this process) [default: auto: this process while the seeds "
+    "are quick, then every core].",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -61,7 +67,7 @@ def simulate(
     sigma_text: str,
     seeds: float,
     env_seed: float,
-    workers: float,
+    workers: float | None,
     out: Path,
     as_json: bool,
 ) -> None:
@@ -87,7 +93,7 @@ def simulate(
     if not spec.private:
         refuse_options(ctx, ("epsilon", "delta", "sigma_text"), f"{algorithm}, which is not private (it adds no noise)")
     n_seeds = bounded("seeds", seeds)
-    n_workers = bounded("workers", workers)
+    n_workers = None if workers is None else bounded("workers", workers)
     experiment = Experiment(
         algorithm=algorithm,
         env=env_name,

@@ -178,8 +178,8 @@ REFUSED = [
     ),
     (["audit", "rlsvi", "--attack", "histogram"], "--attack for an ALGORITHM audit must be auto, white-box or learned"),
     # dpkit audit, both forms: the executor's options
-    (["audit", "rlsvi", "--workers", "2"], "--workers does not apply to --executor local"),
-    (["audit", "rlsvi", "--scheduler", "tcp://x:1"], "--scheduler does not apply to --executor local"),
+    (["audit", "rlsvi", "--executor", "local", "--workers", "2"], "--workers does not apply to --executor local"),
+    (["audit", "rlsvi", "--scheduler", "tcp://x:1"], "--scheduler does not apply to --executor auto"),
     (
         ["audit", "rlsvi", "--executor", "processes", "--scheduler", "tcp://x:1"],
         "--scheduler does not apply to --executor processes",
