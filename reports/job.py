@@ -25,7 +25,8 @@ each stage's number of steps.
 Nothing here draws or writes: :mod:`dpkit.reports.render` turns the dictionary into files. The dictionary
 holds no wall times and no timestamps, so the same configuration gives the same dictionary; the
 regret runs and RLSVI runs may execute in a process pool (``workers``) with the same result, while
-the audits run in this process meanwhile.
+the audits run meanwhile, on an auto executor (:class:`~dpkit.algorithms.executors.AutoExecutor`: in this process
+while their runs are cheap, then a pool of ``workers`` processes), with the same result too.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from dpkit.accountant.tree import (
     released_prefixes,
 )
 from dpkit.algorithms import registry
+from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.regret_stats import mean_band, slope_interval
 from dpkit.algorithms.regret_stats import verdict as regret_verdict
@@ -74,6 +76,9 @@ __all__ = [
     "regret_sigmas",
     "ledger_command",
     "audit_command",
+    "AuditPart",
+    "audit_parts",
+    "audit_setting_of",
     "run_audit",
     "run_sequential_audit",
     "audit_section",
@@ -94,6 +99,7 @@ _CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each
 
 Progress = Callable[[float], None]  # advance the progress by this many steps
 StageProgress = Callable[[str, float], None]  # advance the stage (one of STAGES) by this many steps
+StageStatus = Callable[[str, str], None]  # what a stage (one of STAGES) is doing now, as text
 
 
 # -- the command lines a report's numbers can be checked against -------------------------------------
@@ -211,16 +217,19 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 # -- the audit -----------------------------------------------------------------------------------------
 
 
-def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+def run_audit(
+    a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
+) -> dict[str, Any]:
     """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``, the object that
     ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`). ``progress(k)`` is
-    called as runs finish (2 × runs in all, at each position). A config's ``mode = "sequential"`` runs
+    called as runs finish (2 × runs in all, at each position); the runs go to ``executor`` (default: in this
+    process), which never changes the result. A config's ``mode = "sequential"`` runs
     :func:`run_sequential_audit` instead."""
     from dpkit.audits.rl import audit_algorithm
 
     c = a.audit
     if c.mode == "sequential":
-        return run_sequential_audit(a, seed, progress)
+        return run_sequential_audit(a, seed, progress, executor=executor)
     result = audit_algorithm(
         a.name,
         **a.audit_overrides(),
@@ -229,66 +238,106 @@ def run_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -
         delta=a.delta,
         seed=seed,
         position=c.position,
+        executor=executor,
         progress=progress,
     )
     return to_jsonable(result.to_dict())
 
 
-def run_sequential_audit(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+def run_sequential_audit(
+    a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
+) -> dict[str, Any]:
     """The sequential, anytime-valid audit of one algorithm in the fixed audit's setting, runs, seed and position(s):
     ``dpkit.audits.rl_sequential.audit_positions_sequential(…).to_dict()``, the object that
     ``dpkit audit ALGORITHM … --sequential --json`` prints (see :func:`audit_command`). ``progress(k)`` is called
     as runs finish (at most 2 × ``dpkit.audits.sequential_plan.max_budget(runs)`` at each position; fewer when it
     stops early)."""
-    from dpkit.audits.rl import default_setting
     from dpkit.audits.rl_sequential import audit_positions_sequential
 
     c = a.audit
-    setting = default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
+    setting = audit_setting_of(a)
     result = audit_positions_sequential(
         setting,
         positions_to_probe=None if c.position is None else [c.position],
         runs=c.runs,
         seed=seed,
+        executor=executor,
         progress=progress,
     )
     return to_jsonable(result.to_dict())
 
 
-def audit_positions_count(a: AlgorithmConfig) -> int:
-    """How many positions of the changed user the audit of ``a`` probes (1 when its config pins one)."""
-    if a.audit.position is not None:
-        return 1
-    from dpkit.audits.rl import default_setting, positions
+@dataclass(frozen=True)
+class AuditPart:
+    """One part of an algorithm's audit as its progress is shown: a position of the changed user (a sequential
+    audit's positions take turns: one part) or the plan probe, and its runs on both datasets together."""
 
-    setting = default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
-    return len(positions(setting))
+    label: str
+    runs: int
 
 
-def audit_section(a: AlgorithmConfig, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+def audit_setting_of(a: AlgorithmConfig) -> Any:
+    """The setting the audit of ``a`` runs in (``dpkit.audits.rl.default_setting`` with the config's changes)."""
+    from dpkit.audits.rl import default_setting
+
+    return default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
+
+
+def audit_parts(a: AlgorithmConfig) -> tuple[AuditPart, ...]:
+    """The parts of the audit of ``a`` in the order they run, with their runs: each position it probes (2 × runs; a
+    sequential audit: 2 × its most runs at every position, in one part), then the plan probe where the audit adds one
+    (2 × its runs, pilots included; :func:`dpkit.audits.rl.plan_probe_runs`). None when the audit is disabled."""
+    c = a.audit
+    if not c.enabled:
+        return ()
+    from dpkit.audits.rl import plan_probe_runs, positions
+
+    setting = audit_setting_of(a)
+    names = [str(c.position)] if c.position is not None else list(positions(setting))
+    if c.mode == "sequential":  # its most runs: it may stop before them
+        from dpkit.audits.sequential_plan import max_budget
+
+        return (AuditPart(f"{len(names)} position(s), sequential", 2 * max_budget(c.runs) * len(names)),)
+    parts = [AuditPart(f"position {name} ({i + 1}/{len(names)})", 2 * c.runs) for i, name in enumerate(names)]
+    probe = plan_probe_runs(setting, c.runs) if c.position is None else 0
+    return tuple(parts) + ((AuditPart("plan probe", 2 * probe),) if probe else ())
+
+
+def audit_section(
+    a: AlgorithmConfig,
+    seed: int,
+    progress: Progress | None = None,
+    *,
+    executor: Executor | None = None,
+    status: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """The audit part of an algorithm's report: the command, and the result (or why there is none).
 
-    ``progress`` advances by 1 in all, in fractions as the audit's runs finish.
+    ``progress`` advances by 1 in all, in fractions as the audit's runs finish; ``status(text)`` names each part of
+    the audit (:func:`audit_parts`) as it starts; the runs go to ``executor`` (default: in this process) where the
+    algorithm can travel to its workers (:func:`~dpkit.algorithms.registry.travels`).
     """
     command = audit_command(a, seed)
     advance: Progress = progress or (lambda k: None)
     if not a.audit.enabled:
         advance(1)
         return {"available": False, "reason": "disabled in the configuration", "command": command, "result": None}
-    runs = a.audit.runs
-    if a.audit.mode == "sequential":  # its most runs: it may stop before them
-        from dpkit.audits.sequential_plan import max_budget
-
-        runs = max_budget(runs)
-    total, done = 2 * runs * audit_positions_count(a), [0.0]
+    parts = audit_parts(a)
+    ends = np.cumsum([p.runs for p in parts])
+    total, done, part = float(ends[-1]), [0.0], [0]
+    say: Callable[[str], None] = status or (lambda text: None)
+    say(f"{a.name}: {parts[0].label}")
 
     def runs_done(k: float) -> None:
         k = min(k, total - done[0])
         if k > 0:
             done[0] += k
             advance(k / total)
+            while part[0] + 1 < len(parts) and done[0] >= ends[part[0]]:
+                part[0] += 1
+                say(f"{a.name}: {parts[part[0]].label}")
 
-    result = run_audit(a, seed, runs_done)
+    result = run_audit(a, seed, runs_done, executor=executor if registry.travels(a.name) else None)
     runs_done(total)  # whatever the audit did not report
     return {"available": True, "reason": None, "command": command, "result": result}
 
@@ -495,13 +544,18 @@ def versions() -> dict[str, str | None]:
 
 
 def compute_report(
-    config: ReportConfig, *, command: Sequence[str] = (), progress: StageProgress | None = None
+    config: ReportConfig,
+    *,
+    command: Sequence[str] = (),
+    progress: StageProgress | None = None,
+    status: StageStatus | None = None,
 ) -> dict[str, Any]:
     """Compute every number of the report of ``config``; ``command`` is the command line recorded
     (the one that reproduces the numbers: ``dpkit report`` leaves ``--out`` out of it).
 
     ``progress(stage, k)`` is called as each stage (:data:`STAGES`) advances by ``k`` steps (see
-    :func:`stage_totals`); the simulations and the audits run at the same time.
+    :func:`stage_totals`); the simulations and the audits run at the same time. ``status(stage, text)`` says what a
+    stage does now: the audits name each algorithm and part (:func:`audit_parts`) as it starts.
     """
     if not isinstance(config, ReportConfig):
         raise ValueError(f"config must be a ReportConfig, got {type(config).__name__}")
@@ -509,6 +563,10 @@ def compute_report(
 
     def stage(name: str) -> Progress:
         return lambda k: report_progress(name, k)
+
+    def audit_status(text: str) -> None:
+        if status is not None:
+            status("audits", text)
 
     advance = stage("ledgers")
     sections: list[dict[str, Any]] = []
@@ -539,7 +597,14 @@ def compute_report(
     tasks = _tasks(config)
 
     def audits() -> list[dict[str, Any]]:
-        return [audit_section(a, config.seed, stage("audits")) for a in config.algorithms]
+        # the audits' runs: every core once they are slow (an auto executor), unless the config keeps to one process
+        with make_executor(
+            "in-process" if config.workers == 1 else "auto", workers=None if config.workers == 1 else config.workers
+        ) as pool:
+            return [
+                audit_section(a, config.seed, stage("audits"), executor=pool, status=audit_status)
+                for a in config.algorithms
+            ]
 
     results, audit_results = _execute(tasks, config.workers, stage("simulations"), audits, config.plugins)
     by_task = dict(zip(tasks, results))

@@ -45,6 +45,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     from dpkit.reports.job import compute_report, stage_totals
     from dpkit.reports.render import check_output_dir, figure_list, write_report
 
+    from .report_estimate import audits_estimate
+
     check_output_dir(out)
     config = load_config(config_path)  # the whole config (and --out) is checked before anything runs
     if quick:
@@ -56,8 +58,11 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         + (["--quick"] if quick else [])
     )
     started = time.perf_counter()
+    note = audits_estimate(config)
+    if note is not None:
+        stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
     with stage_progress(stage_totals(config), start=started) as clock:
-        data = compute_report(config, command=command, progress=clock.advance)
+        data = compute_report(config, command=command, progress=clock.advance, status=clock.status)
     figures = figure_list(data)
     with stage_progress({"figures": len(figures)}, start=started) as drawing:
         files = write_report(data, out, progress=lambda k: drawing.advance("figures", k))
