@@ -40,7 +40,7 @@ from .validation import (
 )
 from .zcdp import zcdp_rho_unchecked
 
-__all__ = ["Calibration", "calibrate_sigma", "calibrate_ledger_scale"]
+__all__ = ["Calibration", "calibrate_sigma", "calibrate_ledger_scale", "clear_calibration_cache"]
 
 _RDP_TO_ZCDP = {"improved": "rdp-optimal", "mironov": "bun-steinke"}
 
@@ -259,6 +259,11 @@ def calibrate_sigma(
     else:
         sigma, achieved, method, conversion = _cached_calibration(*args, key)
     return Calibration(sigma, achieved, delta, epsilon, method, conversion, sensitivity, compositions)
+
+
+def clear_calibration_cache() -> None:
+    """Forget every σ :func:`calibrate_sigma` has calibrated (the next call of each target computes it again)."""
+    _cached_calibration.cache_clear()
 
 
 def _calibrated(

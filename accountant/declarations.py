@@ -65,6 +65,7 @@ __all__ = [
     "AlgorithmLedger",
     "algorithm_ledger",
     "cached_declaration",
+    "clear_declaration_caches",
     "tree_depth_flag",
     "INFORMATIVE_DELTA",
     "OPTIMAL_OBJECTIVE",
@@ -414,11 +415,23 @@ class PrivacyDeclaration:
 _F = TypeVar("_F", bound=Callable[..., PrivacyDeclaration])
 
 
+#: The caches of the functions :func:`cached_declaration` memoises (:func:`clear_declaration_caches` empties them).
+_DECLARATION_CACHES: list[Any] = []
+
+
+def clear_declaration_caches() -> None:
+    """Forget every memoised declaration: the next call of a declaration function declares afresh (what an agent
+    built without the cache does in every run; bench/rl_throughput.py measures that path)."""
+    for cache in _DECLARATION_CACHES:
+        cache.cache_clear()
+
+
 def cached_declaration(function: _F) -> _F:
     """Memoise a declaration function (its results are immutable declarations): agents built once per audit run
     declare the same releases thousands of times. Arguments that cannot be hashed (e.g. a list given where a number
     belongs) skip the cache, so the function's own validation still answers them."""
     cached = functools.lru_cache(maxsize=256)(function)
+    _DECLARATION_CACHES.append(cached)
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> PrivacyDeclaration:

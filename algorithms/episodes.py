@@ -30,6 +30,7 @@ __all__ = [
     "MAX_SIGMA",
     "check_sigma",
     "resolve_sigmas",
+    "clear_sigma_caches",
     "per_step",
     "step_column",
     "Plan",
@@ -140,6 +141,19 @@ def _cached_allocations(
 ) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...] | None, str]:
     ledger = algorithm_ledger(declaration.value, relation=relation, method=method)
     return ledger.sigmas_tight, ledger.sigmas_optimal, ledger.optimal_note
+
+
+def clear_sigma_caches() -> None:
+    """Forget every σ and declaration worked out so far (the calibrations of
+    :func:`~dpkit.accountant.calibrate_sigma`, the ledgers' allocations of :func:`resolve_sigmas`, the memoised
+    declarations): the next agent works its own out again, as every run's agent would without these caches
+    (bench/rl_throughput.py measures that path against the cached one)."""
+    from dpkit.accountant.calibration import clear_calibration_cache
+    from dpkit.accountant.declarations import clear_declaration_caches
+
+    clear_calibration_cache()
+    clear_declaration_caches()
+    _cached_allocations.cache_clear()
 
 
 def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> float | tuple[float, ...]:

@@ -107,3 +107,15 @@ def test_experiment_validates_at_the_boundary() -> None:
     with pytest.raises(ValueError, match="algorithm"):
         Experiment("dqn", "riverswim", 10)
     assert Experiment("rlsvi", "tabular", 10).to_dict()["options"] == {}
+
+
+@pytest.mark.parametrize("sigma", ["paper", "tight", "optimal"])
+def test_sigmas_worked_out_once_are_those_worked_out_afresh(sigma: str) -> None:
+    """The caches (declarations, the ledgers' allocations, calibrations) change when σ is computed, never what it
+    is: forgotten (clear_sigma_caches), a declaration and its σ come out the same bit for bit."""
+    from dpkit.algorithms.episodes import clear_sigma_caches
+
+    cached = [resolve_sigmas(linopt_declaration("private-linopt-vi", 100, 3, 1.0, 0.1, 4), sigma) for _ in range(2)]
+    clear_sigma_caches()
+    fresh = resolve_sigmas(linopt_declaration("private-linopt-vi", 100, 3, 1.0, 0.1, 4), sigma)
+    assert cached[0] == cached[1] == fresh
