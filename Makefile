@@ -94,6 +94,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/one_run_target.py
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/speed.py
+	$(BIN)/python bench/rl_throughput.py
 	$(BIN)/python bench/regret.py
 
 clean:
