@@ -24,11 +24,10 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +42,7 @@ from .flags import (
     users_informative_delta,
 )
 from .ledger import EventRelease, GaussianRelease, Ledger, Release
+from .memo import cached_declaration, clear_declaration_caches
 from .numerics import round_up
 from .sensitivity import RELATIONS, check_relation
 from .validation import (
@@ -410,39 +410,6 @@ class PrivacyDeclaration:
                 f"{relation!r}"
             )
         return relation
-
-
-_F = TypeVar("_F", bound=Callable[..., PrivacyDeclaration])
-
-
-#: The caches of the functions :func:`cached_declaration` memoises (:func:`clear_declaration_caches` empties them).
-_DECLARATION_CACHES: list[Any] = []
-
-
-def clear_declaration_caches() -> None:
-    """Forget every memoised declaration: the next call of a declaration function declares afresh (what an agent
-    built without the cache does in every run; bench/rl_throughput.py measures that path)."""
-    for cache in _DECLARATION_CACHES:
-        cache.cache_clear()
-
-
-def cached_declaration(function: _F) -> _F:
-    """Memoise a declaration function (its results are immutable declarations): agents built once per audit run
-    declare the same releases thousands of times. Arguments that cannot be hashed (e.g. a list given where a number
-    belongs) skip the cache, so the function's own validation still answers them."""
-    cached = functools.lru_cache(maxsize=256)(function)
-    _DECLARATION_CACHES.append(cached)
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> PrivacyDeclaration:
-        try:
-            return cached(*args, **kwargs)
-        except TypeError as err:
-            if "unhashable" not in str(err):
-                raise
-            return function(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
 
 
 #: What the ``optimal`` allocation minimises, and under which constraint.
