@@ -13,9 +13,9 @@ from dpkit.render import (
     plain,
     print_lines,
     print_table,
-    stage_progress,
     stderr_console,
 )
+from dpkit.stages import stage_progress
 
 
 @click.command()

@@ -212,10 +212,10 @@ def test_unwritable_out_is_one_error_line_before_any_work(capsys: pytest.Capture
 def test_stage_clock_counts_each_stage_and_says_when_it_finished(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each stage finishes once, when its steps add up to its total (in any order and in fractions); the time is
     counted from the start given, so stages that run side by side are not added up."""
-    from dpkit.render import StageClock
+    from dpkit.stages import StageClock
 
     now = [100.0]
-    monkeypatch.setattr("dpkit.render.time.perf_counter", lambda: now[0])
+    monkeypatch.setattr("dpkit.stages.time.perf_counter", lambda: now[0])
     seen: list[tuple[str, float]] = []
     clock = StageClock({"a": 2, "b": 1, "c": 0.0}, start=90.0, on_finish=lambda stage, at: seen.append((stage, at)))
     clock.advance("a", 0.5)

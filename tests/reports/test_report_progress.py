@@ -9,9 +9,9 @@ import pytest
 from dpkit.algorithms.executors import AutoExecutor
 from dpkit.audits.rl import plan_probe_runs, positions
 from dpkit.commands.report_estimate import audits_estimate
-from dpkit.render import StageClock
 from dpkit.reports.config import parse_config
 from dpkit.reports.job import audit_parts, audit_section, audit_setting_of, run_audit
+from dpkit.stages import StageClock
 
 CONFIG = {
     "title": "progress",
@@ -77,7 +77,7 @@ def test_the_estimate_names_the_runs_and_the_slowest(config) -> None:
 
 
 def test_the_clock_passes_on_what_a_stage_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("dpkit.render.time.perf_counter", lambda: 104.5)
+    monkeypatch.setattr("dpkit.stages.time.perf_counter", lambda: 104.5)
     seen: list[tuple[str, str, float]] = []
     clock = StageClock({"audits": 2}, start=100.0, on_status=lambda *a: seen.append(a))
     clock.status("audits", "rlsvi: position first (1/3)")

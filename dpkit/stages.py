@@ -1,0 +1,114 @@
+"""Progress of named stages that may run side by side (``dpkit report``'s ledgers, simulations, audits and
+figures): :class:`StageClock` counts them and says when each finished, :func:`stage_progress` shows them on stderr."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Mapping
+
+from dpkit.render import stderr_console
+
+__all__ = ["StageClock", "stage_progress"]
+
+
+class StageClock:
+    """The progress of named stages that may run side by side: ``advance(stage, k)`` moves a stage on by ``k`` of its
+    ``totals[stage]`` steps. :attr:`finished` holds the time at which each stage finished, in seconds since ``start``
+    (a :func:`time.perf_counter` reading; default: now) — the stages overlap, so these are not durations to add up.
+    ``on_advance(stage, k)``, ``on_finish(stage, at)`` and ``on_status(stage, text, at)`` (:meth:`status`: what a
+    stage does now) are called as they happen."""
+
+    def __init__(
+        self,
+        totals: Mapping[str, float],
+        *,
+        start: float | None = None,
+        on_advance: Callable[[str, float], None] | None = None,
+        on_finish: Callable[[str, float], None] | None = None,
+        on_status: Callable[[str, str, float], None] | None = None,
+    ) -> None:
+        self.totals = dict(totals)
+        self.done = dict.fromkeys(self.totals, 0.0)
+        self.start = time.perf_counter() if start is None else start
+        self.finished: dict[str, float] = {}
+        self._on_advance = on_advance
+        self._on_finish = on_finish
+        self._on_status = on_status
+
+    def advance(self, stage: str, k: float) -> None:
+        if stage not in self.totals:
+            raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(self.totals)})")
+        self.done[stage] += k
+        if self._on_advance is not None:
+            self._on_advance(stage, k)
+        if stage not in self.finished and self.done[stage] >= self.totals[stage] - 1e-9:
+            self.finished[stage] = time.perf_counter() - self.start
+            if self._on_finish is not None:
+                self._on_finish(stage, self.finished[stage])
+
+    def status(self, stage: str, text: str) -> None:
+        """Say what ``stage`` does now (e.g. the algorithm and position an audit has reached)."""
+        if stage not in self.totals:
+            raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(self.totals)})")
+        if self._on_status is not None:
+            self._on_status(stage, text, time.perf_counter() - self.start)
+
+    def summary(self) -> str:
+        """``ledgers 0.4 s, simulations 41.2 s, …``: when each finished stage finished, in the order given."""
+        return ", ".join(f"{stage} {self.finished[stage]:.1f} s" for stage in self.totals if stage in self.finished)
+
+
+@contextlib.contextmanager
+def stage_progress(totals: Mapping[str, float], *, start: float | None = None) -> Iterator[StageClock]:
+    """One progress bar per stage on stderr (on a terminal; the bars of stages that run side by side move together,
+    each with the time left at its pace so far and what it does now), or one line ``STAGE done at T s`` on stderr as
+    each stage finishes and ``STAGE at T s: TEXT`` as it says what it does (elsewhere: the logs of CI runs), T counted
+    from ``start`` (a :func:`time.perf_counter` reading; default: now). A stage of no steps has no bar. Yields the
+    :class:`StageClock`, whose ``advance(stage, k)`` moves a stage on and ``status(stage, text)`` names its work."""
+    console = stderr_console()
+    if not console.is_terminal:
+
+        def line(stage: str, at: float) -> None:
+            console.print(f"{stage} done at {at:.1f} s", markup=False, highlight=False)
+
+        def said(stage: str, text: str, at: float) -> None:
+            console.print(f"{stage} at {at:.1f} s: {text}", markup=False, highlight=False)
+
+        yield StageClock(totals, start=start, on_finish=line, on_status=said)
+        return
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("{task.description:<12}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[doing]}"),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        tasks = {stage: progress.add_task(stage, total=total, doing="") for stage, total in totals.items() if total > 0}
+
+        def doing(stage: str, text: str, at: float) -> None:
+            if stage in tasks:
+                progress.update(tasks[stage], doing=text)
+
+        def moved(stage: str, k: float) -> None:
+            if stage in tasks:
+                progress.advance(tasks[stage], k)
+
+        def stopped(stage: str, at: float) -> None:
+            if stage in tasks:
+                progress.update(tasks[stage], doing="")
+                progress.stop_task(tasks[stage])
+
+        yield StageClock(totals, start=start, on_advance=moved, on_finish=stopped, on_status=doing)
