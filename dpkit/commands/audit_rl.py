@@ -111,7 +111,7 @@ def audit_algorithm(
     n_probe = plan_probe_runs(setting, n_runs, attack) if position is None else 0  # the plan probe's, pilots included
     with make_executor(name, workers=n_workers, scheduler=scheduler) as pool:
         timing = {"runs": n_runs, "positions": len(probed), "probe": n_probe, "seed": n_seed}
-        note = expected_time(setting, workers=planned_workers(pool), max_time=max_time, **timing)
+        note = expected_time(setting, max_time=max_time, **timing, **planned_workers(pool))
         total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
@@ -237,8 +237,8 @@ def _sequential(
             runs=math.ceil(1.3 * runs),
             positions=len(probed),
             seed=seed,
-            workers=planned_workers(pool),
             max_time=max_time,
+            **planned_workers(pool),
         )
         budget = math.ceil(1.3 * runs) * len(probed)
         with progress_with_status(f"auditing {setting.algorithm} (sequential)", 2 * budget) as (advance, status):

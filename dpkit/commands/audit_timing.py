@@ -77,10 +77,19 @@ def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
 
 
 def expected_time(
-    setting: Any, *, runs: int, seed: int, workers: int, max_time: float, positions: int = 1, probe: int = 0
+    setting: Any,
+    *,
+    runs: int,
+    seed: int,
+    workers: int,
+    max_time: float,
+    positions: int = 1,
+    probe: int = 0,
+    alone_below: float = 0.0,
 ) -> str | None:
     """The expected time of an audit of ``2 × runs`` runs at each of ``positions`` positions of the changed user and
-    ``2 × probe`` runs of its plan probe (pilots included), over ``workers`` parallel workers, from a first
+    ``2 × probe`` runs of its plan probe (pilots included), over ``workers`` parallel workers (one while the whole
+    audit would take less than ``alone_below`` seconds in this process: an auto executor's threshold), from a first
     batch: the line to print when the audit starts (``expected time: about …``), or a ValueError naming the
     estimate and ``--max-time`` when it is above ``max_time``.
 
@@ -92,7 +101,9 @@ def expected_time(
     except ValueError:
         return None
     per_run = seconds / (2 * n)
-    expected = per_run * 2 * (runs * positions + probe) / workers
+    alone = per_run * 2 * (runs * positions + probe)
+    workers = 1 if alone < alone_below else workers
+    expected = alone / workers
     basis = (
         ("" if positions == 1 else f"{positions} positions × ")
         + f"2 × {runs:,} runs"
@@ -110,10 +121,14 @@ def expected_time(
     return f"expected time: about {format_duration(expected)} ({basis})"
 
 
-def planned_workers(executor: Any) -> int:
-    """The workers an audit's time is estimated over: an auto executor's pool (it moves there once the runs are
-    slow, which an audit worth estimating is), else the executor's own workers."""
-    return int(getattr(executor, "pool_workers", executor.workers))
+def planned_workers(executor: Any) -> dict[str, Any]:
+    """How an audit's time is estimated on ``executor`` (:func:`expected_time`'s ``workers`` and ``alone_below``): an
+    auto executor's pool, which it moves to once the work is slow (below its threshold it stays alone in this
+    process), else the executor's own workers."""
+    pool = getattr(executor, "pool_workers", None)
+    if pool is None:
+        return {"workers": executor.workers}
+    return {"workers": int(pool), "alone_below": float(executor.slow_seconds)}
 
 
 def announced(note: str | None, advance: Callable[[float], None]) -> Callable[[float], None]:

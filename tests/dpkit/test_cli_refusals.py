@@ -328,17 +328,21 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))
-    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first"], capsys)
+    local = ["--executor", "local"]
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", *local], capsys)
     assert err == (
         "error: the audit would take about 1.4 h (2 × 1,000,000 runs at 2.5 ms each, timed on a first batch of "
         "2 × 32), above --max-time 10 min: raise it to run it (e.g. --max-time 3h, or inf), or lower --runs\n"
     )
-    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--max-time", "1h"], capsys)
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--max-time", "1h", *local], capsys)
     assert "about 1.4 h" in err and "above --max-time 1.0 h" in err
     # every position that matters (the default) is an audit each: the estimate counts them
     n = len(rl.positions(rl.default_setting("rlsvi")))
-    err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1h"], capsys)
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1h", *local], capsys)
     assert f"({n} positions × 2 × 1,000,000 runs at 2.5 ms each" in err and f"about {1.4 * n:.1f} h" in err
+    # the default, auto: slow work goes to a pool, whose workers share it
+    err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--workers", "2"], capsys)
+    assert "about 42 min (2 × 1,000,000 runs at 2.5 ms each over 2 workers" in err
 
 
 def test_the_first_batch_is_timed_for_real_and_the_cap_holds(
@@ -368,7 +372,7 @@ def test_an_audit_under_the_cap_prints_its_expected_time_and_runs(
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (8, 1000.0))
     assert main(argv) == 2
     assert "above --max-time 10 min" in capsys.readouterr().err
-    assert main([*argv, "--max-time", "inf", "--json"]) in (0, 1)
+    assert main([*argv, "--max-time", "inf", "--json", "--executor", "local"]) in (0, 1)
     assert "expected time: about 42 min" in capsys.readouterr().err
 
 
