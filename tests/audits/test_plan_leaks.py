@@ -174,6 +174,29 @@ def test_the_exact_sums_twin_of_ofu_rl_never_moves_its_gains_at_the_audit_sizes(
     assert len({row.tobytes() for row in correct0[:, plans]}) == 4  # the correct agent's gains move with its noise
 
 
+@pytest.mark.parametrize(("a_norm", "noise_bound", "episodes", "epsilon"), [(0.5, 0.1, 4, 16.0), (0.8, 0.1, 16, 1e4)])
+def test_no_lq_world_moves_the_exact_sums_twin_of_ofu_rl(
+    a_norm: float, noise_bound: float, episodes: int, epsilon: float
+) -> None:
+    # stronger dynamics, more users, almost no privacy noise: still every gain 0. With no control ever played, the
+    # confidence set of (A, B) holds A = 0, the optimistic choice is a system no control helps, and its gain is 0 —
+    # so the twin's plans are the same on D and D′ whatever its data, and its whole view hides the changed user as
+    # well as its billboard does: no world of this planner can show its exact sums (docs/your_agent.md)
+    from dpkit.algorithms.envs.lq import LQUsers, random_lq
+
+    system = random_lq(2, 1, 4, np.random.default_rng(0), a_norm=a_norm, noise_bound=noise_bound, x0=np.zeros(2))
+    users = LQUsers.draw(episodes, system, np.random.default_rng(0))
+    options = {"candidates": 8, "preset": "tuned", "refine_rounds": 0}
+    agent = plans_on_exact_sums(
+        "private-ofu-rl", system, episodes, np.random.default_rng(1), epsilon=epsilon, delta=1e-5, **options
+    )
+    for k in range(episodes):
+        plan = agent.plan(k)
+        assert np.all(plan.policy == 0.0), (k, plan.policy)
+        states, controls, _ = system.rollout(plan.policy, users.noise[k])
+        agent.update(k, states, controls, np.zeros(4))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("agent", [PreviousUserPlanner, ExactStatisticsPlanner], ids=lambda c: c.__name__)
 def test_agents_whose_plans_depend_on_more_than_the_billboard_are_violations(agent: type, pool) -> None:  # noqa: ANN001
