@@ -177,7 +177,7 @@ class ProcessPoolExecutor(Executor):
                 max_workers=self._workers,
                 mp_context=context,
                 initializer=registry.replay,  # algorithms registered at run time exist in the workers too
-                initargs=(registry.runtime_registrations(),),
+                initargs=(registry.travelling(),),
             )
         return self._pool
 

@@ -38,6 +38,7 @@ __all__ = [
     "declare",
     "runtime_registrations",
     "replay",
+    "travelling",
     "generation",
     "is_runtime",
     "travels",
@@ -175,10 +176,31 @@ def travels(name: str) -> bool:
     return not is_runtime(name) or get(name) in runtime_registrations()
 
 
-def replay(specs: Iterable[AlgorithmSpec]) -> None:
-    """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations)."""
+def replay(specs: Iterable[AlgorithmSpec | bytes]) -> None:
+    """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations).
+
+    Args:
+        specs: the specs, or their pickles (:func:`travelling`). A pickle that does not load here — its class
+            defined in a module this process cannot import — is skipped: the worker does not know that algorithm
+            (a task naming it fails with the registry's error) instead of the whole pool dying at start.
+    """
+    import pickle
+
     for spec in specs:
+        if isinstance(spec, bytes):
+            try:
+                spec = pickle.loads(spec)
+            except Exception:  # noqa: S112 - not importable here: this worker cannot run it
+                continue
         register(spec, replace=True)
+
+
+def travelling() -> tuple[bytes, ...]:
+    """The pickles of :func:`runtime_registrations`, for a worker's initializer (:func:`replay` loads each one
+    alone, so that one that cannot load in the worker costs only that algorithm)."""
+    import pickle
+
+    return tuple(pickle.dumps(spec) for spec in runtime_registrations())
 
 
 def names(

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import pickle
 import platform
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -507,7 +508,7 @@ def _execute(
 
     context = multiprocessing.get_context("spawn")
     loaded_again = plugin_names(plugins)  # from their files, in the worker: a file's module cannot be unpickled there
-    replayed = tuple(spec for spec in registry.runtime_registrations() if spec.name not in loaded_again)
+    replayed = tuple(pickle.dumps(spec) for spec in registry.runtime_registrations() if spec.name not in loaded_again)
     with cf.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,

@@ -156,3 +156,31 @@ def test_plugins_register_through_the_entry_point_group(monkeypatch: pytest.Monk
     assert registry.get(NAME) is SPEC
     assert "rlsvi" in registry.names(private=True)  # the built-ins load too
     assert not registry.is_runtime(NAME) and SPEC not in registry.runtime_registrations()  # each process loads it
+
+
+def _ghost_make_agent(*args: object, **kwargs: object) -> None:
+    """An entry point whose module a spawned worker cannot import (it lives only in this process's sys.modules)."""
+
+
+def test_a_registration_no_worker_can_load_costs_only_itself() -> None:
+    # a spec pickled by reference to a module a spawned worker cannot import (a test module loaded by path, a
+    # notebook's): the pool's initializer skips it, and the pool runs every other task as before
+    import sys
+    import types
+
+    from dpkit.algorithms.executors import make_executor
+
+    ghost = types.ModuleType("dpkit_ghost_module")
+    _ghost_make_agent.__module__ = ghost.__name__
+    ghost._ghost_make_agent = _ghost_make_agent  # type: ignore[attr-defined]
+    sys.modules[ghost.__name__] = ghost
+    try:
+        registry.register(AlgorithmSpec("ghost-algorithm", _ghost_make_agent))
+        assert any(s.name == "ghost-algorithm" for s in registry.runtime_registrations())  # it pickles here
+        with make_executor("processes", workers=1) as pool:
+            assert pool.map(math.sqrt, [4.0, 9.0]) == [2.0, 3.0]
+    finally:
+        registry.unregister("ghost-algorithm")
+        del sys.modules[ghost.__name__]
+    blob = registry.travelling()  # the ghost gone: the pickles of what remains
+    registry.replay(blob)  # replaying them here is idempotent
