@@ -56,7 +56,7 @@ def _row(label: str, audit: RlPositionsAudit) -> str:
 
 def _positions_rows(label: str, audit: RlPositionsAudit) -> list[str]:
     return [
-        f"| {p.setting.algorithm} | {label} | {p.setting.position} (k = {p.setting.index}) | "
+        f"| {p.setting.algorithm} | {label} | {p.position_name} (k = {p.setting.index}) | "
         f"{_g(p.position_share, 3)} | "
         f"{_g(p.declared_mu_at_position)} | {_g(p.pair_mu)} ({_g(p.reach, 3)}) | {_g(p.pair_mu_allowed)} | "
         f"{_g(p.mu_lower)} | {_g(p.audit.power_ratio, 3)} | {p.attack} | **{p.verdict}** |"
