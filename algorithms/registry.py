@@ -181,18 +181,21 @@ def replay(specs: Iterable[AlgorithmSpec | bytes]) -> None:
 
     Args:
         specs: the specs, or their pickles (:func:`travelling`). A pickle that does not load here — its class
-            defined in a module this process cannot import — is skipped: the worker does not know that algorithm
+            defined in a module this process cannot import, or whose import fails — is skipped: the worker does not know that algorithm
             (a task naming it fails with the registry's error) instead of the whole pool dying at start.
     """
     import pickle
 
     for spec in specs:
-        if isinstance(spec, bytes):
-            try:
-                spec = pickle.loads(spec)
-            except Exception:  # noqa: S112 - not importable here: this worker cannot run it
-                continue
-        register(spec, replace=True)
+        if not isinstance(spec, bytes):
+            register(spec, replace=True)
+            continue
+        try:  # its module imported here may fail, skip (pytest) or exit on import, or register a clashing name
+            register(pickle.loads(spec), replace=True)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001, S112 - this worker cannot run that algorithm; the others it can
+            continue
 
 
 def travelling() -> tuple[bytes, ...]:

@@ -184,3 +184,24 @@ def test_a_registration_no_worker_can_load_costs_only_itself() -> None:
         del sys.modules[ghost.__name__]
     blob = registry.travelling()  # the ghost gone: the pickles of what remains
     registry.replay(blob)  # replaying them here is idempotent
+
+
+class _Skipping(BaseException):
+    """What pytest's ``importorskip`` raises at import time: a BaseException, not an Exception."""
+
+
+def _raise_on_load() -> None:
+    raise _Skipping("a module that skips on import")
+
+
+class _LoadsBadly:
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        return (_raise_on_load, ())
+
+
+def test_replay_skips_a_pickle_whose_loading_raises_even_a_base_exception() -> None:
+    import pickle
+
+    before = registry.generation()
+    registry.replay([pickle.dumps(_LoadsBadly())])
+    assert registry.generation() == before  # nothing registered, nothing raised
