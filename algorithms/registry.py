@@ -180,9 +180,10 @@ def replay(specs: Iterable[AlgorithmSpec | bytes]) -> None:
     """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations).
 
     Args:
-        specs: the specs, or their pickles (:func:`travelling`). A pickle that does not load here — its class
-            defined in a module this process cannot import, or whose import fails — is skipped: the worker does not know that algorithm
-            (a task naming it fails with the registry's error) instead of the whole pool dying at start.
+        specs: the specs, or their pickles (:func:`travelling`). A pickle that does not load here (its class
+            defined in a module this process cannot import, or whose import fails) is skipped: the worker does not
+            know that algorithm (a task naming it fails with the registry's error) instead of the whole pool dying
+            at start.
     """
     import pickle
 
