@@ -599,11 +599,21 @@ def compute_report(
 
     def audits() -> list[dict[str, Any]]:
         # the audits' runs: every core once they are slow (an auto executor), unless the config keeps to one process
+        # an algorithm of the config's plugins stays here: the pool's workers do not load the config's files
+        from .config import plugin_names
+
+        from_files = plugin_names(config.plugins)
         with make_executor(
             "in-process" if config.workers == 1 else "auto", workers=None if config.workers == 1 else config.workers
         ) as pool:
             return [
-                audit_section(a, config.seed, stage("audits"), executor=pool, status=audit_status)
+                audit_section(
+                    a,
+                    config.seed,
+                    stage("audits"),
+                    executor=None if a.name in from_files else pool,
+                    status=audit_status,
+                )
                 for a in config.algorithms
             ]
 
