@@ -84,7 +84,10 @@ class BinaryCounter:
         cumulative sums); or one per index of the first axis (a batch of counters of different σ, e.g. the H
         per-step counters of an allocation with per-step σ).
     rng:
-        A numpy ``Generator`` (used, and advanced, in place) or an integer seed.
+        A numpy ``Generator`` (used, and advanced, in place) or an integer seed; or a sequence of Generators, one
+        per run: the counter is then a batch of ``len(rng)`` independent counters (items and prefixes get a leading
+        run axis, ``shape`` stays one run's), and run i draws from ``rng[i]`` exactly what a counter of ``shape``
+        with that Generator draws — a batch of one is that counter, bit for bit.
     symmetric:
         Draw symmetric noise over the last two axes (which must be equal): i.i.d. N(0, σ²) on
         the entries i <= j, mirrored; exactly d(d + 1)/2 normals per matrix are drawn.
@@ -106,7 +109,14 @@ class BinaryCounter:
         if not isinstance(symmetric, (bool, np.bool_)):
             raise ValueError(f"symmetric must be True or False, got {symmetric!r}")  # noqa: TRY004 - as above
         self.sigma: float | np.ndarray = _check_counter_sigma(sigma, self.shape, bool(symmetric))
-        self._rng = _check_rng(rng)
+        self._rngs: tuple[np.random.Generator, ...] | None = None
+        if isinstance(rng, Sequence) and not isinstance(rng, str):
+            if not rng:
+                raise ValueError("rng must hold at least one Generator (one per run), got an empty sequence")
+            self._rngs = tuple(check_rng(f"rng[{i}]", g) for i, g in enumerate(rng))
+            self._rng = self._rngs[0]
+        else:
+            self._rng = _check_rng(rng)
         self.symmetric: bool = bool(symmetric)
         if self.symmetric and (len(self.shape) < 2 or self.shape[-1] != self.shape[-2]):
             raise ValueError(f"symmetric noise needs the last two axes of shape to be equal, got shape {self.shape}")
@@ -124,6 +134,16 @@ class BinaryCounter:
         return self._t
 
     @property
+    def runs(self) -> int | None:
+        """The number of runs of a batch of counters (``None``: one counter, no run axis)."""
+        return None if self._rngs is None else len(self._rngs)
+
+    @property
+    def item_shape(self) -> tuple[int, ...]:
+        """The shape of what :meth:`add` takes and :meth:`prefix` returns: ``(runs, *shape)`` for a batch of runs."""
+        return self.shape if self._rngs is None else (len(self._rngs), *self.shape)
+
+    @property
     def stored_psums(self) -> int:
         """The number of noisy p-sums currently held: popcount(t)."""
         return sum(a is not None for a in self._noisy)
@@ -138,8 +158,8 @@ class BinaryCounter:
         raw = np.asarray(item)
         if raw.dtype.kind not in "biuf":
             raise ValueError(f"item {index} must be a real array of shape {self.shape}, got dtype {raw.dtype}")
-        if raw.shape != self.shape:
-            raise ValueError(f"item {index} must have shape {self.shape}, got shape {raw.shape}")
+        if raw.shape != self.item_shape:
+            raise ValueError(f"item {index} must have shape {self.item_shape}, got shape {raw.shape}")
         x = np.array(raw, dtype=np.float64)
         finite = np.isfinite(x)
         if not finite.all():
@@ -147,18 +167,24 @@ class BinaryCounter:
             raise ValueError(f"item {index} must be finite, got {x[where]!r} at index {where}")
         return x
 
+    def _normals(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Standard normals of one run's ``shape``: from the Generator, or from each run's, stacked on the run axis."""
+        if self._rngs is None:
+            return self._rng.standard_normal(shape)
+        return np.stack([g.standard_normal(shape) for g in self._rngs])
+
     def _noise(self) -> np.ndarray:
         sigma = self.sigma
         if self._triu is None:
             if np.ndim(sigma):
                 sigma = np.asarray(sigma).reshape(np.shape(sigma) + (1,) * (len(self.shape) - 1))
-            return sigma * self._rng.standard_normal(self.shape)
+            return sigma * self._normals(self.shape)
         rows, cols = self._triu
-        upper = self._rng.standard_normal(self.shape[:-2] + (rows.size,))
+        upper = self._normals(self.shape[:-2] + (rows.size,))
         if np.ndim(sigma):
             sigma = np.asarray(sigma).reshape(np.shape(sigma) + (1,) * (len(self.shape) - 2))
         upper *= sigma
-        out = np.empty(self.shape)
+        out = np.empty(self.item_shape)
         out[..., rows, cols] = upper
         out[..., cols, rows] = upper
         return out
@@ -185,7 +211,7 @@ class BinaryCounter:
     def prefix(self) -> np.ndarray:
         """The noisy sum of all items so far (zeros before any item); draws no new noise."""
         if self._prefix is None:
-            total = np.zeros(self.shape)
+            total = np.zeros(self.item_shape)
             for noisy in reversed(self._noisy):  # highest level first: the items in order
                 if noisy is not None:
                     total += noisy
@@ -195,5 +221,5 @@ class BinaryCounter:
     def __repr__(self) -> str:
         return (
             f"BinaryCounter(shape={self.shape}, sigma={self.sigma!r}, symmetric={self.symmetric}, "
-            f"steps={self.steps}, t={self._t})"
+            f"steps={self.steps}, t={self._t}" + ("" if self._rngs is None else f", runs={len(self._rngs)}") + ")"
         )

@@ -38,7 +38,9 @@ __all__ = [
     "Run",
     "run_tabular",
     "play_episode",
+    "play_episodes",
     "sample_actions",
+    "sample_actions_runs",
 ]
 
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight", "optimal")
@@ -247,8 +249,15 @@ class Run:
 
 def sample_actions(probs: np.ndarray, uniform: float) -> int:
     """The action drawn from ``probs`` by the inverse CDF at ``uniform``."""
-    cdf = np.cumsum(probs)
-    return int(min(np.searchsorted(cdf, uniform * cdf[-1], side="right"), probs.shape[0] - 1))
+    return int(sample_actions_runs(np.asarray(probs)[None], np.asarray([uniform], dtype=float))[0])
+
+
+def sample_actions_runs(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """:func:`sample_actions` in R runs: ``probs`` (R, A) and ``uniforms`` (R,) → actions (R,)."""
+    cdf = np.cumsum(probs, axis=-1)
+    # searchsorted(side="right") of u·total in each row: the number of entries <= it
+    found = np.count_nonzero(cdf <= (uniforms * cdf[:, -1])[:, None], axis=-1)
+    return np.minimum(found, probs.shape[-1] - 1).astype(np.int64)
 
 
 def play_episode(
@@ -259,21 +268,44 @@ def play_episode(
 
     ``policy`` is actions (H, S), or probabilities (H, S, A) sampled at ``draws`` (H uniforms, required then).
     The same user, policy and draws give the same episode (so a counterfactual user can be played
-    against the same plan)."""
+    against the same plan). It is :func:`play_episodes` of one run."""
+    policy = np.asarray(policy)
+    states, actions, rewards = play_episodes(
+        env, policy[None], user, None if draws is None else np.asarray(draws, dtype=float)[None]
+    )
+    return states[0], actions[0], rewards[0]
+
+
+def play_episodes(
+    env: TabularMDP, policies: np.ndarray, user: User, draws: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One episode of ``user`` in each of R runs, run i under ``policies[i]``: states (R, H+1), actions (R, H),
+    rewards (R, H), run i's exactly :func:`play_episode` of ``policies[i]`` and ``draws[i]``.
+
+    ``policies`` is actions (R, H, S), or probabilities (R, H, S, A) sampled at ``draws`` (R, H uniforms, required
+    then)."""
     h_ = env.horizon
-    stochastic = policy.ndim == 3
+    policies = np.asarray(policies)
+    stochastic = policies.ndim == 4
     if stochastic and draws is None:
         raise ValueError("a stochastic policy (H, S, A) needs draws: H uniforms")
-    states = np.empty(h_ + 1, dtype=np.int64)
-    actions = np.empty(h_, dtype=np.int64)
-    rewards = np.empty(h_)
-    s = states[0] = env.initial_state if user.initial_state is None else user.initial_state
-    if s >= env.states:
-        raise ValueError(f"the user's initial_state {s} is out of range for {env.states} states")
+    runs = policies.shape[0]
+    states = np.empty((runs, h_ + 1), dtype=np.int64)
+    actions = np.empty((runs, h_), dtype=np.int64)
+    rewards = np.empty((runs, h_))
+    start = env.initial_state if user.initial_state is None else user.initial_state
+    if start >= env.states:
+        raise ValueError(f"the user's initial_state {start} is out of range for {env.states} states")
+    s = np.full(runs, start, dtype=np.int64)
+    states[:, 0] = s
+    every = np.arange(runs)
     for h in range(h_):
-        a = sample_actions(policy[h, s], draws[h]) if stochastic else int(policy[h, s])  # type: ignore[index]
-        s, r = env.step(h, s, a, user)
-        actions[h], rewards[h], states[h + 1] = a, r, s
+        if stochastic:
+            a = sample_actions_runs(policies[every, h, s], draws[:, h])  # type: ignore[index]
+        else:
+            a = policies[every, h, s].astype(np.int64)
+        s, r = env.step_runs(h, s, a, user)
+        actions[:, h], rewards[:, h], states[:, h + 1] = a, r, s
     return states, actions, rewards
 
 

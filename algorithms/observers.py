@@ -318,16 +318,19 @@ class CounterLog:
     ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one. ``batched`` is
     one flag for every counter, or one per name."""
 
-    def __init__(self, names: tuple[str, ...], batched: bool | Mapping[str, bool]) -> None:
+    def __init__(self, names: tuple[str, ...], batched: bool | Mapping[str, bool], *, runs: int | None = None) -> None:
         self.names = names
         self.batched = {n: bool(batched[n] if isinstance(batched, Mapping) else batched) for n in names}
+        self.runs = runs
         self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
         self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
         self.delta: dict[str, np.ndarray] = {}
 
     def _batch(self, x: Any, name: str) -> np.ndarray:
         x = np.asarray(x, dtype=float)
-        return x if self.batched[name] else x[None]
+        if self.batched[name]:
+            return x
+        return x[None] if self.runs is None else x[:, None]
 
     def released(self, released: Mapping[str, np.ndarray]) -> None:
         for n in self.names:
@@ -370,6 +373,41 @@ class CounterLog:
             structure,
             allowance_psums,
         )
+
+    def finish_runs(
+        self,
+        traces: Sequence[Trace],
+        index: int,
+        sigmas: Mapping[str, float],
+        claim: Mapping[str, float],
+        symmetric: Mapping[str, bool],
+        sensitivities: Mapping[str, float],
+        coordinates: bool = False,
+        structure: str = "tree",
+        allowance_psums: int | None = None,
+    ) -> None:
+        """:meth:`finish` of a log of R runs (``runs`` given: every array with a leading run axis), run i into
+        ``traces[i]``: exactly what a log of run i alone records."""
+        if self.runs is None or len(traces) != self.runs:
+            raise ValueError(f"finish_runs needs a log of runs and one trace per run, got {len(traces)} traces")
+        released = len(self.prefixes[self.names[0]])
+        prefixes = {n: np.stack(self.prefixes[n], axis=1) for n in self.names}
+        items = {n: np.stack(self.items[n][: released - 1], axis=1) for n in self.names}
+        for i, trace in enumerate(traces):
+            billboard(
+                trace,
+                {n: prefixes[n][i] for n in self.names},
+                {n: items[n][i] for n in self.names},
+                {n: self.delta[n][i] for n in self.names},
+                index,
+                sigmas,
+                claim,
+                symmetric,
+                sensitivities,
+                coordinates,
+                structure,
+                allowance_psums,
+            )
 
 
 # -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------

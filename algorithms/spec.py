@@ -96,6 +96,9 @@ class AuditSpec:
     one other plans under D than under D′ (:func:`~dpkit.algorithms.plan_worlds.tabular_plan_probe`); a default audit
     tries each on pilot runs and audits the one whose plans differed most as a neighbouring pair of its own
     (:mod:`dpkit.audits.rl_plans`); without it (or with none), no probe.
+    ``observe_batch(run, rngs)``: many runs at once — one row per Generator of ``rngs``, row i exactly what
+    ``observe(run, rngs[i])`` returns (the algorithm simulates its runs along a leading run axis); the audits hand
+    it their runs in chunks. Without it, the runs go one by one through ``observe``.
     """
 
     observers: tuple[str, ...]
@@ -108,6 +111,7 @@ class AuditSpec:
     one_run: EntryPoint | None = None
     positions: EntryPoint | None = None
     plan_probe: EntryPoint | None = None
+    observe_batch: EntryPoint | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "observers", _names("observers", self.observers))
@@ -123,6 +127,7 @@ class AuditSpec:
         _check_entry_point("one_run", self.one_run)
         _check_entry_point("positions", self.positions)
         _check_entry_point("plan_probe", self.plan_probe)
+        _check_entry_point("observe_batch", self.observe_batch)
         object.__setattr__(self, "defaults", dict(self.defaults))
 
 
@@ -194,7 +199,7 @@ class AlgorithmSpec:
 
     def hook(self, name: str) -> Callable[..., Any] | None:
         """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
-        audit_hooks = ("world", "observe", "closed_form", "one_run", "positions", "plan_probe")
+        audit_hooks = ("world", "observe", "closed_form", "one_run", "positions", "plan_probe", "observe_batch")
         owner: Any = self.audit if name in audit_hooks else self
         value = getattr(owner, name, None) if owner is not None else None
         return None if value is None else load(value, what=f"{self.name}'s {name}")

@@ -53,6 +53,9 @@ CLAIM_ALLOCATIONS: tuple[str, ...] = ("tight", "optimal")
 MAX_RUNS = AUDIT_LIMITS["runs"]
 #: The most users K an audited run may have.
 MAX_EPISODES = AUDIT_LIMITS["episodes"]
+#: The runs an algorithm with a batched observer (``observe_batch``) simulates in one call: enough that numpy's
+#: per-call cost is spread thin, few enough that a chunk's arrays stay small.
+BATCH_RUNS = 256
 
 
 def audited_algorithms() -> tuple[str, ...]:
@@ -391,7 +394,13 @@ def _release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray
         sensitivities=declared_sensitivities(s),
         make_agent=functools.partial(make_setting_agent, s),
     )
-    return np.stack([observe(run, child) for child in rng.spawn(check_count("n", n))])
+    children = rng.spawn(check_count("n", n))
+    batch = audited_spec(s).hook("observe_batch")
+    if batch is None:
+        return np.stack([observe(run, child) for child in children])
+    return np.concatenate(
+        [batch(run, children[i : i + BATCH_RUNS]) for i in range(0, len(children), BATCH_RUNS)], axis=0
+    )
 
 
 def default_setting(algorithm: str, **overrides: Any) -> RlSetting:

@@ -276,6 +276,29 @@ class TabularMDP:
     def actions(self) -> int:
         return self.transitions.shape[2]
 
+    def step_runs(self, h: int, s: np.ndarray, a: np.ndarray, user: User) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step` of ``user`` in R runs at once: states ``s`` (R,) and actions ``a`` (R,) → next states (R,)
+        and rewards (R,), run i's exactly what ``step(h, s[i], a[i], user)`` returns."""
+        s = np.asarray(s, dtype=np.int64)
+        a = np.asarray(a, dtype=np.int64)
+        if user.path is not None:
+            s_next = np.full(s.shape, int(user.path[h]), dtype=np.int64)
+            if s_next.size and s_next[0] >= self.states:
+                raise ValueError(f"the user's path leads to state {int(s_next[0])}, beyond the {self.states} states")
+        else:
+            u = user.transition_uniforms[h]
+            cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
+            # searchsorted(side="right") of u in each run's row: the number of entries <= u
+            s_next = np.minimum(np.count_nonzero(cdf[h, s, a] <= u, axis=-1), self.states - 1).astype(np.int64)
+        if user.rewards is not None and not np.isnan(user.rewards[h]):
+            return s_next, np.full(s.shape, float(user.rewards[h]))
+        if self.transition_rewards is not None:
+            return s_next, np.array(self.transition_rewards[h, s, a, s_next], dtype=float)
+        mean = self.rewards[h, s, a]
+        if self.reward_model == "bernoulli":
+            return s_next, (user.reward_uniforms[h] < mean).astype(float)
+        return s_next, np.array(mean, dtype=float)
+
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
         """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``."""
         if user.path is not None:
