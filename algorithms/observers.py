@@ -27,7 +27,7 @@ import numpy as np
 
 from .episodes import step_column
 from .plan_worlds import plan_world
-from .reused_noise import CounterNodes, changed_user_vote, reused_noise_votes, with_votes
+from .reused_noise import CounterNodes, changed_user_vote, changed_user_votes, reused_noise_votes, with_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace
 
 __all__ = [
@@ -215,16 +215,24 @@ def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np
     ⟨residual_b, u⟩/σ_b with u the unit part of d_g orthogonal to d_b (0 where there is none, and on the diagonal).
     Under the declared noise model (fresh noise per step) these are N(0, 1) and independent of step b's own
     projection; noise shared between steps b and g makes them follow step g's residual — the learned attack reads
-    them (the white-box score gives them no weight)."""
+    them (the white-box score gives them no weight). It is :func:`cross_projections_runs` of one run."""
+    return cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
+
+
+def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
+    """:func:`cross_projections` of R runs: ``residual`` and ``delta`` (R, steps, m) → (R, steps, steps)."""
     norm = np.linalg.norm(delta, axis=-1)
-    unit = np.where(norm[:, None] > 0, delta / np.where(norm > 0, norm, 1.0)[:, None], 0.0)
-    out = np.zeros((unit.shape[0], unit.shape[0]))
-    for b in range(unit.shape[0]):
-        rest = unit - np.outer(unit @ unit[b], unit[b])
-        size = np.linalg.norm(rest, axis=1)
+    unit = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
+    steps = unit.shape[1]
+    out = np.zeros(unit.shape[:2] + (steps,))
+    for b in range(steps):
+        own = unit[:, b]  # (R, m)
+        rest = unit - np.einsum("rgm,rm->rg", unit, own)[..., None] * own[:, None, :]
+        size = np.linalg.norm(rest, axis=-1)
         keep = size > 1e-9
-        keep[b] = False
-        out[b, keep] = (rest[keep] / size[keep, None]) @ residual[b]
+        keep[:, b] = False
+        projected = np.einsum("rgm,rm->rg", rest, residual[:, b]) / np.where(keep, size, 1.0)
+        out[:, b] = np.where(keep, projected, 0.0)
     scale = np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma
     return _over(out, scale)
 
@@ -281,35 +289,78 @@ def billboard(
     between counters shows there). The last column reads her coin from noise values the billboard repeats
     (:meth:`Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each counter whitened by the σ the
     implementation reports)."""
+    billboard_runs(
+        [trace],
+        {n: np.asarray(p)[None] for n, p in prefixes.items()},
+        {n: np.asarray(x)[None] for n, x in items0.items()},
+        {n: np.asarray(x)[None] for n, x in delta_items.items()},
+        index,
+        sigmas,
+        claim,
+        symmetric,
+        sensitivities,
+        coordinates,
+        structure,
+        allowance_psums,
+    )
+
+
+def billboard_runs(
+    traces: Sequence[Trace],
+    prefixes: Mapping[str, np.ndarray],
+    items0: Mapping[str, np.ndarray],
+    delta_items: Mapping[str, np.ndarray],
+    index: int,
+    sigmas: Mapping[str, float],
+    claim: Mapping[str, float],
+    symmetric: Mapping[str, bool],
+    sensitivities: Mapping[str, float],
+    coordinates: bool = False,
+    structure: str = "tree",
+    allowance_psums: int | None = None,
+) -> None:
+    """:func:`billboard` of R runs at once: every array with a leading run axis (``prefixes[name]`` (R, T + 1, …),
+    ``items0[name]`` (R, T, …), ``delta_items[name]`` (R, …)), run i recorded into ``traces[i]``."""
+    runs = len(traces)
     counters: list[CounterNodes] = []
     for name, p in prefixes.items():
-        nodes, starts = counter_nodes(p, structure)
-        cumulative = np.concatenate([np.zeros((1,) + items0[name].shape[1:]), np.cumsum(items0[name], axis=0)])
-        stops = np.arange(1, p.shape[0])
-        exact = cumulative[stops] - cumulative[starts]
+        nodes, starts = counter_nodes(np.moveaxis(p, 0, 1), structure)
+        nodes = np.moveaxis(nodes, 0, 1)  # (R, T, …)
+        x0 = items0[name]
+        cumulative = np.concatenate([np.zeros((runs, 1) + x0.shape[2:]), np.cumsum(x0, axis=1)], axis=1)
+        stops = np.arange(1, p.shape[1])
+        exact = cumulative[:, stops] - cumulative[:, starts]
         sym = symmetric[name]
-        residual = flat(nodes - exact, sym, 2)  # (T, batch, m)
-        d = np.broadcast_to(flat(delta_items[name], sym, 1), residual.shape)
+        residual = flat(nodes - exact, sym, 3)  # (R, T, batch, m)
+        d = np.broadcast_to(flat(delta_items[name], sym, 2)[:, None], residual.shape)
         mine = np.zeros(residual.shape)
-        mine[index : index + 1] = d[index : index + 1]  # her difference, every other user's 0
-        magnitude = flat(np.abs(p[1:]) + np.abs(p[starts]), sym, 2)
+        mine[:, index : index + 1] = d[:, index : index + 1]  # her difference, every other user's 0
+        magnitude = flat(np.abs(p[:, 1:]) + np.abs(p[:, starts]), sym, 3)
         used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)  # one σ, or one per step
-        counters.append(CounterNodes(flat(nodes, sym, 2), starts, magnitude, flat(items0[name], sym, 2), mine, used))
+        counters.append(CounterNodes(flat(nodes, sym, 3), starts, magnitude, flat(x0, sym, 3), mine, used))
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
         r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
         held = float(contains.sum())
         widen = math.sqrt(allowance_psums / held) if allowance_psums is not None and held > 0 else 1.0
-        trace.add(r, a * contains, a_claim * contains * widen, a_used * contains)
+        a, a_claim, a_used = a * contains, a_claim * contains * widen, a_used * contains
+        for i, trace in enumerate(traces):
+            trace.add(r[i], a[i], a_claim[i], a_used[i])
         whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
-        if residual.shape[1] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
-            for t in np.flatnonzero(contains[:, 0]):
-                cross = cross_projections(residual[t], d[t], whiten)
-                trace.extra(cross[~np.eye(cross.shape[0], dtype=bool)])
-        if coordinates and residual.shape[1] * residual.shape[2] <= MAX_COORDINATES:
+        holding = np.flatnonzero(contains[:, 0])
+        if residual.shape[2] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
+            off = ~np.eye(residual.shape[2], dtype=bool)
+            for t in holding:
+                cross = cross_projections_runs(residual[:, t], d[:, t], whiten)
+                for i, trace in enumerate(traces):
+                    trace.extra(cross[i][off])
+        if coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
-            for t in np.flatnonzero(contains[:, 0]):
-                trace.extra(_over(residual[t], scale))
-    trace.read(changed_user_vote(counters))
+            for t in holding:
+                whitened = _over(residual[:, t], scale)
+                for i, trace in enumerate(traces):
+                    trace.extra(whitened[i])
+    for trace, vote in zip(traces, changed_user_votes(counters), strict=True):
+        trace.read(float(vote))
 
 
 class CounterLog:
@@ -391,23 +442,20 @@ class CounterLog:
         if self.runs is None or len(traces) != self.runs:
             raise ValueError(f"finish_runs needs a log of runs and one trace per run, got {len(traces)} traces")
         released = len(self.prefixes[self.names[0]])
-        prefixes = {n: np.stack(self.prefixes[n], axis=1) for n in self.names}
-        items = {n: np.stack(self.items[n][: released - 1], axis=1) for n in self.names}
-        for i, trace in enumerate(traces):
-            billboard(
-                trace,
-                {n: prefixes[n][i] for n in self.names},
-                {n: items[n][i] for n in self.names},
-                {n: self.delta[n][i] for n in self.names},
-                index,
-                sigmas,
-                claim,
-                symmetric,
-                sensitivities,
-                coordinates,
-                structure,
-                allowance_psums,
-            )
+        billboard_runs(
+            traces,
+            {n: np.stack(self.prefixes[n], axis=1) for n in self.names},
+            {n: np.stack(self.items[n][: released - 1], axis=1) for n in self.names},
+            self.delta,
+            index,
+            sigmas,
+            claim,
+            symmetric,
+            sensitivities,
+            coordinates,
+            structure,
+            allowance_psums,
+        )
 
 
 # -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------

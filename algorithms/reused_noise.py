@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CounterNodes", "changed_user_vote", "reused_noise_votes", "with_votes"]
+__all__ = ["CounterNodes", "changed_user_vote", "changed_user_votes", "reused_noise_votes", "with_votes"]
 
 #: Rounding allowed per unit of the magnitudes a whitened residual is computed from (the prefixes it is recovered
 #: from, the items’ running sums): 16 ulps — a prefix sums at most ⌊log2 K⌋ + 1 p-sums, 16 up to K = 65,535 (a
@@ -96,15 +96,32 @@ def _whiten(c: CounterNodes) -> _Whitened:
     )
 
 
-def _running(x: np.ndarray) -> np.ndarray:
-    """The running sums of ``x`` along its first axis, from 0."""
-    return np.concatenate([np.zeros((1,) + x.shape[1:]), np.cumsum(x, axis=0)])
+def _whiten_runs(c: CounterNodes) -> _Whitened:
+    """:func:`_whiten` of R runs: every array of ``c`` (but ``starts`` and ``sigma``) with a leading run axis."""
+    released = c.nodes.shape[1]
+    starts, stops = c.starts, np.arange(1, released + 1)
+    x0, d = c.items0[:, :released], c.delta[:, :released]
+    sigma = np.asarray(c.sigma, dtype=float)
+    scale = np.where(sigma > 0.0, sigma, 1.0)
+    sums = _running(np.abs(x0), axis=1)
+    return _Whitened(
+        residual=(c.nodes - _block(x0, starts, stops, axis=1)) / scale,
+        rounding=_ULPS * (1.0 + c.magnitude + sums[:, stops] + sums[:, starts]) / scale,
+        count=np.rint(_block((d != 0.0).astype(float), starts, stops, axis=1)).astype(np.int64),
+        difference=_block(d, starts, stops, axis=1) / scale,
+    )
 
 
-def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """The sums of ``x`` over rows ``starts[t]`` … ``stops[t]`` − 1."""
-    r = _running(x)
-    return r[stops] - r[starts]
+def _running(x: np.ndarray, axis: int = 0) -> np.ndarray:
+    """The running sums of ``x`` along ``axis`` (the first, or the one after a run axis), from 0."""
+    zeros = np.zeros(x.shape[:axis] + (1,) + x.shape[axis + 1 :])
+    return np.concatenate([zeros, np.cumsum(x, axis=axis)], axis=axis)
+
+
+def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray, axis: int = 0) -> np.ndarray:
+    """The sums of ``x`` over rows ``starts[t]`` … ``stops[t]`` − 1 (along ``axis``: 0, or 1 after a run axis)."""
+    r = _running(x, axis)
+    return r[stops] - r[starts] if axis == 0 else r[:, stops] - r[:, starts]
 
 
 def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarray:
@@ -156,13 +173,32 @@ def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
         Her summed votes: > 0 reads canary 1 (D′), < 0 canary 0 (D), 0 nothing (no node holds her, or no value
         repeats under one hypothesis only).
     """
-    parts = [_whiten(c) for c in counters if c.nodes.size]
+    return float(changed_user_votes([_one_run(c) for c in counters])[0])
+
+
+def changed_user_votes(counters: Sequence[CounterNodes]) -> np.ndarray:
+    """:func:`changed_user_vote` of R runs at once: every array of each counter's :class:`CounterNodes` (but
+    ``starts`` and ``sigma``, shared) with a leading run axis. Returns the R runs' summed votes."""
+    if not counters:
+        return np.zeros(1)
+    runs = counters[0].nodes.shape[0]
+    parts = [_whiten_runs(c) for c in counters if c.nodes.size]
     if not parts:
-        return 0.0
-    residual = np.concatenate([w.residual.ravel() for w in parts])
-    difference = np.concatenate([w.difference.ravel() for w in parts])
-    rounding = np.concatenate([w.rounding.ravel() for w in parts]) + _ULPS * np.abs(difference)  # D′: less it
-    held = np.concatenate([w.count.ravel() for w in parts]) > 0
+        return np.zeros(runs)
+    residual = np.concatenate([w.residual.reshape(runs, -1) for w in parts], axis=1)
+    difference = np.concatenate([w.difference.reshape(runs, -1) for w in parts], axis=1)
+    rounding = np.concatenate([w.rounding.reshape(runs, -1) for w in parts], axis=1) + _ULPS * np.abs(difference)
+    held = np.concatenate([w.count.reshape(runs, -1) for w in parts], axis=1) > 0
+    return np.array([_vote(residual[i], difference[i], rounding[i], held[i]) for i in range(runs)])
+
+
+def _one_run(c: CounterNodes) -> CounterNodes:
+    """``c`` as a batch of one run."""
+    return CounterNodes(c.nodes[None], c.starts, c.magnitude[None], c.items0[None], c.delta[None], c.sigma)
+
+
+def _vote(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarray, held: np.ndarray) -> float:
+    """One run's summed votes from its whitened coordinates (flat) and which of them hold her difference."""
     if not held.any():
         return 0.0
     width = (rounding + float(rounding.max()))[held]  # the rounding of the value looked up and of any entry it meets

@@ -1,0 +1,105 @@
+"""The billboard observer's reading of R runs at once is, run by run, its reading of each run alone."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpkit.algorithms.observers import billboard, billboard_runs, cross_projections, cross_projections_runs
+from dpkit.algorithms.rows import Trace
+
+
+def _reference_cross(residual: np.ndarray, delta: np.ndarray, sigma: float) -> np.ndarray:
+    """The definition, entry by entry: ⟨residual_b, u⟩/σ with u the unit part of d_g orthogonal to d_b."""
+    steps = delta.shape[0]
+    units = [d / np.linalg.norm(d) if np.linalg.norm(d) > 0 else np.zeros_like(d) for d in delta]
+    out = np.zeros((steps, steps))
+    for b in range(steps):
+        for g in range(steps):
+            rest = units[g] - (units[g] @ units[b]) * units[b]
+            if g != b and np.linalg.norm(rest) > 1e-9:
+                out[b, g] = residual[b] @ (rest / np.linalg.norm(rest)) / sigma
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(runs=st.integers(1, 4), steps=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_cross_projections_are_their_definition(runs: int, steps: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    residual, delta = rng.normal(size=(2, runs, steps, 3))
+    delta[:, 0] = 0.0 if steps > 1 else delta[:, 0]  # a step without a difference
+    batch = cross_projections_runs(residual, delta, 2.0)
+    for i in range(runs):
+        np.testing.assert_allclose(batch[i], _reference_cross(residual[i], delta[i], 2.0), atol=1e-12)
+        np.testing.assert_allclose(cross_projections(residual[i], delta[i], 2.0), batch[i], rtol=0, atol=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    runs=st.integers(1, 4),
+    users=st.integers(2, 7),
+    index=st.integers(0, 6),
+    coordinates=st.booleans(),
+    structure=st.sampled_from(["tree", "prefix"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_billboard_of_runs_is_each_runs_billboard(
+    runs: int, users: int, index: int, coordinates: bool, structure: str, seed: int
+) -> None:
+    index = min(index, users - 1)
+    rng = np.random.default_rng(seed)
+    shapes = {"G": ((2, 3, 3), True), "u": ((2, 3), False)}
+    prefixes = {n: rng.normal(size=(runs, users + 1, *shape)) for n, (shape, _) in shapes.items()}
+    for p in prefixes.values():
+        p[:, 0] = 0.0
+    items0 = {n: rng.normal(size=(runs, users, *shape)) for n, (shape, _) in shapes.items()}
+    delta = {n: rng.normal(size=(runs, *shape)) for n, (shape, _) in shapes.items()}
+    args = (
+        index,
+        {"G": 1.5, "u": np.array([0.5, 2.0])},
+        {"G": 1.0, "u": np.array([1.0, 0.0])},
+        {n: sym for n, (_, sym) in shapes.items()},
+        {"G": 2.0, "u": np.array([1.0, 1.0])},
+        coordinates,
+        structure,
+    )
+    together = [Trace() for _ in range(runs)]
+    billboard_runs(together, prefixes, items0, delta, *args)
+    for i in range(runs):
+        alone = Trace()
+        billboard(alone, *({n: x[i] for n, x in m.items()} for m in (prefixes, items0, delta)), *args)
+        np.testing.assert_allclose(together[i].row(True), alone.row(True), rtol=0, atol=0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(runs=st.integers(1, 5), reuse=st.booleans(), coin=st.integers(0, 1), seed=st.integers(0, 2**32 - 1))
+def test_votes_of_runs_are_each_runs_votes(runs: int, reuse: bool, coin: int, seed: int) -> None:
+    """A counter that holds her difference and one that does not, their noise one draw (``reuse``): votes for her
+    coin; fresh noise: none (but by chance) — run by run alike."""
+    from dpkit.algorithms.observers import counter_nodes, flat
+    from dpkit.algorithms.reused_noise import CounterNodes, changed_user_vote, changed_user_votes
+
+    rng = np.random.default_rng(seed)
+    users, index = 4, 1
+    items = rng.normal(size=(runs, users, 3))
+    delta = np.zeros((runs, users, 3))
+    delta[:, index] = rng.normal(size=(runs, 3))
+    noise = rng.normal(size=(2, runs, users, 3))
+    if reuse:
+        noise[1] = noise[0]
+    batch = []
+    for c in range(2):
+        mine = delta if c == 0 else np.zeros_like(delta)  # counter 1 does not hold her
+        data = items + coin * mine + noise[c]
+        prefixes = np.concatenate([np.zeros((runs, 1, 3)), np.cumsum(data, axis=1)], axis=1)
+        nodes, starts = counter_nodes(np.moveaxis(prefixes, 0, 1), "tree")
+        nodes = np.moveaxis(nodes, 0, 1)
+        magnitude = np.abs(prefixes[:, 1:]) + np.abs(prefixes[:, starts])
+        batch.append(CounterNodes(flat(nodes, False, 2), starts, magnitude, items, mine, 1.0))
+    votes = changed_user_votes(batch)
+    for i in range(runs):
+        alone = [CounterNodes(c.nodes[i], c.starts, c.magnitude[i], c.items0[i], c.delta[i], 1.0) for c in batch]
+        assert votes[i] == changed_user_vote(alone)
+        if reuse:
+            assert votes[i] > 0 if coin == 1 else votes[i] < 0
