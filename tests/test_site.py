@@ -110,8 +110,30 @@ def test_no_example_hides_in_an_unread_fence() -> None:
                 assert not stray, f"{page.relative_to(DOCS)}:{block.line}: {stray}"
 
 
-@pytest.mark.parametrize(("page", "block"), CASES)
-def test_example_runs(page: Path, block: Block, tmp_path: Path) -> None:
+def _run_example(page: Path, block: Block, tmp_path: Path) -> None:
     cwd = workdir(tmp_path / "work", _page_blocks(page))
     name = f"{page.relative_to(DOCS)} line {block.line}"
     run_block(block, cwd, name)
+
+
+@pytest.mark.parametrize(("page", "block"), [case for case in CASES if not case.marks])
+def test_example_runs(page: Path, block: Block, tmp_path: Path) -> None:
+    _run_example(page, block, tmp_path)
+
+
+def _slow_example_class(case: pytest.ParameterSet) -> type:
+    """A class of one slow example: pytest-xdist's ``--dist loadscope`` sends a module's tests to one worker but
+    each class to its own, so the slow examples (minutes each) run side by side instead of one after another."""
+
+    @pytest.mark.parametrize(("page", "block"), [case])
+    def test_example_runs(self: object, page: Path, block: Block, tmp_path: Path) -> None:
+        _run_example(page, block, tmp_path)
+
+    suffix = re.sub(r"\W", "_", str(case.id))
+    return type(f"TestSlowExample_{suffix}", (), {"test_example_runs": test_example_runs})
+
+
+for _case in CASES:
+    if _case.marks:
+        _cls = _slow_example_class(_case)
+        globals()[_cls.__name__] = _cls
