@@ -155,6 +155,15 @@ def declare_privacy(
     )
 
 
+def _max_last(x: np.ndarray) -> np.ndarray:
+    """``x.max(axis=-1)``, folded with ``np.maximum`` over the (few) entries of the last axis: the same numbers, without
+    numpy's reduction over a short innermost axis, which costs a loop per outer element (the actions of every run)."""
+    out = x[..., 0].copy()
+    for i in range(1, x.shape[-1]):
+        np.maximum(out, x[..., i], out=out)
+    return out
+
+
 class Rlsvi:
     """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a) and over runs.
 
@@ -280,10 +289,10 @@ class Rlsvi:
         q += self._runs_r_hat  # q = R̂ + w; the loop adds P̂ᵀV_{h+1} (V_{H+1} = 0)
         rows = q.reshape(q.shape[0], self.horizon, -1, 1)  # views (R, H, S·A, 1): one matrix-vector product per step
         p_rows = self._p_hat_by_step
-        v = q[:, -1].max(axis=2)
+        v = _max_last(q[:, -1])
         for h in range(self.horizon - 2, -1, -1):
             rows[:, h] += np.matmul(p_rows[:, h], v[:, :, None])
-            v = q[:, h].max(axis=2)
+            v = _max_last(q[:, h])
         self._runs_counts[:, k] = self._runs_n
         self._planned += 1
         policy = q.argmax(axis=3)
@@ -584,7 +593,7 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
         elif k > j:  # the whole view: the greedy plans served after her
             plans.append(np.round(policy.reshape(r_, -1).astype(float), PLAN_DECIMALS) + 0.0)
         # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
-        v_next = np.concatenate([q.max(axis=3)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
+        v_next = np.concatenate([_max_last(q)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
         visits = np.maximum(n, 1.0)
         mean0 = reward_sum / visits + np.einsum("rhsat,rht->rhsa", next_counts / visits[..., None], v_next)
         sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
