@@ -521,14 +521,31 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     """:func:`observe` of many runs: one row per Generator of ``rngs``, row i what ``observe(run, rngs[i])`` gives.
 
     dpkit's own RLSVI (the setting names no implementation, and :class:`Rlsvi`'s methods are the shipped ones) plays
-    the runs at once: one agent of a Generator per run, its arrays and the auditor's along a leading run axis. An
-    implementation under test (a user's class, a mutant) is built and played run by run, by the same observer code.
+    the runs at once: one agent of a Generator per run, its arrays and the auditor's along a leading run axis, in
+    batches of at most :data:`BATCH_BYTES` of per-plan arrays. An implementation under test (a user's class, a
+    mutant) is built and played run by run, by the same observer code.
+
+    Args:
+        run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        rngs: one Generator per run.
+
+    Returns:
+        The runs' rows (len(rngs), width), row i that of the run of ``rngs[i]``.
     """
     env = run.world[0]
     make: Callable[..., Any] = run.make_agent  # a Generator, or (dpkit's own agent) a sequence of them
-    if _batched(run):
-        return _observe(run, make(list(rngs), env))
-    return np.concatenate([_observe(run, make(g, env)) for g in rngs], axis=0)
+    gens = list(rngs)
+    if not _batched(run):
+        return np.concatenate([_observe(run, make(g, env)) for g in gens], axis=0)
+    # every plan's counts and variances (the agent's) and whitened Q-values and signals (the observer's), per run
+    cells = env.horizon * env.states * env.actions
+    size = max(1, BATCH_BYTES // (8 * cells * (8 * int(run.setting.episodes) + 3 * env.states)))
+    return np.concatenate([_observe(run, make(gens[i : i + size], env)) for i in range(0, len(gens), size)], axis=0)
+
+
+#: The most bytes of per-plan arrays one batch of :func:`observe_batch` holds: long runs (K users) go in smaller
+#: batches.
+BATCH_BYTES = 1 << 27
 
 
 #: The methods of the shipped :class:`Rlsvi` that its batches run: a class patched in place (a test's monkeypatch)

@@ -257,3 +257,20 @@ def test_too_little_noise_is_a_violation_through_the_batch(monkeypatch: pytest.M
     result = audit_setting(_half_sigma(default_setting("rlsvi")), runs=500, seed=3)
     assert result.verdict == "violation", result.to_dict()
     assert max(batches) == 250 and sum(batches) == 1000  # two chunks of 250 runs on D and on D′
+
+
+def test_long_runs_go_in_smaller_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    setting = default_setting("rlsvi", position="middle")
+    run = _run(setting, 1)
+    sizes: list[int] = []
+    observe_runs = rlsvi_module._observe
+
+    def spy(run: ObservedRun, agent: Any) -> np.ndarray:
+        sizes.append(agent.runs)
+        return observe_runs(run, agent)
+
+    monkeypatch.setattr(rlsvi_module, "_observe", spy)
+    monkeypatch.setattr(rlsvi_module, "BATCH_BYTES", 8 * 12 * (8 * 4 + 3 * 2) * 2)  # two runs of K = 4, H·S·A = 12
+    batch = observe_batch(run, _gens(2, 5))
+    assert sizes == [2, 2, 1]
+    np.testing.assert_allclose(batch, np.stack([observe(run, g) for g in _gens(2, 5)]), **TOL)
