@@ -164,6 +164,18 @@ def _max_last(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _argmax_last(x: np.ndarray) -> np.ndarray:
+    """``x.argmax(axis=-1)`` of finite ``x`` (the first of equal maxima), folded over the (few) entries of the last
+    axis: numpy's argmax loops over every outer element."""
+    best = x[..., 0].copy()
+    where = np.zeros(best.shape, dtype=np.int64)
+    for i in range(1, x.shape[-1]):
+        better = x[..., i] > best
+        where[better] = i
+        np.maximum(best, x[..., i], out=best)
+    return where
+
+
 class Rlsvi:
     """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a) and over runs.
 
@@ -269,7 +281,10 @@ class Rlsvi:
         """Standard normals of one run's ``shape`` from each run's Generator, stacked on the run axis."""
         if self._rngs is None:
             return self._rng.standard_normal(shape)[None]
-        return np.stack([g.standard_normal(shape) for g in self._rngs])
+        out = np.empty((len(self._rngs), *shape))
+        for g, run in zip(self._rngs, out, strict=True):
+            g.standard_normal(out=run)
+        return out
 
     def plan(self, k: int) -> Plan:
         """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``
@@ -295,7 +310,7 @@ class Rlsvi:
             v = _max_last(q[:, h])
         self._runs_counts[:, k] = self._runs_n
         self._planned += 1
-        policy = q.argmax(axis=3)
+        policy = _argmax_last(q)
         if self.runs is None:
             return Plan(policy[0], {RELEASE: q[0]})
         return Plan(policy, {RELEASE: q})
@@ -584,20 +599,14 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
     # the canaries' clipped rewards: the model of a correct implementation (their raw rewards lie beyond [0, 1])
     change = np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)
     allowed = np.minimum(np.abs(rewards1 - rewards0), declared)
-    # each part (R, m): residuals, signals, allowed signals, signals at the σ used; the view; the plans after her
-    part_r: list[np.ndarray] = []
+    # each part (R, m): residuals with their signals (None: coordinates with no signal of their own, signal 0);
+    # the signals, allowed signals and signals at the σ used of the signal parts; the view; the plans after her
+    part_r: list[tuple[np.ndarray, np.ndarray | None]] = []
     part_a: list[np.ndarray] = []
     part_claim: list[np.ndarray] = []
     part_used: list[np.ndarray] = []
     view: list[np.ndarray] = []
     plans: list[np.ndarray] = []
-
-    def extra(r: np.ndarray) -> None:  # coordinates with no signal of their own
-        z = np.zeros(r.shape)
-        part_r.append(r)
-        part_a.append(z)
-        part_claim.append(z)
-        part_used.append(z)
 
     for k in range(s.episodes):
         plan = agent.plan(k)
@@ -612,7 +621,8 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
         # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
         v_next = np.concatenate([_max_last(q)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
         visits = np.maximum(n, 1.0)
-        mean0 = reward_sum / visits + np.einsum("rhsat,rht->rhsa", next_counts / visits[..., None], v_next)
+        expected_next = np.matmul(next_counts.reshape(r_, h_, s_ * a_, s_), v_next[..., None])
+        mean0 = (reward_sum + expected_next.reshape(r_, h_, s_, a_)) / visits
         sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
         r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
         if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
@@ -621,15 +631,15 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
             here = n[(every, steps, *cells)]
             sd_here = sd_claim[(every, steps, *cells)]
             sd_used = np.sqrt(agent.betas[k] / (here + 1.0))
-            part_r.append(r[(every, steps, *cells)])
             part_a.append(change / here / sd_here)
+            part_r.append((r[(every, steps, *cells)], part_a[-1]))
             part_claim.append(allowed / here / sd_here)
             part_used.append(
                 np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP)
             )
-            extra(r[~mine].reshape(r_, -1))  # run by run, every other cell in (h, s, a) order
+            part_r.append((r[~mine].reshape(r_, -1), None))  # run by run, every other cell in (h, s, a) order
         else:
-            extra(r.reshape(r_, -1))
+            part_r.append((r.reshape(r_, -1), None))
         st, ac, rw = play_episodes(env, policy, users[k], None)
         visited = (every, steps, st[:, :-1], ac)
         if k == j:
@@ -641,17 +651,26 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
             agent.update(k, st[0], ac[0], rw[0])
         else:
             agent.update(k, st, ac, rw)
-    silent = ~np.any(np.concatenate(part_a, axis=1) != 0, axis=1)
+    none = np.zeros((r_, 0))
+    silent = ~np.any(np.concatenate([none, *part_a], axis=1) != 0, axis=1)
     if silent.any():  # the last user: nothing released after her
         if not silent.all():  # pragma: no cover - the signals' support is the canaries', the same in every run
             raise RuntimeError("runs of one setting disagree on whether anything was released after the changed user")
-        extra(np.zeros((r_, 1)))
-    used = np.concatenate(part_used, axis=1)
-    claim = np.concatenate(part_claim, axis=1)
+        part_r.append((np.zeros((r_, 1)), None))
+    used = np.concatenate([none, *part_used], axis=1)
+    claim = np.concatenate([none, *part_claim], axis=1)
     mu_used = np.sqrt(np.einsum("ri,ri->r", used, used))
     mu_claim = np.sqrt(np.einsum("ri,ri->r", claim, claim))
-    if run.white_box:
-        body = np.concatenate([*part_r, *part_a], axis=1)
+    if run.white_box:  # the residuals, then their signals (0 where a part has none)
+        body = np.zeros((r_, 2 * sum(x.shape[1] for x, _ in part_r)))
+        at = 0
+        for x, _ in part_r:
+            body[:, at : at + x.shape[1]] = x
+            at += x.shape[1]
+        for x, a in part_r:
+            if a is not None:
+                body[:, at : at + x.shape[1]] = a
+            at += x.shape[1]
     else:
         body = np.concatenate(view, axis=1) if view else np.zeros((r_, 1))
     shown = np.concatenate(plans, axis=1) if plans else np.zeros((r_, 0))

@@ -274,3 +274,16 @@ def test_long_runs_go_in_smaller_batches(monkeypatch: pytest.MonkeyPatch) -> Non
     batch = observe_batch(run, _gens(2, 5))
     assert sizes == [2, 2, 1]
     np.testing.assert_allclose(batch, np.stack([observe(run, g) for g in _gens(2, 5)]), **TOL)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4),
+    ties=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_the_folded_max_and_argmax_are_numpys(shape: list[int], ties: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-2, 3, shape).astype(float) if ties else rng.standard_normal(shape)
+    np.testing.assert_array_equal(rlsvi_module._max_last(x), x.max(axis=-1))
+    np.testing.assert_array_equal(rlsvi_module._argmax_last(x), x.argmax(axis=-1))
