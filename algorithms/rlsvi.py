@@ -42,7 +42,7 @@ an ex-post, data-dependent figure, with the worst case over datasets (:meth:`Rls
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -155,14 +155,41 @@ def declare_privacy(
     )
 
 
+def _max_last(x: np.ndarray) -> np.ndarray:
+    """``x.max(axis=-1)``, folded with ``np.maximum`` over the (few) entries of the last axis: the same numbers, without
+    numpy's reduction over a short innermost axis, which costs a loop per outer element (the actions of every run)."""
+    out = x[..., 0].copy()
+    for i in range(1, x.shape[-1]):
+        np.maximum(out, x[..., i], out=out)
+    return out
+
+
+def _argmax_last(x: np.ndarray) -> np.ndarray:
+    """``x.argmax(axis=-1)`` of finite ``x`` (the first of equal maxima), folded over the (few) entries of the last
+    axis: numpy's argmax loops over every outer element."""
+    best = x[..., 0].copy()
+    where = np.zeros(best.shape, dtype=np.int64)
+    for i in range(1, x.shape[-1]):
+        better = x[..., i] > best
+        where[better] = i
+        np.maximum(best, x[..., i], out=best)
+    return where
+
+
 class Rlsvi:
-    """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a).
+    """Tabular RLSVI (seed 002's Algorithm 1, Russo's β), vectorised over (h, s, a) and over runs.
 
     Drive it with :func:`dpkit.algorithms.episodes.run_tabular`: :meth:`plan` draws the noise, runs the
     backward induction and returns the greedy policy (H, S) with the perturbed Q-values (H, S, A)
     released as ``"Q-values"``; :meth:`update` adds the episode's visits, rewards (clipped to
     [0, 1]) and transitions. Episodes must come in order 0, 1, …, ``episodes`` − 1, each planned
     then updated.
+
+    ``rng`` is one Generator (or an integer seed): one run. A sequence of Generators, one per run, makes a batch of
+    ``len(rng)`` independent runs (:attr:`runs`): every array that :meth:`plan`, :meth:`update`, :attr:`counts`,
+    :attr:`variances` and :meth:`estimates` take or give gets a leading run axis, and run i draws from ``rng[i]``
+    exactly what an agent of that Generator alone draws. The agent of one Generator is the batch of one (the run
+    axis added on the way in and dropped on the way out): one implementation.
 
     ``beta=None`` is Russo's β_k, a number a constant β; ``sigma`` (``"paper"``, ``"tight"``, a
     number or ``{"Q-values": σ}``) rescales β by (σ/σ_paper)² with σ_paper the declaration's
@@ -171,8 +198,9 @@ class Rlsvi:
 
     Attributes: ``name``, ``declaration`` (:func:`declare_privacy` at these sizes), ``sigmas``
     ({"Q-values": σ} actually used), ``noise_scale`` (the factor on β), ``betas`` (β_k per episode,
-    scaled). :attr:`counts` and :attr:`variances` are n_k(h, s, a) and the noise variances of the
-    episodes planned so far (K, H, S, A); :meth:`run_privacy` their exact per-user privacy.
+    scaled), ``runs`` (``None`` for one run, R for a batch). :attr:`counts` and :attr:`variances` are n_k(h, s, a)
+    and the noise variances of the episodes planned so far (K, H, S, A); :meth:`run_privacy` their exact per-user
+    privacy.
     """
 
     name: str = ALGORITHM
@@ -183,7 +211,7 @@ class Rlsvi:
         actions: int,
         horizon: int,
         episodes: int,
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
         *,
         beta: float | None = None,
         sigma: str | float | Mapping[str, float] = "paper",
@@ -194,7 +222,16 @@ class Rlsvi:
         a_ = check_count("actions", actions)
         h_ = check_count("horizon", horizon)
         k_ = check_count("episodes", episodes)
-        self._rng = check_rng("rng", rng)
+        self._rngs: tuple[np.random.Generator, ...] | None = None
+        if isinstance(rng, Sequence) and not isinstance(rng, str):
+            if not rng:
+                raise ValueError("rng must hold at least one Generator (one per run), got an empty sequence")
+            self._rngs = tuple(check_rng(f"rng[{i}]", g) for i, g in enumerate(rng))
+            self._rng = self._rngs[0]
+        else:
+            self._rng = check_rng("rng", rng)
+        #: The number of runs of a batch (``None``: one run, no run axis).
+        self.runs: int | None = None if self._rngs is None else len(self._rngs)
         if beta is not None:
             beta = check_positive("beta", beta)
         delta = DEFAULT_DELTA if delta is None else check_probability("delta", delta)
@@ -212,27 +249,46 @@ class Rlsvi:
             base = np.full(k_, beta)
         self.betas: np.ndarray = base * self.noise_scale
         self.betas.setflags(write=False)
-        self._n = np.zeros((h_, s_, a_), dtype=np.int64)
-        self._reward_sum = np.zeros((h_, s_, a_))
-        self._next = np.zeros((h_, s_, a_, s_))  # transition counts
-        self._r_hat = np.zeros((h_, s_, a_))
-        self._p_hat = np.zeros((h_, s_, a_, s_))
-        self._counts = np.zeros((k_, h_, s_, a_), dtype=np.int64)
-        self._variances = np.zeros((k_, h_, s_, a_))
-        self._cell_base = np.arange(h_) * (s_ * a_)  # flat (h, s, a) index = h·S·A + s·A + a
-        self._n_flat = self._n.reshape(-1)  # views: updating them updates the (H, S, A[, S]) arrays
-        self._reward_sum_flat = self._reward_sum.reshape(-1)
-        self._r_hat_flat = self._r_hat.reshape(-1)
-        self._next_rows = self._next.reshape(-1, s_)
-        self._p_hat_rows = self._p_hat.reshape(-1, s_)
-        self._p_hat_by_step = self._p_hat.reshape(h_, s_ * a_, s_)
+        r_ = 1 if self.runs is None else self.runs
+        # every statistic has a leading run axis (one run for the agent of one Generator)
+        self._runs_n = np.zeros((r_, h_, s_, a_), dtype=np.int64)
+        self._runs_reward_sum = np.zeros((r_, h_, s_, a_))
+        self._runs_next = np.zeros((r_, h_, s_, a_, s_))  # transition counts
+        self._runs_r_hat = np.zeros((r_, h_, s_, a_))
+        self._runs_p_hat = np.zeros((r_, h_, s_, a_, s_))
+        self._runs_counts = np.zeros((r_, k_, h_, s_, a_), dtype=np.int64)
+        self._runs_variances = np.zeros((r_, k_, h_, s_, a_))
+        # the arrays as the agent shows them: with the run axis for a batch, run 0's (views) for one run
+        shown: Callable[[np.ndarray], np.ndarray] = (lambda x: x[0]) if self.runs is None else (lambda x: x)
+        self._n, self._reward_sum = shown(self._runs_n), shown(self._runs_reward_sum)
+        self._next = shown(self._runs_next)
+        self._r_hat, self._p_hat = shown(self._runs_r_hat), shown(self._runs_p_hat)
+        self._counts, self._variances = shown(self._runs_counts), shown(self._runs_variances)
+        self._cell_base = np.arange(h_) * (s_ * a_)  # flat (h, s, a) index in a run = h·S·A + s·A + a
+        self._run_base = np.arange(r_)[:, None] * (h_ * s_ * a_)  # and run i's cells start at i·H·S·A
+        self._n_flat = self._runs_n.reshape(-1)  # views: updating them updates the (R, H, S, A[, S]) arrays
+        self._reward_sum_flat = self._runs_reward_sum.reshape(-1)
+        self._r_hat_flat = self._runs_r_hat.reshape(-1)
+        self._next_rows = self._runs_next.reshape(-1, s_)
+        self._p_hat_rows = self._runs_p_hat.reshape(-1, s_)
+        self._p_hat_by_step = self._runs_p_hat.reshape(r_, h_, s_ * a_, s_)
         self._planned = 0  # episodes planned
         self._updated = 0  # episodes learnt from
 
     # -- the episodic protocol -------------------------------------------------------------
 
+    def _normals(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Standard normals of one run's ``shape`` from each run's Generator, stacked on the run axis."""
+        if self._rngs is None:
+            return self._rng.standard_normal(shape)[None]
+        out = np.empty((len(self._rngs), *shape))
+        for g, run in zip(self._rngs, out, strict=True):
+            g.standard_normal(out=run)
+        return out
+
     def plan(self, k: int) -> Plan:
-        """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``."""
+        """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``
+        ((H, S) and Q-values (H, S, A); with a leading run axis for a batch)."""
         k = check_index("k", k)
         if k != self._planned or self._updated != self._planned:
             raise ValueError(
@@ -241,23 +297,27 @@ class Rlsvi:
             )
         if k >= self.episodes:
             raise ValueError(f"episode k={k} beyond the agent's {self.episodes} episodes")
-        var = self._variances[k]
-        np.divide(self.betas[k], self._n + 1.0, out=var)
-        q = self._rng.standard_normal(var.shape)
+        var = self._runs_variances[:, k]
+        np.divide(self.betas[k], self._runs_n + 1.0, out=var)
+        q = self._normals(var.shape[1:])
         q *= np.sqrt(var)
-        q += self._r_hat  # q = R̂ + w; the loop adds P̂ᵀV_{h+1} (V_{H+1} = 0)
-        rows = q.reshape(self.horizon, -1)  # views (H, S·A): one matrix-vector product per step
-        p_rows, maximum = self._p_hat_by_step, np.maximum.reduce
-        v = maximum(q[-1], axis=1)
+        q += self._runs_r_hat  # q = R̂ + w; the loop adds P̂ᵀV_{h+1} (V_{H+1} = 0)
+        rows = q.reshape(q.shape[0], self.horizon, -1, 1)  # views (R, H, S·A, 1): one matrix-vector product per step
+        p_rows = self._p_hat_by_step
+        v = _max_last(q[:, -1])
         for h in range(self.horizon - 2, -1, -1):
-            rows[h] += p_rows[h].dot(v)
-            v = maximum(q[h], axis=1)
-        self._counts[k] = self._n
+            rows[:, h] += np.matmul(p_rows[:, h], v[:, :, None])
+            v = _max_last(q[:, h])
+        self._runs_counts[:, k] = self._runs_n
         self._planned += 1
-        return Plan(q.argmax(axis=2), {RELEASE: q})
+        policy = _argmax_last(q)
+        if self.runs is None:
+            return Plan(policy[0], {RELEASE: q[0]})
+        return Plan(policy, {RELEASE: q})
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
-        """Add episode ``k``'s trajectory (states (H+1,), actions (H,), rewards (H,) clipped to [0, 1]).
+        """Add episode ``k``'s trajectory (states (H+1,), actions (H,), rewards (H,) clipped to [0, 1]; with a
+        leading run axis for a batch).
 
         Releases nothing (the Q-values are released when planning).
         """
@@ -266,12 +326,13 @@ class Rlsvi:
             expected = f"k={self._planned - 1}" if self._planned > self._updated else f"plan(k={self._planned}) first"
             raise ValueError(f"update of episode k={k} out of order: expected {expected}")
         h_, s_, a_ = self.horizon, self.states, self.actions
+        lead: tuple[int, ...] = () if self.runs is None else (self.runs,)
         st = np.asarray(states)
         ac = np.asarray(actions)
         r = np.asarray(rewards, dtype=float)
-        if st.shape != (h_ + 1,) or ac.shape != (h_,) or r.shape != (h_,):
+        if st.shape != (*lead, h_ + 1) or ac.shape != (*lead, h_) or r.shape != (*lead, h_):
             raise ValueError(
-                f"a trajectory needs states ({h_ + 1},), actions ({h_},) and rewards ({h_},), "
+                f"a trajectory needs states {(*lead, h_ + 1)}, actions {(*lead, h_)} and rewards {(*lead, h_)}, "
                 f"got {st.shape}, {ac.shape} and {r.shape}"
             )
         if st.dtype.kind not in "iu" or ac.dtype.kind not in "iu":
@@ -282,14 +343,16 @@ class Rlsvi:
             raise ValueError(f"actions must lie in 0..{a_ - 1}, got {ac.tolist()}")
         if not np.isfinite(r).all():
             raise ValueError(f"rewards must be finite, got {r.tolist()}")
-        r = np.minimum(np.maximum(r, 0.0), 1.0)
-        cell = self._cell_base + st[:-1] * a_ + ac  # flat index of (h, s_h, a_h); one cell per step, never repeated
+        r = np.minimum(np.maximum(r, 0.0), 1.0).reshape(-1, h_)
+        st = st.reshape(-1, h_ + 1)
+        # flat index of (run, h, s_h, a_h): one cell per run and step, never repeated
+        cell = self._run_base + self._cell_base + st[:, :-1] * a_ + ac.reshape(-1, h_)
         self._n_flat[cell] += 1
         self._reward_sum_flat[cell] += r
-        self._next_rows[cell, st[1:]] += 1.0
+        self._next_rows[cell, st[:, 1:]] += 1.0
         n = self._n_flat[cell].astype(float)
         self._r_hat_flat[cell] = self._reward_sum_flat[cell] / n
-        self._p_hat_rows[cell] = self._next_rows[cell] / n[:, None]
+        self._p_hat_rows[cell] = self._next_rows[cell] / n[..., None]
         self._updated += 1
         return {}
 
@@ -297,20 +360,21 @@ class Rlsvi:
 
     @property
     def counts(self) -> np.ndarray:
-        """n_k(h, s, a), the visits before each planned episode (read-only, shape (k, H, S, A))."""
-        view = self._counts[: self._planned]
+        """n_k(h, s, a), the visits before each planned episode (read-only, shape (k, H, S, A); (R, k, H, S, A) for a
+        batch)."""
+        view = self._counts[..., : self._planned, :, :, :]
         view.setflags(write=False)
         return view
 
     @property
     def variances(self) -> np.ndarray:
         """The variance β_k/(n_k + 1) of the noise on every Q-value of each planned episode (read-only)."""
-        view = self._variances[: self._planned]
+        view = self._variances[..., : self._planned, :, :, :]
         view.setflags(write=False)
         return view
 
     def estimates(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the current R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells)."""
+        """Copies of the current R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells; run axis first for a batch)."""
         return self._r_hat.copy(), self._p_hat.copy()
 
     def worst_case_mu(self, reward_range: float = 1.0) -> float:
@@ -330,28 +394,41 @@ class Rlsvi:
         )
         return mu / math.sqrt(self.noise_scale) * (1.0 + 2.0**-50)  # β scaled by noise_scale: μ by its −½ power
 
-    def run_privacy(self, reward_range: float = 1.0) -> RlsviRunPrivacy:
-        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances.
+    def run_privacy(self, reward_range: float = 1.0, run: int | None = None) -> RlsviRunPrivacy:
+        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances (of run
+        ``run`` of a batch, which must then be given).
 
         Ex-post: it depends on this run's visit counts (the users' own states and actions), so it is not a
         DP guarantee; the result carries :meth:`worst_case_mu`, the guarantee, as ``mu_worst_case``.
         """
+        if (run is None) != (self.runs is None):
+            raise ValueError(
+                "run must be given for a batch of runs (and only then): "
+                + (f"this agent holds {self.runs} runs" if self.runs is not None else "this agent holds one run")
+            )
         mu_worst_case = self.worst_case_mu(reward_range)
-        return rlsvi_run_privacy(self.counts, self.variances, reward_range=reward_range, mu_worst_case=mu_worst_case)
+        counts, variances = self.counts, self.variances
+        if run is not None:
+            i = check_index("run", run)
+            if i >= len(counts):
+                raise ValueError(f"run must be < {len(counts)}, got {run}")
+            counts, variances = counts[i], variances[i]
+        return rlsvi_run_privacy(counts, variances, reward_range=reward_range, mu_worst_case=mu_worst_case)
 
 
 def make_agent(
     name: str,
     env: TabularMDP,
     episodes: int,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | Sequence[np.random.Generator],
     *,
     epsilon: float | None = None,
     delta: float | None = None,
     sigma: str | float | Mapping[str, float] = "paper",
     **options: Any,
 ) -> Rlsvi:
-    """An :class:`Rlsvi` agent sized to ``env`` for ``episodes`` episodes.
+    """An :class:`Rlsvi` agent sized to ``env`` for ``episodes`` episodes (a batch of runs for a sequence of
+    Generators, one per run).
 
     ``name`` must be ``"rlsvi"``; the only option is ``beta`` (``None``: Russo's β_k; a number: a
     constant β). ``sigma``, ``epsilon`` and ``delta`` as in :class:`Rlsvi`.
@@ -449,9 +526,60 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
     after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
     them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
-    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same)."""
-    from .episodes import play_episode
-    from .observers import SIGNAL_CAP, Trace
+    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same).
+
+    It is :func:`observe_batch` of one run."""
+    return observe_batch(run, [rng])[0]
+
+
+def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """:func:`observe` of many runs: one row per Generator of ``rngs``, row i what ``observe(run, rngs[i])`` gives.
+
+    dpkit's own RLSVI (the setting names no implementation, and :class:`Rlsvi`'s methods are the shipped ones) plays
+    the runs at once: one agent of a Generator per run, its arrays and the auditor's along a leading run axis, in
+    batches of at most :data:`BATCH_BYTES` of per-plan arrays. An implementation under test (a user's class, a
+    mutant) is built and played run by run, by the same observer code.
+
+    Args:
+        run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        rngs: one Generator per run.
+
+    Returns:
+        The runs' rows (len(rngs), width), row i that of the run of ``rngs[i]``.
+    """
+    env = run.world[0]
+    make: Callable[..., Any] = run.make_agent  # a Generator, or (dpkit's own agent) a sequence of them
+    gens = list(rngs)
+    if not _batched(run):
+        return np.concatenate([_observe(run, make(g, env)) for g in gens], axis=0)
+    # every plan's counts and variances (the agent's) and whitened Q-values and signals (the observer's), per run
+    cells = env.horizon * env.states * env.actions
+    size = max(1, BATCH_BYTES // (8 * cells * (8 * int(run.setting.episodes) + 3 * env.states)))
+    return np.concatenate([_observe(run, make(gens[i : i + size], env)) for i in range(0, len(gens), size)], axis=0)
+
+
+#: The most bytes of per-plan arrays one batch of :func:`observe_batch` holds: long runs (K users) go in smaller
+#: batches.
+BATCH_BYTES = 1 << 27
+
+
+#: The methods of the shipped :class:`Rlsvi` that its batches run: a class patched in place (a test's monkeypatch)
+#: is an implementation under test, played run by run.
+_SHIPPED = {name: Rlsvi.__dict__[name] for name in ("__init__", "_normals", "plan", "update")}
+
+
+def _batched(run: ObservedRun) -> bool:
+    """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
+    if getattr(run.setting, "implementation", None) is not None:
+        return False
+    return all(Rlsvi.__dict__.get(name) is method for name, method in _SHIPPED.items())
+
+
+def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
+    """The rows of :func:`observe` of the runs of ``agent``: a batch (``agent.runs`` = R) or one run (an agent
+    without a run axis, treated as the batch of one)."""
+    from .episodes import play_episodes
+    from .rows import PLAN_DECIMALS, SIGNAL_CAP
 
     s = run.setting
     env, users, canaries = run.world
@@ -459,58 +587,95 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     users = users.replace(j, canaries[run.which])
     rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
     declared = run.sensitivities[RELEASE]
-    agent = run.make_agent(rng, env)
     claim_betas = _claim_betas(s, float(run.claim_sigmas[RELEASE]))
+    one = getattr(agent, "runs", None) is None
+    r_ = 1 if one else int(agent.runs)
     h_, s_, a_ = env.horizon, env.states, env.actions
-    n = np.zeros((h_, s_, a_))
-    reward_sum = np.zeros((h_, s_, a_))  # under D
-    next_counts = np.zeros((h_, s_, a_, s_))
-    steps = np.arange(h_)
+    n = np.zeros((r_, h_, s_, a_))
+    reward_sum = np.zeros((r_, h_, s_, a_))  # under D
+    next_counts = np.zeros((r_, h_, s_, a_, s_))
+    every, steps = np.arange(r_)[:, None], np.arange(h_)
     cells: tuple[np.ndarray, np.ndarray] | None = None
     # the canaries' clipped rewards: the model of a correct implementation (their raw rewards lie beyond [0, 1])
     change = np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)
     allowed = np.minimum(np.abs(rewards1 - rewards0), declared)
-    trace = Trace()
+    # each part (R, m): residuals with their signals (None: coordinates with no signal of their own, signal 0);
+    # the signals, allowed signals and signals at the σ used of the signal parts; the view; the plans after her
+    part_r: list[tuple[np.ndarray, np.ndarray | None]] = []
+    part_a: list[np.ndarray] = []
+    part_claim: list[np.ndarray] = []
+    part_used: list[np.ndarray] = []
+    view: list[np.ndarray] = []
+    plans: list[np.ndarray] = []
+
     for k in range(s.episodes):
         plan = agent.plan(k)
-        q = np.asarray(plan.released["Q-values"])
+        q = np.asarray(plan.released["Q-values"], dtype=float)
         policy = np.asarray(plan.policy)
+        if one:
+            q, policy = q[None], policy[None]
         if run.observer == "policies" and k > j:
-            trace.view.append(np.eye(a_)[policy].ravel())
+            view.append(np.eye(a_)[policy].reshape(r_, -1))
         elif k > j:  # the whole view: the greedy plans served after her
-            trace.plan(policy)
+            plans.append(np.round(policy.reshape(r_, -1).astype(float), PLAN_DECIMALS) + 0.0)
         # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
-        v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])  # V_{h+1} from the released Q
+        v_next = np.concatenate([_max_last(q)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
         visits = np.maximum(n, 1.0)
-        mean0 = reward_sum / visits + np.einsum("hsat,ht->hsa", next_counts / visits[..., None], v_next)
+        expected_next = np.matmul(next_counts.reshape(r_, h_, s_ * a_, s_), v_next[..., None])
+        mean0 = (reward_sum + expected_next.reshape(r_, h_, s_, a_)) / visits
         sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
         r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
         if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
-            cs, ca = cells
-            mine = np.zeros((h_, s_, a_), dtype=bool)
-            mine[steps, cs, ca] = True
-            sd_used = np.sqrt(agent.betas[k] / (n[steps, cs, ca] + 1.0))
-            here = n[steps, cs, ca]
-            trace.add(
-                r[steps, cs, ca],
-                change / here / sd_claim[steps, cs, ca],
-                allowed / here / sd_claim[steps, cs, ca],
-                np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP),
+            mine = np.zeros((r_, h_, s_, a_), dtype=bool)
+            mine[(every, steps, *cells)] = True
+            here = n[(every, steps, *cells)]
+            sd_here = sd_claim[(every, steps, *cells)]
+            sd_used = np.sqrt(agent.betas[k] / (here + 1.0))
+            part_a.append(change / here / sd_here)
+            part_r.append((r[(every, steps, *cells)], part_a[-1]))
+            part_claim.append(allowed / here / sd_here)
+            part_used.append(
+                np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP)
             )
-            trace.extra(r[~mine])
+            part_r.append((r[~mine].reshape(r_, -1), None))  # run by run, every other cell in (h, s, a) order
         else:
-            trace.extra(r)
-        traj = play_episode(env, policy, users[k], None)
+            part_r.append((r.reshape(r_, -1), None))
+        st, ac, rw = play_episodes(env, policy, users[k], None)
+        visited = (every, steps, st[:, :-1], ac)
         if k == j:
-            cells = (traj[0][:-1], traj[1])
-        st, ac, rw = traj
-        n[steps, st[:-1], ac] += 1.0
-        reward_sum[steps, st[:-1], ac] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
-        next_counts[steps, st[:-1], ac, st[1:]] += 1.0
-        agent.update(k, *traj)
-    if not any(np.any(a) for a in trace.a):
-        trace.add(np.zeros(1), np.zeros(1), np.zeros(1))  # the last user: nothing released after her
-    return trace.row(run.white_box)
+            cells = (st[:, :-1], ac)
+        n[visited] += 1.0
+        reward_sum[visited] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
+        next_counts[(*visited, st[:, 1:])] += 1.0
+        if one:
+            agent.update(k, st[0], ac[0], rw[0])
+        else:
+            agent.update(k, st, ac, rw)
+    none = np.zeros((r_, 0))
+    silent = ~np.any(np.concatenate([none, *part_a], axis=1) != 0, axis=1)
+    if silent.any():  # the last user: nothing released after her
+        if not silent.all():  # pragma: no cover - the signals' support is the canaries', the same in every run
+            raise RuntimeError("runs of one setting disagree on whether anything was released after the changed user")
+        part_r.append((np.zeros((r_, 1)), None))
+    used = np.concatenate([none, *part_used], axis=1)
+    claim = np.concatenate([none, *part_claim], axis=1)
+    mu_used = np.sqrt(np.einsum("ri,ri->r", used, used))
+    mu_claim = np.sqrt(np.einsum("ri,ri->r", claim, claim))
+    if run.white_box:  # the residuals, then their signals (0 where a part has none)
+        body = np.zeros((r_, 2 * sum(x.shape[1] for x, _ in part_r)))
+        at = 0
+        for x, _ in part_r:
+            body[:, at : at + x.shape[1]] = x
+            at += x.shape[1]
+        for x, a in part_r:
+            if a is not None:
+                body[:, at : at + x.shape[1]] = a
+            at += x.shape[1]
+    else:
+        body = np.concatenate(view, axis=1) if view else np.zeros((r_, 1))
+    shown = np.concatenate(plans, axis=1) if plans else np.zeros((r_, 0))
+    columns = np.full((r_, 1), float(shown.shape[1]))
+    return np.concatenate([body, shown, columns, mu_used[:, None], mu_claim[:, None]], axis=1)
 
 
 def _claim_betas(setting: Any, claim_sigma: float) -> np.ndarray:
@@ -621,6 +786,7 @@ REGISTRATIONS = (
             white_box=("q-values",),
             world=audit_world,
             observe=observe,
+            observe_batch=observe_batch,
             positions=audit_positions,
             # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
             # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
