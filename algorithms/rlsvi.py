@@ -68,7 +68,6 @@ from dpkit.accountant.validation import (
 from .envs.catalog import make_environment
 from .envs.tabular import TabularMDP, Users
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
-from .observers import ObservedRun, OneRun, OneRunView
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
@@ -155,7 +154,7 @@ def declare_privacy(
     )
 
 
-def _max_last(x: np.ndarray) -> np.ndarray:
+def max_last(x: np.ndarray) -> np.ndarray:
     """``x.max(axis=-1)``, folded with ``np.maximum`` over the (few) entries of the last axis: the same numbers, without
     numpy's reduction over a short innermost axis, which costs a loop per outer element (the actions of every run)."""
     out = x[..., 0].copy()
@@ -304,10 +303,10 @@ class Rlsvi:
         q += self._runs_r_hat  # q = R̂ + w; the loop adds P̂ᵀV_{h+1} (V_{H+1} = 0)
         rows = q.reshape(q.shape[0], self.horizon, -1, 1)  # views (R, H, S·A, 1): one matrix-vector product per step
         p_rows = self._p_hat_by_step
-        v = _max_last(q[:, -1])
+        v = max_last(q[:, -1])
         for h in range(self.horizon - 2, -1, -1):
             rows[:, h] += np.matmul(p_rows[:, h], v[:, :, None])
-            v = _max_last(q[:, h])
+            v = max_last(q[:, h])
         self._runs_counts[:, k] = self._runs_n
         self._planned += 1
         policy = _argmax_last(q)
@@ -491,261 +490,6 @@ def rlsvi_run(
     return run, agent.run_privacy()
 
 
-# -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
-
-
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: the relation changes rewards only, so both start in and walk state 0, with raw
-    rewards −1 against 2 — beyond [0, 1], so only the algorithm's own clipping keeps the difference at the declared
-    ΔR̂ <= 1/n; every other user starts in and walks state S − 1, so none shares a cell with the changed one: her
-    cells keep n = 1, the declaration's worst case, in every later release."""
-    from .observers import tabular_world
-
-    return tabular_world(setting, (-1.0, 2.0), same_states=True)
-
-
-def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The first, middle and last user a release holds (user K − 2: the last user's rewards are never released);
-    share of user k: the declared μ² of the releases after her over that of all K − 1 later releases — each release
-    holds her H cells at n = 1 with noise β_k/2, so plan k weighs 1/β_k (:func:`_claim_betas`)."""
-    from .observers import later_release_positions
-
-    named = later_release_positions(setting)
-    weights = 1.0 / _claim_betas(setting, 1.0)[1:]  # plans 1 … K − 1 (0-based): the ones after some user
-    tail = np.concatenate([np.cumsum(weights[::-1])[::-1], [0.0]])
-    shares = tail / tail[0]
-    if index is not None:
-        later_release_positions(setting, index)  # validates the index
-        return float(shares[index])
-    assert isinstance(named, dict)
-    return {name: (i, float(shares[i])) for name, (i, _) in named.items()}
-
-
-def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
-    RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
-    after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
-    them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
-    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same).
-
-    It is :func:`observe_batch` of one run."""
-    return observe_batch(run, [rng])[0]
-
-
-def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """:func:`observe` of many runs: one row per Generator of ``rngs``, row i what ``observe(run, rngs[i])`` gives.
-
-    dpkit's own RLSVI (the setting names no implementation, and :class:`Rlsvi`'s methods are the shipped ones) plays
-    the runs at once: one agent of a Generator per run, its arrays and the auditor's along a leading run axis, in
-    batches of at most :data:`BATCH_BYTES` of per-plan arrays. An implementation under test (a user's class, a
-    mutant) is built and played run by run, by the same observer code.
-
-    Args:
-        run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
-        rngs: one Generator per run.
-
-    Returns:
-        The runs' rows (len(rngs), width), row i that of the run of ``rngs[i]``.
-    """
-    env = run.world[0]
-    make: Callable[..., Any] = run.make_agent  # a Generator, or (dpkit's own agent) a sequence of them
-    gens = list(rngs)
-    if not _batched(run):
-        return np.concatenate([_observe(run, make(g, env)) for g in gens], axis=0)
-    # every plan's counts and variances (the agent's) and whitened Q-values and signals (the observer's), per run
-    cells = env.horizon * env.states * env.actions
-    size = max(1, BATCH_BYTES // (8 * cells * (8 * int(run.setting.episodes) + 3 * env.states)))
-    return np.concatenate([_observe(run, make(gens[i : i + size], env)) for i in range(0, len(gens), size)], axis=0)
-
-
-#: The most bytes of per-plan arrays one batch of :func:`observe_batch` holds: long runs (K users) go in smaller
-#: batches.
-BATCH_BYTES = 1 << 27
-
-
-#: The methods of the shipped :class:`Rlsvi` that its batches run: a class patched in place (a test's monkeypatch)
-#: is an implementation under test, played run by run.
-_SHIPPED = {name: Rlsvi.__dict__[name] for name in ("__init__", "_normals", "plan", "update")}
-
-
-def _batched(run: ObservedRun) -> bool:
-    """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
-    if getattr(run.setting, "implementation", None) is not None:
-        return False
-    return all(Rlsvi.__dict__.get(name) is method for name, method in _SHIPPED.items())
-
-
-def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
-    """The rows of :func:`observe` of the runs of ``agent``: a batch (``agent.runs`` = R) or one run (an agent
-    without a run axis, treated as the batch of one)."""
-    from .episodes import play_episodes
-    from .rows import PLAN_DECIMALS, SIGNAL_CAP
-
-    s = run.setting
-    env, users, canaries = run.world
-    j = run.index
-    users = users.replace(j, canaries[run.which])
-    rewards0, rewards1 = canaries[0].rewards, canaries[1].rewards
-    declared = run.sensitivities[RELEASE]
-    claim_betas = _claim_betas(s, float(run.claim_sigmas[RELEASE]))
-    one = getattr(agent, "runs", None) is None
-    r_ = 1 if one else int(agent.runs)
-    h_, s_, a_ = env.horizon, env.states, env.actions
-    n = np.zeros((r_, h_, s_, a_))
-    reward_sum = np.zeros((r_, h_, s_, a_))  # under D
-    next_counts = np.zeros((r_, h_, s_, a_, s_))
-    every, steps = np.arange(r_)[:, None], np.arange(h_)
-    cells: tuple[np.ndarray, np.ndarray] | None = None
-    # the canaries' clipped rewards: the model of a correct implementation (their raw rewards lie beyond [0, 1])
-    change = np.clip(rewards1, 0.0, 1.0) - np.clip(rewards0, 0.0, 1.0)
-    allowed = np.minimum(np.abs(rewards1 - rewards0), declared)
-    # each part (R, m): residuals with their signals (None: coordinates with no signal of their own, signal 0);
-    # the signals, allowed signals and signals at the σ used of the signal parts; the view; the plans after her
-    part_r: list[tuple[np.ndarray, np.ndarray | None]] = []
-    part_a: list[np.ndarray] = []
-    part_claim: list[np.ndarray] = []
-    part_used: list[np.ndarray] = []
-    view: list[np.ndarray] = []
-    plans: list[np.ndarray] = []
-
-    for k in range(s.episodes):
-        plan = agent.plan(k)
-        q = np.asarray(plan.released["Q-values"], dtype=float)
-        policy = np.asarray(plan.policy)
-        if one:
-            q, policy = q[None], policy[None]
-        if run.observer == "policies" and k > j:
-            view.append(np.eye(a_)[policy].reshape(r_, -1))
-        elif k > j:  # the whole view: the greedy plans served after her
-            plans.append(np.round(policy.reshape(r_, -1).astype(float), PLAN_DECIMALS) + 0.0)
-        # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
-        v_next = np.concatenate([_max_last(q)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
-        visits = np.maximum(n, 1.0)
-        expected_next = np.matmul(next_counts.reshape(r_, h_, s_ * a_, s_), v_next[..., None])
-        mean0 = (reward_sum + expected_next.reshape(r_, h_, s_, a_)) / visits
-        sd_claim = np.sqrt(claim_betas[k] / (n + 1.0))
-        r = np.clip((q - mean0) / sd_claim, -SIGNAL_CAP, SIGNAL_CAP)
-        if cells is not None:  # her cells in a plan after her: ΔR̂ = Δr/n
-            mine = np.zeros((r_, h_, s_, a_), dtype=bool)
-            mine[(every, steps, *cells)] = True
-            here = n[(every, steps, *cells)]
-            sd_here = sd_claim[(every, steps, *cells)]
-            sd_used = np.sqrt(agent.betas[k] / (here + 1.0))
-            part_a.append(change / here / sd_here)
-            part_r.append((r[(every, steps, *cells)], part_a[-1]))
-            part_claim.append(allowed / here / sd_here)
-            part_used.append(
-                np.where(sd_used > 0, np.abs(change) / here / np.where(sd_used > 0, sd_used, 1.0), SIGNAL_CAP)
-            )
-            part_r.append((r[~mine].reshape(r_, -1), None))  # run by run, every other cell in (h, s, a) order
-        else:
-            part_r.append((r.reshape(r_, -1), None))
-        st, ac, rw = play_episodes(env, policy, users[k], None)
-        visited = (every, steps, st[:, :-1], ac)
-        if k == j:
-            cells = (st[:, :-1], ac)
-        n[visited] += 1.0
-        reward_sum[visited] += np.clip(rewards0 if k == j else rw, 0.0, 1.0)
-        next_counts[(*visited, st[:, 1:])] += 1.0
-        if one:
-            agent.update(k, st[0], ac[0], rw[0])
-        else:
-            agent.update(k, st, ac, rw)
-    none = np.zeros((r_, 0))
-    silent = ~np.any(np.concatenate([none, *part_a], axis=1) != 0, axis=1)
-    if silent.any():  # the last user: nothing released after her
-        if not silent.all():  # pragma: no cover - the signals' support is the canaries', the same in every run
-            raise RuntimeError("runs of one setting disagree on whether anything was released after the changed user")
-        part_r.append((np.zeros((r_, 1)), None))
-    used = np.concatenate([none, *part_used], axis=1)
-    claim = np.concatenate([none, *part_claim], axis=1)
-    mu_used = np.sqrt(np.einsum("ri,ri->r", used, used))
-    mu_claim = np.sqrt(np.einsum("ri,ri->r", claim, claim))
-    if run.white_box:  # the residuals, then their signals (0 where a part has none)
-        body = np.zeros((r_, 2 * sum(x.shape[1] for x, _ in part_r)))
-        at = 0
-        for x, _ in part_r:
-            body[:, at : at + x.shape[1]] = x
-            at += x.shape[1]
-        for x, a in part_r:
-            if a is not None:
-                body[:, at : at + x.shape[1]] = a
-            at += x.shape[1]
-    else:
-        body = np.concatenate(view, axis=1) if view else np.zeros((r_, 1))
-    shown = np.concatenate(plans, axis=1) if plans else np.zeros((r_, 0))
-    columns = np.full((r_, 1), float(shown.shape[1]))
-    return np.concatenate([body, shown, columns, mu_used[:, None], mu_claim[:, None]], axis=1)
-
-
-def _claim_betas(setting: Any, claim_sigma: float) -> np.ndarray:
-    """β_k (k = 1 … K) at the claim's σ: the noise a correct RLSVI at the claim adds — Russo's β_k, or the
-    ``beta`` option, rescaled by (σ_claim/σ_paper)² as :class:`Rlsvi` rescales it — from the declaration alone."""
-    options = dict(setting.options)
-    s_, a_, h_, k_ = setting.states, setting.actions, setting.horizon, setting.episodes
-    beta = options.get("beta")
-    declaration = declare_privacy(s_, a_, h_, k_, setting.epsilon, setting.delta, beta=beta)
-    scale = (claim_sigma / declaration.releases[0].sigma_paper) ** 2
-    if beta is None:
-        return 0.5 * s_ * h_**3 * np.log(2.0 * h_ * s_ * a_ * np.arange(1, k_ + 1, dtype=float)) * scale
-    return np.full(k_, float(beta) * scale)
-
-
-def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the released Q-values.
-
-    States and actions are public under RLSVI's relation, so the auditor knows every cell's visits n and P̂, and
-    reads from each plan the residual r = Q − P̂ᵀV_{h+1} (V from the same released Q) = R̂ + w at every cell. At
-    user k's cells, n_{k+1}·r_{k+1} − n_k·r_k is her own (clipped) reward plus the two plans' noise — the other
-    users' rewards cancel, so each user is seen alone. Her score sums these over her H cells, each centred between
-    the two canaries' clipped rewards and weighted by their difference over the variance a correct RLSVI at the
-    claim gives it: β_{k+1}(n + 1)²/(n + 2) + β_k n²/(n + 1), n her cell's visits before her (β_k from the
-    declaration at the claim's σ, :func:`_claim_betas`). Reach: the median over users of that score's μ with the
-    difference at the declared Δ — at most √(2H/β) for the first visitor of her cells, where the declaration
-    allows every later release its worst case n = 1: about the claim's μ/√K, so a one-run audit of RLSVI says
-    ``inconclusive`` (its many-run audit at K = 2 is the one that reaches the worst case). The last user's
-    rewards are never released: she scores 0."""
-    from .episodes import play_episode
-
-    if run.observer != "q-values":
-        raise ValueError(f"one-run audits of {ALGORITHM} read the released Q-values, not {run.observer!r}")
-    env, _, canaries = run.world
-    agent = run.make_agent(rng, env)
-    h_, s_, a_ = env.horizon, env.states, env.actions
-    users = len(run.coins)
-    betas = _claim_betas(run.setting, float(run.claim_sigmas[RELEASE]))
-    delta_r = float(run.sensitivities[RELEASE])
-    clipped = [np.clip(np.asarray(c.rewards, dtype=float), 0.0, 1.0) for c in canaries]
-    diff, centre = clipped[1] - clipped[0], 0.5 * (clipped[0] + clipped[1])
-    steps = np.arange(h_)
-    n = np.zeros((h_, s_, a_))
-    next_counts = np.zeros((h_, s_, a_, s_))
-    scores = np.zeros(users)
-    reach = np.zeros(users)
-    previous: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None  # her cells, n before, n·r
-    for k, coin in enumerate(run.coins):
-        plan = agent.plan(k)
-        q = np.asarray(plan.released[RELEASE], dtype=float)
-        v_next = np.concatenate([q.max(axis=2)[1:], np.zeros((1, s_))])
-        p_hat = next_counts / np.maximum(n, 1.0)[..., None]
-        residual = q - np.einsum("hsat,ht->hsa", p_hat, v_next)  # R̂ + w at every cell
-        if previous is not None:
-            cs, ca, before, weighted = previous
-            d = (before + 1.0) * residual[steps, cs, ca] - weighted  # her clipped reward + noise
-            var = betas[k] * (before + 1.0) ** 2 / (before + 2.0) + betas[k - 1] * before**2 / (before + 1.0)
-            scores[k - 1] = float(np.sum(diff * (d - centre) / var))
-            reach[k - 1] = delta_r * math.sqrt(float(np.sum(1.0 / var)))
-        states, actions, rewards = play_episode(env, np.asarray(plan.policy), canaries[int(coin)], None)
-        cs, ca = states[:-1], actions
-        before = n[steps, cs, ca].copy()
-        previous = (cs, ca, before, before * residual[steps, cs, ca])
-        n[steps, cs, ca] += 1.0
-        next_counts[steps, cs, ca, states[1:]] += 1.0
-        agent.update(k, states, actions, rewards)
-        run.advance()
-    return OneRunView(scores, "q-values", float(np.median(reach)))
-
-
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
     return declare_privacy(p["states"], p["actions"], p["horizon"], p["episodes"], epsilon, delta, beta=p.get("beta"))
 
@@ -784,15 +528,15 @@ REGISTRATIONS = (
         audit=AuditSpec(
             observers=("q-values", "policies"),
             white_box=("q-values",),
-            world=audit_world,
-            observe=observe,
-            observe_batch=observe_batch,
-            positions=audit_positions,
+            world="dpkit.algorithms.rlsvi_audit:audit_world",
+            observe="dpkit.algorithms.rlsvi_audit:observe",
+            observe_batch="dpkit.algorithms.rlsvi_audit:observe_batch",
+            positions="dpkit.algorithms.rlsvi_audit:audit_positions",
             # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
             # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
             defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
             closed_form=_closed_form,
-            one_run=one_run,
+            one_run="dpkit.algorithms.rlsvi_audit:one_run",
             canaries=(
                 "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
                 "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "
