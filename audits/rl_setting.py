@@ -380,7 +380,7 @@ def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarr
         return _release(dataset, rng, n)
 
 
-def _release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
+def _release(dataset: RlDataset, rng: np.random.Generator, n: int, *, batched: bool = True) -> np.ndarray:
     s = dataset.setting
     observe = audited_spec(s).hook("observe")
     assert observe is not None
@@ -395,8 +395,8 @@ def _release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray
         make_agent=functools.partial(make_setting_agent, s),
     )
     children = rng.spawn(check_count("n", n))
-    batch = audited_spec(s).hook("observe_batch")
-    if batch is None:
+    batch = audited_spec(s).hook("observe_batch") if batched else None
+    if batch is None:  # one run at a time (bench/rl_throughput.py measures this path against the batches)
         return np.stack([observe(run, child) for child in children])
     return np.concatenate(
         [batch(run, children[i : i + BATCH_RUNS]) for i in range(0, len(children), BATCH_RUNS)], axis=0
