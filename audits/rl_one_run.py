@@ -19,8 +19,8 @@ LDP-UCRL-VTR and a user's own local-DP agent. An algorithm whose releases mix us
 Private-OFU-RL (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`: each user from the p-sums holding
 her, the other users' coins as noise), with the μ per user such scores could show at the claim (their *reach*,
 from the declaration) setting the audit's power; and RLSVI's released Q-values
-(:func:`dpkit.algorithms.rlsvi_audit.one_run`: each user's own reward from two consecutive plans, seen alone, but at about the claim's μ/√K among K users — its
-many-run audit at K = 2 is the one that reaches the worst case).
+(:func:`dpkit.algorithms.rlsvi_audit.one_run`: each user's own reward from two consecutive plans, seen alone, but at
+about the claim's μ/√K among K users — its many-run audit at K = 2 is the one that reaches the worst case).
 """
 
 from __future__ import annotations
