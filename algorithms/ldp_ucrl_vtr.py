@@ -757,14 +757,12 @@ def _cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any)
     norm = np.linalg.norm(delta, axis=-1)
     unit = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     steps = unit.shape[1]
-    out = np.zeros((unit.shape[0], steps, steps))
-    for b in range(steps):
-        rest = unit - np.einsum("rgm,rm->rg", unit, unit[:, b])[..., None] * unit[:, None, b]
-        size = np.linalg.norm(rest, axis=-1)
-        keep = size > 1e-9
-        keep[:, b] = False
-        projected = np.einsum("rgm,rm->rg", rest / np.where(keep, size, 1.0)[..., None], residual[:, b])
-        out[:, b] = np.where(keep, projected, 0.0)
+    # rest[:, b, g]: d_g's unit less its part along d_b
+    rest = unit[:, None, :, :] - np.einsum("rgm,rbm->rbg", unit, unit)[..., None] * unit[:, :, None, :]
+    size = np.linalg.norm(rest, axis=-1)
+    keep = (size > 1e-9) & ~np.eye(steps, dtype=bool)
+    projected = np.einsum("rbgm,rbm->rbg", rest / np.where(keep, size, 1.0)[..., None], residual)
+    out = np.where(keep, projected, 0.0)
     scale = np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma
     return _over(out, scale)
 
@@ -782,13 +780,15 @@ class _RunsTrace:
 
     def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray) -> None:
         """As :meth:`~dpkit.algorithms.rows.Trace.add`, each with a leading run axis."""
-        for part, x in zip((self.r, self.a, self.a_claim, self.a_used), (r, a, a_claim, a_used)):
-            part.append(np.broadcast_to(np.asarray(x, dtype=float), np.shape(r)).reshape(self.runs, -1))
+        self.r.append(np.reshape(r, (self.runs, -1)))
+        self.a.append(np.reshape(a, (self.runs, -1)))
+        self.a_claim.append(np.reshape(a_claim, (self.runs, -1)))
+        self.a_used.append(np.reshape(a_used, (self.runs, -1)))
 
     def extra(self, r: np.ndarray) -> None:
-        """As :meth:`~dpkit.algorithms.rows.Trace.extra`, with a leading run axis."""
-        z = np.zeros(np.shape(r))
-        self.add(r, z, z, z)
+        """As :meth:`~dpkit.algorithms.rows.Trace.extra`, with a leading run axis (its signals 0)."""
+        self.r.append(np.reshape(r, (self.runs, -1)))
+        self.a.append(np.zeros(self.r[-1].shape))
 
     def read(self, votes: np.ndarray) -> None:
         """As :meth:`~dpkit.algorithms.rows.Trace.read`, one vote per run."""
@@ -797,13 +797,14 @@ class _RunsTrace:
         self.add((a * (votes > 0.0))[:, None], a[:, None], z, z)
 
     def rows(self) -> np.ndarray:
-        """Every run's row: [r, a, P = 0, μ, μ_claim]."""
+        """Every run's row: [r, a, P = 0, μ, μ_claim] (μ over the signals of :meth:`add`: extras add 0)."""
         a_claim = np.concatenate(self.a_claim, axis=1)
         used = np.concatenate(self.a_used, axis=1)
         mu_claim = np.sqrt(np.einsum("rn,rn->r", a_claim, a_claim))
         mu_used = np.sqrt(np.einsum("rn,rn->r", used, used))
-        body = np.concatenate([*self.r, *self.a], axis=1)
-        return np.concatenate([body, np.zeros((self.runs, 1)), mu_used[:, None], mu_claim[:, None]], axis=1)
+        return np.concatenate(
+            [*self.r, *self.a, np.zeros((self.runs, 1)), mu_used[:, None], mu_claim[:, None]], axis=1, dtype=float
+        )
 
 
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
