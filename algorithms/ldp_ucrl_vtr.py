@@ -128,6 +128,7 @@ __all__ = [
     "declare_privacy",
     "LdpUcrlVtr",
     "make_agent",
+    "batched",
     "observe",
     "observe_batch",
 ]
@@ -631,13 +632,28 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 def batched(run: ObservedRun) -> bool:
     """Whether the audit's runs of ``run`` go through the agent's run axis: dpkit's own LDP-UCRL-VTR (no
     implementation under test — a mutant or a user's class overrides the scalar methods and runs one by one) under
-    the messages observer."""
+    the messages observer.
+
+    Args:
+        run: the audit's run.
+
+    Returns:
+        True where :func:`observe_batch` simulates the runs along the agent's run axis.
+    """
     return getattr(run.setting, "implementation", None) is None and run.observer == "messages"
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run: the batch of one of
-    :func:`observe_batch` where the batch applies, else ``observe_messages`` itself."""
+    :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
+
+    Args:
+        run: the audit's run (setting, dataset, world, claim).
+        rng: the run's Generator.
+
+    Returns:
+        The run's row.
+    """
     if batched(run):
         return observe_batch(run, [rng])[0]
     return observe_messages(run, rng)
