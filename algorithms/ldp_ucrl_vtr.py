@@ -67,7 +67,7 @@ S = 2 (d = 8) at ε = 10 learns in a few hundred episodes (cumulative regret ~60
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,7 +91,18 @@ from dpkit.accountant.validation import (
 )
 
 from .envs.tabular import TabularMDP
-from .episodes import per_step, resolve_sigmas, step_column
+from .episodes import per_step, play_episodes, resolve_sigmas, step_column
+from .observers import (
+    MAX_COORDINATES,
+    ObservedRun,
+    _claim_whitening,
+    _over,
+    flat,
+    observe_messages,
+    project,
+)
+from .reused_noise import CounterNodes, changed_user_vote
+from .rows import SIGNAL_CAP
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
@@ -117,6 +128,9 @@ __all__ = [
     "declare_privacy",
     "LdpUcrlVtr",
     "make_agent",
+    "batched",
+    "observe",
+    "observe_batch",
 ]
 
 ALGORITHM = "ldp-ucrl-vtr"
@@ -306,23 +320,29 @@ class LdpUcrlVtr(VtrAgent):
     number or ``{release: σ}`` — gives σ_Λ and σ_u (:func:`dpkit.algorithms.episodes.resolve_sigmas`; 0
     turns the noise off). The user clips V_{k,h+1} to [0, value_bound] and φ to feature_bound before
     adding noise (what the sensitivities assume), and draws the noise from ``rng`` (a Generator or
-    an integer seed). ``bonus``, ``bonus_scale`` (default per mode,
+    an integer seed). ``rng`` a sequence of R Generators makes a batch of R independent runs (``runs`` = R): every
+    array of the protocol (plans, trajectories, messages, regression inputs, Λ and u) gets a leading run axis, and
+    run i draws from ``rng[i]`` exactly what the agent with that Generator alone draws; the agent of one Generator
+    is the batch of one. ``bonus``, ``bonus_scale`` (default per mode,
     :data:`DEFAULT_LDP_BONUS_SCALE`), ``shift_scale``, ``regularizer`` λ and ``failure_probability``
     α as in the module docstring. ``episodes`` K enters the union bound of the shift. The planner
     itself caps Q at the largest return-to-go, not at value_bound: an MDP whose values exceed
     value_bound stays private but its regression targets are clipped (biased) — pick the reading or
     value_bound to fit the rewards.
 
-    Attributes: ``sigmas`` {"ΔΛ_h": σ_Λ, "Δu_h": σ_u}, ``declaration``, ``shift`` (r of the last plan).
+    Attributes: ``sigmas`` {"ΔΛ_h": σ_Λ, "Δu_h": σ_u}, ``declaration``, ``shift`` (r of the last plan; the same in
+    every run), ``runs`` (R, or None for one run), ``rng`` (the Generator; a batch's first) and ``rngs`` (every
+    run's).
     """
 
     name = ALGORITHM
+    _run_axis = True
 
     def __init__(
         self,
         env: TabularMDP,
         episodes: int,
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
         *,
         epsilon: float,
         delta: float,
@@ -346,6 +366,7 @@ class LdpUcrlVtr(VtrAgent):
         features = check_choice("features", features, ("auto", *FEATURES))
         if features == "auto":  # §6's one-hot features, unless d = S²A is beyond dense algebra per user and step
             features = "one-hot" if env.states**2 * env.actions <= AUTO_FEATURES_DIM else "support"
+        rngs = _check_rngs(rng)
         super().__init__(
             env,
             episodes,
@@ -353,8 +374,10 @@ class LdpUcrlVtr(VtrAgent):
             regularizer=regularizer,
             failure_probability=failure_probability,
             features=features,
+            runs=None if isinstance(rngs, np.random.Generator) else len(rngs),
         )
-        self.rng = check_rng("rng", rng)
+        self.rngs: tuple[np.random.Generator, ...] = (rngs,) if isinstance(rngs, np.random.Generator) else rngs
+        self.rng = self.rngs[0]
         self.shift_scale = check_nonnegative("shift_scale", shift_scale)
         self.declaration = declare_privacy(
             self.horizon,
@@ -383,7 +406,7 @@ class LdpUcrlVtr(VtrAgent):
         self.sigma_gram: float | np.ndarray = _sigma_value(self.sigmas[GRAM])
         self.sigma_target: float | np.ndarray = _sigma_value(self.sigmas[TARGET])
         d = self.dim
-        self._gram = np.broadcast_to(np.eye(d) * self.regularizer, (self.horizon, d, d)).copy()
+        self._gram = np.broadcast_to(np.eye(d) * self.regularizer, (*self._lead, self.horizon, d, d)).copy()
         self._users = 0
         self._upper = np.triu_indices(d)
         self._noise_p = self.failure_probability / (self.horizon * self.episodes)
@@ -416,7 +439,7 @@ class LdpUcrlVtr(VtrAgent):
         if self.bonus == "paper":
             steps_left = self.horizon - np.arange(self.horizon)  # H − h + 1 with h 1-based
             beta = self.bonus_scale * self.dim**0.75 * steps_left**1.5 * (k + 1) ** 0.25
-            return model, beta
+            return model, np.broadcast_to(beta, (*self._lead, self.horizon))
         gamma: float | np.ndarray = 0.0
         if np.any(self.sigma_target) and n > 0:
             gamma = self.sigma_target * (
@@ -442,30 +465,39 @@ class LdpUcrlVtr(VtrAgent):
     # -- the user, then the server -----------------------------------------------------------------
     def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:
         messages = self.privatize(blocks, values, targets)
-        self._gram += messages[GRAM]
-        self._target += messages[TARGET]
+        self._gram += self._lift(messages[GRAM])
+        self._target += self._lift(messages[TARGET])
         self._users += 1
         return messages
+
+    def _generators(self) -> tuple[Any, ...]:
+        """Every run's Generator, in run order (a scalar agent's: ``rng``, read when it draws)."""
+        return (self.rng,) if self.runs is None else self.rngs
+
+    def _normals(self, shape: tuple[int, ...]) -> np.ndarray:
+        """Standard normals of one run's ``shape`` from every run's Generator, stacked on the run axis."""
+        return np.stack([g.standard_normal(shape) for g in self._generators()])
 
     def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
         """The user's randomiser: her 2H messages from φ_h = V_{h+1} on block ``blocks[h]`` and target ``targets[h]``.
 
         V is clipped to [0, value_bound] (``values`` (H, S) and ``targets`` (H,) alike), φ to ℓ2 norm
         feature_bound; then ΔΛ_h = φφᵀ + W_h (symmetric noise, σ_Λ) and Δu_h = φ·V̄(s_{h+1}) + ξ_h (σ_u).
-        Returns {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}.
+        Returns {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}. A batch of R runs takes and returns each with a leading run
+        axis, run i's noise drawn from its own Generator.
         """
         messages = self.statistics(blocks, values, targets)
-        gram, target = messages[GRAM], messages[TARGET]
+        gram, target = self._lift(messages[GRAM]), self._lift(messages[TARGET])
         h_ = self.horizon
         if np.any(self.sigma_gram):
-            z = self.rng.standard_normal((h_, self._upper[0].shape[0])) * step_column(self.sigma_gram, 2)
-            noise = np.empty((h_, self.dim, self.dim))
-            noise[:, self._upper[0], self._upper[1]] = z
-            noise[:, self._upper[1], self._upper[0]] = z
+            z = self._normals((h_, self._upper[0].shape[0])) * step_column(self.sigma_gram, 2)
+            noise = np.empty((gram.shape[0], h_, self.dim, self.dim))
+            noise[..., self._upper[0], self._upper[1]] = z
+            noise[..., self._upper[1], self._upper[0]] = z
             gram += noise
         if np.any(self.sigma_target):
-            target += self.rng.standard_normal((h_, self.dim)) * step_column(self.sigma_target, 2)
-        return {GRAM: gram, TARGET: target}
+            target += self._normals((h_, self.dim)) * step_column(self.sigma_target, 2)
+        return {GRAM: self._drop(gram), TARGET: self._drop(target)}
 
     def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         """The user's 2H messages before their noise, from her trajectory (the local-DP messages protocol of
@@ -477,36 +509,37 @@ class LdpUcrlVtr(VtrAgent):
 
         Same inputs and output shapes as :meth:`privatize`; no noise is drawn.
         """
-        h_, sa, s_ = self.horizon, self.states * self.actions, self.block
+        h_, sa, s_, runs = self.horizon, self.states * self.actions, self.block, self._outer
         blocks = np.asarray(blocks)
         values = np.asarray(values, dtype=float)
         targets = np.asarray(targets, dtype=float)
-        if blocks.shape != (h_,) or values.shape != (h_, s_) or targets.shape != (h_,):
+        if blocks.shape != (*runs, h_) or values.shape != (*runs, h_, s_) or targets.shape != (*runs, h_):
             raise ValueError(
-                f"blocks, values and targets must have shapes ({h_},), ({h_}, {s_}) and ({h_},), "
+                f"blocks, values and targets must have shapes {(*runs, h_)}, {(*runs, h_, s_)} and {(*runs, h_)}, "
                 f"got {blocks.shape}, {values.shape} and {targets.shape}"
             )
         if not np.issubdtype(blocks.dtype, np.integer) or np.any((blocks < 0) | (blocks >= sa)):
             raise ValueError(f"blocks must be integers in 0..{sa - 1}, got {blocks.tolist()}")
         if not (np.isfinite(values).all() and np.isfinite(targets).all()):
             raise ValueError("values and targets must be finite")
+        blocks, values, targets = self._lift(blocks), self._lift(values), self._lift(targets)
         v = np.clip(values, 0.0, self.step_value_bounds[:, None])
         y = np.clip(targets, 0.0, self.step_value_bounds)
         phi_blocks = _clip_rows(v, self.step_feature_bounds)
-        phi = np.zeros((h_, sa, s_))
-        phi[self._steps, blocks] = phi_blocks
-        phi = phi.reshape(h_, self.dim)
-        gram = phi[:, :, None] * phi[:, None, :]
-        target = phi * y[:, None]
-        return {GRAM: gram, TARGET: target}
+        phi = np.zeros((blocks.shape[0], h_, sa, s_))
+        phi[np.arange(blocks.shape[0])[:, None], self._steps, blocks] = phi_blocks
+        phi = phi.reshape(blocks.shape[0], h_, self.dim)
+        gram = phi[..., :, None] * phi[..., None, :]
+        target = phi * y[..., None]
+        return {GRAM: self._drop(gram), TARGET: self._drop(target)}
 
     def gram(self) -> np.ndarray:
-        """A copy of the server's Λ_h = λI + Σ ΔΛ_h (without the shift): shape (H, d, d)."""
-        return self._gram.copy()
+        """A copy of the server's Λ_h = λI + Σ ΔΛ_h (without the shift): shape (H, d, d) (a batch's (R, H, d, d))."""
+        return self._drop(self._gram).copy()
 
     def target(self) -> np.ndarray:
-        """A copy of the server's u_h = Σ Δu_h: shape (H, d)."""
-        return self._target.copy()
+        """A copy of the server's u_h = Σ Δu_h: shape (H, d) (a batch's (R, H, d))."""
+        return self._drop(self._target).copy()
 
 
 _OPTIONS = (
@@ -536,17 +569,26 @@ def _sigma_value(sigma: float | tuple[float, ...]) -> float | np.ndarray:
     return float(values[0]) if np.all(values == values[0]) else values
 
 
+def _check_rngs(rng: Any) -> np.random.Generator | tuple[np.random.Generator, ...]:
+    """One Generator (or an integer seed), or a non-empty sequence of Generators (one per run) as a tuple."""
+    if isinstance(rng, Sequence) and not isinstance(rng, str):
+        if not rng:
+            raise ValueError("rng must hold at least one Generator (one per run), got an empty sequence")
+        return tuple(check_rng(f"rng[{i}]", g) for i, g in enumerate(rng))
+    return check_rng("rng", rng)
+
+
 def _clip_rows(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """Each step's row of ``x`` (H, m) clipped to ℓ2 norm ``bounds[h]`` (:func:`clip_norm` where they are equal)."""
+    """Each step's row of ``x`` (..., H, m) clipped to ℓ2 norm ``bounds[h]`` (:func:`clip_norm` where they are
+    equal); a row already within its bound is kept as it is, and a bound of 0 gives zeros."""
     if np.all(bounds == bounds[0]):
         return clip_norm(x, float(bounds[0]), axis=-1)
-    inside = np.einsum("hm,hm->h", x, x) <= bounds * bounds  # clip_norm keeps these rows as they are
-    return np.stack(
-        [
-            row.copy() if ok and b > 0 else clip_norm(row, float(b), axis=-1) if b > 0 else np.zeros_like(row)
-            for row, b, ok in zip(x, bounds, inside)
-        ]
-    )
+    inside = np.einsum("...hm,...hm->...h", x, x) <= bounds * bounds  # clip_norm keeps these rows as they are
+    out = np.zeros_like(x)
+    for h, b in enumerate(bounds):
+        if b > 0:
+            out[..., h, :] = np.where(inside[..., h, None], x[..., h, :], clip_norm(x[..., h, :], float(b), axis=-1))
+    return out
 
 
 def make_agent(
@@ -587,6 +629,200 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     return tabular_world(setting, (1.0, 1.0))
 
 
+def batched(run: ObservedRun) -> bool:
+    """Whether the audit's runs of ``run`` go through the agent's run axis: dpkit's own LDP-UCRL-VTR (no
+    implementation under test — a mutant or a user's class overrides the scalar methods and runs one by one) under
+    the messages observer.
+
+    Args:
+        run: the audit's run.
+
+    Returns:
+        True where :func:`observe_batch` simulates the runs along the agent's run axis.
+    """
+    return getattr(run.setting, "implementation", None) is None and run.observer == "messages"
+
+
+def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
+    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run: the batch of one of
+    :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
+
+    Args:
+        run: the audit's run (setting, dataset, world, claim).
+        rng: the run's Generator.
+
+    Returns:
+        The run's row.
+    """
+    if batched(run):
+        return observe_batch(run, [rng])[0]
+    return observe_messages(run, rng)
+
+
+def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``: one row per
+    run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear algebra).
+
+    The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
+    draws it), the episodes are played in R runs at once and the observer's projections are vectorised over the
+    runs; the reading of reused noise (:func:`~dpkit.algorithms.reused_noise.changed_user_vote`) is made run by run.
+    An implementation under test (``run.setting.implementation``) runs one by one through ``observe_messages``.
+
+    Args:
+        run: the audit's run (setting, dataset, world, claim).
+        rngs: one Generator per run.
+
+    Returns:
+        The rows, (R, width).
+    """
+    if not batched(run):
+        return np.stack([observe_messages(run, g) for g in rngs])
+    env, users, canaries = run.world
+    j = run.index
+    users = users.replace(j, canaries[run.which])
+    other = canaries[1 - run.which]
+    # observe_messages's (agent_rng, policy_rng) = rng.spawn(2): each run's first child now, its second (the same
+    # stream: a Generator's children are numbered) only if a plan is stochastic
+    children: Any = [g.spawn(1)[0] for g in rngs]  # one Generator per run: the factory's rng of a batch
+    agent = run.make_agent(children, env)
+    policy_rngs: list[np.random.Generator] = []
+    runs = len(rngs)
+    releases = {r.name: r for r in agent.declaration.releases}
+    trace = _RunsTrace(runs)
+    residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (R, count, m) per release
+    directions: dict[str, np.ndarray] = {}
+    nodes: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {n: [] for n in releases}  # (residual, its magnitude)
+    delta: dict[str, np.ndarray] = {}
+    for k in range(j + 1):  # later users' messages are functions of their own data given the history: not read
+        policy = np.asarray(agent.plan(k).policy)
+        if policy.ndim == 4 and not policy_rngs:
+            policy_rngs = [g.spawn(1)[0] for g in rngs]
+        draws = np.stack([p.random(env.horizon) for p in policy_rngs]) if policy.ndim == 4 else None
+        traj = play_episodes(env, policy, users[k], draws)
+        mine = agent.message_statistics(*traj)
+        theirs = agent.message_statistics(*play_episodes(env, policy, other, draws)) if k == j else None
+        messages = agent.update(k, *traj)
+        unknown = sorted(set(messages) - set(releases))
+        if unknown:
+            raise ValueError(f"{agent.name} sent messages its declaration does not name: {unknown}")
+        whitened: dict[str, np.ndarray] = {}
+        for name, release in releases.items():
+            sym, count = release.noise == "symmetric", release.count
+            lead = 2 if count > 1 else 1  # the run axis, then the messages' (one message: the whole array)
+            x = np.asarray(mine[name], dtype=float)
+            residual = flat(np.asarray(messages[name], dtype=float) - x, sym, lead).reshape(runs, count, -1)
+            whiten = _claim_whitening(agent.sigmas[name], run.claim_sigmas[name], count)
+            whitened[name] = _over(residual, whiten)
+            magnitude = flat(np.abs(messages[name]) + np.abs(x), sym, lead).reshape(runs, count, -1)
+            nodes[name].append((residual, magnitude))
+            if theirs is None:
+                continue
+            x0, x1 = (x, np.asarray(theirs[name], dtype=float)) if run.which == 0 else (np.asarray(theirs[name]), x)
+            d = flat(np.asarray(x1, dtype=float) - np.asarray(x0, dtype=float), sym, lead).reshape(runs, count, -1)
+            # her messages under D: the residual against canary 0's statistics
+            residual0 = residual if run.which == 0 else residual + d
+            nodes[name][-1], delta[name] = (residual0, magnitude), d
+            r, a, a_claim, a_used = project(
+                residual0,
+                d,
+                step_column(agent.sigmas[name], 1),
+                step_column(run.claim_sigmas[name], 1),
+                step_column(run.sensitivities[name], 1),
+            )
+            trace.add(r, a, a_claim, a_used)
+            if residual0[0].size <= MAX_COORDINATES:  # every whitened coordinate of her messages (small messages)
+                trace.extra(_over(residual0, whiten))
+            if count > 1:
+                cross = _cross_projections_runs(residual0, d, whiten)
+                trace.extra(cross[:, ~np.eye(count, dtype=bool)])
+            norm = np.linalg.norm(d, axis=-1, keepdims=True)
+            directions[name] = np.where(norm > 0, d / np.where(norm > 0, norm, 1.0), 0.0)
+        residuals.append(whitened)
+    for k, whitened in enumerate(residuals):  # every other user's messages on her directions
+        if k != j:
+            for name, direction in directions.items():
+                trace.extra(np.einsum("rcm,rcm->rc", whitened[name], direction))
+    # every release's messages of users 0 … j, (R, j + 1, count, m), read run by run
+    stacked = {
+        n: (np.stack([x for x, _ in nodes[n]], axis=1), np.stack([m for _, m in nodes[n]], axis=1)) for n in nodes
+    }
+    trace.read(np.array([changed_user_vote(_run_nodes(stacked, delta, agent.sigmas, i)) for i in range(runs)]))
+    return trace.rows()
+
+
+def _run_nodes(
+    stacked: Mapping[str, tuple[np.ndarray, np.ndarray]], delta: Mapping[str, np.ndarray], sigmas: Any, i: int
+) -> list[CounterNodes]:
+    """Run i's releases as :func:`~dpkit.algorithms.observers.observe_messages` hands them to
+    :func:`~dpkit.algorithms.reused_noise.changed_user_vote` (one node per user, as ``_message_nodes`` makes them),
+    from every run's residuals and magnitudes ``stacked`` (R, users, count, m) and the changed user's ``delta``."""
+    out = []
+    for name, (residual, magnitude) in stacked.items():
+        mine = np.zeros(residual.shape[1:])
+        mine[-1] = delta[name][i]
+        used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)
+        out.append(
+            CounterNodes(residual[i], np.arange(residual.shape[1]), magnitude[i], np.zeros(mine.shape), mine, used)
+        )
+    return out
+
+
+def _cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
+    """:func:`~dpkit.algorithms.observers.cross_projections` of R runs: ``residual`` and ``delta`` (R, steps, m) →
+    (R, steps, steps), run i's what ``cross_projections(residual[i], delta[i], sigma)`` gives."""
+    norm = np.linalg.norm(delta, axis=-1)
+    unit = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
+    steps = unit.shape[1]
+    # rest[:, b, g]: d_g's unit less its part along d_b
+    rest = unit[:, None, :, :] - np.einsum("rgm,rbm->rbg", unit, unit)[..., None] * unit[:, :, None, :]
+    size = np.linalg.norm(rest, axis=-1)
+    keep = (size > 1e-9) & ~np.eye(steps, dtype=bool)
+    projected = np.einsum("rbgm,rbm->rbg", rest / np.where(keep, size, 1.0)[..., None], residual)
+    out = np.where(keep, projected, 0.0)
+    scale = np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma
+    return _over(out, scale)
+
+
+class _RunsTrace:
+    """A :class:`~dpkit.algorithms.rows.Trace` of R runs (every part with a leading run axis); :meth:`rows` is run
+    i's :meth:`~dpkit.algorithms.rows.Trace.row` (white-box, no plans) on row i."""
+
+    def __init__(self, runs: int) -> None:
+        self.runs = runs
+        self.r: list[np.ndarray] = []
+        self.a: list[np.ndarray] = []
+        self.a_claim: list[np.ndarray] = []
+        self.a_used: list[np.ndarray] = []
+
+    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray) -> None:
+        """As :meth:`~dpkit.algorithms.rows.Trace.add`, each with a leading run axis."""
+        self.r.append(np.reshape(r, (self.runs, -1)))
+        self.a.append(np.reshape(a, (self.runs, -1)))
+        self.a_claim.append(np.reshape(a_claim, (self.runs, -1)))
+        self.a_used.append(np.reshape(a_used, (self.runs, -1)))
+
+    def extra(self, r: np.ndarray) -> None:
+        """As :meth:`~dpkit.algorithms.rows.Trace.extra`, with a leading run axis (its signals 0)."""
+        self.r.append(np.reshape(r, (self.runs, -1)))
+        self.a.append(np.zeros(self.r[-1].shape))
+
+    def read(self, votes: np.ndarray) -> None:
+        """As :meth:`~dpkit.algorithms.rows.Trace.read`, one vote per run."""
+        a = SIGNAL_CAP * (votes != 0.0)
+        z = np.zeros((self.runs, 1))
+        self.add((a * (votes > 0.0))[:, None], a[:, None], z, z)
+
+    def rows(self) -> np.ndarray:
+        """Every run's row: [r, a, P = 0, μ, μ_claim] (μ over the signals of :meth:`add`: extras add 0)."""
+        a_claim = np.concatenate(self.a_claim, axis=1)
+        used = np.concatenate(self.a_used, axis=1)
+        mu_claim = np.sqrt(np.einsum("rn,rn->r", a_claim, a_claim))
+        mu_used = np.sqrt(np.einsum("rn,rn->r", used, used))
+        return np.concatenate(
+            [*self.r, *self.a, np.zeros((self.runs, 1)), mu_used[:, None], mu_claim[:, None]], axis=1, dtype=float
+        )
+
+
 def _declare(epsilon: float, delta: float, p: Mapping[str, Any]) -> PrivacyDeclaration:
     return declare_privacy(
         p["horizon"],
@@ -625,7 +861,8 @@ SPEC = AlgorithmSpec(
         observers=("messages",),
         white_box=("messages",),
         world=audit_world,
-        observe="dpkit.algorithms.observers:observe_messages",
+        observe=observe,
+        observe_batch=observe_batch,
         defaults={"states": 2, "horizon": 8, "episodes": 4},
         canaries=(
             "tabular walks through disjoint states from the first step (state 0 against S − 1): every entry of φ_V "

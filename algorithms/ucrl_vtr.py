@@ -132,20 +132,21 @@ def diagonal_blocks(matrices: np.ndarray, states: int, actions: int, block: int 
 def block_solve(gram_blocks: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """θ̂ = Λ⁻¹u, the diagonal blocks of Λ⁻¹ and ln det Λ for block-diagonal Λ (one stack per step).
 
-    ``gram_blocks`` (H, SA, S, S) are the diagonal blocks of Λ_h (the rest is 0), ``target`` (H, d).
-    Returns θ̂ (H, d), Λ⁻¹ blocks (H, SA, S, S) and ln det Λ_h (H,).
+    ``gram_blocks`` (H, SA, S, S) are the diagonal blocks of Λ_h (the rest is 0), ``target`` (H, d); either may
+    carry leading axes (a run axis: (R, H, SA, S, S) and (R, H, d)).
+    Returns θ̂ (..., H, d), Λ⁻¹ blocks (..., H, SA, S, S) and ln det Λ_h (..., H).
     """
     g = np.asarray(gram_blocks, dtype=float)
-    if g.ndim != 4 or g.shape[2] != g.shape[3]:
+    if g.ndim < 4 or g.shape[-2] != g.shape[-1]:
         raise ValueError(f"gram_blocks must have shape (H, SA, S, S), got {g.shape}")
-    h_, sa, s_, _ = g.shape
+    lead, (h_, sa, s_, _) = g.shape[:-4], g.shape[-4:]
     u = np.asarray(target, dtype=float)
-    if u.shape != (h_, sa * s_):
-        raise ValueError(f"target must have shape {(h_, sa * s_)}, got {u.shape}")
+    if u.shape != (*lead, h_, sa * s_):
+        raise ValueError(f"target must have shape {(*lead, h_, sa * s_)}, got {u.shape}")
     inv = np.linalg.inv(g)
-    theta = np.einsum("hbij,hbj->hbi", inv, u.reshape(h_, sa, s_)).reshape(h_, sa * s_)
+    theta = np.einsum("...hbij,...hbj->...hbi", inv, u.reshape(*lead, h_, sa, s_)).reshape(*lead, h_, sa * s_)
     _, logdet = np.linalg.slogdet(g)
-    return theta, inv, logdet.sum(axis=1)
+    return theta, inv, logdet.sum(axis=-1)
 
 
 class Features:
@@ -177,13 +178,15 @@ class Features:
 
     def values(self, v: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray:
         """The block coordinates of V: ``v`` (S,) over every block (S·A, B), or ``v`` (H, S) at one block per step
-        (``blocks`` (H,)) → (H, B); padding is 0. One-hot: V itself (bit for bit)."""
+        (``blocks`` (H,)) → (H, B); padding is 0. One-hot: V itself (bit for bit). Leading axes of ``v`` (and
+        ``blocks``), e.g. a run axis, are kept."""
         if self.full:
-            return np.broadcast_to(v, (self.states * self.actions, self.block)) if blocks is None else v
+            if blocks is None:
+                return np.broadcast_to(v[..., None, :], v.shape[:-1] + (self.states * self.actions, self.block))
+            return v
         if blocks is None:
-            return np.where(self.mask, v[self.index], 0.0)
-        steps = np.arange(v.shape[0])
-        return np.where(self.mask[blocks], v[steps[:, None], self.index[blocks]], 0.0)
+            return np.where(self.mask, v[..., self.index], 0.0)
+        return np.where(self.mask[blocks], np.take_along_axis(v, self.index[blocks], axis=-1), 0.0)
 
 
 #: The feature maps of :class:`Features`.
@@ -195,6 +198,8 @@ class BlockModel:
 
     Called with (h, V) it returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹} for every (s, a), both
     (S, A): θ̂[block]·V and Vᵀ Σ⁻¹[block, block] V (V at the block's coordinates, :class:`Features`).
+    ``theta`` (H, d) and ``inverse_blocks`` (H, SA, S, S) may carry a leading run axis (R, …): V is then (R, S)
+    and both outputs (R, S, A).
     """
 
     def __init__(
@@ -207,21 +212,34 @@ class BlockModel:
 
     def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s_, a_ = self.states, self.actions
+        lead = self.theta.shape[:-2]
+        theta, inverse = self.theta[..., h, :], self.inverse_blocks[..., h, :, :, :]
         if self.features is None or self.features.full:
-            mean = self.theta[h].reshape(s_, a_, s_) @ v
-            quad = (self.inverse_blocks[h] @ v) @ v
-            return mean, quad.reshape(s_, a_)
-        vb = self.features.values(v)  # (SA, B)
-        mean = np.einsum("bi,bi->b", self.theta[h].reshape(s_ * a_, -1), vb)
-        quad = np.einsum("bi,bij,bj->b", vb, self.inverse_blocks[h], vb)
-        return mean.reshape(s_, a_), quad.reshape(s_, a_)
+            mean = _matvec(theta.reshape(*lead, s_, a_, s_), v)
+            quad = _matvec(_matvec(inverse, v), v)
+            return mean, quad.reshape(*lead, s_, a_)
+        vb = self.features.values(v)  # (..., SA, B)
+        mean = np.einsum("...bi,...bi->...b", theta.reshape(*lead, s_ * a_, -1), vb)
+        quad = np.einsum("...bi,...bij,...bj->...b", vb, inverse, vb)
+        return mean.reshape(*lead, s_, a_), quad.reshape(*lead, s_, a_)
+
+
+def _matvec(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``m @ v`` with ``v`` (..., n) shared by every matrix of ``m`` (..., X, Y, n) that follows its leading axes:
+    (..., X, Y) — for one run (no leading axes), exactly ``m @ v``."""
+    if v.ndim == 1:
+        return m @ v
+    shaped = v.reshape(v.shape[:-1] + (1,) * (m.ndim - v.ndim - 1) + (v.shape[-1], 1))
+    return (m @ shaped)[..., 0]
 
 
 class DenseModel:
     """The fitted model for dense Σ_h (H, d, d) and u_h (H, d), solved step by step.
 
     At step h, once V_{h+1} is known, one solve Σ_h X = [u_h | φ_V(s, a) for all (s, a)] gives θ̂_h
-    and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h).
+    and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h). Σ and u may carry a
+    leading run axis ((R, H, d, d) and (R, H, d)): V is then (R, S) and the outputs (R, S, A), one batched solve
+    per step.
     """
 
     def __init__(
@@ -230,38 +248,44 @@ class DenseModel:
         g = np.asarray(gram, dtype=float)
         block = states if features is None else features.block
         d = states * actions * block
-        if g.ndim != 3 or g.shape[1:] != (d, d):
+        if g.ndim < 3 or g.shape[-2:] != (d, d):
             raise ValueError(f"gram must have shape (H, {d}, {d}), got {g.shape}")
         u = np.asarray(target, dtype=float)
-        if u.shape != g.shape[:2]:
-            raise ValueError(f"target must have shape {g.shape[:2]}, got {u.shape}")
+        if u.shape != g.shape[:-1]:
+            raise ValueError(f"target must have shape {g.shape[:-1]}, got {u.shape}")
         self.gram, self.target = g, u
         self.states, self.actions, self.block, self.features = states, actions, block, features
         sa = states * actions
-        self._rhs = np.zeros((d, 1 + sa))
-        self._features = self._rhs[:, 1:].reshape(sa, block, sa)  # φ_V(s, a) as column s·A + a
+        self._lead = g.shape[:-3]
+        self._rhs = np.zeros((*self._lead, d, 1 + sa))
+        self._features = self._rhs[..., 1:].reshape(*self._lead, sa, block, sa)  # φ_V(s, a) as column s·A + a
         self._blocks = np.arange(sa)
 
     def __call__(self, h: int, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        s_, a_, sa = self.states, self.actions, self.states * self.actions
-        vb = v if self.features is None else self.features.values(v)  # (B,) broadcast, or (SA, B)
-        self._rhs[:, 0] = self.target[h]
-        self._features[self._blocks, :, self._blocks] = vb
-        x = np.linalg.solve(self.gram[h], self._rhs)
+        s_, a_, sa, lead = self.states, self.actions, self.states * self.actions, self._lead
+        vb = v[..., None, :] if self.features is None else self.features.values(v)  # (..., 1, B) or (..., SA, B)
+        self._rhs[..., 0] = self.target[..., h, :]
+        # the blocks' diagonal, indexed past the leading axes, comes first: (SA, ..., B)
+        self._features[..., self._blocks, :, self._blocks] = np.moveaxis(
+            np.broadcast_to(vb, (*lead, sa, self.block)), -2, 0
+        )
+        x = np.linalg.solve(self.gram[..., h, :, :], self._rhs)
+        diagonal = np.moveaxis(x[..., 1:].reshape(*lead, sa, self.block, sa)[..., self._blocks, :, self._blocks], 0, -2)
         if self.features is None or self.features.full:
-            mean = x[:, 0].reshape(s_, a_, s_) @ v
-            quad = x[:, 1:].reshape(sa, s_, sa)[self._blocks, :, self._blocks] @ v
-            return mean, quad.reshape(s_, a_)
-        mean = np.einsum("bi,bi->b", x[:, 0].reshape(sa, self.block), vb)
-        quad = np.einsum("bi,bi->b", x[:, 1:].reshape(sa, self.block, sa)[self._blocks, :, self._blocks], vb)
-        return mean.reshape(s_, a_), quad.reshape(s_, a_)
+            mean = _matvec(x[..., 0].reshape(*lead, s_, a_, s_), v)
+            quad = _matvec(diagonal, v)
+            return mean, quad.reshape(*lead, s_, a_)
+        mean = np.einsum("...bi,...bi->...b", x[..., 0].reshape(*lead, sa, self.block), vb)
+        quad = np.einsum("...bi,...bi->...b", diagonal, vb)
+        return mean.reshape(*lead, s_, a_), quad.reshape(*lead, s_, a_)
 
     def theta(self) -> np.ndarray:
-        """θ̂_h = Σ_h⁻¹u_h for every step: shape (H, d)."""
-        return np.linalg.solve(self.gram, self.target[:, :, None])[:, :, 0]
+        """θ̂_h = Σ_h⁻¹u_h for every step: shape (H, d) (with the leading run axis, if any)."""
+        return np.linalg.solve(self.gram, self.target[..., None])[..., 0]
 
     def logdet(self) -> np.ndarray:
-        """ln det Σ_h (H,); −inf where det Σ_h <= 0 (Σ_h not positive definite: the noise beat the shift)."""
+        """ln det Σ_h (H,) (with the leading run axis, if any); −inf where det Σ_h <= 0 (Σ_h not positive definite:
+        the noise beat the shift)."""
         sign, logdet = np.linalg.slogdet(self.gram)
         return np.where(sign > 0, logdet, -np.inf)
 
@@ -283,12 +307,12 @@ def confidence_radius(
     The self-normalised bound with a regulariser whose eigenvalues lie in [ρ_min, ρ_max]
     (Abbasi-Yadkori et al. 2011; with noise, Shariff & Sheffet 2018 Prop. 4): B_h the range of the
     regression target, S_θ >= ‖θ_h‖, γ >= ‖noise in u‖. Without noise ρ_min = ρ_max = λ, γ = 0.
-    ``logdet`` and ``value_ranges`` have shape (H,); ``rho_min``, ``rho_max`` and ``gamma`` are numbers, or one
-    per step (a regulariser and noise of per-step σ).
+    ``logdet`` and ``value_ranges`` have shape (H,) (``logdet`` (R, H) for R runs: β (R, H)); ``rho_min``,
+    ``rho_max`` and ``gamma`` are numbers, or one per step (a regulariser and noise of per-step σ).
     """
     ld = np.asarray(logdet, dtype=float)
     b = np.asarray(value_ranges, dtype=float)
-    h_ = ld.shape[0]
+    h_ = ld.shape[-1]
     if np.ndim(rho_min) or np.ndim(rho_max) or np.ndim(gamma):
         lo, hi, g = (np.broadcast_to(np.asarray(x, dtype=float), (h_,)) for x in (rho_min, rho_max, gamma))
         return scale * (
@@ -314,16 +338,20 @@ def optimistic_plan(
 
     ``rewards`` (H, S, A); ``model(h, V)`` returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹}, both
     (S, A) (:class:`BlockModel`, :class:`DenseModel`); ``beta`` (H,); ``caps`` (H+1,). Returns the
-    greedy policy (H, S) (ints; ties to the lowest action), Q (H, S, A) and V (H+1, S).
+    greedy policy (H, S) (ints; ties to the lowest action), Q (H, S, A) and V (H+1, S). For R runs at once,
+    ``beta`` is (R, H) and the model maps V (R, S) to (R, S, A): policy (R, H, S), Q (R, H, S, A), V (R, H+1, S).
     """
     h_, s_, a_ = rewards.shape
-    v = np.zeros((h_ + 1, s_))
-    q = np.empty((h_, s_, a_))
+    beta = np.asarray(beta, dtype=float)
+    lead = beta.shape[:-1]
+    v = np.zeros((*lead, h_ + 1, s_))
+    q = np.empty((*lead, h_, s_, a_))
     for h in range(h_ - 1, -1, -1):
-        mean, quad = model(h, v[h + 1])
-        q[h] = np.clip(rewards[h] + mean + beta[h] * np.sqrt(np.maximum(quad, 0.0)), 0.0, caps[h])
-        v[h] = q[h].max(axis=1)
-    return q.argmax(axis=2), q, v
+        mean, quad = model(h, v[..., h + 1, :])
+        bonus = beta[..., h, None, None] * np.sqrt(np.maximum(quad, 0.0))
+        q[..., h, :, :] = np.clip(rewards[h] + mean + bonus, 0.0, caps[h])
+        v[..., h, :] = q[..., h, :, :].max(axis=-1)
+    return q.argmax(axis=-1), q, v
 
 
 class VtrAgent:
@@ -332,9 +360,16 @@ class VtrAgent:
     Subclasses aggregate the regression inputs (:meth:`_absorb`, returning the episode's releases)
     and solve for θ̂, the diagonal blocks of the inverse Gram matrices and their log-dets plus the
     radius β (:meth:`_solve`).
+
+    Runs. A subclass that sets ``_run_axis`` keeps its state with a leading run axis of ``_count`` runs
+    (``runs`` of them, or one for a scalar agent, ``runs`` None): its model, β, values and policies carry that axis
+    inside, and the protocol's arrays carry it outside only when ``runs`` is not None (:meth:`_lift` on the way in,
+    :meth:`_drop` on the way out) — a scalar agent is the batch of one.
     """
 
     name: str = ALGORITHM
+    #: whether the agent's state carries a leading run axis (LDP-UCRL-VTR's); UCRL-VTR's is one run without it
+    _run_axis: bool = False
 
     def __init__(
         self,
@@ -345,9 +380,12 @@ class VtrAgent:
         regularizer: float | None,
         failure_probability: float,
         features: str = "one-hot",
+        runs: int | None = None,
     ) -> None:
         if not isinstance(env, TabularMDP):
             raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
+        if runs is not None and not self._run_axis:
+            raise ValueError(f"{type(self).__name__} simulates one run at a time: runs must be None, got {runs!r}")
         self.features = Features(env, features)
         self.env = env
         self.episodes = check_count("episodes", episodes)
@@ -362,7 +400,11 @@ class VtrAgent:
         self.theta_bound = math.sqrt(self.states * self.actions)
         self._rewards = env.rewards.copy()
         self.caps = return_caps(self._rewards)
-        self._target = np.zeros((self.horizon, self.dim))
+        #: R for a batch of R runs (arrays with a leading run axis), None for one run (no run axis)
+        self.runs: int | None = runs
+        self._count = 1 if runs is None else runs
+        self._lead: tuple[int, ...] = (self._count,) if self._run_axis else ()
+        self._target = np.zeros((*self._lead, self.horizon, self.dim))
         self._values: np.ndarray | None = None
         self._planned: int | None = None
         self._steps = np.arange(self.horizon)
@@ -378,16 +420,32 @@ class VtrAgent:
         """Aggregate one episode: φ_h = V_{h+1} on block ``blocks[h]`` (``values`` (H, S)), target ``targets`` (H,)."""
         raise NotImplementedError
 
+    # -- runs ------------------------------------------------------------------------------
+    @property
+    def _outer(self) -> tuple[int, ...]:
+        """The leading axes of the protocol's arrays: (R,) for a batch of R runs, () for one run."""
+        return () if self.runs is None else (self.runs,)
+
+    def _lift(self, x: Any) -> np.ndarray:
+        """A protocol array as the state holds it: with its run axis (a view; a scalar agent's gets one of 1)."""
+        x = np.asarray(x)
+        return x[None] if self._run_axis and self.runs is None else x
+
+    def _drop(self, x: np.ndarray) -> np.ndarray:
+        """An array of the state as the protocol returns it: a scalar agent's without its run axis."""
+        return x[0] if self._run_axis and self.runs is None else x
+
     # -- the protocol ------------------------------------------------------------------------
     def plan(self, k: int) -> Plan:
-        """The greedy policy of the optimistic Q-values before episode ``k`` (0-based)."""
+        """The greedy policy of the optimistic Q-values before episode ``k`` (0-based): (H, S), or (R, H, S) for a
+        batch of R runs."""
         k = check_index("k", k)
         if k >= self.episodes:
             raise ValueError(f"episode k = {k} is beyond the {self.episodes} episodes the agent was built for")
         model, beta = self._solve(k)
         policy, _, v = optimistic_plan(self._rewards, model, beta, self.caps)
         self._values, self._planned = v, k
-        return Plan(policy)
+        return Plan(self._drop(policy))
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
         """Absorb episode ``k``: regress V_{k,h+1}(s_{h+1}) on φ_{V_{k,h+1}}(s_h, a_h) for every h."""
@@ -401,7 +459,8 @@ class VtrAgent:
     def regression_inputs(self, states: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The inputs of the planned episode's regression for trajectory (``states``, ``actions``):
         blocks (H,) of (s_h, a_h), values V_{k,h+1} at the block's coordinates (H, B; B = S for one-hot features:
-        V_{k,h+1} itself) and targets V_{k,h+1}(s_{h+1}) (H,).
+        V_{k,h+1} itself) and targets V_{k,h+1}(s_{h+1}) (H,) — each with a leading run axis for a batch of runs
+        (``states`` (R, H+1), ``actions`` (R, H)).
 
         Uses the values of the last plan; changes nothing (so a counterfactual trajectory can be
         evaluated under the same plan)."""
@@ -409,18 +468,19 @@ class VtrAgent:
             raise ValueError("regression inputs need a planned episode (call plan first)")
         s = np.asarray(states)
         a = np.asarray(actions)
-        if s.shape != (self.horizon + 1,) or a.shape != (self.horizon,):
+        runs = self._outer
+        if s.shape != (*runs, self.horizon + 1) or a.shape != (*runs, self.horizon):
             raise ValueError(
-                f"states must have shape ({self.horizon + 1},) and actions ({self.horizon},), "
+                f"states must have shape {(*runs, self.horizon + 1)} and actions {(*runs, self.horizon)}, "
                 f"got {s.shape} and {a.shape}"
             )
         if np.any((s < 0) | (s >= self.states)) or np.any((a < 0) | (a >= self.actions)):
             raise ValueError(f"states must lie in 0..{self.states - 1} and actions in 0..{self.actions - 1}")
-        s = s.astype(np.int64)
-        values = self._values[1:]  # V_{k,h+1}, shape (H, S)
-        targets = values[self._steps, s[1:]]  # V_{k,h+1}(s_{h+1})
-        blocks = s[:-1] * self.actions + a.astype(np.int64)
-        return blocks, self.features.values(values, blocks), targets
+        s = self._lift(s.astype(np.int64))
+        values = self._values[..., 1:, :]  # V_{k,h+1}, shape (..., H, S)
+        targets = np.take_along_axis(values, s[..., 1:, None], axis=-1)[..., 0]  # V_{k,h+1}(s_{h+1})
+        blocks = s[..., :-1] * self.actions + self._lift(a.astype(np.int64))
+        return self._drop(blocks), self._drop(self.features.values(values, blocks)), self._drop(targets)
 
 
 class UcrlVtr(VtrAgent):
