@@ -205,8 +205,8 @@ def project(
     direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
     whiten = np.where(np.asarray(sigma_claim, dtype=float) > 0.0, sigma_claim, sigma)
-    r = _over(np.einsum("...m,...m->...", residual, direction), whiten)
-    return r, _over(norm, whiten), _over(np.minimum(norm, sensitivity), whiten), _over(norm, sigma)
+    r = over_sigma(np.einsum("...m,...m->...", residual, direction), whiten)
+    return r, over_sigma(norm, whiten), over_sigma(np.minimum(norm, sensitivity), whiten), over_sigma(norm, sigma)
 
 
 def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
@@ -220,24 +220,22 @@ def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np
 
 
 def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
-    """:func:`cross_projections` of R runs: ``residual`` and ``delta`` (R, steps, m) → (R, steps, steps)."""
+    """:func:`cross_projections` of R runs: ``residual`` and ``delta`` (R, steps, m) → (R, steps, steps), every pair
+    of steps of every run in one pass."""
     norm = np.linalg.norm(delta, axis=-1)
     unit = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     steps = unit.shape[1]
-    out = np.zeros(unit.shape[:2] + (steps,))
-    for b in range(steps):
-        own = unit[:, b]  # (R, m)
-        rest = unit - np.einsum("rgm,rm->rg", unit, own)[..., None] * own[:, None, :]
-        size = np.linalg.norm(rest, axis=-1)
-        keep = size > 1e-9
-        keep[:, b] = False
-        projected = np.einsum("rgm,rm->rg", rest, residual[:, b]) / np.where(keep, size, 1.0)
-        out[:, b] = np.where(keep, projected, 0.0)
+    # rest[:, b, g]: d_g's unit less its part along d_b
+    rest = unit[:, None, :, :] - np.einsum("rgm,rbm->rbg", unit, unit)[..., None] * unit[:, :, None, :]
+    size = np.linalg.norm(rest, axis=-1)
+    keep = (size > 1e-9) & ~np.eye(steps, dtype=bool)
+    projected = np.einsum("rbgm,rbm->rbg", rest / np.where(keep, size, 1.0)[..., None], residual)
+    out = np.where(keep, projected, 0.0)
     scale = np.asarray(sigma, dtype=float).reshape(-1, 1) if np.ndim(sigma) else sigma
-    return _over(out, scale)
+    return over_sigma(out, scale)
 
 
-def _over(x: np.ndarray, sigma: Any) -> np.ndarray:
+def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
     """x/σ for one σ or one per step (the last axis of ``x``); where σ = 0 (a step of sensitivity 0, released
     without noise) the quotient is 0 when x is 0 and ±:data:`SIGNAL_CAP` otherwise (a noiseless difference is seen
     exactly); every quotient is capped at ±:data:`SIGNAL_CAP`."""
@@ -356,7 +354,7 @@ def billboard_runs(
         if coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
             for t in holding:
-                whitened = _over(residual[:, t], scale)
+                whitened = over_sigma(residual[:, t], scale)
                 for i, trace in enumerate(traces):
                     trace.extra(whitened[i])
     for trace, vote in zip(traces, changed_user_votes(counters), strict=True):
@@ -662,8 +660,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             x = np.asarray(mine[name], dtype=float)
             residual = flat(np.asarray(messages[name], dtype=float) - x, sym, 1 if release.count > 1 else 0)
             residual = residual.reshape(release.count, -1)
-            whiten = _claim_whitening(agent.sigmas[name], run.claim_sigmas[name], release.count)
-            whitened[name] = _over(residual, whiten)
+            whiten = claim_whitening(agent.sigmas[name], run.claim_sigmas[name], release.count)
+            whitened[name] = over_sigma(residual, whiten)
             magnitude = flat(np.abs(messages[name]) + np.abs(x), sym, 1 if release.count > 1 else 0)
             nodes[name].append((residual, magnitude.reshape(release.count, -1)))
             if theirs is None:
@@ -683,7 +681,7 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
             )
             trace.add(r, a, a_claim, a_used)
             if residual0.size <= MAX_COORDINATES:  # every whitened coordinate of her messages (small messages)
-                trace.extra(_over(residual0, whiten))
+                trace.extra(over_sigma(residual0, whiten))
             if release.count > 1:
                 cross = cross_projections(residual0, d, whiten)
                 trace.extra(cross[~np.eye(release.count, dtype=bool)])
@@ -709,7 +707,7 @@ def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray
     return CounterNodes(residual, np.arange(len(nodes)), magnitude, np.zeros(residual.shape), mine, used)
 
 
-def _claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
+def claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
     """The σ each of ``count`` messages is whitened by: the claim's, or the σ used where the claim's is 0 (a step of
     sensitivity 0), one per message as a column."""
     used = np.broadcast_to(np.asarray(sigma, dtype=float), (count,)) if np.ndim(sigma) else np.full(count, sigma)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from dpkit.algorithms.envs.catalog import make_environment
 from dpkit.algorithms.envs.tabular import Users
 from dpkit.algorithms.episodes import play_episode, play_episodes
-from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr, batched, make_agent, observe, observe_batch
+from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr, make_agent
+from dpkit.algorithms.ldp_ucrl_vtr_audit import batched, observe, observe_batch
 from dpkit.algorithms.observers import ObservedRun, observe_messages
 from dpkit.audits.rl import audit_setting
 from dpkit.audits.rl_setting import (
