@@ -34,6 +34,17 @@ SETTINGS = (
 )
 POSITIONS = ("first", "middle", "last")
 SEEDS = (0, 1)
+_PRIVATE = {"epsilon": 4.0, "delta": 1e-5}
+#: (key, kwargs of make_agent): the scalar agents whose plans are recorded (the name is the key without its suffix).
+AGENTS = (
+    ("linopt-vi", {}),
+    ("linopt-po", {}),
+    ("linopt-po-tuned", {"preset": "tuned"}),
+    ("private-linopt-vi", _PRIVATE),
+    ("private-linopt-po", {**_PRIVATE, "preset": "tuned", "eta": 1.0}),
+    ("private-linopt-vi-s", {**_PRIVATE, "sigma": 0.5, "regularization": 1.0}),
+)
+AGENT_SEEDS = (3,)
 
 
 def observed_run(setting, which: int) -> ObservedRun:
@@ -87,18 +98,9 @@ def main() -> None:
                 run = observed_run(setting, which)
                 rows = [observe(run, np.random.default_rng(seed)) for seed in SEEDS]
                 out[f"row/{key}/{position}/{which}"] = np.stack(rows)
-    private = {"epsilon": 4.0, "delta": 1e-5}
-    agents = (
-        ("linopt-vi", {}),
-        ("linopt-po", {}),
-        ("linopt-po-tuned", {"preset": "tuned"}),
-        ("private-linopt-vi", private),
-        ("private-linopt-po", {**private, "preset": "tuned", "eta": 1.0}),
-        ("private-linopt-vi-s", {**private, "sigma": 0.5, "regularization": 1.0}),
-    )
-    for key, kwargs in agents:
+    for key, kwargs in AGENTS:
         name = key.removesuffix("-tuned").removesuffix("-s")
-        for seed in (3,):
+        for seed in AGENT_SEEDS:
             for field, value in agent_plans(name, seed, **kwargs).items():
                 out[f"agent/{key}/{seed}/{field}"] = value
     np.savez_compressed(OUT, **out)
