@@ -97,7 +97,7 @@ from .agent import (
     paper_eta,
     target_noise_bound,
 )
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHMS, READINGS, declare_privacy, paper_sigma
 from .registration import REGISTRATIONS
 
@@ -126,5 +126,6 @@ __all__ = [
     "REGISTRATIONS",
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]
