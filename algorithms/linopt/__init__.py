@@ -72,6 +72,11 @@ Features: the one-hot linear-mixture view of a tabular MDP (:class:`~dpkit.algor
 ϕ(s, a) = e_(s,a) ∈ R^{SA}. What the declaration assumes is enforced before anything is counted:
 V clipped to [0, H], φ to ‖φ‖ <= sqrt(d1)·H, ϕ to ‖ϕ‖ <= 1, r to [0, 1].
 
+Runs in batches: an agent (and its :class:`Privatizer`) built with a sequence of Generators, one per run, simulates
+those runs at once along a leading run axis, run i exactly the agent of its Generator; the agent of one Generator is
+the batch of one. The audit's :func:`observe_batch` observes a chunk of runs of dpkit's agent that way (``observe``
+is its batch of one; an implementation under test is observed run by run).
+
 The package holds the declaration (:mod:`.declaration`), the agents (:mod:`.agent`), the audit world and observers
 (:mod:`.audit`) and the registration (:mod:`.registration`); everything is importable from here.
 """
@@ -97,7 +102,7 @@ from .agent import (
     paper_eta,
     target_noise_bound,
 )
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHMS, READINGS, declare_privacy, paper_sigma
 from .registration import REGISTRATIONS
 
@@ -126,5 +131,6 @@ __all__ = [
     "REGISTRATIONS",
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]

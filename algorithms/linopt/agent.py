@@ -5,7 +5,7 @@ bounds of Thm 6.5, the privatizer (four binary-tree counters per step) and the a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
@@ -186,6 +186,10 @@ class Privatizer:
     per statistic) and every p-sum is noised once, with σ = ``sigmas[name]`` (0: exact sums).
     Each counter draws from its own child of ``rng``.
 
+    ``rng`` may also be a sequence of Generators, one per run: the privatizer is then a batch of ``len(rng)``
+    independent privatizers (:attr:`runs`), whose releases and items carry a leading run axis; run i's counters draw
+    from the children of ``rng[i]`` exactly what a privatizer of that Generator draws.
+
     Schedule ``before-episode``: :meth:`release` at the start of episode k returns the noisy sums
     over episodes 1..k−1 (zeros at k = 1, when nothing has been added), then :meth:`add` inserts
     episode k's items.
@@ -198,7 +202,7 @@ class Privatizer:
         d2: int,
         episodes: int,
         sigmas: Mapping[str, float],
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
     ) -> None:
         self.horizon = check_count("horizon", horizon)
         self.d1 = check_count("d1", d1)
@@ -208,7 +212,15 @@ class Privatizer:
             got = sorted(sigmas) if isinstance(sigmas, Mapping) else sigmas
             raise ValueError(f"sigmas must map exactly the releases {list(RELEASES)} to σ >= 0, got {got!r}")
         self.sigmas: dict[str, float | np.ndarray] = {n: _counter_sigma(n, sigmas[n], horizon) for n in RELEASES}
-        children = check_rng("rng", rng).spawn(len(RELEASES))
+        gens = _run_generators(rng)
+        #: The number of runs of a batch (``None``: one privatizer, no run axis).
+        self.runs: int | None = None if gens is None else len(gens)
+        # counter n of run i draws from child n of run i's Generator: a batch of one is the privatizer of its Generator
+        children: list[Any] = (
+            check_rng("rng", rng).spawn(len(RELEASES))
+            if gens is None
+            else [list(runs) for runs in zip(*(g.spawn(len(RELEASES)) for g in gens))]
+        )
         h = self.horizon
         shapes = {
             "B_{h,p,1}": ((h, self.d1, self.d1), True),
@@ -231,12 +243,22 @@ class Privatizer:
         return {n: c.prefix() for n, c in self.counters.items()}
 
     def add(self, gram_p: np.ndarray, target_p: np.ndarray, gram_r: np.ndarray, target_r: np.ndarray) -> None:
-        """Insert one episode's items (shapes (H,d1,d1), (H,d1), (H,d2,d2), (H,d2))."""
+        """Insert one episode's items (shapes (H,d1,d1), (H,d1), (H,d2,d2), (H,d2); a batch: a leading run axis)."""
         for name, item in zip(RELEASES, (gram_p, target_p, gram_r, target_r)):
             self.counters[name].add(item)
 
     def __repr__(self) -> str:
-        return f"Privatizer(horizon={self.horizon}, d1={self.d1}, d2={self.d2}, sigmas={self.sigmas}, t={self.t})"
+        runs = "" if self.runs is None else f", runs={self.runs}"
+        return f"Privatizer(horizon={self.horizon}, d1={self.d1}, d2={self.d2}, sigmas={self.sigmas}, t={self.t}{runs})"
+
+
+def _run_generators(rng: object) -> tuple[np.random.Generator, ...] | None:
+    """The per-run Generators of a batch (``rng`` a sequence of Generators), or ``None`` for one Generator or seed."""
+    if isinstance(rng, Sequence) and not isinstance(rng, str):
+        if not rng:
+            raise ValueError("rng must hold at least one Generator (one per run), got an empty sequence")
+        return tuple(check_rng(f"rng[{i}]", g) for i, g in enumerate(rng))
+    return None
 
 
 def _clip_rows_exactly(x: np.ndarray, bound: float) -> np.ndarray:
@@ -272,7 +294,10 @@ class LinOpt:
     episodes:
         K, the number of episodes (it enters the radii, η and the counters' capacity).
     rng:
-        A numpy ``Generator`` or an integer seed (the privatizer's noise; unused without noise).
+        A numpy ``Generator`` or an integer seed (the privatizer's noise; unused without noise); or a sequence of
+        Generators, one per run: the agent is then a batch of ``len(rng)`` independent runs (:attr:`runs`) whose
+        plans, trajectories, items and values carry a leading run axis, run i exactly the agent of ``rng[i]`` (up to
+        the rounding of batched linear algebra). The agent of one Generator is the batch of one.
     variant:
         ``"vi"`` (greedy policies (H, S) of ints) or ``"po"`` (stochastic policies (H, S, A)).
     regularization:
@@ -295,12 +320,14 @@ class LinOpt:
     """
 
     private: bool = False
+    #: The number of runs of a batch (``None``: one run, no run axis).
+    runs: int | None = None
 
     def __init__(
         self,
         env: TabularMDP,
         episodes: int,
-        rng: np.random.Generator | int = 0,
+        rng: np.random.Generator | int | Sequence[np.random.Generator] = 0,
         *,
         variant: str = "vi",
         regularization: float = DEFAULT_REGULARIZATION,
@@ -327,9 +354,12 @@ class LinOpt:
             self.eta = paper_eta(a_, h_, self.episodes) if eta is None else check_positive("eta", eta)
         self.name: str = ("private-" if self.private else "") + f"linopt-{self.variant}"
         self.d1, self.d2 = self.features.dim, self.features.reward_dim
-        self._rng = check_rng("rng", rng)
+        gens = _run_generators(rng)
+        self.runs = None if gens is None else len(gens)
         self.sigmas: dict[str, float] = self._resolve_sigmas()
-        self.privatizer = Privatizer(h_, self.d1, self.d2, self.episodes, self._counter_sigmas(), self._rng)
+        self.privatizer = Privatizer(
+            h_, self.d1, self.d2, self.episodes, self._counter_sigmas(), check_rng("rng", rng) if gens is None else gens
+        )
         # Regulariser shifts and confidence radii (fixed over the episodes).
         m = max_psums_per_prefix(self.episodes, schedule="before-episode")
         sig = self.privatizer.sigmas
@@ -382,12 +412,27 @@ class LinOpt:
         self.dense: bool = bool(np.any(self.privatizer.sigmas["B_{h,p,1}"]))
         self._psi = _clip_rows_exactly(self.features.reward_features(), 1.0)  # ϕ(s, a): (S, A, d2)
         # PO: unnormalised log-policy, π¹ uniform.
-        self._logits = np.zeros((h_, s_, a_)) if self.variant == "po" else None
+        self._logits = np.zeros(self._run_shape + (h_, s_, a_)) if self.variant == "po" else None
         self._next = 0  # the episode to be planned/updated next
-        self._planned: tuple[int, np.ndarray, np.ndarray] | None = None  # (k, V (H+1, S), Q (H, S, A))
-        #: The optimistic Q_h(s, a) (H, S, A) and V_h(s) (H+1, S) of the last plan (``None`` before).
+        # (k, V (H+1, S), Q (H, S, A)), with the run axis of a batch
+        self._planned: tuple[int, np.ndarray, np.ndarray] | None = None
+        #: The optimistic Q_h(s, a) (H, S, A) and V_h(s) (H+1, S) of the last plan (``None`` before); a batch: (R, …).
         self.last_q: np.ndarray | None = None
         self.last_v: np.ndarray | None = None
+
+    # -- the run axis: a scalar agent is the batch of one ---------------------------------------
+    @property
+    def _run_shape(self) -> tuple[int, ...]:
+        """The leading run axis of the agent's arrays: ``()`` for one run, ``(R,)`` for a batch."""
+        return () if self.runs is None else (self.runs,)
+
+    def _runs_in(self, x: np.ndarray) -> np.ndarray:
+        """``x`` with a leading run axis (added for one run)."""
+        return x[None] if self.runs is None else x
+
+    def _runs_out(self, x: np.ndarray) -> np.ndarray:
+        """``x`` as the agent's caller sees it (the run axis dropped for one run)."""
+        return x[0] if self.runs is None else x
 
     # -- hooks for the private subclass -------------------------------------------------------
     def _resolve_sigmas(self) -> dict[str, float]:
@@ -406,7 +451,7 @@ class LinOpt:
         return None
 
     def policy(self) -> np.ndarray:
-        """The current PO policy π^k (H, S, A) (the VI policy exists only once planned)."""
+        """The current PO policy π^k (H, S, A), (R, H, S, A) for a batch (the VI policy exists only once planned)."""
         if self._logits is None:
             raise ValueError(f"variant {self.variant!r} has no standing policy; call plan(k)")
         z = self._logits - self._logits.max(axis=-1, keepdims=True)
@@ -414,40 +459,45 @@ class LinOpt:
         return p / p.sum(axis=-1, keepdims=True)
 
     def _optimistic_values(self, prefixes: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """(V (H+1, S), Q (H, S, A), policy) from the released prefixes: the backward recursion."""
+        """(V (H+1, S), Q (H, S, A), policy) from the released prefixes: the backward recursion (a batch: every
+        array with its leading run axis)."""
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
         sa = s_ * a_
         eye_p, eye_r = np.eye(self.d1), np.eye(self.d2)
-        lam_p = (prefixes["B_{h,p,1}"] + step_column(self.shift_p, 3) * eye_p).reshape(h_, sa, s_, sa, s_)
-        lam_r = prefixes["B_{h,r,1}"] + step_column(self.shift_r, 3) * eye_r
-        u_p = prefixes["B_{h,p,2}"].reshape(h_, sa, s_)
+        gram_p = self._runs_in(np.asarray(prefixes["B_{h,p,1}"]))
+        runs = gram_p.shape[0]
+        lam_p = (gram_p + step_column(self.shift_p, 3) * eye_p).reshape(runs, h_, sa, s_, sa, s_)
+        lam_r = self._runs_in(np.asarray(prefixes["B_{h,r,1}"])) + step_column(self.shift_r, 3) * eye_r
+        u_p = self._runs_in(np.asarray(prefixes["B_{h,p,2}"])).reshape(runs, h_, sa, s_)
         if self.dense:
-            inv_p = np.linalg.inv(lam_p.reshape(h_, self.d1, self.d1)).reshape(h_, sa, s_, sa, s_)
-            theta_p = np.einsum("hiajb,hjb->hia", inv_p, u_p)
-            # The S×S diagonal blocks Λ_p⁻¹[block(s,a), block(s,a)]: (H, SA, S, S).
-            blocks = np.einsum("hiaib->hiab", inv_p)
+            inv_p = np.linalg.inv(lam_p.reshape(runs, h_, self.d1, self.d1)).reshape(runs, h_, sa, s_, sa, s_)
+            theta_p = np.einsum("rhiajb,rhjb->rhia", inv_p, u_p)
+            # The S×S diagonal blocks Λ_p⁻¹[block(s,a), block(s,a)]: (R, H, SA, S, S).
+            blocks = np.einsum("rhiaib->rhiab", inv_p)
         else:  # no Gram noise: Λ_p is exactly block diagonal (one-hot φ), so invert its SA blocks
-            blocks = np.linalg.inv(np.einsum("hiaib->hiab", lam_p))
-            theta_p = np.einsum("hiab,hib->hia", blocks, u_p)
-        inv_r = np.linalg.inv(lam_r)  # (H, d2, d2)
-        theta_r = np.einsum("hij,hj->hi", inv_r, prefixes["B_{h,r,2}"])
+            blocks = np.linalg.inv(np.einsum("rhiaib->rhiab", lam_p))
+            theta_p = np.einsum("rhiab,rhib->rhia", blocks, u_p)
+        inv_r = np.linalg.inv(lam_r)  # (R, H, d2, d2)
+        theta_r = np.einsum("rhij,rhj->rhi", inv_r, self._runs_in(np.asarray(prefixes["B_{h,r,2}"])))
         psi = self._psi
-        mean_r = np.einsum("sad,hd->hsa", psi, theta_r)
-        width_r = np.sqrt(np.maximum(np.einsum("sad,hde,sae->hsa", psi, inv_r, psi), 0.0))
-        base = mean_r + step_column(self.beta_r, 3) * width_r  # (H, S, A)
-        pi = self.policy() if self.variant == "po" else None
-        v = np.zeros((h_ + 1, s_))
-        q = np.empty((h_, s_, a_))
+        mean_r = np.einsum("sad,rhd->rhsa", psi, theta_r)
+        width_r = np.sqrt(np.maximum(np.einsum("sad,rhde,sae->rhsa", psi, inv_r, psi), 0.0))
+        base = mean_r + step_column(self.beta_r, 3) * width_r  # (R, H, S, A)
+        pi = self._runs_in(self.policy()) if self.variant == "po" else None
+        v = np.zeros((runs, h_ + 1, s_))
+        q = np.empty((runs, h_, s_, a_))
         for h in range(h_ - 1, -1, -1):
-            nxt = v[h + 1]
-            mean_p = theta_p[h] @ nxt  # (SA,)
-            width_p = np.sqrt(np.maximum(np.einsum("iab,a,b->i", blocks[h], nxt, nxt), 0.0))
-            q[h] = np.clip(base[h] + (mean_p + _at(self.beta_p, h) * width_p).reshape(s_, a_), 0.0, float(h_ - h))
-            v[h] = q[h].max(axis=1) if pi is None else np.einsum("sa,sa->s", pi[h], q[h])
-        return v, q, pi
+            nxt = v[:, h + 1]
+            mean_p = np.matmul(theta_p[:, h], nxt[..., None])[..., 0]  # (R, SA): θ_p[h] @ V_{h+1}, run by run
+            width_p = np.sqrt(np.maximum(np.einsum("riab,ra,rb->ri", blocks[:, h], nxt, nxt), 0.0))
+            bonus = (mean_p + _at(self.beta_p, h) * width_p).reshape(runs, s_, a_)
+            q[:, h] = np.clip(base[:, h] + bonus, 0.0, float(h_ - h))
+            v[:, h] = q[:, h].max(axis=-1) if pi is None else np.einsum("rsa,rsa->rs", pi[:, h], q[:, h])
+        return self._runs_out(v), self._runs_out(q), None if pi is None else self._runs_out(pi)
 
     def plan(self, k: int) -> Plan:
-        """The policy for episode ``k`` (0-based; episodes in order), from the released prefixes."""
+        """The policy for episode ``k`` (0-based; episodes in order), from the released prefixes (a batch: the
+        policies and released prefixes of its runs, with a leading run axis)."""
         k = check_index("k", k)
         if k != self._next:
             raise ValueError(f"episodes must be planned in order: expected k = {self._next}, got k = {k}")
@@ -457,24 +507,26 @@ class LinOpt:
         v, q, pi = self._optimistic_values(prefixes)
         self._planned = (k, v, q)
         self.last_q, self.last_v = q, v
-        policy = q.argmax(axis=2) if pi is None else pi
+        policy = q.argmax(axis=-1) if pi is None else pi
         return Plan(policy, self._released(prefixes))
 
     def _check_trajectory(self, k: int, states: object, actions: object, rewards: object) -> tuple[np.ndarray, ...]:
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        runs = self._run_shape
         out = []
         for name, value, shape, bound in (("states", states, (h_ + 1,), s_), ("actions", actions, (h_,), a_)):
             arr = np.asarray(value)
-            if arr.shape != shape or arr.dtype.kind not in "iu":
+            if arr.shape != runs + shape or arr.dtype.kind not in "iu":
                 raise ValueError(
-                    f"{name} of episode {k} must be integers of shape {shape}, got {arr.dtype} {arr.shape}"
+                    f"{name} of episode {k} must be integers of shape {runs + shape}, got {arr.dtype} {arr.shape}"
                 )
             if np.any((arr < 0) | (arr >= bound)):
                 raise ValueError(f"{name} of episode {k} must lie in 0..{bound - 1}, got {arr.tolist()}")
             out.append(arr.astype(np.int64))
         r = np.asarray(rewards)
-        if r.shape != (h_,) or r.dtype.kind not in "biuf" or not np.all(np.isfinite(r)):
-            raise ValueError(f"rewards of episode {k} must be {h_} finite numbers, got {r!r}")
+        if r.shape != runs + (h_,) or r.dtype.kind not in "biuf" or not np.all(np.isfinite(r)):
+            what = f"{h_} finite numbers" if not runs else f"finite numbers of shape {runs + (h_,)}"
+            raise ValueError(f"rewards of episode {k} must be {what}, got {r!r}")
         out.append(np.clip(r.astype(float), 0.0, 1.0))  # the declaration assumes r ∈ [0, 1]
         return tuple(out)
 
@@ -500,32 +552,31 @@ class LinOpt:
         the declaration assumes): φφᵀ (H, d1, d1), φ·V_{h+1}(s_{h+1}) (H, d1), ϕϕᵀ (H, d2, d2), ϕ·r (H, d2).
 
         Uses the values of the plan of episode ``k``; changes nothing (so a counterfactual trajectory
-        can be evaluated under the same plan)."""
+        can be evaluated under the same plan). A batch takes states (R, H+1), actions and rewards (R, H) and returns
+        the items with a leading run axis."""
         if self._planned is None or self._planned[0] != k:
             raise ValueError(f"items of episode {k} need its plan; the next episode to plan is {self._next}")
-        s, a, r = self._check_trajectory(k, states, actions, rewards)
-        _, v, _ = self._planned
+        s, a, r = (self._runs_in(x) for x in self._check_trajectory(k, states, actions, rewards))
+        v = self._runs_in(self._planned[1])
         h_, s_, a_ = self.env.horizon, self.env.states, self.env.actions
+        runs = v.shape[0]
         steps = np.arange(h_)
-        v_next = np.clip(v[1:], 0.0, self.step_value_bounds[:, None])  # V_{h+1} ∈ [0, H − h], (H, S)
-        blocks = np.zeros((h_, s_ * a_, s_))
-        blocks[steps, s[:-1] * a_ + a] = v_next  # φ_{V_{h+1}}(s_h, a_h) in its block
-        phi = blocks.reshape(h_, self.d1)
+        every = np.arange(runs)[:, None]
+        v_next = np.clip(v[:, 1:], 0.0, self.step_value_bounds[:, None])  # V_{h+1} ∈ [0, H − h], (R, H, S)
+        blocks = np.zeros((runs, h_, s_ * a_, s_))
+        blocks[every, steps, s[:, :-1] * a_ + a] = v_next  # φ_{V_{h+1}}(s_h, a_h) in its block
+        phi = blocks.reshape(runs, h_, self.d1)
         for h, bound in enumerate(self.step_feature_bounds):  # ‖φ‖ <= sqrt(d1)·(H − h), 0 at step H
-            phi[h] = clip_norm(phi[h], float(bound)) if bound > 0.0 else 0.0
-        target = v_next[steps, s[1:]]  # V_{h+1}(s_{h+1})
-        psi = self._psi[s[:-1], a]  # (H, d2)
-        return dict(
-            zip(
-                RELEASES,
-                (
-                    phi[:, :, None] * phi[:, None, :],
-                    phi * target[:, None],
-                    psi[:, :, None] * psi[:, None, :],
-                    psi * r[:, None],
-                ),
-            )
+            phi[:, h] = clip_norm(phi[:, h], float(bound)) if bound > 0.0 else 0.0
+        target = v_next[every, steps, s[:, 1:]]  # V_{h+1}(s_{h+1}), (R, H)
+        psi = self._psi[s[:, :-1], a]  # (R, H, d2)
+        items = (
+            phi[..., :, None] * phi[..., None, :],
+            phi * target[..., None],
+            psi[..., :, None] * psi[..., None, :],
+            psi * r[..., None],
         )
+        return dict(zip(RELEASES, (self._runs_out(x) for x in items)))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, episodes={self.episodes}, t={self._next})"
@@ -549,7 +600,7 @@ class PrivateLinOpt(LinOpt):
         self,
         env: TabularMDP,
         episodes: int,
-        rng: np.random.Generator | int = 0,
+        rng: np.random.Generator | int | Sequence[np.random.Generator] = 0,
         *,
         epsilon: float,
         delta: float,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from ..observers import ObservedRun, OneRun, OneRunView
 __all__ = [
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]
 
@@ -29,8 +31,55 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened) and the policy
-    served to every later user (the whole view); ``actions``: the actions of all later users (black-box)."""
-    from ..episodes import play_episode
+    served to every later user (the whole view); ``actions``: the actions of all later users (black-box).
+
+    It is :func:`observe_batch` of one run."""
+    return observe_batch(run, [rng])[0]
+
+
+def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """:func:`observe` of many runs at once: row i is exactly what ``observe(run, rngs[i])`` returns.
+
+    dpkit's own agent (no implementation under test) simulates the runs together, as one agent with a leading run
+    axis; an implementation under test (a user's class, a mutant) is built with one Generator and observed run by
+    run, through the same observer (a batch of one).
+
+    Args:
+        run: the audit's run (setting, dataset, world, changed user).
+        rngs: one Generator per run (each run's own stream, as the per-run path draws it).
+
+    Returns:
+        One row per Generator (:meth:`~dpkit.algorithms.rows.Trace.row`).
+    """
+    if getattr(run.setting, "implementation", True) is None:
+        return _observe_runs(run, rngs, batched=True)
+    return np.stack([_observe_runs(run, [g], batched=False)[0] for g in rngs])
+
+
+class _OneRun:
+    """An agent of one run (one Generator, no run axis: an implementation under test) seen as a batch of one."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.privatizer = agent.privatizer
+
+    def plan(self, k: int) -> Any:
+        from ..episodes import Plan
+
+        plan = self.agent.plan(k)
+        return Plan(np.asarray(plan.policy)[None], {n: np.asarray(v)[None] for n, v in plan.released.items()})
+
+    def items(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        return {n: np.asarray(v)[None] for n, v in self.agent.items(k, states[0], actions[0], rewards[0]).items()}
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Any:
+        return self.agent.update(k, states[0], actions[0], rewards[0])
+
+
+def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batched: bool) -> np.ndarray:
+    """The rows of the runs of ``rngs``: one agent of all the runs (``batched``: dpkit's agent with a run axis), or of
+    the one run of ``rngs`` (an implementation under test, seen as a batch of one)."""
+    from ..episodes import play_episodes
     from ..observers import CounterLog, Trace
 
     s = run.setting
@@ -38,32 +87,43 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     j = run.index
     users = users.replace(j, canaries[run.which])
     other = canaries[1 - run.which]
-    agent_rng, policy_rng = rng.spawn(2)
-    agent = run.make_agent(agent_rng, env)
-    log = CounterLog(tuple(agent.privatizer.counters), batched=True)
-    trace = Trace()
+    streams = [g.spawn(2) for g in rngs]  # (agent, policy) of each run, as one run spawns them
+    agent_rngs = [agent_rng for agent_rng, _ in streams]
+    policy_rngs = [policy_rng for _, policy_rng in streams]
+    if batched:
+        make_runs: Callable[[Sequence[np.random.Generator], Any], Any] = run.make_agent  # type: ignore[assignment]
+        agent = make_runs(agent_rngs, env)  # dpkit's agent takes one Generator per run
+    else:
+        if len(rngs) != 1:
+            raise ValueError(f"an agent of one run observes one run, got {len(rngs)} Generators")
+        agent = _OneRun(run.make_agent(agent_rngs[0], env))
+    runs = len(rngs)
+    log = CounterLog(tuple(agent.privatizer.counters), batched=True, runs=runs)
+    traces = [Trace() for _ in range(runs)]
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
         policy = np.asarray(plan.policy)
         if run.white_box and k > j:  # the whole view: the plans served after her (tables of actions or probabilities)
-            trace.plan(policy)
-        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        traj = play_episode(env, policy, users[k], draws)
+            for trace, served in zip(traces, policy):
+                trace.plan(served)
+        draws = np.stack([g.random(env.horizon) for g in policy_rngs]) if policy.ndim == 4 else None
+        traj = play_episodes(env, policy, users[k], draws)
         if run.observer == "actions" and k > j:
-            trace.view.append(np.eye(env.actions)[traj[1]].ravel())
-        theirs = agent.items(k, *play_episode(env, policy, other, draws)) if k == j else None
+            for trace, view in zip(traces, np.eye(env.actions)[traj[1]].reshape(runs, -1)):
+                trace.view.append(view)
+        theirs = agent.items(k, *play_episodes(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, run.which)
         agent.update(k, *traj)
-    log.finish(
-        trace,
+    log.finish_runs(
+        traces,
         j,
         agent.privatizer.sigmas,
         run.claim_sigmas,
         {n: n.endswith(",1}") for n in log.names},
         run.sensitivities,
     )
-    return trace.row(run.white_box)
+    return np.stack([trace.row(run.white_box) for trace in traces])
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:

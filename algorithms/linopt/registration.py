@@ -12,7 +12,7 @@ from dpkit.accountant.declarations import PrivacyDeclaration
 from ..plan_worlds import tabular_plan_probe
 from ..spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .agent import TUNED, make_agent
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import declare_privacy
 
 __all__ = [
@@ -70,6 +70,7 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
             white_box=("billboard",),
             world=audit_world,
             observe=observe,
+            observe_batch=observe_batch,
             one_run=one_run,
             positions="dpkit.algorithms.observers:tree_positions",
             # With the paper's bonus every optimistic value sits at its cap whatever the data, so no plan can move: the
