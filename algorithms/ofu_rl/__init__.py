@@ -85,7 +85,7 @@ from .agent import (
     make_agent,
     run_lq,
 )
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, PAPER, UNACCOUNTED_CODE, declare_privacy, paper_sigma
 from .ellipsoid import Ellipsoid, OptimisticChoice, confidence_radius, optimistic_theta
 from .registration import REGISTRATIONS
@@ -112,5 +112,6 @@ __all__ = [
     "REGISTRATIONS",
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]
