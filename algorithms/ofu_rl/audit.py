@@ -134,12 +134,12 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
     log = CounterLog(("B1", "B2"), batched=False, runs=runs)
     traces = [Trace() for _ in range(runs)]
     zeros = np.zeros((runs, s.horizon))
+    served: list[np.ndarray] = []  # the whole view: the gains served after her, (runs, …) each
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
-        if run.white_box and k > j:  # the whole view: the gains served after her
-            for trace, policy in zip(traces, plan.policy):
-                trace.plan(policy)
+        if run.white_box and k > j:
+            served.append(np.reshape(plan.policy, (runs, -1)))
         start = canaries[run.which].x1 if k == j else None
         states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
         if run.observer == "actions" and k > j:
@@ -148,6 +148,9 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
         theirs = agent.items(*system.rollout(plan.policy, other.noise, x1=other.x1)[:2]) if k == j else None
         log.episode(agent.items(states, controls), theirs, run.which)
         agent.update(k, states, controls, zeros)
+    if served:  # one call per run: the row holds the plans one after the other, as episode by episode
+        for trace, policies in zip(traces, np.concatenate(served, axis=1)):
+            trace.plan(policies)
     log.finish_runs(traces, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
     return np.stack([trace.row(run.white_box) for trace in traces])
 
