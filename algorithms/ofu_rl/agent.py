@@ -249,6 +249,13 @@ class OfuRl:
         grads = 2.0 * np.concatenate([np.swapaxes(grad_a, -1, -2), np.swapaxes(grad_b, -1, -2)], axis=-2)
         return optimal_cost_from_riccati(p, self._x0, self._w), grads
 
+    def _objective(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The optimistic search's objective: J* and its gradients, or J* alone when no descent round reads them
+        (``refine_rounds`` = 0; the same costs)."""
+        if self.refine_rounds == 0:
+            return self.optimal_costs(thetas), None
+        return self.optimal_costs_and_gradients(thetas)
+
     def gains(self, theta: np.ndarray) -> np.ndarray:
         """K_h(Θ), shape (H, d, n) (batched over leading axes of Θ: (..., H, d, n))."""
         n = self.state_dim
@@ -303,7 +310,7 @@ class OfuRl:
         sets = self._ellipsoids(t1, t2)
         choices = optimistic_thetas(
             sets,
-            self.optimal_costs_and_gradients,
+            self._objective,
             self._opt_rngs,
             gradient=True,
             theta_bound=self.theta_bound,
