@@ -67,6 +67,11 @@ in the unit ball that Assumption 1 and the sensitivities need, see :mod:`dpkit.a
 clipped policy's expected cost has no closed form: the figure is the exact regret of the linear policy plus
 the clip's effect on the user's own noise, exact when nothing was clipped (:func:`run_lq`).
 
+**Runs at once.** An agent built with a sequence of R Generators (one per run) is R independent agents simulated
+together: its counters, ellipsoids, optimistic search (:func:`~.ellipsoid.optimistic_thetas`) and gains carry a
+leading run axis, and run i draws from its own Generator exactly what the agent of that Generator alone draws. The
+agent of one Generator is the batch of one. The audit's :func:`observe_batch` plays an audit's runs so.
+
 The package holds the declaration (:mod:`.declaration`), the confidence ellipsoid and optimistic choice
 (:mod:`.ellipsoid`), the agents (:mod:`.agent`), the audit world and observers (:mod:`.audit`) and the registration
 (:mod:`.registration`); everything is importable from here.
@@ -85,7 +90,7 @@ from .agent import (
     make_agent,
     run_lq,
 )
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, PAPER, UNACCOUNTED_CODE, declare_privacy, paper_sigma
 from .ellipsoid import Ellipsoid, OptimisticChoice, confidence_radius, optimistic_theta
 from .registration import REGISTRATIONS
@@ -112,5 +117,6 @@ __all__ = [
     "REGISTRATIONS",
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]

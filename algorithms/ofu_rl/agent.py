@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -31,7 +31,14 @@ from dpkit.accountant.validation import (
 from ..envs.lq import LQSystem, LQUsers, clip_norm, optimal_cost_from_riccati, riccati_unchecked
 from ..episodes import Plan, Run, resolve_sigmas
 from .declaration import declare_privacy
-from .ellipsoid import Ellipsoid, OptimisticChoice, confidence_radius, optimistic_theta
+from .ellipsoid import (
+    Ellipsoid,
+    OptimisticChoice,
+    OptimisticChoices,
+    _Ellipsoids,
+    _radii,
+    optimistic_thetas,
+)
 
 __all__ = [
     "AGENT_NAMES",
@@ -79,7 +86,10 @@ class OfuRl:
     episodes:
         K, the number of episodes (sizes the counters).
     rng:
-        Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser).
+        Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser). Or a
+        sequence of R Generators, one per run: the agent is then R independent agents at once (:attr:`runs`),
+        whose ``plan``, ``update`` and ``items`` take and return arrays with a leading run axis; run i draws from
+        ``rng[i]`` exactly what the agent of that one Generator draws, and plays what it plays.
     regularizer:
         λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default
         :data:`REGULARIZER` = 1 (the paper states no λ); :class:`PrivateOfuRl`'s is the paper's 0.
@@ -100,7 +110,7 @@ class OfuRl:
         self,
         system: LQSystem,
         episodes: int,
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
         *,
         regularizer: float = REGULARIZER,
         alpha: float = 0.05,
@@ -131,7 +141,7 @@ class OfuRl:
         self,
         system: LQSystem,
         episodes: int,
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
         sigma1: float,
         sigma2: float,
         regularizer: float,
@@ -145,7 +155,14 @@ class OfuRl:
         if not isinstance(system, LQSystem):
             raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
         k_ = check_count("episodes", episodes)
-        rng = check_rng("rng", rng)
+        if isinstance(rng, Sequence) and not isinstance(rng, str):
+            if not rng:
+                raise ValueError("rng must hold at least one Generator (one per run), got an empty sequence")
+            rngs = [check_rng(f"rng[{i}]", g) for i, g in enumerate(rng)]
+            self.runs: int | None = len(rngs)
+        else:
+            rngs = [check_rng("rng", rng)]
+            self.runs = None
         lam = check_nonnegative("regularizer", regularizer)
         alpha = check_probability("alpha", alpha)
         self.theta_bound: float = check_positive("theta_bound", theta_bound)
@@ -161,10 +178,14 @@ class OfuRl:
         n, p = system.state_dim, system.state_dim + system.control_dim
         self._q, self._r, self._x0 = system.Q.copy(), system.R.copy(), system.x0.copy()
         self._w = system.noise_covariance
-        seeds = rng.integers(0, _SEED_BOUND, size=3, dtype=np.int64)
-        self._b1 = BinaryCounter((p, p), sigma1, np.random.default_rng(int(seeds[0])), symmetric=True, steps=k_)
-        self._b2 = BinaryCounter((p, n), sigma2, np.random.default_rng(int(seeds[1])), steps=k_)
-        self._opt_rng = np.random.default_rng(int(seeds[2]))
+        seeds = [g.integers(0, _SEED_BOUND, size=3, dtype=np.int64) for g in rngs]
+        streams = [[np.random.default_rng(int(seed[i])) for seed in seeds] for i in range(3)]
+        # one agent: counters of one Generator (no run axis); R runs: counters of one Generator per run
+        b1_rng: Any = streams[0][0] if self.runs is None else streams[0]
+        b2_rng: Any = streams[1][0] if self.runs is None else streams[1]
+        self._b1 = BinaryCounter((p, p), sigma1, b1_rng, symmetric=True, steps=k_)
+        self._b2 = BinaryCounter((p, n), sigma2, b2_rng, steps=k_)
+        self._opt_rngs: list[np.random.Generator] = streams[2]
         # failure budget: α to the self-normalised bound when there is no noise, else α/2 and α/2 shared
         noisy = int(sigma1 > 0.0) + int(sigma2 > 0.0)
         self.alpha = alpha
@@ -190,8 +211,9 @@ class OfuRl:
         if self.lambda_min <= 0.0:
             raise ValueError(f"regularizer must be > 0 when the Gram counter adds no noise, got {regularizer!r}")
         self.nu: float = cross / math.sqrt(self.lambda_min)
-        self.last_choice: OptimisticChoice | None = None
+        self.last_choice: OptimisticChoice | None = None  # of one agent (None for runs: see last_choices)
         self.last_ellipsoid: Ellipsoid | None = None
+        self.last_choices: OptimisticChoices | None = None
 
     # ------------------------------------------------------------------ J* of many Θ at once
 
@@ -227,36 +249,55 @@ class OfuRl:
         grads = 2.0 * np.concatenate([np.swapaxes(grad_a, -1, -2), np.swapaxes(grad_b, -1, -2)], axis=-2)
         return optimal_cost_from_riccati(p, self._x0, self._w), grads
 
+    def _objective(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The optimistic search's objective: J* and its gradients, or J* alone when no descent round reads them
+        (``refine_rounds`` = 0; the same costs)."""
+        if self.refine_rounds == 0:
+            return self.optimal_costs(thetas), None
+        return self.optimal_costs_and_gradients(thetas)
+
     def gains(self, theta: np.ndarray) -> np.ndarray:
-        """K_h(Θ), shape (H, d, n)."""
+        """K_h(Θ), shape (H, d, n) (batched over leading axes of Θ: (..., H, d, n))."""
         n = self.state_dim
         t = np.asarray(theta, dtype=float)
-        return riccati_unchecked(t[:n].T, t[n:].T, self._q, self._r, self.horizon)[1]
+        a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
+        return riccati_unchecked(a, b, self._q, self._r, self.horizon)[1]
 
-    def ellipsoid(self) -> Ellipsoid:
-        """The confidence set of the next episode from the counters' current prefixes (draws no noise)."""
-        return self._ellipsoid(self._b1.prefix(), self._b2.prefix())
+    def ellipsoid(self) -> Ellipsoid | list[Ellipsoid]:
+        """The confidence set of the next episode from the counters' current prefixes (draws no noise); of R runs,
+        one per run."""
+        sets = self._ellipsoids(*self._prefixes())
+        out = [Ellipsoid(sets.centre[i], sets.gram[i], float(sets.radius[i])) for i in range(len(sets))]
+        return out[0] if self.runs is None else out
 
-    def _ellipsoid(self, t1: np.ndarray, t2: np.ndarray) -> Ellipsoid:
-        p = t1.shape[0]
+    def _prefixes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The counters' prefixes T1 (R, p, p), T2 (R, p, n), with a run axis of one for one agent."""
+        t1, t2 = self._b1.prefix(), self._b2.prefix()
+        return (t1[None], t2[None]) if self.runs is None else (t1, t2)
+
+    def _ellipsoids(self, t1: np.ndarray, t2: np.ndarray) -> _Ellipsoids:
+        """The confidence sets of the prefixes T1 (R, p, p), T2 (R, p, n), run by run."""
+        p = t1.shape[-1]
         v = t1 + self.shift * np.eye(p)
         vals, vecs = np.linalg.eigh(v)
-        if vals[0] < self.lambda_min:  # only when ‖N_k‖ > Λ (or rounding): floor at λ_min, a post-processing
-            vals = np.maximum(vals, self.lambda_min)
-            v = (vecs * vals) @ vecs.T
-            v = 0.5 * (v + v.T)
+        low = vals[:, 0] < self.lambda_min  # only when ‖N_k‖ > Λ (or rounding): floor at λ_min, a post-processing
+        if low.any():
+            floored = np.maximum(vals[low], self.lambda_min)
+            w = (vecs[low] * floored[:, None, :]) @ np.swapaxes(vecs[low], -1, -2)
+            v[low] = 0.5 * (w + np.swapaxes(w, -1, -2))
+            vals[low] = floored
         centre = np.linalg.solve(v, t2)
-        ratio = max(float(np.sum(np.log(vals)) - p * math.log(self.lambda_min)), 0.0)
-        beta = confidence_radius(
+        ratio = np.maximum(np.sum(np.log(vals), axis=-1) - p * math.log(self.lambda_min), 0.0)
+        beta = _radii(
             ratio,
-            state_dim=self.state_dim,
-            noise_scale=self.noise_scale,
-            alpha=self.alpha_self_normalised,
-            lambda_max=self.lambda_max,
-            theta_bound=self.theta_bound,
-            nu=self.nu,
+            self.state_dim,
+            self.noise_scale,
+            self.alpha_self_normalised,
+            self.lambda_max,
+            self.theta_bound,
+            self.nu,
         )
-        return Ellipsoid(centre, v, beta)
+        return _Ellipsoids.of(centre, v, beta)
 
     # ------------------------------------------------------------------ the episodic protocol
 
@@ -265,20 +306,33 @@ class OfuRl:
         k = check_index("k", k)
         if k != self._b1.t:
             raise ValueError(f"plan({k}) called after {self._b1.t} episodes were learnt from")
-        t1, t2 = self._b1.prefix(), self._b2.prefix()
-        ell = self._ellipsoid(t1, t2)
-        choice = optimistic_theta(
-            ell,
-            self.optimal_costs_and_gradients,
-            self._opt_rng,
+        t1, t2 = self._prefixes()
+        sets = self._ellipsoids(t1, t2)
+        choices = optimistic_thetas(
+            sets,
+            self._objective,
+            self._opt_rngs,
             gradient=True,
             theta_bound=self.theta_bound,
             candidates=self.candidates,
             refine_rounds=self.refine_rounds,
             line_search=self.line_search,
         )
-        self.last_ellipsoid, self.last_choice = ell, choice
-        return Plan(policy=self.gains(choice.theta), released={"B1": t1, "B2": t2})
+        self.last_choices = choices
+        policy = self.gains(choices.theta)
+        if self.runs is not None:
+            return Plan(policy=policy, released={"B1": t1, "B2": t2})
+        self.last_ellipsoid = Ellipsoid(sets.centre[0], sets.gram[0], float(sets.radius[0]))
+        c = choices
+        self.last_choice = OptimisticChoice(
+            c.theta[0],
+            float(c.cost[0]),
+            c.anchor[0],
+            float(c.anchor_cost[0]),
+            bool(c.constrained[0]),
+            int(c.evaluated[0]),
+        )
+        return Plan(policy=policy[0], released={"B1": t1[0], "B2": t2[0]})
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
         """Feed episode ``k``'s Σ z zᵀ and Σ z x′ᵀ (x clipped to the unit ball, u to γ) to the counters.
@@ -295,17 +349,22 @@ class OfuRl:
 
     def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
         """What an episode adds to the counters: {"B1": Σ_h z zᵀ, "B2": Σ_h z x_{h+1}ᵀ}, z = [x; u], with x
-        clipped to the unit ball and u to γ (what the sensitivities assume). Changes nothing."""
+        clipped to the unit ball and u to γ (what the sensitivities assume). Changes nothing. States (H + 1, n) and
+        actions (H, d); of R runs (R, H + 1, n) and (R, H, d), items with a leading run axis."""
         h_, n, d = self.horizon, self.state_dim, self.control_dim
         x = np.asarray(states, dtype=float)
         u = np.asarray(actions, dtype=float)
-        if x.shape != (h_ + 1, n) or u.shape != (h_, d):
+        lead = () if self.runs is None else (self.runs,)
+        if x.shape != (*lead, h_ + 1, n) or u.shape != (*lead, h_, d):
+            want = "" if self.runs is None else f"{self.runs}, "
             raise ValueError(
-                f"states must have shape ({h_ + 1}, {n}) and actions ({h_}, {d}), got {x.shape} and {u.shape}"
+                f"states must have shape ({want}{h_ + 1}, {n}) and actions ({want}{h_}, {d}), got {x.shape} and "
+                f"{u.shape}"
             )
         x = clip_norm(x, 1.0)
-        z = np.hstack([x[:h_], clip_norm(u, self.gamma)])
-        return {"B1": z.T @ z, "B2": z.T @ x[1:]}
+        z = np.concatenate([x[..., :h_, :], clip_norm(u, self.gamma)], axis=-1)
+        zt = np.swapaxes(z, -1, -2)
+        return {"B1": zt @ z, "B2": zt @ x[..., 1:, :]}
 
 
 class PrivateOfuRl(OfuRl):
@@ -325,7 +384,7 @@ class PrivateOfuRl(OfuRl):
         self,
         system: LQSystem,
         episodes: int,
-        rng: np.random.Generator | int,
+        rng: np.random.Generator | int | Sequence[np.random.Generator],
         *,
         epsilon: float,
         delta: float,
@@ -370,7 +429,7 @@ def make_agent(
     name: str,
     system: LQSystem,
     episodes: int,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | Sequence[np.random.Generator],
     *,
     epsilon: float | None = None,
     delta: float | None = None,
@@ -385,7 +444,8 @@ def make_agent(
     constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for Private-OFU-RL),
     ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32), ``refine_rounds`` (10),
     ``line_search`` (8); private also ``relation`` and ``method``. ``preset``: ``"paper"`` (these defaults) or
-    ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
+    ``"tuned"`` (:data:`TUNED` under the explicit ``options``). ``rng``: one Generator (or seed), or one Generator
+    per run (an agent of R runs at once, see :class:`OfuRl`).
     """
     name = check_choice("name", name, AGENT_NAMES)
     preset = check_choice("preset", preset, tuple(PRESETS))

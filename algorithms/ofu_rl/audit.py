@@ -3,18 +3,20 @@ billboard of released statistics, one-run views)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..envs.lq import LQUsers
-from ..episodes import resolve_sigmas
+from ..episodes import Plan, resolve_sigmas
 from ..observers import ObservedRun, OneRun, OneRunView
 from .declaration import declare_privacy
 
 __all__ = [
     "audit_world",
     "observe",
+    "observe_batch",
     "one_run",
 ]
 
@@ -71,7 +73,56 @@ def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened) and the gains served
-    to every later user (the whole view); ``actions``: the controls of all later users (black-box)."""
+    to every later user (the whole view); ``actions``: the controls of all later users (black-box). The run of one
+    Generator is :func:`observe_batch`'s batch of one."""
+    return observe_batch(run, [rng])[0]
+
+
+def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """:func:`observe` of one run per Generator of ``rngs``, one row each (row i exactly ``observe(run, rngs[i])``).
+
+    dpkit's agent (no implementation under test) plays the R runs at once, along a leading run axis (one agent of R
+    Generators); an implementation under test is built and played run by run (its methods take one run), through
+    the same observer.
+
+    Args:
+        run: the audited run.
+        rngs: one Generator per run.
+
+    Returns:
+        The rows, shape (len(rngs), width).
+    """
+    if getattr(run.setting, "implementation", None) is None:
+        runs: Any = list(rngs)  # the factory takes one Generator per run as well as one
+        return _observe_runs(run, run.make_agent(runs, run.world[0]), len(rngs))
+    return np.concatenate([_observe_runs(run, _RunOfOne(run.make_agent(g, run.world[0])), 1) for g in rngs])
+
+
+class _RunOfOne:
+    """An agent of one run (an implementation under test) seen as a batch of one: a run axis of one on its plans,
+    items and updates."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    @property
+    def sigmas(self) -> Any:
+        return self.agent.sigmas
+
+    def plan(self, k: int) -> Plan:
+        made = self.agent.plan(k)
+        released = {n: np.asarray(v)[None] for n, v in made.released.items()}
+        return Plan(np.asarray(made.policy)[None], released)
+
+    def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
+        return {n: np.asarray(v)[None] for n, v in self.agent.items(states[0], actions[0]).items()}
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Any:
+        return self.agent.update(k, states[0], actions[0], rewards[0])
+
+
+def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
+    """The rows of ``runs`` runs of ``agent`` (plans, items and updates with a leading run axis)."""
     from ..observers import CounterLog, Trace
 
     s = run.setting
@@ -80,23 +131,28 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     noise = users.noise.copy()
     noise[j] = canaries[run.which].noise
     other = canaries[1 - run.which]
-    agent = run.make_agent(rng, system)
-    log = CounterLog(("B1", "B2"), batched=False)
-    trace = Trace()
+    log = CounterLog(("B1", "B2"), batched=False, runs=runs)
+    traces = [Trace() for _ in range(runs)]
+    zeros = np.zeros((runs, s.horizon))
+    served: list[np.ndarray] = []  # the whole view: the gains served after her, (runs, …) each
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
-        if run.white_box and k > j:  # the whole view: the gains served after her
-            trace.plan(plan.policy)
+        if run.white_box and k > j:
+            served.append(np.reshape(plan.policy, (runs, -1)))
         start = canaries[run.which].x1 if k == j else None
         states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
         if run.observer == "actions" and k > j:
-            trace.view.append(controls.ravel())
+            for trace, played in zip(traces, controls):
+                trace.view.append(played.ravel())
         theirs = agent.items(*system.rollout(plan.policy, other.noise, x1=other.x1)[:2]) if k == j else None
         log.episode(agent.items(states, controls), theirs, run.which)
-        agent.update(k, states, controls, np.zeros(s.horizon))
-    log.finish(trace, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
-    return trace.row(run.white_box)
+        agent.update(k, states, controls, zeros)
+    if served:  # one call per run: the row holds the plans one after the other, as episode by episode
+        for trace, policies in zip(traces, np.concatenate(served, axis=1)):
+            trace.plan(policies)
+    log.finish_runs(traces, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    return np.stack([trace.row(run.white_box) for trace in traces])
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:

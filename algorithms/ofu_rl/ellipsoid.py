@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,14 @@ def confidence_radius(
     lam = check_nonnegative("lambda_max", lambda_max)
     s = check_nonnegative("theta_bound", theta_bound)
     nu = check_nonnegative("nu", nu)
-    return r * math.sqrt(2.0 * math.log(1.0 / alpha) + n * ratio) + math.sqrt(lam) * s + nu
+    return float(_radii(np.asarray(ratio), n, r, alpha, lam, s, nu))
+
+
+def _radii(
+    ratio: np.ndarray, n: int, r: float, alpha: float, lambda_max: float, theta_bound: float, nu: float
+) -> np.ndarray:
+    """:func:`confidence_radius` of many log-det ratios at once (unvalidated; the same arithmetic, run by run)."""
+    return r * np.sqrt(2.0 * math.log(1.0 / alpha) + n * ratio) + math.sqrt(lambda_max) * theta_bound + nu
 
 
 def _frob(a: np.ndarray) -> np.ndarray:
@@ -73,21 +80,16 @@ class Ellipsoid:
             raise ValueError(f"gram must be a square matrix, got shape {v.shape}")
         if c.ndim != 2 or c.shape[0] != v.shape[0]:
             raise ValueError(f"centre must have shape ({v.shape[0]}, n), got {c.shape}")
-        if not (np.all(np.isfinite(c)) and np.all(np.isfinite(v))):
-            raise ValueError("centre and gram must be finite")
-        if not np.allclose(v, v.T, rtol=1e-10, atol=1e-12):
-            raise ValueError("gram must be symmetric")
         radius = check_nonnegative("radius", self.radius)
-        vals, vecs = np.linalg.eigh(0.5 * (v + v.T))
-        if vals[0] <= 0.0:
-            raise ValueError(f"gram must be positive definite, got smallest eigenvalue {vals[0]!r}")
+        runs = _Ellipsoids.of(c[None], v[None], np.array([radius]))
         object.__setattr__(self, "centre", c)
         object.__setattr__(self, "gram", v)
         object.__setattr__(self, "radius", radius)
-        object.__setattr__(self, "_vals", vals)
-        object.__setattr__(self, "_vecs", vecs)
-        object.__setattr__(self, "_half", (vecs * np.sqrt(vals)) @ vecs.T)
-        object.__setattr__(self, "_inv_half", (vecs / np.sqrt(vals)) @ vecs.T)
+        object.__setattr__(self, "_runs", runs)
+        object.__setattr__(self, "_vals", runs.vals[0])
+        object.__setattr__(self, "_vecs", runs.vecs[0])
+        object.__setattr__(self, "_half", runs.half[0])
+        object.__setattr__(self, "_inv_half", runs.inv_half[0])
 
     def coordinates(self, theta: np.ndarray) -> np.ndarray:
         """Y = V^{1/2}(Θ − Θ̂), batched over leading axes."""
@@ -119,28 +121,85 @@ class Ellipsoid:
 
         Θ = Θ̂ + Δ with Δ = −(I + μV)⁻¹Θ̂, μ >= 0 the smallest with ‖V^{1/2}Δ‖_F <= β (μ = 0: Θ = 0).
         """
-        vals, vecs = self._vals, self._vecs  # type: ignore[attr-defined]
-        c = vecs.T @ self.centre
-        row = np.sum(c * c, axis=1)
-        beta2 = self.radius**2
+        return self._runs.min_norm_points()[0]  # type: ignore[attr-defined]
 
-        def g(mu: float) -> float:
-            return float(np.sum(vals * row / (1.0 + mu * vals) ** 2))
 
-        if g(0.0) <= beta2:
-            return np.zeros_like(self.centre)
-        if self.radius == 0.0:
-            return self.centre.copy()
-        lo, hi = 0.0, math.sqrt(float(np.sum(row / vals)) / beta2)
+@dataclass(frozen=True)
+class _Ellipsoids:
+    """R confidence sets at once (one per run, a leading run axis): centres (R, p, n), grams (R, p, p), radii (R,),
+    and the eigen-decomposition of each gram with V^{±1/2}. :class:`Ellipsoid` is the batch of one."""
+
+    centre: np.ndarray
+    gram: np.ndarray
+    radius: np.ndarray
+    vals: np.ndarray
+    vecs: np.ndarray
+    half: np.ndarray
+    inv_half: np.ndarray
+
+    @classmethod
+    def of(cls, centre: np.ndarray, gram: np.ndarray, radius: np.ndarray) -> _Ellipsoids:
+        """The sets of centres (R, p, n), grams (R, p, p) and radii (R,), checked: finite, symmetric, p.d."""
+        c, v = np.asarray(centre, dtype=float), np.asarray(gram, dtype=float)
+        if not (np.all(np.isfinite(c)) and np.all(np.isfinite(v))):
+            raise ValueError("centre and gram must be finite")
+        vt = np.swapaxes(v, -1, -2)
+        if not np.allclose(v, vt, rtol=1e-10, atol=1e-12):
+            raise ValueError("gram must be symmetric")
+        vals, vecs = np.linalg.eigh(0.5 * (v + vt))
+        if np.any(vals[:, 0] <= 0.0):
+            low = vals[np.argmax(vals[:, 0] <= 0.0), 0]
+            raise ValueError(f"gram must be positive definite, got smallest eigenvalue {low!r}")
+        root = np.sqrt(vals)[:, None, :]
+        vecs_t = np.swapaxes(vecs, -1, -2)
+        return cls(c, v, np.asarray(radius, dtype=float), vals, vecs, (vecs * root) @ vecs_t, (vecs / root) @ vecs_t)
+
+    def __len__(self) -> int:
+        return self.centre.shape[0]
+
+    def take(self, idx: np.ndarray) -> _Ellipsoids:
+        """The sets of the runs ``idx``."""
+        return _Ellipsoids(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
+
+    def coordinates(self, theta: np.ndarray) -> np.ndarray:
+        """Y = V^{1/2}(Θ − Θ̂) of Θ (R, p, n), run by run."""
+        return self.half @ (theta - self.centre)
+
+    def point(self, y: np.ndarray) -> np.ndarray:
+        """Θ = Θ̂ + V^{-1/2} Y of Y (R, c, p, n), run by run."""
+        return self.centre[:, None] + self.inv_half[:, None] @ y
+
+    def min_norm_points(self) -> np.ndarray:
+        """:meth:`Ellipsoid.min_norm_point` of every run (the bisections run together, each stopping as alone)."""
+        vals, vecs, centre, radius = self.vals, self.vecs, self.centre, self.radius
+        c = np.swapaxes(vecs, -1, -2) @ centre
+        row = np.sum(c * c, axis=-1)
+        beta2 = radius**2
+
+        def g(mu: np.ndarray, i: np.ndarray) -> np.ndarray:
+            return np.sum(vals[i] * row[i] / (1.0 + mu[:, None] * vals[i]) ** 2, axis=-1)
+
+        out = centre.copy()
+        everyone = np.arange(len(self))
+        inside = g(np.zeros(len(self)), everyone) <= beta2
+        out[inside] = 0.0
+        todo = np.flatnonzero(~inside & (radius != 0.0))
+        if todo.size == 0:
+            return out
+        b2 = beta2[todo]
+        lo, hi = np.zeros(todo.size), np.sqrt(np.sum(row[todo] / vals[todo], axis=-1) / b2)
+        live = np.ones(todo.size, dtype=bool)
         for _ in range(200):
             mid = 0.5 * (lo + hi)
-            if g(mid) <= beta2:
-                hi = mid
-            else:
-                lo = mid
-            if hi - lo <= 1e-15 * hi:
+            ok = g(mid, todo) <= b2
+            hi = np.where(live & ok, mid, hi)
+            lo = np.where(live & ~ok, mid, lo)
+            live &= ~(hi - lo <= 1e-15 * hi)
+            if not live.any():
                 break
-        return self.centre + vecs @ (-c / (1.0 + hi * vals)[:, None])
+        t = todo
+        out[t] = centre[t] + vecs[t] @ (-c[t] / (1.0 + hi[:, None] * vals[t])[..., None])
+        return out
 
 
 @dataclass(frozen=True)
@@ -157,21 +216,24 @@ class OptimisticChoice:
 
 
 def _toward(anchor: np.ndarray, thetas: np.ndarray, bound: float) -> np.ndarray:
-    """Each Θ moved along the segment to ``anchor`` (‖anchor‖_F <= bound) until ‖Θ‖_F <= bound."""
-    d = thetas - anchor
+    """Each Θ (R, c, p, n) moved along the segment to its run's ``anchor`` (R, p, n) (‖anchor‖_F <= bound) until
+    ‖Θ‖_F <= bound."""
+    d = thetas - anchor[:, None]
     a = np.sum(d * d, axis=(-2, -1))
-    b = np.sum(anchor * d, axis=(-2, -1))
-    c = float(np.sum(anchor * anchor)) - bound * bound
+    b = np.sum(anchor[:, None] * d, axis=(-2, -1))
+    c = np.sum(anchor * anchor, axis=(-2, -1))[:, None] - bound * bound
     disc = np.maximum(b * b - a * c, 0.0)
     safe = np.where(a > 0.0, a, 1.0)
     t = np.clip(np.where(a > 0.0, (-b + np.sqrt(disc)) / safe, 1.0), 0.0, 1.0)
     t = np.where(_frob(thetas) > bound, t, 1.0)
-    return anchor + t[..., None, None] * d
+    return anchor[:, None] + t[..., None, None] * d
 
 
-def _clip_ball(ys: np.ndarray, radius: float) -> np.ndarray:
+def _clip_ball(ys: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Each Y (R, c, p, n) scaled into its run's ball ‖Y‖_F <= radius (R,)."""
     norms = _frob(ys)
-    return ys * np.where(norms > radius, radius / np.where(norms > 0.0, norms, 1.0), 1.0)[..., None, None]
+    r = radius[:, None]
+    return ys * np.where(norms > r, r / np.where(norms > 0.0, norms, 1.0), 1.0)[..., None, None]
 
 
 def optimistic_theta(
@@ -217,65 +279,146 @@ def optimistic_theta(
     count = check_count("candidates", candidates)
     rounds = check_index("refine_rounds", refine_rounds)
     steps = check_count("line_search", line_search)
-    beta = ellipsoid.radius
-    centre = ellipsoid.centre
-    constrained = True
-    if float(_frob(centre)) <= s:
-        anchor = centre.copy()
-    else:
-        low = ellipsoid.min_norm_point()
-        if float(_frob(low)) <= s * (1.0 + 1e-12):
-            anchor = _toward(low, centre[None], s)[0] if float(_frob(low)) < s else low
-        else:
-            anchor, constrained = centre.copy(), False
 
-    def feasible(ys: np.ndarray) -> np.ndarray:
-        thetas = ellipsoid.point(_clip_ball(ys, beta))
-        return _toward(anchor, thetas, s) if constrained else thetas
-
-    def evaluate(thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        out = objective(thetas)
+    def one(thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:  # the run axis off, and on again
+        out = objective(thetas[0])
         c, g = (out[0], np.asarray(out[1], dtype=float)) if gradient else (out, None)
         c = np.asarray(c, dtype=float)
-        if c.shape != thetas.shape[:1]:
-            raise ValueError(f"objective must return one cost per Θ, shape {thetas.shape[:1]}, got {c.shape}")
-        if g is not None and g.shape != thetas.shape:
-            raise ValueError(f"objective must return one gradient per Θ, shape {thetas.shape}, got {g.shape}")
+        if c.shape != thetas.shape[1:2]:
+            raise ValueError(f"objective must return one cost per Θ, shape {thetas.shape[1:2]}, got {c.shape}")
+        if g is not None and g.shape != thetas.shape[1:]:
+            raise ValueError(f"objective must return one gradient per Θ, shape {thetas.shape[1:]}, got {g.shape}")
+        return c[None], None if g is None else g[None]
+
+    out = optimistic_thetas(
+        ellipsoid._runs,  # type: ignore[attr-defined]
+        one,
+        [rng],
+        gradient=gradient,
+        theta_bound=s,
+        candidates=count,
+        refine_rounds=rounds,
+        line_search=steps,
+    )
+    return OptimisticChoice(
+        out.theta[0],
+        float(out.cost[0]),
+        out.anchor[0],
+        float(out.anchor_cost[0]),
+        bool(out.constrained[0]),
+        int(out.evaluated[0]),
+    )
+
+
+@dataclass(frozen=True)
+class OptimisticChoices:
+    """:class:`OptimisticChoice` of R runs at once, every field with a leading run axis."""
+
+    theta: np.ndarray
+    cost: np.ndarray
+    anchor: np.ndarray
+    anchor_cost: np.ndarray
+    constrained: np.ndarray
+    evaluated: np.ndarray
+
+
+def optimistic_thetas(
+    ellipsoids: _Ellipsoids,
+    objective: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]],
+    rngs: Sequence[np.random.Generator],
+    *,
+    gradient: bool,
+    theta_bound: float,
+    candidates: int,
+    refine_rounds: int,
+    line_search: int,
+) -> OptimisticChoices:
+    """:func:`optimistic_theta` of R runs at once (unvalidated): run i searches its own ellipsoid with its own
+    Generator ``rngs[i]``, drawing exactly what the search of run i alone draws, and stops when it would alone.
+
+    Args:
+        ellipsoids: the R sets.
+        objective: Θ (R′, c, p, n) of any R′ <= R runs → (costs (R′, c), gradients (R′, c, p, n) or ``None``).
+        rngs: one Generator per run.
+        gradient: whether the search descends along the objective's gradients.
+        theta_bound: S.
+        candidates: the multi-start's points (and, without ``gradient``, each round's perturbations).
+        refine_rounds: the rounds of descent.
+        line_search: the step sizes of a gradient round.
+
+    Returns:
+        Each run's choice.
+    """
+    s, count, rounds, steps = theta_bound, candidates, refine_rounds, line_search
+    runs = len(rngs)
+    everyone = np.arange(runs)
+    beta = ellipsoids.radius
+    centre = ellipsoids.centre
+    constrained = np.ones(runs, dtype=bool)
+    anchor = centre.copy()
+    outside = np.flatnonzero(_frob(centre) > s)
+    if outside.size:
+        low = ellipsoids.take(outside).min_norm_points()
+        norm = _frob(low)
+        reachable = norm <= s * (1.0 + 1e-12)
+        moved = _toward(low, centre[outside][:, None], s)[:, 0]
+        pick = np.where((norm < s)[:, None, None], moved, low)
+        anchor[outside] = np.where(reachable[:, None, None], pick, centre[outside])
+        constrained[outside] = reachable
+
+    def feasible(ys: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        thetas = ellipsoids.take(idx).point(_clip_ball(ys, beta[idx]))
+        return np.where(constrained[idx][:, None, None, None], _toward(anchor[idx], thetas, s), thetas)
+
+    def evaluate(thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        c, g = objective(thetas)
+        c = np.asarray(c, dtype=float)
         return np.where(np.isfinite(c), c, np.inf), g
 
-    shape = centre.shape
-    g = rng.standard_normal((count,) + shape)
-    first = np.concatenate([anchor[None], feasible(beta * g / _frob(g)[:, None, None])])
+    shape = centre.shape[1:]
+    g = np.stack([rng.standard_normal((count,) + shape) for rng in rngs])
+    first = np.concatenate(
+        [anchor[:, None], feasible(beta[:, None, None, None] * g / _frob(g)[..., None, None], everyone)], axis=1
+    )
     costs, grads = evaluate(first)
-    anchor_cost = float(costs[0])
-    i = int(np.argmin(costs))
-    best, best_cost = first[i], float(costs[i])
-    best_grad = None if grads is None else grads[i]
-    evaluated = first.shape[0]
-    scales = beta * 0.5 ** np.arange(steps)
-    step = 0.3
+    anchor_cost = costs[:, 0].copy()
+    i = np.argmin(costs, axis=1)
+    best, best_cost = first[everyone, i], costs[everyone, i]
+    best_grad = None if grads is None else grads[everyone, i]
+    evaluated = np.full(runs, first.shape[1])
+    scales = beta[:, None] * 0.5 ** np.arange(steps)
+    step = np.full(runs, 0.3)
+    active = beta != 0.0
     for _ in range(rounds):
-        if beta == 0.0:
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
             break
-        y = ellipsoid.coordinates(best)
+        y = ellipsoids.take(idx).coordinates(best[idx])
         if best_grad is not None:
-            direction = -(ellipsoid._inv_half @ best_grad)  # type: ignore[attr-defined]
-            norm = float(_frob(direction))
-            if not np.isfinite(norm) or norm == 0.0:
+            direction = -(ellipsoids.inv_half[idx] @ best_grad[idx])
+            norm = _frob(direction)
+            good = np.isfinite(norm) & (norm != 0.0)
+            active[idx[~good]] = False
+            idx, y, direction, norm = idx[good], y[good], direction[good], norm[good]
+            if idx.size == 0:
                 break
-            ys = y + scales[:, None, None] * (direction / norm)
+            ys = y[:, None] + scales[idx][:, :, None, None] * (direction / norm[:, None, None])[:, None]
         else:
-            g = rng.standard_normal((count,) + shape)
-            ys = y + step * beta * g / _frob(g)[:, None, None]
-        thetas = feasible(ys)
+            g = np.stack([rngs[int(r)].standard_normal((count,) + shape) for r in idx])
+            ys = y[:, None] + (step[idx] * beta[idx])[:, None, None, None] * g / _frob(g)[..., None, None]
+        thetas = feasible(ys, idx)
         c, gr = evaluate(thetas)
-        evaluated += thetas.shape[0]
-        j = int(np.argmin(c))
-        if c[j] < best_cost:
-            best, best_cost = thetas[j], float(c[j])
-            best_grad = None if gr is None else gr[j]
-        elif gradient:
-            break
+        evaluated[idx] += thetas.shape[1]
+        j = np.argmin(c, axis=1)
+        cj = c[np.arange(idx.size), j]
+        better = cj < best_cost[idx]
+        won = idx[better]
+        best[won] = thetas[better, j[better]]
+        best_cost[won] = cj[better]
+        if best_grad is not None and gr is not None:
+            best_grad[won] = gr[better, j[better]]
+        if gradient:
+            active[idx[~better]] = False
         else:
-            step *= 0.5
-    return OptimisticChoice(best.copy(), best_cost, anchor, anchor_cost, constrained, evaluated)
+            step[idx[~better]] *= 0.5
+    return OptimisticChoices(best.copy(), best_cost, anchor, anchor_cost, constrained, evaluated)

@@ -14,7 +14,7 @@ from dpkit.accountant.declarations import (
 
 from ..spec import AlgorithmSpec, AuditSpec, ReportSpec
 from .agent import make_agent
-from .audit import audit_world, observe, one_run
+from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, declare_privacy
 
 __all__ = [
@@ -53,6 +53,7 @@ REGISTRATIONS = (
             white_box=("billboard",),
             world=audit_world,
             observe=observe,
+            observe_batch=observe_batch,
             one_run=one_run,
             positions="dpkit.algorithms.observers:tree_positions",
             defaults={
