@@ -33,10 +33,10 @@ from ..episodes import Plan, Run, resolve_sigmas
 from .declaration import declare_privacy
 from .ellipsoid import (
     Ellipsoid,
+    EllipsoidBatch,
     OptimisticChoice,
     OptimisticChoices,
-    _Ellipsoids,
-    _radii,
+    confidence_radii_of_ratios,
     optimistic_thetas,
 )
 
@@ -275,7 +275,7 @@ class OfuRl:
         t1, t2 = self._b1.prefix(), self._b2.prefix()
         return (t1[None], t2[None]) if self.runs is None else (t1, t2)
 
-    def _ellipsoids(self, t1: np.ndarray, t2: np.ndarray) -> _Ellipsoids:
+    def _ellipsoids(self, t1: np.ndarray, t2: np.ndarray) -> EllipsoidBatch:
         """The confidence sets of the prefixes T1 (R, p, p), T2 (R, p, n), run by run."""
         p = t1.shape[-1]
         v = t1 + self.shift * np.eye(p)
@@ -288,7 +288,7 @@ class OfuRl:
             vals[low] = floored
         centre = np.linalg.solve(v, t2)
         ratio = np.maximum(np.sum(np.log(vals), axis=-1) - p * math.log(self.lambda_min), 0.0)
-        beta = _radii(
+        beta = confidence_radii_of_ratios(
             ratio,
             self.state_dim,
             self.noise_scale,
@@ -297,7 +297,7 @@ class OfuRl:
             self.theta_bound,
             self.nu,
         )
-        return _Ellipsoids.of(centre, v, beta)
+        return EllipsoidBatch.of(centre, v, beta)
 
     # ------------------------------------------------------------------ the episodic protocol
 

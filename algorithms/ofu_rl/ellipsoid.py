@@ -21,9 +21,13 @@ from dpkit.accountant.validation import (
 
 __all__ = [
     "confidence_radius",
+    "confidence_radii_of_ratios",
     "Ellipsoid",
+    "EllipsoidBatch",
     "OptimisticChoice",
+    "OptimisticChoices",
     "optimistic_theta",
+    "optimistic_thetas",
 ]
 
 
@@ -51,10 +55,10 @@ def confidence_radius(
     lam = check_nonnegative("lambda_max", lambda_max)
     s = check_nonnegative("theta_bound", theta_bound)
     nu = check_nonnegative("nu", nu)
-    return float(_radii(np.asarray(ratio), n, r, alpha, lam, s, nu))
+    return float(confidence_radii_of_ratios(np.asarray(ratio), n, r, alpha, lam, s, nu))
 
 
-def _radii(
+def confidence_radii_of_ratios(
     ratio: np.ndarray, n: int, r: float, alpha: float, lambda_max: float, theta_bound: float, nu: float
 ) -> np.ndarray:
     """:func:`confidence_radius` of many log-det ratios at once (unvalidated; the same arithmetic, run by run)."""
@@ -81,7 +85,7 @@ class Ellipsoid:
         if c.ndim != 2 or c.shape[0] != v.shape[0]:
             raise ValueError(f"centre must have shape ({v.shape[0]}, n), got {c.shape}")
         radius = check_nonnegative("radius", self.radius)
-        runs = _Ellipsoids.of(c[None], v[None], np.array([radius]))
+        runs = EllipsoidBatch.of(c[None], v[None], np.array([radius]))
         object.__setattr__(self, "centre", c)
         object.__setattr__(self, "gram", v)
         object.__setattr__(self, "radius", radius)
@@ -125,7 +129,7 @@ class Ellipsoid:
 
 
 @dataclass(frozen=True)
-class _Ellipsoids:
+class EllipsoidBatch:
     """R confidence sets at once (one per run, a leading run axis): centres (R, p, n), grams (R, p, p), radii (R,),
     and the eigen-decomposition of each gram with V^{±1/2}. :class:`Ellipsoid` is the batch of one."""
 
@@ -138,7 +142,7 @@ class _Ellipsoids:
     inv_half: np.ndarray
 
     @classmethod
-    def of(cls, centre: np.ndarray, gram: np.ndarray, radius: np.ndarray) -> _Ellipsoids:
+    def of(cls, centre: np.ndarray, gram: np.ndarray, radius: np.ndarray) -> EllipsoidBatch:
         """The sets of centres (R, p, n), grams (R, p, p) and radii (R,), checked: finite, symmetric, p.d."""
         c, v = np.asarray(centre, dtype=float), np.asarray(gram, dtype=float)
         if not (np.all(np.isfinite(c)) and np.all(np.isfinite(v))):
@@ -157,9 +161,9 @@ class _Ellipsoids:
     def __len__(self) -> int:
         return self.centre.shape[0]
 
-    def take(self, idx: np.ndarray) -> _Ellipsoids:
+    def take(self, idx: np.ndarray) -> EllipsoidBatch:
         """The sets of the runs ``idx``."""
-        return _Ellipsoids(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
+        return EllipsoidBatch(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
 
     def coordinates(self, theta: np.ndarray) -> np.ndarray:
         """Y = V^{1/2}(Θ − Θ̂) of Θ (R, p, n), run by run."""
@@ -323,7 +327,7 @@ class OptimisticChoices:
 
 
 def optimistic_thetas(
-    ellipsoids: _Ellipsoids,
+    ellipsoids: EllipsoidBatch,
     objective: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]],
     rngs: Sequence[np.random.Generator],
     *,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dpkit.algorithms.envs.lq import LQUsers, random_lq
 from dpkit.algorithms.observers import ObservedRun
 from dpkit.algorithms.ofu_rl import Ellipsoid, make_agent, observe, observe_batch, optimistic_theta, run_lq
-from dpkit.algorithms.ofu_rl.ellipsoid import _Ellipsoids, optimistic_thetas
+from dpkit.algorithms.ofu_rl.ellipsoid import EllipsoidBatch, optimistic_thetas
 from dpkit.audits import rl_setting as rs
 from dpkit.audits.rl import audit_setting
 
@@ -156,7 +156,7 @@ def test_the_optimistic_search_of_runs_is_each_search_alone(runs: int, seed: int
         return out if gradient else (out, None)
 
     options = {"gradient": gradient, "theta_bound": bound, "candidates": 5, "refine_rounds": 3, "line_search": 4}
-    sets = _Ellipsoids.of(
+    sets = EllipsoidBatch.of(
         np.stack([e.centre for e in ells]), np.stack([e.gram for e in ells]), np.array([e.radius for e in ells])
     )
     many = optimistic_thetas(sets, costs, np.random.default_rng(seed).spawn(runs), **options)
