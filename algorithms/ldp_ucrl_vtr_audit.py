@@ -20,7 +20,7 @@ from .observers import (
     project,
 )
 from .reused_noise import CounterNodes, changed_user_votes
-from .rows import SIGNAL_CAP
+from .rows import Traces
 
 __all__ = ["audit_world", "batched", "observe", "observe_batch"]
 
@@ -93,7 +93,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     policy_rngs: list[np.random.Generator] = []
     runs = len(rngs)
     releases = {r.name: r for r in agent.declaration.releases}
-    trace = _RunsTrace(runs)
+    trace = Traces(runs)
     residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (R, count, m) per release
     directions: dict[str, np.ndarray] = {}
     nodes: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {n: [] for n in releases}  # (residual, its magnitude)
@@ -152,7 +152,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
         n: (np.stack([x for x, _ in nodes[n]], axis=1), np.stack([m for _, m in nodes[n]], axis=1)) for n in nodes
     }
     trace.read(changed_user_votes(_runs_nodes(stacked, delta, agent.sigmas)))
-    return trace.rows()
+    return trace.rows(True)
 
 
 def _runs_nodes(
@@ -169,43 +169,3 @@ def _runs_nodes(
         used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)
         out.append(CounterNodes(residual, np.arange(residual.shape[1]), magnitude, np.zeros(mine.shape), mine, used))
     return out
-
-
-class _RunsTrace:
-    """A :class:`~dpkit.algorithms.rows.Trace` of R runs (every part with a leading run axis); :meth:`rows` is run
-    i's :meth:`~dpkit.algorithms.rows.Trace.row` (white-box, no plans) on row i."""
-
-    def __init__(self, runs: int) -> None:
-        self.runs = runs
-        self.r: list[np.ndarray] = []
-        self.a: list[np.ndarray] = []
-        self.a_claim: list[np.ndarray] = []
-        self.a_used: list[np.ndarray] = []
-
-    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray) -> None:
-        """As :meth:`~dpkit.algorithms.rows.Trace.add`, each with a leading run axis."""
-        self.r.append(np.reshape(r, (self.runs, -1)))
-        self.a.append(np.reshape(a, (self.runs, -1)))
-        self.a_claim.append(np.reshape(a_claim, (self.runs, -1)))
-        self.a_used.append(np.reshape(a_used, (self.runs, -1)))
-
-    def extra(self, r: np.ndarray) -> None:
-        """As :meth:`~dpkit.algorithms.rows.Trace.extra`, with a leading run axis (its signals 0)."""
-        self.r.append(np.reshape(r, (self.runs, -1)))
-        self.a.append(np.zeros(self.r[-1].shape))
-
-    def read(self, votes: np.ndarray) -> None:
-        """As :meth:`~dpkit.algorithms.rows.Trace.read`, one vote per run."""
-        a = SIGNAL_CAP * (votes != 0.0)
-        z = np.zeros((self.runs, 1))
-        self.add((a * (votes > 0.0))[:, None], a[:, None], z, z)
-
-    def rows(self) -> np.ndarray:
-        """Every run's row: [r, a, P = 0, μ, μ_claim] (μ over the signals of :meth:`add`: extras add 0)."""
-        a_claim = np.concatenate(self.a_claim, axis=1)
-        used = np.concatenate(self.a_used, axis=1)
-        mu_claim = np.sqrt(np.einsum("rn,rn->r", a_claim, a_claim))
-        mu_used = np.sqrt(np.einsum("rn,rn->r", used, used))
-        return np.concatenate(
-            [*self.r, *self.a, np.zeros((self.runs, 1)), mu_used[:, None], mu_claim[:, None]], axis=1, dtype=float
-        )

@@ -28,7 +28,7 @@ import numpy as np
 from .episodes import step_column
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_vote, changed_user_votes, reused_noise_votes, with_votes
-from .rows import SIGNAL_CAP, RowLayout, Trace
+from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
 
 __all__ = [
     "ObservedRun",
@@ -38,6 +38,7 @@ __all__ = [
     "observe_messages",
     "local_messages_audit",
     "Trace",
+    "Traces",
     "RowLayout",
     "flat",
     "project",
@@ -287,8 +288,9 @@ def billboard(
     between counters shows there). The last column reads her coin from noise values the billboard repeats
     (:meth:`Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each counter whitened by the σ the
     implementation reports)."""
+    runs = Traces(1)
     billboard_runs(
-        [trace],
+        runs,
         {n: np.asarray(p)[None] for n, p in prefixes.items()},
         {n: np.asarray(x)[None] for n, x in items0.items()},
         {n: np.asarray(x)[None] for n, x in delta_items.items()},
@@ -301,10 +303,12 @@ def billboard(
         structure,
         allowance_psums,
     )
+    for parts in zip(runs.r, runs.a, runs.a_claim, runs.a_used, strict=True):
+        trace.add(*(x[0] for x in parts))
 
 
 def billboard_runs(
-    traces: Sequence[Trace],
+    traces: Traces,
     prefixes: Mapping[str, np.ndarray],
     items0: Mapping[str, np.ndarray],
     delta_items: Mapping[str, np.ndarray],
@@ -318,8 +322,8 @@ def billboard_runs(
     allowance_psums: int | None = None,
 ) -> None:
     """:func:`billboard` of R runs at once: every array with a leading run axis (``prefixes[name]`` (R, T + 1, …),
-    ``items0[name]`` (R, T, …), ``delta_items[name]`` (R, …)), run i recorded into ``traces[i]``."""
-    runs = len(traces)
+    ``items0[name]`` (R, T, …), ``delta_items[name]`` (R, …)), recorded into ``traces`` (run i on its row i)."""
+    runs = traces.runs
     counters: list[CounterNodes] = []
     for name, p in prefixes.items():
         nodes, starts = counter_nodes(np.moveaxis(p, 0, 1), structure)
@@ -340,25 +344,18 @@ def billboard_runs(
         r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
         held = float(contains.sum())
         widen = math.sqrt(allowance_psums / held) if allowance_psums is not None and held > 0 else 1.0
-        a, a_claim, a_used = a * contains, a_claim * contains * widen, a_used * contains
-        for i, trace in enumerate(traces):
-            trace.add(r[i], a[i], a_claim[i], a_used[i])
+        traces.add(r, a * contains, a_claim * contains * widen, a_used * contains)
         whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
         holding = np.flatnonzero(contains[:, 0])
         if residual.shape[2] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
             off = ~np.eye(residual.shape[2], dtype=bool)
             for t in holding:
-                cross = cross_projections_runs(residual[:, t], d[:, t], whiten)
-                for i, trace in enumerate(traces):
-                    trace.extra(cross[i][off])
+                traces.extra(cross_projections_runs(residual[:, t], d[:, t], whiten)[:, off])
         if coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
             for t in holding:
-                whitened = over_sigma(residual[:, t], scale)
-                for i, trace in enumerate(traces):
-                    trace.extra(whitened[i])
-    for trace, vote in zip(traces, changed_user_votes(counters), strict=True):
-        trace.read(float(vote))
+                traces.extra(over_sigma(residual[:, t], scale))
+    traces.read(changed_user_votes(counters))
 
 
 class CounterLog:
@@ -425,7 +422,7 @@ class CounterLog:
 
     def finish_runs(
         self,
-        traces: Sequence[Trace],
+        traces: Traces,
         index: int,
         sigmas: Mapping[str, float],
         claim: Mapping[str, float],
@@ -435,10 +432,10 @@ class CounterLog:
         structure: str = "tree",
         allowance_psums: int | None = None,
     ) -> None:
-        """:meth:`finish` of a log of R runs (``runs`` given: every array with a leading run axis), run i into
-        ``traces[i]``: exactly what a log of run i alone records."""
-        if self.runs is None or len(traces) != self.runs:
-            raise ValueError(f"finish_runs needs a log of runs and one trace per run, got {len(traces)} traces")
+        """:meth:`finish` of a log of R runs (``runs`` given: every array with a leading run axis) into ``traces`` (run
+        i on its row i): exactly what a log of run i alone records."""
+        if self.runs is None or traces.runs != self.runs:
+            raise ValueError(f"finish_runs needs a log of runs and traces of as many runs, got {traces.runs}")
         released = len(self.prefixes[self.names[0]])
         billboard_runs(
             traces,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PLAN_DECIMALS", "SIGNAL_CAP", "Trace", "RowLayout"]
+__all__ = ["PLAN_DECIMALS", "SIGNAL_CAP", "Trace", "Traces", "RowLayout"]
 
 #: Plans are recorded rounded to this many decimals: a plan computed deterministically from the same statistics
 #: gives the same columns in every process (a plan made on exact data repeats exactly; one made on noisy data
@@ -95,6 +95,65 @@ class Trace:
             body = np.concatenate(self.view) if self.view else np.zeros(1)
         plans = np.concatenate(self.plans) if self.plans else np.zeros(0)
         return np.concatenate([body, plans, [float(plans.size), mu_used, mu_claim]])
+
+
+class Traces:
+    """What R runs recorded, every part with a leading run axis: :meth:`rows` is, row i, the :meth:`Trace.row` of a
+    :class:`Trace` given run i's parts in the same order (a batched observer records its runs at once)."""
+
+    def __init__(self, runs: int) -> None:
+        self.runs = runs
+        self.r: list[np.ndarray] = []
+        self.a: list[np.ndarray] = []
+        self.a_claim: list[np.ndarray] = []
+        self.a_used: list[np.ndarray] = []
+        self.view: list[np.ndarray] = []
+        self.plans: list[np.ndarray] = []
+
+    def _runs(self, x: object) -> np.ndarray:
+        return np.reshape(np.asarray(x, dtype=float), (self.runs, -1))
+
+    def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
+        """:meth:`Trace.add` of every run: each part (R, …)."""
+        self.r.append(self._runs(r))
+        self.a.append(self._runs(a))
+        self.a_claim.append(self._runs(a_claim))
+        self.a_used.append(self._runs(a if a_used is None else a_used))
+
+    def extra(self, r: np.ndarray) -> None:
+        """:meth:`Trace.extra` of every run: ``r`` (R, …)."""
+        z = np.zeros(self._runs(r).shape)
+        self.add(r, z, z, z)
+
+    def read(self, votes: np.ndarray) -> None:
+        """:meth:`Trace.read` of every run: one vote per run."""
+        votes = np.asarray(votes, dtype=float).reshape(self.runs)
+        a = SIGNAL_CAP * (votes != 0.0).astype(float)
+        z = np.zeros((self.runs, 1))
+        self.add((a * (votes > 0.0))[:, None], a[:, None], z, z)
+
+    def plan(self, policies: object) -> None:
+        """:meth:`Trace.plan` of every run: the plans (R, …) served to a user after the changed one."""
+        self.plans.append(np.round(self._runs(policies), PLAN_DECIMALS) + 0.0)
+
+    def see(self, view: object) -> None:
+        """A black-box view of every run (R, …): what :class:`Trace`'s ``view`` list receives."""
+        self.view.append(self._runs(view))
+
+    def rows(self, white_box: bool) -> np.ndarray:
+        """Every run's :meth:`Trace.row`, (R, width)."""
+        zeros = np.zeros((self.runs, 1))
+        a_claim = np.concatenate(self.a_claim, axis=1) if self.a_claim else zeros
+        used = np.concatenate(self.a_used, axis=1) if self.a_used else zeros
+        mu_claim = [math.sqrt(float(x @ x)) for x in a_claim]  # as Trace.row sums them, run by run
+        mu_used = [math.sqrt(float(x @ x)) for x in used]
+        if white_box:
+            body = [*(self.r or [zeros]), *(self.a or [zeros])]
+        else:
+            body = self.view or [zeros]
+        plans = np.concatenate(self.plans, axis=1) if self.plans else np.zeros((self.runs, 0))
+        tail = np.column_stack([np.full(self.runs, float(plans.shape[1])), mu_used, mu_claim])
+        return np.concatenate([*body, plans, tail], axis=1)
 
 
 @dataclass(frozen=True)

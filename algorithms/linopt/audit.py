@@ -80,7 +80,7 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
     """The rows of the runs of ``rngs``: one agent of all the runs (``batched``: dpkit's agent with a run axis), or of
     the one run of ``rngs`` (an implementation under test, seen as a batch of one)."""
     from ..episodes import play_episodes
-    from ..observers import CounterLog, Trace
+    from ..observers import CounterLog, Traces
 
     s = run.setting
     env, users, canaries = run.world
@@ -99,19 +99,17 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
         agent = _OneRun(run.make_agent(agent_rngs[0], env))
     runs = len(rngs)
     log = CounterLog(tuple(agent.privatizer.counters), batched=True, runs=runs)
-    traces = [Trace() for _ in range(runs)]
+    traces = Traces(runs)
     for k in range(s.episodes):
         plan = agent.plan(k)
         log.released(plan.released)
         policy = np.asarray(plan.policy)
         if run.white_box and k > j:  # the whole view: the plans served after her (tables of actions or probabilities)
-            for trace, served in zip(traces, policy):
-                trace.plan(served)
+            traces.plan(policy)
         draws = np.stack([g.random(env.horizon) for g in policy_rngs]) if policy.ndim == 4 else None
         traj = play_episodes(env, policy, users[k], draws)
         if run.observer == "actions" and k > j:
-            for trace, view in zip(traces, np.eye(env.actions)[traj[1]].reshape(runs, -1)):
-                trace.view.append(view)
+            traces.see(np.eye(env.actions)[traj[1]])
         theirs = agent.items(k, *play_episodes(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, run.which)
         agent.update(k, *traj)
@@ -123,7 +121,7 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
         {n: n.endswith(",1}") for n in log.names},
         run.sensitivities,
     )
-    return np.stack([trace.row(run.white_box) for trace in traces])
+    return traces.rows(run.white_box)
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:

@@ -123,7 +123,7 @@ class _RunOfOne:
 
 def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
     """The rows of ``runs`` runs of ``agent`` (plans, items and updates with a leading run axis)."""
-    from ..observers import CounterLog, Trace
+    from ..observers import CounterLog, Traces
 
     s = run.setting
     system, users, canaries = run.world
@@ -132,7 +132,7 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
     noise[j] = canaries[run.which].noise
     other = canaries[1 - run.which]
     log = CounterLog(("B1", "B2"), batched=False, runs=runs)
-    traces = [Trace() for _ in range(runs)]
+    traces = Traces(runs)
     zeros = np.zeros((runs, s.horizon))
     served: list[np.ndarray] = []  # the whole view: the gains served after her, (runs, …) each
     for k in range(s.episodes):
@@ -143,16 +143,14 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
         start = canaries[run.which].x1 if k == j else None
         states, controls, _ = system.rollout(plan.policy, noise[k], x1=start)
         if run.observer == "actions" and k > j:
-            for trace, played in zip(traces, controls):
-                trace.view.append(played.ravel())
+            traces.see(controls)
         theirs = agent.items(*system.rollout(plan.policy, other.noise, x1=other.x1)[:2]) if k == j else None
         log.episode(agent.items(states, controls), theirs, run.which)
         agent.update(k, states, controls, zeros)
-    if served:  # one call per run: the row holds the plans one after the other, as episode by episode
-        for trace, policies in zip(traces, np.concatenate(served, axis=1)):
-            trace.plan(policies)
+    if served:  # the row holds the plans one after the other, as episode by episode
+        traces.plan(np.concatenate(served, axis=1))
     log.finish_runs(traces, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
-    return np.stack([trace.row(run.white_box) for trace in traces])
+    return traces.rows(run.white_box)
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:

@@ -64,12 +64,15 @@ def test_billboard_of_runs_is_each_runs_billboard(
         coordinates,
         structure,
     )
-    together = [Trace() for _ in range(runs)]
+    from dpkit.algorithms.rows import Traces
+
+    together = Traces(runs)
     billboard_runs(together, prefixes, items0, delta, *args)
+    rows = together.rows(True)
     for i in range(runs):
         alone = Trace()
         billboard(alone, *({n: x[i] for n, x in m.items()} for m in (prefixes, items0, delta)), *args)
-        np.testing.assert_allclose(together[i].row(True), alone.row(True), rtol=0, atol=0)
+        np.testing.assert_allclose(rows[i], alone.row(True), rtol=0, atol=0)
 
 
 @settings(max_examples=25, deadline=None)
@@ -103,3 +106,44 @@ def test_votes_of_runs_are_each_runs_votes(runs: int, reuse: bool, coin: int, se
         assert votes[i] == changed_user_vote(alone)
         if reuse:
             assert votes[i] > 0 if coin == 1 else votes[i] < 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    runs=st.integers(1, 4),
+    ops=st.lists(st.sampled_from(["add", "extra", "read", "plan", "see"]), max_size=8),
+    white_box=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_traces_of_runs_are_each_runs_trace(runs: int, ops: list[str], white_box: bool, seed: int) -> None:
+    """Every part recorded for R runs at once gives, row i, the row of a Trace given run i's parts in that order."""
+    from dpkit.algorithms.rows import Traces
+
+    rng = np.random.default_rng(seed)
+    together, alone = Traces(runs), [Trace() for _ in range(runs)]
+    for op in ops:
+        x = rng.normal(size=(4, runs, 2, 3))
+        if op == "add":
+            together.add(*x)
+            for i, t in enumerate(alone):
+                t.add(*(part[i] for part in x))
+        elif op == "extra":
+            together.extra(x[0])
+            for i, t in enumerate(alone):
+                t.extra(x[0][i])
+        elif op == "read":
+            votes = rng.integers(-2, 3, size=runs).astype(float)
+            together.read(votes)
+            for i, t in enumerate(alone):
+                t.read(float(votes[i]))
+        elif op == "plan":
+            together.plan(x[0])
+            for i, t in enumerate(alone):
+                t.plan(x[0][i])
+        else:
+            together.see(x[0])
+            for i, t in enumerate(alone):
+                t.view.append(x[0][i].ravel())
+    rows = together.rows(white_box)
+    for i, t in enumerate(alone):
+        np.testing.assert_array_equal(rows[i], t.row(white_box))
