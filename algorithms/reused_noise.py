@@ -189,7 +189,29 @@ def changed_user_votes(counters: Sequence[CounterNodes]) -> np.ndarray:
     difference = np.concatenate([w.difference.reshape(runs, -1) for w in parts], axis=1)
     rounding = np.concatenate([w.rounding.reshape(runs, -1) for w in parts], axis=1) + _ULPS * np.abs(difference)
     held = np.concatenate([w.count.reshape(runs, -1) for w in parts], axis=1) > 0
-    return np.array([_vote(residual[i], difference[i], rounding[i], held[i]) for i in range(runs)])
+    votes = np.zeros(runs)
+    for i in np.flatnonzero(_may_repeat(residual, difference, rounding, held)):
+        votes[i] = _vote(residual[i], difference[i], rounding[i], held[i])
+    return votes
+
+
+def _may_repeat(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """Which runs (rows) may hold a vote: under either coin, some two of the values :func:`_vote` compares — the pure
+    coordinates' residuals, the held ones' under that coin, each with its negative — lie within the widest tolerance
+    of the run (twice its largest rounding). Where no two do, every lookup of :func:`_vote` finds only the value
+    itself, and the run's vote is 0: the exact reading is needed only for the runs this returns (all runs at once:
+    one sort per row of each coin's values)."""
+    runs = residual.shape[0]
+    widest = 2.0 * np.max(rounding, axis=1, initial=0.0)
+    pure = np.where(held, np.nan, residual)
+    maybe = np.zeros(runs, dtype=bool)
+    for values in (residual, residual - difference):
+        mine = np.where(held, values, np.nan)
+        table = np.sort(np.concatenate([pure, -pure, mine, -mine], axis=1), axis=1)  # NaN (absent) sorts last
+        gaps = np.diff(table, axis=1)
+        with np.errstate(invalid="ignore"):
+            maybe |= np.any(gaps <= widest[:, None], axis=1)
+    return maybe & held.any(axis=1)
 
 
 def _one_run(c: CounterNodes) -> CounterNodes:

@@ -147,3 +147,34 @@ def test_traces_of_runs_are_each_runs_trace(runs: int, ops: list[str], white_box
     rows = together.rows(white_box)
     for i, t in enumerate(alone):
         np.testing.assert_array_equal(rows[i], t.row(white_box))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    runs=st.integers(1, 5),
+    size=st.integers(1, 12),
+    copies=st.integers(0, 4),
+    zeros=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_sort_skips_only_runs_without_a_vote(runs: int, size: int, copies: int, zeros: bool, seed: int) -> None:
+    """The one-sort screen (which runs may hold a vote) never drops a run the exact reading gives a vote: values
+    repeated exactly, within the rounding, with a flipped sign, at 0 — every run's votes are the exact reading's."""
+    from dpkit.algorithms.reused_noise import _may_repeat, _vote
+
+    rng = np.random.default_rng(seed)
+    residual = rng.normal(size=(runs, size))
+    difference = np.where(rng.random((runs, size)) < 0.5, rng.normal(size=(runs, size)), 0.0)
+    held = difference != 0.0
+    rounding = np.full((runs, size), 1e-12)
+    for _ in range(copies):  # a value repeated: another coordinate's (maybe less its difference), or its negative
+        r, i, j = rng.integers(runs), rng.integers(size), rng.integers(size)
+        source = residual[r, j] - difference[r, j] * rng.integers(2)
+        residual[r, i] = source * rng.choice([-1.0, 1.0]) + rng.uniform(-1e-12, 1e-12)
+    if zeros:
+        residual[:, 0] = 0.0
+    screened = np.zeros(runs)
+    for i in np.flatnonzero(_may_repeat(residual, difference, rounding, held)):
+        screened[i] = _vote(residual[i], difference[i], rounding[i], held[i])
+    exact = [_vote(residual[i], difference[i], rounding[i], held[i]) for i in range(runs)]
+    np.testing.assert_array_equal(screened, exact)
