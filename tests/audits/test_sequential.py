@@ -133,8 +133,11 @@ def test_a_correct_target_runs_its_budget_and_gets_the_fixed_verdict() -> None:
 def test_the_budget_keeps_the_fixed_power_at_most_1_3_times_the_runs(claim, runs, needs_fit, alpha) -> None:
     plan = plan_sequential(claim, runs=runs, alpha=alpha, needs_fit=needs_fit)
     assert plan.budget <= 1.3 * runs and sum(plan.learning) + plan.fixed_evaluation == runs
-    fixed = power_bound(claim, n0=plan.fixed_evaluation, n1=plan.fixed_evaluation, alpha=alpha, delta=1e-5)
-    final = power_bound(claim, n0=plan.evaluation, n1=plan.evaluation, alpha=alpha * (1 - SEQUENTIAL_SHARE), delta=1e-5)
+    delta = claim.default_delta()  # where the plan reads the claim (an (ε, δ) claim at its own δ)
+    fixed = power_bound(claim, n0=plan.fixed_evaluation, n1=plan.fixed_evaluation, alpha=alpha, delta=delta)
+    final = power_bound(
+        claim, n0=plan.evaluation, n1=plan.evaluation, alpha=alpha * (1 - SEQUENTIAL_SHARE), delta=delta
+    )
     assert final >= fixed or plan.evaluation >= math.ceil(1.3 * plan.fixed_evaluation)
 
 
