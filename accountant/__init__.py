@@ -76,9 +76,7 @@ from .rlsvi import RlsviClosedForm, RlsviRunPrivacy, rlsvi_closed_form, rlsvi_ru
 from .sensitivity import (
     NOISES,
     RELATIONS,
-    SensitivityCheck,
     check_relation,
-    check_sensitivity,
     clip_norm,
     episode_outer_product_sensitivity,
     episode_product_sensitivity,
@@ -169,8 +167,6 @@ __all__ = [
     "episode_product_sensitivity",
     "upper_triangle",
     "clip_norm",
-    "SensitivityCheck",
-    "check_sensitivity",
     # the binary counting mechanism
     "SCHEDULES",
     "BinaryCounter",
