@@ -40,7 +40,7 @@ import numpy as np
 
 from .calibration import calibrate_sigma
 from .gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
-from .numerics import brent_root, decimal_round, feasible_root, round_down, round_up
+from .numerics import bracket_monotone, brent_root, decimal_round, monotone_feasible_root, round_down, round_up
 from .validation import (
     check_choice,
     check_count,
@@ -262,17 +262,9 @@ def _ladder(
 
     # the coarsest interval: bracket from the guess, then Brent
     h0 = levels[0]
-    u, step = clip(u0), 0.2
-    gu = ev(u, h0) - target
-    v, gv = u, gu
-    for _ in range(200):
-        v = clip(u + (-sign if gu > 0.0 else sign) * step)  # towards the root
-        gv = ev(v, h0) - target
-        if (gv > 0.0) != (gu > 0.0) or v == u:
-            break
-        u, gu, step = v, gv, step * 2.0
-    else:  # pragma: no cover - 200 doublings cover every double
-        raise ArithmeticError("event calibration: no bracket found")
+    u, gu, v, gv = bracket_monotone(
+        lambda x: ev(x, h0) - target, u0, increasing=increasing, step=0.2, x_min=u_min, x_max=u_max
+    )
     slope = sign * max(abs(target), 1e-3)  # a safe guess: dε/du ~ ε
     if v == u:  # clipped at an end still on one side: that end is the answer at this interval
         roots = [u]
@@ -379,21 +371,10 @@ def _rdp_epsilon(q: float, nm: float, steps: float, delta: float) -> float:
 
 def _rdp_solve(g: Callable[[float], float], u0: float, *, increasing: bool, u_min: float, u_max: float) -> float:
     """The feasible end (g <= 0) of the root of the monotone ``g`` in u, bracketed from ``u0`` by doubling."""
-    sign = 1.0 if increasing else -1.0
-    u, step = min(max(u0, u_min), u_max), 0.25
-    gu = g(u)
-    for _ in range(200):
-        v = min(max(u + (-sign if gu > 0.0 else sign) * step, u_min), u_max)
-        gv = g(v)
-        if (gv > 0.0) != (gu > 0.0) or v == u:
-            break
-        u, gu, step = v, gv, step * 2.0
-    if v == u or (gv > 0.0) == (gu > 0.0):
-        if gu > 0.0:
-            raise ArithmeticError("event calibration (rdp): the target cannot be met in range")
-        return u
-    ok, bad = (u, v) if gu <= 0.0 else (v, u)
-    return feasible_root(g, ok, bad, xtol=1e-9)
+    try:
+        return monotone_feasible_root(g, u0, increasing=increasing, step=0.25, x_min=u_min, x_max=u_max, xtol=1e-9)
+    except ArithmeticError as exc:
+        raise ArithmeticError("event calibration (rdp): the target cannot be met in range") from exc
 
 
 # --------------------------------------------------------------------------------------------
