@@ -45,6 +45,7 @@ from .accountants import (
     METHODS,
     VARIANTS,
     Accountant,
+    AccountingMethod,
     ClassicAccountant,
     DeltaComparison,
     ExactAccountant,
@@ -74,8 +75,10 @@ from .rdp import (
 )
 from .rlsvi import RlsviClosedForm, RlsviRunPrivacy, rlsvi_closed_form, rlsvi_run_privacy, rlsvi_worst_case_mu
 from .sensitivity import (
-    NOISES,
     RELATIONS,
+    Relation,
+    ReleaseNoise,
+    SensitivityNoise,
     check_relation,
     clip_norm,
     episode_outer_product_sensitivity,
@@ -111,6 +114,7 @@ from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
     "METHODS",
+    "AccountingMethod",
     "VARIANTS",
     "RDP_CONVERSIONS",
     "ZCDP_CONVERSIONS",
@@ -155,7 +159,9 @@ __all__ = [
     "check_probability",
     # sensitivity under an explicit neighbouring relation
     "RELATIONS",
-    "NOISES",
+    "Relation",
+    "ReleaseNoise",
+    "SensitivityNoise",
     "check_relation",
     "vector_sensitivity",
     "outer_product_sensitivity",

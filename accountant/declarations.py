@@ -44,7 +44,7 @@ from .flags import (
 from .ledger import EventRelease, GaussianRelease, Ledger, Release
 from .memo import cached_declaration, clear_declaration_caches
 from .numerics import round_up
-from .sensitivity import RELATIONS, check_relation
+from .sensitivity import RELATIONS, ReleaseNoise, check_relation
 from .validation import (
     ArgumentTypeError,
     check_choice,
@@ -53,6 +53,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    enum_values,
 )
 
 __all__ = [
@@ -76,7 +77,6 @@ __all__ = [
     "uninformative_delta_flag",
 ]
 
-_NOISE_KINDS = ("iid", "symmetric")
 #: The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b).
 MECHANISMS: tuple[str, ...] = ("gaussian", "laplace")
 #: The declaration parameters that may hold the number of users K, in the order they are read.
@@ -134,7 +134,7 @@ class DeclaredRelease:
             )
         for attr in ("sensitivity_replace_one", "paper_sensitivity", "sigma_paper"):
             object.__setattr__(self, attr, check_positive(f"{self.name}.{attr}", getattr(self, attr)))
-        check_choice(f"{self.name}.noise", self.noise, _NOISE_KINDS)
+        check_choice(f"{self.name}.noise", self.noise, enum_values(ReleaseNoise))
         if self.paper_count is not None:
             object.__setattr__(self, "paper_count", check_count(f"{self.name}.paper_count", self.paper_count))
         object.__setattr__(self, "notes", tuple(self.notes))

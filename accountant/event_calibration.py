@@ -30,6 +30,7 @@ sampled records as they are: T steps are then exactly (0, 1 − (1 − q)^T)-DP,
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    enum_values,
 )
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -64,13 +66,20 @@ __all__ = [
     "largest_sampling_probability",
     "largest_batch_size",
     "dpsgd_epsilon",
-    "METHODS",
+    "CalibrationMethod",
 ]
 
 #: The discretisation intervals tried, coarse to fine; the last is dp-accounting's default.
 INTERVAL_LADDER: tuple[float, ...] = (1e-2, 2e-3, 5e-4, 1e-4)
 #: Secant steps at one interval stop once they move less than this (in log).
 _XTOL = 2e-5
+
+
+class CalibrationMethod(enum.StrEnum):
+    """How DP-SGD is calibrated: through dp-accounting's pessimistic PLD (tight) or the RDP curve (looser, faster)."""
+
+    PLD = "pld"
+    RDP = "rdp"
 
 
 @dataclass(frozen=True)
@@ -352,7 +361,7 @@ def _given(value: object) -> float | None:
 # --------------------------------------------------------------------------------------------
 # the rdp method (optional): dpkit.accountant.rdp_events' exact Poisson-subsampled Gaussian curve
 
-METHODS: tuple[str, ...] = ("pld", "rdp")
+
 #: Orders for the rdp method: fractional ones near 1 (where small ε lives), integers, then a sparse tail.
 _RDP_ORDERS = np.concatenate(
     [np.linspace(1.1, 10.9, 99), np.arange(11.0, 64.0), [80.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0]]
@@ -436,7 +445,7 @@ def calibrate_noise_multiplier(
     the ends.
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     q = check_unit_interval("sampling_probability", sampling_probability)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
@@ -515,7 +524,7 @@ def largest_steps(
     ``method="rdp"``: through RDP.
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     q = check_unit_interval("sampling_probability", sampling_probability)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     max_steps = check_count("max_steps", max_steps)
@@ -611,7 +620,7 @@ def largest_sampling_probability(
     """The largest sampling probability q (to 10 significant digits, rounded down) for which DP-SGD meets (ε, δ)
     under the pessimistic PLD (or ``"rdp"``); its ε certified as :func:`calibrate_noise_multiplier`'s."""
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
@@ -681,7 +690,7 @@ def largest_batch_size(
     from .dp_sgd import rate_up, steps_for_epochs
 
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     n = check_count("dataset_size", dataset_size)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     if (epochs is None) == (steps is None):

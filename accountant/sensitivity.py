@@ -21,6 +21,7 @@ The bounds are suprema over norm balls; when the admissible terms form a smaller
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Sequence
@@ -34,12 +35,15 @@ from .validation import (
     check_choice,
     check_count,
     check_positive,
+    enum_values,
     shown_int,
 )
 
 __all__ = [
-    "NOISES",
     "RELATIONS",
+    "Relation",
+    "ReleaseNoise",
+    "SensitivityNoise",
     "check_relation",
     "clip_norm",
     "episode_outer_product_sensitivity",
@@ -54,12 +58,37 @@ __all__ = [
     "vector_sensitivity",
 ]
 
-#: The neighbouring relations, in their canonical (underscore) spelling.
-RELATIONS: tuple[str, ...] = ("add_remove", "replace_one")
 
-#: How a symmetric matrix is noised: ``"upper"`` — noise on the entries i <= j only, mirrored
-#: (the released vector is :func:`upper_triangle`); ``"full"`` — i.i.d. noise on all d² entries.
-NOISES: tuple[str, ...] = ("upper", "full")
+class Relation(enum.StrEnum):
+    """The neighbouring relations, in their canonical (underscore) spelling (the CLI's is hyphenated)."""
+
+    ADD_REMOVE = "add_remove"
+    REPLACE_ONE = "replace_one"
+
+
+#: The values of :class:`Relation`.
+RELATIONS: tuple[str, ...] = enum_values(Relation)
+
+
+class SensitivityNoise(enum.StrEnum):
+    """How a symmetric matrix is noised, as the sensitivities read it: ``"upper"`` — noise on the entries i <= j only,
+    mirrored (the released vector is :func:`upper_triangle`); ``"full"`` — i.i.d. noise on all d² entries."""
+
+    UPPER = "upper"
+    FULL = "full"
+
+
+class ReleaseNoise(enum.StrEnum):
+    """How a released array is noised, as a declared release (:mod:`dpkit.accountant.declarations`) and a white-box
+    attack (:class:`dpkit.audits.attacks.GaussianLikelihoodRatio`) read it: ``"iid"`` — i.i.d. noise on every entry;
+    ``"symmetric"`` — i.i.d. noise on the entries i <= j of a symmetric matrix (its last two axes), mirrored.
+
+    The same two layouts as :class:`SensitivityNoise` (``"iid"`` is ``"full"`` on a matrix, ``"symmetric"`` is
+    ``"upper"``), under the names those readers have always taken."""
+
+    IID = "iid"
+    SYMMETRIC = "symmetric"
+
 
 _SPELLINGS = {
     "add_remove": "add_remove",
@@ -138,7 +167,7 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
 def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "upper") -> float:
     """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
 
-    ``noise`` says what is released (see :data:`NOISES`): ``"upper"`` — symmetric noise on
+    ``noise`` says what is released (see :class:`SensitivityNoise`): ``"upper"`` — symmetric noise on
     the entries i ≤ j, mirrored, so the released vector is the upper triangle U(M) including
     the diagonal and the sensitivity is ‖U(M − M′)‖; ``"full"`` — i.i.d. noise on all d²
     entries, so it is the Frobenius norm ‖M − M′‖_F. For a symmetric matrix M,
@@ -159,7 +188,7 @@ def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "uppe
     """
     b = check_positive("bound", bound)
     relation = check_relation(relation)
-    check_choice("noise", noise, NOISES)
+    check_choice("noise", noise, enum_values(SensitivityNoise))
     b2 = b * b
     value = b2 if relation == "add_remove" else _SQRT2 * b2
     return _finish("outer_product_sensitivity", value, bound=b)
@@ -192,7 +221,7 @@ def stacked_outer_product_sensitivity(
         raise ValueError(f"block_bounds must be a non-empty sequence of bounds > 0, got {block_bounds!r}")
     bs = [check_positive(f"block_bounds[{i}]", b) for i, b in enumerate(block_bounds)]
     relation = check_relation(relation)
-    check_choice("noise", noise, NOISES)
+    check_choice("noise", noise, enum_values(SensitivityNoise))
     h = check_count("steps", steps)
     s2 = math.fsum(b * b for b in bs)
     s4 = math.fsum(b**4 for b in bs)
@@ -221,7 +250,7 @@ def symmetric_matrix_sensitivity(
     c = check_positive("frobenius_bound", frobenius_bound)
     relation = check_relation(relation)
     psd = _check_flag("psd", psd)
-    check_choice("noise", noise, NOISES)
+    check_choice("noise", noise, enum_values(SensitivityNoise))
     if relation == "add_remove":
         value = c
     else:
@@ -312,7 +341,7 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     b = check_positive("bound", bound)
     h = check_count("steps", steps)
     relation = check_relation(relation)
-    check_choice("noise", noise, NOISES)
+    check_choice("noise", noise, enum_values(SensitivityNoise))
     hb2 = times_count(h, b * b)
     value = hb2 if relation == "add_remove" else _SQRT2 * hb2
     return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dpkit.accountant.sensitivity import (
-    NOISES,
     RELATIONS,
+    SensitivityNoise,
     clip_norm,
     episode_outer_product_sensitivity,
     episode_product_sensitivity,
@@ -200,11 +200,11 @@ def episode_product_case(nn: bool, d: int = 2, steps: int = 2) -> Case:
 
 CASES = [
     *(vector_case(nn) for nn in (False, True)),
-    *(outer_case(noise) for noise in NOISES),
-    *(symmetric_case(psd, noise) for psd in (False, True) for noise in NOISES),
+    *(outer_case(noise) for noise in SensitivityNoise),
+    *(symmetric_case(psd, noise) for psd in (False, True) for noise in SensitivityNoise),
     *(product_case(nn) for nn in (False, True)),
     *(episode_sum_case(nn) for nn in (False, True)),
-    *(episode_outer_case(noise) for noise in NOISES),
+    *(episode_outer_case(noise) for noise in SensitivityNoise),
     *(episode_product_case(nn) for nn in (False, True)),
 ]
 COMBOS = list(itertools.product(CASES, RELATIONS))
