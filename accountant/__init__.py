@@ -94,6 +94,7 @@ from .sensitivity import (
 from .tree import (
     SCHEDULES,
     BinaryCounter,
+    Schedule,
     calibrate_tree_sigma,
     max_psums_per_item,
     max_psums_per_prefix,
@@ -175,6 +176,7 @@ __all__ = [
     "clip_norm",
     # the binary counting mechanism
     "SCHEDULES",
+    "Schedule",
     "BinaryCounter",
     "max_psums_per_item",
     "max_psums_per_prefix",

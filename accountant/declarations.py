@@ -24,6 +24,7 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,7 @@ from .validation import (
 __all__ = [
     "SEVERITIES",
     "MECHANISMS",
+    "ReleaseMechanism",
     "Flag",
     "DeclaredRelease",
     "JointRelease",
@@ -71,14 +73,23 @@ __all__ = [
     "INFORMATIVE_DELTA",
     "OPTIMAL_OBJECTIVE",
     "ALLOCATIONS",
+    "Allocation",
     "declared_users",
     "informative_delta",
     "users_informative_delta",
     "uninformative_delta_flag",
 ]
 
-#: The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b).
-MECHANISMS: tuple[str, ...] = ("gaussian", "laplace")
+
+class ReleaseMechanism(enum.StrEnum):
+    """The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b)."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+
+
+#: The values of :class:`ReleaseMechanism`.
+MECHANISMS: tuple[str, ...] = enum_values(ReleaseMechanism)
 #: The declaration parameters that may hold the number of users K, in the order they are read.
 _USER_KEYS: tuple[str, ...] = ("users", "episodes")
 
@@ -566,8 +577,16 @@ class AlgorithmLedger:
         }
 
 
-#: The noise allocations a ledger compares (and the simulations accept as ``sigma``).
-ALLOCATIONS: tuple[str, ...] = ("paper", "tight", "optimal")
+class Allocation(enum.StrEnum):
+    """The noise allocations a ledger compares (and the simulations accept as ``sigma``)."""
+
+    PAPER = "paper"
+    TIGHT = "tight"
+    OPTIMAL = "optimal"
+
+
+#: The values of :class:`Allocation`.
+ALLOCATIONS: tuple[str, ...] = enum_values(Allocation)
 
 
 def _optimal_sigmas(pattern: tuple[float, ...], scale: float) -> tuple[float, ...]:

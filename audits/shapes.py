@@ -33,6 +33,7 @@ into an ``inconclusive``, so reading it from the runs under test keeps every ver
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Callable
@@ -45,13 +46,14 @@ from scipy import special, stats
 from dpkit.accountant.closed_forms import epsilon_delta_epsilon_unchecked, laplace_epsilon_unchecked
 from dpkit.accountant.gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
 from dpkit.accountant.numerics import brent_root
-from dpkit.accountant.validation import check_choice
+from dpkit.accountant.validation import check_choice, enum_values
 
 from .claims import Claim
 from .estimators import rates_at_all_thresholds
 
 __all__ = [
     "FAMILIES",
+    "ShapeFamily",
     "KAPPA",
     "POWER_NEEDED",
     "ROC_POINTS",
@@ -71,7 +73,17 @@ __all__ = [
     "trials_to_certify",
 ]
 
-FAMILIES: tuple[str, ...] = ("gaussian", "laplace", "randomized-response")
+
+class ShapeFamily(enum.StrEnum):
+    """The one-parameter families of trade-off curves fitted to a measured ROC (see the module docstring)."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+    RANDOMIZED_RESPONSE = "randomized-response"
+
+
+#: The values of :class:`ShapeFamily`.
+FAMILIES: tuple[str, ...] = enum_values(ShapeFamily)
 #: The violation "just past the claim" whose power ``consistent`` needs: the measured shape at KAPPA × the claim's ε.
 KAPPA = 1.25
 #: The probability with which a violation must be seen (certified, or pointed to) for the audit to have power.

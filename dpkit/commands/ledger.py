@@ -7,11 +7,10 @@ from typing import Any
 
 import click
 
-from dpkit.accountant import VARIANTS, AccountingMethod, Relation, compare_deltas, compare_methods
+from dpkit.accountant import VARIANTS, AccountingMethod, Relation, Schedule, compare_deltas, compare_methods
 from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.events import describe
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
-from dpkit.accountant.tree import SCHEDULES
 from dpkit.accountant.validation import enum_values
 from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
@@ -55,7 +54,9 @@ FORMS: dict[str, tuple[str, ...]] = {
     default=None,
     help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5.",
 )
-@click.option("--schedule", type=click.Choice(SCHEDULES), default=None, help="Tree release schedule (counters).")
+@click.option(
+    "--schedule", type=click.Choice(enum_values(Schedule)), default=None, help="Tree release schedule (counters)."
+)
 @click.option(
     "--neighbours",
     type=click.Choice(tuple(r.replace("_", "-") for r in enum_values(Relation))),
