@@ -172,3 +172,37 @@ def test_the_regret_verdicts_are_what_verdict_gives() -> None:
         for low, high in [(0.4, 0.9), (0.4, 0.99), (0.96, 1.1), (0.5, 1.2), (0.5, float("inf"))]
     }
     assert given == set(RegretVerdict)
+
+
+def _literal_strings(annotation: object) -> tuple[str, ...]:
+    """The strings of a Literal annotation, optional or not."""
+    for arm in (annotation, *get_args(annotation)):
+        words = get_args(arm)
+        if words and all(isinstance(w, str) for w in words):
+            return words
+    return ()
+
+
+def test_the_report_json_literals_spell_the_vocabularies() -> None:
+    """report.json's models spell their choices as Literals (their schema inline); each is its vocabulary's values."""
+    from dpkit.accountant.flags import Severity
+    from dpkit.accountant.sensitivity import ReleaseNoise
+    from dpkit.accountant.tree_counts import Schedule
+    from dpkit.algorithms.regret_stats import RegretVerdict
+    from dpkit.reports import models
+    from dpkit.reports.config import LEDGER_KINDS, AuditMode
+
+    expected = {
+        ("WorstFlag", "severity"): tuple(Severity),
+        ("LedgerFlag", "severity"): tuple(Severity),
+        ("AssessmentFlag", "severity"): tuple(Severity),
+        ("SummaryRow", "audit_mode"): tuple(AuditMode),
+        ("LedgerRelease", "noise"): tuple(ReleaseNoise),
+        ("LedgerSection", "kind"): LEDGER_KINDS,
+        ("LedgerEntryRecord", "kind"): LEDGER_KINDS,
+        ("TreeSection", "schedule"): tuple(Schedule),
+        ("RegretAtSigma", "growth"): tuple(RegretVerdict),
+    }
+    for (model, field), words in expected.items():
+        annotation = getattr(models, model).model_fields[field].annotation
+        assert _literal_strings(annotation) == words, (model, field)
