@@ -41,7 +41,15 @@ import numpy as np
 
 from .calibration import calibrate_sigma
 from .gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
-from .numerics import bracket_monotone, brent_root, decimal_round, monotone_feasible_root, round_down, round_up
+from .numerics import (
+    bracket_monotone,
+    brent_root,
+    decimal_round,
+    feasible_secant,
+    monotone_feasible_root,
+    round_down,
+    round_up,
+)
 from .validation import (
     check_choice,
     check_count,
@@ -249,10 +257,12 @@ def _ladder(
 
     ``evaluate(u, h)`` is the (unrounded) ε at parameter e^u and interval h; it is monotone in u
     (``increasing`` or not). The feasible side is ε <= target. u is clipped to [u_min, u_max].
-    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest,
+    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest (on the
+    bracket :func:`~dpkit.accountant.numerics.bracket_monotone` walks to from ``u0``),
     then one secant step per interval, started where the roots so far extrapolate to (connect-the-dots' bias
     is quadratic in the interval: each halving moves the root a quarter as far as the last), and at
-    ``finest`` secant steps until a feasible point within 0.05 % of the target. Each interval costs about half
+    ``finest`` secant steps until a feasible point within 0.05 % of the target
+    (:func:`~dpkit.accountant.numerics.feasible_secant`). Each interval costs about half
     the next, so the whole ladder costs about two evaluations at ``finest``.
     """
     levels = _levels(coarsest, finest)
@@ -309,36 +319,20 @@ def _ladder(
 
     # the finest interval: secant steps to a feasible point within 0.05 % of the target
     h = levels[-1]
-    u_cur = clip(extrapolated()) if len(levels) > 1 else roots[-1]
-    best: tuple[float, float] | None = None
-    last: tuple[float, float] | None = None
-    for _ in range(12):
-        e = ev(u_cur, h)
-        g = e - target
-        if g <= 0.0 and (best is None or sign * (u_cur - best[0]) > 0):
-            best = (u_cur, e)
-        if g <= 0.0 and e >= accept:
-            break
-        if last is not None and u_cur != last[0] and (e - last[1]) / (u_cur - last[0]) * sign > 0.0:
-            slope = (e - last[1]) / (u_cur - last[0])
-        u_next = clip(u_cur - (e - aim) / slope)
-        if abs(u_next - u_cur) < _XTOL:
-            if best is not None:
-                break
-            u_next = clip(u_cur - sign * _XTOL)
-        last, u_cur = (u_cur, e), u_next
-    if best is None:  # no feasible point yet: walk to the feasible side
-        step = 1e-3
-        for _ in range(60):
-            u_cur = clip(u_cur - sign * step)
-            e = ev(u_cur, h)
-            if e <= target:
-                best = (u_cur, e)
-                break
-            step *= 2.0
-        else:  # pragma: no cover
-            raise ArithmeticError("event calibration: could not meet the target")
-    return best[0], best[1], h
+    start = clip(extrapolated()) if len(levels) > 1 else roots[-1]
+    u, e = feasible_secant(
+        lambda x: ev(x, h),
+        start,
+        target=target,
+        aim=aim,
+        accept=accept,
+        slope=slope,
+        increasing=increasing,
+        x_min=u_min,
+        x_max=u_max,
+        xtol=_XTOL,
+    )
+    return u, e, h
 
 
 def _coarsest(step_mu: float) -> float:

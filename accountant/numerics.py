@@ -26,6 +26,7 @@ __all__ = [
     "feasible_root",
     "bracket_monotone",
     "monotone_feasible_root",
+    "feasible_secant",
     "times_count",
     "times_sqrt_count",
 ]
@@ -278,3 +279,81 @@ def monotone_feasible_root(
         return x
     ok, bad = (x, y) if gx <= 0.0 else (y, x)
     return feasible_root(g, ok, bad, xtol=xtol)
+
+
+def feasible_secant(
+    f: Callable[[float], float],
+    x0: float,
+    *,
+    target: float,
+    aim: float,
+    accept: float,
+    slope: float,
+    increasing: bool,
+    x_min: float = -math.inf,
+    x_max: float = math.inf,
+    xtol: float,
+    maxiter: int = 12,
+) -> tuple[float, float]:
+    """A feasible point of a monotone function close to its target, by secant steps aimed just inside it.
+
+    From ``x0``, secant steps towards ``f(x) = aim`` (``aim`` a little inside the feasible side ``f <= target``,
+    the slope estimated from the last two points where it has the right sign, ``slope`` to start), clipped to
+    [``x_min``, ``x_max``], until a point with ``accept <= f(x) <= target``, a step shorter than ``xtol`` after a
+    feasible point, or ``maxiter`` steps. Where no step was feasible, a walk to the feasible side in doubling steps
+    (from 10⁻³) finds one. Meant for an expensive f close to its root at ``x0`` (f is called once a step: memoise it
+    where points repeat); the feasible point kept is the one furthest towards the root (the largest x if f
+    increases).
+
+    Args:
+        f: A monotone function of x.
+        x0: The start.
+        target: The largest feasible value of f.
+        aim: The value the secant steps aim at (<= ``target``).
+        accept: The smallest value of f accepted at once (<= ``aim``).
+        slope: The first estimate of df/dx (its sign that of ``increasing``).
+        increasing: Whether f increases with x.
+        x_min: The smallest x tried.
+        x_max: The largest x tried.
+        xtol: The shortest step taken (in x).
+        maxiter: The most secant steps.
+
+    Returns:
+        ``(x, f(x))`` with ``f(x) <= target``.
+
+    Raises:
+        ArithmeticError: the walk to the feasible side found no feasible point in 60 doublings.
+    """
+    sign = 1.0 if increasing else -1.0
+
+    def clip(x: float) -> float:
+        return min(max(x, x_min), x_max)
+
+    x = x0
+    best: tuple[float, float] | None = None
+    last: tuple[float, float] | None = None
+    for _ in range(maxiter):
+        fx = f(x)
+        feasible = fx - target <= 0.0
+        if feasible and (best is None or sign * (x - best[0]) > 0):
+            best = (x, fx)
+        if feasible and fx >= accept:
+            break
+        if last is not None and x != last[0] and (fx - last[1]) / (x - last[0]) * sign > 0.0:
+            slope = (fx - last[1]) / (x - last[0])
+        x_next = clip(x - (fx - aim) / slope)
+        if abs(x_next - x) < xtol:
+            if best is not None:
+                break
+            x_next = clip(x - sign * xtol)
+        last, x = (x, fx), x_next
+    if best is None:  # no feasible point yet: walk to the feasible side
+        step = 1e-3
+        for _ in range(60):
+            x = clip(x - sign * step)
+            fx = f(x)
+            if fx <= target:
+                return x, fx
+            step *= 2.0
+        raise ArithmeticError("feasible_secant: no feasible point found")
+    return best

@@ -12,7 +12,13 @@ from scipy import optimize
 from tiers import examples
 
 from dpkit.accountant.gdp import gdp_delta
-from dpkit.accountant.numerics import bracket_monotone, brent_root, feasible_root, monotone_feasible_root
+from dpkit.accountant.numerics import (
+    bracket_monotone,
+    brent_root,
+    feasible_root,
+    feasible_secant,
+    monotone_feasible_root,
+)
 
 
 def _cubic(c: float, s: float):
@@ -130,3 +136,41 @@ def test_monotone_feasible_root_at_the_ends_of_the_range() -> None:
 def test_bracket_monotone_gives_up_without_a_sign_change() -> None:
     with pytest.raises(ArithmeticError, match="no change of sign"):
         bracket_monotone(lambda x: 1.0, 0.0, increasing=True, step=1.0, maxiter=20)
+
+
+@pytest.mark.parametrize(("g", "expression", "x0", "step", "increasing"), MONOTONE)
+def test_feasible_secant_lands_in_the_band_below_the_target(
+    g, expression: str, x0: float, step: float, increasing: bool
+) -> None:  # noqa: ANN001, E501
+    """Solving g(x) + t = t from near the root: a feasible point within the accepted band, beside mpmath's root."""
+    a, _, b, _ = bracket_monotone(g, x0, increasing=increasing, step=step)
+    root = _mp_root(expression, (a + b) / 2)
+    target = 2.0  # f = g + target is monotone, and f(root) = target
+    f = lambda x: g(x) + target  # noqa: E731
+    sign = 1.0 if increasing else -1.0
+    x, fx = feasible_secant(
+        f,
+        root + 0.05,
+        target=target,
+        aim=target * (1 - 2.5e-4),
+        accept=target * (1 - 5e-4),
+        slope=sign * 0.5,
+        increasing=increasing,
+        xtol=1e-12,
+    )
+    assert fx == f(x) and target * (1 - 5e-4) <= fx <= target
+    assert (x <= root) == increasing  # on the feasible side of the root
+
+
+def test_feasible_secant_walks_to_the_feasible_side() -> None:
+    """A slope that points the wrong way (the secant steps go astray) still ends at a feasible point, by the walk."""
+    calls: list[float] = []
+
+    def f(x: float) -> float:
+        calls.append(x)
+        return x  # feasible below 1
+
+    x, fx = feasible_secant(f, 5.0, target=1.0, aim=0.99, accept=0.98, slope=-1.0, increasing=True, xtol=1e-9)
+    assert fx <= 1.0 and x == fx
+    with pytest.raises(ArithmeticError, match="no feasible point"):
+        feasible_secant(f, 5.0, target=1.0, aim=0.99, accept=0.98, slope=-1.0, increasing=True, xtol=1e-9, x_min=2.0)
