@@ -45,6 +45,7 @@ from .accountants import (
     METHODS,
     VARIANTS,
     Accountant,
+    AccountingMethod,
     ClassicAccountant,
     DeltaComparison,
     ExactAccountant,
@@ -74,11 +75,11 @@ from .rdp import (
 )
 from .rlsvi import RlsviClosedForm, RlsviRunPrivacy, rlsvi_closed_form, rlsvi_run_privacy, rlsvi_worst_case_mu
 from .sensitivity import (
-    NOISES,
     RELATIONS,
-    SensitivityCheck,
+    Relation,
+    ReleaseNoise,
+    SensitivityNoise,
     check_relation,
-    check_sensitivity,
     clip_norm,
     episode_outer_product_sensitivity,
     episode_product_sensitivity,
@@ -93,6 +94,7 @@ from .sensitivity import (
 from .tree import (
     SCHEDULES,
     BinaryCounter,
+    Schedule,
     calibrate_tree_sigma,
     max_psums_per_item,
     max_psums_per_prefix,
@@ -113,6 +115,7 @@ from .zcdp import ZCDP_CONVERSIONS, zcdp_delta, zcdp_epsilon, zcdp_rho
 
 __all__ = [
     "METHODS",
+    "AccountingMethod",
     "VARIANTS",
     "RDP_CONVERSIONS",
     "ZCDP_CONVERSIONS",
@@ -157,7 +160,9 @@ __all__ = [
     "check_probability",
     # sensitivity under an explicit neighbouring relation
     "RELATIONS",
-    "NOISES",
+    "Relation",
+    "ReleaseNoise",
+    "SensitivityNoise",
     "check_relation",
     "vector_sensitivity",
     "outer_product_sensitivity",
@@ -169,10 +174,9 @@ __all__ = [
     "episode_product_sensitivity",
     "upper_triangle",
     "clip_norm",
-    "SensitivityCheck",
-    "check_sensitivity",
     # the binary counting mechanism
     "SCHEDULES",
+    "Schedule",
     "BinaryCounter",
     "max_psums_per_item",
     "max_psums_per_prefix",

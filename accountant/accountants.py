@@ -45,6 +45,7 @@ classic    basic composition of pure and (ε, δ) releases and of Gaussian relea
 
 from __future__ import annotations
 
+import enum
 import math
 import sys
 from abc import ABC, abstractmethod
@@ -85,6 +86,7 @@ from .validation import (
     check_extended_nonnegative,
     check_positive,
     check_unit_interval,
+    enum_values,
     shown_int,
 )
 from .zcdp import ZCDP_CONVERSIONS, ZcdpConversionName, zcdp_delta_unchecked, zcdp_epsilon_unchecked
@@ -100,6 +102,7 @@ __all__ = [
     "RdpAccountant",
     "ZcdpAccountant",
     "ClassicAccountant",
+    "AccountingMethod",
     "METHODS",
     "VARIANTS",
     "make_accountant",
@@ -108,7 +111,19 @@ __all__ = [
     "DeltaComparison",
 ]
 
-METHODS: tuple[str, ...] = ("exact", "pld", "rdp", "zcdp", "classic")
+
+class AccountingMethod(enum.StrEnum):
+    """The accountants :func:`make_accountant` builds, one per currency of privacy loss."""
+
+    EXACT = "exact"
+    PLD = "pld"
+    RDP = "rdp"
+    ZCDP = "zcdp"
+    CLASSIC = "classic"
+
+
+#: The values of :class:`AccountingMethod` (the ``--method`` choices of the CLI).
+METHODS: tuple[str, ...] = enum_values(AccountingMethod)
 CONVERSIONS: dict[str, tuple[str, ...]] = {"rdp": RDP_CONVERSIONS, "zcdp": ZCDP_CONVERSIONS}
 DEFAULT_RDP_CONVERSION: RdpConversionName = "improved"
 DEFAULT_ZCDP_CONVERSION: ZcdpConversionName = "bun-steinke"

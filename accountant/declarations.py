@@ -24,6 +24,7 @@ relation and an accounting method and returns an :class:`AlgorithmLedger`:
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ from .flags import (
 from .ledger import EventRelease, GaussianRelease, Ledger, Release
 from .memo import cached_declaration, clear_declaration_caches
 from .numerics import round_up
-from .sensitivity import RELATIONS, check_relation
+from .sensitivity import RELATIONS, ReleaseNoise, check_relation
 from .validation import (
     ArgumentTypeError,
     check_choice,
@@ -53,11 +54,13 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    enum_values,
 )
 
 __all__ = [
     "SEVERITIES",
     "MECHANISMS",
+    "ReleaseMechanism",
     "Flag",
     "DeclaredRelease",
     "JointRelease",
@@ -70,15 +73,23 @@ __all__ = [
     "INFORMATIVE_DELTA",
     "OPTIMAL_OBJECTIVE",
     "ALLOCATIONS",
+    "Allocation",
     "declared_users",
     "informative_delta",
     "users_informative_delta",
     "uninformative_delta_flag",
 ]
 
-_NOISE_KINDS = ("iid", "symmetric")
-#: The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b).
-MECHANISMS: tuple[str, ...] = ("gaussian", "laplace")
+
+class ReleaseMechanism(enum.StrEnum):
+    """The mechanisms a declared release may use: Gaussian noise (ℓ2 sensitivity, σ) or Laplace noise (ℓ1, scale b)."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+
+
+#: The values of :class:`ReleaseMechanism`.
+MECHANISMS: tuple[str, ...] = enum_values(ReleaseMechanism)
 #: The declaration parameters that may hold the number of users K, in the order they are read.
 _USER_KEYS: tuple[str, ...] = ("users", "episodes")
 
@@ -134,7 +145,7 @@ class DeclaredRelease:
             )
         for attr in ("sensitivity_replace_one", "paper_sensitivity", "sigma_paper"):
             object.__setattr__(self, attr, check_positive(f"{self.name}.{attr}", getattr(self, attr)))
-        check_choice(f"{self.name}.noise", self.noise, _NOISE_KINDS)
+        check_choice(f"{self.name}.noise", self.noise, enum_values(ReleaseNoise))
         if self.paper_count is not None:
             object.__setattr__(self, "paper_count", check_count(f"{self.name}.paper_count", self.paper_count))
         object.__setattr__(self, "notes", tuple(self.notes))
@@ -566,8 +577,16 @@ class AlgorithmLedger:
         }
 
 
-#: The noise allocations a ledger compares (and the simulations accept as ``sigma``).
-ALLOCATIONS: tuple[str, ...] = ("paper", "tight", "optimal")
+class Allocation(enum.StrEnum):
+    """The noise allocations a ledger compares (and the simulations accept as ``sigma``)."""
+
+    PAPER = "paper"
+    TIGHT = "tight"
+    OPTIMAL = "optimal"
+
+
+#: The values of :class:`Allocation`.
+ALLOCATIONS: tuple[str, ...] = enum_values(Allocation)
 
 
 def _optimal_sigmas(pattern: tuple[float, ...], scale: float) -> tuple[float, ...]:

@@ -30,6 +30,7 @@ sampled records as they are: T steps are then exactly (0, 1 − (1 − q)^T)-DP,
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Callable
@@ -40,7 +41,15 @@ import numpy as np
 
 from .calibration import calibrate_sigma
 from .gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
-from .numerics import brent_root, decimal_round, feasible_root, round_down, round_up
+from .numerics import (
+    bracket_monotone,
+    brent_root,
+    decimal_round,
+    feasible_secant,
+    monotone_feasible_root,
+    round_down,
+    round_up,
+)
 from .validation import (
     check_choice,
     check_count,
@@ -48,6 +57,7 @@ from .validation import (
     check_positive,
     check_probability,
     check_unit_interval,
+    enum_values,
 )
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -64,13 +74,20 @@ __all__ = [
     "largest_sampling_probability",
     "largest_batch_size",
     "dpsgd_epsilon",
-    "METHODS",
+    "CalibrationMethod",
 ]
 
 #: The discretisation intervals tried, coarse to fine; the last is dp-accounting's default.
 INTERVAL_LADDER: tuple[float, ...] = (1e-2, 2e-3, 5e-4, 1e-4)
 #: Secant steps at one interval stop once they move less than this (in log).
 _XTOL = 2e-5
+
+
+class CalibrationMethod(enum.StrEnum):
+    """How DP-SGD is calibrated: through dp-accounting's pessimistic PLD (tight) or the RDP curve (looser, faster)."""
+
+    PLD = "pld"
+    RDP = "rdp"
 
 
 @dataclass(frozen=True)
@@ -240,10 +257,12 @@ def _ladder(
 
     ``evaluate(u, h)`` is the (unrounded) ε at parameter e^u and interval h; it is monotone in u
     (``increasing`` or not). The feasible side is ε <= target. u is clipped to [u_min, u_max].
-    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest,
+    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest (on the
+    bracket :func:`~dpkit.accountant.numerics.bracket_monotone` walks to from ``u0``),
     then one secant step per interval, started where the roots so far extrapolate to (connect-the-dots' bias
     is quadratic in the interval: each halving moves the root a quarter as far as the last), and at
-    ``finest`` secant steps until a feasible point within 0.05 % of the target. Each interval costs about half
+    ``finest`` secant steps until a feasible point within 0.05 % of the target
+    (:func:`~dpkit.accountant.numerics.feasible_secant`). Each interval costs about half
     the next, so the whole ladder costs about two evaluations at ``finest``.
     """
     levels = _levels(coarsest, finest)
@@ -262,17 +281,9 @@ def _ladder(
 
     # the coarsest interval: bracket from the guess, then Brent
     h0 = levels[0]
-    u, step = clip(u0), 0.2
-    gu = ev(u, h0) - target
-    v, gv = u, gu
-    for _ in range(200):
-        v = clip(u + (-sign if gu > 0.0 else sign) * step)  # towards the root
-        gv = ev(v, h0) - target
-        if (gv > 0.0) != (gu > 0.0) or v == u:
-            break
-        u, gu, step = v, gv, step * 2.0
-    else:  # pragma: no cover - 200 doublings cover every double
-        raise ArithmeticError("event calibration: no bracket found")
+    u, gu, v, gv = bracket_monotone(
+        lambda x: ev(x, h0) - target, u0, increasing=increasing, step=0.2, x_min=u_min, x_max=u_max
+    )
     slope = sign * max(abs(target), 1e-3)  # a safe guess: dε/du ~ ε
     if v == u:  # clipped at an end still on one side: that end is the answer at this interval
         roots = [u]
@@ -308,36 +319,20 @@ def _ladder(
 
     # the finest interval: secant steps to a feasible point within 0.05 % of the target
     h = levels[-1]
-    u_cur = clip(extrapolated()) if len(levels) > 1 else roots[-1]
-    best: tuple[float, float] | None = None
-    last: tuple[float, float] | None = None
-    for _ in range(12):
-        e = ev(u_cur, h)
-        g = e - target
-        if g <= 0.0 and (best is None or sign * (u_cur - best[0]) > 0):
-            best = (u_cur, e)
-        if g <= 0.0 and e >= accept:
-            break
-        if last is not None and u_cur != last[0] and (e - last[1]) / (u_cur - last[0]) * sign > 0.0:
-            slope = (e - last[1]) / (u_cur - last[0])
-        u_next = clip(u_cur - (e - aim) / slope)
-        if abs(u_next - u_cur) < _XTOL:
-            if best is not None:
-                break
-            u_next = clip(u_cur - sign * _XTOL)
-        last, u_cur = (u_cur, e), u_next
-    if best is None:  # no feasible point yet: walk to the feasible side
-        step = 1e-3
-        for _ in range(60):
-            u_cur = clip(u_cur - sign * step)
-            e = ev(u_cur, h)
-            if e <= target:
-                best = (u_cur, e)
-                break
-            step *= 2.0
-        else:  # pragma: no cover
-            raise ArithmeticError("event calibration: could not meet the target")
-    return best[0], best[1], h
+    start = clip(extrapolated()) if len(levels) > 1 else roots[-1]
+    u, e = feasible_secant(
+        lambda x: ev(x, h),
+        start,
+        target=target,
+        aim=aim,
+        accept=accept,
+        slope=slope,
+        increasing=increasing,
+        x_min=u_min,
+        x_max=u_max,
+        xtol=_XTOL,
+    )
+    return u, e, h
 
 
 def _coarsest(step_mu: float) -> float:
@@ -360,7 +355,7 @@ def _given(value: object) -> float | None:
 # --------------------------------------------------------------------------------------------
 # the rdp method (optional): dpkit.accountant.rdp_events' exact Poisson-subsampled Gaussian curve
 
-METHODS: tuple[str, ...] = ("pld", "rdp")
+
 #: Orders for the rdp method: fractional ones near 1 (where small ε lives), integers, then a sparse tail.
 _RDP_ORDERS = np.concatenate(
     [np.linspace(1.1, 10.9, 99), np.arange(11.0, 64.0), [80.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0]]
@@ -379,21 +374,10 @@ def _rdp_epsilon(q: float, nm: float, steps: float, delta: float) -> float:
 
 def _rdp_solve(g: Callable[[float], float], u0: float, *, increasing: bool, u_min: float, u_max: float) -> float:
     """The feasible end (g <= 0) of the root of the monotone ``g`` in u, bracketed from ``u0`` by doubling."""
-    sign = 1.0 if increasing else -1.0
-    u, step = min(max(u0, u_min), u_max), 0.25
-    gu = g(u)
-    for _ in range(200):
-        v = min(max(u + (-sign if gu > 0.0 else sign) * step, u_min), u_max)
-        gv = g(v)
-        if (gv > 0.0) != (gu > 0.0) or v == u:
-            break
-        u, gu, step = v, gv, step * 2.0
-    if v == u or (gv > 0.0) == (gu > 0.0):
-        if gu > 0.0:
-            raise ArithmeticError("event calibration (rdp): the target cannot be met in range")
-        return u
-    ok, bad = (u, v) if gu <= 0.0 else (v, u)
-    return feasible_root(g, ok, bad, xtol=1e-9)
+    try:
+        return monotone_feasible_root(g, u0, increasing=increasing, step=0.25, x_min=u_min, x_max=u_max, xtol=1e-9)
+    except ArithmeticError as exc:
+        raise ArithmeticError("event calibration (rdp): the target cannot be met in range") from exc
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,7 +439,7 @@ def calibrate_noise_multiplier(
     the ends.
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     q = check_unit_interval("sampling_probability", sampling_probability)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
@@ -534,7 +518,7 @@ def largest_steps(
     ``method="rdp"``: through RDP.
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     q = check_unit_interval("sampling_probability", sampling_probability)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     max_steps = check_count("max_steps", max_steps)
@@ -630,7 +614,7 @@ def largest_sampling_probability(
     """The largest sampling probability q (to 10 significant digits, rounded down) for which DP-SGD meets (ε, δ)
     under the pessimistic PLD (or ``"rdp"``); its ε certified as :func:`calibrate_noise_multiplier`'s."""
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
@@ -700,7 +684,7 @@ def largest_batch_size(
     from .dp_sgd import rate_up, steps_for_epochs
 
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, METHODS)
+    method = check_choice("method", method, enum_values(CalibrationMethod))
     n = check_count("dataset_size", dataset_size)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     if (epochs is None) == (steps is None):

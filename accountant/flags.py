@@ -4,22 +4,33 @@ meets it)."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
-from .validation import check_choice, check_count, shown_int
+from .validation import check_choice, check_count, enum_values, shown_int
 
 __all__ = [
     "INFORMATIVE_DELTA",
     "SEVERITIES",
+    "Severity",
     "Flag",
     "tree_depth_flag",
     "uninformative_delta_flag",
     "users_informative_delta",
 ]
 
-#: How grave a flag is, gravest first.
-SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+
+class Severity(enum.StrEnum):
+    """How grave a flag is, gravest first."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+#: The values of :class:`Severity`.
+SEVERITIES: tuple[str, ...] = enum_values(Severity)
 #: The informative δ when the number of users K is unknown (and its cap when K is known): 10⁻⁵.
 INFORMATIVE_DELTA: float = 1e-5
 

@@ -24,6 +24,9 @@ __all__ = [
     "conservative_delta",
     "brent_root",
     "feasible_root",
+    "bracket_monotone",
+    "monotone_feasible_root",
+    "feasible_secant",
     "times_count",
     "times_sqrt_count",
 ]
@@ -192,3 +195,165 @@ def feasible_root(g: Callable[[float], float], x_ok: float, x_bad: float, *, xto
             return r2
         step *= 2.0
     return x_ok
+
+
+def bracket_monotone(
+    g: Callable[[float], float],
+    x0: float,
+    *,
+    increasing: bool,
+    step: float,
+    x_min: float = -math.inf,
+    x_max: float = math.inf,
+    maxiter: int = 200,
+) -> tuple[float, float, float, float]:
+    """Walk from a guess towards the root of a monotone function in doubling steps until the sign of ``g`` changes.
+
+    The walk starts at ``x0`` clipped to [``x_min``, ``x_max``] and moves, by ``step``, 2·``step``, 4·``step``, …,
+    towards where ``g`` changes sign (down where ``g > 0`` if ``g`` is ``increasing``, up otherwise). It stops at the
+    first point on the other side, or when clipping keeps it where it was (the root lies beyond that end).
+
+    Args:
+        g: A monotone function of x; its feasible side is ``g <= 0``.
+        x0: The guess to start from.
+        increasing: Whether ``g`` increases with x.
+        step: The first step (> 0).
+        x_min: The smallest x tried.
+        x_max: The largest x tried.
+        maxiter: The most steps taken.
+
+    Returns:
+        ``(x, g(x), y, g(y))``: y the last point tried and x the one before. Either ``g(x)`` and ``g(y)`` lie on
+        opposite sides of 0 (``g > 0`` on one, ``g <= 0`` on the other: x and y bracket the root) or ``x == y``, an
+        end of the range still on the side of ``x0``.
+
+    Raises:
+        ArithmeticError: ``maxiter`` steps found no change of sign.
+    """
+    sign = 1.0 if increasing else -1.0
+    x = min(max(x0, x_min), x_max)
+    gx = g(x)
+    for _ in range(maxiter):
+        y = min(max(x + (-sign if gx > 0.0 else sign) * step, x_min), x_max)  # towards the root
+        gy = g(y)
+        if (gy > 0.0) != (gx > 0.0) or y == x:
+            return x, gx, y, gy
+        x, gx, step = y, gy, step * 2.0
+    raise ArithmeticError(f"bracket_monotone: no change of sign in {maxiter} steps")
+
+
+def monotone_feasible_root(
+    g: Callable[[float], float],
+    x0: float,
+    *,
+    increasing: bool,
+    step: float,
+    x_min: float = -math.inf,
+    x_max: float = math.inf,
+    xtol: float = 1e-15,
+) -> float:
+    """The feasible end (``g <= 0``) of the root of a monotone function, bracketed from a guess.
+
+    :func:`bracket_monotone` from ``x0``, then :func:`feasible_root` on the bracket; an end of the range reached
+    on the feasible side is the answer.
+
+    Args:
+        g: A monotone function of x; its feasible side is ``g <= 0``.
+        x0: The guess to start from.
+        increasing: Whether ``g`` increases with x.
+        step: The first step of the bracketing walk (> 0).
+        x_min: The smallest x tried.
+        x_max: The largest x tried.
+        xtol: The relative precision of :func:`feasible_root`.
+
+    Returns:
+        x with ``g(x) <= 0`` (checked), within a few ``xtol`` of the root when the root lies in the range.
+
+    Raises:
+        ArithmeticError: no x in the range is feasible (or the walk found no change of sign).
+    """
+    x, gx, y, gy = bracket_monotone(g, x0, increasing=increasing, step=step, x_min=x_min, x_max=x_max)
+    if y == x:
+        if gx > 0.0:
+            raise ArithmeticError("monotone_feasible_root: no feasible point in range")
+        return x
+    ok, bad = (x, y) if gx <= 0.0 else (y, x)
+    return feasible_root(g, ok, bad, xtol=xtol)
+
+
+def feasible_secant(
+    f: Callable[[float], float],
+    x0: float,
+    *,
+    target: float,
+    aim: float,
+    accept: float,
+    slope: float,
+    increasing: bool,
+    x_min: float = -math.inf,
+    x_max: float = math.inf,
+    xtol: float,
+    maxiter: int = 12,
+) -> tuple[float, float]:
+    """A feasible point of a monotone function close to its target, by secant steps aimed just inside it.
+
+    From ``x0``, secant steps towards ``f(x) = aim`` (``aim`` a little inside the feasible side ``f <= target``,
+    the slope estimated from the last two points where it has the right sign, ``slope`` to start), clipped to
+    [``x_min``, ``x_max``], until a point with ``accept <= f(x) <= target``, a step shorter than ``xtol`` after a
+    feasible point, or ``maxiter`` steps. Where no step was feasible, a walk to the feasible side in doubling steps
+    (from 10⁻³) finds one. Meant for an expensive f close to its root at ``x0`` (f is called once a step: memoise it
+    where points repeat); the feasible point kept is the one furthest towards the root (the largest x if f
+    increases).
+
+    Args:
+        f: A monotone function of x.
+        x0: The start.
+        target: The largest feasible value of f.
+        aim: The value the secant steps aim at (<= ``target``).
+        accept: The smallest value of f accepted at once (<= ``aim``).
+        slope: The first estimate of df/dx (its sign that of ``increasing``).
+        increasing: Whether f increases with x.
+        x_min: The smallest x tried.
+        x_max: The largest x tried.
+        xtol: The shortest step taken (in x).
+        maxiter: The most secant steps.
+
+    Returns:
+        ``(x, f(x))`` with ``f(x) <= target``.
+
+    Raises:
+        ArithmeticError: the walk to the feasible side found no feasible point in 60 doublings.
+    """
+    sign = 1.0 if increasing else -1.0
+
+    def clip(x: float) -> float:
+        return min(max(x, x_min), x_max)
+
+    x = x0
+    best: tuple[float, float] | None = None
+    last: tuple[float, float] | None = None
+    for _ in range(maxiter):
+        fx = f(x)
+        feasible = fx - target <= 0.0
+        if feasible and (best is None or sign * (x - best[0]) > 0):
+            best = (x, fx)
+        if feasible and fx >= accept:
+            break
+        if last is not None and x != last[0] and (fx - last[1]) / (x - last[0]) * sign > 0.0:
+            slope = (fx - last[1]) / (x - last[0])
+        x_next = clip(x - (fx - aim) / slope)
+        if abs(x_next - x) < xtol:
+            if best is not None:
+                break
+            x_next = clip(x - sign * xtol)
+        last, x = (x, fx), x_next
+    if best is None:  # no feasible point yet: walk to the feasible side
+        step = 1e-3
+        for _ in range(60):
+            x = clip(x - sign * step)
+            fx = f(x)
+            if fx <= target:
+                return x, fx
+            step *= 2.0
+        raise ArithmeticError("feasible_secant: no feasible point found")
+    return best

@@ -12,6 +12,7 @@ hands them to dp-accounting's connect-the-dots construction, so the PLD is dp-ac
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,17 @@ import numpy as np
 
 if TYPE_CHECKING:
     from dp_accounting.pld import privacy_loss_distribution
+from .validation import enum_values
 
-__all__ = ["ADJACENCIES", "TAIL_MASS", "step_pmf", "composed_pmf", "subsampled_gaussian_pld", "self_composed"]
+__all__ = [
+    "ADJACENCIES",
+    "Adjacency",
+    "TAIL_MASS",
+    "step_pmf",
+    "composed_pmf",
+    "subsampled_gaussian_pld",
+    "self_composed",
+]
 
 #: The tail mass dp-accounting's self-composition truncates (its default ``tail_mass_truncation``).
 TAIL_MASS = 1e-15
@@ -123,8 +133,15 @@ def _connect_dots_pmf(loss: Any, interval: float) -> Any:
     return pld_pmf.DensePLDPmf(interval, lower, probs, float(deltas[-1]), True)
 
 
-#: The adjacencies of add/remove: ``remove`` (the record is in the first dataset) and ``add``.
-ADJACENCIES = ("remove", "add")
+class Adjacency(enum.StrEnum):
+    """The adjacencies of add/remove: ``remove`` (the record is in the first dataset) and ``add``."""
+
+    REMOVE = "remove"
+    ADD = "add"
+
+
+#: The values of :class:`Adjacency`.
+ADJACENCIES: tuple[str, ...] = enum_values(Adjacency)
 
 
 @functools.lru_cache(maxsize=16)

@@ -21,6 +21,7 @@ from .calibration import Calibration, calibrate_sigma
 from .ledger import Ledger
 from .tree_counts import (
     SCHEDULES,
+    Schedule,
     max_psums_per_item,
     max_psums_per_prefix,
     paper_depth,
@@ -36,6 +37,7 @@ from .validation import check_extended_nonnegative, check_positive, check_unit_i
 
 __all__ = [
     "SCHEDULES",
+    "Schedule",
     "BinaryCounter",
     "calibrate_tree_sigma",
     "max_psums_per_item",

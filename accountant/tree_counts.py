@@ -45,6 +45,7 @@ The privacy of a counter is in :mod:`dpkit.accountant.tree`; the working counter
 
 from __future__ import annotations
 
+import enum
 import math
 from fractions import Fraction
 
@@ -58,10 +59,12 @@ from .validation import (
     check_nonnegative,
     check_probability,
     check_real,
+    enum_values,
 )
 
 __all__ = [
     "SCHEDULES",
+    "Schedule",
     "max_psums_per_item",
     "max_psums_per_prefix",
     "paper_depth",
@@ -74,8 +77,16 @@ __all__ = [
     "worst_item",
 ]
 
-#: Release schedules of the binary mechanism (see the module docstring).
-SCHEDULES: tuple[str, ...] = ("after-each", "before-episode")
+
+class Schedule(enum.StrEnum):
+    """The release schedules of the binary mechanism (see the module docstring)."""
+
+    AFTER_EACH = "after-each"
+    BEFORE_EPISODE = "before-episode"
+
+
+#: The values of :class:`Schedule`.
+SCHEDULES: tuple[str, ...] = enum_values(Schedule)
 
 
 def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:

@@ -14,6 +14,7 @@ from both ``ValueError`` and ``IndexError``), so code written when every bad arg
 
 from __future__ import annotations
 
+import enum
 import math
 import numbers
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ __all__ = [
     "check_index",
     "check_order",
     "check_choice",
+    "enum_values",
     "check_same_length",
     "check_rng",
     "shown_int",
@@ -193,6 +195,21 @@ def check_choice(name: str, value: object, choices: Sequence[_Choice]) -> _Choic
         if value == choice:
             return choice
     raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+
+
+def enum_values(vocabulary: type[enum.StrEnum]) -> tuple[str, ...]:
+    """The values of a vocabulary, in the order of its members, as plain strings.
+
+    For :func:`check_choice`, ``click.Choice`` and messages that list the choices: the members compare equal to
+    these strings, and the strings print and repr the same as before the vocabulary became an enum.
+
+    Args:
+        vocabulary: A string enum.
+
+    Returns:
+        Each member's value.
+    """
+    return tuple(member.value for member in vocabulary)
 
 
 def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence[object]) -> None:

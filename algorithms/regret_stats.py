@@ -22,6 +22,7 @@ A curve set is the cumulative regret of N seeds over K episodes, an array of sha
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ from .envs.lq import LQSystem, policy_cost
 from .envs.tabular import TabularMDP
 
 __all__ = [
+    "RegretVerdict",
     "SlopeInterval",
     "mean_band",
     "band_limits",
@@ -180,8 +182,15 @@ def slope_interval(
 #: A slope interval reaching above this (but below 1) is "near-linear": sublinear, yet a straight line to the eye.
 NEAR_LINEAR = 0.95
 
-#: Every verdict :func:`verdict` gives.
-VERDICTS: tuple[str, ...] = ("sublinear", "near-linear", "linear", "not shown sublinear")
+
+class RegretVerdict(enum.StrEnum):
+    """Every verdict :func:`verdict` gives on the growth of a regret curve (not an audit's :class:`Verdict
+    <dpkit.audits.verdicts.Verdict>`)."""
+
+    SUBLINEAR = "sublinear"
+    NEAR_LINEAR = "near-linear"
+    LINEAR = "linear"
+    NOT_SHOWN_SUBLINEAR = "not shown sublinear"
 
 
 def verdict(interval: SlopeInterval) -> str:

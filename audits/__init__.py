@@ -6,6 +6,7 @@ independent of the executor), an attack scores each output (:mod:`dpkit.audits.a
 :mod:`dpkit.audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
 bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`;
 :mod:`dpkit.audits.sequential` does the same with runs in batches and stops as soon as a violation is certain.
+:mod:`dpkit.audits.sensitivity_check` searches neighbouring datasets for a change larger than a claimed ℓ2 sensitivity.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from .estimators import (
 )
 from .neighbours import NeighbourSearch, audit_searched, search_neighbours
 from .one_run import OneRunResult, audit_one_run_target, judge_one_run
+from .sensitivity_check import SensitivityCheck, check_sensitivity
 from .sequential import (
     SequentialPlan,
     SequentialResult,
@@ -101,6 +103,8 @@ __all__ = [
     "OneRunResult",
     "audit_one_run_target",
     "judge_one_run",
+    "SensitivityCheck",
+    "check_sensitivity",
     "SequentialPlan",
     "SequentialResult",
     "audit_sequential",

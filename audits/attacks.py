@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 from scipy import linalg
 
-from dpkit.accountant.validation import check_choice, check_positive
+from dpkit.accountant.sensitivity import ReleaseNoise
+from dpkit.accountant.validation import check_choice, check_positive, enum_values
 
 from .attack_interface import Attack, as_mean, as_outputs, check_attack_scores, flatten_outputs, row_dot
 from .learned_attacks import (
@@ -73,10 +74,6 @@ __all__ = [
     "ScoreFunction",
     "make_attack",
 ]
-
-#: Noise models of :class:`GaussianLikelihoodRatio`: i.i.d. on every entry, or i.i.d. on the
-#: entries i <= j of (the last two axes of) a symmetric matrix and mirrored.
-NOISES: tuple[str, ...] = ("iid", "symmetric")
 
 
 # --------------------------------------------------------------------------- white-box
@@ -119,7 +116,7 @@ class GaussianLikelihoodRatio(Attack):
         cov: np.ndarray | None = None,
         noise: str = "iid",
     ) -> None:
-        self.noise = check_choice("noise", noise, NOISES)
+        self.noise = check_choice("noise", noise, enum_values(ReleaseNoise))
         m0 = as_mean("mean0", mean0)
         m1 = as_mean("mean1", mean1)
         if m0.shape != m1.shape:

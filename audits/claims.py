@@ -21,6 +21,7 @@ by the claim, so the envelope lies below the claim's true curve whatever the gri
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from dataclasses import dataclass, field
@@ -39,12 +40,26 @@ from dpkit.accountant.validation import (
     check_extended_nonnegative,
     check_positive,
     check_real,
+    enum_values,
 )
 from dpkit.accountant.zcdp import zcdp_epsilon
 
-__all__ = ["CLAIM_KINDS", "Claim"]
+__all__ = ["CLAIM_KINDS", "ClaimKind", "Claim"]
 
-CLAIM_KINDS: tuple[str, ...] = ("dp", "gdp", "zcdp", "rdp", "gaussian", "ledger")
+
+class ClaimKind(enum.StrEnum):
+    """The kinds of privacy claim an audit tests (see :class:`Claim`)."""
+
+    DP = "dp"
+    GDP = "gdp"
+    ZCDP = "zcdp"
+    RDP = "rdp"
+    GAUSSIAN = "gaussian"
+    LEDGER = "ledger"
+
+
+#: The values of :class:`ClaimKind`.
+CLAIM_KINDS: tuple[str, ...] = enum_values(ClaimKind)
 #: The claims whose trade-off curve is a Gaussian one (they imply μ-GDP).
 _GDP_KINDS = frozenset({"gdp", "gaussian", "ledger"})
 #: Slack subtracted from every trade-off curve: floating-point error never becomes a violation.

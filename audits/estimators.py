@@ -15,6 +15,7 @@ it on a *selection* split, :func:`estimate` bounds the error rates on a separate
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,10 +30,12 @@ from dpkit.accountant.validation import (
     check_probability,
     check_real,
     check_unit_interval,
+    enum_values,
 )
 
 __all__ = [
     "OBJECTIVES",
+    "Objective",
     "ROC_BAND_KIND",
     "AuditEstimate",
     "RocBand",
@@ -54,7 +57,17 @@ __all__ = [
     "cp_upper_array",
 ]
 
-OBJECTIVES: tuple[str, ...] = ("eer", "mu", "epsilon")
+
+class Objective(enum.StrEnum):
+    """What a threshold is chosen for: the equal error rate, the largest μ or the largest ε lower bound."""
+
+    EER = "eer"
+    MU = "mu"
+    EPSILON = "epsilon"
+
+
+#: The values of :class:`Objective`.
+OBJECTIVES: tuple[str, ...] = enum_values(Objective)
 
 
 def _check_counts(k: object, n: object) -> tuple[int, int]:

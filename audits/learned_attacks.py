@@ -5,19 +5,20 @@ histogram and density-ratio estimates of the likelihood ratio, atoms on a lattic
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
 import numpy as np
 from scipy import linalg, optimize, special
 
-from dpkit.accountant.validation import check_choice, check_count, check_nonnegative, check_positive
+from dpkit.accountant.validation import check_choice, check_count, check_nonnegative, check_positive, enum_values
 
 from .attack_interface import Attack, check_attack_scores, flatten_outputs, flatten_pair, row_dot
 
 __all__ = [
-    "BINNINGS",
-    "FEATURES",
+    "AttackFeatures",
+    "Binning",
     "AtomAttack",
     "BoostingAttack",
     "DensityRatioAttack",
@@ -26,11 +27,19 @@ __all__ = [
     "LogisticRegressionAttack",
 ]
 
-#: Feature maps of :class:`LogisticRegressionAttack`.
-FEATURES: tuple[str, ...] = ("linear", "quadratic")
 
-#: Bin-edge rules of :class:`HistogramLikelihoodRatio`.
-BINNINGS: tuple[str, ...] = ("quantile", "range")
+class AttackFeatures(enum.StrEnum):
+    """The feature maps of :class:`LogisticRegressionAttack` (not a linear MDP's features)."""
+
+    LINEAR = "linear"
+    QUADRATIC = "quadratic"
+
+
+class Binning(enum.StrEnum):
+    """The bin-edge rules of :class:`HistogramLikelihoodRatio`."""
+
+    QUANTILE = "quantile"
+    RANGE = "range"
 
 
 class LogisticRegressionAttack(Attack):
@@ -58,7 +67,7 @@ class LogisticRegressionAttack(Attack):
     def __init__(self, l2: float = 1e-4, max_iter: int = 500, *, features: str = "linear") -> None:
         self.l2 = check_nonnegative("l2", l2)
         self.max_iter = check_count("max_iter", max_iter)
-        self.features = check_choice("features", features, FEATURES)
+        self.features = check_choice("features", features, enum_values(AttackFeatures))
         self.coef_: np.ndarray | None = None
         self.intercept_: float | None = None
         self.converged_: bool | None = None
@@ -207,7 +216,7 @@ class HistogramLikelihoodRatio(Attack):
 
     def __init__(self, bins: int = 50, *, binning: str = "quantile") -> None:
         self.bins = check_count("bins", bins)
-        self.binning = check_choice("binning", binning, BINNINGS)
+        self.binning = check_choice("binning", binning, enum_values(Binning))
         self.cuts_: list[np.ndarray] | None = None
         self.log_ratio_: np.ndarray | None = None
 

@@ -32,6 +32,7 @@ score does not change when candidates are added to either list.
 
 from __future__ import annotations
 
+import enum
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.validation import check_count, check_probability
+from dpkit.accountant.validation import check_count, check_probability, enum_values
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 from .attacks import ATTACKS, Attack, make_attack
@@ -47,9 +48,26 @@ from .claims import Claim
 from .engine import AuditResult, audit
 from .estimators import estimate, select_threshold
 
-__all__ = ["SOURCES", "NeighbourSearch", "audit_searched", "final_audit_seed", "screen_pair", "search_neighbours"]
+__all__ = [
+    "SOURCES",
+    "NeighbourSource",
+    "NeighbourSearch",
+    "audit_searched",
+    "final_audit_seed",
+    "screen_pair",
+    "search_neighbours",
+]
 
-SOURCES: tuple[str, ...] = ("user", "random")
+
+class NeighbourSource(enum.StrEnum):
+    """Where a searched neighbouring pair came from: the user's candidates or the random search."""
+
+    USER = "user"
+    RANDOM = "random"
+
+
+#: The values of :class:`NeighbourSource`.
+SOURCES: tuple[str, ...] = enum_values(NeighbourSource)
 """Where a candidate pair came from: the user's ``candidates`` or ``sample_pair``."""
 
 AttackSpec = Attack | str | Callable[[], Attack]

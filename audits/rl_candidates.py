@@ -5,9 +5,11 @@ an audit chooses among."""
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
-from dpkit.accountant.validation import check_choice
+from dpkit.accountant.validation import check_choice, enum_values
 from dpkit.algorithms.rows import RowLayout
 
 from .attacks import Attack, FittedGaussianLikelihoodRatio
@@ -16,6 +18,7 @@ from .rl_setting import RlSetting
 
 __all__ = [
     "RL_ATTACKS",
+    "RlAttack",
     "AUTO_SPLITS",
     "AUTO_MIN_RUNS",
     "MAX_FITTED_COLUMNS",
@@ -27,12 +30,24 @@ __all__ = [
     "rl_attacks",
 ]
 
-#: ``auto``: the white-box test, a Gaussian fitted on the projections that carry a signal, one fitted on every
-#: whitened coordinate and the attacks on the plans served after the changed user, chosen on a selection split
-#: (white-box observers; a black-box observer's ``auto`` is ``learned``); ``white-box``: the exact log-likelihood
-#: ratio at the claim's noise; ``learned``: a Gaussian with fitted mean and covariance on every whitened coordinate
-#: and the attacks on the plans (white-box observers) or a logistic regression (black-box ones).
-RL_ATTACKS: tuple[str, ...] = ("auto", "white-box", "learned")
+
+class RlAttack(enum.StrEnum):
+    """The attacks of an algorithm's audit.
+
+    ``auto``: the white-box test, a Gaussian fitted on the projections that carry a signal, one fitted on every
+    whitened coordinate and the attacks on the plans served after the changed user, chosen on a selection split
+    (white-box observers; a black-box observer's ``auto`` is ``learned``); ``white-box``: the exact log-likelihood
+    ratio at the claim's noise; ``learned``: a Gaussian with fitted mean and covariance on every whitened coordinate
+    and the attacks on the plans (white-box observers) or a logistic regression (black-box ones).
+    """
+
+    AUTO = "auto"
+    WHITE_BOX = "white-box"
+    LEARNED = "learned"
+
+
+#: The values of :class:`RlAttack`.
+RL_ATTACKS: tuple[str, ...] = enum_values(RlAttack)
 #: The shares of training, selection and evaluation runs of an ``auto`` audit (the learned candidate is fitted on
 #: the first; the white-box test, which needs no fit, loses only these runs).
 AUTO_SPLITS: tuple[float, float, float] = (0.2, 0.1, 0.7)

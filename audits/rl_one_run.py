@@ -35,7 +35,7 @@ import numpy as np
 
 from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_choice, check_count, check_index, shown_int
+from dpkit.accountant.validation import check_choice, check_count, check_index, enum_values, shown_int
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.observers import OneRun, OneRunView, flat, one_sigma
 
@@ -52,6 +52,7 @@ from .rl import (
     setting_claim_sigmas,
     setting_world,
 )
+from .rl_candidates import RlAttack
 
 __all__ = [
     "MAX_CANARIES",
@@ -65,8 +66,9 @@ __all__ = [
 
 #: The most canary users one run may hold.
 MAX_CANARIES = 1_000_000
-#: The scores a one-run audit judges (:func:`audit_one_run`).
-ONE_RUN_ATTACKS = ("white-box", "learned", "auto")
+#: The scores a one-run audit judges (:func:`audit_one_run`): the attacks of an algorithm's audit
+#: (:class:`~dpkit.audits.rl_candidates.RlAttack`).
+ONE_RUN_ATTACKS: tuple[str, ...] = enum_values(RlAttack)
 
 
 @dataclass(frozen=True)

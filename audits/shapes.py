@@ -33,6 +33,7 @@ into an ``inconclusive``, so reading it from the runs under test keeps every ver
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 from collections.abc import Callable
@@ -44,13 +45,15 @@ from scipy import special, stats
 
 from dpkit.accountant.closed_forms import epsilon_delta_epsilon_unchecked, laplace_epsilon_unchecked
 from dpkit.accountant.gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
-from dpkit.accountant.validation import check_choice
+from dpkit.accountant.numerics import brent_root
+from dpkit.accountant.validation import check_choice, enum_values
 
 from .claims import Claim
 from .estimators import rates_at_all_thresholds
 
 __all__ = [
     "FAMILIES",
+    "ShapeFamily",
     "KAPPA",
     "POWER_NEEDED",
     "ROC_POINTS",
@@ -70,7 +73,17 @@ __all__ = [
     "trials_to_certify",
 ]
 
-FAMILIES: tuple[str, ...] = ("gaussian", "laplace", "randomized-response")
+
+class ShapeFamily(enum.StrEnum):
+    """The one-parameter families of trade-off curves fitted to a measured ROC (see the module docstring)."""
+
+    GAUSSIAN = "gaussian"
+    LAPLACE = "laplace"
+    RANDOMIZED_RESPONSE = "randomized-response"
+
+
+#: The values of :class:`ShapeFamily`.
+FAMILIES: tuple[str, ...] = enum_values(ShapeFamily)
 #: The violation "just past the claim" whose power ``consistent`` needs: the measured shape at KAPPA × the claim's ε.
 KAPPA = 1.25
 #: The probability with which a violation must be seen (certified, or pointed to) for the audit to have power.
@@ -81,6 +94,8 @@ ROC_POINTS = 64
 _TIE = 4.0
 #: The largest parameter searched (μ or ε): beyond it every family separates D from D′ with certainty.
 _THETA_MAX = 60.0
+#: The precision of the parameters found by root-finding (absolute, relative): about the doubles'.
+_XTOL, _RTOL = 1e-15, 4 * 2.0**-52
 #: The FPR grid on which an ideal attack's thresholds are tried (deep tails included: an (ε, δ) curve is tight there).
 _GRID = np.unique(np.concatenate([np.logspace(-12, math.log10(0.5), 700), np.linspace(0.5, 1.0, 41)]))
 #: Gauss–Hermite nodes and weights of the standard normal (the measured FPR around its mean).
@@ -162,18 +177,10 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
             two = math.log(1.0 - x) - math.log(y) if y > 0.0 else math.inf
         return max(0.0, one, two)
     a, b = min(x, y), max(x, y)  # symmetric: read below the diagonal's mirror
-    lo, hi = 0.0, _THETA_MAX
-    if float(family_curve(family, hi, a)) > b:
+    if float(family_curve(family, _THETA_MAX, a)) > b:
         return math.inf
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if float(family_curve(family, mid, a)) > b:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+    # the curve at a falls from 1 − a > b (θ = 0) to <= b (θ = _THETA_MAX)
+    return brent_root(lambda t: float(family_curve(family, t, a)) - b, 0.0, _THETA_MAX, xtol=_XTOL, rtol=_RTOL)
 
 
 def family_epsilon(family: str, theta: float, delta: float) -> float:
@@ -458,15 +465,9 @@ def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1
 
 
 def _eer_rate(family: str, theta: float) -> float:
-    """The equal-error rate of ``family``'s member ``theta``: a with f(a) = a."""
-    lo, hi = 0.0, 0.5
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if float(family_curve(family, theta, mid)) > mid:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    """The equal-error rate of ``family``'s member ``theta``: a with f(a) = a (f(0) >= 0, f(½) <= ½)."""
+    # absolute precision down to the subnormals: a leaky member's rate is far below 1e-15 (Φ(−15) at μ = 30)
+    return brent_root(lambda a: float(family_curve(family, theta, a)) - a, 0.0, 0.5, xtol=1e-300, rtol=_RTOL)
 
 
 def trials_to_certify(

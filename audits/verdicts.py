@@ -33,6 +33,7 @@ appears only under a ``violation`` or an ``inconclusive`` that points to one —
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from dpkit.accountant.validation import check_count, check_probability, check_real
+from dpkit.accountant.validation import check_count, check_probability, check_real, enum_values
 
 from .claims import Claim
 from .estimators import AuditEstimate
@@ -50,6 +51,7 @@ from .shapes import KAPPA, POWER_NEEDED, Roc, ShapeReading, read_shape
 
 __all__ = [
     "VERDICTS",
+    "Verdict",
     "MARGIN_SHARE",
     "POWER_RATIO_NEEDED",
     "Judgement",
@@ -59,7 +61,17 @@ __all__ = [
     "power_bound",
 ]
 
-VERDICTS: tuple[str, ...] = ("violation", "consistent", "inconclusive")
+
+class Verdict(enum.StrEnum):
+    """The verdict of an audit (see the module docstring)."""
+
+    VIOLATION = "violation"
+    CONSISTENT = "consistent"
+    INCONCLUSIVE = "inconclusive"
+
+
+#: The values of :class:`Verdict`.
+VERDICTS: tuple[str, ...] = enum_values(Verdict)
 #: Below this share of the claim, an audit's power is too small to call an implementation consistent.
 POWER_RATIO_NEEDED = 0.5
 #: The share of α of the engine's test chosen where the claim breaks (its other test, at the equal-error point,

@@ -61,11 +61,12 @@ validated when the config is (:meth:`LedgerConfig.target` returns what it holds,
 from __future__ import annotations
 
 import difflib
+import enum
 import math
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -82,7 +83,8 @@ from pydantic import (
     model_validator,
 )
 
-from dpkit.accountant.validation import check_positive, check_probability
+from dpkit.accountant.sensitivity import Relation
+from dpkit.accountant.validation import check_positive, check_probability, enum_values
 from dpkit.algorithms import registry
 from dpkit.algorithms.envs.catalog import EXTERNAL_FORMS, external_sizes
 from dpkit.algorithms.envs.from_gymnasium import is_external
@@ -111,6 +113,7 @@ __all__ = [
     "DEFAULT_DELTAS",
     "POSITIONS",
     "AUDIT_MODES",
+    "AuditMode",
     "SEQUENTIAL_MIN_RUNS",
     "AuditConfig",
     "AlgorithmConfig",
@@ -128,9 +131,18 @@ DEFAULT_CONFIG = "default"
 #: δ of the ε(δ) curves unless the config gives ``deltas``.
 DEFAULT_DELTAS: tuple[float, ...] = tuple(10.0**-e for e in range(10, 0, -1))
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
-#: How an algorithm is audited: the fixed audit (``dpkit.audits.rl.audit_positions``) or the sequential, anytime-valid
-#: one (``dpkit.audits.rl_sequential.audit_positions_sequential``).
-AUDIT_MODES: tuple[str, ...] = ("fixed", "sequential")
+
+
+class AuditMode(enum.StrEnum):
+    """How an algorithm is audited: the fixed audit (``dpkit.audits.rl.audit_positions``) or the sequential,
+    anytime-valid one (``dpkit.audits.rl_sequential.audit_positions_sequential``)."""
+
+    FIXED = "fixed"
+    SEQUENTIAL = "sequential"
+
+
+#: The values of :class:`AuditMode`.
+AUDIT_MODES: tuple[str, ...] = enum_values(AuditMode)
 #: The fewest runs per dataset of a sequential audit (``dpkit.audits.sequential_plan.MIN_RUNS``, written out so that
 #: reading a config imports no audit; a test keeps them equal).
 SEQUENTIAL_MIN_RUNS = 200
@@ -140,9 +152,10 @@ _SIGMA_WORDS = ("paper", "tight")
 
 
 class _Model(BaseModel):
-    """A config table: immutable, unknown keys refused, no silent coercion (``"5"`` is not 5, 2.5 not 2)."""
+    """A config table: immutable, unknown keys refused, no silent coercion (``"5"`` is not 5, 2.5 not 2); a vocabulary
+    (a StrEnum: its schema lists the values) is kept as the plain string read."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, use_enum_values=True)
 
 
 def _sigma(value: object) -> str | float:
@@ -211,8 +224,8 @@ class AuditConfig(_Model):
     #: where the changed user sits: a name of the algorithm's positions, ``k=INDEX`` or an index; None (default):
     #: every position that matters, each at its share of α
     position: StrictStr | Annotated[StrictInt, Field(ge=0, le=AUDIT_LIMITS["episodes"] - 1)] | None = None
-    #: fixed (default) or sequential (:data:`AUDIT_MODES`)
-    mode: Literal["fixed", "sequential"] = "fixed"
+    #: fixed (default) or sequential (:class:`AuditMode`)
+    mode: AuditMode = Field(default=AuditMode.FIXED, validate_default=True)
 
     @model_validator(mode="after")
     def _enough_runs(self) -> AuditConfig:
@@ -439,7 +452,7 @@ class LedgerConfig(_Model):
     delta: Delta
     epsilon: FiniteNumber | None = None
     users: Count | None = None
-    relation: Literal["add_remove", "replace_one"] | None = None
+    relation: Relation | None = None
     _path: str = PrivateAttr(default="")
     _kind: str = PrivateAttr(default="")
     _target: Any = PrivateAttr(default=None)

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import SEVERITIES, algorithm_ledger
+from dpkit.accountant.declarations import SEVERITIES, Allocation, algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (
@@ -53,6 +53,7 @@ from dpkit.accountant.tree import (
     psums_per_item,
     released_prefixes,
 )
+from dpkit.accountant.validation import enum_values
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
@@ -91,7 +92,7 @@ __all__ = [
 FORMAT_VERSION = 1
 #: The σ a private algorithm is run at: the paper's, the tight one, and the optimal allocation where its
 #: ledger has one (:func:`regret_sigmas`).
-SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
+SIGMAS: tuple[str, ...] = enum_values(Allocation)
 #: The stages :func:`compute_report` reports progress of (the figures are drawn afterwards, by the renderer).
 STAGES: tuple[str, ...] = ("ledgers", "simulations", "audits")
 #: The level of the regret band over seeds and of the slope's bootstrap interval.

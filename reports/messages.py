@@ -91,7 +91,7 @@ def pydantic_message(error: Mapping[str, Any]) -> str:
         return f"{key} must be {op} {bound}, got {shown(value)}"
     if kind == "too_short":
         return f"{key} must not be empty, got {shown(value)}"
-    if kind == "literal_error":
+    if kind in ("literal_error", "enum"):  # a Literal's choices or a StrEnum's
         return f"{key} must be {ctx.get('expected', 'one of the choices')}, got {shown(value)}"
     if kind == "value_error":
         text = str(ctx.get("error", error["msg"]))

@@ -28,8 +28,6 @@ _BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
     ("zcdp", "bun-steinke"),
     ("classic", None),
 )
-#: The methods that calibrate a subsampled release.
-_SAMPLED_METHODS = ("pld", "rdp")
 
 
 def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv: str | None, q: float | None) -> Any:
@@ -41,9 +39,10 @@ def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv
             ).sigma
         except ValueError:
             return None
-    if method not in _SAMPLED_METHODS:
+    from dpkit.accountant.event_calibration import CalibrationMethod, calibrate_noise_multiplier
+
+    if method not in tuple(CalibrationMethod):  # the methods that calibrate a subsampled release
         return None
-    from dpkit.accountant.event_calibration import calibrate_noise_multiplier
 
     cal = calibrate_noise_multiplier(e, delta, sampling_probability=q, steps=k, method=method)
     from dpkit.accountant.numerics import round_up

@@ -53,7 +53,9 @@ def calibrate_gaussian(
 
 
 def _check_methods(method: str, conversion: str | None, target: Any) -> None:
-    if method not in ("pld", "rdp"):
+    from dpkit.accountant.event_calibration import CalibrationMethod
+
+    if method not in tuple(CalibrationMethod):
         reason = make_accountant(method, conversion=conversion).supports(target).reason
         raise ValueError(f"{method}: {reason or 'it does not calibrate subsampled releases'}; use pld or rdp")
     if method == "rdp" and conversion not in (None, "improved"):

@@ -7,11 +7,11 @@ from typing import Any
 
 import click
 
-from dpkit.accountant import METHODS, VARIANTS, compare_deltas, compare_methods
+from dpkit.accountant import VARIANTS, AccountingMethod, Relation, Schedule, compare_deltas, compare_methods
 from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.events import describe
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
-from dpkit.accountant.tree import SCHEDULES
+from dpkit.accountant.validation import enum_values
 from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
 from .options import ALL_CONVERSIONS, NUMBER, comparison_rows, dp_event_dict, refusal_note, refuse_options
@@ -54,14 +54,16 @@ FORMS: dict[str, tuple[str, ...]] = {
     default=None,
     help="Which of the paper's formulas: ldp-ucrl-vtr theorem|experiment; linopt theorem-6.5.",
 )
-@click.option("--schedule", type=click.Choice(SCHEDULES), default=None, help="Tree release schedule (counters).")
+@click.option(
+    "--schedule", type=click.Choice(enum_values(Schedule)), default=None, help="Tree release schedule (counters)."
+)
 @click.option(
     "--neighbours",
-    type=click.Choice(("add-remove", "replace-one")),
+    type=click.Choice(tuple(r.replace("_", "-") for r in enum_values(Relation))),
     default=None,
     help="Neighbouring relation (default: the one the paper states).",
 )
-@click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
+@click.option("--method", type=click.Choice(enum_values(AccountingMethod)), default="exact", show_default=True)
 @click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context

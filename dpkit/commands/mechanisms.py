@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant import Ledger
-from dpkit.accountant.validation import check_noise_scale
+from dpkit.accountant import Ledger, Relation
+from dpkit.accountant.validation import check_noise_scale, enum_values
 
 from .options import NUMBER, RATE, compositions_count, given, refuse_options
 
@@ -105,7 +105,7 @@ def mechanism_options(f: Any) -> Any:
     )(f)
     f = click.option(
         "--relation",
-        type=click.Choice(("add_remove", "replace_one")),
+        type=click.Choice(enum_values(Relation)),
         default=None,
         help="With --event: the neighbouring relation a DpEvent is read under (default add_remove).",
     )(f)

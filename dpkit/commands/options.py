@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant import METHODS, RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, Ledger
-from dpkit.accountant.validation import check_count
+from dpkit.accountant import RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, AccountingMethod, Ledger
+from dpkit.accountant.validation import check_count, enum_values
 from dpkit.render import format_number
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
@@ -91,7 +91,7 @@ def method_options(f: Any) -> Any:
     )(f)
     f = click.option(
         "--method",
-        type=click.Choice(METHODS),
+        type=click.Choice(enum_values(AccountingMethod)),
         default=None,
         help="Accounting method [default: exact for Gaussian releases, pld for --sampling-rate and --event].",
     )(f)

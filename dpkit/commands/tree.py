@@ -7,9 +7,10 @@ from typing import Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant import METHODS
+from dpkit.accountant import AccountingMethod
 from dpkit.accountant import tree as counter_tree
-from dpkit.accountant.tree import SCHEDULES
+from dpkit.accountant.tree_counts import Schedule
+from dpkit.accountant.validation import enum_values
 from dpkit.render import busy, emit_json, format_number, print_table
 
 from .options import ALL_CONVERSIONS, NUMBER, refuse_options
@@ -17,12 +18,12 @@ from .options import ALL_CONVERSIONS, NUMBER, refuse_options
 
 @click.command()
 @click.option("--steps", "-T", type=NUMBER, required=True, help="Number of items T (episodes for before-episode).")
-@click.option("--schedule", type=click.Choice(SCHEDULES), default="after-each", show_default=True)
+@click.option("--schedule", type=click.Choice(enum_values(Schedule)), default="after-each", show_default=True)
 @click.option("--sigma", type=NUMBER, default=None, help="Noise σ per p-sum: with --delta, the counter's ε(δ).")
 @click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True, help="ℓ2 sensitivity Δ of one item.")
 @click.option("--delta", type=NUMBER, default=None)
 @click.option("--epsilon", type=NUMBER, default=None, help="With --delta and no --sigma: calibrate σ per p-sum.")
-@click.option("--method", type=click.Choice(METHODS), default="exact", show_default=True)
+@click.option("--method", type=click.Choice(enum_values(AccountingMethod)), default="exact", show_default=True)
 @click.option("--conversion", type=click.Choice(ALL_CONVERSIONS), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context

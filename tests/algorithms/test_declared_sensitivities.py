@@ -13,8 +13,9 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from dpkit.accountant.sensitivity import check_sensitivity, clip_norm, upper_triangle
+from dpkit.accountant.sensitivity import clip_norm, upper_triangle
 from dpkit.algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+from dpkit.audits.sensitivity_check import check_sensitivity
 
 H, D, GAMMA, S = 3, 2, 0.5, 4
 

@@ -6,7 +6,7 @@ import re
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import numpy as np
 import pytest
@@ -161,7 +161,7 @@ def test_the_audit_mode_is_fixed_unless_sequential_is_asked_for() -> None:
     from dpkit.audits.sequential_plan import MIN_RUNS
 
     assert SEQUENTIAL_MIN_RUNS == MIN_RUNS
-    assert get_args(AuditConfig.model_fields["mode"].annotation) == AUDIT_MODES == ("fixed", "sequential")
+    assert tuple(AuditConfig.model_fields["mode"].annotation) == AUDIT_MODES == ("fixed", "sequential")  # the enum
     fixed = parse_config(MINIMAL).algorithms[0]
     assert fixed.audit.mode == "fixed" and fixed.to_dict()["audit"]["mode"] == "fixed"
     entry = {**MINIMAL["algorithm"][0], "audit": {"mode": "sequential", "runs": 4000}}
