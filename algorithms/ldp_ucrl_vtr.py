@@ -107,7 +107,7 @@ from .ucrl_vtr import (
 
 __all__ = [
     "ALGORITHM",
-    "READINGS",
+    "LDP_READINGS",
     "BONUSES",
     "GRAM",
     "TARGET",
@@ -120,7 +120,7 @@ __all__ = [
 ]
 
 ALGORITHM = "ldp-ucrl-vtr"
-READINGS: tuple[str, ...] = ("theorem", "experiment")
+LDP_READINGS: tuple[str, ...] = ("theorem", "experiment")
 BONUSES: tuple[str, ...] = ("confidence", "paper")
 GRAM = "ΔΛ_h"
 TARGET = "Δu_h"
@@ -145,7 +145,7 @@ def paper_sigma(horizon: int, epsilon: float, delta: float, reading: str = "theo
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
-    reading = check_choice("reading", reading, READINGS)
+    reading = check_choice("reading", reading, LDP_READINGS)
     power = 3 if reading == "theorem" else 1
     return 4.0 * h**power * math.sqrt(2.0 * math.log(2.5 * h / delta)) / epsilon
 
@@ -176,7 +176,7 @@ def declare_privacy(
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
-    reading = check_choice("reading", reading, READINGS)
+    reading = check_choice("reading", reading, LDP_READINGS)
     if reading == "experiment":
         if states is None:
             raise ValueError("the experiment reading needs the number of states (one-hot features: ‖φ_V‖ <= sqrt(S))")

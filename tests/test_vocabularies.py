@@ -25,12 +25,7 @@ PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf
 
 #: Clashes in modules other work is rewriting now, each name with the modules that still define it: to be renamed
 #: there, and then taken out of this list (the test says so).
-PENDING: dict[str, frozenset[str]] = {
-    # the paper readings of two algorithms' declarations
-    "READINGS": frozenset({"dpkit.algorithms.ldp_ucrl_vtr", "dpkit.algorithms.linopt.declaration"}),
-    # the agents of two algorithm packages
-    "AGENT_NAMES": frozenset({"dpkit.algorithms.linopt.agent", "dpkit.algorithms.ofu_rl.agent"}),
-}
+PENDING: dict[str, frozenset[str]] = {}
 
 
 def _modules() -> list[str]:

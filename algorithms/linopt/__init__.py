@@ -84,10 +84,10 @@ The package holds the declaration (:mod:`.declaration`), the agents (:mod:`.agen
 from __future__ import annotations
 
 from .agent import (
-    AGENT_NAMES,
     DEFAULT_ALPHA,
     DEFAULT_BONUS_SCALE,
     DEFAULT_REGULARIZATION,
+    LINOPT_AGENTS,
     PRESETS,
     PRIVATE_REGULARIZATION,
     RELEASES,
@@ -103,15 +103,15 @@ from .agent import (
     target_noise_bound,
 )
 from .audit import audit_world, observe, observe_batch, one_run
-from .declaration import ALGORITHMS, READINGS, declare_privacy, paper_sigma
+from .declaration import ALGORITHMS, LINOPT_READINGS, declare_privacy, paper_sigma
 from .registration import REGISTRATIONS
 
 __all__ = [
     "ALGORITHMS",
-    "READINGS",
+    "LINOPT_READINGS",
     "RELEASES",
     "VARIANTS",
-    "AGENT_NAMES",
+    "LINOPT_AGENTS",
     "DEFAULT_BONUS_SCALE",
     "DEFAULT_REGULARIZATION",
     "PRIVATE_REGULARIZATION",

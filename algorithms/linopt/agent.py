@@ -37,7 +37,7 @@ from .declaration import declare_privacy
 __all__ = [
     "RELEASES",
     "VARIANTS",
-    "AGENT_NAMES",
+    "LINOPT_AGENTS",
     "DEFAULT_BONUS_SCALE",
     "DEFAULT_REGULARIZATION",
     "PRIVATE_REGULARIZATION",
@@ -58,7 +58,7 @@ __all__ = [
 RELEASES: tuple[str, ...] = ("B_{h,p,1}", "B_{h,p,2}", "B_{h,r,1}", "B_{h,r,2}")
 #: ``vi``: optimistic value iteration (Algorithm 1); ``po``: optimistic policy optimisation (Algorithm 2).
 VARIANTS: tuple[str, ...] = ("vi", "po")
-AGENT_NAMES: tuple[str, ...] = ("linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po")
+LINOPT_AGENTS: tuple[str, ...] = ("linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po")
 #: Multiplier on the radii of Lemma 3.1: the paper's 1 (Algorithm 1's bonuses are β_p(α)‖φ‖ and β_r(α)‖ϕ‖).
 DEFAULT_BONUS_SCALE: float = 1.0
 #: λ of the non-private ridge regulariser λI. The paper states none ("choosing Z = λI and z = 0 … reduces to
@@ -682,7 +682,7 @@ def make_agent(
     ``relation``, ``method``). ``preset``: ``"paper"`` (the constructor's defaults, the paper's values) or
     ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
     """
-    name = check_choice("name", name, AGENT_NAMES)
+    name = check_choice("name", name, LINOPT_AGENTS)
     preset = check_choice("preset", preset, tuple(PRESETS))
     variant = name.rsplit("-", 1)[1]
     allowed = _PRIVATE_OPTIONS if name.startswith("private-") else _OPTIONS

@@ -24,7 +24,7 @@ from dpkit.accountant.zcdp import zcdp_epsilon
 
 __all__ = [
     "ALGORITHMS",
-    "READINGS",
+    "LINOPT_READINGS",
     "paper_sigma",
     "declare_privacy",
 ]
@@ -32,7 +32,7 @@ __all__ = [
 ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po")
 #: The paper's formulas. There was a ``proof-6.4`` reading with Δ_{p,1} = d1·H: an artefact of the seed's text
 #: extraction (see the module docstring), not of the paper, and removed.
-READINGS: tuple[str, ...] = ("theorem-6.5",)
+LINOPT_READINGS: tuple[str, ...] = ("theorem-6.5",)
 
 
 PAPER = "Zhou — Differentially Private RL with Linear Function Approximation (seed 004)"
@@ -79,7 +79,7 @@ def declare_privacy(
     delta = check_probability("delta", delta)
     d1 = check_count("d1", d1)
     d2 = d1 if d2 is None else check_count("d2", d2)
-    reading = check_choice("reading", reading, READINGS)
+    reading = check_choice("reading", reading, LINOPT_READINGS)
     schedule = check_choice("schedule", schedule, SCHEDULES)
     m = max_psums_per_item(k, schedule=schedule)
     if m == 0:

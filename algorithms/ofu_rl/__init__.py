@@ -80,7 +80,7 @@ The package holds the declaration (:mod:`.declaration`), the confidence ellipsoi
 from __future__ import annotations
 
 from .agent import (
-    AGENT_NAMES,
+    OFU_AGENTS,
     PRESETS,
     PRIVATE_REGULARIZER,
     REGULARIZER,
@@ -97,7 +97,7 @@ from .registration import REGISTRATIONS
 
 __all__ = [
     "ALGORITHM",
-    "AGENT_NAMES",
+    "OFU_AGENTS",
     "PAPER",
     "UNACCOUNTED_CODE",
     "paper_sigma",

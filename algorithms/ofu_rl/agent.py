@@ -41,7 +41,7 @@ from .ellipsoid import (
 )
 
 __all__ = [
-    "AGENT_NAMES",
+    "OFU_AGENTS",
     "REGULARIZER",
     "PRIVATE_REGULARIZER",
     "TUNED",
@@ -52,7 +52,7 @@ __all__ = [
     "run_lq",
 ]
 
-AGENT_NAMES: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
+OFU_AGENTS: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
 _SEED_BOUND = 2**63
 
 #: λ of OFU-RL's regulariser H_k = λI. The paper states none ("when H_k = λI, we get back the standard
@@ -447,7 +447,7 @@ def make_agent(
     ``"tuned"`` (:data:`TUNED` under the explicit ``options``). ``rng``: one Generator (or seed), or one Generator
     per run (an agent of R runs at once, see :class:`OfuRl`).
     """
-    name = check_choice("name", name, AGENT_NAMES)
+    name = check_choice("name", name, OFU_AGENTS)
     preset = check_choice("preset", preset, tuple(PRESETS))
     allowed = _PRIVATE_OPTIONS if name == "private-ofu-rl" else _OPTIONS
     unknown = sorted(set(options) - set(allowed))

@@ -298,7 +298,7 @@ def test_same_seed_same_run(name: str) -> None:
 
 def test_make_agent_names_and_attributes() -> None:
     env = random_tabular(2, 2, 3, 0)
-    for name in linopt.AGENT_NAMES:
+    for name in linopt.LINOPT_AGENTS:
         options = PRIVATE if name.startswith("private") else {}
         agent = make_agent(name, env, 10, 0, **options)
         assert agent.name == name

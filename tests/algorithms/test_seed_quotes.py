@@ -98,7 +98,7 @@ def test_linopt_seed_states_one_sensitivity_in_both_proofs() -> None:
 def test_linopt_declares_the_seeds_sensitivity_and_no_inconsistency(k: int, h: int, d: int) -> None:
     exponent = int(re.search(r"∆p,1 = d1 H (\d)", LINOPT_PROOF_65).group(1))
     for name in linopt.ALGORITHMS:
-        for reading in linopt.READINGS:
+        for reading in linopt.LINOPT_READINGS:
             decl = linopt.declare_privacy(name, k, h, 1.0, 0.1, d, reading=reading)
             p1, p2 = decl.releases[0], decl.releases[1]
             assert (p1.name, p2.name) == ("B_{h,p,1}", "B_{h,p,2}")
@@ -108,7 +108,7 @@ def test_linopt_declares_the_seeds_sensitivity_and_no_inconsistency(k: int, h: i
             assert "paper-sensitivity-inconsistent" not in codes
             assert any(f"Δ_(p,1) = d1·H² = {d * h * h}" in note for note in decl.notes)
     # the reading that took the extraction's "d1 H" at its word is gone
-    assert linopt.READINGS == ("theorem-6.5",)
+    assert linopt.LINOPT_READINGS == ("theorem-6.5",)
     with pytest.raises(ValueError, match="reading"):
         linopt.declare_privacy("private-linopt-vi", k, h, 1.0, 0.1, d, reading="proof-6.4")
 

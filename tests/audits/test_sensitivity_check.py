@@ -116,7 +116,7 @@ def test_same_seed_same_result() -> None:
 
 
 @pytest.mark.parametrize("relation", RELATIONS)
-@pytest.mark.parametrize("case", [VEC, product_case(True), outer_case("upper")], ids=repr)
+@pytest.mark.parametrize("case", [VEC, product_case(True), outer_case("upper")], ids=lambda case: case.name)
 def test_vectorized_matches_loop(case: Case, relation: str) -> None:
     kw = {"rng": 11, "project": case.project, "n_random": 200, "n_local": 2, "background": 3}
     loop = check_sensitivity(case.f, sample=case.sample, claim=case.claim(relation), relation=relation, **kw)
