@@ -95,6 +95,7 @@ from .rl_setting import (
     setting_claim_sigmas,
     setting_world,
 )
+from .summary import Headline, HeldAudit
 
 __all__ = [
     "audited_algorithms",
@@ -179,7 +180,7 @@ def position_claim(setting: RlSetting) -> PositionClaim:
 
 
 @dataclass(frozen=True)
-class RlAuditResult:
+class RlAuditResult(HeldAudit):
     """One audit of one algorithm: the claim, the exact accounting, the pair, the bounds, the verdicts."""
 
     setting: RlSetting
@@ -461,7 +462,7 @@ def validate_runs(runs: object) -> int:
 
 
 @dataclass(frozen=True)
-class RlPositionsAudit:
+class RlPositionsAudit(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α (a union
     bound: a correct implementation is called a violation with probability at most α in all).
 
@@ -513,6 +514,16 @@ class RlPositionsAudit:
     def runs(self) -> int:
         """Runs per dataset at each position."""
         return self.results[0].audit.runs
+
+    @property
+    def runs_used(self) -> int:
+        """Runs per dataset used at every position together (the plan probe's own runs included)."""
+        return sum(r.audit.runs for r in self.results)
+
+    @property
+    def positions(self) -> tuple[RlAuditResult, ...]:
+        """Each position's audit (:attr:`results`)."""
+        return self.results
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
