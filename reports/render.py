@@ -35,6 +35,8 @@ from typing import Any
 import jinja2
 import markupsafe
 
+from dpkit.audits.summary import IMPLEMENTATION_TEXT
+
 from . import figures
 from .encoding import dumps
 from .markup import html_finalize, markdown_escape, math_html, math_markdown, symbol
@@ -463,22 +465,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-#: What an audit verdict says about the implementation (the code, run at the audit's σ, against its declaration).
-_IMPLEMENTATION_TEXT = {
-    "violation": "its runs show more privacy loss than its declaration allows at that σ: the code does not do what "
-    "it declares",
-    "consistent": "no more privacy loss than its declaration allows at that σ, and the audit had the power to see it",
-    "inconclusive": "no violation seen, but too few runs to have seen one",
-}
-
-
 def _implementation_text(row: Mapping[str, Any]) -> str:
     """One sentence: what the audit judged — the implementation against its own declaration, not the paper."""
     verdict = row["verdict"]
     if verdict is None:
         return "The implementation: not audited."
     sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-    return f"The implementation (audited at σ {sigma}): {_IMPLEMENTATION_TEXT[verdict]}."
+    return f"The implementation (audited at σ {sigma}): {IMPLEMENTATION_TEXT[verdict]}."
 
 
 def _paper_text(row: Mapping[str, Any]) -> str:
