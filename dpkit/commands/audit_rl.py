@@ -60,7 +60,8 @@ def audit_algorithm(
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
-    from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
+    from dpkit.facade import audit
 
     from .audit_timing import announced, expected_time, planned_workers
 
@@ -115,9 +116,9 @@ def audit_algorithm(
         total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
-            result = audit_positions(
+            result = audit(
                 setting,
-                positions_to_probe=probed,
+                positions=probed,
                 runs=n_runs,
                 seed=n_seed,
                 attack=attack,
@@ -223,8 +224,8 @@ def _sequential(
     """``--sequential``: every position audited in turns, stopping at the first violation; the table gives each
     position's evidence and the runs used against the fixed audit's."""
     from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.rl_sequential import audit_positions_sequential
     from dpkit.audits.sequential import SEQUENTIAL_SHARE
+    from dpkit.facade import audit
 
     from .audit_timing import announced, expected_time, planned_workers
 
@@ -247,9 +248,10 @@ def _sequential(
             def look(seen: Any) -> None:
                 status(f"e-value {format_number(seen.e_value, 3)} / {format_number(level, 3)} at one position")
 
-            result = audit_positions_sequential(
+            result = audit(
                 setting,
-                positions_to_probe=probed,
+                mode="sequential",
+                positions=probed,
                 runs=runs,
                 seed=seed,
                 attack=attack,
