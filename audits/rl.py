@@ -107,6 +107,7 @@ __all__ = [
     "RlSetting",
     "RlDataset",
     "RlAuditResult",
+    "RlPositionsResult",
     "neighbouring_datasets",
     "rl_release",
     "WhiteBoxRuns",
@@ -641,6 +642,9 @@ def audit_positions(
         )
     return RlPositionsAudit(tuple(results), alpha)
 
+
+#: The name alike the other results' (:mod:`dpkit.audits.summary`).
+RlPositionsResult = RlPositionsAudit
 
 #: The child of an audit's seed its plan probe draws from (the positions use the first children).
 PLAN_PROBE_CHILD = 64

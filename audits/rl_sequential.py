@@ -39,7 +39,7 @@ from .rl import (
 from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
 from .summary import Headline
 
-__all__ = ["RlSequentialAudit", "SequentialPosition", "audit_positions_sequential"]
+__all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,10 @@ class RlSequentialAudit(Headline):
             "worst_position": self.worst.position,
             "positions": [p.to_dict() for p in self.positions],
         }
+
+
+#: The name alike the other results' (:mod:`dpkit.audits.summary`).
+RlSequentialResult = RlSequentialAudit
 
 
 def audit_positions_sequential(

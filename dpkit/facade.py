@@ -102,14 +102,15 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
             :func:`~dpkit.audits.one_run.audit_one_run_target` (``canaries``, ``dataset``, ``score``); for an
             algorithm the fields of its setting (``sigma``, ``episodes``, ``epsilon``, ``delta``, ``observer``,
             ``horizon``, …), ``position=`` or ``positions=`` (the positions of the changed user to probe), and the
-            options of :func:`~dpkit.audits.rl.audit_positions`, :func:`~dpkit.audits.rl_sequential.
-            audit_positions_sequential` or :func:`~dpkit.audits.rl_one_run.audit_one_run` (``canaries``).
+            options of :func:`~dpkit.audits.rl.audit_positions`,
+            :func:`~dpkit.audits.rl_sequential.audit_positions_sequential` or
+            :func:`~dpkit.audits.rl_one_run.audit_one_run` (``canaries``).
 
     Returns:
         A release: :class:`~dpkit.audits.engine.AuditResult`, :class:`~dpkit.audits.sequential.SequentialResult`,
         :class:`~dpkit.audits.engine.PairsResult` (``pairs=``) or :class:`~dpkit.audits.one_run.OneRunResult`; an
-        algorithm: :class:`~dpkit.audits.rl.RlPositionsAudit`, :class:`~dpkit.audits.rl_sequential.
-        RlSequentialAudit` or :class:`~dpkit.audits.rl_one_run.RlOneRunResult`.
+        algorithm: :class:`~dpkit.audits.rl.RlPositionsAudit`,
+        :class:`~dpkit.audits.rl_sequential.RlSequentialAudit` or :class:`~dpkit.audits.rl_one_run.RlOneRunResult`.
 
     Raises:
         ValueError: An unknown mode (the modes listed), a mode the target has no audit in, an unknown algorithm
