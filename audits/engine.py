@@ -288,6 +288,11 @@ class PairsResult(Headline):
             return "violation"
         return self.strongest.verdict
 
+    def verdict_source(self) -> dict[str, Any]:
+        """What the verdict table reads (:func:`~dpkit.audits.summary.verdict_table_html`): the strongest pair's
+        dictionary with the verdict of every pair together."""
+        return self.strongest.to_dict() | {"verdict": self.verdict}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,

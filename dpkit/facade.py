@@ -169,19 +169,27 @@ def _is_agent(target: Any, datasets: tuple[Any, ...], options: dict[str, Any]) -
 
 def _call(function: Callable[..., Any], what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
     """``function(*args, **options)`` once every option is one of its keywords (else a TypeError naming it)."""
-    import inspect
-
-    kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    params = [n for n, p in inspect.signature(function).parameters.items() if p.kind in kinds]
-    allowed = params[len(args) :]
-    _refuse(options, allowed, what)
+    _refuse(options, _keywords(function, skip=len(args)), what)
     return function(*args, **options)
 
 
-def _refuse(options: dict[str, Any], allowed: Any, what: str) -> None:
-    bad = sorted(set(options) - set(allowed))
+def _keywords(function: Callable[..., Any], *, skip: int = 0, extra: tuple[str, ...] = ()) -> list[str] | None:
+    """The options ``function`` takes past its first ``skip`` arguments, with ``extra``; ``None`` (anything) when
+    it takes ``**options`` of its own."""
+    import inspect
+
+    params = inspect.signature(function).parameters.values()
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    named = [p.name for p in params if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD][skip:]
+    return named + [p.name for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY] + list(extra)
+
+
+def _refuse(options: dict[str, Any], allowed: list[str] | None, what: str) -> None:
+    """A TypeError naming the first option not in ``allowed`` (``None``: every option is allowed)."""
+    bad = [] if allowed is None else sorted(set(options) - set(allowed))
     if bad:
-        raise TypeError(f"{what} takes no option {bad[0]!r} (its options: {', '.join(sorted(allowed))})")
+        raise TypeError(f"{what} takes no option {bad[0]!r} (its options: {', '.join(sorted(set(allowed or ())))})")
 
 
 def _audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: str, options: dict[str, Any]) -> Any:
@@ -208,9 +216,9 @@ def _audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode:
         if mode == "sequential":
             from dpkit.audits.sequential import audit_sequential
 
-            _refuse(rest, ["claim", *_keywords(audit_sequential)], what)
+            _refuse(rest, _keywords(audit_sequential, skip=4, extra=("claim",)), what)
         else:
-            _refuse(rest, ["claim", *_keywords(audit)], what)
+            _refuse(rest, _keywords(audit, skip=4, extra=("claim",)), what)
         return audit_pairs(release, pairs, sequential=mode == "sequential", **rest)
     if len(datasets) != 2:
         raise TypeError(f"a {mode} audit of a release takes two datasets (or pairs=…), got {len(datasets)}")
@@ -221,12 +229,6 @@ def _audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode:
     from dpkit.audits.engine import audit
 
     return _call(audit, "a fixed audit of a release", (release, *datasets), options)
-
-
-def _keywords(function: Callable[..., Any]) -> list[str]:
-    import inspect
-
-    return [n for n, p in inspect.signature(function).parameters.items() if p.kind == inspect.Parameter.KEYWORD_ONLY]
 
 
 def _audit_algorithm(target: Any, mode: str, options: dict[str, Any]) -> Any:
@@ -248,11 +250,15 @@ def _audit_algorithm(target: Any, mode: str, options: dict[str, Any]) -> Any:
         from dpkit.audits.rl import audit_positions
 
         function = audit_positions
-    allowed = [k for k in _keywords(function) if k != "positions_to_probe"] + ["position", "positions"]
+    allowed = _keywords(function, skip=1, extra=("position", "positions"))
+    if allowed is not None:
+        allowed.remove("positions_to_probe")
     if isinstance(target, str):
         from dpkit.audits.rl import default_setting
 
-        _refuse(options, allowed + list(_SETTING_OPTIONS), f"a {mode} audit of an algorithm")
+        _refuse(
+            options, None if allowed is None else allowed + list(_SETTING_OPTIONS), f"a {mode} audit of an algorithm"
+        )
         registry.get(target, audited=True)  # an unknown name: the registry's "did you mean …?"
         fields = {k: options.pop(k) for k in _SETTING_OPTIONS if k in options}
         target = default_setting(target, **fields)

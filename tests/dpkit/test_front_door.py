@@ -190,3 +190,19 @@ def test_the_cli_and_the_door_agree(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "audit", ALGORITHM, "--runs", "200", "--position", "first", "--seed", "1")
     door = dpkit.audit(ALGORITHM, **SMALL_RL)
     assert out["verdict"] == door.verdict and out["mu_lower"] == door.to_dict()["mu_lower"]
+
+
+def test_the_notebook_table_is_the_reports_verdict_row() -> None:
+    """A result's table shows the lines the report's verdict table writes for it (the same functions)."""
+    import html
+
+    from dpkit.audits import summary
+    from dpkit.reports import job, render
+
+    assert render.evidence_lines is summary.evidence_lines and render.implementation_text is summary.implementation_text
+    assert job.audit_columns is summary.audit_columns
+    result = dpkit.audit(ALGORITHM, **SMALL_RL)
+    row = summary.audit_columns(result.to_dict(), "tight", summary.POWER_RATIO_NEEDED)
+    table = result._repr_html_()
+    for line in [*summary.evidence_lines(row), summary.implementation_text(row)]:
+        assert html.escape(line) in table
