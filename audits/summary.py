@@ -5,9 +5,9 @@ Every result :func:`dpkit.audit` returns — a release function's fixed, sequent
 :class:`~dpkit.audits.engine.PairsResult`, :class:`~dpkit.audits.one_run.OneRunResult`) or an RL algorithm's
 (:class:`~dpkit.audits.rl.RlPositionsAudit`, :class:`~dpkit.audits.rl_sequential.RlSequentialAudit`,
 :class:`~dpkit.audits.rl_one_run.RlOneRunResult`) — is an :class:`AuditSummary`: the same headline fields
-(:data:`HEADLINE`) under the same names, :meth:`~AuditSummary.to_dict` and ``_repr_html_``, the verdict table of
-the report (the badge, the evidence lines and what the verdict says; ``dpkit report``'s shares its sentences,
-:data:`IMPLEMENTATION_TEXT`).
+(:data:`HEADLINE`) under the same names, :meth:`~AuditSummary.to_dict` and ``_repr_html_``: the report's verdict
+row for it (the badge, the evidence lines and what the verdict says), built by the functions ``dpkit report`` builds
+its own rows with (:func:`audit_columns`, :func:`evidence_lines`, :func:`implementation_text`).
 """
 
 from __future__ import annotations
@@ -372,7 +372,7 @@ def verdict_table_html(result: Any) -> str:
 
     Examples:
         >>> import dpkit
-        >>> r = dpkit.audit("dp-ucbvi", runs=30, position="first", seed=1)  # doctest: +SKIP
+        >>> r = dpkit.audit("ldp-ucrl-vtr", runs=200, position="first")  # doctest: +SKIP
         >>> "verdict" in r._repr_html_()  # doctest: +SKIP
         True
     """
