@@ -59,12 +59,6 @@ def gaussian_epsilon(
 #: The modes of :func:`audit`.
 MODES = ("fixed", "sequential", "one-run")
 
-#: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl_setting.RlSetting`).
-_SETTING_OPTIONS = (
-    "observer", "episodes", "epsilon", "delta", "sigma", "relation", "claim_allocation", "states", "actions",
-    "horizon", "state_dim", "control_dim", "env_seed", "users_seed", "options", "implementation", "env", "world",
-)  # fmt: skip
-
 
 def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | None = None, **options: Any) -> Any:
     """Audit anything dpkit audits, in one of three modes: the front door over the audit functions of
@@ -138,9 +132,10 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     from dpkit.algorithms.spec import AlgorithmSpec
+    from dpkit.audit_door import audit_registered, audit_release, is_agent
     from dpkit.audits.rl_setting import RlSetting
 
-    if isinstance(target, (str, RlSetting)) or _is_agent(target, datasets, options):
+    if isinstance(target, (str, RlSetting)) or is_agent(target, datasets, options):
         if datasets:
             raise TypeError(f"an algorithm's audit takes no datasets, got {len(datasets)}")
         if not isinstance(target, (str, RlSetting)):
@@ -148,130 +143,13 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
 
             agent: AlgorithmSpec | Callable[..., Any] = target
             target = register_agent(agent, name=options.pop("name", None))
-        return _audit_algorithm(target, mode, options)
+        return audit_registered(target, mode, options)
     if not callable(target):
         raise TypeError(
             "target must be a release function, an algorithm's name, an agent (a factory, a class or an "
             f"AlgorithmSpec) or an RlSetting, got {type(target).__name__}"
         )
-    return _audit_release(target, datasets, mode, options)
-
-
-def _is_agent(target: Any, datasets: tuple[Any, ...], options: dict[str, Any]) -> bool:
-    """Whether a target that is no name nor setting is an agent: a class or spec, or a callable given neither
-    datasets nor a release's options."""
-    from dpkit.algorithms.spec import AlgorithmSpec
-
-    if isinstance(target, (type, AlgorithmSpec)):
-        return True
-    return callable(target) and not datasets and "pairs" not in options and "claim" not in options
-
-
-def _call(function: Callable[..., Any], what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
-    """``function(*args, **options)`` once every option is one of its keywords (else a TypeError naming it)."""
-    _refuse(options, _keywords(function, skip=len(args)), what)
-    return function(*args, **options)
-
-
-def _keywords(function: Callable[..., Any], *, skip: int = 0, extra: tuple[str, ...] = ()) -> list[str] | None:
-    """The options ``function`` takes past its first ``skip`` arguments, with ``extra``; ``None`` (anything) when
-    it takes ``**options`` of its own."""
-    import inspect
-
-    params = inspect.signature(function).parameters.values()
-    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params):
-        return None
-    named = [p.name for p in params if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD][skip:]
-    return named + [p.name for p in params if p.kind == inspect.Parameter.KEYWORD_ONLY] + list(extra)
-
-
-def _refuse(options: dict[str, Any], allowed: list[str] | None, what: str) -> None:
-    """A TypeError naming the first option not in ``allowed`` (``None``: every option is allowed)."""
-    bad = [] if allowed is None else sorted(set(options) - set(allowed))
-    if bad:
-        raise TypeError(f"{what} takes no option {bad[0]!r} (its options: {', '.join(sorted(set(allowed or ())))})")
-
-
-def _audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: str, options: dict[str, Any]) -> Any:
-    """A release function's audit: one pair, several (``pairs=``), or one run with canaries."""
-    if mode == "one-run":
-        from dpkit.audits.one_run import audit_one_run_target
-
-        if len(datasets) > 1:
-            raise TypeError(
-                f"a one-run audit of a release takes one dataset (the other users) and canaries=…, got {len(datasets)}"
-            )
-        if datasets:
-            if "dataset" in options:
-                raise TypeError("the dataset is given twice: as an argument and as dataset=…")
-            options = {**options, "dataset": datasets[0]}
-        return _call(audit_one_run_target, "a one-run audit of a release", (release,), options)
-    if "pairs" in options:
-        from dpkit.audits.engine import audit, audit_pairs
-
-        if datasets:
-            raise TypeError(f"give the datasets as pairs=… or as two arguments, not both (got {len(datasets)})")
-        pairs, rest = options.pop("pairs"), dict(options)
-        what = f"a {mode} audit of a release's pairs"
-        if mode == "sequential":
-            from dpkit.audits.sequential import audit_sequential
-
-            _refuse(rest, _keywords(audit_sequential, skip=4, extra=("claim",)), what)
-        else:
-            _refuse(rest, _keywords(audit, skip=4, extra=("claim",)), what)
-        return audit_pairs(release, pairs, sequential=mode == "sequential", **rest)
-    if len(datasets) != 2:
-        raise TypeError(f"a {mode} audit of a release takes two datasets (or pairs=…), got {len(datasets)}")
-    if mode == "sequential":
-        from dpkit.audits.sequential import audit_sequential
-
-        return _call(audit_sequential, "a sequential audit of a release", (release, *datasets), options)
-    from dpkit.audits.engine import audit
-
-    return _call(audit, "a fixed audit of a release", (release, *datasets), options)
-
-
-def _audit_algorithm(target: Any, mode: str, options: dict[str, Any]) -> Any:
-    """A registered algorithm's (or a setting's) audit, in ``mode``."""
-    from dpkit.algorithms import registry
-    from dpkit.audits.rl_setting import RlSetting
-
-    if mode == "one-run":
-        from dpkit.audits.rl_one_run import audit_one_run
-
-        if isinstance(target, RlSetting):
-            raise ValueError("mode 'one-run' audits an algorithm by name (its one run is its own setting)")
-        return _call(audit_one_run, "a one-run audit of an algorithm", (target,), options)
-    if mode == "sequential":
-        from dpkit.audits.rl_sequential import audit_positions_sequential
-
-        function: Callable[..., Any] = audit_positions_sequential
-    else:
-        from dpkit.audits.rl import audit_positions
-
-        function = audit_positions
-    allowed = _keywords(function, skip=1, extra=("position", "positions"))
-    if allowed is not None:
-        allowed.remove("positions_to_probe")
-    if isinstance(target, str):
-        from dpkit.audits.rl import default_setting
-
-        _refuse(
-            options, None if allowed is None else allowed + list(_SETTING_OPTIONS), f"a {mode} audit of an algorithm"
-        )
-        registry.get(target, audited=True)  # an unknown name: the registry's "did you mean …?"
-        fields = {k: options.pop(k) for k in _SETTING_OPTIONS if k in options}
-        target = default_setting(target, **fields)
-    else:  # an RlSetting has its fields already
-        _refuse(options, allowed, f"a {mode} audit of an RlSetting")
-    where = {}
-    if "position" in options and "positions" in options:
-        raise TypeError("give position=… or positions=…, not both")
-    if "position" in options:
-        where["positions_to_probe"] = [options.pop("position")]
-    elif "positions" in options:
-        where["positions_to_probe"] = list(options.pop("positions"))
-    return function(target, **where, **options)
+    return audit_release(target, datasets, mode, options)
 
 
 def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:
