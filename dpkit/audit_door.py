@@ -18,7 +18,20 @@ SETTING_OPTIONS = (
 
 def is_agent(target: Any, datasets: tuple[Any, ...], options: dict[str, Any]) -> bool:
     """Whether a target that is no name nor setting is an agent: a class or spec, or a callable given neither
-    datasets nor a release's options."""
+    datasets nor a release's options.
+
+    Args:
+        target: What :func:`dpkit.audit` was given.
+        datasets: Its positional datasets.
+        options: Its options.
+
+    Returns:
+        True for an agent (a class, an AlgorithmSpec, a factory), False for a release function.
+
+    Examples:
+        >>> is_agent(print, (), {}), is_agent(print, ([0], [1]), {}), is_agent(print, (), {"claim": None})
+        (True, False, False)
+    """
     from dpkit.algorithms.spec import AlgorithmSpec
 
     if isinstance(target, (type, AlgorithmSpec)):
@@ -27,14 +40,39 @@ def is_agent(target: Any, datasets: tuple[Any, ...], options: dict[str, Any]) ->
 
 
 def call_checked(function: Callable[..., Any], what: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
-    """``function(*args, **options)`` once every option is one of its keywords (else a TypeError naming it)."""
+    """``function(*args, **options)`` once every option is one of its keywords.
+
+    Args:
+        function: The audit function beneath the door.
+        what: The audit's name in an error.
+        args: Its positional arguments.
+        options: Its keyword options.
+
+    Returns:
+        What ``function`` returns.
+
+    Raises:
+        TypeError: An option ``function`` does not take, named.
+    """
     refuse(options, keywords(function, skip=len(args)), what)
     return function(*args, **options)
 
 
 def keywords(function: Callable[..., Any], *, skip: int = 0, extra: tuple[str, ...] = ()) -> list[str] | None:
-    """The options ``function`` takes past its first ``skip`` arguments, with ``extra``; ``None`` (anything) when
-    it takes ``**options`` of its own."""
+    """The options ``function`` takes past its first ``skip`` arguments, with ``extra``.
+
+    Args:
+        function: A function.
+        skip: How many of its leading arguments are given positionally.
+        extra: Options to allow besides.
+
+    Returns:
+        The names, or ``None`` (anything) when ``function`` takes ``**options`` of its own.
+
+    Examples:
+        >>> keywords(lambda a, b=1, *, c=2: None, skip=1, extra=("d",))
+        ['b', 'c', 'd']
+    """
     import inspect
 
     params = inspect.signature(function).parameters.values()
@@ -45,14 +83,37 @@ def keywords(function: Callable[..., Any], *, skip: int = 0, extra: tuple[str, .
 
 
 def refuse(options: dict[str, Any], allowed: list[str] | None, what: str) -> None:
-    """A TypeError naming the first option not in ``allowed`` (``None``: every option is allowed)."""
+    """Refuse an option that does not apply.
+
+    Args:
+        options: The options given.
+        allowed: The options that apply (``None``: every option).
+        what: The audit's name in the error.
+
+    Raises:
+        TypeError: The first option not in ``allowed``, named, with those that are.
+    """
     bad = [] if allowed is None else sorted(set(options) - set(allowed))
     if bad:
         raise TypeError(f"{what} takes no option {bad[0]!r} (its options: {', '.join(sorted(set(allowed or ())))})")
 
 
 def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: str, options: dict[str, Any]) -> Any:
-    """A release function's audit: one pair, several (``pairs=``), or one run with canaries."""
+    """A release function's audit: one pair, several (``pairs=``), or one run with canaries.
+
+    Args:
+        release: ``release(dataset, rng, n)``.
+        datasets: Two (a neighbouring pair), none (with ``pairs=``) or, in mode ``one-run``, at most one.
+        mode: ``fixed``, ``sequential`` or ``one-run``.
+        options: The options of :func:`dpkit.audits.engine.audit`, :func:`dpkit.audits.sequential.audit_sequential`
+            or :func:`dpkit.audits.one_run.audit_one_run_target`, and ``pairs``.
+
+    Returns:
+        An AuditResult, SequentialResult, PairsResult or OneRunResult.
+
+    Raises:
+        TypeError: Datasets or an option the audit in ``mode`` does not take.
+    """
     if mode == "one-run":
         from dpkit.audits.one_run import audit_one_run_target
 
@@ -91,7 +152,23 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
 
 
 def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
-    """A registered algorithm's (or a setting's) audit, in ``mode``."""
+    """A registered algorithm's (or a setting's) audit, in ``mode``.
+
+    Args:
+        target: A registered algorithm's name, or an :class:`~dpkit.audits.rl_setting.RlSetting`.
+        mode: ``fixed``, ``sequential`` or ``one-run``.
+        options: The setting's fields (for a name: :data:`SETTING_OPTIONS`), ``position`` or ``positions``, and the
+            options of :func:`dpkit.audits.rl.audit_positions`,
+            :func:`dpkit.audits.rl_sequential.audit_positions_sequential` or
+            :func:`dpkit.audits.rl_one_run.audit_one_run`.
+
+    Returns:
+        An RlPositionsAudit, RlSequentialAudit or RlOneRunResult.
+
+    Raises:
+        ValueError: An unknown algorithm (the registry's "did you mean …?"), or mode ``one-run`` for a setting.
+        TypeError: An option the audit in ``mode`` does not take, or both ``position`` and ``positions``.
+    """
     from dpkit.algorithms import registry
     from dpkit.audits.rl_setting import RlSetting
 
