@@ -7,6 +7,15 @@ independent of the executor), an attack scores each output (:mod:`dpkit.audits.a
 bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`;
 :mod:`dpkit.audits.sequential` does the same with runs in batches and stops as soon as a violation is certain.
 :mod:`dpkit.audits.sensitivity_check` searches neighbouring datasets for a change larger than a claimed ℓ2 sensitivity.
+
+These functions are the layer beneath :func:`dpkit.audit`, the front door: it audits a release function, a
+registered RL algorithm or a user's agent in mode ``fixed``, ``sequential`` or ``one-run`` and calls the function
+here that fits (:func:`audit`, :func:`audit_pairs`, :func:`audit_sequential`, :func:`audit_one_run_target`;
+:func:`dpkit.audits.rl.audit_positions`, :func:`dpkit.audits.rl_sequential.audit_positions_sequential`,
+:func:`dpkit.audits.rl_one_run.audit_one_run`); call them directly for what the door does not offer (e.g.
+:func:`audit_outputs` on outputs of your own, :func:`audit_searched`). Every result they return is an
+:class:`~dpkit.audits.summary.AuditSummary`: the same headline fields (:data:`~dpkit.audits.summary.HEADLINE`),
+``to_dict()`` and a verdict table in a notebook.
 """
 
 from __future__ import annotations
@@ -59,6 +68,7 @@ from .sequential import (
     plan_sequential,
     release_source,
 )
+from .summary import HEADLINE, AuditSummary
 
 __all__ = [
     "ATTACK_NAMES",
@@ -77,6 +87,8 @@ __all__ = [
     "Claim",
     "VERDICTS",
     "AuditResult",
+    "AuditSummary",
+    "HEADLINE",
     "PairsResult",
     "audit",
     "audit_outputs",

@@ -52,6 +52,7 @@ from .selection import (
     split_runs,
 )
 from .sequential import SequentialResult, audit_pairs_sequential
+from .summary import Headline
 from .verdicts import VERDICTS
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
@@ -232,14 +233,47 @@ def audit_outputs(
 
 
 @dataclass(frozen=True)
-class PairsResult:
+class PairsResult(Headline):
     """Audits of several neighbouring pairs at α/len(pairs) each; the verdict is the worst one. Sequential audits
-    (:class:`~dpkit.audits.sequential.SequentialResult`) stop at the first pair that is a violation."""
+    (:class:`~dpkit.audits.sequential.SequentialResult`) stop at the first pair that is a violation. The other
+    headline fields (:class:`~dpkit.audits.summary.AuditSummary`) are the strongest pair's."""
 
     results: tuple[AuditResult | SequentialResult, ...]
     alpha: float
     #: Sequential audits: the runs per dataset used over every pair (those left unfinished included).
-    runs_used: int | None = None
+    sequential_runs_used: int | None = None
+
+    @property
+    def runs_used(self) -> int:
+        """The runs per dataset used over every pair (a sequential audit's unfinished pairs included)."""
+        if self.sequential_runs_used is not None:
+            return self.sequential_runs_used
+        return sum(r.runs_used for r in self.results)
+
+    @property
+    def runs(self) -> int:
+        """Runs per dataset of each pair (a sequential audit's budget)."""
+        return self.results[0].runs
+
+    @property
+    def claim(self) -> Claim:
+        return self.results[0].claim
+
+    @property
+    def epsilon_lower(self) -> float:
+        return self.strongest.epsilon_lower
+
+    @property
+    def epsilon_estimate(self) -> float | None:
+        return self.strongest.epsilon_estimate
+
+    @property
+    def power(self) -> float | None:
+        return self.strongest.power
+
+    @property
+    def positions(self) -> None:
+        return None
 
     @property
     def strongest(self) -> AuditResult | SequentialResult:
@@ -253,6 +287,11 @@ class PairsResult:
         if any(r.verdict == "violation" for r in self.results):
             return "violation"
         return self.strongest.verdict
+
+    def verdict_source(self) -> dict[str, Any]:
+        """What the verdict table reads (:func:`~dpkit.audits.summary.verdict_table_html`): the strongest pair's
+        dictionary with the verdict of every pair together."""
+        return self.strongest.to_dict() | {"verdict": self.verdict}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -297,7 +336,7 @@ def audit_pairs(
         attacks.append(att)
     if sequential:
         done, used = audit_pairs_sequential(release, pairs, claim, attacks=attacks, seed=seed, alpha=alpha, **options)
-        return PairsResult(tuple(done), alpha, runs_used=used)
+        return PairsResult(tuple(done), alpha, sequential_runs_used=used)
     results = [
         audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options)
         for i, ((d0, d1), att) in enumerate(zip(pairs, attacks, strict=True))

@@ -37,6 +37,7 @@ from .estimators import (
     one_run_fdp_rejects,
     one_run_mu_lower,
 )
+from .summary import SingleRun
 
 __all__ = [
     "GUESS_SHARES",
@@ -64,7 +65,7 @@ def _claim_curve(claim: Claim) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class OneRunResult:
+class OneRunResult(SingleRun):
     """A one-run audit against a claim: the run's coins and scores, the guesses made and how many were right, and
     the verdict.
 

@@ -95,6 +95,7 @@ from .rl_setting import (
     setting_claim_sigmas,
     setting_world,
 )
+from .summary import Headline, HeldAudit
 
 __all__ = [
     "audited_algorithms",
@@ -106,6 +107,7 @@ __all__ = [
     "RlSetting",
     "RlDataset",
     "RlAuditResult",
+    "RlPositionsResult",
     "neighbouring_datasets",
     "rl_release",
     "WhiteBoxRuns",
@@ -179,7 +181,7 @@ def position_claim(setting: RlSetting) -> PositionClaim:
 
 
 @dataclass(frozen=True)
-class RlAuditResult:
+class RlAuditResult(HeldAudit):
     """One audit of one algorithm: the claim, the exact accounting, the pair, the bounds, the verdicts."""
 
     setting: RlSetting
@@ -461,7 +463,7 @@ def validate_runs(runs: object) -> int:
 
 
 @dataclass(frozen=True)
-class RlPositionsAudit:
+class RlPositionsAudit(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α (a union
     bound: a correct implementation is called a violation with probability at most α in all).
 
@@ -513,6 +515,16 @@ class RlPositionsAudit:
     def runs(self) -> int:
         """Runs per dataset at each position."""
         return self.results[0].audit.runs
+
+    @property
+    def runs_used(self) -> int:
+        """Runs per dataset used at every position together (the plan probe's own runs included)."""
+        return sum(r.audit.runs for r in self.results)
+
+    @property
+    def positions(self) -> tuple[RlAuditResult, ...]:
+        """Each position's audit (:attr:`results`)."""
+        return self.results
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
@@ -630,6 +642,9 @@ def audit_positions(
         )
     return RlPositionsAudit(tuple(results), alpha)
 
+
+#: The name alike the other results' (:mod:`dpkit.audits.summary`).
+RlPositionsResult = RlPositionsAudit
 
 #: The child of an audit's seed its plan probe draws from (the positions use the first children).
 PLAN_PROBE_CHILD = 64

@@ -53,6 +53,7 @@ from .rl import (
     setting_world,
 )
 from .rl_candidates import RlAttack
+from .summary import SingleRun
 
 __all__ = [
     "MAX_CANARIES",
@@ -172,7 +173,7 @@ def one_run_scores(
 
 
 @dataclass(frozen=True)
-class RlOneRunResult:
+class RlOneRunResult(SingleRun):
     """A one-run audit of an RL agent: the run's coins and scores, and their judgement
     (:class:`~dpkit.audits.one_run.OneRunResult`) against the claim — the declared releases at the σ the target
     needs (dpkit's σ_tight of the registered declaration), i.e. μ-GDP with that ledger's exact μ per user (its
@@ -187,6 +188,11 @@ class RlOneRunResult:
     @property
     def delta(self) -> float:
         return self.judged.delta
+
+    @property
+    def claim(self) -> Claim:
+        """The claim judged: μ-GDP per user with the registered declaration's μ at the σ the target needs."""
+        return self.judged.claim
 
     @property
     def alpha(self) -> float:

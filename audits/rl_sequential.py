@@ -37,8 +37,9 @@ from .rl import (
     validate_runs,
 )
 from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
+from .summary import Headline
 
-__all__ = ["RlSequentialAudit", "SequentialPosition", "audit_positions_sequential"]
+__all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class SequentialPosition:
 
 
 @dataclass(frozen=True)
-class RlSequentialAudit:
+class RlSequentialAudit(Headline):
     """A sequential audit of every position: ``verdict`` is ``violation`` as soon as one position's is;
     ``consistent`` only if every position concluded consistent; ``inconclusive`` otherwise. ``runs`` is the fixed
     audit's runs per dataset and position it stands in for, ``budget`` the most a position may use, ``runs_used``
@@ -111,6 +112,18 @@ class RlSequentialAudit:
     @property
     def runs_used(self) -> int:
         return sum(p.runs_used for p in self.positions)
+
+    @property
+    def power(self) -> float | None:
+        """The headline position's power (``None`` when it stopped before its final test)."""
+        result = self.worst.result
+        return None if result is None else result.power
+
+    @property
+    def epsilon_estimate(self) -> float | None:
+        """The headline position's estimate of ε (``None`` without one)."""
+        result = self.worst.result
+        return None if result is None else result.epsilon_estimate
 
     @property
     def fixed_runs(self) -> int:
@@ -195,6 +208,10 @@ class RlSequentialAudit:
             "worst_position": self.worst.position,
             "positions": [p.to_dict() for p in self.positions],
         }
+
+
+#: The name alike the other results' (:mod:`dpkit.audits.summary`).
+RlSequentialResult = RlSequentialAudit
 
 
 def audit_positions_sequential(

@@ -21,6 +21,7 @@ from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
 from .shapes import margin_threshold, roc_points
+from .summary import Headline
 from .verdicts import MARGIN_SHARE, Judgement, judge
 
 __all__ = [
@@ -63,8 +64,9 @@ def objective_shares(objectives: Sequence[str], alpha: float) -> tuple[float, ..
 
 
 @dataclass(frozen=True)
-class AuditResult:
-    """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack."""
+class AuditResult(Headline):
+    """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack (an
+    :class:`~dpkit.audits.summary.AuditSummary`)."""
 
     claim: Claim
     estimates: tuple[AuditEstimate, ...]
@@ -84,6 +86,15 @@ class AuditResult:
     @property
     def claimed_epsilon(self) -> float:
         return self.judgement.claimed_epsilon
+
+    @property
+    def runs_used(self) -> int:
+        """Runs per dataset used: all of ``runs`` (a fixed audit)."""
+        return self.runs
+
+    @property
+    def positions(self) -> None:
+        return None
 
     @property
     def claimed_mu(self) -> float | None:

@@ -12,6 +12,7 @@ from dpkit.accountant.gdp import gdp_epsilon
 from .claims import Claim
 from .selection import AuditResult
 from .sequential_plan import SEQUENTIAL_SHARE, SequentialPlan
+from .summary import Headline
 
 __all__ = ["Look", "SequentialResult"]
 
@@ -39,8 +40,9 @@ class Look:
 
 
 @dataclass(frozen=True)
-class SequentialResult:
-    """A sequential audit of one neighbouring pair: the verdict, the runs it used of its budget, the evidence.
+class SequentialResult(Headline):
+    """A sequential audit of one neighbouring pair: the verdict, the runs it used of its budget, the evidence (an
+    :class:`~dpkit.audits.summary.AuditSummary`).
 
     ``final`` is the fixed audit's result on the final evaluation split when the audit reached its budget
     (``None`` when it stopped early with a violation). ``bound`` is the step-down bound of the e-processes in the
@@ -71,6 +73,17 @@ class SequentialResult:
     def runs(self) -> int:
         """The budget: the most runs per dataset this audit could have used."""
         return self.plan.budget
+
+    @property
+    def epsilon_estimate(self) -> float | None:
+        """The final test's estimate of ε, else the point estimate of μ read as μ-GDP (``None`` without one)."""
+        if self.final is not None:
+            return self.final.epsilon_estimate
+        return None if self.mu_estimate is None else _gdp_reading(self.mu_estimate, self.delta)
+
+    @property
+    def positions(self) -> None:
+        return None
 
     @property
     def alpha_sequential(self) -> float:

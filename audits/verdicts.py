@@ -48,6 +48,7 @@ from .claims import Claim
 from .estimators import AuditEstimate
 from .estimators import cp_upper_array as _cp_upper
 from .shapes import KAPPA, POWER_NEEDED, Roc, ShapeReading, read_shape
+from .summary import POWER_RATIO_NEEDED
 
 __all__ = [
     "VERDICTS",
@@ -72,8 +73,6 @@ class Verdict(enum.StrEnum):
 
 #: The values of :class:`Verdict`.
 VERDICTS: tuple[str, ...] = enum_values(Verdict)
-#: Below this share of the claim, an audit's power is too small to call an implementation consistent.
-POWER_RATIO_NEEDED = 0.5
 #: The share of α of the engine's test chosen where the claim breaks (its other test, at the equal-error point,
 #: takes the rest): the power assumes the same share.
 MARGIN_SHARE = 0.75

@@ -5,13 +5,14 @@ The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`):
 ```python
 dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)    # σ for a target budget
 dpkit.audit(release, dataset0, dataset1, claim=dpkit.Claim.dp(1.0, 1e-5))
-dpkit.audit_algorithm("rlsvi", runs=2000)                      # a registered RL algorithm
+dpkit.audit("rlsvi", runs=2000, mode="sequential")             # a registered RL algorithm (or an agent)
 dpkit.report(out="report/")                                    # Markdown, HTML, JSON, figures
 ```
 
 and the main types: :class:`Ledger` and :class:`GaussianRelease` (what a mechanism releases),
 :class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration` (what an algorithm declares),
-:class:`Claim`, :class:`AuditResult`, :class:`RlAuditResult`, :class:`RlPositionsAudit` and :class:`ReportConfig`.
+:class:`Claim`, :class:`AuditSummary` (the headline every audit result has: :class:`AuditResult`,
+:class:`RlAuditResult`, :class:`RlPositionsAudit`, …) and :class:`ReportConfig`.
 The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.algorithms`,
 :mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use, so ``import dpkit``
 costs nothing until one is used.
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "PrivacyDeclaration": "dpkit.accountant.declarations",
     "Claim": "dpkit.audits.claims",
     "AuditResult": "dpkit.audits.engine",
+    "AuditSummary": "dpkit.audits.summary",
     "RlAuditResult": "dpkit.audits.rl",
     "RlPositionsAudit": "dpkit.audits.rl",
     "ReportConfig": "dpkit.reports.config",
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from dpkit.audits.engine import AuditResult as AuditResult
     from dpkit.audits.rl import RlAuditResult as RlAuditResult
     from dpkit.audits.rl import RlPositionsAudit as RlPositionsAudit
+    from dpkit.audits.summary import AuditSummary as AuditSummary
     from dpkit.facade import audit as audit
     from dpkit.facade import audit_algorithm as audit_algorithm
     from dpkit.facade import calibrate as calibrate

@@ -20,12 +20,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dpkit.accountant.accountants import Guarantee
     from dpkit.accountant.calibration import Calibration
-    from dpkit.audits.engine import AuditResult
     from dpkit.audits.rl import RlPositionsAudit
-    from dpkit.audits.sequential import SequentialResult
     from dpkit.reports.config import ReportConfig
 
-__all__ = ["audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
+__all__ = ["MODES", "audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
 
 
 def calibrate(
@@ -58,24 +56,100 @@ def gaussian_epsilon(
     return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
 
 
-def audit(
-    release: Callable[..., Any], dataset0: Any, dataset1: Any, *, sequential: bool = False, **options: Any
-) -> AuditResult | SequentialResult:
-    """Audit a release function ``release(dataset, rng, n)`` on the neighbouring pair
-    (``dataset0``, ``dataset1``) against ``claim=`` (a :class:`dpkit.Claim`): a lower bound on ε
-    at confidence 1 − ``alpha``, an estimate, and a verdict (``violation``, ``consistent`` or
-    ``inconclusive``). Options are those of :func:`dpkit.audits.audit` (``claim``, ``attack``,
-    ``runs``, ``seed``, ``alpha``, ``executor``, …), all keyword-only. ``sequential=True``: the
-    anytime-valid audit that stops as soon as a violation is certain
-    (:func:`dpkit.audits.sequential.audit_sequential`, docs/sequential.md).
+#: The modes of :func:`audit`.
+MODES = ("fixed", "sequential", "one-run")
+
+
+def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | None = None, **options: Any) -> Any:
+    """Audit anything dpkit audits, in one of three modes: the front door over the audit functions of
+    :mod:`dpkit.audits` (the layer beneath it, documented there for finer control).
+
+    ``target`` is one of:
+
+    * a release function ``release(dataset, rng, n)`` with its datasets: ``audit(release, dataset0, dataset1,
+      claim=…)`` (one neighbouring pair), ``audit(release, claim=…, pairs=[(d0, d1), …])`` (several, α split
+      evenly), or ``audit(release, [dataset], mode="one-run", canaries=[record, …], claim=…)`` (one run, each
+      canary record in with probability ½). A callable is read as a release when datasets, ``pairs=`` or
+      ``claim=`` are given;
+    * the name of a registered RL algorithm (a seed algorithm, a plugin or one registered by
+      :func:`dpkit.audits.rl.register_agent`), audited in its default setting against its own declaration;
+    * a user's agent — a factory or class (the local-DP messages or the joint-DP billboard protocol) or an
+      :class:`~dpkit.algorithms.spec.AlgorithmSpec` — registered as :func:`~dpkit.audits.rl.register_agent` does
+      (``name=``: the name to register it under) and audited as an algorithm;
+    * an :class:`~dpkit.audits.rl_setting.RlSetting` (a setting built by
+      :func:`~dpkit.audits.rl.default_setting`), audited at its positions.
+
+    Every result has the headline fields of :class:`~dpkit.audits.summary.AuditSummary` (``verdict``, ``claim``,
+    ``epsilon_lower``, ``epsilon_estimate``, ``power``, ``runs``, ``runs_used``, ``positions``), ``to_dict()``
+    and ``_repr_html_`` (a notebook shows the verdict table).
+
+    Args:
+        target: What to audit (above).
+        *datasets: A release's datasets: two (the neighbouring pair), none with ``pairs=``, at most one (the other
+            users) in mode ``one-run``. Nothing for the other targets.
+        mode: ``fixed`` (the runs given), ``sequential`` (anytime-valid: stops as soon as a violation is certain;
+            ``runs`` is the fixed audit it stands in for) or ``one-run`` (one run, many canaries).
+        sequential: Deprecated: ``True`` is ``mode="sequential"``.
+        **options: Keyword-only options of the function beneath: for a release those of
+            :func:`dpkit.audits.engine.audit` (``claim``, ``runs``, ``attack``, ``seed``, ``alpha``, ``executor``,
+            …), :func:`~dpkit.audits.sequential.audit_sequential` (``on_look``) or
+            :func:`~dpkit.audits.one_run.audit_one_run_target` (``canaries``, ``dataset``, ``score``); for an
+            algorithm the fields of its setting (``sigma``, ``episodes``, ``epsilon``, ``delta``, ``observer``,
+            ``horizon``, …), ``position=`` or ``positions=`` (the positions of the changed user to probe), and the
+            options of :func:`~dpkit.audits.rl.audit_positions`,
+            :func:`~dpkit.audits.rl_sequential.audit_positions_sequential` or
+            :func:`~dpkit.audits.rl_one_run.audit_one_run` (``canaries``).
+
+    Returns:
+        A release: :class:`~dpkit.audits.engine.AuditResult`, :class:`~dpkit.audits.sequential.SequentialResult`,
+        :class:`~dpkit.audits.engine.PairsResult` (``pairs=``) or :class:`~dpkit.audits.one_run.OneRunResult`; an
+        algorithm: :class:`~dpkit.audits.rl.RlPositionsAudit`,
+        :class:`~dpkit.audits.rl_sequential.RlSequentialAudit` or :class:`~dpkit.audits.rl_one_run.RlOneRunResult`.
+
+    Raises:
+        ValueError: An unknown mode (the modes listed), a mode the target has no audit in, an unknown algorithm
+            (with the registry's "did you mean …?"), or a bad value of an option.
+        TypeError: An option the target's audit in that mode does not take (named), or datasets it does not take.
+
+    Examples:
+        >>> import numpy as np, dpkit
+        >>> def release(data, rng, n):
+        ...     return (sum(data) + rng.normal(0.0, 1.0, n))[:, None]
+        >>> r = dpkit.audit(release, [0.0], [1.0], claim=dpkit.Claim.gdp(1.0), runs=2000, attack="gaussian-lr-fitted")
+        >>> r.verdict in ("consistent", "inconclusive")
+        True
+        >>> dpkit.audit(release, [0.0], [1.0], mode="batch")
+        Traceback (most recent call last):
+        ...
+        ValueError: mode must be one of fixed, sequential, one-run, got 'batch'
     """
-    if sequential:
-        from dpkit.audits.sequential import audit_sequential
+    if sequential is not None:
+        import warnings
 
-        return audit_sequential(release, dataset0, dataset1, **options)
-    from dpkit.audits.engine import audit as _audit
+        warnings.warn("audit(…, sequential=True) is deprecated: pass mode='sequential'", DeprecationWarning, 2)
+        if sequential:
+            mode = "sequential"
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    from dpkit.algorithms.spec import AlgorithmSpec
+    from dpkit.audit_door import audit_registered, audit_release, is_agent
+    from dpkit.audits.rl_setting import RlSetting
 
-    return _audit(release, dataset0, dataset1, **options)
+    if isinstance(target, (str, RlSetting)) or is_agent(target, datasets, options):
+        if datasets:
+            raise TypeError(f"an algorithm's audit takes no datasets, got {len(datasets)}")
+        if not isinstance(target, (str, RlSetting)):
+            from dpkit.audits.rl import register_agent
+
+            agent: AlgorithmSpec | Callable[..., Any] = target
+            target = register_agent(agent, name=options.pop("name", None))
+        return audit_registered(target, mode, options)
+    if not callable(target):
+        raise TypeError(
+            "target must be a release function, an algorithm's name, an agent (a factory, a class or an "
+            f"AlgorithmSpec) or an RlSetting, got {type(target).__name__}"
+        )
+    return audit_release(target, datasets, mode, options)
 
 
 def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:

@@ -1,5 +1,5 @@
 """An audit's result in ``report.json`` (:mod:`dpkit.reports.models`): what ``dpkit audit ALGORITHM … --json``
-prints — the fixed audit's (:class:`AuditResult`) or, with ``--sequential``, the sequential one's
+prints — the fixed audit's (:class:`FixedAuditResult`) or, with ``--sequential``, the sequential one's
 (:class:`SequentialAuditResult`), told apart by its ``"sequential": true`` (:data:`AnyAuditResult`) — and the audit
 part of an algorithm's section (:class:`AuditDone`, :class:`AuditSkipped`)."""
 
@@ -30,7 +30,7 @@ __all__ = [
     "AnyAuditResult",
     "AuditDone",
     "AuditPosition",
-    "AuditResult",
+    "FixedAuditResult",
     "AuditSkipped",
     "AuditTest",
     "AuditTests",
@@ -92,7 +92,7 @@ class AuditPosition(Passed):
     verdict: Verdict
 
 
-class AuditResult(Passed):
+class FixedAuditResult(Passed):
     """An audit's result: ``dpkit audit ALGORITHM … --json``. Every number beside the verdict (the bounds, the
     claim, the allowance, reach, power, the tests and the ROC) is the headline position's (``position``, also
     ``worst_position``), whose verdict is the audit's; the largest bounds over the positions are named as such."""
@@ -227,7 +227,7 @@ def _audit_kind(value: Any) -> str:
 
 #: A fixed audit's result, or a sequential one's (told apart by its ``"sequential": true``).
 AnyAuditResult = Annotated[
-    Annotated[AuditResult, Tag(AUDIT_TAGS[0])] | Annotated[SequentialAuditResult, Tag(AUDIT_TAGS[1])],
+    Annotated[FixedAuditResult, Tag(AUDIT_TAGS[0])] | Annotated[SequentialAuditResult, Tag(AUDIT_TAGS[1])],
     Discriminator(_audit_kind),
 ]
 

@@ -60,6 +60,7 @@ from dpkit.algorithms.registry import declare
 from dpkit.algorithms.regret_stats import mean_band, slope_interval
 from dpkit.algorithms.regret_stats import verdict as regret_verdict
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
 from .config import AlgorithmConfig, ReportConfig, ledger_parameters
@@ -684,15 +685,12 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
     led = section["ledger"]
     audit = section["audit"]
     result = audit["result"] if audit["available"] else None
-    sequential = result is not None and result.get("sequential") is True
-
-    def audited(key: str) -> Any:  # a key the result lacks (a sequential audit's power, estimates): null
-        return None if result is None else result.get(key)
-
-    used = audited("runs_used") if sequential else None
-    if result is not None and not sequential:  # the fixed audit's runs at each position it probed
-        used = result["runs"] * len(result.get("positions") or [result["position"]])
-
+    sigma = section["settings"]["audit"]["sigma"]
+    # the audit's columns (null where the result lacks a key: a sequential audit's power and estimates; all of them
+    # without an audit), as a result's own verdict table shows them
+    columns = dict.fromkeys(AUDIT_COLUMNS) | {"audit_sigma": sigma}
+    if result is not None:
+        columns = audit_columns(result, sigma, _power_needed())
     return {
         "algorithm": section["name"],
         "privacy_model": led["privacy_model"],
@@ -708,20 +706,7 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "sigma_paper": led["sigma_paper"],
         "sigma_tight": led["sigma_tight"],
         "sigma_optimal": led.get("sigma_optimal"),
-        "audit_sigma": section["settings"]["audit"]["sigma"],
-        "audited_epsilon_lower": audited("epsilon_lower"),
-        "audited_mu_lower": audited("mu_lower"),
-        "audit_position": audited("worst_position"),
-        "audited_mu_estimate": audited("mu_estimate"),
-        "audited_epsilon_estimate": audited("epsilon_estimate"),
-        "audit_power_ratio": audited("power_ratio"),
-        "audit_mode": None if result is None else ("sequential" if sequential else "fixed"),
-        "audit_runs": audited("runs"),
-        "audit_runs_used": used,
-        "audit_confidence": audited("confidence"),
-        "audit_power_needed": None if result is None or sequential else _power_needed(),
-        "audit_reason": audited("reason"),
-        "verdict": audited("verdict"),
+        **columns,
         "worst_flag": worst_flag(led["flags"]),
         "flag_counts": {severity: sum(f["severity"] == severity for f in led["flags"]) for severity in SEVERITIES},
     }

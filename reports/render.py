@@ -35,6 +35,8 @@ from typing import Any
 import jinja2
 import markupsafe
 
+from dpkit.audits.summary import evidence_lines, implementation_text, readable_number
+
 from . import figures
 from .encoding import dumps
 from .markup import html_finalize, markdown_escape, math_html, math_markdown, symbol
@@ -303,18 +305,8 @@ def draw_figures(
 
 # -- text ---------------------------------------------------------------------------------------------------
 
-
-def _num(value: Any, digits: int = 4) -> str:
-    """A number for people: ``digits`` significant digits; '—' for a missing value."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}"
-    return str(value)
+#: A number for people: ``digits`` significant digits; '—' for a missing value (the results' verdict tables' too).
+_num = readable_number
 
 
 def _bound(value: Any, up: bool = True, digits: int = 8) -> str:
@@ -463,24 +455,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-#: What an audit verdict says about the implementation (the code, run at the audit's σ, against its declaration).
-_IMPLEMENTATION_TEXT = {
-    "violation": "its runs show more privacy loss than its declaration allows at that σ: the code does not do what "
-    "it declares",
-    "consistent": "no more privacy loss than its declaration allows at that σ, and the audit had the power to see it",
-    "inconclusive": "no violation seen, but too few runs to have seen one",
-}
-
-
-def _implementation_text(row: Mapping[str, Any]) -> str:
-    """One sentence: what the audit judged — the implementation against its own declaration, not the paper."""
-    verdict = row["verdict"]
-    if verdict is None:
-        return "The implementation: not audited."
-    sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-    return f"The implementation (audited at σ {sigma}): {_IMPLEMENTATION_TEXT[verdict]}."
-
-
 def _paper_text(row: Mapping[str, Any]) -> str:
     """One sentence: what the flags judged — the paper's σ and sensitivities against the paper's own claim."""
     how = "exact" if row["method"] == "exact" else f"{row['method']}, an upper bound"
@@ -550,46 +524,16 @@ def headline_view(result: Mapping[str, Any]) -> dict[str, str]:
     return {"where": f" at the headline position, {position}", "largest": largest}
 
 
-def _audit_lines(row: Mapping[str, Any]) -> list[str]:
-    """The lines under a verdict row's audit badge: its power (a fixed audit), certified bounds, σ and runs."""
-    confidence = row["audit_confidence"]
-    sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-    where = [] if row["audit_position"] is None else [f"both at position {row['audit_position']} (the headline)"]
-    if row["audit_mode"] == "sequential":  # no power ratio and no estimates: it reports none
-        return [
-            "sequential, anytime-valid",
-            f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%})",
-            f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified",
-            *where,
-            f"σ {sigma}, {_num(row['audit_runs_used'])} runs per dataset used "
-            f"(the fixed audit's: {_num(row['audit_runs'])} per position)",
-        ]
-    ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
-    power = f"power {_num(ratio, 2)} of the claim"
-    if row["verdict"] == "inconclusive":  # why: too little power, or runs pointing past the claim they cannot certify
-        power = (
-            f"inconclusive: {row['audit_reason']}" if row.get("audit_reason") else f"{power} (needs {_num(needed, 2)})"
-        )
-    return [
-        power,
-        f"ε ≥ {_num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
-        f"estimate {_num(row['audited_epsilon_estimate'], 3)}",
-        f"μ ≥ {_num(row['audited_mu_lower'], 3)} certified, estimate {_num(row['audited_mu_estimate'], 3)}",
-        *where,
-        f"σ {sigma}, {_num(row['audit_runs'])} runs per dataset",
-    ]
-
-
 def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
     """What one verdict row shows, as text (both report.md and report.html render it)."""
     verdict = row["verdict"]
     audit: dict[str, Any] = {"verdict": verdict or "not audited", "css": verdict or "not-audited", "lines": []}
     if verdict is not None:
-        audit["lines"] = _audit_lines(row)
+        audit["lines"] = evidence_lines(row)
     flag = row["worst_flag"]
     counts = row["flag_counts"]
     return {
-        "implementation_text": _implementation_text(row),
+        "implementation_text": implementation_text(row),
         "paper_text": _paper_text(row),
         "model": row["privacy_model"],
         "relation": _relation(row["relation"]),

@@ -23,14 +23,15 @@ def audit_one_run(
 ) -> int:
     """One run of ``algorithm`` with every user a canary; print the result, return the exit status (1: violation)."""
     from dpkit.algorithms import registry
-    from dpkit.audits.rl_one_run import audit_one_run as run_audit
+    from dpkit.facade import audit
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
     m = 5000 if canaries is None else accountant.check_count("canaries", canaries)
     confidence = accountant.check_probability("confidence", confidence)
     with progress_bar(f"one run of {algorithm}", m) as advance:
-        result = run_audit(
+        result = audit(
             algorithm,
+            mode="one-run",
             canaries=m,
             seed=check_index("seed", seed),
             epsilon=epsilon,

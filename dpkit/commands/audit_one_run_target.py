@@ -59,7 +59,7 @@ def audit_one_run_target(
     as_json: bool,
 ) -> int:
     """One run of ``target`` with canary records; print the result, return the exit status (1: violation)."""
-    from dpkit.audits.one_run import audit_one_run_target as run_audit
+    from dpkit.facade import audit
     from dpkit.loading import FileFunction, load_object
 
     claim = target_claim(
@@ -83,8 +83,9 @@ def audit_one_run_target(
         base = base() if callable(base) else base
     read = None if score is None else FileFunction("--score", score)
     try:
-        result = run_audit(
+        result = audit(
             release,
+            mode="one-run",
             canaries=records,
             claim=claim,
             dataset=base,

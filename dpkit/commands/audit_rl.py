@@ -7,6 +7,7 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
+from dpkit.facade import audit
 from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar, progress_with_status
 
 from .options import rl_executor, sigma_choice
@@ -51,16 +52,15 @@ def audit_algorithm(
     as_json: bool,
 ) -> int:
     """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …) at every position of the changed user
-    that matters (or at ``position``); print it, return the exit status.
+    that matters (or at ``position``) through the front door :func:`dpkit.audit`; print it, return the exit status.
 
     The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
     1 for a violation of the declaration, 0 otherwise. Before the audit, a first batch of runs times it: the
-    expected time is printed on stderr, and an audit expected to take longer than ``max_time`` is refused.
-    """
+    expected time is printed on stderr, and an audit expected to take longer than ``max_time`` is refused."""
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
-    from dpkit.audits.rl import RL_ATTACKS, audit_positions, default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
 
     from .audit_timing import announced, expected_time, planned_workers
 
@@ -115,9 +115,9 @@ def audit_algorithm(
         total = 2 * (n_runs * len(probed) + n_probe)
         with progress_bar(f"auditing {algorithm} at {len(probed)} position(s)", total) as bar:
             advance = announced(note, bar)
-            result = audit_positions(
+            result = audit(
                 setting,
-                positions_to_probe=probed,
+                positions=probed,
                 runs=n_runs,
                 seed=n_seed,
                 attack=attack,
@@ -223,7 +223,6 @@ def _sequential(
     """``--sequential``: every position audited in turns, stopping at the first violation; the table gives each
     position's evidence and the runs used against the fixed audit's."""
     from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.rl_sequential import audit_positions_sequential
     from dpkit.audits.sequential import SEQUENTIAL_SHARE
 
     from .audit_timing import announced, expected_time, planned_workers
@@ -247,9 +246,10 @@ def _sequential(
             def look(seen: Any) -> None:
                 status(f"e-value {format_number(seen.e_value, 3)} / {format_number(level, 3)} at one position")
 
-            result = audit_positions_sequential(
+            result = audit(
                 setting,
-                positions_to_probe=probed,
+                mode="sequential",
+                positions=probed,
                 runs=runs,
                 seed=seed,
                 attack=attack,

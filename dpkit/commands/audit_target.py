@@ -48,8 +48,8 @@ def audit_target(
     e-value, the runs used and the budget.
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
-    from dpkit.audits import audit_pairs
     from dpkit.audits.engine import AuditResult
+    from dpkit.facade import audit
     from dpkit.loading import FileFunction
 
     claim = target_claim(
@@ -82,7 +82,7 @@ def audit_target(
         plan = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits)
         # the most it may use: its plan, or its final split grown within the budget when the runs ask for it
         budget = max(plan.budget, max_budget(runs)) if claim.unit == "epsilon" else plan.budget
-    options: dict[str, Any] = {"runs": runs, "chunk_size": chunk, "sequential": sequential}
+    options: dict[str, Any] = {"runs": runs, "chunk_size": chunk}
     with (
         make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
         progress_with_status("auditing" + (" (sequential)" if sequential else ""), 2 * budget * len(pairs)) as (
@@ -93,10 +93,11 @@ def audit_target(
         if sequential:
             options["on_look"] = lambda look: status(_evidence(look, budget, confidence))
         try:
-            result = audit_pairs(
+            result = audit(
                 release,
-                pairs,
-                claim,
+                claim=claim,
+                pairs=pairs,
+                mode="sequential" if sequential else "fixed",
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
