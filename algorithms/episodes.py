@@ -37,6 +37,10 @@ __all__ = [
     "EpisodicAgent",
     "Run",
     "run_tabular",
+    "run_tabular_runs",
+    "agent_runs",
+    "lift_run",
+    "lift_releases",
     "play_episode",
     "play_episodes",
     "sample_actions",
@@ -277,13 +281,14 @@ def play_episode(
 
 
 def play_episodes(
-    env: TabularMDP, policies: np.ndarray, user: User, draws: np.ndarray | None = None
+    env: TabularMDP, policies: np.ndarray, user: User | Users, draws: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One episode of ``user`` in each of R runs, run i under ``policies[i]``: states (R, H+1), actions (R, H),
     rewards (R, H), run i's exactly :func:`play_episode` of ``policies[i]`` and ``draws[i]``.
 
     ``policies`` is actions (R, H, S), or probabilities (R, H, S, A) sampled at ``draws`` (R, H uniforms, required
-    then)."""
+    then). ``user`` may be one user per run (:class:`Users` of length R): run i's episode is then
+    :func:`play_episode` of ``user[i]``."""
     h_ = env.horizon
     policies = np.asarray(policies)
     stochastic = policies.ndim == 4
@@ -293,10 +298,7 @@ def play_episodes(
     states = np.empty((runs, h_ + 1), dtype=np.int64)
     actions = np.empty((runs, h_), dtype=np.int64)
     rewards = np.empty((runs, h_))
-    start = env.initial_state if user.initial_state is None else user.initial_state
-    if start >= env.states:
-        raise ValueError(f"the user's initial_state {start} is out of range for {env.states} states")
-    s = np.full(runs, start, dtype=np.int64)
+    s = _initial_states(env, user, runs)
     states[:, 0] = s
     every = np.arange(runs)
     for h in range(h_):
@@ -307,6 +309,23 @@ def play_episodes(
         s, r = env.step_runs(h, s, a, user)
         actions[:, h], rewards[:, h], states[:, h + 1] = a, r, s
     return states, actions, rewards
+
+
+def _initial_states(env: TabularMDP, user: User | Users, runs: int) -> np.ndarray:
+    """Each run's first state: the user's own, or the environment's."""
+    if isinstance(user, Users):
+        if len(user) != runs:
+            raise ValueError(f"one user per run: {len(user)} users for {runs} runs")
+        if user.initial_states is None:
+            return np.full(runs, env.initial_state, dtype=np.int64)
+        s = np.where(user.initial_states < 0, env.initial_state, user.initial_states).astype(np.int64)
+        if np.any(s >= env.states):
+            raise ValueError(f"a user's initial_state {int(s.max())} is out of range for {env.states} states")
+        return s
+    start = env.initial_state if user.initial_state is None else user.initial_state
+    if start >= env.states:
+        raise ValueError(f"the user's initial_state {start} is out of range for {env.states} states")
+    return np.full(runs, start, dtype=np.int64)
 
 
 def _stack(logs: list[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -331,61 +350,143 @@ def run_tabular(
 
     ``rng`` draws the actions of stochastic policies (the users' own randomness is in ``users``).
     With ``record`` the releases of every episode are kept (``Run.releases``). ``progress`` is
-    called with 1 after each episode.
+    called with 1 after each episode. It is :func:`run_tabular_runs` of one run.
     """
-    rng = check_rng("rng", rng)
-    if users.horizon != env.horizon:
-        raise ValueError(f"users have horizon {users.horizon} but the environment has {env.horizon}")
-    k_, h_ = len(users), env.horizon
+    return run_tabular_runs(agent, env, [users], [rng], record=record, sigmas=sigmas, progress=progress)[0]
+
+
+def lift_run(agent: Any, x: Any) -> Any:
+    """``x`` with a leading run axis of one when ``agent`` is an agent of one run (``agent.runs`` absent or None)."""
+    return np.asarray(x)[None] if getattr(agent, "runs", None) is None else np.asarray(x)
+
+
+def lift_releases(agent: Any, released: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """An agent's releases of one episode, each with a leading run axis (:func:`lift_run`)."""
+    return {n: lift_run(agent, v) for n, v in released.items()}
+
+
+def agent_runs(agent: Any, runs: int) -> bool:
+    """Whether ``agent`` is a batch of runs (``agent.runs`` = ``runs``) rather than an agent of one run (then
+    ``runs`` must be 1)."""
+    batch = getattr(agent, "runs", None)
+    if batch is None:
+        if runs != 1:
+            raise ValueError(f"{getattr(agent, 'name', 'the agent')} is an agent of one run, got {runs} runs to play")
+        return False
+    if batch != runs:
+        raise ValueError(f"{agent.name} is a batch of {batch} runs, got {runs} runs to play")
+    return True
+
+
+def _run_policies(agent: Any, policy: Any, env: TabularMDP, runs: int) -> np.ndarray:
+    """The planned policies with a leading run axis, checked."""
+    batch = getattr(agent, "runs", None) is not None
+    policies = np.asarray(policy)
+    one = policies.shape[1:] if batch else policies.shape
+    if (batch and policies.shape[:1] != (runs,)) or one[:2] != (env.horizon, env.states) or len(one) not in (2, 3):
+        raise ValueError(
+            f"{agent.name} planned a policy of shape {policies.shape}; expected "
+            + (f"{runs} runs of " if batch else "")
+            + f"({env.horizon}, {env.states}) actions or ({env.horizon}, {env.states}, {env.actions}) probabilities"
+        )
+    return policies if batch else policies[None]
+
+
+def run_tabular_runs(
+    agent: EpisodicAgent,
+    env: TabularMDP,
+    users: Sequence[Users],
+    rngs: Sequence[np.random.Generator | int],
+    *,
+    record: bool = False,
+    sigmas: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[Run]:
+    """R runs at once: ``agent`` a batch of R runs (``agent.runs`` = R: policies, trajectories and releases with a
+    leading run axis), or an agent of one run for R = 1; run i plays one episode per user of ``users[i]`` and draws
+    its stochastic policies' actions from ``rngs[i]``. Run i is exactly :func:`run_tabular` of run i's agent alone,
+    its users and its rng (the runs' policies are evaluated together). ``progress`` is called with R after each
+    episode (one per run)."""
+    r_ = len(users)
+    if r_ < 1 or len(rngs) != r_:
+        raise ValueError(f"one rng per run: {len(rngs)} rngs for {r_} runs' users")
+    gens = [check_rng("rng", g) for g in rngs]
+    agent_runs(agent, r_)
+    k_, h_ = len(users[0]), env.horizon
+    for u in users:
+        if u.horizon != env.horizon:
+            raise ValueError(f"users have horizon {u.horizon} but the environment has {env.horizon}")
+        if len(u) != k_:
+            raise ValueError(f"every run plays as many users: {len(u)} and {k_}")
     _, v_star = env.optimal_values()
     best = v_star[0, env.initial_state]
-    states = np.empty((k_, h_ + 1), dtype=np.int64)
-    actions = np.empty((k_, h_), dtype=np.int64)
-    rewards = np.empty((k_, h_))
-    regret = np.empty(k_)
+    # (K, R, H): episode k's users of every run
+    uniforms = np.stack([u.transition_uniforms for u in users], axis=1)
+    reward_uniforms = np.stack([u.reward_uniforms for u in users], axis=1)
+    own_rewards = np.stack([u.rewards for u in users], axis=1)
+    starts = None
+    if any(u.initial_states is not None for u in users):
+        starts = np.stack([np.full(k_, -1) if u.initial_states is None else u.initial_states for u in users], axis=1)
+    paths = None
+    if any(u.paths is not None for u in users):
+        paths = np.stack([np.full((k_, h_), -1) if u.paths is None else u.paths for u in users], axis=1)
+    states = np.empty((r_, k_, h_ + 1), dtype=np.int64)
+    actions = np.empty((r_, k_, h_), dtype=np.int64)
+    rewards = np.empty((r_, k_, h_))
+    regret = np.empty((r_, k_))
     before: list[Mapping[str, np.ndarray]] = []
     after: list[Mapping[str, np.ndarray]] = []
-    pending: list[np.ndarray] = []  # policies awaiting exact evaluation, as probabilities (H, S, A)
+    pending: list[np.ndarray] = []  # policies awaiting exact evaluation, as probabilities (R, H, S, A)
     eye = np.eye(env.actions)
 
     def evaluate(upto: int) -> None:
         if pending:
-            values = env.policy_values(np.stack(pending))[:, 0, env.initial_state]
-            regret[upto - len(pending) : upto] = best - values
+            values = env.policy_values(np.stack(pending, axis=1))[..., 0, env.initial_state]
+            regret[:, upto - len(pending) : upto] = best - values
             pending.clear()
 
     for k in range(k_):
         plan = agent.plan(k)
-        policy = np.asarray(plan.policy)
-        if policy.shape[:2] != (h_, env.states) or policy.ndim not in (2, 3):
-            raise ValueError(
-                f"{agent.name} planned a policy of shape {policy.shape}; expected ({h_}, {env.states}) "
-                f"actions or ({h_}, {env.states}, {env.actions}) probabilities"
-            )
-        pending.append(eye[policy] if policy.ndim == 2 else policy)
+        policy = _run_policies(agent, plan.policy, env, r_)
+        pending.append(eye[policy] if policy.ndim == 3 else policy)
         if len(pending) == _EVALUATE_EVERY:
             evaluate(k + 1)
-        draws = rng.random(h_) if policy.ndim == 3 else None
-        states[k], actions[k], rewards[k] = play_episode(env, policy, users[k], draws)
-        released = agent.update(k, states[k], actions[k], rewards[k])
+        draws = np.stack([g.random(h_) for g in gens]) if policy.ndim == 4 else None
+        episode = Users(
+            uniforms[k],
+            reward_uniforms[k],
+            own_rewards[k],
+            (),
+            None if starts is None else starts[k],
+            None if paths is None else paths[k],
+        )
+        s, a, r = play_episodes(env, policy, episode, draws)
+        states[:, k], actions[:, k], rewards[:, k] = s, a, r
+        if getattr(agent, "runs", None) is None:
+            released = agent.update(k, states[0, k], actions[0, k], rewards[0, k])
+        else:
+            released = agent.update(k, s, a, r)
         if record:
-            before.append(plan.released)
-            after.append(released)
+            before.append(lift_releases(agent, plan.released))
+            after.append(lift_releases(agent, released))
         if progress is not None:
-            progress(1)
+            progress(r_)
     evaluate(k_)
     releases: dict[str, np.ndarray] = {}
     if record:
         releases.update(_stack(before))
         releases.update(_stack(after))
-    return Run(
-        algorithm=agent.name,
-        env=env.name,
-        regret=np.maximum(regret, 0.0),
-        returns=rewards.sum(axis=1),
-        states=states,
-        actions=actions,
-        rewards=rewards,
-        sigmas=dict(sigmas or {}),
-        releases=releases,
-    )
+    return [
+        Run(
+            algorithm=agent.name,
+            env=env.name,
+            regret=np.maximum(regret[i], 0.0),
+            returns=rewards[i].sum(axis=1),
+            states=states[i],
+            actions=actions[i],
+            rewards=rewards[i],
+            sigmas=dict(sigmas or {}),
+            releases={n: np.ascontiguousarray(v[:, i]) for n, v in releases.items()},
+        )
+        for i in range(r_)
+    ]

@@ -12,7 +12,7 @@ check that regret is sublinear (slope < 1).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from .envs.catalog import check_environment, external_sizes, make_environment
 from .envs.from_gymnasium import is_external
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users
-from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular
+from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular_runs
 from .limits import LIMITS, above_limit
 
 __all__ = [
@@ -39,6 +39,8 @@ __all__ = [
     "Experiment",
     "make_agent",
     "simulate",
+    "simulate_seeds",
+    "batched_factory",
     "regret_slope",
 ]
 
@@ -137,7 +139,7 @@ def make_agent(
     name: str,
     env: Any,
     episodes: int,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | Sequence[np.random.Generator],
     *,
     epsilon: float | None = None,
     delta: float | None = None,
@@ -146,37 +148,82 @@ def make_agent(
 ) -> Any:
     """Any registered algorithm's agent by name (:func:`dpkit.algorithms.registry.names`): ``env`` is a
     tabular MDP, or an LQ system for an algorithm whose spec says ``environment="lq"``; the rest goes to
-    the algorithm's own factory (its spec's ``entry_point``)."""
+    the algorithm's own factory (its spec's ``entry_point``). ``rng``: one Generator (or seed), or one Generator per
+    run for an algorithm whose agent takes runs (:func:`batched_factory`)."""
     factory = registry.get(name).make_agent()
     return factory(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
+
+
+def batched_factory(name: str) -> bool:
+    """Whether algorithm ``name``'s agent takes runs: its factory is one of dpkit's seed algorithms' whose agent,
+    built with a sequence of Generators, is a batch of runs (LinOpt, OFU-RL, LDP-UCRL-VTR, RLSVI). UCRL-VTR's
+    baseline and every plugin's agent simulate one seed at a time."""
+    from . import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
+
+    factory = registry.get(name).make_agent()
+    return any(factory is m.make_agent for m in (linopt, ofu_rl, ldp_ucrl_vtr, rlsvi))
 
 
 def simulate(
     experiment: Experiment, seed: int, *, record: bool = False, progress: Callable[[int], None] | None = None
 ) -> Run:
-    """Run seed ``seed`` of ``experiment``; ``progress`` is called with 1 after each episode."""
+    """Run seed ``seed`` of ``experiment``; ``progress`` is called with 1 after each episode. It is
+    :func:`simulate_seeds` of that one seed."""
+    return simulate_seeds(experiment, [seed], record=record, progress=progress)[0]
+
+
+def simulate_seeds(
+    experiment: Experiment,
+    seeds: Sequence[int],
+    *,
+    record: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> list[Run]:
+    """The runs of several seeds of ``experiment`` at once, run i exactly ``simulate(experiment, seeds[i])``.
+
+    An algorithm whose agent takes runs (:func:`batched_factory`) plays every seed in one batch: one agent of the
+    seeds' Generators, each seed facing its own users, the episodes of all seeds stepped together and their policies
+    evaluated together. Any other (UCRL-VTR's baseline, a plugin's agent) runs its seeds one after another.
+    ``progress`` is called with the number of episodes played (of all the seeds together) as they finish.
+    """
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment, got {type(experiment).__name__}")
-    seed = check_index("seed", seed)
-    e = experiment
-    users_rng, agent_rng, action_rng = _streams(seed)
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Sequence) or len(seeds) == 0:
+        raise ValueError(f"seeds must be a non-empty sequence of seeds, got {seeds!r}")
+    seeds = [check_index("seed", s) for s in seeds]
+    if len(seeds) > 1 and not batched_factory(experiment.algorithm):
+        return [run for s in seeds for run in _simulate_batch(experiment, [s], record, progress)]
+    return _simulate_batch(experiment, seeds, record, progress)
+
+
+def _simulate_batch(
+    e: Experiment, seeds: Sequence[int], record: bool, progress: Callable[[int], None] | None
+) -> list[Run]:
+    """The seeds' runs played together (one seed: its agent of one Generator)."""
+    streams = [_streams(s) for s in seeds]
+    agent_rng: np.random.Generator | list[np.random.Generator] = [a for _, a, _ in streams]
+    if len(seeds) == 1:
+        agent_rng = streams[0][1]
+    action_rngs = [c for _, _, c in streams]
     options = dict(e.options)
     if e.env == "lq":
         from . import ofu_rl
         from .envs.lq import LQUsers, random_lq
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
-        lq_users = LQUsers.draw(e.episodes, system, users_rng)
+        lq_users = [LQUsers.draw(e.episodes, system, u) for u, _, _ in streams]
         agent = make_agent(
             e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
         )
-        return ofu_rl.run_lq(agent, system, lq_users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+        return ofu_rl.run_lq_runs(
+            agent, system, lq_users, action_rngs, record=record, sigmas=agent.sigmas, progress=progress
+        )
     env = make_environment(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
-    users = Users.draw(e.episodes, env.horizon, users_rng)
+    users = [Users.draw(e.episodes, env.horizon, u) for u, _, _ in streams]
     agent = make_agent(
         e.algorithm, env, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options
     )
-    return run_tabular(agent, env, users, action_rng, record=record, sigmas=agent.sigmas, progress=progress)
+    return run_tabular_runs(agent, env, users, action_rngs, record=record, sigmas=agent.sigmas, progress=progress)
 
 
 def __getattr__(name: str) -> Any:

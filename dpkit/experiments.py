@@ -1,8 +1,9 @@
 """``dpkit simulate``: run an experiment over seeds and write its regret table, figure and summary.
 
-The seeds run one after another in this process (progress per episode), with ``workers`` > 1 in a process pool
-(progress per seed), or with ``workers=None`` on an auto executor: in this process while the seeds are quick, then
-on a pool of every core (:class:`~dpkit.algorithms.executors.AutoExecutor`); either way seed i gives the same run.
+The seeds run together in this process (one batch of runs, progress per episode), with ``workers`` > 1 in chunks
+of seeds on a process pool (progress per chunk), or with ``workers=None`` on an auto executor: in this process
+while the seeds are quick, then on a pool of every core (:class:`~dpkit.algorithms.executors.AutoExecutor`);
+either way seed i gives the same run (up to the rounding of batched linear algebra).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from dpkit.algorithms.episodes import Run
 from dpkit.algorithms.executors import make_executor
-from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate_seeds
 from dpkit.reports.figures import regret_figure
 
 __all__ = ["SimulationResult", "run_experiment", "write_outputs", "regret_csv"]
@@ -51,17 +52,42 @@ class SimulationResult:
         }
 
 
-def _run_seed(task: tuple[Experiment, int]) -> Run:
-    experiment, seed = task
-    return simulate(experiment, seed)
+@dataclass(frozen=True)
+class SeedChunk:
+    """Some seeds of one experiment, simulated together (:func:`~dpkit.algorithms.simulation.simulate_seeds`)."""
+
+    experiment: Experiment
+    seeds: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """The runs the chunk stands for (an auto executor's measure of its work)."""
+        return len(self.seeds)
+
+
+def _run_chunk(chunk: SeedChunk) -> list[Run]:
+    return simulate_seeds(chunk.experiment, chunk.seeds)
+
+
+def seed_chunks(seeds: tuple[int, ...], chunks: int) -> list[tuple[int, ...]]:
+    """``seeds`` split in order into at most ``chunks`` runs of consecutive seeds, the larger first."""
+    n = max(1, min(chunks, len(seeds)))
+    size, extra = divmod(len(seeds), n)
+    out, start = [], 0
+    for i in range(n):
+        stop = start + size + (1 if i < extra else 0)
+        out.append(seeds[start:stop])
+        start = stop
+    return out
 
 
 def run_experiment(
     experiment: Experiment, seeds: int, *, workers: int | None = 1, progress: Any = None
 ) -> SimulationResult:
     """Run seeds 0..``seeds``−1 of ``experiment``. ``progress(k)`` advances by k episodes. ``workers``: 1 (this
-    process), more (a process pool of that many) or None (auto: this process while the seeds are quick, then a pool
-    of every core; one seed stays here)."""
+    process: every seed in one batch, :func:`~dpkit.algorithms.simulation.simulate_seeds`), more (a process pool
+    of that many, each simulating a chunk of the seeds in one batch) or None (auto: this process while the seeds are
+    quick, then a pool of every core; one seed stays here)."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -69,13 +95,16 @@ def run_experiment(
     start = time.perf_counter()
     seed_list = tuple(range(seeds))
     if workers == 1 or (workers is None and seeds == 1):
-        runs = [simulate(experiment, s, progress=progress) for s in seed_list]
+        runs = simulate_seeds(experiment, seed_list, progress=progress)
     else:
-        tasks = [(experiment, s) for s in seed_list]
         k = experiment.episodes
         name, size = ("auto", None) if workers is None else ("processes", workers)
         with make_executor(name, workers=size) as ex:
-            runs = ex.map(_run_seed, tasks, on_done=(lambda i, r: progress(k)) if progress else None)
+            # auto: the first chunk is timed here before the rest may move to a pool of every core
+            count = size if size is not None else 2 * getattr(ex, "pool_workers", ex.workers)
+            tasks = [SeedChunk(experiment, c) for c in seed_chunks(seed_list, count)]
+            done = (lambda i, r: progress(k * len(r))) if progress else None
+            runs = [run for chunk in ex.map(_run_chunk, tasks, on_done=done) for run in chunk]
     return SimulationResult(experiment, seed_list, tuple(runs), time.perf_counter() - start)
 
 

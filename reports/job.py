@@ -59,7 +59,7 @@ from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.regret_stats import mean_band, slope_interval
 from dpkit.algorithms.regret_stats import verdict as regret_verdict
-from dpkit.algorithms.simulation import Experiment, regret_slope, simulate
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate_seeds
 from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
@@ -350,12 +350,12 @@ def audit_section(
 
 @dataclass(frozen=True)
 class RegretTask:
-    """One seed of one regret experiment."""
+    """Seeds of one regret experiment, simulated together (one batch of runs)."""
 
     algorithm: str
     sigma: str
     experiment: Experiment
-    seed: int
+    seeds: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -371,10 +371,10 @@ class RlsviTask:
     delta: float
 
 
-def run_regret_task(task: RegretTask) -> tuple[np.ndarray, dict[str, float]]:
-    """Cumulative regret of the task's run, shape (K,), and the σ of each release it used."""
-    run = simulate(task.experiment, task.seed)
-    return run.cumulative_regret, dict(run.sigmas)
+def run_regret_task(task: RegretTask) -> list[tuple[np.ndarray, dict[str, float]]]:
+    """For each seed of the task, in order: the cumulative regret of its run, shape (K,), and the σ of each release
+    it used (the seeds simulated together: :func:`~dpkit.algorithms.simulation.simulate_seeds`)."""
+    return [(run.cumulative_regret, dict(run.sigmas)) for run in simulate_seeds(task.experiment, task.seeds)]
 
 
 def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
@@ -395,6 +395,16 @@ def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
 
 def _run_task(task: RegretTask | RlsviTask) -> Any:
     return run_regret_task(task) if isinstance(task, RegretTask) else run_rlsvi_task(task)
+
+
+def _advance_by(progress: Progress, steps: int) -> Callable[[Any], None]:
+    """A future's done callback that advances ``progress`` by ``steps``."""
+    return lambda _future: progress(steps)
+
+
+def _task_steps(task: RegretTask | RlsviTask) -> int:
+    """The simulations a task stands for: its seeds (a regret task), or one RLSVI run."""
+    return len(task.seeds) if isinstance(task, RegretTask) else 1
 
 
 def regret_checkpoints(episodes: int) -> np.ndarray:
@@ -447,8 +457,9 @@ def _regret_section(
     for sigma in SIGMAS:
         mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
         if mine:
-            curves = np.stack([results[t][0] for t in mine])
-            regret[sigma] = _regret_summary(curves, results[mine[0]][1], config.seed)
+            seeds = [seed for t in mine for seed in results[t]]
+            curves = np.stack([curve for curve, _ in seeds])
+            regret[sigma] = _regret_summary(curves, seeds[0][1], config.seed)
     paper = regret["paper"]["final_regret_mean"]
     regret["tight_over_paper"] = regret["tight"]["final_regret_mean"] / paper if paper > 0 else None
     return regret
@@ -465,7 +476,8 @@ def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
             tasks += [RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta) for k in rlsvi_grid(a)]
         for sigma in regret_sigmas(a, config.seed):
             experiment = a.experiment(sigma, config.seed)
-            tasks += [RegretTask(a.name, sigma, experiment, config.seed + i) for i in range(config.seeds)]
+            seeds = tuple(config.seed + i for i in range(config.seeds))
+            tasks.append(RegretTask(a.name, sigma, experiment, seeds))  # every seed in one batch
     return tasks
 
 
@@ -474,7 +486,8 @@ def stage_totals(config: ReportConfig) -> dict[str, int]:
     one per ledger, one per simulation (a regret seed or an RLSVI run) and one per audit (which advances in
     fractions as its runs finish)."""
     ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
-    return {"ledgers": ledgers, "simulations": len(_tasks(config)), "audits": len(config.algorithms)}
+    simulations = sum(_task_steps(t) for t in _tasks(config))
+    return {"ledgers": ledgers, "simulations": simulations, "audits": len(config.algorithms)}
 
 
 def count_steps(config: ReportConfig) -> int:
@@ -504,7 +517,7 @@ def _execute(
         results = []
         for task in tasks:
             results.append(_run_task(task))
-            progress(1)
+            progress(_task_steps(task))
         return results, extra
     from .config import plugin_names
 
@@ -518,8 +531,8 @@ def _execute(
         initargs=(replayed, plugins),
     ) as pool:
         futures = [pool.submit(_run_task, task) for task in tasks]
-        for future in futures:
-            future.add_done_callback(lambda _f: progress(1))
+        for future, task in zip(futures, tasks):
+            future.add_done_callback(_advance_by(progress, _task_steps(task)))
         try:
             extra = meanwhile()
             results = [f.result() for f in futures]

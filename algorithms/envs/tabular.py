@@ -276,11 +276,14 @@ class TabularMDP:
     def actions(self) -> int:
         return self.transitions.shape[2]
 
-    def step_runs(self, h: int, s: np.ndarray, a: np.ndarray, user: User) -> tuple[np.ndarray, np.ndarray]:
+    def step_runs(self, h: int, s: np.ndarray, a: np.ndarray, user: User | Users) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`step` of ``user`` in R runs at once: states ``s`` (R,) and actions ``a`` (R,) → next states (R,)
-        and rewards (R,), run i's exactly what ``step(h, s[i], a[i], user)`` returns."""
+        and rewards (R,), run i's exactly what ``step(h, s[i], a[i], user)`` returns. ``user`` may also be R users,
+        one per run (:class:`Users` of length R: run i's is ``step(h, s[i], a[i], user[i])``)."""
         s = np.asarray(s, dtype=np.int64)
         a = np.asarray(a, dtype=np.int64)
+        if isinstance(user, Users):
+            return self._step_users(h, s, a, user)
         if user.path is not None:
             s_next = np.full(s.shape, int(user.path[h]), dtype=np.int64)
             if s_next.size and s_next[0] >= self.states:
@@ -298,6 +301,30 @@ class TabularMDP:
         if self.reward_model == "bernoulli":
             return s_next, (user.reward_uniforms[h] < mean).astype(float)
         return s_next, np.array(mean, dtype=float)
+
+    def _step_users(self, h: int, s: np.ndarray, a: np.ndarray, users: Users) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`step_runs` with run i's own user ``users[i]``."""
+        if len(users) != s.shape[0]:
+            raise ValueError(f"one user per run: {len(users)} users for {s.shape[0]} runs")
+        cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
+        u = users.transition_uniforms[:, h, None]
+        s_next = np.minimum(np.count_nonzero(cdf[h, s, a] <= u, axis=-1), self.states - 1).astype(np.int64)
+        if users.paths is not None:
+            fixed = np.all(users.paths >= 0, axis=1)  # a user with a whole path follows it (User.path)
+            path = users.paths[:, h]
+            if np.any(path[fixed] >= self.states):
+                raise ValueError(
+                    f"a user's path leads to state {int(path[fixed].max())}, beyond the {self.states} states"
+                )
+            s_next = np.where(fixed, path, s_next).astype(np.int64)
+        if self.transition_rewards is not None:
+            r = np.array(self.transition_rewards[h, s, a, s_next], dtype=float)
+        elif self.reward_model == "bernoulli":
+            r = (users.reward_uniforms[:, h] < self.rewards[h, s, a]).astype(float)
+        else:
+            r = np.array(self.rewards[h, s, a], dtype=float)
+        own = users.rewards[:, h]
+        return s_next, np.where(np.isnan(own), r, own)
 
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
         """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``."""

@@ -89,6 +89,7 @@ from .agent import (
     PrivateOfuRl,
     make_agent,
     run_lq,
+    run_lq_runs,
 )
 from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, PAPER, UNACCOUNTED_CODE, declare_privacy, paper_sigma
@@ -110,6 +111,7 @@ __all__ = [
     "PrivateOfuRl",
     "make_agent",
     "run_lq",
+    "run_lq_runs",
     "REGULARIZER",
     "PRIVATE_REGULARIZER",
     "TUNED",

@@ -29,7 +29,7 @@ from dpkit.accountant.validation import (
 )
 
 from ..envs.lq import LQSystem, LQUsers, clip_norm, optimal_cost_from_riccati, riccati_unchecked
-from ..episodes import Plan, Run, resolve_sigmas
+from ..episodes import Plan, Run, agent_runs, lift_run, resolve_sigmas
 from .declaration import declare_privacy
 from .ellipsoid import (
     Ellipsoid,
@@ -50,6 +50,7 @@ __all__ = [
     "PrivateOfuRl",
     "make_agent",
     "run_lq",
+    "run_lq_runs",
 ]
 
 OFU_AGENTS: tuple[str, ...] = ("ofu-rl", "private-ofu-rl")
@@ -494,55 +495,92 @@ def run_lq(
     (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
     ``agent.sigmas``; ``progress`` is called with 1 after each episode.
     """
-    check_rng("rng", rng)
+    return run_lq_runs(agent, system, [users], [rng], record=record, sigmas=sigmas, progress=progress)[0]
+
+
+def run_lq_runs(
+    agent: OfuRl,
+    system: LQSystem,
+    users: Sequence[LQUsers],
+    rngs: Sequence[np.random.Generator | int],
+    *,
+    record: bool = False,
+    sigmas: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[Run]:
+    """:func:`run_lq` of R runs at once: ``agent`` a batch of R runs (``agent.runs`` = R: gains, trajectories and
+    releases with a leading run axis), or an agent of one run for R = 1; run i faces ``users[i]`` (its own noise),
+    and is exactly :func:`run_lq` of run i's agent alone. ``progress`` is called with R after each episode."""
+    for rng in rngs:
+        check_rng("rng", rng)
     if not isinstance(system, LQSystem):
         raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
-    if not isinstance(users, LQUsers):
-        raise ValueError(f"users must be LQUsers, got {type(users).__name__}")
-    if users.horizon != system.horizon or users.state_dim != system.state_dim:
-        raise ValueError(
-            f"users have (horizon, state_dim) = ({users.horizon}, {users.state_dim}) but the system has "
-            f"({system.horizon}, {system.state_dim})"
-        )
-    if users.noise_bound > system.noise_bound * (1.0 + 1e-12):
-        raise ValueError(f"users' noise bound {users.noise_bound!r} exceeds the system's C_w = {system.noise_bound!r}")
-    k_, h_, n, d = len(users), system.horizon, system.state_dim, system.control_dim
-    states = np.empty((k_, h_ + 1, n))
-    actions = np.empty((k_, h_, d))
-    costs = np.empty((k_, h_))
-    gains = np.empty((k_, h_, d, n))
-    clipping = np.zeros(k_)  # C_k(played) − C_k(unclipped linear policy), same noise
+    r_ = len(users)
+    if r_ < 1 or len(rngs) != r_:
+        raise ValueError(f"one rng per run: {len(rngs)} rngs for {r_} runs' users")
+    batch = agent_runs(agent, r_)
+    for mine in users:
+        if not isinstance(mine, LQUsers):
+            raise ValueError(f"users must be LQUsers, got {type(mine).__name__}")
+        if mine.horizon != system.horizon or mine.state_dim != system.state_dim:
+            raise ValueError(
+                f"users have (horizon, state_dim) = ({mine.horizon}, {mine.state_dim}) but the system has "
+                f"({system.horizon}, {system.state_dim})"
+            )
+        bound = mine.noise_bound
+        if bound > system.noise_bound * (1.0 + 1e-12):
+            raise ValueError(f"users' noise bound {bound!r} exceeds the system's C_w = {system.noise_bound!r}")
+        if len(mine) != len(users[0]):
+            raise ValueError(f"every run plays as many users: {len(mine)} and {len(users[0])}")
+    k_, h_, n, d = len(users[0]), system.horizon, system.state_dim, system.control_dim
+    noise = np.stack([mine.noise for mine in users], axis=1)  # (K, R, H, n)
+    states = np.empty((r_, k_, h_ + 1, n))
+    actions = np.empty((r_, k_, h_, d))
+    costs = np.empty((r_, k_, h_))
+    gains = np.empty((r_, k_, h_, d, n))
+    clipping = np.zeros((r_, k_))  # C_k(played) − C_k(unclipped linear policy), same noise
     logs: dict[str, list[np.ndarray]] = {}
     for k in range(k_):
         plan = agent.plan(k)
         policy = np.asarray(plan.policy, dtype=float)
-        if policy.shape != (h_, d, n):
-            raise ValueError(f"the agent's policy must be gains of shape ({h_}, {d}, {n}), got {policy.shape}")
-        gains[k] = policy
-        states[k], actions[k], costs[k] = system.rollout(policy, users.noise[k])
-        _, linear_actions, linear_costs = system.rollout(policy, users.noise[k], clip=False)
-        if not np.array_equal(linear_actions, actions[k]):  # a control was clipped: the played policy differs
-            clipping[k] = float(costs[k].sum()) - float(linear_costs.sum())
-        released = agent.update(k, states[k], actions[k], -costs[k])
+        if policy.shape != (r_,) * batch + (h_, d, n):
+            want = f"{r_} runs of " if batch else ""
+            raise ValueError(f"the agent's policy must be {want}gains of shape ({h_}, {d}, {n}), got {policy.shape}")
+        policy = lift_run(agent, policy)
+        gains[:, k] = policy
+        x, u, c = system.rollout(policy, noise[k])
+        states[:, k], actions[:, k], costs[:, k] = x, u, c
+        _, linear_actions, linear_costs = system.rollout(policy, noise[k], clip=False)
+        for i in range(r_):
+            if not np.array_equal(linear_actions[i], u[i]):  # a control was clipped: the played policy differs
+                clipping[i, k] = float(c[i].sum()) - float(linear_costs[i].sum())
+        if batch:
+            released = agent.update(k, x, u, -c)
+        else:
+            released = agent.update(k, states[0, k], actions[0, k], -costs[0, k])
         if record:
             for log in (plan.released, released):
                 for key, value in log.items():
-                    logs.setdefault(key, []).append(np.asarray(value))
+                    logs.setdefault(key, []).append(lift_run(agent, value))
         if progress is not None:
-            progress(1)
-    releases = {key: np.stack(values) for key, values in logs.items()}
+            progress(r_)
+    releases = {key: np.stack(values, axis=1) for key, values in logs.items()}  # (R, K, ...)
     for key, values in releases.items():
-        if values.shape[0] != k_:
-            raise ValueError(f"the agent released {key!r} in {values.shape[0]} of {k_} episodes")
+        if values.shape[1] != k_:
+            raise ValueError(f"the agent released {key!r} in {values.shape[1]} of {k_} episodes")
     regret = np.maximum(np.asarray(system.regret(gains)), 0.0) + clipping
-    return Run(
-        algorithm=agent.name,
-        env=system.name,
-        regret=regret,
-        returns=-costs.sum(axis=1),
-        states=states,
-        actions=actions,
-        rewards=-costs,
-        sigmas=dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas),
-        releases=releases,
-    )
+    chosen = dict(getattr(agent, "sigmas", {}) if sigmas is None else sigmas)
+    return [
+        Run(
+            algorithm=agent.name,
+            env=system.name,
+            regret=regret[i],
+            returns=-costs[i].sum(axis=1),
+            states=states[i],
+            actions=actions[i],
+            rewards=-costs[i],
+            sigmas=dict(chosen),
+            releases={key: values[i] for key, values in releases.items()},
+        )
+        for i in range(r_)
+    ]
