@@ -43,8 +43,8 @@ def _callables(module: ModuleType) -> Iterator[tuple[str, Callable[..., Any]]]:
     for name, obj in vars(module).items():
         if not _is_public(name, module) or getattr(obj, "__module__", None) != module.__name__:
             continue
-        if inspect.isfunction(obj):
-            yield name, obj
+        if inspect.isfunction(obj) or (callable(obj) and inspect.isfunction(inspect.unwrap(obj))):
+            yield name, obj  # a function, or one wrapped by a decorator such as functools.lru_cache
         elif inspect.isclass(obj):
             for attr, member in vars(obj).items():
                 if attr.startswith("_"):
