@@ -283,7 +283,7 @@ def self_composed(
     Args:
         pld: a dp-accounting ``PrivacyLossDistribution``.
         count: how many times to compose it.
-        tail_mass: the mass truncated from the tails; dp-accounting's default by default.
+        tail_mass: the mass truncated from the tails; :data:`TAIL_MASS` (1e-15) by default.
 
     Returns:
         The composed ``PrivacyLossDistribution``.
