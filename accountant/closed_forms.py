@@ -1,8 +1,7 @@
 """Exact (ε, δ) profiles of single releases that have a closed form: Laplace, randomized response, (ε₀, δ₀)-DP.
 
 Each profile is the hockey-stick divergence δ(ε) = sup_S P(S) − e^ε Q(S) of the two worst
-neighbouring output distributions P, Q, and its inverse ε(δ) (the smallest ε with δ(ε) <= δ):
-
+neighbouring output distributions P, Q, and its inverse ε(δ) (the smallest ε with δ(ε) <= δ), for
 Laplace, k-ary randomized response (replace-one) and a release known only to be (ε₀, δ₀)-DP (Kairouz, Oh
 and Viswanath 2015); the profiles, derived: docs/FORMULAS.md §11 (Closed-form profiles).
 
