@@ -11,7 +11,8 @@ the binary counting mechanism (:mod:`dpkit.accountant.tree`), RLSVI's inherent-n
 
 Only the arguments that define the quantity a function names are positional; options are
 keyword-only. A wrong type raises :class:`ArgumentTypeError`, a bad value ``ValueError``, and the
-ends (δ = 0, δ = 1, ε = +inf) are answered: see docs/explanation/methods.md (Calling convention).
+ends (δ = 0, δ = 1, ε = +inf) are answered — calibration too: σ = +inf at δ = 0, σ = 0 at δ = 1 or ε = +inf,
+a finite σ at ε = 0 (exact method) — see docs/explanation/methods.md (Calling convention).
 """
 
 from __future__ import annotations

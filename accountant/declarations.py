@@ -82,8 +82,8 @@ _USER_KEYS: tuple[str, ...] = ("users", "episodes")
 class DeclaredRelease:
     """One kind of Gaussian release that sees one user's data.
 
-    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user (how a counter is
-    declared: docs/explanation/seed-ledgers.md).
+    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user: a counter kept for
+    each of H steps is H·m with H ``step_factors``, or m for a vector counter (docs/explanation/seed-ledgers.md).
 
     ``sensitivity_add_remove`` is ``None`` where the relation does not apply (local DP is defined on any two data
     of one user: replace-one). ``paper_count`` is the count the paper's accounting used, when it differs (e.g. its
