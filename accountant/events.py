@@ -220,7 +220,7 @@ class GaussianEvent(Event):
         2σ/sensitivity under replace_one (dp-accounting's C is half the replace-one distance).
 
         Args:
-            sigma: σ, the noise standard deviation (> 0, +inf allowed).
+            sigma: σ, the noise standard deviation (>= 0, +inf allowed).
             sensitivity: Δ, the ℓ2 distance of neighbours under ``relation`` (> 0).
             relation: "add_remove" or "replace_one".
 
@@ -229,7 +229,7 @@ class GaussianEvent(Event):
 
         Raises:
             ArgumentTypeError: a parameter of the wrong type.
-            ValueError: σ or Δ not positive, or an unknown relation.
+            ValueError: σ negative or NaN, Δ not positive and finite, or an unknown relation.
         """
         sigma = _extended("sigma", sigma)
         sensitivity = check_positive("sensitivity", sensitivity)
