@@ -9,34 +9,10 @@ the binary counting mechanism (:mod:`dpkit.accountant.tree`), RLSVI's inherent-n
 (:mod:`dpkit.accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
 (:mod:`dpkit.accountant.declarations`).
 
-**Calling convention.** Only the arguments that define the quantity a function names are
-positional — ε and δ of ``calibrate_sigma(epsilon, delta)``, σ and δ of
-``gaussian_epsilon(sigma, delta)``, μ and ε of ``gdp_delta(mu, epsilon)``, the curve and δ of
-``rdp_epsilon(orders, values, delta)`` — and, where several integers of the same kind would be easy
-to swap (RLSVI's S, A, H, K; a counter's steps and σ; a sensitivity's bound, steps and relation),
-at most the first. Everything else is keyword-only: ``calibrate_sigma(1.0, 1e-5, 1000)`` is a
-``TypeError``, not a σ for sensitivity 1000. Options with defaults are always keyword-only (also on
-methods: ``Ledger.homogeneous(Δ, σ, compositions=k)``, ``RdpAccountant(conversion_name=…)``).
-
-**Bad arguments.** A wrong type (a string, a bool or None where a number is expected) raises
-:class:`ArgumentTypeError`, a ``TypeError`` that is also a ``ValueError`` for older handlers; a bad
-value (NaN, ±inf where a finite number is needed, out of range) raises ``ValueError``. Each message
-names the parameter and the value. Where the mathematics has an answer it is given instead:
-ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and δ(ε = 0) — e.g. ``gdp_delta(mu, 0.0)`` is
-2Φ(μ/2) − 1. Calibration answers the ends too: ``calibrate_sigma`` gives σ = +inf at δ = 0 (a Gaussian
-mechanism is never pure DP), σ = 0 at δ = 1 or ε = +inf (met with no noise), and a finite σ at ε = 0 with
-0 < δ < 1 under the exact method; a target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is
-answered with a :class:`SuspiciousTargetWarning`. Counts (``compositions``, a release's ``count``) may be
-any integer: a composition beyond the doubles is answered (ε = +inf where μ = √K·Δ/σ is), not an
-``OverflowError``.
-
-Examples:
-    A σ for 1,000 releases at (1, 10⁻⁵), and its ε read back:
-
-    >>> from dpkit.accountant import calibrate_sigma, gaussian_epsilon
-    >>> cal = calibrate_sigma(epsilon=1.0, delta=1e-5, compositions=1000)
-    >>> gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
-    True
+Only the arguments that define the quantity a function names are positional; options are
+keyword-only. A wrong type raises :class:`ArgumentTypeError`, a bad value ``ValueError``, and the
+ends (δ = 0, δ = 1, ε = +inf) are answered — calibration too: σ = +inf at δ = 0, σ = 0 at δ = 1 or ε = +inf,
+a finite σ at ε = 0 (exact method) — see docs/explanation/methods.md (Calling convention).
 """
 
 from __future__ import annotations
@@ -219,7 +195,32 @@ def gaussian_epsilon(
     conversion: str | None = None,
     **options: object,
 ) -> Guarantee:
-    """ε(δ) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
+    """ε(δ) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``.
+
+    Args:
+        sigma: the noise standard deviation σ of each release (> 0).
+        delta: the target δ, in [0, 1].
+        sensitivity: the ℓ2 sensitivity Δ of each release (> 0); 1 by default.
+        compositions: how many identical releases compose (an integer >= 1); 1 by default.
+        method: the accounting method, one of ``METHODS`` ("exact", "pld", "rdp", "zcdp", "classic").
+        conversion: the RDP or zCDP conversion to (ε, δ) of that method; None takes the method's default.
+        **options: further options of the accountant (see :func:`make_accountant`).
+
+    Returns:
+        The :class:`Guarantee` holding ε (rounded up) and the details of the method.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, compositions not an integer >= 1, δ outside [0, 1], or an unknown method.
+
+    Examples:
+        A σ for 1,000 releases at (1, 10⁻⁵), and its ε read back:
+
+        >>> from dpkit.accountant import calibrate_sigma, gaussian_epsilon
+        >>> cal = calibrate_sigma(epsilon=1.0, delta=1e-5, compositions=1000)
+        >>> gaussian_epsilon(cal.sigma, 1e-5, compositions=1000).epsilon <= 1.0
+        True
+    """
     acc = make_accountant(method, conversion=conversion, **options)
     return acc.epsilon(_homogeneous(sigma, sensitivity, compositions), delta)
 
@@ -234,6 +235,23 @@ def gaussian_delta(
     conversion: str | None = None,
     **options: object,
 ) -> Guarantee:
-    """δ(ε) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``."""
+    """δ(ε) of ``compositions`` Gaussian releases (sensitivity Δ, noise σ) under ``method``.
+
+    Args:
+        sigma: the noise standard deviation σ of each release (> 0).
+        epsilon: the target ε (>= 0, +inf allowed).
+        sensitivity: the ℓ2 sensitivity Δ of each release (> 0); 1 by default.
+        compositions: how many identical releases compose (an integer >= 1); 1 by default.
+        method: the accounting method, one of ``METHODS`` ("exact", "pld", "rdp", "zcdp", "classic").
+        conversion: the RDP or zCDP conversion of that method; None takes the method's default.
+        **options: further options of the accountant (see :func:`make_accountant`).
+
+    Returns:
+        The :class:`Guarantee` holding δ (rounded up) and the details of the method.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, compositions not an integer >= 1, ε negative, or an unknown method.
+    """
     acc = make_accountant(method, conversion=conversion, **options)
     return acc.delta(_homogeneous(sigma, sensitivity, compositions), epsilon)

@@ -2,45 +2,9 @@
 
 The split follows dp-accounting: the ledger is data, an accountant turns it into (ε, δ).
 
-=========  ====================================================================  ===============
-method     what it computes for a composition of Gaussian releases               conversions
-=========  ====================================================================  ===============
-exact      μ-GDP with μ² = Σ countᵢ Δᵢ²/σᵢ²: the exact profile (no claim smaller)  —
-pld        dp-accounting's PLD accountant on :meth:`Ledger.to_dp_event`            —
-rdp        the curve α·ρ, converted over continuous α (or over given ``orders``)   improved, mironov
-zcdp       ρ = Σ countᵢ Δᵢ²/(2σᵢ²)                                                 bun-steinke, rdp-optimal,
-                                                                                   gaussian-exact
-classic    Dwork–Roth per release, basic composition, δ split evenly             —
-=========  ====================================================================  ===============
-
-For any Gaussian ledger: exact <= pld <= rdp(improved) <= rdp(mironov) = zcdp(bun-steinke),
-and exact <= zcdp(rdp-optimal) = rdp(improved) <= zcdp(bun-steinke).
-
-Every accountant answers the trivial ends the same way: ε(δ = 1) = 0, ε(δ = 0) = +inf (a Gaussian
-ledger is never pure DP), δ(ε = +inf) = 0; δ(ε = 0) is each method's own bound at ε = 0. A ledger
-whose releases carry no privacy loss (σ = +inf) has ε = 0 and δ = 0 under every method.
-
-**Any event.** Every accountant also interprets any event of :mod:`dpkit.accountant.events` (or a
-ledger holding such events): :meth:`Accountant.supports` says whether it can, and why not;
-:meth:`~Accountant.epsilon` and :meth:`~Accountant.delta` answer for it or raise ``ValueError`` with
-that reason.
-
-=========  ===============================================================================================
-method     events it interprets
-=========  ===============================================================================================
-exact      the closed forms: any composition of Gaussian (and tree-aggregation) releases as μ-GDP; one
-           Laplace, one randomized response, one (ε, δ) release (:mod:`dpkit.accountant.closed_forms`)
-pld        dp-accounting's pessimistic PLD of the lowered event, never below a known closed form, with its
-           error stated (:mod:`dpkit.accountant.pld_events`)
-rdp        the RDP curve of every event it bounds — Poisson-subsampled Gaussian (exact, integer and
-           fractional orders), without-replacement sampling, Laplace, randomized response, pure
-           releases, tree aggregation, groups (:mod:`dpkit.accountant.rdp_events`) — converted over
-           :data:`EVENT_ORDERS` (with α = ∞) or the accountant's ``orders``
-zcdp       Gaussian and tree-aggregation releases (ρ = μ²/2), pure ε releases (ρ = ε²/2, Bun & Steinke
-           2016, Prop. 1.4), groups of them (ρ·k², Prop. 1.9)
-classic    basic composition of pure and (ε, δ) releases and of Gaussian releases (Dwork–Roth each, the δ
-           left over split evenly), groups (kε, k e^{(k−1)ε} δ)
-=========  ===============================================================================================
+Methods: exact, pld, rdp, zcdp and classic (:data:`METHODS`); every one also interprets the events of
+:mod:`dpkit.accountant.events` where it can (:meth:`Accountant.supports` says why not). What each computes, the
+order of their bounds and how they answer the ends: docs/explanation/methods.md and docs/FORMULAS.md §11.
 """
 
 from __future__ import annotations
@@ -142,12 +106,20 @@ VARIANTS: tuple[tuple[str, str, str | None], ...] = (
 
 @dataclass(frozen=True)
 class Guarantee:
-    """An (ε, δ) guarantee and how it was obtained (``order``: the RDP order used, if any; ``error``: how far
-    above the truth the queried value may be, where the method states it — the pld method's discretisation).
+    """An (ε, δ) guarantee and how it was obtained.
 
-    ``queried`` names the value the method computed (``"epsilon"`` for ε(δ), ``"delta"`` for δ(ε)); it is an
-    upper bound on the truth, and ``lower`` a lower bound where one is known (the truth lies in
-    [lower, value]; equal to the value where it is exact, None where nothing bounds it below).
+    Attributes:
+        epsilon: the ε (rounded up where it was computed).
+        delta: the δ (rounded up where it was computed).
+        method: the accounting method that certified it.
+        conversion: the RDP or zCDP conversion used, None for the other methods.
+        order: the RDP order used, if any.
+        error: how far above the truth the queried value may be, where the method states it (the pld
+            method's discretisation).
+        lower: a lower bound on the truth where one is known (the truth lies in [lower, value]; equal to the
+            value where it is exact, None where nothing bounds it below).
+        queried: the value the method computed (``"epsilon"`` for ε(δ), ``"delta"`` for δ(ε)), an upper
+            bound on the truth.
     """
 
     epsilon: float
@@ -170,6 +142,12 @@ class Guarantee:
         return self.lower is not None and self.lower >= self.value
 
     def to_dict(self) -> dict[str, Any]:
+        """The guarantee as a plain dict.
+
+        Returns:
+            ε, δ, the method, conversion and order, and where known the error and the queried value's bounds
+            (``epsilon_upper``, ``epsilon_lower``, ``exact``), JSON-ready.
+        """
         out: dict[str, Any] = {
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -262,7 +240,17 @@ class Accountant(ABC):
         return self.method if self.conversion is None else f"{self.method} ({self.conversion})"
 
     def supports(self, target: Ledger | Event) -> Support:
-        """Whether this method can account for ``target`` (a ledger or an event), with the reason if not."""
+        """Whether this method can account for ``target`` (a ledger or an event), with the reason if not.
+
+        Args:
+            target: a :class:`~dpkit.accountant.ledger.Ledger` or an event of :mod:`dpkit.accountant.events`.
+
+        Returns:
+            A :class:`Support`, truthy when the method can, with the reason when it cannot.
+
+        Raises:
+            ArgumentTypeError: the target is neither a Ledger nor an Event.
+        """
         target = _check_target(target)
         if _gaussian_ledger(target) is not None:
             return Support(True)
@@ -275,7 +263,20 @@ class Accountant(ABC):
 
     def epsilon(self, ledger: Ledger | Event, delta: float) -> Guarantee:
         """The smallest ε this method certifies at ``delta`` (0 <= δ <= 1) for the ledger or event, rounded up,
-        with the lower bound on the true ε where one is known (:class:`Guarantee`)."""
+        with the lower bound on the true ε where one is known (:class:`Guarantee`).
+
+        Args:
+            ledger: a :class:`~dpkit.accountant.ledger.Ledger` or an event of :mod:`dpkit.accountant.events`.
+            delta: the δ, in [0, 1] (δ = 1 gives ε = 0, δ = 0 gives +inf for a Gaussian ledger).
+
+        Returns:
+            The :class:`Guarantee` (``queried="epsilon"``).
+
+        Raises:
+            ArgumentTypeError: the target is neither a Ledger nor an Event.
+            ValueError: δ outside [0, 1], a target this method cannot account (the reason of :meth:`supports`), or
+                a count beyond the doubles.
+        """
         target = _check_target(ledger)
         delta = check_unit_interval("delta", delta)
         gaussian = _gaussian_ledger(target)
@@ -292,7 +293,20 @@ class Accountant(ABC):
 
     def delta(self, ledger: Ledger | Event, epsilon: float) -> Guarantee:
         """The smallest δ this method certifies at ``epsilon`` (0 <= ε <= +inf) for the ledger or event, rounded up,
-        with the lower bound on the true δ where one is known (:class:`Guarantee`)."""
+        with the lower bound on the true δ where one is known (:class:`Guarantee`).
+
+        Args:
+            ledger: a :class:`~dpkit.accountant.ledger.Ledger` or an event of :mod:`dpkit.accountant.events`.
+            epsilon: the ε (>= 0; +inf gives δ = 0).
+
+        Returns:
+            The :class:`Guarantee` (``queried="delta"``).
+
+        Raises:
+            ArgumentTypeError: the target is neither a Ledger nor an Event.
+            ValueError: ε negative or NaN, a target this method cannot account (the reason of :meth:`supports`),
+                or a count beyond the doubles.
+        """
         target = _check_target(ledger)
         epsilon = check_extended_nonnegative("epsilon", epsilon)
         gaussian = _gaussian_ledger(target)
@@ -583,6 +597,20 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
     """The accountant for ``method`` (and ``conversion`` for rdp/zcdp), validated.
 
     ``options``: ``value_discretization_interval`` for pld, ``orders`` for rdp.
+
+    Args:
+        method: one of :data:`METHODS` ("exact", "pld", "rdp", "zcdp", "classic"); "exact" by default.
+        conversion: the conversion of rdp (:data:`RDP_CONVERSIONS`) or zcdp (:data:`ZCDP_CONVERSIONS`); None takes
+            the method's default.
+        **options: ``value_discretization_interval`` for pld, ``orders`` for rdp.
+
+    Returns:
+        The :class:`Accountant`.
+
+    Raises:
+        ArgumentTypeError: ``method`` or ``conversion`` not a string.
+        ValueError: an unknown method or conversion, a conversion for a method without one, or an option the
+            method does not take.
     """
     method = check_choice("method", method, METHODS)
     if conversion is not None and method not in CONVERSIONS:
@@ -607,8 +635,15 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
 
 @dataclass(frozen=True)
 class MethodComparison:
-    """ε of every accounting variant for one ledger at one δ; ``refusals`` holds why a method declined; ``lowers``
-    the lower bound on the true ε each method states (None: none), :attr:`lower` the best of them."""
+    """ε of every accounting variant for one ledger at one δ.
+
+    Attributes:
+        delta: the δ the ε were read at.
+        epsilons: ε of each variant (key of :data:`VARIANTS`), None where it declined.
+        refusals: why a variant declined, by key.
+        orders: the RDP order each RDP variant used, by key.
+        lowers: the lower bound on the true ε each variant states (None: none); :attr:`lower` is the best.
+    """
 
     delta: float
     epsilons: dict[str, float | None] = field(default_factory=dict)
@@ -625,7 +660,13 @@ class MethodComparison:
 
 @dataclass(frozen=True)
 class DeltaComparison:
-    """δ of every accounting variant for one ledger at one ε; ``refusals`` holds why a method declined."""
+    """δ of every accounting variant for one ledger at one ε.
+
+    Attributes:
+        epsilon: the ε the δ were read at.
+        deltas: δ of each variant (key of :data:`VARIANTS`), None where it declined.
+        refusals: why a variant declined, by key.
+    """
 
     epsilon: float
     deltas: dict[str, float | None] = field(default_factory=dict)
@@ -645,7 +686,19 @@ def _each_variant(run: Callable[[Accountant], Guarantee]) -> tuple[dict[str, Gua
 
 
 def compare_deltas(ledger: Ledger | Event, epsilon: float) -> DeltaComparison:
-    """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event)."""
+    """δ at ``epsilon`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event).
+
+    Args:
+        ledger: a :class:`~dpkit.accountant.ledger.Ledger` or an event of :mod:`dpkit.accountant.events`.
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        The :class:`DeltaComparison`: δ of each variant, or why it declined.
+
+    Raises:
+        ArgumentTypeError: the target is neither a Ledger nor an Event.
+        ValueError: ε negative or NaN.
+    """
     target = _check_target(ledger)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     results, refusals = _each_variant(lambda acc: acc.delta(target, epsilon))
@@ -653,7 +706,19 @@ def compare_deltas(ledger: Ledger | Event, epsilon: float) -> DeltaComparison:
 
 
 def compare_methods(ledger: Ledger | Event, delta: float) -> MethodComparison:
-    """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event)."""
+    """ε at ``delta`` under every variant of :data:`VARIANTS`, side by side (a ledger or an event).
+
+    Args:
+        ledger: a :class:`~dpkit.accountant.ledger.Ledger` or an event of :mod:`dpkit.accountant.events`.
+        delta: the δ, in [0, 1].
+
+    Returns:
+        The :class:`MethodComparison`: ε of each variant (with its order and lower bound), or why it declined.
+
+    Raises:
+        ArgumentTypeError: the target is neither a Ledger nor an Event.
+        ValueError: δ outside [0, 1].
+    """
     target = _check_target(ledger)
     delta = check_unit_interval("delta", delta)
     results, refusals = _each_variant(lambda acc: acc.epsilon(target, delta))

@@ -4,25 +4,9 @@
 :class:`~dpkit.accountant.events.Event` (an event file, e.g. a DP-SGD run's DpEvent) under every accounting
 variant (:func:`~dpkit.accountant.accountants.compare_methods`) and gives:
 
-* the **certified ε** at δ: the smallest ε over the methods that answered. Each method's ε is a sound upper
-  bound on the true ε, so the smallest is one too; for a ledger of Gaussian releases it is the exact ε
-  (μ-GDP), no claim can be smaller. For other events it is the tightest bound available (usually PLD or
-  RDP), which may lie above the truth;
-* the same at the *informative* δ, min(10⁻⁵, 1/K) for K users and 10⁻⁵ without K
-  (:data:`~dpkit.accountant.declarations.INFORMATIVE_DELTA`): a δ above 1/K allows publishing a user's data;
-* μ of a Gaussian ledger (None for any other);
-* with a claimed ε: the noise scale the claim needs — the smallest factor c such that the file with every
-  noise scale multiplied by c meets (ε, δ) under the method that certified
-  (:func:`~dpkit.accountant.calibration.calibrate_ledger_scale`) — and ``noise_ratio`` = 1/c, how many
-  times the noise the claim needs the file has (below 1: too little noise for the claim);
-* flags (:class:`~dpkit.accountant.declarations.Flag`): ``claim-not-met`` (error), ``delta-not-informative``
-  (warning: δ above the informative δ, with or without K), ``no-claim`` (info).
-
-The ends are answered: δ = 1 certifies ε = 0 (every mechanism is (0, 1)-DP) and a claim ε = +inf or at
-δ = 1 is met with no noise at all (c = 0, ``noise_ratio`` = +inf); δ = 0 gives each method's pure-DP
-answer (+inf for a Gaussian ledger). A noise scale is computed for 0 < δ < 1 and 0 < ε < +inf only;
-outside that, or where the method cannot rescale the event (randomized response, an (ε, δ) release),
-``noise_scale`` is None and ``scale_note`` says why.
+the certified ε at δ and at the informative δ, μ of a Gaussian ledger, and with a claimed ε the noise scale
+the claim needs and the flags. What each means and how the ends are answered: docs/how-to/ledger-epsilon.md
+(What an assessment holds).
 """
 
 from __future__ import annotations
@@ -51,7 +35,14 @@ _EVENT_RELEASE = "event"
 def certified(comparison: MethodComparison) -> tuple[float | None, str | None]:
     """The smallest ε of a comparison over the methods that answered, and the variant key that gave it
     (ties go to the tighter variant, in :data:`VARIANTS` order: exact before pld); ``(None, None)`` when no
-    method answered."""
+    method answered.
+
+    Args:
+        comparison: the side-by-side ε of every variant (:func:`~dpkit.accountant.accountants.compare_methods`).
+
+    Returns:
+        (ε, variant key), or ``(None, None)``.
+    """
     best: tuple[float | None, str | None] = (None, None)
     for key, _, _ in VARIANTS:
         eps = comparison.epsilons.get(key)
@@ -64,10 +55,26 @@ def certified(comparison: MethodComparison) -> tuple[float | None, str | None]:
 class LedgerAssessment:
     """What a ledger or event certifies at δ and at the informative δ, and what a claimed ε needs.
 
-    ``at_delta`` and ``at_informative_delta`` are the side-by-side comparisons of every variant;
-    ``certified_method`` is the variant key (``exact``, ``pld``, ``rdp``, …) of :attr:`certified_epsilon`.
-    ``noise_scale`` is c, the factor on every noise scale of the file that the claim needs (None: not
-    computed, see ``scale_note``), ``noise_ratio`` = 1/c.
+    Attributes:
+        delta: the δ assessed at.
+        users: the number of users K (None: unknown).
+        relation: the neighbouring relation of the target.
+        gaussian: whether the target is a ledger of Gaussian releases only.
+        mu: μ of a Gaussian ledger (None for any other target).
+        at_delta: the side-by-side comparison of every variant at ``delta``.
+        certified_epsilon: the smallest ε over the variants that answered (None: none did).
+        certified_method: the variant key (``exact``, ``pld``, ``rdp``, …) of ``certified_epsilon``.
+        delta_informative: the informative δ, min(10⁻⁵, 1/K) (10⁻⁵ without K).
+        at_informative_delta: the comparison at ``delta_informative``.
+        certified_epsilon_at_informative_delta: the certified ε there.
+        certified_method_at_informative_delta: the variant that certified it.
+        claim_epsilon: the claimed ε (None: no claim).
+        noise_scale: c, the factor on every noise scale of the file that the claim needs (None: not computed,
+            see ``scale_note``).
+        noise_ratio: 1/c, how many times the noise the claim needs the file has (below 1: too little).
+        scale_note: why ``noise_scale`` is None, when it is.
+        flags: the :class:`~dpkit.accountant.declarations.Flag` raised (claim-not-met, delta-not-informative,
+            no-claim).
     """
 
     delta: float
@@ -126,7 +133,11 @@ class LedgerAssessment:
         return "not met" if shown else "not certified"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain, JSON-ready data (non-finite numbers stay floats: the report's encoder writes them as null)."""
+        """Plain, JSON-ready data (non-finite numbers stay floats: the report's encoder writes them as null).
+
+        Returns:
+            δ, K, the relation, μ, the claim's status and noise scale, and the flags, by name.
+        """
         return {
             "delta": self.delta,
             "users": self.users,
@@ -246,7 +257,20 @@ def assess_ledger(
     users: int | None = None,
 ) -> LedgerAssessment:
     """Assess a ledger or an event at ``delta`` (0 <= δ <= 1), against a claimed ``epsilon`` (0 <= ε <= +inf, or
-    None: no claim), for ``users`` = K users (K >= 1, or None: unknown). See the module docstring.
+    None: no claim), for ``users`` = K users (K >= 1, or None: unknown).
+
+    Args:
+        target: a :class:`~dpkit.accountant.ledger.Ledger` or an :class:`~dpkit.accountant.events.Event`.
+        delta: the δ to assess at, in [0, 1].
+        epsilon: the claimed ε (>= 0, +inf allowed); None: no claim.
+        users: the number of users K (an integer >= 1); None: unknown.
+
+    Returns:
+        The :class:`LedgerAssessment`.
+
+    Raises:
+        ArgumentTypeError: ``target`` neither a Ledger nor an Event, or a number of the wrong type.
+        ValueError: δ outside [0, 1], a negative ε, or K below 1.
 
     Examples:
         >>> from dpkit.accountant import Ledger

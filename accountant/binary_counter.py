@@ -74,26 +74,26 @@ class BinaryCounter:
     seeds) call ``prefix`` at the start of each episode, then ``add`` the episode's item. The
     privacy of the counter is :func:`~dpkit.accountant.tree.tree_ledger` with ``steps`` the number of items added.
 
-    Parameters
-    ----------
-    shape:
-        Shape of one item. Leading batch axes are allowed (e.g. ``(runs, d, d)`` for independent
-        runs): noise is i.i.d. across them.
-    sigma:
-        Noise standard deviation per p-sum (>= 0; 0 turns noise off, so prefixes are the exact
-        cumulative sums); or one per index of the first axis (a batch of counters of different σ, e.g. the H
-        per-step counters of an allocation with per-step σ).
-    rng:
-        A numpy ``Generator`` (used, and advanced, in place) or an integer seed; or a sequence of Generators, one
-        per run: the counter is then a batch of ``len(rng)`` independent counters (items and prefixes get a leading
-        run axis, ``shape`` stays one run's), and run i draws from ``rng[i]`` exactly what a counter of ``shape``
-        with that Generator draws — a batch of one is that counter, bit for bit.
-    symmetric:
-        Draw symmetric noise over the last two axes (which must be equal): i.i.d. N(0, σ²) on
-        the entries i <= j, mirrored; exactly d(d + 1)/2 normals per matrix are drawn.
-        Otherwise every entry gets i.i.d. N(0, σ²) noise.
-    steps:
-        The number of items the counter may take (``None``: unbounded).
+    Args:
+        shape: Shape of one item. Leading batch axes are allowed (e.g. ``(runs, d, d)`` for independent
+            runs): noise is i.i.d. across them.
+        sigma: Noise standard deviation per p-sum (>= 0; 0 turns noise off, so prefixes are the exact
+            cumulative sums); or one per index of the first axis (a batch of counters of different σ, e.g. the H
+            per-step counters of an allocation with per-step σ).
+        rng: A numpy ``Generator`` (used, and advanced, in place) or an integer seed; or a sequence of Generators, one
+            per run: the counter is then a batch of ``len(rng)`` independent counters (items and prefixes get a leading
+            run axis, ``shape`` stays one run's), and run i draws from ``rng[i]`` exactly what a counter of ``shape``
+            with that Generator draws — a batch of one is that counter, bit for bit.
+        symmetric: Draw symmetric noise over the last two axes (which must be equal): i.i.d. N(0, σ²) on
+            the entries i <= j, mirrored; exactly d(d + 1)/2 normals per matrix are drawn.
+            Otherwise every entry gets i.i.d. N(0, σ²) noise.
+        steps: The number of items the counter may take (``None``: unbounded).
+
+    Raises:
+        ArgumentTypeError: a shape, σ, seed or count of the wrong type.
+        ValueError: a shape not of integers >= 1, a negative σ (or as many σ as neither 1 nor the first axis), an
+            empty sequence of Generators, a negative seed, a non-bool ``symmetric`` or one with unequal last axes,
+            or ``steps`` below 1.
     """
 
     def __init__(
@@ -190,7 +190,14 @@ class BinaryCounter:
         return out
 
     def add(self, item: np.ndarray | Sequence[Any] | float) -> None:
-        """Insert the next item (an array of ``shape`` with finite entries)."""
+        """Insert the next item (an array of ``shape`` with finite entries).
+
+        Args:
+            item: the item, an array of :attr:`item_shape` (a number for shape ()).
+
+        Raises:
+            ValueError: more than ``steps`` items, or an item of the wrong shape, not real or not finite.
+        """
         if self.steps is not None and self._t >= self.steps:
             raise ValueError(f"the counter takes at most steps = {self.steps} items; cannot add item {self._t + 1}")
         alpha = self._check_item(item)
@@ -209,7 +216,11 @@ class BinaryCounter:
         self._prefix = None
 
     def prefix(self) -> np.ndarray:
-        """The noisy sum of all items so far (zeros before any item); draws no new noise."""
+        """The noisy sum of all items so far (zeros before any item); draws no new noise.
+
+        Returns:
+            The noisy prefix sum, an array of :attr:`item_shape`.
+        """
         if self._prefix is None:
             total = np.zeros(self.item_shape)
             for noisy in reversed(self._noisy):  # highest level first: the items in order

@@ -47,7 +47,18 @@ _RDP_TO_ZCDP = {"improved": "rdp-optimal", "mironov": "bun-steinke"}
 
 @dataclass(frozen=True)
 class Calibration:
-    """A calibrated σ and the ε it really achieves (``epsilon <= target_epsilon``)."""
+    """A calibrated σ and the ε it really achieves (``epsilon <= target_epsilon``).
+
+    Attributes:
+        sigma: the calibrated noise standard deviation σ (rounded up; 0 or +inf at the ends).
+        epsilon: the ε the method certifies at ``sigma`` (<= ``target_epsilon``).
+        delta: the target δ.
+        target_epsilon: the target ε.
+        method: the accounting method used.
+        conversion: the RDP or zCDP conversion used, None for the other methods.
+        sensitivity: the ℓ2 sensitivity Δ of each release.
+        compositions: how many releases compose.
+    """
 
     sigma: float
     epsilon: float
@@ -64,6 +75,11 @@ class Calibration:
         return self.sigma / self.sensitivity
 
     def to_dict(self) -> dict[str, Any]:
+        """The calibration as a plain dict.
+
+        Returns:
+            The fields and the noise multiplier σ/Δ, by name (JSON-ready).
+        """
         return {
             "sigma": self.sigma,
             "epsilon": self.epsilon,
@@ -164,6 +180,22 @@ def calibrate_ledger_scale(
 
     Works for heterogeneous ledgers; for Gaussian releases the fast paths use that μ and ρ scale as 1/c and
     1/c², a ledger holding other events is searched on log c with the accountant itself.
+
+    Args:
+        ledger: the ledger to scale (a :class:`~dpkit.accountant.ledger.Ledger`).
+        epsilon: the target ε (> 0).
+        delta: the target δ, in (0, 1).
+        method: the accounting method (see :data:`~dpkit.accountant.accountants.METHODS`); "exact" by default.
+        conversion: the RDP or zCDP conversion; None takes the method's default.
+        **options: further options of the accountant (see :func:`~dpkit.accountant.accountants.make_accountant`).
+
+    Returns:
+        The factor c, rounded up, at which the method's ε meets the target.
+
+    Raises:
+        ArgumentTypeError: ``ledger`` is not a Ledger, or a number of the wrong type.
+        ValueError: ε not positive, δ outside (0, 1), an unknown method, a method that cannot account the ledger,
+            or a target that needs a σ beyond the doubles.
     """
     if not isinstance(ledger, Ledger):
         raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")
@@ -237,6 +269,23 @@ def calibrate_sigma(
     finite σ under the exact method (δ(0) = 2Φ(μ/2) − 1), while a method that cannot certify ε = 0 at
     any finite σ says so. A target that looks like a mistake (δ >= 0.5, or δ > ε: swapped?) is answered too, with a
     :class:`~dpkit.accountant.validation.SuspiciousTargetWarning`.
+
+    Args:
+        epsilon: the target ε (>= 0, +inf allowed).
+        delta: the target δ, in [0, 1].
+        sensitivity: the ℓ2 sensitivity Δ of each release (> 0); 1 by default.
+        compositions: how many identical releases compose (an integer >= 1); 1 by default.
+        method: the accounting method (see :data:`~dpkit.accountant.accountants.METHODS`); "exact" by default.
+        conversion: the RDP or zCDP conversion; None takes the method's default.
+        **options: further options of the accountant (see :func:`~dpkit.accountant.accountants.make_accountant`).
+
+    Returns:
+        The :class:`Calibration`: σ and the ε it achieves.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε negative, δ outside [0, 1], Δ not positive, compositions not an integer >= 1, an unknown
+            method, ε = 0 under a method that cannot certify it, or a σ beyond the doubles.
 
     Examples:
         >>> round(calibrate_sigma(1.0, 1e-5).sigma, 4)

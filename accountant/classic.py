@@ -37,6 +37,20 @@ def classic_sigma(epsilon: float, delta: float, *, sensitivity: float = 1.0, com
     """σ from the classic bound for ``compositions`` releases sharing (ε, δ) by basic composition.
 
     Each release gets (ε/K, δ/K); raises ``ValueError`` when ε/K >= 1.
+
+    Args:
+        epsilon: the total target ε (> 0), shared by the releases.
+        delta: the total target δ, in (0, 1), shared by the releases.
+        sensitivity: the ℓ2 sensitivity Δ of each release (> 0); 1 by default.
+        compositions: how many releases compose (an integer >= 1); 1 by default.
+
+    Returns:
+        σ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε not positive, δ outside (0, 1), Δ not positive, compositions not an integer >= 1, ε/K >= 1
+            (outside the theorem), or a σ beyond the doubles.
     """
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
@@ -58,6 +72,16 @@ def classic_composed_epsilon(ratios: Sequence[tuple[str, float, int]], delta: fl
     """ε of a basic composition of Gaussian releases under the classic bound, rounded up.
 
     ``ratios`` lists (name, Δ/σ, count) per release kind; δ is split evenly over all releases.
+
+    Args:
+        ratios: (name, Δ/σ, count) of each release kind (trusted: not validated).
+        delta: the total δ, in (0, 1), split evenly over every release.
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ValueError: a release whose ε would be >= 1 (outside the theorem).
     """
     n = sum(count for _, _, count in ratios)
     z = math.sqrt(2.0 * (math.log(1.25) + math.log(n) - math.log(delta)))  # in logs: any count
@@ -68,7 +92,18 @@ def classic_composed_epsilon(ratios: Sequence[tuple[str, float, int]], delta: fl
 
 
 def classic_composed_delta(ratios: Sequence[tuple[str, float, int]], epsilon: float) -> float:
-    """δ(ε) of a basic composition under the classic bound (εᵢ ∝ Δᵢ/σᵢ), rounded up, at most 1."""
+    """δ(ε) of a basic composition under the classic bound (εᵢ ∝ Δᵢ/σᵢ), rounded up, at most 1.
+
+    Args:
+        ratios: (name, Δ/σ, count) of each release kind (trusted: not validated).
+        epsilon: the total ε (> 0), shared in proportion to Δᵢ/σᵢ.
+
+    Returns:
+        δ, rounded up, at most 1.
+
+    Raises:
+        ValueError: a release whose share of ε would be >= 1 (outside the theorem).
+    """
     n = sum(count for _, _, count in ratios)
     t = epsilon / math.fsum(times_count(count, ratio) for _, ratio, count in ratios)
     for name, ratio, _ in ratios:

@@ -145,7 +145,18 @@ def _collect(event: Event, count: int, group: int, out: ClassicParts) -> None:
 
 
 def classic_parts(event: Event) -> ClassicParts:
-    """The releases of ``event`` as basic composition adds them up (ValueError with the reason if it cannot)."""
+    """The releases of ``event`` as basic composition adds them up (ValueError with the reason if it cannot).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        The pure, (ε, δ) and Gaussian parts, summed as basic composition does.
+
+    Raises:
+        ValueError: an event the classic accountant cannot read (subsampling, an unknown kind, randomized response
+            under add_remove).
+    """
     out = ClassicParts()
     try:
         _collect(event, 1, 1, out)
@@ -155,7 +166,14 @@ def classic_parts(event: Event) -> ClassicParts:
 
 
 def classic_refusal(event: Event) -> str | None:
-    """None if the classic accountant reads ``event``, else the reason it cannot."""
+    """None if the classic accountant reads ``event``, else the reason it cannot.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        None, or the reason.
+    """
     try:
         _collect(event, 1, 1, ClassicParts())
     except _Unsupported as err:
@@ -173,7 +191,18 @@ def _left(budget: float, used: Fraction | float) -> float:
 
 
 def classic_event_epsilon(event: Event, delta: float) -> float:
-    """ε at ``delta`` (0 < δ < 1) by basic composition, rounded up (+inf when the releases' own δ use it up)."""
+    """ε at ``delta`` (0 < δ < 1) by basic composition, rounded up (+inf when the releases' own δ use it up).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        delta: the δ, in (0, 1) (not checked).
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ValueError: an event the classic accountant cannot read.
+    """
     parts = classic_parts(event)
     left = _left(delta, parts.dlt)
     if not math.isfinite(parts.epsilon) or left < 0.0 or (parts.gaussians and left == 0.0):
@@ -184,7 +213,18 @@ def classic_event_epsilon(event: Event, delta: float) -> float:
 
 
 def classic_event_delta(event: Event, epsilon: float) -> float:
-    """δ at ``epsilon`` (finite) by basic composition, rounded up, at most 1."""
+    """δ at ``epsilon`` (finite) by basic composition, rounded up, at most 1.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        epsilon: the ε (finite, not checked).
+
+    Returns:
+        δ, rounded up, at most 1.
+
+    Raises:
+        ValueError: an event the classic accountant cannot read.
+    """
     parts = classic_parts(event)
     if not math.isfinite(parts.epsilon) or epsilon < parts.epsilon:
         return 1.0

@@ -1,25 +1,9 @@
 """Exact (ε, δ) profiles of single releases that have a closed form: Laplace, randomized response, (ε₀, δ₀)-DP.
 
 Each profile is the hockey-stick divergence δ(ε) = sup_S P(S) − e^ε Q(S) of the two worst
-neighbouring output distributions P, Q, and its inverse ε(δ) (the smallest ε with δ(ε) <= δ):
-
-* **Laplace** with pure ε₀ = Δ/b (scale b, ℓ1 sensitivity Δ): the privacy loss of Lap(0, b)
-  against Lap(Δ, b) is ε₀ left of 0, −ε₀ right of Δ and linear in between, which integrates to
-
-      δ(ε) = max(0, 1 − e^{(ε − ε₀)/2}),      ε(δ) = max(0, ε₀ + 2 log(1 − δ)).
-
-  (At ε = 0 this is the total variation distance 1 − e^{−ε₀/2} of the two Laplace laws.)
-* **k-ary randomized response** with noise parameter p (output a uniform bucket with
-  probability p, else the true one), under replace-one: the true bucket has probability
-  a = 1 − p(k − 1)/k, any other b = p/k. The outputs are x (a against b), x' (b against a) and
-  k − 2 others (b against b), so for ε >= 0
-
-      δ(ε) = max(0, a − e^ε b),      ε(δ) = log((a − δ)/b) when a − δ > b, else 0,
-
-  and the pure ε₀ = log(a/b) = log(1 + k(1 − p)/p).
-* **A release known only to be (ε₀, δ₀)-DP**: its worst case is the dominating pair
-  P = (δ₀, (1−δ₀)e^{ε₀}/(1+e^{ε₀}), (1−δ₀)/(1+e^{ε₀}), 0), Q = P reversed (Kairouz, Oh and
-  Viswanath 2015), whence δ(ε) = δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}) for finite ε.
+neighbouring output distributions P, Q, and its inverse ε(δ) (the smallest ε with δ(ε) <= δ), for
+Laplace, k-ary randomized response (replace-one) and a release known only to be (ε₀, δ₀)-DP (Kairouz, Oh
+and Viswanath 2015); the profiles, derived: docs/FORMULAS.md §11 (Closed-form profiles).
 
 All values are computed in mpmath at 50 digits and rounded up to the next double (δ and ε),
 so no value is below the truth. Ends: δ(+inf) = 0 (every mechanism is (+inf, 0)-DP by
@@ -72,6 +56,17 @@ def laplace_delta(epsilon0: float, epsilon: float) -> float:
 
     ``epsilon0`` in [0, +inf] (+inf: no noise, δ = 1 at every finite ε); ``epsilon`` in [0, +inf].
 
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε₀ or ε negative or NaN.
+
     Examples:
         >>> laplace_delta(1.0, 1.0)
         0.0
@@ -84,7 +79,15 @@ def laplace_delta(epsilon0: float, epsilon: float) -> float:
 
 
 def laplace_delta_unchecked(epsilon0: float, epsilon: float) -> float:
-    """Unvalidated :func:`laplace_delta` (ε0, ε trusted)."""
+    """Unvalidated :func:`laplace_delta` (ε0, ε trusted).
+
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed; not checked).
+        epsilon: the ε (>= 0, +inf allowed; not checked).
+
+    Returns:
+        δ, rounded up.
+    """
     import mpmath
 
     if epsilon == math.inf or epsilon >= epsilon0:
@@ -98,6 +101,17 @@ def laplace_delta_unchecked(epsilon0: float, epsilon: float) -> float:
 def laplace_epsilon(epsilon0: float, delta: float) -> float:
     """ε(δ) of one Laplace release with pure ε₀: max(0, ε₀ + 2 log(1 − δ)), rounded up (ε(0) = ε₀).
 
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε₀ negative or NaN, or δ outside [0, 1].
+
     Examples:
         >>> laplace_epsilon(2.0, 0.0)
         2.0
@@ -110,7 +124,15 @@ def laplace_epsilon(epsilon0: float, delta: float) -> float:
 
 
 def laplace_epsilon_unchecked(epsilon0: float, delta: float) -> float:
-    """Unvalidated :func:`laplace_epsilon` (ε0, δ trusted)."""
+    """Unvalidated :func:`laplace_epsilon` (ε0, δ trusted).
+
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+    """
     import mpmath
 
     if delta == 1.0 or epsilon0 == 0.0:
@@ -141,6 +163,18 @@ def randomized_response_delta(noise_parameter: float, epsilon: float, *, num_buc
     a = 1 − p(k − 1)/k, b = p/k. ``noise_parameter`` p in [0, 1] (0: the true value, δ = 1 at
     finite ε; 1: a uniform draw, δ = 0), ``num_buckets`` k >= 1.
 
+    Args:
+        noise_parameter: p, the probability of a uniform draw, in [0, 1].
+        epsilon: the ε (>= 0, +inf allowed).
+        num_buckets: k, the number of buckets (an integer >= 1); 2 by default.
+
+    Returns:
+        δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: p outside [0, 1], ε negative, or k below 1.
+
     Examples:
         >>> randomized_response_delta(0.5, 0.0)  # total variation a − b = 1 − p
         0.5
@@ -152,7 +186,16 @@ def randomized_response_delta(noise_parameter: float, epsilon: float, *, num_buc
 
 
 def randomized_response_delta_unchecked(p: float, k: int, epsilon: float) -> float:
-    """Unvalidated :func:`randomized_response_delta`: p the noise parameter, k the buckets (trusted)."""
+    """Unvalidated :func:`randomized_response_delta`: p the noise parameter, k the buckets (trusted).
+
+    Args:
+        p: the noise parameter (not checked).
+        k: the number of buckets (not checked).
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        δ, rounded up.
+    """
     import mpmath
 
     if epsilon == math.inf or k == 1 or p == 1.0:
@@ -170,6 +213,18 @@ def randomized_response_epsilon(noise_parameter: float, delta: float, *, num_buc
 
     ε(0) is the pure ε₀ = log(1 + k(1 − p)/p).
 
+    Args:
+        noise_parameter: p, the probability of a uniform draw, in [0, 1].
+        delta: the δ, in [0, 1].
+        num_buckets: k, the number of buckets (an integer >= 1); 2 by default.
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: p or δ outside [0, 1], or k below 1.
+
     Examples:
         >>> round(randomized_response_epsilon(0.5, 0.0), 12)  # log 3
         1.098612288668
@@ -181,7 +236,16 @@ def randomized_response_epsilon(noise_parameter: float, delta: float, *, num_buc
 
 
 def randomized_response_epsilon_unchecked(p: float, k: int, delta: float) -> float:
-    """Unvalidated :func:`randomized_response_epsilon`: p the noise parameter, k the buckets (trusted)."""
+    """Unvalidated :func:`randomized_response_epsilon`: p the noise parameter, k the buckets (trusted).
+
+    Args:
+        p: the noise parameter (not checked).
+        k: the number of buckets (not checked).
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+    """
     import mpmath
 
     if delta == 1.0 or k == 1 or p == 1.0:
@@ -203,6 +267,18 @@ def randomized_response_epsilon_unchecked(p: float, k: int, delta: float) -> flo
 def epsilon_delta_delta(epsilon0: float, delta0: float, epsilon: float) -> float:
     """δ(ε) of the worst (ε₀, δ₀)-DP release: δ₀ + (1 − δ₀)(e^{ε₀} − e^ε)₊/(1 + e^{ε₀}), rounded up.
 
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta0: δ₀, the release's δ, in [0, 1].
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε₀ or ε negative, or δ₀ outside [0, 1].
+
     Examples:
         >>> epsilon_delta_delta(1.0, 1e-6, 2.0)
         1e-06
@@ -214,7 +290,16 @@ def epsilon_delta_delta(epsilon0: float, delta0: float, epsilon: float) -> float
 
 
 def epsilon_delta_delta_unchecked(epsilon0: float, delta0: float, epsilon: float) -> float:
-    """Unvalidated :func:`epsilon_delta_delta` (ε0, δ0, ε trusted)."""
+    """Unvalidated :func:`epsilon_delta_delta` (ε0, δ0, ε trusted).
+
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta0: δ₀, the release's δ, in [0, 1].
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        δ, rounded up.
+    """
     import mpmath
 
     if epsilon == math.inf:
@@ -233,6 +318,18 @@ def epsilon_delta_delta_unchecked(epsilon0: float, delta0: float, epsilon: float
 def epsilon_delta_epsilon(epsilon0: float, delta0: float, delta: float) -> float:
     """ε(δ) of the worst (ε₀, δ₀)-DP release, rounded up: +inf below δ₀, ε₀ at δ₀, 0 from δ(0) on.
 
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta0: δ₀, the release's δ, in [0, 1].
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε₀ negative, or δ₀ or δ outside [0, 1].
+
     Examples:
         >>> epsilon_delta_epsilon(1.0, 1e-6, 1e-6)
         1.0
@@ -244,7 +341,16 @@ def epsilon_delta_epsilon(epsilon0: float, delta0: float, delta: float) -> float
 
 
 def epsilon_delta_epsilon_unchecked(epsilon0: float, delta0: float, delta: float) -> float:
-    """Unvalidated :func:`epsilon_delta_epsilon` (ε0, δ0, δ trusted)."""
+    """Unvalidated :func:`epsilon_delta_epsilon` (ε0, δ0, δ trusted).
+
+    Args:
+        epsilon0: ε₀, the release's pure ε (>= 0, +inf allowed).
+        delta0: δ₀, the release's δ, in [0, 1].
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+    """
     import mpmath
 
     if delta == 1.0 or epsilon0 == 0.0 and delta >= delta0:

@@ -1,25 +1,9 @@
 """Privacy declarations of algorithms and their ledgers: the paper's σ beside the σ really needed.
 
-An algorithm *declares* what it releases about one user (:class:`DeclaredRelease`: the statistic,
-how many mechanisms see the user, the sensitivity under add/remove and under replace-one, the paper's
-sensitivity and the paper's noise scale; a release is Gaussian unless it says ``mechanism="laplace"``,
-and may be Poisson-subsampled at ``sampling_rate``, as DP-SGD steps are). The declaration is data, written next to
-the algorithm in :mod:`dpkit.algorithms`; :func:`algorithm_ledger` interprets it under a neighbouring
-relation and an accounting method and returns an :class:`AlgorithmLedger`:
-
-* the ε (at the target δ) that the paper's σ really achieves with the sensitivities of the chosen
-  relation — exactly where every release is a Gaussian mechanism, through the method's reading of the
-  events otherwise (pld by default: a subsampled or Laplace release has no closed form);
-* σ_tight: the paper's σ of every release multiplied by the smallest common factor that meets the
-  target (so the paper's allocation between releases is kept), and the noise ratio σ_paper/σ_tight;
-* the same readings at an *informative* δ (:func:`informative_delta`: min(10⁻⁵, 1/K) for K users): at the
-  papers' δ (often 0.1) the exact ε is often 0, true and useless, while a δ that protects individuals is at
-  most 1/K; the ledger gives the ε of the paper's σ and of σ_tight there, with the same accountant, and the
-  μ of both (plain Gaussian ledgers only);
-* flags: a paper sensitivity below the relation's (typically one that holds only for add/remove
-  while the paper states replace-one), a paper σ that misses the target, and whatever the
-  declaration raised itself (the classic bound used at ε >= 1 per release, a tree depth that
-  differs from the schedule's exact count, ...).
+An algorithm *declares* what it releases about one user (:class:`PrivacyDeclaration` of
+:class:`DeclaredRelease`); :func:`algorithm_ledger` interprets it under a neighbouring relation and an
+accounting method: the ε the paper's σ achieves, σ_tight, the same at the informative δ, and flags. What each
+reading means: docs/explanation/seed-ledgers.md (Declarations, in the code).
 """
 
 from __future__ import annotations
@@ -98,14 +82,8 @@ _USER_KEYS: tuple[str, ...] = ("users", "episodes")
 class DeclaredRelease:
     """One kind of Gaussian release that sees one user's data.
 
-    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user: her H messages, say,
-    or the m p-sums of a binary-tree counter that hold her. A counter kept for each of the H steps is declared as
-    one release of ``count`` = H·m with H ``step_factors`` (m mechanisms a step); a vector-valued counter over all
-    the steps, as ``count`` = m with the sensitivity of her whole vector. A user's agent audited through the
-    billboard protocol (:func:`dpkit.algorithms.billboard.counter_structure`) must declare, per step, exactly the
-    tree's m = ``max_psums_per_item(K, schedule="before-episode")`` p-sums, or the K − 1 released prefixes that
-    hold the first user of a counter that noises every prefix afresh: H·m without ``step_factors`` (m per step,
-    read as one step) is refused there, with a message naming both counts.
+    ``count`` is the number of Gaussian mechanisms of this kind whose input contains the user: a counter kept for
+    each of H steps is H·m with H ``step_factors``, or m for a vector counter (docs/explanation/seed-ledgers.md).
 
     ``sensitivity_add_remove`` is ``None`` where the relation does not apply (local DP is defined on any two data
     of one user: replace-one). ``paper_count`` is the count the paper's accounting used, when it differs (e.g. its
@@ -259,12 +237,9 @@ class DeclaredRelease:
 class JointRelease:
     """Releases of one declaration whose differences cannot all reach their sensitivities at once.
 
-    Each named release is a Gaussian mechanism with its own Δ (attained alone), but one pair of users cannot attain
-    every Δ together — e.g. seed 003's Gram sum and cross sum of one trajectory. Per mechanism (the releases must
-    share their ``count``), the pair of releases is then one Gaussian mechanism of μ = ``bound(relation, sigmas)``:
-    the supremum over neighbouring pairs of sqrt(Σᵢ ‖Δfᵢ‖²/σᵢ²) at the releases' σ (a callable of the relation and
-    a tuple of σ, in ``releases`` order, homogeneous of degree −1 in the σ). The ledger composes this μ instead of
-    the separate Δᵢ/σᵢ. ``description`` says why (one sentence, shown with the ledger).
+    Per mechanism (the releases share their ``count``) the group is one Gaussian mechanism of
+    μ = ``bound(relation, sigmas)``, which the ledger composes instead of the separate Δᵢ/σᵢ (the reasoning:
+    docs/explanation/seed-ledgers.md). ``description`` says why (one sentence, shown with the ledger).
     """
 
     releases: tuple[str, ...]
@@ -384,7 +359,20 @@ class PrivacyDeclaration:
         sigmas: Mapping[str, float | Sequence[float]] | None = None,
     ) -> Ledger:
         """The releases as a :class:`~dpkit.accountant.ledger.Ledger` at σ_paper × ``scale``, or at ``sigmas``
-        (release name → one σ, or one σ per step), one entry per step of a release with per-step sensitivities."""
+        (release name → one σ, or one σ per step), one entry per step of a release with per-step sensitivities.
+
+        Args:
+            relation: the neighbouring relation (None: the paper's).
+            scale: the factor on every σ_paper (> 0); 1 by default.
+            sigmas: release name → σ (one, or one per step), instead of ``scale``.
+
+        Returns:
+            The :class:`~dpkit.accountant.ledger.Ledger`.
+
+        Raises:
+            ValueError: both ``scale`` and ``sigmas``, ``sigmas`` not naming exactly the releases, a scale not positive,
+                a relation the declaration is not defined under, or a joint group with a σ <= 0.
+        """
         relation = self._relation(relation)
         if sigmas is not None:
             if scale != 1.0:
@@ -600,7 +588,14 @@ def _one_or_list(values: tuple[float, ...]) -> float | list[float]:
 def declared_users(declaration: PrivacyDeclaration) -> int | None:
     """K, the number of users (episodes) of ``declaration``: its parameter ``users``, else ``episodes``, when
     that is a positive integer; ``None`` when the declaration does not say (e.g. a local-DP ledger, which
-    does not depend on K)."""
+    does not depend on K).
+
+    Args:
+        declaration: the :class:`PrivacyDeclaration`.
+
+    Returns:
+        K, or None.
+    """
     for key in _USER_KEYS:
         value = declaration.parameters.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -614,9 +609,14 @@ def informative_delta(declaration: PrivacyDeclaration) -> float:
     """The δ at which an ε protects individuals: min(10⁻⁵, 1/K) for the declaration's K users
     (:func:`declared_users`), and 10⁻⁵ (:data:`INFORMATIVE_DELTA`) when K is unknown.
 
-    A δ above 1/K allows a mechanism that publishes one of the K users' data outright; the papers' δ
-    (often 0.1) is far above it, and there the exact ε is often 0. The ledger, the report and the audits
-    give ε at this δ beside the ε at the paper's δ.
+    Args:
+        declaration: the :class:`PrivacyDeclaration`.
+
+    Returns:
+        min(10⁻⁵, 1/K), or 10⁻⁵.
+
+    Raises:
+        ArgumentTypeError: ``declaration`` is not a PrivacyDeclaration.
     """
     if not isinstance(declaration, PrivacyDeclaration):
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")
@@ -709,9 +709,18 @@ def algorithm_ledger(
     """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method`` (default: exact for a
     declaration of plain Gaussian releases, pld otherwise).
 
-    Computes the ε (at the declared δ) that the paper's σ achieves, the smallest common factor on
-    the paper's σ that meets the declared (ε, δ), and the flags; and, with the same accountant, the ε of the
-    paper's σ and of σ_tight at :func:`informative_delta`, and the μ of both (plain Gaussian ledgers).
+    Args:
+        declaration: the :class:`PrivacyDeclaration`.
+        relation: "add_remove" or "replace_one" (None: the paper's).
+        method: the accounting method (None: exact for plain Gaussian releases, pld otherwise).
+        conversion: the RDP or zCDP conversion (None: the method's default).
+
+    Returns:
+        The :class:`AlgorithmLedger`: the paper's ε, σ_tight, the optimal allocation, the informative δ, flags.
+
+    Raises:
+        ArgumentTypeError: ``declaration`` is not a PrivacyDeclaration.
+        ValueError: a relation the declaration is not defined under, or an unknown method or conversion.
     """
     if not isinstance(declaration, PrivacyDeclaration):
         raise ArgumentTypeError(f"declaration must be a PrivacyDeclaration, got {type(declaration).__name__}")

@@ -25,7 +25,14 @@ __all__ = ["Schedule", "parse_rate", "rate_up", "steps_for_epochs", "epochs_for_
 
 
 def rate_up(rate: Fraction) -> float:
-    """The exact rate as a double, rounded up (never below the fraction)."""
+    """The exact rate as a double, rounded up (never below the fraction).
+
+    Args:
+        rate: the exact rate.
+
+    Returns:
+        The double, at most 1.
+    """
     value = float(rate)
     if Fraction(value) < rate:
         value = math.nextafter(value, math.inf)
@@ -34,7 +41,17 @@ def rate_up(rate: Fraction) -> float:
 
 def parse_rate(text: str | float) -> tuple[float, Fraction | None]:
     """A sampling rate as typed: ``"256/60000"`` (an exact fraction: its double rounded up, and the fraction) or a
-    decimal (its double, and None). A ValueError names the text that is neither, or a rate outside [0, 1]."""
+    decimal (its double, and None). A ValueError names the text that is neither, or a rate outside [0, 1].
+
+    Args:
+        text: the rate as typed, or a float (returned as it is).
+
+    Returns:
+        (q, the exact fraction or None).
+
+    Raises:
+        ValueError: text that is neither a number nor a fraction of whole numbers, or a fraction outside [0, 1].
+    """
     if isinstance(text, float):
         return text, None
     raw = str(text).strip()
@@ -54,12 +71,30 @@ def parse_rate(text: str | float) -> tuple[float, Fraction | None]:
 
 
 def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
-    """T = ⌈E·N/B⌉, computed exactly (E as the decimal it was typed as)."""
+    """T = ⌈E·N/B⌉, computed exactly (E as the decimal it was typed as).
+
+    Args:
+        epochs: E (> 0, may be fractional).
+        dataset_size: N.
+        batch_size: B.
+
+    Returns:
+        T, at least 1.
+    """
     return max(1, math.ceil(Fraction(str(epochs)) * dataset_size / batch_size))
 
 
 def epochs_for_steps(steps: float, dataset_size: int, batch_size: int) -> float:
-    """E = T·B/N: the epochs T steps make, rounded down (as printed, too: ⌈E·N/B⌉ of it is then at most T)."""
+    """E = T·B/N: the epochs T steps make, rounded down (as printed, too: ⌈E·N/B⌉ of it is then at most T).
+
+    Args:
+        steps: T (+inf allowed).
+        dataset_size: N.
+        batch_size: B.
+
+    Returns:
+        E, rounded down.
+    """
     if steps == math.inf:
         return math.inf
     exact = Fraction(int(steps) * batch_size, dataset_size)
@@ -71,8 +106,17 @@ def epochs_for_steps(steps: float, dataset_size: int, batch_size: int) -> float:
 
 @dataclass(frozen=True)
 class Schedule:
-    """A DP-SGD run's sampling: ``sampling_rate`` q (a double, rounded up) and ``steps`` T, with the user's terms
-    they came from (``dataset_size`` N, ``batch_size`` B, ``epochs`` E, ``fraction`` q exactly) where given."""
+    """A DP-SGD run's sampling: the Poisson sampling rate q and the number of steps T, with the user's terms.
+
+    Attributes:
+        sampling_rate: q, a double rounded up.
+        steps: T.
+        dataset_size: N, where given.
+        batch_size: B, where given.
+        epochs: E, where given.
+        fraction: q exactly (B/N, or the fraction typed), where known.
+        rate_text: the fraction as typed (``256/60000``, not ``8/1875``), where given.
+    """
 
     sampling_rate: float
     steps: int
@@ -93,7 +137,23 @@ class Schedule:
         sampling_rate: float | str | None = None,
     ) -> Schedule:
         """The schedule of either (N, B) or q, and either E (with N and B) or T; a ValueError names what is missing,
-        what conflicts, or the bad value."""
+        what conflicts, or the bad value.
+
+        Args:
+            dataset_size: N, the number of examples (an integer >= 1), with ``batch_size``.
+            batch_size: B, the expected batch size (an integer >= 1, at most N).
+            epochs: E (> 0, finite), with N and B.
+            steps: T (an integer >= 1), instead of E.
+            sampling_rate: q in [0, 1] (a number, or a fraction typed as ``"256/60000"``), instead of N and B.
+
+        Returns:
+            The :class:`Schedule`.
+
+        Raises:
+            ArgumentTypeError: a number of the wrong type.
+            ValueError: N without B (or B without N), both q and (N, B) or neither, both E and T or neither, E without
+                N and B, B > N, or a bad value.
+        """
         if (dataset_size is None) != (batch_size is None):
             given, missing = ("dataset_size", "batch_size") if batch_size is None else ("batch_size", "dataset_size")
             raise ValueError(f"{given} needs {missing} too: the sampling rate is batch_size/dataset_size")
@@ -134,14 +194,25 @@ class Schedule:
         return cls(q, t, n, b, None if epochs is None else float(epochs), fraction, rate_text)
 
     def event(self, noise_multiplier: float) -> Any:
-        """dp-accounting's DP-SGD event of this schedule at ``noise_multiplier`` σ/Δ (a dpkit event)."""
+        """dp-accounting's DP-SGD event of this schedule at ``noise_multiplier`` σ/Δ (a dpkit event).
+
+        Args:
+            noise_multiplier: σ/Δ.
+
+        Returns:
+            ``SelfComposedEvent(PoissonSampledEvent(q, GaussianEvent(σ/Δ)), T)`` (one step: no composition).
+        """
         from .events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
 
         step = PoissonSampledEvent(self.sampling_rate, GaussianEvent(noise_multiplier))
         return step if self.steps == 1 else SelfComposedEvent(step, self.steps)
 
     def describe(self) -> str:
-        """How q and T follow from the user's terms: ``q = 256/60000 = 0.0042667, T = ⌈10 · 60000/256⌉ = 2,344``."""
+        """How q and T follow from the user's terms: ``q = 256/60000 = 0.0042667, T = ⌈10 · 60000/256⌉ = 2,344``.
+
+        Returns:
+            The line.
+        """
         if self.rate_text is not None:
             rate = f"q = {self.rate_text} = {self.sampling_rate:.5g}"
         else:
@@ -153,6 +224,11 @@ class Schedule:
         return f"{rate}, {steps} {'step' if self.steps == 1 else 'steps'}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The schedule as a plain dict.
+
+        Returns:
+            q, its fraction as typed, T, N, B and E, by name.
+        """
         return {
             "sampling_rate": self.sampling_rate,
             "sampling_rate_fraction": self.rate_text,

@@ -1,31 +1,12 @@
 """Calibrating DP-SGD: any one of (noise multiplier, steps, sampling probability) for a target (ε, δ).
 
 The mechanism is dp-accounting's DP-SGD event ``SelfComposed(PoissonSampled(q, Gaussian(nm)), steps)``
-(add/remove relation), i.e. :class:`~dpkit.accountant.events.SelfComposedEvent` of a
-:class:`~dpkit.accountant.events.PoissonSampledEvent` of a :class:`~dpkit.accountant.events.GaussianEvent`,
-accounted with dp-accounting's pessimistic PLD (connect-the-dots):
+(add/remove relation), accounted with dp-accounting's pessimistic PLD: :func:`calibrate_noise_multiplier` (nm for
+q, T), :func:`largest_steps`, :func:`largest_sampling_probability` and :func:`largest_batch_size`.
 
-* :func:`calibrate_noise_multiplier` — the smallest nm for (q, steps);
-* :func:`largest_steps` — the largest number of steps for (q, nm);
-* :func:`largest_sampling_probability` — the largest q for (nm, steps);
-* :func:`largest_batch_size` — the largest batch B of N examples for (nm, epochs or steps).
-
-**How (fast).** The parameter is found by a root-find in log-space on a ladder of discretisation
-intervals: a bracket from the CLT/GDP approximation (Bu et al. 2019: μ ≈ q·sqrt(T(e^{1/nm²} − 1))),
-Brent's method on a coarse PLD (interval 1e-2, each evaluation ~100x cheaper than at 1e-4),
-then a couple of secant steps per finer interval (2e-3, 5e-4, 1e-4), started from the coarser
-answer with the coarser slope. The ladder stops once the answer moves by less than 0.2 % from one
-interval to the next (the pessimistic PLD converges fast in the interval: 5e-4 and 1e-4 agree to
-~1e-4 relative in ε on the benchmark grid), or at the interval given.
-
-**Sound.** The returned value is checked at the end: its ε under the pessimistic PLD at the
-final interval (``value_discretization_interval`` of the result) is <= the target, as
-:mod:`dpkit.accountant.calibration` checks; ``epsilon`` is that ε, rounded up.
-
-**Ends.** q = 1 is the plain Gaussian: exact μ-GDP (:func:`dpkit.accountant.calibrate_sigma`).
-q = 0 or nm = +inf releases nothing about any record: any nm meets the target (0.0 is returned),
-the number of steps is unbounded (``math.inf``), and every q <= 1 meets it. nm = 0 releases the
-sampled records as they are: T steps are then exactly (0, 1 − (1 − q)^T)-DP, which decides.
+The parameter is found by a root-find on a ladder of PLD discretisation intervals and checked at the end (its ε
+at the final interval is <= the target); the ends (q = 0 or 1, nm = 0 or +inf) are answered. How, and why it is
+sound: docs/how-to/dp-sgd.md (How the calibration works).
 """
 
 from __future__ import annotations
@@ -117,6 +98,11 @@ class EventCalibration:
     epsilon_lower: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The calibration as a plain dict.
+
+        Returns:
+            The fields, with ``epsilon_upper`` and ``epsilon_lower``.
+        """
         return {
             "parameter": self.parameter,
             "value": self.value,
@@ -206,7 +192,18 @@ def dpsgd_epsilon(
 ) -> float:
     """ε(δ) of DP-SGD (``steps`` Poisson-subsampled Gaussian steps) under the pessimistic PLD, rounded up.
 
-    q = 1 is answered exactly (μ-GDP), q = 0 or nm = +inf gives 0, nm = 0 gives 0 or +inf.
+    Args:
+        delta: the δ, in [0, 1].
+        sampling_probability: q, in [0, 1] (1: exact μ-GDP; 0: ε = 0).
+        noise_multiplier: nm = σ/Δ (>= 0; +inf: ε = 0; 0: ε = 0 or +inf).
+        steps: T (an integer >= 1).
+        value_discretization_interval: the PLD grid's interval (> 0); 1e-4 by default.
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ValueError: a value out of its range or of the wrong type (ArgumentTypeError).
     """
     delta = check_unit_interval("delta", delta)
     q = check_unit_interval("sampling_probability", sampling_probability)
@@ -253,18 +250,7 @@ def _ladder(
     u_max: float = math.inf,
     coarsest: float = INTERVAL_LADDER[0],
 ) -> tuple[float, float, float]:
-    """Solve ε_h(e^u) = target down a ladder of intervals; return (u, ε at u, ``finest``) with ε <= target at u.
-
-    ``evaluate(u, h)`` is the (unrounded) ε at parameter e^u and interval h; it is monotone in u
-    (``increasing`` or not). The feasible side is ε <= target. u is clipped to [u_min, u_max].
-    The intervals halve from ``coarsest`` (at most 2⁷·finest) to ``finest``: Brent's method at the coarsest (on the
-    bracket :func:`~dpkit.accountant.numerics.bracket_monotone` walks to from ``u0``),
-    then one secant step per interval, started where the roots so far extrapolate to (connect-the-dots' bias
-    is quadratic in the interval: each halving moves the root a quarter as far as the last), and at
-    ``finest`` secant steps until a feasible point within 0.05 % of the target
-    (:func:`~dpkit.accountant.numerics.feasible_secant`). Each interval costs about half
-    the next, so the whole ladder costs about two evaluations at ``finest``.
-    """
+    """Solve ε_h(e^u) = target down a ladder of intervals; return (u, ε at u, ``finest``) with ε <= target at u."""
     levels = _levels(coarsest, finest)
     sign = 1.0 if increasing else -1.0
     aim, accept = target * (1.0 - 2.5e-4), target * (1.0 - 5e-4)
@@ -336,11 +322,7 @@ def _ladder(
 
 
 def _coarsest(step_mu: float) -> float:
-    """The coarsest useful interval: a grid much coarser than the per-step privacy loss (its CLT μ) is biased.
-
-    Pessimistic rounding moves every step's loss up by up to one interval; when a step's loss is
-    smaller than the interval, the coarse answer is off by a factor, not a few per cent.
-    """
+    """The coarsest useful interval: a grid much coarser than the per-step privacy loss (its CLT μ) is biased."""
     return max(INTERVAL_LADDER[-1], min(INTERVAL_LADDER[0], 2.0 * step_mu))
 
 
@@ -430,13 +412,21 @@ def calibrate_noise_multiplier(
     value_discretization_interval: float | None = None,
     method: str = "pld",
 ) -> EventCalibration:
-    """The smallest noise multiplier (to 10 significant digits, rounded up) for which DP-SGD meets (ε, δ) under
-    the pessimistic PLD, with its certified ε and the lower bound on the truth.
+    """The smallest noise multiplier (10 significant digits, rounded up) for which DP-SGD meets (ε, δ) (PLD).
 
-    ``value_discretization_interval``: the finest interval of the ladder and the certificate's (default: what
-    :func:`dpkit.accountant.pld_events.pld_epsilon` chooses, dp-accounting's 1e-4 unless ε is in the tens).
-    ``method="rdp"`` uses the RDP curve instead (looser, faster). See the module docstring for the method and
-    the ends.
+    Args:
+        epsilon: the target ε (> 0).
+        delta: the target δ, in (0, 1).
+        sampling_probability: q, in [0, 1].
+        steps: T (an integer >= 1).
+        value_discretization_interval: the ladder's finest interval (None: 1e-4 unless ε is in the tens).
+        method: "pld" (tight) or "rdp" (looser, faster); "pld" by default.
+
+    Returns:
+        The :class:`EventCalibration`: nm, its certified ε and the lower bound on the true ε.
+
+    Raises:
+        ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
     """
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, enum_values(CalibrationMethod))
@@ -511,11 +501,23 @@ def largest_steps(
     max_steps: int = 10**8,
     method: str = "pld",
 ) -> EventCalibration:
-    """The largest number of DP-SGD steps that meets (ε, δ) under the pessimistic PLD (0 if not even one).
+    """The largest number of DP-SGD steps (within 0.05 %, or 1 step) that meets (ε, δ) under the pessimistic PLD.
 
-    ``steps`` is ``math.inf`` when every number does (q = 0, nm = +inf), and capped at ``max_steps``.
-    Within 0.05 % (or 1 step) of the largest number; its ε certified as :func:`calibrate_noise_multiplier`'s.
-    ``method="rdp"``: through RDP.
+    Args:
+        epsilon: the target ε (> 0).
+        delta: the target δ, in (0, 1).
+        sampling_probability: q, in [0, 1].
+        noise_multiplier: nm = σ/Δ (>= 0, +inf allowed).
+        value_discretization_interval: the ladder's finest interval (None: 1e-4 unless ε is in the tens).
+        max_steps: the cap on T (an integer >= 1); 10⁸ by default.
+        method: "pld" (tight) or "rdp" (looser, faster); "pld" by default.
+
+    Returns:
+        The :class:`EventCalibration`: T (0 if not even one step meets the target, ``math.inf`` when every number
+        does: q = 0, nm = +inf; at most ``max_steps``), its ε certified as :func:`calibrate_noise_multiplier`'s.
+
+    Raises:
+        ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
     """
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, enum_values(CalibrationMethod))
@@ -611,8 +613,22 @@ def largest_sampling_probability(
     value_discretization_interval: float | None = None,
     method: str = "pld",
 ) -> EventCalibration:
-    """The largest sampling probability q (to 10 significant digits, rounded down) for which DP-SGD meets (ε, δ)
-    under the pessimistic PLD (or ``"rdp"``); its ε certified as :func:`calibrate_noise_multiplier`'s."""
+    """The largest sampling probability q (10 significant digits, rounded down) for which DP-SGD meets (ε, δ).
+
+    Args:
+        epsilon: the target ε (> 0).
+        delta: the target δ, in (0, 1).
+        noise_multiplier: nm = σ/Δ (>= 0, +inf allowed).
+        steps: T (an integer >= 1).
+        value_discretization_interval: the ladder's finest interval (None: 1e-4 unless ε is in the tens).
+        method: "pld" (tight) or "rdp" (looser, faster); "pld" by default.
+
+    Returns:
+        The :class:`EventCalibration`.
+
+    Raises:
+        ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
+    """
     epsilon, delta = _check_common(epsilon, delta)
     method = check_choice("method", method, enum_values(CalibrationMethod))
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
@@ -677,9 +693,24 @@ def largest_batch_size(
     value_discretization_interval: float | None = None,
     method: str = "pld",
 ) -> EventCalibration:
-    """The largest expected batch size B (Poisson sampling, q = B/N) for which DP-SGD meets (ε, δ): over ``epochs``
-    E (T = ⌈E·N/B⌉ steps: a larger batch takes fewer, noisier-in-aggregate steps) or a fixed number of ``steps``.
-    ``value`` is B (0 if not even B = 1 meets the target); its ε certified as :func:`calibrate_noise_multiplier`'s.
+    """The largest expected batch size B (Poisson sampling, q = B/N) for which DP-SGD meets (ε, δ).
+
+    Args:
+        epsilon: the target ε (> 0).
+        delta: the target δ, in (0, 1).
+        dataset_size: N (an integer >= 1).
+        noise_multiplier: nm = σ/Δ (>= 0, +inf allowed).
+        epochs: E, instead of ``steps`` (T = ⌈E·N/B⌉: a larger batch takes fewer steps).
+        steps: T, a fixed number of steps, instead of ``epochs``.
+        value_discretization_interval: the ladder's finest interval (None: 1e-4 unless ε is in the tens).
+        method: "pld" (tight) or "rdp" (looser, faster); "pld" by default.
+
+    Returns:
+        The :class:`EventCalibration`: B (0 if not even B = 1 meets the target).
+
+    Raises:
+        ValueError: a bad value or type, an unknown method, not exactly one of E and T, or a target below what the
+            PLD resolves (use rdp).
     """
     from .dp_sgd import rate_up, steps_for_epochs
 

@@ -105,7 +105,11 @@ class EventPlan:
         return TAIL_TRUNCATION * ops + _LEAF_TRUNCATION * self.discretisations
 
     def effective_mu(self) -> float:
-        """A GDP-like width of the composed privacy loss (for the automatic discretisation interval)."""
+        """A GDP-like width of the composed privacy loss (for the automatic discretisation interval).
+
+        Returns:
+            sqrt(Σ count·μ²) over the Gaussians and each leaf's μ-like width.
+        """
         total = self.gaussian_mu2
         for (kind, a, b), count in self.leaves:
             if kind == "laplace":
@@ -128,6 +132,9 @@ class EventPlan:
 
         Summed in exact rationals (a Laplace ε₀ = Δ/b and a given ε are rational; logarithms are
         rounded up first), so 3 × Laplace(1) + 2 × Laplace(2) is 4 exactly.
+
+        Returns:
+            The pure ε, or None.
         """
         if self.gaussian_mu2 > 0.0:
             return None
@@ -163,15 +170,33 @@ class EventPlan:
     def part_floor_epsilon(self, delta: float) -> float:
         """The largest exact ε(δ) of a part of the plan that has a closed form (:meth:`_closed_parts`): a
         composition is at least each of its parts (post-processing), so no PLD figure may fall below it. 0 when
-        no part has one."""
+        no part has one.
+
+        Args:
+            delta: the δ, in [0, 1] (not checked).
+
+        Returns:
+            The floor on ε(δ).
+        """
         return max([0.0] + [part.exact_epsilon(delta) for part in self._closed_parts()])
 
     def part_floor_delta(self, epsilon: float) -> float:
-        """As :meth:`part_floor_epsilon`, for δ(ε)."""
+        """As :meth:`part_floor_epsilon`, for δ(ε).
+
+        Args:
+            epsilon: the ε (>= 0, not checked).
+
+        Returns:
+            The floor on δ(ε).
+        """
         return max([0.0] + [part.exact_delta(epsilon) for part in self._closed_parts()])
 
     def closed_form(self) -> str | None:
-        """The name of the exact profile of this plan, if it has one."""
+        """The name of the exact profile of this plan, if it has one.
+
+        Returns:
+            "gdp", "laplace", "randomized_response" or "epsilon_delta", or None.
+        """
         if self.non_private or self.empty:
             return None
         if not self.leaves:
@@ -182,6 +207,14 @@ class EventPlan:
         return None
 
     def exact_epsilon(self, delta: float) -> float:
+        """The exact ε(δ) of a plan with a closed form (:meth:`closed_form` not None), rounded up.
+
+        Args:
+            delta: the δ, in [0, 1] (not checked).
+
+        Returns:
+            ε, rounded up.
+        """
         name = self.closed_form()
         if name == "gdp":
             return gdp_epsilon_unchecked(round_up(math.sqrt(self.gaussian_mu2)), delta)
@@ -193,6 +226,14 @@ class EventPlan:
         return epsilon_delta_epsilon_unchecked(a, b, delta)
 
     def exact_delta(self, epsilon: float) -> float:
+        """The exact δ(ε) of a plan with a closed form (:meth:`closed_form` not None), rounded up.
+
+        Args:
+            epsilon: the ε (>= 0, not checked).
+
+        Returns:
+            δ, rounded up.
+        """
         name = self.closed_form()
         if name == "gdp":
             return gdp_delta_unchecked(round_up(math.sqrt(self.gaussian_mu2)), epsilon)
@@ -214,12 +255,23 @@ class PlanBuilder:
     non_private: bool = False
 
     def add(self, leaf: PlanLeaf, count: int) -> None:
+        """Count ``count`` more runs of ``leaf``; an (ε, 1) or (∞, δ) release makes the plan non-private.
+
+        Args:
+            leaf: the leaf (kind, a, b).
+            count: its multiplicity.
+        """
         if leaf[0] == "approx" and (leaf[2] >= 1.0 or math.isinf(leaf[1])):  # (ε, 1) or (∞, δ): no privacy at all
             self.non_private = True
             return
         self.leaves[leaf] = self.leaves.get(leaf, 0) + count
 
     def plan(self) -> EventPlan:
+        """The finished plan: the Gaussians' μ² summed (rounded up) and the leaves sorted.
+
+        Returns:
+            The :class:`EventPlan` (non-private when a leaf is, or μ² overflows).
+        """
         if self.non_private:
             return EventPlan(self.relation, non_private=True)
         mu2 = round_up(math.fsum(self.mu2), ulps=4 + len(self.mu2)) if self.mu2 else 0.0
@@ -252,7 +304,17 @@ def _log_expm1(x: float) -> float:
 
 
 def lower_event(event: Event, mult: int, group: int, out: PlanBuilder) -> None:
-    """Add ``mult`` runs of ``event`` (for groups of ``group`` records) to ``out``; raise UnsupportedEvent."""
+    """Add ``mult`` runs of ``event`` (for groups of ``group`` records) to ``out``; raise UnsupportedEvent.
+
+    Args:
+        event: the event.
+        mult: how many times it runs.
+        group: the group size (1: single records).
+        out: the builder to add to.
+
+    Raises:
+        UnsupportedEvent: an event the PLD method cannot express (the message says why).
+    """
     if out.non_private:
         return
     if isinstance(event, SelfComposedEvent):
@@ -365,14 +427,34 @@ def _lower_poisson(event: PoissonSampledEvent, mult: int, group: int, out: PlanB
 
 
 def check_event(event: object) -> Event:
-    """``event`` if it is a dpkit event, else an ArgumentTypeError naming it."""
+    """``event`` if it is a dpkit event, else an ArgumentTypeError naming it.
+
+    Args:
+        event: the value.
+
+    Returns:
+        The event.
+
+    Raises:
+        ArgumentTypeError: not an Event.
+    """
     if not isinstance(event, Event):
         raise ArgumentTypeError(f"event must be a dpkit event (dpkit.accountant.events.Event), got {event!r}")
     return event
 
 
 def plan_event(event: Event) -> EventPlan:
-    """``event`` lowered to its plan, or a ValueError (``pld: …``) naming what the PLD method cannot express."""
+    """``event`` lowered to its plan, or a ValueError (``pld: …``) naming what the PLD method cannot express.
+
+    Args:
+        event: the event.
+
+    Returns:
+        The :class:`EventPlan`.
+
+    Raises:
+        ValueError: an event the PLD method cannot express.
+    """
     out = PlanBuilder(event.relation)
     try:
         lower_event(event, 1, 1, out)

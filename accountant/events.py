@@ -2,24 +2,14 @@
 
 As in dp-accounting's ``dp_event.py``, an :class:`Event` only *describes* a mechanism; the
 accountants in :mod:`dpkit.accountant.accountants` interpret it (or say why they cannot). Each
-event here mirrors one dp-accounting ``DpEvent`` with the same parameters, so that an event and its
-``DpEvent`` (:mod:`dpkit.accountant.interop`) mean the same mechanism. Unlike a ``DpEvent``, every
-event also states the neighbouring relation its guarantee is stated under (:attr:`Event.relation`:
-``"add_remove"`` or ``"replace_one"``, dp-accounting's ``ADD_OR_REMOVE_ONE`` / ``REPLACE_ONE``, which
-dp-accounting sets on the accountant instead). Leaf events take ``relation=``; composite events take
-theirs from their children, which must agree.
+event mirrors one dp-accounting ``DpEvent`` with the same parameters (:mod:`dpkit.accountant.interop`) and
+also states the neighbouring relation its guarantee is under (:attr:`Event.relation`: ``"add_remove"`` or
+``"replace_one"``); composite events take theirs from their children, which must agree.
 
 Events are frozen, validated dataclasses (a bad value raises :class:`ValueError`, a wrong type
-:class:`~dpkit.accountant.validation.ArgumentTypeError`, each naming the field and the value),
-hashable and comparable. :meth:`Event.to_dict` / :meth:`Event.from_dict` give dpkit's own JSON form
-``{"kind": ..., ...}``; :func:`walk` flattens compositions; :func:`describe` prints one line.
-
-Examples:
-    >>> e = SelfComposedEvent(PoissonSampledEvent(0.004, GaussianEvent(1.1)), 14062)
-    >>> describe(e)
-    'Poisson(q=0.004) of Gaussian(nm=1.1) × 14062'
-    >>> Event.from_dict(e.to_dict()) == e
-    True
+:class:`~dpkit.accountant.validation.ArgumentTypeError`), hashable and comparable. :meth:`Event.to_dict` /
+:meth:`Event.from_dict` give dpkit's own JSON form; :func:`walk` flattens compositions; :func:`describe`
+prints one line.
 """
 
 from __future__ import annotations
@@ -119,7 +109,11 @@ class Event(ABC):
         """``"add_remove"`` or ``"replace_one"``: the neighbouring relation the guarantee is stated under."""
 
     def to_dict(self) -> dict[str, Any]:
-        """dpkit's JSON form: ``{"kind": ..., <field>: <value>, ...}`` (child events nested, tuples as lists)."""
+        """dpkit's JSON form: ``{"kind": ..., <field>: <value>, ...}`` (child events nested, tuples as lists).
+
+        Returns:
+            The event as plain, JSON-ready data.
+        """
         out: dict[str, Any] = {"kind": self.kind}
         for f in fields(self):  # type: ignore[arg-type]  # every concrete event is a dataclass
             value = getattr(self, f.name)
@@ -132,7 +126,18 @@ class Event(ABC):
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> Event:
-        """Rebuild an event from :meth:`to_dict`'s form; a bad document raises one ValueError naming the place."""
+        """Rebuild an event from :meth:`to_dict`'s form; a bad document raises one ValueError naming the place.
+
+        Args:
+            data: the mapping :meth:`to_dict` writes.
+
+        Returns:
+            The event.
+
+        Raises:
+            ArgumentTypeError: ``data`` (or a nested event) not a mapping, or a field of the wrong type.
+            ValueError: no or an unknown ``kind``, an unknown or missing field, or a bad value.
+        """
         return _from_dict(data, "event")
 
 
@@ -213,6 +218,18 @@ class GaussianEvent(Event):
 
         μ = sensitivity/σ; the noise multiplier is σ/sensitivity under add_remove and
         2σ/sensitivity under replace_one (dp-accounting's C is half the replace-one distance).
+
+        Args:
+            sigma: σ, the noise standard deviation (>= 0, +inf allowed).
+            sensitivity: Δ, the ℓ2 distance of neighbours under ``relation`` (> 0).
+            relation: "add_remove" or "replace_one".
+
+        Returns:
+            The :class:`GaussianEvent`.
+
+        Raises:
+            ArgumentTypeError: a parameter of the wrong type.
+            ValueError: σ negative or NaN, Δ not positive and finite, or an unknown relation.
         """
         sigma = _extended("sigma", sigma)
         sensitivity = check_positive("sensitivity", sensitivity)
@@ -284,7 +301,19 @@ class RandomizedResponseEvent(Event):
 
     @classmethod
     def from_epsilon(cls, epsilon: float, *, num_buckets: int = 2) -> RandomizedResponseEvent:
-        """The randomized response over ``num_buckets`` (>= 2) values that is ε-DP (p = k/(e^ε − 1 + k), rounded up)."""
+        """The randomized response over ``num_buckets`` (>= 2) values that is ε-DP (p = k/(e^ε − 1 + k), rounded up).
+
+        Args:
+            epsilon: the pure ε (>= 0, +inf allowed: no noise).
+            num_buckets: k, the number of values (an integer >= 2); 2 by default.
+
+        Returns:
+            The :class:`RandomizedResponseEvent`.
+
+        Raises:
+            ArgumentTypeError: a parameter of the wrong type.
+            ValueError: ε negative or NaN, or k below 2.
+        """
         epsilon = _extended("epsilon", epsilon)
         k = check_count("num_buckets", num_buckets)
         if k < 2:
@@ -501,6 +530,15 @@ def walk(event: Event) -> Iterator[tuple[Event, int]]:
 
     A "leaf" is any event that is neither (a sampled or group event is yielded whole); its
     multiplicity is the product of the counts above it. Repeated leaves are not merged.
+
+    Args:
+        event: the event.
+
+    Yields:
+        (leaf, multiplicity) pairs.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event.
     """
     return _walk(_check_event("event", event))  # checked now, not at the first next()
 
@@ -522,7 +560,19 @@ def scale_noise(event: Event, factor: float) -> Event:
     Gaussian, Laplace and tree-aggregation events in it, through sampling, composition and groups (so a ledger
     of events can be calibrated by one common factor, as a Gaussian ledger is). Events whose privacy is not a
     noise scale — randomized response, an (ε, δ) release, a non-private release — cannot be rescaled: a
-    ValueError names them. A no-op stays a no-op."""
+    ValueError names them. A no-op stays a no-op.
+
+    Args:
+        event: the event.
+        factor: the factor on every noise scale (> 0).
+
+    Returns:
+        The rescaled event.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or ``factor`` not a real number.
+        ValueError: ``factor`` not positive and finite, or an event whose privacy is not a noise scale.
+    """
     from dataclasses import replace
 
     factor = check_positive("factor", factor)
@@ -592,6 +642,22 @@ def describe(event: Event) -> str:
 
     "of" binds tighter than "×", which binds tighter than "+"; " [replace_one]" is appended when
     the event is stated under replace_one.
+
+    Args:
+        event: the event.
+
+    Returns:
+        The line.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event.
+
+    Examples:
+        >>> e = SelfComposedEvent(PoissonSampledEvent(0.004, GaussianEvent(1.1)), 14062)
+        >>> describe(e)
+        'Poisson(q=0.004) of Gaussian(nm=1.1) × 14062'
+        >>> Event.from_dict(e.to_dict()) == e
+        True
     """
     text, _ = _describe(_check_event("event", event))
     return text if event.relation == "add_remove" else f"{text} [replace_one]"

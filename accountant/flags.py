@@ -37,7 +37,18 @@ INFORMATIVE_DELTA: float = 1e-5
 
 @dataclass(frozen=True)
 class Flag:
-    """A finding about a paper's accounting: ``code`` is stable, ``message`` is for people."""
+    """A finding about a paper's accounting: ``code`` is stable, ``message`` is for people.
+
+    Attributes:
+        code: the finding's stable identifier (e.g. ``delta-not-informative``).
+        message: the finding, for people.
+        severity: "error", "warning" or "info" (:data:`SEVERITIES`); "warning" by default.
+        release: the release it concerns (None: the whole accounting).
+
+    Raises:
+        ArgumentTypeError: a severity that is not a string.
+        ValueError: an unknown severity.
+    """
 
     code: str
     message: str
@@ -48,13 +59,31 @@ class Flag:
         check_choice("severity", self.severity, SEVERITIES)
 
     def to_dict(self) -> dict[str, Any]:
+        """The flag as a plain dict.
+
+        Returns:
+            ``code``, ``severity``, ``release`` and ``message``.
+        """
         return {"code": self.code, "severity": self.severity, "release": self.release, "message": self.message}
 
 
 def uninformative_delta_flag(delta: float, users: int | None, *, epsilon: float | None = None) -> Flag | None:
     """A ``delta-not-informative`` warning when ``delta`` exceeds :func:`users_informative_delta` for ``users`` = K
     (None: K unknown): at such a δ an ε says little about each individual (above 1/K, a mechanism that publishes one
-    user's data outright meets it). ``epsilon``, the ε at the informative δ, is quoted when given."""
+    user's data outright meets it). ``epsilon``, the ε at the informative δ, is quoted when given.
+
+    Args:
+        delta: the δ an accounting was read at.
+        users: K, the number of users (None: unknown).
+        epsilon: the ε at the informative δ, quoted in the message (None: not quoted).
+
+    Returns:
+        The warning, or None when δ is informative.
+
+    Raises:
+        ArgumentTypeError: K of the wrong type.
+        ValueError: K below 1.
+    """
     informative = users_informative_delta(users)
     if not delta > informative:
         return None
@@ -71,14 +100,35 @@ def uninformative_delta_flag(delta: float, users: int | None, *, epsilon: float 
 
 def users_informative_delta(users: int | None) -> float:
     """The informative δ for K = ``users`` users: min(:data:`INFORMATIVE_DELTA`, 1/K), and
-    :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly)."""
+    :data:`INFORMATIVE_DELTA` (10⁻⁵) without K (the rule of :func:`informative_delta`, for a K given directly).
+
+    Args:
+        users: K, the number of users (an integer >= 1), or None.
+
+    Returns:
+        The informative δ.
+
+    Raises:
+        ArgumentTypeError: K of the wrong type.
+        ValueError: K below 1.
+    """
     if users is None:
         return INFORMATIVE_DELTA
     return min(INFORMATIVE_DELTA, 1 / check_count("users", users))  # exact int division: any K (0 beyond the doubles)
 
 
 def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: str, counters: str) -> Flag:
-    """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item."""
+    """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item.
+
+    Args:
+        paper_depth: the paper's m.
+        exact_depth: the schedule's exact count of p-sums per item.
+        schedule: the schedule's name, for the message.
+        counters: the counters' name, for the message.
+
+    Returns:
+        A ``tree-depth-mismatch`` flag: an error when the paper under-counts, info when it over-counts.
+    """
     under = paper_depth < exact_depth
     return Flag(
         "tree-depth-mismatch",

@@ -6,21 +6,8 @@ Su 2019). Its exact (ε, δ) profile is the analytic Gaussian mechanism's (Balle
 
     δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2).
 
-No (ε, δ) claim for the mechanism can be smaller. Evaluation is done in log space:
-
-* when a = −ε/μ + μ/2 < 0 both terms share the factor e^{−a²/2} (because b² − a² = 2ε), and
-  δ = ½ e^{−a²/2} (erfcx(−a/√2) − erfcx(−b/√2)) leaves only an O(1)-scaled difference;
-* otherwise log Φ is taken with ``log_ndtr``;
-* when the difference of the two terms cancels beyond what doubles can resolve (relative
-  error above 1e-12) the value is recomputed with mpmath at a precision chosen from the
-  size of the cancellation.
-
-Results are conservative: δ is rounded up, ε is the feasible end of its root-find (and so
-rounded up), the largest admissible μ is rounded down.
-
-The ends of the profile are answered, not refused: δ(0) = 2Φ(μ/2) − 1 (the total variation
-distance of N(0, 1) and N(μ, 1)), δ(+inf) = 0; ε(δ) = +inf at δ = 0 (no Gaussian mechanism is
-pure DP) and 0 from δ = δ(0) up to δ = 1; μ(ε, δ) = 0 at δ = 0 and +inf at δ = 1 or ε = +inf.
+No (ε, δ) claim for the mechanism can be smaller. δ is rounded up, ε up and the largest μ down;
+the log-space evaluation and the answered ends are in docs/FORMULAS.md (Evaluating μ-GDP).
 """
 
 from __future__ import annotations
@@ -89,6 +76,13 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
 
     This is the unvalidated kernel used by the root-finds; use :func:`gdp_delta` for a
     validated, conservatively rounded δ.
+
+    Args:
+        mu: the GDP parameter μ (> 0, not checked).
+        epsilon: the ε (>= 0, +inf allowed; not checked).
+
+    Returns:
+        log δ(ε), −inf where δ is 0 in doubles.
     """
     a = -epsilon / mu + mu / 2.0
     b = -epsilon / mu - mu / 2.0
@@ -119,6 +113,17 @@ def gdp_log_delta(mu: float, epsilon: float) -> float:
 def gdp_delta(mu: float, epsilon: float) -> float:
     """δ(ε) of a μ-GDP mechanism (μ > 0, 0 <= ε <= +inf), rounded up.
 
+    Args:
+        mu: the GDP parameter μ = Δ/σ (> 0).
+        epsilon: the ε (>= 0; +inf gives δ = 0, 0 gives 2Φ(μ/2) − 1).
+
+    Returns:
+        δ(ε), rounded up.
+
+    Raises:
+        ArgumentTypeError: μ or ε not a real number.
+        ValueError: μ not positive and finite, or ε negative or NaN.
+
     Examples:
         >>> round(gdp_delta(1.0, 1.0), 6)
         0.126937
@@ -131,7 +136,15 @@ def gdp_delta(mu: float, epsilon: float) -> float:
 
 
 def gdp_delta_unchecked(mu: float, epsilon: float) -> float:
-    """Unvalidated :func:`gdp_delta` (μ, ε trusted)."""
+    """Unvalidated :func:`gdp_delta` (μ, ε trusted).
+
+    Args:
+        mu: the GDP parameter μ (> 0, not checked).
+        epsilon: the ε (>= 0, +inf allowed; not checked).
+
+    Returns:
+        δ(ε), rounded up (1 beyond :data:`MU_OVERFLOW`).
+    """
     if epsilon == math.inf:
         return 0.0
     if mu > MU_OVERFLOW:
@@ -142,8 +155,17 @@ def gdp_delta_unchecked(mu: float, epsilon: float) -> float:
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The smallest ε with δ(ε) <= ``delta`` for a μ-GDP mechanism, rounded up.
 
-    Returns 0.0 when the mechanism is already (0, δ)-DP (δ >= 2Φ(μ/2) − 1, δ = 1 included) and
-    +inf at δ = 0.
+    Args:
+        mu: the GDP parameter μ = Δ/σ (> 0).
+        delta: the target δ, in [0, 1].
+
+    Returns:
+        ε, rounded up: 0.0 when the mechanism is already (0, δ)-DP (δ >= 2Φ(μ/2) − 1, δ = 1
+        included) and +inf at δ = 0.
+
+    Raises:
+        ArgumentTypeError: μ or δ not a real number.
+        ValueError: μ not positive and finite, or δ outside [0, 1].
     """
     mu = check_positive("mu", mu)
     delta = check_unit_interval("delta", delta)
@@ -151,7 +173,15 @@ def gdp_epsilon(mu: float, delta: float) -> float:
 
 
 def gdp_epsilon_unchecked(mu: float, delta: float) -> float:
-    """Unvalidated :func:`gdp_epsilon` (μ, δ trusted)."""
+    """Unvalidated :func:`gdp_epsilon` (μ, δ trusted).
+
+    Args:
+        mu: the GDP parameter μ (> 0, not checked).
+        delta: the target δ, in [0, 1] (not checked).
+
+    Returns:
+        ε, rounded up (as :func:`gdp_epsilon`).
+    """
     if delta == 1.0:  # every mechanism is (0, 1)-DP
         return 0.0
     if delta == 0.0:
@@ -188,7 +218,17 @@ def gdp_epsilon_unchecked(mu: float, delta: float) -> float:
 def gdp_mu(epsilon: float, delta: float) -> float:
     """The largest μ such that μ-GDP implies (ε, δ)-DP, rounded down (0 <= ε <= +inf, 0 <= δ <= 1).
 
-    0.0 at δ = 0 and +inf when the target holds for every mechanism (δ = 1 or ε = +inf).
+    Args:
+        epsilon: the target ε (>= 0, +inf allowed).
+        delta: the target δ, in [0, 1].
+
+    Returns:
+        μ, rounded down: 0.0 at δ = 0 and +inf when the target holds for every mechanism
+        (δ = 1 or ε = +inf).
+
+    Raises:
+        ArgumentTypeError: ε or δ not a real number.
+        ValueError: ε negative or NaN, or δ outside [0, 1].
     """
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     delta = check_unit_interval("delta", delta)
@@ -196,7 +236,18 @@ def gdp_mu(epsilon: float, delta: float) -> float:
 
 
 def gdp_mu_unchecked(epsilon: float, delta: float) -> float:
-    """Unvalidated :func:`gdp_mu` (ε, δ trusted)."""
+    """Unvalidated :func:`gdp_mu` (ε, δ trusted).
+
+    Args:
+        epsilon: the target ε (>= 0, +inf allowed; not checked).
+        delta: the target δ, in [0, 1] (not checked).
+
+    Returns:
+        μ, rounded down (as :func:`gdp_mu`).
+
+    Raises:
+        ValueError: no μ > 0 meets the target (not reached for a valid target).
+    """
     if epsilon == math.inf or delta == 1.0:
         return math.inf
     if delta == 0.0:

@@ -4,28 +4,12 @@
 ``DpEvent`` with the same parameters, and :func:`from_dp_event` maps back every ``DpEvent`` that has
 a dpkit counterpart. A ``DpEvent`` carries no neighbouring relation (dp-accounting sets it on the
 accountant, see :func:`dp_neighboring_relation`), so :func:`from_dp_event` takes it as an argument.
-Two events have no dp-accounting counterpart and are exported as dpkit's own ``DpEvent`` subclasses,
-defined here as dp-accounting defines its own (``attrs`` frozen classes):
+Two events without a dp-accounting counterpart (``EpsilonDeltaDpEvent``, ``GroupDpEvent``) are exported as
+dpkit's own ``DpEvent`` subclasses, which dp-accounting's accountants report as unsupported.
 
-* ``EpsilonDeltaDpEvent(epsilon, delta)`` for :class:`~dpkit.accountant.events.EpsilonDeltaEvent`;
-* ``GroupDpEvent(event, group_size)`` for :class:`~dpkit.accountant.events.GroupEvent`.
-
-dp-accounting's accountants report them as unsupported, which is honest.
-
-Round trips are exact: ``from_dp_event(to_dp_event(e), relation=e.relation) == e`` for every event,
-and ``to_dp_event(from_dp_event(d)) == d`` for every ``DpEvent`` that maps, with one normalisation:
-a tree with ``step_counts=[k]`` (a one-element list) comes back as the scalar ``k`` (same mechanism).
-
-**JSON.** :func:`dp_event_to_json` writes a ``DpEvent``'s ``to_named_tuple()`` form as nested JSON
-objects ``{"module_name": ..., "class_name": ..., <field>: <value>}`` (events nested the same way,
-lists as lists, ±inf as ``Infinity``), so that turning each object back into a named tuple lets
-dp-accounting's own ``DpEvent.from_named_tuple`` rebuild it. :func:`dp_event_from_json` reads it
-back without importing anything named in the file: module names must be dp-accounting's
-``dp_event`` module or this module. :func:`load_event` reads either dpkit's own event JSON
-(``{"kind": ...}``) or a DpEvent JSON; malformed input raises one ``ValueError`` line.
-
-dp-accounting is imported inside the functions (it costs 0.6 s at import), and the two classes
-above are created on first use (``from dpkit.accountant.interop import GroupDpEvent`` works).
+Round trips are exact, and the JSON form (:func:`dp_event_to_json`, :func:`dp_event_from_json`,
+:func:`load_event`) imports nothing named in a file: docs/FORMULAS.md §11 (DpEvent interop).
+dp-accounting is imported inside the functions (0.6 s), the two classes on first use.
 """
 
 from __future__ import annotations
@@ -127,7 +111,18 @@ def _short(value: object) -> str:
 
 
 def dp_neighboring_relation(relation: str) -> dp_accounting.NeighboringRelation:
-    """dp-accounting's ``NeighboringRelation`` for a dpkit relation (``"add_remove"`` / ``"replace_one"``)."""
+    """dp-accounting's ``NeighboringRelation`` for a dpkit relation (``"add_remove"`` / ``"replace_one"``).
+
+    Args:
+        relation: "add_remove" or "replace_one".
+
+    Returns:
+        ``ADD_OR_REMOVE_ONE`` or ``REPLACE_ONE``.
+
+    Raises:
+        ArgumentTypeError: not a string.
+        ValueError: an unknown relation.
+    """
     import dp_accounting
 
     relation = check_relation(relation)
@@ -145,6 +140,15 @@ def to_dp_event(event: Event) -> dp_accounting.DpEvent:
     Give ``event.relation`` to the dp-accounting accountant (:func:`dp_neighboring_relation`).
     A tree with one entry in ``step_counts`` is exported with a scalar ``step_counts``, as
     dp-accounting writes a single tree.
+
+    Args:
+        event: the dpkit event.
+
+    Returns:
+        The ``DpEvent``.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event.
     """
     if not isinstance(event, Event):
         raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {_short(event)}")
@@ -195,6 +199,17 @@ def from_dp_event(dp_event: dp_accounting.DpEvent, *, relation: str = "add_remov
     (``UnsupportedDpEvent``, the base ``DpEvent``, DiscreteLaplace, SampledWithReplacement,
     RepeatAndSelect, MixtureOfGaussians, ZCDp, TruncatedSubsampledGaussian) raise ValueError
     naming the class; so do parameters dpkit refuses (e.g. a count of 0, an empty composition).
+
+    Args:
+        dp_event: the ``DpEvent``.
+        relation: "add_remove" or "replace_one"; "add_remove" by default.
+
+    Returns:
+        The dpkit event.
+
+    Raises:
+        ArgumentTypeError: not a DpEvent (or a composition of something else).
+        ValueError: a DpEvent without a dpkit counterpart, a parameter dpkit refuses, or an unknown relation.
     """
     relation = check_relation(relation)
     return _from_dp(dp_event, relation, "dp_event")
@@ -259,7 +274,18 @@ def _plain(value: Any) -> Any:
 
 
 def dp_event_to_json(dp_event: dp_accounting.DpEvent, *, indent: int | None = None) -> str:
-    """A ``DpEvent`` as JSON: its ``to_named_tuple()`` form as nested objects (module and class names kept)."""
+    """A ``DpEvent`` as JSON: its ``to_named_tuple()`` form as nested objects (module and class names kept).
+
+    Args:
+        dp_event: the ``DpEvent``.
+        indent: the JSON indent (None: one line).
+
+    Returns:
+        The JSON text.
+
+    Raises:
+        ArgumentTypeError: not a DpEvent.
+    """
     import dp_accounting
 
     if not isinstance(dp_event, dp_accounting.DpEvent):
@@ -338,6 +364,17 @@ def dp_event_from_json(text: str) -> dp_accounting.DpEvent:
 
     Module names are checked against :data:`DP_EVENT_MODULES` before anything is looked up, so a
     file cannot make this import a module. Malformed input raises one ValueError line.
+
+    Args:
+        text: the JSON text.
+
+    Returns:
+        The ``DpEvent``.
+
+    Raises:
+        ArgumentTypeError: ``text`` not a string.
+        ValueError: invalid JSON, a module outside :data:`DP_EVENT_MODULES`, an unknown class, unknown or
+            missing fields, or a bad value.
     """
     try:
         return _dp_event_from_plain(_parse(text), "dp_event")
@@ -346,12 +383,35 @@ def dp_event_from_json(text: str) -> dp_accounting.DpEvent:
 
 
 def to_dp_event_json(event: Event, *, indent: int | None = None) -> str:
-    """``event`` as DpEvent JSON (:func:`to_dp_event` then :func:`dp_event_to_json`); the relation is not in it."""
+    """``event`` as DpEvent JSON (:func:`to_dp_event` then :func:`dp_event_to_json`); the relation is not in it.
+
+    Args:
+        event: the dpkit event.
+        indent: the JSON indent (None: one line).
+
+    Returns:
+        The JSON text.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event.
+    """
     return dp_event_to_json(to_dp_event(event), indent=indent)
 
 
 def from_dp_event_json(text: str, *, relation: str = "add_remove") -> Event:
-    """The dpkit event of a DpEvent JSON (:func:`dp_event_from_json` then :func:`from_dp_event`)."""
+    """The dpkit event of a DpEvent JSON (:func:`dp_event_from_json` then :func:`from_dp_event`).
+
+    Args:
+        text: the JSON text.
+        relation: "add_remove" or "replace_one"; "add_remove" by default.
+
+    Returns:
+        The dpkit event.
+
+    Raises:
+        ArgumentTypeError: ``text`` not a string, or a value of the wrong type.
+        ValueError: malformed input, or a DpEvent without a dpkit counterpart.
+    """
     relation = check_relation(relation)
     dp_event = dp_event_from_json(text)
     try:
@@ -366,6 +426,17 @@ def load_event(text: str, *, relation: str | None = None) -> Event:
     dpkit's JSON states its relation; a ``relation`` given as well must agree with it. A DpEvent
     states none: it is read under ``relation`` (default ``"add_remove"``). Malformed input raises
     one ValueError line (:class:`ArgumentTypeError` for a value of the wrong type).
+
+    Args:
+        text: the JSON text (dpkit's or DpEvent's).
+        relation: "add_remove" or "replace_one" (None: the file's, or "add_remove" for a DpEvent).
+
+    Returns:
+        The dpkit event.
+
+    Raises:
+        ArgumentTypeError: a value of the wrong type.
+        ValueError: malformed input, or a ``relation`` that disagrees with the file's.
     """
     wanted = None if relation is None else check_relation(relation)
     data = _parse(text)

@@ -29,7 +29,18 @@ __all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger", "event_from_l
 
 @dataclass(frozen=True)
 class GaussianRelease:
-    """``count`` releases of a statistic with ℓ2 sensitivity ``sensitivity`` plus N(0, σ²I) noise."""
+    """``count`` releases of a statistic with ℓ2 sensitivity ``sensitivity`` plus N(0, σ²I) noise.
+
+    Attributes:
+        name: the release's name (a non-empty string).
+        sensitivity: the ℓ2 sensitivity Δ of each release (> 0).
+        sigma: the noise standard deviation σ (> 0; +inf: the release carries nothing).
+        count: how many times it is released (an integer >= 1); 1 by default.
+
+    Raises:
+        ArgumentTypeError: a field of the wrong type.
+        ValueError: an empty name, Δ not positive and finite, σ not positive, or count below 1.
+    """
 
     name: str
     sensitivity: float
@@ -57,17 +68,39 @@ class GaussianRelease:
         return times_count(self.count, ratio * ratio)  # overflows to inf (``**`` would raise), any count
 
     def to_dict(self) -> dict[str, object]:
+        """The release as a plain dict.
+
+        Returns:
+            ``name``, ``sensitivity``, ``sigma`` and ``count`` (the form :meth:`Ledger.from_dicts` reads).
+        """
         return {"name": self.name, "sensitivity": self.sensitivity, "sigma": self.sigma, "count": self.count}
 
     def to_event(self, relation: str = "add_remove") -> Event:
-        """This release as an event stated under ``relation`` (the same μ = Δ/σ per release under either)."""
+        """This release as an event stated under ``relation`` (the same μ = Δ/σ per release under either).
+
+        Args:
+            relation: the neighbouring relation to state the event under; "add_remove" by default.
+
+        Returns:
+            A :class:`~dpkit.accountant.events.GaussianEvent`, self-composed ``count`` times when count > 1.
+        """
         leaf = GaussianEvent.from_sigma(self.sigma, sensitivity=self.sensitivity, relation=relation)
         return leaf if self.count == 1 else SelfComposedEvent(leaf, self.count)
 
 
 @dataclass(frozen=True)
 class EventRelease:
-    """``count`` releases of any mechanism described as an event (:mod:`dpkit.accountant.events`)."""
+    """``count`` releases of any mechanism described as an event (:mod:`dpkit.accountant.events`).
+
+    Attributes:
+        name: the release's name (a non-empty string).
+        event: the mechanism, an :class:`~dpkit.accountant.events.Event`.
+        count: how many times it is released (an integer >= 1); 1 by default.
+
+    Raises:
+        ArgumentTypeError: a name that is not a string, an event that is not an Event, or a bad count type.
+        ValueError: an empty name or a count below 1.
+    """
 
     name: str
     event: Event
@@ -83,10 +116,25 @@ class EventRelease:
         object.__setattr__(self, "count", check_count(f"{self.name}.count", self.count))
 
     def to_dict(self) -> dict[str, object]:
+        """The release as a plain dict.
+
+        Returns:
+            ``name``, ``event`` (in :meth:`~dpkit.accountant.events.Event.to_dict`'s form) and ``count``.
+        """
         return {"name": self.name, "event": self.event.to_dict(), "count": self.count}
 
     def to_event(self, relation: str | None = None) -> Event:
-        """The release as one event (``count`` compositions of :attr:`event`); ``relation`` must be the event's."""
+        """The release as one event (``count`` compositions of :attr:`event`); ``relation`` must be the event's.
+
+        Args:
+            relation: the relation expected (None: the event's own).
+
+        Returns:
+            The event, self-composed ``count`` times when count > 1.
+
+        Raises:
+            ValueError: ``relation`` differs from the event's.
+        """
         if relation is not None and relation != self.event.relation:
             raise ValueError(f"{self.name} is stated under {self.event.relation}, not {relation}")
         return self.event if self.count == 1 else SelfComposedEvent(self.event, self.count)
@@ -98,7 +146,15 @@ Release = GaussianRelease | EventRelease
 
 @dataclass(frozen=True)
 class Ledger:
-    """An ordered, immutable list of releases composed adaptively: Gaussian releases and any events."""
+    """An ordered, immutable list of releases composed adaptively: Gaussian releases and any events.
+
+    Attributes:
+        releases: the :class:`GaussianRelease` and :class:`EventRelease` entries, in order (at least one).
+
+    Raises:
+        ArgumentTypeError: an entry that is neither a GaussianRelease nor an EventRelease.
+        ValueError: no release, or events stated under different relations.
+    """
 
     releases: tuple[Release, ...] = field(default_factory=tuple)
 
@@ -144,13 +200,38 @@ class Ledger:
 
     @classmethod
     def homogeneous(cls, sensitivity: float, sigma: float, *, compositions: int = 1, name: str = "gaussian") -> Ledger:
-        """A ledger of ``compositions`` identical Gaussian releases."""
+        """A ledger of ``compositions`` identical Gaussian releases.
+
+        Args:
+            sensitivity: the ℓ2 sensitivity Δ of each release (> 0).
+            sigma: the noise standard deviation σ of each release (> 0).
+            compositions: how many releases (an integer >= 1); 1 by default.
+            name: the release's name; "gaussian" by default.
+
+        Returns:
+            The ledger of one :class:`GaussianRelease` with ``count = compositions``.
+
+        Raises:
+            ArgumentTypeError: a parameter of the wrong type.
+            ValueError: Δ or σ not positive, compositions below 1, or an empty name.
+        """
         return cls((GaussianRelease(name, sensitivity, sigma, check_count("compositions", compositions)),))
 
     @classmethod
     def from_dicts(cls, items: Iterable[Mapping[str, object]]) -> Ledger:
         """Build a ledger from mappings: ``name``, ``sensitivity``, ``sigma`` (a Gaussian release) or ``name``,
-        ``event`` (an event in :meth:`~dpkit.accountant.events.Event.to_dict`'s form), and an optional ``count``."""
+        ``event`` (an event in :meth:`~dpkit.accountant.events.Event.to_dict`'s form), and an optional ``count``.
+
+        Args:
+            items: the releases, each a mapping as :meth:`to_dicts` writes them.
+
+        Returns:
+            The ledger.
+
+        Raises:
+            ArgumentTypeError: an item (or its event) that is not a mapping, or a value of the wrong type.
+            ValueError: an unknown or missing key, or a bad value (see :class:`GaussianRelease`, :class:`EventRelease`).
+        """
         releases: list[Release] = []
         for i, item in enumerate(items):
             if not isinstance(item, Mapping):
@@ -175,6 +256,11 @@ class Ledger:
         return cls(tuple(releases))
 
     def to_dicts(self) -> list[dict[str, object]]:
+        """The releases as plain dicts (the inverse of :meth:`from_dicts`).
+
+        Returns:
+            Each release's :meth:`~GaussianRelease.to_dict`, in order.
+        """
         return [r.to_dict() for r in self.releases]
 
     @property
@@ -202,7 +288,18 @@ class Ledger:
 
     def scaled(self, factor: float) -> Ledger:
         """The same ledger with every noise scale multiplied by ``factor`` (> 0): each Gaussian release's σ, and
-        each event's noise multipliers (:func:`dpkit.accountant.events.scale_noise`)."""
+        each event's noise multipliers (:func:`dpkit.accountant.events.scale_noise`).
+
+        Args:
+            factor: the factor every noise scale is multiplied by (> 0).
+
+        Returns:
+            The scaled ledger.
+
+        Raises:
+            ArgumentTypeError: ``factor`` not a real number.
+            ValueError: ``factor`` not positive and finite.
+        """
         factor = check_positive("factor", factor)
         return Ledger(
             tuple(
@@ -221,6 +318,9 @@ class Ledger:
         and the ledger as their ``ComposedDpEvent`` (one release: itself): dp-accounting's Gaussian event
         measures noise in units of the sensitivity, so use its ``ADD_OR_REMOVE_ONE`` relation — Δ already
         carries the neighbouring relation the ledger was built under. Any other ledger exports :attr:`event`.
+
+        Returns:
+            The dp-accounting ``DpEvent``.
         """
         import dp_accounting
 
@@ -241,6 +341,15 @@ def event_from_ledger(ledger: Ledger) -> ComposedEvent:
     Each Gaussian release becomes ``GaussianEvent.from_sigma(σ, sensitivity=Δ, relation=…)``, self-composed
     ``count`` times: a ledger's Δ already carries the relation it was derived under, so μ of each release is
     Δ/σ as in the ledger; each event release is its event, self-composed ``count`` times.
+
+    Args:
+        ledger: the :class:`Ledger`.
+
+    Returns:
+        The ledger's :attr:`~Ledger.event`, a :class:`~dpkit.accountant.events.ComposedEvent`.
+
+    Raises:
+        ArgumentTypeError: ``ledger`` is not a Ledger.
     """
     if not isinstance(ledger, Ledger):
         raise ArgumentTypeError(f"ledger must be a dpkit.accountant.Ledger, got {type(ledger).__name__}")

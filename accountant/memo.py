@@ -26,7 +26,14 @@ def clear_declaration_caches() -> None:
 def cached_declaration(function: _F) -> _F:
     """Memoise a declaration function (its results are immutable declarations): agents built once per audit run
     declare the same releases thousands of times. Arguments that cannot be hashed (e.g. a list given where a number
-    belongs) skip the cache, so the function's own validation still answers them."""
+    belongs) skip the cache, so the function's own validation still answers them.
+
+    Args:
+        function: the declaration function.
+
+    Returns:
+        The memoised function (same signature).
+    """
     cached = functools.lru_cache(maxsize=256)(function)
     _DECLARATION_CACHES.append(cached)
 

@@ -38,7 +38,15 @@ RELATIVE_DELTA_SLACK = 1e-10
 
 
 def round_up(x: float, *, ulps: int = 4) -> float:
-    """Return ``x`` moved ``ulps`` units in the last place towards +inf."""
+    """Return ``x`` moved ``ulps`` units in the last place towards +inf.
+
+    Args:
+        x: the value (±inf and NaN are returned as they are).
+        ulps: how many units in the last place; 4 by default.
+
+    Returns:
+        The value rounded up.
+    """
     if not math.isfinite(x):
         return x
     for _ in range(ulps):
@@ -47,7 +55,15 @@ def round_up(x: float, *, ulps: int = 4) -> float:
 
 
 def round_down(x: float, *, ulps: int = 4) -> float:
-    """Return ``x`` moved ``ulps`` units in the last place towards -inf (never below 0 for x >= 0)."""
+    """Return ``x`` moved ``ulps`` units in the last place towards -inf (never below 0 for x >= 0).
+
+    Args:
+        x: the value (±inf and NaN are returned as they are).
+        ulps: how many units in the last place; 4 by default.
+
+    Returns:
+        The value rounded down.
+    """
     if not math.isfinite(x):
         return x
     nonneg = x >= 0.0
@@ -58,7 +74,16 @@ def round_down(x: float, *, ulps: int = 4) -> float:
 
 def decimal_round(x: float, digits: int, *, up: bool) -> float:
     """``x`` rounded to ``digits`` significant decimal digits towards +inf (``up``) or −inf: a bound printed short
-    stays a bound (an upper end printed rounded up, a lower end rounded down). ±inf, NaN and 0 are returned as is."""
+    stays a bound (an upper end printed rounded up, a lower end rounded down). ±inf, NaN and 0 are returned as is.
+
+    Args:
+        x: the value.
+        digits: the significant decimal digits kept.
+        up: True rounds towards +inf, False towards −inf.
+
+    Returns:
+        The rounded value.
+    """
     if x == 0.0 or not math.isfinite(x):
         return x
     from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -79,6 +104,13 @@ def times_count(count: int, x: float) -> float:
     ``count * x`` converts the count to a double first and raises OverflowError beyond 1.8e308 compositions;
     here such a count is multiplied exactly (as fractions) and rounded once, so that the product is the right
     double: +inf only where the product itself is beyond the doubles, 0 where ``x`` is 0.
+
+    Args:
+        count: the integer count (>= 0, any size).
+        x: the factor (>= 0, +inf allowed).
+
+    Returns:
+        count · x as the nearest double (+inf beyond the doubles).
     """
     try:
         return float(count) * x
@@ -96,7 +128,15 @@ def times_count(count: int, x: float) -> float:
 
 def times_sqrt_count(count: int, x: float) -> float:
     """``√count · x`` (a composition's μ = √K·Δ/σ) for an integer ``count`` >= 1 of any size, as
-    :func:`times_count`: beyond the doubles the square root is ⌈√count⌉ (rounded up: never a smaller μ)."""
+    :func:`times_count`: beyond the doubles the square root is ⌈√count⌉ (rounded up: never a smaller μ).
+
+    Args:
+        count: the integer count (>= 1, any size).
+        x: the factor (>= 0).
+
+    Returns:
+        √count · x.
+    """
     try:
         return math.sqrt(count) * x
     except OverflowError:
@@ -104,12 +144,26 @@ def times_sqrt_count(count: int, x: float) -> float:
 
 
 def log_delta_margin(log_delta: float) -> float:
-    """Slack (in log δ) that a computed log δ must clear to be trusted as <= the target."""
+    """Slack (in log δ) that a computed log δ must clear to be trusted as <= the target.
+
+    Args:
+        log_delta: the target log δ.
+
+    Returns:
+        The slack, a relative 1e-10 of |log δ| (at least 1e-10).
+    """
     return RELATIVE_DELTA_SLACK * max(1.0, abs(log_delta))
 
 
 def conservative_delta(log_delta: float) -> float:
-    """δ = e^{log δ}, rounded up past the evaluation error of log δ and capped at 1 (0 for −inf)."""
+    """δ = e^{log δ}, rounded up past the evaluation error of log δ and capped at 1 (0 for −inf).
+
+    Args:
+        log_delta: the computed log δ.
+
+    Returns:
+        δ, rounded up, in [0, 1].
+    """
     if log_delta == -math.inf:
         return 0.0
     log_delta = min(log_delta, 0.0)
@@ -128,6 +182,20 @@ def brent_root(
     bit on the same function (tests/accountant/test_numerics.py holds them to it). ``f(a)`` and
     ``f(b)`` must have opposite signs (or one be 0); raises ``ArithmeticError`` otherwise, or if
     ``maxiter`` steps do not converge.
+
+    Args:
+        f: the function.
+        a: one end of the bracket.
+        b: the other end.
+        xtol: the absolute tolerance on the root.
+        rtol: the relative tolerance on the root.
+        maxiter: the most steps; 200 by default.
+
+    Returns:
+        The root's estimate.
+
+    Raises:
+        ArithmeticError: f(a) and f(b) of the same sign, or no convergence within ``maxiter`` steps.
     """
     x_pre, x_cur = float(a), float(b)
     f_pre, f_cur = f(x_pre), f(x_cur)
@@ -175,6 +243,18 @@ def feasible_root(g: Callable[[float], float], x_ok: float, x_bad: float, *, xto
     (where ``g > 0``). The result ``x`` satisfies ``g(x) <= 0`` (checked) and lies within a
     few ``xtol`` (relative) of the root. The caller's variable is typically a logarithm, so
     ``xtol`` is a relative precision of the underlying quantity.
+
+    Args:
+        g: the monotone function.
+        x_ok: a feasible point (g <= 0).
+        x_bad: an infeasible point (g > 0; if it is feasible it is returned).
+        xtol: the relative tolerance; 1e-15 by default.
+
+    Returns:
+        A feasible x near the root.
+
+    Raises:
+        ArithmeticError: ``x_ok`` not feasible.
     """
     g_ok, g_bad = g(x_ok), g(x_bad)
     if not g_ok <= 0.0:

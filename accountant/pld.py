@@ -37,6 +37,12 @@ def auto_discretization(mu: float) -> float:
     36 s and 2.9 GB, and the grid grows as μ². Pessimistic discretisation is sound at every
     interval; the coarser grid costs a relative ε error of about interval/ε, negligible where
     it applies (ε is then in the tens or more).
+
+    Args:
+        mu: μ of the composition (>= 0, not checked).
+
+    Returns:
+        The interval: at least dp-accounting's 1e-4.
     """
     return max(DEFAULT_DISCRETIZATION, (mu * mu + 20.0 * mu) / AUTO_GRID_POINTS)
 
@@ -44,7 +50,19 @@ def auto_discretization(mu: float) -> float:
 def pld_accountant_for(
     event: dp_accounting.DpEvent, *, value_discretization_interval: float = DEFAULT_DISCRETIZATION
 ) -> pld_privacy_accountant.PLDAccountant:
-    """A dp-accounting PLD accountant (add/remove relation) that has composed ``event``."""
+    """A dp-accounting PLD accountant (add/remove relation) that has composed ``event``.
+
+    Args:
+        event: a dp-accounting ``DpEvent``.
+        value_discretization_interval: the PLD grid's interval (> 0); dp-accounting's 1e-4 by default.
+
+    Returns:
+        The ``PLDAccountant``, with ``event`` composed.
+
+    Raises:
+        ArgumentTypeError: an interval of the wrong type.
+        ValueError: an interval not positive and finite.
+    """
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 

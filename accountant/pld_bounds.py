@@ -1,46 +1,10 @@
 """Where the truth lies below a pessimistic PLD: a rigorous lower bound on ε(δ) and δ(ε), tight to second order.
 
-dp-accounting's pessimistic PLD (:mod:`dpkit.accountant.pld_events`) is an upper bound on the privacy
-profile. Its *optimistic* PLD is no good as the lower end: it rounds every privacy loss down by up to the
-interval h, so m discretised factors shift the composed loss by about m·h/2 (0.12 at DP-SGD's 2,344 steps
-and h = 1e-4, 4% of ε = 3), and its lower truncated tail is dropped, not bounded. This module bounds the
-truth from the pessimistic PLD itself instead.
-
-**The coupling.** Connect-the-dots (Doroshenko et al. 2022), which dp-accounting uses for the Gaussian,
-the Laplace and their Poisson-subsampled forms, is the law of L' = L + D where, given the true privacy loss
-L, D takes the two values that put L' on the grid points either side of L, with E[e^{−D} | L] = 1 (the
-split matches the profile at every grid point). So for the composed loss S' = S + D, D = Σ D_j over the m
-connect-the-dots factors, given all the true losses: the D_j are independent, each within an interval of
-length h (Hoeffding: D − E[D|L] is sub-Gaussian with variance proxy v = m·h²/4), 0 <= E[D_j | L] <=
-e^h·h²/(8(1 − e^h·h/2)) (Jensen and Taylor on E[e^{−D_j}] = 1), and E[e^{−D} | L] = 1.
-
-**The gap.** With g(s) = (1 − e^{ε−s})₊, δ(ε) = E g(S). Because Z = e^{−D} has conditional mean one, the
-linear part of g cancels and δ_{S'}(ε) − δ_S(ε) = E K_L(S − ε) where, for u = S − ε (Z's variance is at most
-V = (1 + (e^h − 1)²/4)^m − 1 ≈ v, M bounds E[D | L]),
-
-    u >= 0:  E[(e^{−u}Z − 1)₊ | L] <= min(e^{−u+v/2}·√(2πv)·Φ̄((u − v)/√v),  e^{−u}·√V·min(1/2, e^{−u²/4v}))  =: A(u)
-    u < 0:   E[(1 − e^{−u}Z)₊ | L] <= min((M + u)₊ + √(2πv)·Φ̄((−u − M)₊/√v),  √V·min(1/2, e^{−(−u−M)₊²/4v}))  =: B(−u)
-
-(the first of each by Hoeffding's tail, integrated; the second by Cauchy–Schwarz on Z − 1): a bump K of width
-~√v around ε and height ~√v/2 — the gap is second order in h. The true S is not known, but S = S' − D and D
-lies in [−c, M + c] except with conditional probability β = 2e^{−c²/2v}, so E K(S − ε) <= E K̃(S − ε + D) + β·E
-K(S − ε), that is
-
-    δ_S(ε) >= δ_{S'}(ε) − (E K̃(S' − ε) + τ·max K)/(1 − β) − 2τ,     K̃(y) = sup_{d ∈ [−c, M+c]} K(y − d),
-
-τ the mass dp-accounting's truncations moved (total variation from the ideal coupling); c is chosen among a few
-multiples of √v for the query. Factors whose losses were rounded up onto the grid instead (randomized response,
-(ε, δ) releases) move S' up by less than h each: their count times h shifts ε. The bound holds for each of the
-PLD's dominating pairs (add/remove has two), so the maximum over the pairs bounds the truth.
-
-**ε from δ.** The true profile is non-increasing, so any ε where the lower bound on δ(ε) still exceeds the
-target δ is below the true ε(δ): the answer is the largest such ε found (regula falsi), that point checked.
-
-On the DP-SGD benchmark grid (bench/subsampled.py) the interval [lower, pessimistic] is at most 0.53% of ε wide
-(2% at 10⁵ steps and ε = 1 on the 1e-4 grid, which :mod:`dpkit.accountant.pld_events` narrows by bounding the
-remove pair again on a grid twice as fine), against the 8% (and up to 1000%) of the first-order bound
-ε_pld(δ + τ) − m·h. Not modelled: the floating-point error of dp-accounting's FFT convolutions (~1e-16 per mass,
-as for the upper bound itself), covered by a relative slack of 1e-9.
+dp-accounting's pessimistic PLD (:mod:`dpkit.accountant.pld_events`) bounds the privacy profile above; its
+optimistic PLD is no good as the lower end (it shifts the composed loss by about m·h/2). :class:`Profile` bounds
+the truth below from the pessimistic PLD itself, through connect-the-dots' coupling: the gap is second order in
+the interval h. The derivation (the coupling, the gap, ε from δ) and its accuracy on the DP-SGD grid:
+docs/FORMULAS.md §11 (A lower bound under a pessimistic PLD).
 """
 
 from __future__ import annotations
@@ -225,12 +189,28 @@ def _dominating_pmfs(pld: privacy_loss_distribution.PrivacyLossDistribution) -> 
 
 def pmf_epsilon(pmf: Any, delta: float) -> float:
     """One mass function's ``get_epsilon_for_delta(delta)``, with array operations instead of dp-accounting's loop
-    over the grid."""
+    over the grid.
+
+    Args:
+        pmf: a dp-accounting mass function of one dominating pair.
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, as dp-accounting computes it.
+    """
     return _Pair(pmf, pmf._discretization).epsilon(delta)  # noqa: SLF001
 
 
 def pessimistic_epsilon(pld: privacy_loss_distribution.PrivacyLossDistribution, delta: float) -> float:
-    """``pld.get_epsilon_for_delta(delta)`` (the largest over the dominating pairs), with array operations."""
+    """``pld.get_epsilon_for_delta(delta)`` (the largest over the dominating pairs), with array operations.
+
+    Args:
+        pld: a dp-accounting ``PrivacyLossDistribution``.
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, as dp-accounting computes it.
+    """
     return max(pmf_epsilon(pmf, delta) for pmf in _dominating_pmfs(pld))
 
 
@@ -240,6 +220,10 @@ class Profile:
     ``upper_epsilon``/``upper_delta`` are dp-accounting's ``get_epsilon_for_delta``/``get_delta_for_epsilon``
     (the maximum over the dominating pairs), vectorized; ``lower_epsilon``/``lower_delta`` bound the truth below
     as the module docstring says, for the discretisation ``disc``.
+
+    Args:
+        pld: a PLD, or a list of some of its dominating pairs' mass functions.
+        disc: the :class:`Discretisation` the PLD was built with.
     """
 
     def __init__(
@@ -252,13 +236,36 @@ class Profile:
         self.pairs = [_Pair(pmf, disc.interval) for pmf in pmfs]
 
     def upper_epsilon(self, delta: float) -> float:
+        """dp-accounting's ``get_epsilon_for_delta``: the largest ε(δ) over the dominating pairs.
+
+        Args:
+            delta: the δ, in [0, 1].
+
+        Returns:
+            The pessimistic ε(δ).
+        """
         return max(pair.epsilon(delta) for pair in self.pairs)
 
     def upper_delta(self, epsilon: float) -> float:
+        """dp-accounting's ``get_delta_for_epsilon``: the largest δ(ε) over the dominating pairs.
+
+        Args:
+            epsilon: the ε (>= 0).
+
+        Returns:
+            The pessimistic δ(ε).
+        """
         return max(pair.delta(epsilon) for pair in self.pairs)
 
     def lower_delta(self, epsilon: float) -> float:
-        """A rigorous lower bound on the true δ(ε); 0 when the bound says nothing."""
+        """A rigorous lower bound on the true δ(ε); 0 when the bound says nothing.
+
+        Args:
+            epsilon: the ε (>= 0).
+
+        Returns:
+            The lower bound on δ(ε).
+        """
         best = 0.0
         for pair in self.pairs:
             kernel = _best_kernel(pair, epsilon, self.disc)
@@ -267,7 +274,14 @@ class Profile:
 
     def lower_epsilon(self, delta: float) -> float:
         """A rigorous lower bound on the true ε(δ) (0 < δ < 1): the largest ε found at which the lower bound on
-        δ(ε) still exceeds ``delta`` (0 if none), each candidate checked."""
+        δ(ε) still exceeds ``delta`` (0 if none), each candidate checked.
+
+        Args:
+            delta: the δ, in (0, 1).
+
+        Returns:
+            The lower bound on ε(δ).
+        """
         disc, best = self.disc, 0.0
         tops = sorted(((pair.epsilon(delta), k) for k, pair in enumerate(self.pairs)), reverse=True)
         for top, k in tops:

@@ -8,30 +8,10 @@ Each becomes dp-accounting's pessimistic PLD (connect-the-dots where dp-accounti
 with the event's neighbouring relation passed as dp-accounting's ``NeighboringRelation`` where the
 PLD depends on it (subsampled Gaussian, randomized response), self-composed, and all composed.
 
-Not expressible (``pld_supports`` says why): sampling without replacement, randomized response
-under add/remove, a subsampled Laplace under replace-one, sampling of anything but a Gaussian, a
-Laplace or an (ε, δ) release, and group privacy of a sampled event. Group privacy of the rest is
-exact for Gaussian and Laplace (the group's sensitivity is k times larger) and the standard bound
-(kε, δ Σᵢ₌₀^{k−1} e^{iε}) for randomized response and (ε, δ) releases.
-
-**Sound.** Where the exact value is known — any composition of plain Gaussians (μ-GDP), one
-Laplace, one randomized response, one (ε, δ) release (:mod:`dpkit.accountant.closed_forms`), and
-δ = 0 or ε >= the pure ε of a purely DP plan — a PLD figure below it is replaced by it.
-
-**Error stated.** Every answer carries ``error``: the reported value minus a lower bound on the
-truth. Where the exact value is known the bound is the exact value. Otherwise it follows from
-how dp-accounting discretises: pessimistic rounding moves each of the ``m`` discretised factors'
-privacy loss up by at most the interval h (connect-the-dots is dominated by that rounding,
-Doroshenko et al. 2022), and tail truncation moves at most τ of mass to +inf, so with s = m·h
-
-    ε_true(δ) >= ε_pld(δ + τ) − s,        δ_true(ε) >= δ_pld(ε + s) − τ.
-
-This bound is rigorous but first order in h: loose for long self-compositions (m grows with the count).
-Where dp-accounting discretises by connect-the-dots, :mod:`dpkit.accountant.pld_bounds` gives a rigorous
-bound of second order (the discretisation is a mean-preserving spread of e^{−loss}): on the DP-SGD grid the
-interval [lower, reported] is at most ~0.2% of ε. The larger of the two lower bounds is used (``lower``).
-The subsampled Gaussian under add/remove is discretised by :mod:`dpkit.accountant.pld_fast` (dp-accounting's
-PLD, built with array operations, its compositions cached per pair).
+Where the exact value is known a PLD figure below it is replaced by it, and every answer carries ``error``, the
+reported value minus a rigorous lower bound on the truth (first order in the interval, or second order through
+:mod:`dpkit.accountant.pld_bounds`). What is not expressible, group privacy, soundness and the error bounds:
+docs/FORMULAS.md §11 (PLDs of events).
 """
 
 from __future__ import annotations
@@ -76,7 +56,17 @@ __all__ = [
 
 
 def pld_supports(event: Event) -> tuple[bool, str]:
-    """Whether the pld method can account for ``event``, and if not, why (``(True, "")`` when it can)."""
+    """Whether the pld method can account for ``event``, and if not, why (``(True, "")`` when it can).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        (True, "") or (False, the reason).
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+    """
     event = check_event(event)
     out = PlanBuilder(event.relation)
     try:
@@ -179,7 +169,18 @@ def _interval(plan: EventPlan, given: float | None) -> float | None:
 
 def event_interval(event: Event) -> float:
     """The discretisation interval :func:`pld_epsilon` uses for ``event`` by default (ValueError where it has
-    none: the PLD cannot represent the event)."""
+    none: the PLD cannot represent the event).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        The interval.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: an event the PLD cannot represent.
+    """
     plan = plan_event(check_event(event))
     interval = _interval(plan, None)
     if interval is None:
@@ -195,7 +196,19 @@ PLD_MAX_SAMPLED_MU = 60.0
 def pld_for_event(
     event: Event, *, value_discretization_interval: float | None = None
 ) -> privacy_loss_distribution.PrivacyLossDistribution:
-    """dp-accounting's pessimistic ``PrivacyLossDistribution`` of ``event`` (interval automatic unless given)."""
+    """dp-accounting's pessimistic ``PrivacyLossDistribution`` of ``event`` (interval automatic unless given).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        value_discretization_interval: the PLD grid's interval (> 0; None: chosen from the event).
+
+    Returns:
+        The composed ``PrivacyLossDistribution``.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: a bad interval, or an event the PLD cannot represent (or that is not private).
+    """
     event = check_event(event)
     if value_discretization_interval is not None:
         check_positive("value_discretization_interval", value_discretization_interval)
@@ -221,6 +234,15 @@ class PldGuarantee:
     name of the exact profile used as that lower bound (and as a floor), if any.
     ``value_discretization_interval`` is None when no PLD was needed (exact answer, ends). ``lower``: that
     lower bound itself (the value when it is exact).
+
+    Attributes:
+        epsilon: the ε (queried: rounded up).
+        delta: the δ (queried: rounded up).
+        relation: the event's neighbouring relation.
+        value_discretization_interval: the PLD's interval (None: no PLD was needed).
+        error: the queried value minus ``lower``.
+        closed_form: the exact profile's name, if any.
+        lower: the lower bound on the truth.
     """
 
     epsilon: float
@@ -232,6 +254,11 @@ class PldGuarantee:
     lower: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
+        """The guarantee as a plain dict.
+
+        Returns:
+            The fields, by name.
+        """
         return {
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -273,6 +300,18 @@ def pld_epsilon(event: Event, delta: float, *, value_discretization_interval: fl
 
     ε(1) = 0; ε(0) is the pure ε of a purely DP event (exact) and +inf otherwise; a non-private
     event has ε = +inf below δ = 1.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        delta: the δ, in [0, 1].
+        value_discretization_interval: the PLD grid's interval (> 0; None: chosen from the event).
+
+    Returns:
+        The :class:`PldGuarantee`.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: δ outside [0, 1], a bad interval, or an event the PLD cannot represent.
     """
     event = check_event(event)
     delta = check_unit_interval("delta", delta)
@@ -375,6 +414,18 @@ def pld_delta(event: Event, epsilon: float, *, value_discretization_interval: fl
 
     δ(+inf) = 0; δ(ε) = 0 exactly once ε reaches the pure ε of a purely DP event (dp-accounting's
     truncation alone would give ~1e-14 there); a non-private event has δ = 1 at finite ε.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        epsilon: the ε (>= 0, +inf allowed).
+        value_discretization_interval: the PLD grid's interval (> 0; None: chosen from the event).
+
+    Returns:
+        The :class:`PldGuarantee`.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: ε negative, a bad interval, or an event the PLD cannot represent.
     """
     event = check_event(event)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -418,6 +469,15 @@ def closed_form_refusal(event: Event) -> str | None:
     Exact: any composition of plain Gaussians (with trees and groups of them: μ-GDP), one Laplace,
     one randomized response, one (ε, δ) release, no-op and non-private events, and — at δ = 0 or
     ε beyond it only — the pure ε of a purely DP composition.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        None, or the reason.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
     """
     event = check_event(event)
     out = PlanBuilder(event.relation)
@@ -442,7 +502,19 @@ def _closed_plan(event: Event) -> EventPlan:
 
 
 def closed_form_epsilon(event: Event, delta: float) -> float:
-    """The exact ε(δ) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
+    """The exact ε(δ) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        delta: the δ, in [0, 1].
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: δ outside [0, 1], or no closed form.
+    """
     event = check_event(event)
     delta = check_unit_interval("delta", delta)
     plan = _closed_plan(event)
@@ -457,7 +529,19 @@ def closed_form_epsilon(event: Event, delta: float) -> float:
 
 
 def closed_form_delta(event: Event, epsilon: float) -> float:
-    """The exact δ(ε) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none."""
+    """The exact δ(ε) of ``event`` (see :func:`closed_form_refusal`), rounded up; ValueError if it has none.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        epsilon: the ε (>= 0, +inf allowed).
+
+    Returns:
+        δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or a number of the wrong type.
+        ValueError: ε negative, or no closed form.
+    """
     event = check_event(event)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     plan = _closed_plan(event)

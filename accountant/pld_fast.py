@@ -146,7 +146,17 @@ ADJACENCIES: tuple[str, ...] = enum_values(Adjacency)
 
 @functools.lru_cache(maxsize=16)
 def step_pmf(noise_multiplier: float, sampling_probability: float, interval: float, adjacency: str) -> Any:
-    """One step's connect-the-dots mass function under ``adjacency`` (``"remove"`` or ``"add"``)."""
+    """One step's connect-the-dots mass function under ``adjacency`` (``"remove"`` or ``"add"``).
+
+    Args:
+        noise_multiplier: σ/Δ of the Gaussian.
+        sampling_probability: q, the Poisson sampling probability.
+        interval: the PLD grid's value discretisation interval.
+        adjacency: "remove" or "add".
+
+    Returns:
+        dp-accounting's mass function of one step.
+    """
     from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, GaussianPrivacyLoss
 
     kind = AdjacencyType.REMOVE if adjacency == "remove" else AdjacencyType.ADD
@@ -160,7 +170,18 @@ def step_pmf(noise_multiplier: float, sampling_probability: float, interval: flo
 def composed_pmf(
     noise_multiplier: float, sampling_probability: float, interval: float, adjacency: str, count: int
 ) -> Any:
-    """``count`` steps' mass function under ``adjacency``: :func:`step_pmf` self-composed (:func:`self_composed`)."""
+    """``count`` steps' mass function under ``adjacency``: :func:`step_pmf` self-composed (:func:`self_composed`).
+
+    Args:
+        noise_multiplier: σ/Δ of the Gaussian.
+        sampling_probability: q, the Poisson sampling probability.
+        interval: the PLD grid's value discretisation interval.
+        adjacency: "remove" or "add".
+        count: how many steps.
+
+    Returns:
+        dp-accounting's mass function of ``count`` steps.
+    """
     one = step_pmf(noise_multiplier, sampling_probability, interval, adjacency)
     return one if count == 1 else _self_compose_pmf(one, count, TAIL_MASS)
 
@@ -170,7 +191,17 @@ def subsampled_gaussian_pld(
 ) -> privacy_loss_distribution.PrivacyLossDistribution:
     """``from_gaussian_mechanism(noise_multiplier, sampling_prob=sampling_probability,
     value_discretization_interval=interval)`` under add/remove (sensitivity 1, dp-accounting's truncation at
-    e^−50 of the noise), built with array operations (module docstring), self-composed ``count`` times."""
+    e^−50 of the noise), built with array operations (module docstring), self-composed ``count`` times.
+
+    Args:
+        noise_multiplier: σ/Δ of the Gaussian.
+        sampling_probability: q, the Poisson sampling probability.
+        interval: the PLD grid's value discretisation interval.
+        count: how many steps; 1 by default.
+
+    Returns:
+        dp-accounting's ``PrivacyLossDistribution``.
+    """
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     def pmf(adjacency: str) -> Any:
@@ -247,7 +278,16 @@ def self_composed(
 ) -> privacy_loss_distribution.PrivacyLossDistribution:
     """``pld.self_compose(count)``: dp-accounting's FFT composition and tail truncation, with the Chernoff bounds of
     the truncation computed as array operations instead of one ``logsumexp`` call per order, and the FFT of real
-    input (half the work; the masses agree with dp-accounting's to ~1e-16)."""
+    input (half the work; the masses agree with dp-accounting's to ~1e-16).
+
+    Args:
+        pld: a dp-accounting ``PrivacyLossDistribution``.
+        count: how many times to compose it.
+        tail_mass: the mass truncated from the tails; :data:`TAIL_MASS` (1e-15) by default.
+
+    Returns:
+        The composed ``PrivacyLossDistribution``.
+    """
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
     if count == 1:

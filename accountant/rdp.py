@@ -7,27 +7,9 @@ Two conversions to (ε, δ)-DP are provided, each minimised over the orders give
 * ``improved`` (Balle et al. 2020; Canonne, Kamath, Steinke 2020, Prop. 12):
   ε = ε_R(α) + ln((α − 1)/α) − (ln δ + ln α)/(α − 1)
 
-together with the KL-divergence shortcut used by dp-accounting (Bretagnolle–Huber: ε = 0 as
-soon as δ² >= 1 − e^{−ε_R(α)} for some α >= 1, since ε_R(α) >= KL).
-
-The Gaussian mechanism's curve is linear, ε_R(α) = αρ with ρ = Δ²/(2σ²): for that curve
-:func:`linear_rdp_epsilon` minimises over *continuous* α — Mironov's conversion in closed
-form (α* = 1 + sqrt(ln(1/δ)/ρ), giving ρ + 2 sqrt(ρ ln(1/δ)), the Bun–Steinke bound), the
-improved one on the fine :data:`DEFAULT_ORDERS` grid refined by Brent's method. Every order
-yields a valid bound, so the minimiser's precision affects tightness only, never soundness.
-Mironov's conversion of a linear curve is kept as the pure closed form (= Bun–Steinke, as
-published), without the KL shortcut; that shortcut only matters when δ² >= 1 − e^{−ρ}
-(δ > ~sqrt(ρ)), where a grid conversion that applies it can be tighter.
-
-The order α = ∞ may be given (with its value ε_R(∞) = D_∞, the pure ε of the mechanism): it
-bounds ε(δ) by max(0, ε_R(∞) + ln(1 − δ)) <= ε_R(∞) at every δ >= 0 and gives δ(ε) = 0 for
-ε >= ε_R(∞). A value may be +inf (that order gives no bound), as in dp-accounting's curves.
-
-Trivial ends are answered, not refused: ε(δ = 0) = +inf unless the curve has the order α = ∞ or is
-zero (no positive Rényi divergence of finite order is pure DP), ε(δ = 1) = 0, δ(ε = +inf) = 0;
-δ(ε = 0) is the conversions' own value at ε = 0. A trivial answer carries the order NaN (no order
-was used). Huge inputs (ε or ρ near the largest double, a subnormal ρ) give δ = 0, ε = +inf or the
-finite value, never an overflow.
+with the KL-divergence shortcut; :func:`linear_rdp_epsilon` minimises the Gaussian's linear curve αρ over
+continuous α. Every order yields a valid bound (the minimiser affects tightness only); α = ∞ and infinite values
+are allowed, and the trivial ends are answered: see docs/FORMULAS.md §11 (Rényi DP conversions).
 """
 
 from __future__ import annotations
@@ -81,7 +63,14 @@ DEFAULT_ORDERS: np.ndarray = np.unique(
 
 @dataclass(frozen=True)
 class RdpConversion:
-    """An (ε, δ) guarantee obtained from an RDP curve, with the order that gave it."""
+    """An (ε, δ) guarantee obtained from an RDP curve, with the order that gave it.
+
+    Attributes:
+        epsilon: the ε (rounded up where it was computed).
+        delta: the δ (rounded up where it was computed).
+        order: the order α that gave the bound (NaN for a trivial answer, +inf for a zero curve's).
+        conversion: the conversion used ("improved" or "mironov").
+    """
 
     epsilon: float
     delta: float
@@ -156,7 +145,18 @@ def _validate_curve(orders: object, values: object) -> tuple[np.ndarray, np.ndar
 
 
 def check_rdp_orders(orders: object) -> np.ndarray:
-    """Rényi orders as a 1-d float array, each > 1 (α = +inf allowed), or an error naming the bad one."""
+    """Rényi orders as a 1-d float array, each > 1 (α = +inf allowed), or an error naming the bad one.
+
+    Args:
+        orders: the Rényi orders (a sequence of numbers).
+
+    Returns:
+        The orders as a 1-d float array.
+
+    Raises:
+        ArgumentTypeError: not a sequence of numbers.
+        ValueError: empty, or an order <= 1 or NaN.
+    """
     o, _ = _validate_curve(orders, [0.0] * _length("orders", orders))
     return o
 
@@ -181,6 +181,20 @@ def rdp_epsilon(
     ``orders`` and ``values`` are equal-length sequences (α_i > 1, ε_R(α_i) >= 0); 0 <= δ <= 1.
     An order may be +inf (its value is the pure ε of the mechanism, so ε(δ) never exceeds it, also
     at δ = 0) and a value may be +inf (that order then gives no bound), as dp-accounting's curves have.
+
+    Args:
+        orders: the Rényi orders α_i (> 1; +inf allowed: its value is the mechanism's pure ε).
+        values: ε_R(α_i) at each order (>= 0; +inf allowed: that order gives no bound), as many as the orders.
+        delta: the δ, in [0, 1].
+        conversion: "improved" (Balle et al. 2020) or "mironov" (Mironov 2017, Prop. 3); "improved" by default.
+
+    Returns:
+        The :class:`RdpConversion`: ε rounded up and the order that gave it.
+
+    Raises:
+        ArgumentTypeError: orders or values not a sequence of numbers, or a parameter of the wrong type.
+        ValueError: orders and values empty or of different lengths, an order <= 1, a negative or NaN value,
+            δ outside [0, 1], or an unknown conversion.
 
     Examples:
         >>> rdp_epsilon([2.0, 4.0, float("inf")], [0.1, 0.3, 1.0], 0.0).epsilon
@@ -216,6 +230,20 @@ def rdp_delta(
 
     Orders and values as for :func:`rdp_epsilon`; the order α = ∞ gives δ = 0 for every ε >= ε_R(∞)
     and 1 − e^{ε − ε_R(∞)} below it. δ(ε = +inf) = 0.
+
+    Args:
+        orders: the Rényi orders α_i (> 1; +inf allowed: its value is the mechanism's pure ε).
+        values: ε_R(α_i) at each order (>= 0; +inf allowed: that order gives no bound), as many as the orders.
+        epsilon: the ε (>= 0, +inf allowed).
+        conversion: "improved" or "mironov"; "improved" by default.
+
+    Returns:
+        The :class:`RdpConversion`: δ rounded up and the order that gave it.
+
+    Raises:
+        ArgumentTypeError: orders or values not a sequence of numbers, or a parameter of the wrong type.
+        ValueError: orders and values empty or of different lengths, an order <= 1, a negative or NaN value,
+            ε negative, or an unknown conversion.
     """
     o, v = _validate_curve(orders, values)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -273,6 +301,18 @@ def linear_rdp_epsilon(rho: float, delta: float, *, conversion: RdpConversionNam
 
     Minimises over continuous α > 1: Mironov's conversion in closed form; the improved
     conversion over :data:`DEFAULT_ORDERS` plus Mironov's optimal order, refined by Brent.
+
+    Args:
+        rho: the slope ρ of the curve (>= 0; ρ = Δ²/(2σ²) for a Gaussian release).
+        delta: the δ, in [0, 1].
+        conversion: "improved" or "mironov"; "improved" by default.
+
+    Returns:
+        The :class:`RdpConversion`: ε rounded up and the order that gave it.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ρ negative or not finite, δ outside [0, 1], or an unknown conversion.
     """
     rho = check_nonnegative("rho", rho)
     delta = check_unit_interval("delta", delta)
@@ -281,7 +321,16 @@ def linear_rdp_epsilon(rho: float, delta: float, *, conversion: RdpConversionNam
 
 
 def linear_rdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> RdpConversion:
-    """Unvalidated :func:`linear_rdp_epsilon` (ρ, δ and the conversion trusted)."""
+    """Unvalidated :func:`linear_rdp_epsilon` (ρ, δ and the conversion trusted).
+
+    Args:
+        rho: the slope ρ (>= 0, not checked).
+        delta: the δ, in [0, 1] (not checked).
+        conversion: "improved" or "mironov" (not checked).
+
+    Returns:
+        The :class:`RdpConversion`, as :func:`linear_rdp_epsilon`.
+    """
     if rho == 0.0:
         return RdpConversion(0.0, delta, math.inf, conversion)
     trivial = _trivial_epsilon(delta, conversion, zero_curve=False)
@@ -321,7 +370,20 @@ def linear_rdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> R
 
 
 def linear_rdp_delta(rho: float, epsilon: float, *, conversion: RdpConversionName = "improved") -> RdpConversion:
-    """δ(ε) of the linear RDP curve αρ, minimised over continuous α > 1, rounded up."""
+    """δ(ε) of the linear RDP curve αρ, minimised over continuous α > 1, rounded up.
+
+    Args:
+        rho: the slope ρ of the curve (>= 0).
+        epsilon: the ε (>= 0, +inf allowed).
+        conversion: "improved" or "mironov"; "improved" by default.
+
+    Returns:
+        The :class:`RdpConversion`: δ rounded up and the order that gave it.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ρ negative or not finite, ε negative, or an unknown conversion.
+    """
     rho = check_nonnegative("rho", rho)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     conversion = check_choice("conversion", conversion, RDP_CONVERSIONS)
@@ -329,7 +391,16 @@ def linear_rdp_delta(rho: float, epsilon: float, *, conversion: RdpConversionNam
 
 
 def linear_rdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> RdpConversion:
-    """Unvalidated :func:`linear_rdp_delta` (ρ, ε and the conversion trusted)."""
+    """Unvalidated :func:`linear_rdp_delta` (ρ, ε and the conversion trusted).
+
+    Args:
+        rho: the slope ρ (>= 0, not checked).
+        epsilon: the ε (>= 0, +inf allowed; not checked).
+        conversion: "improved" or "mironov" (not checked).
+
+    Returns:
+        The :class:`RdpConversion`, as :func:`linear_rdp_delta`.
+    """
     if rho == 0.0:
         return RdpConversion(epsilon, 0.0, math.inf, conversion)
     if epsilon == math.inf:

@@ -5,32 +5,9 @@
 α > 1 (``inf`` allowed), never below the truth. Curves of composed events add. Convert a curve to
 (ε, δ) with :func:`dpkit.accountant.rdp.rdp_epsilon`.
 
-Readings, each under the event's neighbouring relation (``add_remove`` / ``replace_one``):
-
-* Gaussian: α μ²/2 with μ = 1/nm (add_remove) or 2/nm (replace_one: a record's change is read as
-  2C, as dp-accounting's PLD accountant reads ``REPLACE_ONE``; its RDP accountant reads it as C,
-  which is a quarter of this value and optimistic under that reading).
-* Laplace: Mironov (2017) Prop. 6, exact, with ε = 1/nm (add_remove) or 2/nm (replace_one).
-* Randomized response: the exact divergence between the output laws of two different values
-  (replace_one only; its add/remove reading is not defined by the event).
-* (ε, 0)-DP release: the binary randomized response of the same ε, which dominates every ε-DP pair
-  (Kairouz, Oh & Viswanath 2015, Thm 2.1: every ε-DP pair is a post-processing of it; Rényi
-  divergences obey data processing); it is also <= min(ε, α ε²/2) (Bun & Steinke 2016, Prop. 3.3).
-  δ > 0: unsupported (an (ε, δ) guarantee bounds no Rényi divergence: the δ mass may be anything).
-* Poisson sampling (add_remove) of a Gaussian, or of compositions of Gaussians, reduced to one
-  Gaussian of noise multiplier (Σ count/nm²)^−1/2 as dp-accounting does (the releases are one
-  Gaussian query with pre- and post-processing; Mironov, Talwar & Zhang 2019): exact
-  (:func:`~dpkit.accountant.rdp_mechanisms.poisson_gaussian_rdp`). q = 0 gives 0 for any child.
-* Sampling without replacement (replace_one) of a Gaussian (or compositions, reduced likewise):
-  Wang, Balle & Kasiviswanathan (2019), Thm 27, on the base curve α μ²/2.
-* Tree aggregation: a record lies in at most ⌈log2(T + 1)⌉ released nodes of a tree over T steps,
-  each moving by C (add_remove) or 2C (replace_one); with restarts a record is in one tree only,
-  so the deepest tree counts (as dp-accounting's RDP accountant, which reads REPLACE_SPECIAL).
-* Self-composition: × count; composition: the sum; no-op: 0; non-private: inf.
-* Group of k records: a Gaussian (or tree) statistic moves by at most k times as much (triangle
-  inequality), so μ → kμ (exact); a Laplace ℓ1 shift likewise (ε → kε, the curve of a larger
-  shift); a pure ε-DP release is kε-DP. A group distributes over composition (each mechanism sees
-  the same pair of datasets). Groups of subsampled events are unsupported (no sound bound here).
+Each kind of event is read under its neighbouring relation (Gaussian, Laplace, randomized response, pure
+releases, Poisson and without-replacement sampling of Gaussians, tree aggregation, compositions and groups); the
+readings and their sources: docs/FORMULAS.md §11 (RDP curves of events and mechanisms).
 """
 
 from __future__ import annotations
@@ -77,7 +54,17 @@ class _Unsupported(Exception):
 
 
 def rdp_supports(event: Event) -> tuple[bool, str]:
-    """``(True, "")`` if :func:`rdp_curve` can bound ``event``, else ``(False, reason)``."""
+    """``(True, "")`` if :func:`rdp_curve` can bound ``event``, else ``(False, reason)``.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        (True, "") or (False, the reason).
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event.
+    """
     if not isinstance(event, Event):
         raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {event!r}")
     try:
@@ -92,6 +79,17 @@ def rdp_curve(event: Event, orders: object) -> np.ndarray:
 
     The result has the shape of ``orders`` (a number gives a 0-d array). Raises ``ValueError``
     with the reason when the event is not supported (see :func:`rdp_supports`).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+        orders: the Rényi orders α (a number or a sequence/array, each > 1, +inf allowed).
+
+    Returns:
+        ε_R(α), the shape of ``orders``.
+
+    Raises:
+        ArgumentTypeError: ``event`` is not an Event, or orders not numbers.
+        ValueError: an order not above 1, or an event RDP cannot bound.
     """
     if not isinstance(event, Event):
         raise ArgumentTypeError(f"event must be a dpkit event (an Event), got {event!r}")

@@ -4,14 +4,10 @@ Four pure, vectorised functions, each an upper bound on the mechanism's Rényi d
 α between the two worst neighbouring inputs, never below the truth (every value is rounded up
 past its evaluation error):
 
-* :func:`poisson_gaussian_rdp` — one step of the Poisson-subsampled Gaussian mechanism
-  (add/remove-one relation): exact at integer orders (a sum of positive terms), the
-  Mironov–Talwar–Zhang (2019) series summed with its signs at fractional orders (an upper bound
-  within the first omitted term, by Leibniz), never below the exact value.
-* :func:`sampled_without_replacement_gaussian_rdp` — a batch of b out of n drawn without
-  replacement (replace-one relation): the bound of Wang, Balle & Kasiviswanathan (2019).
-* :func:`laplace_rdp` — the Laplace mechanism (Mironov 2017, Prop. 6), exact.
-* :func:`randomized_response_rdp` — k-ary randomized response, exact.
+* :func:`poisson_gaussian_rdp` — one step of the Poisson-subsampled Gaussian (add/remove-one), exact at integer
+  orders and an upper bound within the first omitted term at fractional ones (Mironov, Talwar & Zhang 2019);
+* :func:`sampled_without_replacement_gaussian_rdp` — b of n without replacement (replace-one; Wang, Balle &
+  Kasiviswanathan 2019); :func:`laplace_rdp` (Mironov 2017, Prop. 6) and :func:`randomized_response_rdp`, exact.
 
 Orders may be a number or a sequence/array of numbers (each > 1, ``inf`` allowed: the value
 there is the pure-DP ε, or ``inf``); the result has the shape of ``orders``. Curves of composed
@@ -69,7 +65,18 @@ _MAX_RELATIVE_ERROR = 1e-8
 
 
 def check_orders(orders: object) -> np.ndarray:
-    """``orders`` as a float array of its own shape (a number gives a 0-d array); each > 1 or +inf."""
+    """``orders`` as a float array of its own shape (a number gives a 0-d array); each > 1 or +inf.
+
+    Args:
+        orders: the Rényi orders α (a number or a sequence/array of numbers, each > 1, +inf allowed).
+
+    Returns:
+        The float array.
+
+    Raises:
+        ArgumentTypeError: orders not numbers, or a parameter of the wrong type.
+        ValueError: an order NaN or not above 1.
+    """
     if isinstance(orders, np.ndarray):
         shape: tuple[int, ...] = orders.shape
         items: list[object] = list(orders.ravel().tolist())
@@ -95,7 +102,15 @@ def check_orders(orders: object) -> np.ndarray:
 
 
 def round_up_array(x: np.ndarray, relative: float | np.ndarray = 0.0) -> np.ndarray:
-    """``x (1 + relative)`` moved two ulps towards +inf (0 becomes the smallest positive double)."""
+    """``x (1 + relative)`` moved two ulps towards +inf (0 becomes the smallest positive double).
+
+    Args:
+        x: the values.
+        relative: a relative error to cover (>= 0); 0 by default.
+
+    Returns:
+        The rounded-up array.
+    """
     y = np.asarray(x, dtype=float) * (1.0 + np.asarray(relative, dtype=float))
     for _ in range(2):
         y = np.nextafter(y, np.inf)
@@ -149,23 +164,22 @@ def poisson_gaussian_rdp(*, q: float, noise_multiplier: float, orders: object) -
     μ0 = N(0, σ²), μ = (1 − q) μ0 + q N(1, σ²) (Mironov, Talwar & Zhang 2019, who also show
     this direction dominates the reverse one).
 
-    * Integer α: A_α − 1 = Σ_{j>=2} C(α, j) (1 − q)^{α−j} q^j (e^{(j² − j)/(2σ²)} − 1) (the binomial
-      sum minus the binomial expansion of 1; the terms j = 0, 1 vanish), a sum of positive terms
-      evaluated in log space: no cancellation, exact to a few ulps, rounded up.
-    * Fractional α: MTZ's two series (the integrals below and above z0 = σ² ln(1/q − 1) + 1/2),
-      summed *with their signs*. Past ⌈α⌉ the binomial coefficients alternate in sign and both
-      series' magnitudes are non-increasing (their logarithms are convex in i with slopes tending
-      to 0), so by Leibniz the partial sum that ends on a positive term bounds A_α from above, within
-      the first omitted term. dp-accounting's ``_compute_log_a_frac`` sums the magnitudes instead,
-      which is also an upper bound but up to ~60 % above the truth near α = 1 (e.g. q = 0.1,
-      σ = 2, α = 1.1: 0.00239 against the exact 0.00152), and gives up (inf) where the series
-      converges slowly (q >= 0.1, α < 2); here a slowly converging series is stopped after
-      2¹⁶ terms, still an upper bound.
-    * Fractional α above 4096: log A_α is convex in α (a log-moment), so the chord between the
-      exact values at ⌊α⌋ and ⌈α⌉ bounds it. Orders above 2²⁰: the joint-convexity bound
-      A_α <= 1 − q + q e^{α(α − 1)/(2σ²)}, valid for every α.
+    Exact at integer α; at fractional α MTZ's two series summed with their signs (an upper bound by Leibniz,
+    tighter than dp-accounting's), and convexity bounds at very large α: docs/FORMULAS.md §11.
 
     Edges: q = 0 or σ = inf → 0; σ = 0 (q > 0) → inf; q = 1 → α/(2σ²); α = inf → inf.
+
+    Args:
+        q: the sampling probability, in [0, 1].
+        noise_multiplier: σ, the noise over the sensitivity (>= 0, +inf allowed).
+        orders: the Rényi orders α (a number or a sequence/array of numbers, each > 1, +inf allowed).
+
+    Returns:
+        ε(α), the shape of ``orders``.
+
+    Raises:
+        ArgumentTypeError: orders not numbers, or a parameter of the wrong type.
+        ValueError: q outside [0, 1], σ negative, or an order not above 1.
     """
     q = check_unit_interval("q", q)
     sigma = check_extended_nonnegative("noise_multiplier", noise_multiplier)
@@ -388,23 +402,23 @@ def sampled_without_replacement_gaussian_rdp(
     n = ``population`` records, and its sum is released with noise N(0, σ²Δ²), σ =
     ``noise_multiplier``, Δ the ℓ2 sensitivity *under replace-one* of the released sum (2C for
     per-record gradients clipped at C). The bound is Theorem 27 of Wang, Balle & Kasiviswanathan
-    (AISTATS 2019) with base curve ε(α) = α/(2σ²), q = b/n, as dp-accounting evaluates it:
-
-        A_α <= 1 + q² C(α,2) min(4(e^{ε(2)} − 1), 2 e^{ε(2)})
-                 + Σ_{i=3..α} q^i C(α,i) min(4 sqrt(M_{2⌊i/2⌋} M_{2⌈i/2⌉}), 2 e^{(i−1)ε(i)}),
-
-    M_k = E[(L − 1)^k] the k-th forward difference of e^{(j−1)ε(j)} at 0 (L the Gaussian likelihood
-    ratio), used for α <= 256 (above, the second term of the min alone, as dp-accounting does).
-    The M_k are alternating sums: computed in doubles with an error bound, and with mpmath
-    where that bound exceeds 1e-8 relative (dp-accounting's log-space differences lose them).
-
-    Orders: every α > 1. Integer α <= 4096: the sum above. Fractional α: log A is convex in α (it
-    is a cumulant generating function), so the line between the bounds at ⌊α⌋ and ⌈α⌉ (log A₁ = 0)
-    bounds it from above (WBK Cor. 10, as dp-accounting interpolates). Integer α > 4096: the
-    closed form A_α <= 2 (1 + q e^{(α−1)/(2σ²)})^α, which dominates the sum term by term. Every value
-    is also capped by the unsubsampled Gaussian's α/(2σ²) (subsampling never hurts).
+    (AISTATS 2019) with base curve ε(α) = α/(2σ²), q = b/n, as dp-accounting evaluates it, at every α > 1
+    (the sum, its interpolation and closed form: docs/FORMULAS.md §11), capped by the unsubsampled α/(2σ²).
 
     Edges: b = 0 or σ = inf → 0; σ = 0 (b > 0) → inf; b = n → α/(2σ²); α = inf → inf.
+
+    Args:
+        population: n, the number of records (an integer >= 1).
+        batch: b, the batch size (an integer, 0 <= b <= n).
+        noise_multiplier: σ, the noise over the replace-one sensitivity (>= 0, +inf allowed).
+        orders: the Rényi orders α (a number or a sequence/array of numbers, each > 1, +inf allowed).
+
+    Returns:
+        ε(α), the shape of ``orders``.
+
+    Raises:
+        ArgumentTypeError: orders not numbers, or a parameter of the wrong type.
+        ValueError: n below 1, b negative or above n, σ negative, or an order not above 1.
     """
     n = check_count("population", population)
     b = check_index("batch", batch)
@@ -535,6 +549,18 @@ def laplace_rdp(*, scale: float, sensitivity: float = 1.0, orders: object) -> np
     α(α − 1) Σ_{n>=2} h_{n−1} εⁿ/n!, h_m = ((α − 1)^m − (−α)^m)/(2α − 1).
 
     Edges: Δ = 0 or b = inf → 0; b = 0 (Δ > 0) → inf.
+
+    Args:
+        scale: b, the Laplace scale (>= 0, +inf allowed).
+        sensitivity: Δ, the ℓ1 sensitivity (>= 0); 1 by default.
+        orders: the Rényi orders α (a number or a sequence/array of numbers, each > 1, +inf allowed).
+
+    Returns:
+        ε(α), the shape of ``orders``.
+
+    Raises:
+        ArgumentTypeError: orders not numbers, or a parameter of the wrong type.
+        ValueError: b or Δ negative (Δ not finite), or an order not above 1.
     """
     b = check_extended_nonnegative("scale", scale)
     delta = check_nonnegative("sensitivity", sensitivity)
@@ -594,6 +620,18 @@ def randomized_response_rdp(*, epsilon: float, k: int = 2, orders: object) -> np
     the right-hand form free of cancellation, evaluated in log space. ε(∞) = ε.
 
     Edges: ε = 0 or k = 1 → 0; ε = inf → inf.
+
+    Args:
+        epsilon: the pure ε (>= 0, +inf allowed).
+        k: the number of values (an integer >= 1); 2 by default.
+        orders: the Rényi orders α (a number or a sequence/array of numbers, each > 1, +inf allowed).
+
+    Returns:
+        ε(α), the shape of ``orders``.
+
+    Raises:
+        ArgumentTypeError: orders not numbers, or a parameter of the wrong type.
+        ValueError: ε negative, k below 1, or an order not above 1.
     """
     eps = check_extended_nonnegative("epsilon", epsilon)
     k = check_count("k", k)

@@ -1,28 +1,10 @@
 """RLSVI's inherent-noise privacy (Lu, Gajane, Bai, Talebi: *RLSVI itself is Joint Differentially Private*).
 
-Tabular RLSVI perturbs every Q-value it computes, Q_h(s,a) = R̂_h(s,a) + P̂_h(·|s,a)ᵀV_{h+1} + w with
-w ~ N(0, β_k/(n_k(h,s,a)+1)), for exploration. The seed's neighbouring relation changes only the
-rewards of one episode (its states and actions stay), so the visit counts n are public and each
-released Q-value is a Gaussian mechanism on the empirical mean reward R̂ = (Σ rewards)/n, whose
-sensitivity to one reward in [0, R] is R/n (n >= 1 counts that episode's visit).
-
-Three readings of the same run, loosest first:
-
-* **paper** (Corollary 14): every (h, s, a) of every one of the K episodes is charged the worst
-  case n = 1, (1/n)²(n+1)/(2β) <= 1/β_1, giving ρ = KHSA/β_1 = 2AK/(H² ln(2HSA)) with Russo's
-  β_1 = ½ S H³ ln(2HSA), and ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Bun–Steinke);
-* **the same ρ, converted tighter**: the improved RDP conversion of αρ, and — because every term of
-  ρ is a Gaussian mechanism's Δ²/(2σ²) — the exact μ-GDP conversion with μ = sqrt(2ρ);
-* **worst case over datasets** (:func:`rlsvi_worst_case_mu`): the same charge, but only where her rewards
-  reach — her H cells in the K − 1 later episodes, each at n = 1. This is the DP guarantee;
-* **per run, ex-post** (:func:`rlsvi_run_privacy`): only the H cells the changed user visited carry her
-  reward, and only in the episodes after hers; with the run's counts and variances the worst user's
-  influence is exactly μ-GDP with μ_j² = Σ_{k>j} Σ_h (R/n_k)²/σ²_k at her cells.
-
-The per-run figure is **data-dependent**: the visit counts n_k are the users' own states and actions,
-so the per-run μ and ε describe the run that happened (an ex-post figure) and are not a differential
-privacy guarantee — publishing or acting on them would itself leak the counts. Show the worst case over
-datasets (:func:`rlsvi_worst_case_mu`, :attr:`RlsviRunPrivacy.mu_worst_case`) beside them.
+Tabular RLSVI perturbs every Q-value with Gaussian noise for exploration; under the seed's relation (one
+episode's rewards change) each is a Gaussian mechanism on a mean reward. Readings, loosest first: the paper's ρ
+(Corollary 14), the same ρ converted tighter, the worst case over datasets (:func:`rlsvi_worst_case_mu`, the DP
+guarantee) and the per-run, ex-post μ (:func:`rlsvi_run_privacy`: data-dependent, not a DP guarantee).
+The derivations: docs/FORMULAS.md §11 (RLSVI's readings).
 """
 
 from __future__ import annotations
@@ -83,13 +65,40 @@ def _check_sizes(states: object, actions: object, horizon: object, episodes: obj
 
 
 def russo_beta(*, states: int, actions: int, horizon: int, episode: int) -> float:
-    """Russo's (2019) RLSVI noise scale β_k = ½ S H³ ln(2HSAk) for episode k (1-based)."""
+    """Russo's (2019) RLSVI noise scale β_k = ½ S H³ ln(2HSAk) for episode k (1-based).
+
+    Args:
+        states: S, the number of states (an integer >= 1, at most 2**53).
+        actions: A, the number of actions (an integer >= 1, at most 2**53).
+        horizon: H, the steps per episode (an integer >= 1, at most 2**53).
+        episode: k, the 1-based episode (an integer >= 1).
+
+    Returns:
+        β_k.
+
+    Raises:
+        ArgumentTypeError: a size of the wrong type.
+        ValueError: a size below 1 or above :data:`MAX_SIZES`.
+    """
     s, a, h, k = _check_sizes(states, actions, horizon, episode)
     return 0.5 * s * h**3 * math.log(2.0 * h * s * a * k)
 
 
 def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> float:
     """The seed's zCDP parameter ρ = 2AK/(H² ln(2HSA)) (Corollary 14), rounded up.
+
+    Args:
+        states: S, the number of states (an integer >= 1, at most 2**53).
+        actions: A, the number of actions (an integer >= 1, at most 2**53).
+        horizon: H, the steps per episode (an integer >= 1, at most 2**53).
+        episodes: K, the number of episodes (an integer >= 1).
+
+    Returns:
+        ρ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a size of the wrong type.
+        ValueError: a size below 1 or above :data:`MAX_SIZES`.
 
     Examples:
         >>> round(rlsvi_rho(states=2, actions=2, horizon=2, episodes=10), 6)
@@ -101,14 +110,41 @@ def rlsvi_rho(*, states: int, actions: int, horizon: int, episodes: int) -> floa
 
 
 def rlsvi_paper_epsilon(*, states: int, actions: int, horizon: int, episodes: int, delta: float) -> float:
-    """The seed's ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Corollary 14), rounded up."""
+    """The seed's ε(δ) = ρ + 2 sqrt(ρ ln(1/δ)) (Corollary 14), rounded up.
+
+    Args:
+        states: S, the number of states (an integer >= 1, at most 2**53).
+        actions: A, the number of actions (an integer >= 1, at most 2**53).
+        horizon: H, the steps per episode (an integer >= 1, at most 2**53).
+        episodes: K, the number of episodes (an integer >= 1).
+        delta: the δ, in (0, 1).
+
+    Returns:
+        ε, rounded up.
+
+    Raises:
+        ArgumentTypeError: a size of the wrong type.
+        ValueError: a size below 1 or above :data:`MAX_SIZES`, or δ outside (0, 1).
+    """
     rho = rlsvi_rho(states=states, actions=actions, horizon=horizon, episodes=episodes)
     return zcdp_epsilon_unchecked(rho, check_probability("delta", delta), "bun-steinke")
 
 
 @dataclass(frozen=True)
 class RlsviClosedForm:
-    """The seed's ρ and its ε(δ) under three conversions (loosest to tightest)."""
+    """The seed's ρ and its ε(δ) under three conversions (loosest to tightest).
+
+    Attributes:
+        states: S, the number of states.
+        actions: A, the number of actions.
+        horizon: H, the steps per episode.
+        episodes: K, the number of episodes.
+        delta: the δ the ε are read at.
+        rho: the paper's ρ (Corollary 14), rounded up.
+        epsilon_paper: ε by Bun–Steinke (the paper's conversion).
+        epsilon_rdp_optimal: ε by the improved RDP conversion of αρ.
+        epsilon_exact_gdp: ε by the exact μ-GDP conversion, μ = sqrt(2ρ).
+    """
 
     states: int
     actions: int
@@ -126,6 +162,11 @@ class RlsviClosedForm:
         return round_up(math.sqrt(2.0 * self.rho))
 
     def to_dict(self) -> dict[str, Any]:
+        """The closed form as a plain dict.
+
+        Returns:
+            The fields and μ, by name.
+        """
         return {
             "states": self.states,
             "actions": self.actions,
@@ -145,6 +186,20 @@ def rlsvi_closed_form(*, states: int, actions: int, horizon: int, episodes: int,
     the same curve αρ, and the exact GDP conversion (valid: ρ is a sum of Gaussian mechanisms' Δ²/2σ²).
 
     Order: ``epsilon_exact_gdp <= epsilon_rdp_optimal <= epsilon_paper``.
+
+    Args:
+        states: S, the number of states (an integer >= 1, at most 2**53).
+        actions: A, the number of actions (an integer >= 1, at most 2**53).
+        horizon: H, the steps per episode (an integer >= 1, at most 2**53).
+        episodes: K, the number of episodes (an integer >= 1).
+        delta: the δ, in (0, 1).
+
+    Returns:
+        The :class:`RlsviClosedForm`.
+
+    Raises:
+        ArgumentTypeError: a size of the wrong type.
+        ValueError: a size below 1 or above :data:`MAX_SIZES`, or δ outside (0, 1).
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     delta = check_probability("delta", delta)
@@ -186,9 +241,22 @@ def rlsvi_worst_case_mu(
     the first user is the worst: μ² = Σ_{k=2}^{K} H·2R²/β_k. ``beta=None`` uses Russo's β_k; a
     number is a constant β. (The paper's ρ charges all S·A cells of all K episodes at β_1.)
     Returns 0.0 for K = 1 (no later episode sees the user).
+    With Russo's β the sum is exact up to k = 10⁶ and bounded above by an integral beyond (docs/FORMULAS.md §11).
 
-    With Russo's β the sum is exact up to k = 10⁶; beyond, the decreasing terms are bounded above
-    by the integral ∫ dx/ln(cx) = (li(cK) − li(ca))/c (c = 2HSA), so μ is never reported low.
+    Args:
+        states: S, the number of states (an integer >= 1, at most 2**53).
+        actions: A, the number of actions (an integer >= 1, at most 2**53).
+        horizon: H, the steps per episode (an integer >= 1, at most 2**53).
+        episodes: K, the number of episodes (an integer >= 1).
+        beta: a constant noise scale β (> 0); None: Russo's β_k.
+        reward_range: R, the range [0, R] of one reward (> 0); 1 by default.
+
+    Returns:
+        μ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a size of the wrong type.
+        ValueError: a size below 1 or above :data:`MAX_SIZES`, or β or R not positive and finite.
     """
     s, a, h, k = _check_sizes(states, actions, horizon, episodes)
     reward_range = check_positive("reward_range", reward_range)
@@ -219,6 +287,14 @@ class RlsviRunPrivacy:
     The figure is data-dependent (the counts are the users' states and actions), so it is not a DP
     guarantee; ``mu_worst_case``, when known, is the guarantee: the worst case over all datasets of
     the same sizes and noise (:func:`rlsvi_worst_case_mu`), never below the run's μ.
+
+    Attributes:
+        mu_per_user: μ of each episode's user (1-based episode i at index i − 1; the last is 0).
+        reward_range: R, the range [0, R] of one reward.
+        mu_worst_case: the worst case over datasets, when known (None otherwise).
+
+    Raises:
+        ValueError: ``mu_worst_case`` negative or below the run's μ.
     """
 
     mu_per_user: np.ndarray
@@ -255,6 +331,18 @@ class RlsviRunPrivacy:
         The run is a composition of Gaussian mechanisms, so it is one Gaussian mechanism with
         sensitivity μ and σ = 1 under every one of these methods. ``classic`` (basic composition
         per release) does not apply to an aggregate μ and is refused.
+
+        Args:
+            delta: the δ, in [0, 1].
+            method: "exact", "pld", "rdp" or "zcdp"; "exact" by default.
+            conversion: the RDP or zCDP conversion (None: the method's default).
+
+        Returns:
+            The :class:`~dpkit.accountant.accountants.Guarantee`.
+
+        Raises:
+            ArgumentTypeError: a parameter of the wrong type.
+            ValueError: δ outside [0, 1], or a method other than the four (classic).
         """
         delta = check_unit_interval("delta", delta)
         method = check_choice("method", method, _RUN_METHODS)
@@ -263,23 +351,61 @@ class RlsviRunPrivacy:
         return make_accountant(method, conversion=conversion).epsilon(Ledger.homogeneous(self.mu, 1.0), delta)
 
     def delta(self, epsilon: float) -> float:
-        """Exact δ(ε) of the worst user (μ-GDP)."""
+        """Exact δ(ε) of the worst user (μ-GDP).
+
+        Args:
+            epsilon: the ε (>= 0, +inf allowed).
+
+        Returns:
+            δ, rounded up (0 when no user influences any release).
+
+        Raises:
+            ArgumentTypeError: ε not a real number.
+            ValueError: ε negative or NaN.
+        """
         epsilon = check_extended_nonnegative("epsilon", epsilon)
         return 0.0 if self.mu == 0.0 else gdp_delta_unchecked(self.mu, epsilon)
 
     def exact_epsilon(self, delta: float) -> float:
-        """Exact ε(δ) of the worst user (μ-GDP) in this run (ex-post); 0 when no user influences any release."""
+        """Exact ε(δ) of the worst user (μ-GDP) in this run (ex-post); 0 when no user influences any release.
+
+        Args:
+            delta: the δ, in [0, 1].
+
+        Returns:
+            ε, rounded up.
+
+        Raises:
+            ArgumentTypeError: δ not a real number.
+            ValueError: δ outside [0, 1].
+        """
         delta = check_unit_interval("delta", delta)
         return 0.0 if self.mu == 0.0 else gdp_epsilon_unchecked(self.mu, delta)
 
     def worst_case_epsilon(self, delta: float) -> float | None:
-        """Exact ε(δ) of ``mu_worst_case`` (μ-GDP), the guarantee over datasets; ``None`` when it is not known."""
+        """Exact ε(δ) of ``mu_worst_case`` (μ-GDP), the guarantee over datasets; ``None`` when it is not known.
+
+        Args:
+            delta: the δ, in [0, 1].
+
+        Returns:
+            ε, rounded up, or None.
+
+        Raises:
+            ArgumentTypeError: δ not a real number.
+            ValueError: δ outside [0, 1].
+        """
         delta = check_unit_interval("delta", delta)
         if self.mu_worst_case is None:
             return None
         return 0.0 if self.mu_worst_case == 0.0 else gdp_epsilon_unchecked(self.mu_worst_case, delta)
 
     def to_dict(self) -> dict[str, Any]:
+        """The run's privacy as a plain dict.
+
+        Returns:
+            μ, the worst user, R, every user's μ, the kind ("ex-post") and the worst case, by name.
+        """
         return {
             "mu": self.mu,
             "worst_user": self.worst_user,
@@ -315,9 +441,21 @@ def rlsvi_run_privacy(
     step); the last episode influences nothing. User j's μ² = Σ_{k>j} Σ_h (R/n_k)²/σ²_k at her cells,
     vectorised over users with suffix sums over episodes.
 
-    Raises ``ValueError`` when the counts are not the visit counts of some run (negative, not
-    starting at zero, or not growing by exactly one visit per step per episode) or a variance is
-    not positive where a count is.
+    Args:
+        counts: n_k(h, s, a) as a (K, H, S, A) array: the visits before episode k (``counts[0]`` all zeros).
+        variances: the variance of the noise added to Q_h(s, a) in episode k, the same shape.
+        reward_range: R, the range [0, R] of one reward (> 0); 1 by default.
+        mu_worst_case: the worst case over datasets to carry beside the run's μ (None: unknown).
+
+    Returns:
+        The :class:`RlsviRunPrivacy`.
+
+    Raises:
+        ArgumentTypeError: R not a real number.
+        ValueError: arrays not 4-d, real and finite or of different shapes; counts that are not the visit counts
+            of some run (negative, not starting at zero, or not growing by exactly one visit per step per
+            episode); a variance not positive where a count is; R not positive; or ``mu_worst_case`` below the
+            run's μ.
     """
     reward_range = check_positive("reward_range", reward_range)
     n = _check_run_array("counts", counts, 4)

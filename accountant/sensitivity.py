@@ -6,17 +6,9 @@ function of such sums). Its ℓ2 sensitivity depends on what "neighbouring datas
 * ``"add_remove"`` — D′ is D with one user removed, so Δ = sup_u ‖term(u)‖;
 * ``"replace_one"`` — D′ is D with one user's data replaced, so Δ = sup_{u,u′} ‖term(u) − term(u′)‖.
 
-The closed forms below bound Δ for the terms that private RL algorithms aggregate (vectors,
-outer products, symmetric matrices, feature-times-target products and their sums over an
-episode), under either relation. Every value is a float rounded up with
-:func:`dpkit.accountant.numerics.round_up`, so it is never below the exact supremum; each docstring
-gives the derivation and where the supremum is attained (so the bound is tight).
-:func:`clip_norm` enforces the norm bounds the closed forms assume; the empirical check of a
-claimed sensitivity (a search over neighbouring pairs) is an audit's:
-:func:`dpkit.audits.sensitivity_check.check_sensitivity`.
-
-The bounds are suprema over norm balls; when the admissible terms form a smaller set the true
-Δ may be smaller, and the closed forms remain valid upper bounds.
+The closed forms below bound Δ for the terms private RL algorithms aggregate, under either relation, rounded
+up (never below the exact supremum); :func:`clip_norm` enforces the norm bounds they assume. The derivations and
+where each supremum is attained: docs/explanation/neighbours.md (The closed forms, derived).
 """
 
 from __future__ import annotations
@@ -110,6 +102,16 @@ def check_relation(relation: object) -> str:
     Accepts ``"add_remove"`` and ``"replace_one"`` and the CLI spellings ``"add-remove"`` and
     ``"replace-one"``; any other string raises :class:`ValueError` naming the value and the choices,
     anything else a :class:`TypeError`.
+
+    Args:
+        relation: the relation's name.
+
+    Returns:
+        "add_remove" or "replace_one".
+
+    Raises:
+        ArgumentTypeError: not a string.
+        ValueError: any other string.
     """
     return _SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))]
 
@@ -139,6 +141,16 @@ def value_step_fractions(horizon: int) -> tuple[float, ...]:
     V_{H+1} = 0; an algorithm that caps its optimistic Q_h at the return-to-go (seed 000's Algorithm 1 and
     seed 004's: Q_h <= H − h + 1) has V_{h+1} in [0, (H − h)/H·V_max]. A statistic built from φ_{V_{h+1}} and
     V_{h+1} then has a per-step bound that scales with this fraction: the releases of late steps are cheaper.
+
+    Args:
+        horizon: H, the steps per episode (an integer >= 1).
+
+    Returns:
+        (H − 1)/H, …, 1/H, 0.
+
+    Raises:
+        ArgumentTypeError: H not a number.
+        ValueError: H not an integer >= 1.
     """
     h = check_count("horizon", horizon)
     return tuple((h - step) / h for step in range(1, h + 1))
@@ -153,6 +165,19 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
       x·y ≥ 0 for any two): ‖x − y‖² = ‖x‖² + ‖y‖² − 2x·y ≤ 2B², attained at x = B e₁,
       y = B e₂ (d ≥ 2; for d = 1 the supremum is B and √2·B is conservative): Δ = √2·B.
       The add/remove value is B either way.
+
+    Args:
+        bound: B, the bound on each user's ‖x(u)‖ (> 0).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        nonnegative: whether every admissible vector is entrywise >= 0; False by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: B not positive and finite, an unknown relation or a non-bool ``nonnegative``,
+            or a result that overflows.
     """
     b = check_positive("bound", bound)
     relation = check_relation(relation)
@@ -167,24 +192,20 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
 def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "upper") -> float:
     """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
 
-    ``noise`` says what is released (see :class:`SensitivityNoise`): ``"upper"`` — symmetric noise on
-    the entries i ≤ j, mirrored, so the released vector is the upper triangle U(M) including
-    the diagonal and the sensitivity is ‖U(M − M′)‖; ``"full"`` — i.i.d. noise on all d²
-    entries, so it is the Frobenius norm ‖M − M′‖_F. For a symmetric matrix M,
-    ‖U(M)‖² = (‖M‖_F² + ‖diag M‖²)/2 ≤ ‖M‖_F².
+    Δ = B² under add_remove and √2·B² under replace_one, for either ``noise`` (the suprema are attained by
+    diagonal differences; the derivation: docs/explanation/neighbours.md).
 
-    * ``add_remove``: ‖xxᵀ‖_F = ‖x‖² ≤ B², and ‖U(xxᵀ)‖ ≤ ‖xxᵀ‖_F; both attained at
-      x = B e₁ (a diagonal matrix: the upper triangle holds all of it): Δ = B².
-    * ``replace_one``: ‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(x·y)² ≤ 2B⁴, and the upper-triangle
-      norm is at most the Frobenius norm; both are attained at x = B e₁, y = B e₂ (d ≥ 2),
-      where the difference diag(B², −B², 0, …) is diagonal: Δ = √2·B². (PSD terms: the
-      Frobenius inner product of xxᵀ and yyᵀ is (x·y)² ≥ 0.)
+    Args:
+        bound: B, the bound on each user's ‖x(u)‖ (> 0).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        noise: "upper" (symmetric noise on the entries i <= j) or "full" (i.i.d. noise on all d² entries).
 
-    The values do not depend on ``noise``, but the per-pair norms do: for
-    x = B(e₁ + e₂)/√2 and y = B(e₁ − e₂)/√2 the difference B²(e₁e₂ᵀ + e₂e₁ᵀ) is off-diagonal,
-    with upper-triangle norm B² against Frobenius norm √2·B² (off-diagonal differences lose
-    up to a factor √2 in the upper triangle); the suprema over the norm ball coincide because
-    they are attained by diagonal differences.
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: B not positive and finite, an unknown relation or noise, or a result that overflows.
     """
     b = check_positive("bound", bound)
     relation = check_relation(relation)
@@ -199,19 +220,23 @@ def stacked_outer_product_sensitivity(
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ where z = [x₁; …; x_k] stacks blocks with ‖x_j‖ ≤ b_j.
 
-    The stacked vector has ‖z‖² ≤ Σ b_j² (not (Σ b_j)², the triangle-inequality bound), and the
-    upper triangle sees less than the Frobenius norm: ‖U(zzᵀ)‖² = (‖z‖⁴ + Σ_i z_i⁴)/2 with
-    Σ_i z_i⁴ ≤ Σ_j ‖x_j‖⁴ ≤ Σ_j b_j⁴. With S2 = Σ b_j², S4 = Σ b_j⁴ and H = ``steps``:
+    With S2 = Σ b_j², S4 = Σ b_j⁴ and H = ``steps``: ``noise="upper"`` gives H·sqrt((S2² + S4)/2) under
+    add_remove and H·sqrt(S2² + S4) under replace_one, ``noise="full"`` H·S2 and √2·H·S2 (the derivation:
+    docs/explanation/neighbours.md).
 
-    * ``noise="upper"`` (symmetric noise on i ≤ j): add_remove Δ = H·sqrt((S2² + S4)/2), attained
-      with every block at its bound on a single coordinate; replace_one Δ = H·sqrt(S2² + S4),
-      from ‖M‖_F² ≤ ‖z‖⁴ + ‖z′‖⁴ and ‖diag M‖² ≤ Σ z_i⁴ + Σ z′_i⁴ for M = zzᵀ − z′z′ᵀ, attained
-      by two such z on disjoint coordinates (every block of dimension ≥ 2).
-    * ``noise="full"`` (i.i.d. noise on all entries): the Frobenius norms, H·S2 and √2·H·S2.
+    Args:
+        block_bounds: b_j, the bound on each block's norm (> 0 each, at least one).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        noise: "upper" (symmetric noise on the entries i <= j) or "full"; "upper" by default.
+        steps: H, the terms per user (an integer >= 1); 1 by default.
 
-    Sums over steps: the triangle inequality, attained when every step repeats the worst z.
-    Example — seed 003's z = [x; u] with ‖x‖ ≤ 1, ‖u‖ ≤ γ under symmetric noise: add/remove
-    H·sqrt(1 + γ² + γ⁴), below both H(1 + γ²) (Frobenius) and the paper's H(1 + γ)²:
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ``block_bounds`` empty or not a sequence, a bound not positive, an unknown relation or noise,
+            H below 1, or a result that overflows.
 
     Examples:
         >>> round(stacked_outer_product_sensitivity([1.0, 0.5], "add_remove", steps=3), 12)
@@ -246,6 +271,19 @@ def symmetric_matrix_sensitivity(
     * ``replace_one`` with ``psd=True`` (every term positive semidefinite): the Frobenius inner
       product of PSD matrices is tr(MM′) ≥ 0, so ‖M − M′‖_F² ≤ ‖M‖_F² + ‖M′‖_F² ≤ 2C²,
       attained at M = C e₁e₁ᵀ, M′ = C e₂e₂ᵀ (d ≥ 2): Δ = √2·C.
+
+    Args:
+        frobenius_bound: C, the bound on each user's ‖M(u)‖_F (> 0).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        psd: whether every term is positive semidefinite; False by default.
+        noise: "upper" or "full" (as in :func:`outer_product_sensitivity`); "upper" by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: C not positive and finite, an unknown relation, noise or psd, or a result that overflows.
     """
     c = check_positive("frobenius_bound", frobenius_bound)
     relation = check_relation(relation)
@@ -270,6 +308,20 @@ def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: s
     * ``replace_one`` with ``nonnegative=True`` (x ≥ 0 entrywise and v ≥ 0, so every term is
       entrywise ≥ 0 and pairwise inner products are ≥ 0): Δ = √2·BV, attained at (B e₁, V)
       and (B e₂, V).
+
+    Args:
+        vector_bound: B, the bound on ‖x(u)‖ (> 0).
+        scalar_bound: V, the bound on |v(u)| (or ‖v(u)‖) (> 0).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        nonnegative: whether x and v are entrywise >= 0; False by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: B or V not positive and finite, an unknown relation or a non-bool ``nonnegative``,
+            or a result that overflows.
     """
     b = check_positive("vector_bound", vector_bound)
     v = check_positive("scalar_bound", scalar_bound)
@@ -296,6 +348,20 @@ def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, non
       elements have pairwise non-negative inner products (entrywise non-negative vectors; PSD
       matrices under the Frobenius inner product). Then ⟨S, S′⟩ = Σ_h Σ_k ⟨f_h, f′_k⟩ ≥ 0, so
       ‖S − S′‖² ≤ ‖S‖² + ‖S′‖² ≤ 2H²b², attained at f_h = b e₁, f′_h = b e₂: Δ = √2·H·b.
+
+    Args:
+        term_bound: b, the bound on each step's ‖f_h‖ (> 0).
+        steps: H, the steps of the episode (an integer >= 1).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        nonnegative: whether the terms lie in a cone of pairwise non-negative inner products; False by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: b not positive and finite, H below 1, an unknown relation or a non-bool ``nonnegative``,
+            or a result that overflows.
     """
     b = check_positive("term_bound", term_bound)
     h = check_count("steps", steps)
@@ -325,6 +391,19 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     Σ z zᵀ has Δ₁ = H(1+γ)² and the cross term Σ z x′ᵀ has Δ₂ = H(1+γ) under add/remove
     (:func:`episode_product_sensitivity` with V = 1); under replace-one they are √2·H(1+γ)²
     and 2H(1+γ):
+
+    Args:
+        bound: B, the bound on each ‖z_h‖ (> 0).
+        steps: H, the steps of the episode (an integer >= 1).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        noise: "upper" or "full"; "upper" by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: B not positive and finite, H below 1, an unknown relation or noise, or a result that overflows.
 
     Examples:
         >>> gamma, H = 0.5, 4
@@ -361,6 +440,21 @@ def episode_product_sensitivity(
       ((B e₁, V) against (B e₂, V)).
 
     See :func:`episode_outer_product_sensitivity` for a worked example.
+
+    Args:
+        vector_bound: B, the bound on each ‖x_h‖ (> 0).
+        scalar_bound: V, the bound on each |v_h| (or ‖v_h‖) (> 0).
+        steps: H, the steps of the episode (an integer >= 1).
+        relation: "add_remove" or "replace_one" (the CLI spellings with "-" too).
+        nonnegative: whether x_h and v_h are entrywise >= 0; False by default.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: B or V not positive and finite, H below 1, an unknown relation or a non-bool ``nonnegative``,
+            or a result that overflows.
     """
     b = check_positive("vector_bound", vector_bound)
     v = check_positive("scalar_bound", scalar_bound)
@@ -384,6 +478,15 @@ def upper_triangle(m: Any) -> np.ndarray:
 
     ``m`` has shape (..., d, d); the result has shape (..., d(d+1)/2). This is the vector that
     a symmetric matrix released with mirrored noise actually releases.
+
+    Args:
+        m: an array of shape (..., d, d).
+
+    Returns:
+        The array of shape (..., d(d+1)/2).
+
+    Raises:
+        ValueError: ``m`` without two square trailing axes.
     """
     a = np.asarray(m)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -417,15 +520,21 @@ def clip_norm(x: Any, bound: float, *, axis: int | tuple[int, ...] = -1) -> np.n
     """Scale each vector along ``axis`` down to ℓ2 norm ≤ ``bound`` (never up), vectorised.
 
     With ``axis=(-2, -1)`` each matrix is clipped in Frobenius norm. Returns a new float array.
+    The guarantee is on the *exact* norm of the returned floats (≤ ``bound``); a vector within ~1e-15 relative
+    of ``bound`` may be shrunk by that much (how: docs/explanation/neighbours.md).
 
-    The guarantee is on the *exact* norm of the returned floats: it is ≤ ``bound``. A vector
-    of n entries is left unchanged (bit for bit) when its computed norm is at most
-    t = bound·(1 − 2(n+4)u) (u = 2⁻⁵³), a margin that covers the rounding error of the computed
-    norm; a longer one is scaled to norm t·(1 − (n+4)u), then, should rounding still leave its
-    computed norm above t, shrunk by a growing factor until it is not (checked). So a vector
-    whose norm is within ~1e-15 relative of ``bound`` is shrunk by that much; with a subnormal
-    ``bound`` (< 2.2e-308) a clipped vector may come out as zero. Norms are computed with
-    power-of-two scaling, so huge and tiny inputs neither overflow nor underflow.
+    Args:
+        x: an array of real numbers.
+        bound: the largest norm (> 0).
+        axis: the axis (or axes) of each vector; -1 by default.
+
+    Returns:
+        A new float array of the same shape.
+
+    Raises:
+        ArgumentTypeError: ``bound`` not a real number.
+        ValueError: ``bound`` not positive and finite, ``x`` not finite real numbers, an invalid axis, or too many
+            entries per vector.
     """
     b = check_positive("bound", bound)
     try:

@@ -1,28 +1,11 @@
 """Sensitivities that use the structure of a statistic, where the norm-ball bounds of
 :mod:`dpkit.accountant.sensitivity` are loose: one-hot block features and jointly released sums.
 
-**One-hot block features** (the linear-mixture view of a tabular MDP, seeds 000 and 004): a user's
-feature φ = φ_V(s, a) ∈ R^{S²A} is a value vector v ∈ [0, c]^S placed in the block of (s, a), clipped to
-‖φ‖ <= B. The norm-ball bound of :func:`~dpkit.accountant.sensitivity.outer_product_sensitivity` takes
-‖φ‖ <= B and charges the Gram update φφᵀ (released on its upper triangle) √2·B² under replace-one — attained
-only by two features each concentrated on one coordinate of norm B. A block feature of norm B spreads its mass
-over the S entries of v (each at most c), and its upper triangle holds less: for x_i = v_i²,
-
-    ‖U(φφᵀ)‖² = (‖φ‖⁴ + Σ v_i⁴)/2 = ((Σ x_i)² + Σ x_i²)/2,
-
-nondecreasing in every x_i ∈ [0, c²] and Schur-convex, so over the box ∩ ball its maximum U* sits at
-Σ x_i = t = min(B², S c²) with the mass as unequal as allowed: k = ⌊t/c²⌋ entries at c², one at
-r = t − k c². Then (see :func:`block_outer_product_sensitivity`) add/remove Δ = sqrt(U*), replace-one
-Δ = sqrt(2U*) — for S = 2 entries at the same bound c (the tabular case, B = √S·c) c²·sqrt(S(S + 1)) instead
-of √2·S·c². The products φ·y (y ∈ [0, Y]) keep the nonnegative norm-ball form with the block's norm
-min(B, √S·c) (:func:`block_norm_bound`).
-
-**A Gram sum and a cross sum released together** (seed 003's counters, z = [x; u]): B1 = Σ_h z_h z_hᵀ (upper
-triangle, noise σ1) and B2 = Σ_h z_h x_{h+1}ᵀ (noise σ2) are two Gaussian mechanisms on the same trajectory. Each
-sensitivity alone is attained, but not both at once: B1's worst pair has orthogonal trajectories, B2's worst pair
-the same trajectory with alternating signs, which cancels in B1. :func:`gram_cross_joint_sensitivity` bounds the
-whitened joint difference sqrt(‖U(ΔB1)‖²/σ1² + ‖ΔB2‖²/σ2²) directly (the μ of the pair of mechanisms per
-release), below the sum of the two separate suprema.
+**One-hot block features** (seeds 000 and 004): a value vector v ∈ [0, c]^S in the block of (s, a) spreads its
+mass, so the upper triangle of φφᵀ holds less than the norm ball allows (:func:`block_outer_product_sensitivity`).
+**A Gram sum and a cross sum released together** (seed 003): each sensitivity alone is attained, not both at once
+(:func:`gram_cross_joint_sensitivity` bounds the whitened joint difference). The derivations:
+docs/explanation/neighbours.md (Structured sensitivities).
 """
 
 from __future__ import annotations
@@ -40,7 +23,20 @@ __all__ = ["block_norm_bound", "block_outer_product_sensitivity", "gram_cross_jo
 
 def block_norm_bound(entry_bound: float, size: int, norm_bound: float | None = None) -> float:
     """The largest ‖v‖ of a block v ∈ [0, c]^S (``entry_bound`` c, ``size`` S) clipped to ‖v‖ <= B
-    (``norm_bound``; no clip when ``None``): min(B, √S·c)."""
+    (``norm_bound``; no clip when ``None``): min(B, √S·c).
+
+    Args:
+        entry_bound: c, the bound on each entry (> 0).
+        size: S, the block's entries (an integer >= 1).
+        norm_bound: B, the clip (> 0); None: no clip.
+
+    Returns:
+        min(B, √S·c).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: c or B not positive and finite, or S below 1.
+    """
     c = check_positive("entry_bound", entry_bound)
     s = check_count("size", size)
     whole = math.sqrt(s) * c
@@ -67,6 +63,19 @@ def block_outer_product_sensitivity(
       such v in different blocks (disjoint supports): Δ = sqrt(2U*).
 
     With S entries at the same bound c and no binding clip (B >= √S·c), U* = c⁴ S(S + 1)/2:
+
+    Args:
+        entry_bound: c, the bound on each entry of v (> 0).
+        size: S, the block's entries (an integer >= 1).
+        relation: "add_remove" or "replace_one".
+        norm_bound: B, the clip on ‖φ‖ (> 0); None: no clip.
+
+    Returns:
+        Δ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: c or B not positive, S below 1, an unknown relation, or a result that overflows.
 
     Examples:
         >>> round(block_outer_product_sensitivity(1.0, 2, "replace_one"), 12)  # sqrt(S(S+1)) c², S = 2
@@ -95,28 +104,25 @@ def gram_cross_joint_sensitivity(
     z_h = [x_h; u_h], ‖x_h‖ <= X (``state_bound``), ‖u_h‖ <= γ (``control_bound``), h = 1..H (``steps``):
     sup over neighbouring pairs of sqrt(‖U(ΔB1)‖²/σ1² + ‖ΔB2‖²/σ2²), the μ of one p-sum of each counter.
 
-    With w_i = 1/σ_i², a² = X⁴ + X²γ² + γ⁴ (the largest ‖U(zzᵀ)‖²), b² = X² + γ² (the largest ‖z‖²):
+    With a² = X⁴ + X²γ² + γ⁴ and b² = X² + γ²: under add_remove H²(a²/σ1² + b²X²/σ2²); under replace_one the
+    maximum over s ∈ [0, Hb²] of a bound F(s), taken on a grid plus the step times a bound on |F′|, never above the
+    separate suprema (the derivation: docs/explanation/neighbours.md).
 
-    * ``add_remove``: the two separate suprema, H²(w1 a² + w2 b² X²) (attained together by one trajectory).
-    * ``replace_one``: for trajectories z, z′ write A = Σ z_h z_hᵀ, C = Σ z_h x_{h+1}ᵀ (primes for z′),
-      G_hg = z_h·z′_g, P = ‖G‖_F² = ⟨A, A′⟩_F and S_hg = x_{h+1}·x′_{g+1}. Then
 
-        ‖U(ΔB1)‖² <= ‖A − A′‖_F² = ‖A‖² + ‖A′‖² − 2P <= 2H²b⁴ − 2P,
-        ‖U(ΔB1)‖² = ‖UA‖² + ‖UA′‖² − P − Σ_i A_ii A′_ii <= 2H²a² − P,
-        ‖ΔB2‖² = ‖C‖² + ‖C′‖² − 2⟨G, S⟩_F <= 2H²b²X² + 2 sqrt(P) ‖S‖_F  (Cauchy–Schwarz on the whole sum),
-        ‖S‖_F² <= (sqrt(P) + Hγ²)² + (2H − 1)X⁴,
+    Args:
+        steps: H (an integer >= 1).
+        state_bound: X, the bound on ‖x_h‖ (> 0).
+        control_bound: γ, the bound on ‖u_h‖ (>= 0).
+        sigma_gram: σ1, the Gram sum's noise (> 0).
+        sigma_cross: σ2, the cross sum's noise (> 0).
+        relation: "add_remove" or "replace_one".
 
-      the last because the H×H matrix [x_h·x′_g] (h, g <= H) is G minus [u_h·u′_g] (Frobenius norm <= Hγ²) and
-      S drops its first row and column and adds the 2H − 1 pairs that hold x_{H+1}; also ‖ΔB2‖ <= 2HbX. So the
-      whitened square is at most the maximum over s = sqrt(P) ∈ [0, Hb²] of
+    Returns:
+        The joint μ, rounded up.
 
-        F(s) = w1 min(2H²b⁴ − 2s², 2H²a² − s²) + w2 min(4H²b²X², 2H²b²X² + 2s sqrt((s + Hγ²)² + (2H − 1)X⁴)),
-
-      taken here on a grid of 4,097 points plus the grid step times a bound on |F′| (so never below the
-      maximum). Two trajectories nearly attain it: orthogonal ones (F ≈ 2H²(w1a² + w2b²X²), s = 0) when w2 <~ w1,
-      one trajectory against itself with alternating signs (≈ 4H²b²X²w2, s = Hb²) when w2 >~ w1; the gap is the
-      (2H − 1)X⁴ of the last state, a few per cent at H = 4. It never exceeds the separate suprema
-      2H²a²w1 + 4H²b²X²w2.
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: a bound or σ out of range, H below 1, an unknown relation, or a result that overflows.
     """
     h = check_count("steps", steps)
     x = check_positive("state_bound", state_bound)
@@ -155,7 +161,22 @@ def gram_cross_joint_mu(
     relation: str, sigmas: tuple[float, float], *, steps: int, state_bound: float, control_bound: float
 ) -> float:
     """:func:`gram_cross_joint_sensitivity` in the form of a :class:`~dpkit.accountant.declarations.JointRelease`
-    bound: ``sigmas`` = (σ of the Gram sum, σ of the cross sum)."""
+    bound: ``sigmas`` = (σ of the Gram sum, σ of the cross sum).
+
+    Args:
+        relation: "add_remove" or "replace_one".
+        sigmas: (σ1, σ2).
+        steps: H (an integer >= 1).
+        state_bound: X (> 0).
+        control_bound: γ (>= 0).
+
+    Returns:
+        The joint μ, as :func:`gram_cross_joint_sensitivity`.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: as :func:`gram_cross_joint_sensitivity`.
+    """
     sigma_gram, sigma_cross = sigmas
     return gram_cross_joint_sensitivity(
         steps=steps,

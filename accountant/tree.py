@@ -70,6 +70,20 @@ def tree_ledger(
     m = :func:`max_psums_per_item`: the release of all noisy p-sums is one Gaussian mechanism
     with sensitivity Δ√m, i.e. m composed releases of sensitivity Δ. Raises ``ValueError``
     when nothing is released (m = 0).
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        sigma: σ, the noise per p-sum (> 0).
+        sensitivity: Δ, the ℓ2 sensitivity of one item (> 0); 1 by default.
+        schedule: "after-each" or "before-episode"; "after-each" by default.
+        name: the release's name; "binary-counter" by default.
+
+    Returns:
+        The :class:`~dpkit.accountant.ledger.Ledger`.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, T below 1, an unknown schedule, or nothing released (m = 0).
     """
     sigma = check_positive("sigma", sigma)
     sensitivity = check_positive("sensitivity", sensitivity)
@@ -84,6 +98,19 @@ def tree_ledger(
 
 def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
     """μ of one counter, Δ√m/σ with m = :func:`max_psums_per_item` (rounded up; 0 if m = 0).
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        sigma: σ, the noise per p-sum (> 0).
+        sensitivity: Δ, the ℓ2 sensitivity of one item (> 0); 1 by default.
+        schedule: "after-each" or "before-episode"; "after-each" by default.
+
+    Returns:
+        μ, rounded up.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, T below 1, or an unknown schedule.
 
     Examples:
         >>> tree_mu(8, sigma=2.0)
@@ -110,6 +137,23 @@ def tree_epsilon(
     """ε(δ) of one counter under ``method`` (any of :data:`~dpkit.accountant.accountants.METHODS`).
 
     The counter's ledger is :func:`tree_ledger`; when nothing is released the guarantee is ε = 0.
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        sigma: σ, the noise per p-sum (> 0).
+        delta: the δ, in [0, 1].
+        sensitivity: Δ, the ℓ2 sensitivity of one item (> 0); 1 by default.
+        schedule: "after-each" or "before-episode"; "after-each" by default.
+        method: the accounting method (:data:`~dpkit.accountant.accountants.METHODS`); "exact" by default.
+        conversion: the RDP or zCDP conversion (None: the method's default).
+        **options: further options of the accountant.
+
+    Returns:
+        The :class:`~dpkit.accountant.accountants.Guarantee`.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, δ outside [0, 1], T below 1, an unknown schedule or method.
     """
     acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
@@ -131,7 +175,25 @@ def tree_delta(
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
-    """δ(ε) of one counter under ``method``; δ = 0 when nothing is released."""
+    """δ(ε) of one counter under ``method``; δ = 0 when nothing is released.
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        sigma: σ, the noise per p-sum (> 0).
+        epsilon: the ε (>= 0, +inf allowed).
+        sensitivity: Δ, the ℓ2 sensitivity of one item (> 0); 1 by default.
+        schedule: "after-each" or "before-episode"; "after-each" by default.
+        method: the accounting method (:data:`~dpkit.accountant.accountants.METHODS`); "exact" by default.
+        conversion: the RDP or zCDP conversion (None: the method's default).
+        **options: further options of the accountant.
+
+    Returns:
+        The :class:`~dpkit.accountant.accountants.Guarantee`.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ or Δ not positive, ε negative, T below 1, an unknown schedule or method.
+    """
     acc = make_accountant(method, conversion=conversion, **options)
     sigma = check_positive("sigma", sigma)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
@@ -157,6 +219,24 @@ def calibrate_tree_sigma(
     :func:`~dpkit.accountant.calibration.calibrate_sigma` with ``compositions`` = m =
     :func:`max_psums_per_item`. Raises ``ValueError`` when nothing is released (m = 0: no
     noise is needed).
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        epsilon: the target ε.
+        delta: the target δ.
+        sensitivity: Δ, the ℓ2 sensitivity of one item (> 0); 1 by default.
+        schedule: "after-each" or "before-episode"; "after-each" by default.
+        method: the accounting method (:data:`~dpkit.accountant.accountants.METHODS`); "exact" by default.
+        conversion: the RDP or zCDP conversion (None: the method's default).
+        **options: further options of the accountant.
+
+    Returns:
+        The :class:`~dpkit.accountant.calibration.Calibration` (σ per p-sum).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: nothing released (m = 0), or a bad target (see
+            :func:`~dpkit.accountant.calibration.calibrate_sigma`).
     """
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:

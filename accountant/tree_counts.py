@@ -3,41 +3,10 @@
 The binary mechanism of Chan, Shi and Song (2011, Algorithm 2) releases running sums of a
 stream x_1, x_2, … with noise that grows only logarithmically in the stream length.
 
-**The algorithm.** When item t arrives, let i be the index of the lowest set bit of t. The
-p-sum α_i = x_t + Σ_{j<i} α_j is formed; it covers the items t − lowbit(t) + 1 … t
-(:func:`psum_interval`). The α_j with j < i are discarded, and *one* noisy p-sum
-α̂_i = α_i + N(0, σ²) is created: every p-sum is noised exactly once, with fresh noise
-(for matrices with symmetric noise: i.i.d. N(0, σ²) on the entries i ≤ j, mirrored). The noisy
-prefix sum 1 … t is the sum of the α̂_j over the set bits j of t: popcount(t) p-sums
-(:func:`prefix_decomposition`).
-
-**Release schedules** (:data:`SCHEDULES`); T is the number of items (``steps``):
-
-* ``after-each`` — the prefix 1 … t is released after item t, for t = 1 … T;
-* ``before-episode`` — the schedule of the RL seeds ("at the start of episode k, the tree has
-  k − 1 leaves", T = K episodes): at the start of episode k the prefix 1 … k − 1 is released
-  (nothing at k = 1), then the episode's item is added. Item K is never released.
-
-So the released prefixes are 1 … T′ (:func:`released_prefixes`) with T′ = T for ``after-each``
-and T′ = K − 1 for ``before-episode``; the released p-sums are those created at t = 1 … T′.
-
-**Counts.** Item s lies in the p-sums created at t = s, s + lowbit(s), … (its Fenwick update
-path), up to T′ (:func:`psums_per_item`). The maximum over items is bit_length(T′) =
-⌊log2 T′⌋ + 1 (0 when T′ = 0), attained by item 1 (p-sums 1, 2, 4, …)
-(:func:`max_psums_per_item`, :func:`worst_item`). For ``before-episode`` this equals
-⌈log2 K⌉ for K >= 2 — the seeds' m = ⌈log K⌉ (:func:`paper_depth`), which is right only with
-log base 2 and this schedule; with ``after-each`` and T a power of 2 the true count is one more.
-A released prefix t is a sum of popcount(t) p-sums; the maximum over the released prefixes
-is bit_length(T′ + 1) − 1 (:func:`max_psums_per_prefix`).
-
-The full dyadic interval tree — every node [(j − 1)2^i + 1, j 2^i] with j 2^i <= T′ released,
-not only the Fenwick nodes (odd j) — has the same maximum count per item, bit_length(T′): item 1
-lies in [1, 2^i] for each 2^i <= T′, and the node at level i containing any item ends at
-a multiple of 2^i, so exists only if 2^i <= T′.
-
-**Utility.** A prefix's noise has variance popcount(t)·σ² per entry
-(:func:`prefix_noise_variance`); for symmetric matrix noise, the operator norm of the sum of
-m noise matrices is bounded by :func:`symmetric_noise_norm_bound`.
+Every p-sum is noised once; the prefix 1 … t sums popcount(t) of them. Under a release schedule
+(:data:`SCHEDULES`: ``after-each`` or the RL seeds' ``before-episode``) the functions here count the p-sums that
+hold an item (m = bit_length(T′)) or make a prefix, and bound a prefix's noise. The algorithm, the schedules and
+the counts, derived: docs/explanation/neighbours.md (The binary counter's counts).
 
 The privacy of a counter is in :mod:`dpkit.accountant.tree`; the working counter is
 :class:`~dpkit.accountant.binary_counter.BinaryCounter`.
@@ -94,6 +63,17 @@ def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
 
     ``steps`` for ``after-each``, ``steps − 1`` for ``before-episode``.
 
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        schedule: "after-each" or "before-episode" (:data:`SCHEDULES`); "after-each" by default.
+
+    Returns:
+        T′.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: T below 1 or an unknown schedule.
+
     Examples:
         >>> released_prefixes(8, schedule="after-each"), released_prefixes(8, schedule="before-episode")
         (8, 7)
@@ -108,6 +88,17 @@ def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:
 
     Item s lies in the p-sums created at t = s, s + lowbit(s), … (its Fenwick update path) up
     to the last released prefix T′. Vectorised: one pass per tree level, none per item.
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        schedule: "after-each" or "before-episode" (:data:`SCHEDULES`); "after-each" by default.
+
+    Returns:
+        An int array of T counts, item 1 first.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: T below 1 or an unknown schedule.
 
     Examples:
         >>> psums_per_item(8).tolist()
@@ -130,6 +121,17 @@ def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
 
     That is ⌊log2 T′⌋ + 1, or 0 when nothing is released (T′ = 0).
 
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        schedule: "after-each" or "before-episode" (:data:`SCHEDULES`); "after-each" by default.
+
+    Returns:
+        m.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: T below 1 or an unknown schedule.
+
     Examples:
         >>> max_psums_per_item(8, schedule="after-each"), max_psums_per_item(8, schedule="before-episode")
         (4, 3)
@@ -141,6 +143,17 @@ def worst_item(steps: int, *, schedule: str = "after-each") -> int:
     """The first item (1-based) lying in :func:`max_psums_per_item` released p-sums: always item 1.
 
     Raises ``ValueError`` when nothing is released (``before-episode`` with one step).
+
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        schedule: "after-each" or "before-episode" (:data:`SCHEDULES`); "after-each" by default.
+
+    Returns:
+        1.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: T below 1 or an unknown schedule, or nothing released.
     """
     if released_prefixes(steps, schedule=schedule) == 0:
         raise ValueError(
@@ -154,6 +167,17 @@ def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
 
     That is bit_length(T′ + 1) − 1 (0 when nothing is released).
 
+    Args:
+        steps: T, the number of items (an integer >= 1).
+        schedule: "after-each" or "before-episode" (:data:`SCHEDULES`); "after-each" by default.
+
+    Returns:
+        The largest popcount(t) over the released prefixes t.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: T below 1 or an unknown schedule.
+
     Examples:
         >>> max_psums_per_prefix(7), max_psums_per_prefix(8)
         (3, 3)
@@ -163,6 +187,16 @@ def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
 
 def psum_interval(t: int) -> tuple[int, int]:
     """The items (first, last) covered by the p-sum created when item ``t`` arrives.
+
+    Args:
+        t: the item (an integer >= 1).
+
+    Returns:
+        (t − lowbit(t) + 1, t).
+
+    Raises:
+        ArgumentTypeError: t not a number.
+        ValueError: t not an integer >= 1.
 
     Examples:
         >>> psum_interval(12)
@@ -176,6 +210,16 @@ def prefix_decomposition(t: int) -> list[tuple[int, int]]:
     """The p-sums (as item intervals, in item order) whose noisy values sum to the prefix 1 … ``t``.
 
     One per set bit of ``t``; empty for ``t = 0``.
+
+    Args:
+        t: the prefix's last item (an integer >= 0).
+
+    Returns:
+        The intervals (first, last).
+
+    Raises:
+        ArgumentTypeError: t not a number.
+        ValueError: t not an integer >= 0.
 
     Examples:
         >>> prefix_decomposition(13)
@@ -210,6 +254,17 @@ def paper_depth(steps: int, *, base: float = 2.0) -> int:
     :func:`max_psums_per_item` for ``before-episode`` and base 2 (for steps >= 2), not in
     general: with ``after-each`` it is one short when steps is a power of 2.
 
+    Args:
+        steps: K, the number of items (an integer >= 1).
+        base: the logarithm's base (> 1); 2 by default.
+
+    Returns:
+        m = ⌈log_base K⌉.
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: K below 1, or a base not finite or not above 1.
+
     Examples:
         >>> paper_depth(8), paper_depth(9), paper_depth(1000, base=10)
         (3, 4, 3)
@@ -238,6 +293,17 @@ def paper_depth(steps: int, *, base: float = 2.0) -> int:
 def prefix_noise_variance(t: int, sigma: float) -> float:
     """Variance of each entry of the noise of the prefix 1 … ``t``: popcount(t)·σ².
 
+    Args:
+        t: the prefix's last item (an integer >= 0).
+        sigma: the noise σ per p-sum (>= 0).
+
+    Returns:
+        popcount(t)·σ².
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: t negative or not an integer, or σ negative or not finite.
+
     Examples:
         >>> prefix_noise_variance(7, 2.0)
         12.0
@@ -259,6 +325,19 @@ def symmetric_noise_norm_bound(sigma: float, *, psums: int, dim: int, failure_pr
     The seeds shift the noisy Gram matrices by 2Λ with this Λ. For a bound over every prefix of
     a counter, pass m = :func:`max_psums_per_prefix` and p divided by the number of prefixes
     (union bound). Rounded up; 0 when m = 0 or σ = 0.
+
+    Args:
+        sigma: σ, the noise per entry of each matrix (>= 0).
+        psums: m, the number of matrices summed (an integer >= 0).
+        dim: d, the matrices' dimension (an integer >= 1).
+        failure_probability: p, in (0, 1).
+
+    Returns:
+        The bound, rounded up (0 when m = 0 or σ = 0).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: σ negative, m negative, d below 1, or p outside (0, 1).
     """
     sigma = check_nonnegative("sigma", sigma)
     psums = check_index("psums", psums)

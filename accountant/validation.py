@@ -57,7 +57,15 @@ class SuspiciousTargetWarning(UserWarning):
 
 def target_warnings(epsilon: float, delta: float) -> list[str]:
     """Why a valid target (ε, δ) looks like a mistake (none: ``[]``, also for an invalid one, which its checks
-    refuse): δ >= 0.5, or ε > 0 with δ > ε."""
+    refuse): δ >= 0.5, or ε > 0 with δ > ε.
+
+    Args:
+        epsilon: the target ε.
+        delta: the target δ.
+
+    Returns:
+        One message a reason, empty when the target looks fine (or is invalid).
+    """
     out: list[str] = []
     if not (0.0 <= delta <= 1.0 and epsilon >= 0.0):
         return out
@@ -85,7 +93,19 @@ def _real_or_nan(name: str, value: object) -> float:
 
 
 def check_real(name: str, value: object) -> float:
-    """Return ``value`` as a finite float, or raise naming ``name`` (TypeError / ValueError)."""
+    """Return ``value`` as a finite float, or raise naming ``name`` (TypeError / ValueError).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a finite float.
+
+    Raises:
+        ArgumentTypeError: not a real number (a string, a bool, None).
+        ValueError: NaN or ±inf.
+    """
     x = _real_or_nan(name, value)
     if math.isinf(x):
         raise ValueError(f"{name} must be finite, got {x}")
@@ -93,7 +113,19 @@ def check_real(name: str, value: object) -> float:
 
 
 def check_positive(name: str, value: object) -> float:
-    """Return ``value`` as a finite float > 0."""
+    """Return ``value`` as a finite float > 0.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a finite float > 0.
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN, ±inf, zero or negative.
+    """
     x = check_real(name, value)
     if x <= 0.0:
         raise ValueError(f"{name} must be > 0, got {x!r}")
@@ -101,7 +133,19 @@ def check_positive(name: str, value: object) -> float:
 
 
 def check_nonnegative(name: str, value: object) -> float:
-    """Return ``value`` as a finite float >= 0."""
+    """Return ``value`` as a finite float >= 0.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a finite float >= 0.
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN, ±inf or negative.
+    """
     x = check_real(name, value)
     if x < 0.0:
         raise ValueError(f"{name} must be >= 0, got {x!r}")
@@ -109,7 +153,19 @@ def check_nonnegative(name: str, value: object) -> float:
 
 
 def check_probability(name: str, value: object) -> float:
-    """Return ``value`` as a float in the open interval (0, 1) (a δ)."""
+    """Return ``value`` as a float in the open interval (0, 1) (a δ).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a float in (0, 1).
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN or outside the open interval (0, 1).
+    """
     x = check_real(name, value)
     if not 0.0 < x < 1.0:
         raise ValueError(f"{name} must lie in the open interval (0, 1), got {x!r}")
@@ -117,7 +173,19 @@ def check_probability(name: str, value: object) -> float:
 
 
 def check_unit_interval(name: str, value: object) -> float:
-    """Return ``value`` as a float in the closed interval [0, 1] (a δ where 0 and 1 have an answer)."""
+    """Return ``value`` as a float in the closed interval [0, 1] (a δ where 0 and 1 have an answer).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a float in [0, 1].
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN or outside [0, 1].
+    """
     x = check_real(name, value)
     if not 0.0 <= x <= 1.0:
         raise ValueError(f"{name} must lie in the closed interval [0, 1], got {x!r}")
@@ -126,7 +194,19 @@ def check_unit_interval(name: str, value: object) -> float:
 
 def check_noise_scale(name: str, value: object) -> float:
     """Return ``value`` as a float in (0, +inf]: a noise scale, where +inf (the release carries nothing) has an
-    answer (ε = 0 at every δ)."""
+    answer (ε = 0 at every δ).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a float in (0, +inf].
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN, zero or negative.
+    """
     x = _real_or_nan(name, value)
     if not x > 0.0:
         raise ValueError(f"{name} must be > 0, got {x!r}")
@@ -134,7 +214,19 @@ def check_noise_scale(name: str, value: object) -> float:
 
 
 def check_extended_nonnegative(name: str, value: object) -> float:
-    """Return ``value`` as a float in [0, +inf] (an ε where 0 and +inf have an answer)."""
+    """Return ``value`` as a float in [0, +inf] (an ε where 0 and +inf have an answer).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as a float in [0, +inf].
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN or negative.
+    """
     x = _real_or_nan(name, value)
     if x < 0.0:
         raise ValueError(f"{name} must be >= 0, got {x!r}")
@@ -142,7 +234,19 @@ def check_extended_nonnegative(name: str, value: object) -> float:
 
 
 def check_count(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 1; integral floats such as ``3.0`` are accepted."""
+    """Return ``value`` as an int >= 1; integral floats such as ``3.0`` are accepted.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as an int >= 1.
+
+    Raises:
+        ArgumentTypeError: not a real number (a bool, a string, None).
+        ValueError: a non-integral or non-finite float, or below 1.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ArgumentTypeError(f"{name} must be an integer >= 1, got {value!r}")
     if isinstance(value, numbers.Integral):
@@ -159,7 +263,14 @@ def check_count(name: str, value: object) -> int:
 
 def shown_int(value: int) -> str:
     """An integer for a message: with thousands separators, or as ``1.000e+400`` from 10¹⁵ on, whatever its size
-    (Python refuses to print an int of more than 4300 digits; a 400-digit count is unreadable anyway)."""
+    (Python refuses to print an int of more than 4300 digits; a 400-digit count is unreadable anyway).
+
+    Args:
+        value: the integer to show.
+
+    Returns:
+        The integer as text.
+    """
     if abs(value) < 10**15:
         return f"{value:,}"
     from decimal import Decimal
@@ -168,7 +279,19 @@ def shown_int(value: int) -> str:
 
 
 def check_index(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 0 (an index, a seed, a count that may be zero); integral floats accepted."""
+    """Return ``value`` as an int >= 0 (an index, a seed, a count that may be zero); integral floats accepted.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The value as an int >= 0.
+
+    Raises:
+        ArgumentTypeError: not an integer.
+        ValueError: a non-integral float, or negative.
+    """
     if not isinstance(value, bool) and isinstance(value, numbers.Real) and value == 0:
         return 0
     try:
@@ -180,7 +303,19 @@ def check_index(name: str, value: object) -> int:
 
 
 def check_order(name: str, value: object) -> float:
-    """Return a Rényi order: a finite float > 1."""
+    """Return a Rényi order: a finite float > 1.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to check.
+
+    Returns:
+        The order as a finite float > 1.
+
+    Raises:
+        ArgumentTypeError: not a real number.
+        ValueError: NaN, ±inf, or not above 1.
+    """
     x = check_real(name, value)
     if x <= 1.0:
         raise ValueError(f"{name} must be a Rényi order > 1, got {x!r}")
@@ -188,7 +323,20 @@ def check_order(name: str, value: object) -> float:
 
 
 def check_choice(name: str, value: object, choices: Sequence[_Choice]) -> _Choice:
-    """Return the element of ``choices`` equal to ``value`` (typed as the choices are, e.g. a Literal)."""
+    """Return the element of ``choices`` equal to ``value`` (typed as the choices are, e.g. a Literal).
+
+    Args:
+        name: the parameter's name, for the message.
+        value: the value to look up.
+        choices: the accepted values.
+
+    Returns:
+        The element of ``choices`` equal to ``value``.
+
+    Raises:
+        ArgumentTypeError: ``value`` is not a string.
+        ValueError: ``value`` is none of the choices.
+    """
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
     for choice in choices:
@@ -208,12 +356,28 @@ def enum_values(vocabulary: type[enum.StrEnum]) -> tuple[str, ...]:
 
     Returns:
         Each member's value.
+
+    Args:
+        vocabulary: the StrEnum.
+
+    Returns:
+        The values of its members, in order.
     """
     return tuple(member.value for member in vocabulary)
 
 
 def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence[object]) -> None:
-    """Raise unless the two sequences have the same (non-zero) length."""
+    """Raise unless the two sequences have the same (non-zero) length.
+
+    Args:
+        name_a: the first sequence's name, for the message.
+        a: the first sequence.
+        name_b: the second sequence's name, for the message.
+        b: the second sequence.
+
+    Raises:
+        ValueError: ``a`` is empty, or the lengths differ.
+    """
     if len(a) == 0:
         raise ValueError(f"{name_a} must not be empty")
     if len(a) != len(b):
@@ -221,7 +385,19 @@ def check_same_length(name_a: str, a: Sequence[object], name_b: str, b: Sequence
 
 
 def as_real_array(name: str, values: Sequence[object] | np.ndarray) -> np.ndarray:
-    """Return a 1-d float array of finite values, or raise naming the first bad entry."""
+    """Return a 1-d float array of finite values, or raise naming the first bad entry.
+
+    Args:
+        name: the parameter's name; an entry is named ``name[i]``.
+        values: the values.
+
+    Returns:
+        A 1-d float array of the values.
+
+    Raises:
+        ArgumentTypeError: an entry is not a real number.
+        ValueError: an entry is NaN or ±inf.
+    """
     out = np.empty(len(values), dtype=float)
     for i, v in enumerate(values):
         out[i] = check_real(f"{name}[{i}]", v)
@@ -229,7 +405,19 @@ def as_real_array(name: str, values: Sequence[object] | np.ndarray) -> np.ndarra
 
 
 def check_rng(name: str, value: object) -> np.random.Generator:
-    """Return ``value`` as a numpy ``Generator``: a Generator is used as is, an integer >= 0 seeds a new one."""
+    """Return ``value`` as a numpy ``Generator``: a Generator is used as is, an integer >= 0 seeds a new one.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: a numpy ``Generator`` or an integer seed >= 0.
+
+    Returns:
+        The ``Generator``.
+
+    Raises:
+        ArgumentTypeError: neither a Generator nor an integer.
+        ValueError: a negative seed.
+    """
     if isinstance(value, np.random.Generator):
         return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):

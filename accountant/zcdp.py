@@ -10,10 +10,9 @@ A mechanism is ρ-zCDP when its RDP curve is bounded by αρ for every α > 1; c
 * ``gaussian-exact`` valid only when the ρ comes from Gaussian mechanisms: such a composition
   is μ-GDP with μ = sqrt(2ρ), whose exact profile is :mod:`dpkit.accountant.gdp`'s.
 
-Order (same ρ, δ): gaussian-exact <= rdp-optimal <= bun-steinke.
-
-Trivial ends are answered, not refused: ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and
-ρ = 0 at δ = 0, ρ = +inf at δ = 1 or ε = +inf; δ(ε = 0) and ρ(ε = 0) are each conversion's own.
+Order (same ρ, δ): gaussian-exact <= rdp-optimal <= bun-steinke. Trivial ends are answered, not refused:
+ε(δ = 0) = +inf, ε(δ = 1) = 0, δ(ε = +inf) = 0, and ρ = 0 at δ = 0, ρ = +inf at δ = 1 or ε = +inf;
+δ(ε = 0) and ρ(ε = 0) are each conversion's own.
 """
 
 from __future__ import annotations
@@ -44,7 +43,21 @@ _LARGEST = 1.7976931348623157e308
 
 
 def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
-    """ε(δ) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
+    """ε(δ) of a ρ-zCDP mechanism under ``conversion``, rounded up.
+
+    Args:
+        rho: the zCDP parameter ρ (> 0).
+        delta: the δ, in [0, 1].
+        conversion: "bun-steinke", "rdp-optimal" or "gaussian-exact" (ρ from Gaussian mechanisms only); "bun-steinke"
+            by default.
+
+    Returns:
+        ε, rounded up (+inf at δ = 0, 0 at δ = 1).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ρ not positive and finite, δ outside [0, 1], or an unknown conversion.
+    """
     rho = check_positive("rho", rho)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
@@ -52,7 +65,16 @@ def zcdp_epsilon(rho: float, delta: float, *, conversion: ZcdpConversionName = "
 
 
 def zcdp_epsilon_unchecked(rho: float, delta: float, conversion: str) -> float:
-    """Unvalidated :func:`zcdp_epsilon` (ρ, δ and the conversion trusted)."""
+    """Unvalidated :func:`zcdp_epsilon` (ρ, δ and the conversion trusted).
+
+    Args:
+        rho: the zCDP parameter ρ (> 0, not checked).
+        delta: the δ, in [0, 1] (not checked).
+        conversion: one of :data:`ZCDP_CONVERSIONS` (not checked).
+
+    Returns:
+        ε, rounded up (as :func:`zcdp_epsilon`).
+    """
     if delta == 1.0:  # every mechanism is (0, 1)-DP
         return 0.0
     if delta == 0.0:  # ρ > 0: not pure DP at any finite ε
@@ -75,7 +97,21 @@ def _gaussian_rho(mu: float) -> float:
 
 
 def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
-    """δ(ε) of a ρ-zCDP mechanism under ``conversion``, rounded up."""
+    """δ(ε) of a ρ-zCDP mechanism under ``conversion``, rounded up.
+
+    Args:
+        rho: the zCDP parameter ρ (> 0).
+        epsilon: the ε (>= 0, +inf allowed).
+        conversion: "bun-steinke", "rdp-optimal" or "gaussian-exact" (ρ from Gaussian mechanisms only); "bun-steinke"
+            by default.
+
+    Returns:
+        δ, rounded up (0 at ε = +inf).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ρ not positive and finite, ε negative or NaN, or an unknown conversion.
+    """
     rho = check_positive("rho", rho)
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
@@ -83,7 +119,16 @@ def zcdp_delta(rho: float, epsilon: float, *, conversion: ZcdpConversionName = "
 
 
 def zcdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> float:
-    """Unvalidated :func:`zcdp_delta` (ρ, ε and the conversion trusted)."""
+    """Unvalidated :func:`zcdp_delta` (ρ, ε and the conversion trusted).
+
+    Args:
+        rho: the zCDP parameter ρ (> 0, not checked).
+        epsilon: the ε (>= 0, +inf allowed; not checked).
+        conversion: one of :data:`ZCDP_CONVERSIONS` (not checked).
+
+    Returns:
+        δ, rounded up (as :func:`zcdp_delta`).
+    """
     if epsilon == math.inf:  # every mechanism is (+inf, 0)-DP
         return 0.0
     if conversion == "bun-steinke":
@@ -94,7 +139,21 @@ def zcdp_delta_unchecked(rho: float, epsilon: float, conversion: str) -> float:
 
 
 def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "bun-steinke") -> float:
-    """The largest ρ such that ρ-zCDP implies (ε, δ)-DP under ``conversion``, rounded down."""
+    """The largest ρ such that ρ-zCDP implies (ε, δ)-DP under ``conversion``, rounded down.
+
+    Args:
+        epsilon: the target ε (>= 0, +inf allowed).
+        delta: the target δ, in [0, 1].
+        conversion: "bun-steinke", "rdp-optimal" or "gaussian-exact" (ρ from Gaussian mechanisms only); "bun-steinke"
+            by default.
+
+    Returns:
+        ρ, rounded down (0 at δ = 0, +inf at δ = 1 or ε = +inf).
+
+    Raises:
+        ArgumentTypeError: a parameter of the wrong type.
+        ValueError: ε negative or NaN, δ outside [0, 1], an unknown conversion, or an ε too large to convert.
+    """
     epsilon = check_extended_nonnegative("epsilon", epsilon)
     delta = check_unit_interval("delta", delta)
     conversion = check_choice("conversion", conversion, ZCDP_CONVERSIONS)
@@ -102,7 +161,19 @@ def zcdp_rho(epsilon: float, delta: float, *, conversion: ZcdpConversionName = "
 
 
 def zcdp_rho_unchecked(epsilon: float, delta: float, conversion: str) -> float:
-    """Unvalidated :func:`zcdp_rho` (ε, δ and the conversion trusted)."""
+    """Unvalidated :func:`zcdp_rho` (ε, δ and the conversion trusted).
+
+    Args:
+        epsilon: the target ε (>= 0, +inf allowed; not checked).
+        delta: the target δ, in [0, 1] (not checked).
+        conversion: one of :data:`ZCDP_CONVERSIONS` (not checked).
+
+    Returns:
+        ρ, rounded down (as :func:`zcdp_rho`).
+
+    Raises:
+        ValueError: an ε too large to convert under the conversion.
+    """
     if epsilon == math.inf or delta == 1.0:  # the target holds for every mechanism
         return math.inf
     if delta == 0.0:  # only ρ = 0 is pure DP

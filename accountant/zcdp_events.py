@@ -92,7 +92,14 @@ def _rho(event: Event, group: int) -> float:
 
 def gaussian_only(event: Event) -> bool:
     """Whether every release of ``event`` is a Gaussian (or tree-aggregation) one — the only events whose ρ
-    may be read as a Gaussian's μ = √(2ρ) (the ``gaussian-exact`` conversion)."""
+    may be read as a Gaussian's μ = √(2ρ) (the ``gaussian-exact`` conversion).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        Whether every release is Gaussian (or tree aggregation).
+    """
     stack = [event]
     while stack:
         node = stack.pop()
@@ -106,7 +113,14 @@ def gaussian_only(event: Event) -> bool:
 
 
 def zcdp_refusal(event: Event) -> str | None:
-    """None if :func:`zcdp_event_rho` bounds ``event``, else the reason it cannot."""
+    """None if :func:`zcdp_event_rho` bounds ``event``, else the reason it cannot.
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        None, or the reason.
+    """
     try:
         _rho(event, 1)
     except _Unsupported as err:
@@ -115,7 +129,18 @@ def zcdp_refusal(event: Event) -> str | None:
 
 
 def zcdp_event_rho(event: Event) -> float:
-    """The ρ for which ``event`` is ρ-zCDP, rounded up (+inf for a non-private release)."""
+    """The ρ for which ``event`` is ρ-zCDP, rounded up (+inf for a non-private release).
+
+    Args:
+        event: an event of :mod:`dpkit.accountant.events`.
+
+    Returns:
+        ρ, rounded up.
+
+    Raises:
+        ValueError: an event zCDP cannot bound (subsampling, an (ε, δ) release with δ > 0, an unknown kind, or
+            randomized response under add_remove).
+    """
     try:
         return _rho(event, 1)
     except _Unsupported as err:
