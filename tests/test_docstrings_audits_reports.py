@@ -37,9 +37,13 @@ MODULES = [
     "dpkit.audit_door",
     "dpkit.audits",
     "dpkit.audits.attacks",
+    "dpkit.audits.claims",
     "dpkit.audits.engine",
+    "dpkit.audits.estimators",
     "dpkit.audits.neighbours",
     "dpkit.audits.one_run",
+    "dpkit.audits.sensitivity_check",
+    "dpkit.audits.sequential",
     "dpkit.audits.summary",
 ]
 
