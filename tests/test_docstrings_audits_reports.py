@@ -45,6 +45,7 @@ MODULES = [
     "dpkit.audits.sensitivity_check",
     "dpkit.audits.sequential",
     "dpkit.audits.summary",
+    "dpkit.reports.config",
 ]
 
 
