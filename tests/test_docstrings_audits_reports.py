@@ -44,7 +44,10 @@ MODULES = [
     "dpkit.audits.one_run",
     "dpkit.audits.sensitivity_check",
     "dpkit.audits.sequential",
+    "dpkit.audits.sequential_plan",
+    "dpkit.audits.sequential_result",
     "dpkit.audits.summary",
+    "dpkit.audits.verdicts",
     "dpkit.reports.config",
 ]
 
