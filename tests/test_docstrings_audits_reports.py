@@ -48,7 +48,18 @@ MODULES = [
     "dpkit.audits.sequential_result",
     "dpkit.audits.summary",
     "dpkit.audits.verdicts",
+    "dpkit.reports",
+    "dpkit.reports.audit_models",
     "dpkit.reports.config",
+    "dpkit.reports.encoding",
+    "dpkit.reports.files",
+    "dpkit.reports.markup",
+    "dpkit.reports.messages",
+    "dpkit.reports.model_types",
+    "dpkit.reports.models",
+    "dpkit.reports.schemas",
+    "dpkit.reports.texts",
+    "dpkit.reports.user_ledgers",
 ]
 
 
