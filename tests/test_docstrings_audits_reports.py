@@ -52,6 +52,7 @@ MODULES = [
     "dpkit.reports.audit_models",
     "dpkit.reports.config",
     "dpkit.reports.encoding",
+    "dpkit.reports.figures",
     "dpkit.reports.files",
     "dpkit.reports.markup",
     "dpkit.reports.messages",
