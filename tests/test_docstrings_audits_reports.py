@@ -36,10 +36,12 @@ ALL_MODULES = _modules()
 MODULES = [
     "dpkit.audit_door",
     "dpkit.audits",
+    "dpkit.audits.attack_interface",
     "dpkit.audits.attacks",
     "dpkit.audits.claims",
     "dpkit.audits.engine",
     "dpkit.audits.estimators",
+    "dpkit.audits.learned_attacks",
     "dpkit.audits.neighbours",
     "dpkit.audits.one_run",
     "dpkit.audits.sensitivity_check",
