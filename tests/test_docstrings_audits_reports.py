@@ -43,6 +43,7 @@ MODULES = [
     "dpkit.audits.engine",
     "dpkit.audits.estimators",
     "dpkit.audits.learned_attacks",
+    "dpkit.audits.mechanisms",
     "dpkit.audits.neighbours",
     "dpkit.audits.one_run",
     "dpkit.audits.rl_candidates",
