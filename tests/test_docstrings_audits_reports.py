@@ -52,6 +52,7 @@ MODULES = [
     "dpkit.audits.sequential",
     "dpkit.audits.sequential_plan",
     "dpkit.audits.sequential_result",
+    "dpkit.audits.shapes",
     "dpkit.audits.summary",
     "dpkit.audits.verdicts",
     "dpkit.reports",
