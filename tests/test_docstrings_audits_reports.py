@@ -50,6 +50,7 @@ MODULES = [
     "dpkit.audits.rl_one_run",
     "dpkit.audits.rl_plans",
     "dpkit.audits.rl_sequential",
+    "dpkit.audits.rl_setting",
     "dpkit.audits.selection",
     "dpkit.audits.sensitivity_check",
     "dpkit.audits.sequential",
