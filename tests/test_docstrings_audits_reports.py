@@ -31,48 +31,27 @@ def _modules() -> list[str]:
     return sorted(names)
 
 
-ALL_MODULES = _modules()
-#: The modules documented so far (issue 44 is done module by module): each is checked.
-MODULES = [
-    "dpkit.audit_door",
-    "dpkit.audits",
-    "dpkit.audits.attack_interface",
-    "dpkit.audits.attacks",
-    "dpkit.audits.betting",
-    "dpkit.audits.claims",
-    "dpkit.audits.engine",
-    "dpkit.audits.estimators",
-    "dpkit.audits.learned_attacks",
-    "dpkit.audits.mechanisms",
-    "dpkit.audits.neighbours",
-    "dpkit.audits.one_run",
-    "dpkit.audits.rl_candidates",
-    "dpkit.audits.rl_one_run",
-    "dpkit.audits.rl_plans",
-    "dpkit.audits.rl_sequential",
-    "dpkit.audits.rl_setting",
-    "dpkit.audits.selection",
-    "dpkit.audits.sensitivity_check",
-    "dpkit.audits.sequential",
-    "dpkit.audits.sequential_plan",
-    "dpkit.audits.sequential_result",
-    "dpkit.audits.shapes",
-    "dpkit.audits.summary",
-    "dpkit.audits.verdicts",
-    "dpkit.reports",
-    "dpkit.reports.audit_models",
-    "dpkit.reports.config",
-    "dpkit.reports.encoding",
-    "dpkit.reports.figures",
-    "dpkit.reports.files",
-    "dpkit.reports.markup",
-    "dpkit.reports.messages",
-    "dpkit.reports.model_types",
-    "dpkit.reports.models",
-    "dpkit.reports.schemas",
-    "dpkit.reports.texts",
-    "dpkit.reports.user_ledgers",
-]
+MODULES = _modules()
+
+#: What is still undocumented, by module: public functions of modules at the 800-line cap (tests/test_layers.py),
+#: which need a split before their docstrings can grow. A name fixed must leave the list (the test says so).
+PENDING: dict[str, frozenset[str]] = {
+    "dpkit.audits.rl": frozenset(
+        {
+            "audit_plan_probe",
+            "audit_setting",
+            "declared_mu",
+            "plan_probe_runs",
+            "position_claim",
+            "probe_plan",
+            "validate_runs",
+        }
+    ),
+    "dpkit.reports.job": frozenset(
+        {"regret_checkpoints", "rlsvi_closed_forms", "rlsvi_grid", "run_regret_task", "run_rlsvi_task"}
+    ),
+    "dpkit.reports.render": frozenset({"anchors", "figure_list", "sigma_span"}),
+}
 
 
 def _section(doc: str, *titles: str) -> str | None:
@@ -168,13 +147,15 @@ def test_module_docstring_is_short(name: str) -> None:
 def test_public_docstrings_have_google_sections(name: str) -> None:
     module = importlib.import_module(name)
     missing = {q: p for q, f, skip in _public_callables(module) if (p := problems(f, skip))}
-    assert not missing, missing
+    pending = PENDING.get(name, frozenset())
+    assert set(missing) - pending == set(), {q: p for q, p in missing.items() if q not in pending}
+    assert pending - set(missing) == set(), f"documented now: take them out of PENDING[{name!r}]"
 
 
 def test_the_modules_are_found() -> None:
     found = {"dpkit.audits.summary", "dpkit.audits.engine", "dpkit.reports.render", "dpkit.audit_door"}
-    assert found <= set(ALL_MODULES)
-    assert set(MODULES) <= set(ALL_MODULES)
+    assert found <= set(MODULES) and set(PENDING) <= set(MODULES)
+    assert len([m for m in MODULES if m.startswith("dpkit.audits.")]) >= 24
 
 
 def _bare(count: int, scale: float = 1.0) -> float:
