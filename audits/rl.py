@@ -93,7 +93,6 @@ __all__ = [
 ROC_POINTS = 101
 
 
-# --------------------------------------------------------------------------------------------
 # What a position is judged against (the attacks on the rows: dpkit.audits.rl_candidates)
 
 
@@ -117,7 +116,14 @@ class PositionClaim:
 
 
 def position_claim(setting: RlSetting) -> PositionClaim:
-    """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked."""
+    """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        What the position's audit is judged against, fixed before any run.
+    """
     declaration, sigmas = implementation_declaration(setting)
     registered = registered_declaration(setting)
     for decl in (declaration, registered):  # the registered Δ too: it cannot be declared away
@@ -133,7 +139,6 @@ def position_claim(setting: RlSetting) -> PositionClaim:
     )
 
 
-# --------------------------------------------------------------------------------------------
 # The audit
 
 
@@ -206,14 +211,7 @@ class RlAuditResult(HeldAudit):
         return self.mu_lower / self.pair_mu if self.pair_mu > 0 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number (deterministic: no wall time).
-
-        The keys every audit result has (verdict, claim, claimed_mu, epsilon_lower, mu_lower, delta_lower, power,
-        power_ratio, confidence, fpr, fnr, …) mean what they mean for a function audit — the claim being the μ the
-        declaration allows this pair; ``claimed_epsilon`` is the algorithm's target ε (its claim) at ``delta``,
-        ``mu_allowed`` the allowance; ``claimed_epsilon_at_informative_delta`` is the claim's ε at ``delta_informative``
-        (min(1e-5, 1/K), the δ that protects individuals), exactly from ``claim_mu``, the μ of the declared releases at
-        the σ the claim needs (``sigmas_claim``); ``exact_epsilon_at_informative_delta`` is ``exact_mu``'s ε there.
+        """Every number (deterministic: no wall time); the keys: docs/explanation/rl-audits.md ("An RL audit's keys").
 
         Returns:
             The result as plain data; ``roc`` is the attack's ROC on the evaluation split with its band
@@ -275,8 +273,16 @@ def _equal_error_mu(mus: np.ndarray) -> float:
 
 
 def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
-    """μ of the declared releases at ``sigmas`` (one σ, or one per step, per release; exact GDP composition, the
-    ledger's)."""
+    """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's).
+
+    Args:
+        declaration: The implementation's privacy declaration.
+        sigmas: One σ, or one per step, per release.
+        relation: The neighbouring relation the sensitivities are read under.
+
+    Returns:
+        The declared releases' μ.
+    """
     return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
 
 
@@ -323,9 +329,24 @@ def audit_setting(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> RlAuditResult:
-    """Audit one setting (one position of the changed user): ``runs`` runs on D and on D′, the attack, the bounds and
-    the verdicts. ``attack``: ``auto`` (default: the white-box test and a learned one on every whitened coordinate,
-    chosen on a selection split), ``white-box`` or ``learned`` (:data:`RL_ATTACKS`)."""
+    """Audit one setting (one position of the changed user): the runs, the attack, the bounds and the verdicts.
+
+    Args:
+        setting: The setting audited.
+        runs: Runs per dataset (:func:`validate_runs`).
+        seed: The seed of the runs' streams.
+        attack: ``auto`` (white-box and learned, chosen on a selection split), ``white-box`` or ``learned``.
+        alpha: The audit's error probability.
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+
+    Returns:
+        The audit of the position.
+
+    Raises:
+        ValueError: If ``setting`` is not an :class:`RlSetting`, or ``runs``, ``attack`` or ``alpha`` is invalid.
+    """
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
     runs = validate_runs(runs)
@@ -424,16 +445,11 @@ def validate_runs(runs: object) -> int:
 
 @dataclass(frozen=True)
 class RlPositionsAudit(Headline):
-    """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α (a union
-    bound: a correct implementation is called a violation with probability at most α in all).
+    """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
 
-    ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is (each had the power to
-    see a violation at its own allowance); ``inconclusive`` otherwise. The headline (:attr:`worst`) is one position
-    whose verdict is the audit's — a violating one first, then an inconclusive one — and among those the one whose
-    evidence weighs most against the declaration (the largest μ lower bound over the allowance); every number of
-    :class:`RlAuditResult` not defined here (the bounds, the claim, the allowance, reach, power) is read from it, so
-    that no number beside the verdict comes from another position. The largest bounds over the positions are
-    :meth:`strongest`'s, named as such."""
+    ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is; ``inconclusive``
+    otherwise. Every other headline number is read from one position, :attr:`worst` (how it is chosen: see
+    docs/explanation/rl-audits.md, "The headline position"); the largest bounds are :meth:`strongest`'s."""
 
     results: tuple[RlAuditResult, ...]
     alpha: float
@@ -686,13 +702,8 @@ def audit_plan_probe(
 def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = None) -> str:
     """Make a user's own agent auditable.
 
-    ``agent`` follows one of two protocols, told apart by what its agents offer
-    (:func:`~dpkit.algorithms.billboard.agent_protocol`): the local-DP messages protocol
-    (:func:`dpkit.algorithms.observers.observe_messages`), audited on canaries beyond the reward bounds, or the
-    joint-DP billboard protocol (:mod:`dpkit.algorithms.billboard`), audited at every position of the tree that
-    matters. The claim is the agent's own declaration at the audit's target (ε, δ), read by dpkit: σ_tight is
-    dpkit's calibration of it, so a σ the agent reports cannot raise its allowance. The observers trust the agent's
-    statistics; an agent that misreports them is seen by the learned attack. See docs/how-to/audit-agent.md.
+    ``agent`` follows the local-DP messages protocol or the joint-DP billboard protocol; the claim is its own
+    declaration at the audit's target, calibrated by dpkit (see docs/explanation/rl-audits.md, "Your own agent").
 
     Args:
         agent: A full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent factory.
