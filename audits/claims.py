@@ -279,6 +279,10 @@ class Claim:
 
         Raises:
             ValueError: If a value lies outside its range.
+
+        Examples:
+            >>> Claim.gaussian(2.0, count=4).mu  # Δ·√4/σ
+            1.0
         """
         return cls("gaussian", sigma=sigma, sensitivity=sensitivity, count=count)
 
@@ -454,6 +458,12 @@ class Claim:
 
         Returns:
             True when (FPR⁺, FNR⁺) refutes the claim.
+
+        Examples:
+            >>> Claim.dp(1.0).refuted_by(0.1, 0.5)  # pure 1-DP needs FNR >= 1 − e·0.1 ≈ 0.73 at FPR 0.1
+            True
+            >>> Claim.dp(1.0).refuted_by(0.3, 0.6)
+            False
         """
         a, b = float(fpr_upper), float(fnr_upper)
         return bool(b < self.trade_off(a)[()] or a < self.trade_off(b)[()])
@@ -467,7 +477,13 @@ class Claim:
         """The claim in words.
 
         Returns:
-            E.g. ``"(1, 1e-05)-DP"`` or ``"Gaussian σ = 2, Δ = 1, ×1 (μ = 0.5)"``.
+            The kind and its values in one line.
+
+        Examples:
+            >>> Claim.dp(1.0, 1e-5).describe()
+            '(1, 1e-05)-DP'
+            >>> Claim.gaussian(2.0).describe()
+            'Gaussian σ = 2, Δ = 1, ×1 (μ = 0.5)'
         """
         if self.kind == "dp":
             return f"{self.epsilon:g}-DP (pure)" if self.delta == 0 else f"({self.epsilon:g}, {self.delta:g})-DP"
