@@ -1,21 +1,14 @@
 """Membership-style privacy audits of release functions (built on :mod:`dpkit.algorithms` and :mod:`dpkit.accountant`).
 
-A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neighbouring datasets
-(:mod:`dpkit.algorithms.executors`: in-process, process pool or Dask, with seeds that make the result
-independent of the executor), an attack scores each output (:mod:`dpkit.audits.attacks`), and
-:mod:`dpkit.audits.estimators` turns the error rates of a thresholded test into Clopper–Pearson lower
-bounds on ε and μ; :mod:`dpkit.audits.engine` compares them with a :class:`~dpkit.audits.claims.Claim`;
-:mod:`dpkit.audits.sequential` does the same with runs in batches and stops as soon as a violation is certain.
-:mod:`dpkit.audits.sensitivity_check` searches neighbouring datasets for a change larger than a claimed ℓ2 sensitivity.
+A release function ``release(dataset, rng, n) -> array (n, …)`` is run on neighbouring datasets, an attack scores
+each output (:mod:`dpkit.audits.attacks`), :mod:`dpkit.audits.estimators` turns the error rates of a thresholded
+test into Clopper–Pearson lower bounds on ε and μ, and :mod:`dpkit.audits.engine` compares them with a
+:class:`~dpkit.audits.claims.Claim`; :mod:`dpkit.audits.sequential` stops as soon as a violation is certain, and
+:mod:`dpkit.audits.sensitivity_check` searches for a change larger than a claimed ℓ2 sensitivity.
 
-These functions are the layer beneath :func:`dpkit.audit`, the front door: it audits a release function, a
-registered RL algorithm or a user's agent in mode ``fixed``, ``sequential`` or ``one-run`` and calls the function
-here that fits (:func:`audit`, :func:`audit_pairs`, :func:`audit_sequential`, :func:`audit_one_run_target`;
-:func:`dpkit.audits.rl.audit_positions`, :func:`dpkit.audits.rl_sequential.audit_positions_sequential`,
-:func:`dpkit.audits.rl_one_run.audit_one_run`); call them directly for what the door does not offer (e.g.
-:func:`audit_outputs` on outputs of your own, :func:`audit_searched`). Every result they return is an
-:class:`~dpkit.audits.summary.AuditSummary`: the same headline fields (:data:`~dpkit.audits.summary.HEADLINE`),
-``to_dict()`` and a verdict table in a notebook.
+These functions are the layer beneath :func:`dpkit.audit`, the front door (modes ``fixed``, ``sequential`` and
+``one-run``); call them directly for what the door does not offer (e.g. :func:`audit_outputs`,
+:func:`audit_searched`). Every result is an :class:`~dpkit.audits.summary.AuditSummary`.
 """
 
 from __future__ import annotations

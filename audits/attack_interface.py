@@ -12,7 +12,19 @@ __all__ = ["Attack", "as_mean", "as_outputs", "check_attack_scores", "flatten_ou
 
 
 def as_outputs(name: str, outputs: object) -> np.ndarray:
-    """Return ``outputs`` as a float array of n >= 1 samples of k >= 1 finite values each."""
+    """``outputs`` as a float array of n >= 1 samples of k >= 1 finite values each.
+
+    Args:
+        name: The argument's name, for the messages.
+        outputs: The outputs, shape (n, …).
+
+    Returns:
+        The outputs as a float array.
+
+    Raises:
+        ValueError: If they are not real numbers, have no sample axis, no sample or no value per sample, or are not
+            finite.
+    """
     try:
         arr = np.asarray(outputs, dtype=float)
     except (TypeError, ValueError):
@@ -31,7 +43,19 @@ def as_outputs(name: str, outputs: object) -> np.ndarray:
 
 
 def flatten_outputs(name: str, outputs: object, k: int | None = None) -> np.ndarray:
-    """Return ``outputs`` as an (n, k) float array; if ``k`` is given, check the width."""
+    """``outputs`` as an (n, k) float array.
+
+    Args:
+        name: The argument's name, for the messages.
+        outputs: The outputs, shape (n, …).
+        k: The values per sample they must have, or None.
+
+    Returns:
+        The outputs, one row per sample.
+
+    Raises:
+        ValueError: As :func:`as_outputs`, or if the width is not ``k``.
+    """
     arr = as_outputs(name, outputs)
     x = arr.reshape(arr.shape[0], -1)
     if k is not None and x.shape[1] != k:
@@ -42,7 +66,18 @@ def flatten_outputs(name: str, outputs: object, k: int | None = None) -> np.ndar
 
 
 def flatten_pair(outputs0: object, outputs1: object) -> tuple[np.ndarray, np.ndarray]:
-    """Return the training outputs of D and D′ as (n0, k) and (n1, k) arrays of the same k."""
+    """The training outputs of D and D′ as (n0, k) and (n1, k) arrays of the same k.
+
+    Args:
+        outputs0: The outputs of D.
+        outputs1: The outputs of D′.
+
+    Returns:
+        Both, one row per sample.
+
+    Raises:
+        ValueError: As :func:`as_outputs`, or if their widths differ.
+    """
     x0 = flatten_outputs("outputs0", outputs0)
     x1 = flatten_outputs("outputs1", outputs1)
     if x0.shape[1] != x1.shape[1]:
@@ -53,7 +88,18 @@ def flatten_pair(outputs0: object, outputs1: object) -> tuple[np.ndarray, np.nda
 
 
 def as_mean(name: str, mean: object) -> np.ndarray:
-    """Return a mean output as a float array of finite values (any shape, at least one value)."""
+    """A mean output as a float array of finite values (any shape, at least one value).
+
+    Args:
+        name: The argument's name, for the messages.
+        mean: The mean.
+
+    Returns:
+        The mean as a float array.
+
+    Raises:
+        ValueError: If it is not real numbers, is empty or is not finite.
+    """
     try:
         arr = np.asarray(mean, dtype=float)
     except (TypeError, ValueError):
@@ -68,13 +114,35 @@ def as_mean(name: str, mean: object) -> np.ndarray:
 
 
 def row_dot(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """x @ w row by row, without BLAS: each row's score is the same whether it is scored alone or in
-    any chunk (a matrix product's summation order, hence its last bits, depends on the chunk)."""
+    """x @ w row by row, without BLAS.
+
+    Each row's score is the same whether it is scored alone or in any chunk (a matrix product's summation order,
+    hence its last bits, depends on the chunk).
+
+    Args:
+        x: The rows, shape (n, k).
+        w: The weights, shape (k,).
+
+    Returns:
+        One value per row, shape (n,).
+    """
     return np.einsum("ij,j->i", x, w)
 
 
 def check_attack_scores(name: str, scores: np.ndarray, n: int) -> np.ndarray:
-    """Return ``scores`` if it is a finite float array of shape (n,)."""
+    """``scores`` if it is a finite float array of shape (n,).
+
+    Args:
+        name: What the scores are, for the messages.
+        scores: The scores.
+        n: The number of outputs scored.
+
+    Returns:
+        ``scores``.
+
+    Raises:
+        ValueError: If their shape is not (n,) or they are not finite.
+    """
     if scores.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},) for {n} outputs, got shape {scores.shape}")
     bad = ~np.isfinite(scores)
@@ -101,9 +169,14 @@ class Attack(ABC):
     needs_fit: ClassVar[bool] = False
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> Attack:
-        """Learn the attack from training outputs of D (``outputs0``) and D′ (``outputs1``).
+        """Learn the attack from training outputs of D and D′; the default (white-box attacks) does nothing.
 
-        The default (white-box attacks) does nothing. Returns ``self``.
+        Args:
+            outputs0: Training outputs of D (label 0).
+            outputs1: Training outputs of D′ (label 1).
+
+        Returns:
+            ``self``.
         """
         return self
 
@@ -114,7 +187,14 @@ class Attack(ABC):
 
     @abstractmethod
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """Score n outputs (an array of shape (n, …)): a finite float array of shape (n,)."""
+        """Score n outputs.
+
+        Args:
+            outputs: The outputs, shape (n, …).
+
+        Returns:
+            A finite float array of shape (n,), larger meaning "more likely D′".
+        """
 
     def _require_fitted(self) -> None:
         if not self.fitted:

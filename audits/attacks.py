@@ -1,41 +1,12 @@
 """Attacks of a membership-style audit: functions that turn one output of a mechanism into a score.
 
-An audit runs a mechanism n times on a dataset D (label 0) and n times on a neighbour D′
-(label 1). An :class:`Attack` maps each output to a real **score**, larger meaning "more
-likely D′"; an estimator then thresholds the scores (FPR = P_D[score > t],
-FNR = P_D′[score <= t]) and turns the error rates into a lower bound on the privacy loss.
-Every attack treats an output array of shape (n, …) as n samples of k = prod(…) real values
-(``outputs.reshape(n, -1)``) and returns a float array of shape (n,).
-
-**White-box** attacks know the output distributions and need no training
-(:attr:`Attack.needs_fit` is ``False``; :meth:`Attack.fit` returns the attack unchanged):
-
-* :class:`GaussianLikelihoodRatio` — the log-likelihood ratio of two Gaussians with the same
-  known covariance, the most powerful test of a Gaussian release (Neyman–Pearson); its scores
-  are N(∓μ²/2, μ²) under D / D′ with μ = :attr:`GaussianLikelihoodRatio.mu`;
-* :class:`ScoreFunction` — any user-supplied function of the outputs.
-
-**Black-box** attacks are learned from a *training* split of outputs of D and D′, which must
-be disjoint from the outputs the bound is computed from (else the bound is not valid):
-
-* :class:`LogisticRegressionAttack` — L2-regularised logistic regression on standardised
-  (optionally also squared) coordinates;
-* :class:`HistogramLikelihoodRatio` — a smoothed histogram estimate of the likelihood ratio of
-  1-d or 2-d outputs;
-* :class:`FittedGaussianLikelihoodRatio` — the Gaussian likelihood ratio with plug-in means and
-  covariance (a linear discriminant);
-* :class:`DensityRatioAttack` — a non-parametric (quantile-histogram) log density ratio of a learned
-  one-dimensional score: Laplace shapes, heavy tails, mixtures, discrete outputs;
-* :class:`AtomAttack` — outputs, rows or fractional parts on a detected lattice that occur under
-  one dataset and (almost) never under the other: point masses, lattices, exact copies;
-* :class:`BoostingAttack` — scikit-learn's histogram gradient boosting, for nonlinear leaks of
-  multi-dimensional outputs.
-
-:func:`make_attack` builds an attack from its name (:data:`ATTACKS`, :data:`ATTACK_NAMES`);
-:data:`AUTO_ATTACKS` are the candidates of the engine's ``attack="auto"``. All attacks are
-deterministic: the same training and scored outputs always give the same scores. A fitted attack
-pickles (to score in worker processes) and scores row by row: a row's score does not depend on the
-other rows scored with it, so scoring chunk by chunk gives the scores of scoring all at once.
+An :class:`Attack` maps each output (an array of shape (n, …), read as n samples of k real values) to a real
+score, larger meaning "more likely D′"; an estimator thresholds the scores into error rates and a privacy bound.
+White-box attacks (:class:`GaussianLikelihoodRatio`, :class:`ScoreFunction`) need no training; black-box ones are
+learned from a training split disjoint from the scored outputs. :func:`make_attack` builds one by name
+(:data:`ATTACKS`); :data:`AUTO_ATTACKS` are the engine's ``attack="auto"`` candidates. Every attack is
+deterministic, pickles and scores row by row. The list of attacks and what each sees: see
+docs/explanation/verdicts.md ("The attacks").
 """
 
 from __future__ import annotations
@@ -161,6 +132,14 @@ class GaussianLikelihoodRatio(Attack):
 
         Uses only the entries i <= j of the last two axes, so μ = ‖upper(M1 − M0)‖/σ.
 
+        Args:
+            mean0: The release's mean on D (a matrix, or a stack of them).
+            mean1: The release's mean on D′, of the same shape.
+            sigma: The noise's standard deviation on each entry i <= j.
+
+        Returns:
+            The likelihood-ratio attack on the upper triangles.
+
         Examples:
             >>> m1 = np.array([[1.0, 2.0], [2.0, 0.0]])
             >>> GaussianLikelihoodRatio.symmetric_matrix(np.zeros((2, 2)), m1, sigma=1.0).mu  # √(1 + 4)
@@ -182,7 +161,17 @@ class GaussianLikelihoodRatio(Attack):
         return x if self._index is None else x[:, self._index]
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The log-likelihood ratio log p_D′(x) − log p_D(x) of each output x."""
+        """The log-likelihood ratio log p_D′(x) − log p_D(x) of each output x.
+
+        Args:
+            outputs: The outputs, shape (n, …) like the means.
+
+        Returns:
+            One score per output, shape (n,).
+
+        Raises:
+            ValueError: If the outputs do not have the means' shape.
+        """
         if self._index is not None:
             arr = as_outputs("outputs", outputs)
             if arr.shape[1:] != self.shape:
@@ -244,7 +233,17 @@ class ScoreFunction(Attack):
         self.name = name
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """``fn(outputs)``, checked to be finite and of shape (n,)."""
+        """``fn(outputs)``, checked to be finite and of shape (n,).
+
+        Args:
+            outputs: The outputs, shape (n, …) (passed read-only).
+
+        Returns:
+            One score per output, shape (n,).
+
+        Raises:
+            ValueError: If ``fn`` does not return n finite real numbers.
+        """
         arr = as_outputs("outputs", outputs).view()
         arr.flags.writeable = False
         result = self.fn(arr)
@@ -283,10 +282,18 @@ AUTO_ATTACKS: tuple[str, ...] = ("gaussian-lr-fitted", "logistic", "atoms", "den
 
 
 def make_attack(name: str, /, **kwargs: Any) -> Attack:
-    """Build the attack called ``name`` (a key of :data:`ATTACKS`) with keyword arguments ``kwargs``.
+    """Build the attack called ``name`` (a key of :data:`ATTACKS`).
 
-    ``name`` is positional-only, so ``make_attack("score", fn=f, name="mine")`` names the
-    :class:`ScoreFunction`.
+    Args:
+        name: The attack's name; positional-only, so ``make_attack("score", fn=f, name="mine")`` names the
+            :class:`ScoreFunction`.
+        **kwargs: The attack class's keyword arguments.
+
+    Returns:
+        A new attack.
+
+    Raises:
+        ValueError: If ``name`` is not a key of :data:`ATTACKS`.
 
     Examples:
         >>> make_attack("histogram", bins=20)

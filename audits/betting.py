@@ -37,7 +37,14 @@ _CAUTION = 2.0
 
 
 def claim_tangents(claim: Claim) -> tuple[np.ndarray, np.ndarray]:
-    """Tangent points (ε, δ(ε)) of the claim's curve to bet on (δ(ε) < 1; ε not above 50)."""
+    """Tangent points (ε, δ(ε)) of the claim's curve to bet on (δ(ε) < 1; ε not above 50).
+
+    Args:
+        claim: The claim.
+
+    Returns:
+        The ε values and δ(ε) at each.
+    """
     if claim.kind == "dp":
         e0 = float(claim.epsilon)  # type: ignore[arg-type]
         eps = np.linspace(0.0, min(e0, 50.0), 9) if math.isfinite(e0) else np.array([])
@@ -72,7 +79,15 @@ def _growth(q: np.ndarray, r: np.ndarray, logs: tuple[np.ndarray, ...]) -> np.nd
 
 
 def smoothed_rate(k: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
-    """(k + ½)/(n + 1): the rate of k hits in n trials, never 0 or 1 (so a log of it stays finite)."""
+    """(k + ½)/(n + 1): the rate of k hits in n trials, never 0 or 1 (so a log of it stays finite).
+
+    Args:
+        k: The hits.
+        n: The trials.
+
+    Returns:
+        The smoothed rate.
+    """
     return (np.asarray(k, dtype=float) + 0.5) / (np.asarray(n, dtype=float) + 1.0)
 
 
@@ -101,13 +116,31 @@ class Bet:
     growth: float
 
     def events(self, s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A (the side the claim bounds from above) and B, pair by pair."""
+        """A (the side the claim bounds from above) and B, pair by pair.
+
+        Args:
+            s0: The scores of the runs on D.
+            s1: The scores of the runs on D′, as many.
+
+        Returns:
+            The indicators of A and of B for each pair.
+        """
         if self.direction > 0:
             return s1 > self.threshold, s0 > self.threshold
         return s0 <= self.threshold, s1 <= self.threshold
 
     def stake(self, hits_a: float, n_a: float, hits_b: float, n_b: float) -> float:
-        """Kelly's stake λ on the plug-in rates (the best of :data:`_FRACTIONS` of 1/(e^ε + δ))."""
+        """Kelly's stake λ on the plug-in rates (the best of :data:`_FRACTIONS` of 1/(e^ε + δ)).
+
+        Args:
+            hits_a: The pairs seen in A.
+            n_a: The pairs seen, for A.
+            hits_b: The pairs seen in B.
+            n_b: The pairs seen, for B.
+
+        Returns:
+            The stake.
+        """
         e, d = np.array([math.exp(self.epsilon)]), np.array([self.delta])
         q, r = _cautious(hits_a, n_a, hits_b, n_b, e)
         g = _growth(q[..., None], r[..., None], _log_stakes(e, d))[0]
@@ -116,8 +149,16 @@ class Bet:
 
 
 def choose_bet(s0: np.ndarray, s1: np.ndarray, tangents: tuple[np.ndarray, np.ndarray]) -> Bet | None:
-    """The event and tangent with the largest expected log-growth per pair on the scores ``s0`` (D) and ``s1``
-    (D′) of past runs, with plug-in rates; ``None`` when no bet is expected to grow."""
+    """The event and tangent with the largest expected log-growth per pair on past runs, with plug-in rates.
+
+    Args:
+        s0: The scores of past runs on D.
+        s1: The scores of past runs on D′.
+        tangents: The claim's tangent points (:func:`claim_tangents`).
+
+    Returns:
+        The bet, or None when no bet is expected to grow.
+    """
     eps, deltas = tangents
     if eps.size == 0 or s0.size == 0 or s1.size == 0:
         return None
@@ -161,15 +202,27 @@ class EProcess:
     _counts: list[float] = field(default_factory=list)
 
     def start(self, bet: Bet | None) -> None:
-        """A new bet for the next pairs: its stake starts from the bet's counts on the selection split."""
+        """A new bet for the next pairs: its stake starts from the bet's counts on the selection split.
+
+        Args:
+            bet: The bet, or None (no bet: the wealth stays).
+        """
         self.bet = bet
         if bet is not None:
             self._counts = [float(bet.hits_a), float(bet.n_a), float(bet.hits_b), float(bet.n_b)]
 
     def play(self, s0: np.ndarray, s1: np.ndarray, *, start: int, log_level: float) -> None:
-        """Bet on the pairs (s0[i], s1[i]) in order, the stake of each block from the counts of every pair
-        before it (the selection split's, then those played since :meth:`start`); ``start`` numbers the first
-        pair (for :attr:`crossed_at`)."""
+        """Bet on the pairs (s0[i], s1[i]) in order.
+
+        The stake of each block comes from the counts of every pair before it (the selection split's, then those played
+        since :meth:`start`).
+
+        Args:
+            s0: The scores of the runs on D.
+            s1: The scores of the runs on D′.
+            start: The number of the first pair (for :attr:`crossed_at`).
+            log_level: log(1/α′), the wealth's threshold.
+        """
         bet = self.bet
         if bet is None:
             return
@@ -199,8 +252,15 @@ class EProcess:
 
 
 def eprocess_chain(claim: Claim, delta: float) -> list[EProcess]:
-    """The claim's e-process first, then nested weaker claims (:data:`CHAIN` × its ε at ``delta``, or × its μ),
-    each with the value it certifies in the claim's unit when rejected (``None``: nothing in that unit)."""
+    """The claim's e-process first, then nested weaker claims (:data:`CHAIN` × its ε at ``delta``, or × its μ).
+
+    Args:
+        claim: The claim.
+        delta: Where ε is read.
+
+    Returns:
+        The e-processes, each with the value it certifies in the claim's unit when rejected (None: nothing).
+    """
     if claim.unit == "mu":
         mu = float(claim.mu)  # type: ignore[arg-type]
         return [EProcess(claim, mu)] + [EProcess(Claim.gdp(c * mu), c * mu) for c in CHAIN[1:]]

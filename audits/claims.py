@@ -1,22 +1,15 @@
 """Privacy claims an audit checks, each with its whole trade-off curve.
 
-Kinds: pure ε-DP and (ε, δ)-DP (:meth:`Claim.dp`, δ = 0 allowed), μ-GDP (:meth:`Claim.gdp`), ρ-zCDP
-(:meth:`Claim.zcdp`), an RDP curve (:meth:`Claim.rdp`), a Gaussian mechanism (:meth:`Claim.gaussian`)
-and a ledger of Gaussian releases (:meth:`Claim.ledger`; ``dpkit audit --claim FILE`` reads the
-ledger files that ``dpkit ledger FILE`` reads).
+Kinds: pure ε-DP and (ε, δ)-DP (:meth:`Claim.dp`), μ-GDP (:meth:`Claim.gdp`), ρ-zCDP (:meth:`Claim.zcdp`), an
+RDP curve (:meth:`Claim.rdp`), a Gaussian mechanism (:meth:`Claim.gaussian`) and a ledger of Gaussian releases
+(:meth:`Claim.ledger`; ``dpkit audit --claim FILE`` reads the ledger files that ``dpkit ledger FILE`` reads).
 
-A claim is data. The audit reads from it
+A claim is data. The audit reads its trade-off curve (:meth:`Claim.trade_off`: the smallest FNR allowed at a given
+FPR, computed a hair below the true curve so numerics never produce a false violation), the ε it allows at a δ
+(:meth:`Claim.epsilon_at`), the μ of claims that imply GDP (:attr:`Claim.mu`) and its privacy profile
+(:meth:`Claim.profile`: the δ it allows at each ε, rounded up).
 
-* :meth:`Claim.trade_off` — the smallest FNR the claim allows at a given FPR (the claim's trade-off
-  curve f). A test whose error rates lie strictly below f refutes the claim. The curve is computed
-  in the claim's favour (a hair *below* the true curve), so numerics never produce a false violation;
-* :meth:`Claim.epsilon_at` — the ε it allows at a δ;
-* :attr:`Claim.mu` — for claims that imply μ-GDP (gdp, gaussian, ledger), that μ;
-* :meth:`Claim.profile` — the δ it allows at each ε (the tangent lines of its curve), rounded up.
-
-A ρ-zCDP or RDP claim does not imply a GDP curve; its trade-off curve is the pointwise largest of
-the (ε(δ'), δ') curves that its optimal conversion gives over a grid of δ'. Every such pair is implied
-by the claim, so the envelope lies below the claim's true curve whatever the grid: sound.
+How a zCDP or RDP claim gets a curve: see docs/explanation/verdicts.md ("Claims without a GDP curve").
 """
 
 from __future__ import annotations
@@ -141,7 +134,21 @@ class Claim:
     """What a release function (or an algorithm) is claimed to satisfy.
 
     Build with :meth:`dp`, :meth:`gdp`, :meth:`zcdp`, :meth:`rdp`, :meth:`gaussian`, :meth:`ledger`, or directly
-    (``Claim("gaussian", sigma=2.0, sensitivity=1.0)``): every value is validated either way.
+    (``Claim("gaussian", sigma=2.0, sensitivity=1.0)``): every value is validated either way, and a value out of
+    range, one the kind needs and lacks, or one it does not take is a ValueError naming the field.
+
+    Attributes:
+        kind: One of :data:`CLAIM_KINDS` (``dp``, ``gdp``, ``zcdp``, ``rdp``, ``gaussian``, ``ledger``).
+        epsilon: dp: the ε, in [0, ∞].
+        delta: dp: the δ, in [0, 1] (0: pure ε-DP).
+        mu_value: gdp and ledger: the μ.
+        rho: zcdp: the ρ.
+        sigma: gaussian: the noise's standard deviation.
+        sensitivity: gaussian: the ℓ2 sensitivity Δ.
+        count: gaussian: the number of releases composed.
+        orders: rdp: the orders α_i > 1.
+        values: rdp: ε_R(α_i) at each order.
+        releases: ledger: the ledger's releases, as dictionaries (not compared).
     """
 
     kind: str
@@ -198,32 +205,100 @@ class Claim:
     # -- constructors -------------------------------------------------------------------------
     @classmethod
     def dp(cls, epsilon: float, delta: float = 0.0) -> Claim:
-        """(ε, δ)-DP; δ = 0 is pure ε-DP. ε in [0, ∞]; δ in [0, 1]."""
+        """(ε, δ)-DP; δ = 0 is pure ε-DP.
+
+        Args:
+            epsilon: The ε, in [0, ∞].
+            delta: The δ, in [0, 1].
+
+        Returns:
+            The claim.
+
+        Raises:
+            ValueError: If ε or δ lies outside its range.
+        """
         return cls("dp", epsilon=epsilon, delta=delta)
 
     @classmethod
     def gdp(cls, mu: float) -> Claim:
-        """μ-GDP."""
+        """μ-GDP.
+
+        Args:
+            mu: The μ, > 0.
+
+        Returns:
+            The claim.
+
+        Raises:
+            ValueError: If μ is not positive.
+        """
         return cls("gdp", mu_value=mu)
 
     @classmethod
     def zcdp(cls, rho: float) -> Claim:
-        """ρ-zCDP."""
+        """ρ-zCDP.
+
+        Args:
+            rho: The ρ, > 0.
+
+        Returns:
+            The claim.
+
+        Raises:
+            ValueError: If ρ is not positive.
+        """
         return cls("zcdp", rho=rho)
 
     @classmethod
     def rdp(cls, orders: Any, values: Any) -> Claim:
-        """An RDP curve: (α_i, ε_R(α_i)) for every order α_i > 1 (each is claimed)."""
+        """An RDP curve: (α_i, ε_R(α_i)) for every order α_i > 1 (each is claimed).
+
+        Args:
+            orders: The orders α_i > 1.
+            values: ε_R(α_i) >= 0 at each order, as many.
+
+        Returns:
+            The claim.
+
+        Raises:
+            ValueError: If there is no order, the lengths differ, an order is <= 1 or a value negative.
+        """
         return cls("rdp", orders=orders, values=values)
 
     @classmethod
     def gaussian(cls, sigma: float, sensitivity: float = 1.0, count: int = 1) -> Claim:
-        """``count`` Gaussian releases of ℓ2 sensitivity Δ with noise N(0, σ²I): μ = Δ sqrt(count)/σ."""
+        """``count`` Gaussian releases of ℓ2 sensitivity Δ with noise N(0, σ²I): μ = Δ sqrt(count)/σ.
+
+        Args:
+            sigma: The noise's standard deviation σ, > 0.
+            sensitivity: The ℓ2 sensitivity Δ, > 0.
+            count: The number of releases composed, >= 1.
+
+        Returns:
+            The claim.
+
+        Raises:
+            ValueError: If a value lies outside its range.
+
+        Examples:
+            >>> Claim.gaussian(2.0, count=4).mu  # Δ·√4/σ
+            1.0
+        """
         return cls("gaussian", sigma=sigma, sensitivity=sensitivity, count=count)
 
     @classmethod
     def ledger(cls, ledger: Ledger) -> Claim:
-        """The releases of a :class:`~dpkit.accountant.ledger.Ledger` (Gaussian, composed): μ-GDP with its exact μ."""
+        """The releases of a :class:`~dpkit.accountant.ledger.Ledger` (Gaussian, composed): μ-GDP with its exact μ.
+
+        Args:
+            ledger: The ledger.
+
+        Returns:
+            The claim, holding the ledger's releases.
+
+        Raises:
+            TypeError: If ``ledger`` is not a :class:`~dpkit.accountant.ledger.Ledger`.
+        """
         if not isinstance(ledger, Ledger):
             raise TypeError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
         return cls("ledger", mu_value=ledger.mu, releases=tuple(ledger.to_dicts()))
@@ -262,13 +337,27 @@ class Claim:
         return None
 
     def default_delta(self) -> float:
-        """The δ at which the audit evaluates ε: the claim's own δ for dp claims, else 1e-5."""
+        """The δ at which the audit evaluates ε.
+
+        Returns:
+            The claim's own δ for dp claims, else 1e-5.
+        """
         if self.kind == "dp":
             return self.delta  # type: ignore[return-value]
         return 1e-5
 
     def epsilon_at(self, delta: float) -> float:
-        """The ε the claim allows at ``delta`` in [0, 1] (``inf`` when it allows nothing at that δ)."""
+        """The ε the claim allows at ``delta``.
+
+        Args:
+            delta: The δ, in [0, 1].
+
+        Returns:
+            The ε (``inf`` when the claim allows nothing at that δ).
+
+        Raises:
+            ValueError: If ``delta`` lies outside [0, 1].
+        """
         delta = _delta("delta", delta)
         if delta >= 1.0:
             return 0.0
@@ -287,6 +376,12 @@ class Claim:
 
         Rounded in the claim's favour (never above the true curve), so that a point below it is a
         violation of the claim and not of floating point.
+
+        Args:
+            fpr: False-positive rates (clipped to [0, 1]).
+
+        Returns:
+            The smallest FNR at each, of ``fpr``'s shape.
         """
         x = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
         if self.kind in _GDP_KINDS:
@@ -306,6 +401,15 @@ class Claim:
         max(δ₀, 1 − (1 + e^ε)(1 − δ₀)/(1 + e^ε₀)) (the curve's corner); claims that imply GDP: the exact
         δ(ε) of μ-GDP (:func:`~dpkit.accountant.gdp.gdp_delta`, rounded up); zCDP and RDP: the smallest δ' of the
         envelope's (ε(δ'), δ') with ε(δ') <= ε (1 when there is none). Never below the true profile.
+
+        Args:
+            epsilon: The ε values, >= 0 (inf allowed).
+
+        Returns:
+            δ(ε) at each, of ``epsilon``'s shape.
+
+        Raises:
+            ValueError: If an ε is negative or NaN.
         """
         eps = np.asarray(epsilon, dtype=float)
         if np.any(~(eps >= 0.0)):
@@ -344,8 +448,23 @@ class Claim:
         return tuple((self.epsilon_at(float(d)), float(d)) for d in _DELTA_GRID)
 
     def refuted_by(self, fpr_upper: float, fnr_upper: float) -> bool:
-        """True when error rates (FPR⁺, FNR⁺) lie strictly below the trade-off curve, in either
-        orientation (the claims are symmetric in D and D′): no mechanism with this claim has them."""
+        """Whether error rates lie strictly below the trade-off curve, in either orientation.
+
+        The claims are symmetric in D and D′: no mechanism with this claim has such error rates.
+
+        Args:
+            fpr_upper: An upper bound FPR⁺ on the false-positive rate.
+            fnr_upper: An upper bound FNR⁺ on the false-negative rate.
+
+        Returns:
+            True when (FPR⁺, FNR⁺) refutes the claim.
+
+        Examples:
+            >>> Claim.dp(1.0).refuted_by(0.1, 0.5)  # pure 1-DP needs FNR >= 1 − e·0.1 ≈ 0.73 at FPR 0.1
+            True
+            >>> Claim.dp(1.0).refuted_by(0.3, 0.6)
+            False
+        """
         a, b = float(fpr_upper), float(fnr_upper)
         return bool(b < self.trade_off(a)[()] or a < self.trade_off(b)[()])
 
@@ -355,6 +474,17 @@ class Claim:
         return "mu" if self.kind in _GDP_KINDS else "epsilon"
 
     def describe(self) -> str:
+        """The claim in words.
+
+        Returns:
+            The kind and its values in one line.
+
+        Examples:
+            >>> Claim.dp(1.0, 1e-5).describe()
+            '(1, 1e-05)-DP'
+            >>> Claim.gaussian(2.0).describe()
+            'Gaussian σ = 2, Δ = 1, ×1 (μ = 0.5)'
+        """
         if self.kind == "dp":
             return f"{self.epsilon:g}-DP (pure)" if self.delta == 0 else f"({self.epsilon:g}, {self.delta:g})-DP"
         if self.kind == "gdp":
@@ -368,6 +498,11 @@ class Claim:
         return f"Gaussian σ = {self.sigma:g}, Δ = {self.sensitivity:g}, ×{self.count} (μ = {self.mu:.6g})"
 
     def to_dict(self) -> dict[str, Any]:
+        """The claim as plain data (JSON-ready).
+
+        Returns:
+            Its kind, its description and the values of its kind (μ for claims that imply GDP).
+        """
         out: dict[str, Any] = {"kind": self.kind, "description": self.describe()}
         if self.kind == "dp":
             out.update(epsilon=self.epsilon, delta=self.delta)

@@ -1,27 +1,10 @@
 """The audit: run a release function on neighbouring datasets, attack, bound, and give a verdict.
 
-``audit(release, dataset0, dataset1, claim)`` runs ``release`` ``runs`` times on each dataset, in three
-independent splits with their own seeds:
-
-* a *training* split (at most :data:`TRAIN_CAP` runs per dataset) — the only outputs ever held in
-  memory — on which the learned attacks are fitted (absent for attacks that need no fit);
-* a *selection* split, on which the attack (``attack="auto"``: every attack of
-  :data:`~dpkit.audits.attacks.AUTO_ATTACKS`) and its thresholds are chosen;
-* an *evaluation* split, scored by the chosen attack only, on which the Clopper–Pearson bounds are
-  computed.
-
-The selection and evaluation splits are *streamed*: each chunk of runs is scored where it is produced
-(in-process, on a process pool or on Dask; :mod:`dpkit.algorithms.executors`) and only scores come back, so
-memory does not grow with the outputs. Since the attack, its thresholds and the claim are all fixed
-before any evaluation run is scored, the bounds hold at confidence 1 − α without a correction for
-the number of attacks tried on the selection split.
-
-Two thresholds are evaluated (a union bound): one where the measured ROC falls furthest below the claim's whole
-trade-off curve, tails included (at ¾α; :func:`dpkit.audits.shapes.margin_threshold`), and the equal-error one (at
-¼α: the robust reading of μ). :func:`dpkit.audits.verdicts.judge` compares their error-rate bounds with the claim's
-curve and gives ``violation``, ``consistent`` or — when the audit lacks the power to see a violation of the shape
-the runs show, or they point to one it cannot certify — ``inconclusive``. With several neighbouring pairs,
-:func:`audit_pairs` splits α evenly over the pairs.
+:func:`audit` runs a release function on one neighbouring pair in three independent splits (training, selection,
+evaluation), streams the scores of the last two, and bounds the chosen attack's error rates on the evaluation
+split only, so the bounds hold at confidence 1 − α; :func:`audit_outputs` does the same on outputs already
+computed, and :func:`audit_pairs` audits several pairs at α/len(pairs) each. The splits, the two thresholds and
+how the verdict is read: see docs/explanation/verdicts.md ("How an audit runs").
 """
 
 from __future__ import annotations
@@ -74,19 +57,38 @@ def audit(
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
 ) -> AuditResult:
-    """Audit ``release`` on one neighbouring pair against ``claim``, streaming (see the module docstring).
+    """Audit ``release`` on one neighbouring pair against ``claim``, streaming the runs' scores.
 
-    ``runs`` independent runs per dataset. ``attack``: ``"auto"`` (default: every attack of
-    :data:`~dpkit.audits.attacks.AUTO_ATTACKS` fitted, one chosen on the selection split), a name for
-    :func:`~dpkit.audits.attacks.make_attack`, or an :class:`~dpkit.audits.attacks.Attack` (fitted attacks and
-    the executor's workers must be able to pickle it). Splits: learned attacks are fitted on
-    min(runs/3, :data:`TRAIN_CAP`) runs, a quarter of the rest selects, the remainder is evaluated;
-    an attack that needs no fit selects on 20% and is evaluated on 80%. ``delta`` is where ε is read
-    (default: the claim's δ for dp claims, else 1e-5). ``objective`` ("margin", "eer", "mu" or "epsilon",
-    :data:`~dpkit.audits.selection.AUDIT_OBJECTIVES`) makes one threshold at the whole α; by default two are
-    evaluated — where the claim breaks (¾α) and at the equal error rate (¼α). ``executor=None`` is an
-    :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the target is fast, every
-    core once the work ahead of a split is projected at 2 s or more in-process.
+    Splits: learned attacks are fitted on min(runs/3, :data:`TRAIN_CAP`) runs, a quarter of the rest selects, the
+    remainder is evaluated; an attack that needs no fit selects on 20% and is evaluated on 80%.
+
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        dataset0: The dataset D.
+        dataset1: The neighbouring dataset D′.
+        claim: The privacy claim audited.
+        attack: ``"auto"`` (default: every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS` fitted, one
+            chosen on the selection split), a name for :func:`~dpkit.audits.attacks.make_attack`, or an
+            :class:`~dpkit.audits.attacks.Attack` (the executor's workers must be able to pickle it).
+        runs: Independent runs per dataset (at least 6), over the three splits.
+        seed: The seed every split's seeds are spawned from.
+        alpha: The audit's error probability: the bounds hold at confidence 1 − α.
+        delta: Where ε is read (default: the claim's δ for dp claims, else 1e-5).
+        objective: ``"margin"``, ``"eer"``, ``"mu"`` or ``"epsilon"``
+            (:data:`~dpkit.audits.selection.AUDIT_OBJECTIVES`): one threshold at the whole α; by default (None)
+            two are evaluated — where the claim breaks (¾α) and at the equal error rate (¼α).
+        executor: Where the runs are made; None: an :class:`~dpkit.algorithms.executors.AutoExecutor` of this
+            call (in-process while the target is fast, every core once a split is projected at 2 s or more).
+        chunk_size: Runs per chunk scored where it is produced.
+        progress: Called with the number of runs just done, or None.
+
+    Returns:
+        The audit's result: bounds, verdict and the attacks tried.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If ``runs`` < 6, ``runs``, ``chunk_size`` or ``seed`` is not a valid count, ``alpha`` or
+            ``delta`` lies outside its range, or ``attack`` or ``objective`` is an unknown name.
     """
     alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
     if executor is None:
@@ -171,12 +173,35 @@ def audit_outputs(
     started: float | None = None,
     splits: tuple[float, float, float] | None = None,
 ) -> AuditResult:
-    """Split, attack, bound and judge outputs already computed (``out0`` on D, ``out1`` on D′, one row
-    per run, as many rows each), in memory — for callers that produce the outputs themselves (e.g. the
-    RL audits). ``attack`` may also be a sequence of attacks to choose from on the selection split. Splits
-    (``splits``: the shares of training, selection and evaluation): by default a learned attack (or ``auto``) is
-    fitted on a third, selects on a sixth and is bounded on half; an attack that needs no fit selects on 20% and
-    is bounded on 80%."""
+    """Split, attack, bound and judge outputs already computed, in memory.
+
+    For callers that produce the outputs themselves (e.g. the RL audits).
+
+    Args:
+        out0: The outputs on D, one row per run.
+        out1: The outputs on D′, as many rows.
+        claim: The privacy claim audited.
+        attack: ``"auto"``, an attack's name, an :class:`~dpkit.audits.attacks.Attack`, or a sequence of attacks
+            to choose from on the selection split.
+        seed: The seed recorded in the result.
+        alpha: The audit's error probability: the bounds hold at confidence 1 − α.
+        delta: Where ε is read (default: the claim's δ for dp claims, else 1e-5).
+        objective: One threshold's objective (as in :func:`audit`), or None for the two default thresholds.
+        executor: The executor's description recorded in the result.
+        started: ``time.perf_counter()`` when the audit began (default: now), for the wall time reported.
+        splits: The shares of training, selection and evaluation; by default a learned attack (or ``auto``) is
+            fitted on a third, selects on a sixth and is bounded on half, an attack that needs no fit selects on
+            20% and is bounded on 80%.
+
+    Returns:
+        The audit's result: bounds, verdict and the attacks tried.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If ``out0`` and ``out1`` hold different numbers of runs or fewer than 6, ``splits`` are not
+            three shares ≥ 0 summing to 1 (or give a learned attack no training share), or an option lies outside
+            its range.
+    """
     alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
     out0, out1 = np.asarray(out0), np.asarray(out1)
     if out0.shape[0] != out1.shape[0]:
@@ -289,11 +314,19 @@ class PairsResult(Headline):
         return self.strongest.verdict
 
     def verdict_source(self) -> dict[str, Any]:
-        """What the verdict table reads (:func:`~dpkit.audits.summary.verdict_table_html`): the strongest pair's
-        dictionary with the verdict of every pair together."""
+        """What the verdict table reads (:func:`~dpkit.audits.summary.verdict_table_html`).
+
+        Returns:
+            The strongest pair's dictionary, with the verdict of every pair together.
+        """
         return self.strongest.to_dict() | {"verdict": self.verdict}
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (JSON-ready).
+
+        Returns:
+            The verdict, α, the index of the strongest pair and every pair's own dictionary.
+        """
         return {
             "verdict": self.verdict,
             "alpha": self.alpha,
@@ -315,12 +348,25 @@ def audit_pairs(
 ) -> PairsResult:
     """Audit every pair in ``pairs`` at confidence 1 − α/len(pairs) each (a union bound).
 
-    ``attack`` may be a factory (called once per pair) so that learned attacks are fitted afresh;
-    a name makes a new attack per pair. Pair i uses seed ``seed + i``. ``sequential``: the pairs' sequential
-    audits take turns (:func:`~dpkit.audits.sequential.audit_pairs_sequential`; ``options`` may then hold
-    ``on_look``) and all stop at the first violation, the verdict of every pair together being known; the
-    results hold the audits that concluded (a sequential audit copies a learned attack before each fit, so
-    one instance may serve every pair).
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        pairs: The neighbouring pairs ``(dataset0, dataset1)``, at least one.
+        claim: The privacy claim audited.
+        alpha: The audit's error probability over every pair together.
+        attack: An attack's name (a new attack per pair), a factory called once per pair (learned attacks fitted
+            afresh), or an :class:`~dpkit.audits.attacks.Attack` (one that needs no fit, or any when sequential:
+            a sequential audit copies a learned attack before each fit).
+        seed: Pair i uses seed ``seed + i``.
+        sequential: Whether the pairs' sequential audits take turns
+            (:func:`~dpkit.audits.sequential.audit_pairs_sequential`) and all stop at the first violation.
+        **options: Passed on to :func:`audit` (or to the sequential audits, which also take ``on_look``).
+
+    Returns:
+        Every pair's result (a sequential audit's: those that concluded); the verdict is the worst one.
+
+    Raises:
+        ValueError: If ``pairs`` is empty, ``alpha`` is not a probability, or one fitted learned attack instance
+            is passed for several fixed-size audits.
     """
     pairs = list(pairs)
     if not pairs:

@@ -1,16 +1,9 @@
-"""From attack scores to statistically valid lower bounds on ε and μ (docs/FORMULAS.md §5).
+"""From attack scores to statistically valid lower bounds on ε and μ (docs/FORMULAS.md §5, §8).
 
-Run the mechanism n times on D and on D′; a test rejects "D" when its score exceeds t, so
-FPR = P_D[score > t] and FNR = P_D′[score <= t]. Every (ε, δ)-DP mechanism obeys
-FPR + e^ε FNR >= 1 − δ and FNR + e^ε FPR >= 1 − δ, and every μ-GDP mechanism obeys
-FNR >= Φ(Φ⁻¹(1 − FPR) − μ). With one-sided Clopper–Pearson upper bounds FPR⁺ and FNR⁺, each at
-confidence 1 − α/2 (so both hold together with probability >= 1 − α):
-
-    ε_lower = max(ln((1 − δ − FNR⁺)/FPR⁺), ln((1 − δ − FPR⁺)/FNR⁺), 0)
-    μ_lower = max(Φ⁻¹(1 − FPR⁺) − Φ⁻¹(FNR⁺), 0)
-
-The threshold t must not depend on the runs used for the bound: :func:`select_threshold` picks
-it on a *selection* split, :func:`estimate` bounds the error rates on a separate *evaluation* split.
+A test says D′ when its score exceeds t; with one-sided Clopper–Pearson upper bounds FPR⁺ and FNR⁺ at 1 − α/2
+each, ε_lower = max(ln((1 − δ − FNR⁺)/FPR⁺), ln((1 − δ − FPR⁺)/FNR⁺), 0) and μ_lower = max(Φ⁻¹(1 − FPR⁺) −
+Φ⁻¹(FNR⁺), 0) hold together at 1 − α. :func:`select_threshold` picks t on a *selection* split and :func:`estimate`
+bounds the error rates on a separate *evaluation* split. The one-run p-values and bounds are here too.
 """
 
 from __future__ import annotations
@@ -79,14 +72,38 @@ def _check_counts(k: object, n: object) -> tuple[int, int]:
 
 
 def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
-    """One-sided (1 − α) Clopper–Pearson upper bound on p from k successes in n trials."""
+    """One-sided (1 − α) Clopper–Pearson upper bound on p from k successes in n trials.
+
+    Args:
+        k: The successes, an integer in [0, n].
+        n: The trials, an integer >= 1.
+        alpha: The bound's error probability.
+
+    Returns:
+        The bound, in [0, 1].
+
+    Raises:
+        ValueError: If k or n is not such an integer, or alpha is not a probability.
+    """
     k, n = _check_counts(k, n)
     alpha = check_probability("alpha", alpha)
     return 1.0 if k == n else float(stats.beta.ppf(1.0 - alpha, k + 1, n - k))
 
 
 def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
-    """One-sided (1 − α) Clopper–Pearson lower bound on p from k successes in n trials."""
+    """One-sided (1 − α) Clopper–Pearson lower bound on p from k successes in n trials.
+
+    Args:
+        k: The successes, an integer in [0, n].
+        n: The trials, an integer >= 1.
+        alpha: The bound's error probability.
+
+    Returns:
+        The bound, in [0, 1].
+
+    Raises:
+        ValueError: If k or n is not such an integer, or alpha is not a probability.
+    """
     k, n = _check_counts(k, n)
     alpha = check_probability("alpha", alpha)
     return 0.0 if k == 0 else float(stats.beta.ppf(alpha, k, n - k + 1))
@@ -95,7 +112,16 @@ def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
 def epsilon_lower_bound(fpr: float, fnr: float, delta: float = 0.0) -> float:
     """The smallest ε consistent with error rates ``fpr``, ``fnr`` under (ε, δ)-DP (>= 0).
 
-    Pass upper confidence bounds to get a lower confidence bound on ε.
+    Args:
+        fpr: The false-positive rate, in [0, 1] (with ``fnr``: upper confidence bounds give a lower one on ε).
+        fnr: The false-negative rate, in [0, 1].
+        delta: The δ, in [0, 1).
+
+    Returns:
+        max(ln((1 − δ − FNR)/FPR), ln((1 − δ − FPR)/FNR), 0) (inf when a rate is 0 and the other below 1 − δ).
+
+    Raises:
+        ValueError: If a rate is not in [0, 1] or δ not in [0, 1).
     """
     fpr, fnr = (_check_rate(name, v) for name, v in (("fpr", fpr), ("fnr", fnr)))
     delta = check_real("delta", delta)
@@ -110,12 +136,34 @@ def epsilon_lower_bound(fpr: float, fnr: float, delta: float = 0.0) -> float:
 
 
 def mu_lower_bound(fpr: float, fnr: float) -> float:
-    """The smallest μ consistent with error rates ``fpr``, ``fnr`` under μ-GDP (>= 0)."""
+    """The smallest μ consistent with error rates ``fpr``, ``fnr`` under μ-GDP (>= 0).
+
+    Args:
+        fpr: The false-positive rate, in [0, 1].
+        fnr: The false-negative rate, in [0, 1].
+
+    Returns:
+        max(Φ⁻¹(1 − FPR) − Φ⁻¹(FNR), 0).
+
+    Raises:
+        ValueError: If a rate is not in [0, 1].
+    """
     return max(0.0, mu_from_rates(fpr, fnr))
 
 
 def mu_from_rates(fpr: float, fnr: float) -> float:
-    """Φ⁻¹(1 − FPR) − Φ⁻¹(FNR): the μ of the Gaussian trade-off curve through (FPR, FNR)."""
+    """Φ⁻¹(1 − FPR) − Φ⁻¹(FNR): the μ of the Gaussian trade-off curve through (FPR, FNR).
+
+    Args:
+        fpr: The false-positive rate, in [0, 1].
+        fnr: The false-negative rate, in [0, 1].
+
+    Returns:
+        The μ (negative when the point lies above the diagonal).
+
+    Raises:
+        ValueError: If a rate is not in [0, 1].
+    """
     fpr, fnr = (_check_rate(name, v) for name, v in (("fpr", fpr), ("fnr", fnr)))
     return float(-special.ndtri(fpr) - special.ndtri(fnr))
 
@@ -139,11 +187,16 @@ def _check_scores(name: str, scores: object) -> np.ndarray:
 def rates_at_all_thresholds(
     s0: np.ndarray, s1: np.ndarray, max_candidates: int = 8192
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Candidate thresholds and the error counts at each.
+    """Candidate thresholds and the error counts at each (unvalidated).
 
-    Every distinct score (plus −inf) when there are at most ``max_candidates``; otherwise evenly
-    spaced quantiles of all scores plus the most extreme scores of each side (where the
-    thresholds of large-ε tests live).
+    Args:
+        s0: The scores on D.
+        s1: The scores on D′.
+        max_candidates: Every distinct score (plus −inf) is a threshold when there are at most this many; else
+            evenly spaced quantiles of all scores plus each side's most extreme scores (large-ε tests' thresholds).
+
+    Returns:
+        The thresholds t, the false positives #{s0 > t} and the false negatives #{s1 <= t} at each.
     """
     s0s, s1s = np.sort(s0), np.sort(s1)
     pool = np.concatenate([s0s, s1s])
@@ -165,8 +218,16 @@ def rates_at_all_thresholds(
 
 
 def cp_upper_array(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
-    """The one-sided Clopper–Pearson upper bound at confidence 1 − α of each rate k/n (k an array of counts of n
-    trials; 1 where k = n), unvalidated."""
+    """The one-sided Clopper–Pearson upper bound at confidence 1 − α of each rate k/n (unvalidated).
+
+    Args:
+        k: An array of counts of n trials.
+        n: The trials.
+        alpha: The bounds' error probability.
+
+    Returns:
+        The bounds, of ``k``'s shape (1 where k = n).
+    """
     out = np.ones(k.shape)
     inner = k < n
     out[inner] = stats.beta.ppf(1.0 - alpha, k[inner] + 1, n - k[inner])
@@ -183,14 +244,21 @@ def select_threshold(
 ) -> float:
     """The threshold for ``objective`` on a selection split (vectorised).
 
-    ``eer``: where the empirical FPR and FNR are closest (the point of a symmetric trade-off
-    curve, such as a Gaussian one, where the μ bound is tightest — and free of the winner's curse
-    of maximising a noisy estimate). ``mu`` and ``epsilon``: where that lower bound is largest.
+    Args:
+        scores0: The selection split's scores on D.
+        scores1: The selection split's scores on D′.
+        objective: ``eer``: where the empirical FPR and FNR are closest (the tightest μ bound of a symmetric curve,
+            free of the winner's curse); ``mu`` or ``epsilon``: where that lower bound is largest.
+        delta: The δ at which ε is read (objective ``epsilon``).
+        alpha: The error probability of the bounds the threshold will be used with.
+        max_candidates: As for :func:`rates_at_all_thresholds`.
 
-    Every distinct score is a candidate; for each, the Clopper–Pearson bounds at 1 − α/2 that
-    :func:`estimate` will use are computed on the selection split itself, so the choice weighs
-    the attack's power against the width of the bound (a tail threshold with few errors has a
-    wide bound). The evaluation split must be independent of this choice.
+    Returns:
+        The threshold t (D′ when a score exceeds it), each distinct score weighed by the Clopper–Pearson bounds
+        :func:`estimate` will use, on the selection split itself; the evaluation split must be independent of it.
+
+    Raises:
+        ValueError: If the scores are not finite vectors, ``objective`` is unknown or ``alpha`` not a probability.
     """
     s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
     objective = check_choice("objective", objective, OBJECTIVES)
@@ -213,7 +281,23 @@ def select_threshold(
 
 @dataclass(frozen=True)
 class AuditEstimate:
-    """Error rates of one thresholded test on an evaluation split, and the bounds they give."""
+    """Error rates of one thresholded test on an evaluation split, and the bounds they give.
+
+    Attributes:
+        threshold: The test's threshold t (D′ when a score exceeds it).
+        n0: The runs on D.
+        n1: The runs on D′.
+        false_positives: #{scores on D > t}.
+        false_negatives: #{scores on D′ <= t}.
+        alpha: The error probability of the bounds together.
+        delta: The δ at which ε is read.
+        fpr_upper: The Clopper–Pearson upper bound FPR⁺ at 1 − α/2.
+        fnr_upper: The Clopper–Pearson upper bound FNR⁺ at 1 − α/2.
+        epsilon_lower: The ε lower bound from FPR⁺ and FNR⁺.
+        mu_lower: The μ lower bound from FPR⁺ and FNR⁺.
+        mu_estimate: μ from the smoothed empirical rates (k + ½)/(n + 1).
+        mu_interval: A two-sided 1 − α interval on μ from the Clopper–Pearson bounds.
+    """
 
     threshold: float
     n0: int
@@ -242,6 +326,11 @@ class AuditEstimate:
         return 1.0 - self.alpha
 
     def to_dict(self) -> dict[str, Any]:
+        """The estimate as plain data (JSON-ready).
+
+        Returns:
+            Every field, the empirical rates and the confidence.
+        """
         return {
             "threshold": self.threshold,
             "n0": self.n0,
@@ -264,12 +353,21 @@ class AuditEstimate:
 def estimate(
     scores0: object, scores1: object, threshold: float, alpha: float = 0.05, delta: float = 0.0
 ) -> AuditEstimate:
-    """Bounds from the evaluation-split scores of D (``scores0``) and D′ (``scores1``) at ``threshold``.
+    """Bounds from the evaluation-split scores at ``threshold``: FPR⁺ and FNR⁺ at 1 − α/2 each.
 
-    ``threshold`` must have been chosen without these scores. FPR⁺ and FNR⁺ are one-sided
-    Clopper–Pearson bounds at 1 − α/2 each, so ``epsilon_lower`` and ``mu_lower`` hold together
-    with probability >= 1 − α. ``mu_estimate`` uses the empirical rates (smoothed as
-    (k + ½)/(n + 1)); ``mu_interval`` is a two-sided 1 − α interval from the CP bounds.
+    Args:
+        scores0: The evaluation split's scores on D.
+        scores1: The evaluation split's scores on D′.
+        threshold: The threshold, chosen without these scores (−inf allowed).
+        alpha: The error probability of the bounds together.
+        delta: The δ at which ε is read, in [0, 1).
+
+    Returns:
+        The counts, the bounds (``epsilon_lower`` and ``mu_lower`` hold together with probability >= 1 − α), the
+        smoothed μ estimate and a 1 − α interval on μ.
+
+    Raises:
+        ValueError: If the scores are not finite vectors, the threshold not real, α not a probability or δ ∉ [0, 1).
     """
     s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
     t = float(threshold) if threshold == -math.inf else check_real("threshold", threshold)
@@ -301,8 +399,6 @@ def estimate(
     )
 
 
-# -- the ROC of an attack, with a simultaneous Clopper–Pearson band --------------------------------------------
-
 #: The kind of band :func:`roc_band` gives (the ``kind`` of its dict).
 ROC_BAND_KIND = "simultaneous"
 
@@ -311,11 +407,17 @@ ROC_BAND_KIND = "simultaneous"
 class RocBand:
     """An empirical ROC at ``points`` thresholds and, at each point, Clopper–Pearson intervals for its rates.
 
-    ``fpr[j]`` = #{scores0 > t_j}/``negatives`` and ``tpr[j]`` = #{scores1 > t_j}/``positives`` (the
-    scores of D are the negatives, those of D′ the positives), from (1, 1) at t = −∞ down to the largest
-    threshold. ``[fpr_lower[j], fpr_upper[j]]`` and ``[tpr_lower[j], tpr_upper[j]]`` are two-sided
-    Clopper–Pearson intervals, Bonferroni-corrected over the 2·``points`` intervals so that all of them
-    hold together with probability >= ``level`` (``kind`` = "simultaneous"); the point (1, 1) is exact.
+    Attributes:
+        fpr: #{scores0 > t_j}/``negatives`` at each threshold, from (1, 1) at t = −∞ (exact) to the largest.
+        tpr: #{scores1 > t_j}/``positives`` at each threshold.
+        fpr_lower: The lower ends of the FPR intervals.
+        fpr_upper: The upper ends of the FPR intervals.
+        tpr_lower: The lower ends of the TPR intervals.
+        tpr_upper: The upper ends of the TPR intervals.
+        negatives: The scores of D.
+        positives: The scores of D′.
+        level: The probability that every interval holds together (Bonferroni over the 2·``points`` intervals).
+        kind: ``"simultaneous"`` (:data:`ROC_BAND_KIND`).
     """
 
     fpr: tuple[float, ...]
@@ -330,7 +432,11 @@ class RocBand:
     kind: str = ROC_BAND_KIND
 
     def to_dict(self) -> dict[str, Any]:
-        """``fpr``, ``tpr`` first (as the ROC was reported before the band), then the band and its counts."""
+        """The band as plain data: ``fpr``, ``tpr`` first (as the ROC was reported before the band), then the rest.
+
+        Returns:
+            Every field, the tuples as lists.
+        """
         return {
             "fpr": list(self.fpr),
             "tpr": list(self.tpr),
@@ -354,12 +460,18 @@ def _cp_interval_vec(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, n
 def roc_band(scores0: object, scores1: object, *, points: int = 101, level: float = 0.95) -> RocBand:
     """The ROC of scores ``scores0`` (D, negatives) and ``scores1`` (D′, positives) with a ``level`` band.
 
-    The thresholds are ``points`` evenly spaced quantiles of both score sets together (the first is the
-    smallest score), preceded by t = −∞ (the point (1, 1)). Each rate at each threshold gets a two-sided
-    Clopper–Pearson interval at 1 − (1 − ``level``)/(2·``points``), so that the 2·``points`` intervals hold
-    together with probability >= ``level`` (Bonferroni; a simultaneous band). The thresholds come from the
-    same scores, so the binomial model of each count holds only approximately at them (the coverage
-    measured by simulation is well above ``level``: tests/audits/test_roc_band.py).
+    Args:
+        scores0: The scores on D.
+        scores1: The scores on D′.
+        points: The thresholds: evenly spaced quantiles of both score sets together, after t = −∞ (the point (1, 1)).
+        level: The probability that all 2·``points`` two-sided intervals hold together (Bonferroni).
+
+    Returns:
+        The ROC and its simultaneous band (the thresholds come from the same scores, so the coverage is only
+        approximately binomial: measured well above ``level``, tests/audits/test_roc_band.py).
+
+    Raises:
+        ValueError: If the scores are not finite vectors, ``points`` < 2 or ``level`` is not a probability.
     """
     s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
@@ -389,9 +501,6 @@ def roc_band(scores0: object, scores1: object, *, points: int = 101, level: floa
     )
 
 
-# -- one-run audits (Steinke, Nasr & Jagielski 2023) ---------------------------------------------------------
-
-
 def _one_run_counts(canaries: object, guesses: object, correct: object) -> tuple[int, int, int]:
     for name, value in (("canaries", canaries), ("guesses", guesses), ("correct", correct)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -403,21 +512,26 @@ def _one_run_counts(canaries: object, guesses: object, correct: object) -> tuple
 
 
 def one_run_p_value(*, canaries: int, guesses: int, correct: int, epsilon: float, delta: float) -> float:
-    """The p-value of ``correct`` right guesses out of ``guesses`` (abstaining on the other canaries) when the
-    algorithm is (ε, δ)-DP with respect to each of ``canaries`` independent fair coins — the main theorem of
-    Steinke, Nasr & Jagielski (2023) with abstention:
+    """The p-value of ``correct`` right guesses under (ε, δ)-DP: the main theorem of Steinke, Nasr & Jagielski (2023).
 
-        P[V ≥ v] ≤ P[Bin(r, q) ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ Bin(r, q) < v] / i,   q = e^ε/(1 + e^ε).
+    With abstention, P[V ≥ v] ≤ P[Bin(r, q) ≥ v] + 2mδ · max_{1≤i≤v} P[v − i ≤ Bin(r, q) < v] / i, q = e^ε/(1 + e^ε).
 
-    Binomial tails from scipy (regularised incomplete beta), rounded up; increasing in ε.
+    Kept as the paper states it; with δ > 0 it can fall short of the exact worst case (docs/FORMULAS.md §8), so
+    dpkit's verdicts use :func:`one_run_fdp_p_value`.
 
-    Kept as the paper states it, to reproduce the paper (its Appendix D; tests/audits/test_steinke_figure.py). With
-    δ = 0 it is the exact worst case. With δ > 0 the δ term can fall short of the exact worst case, which a linear
-    program over all mechanisms finds for 2–3 canaries (tests/audits/test_one_run_lp.py): m = r = 3, v = 1, ε = 0,
-    δ = 0.1 gives 0.95 while an explicit (0, 0.1)-DP mechanism reaches 0.9625. The shortfalls found lie where v is
-    below the binomial mean (p-values near 1, so no test at a usual α rejects there), but they void the theorem's
-    guarantee as a whole: dpkit's verdicts use the f-DP analysis instead (:func:`one_run_fdp_p_value`, which is at
-    least the exact worst case in every case the program checks)."""
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        epsilon: The ε tested, >= 0.
+        delta: The δ tested, in [0, 1].
+
+    Returns:
+        The p-value bound, in [0, 1] (binomial tails from scipy, rounded up; increasing in ε).
+
+    Raises:
+        ValueError: If the counts are not integers with v <= r <= m, ε is negative or δ outside [0, 1].
+    """
     m, r, v = _one_run_counts(canaries, guesses, correct)
     eps = check_real("epsilon", epsilon)
     if eps < 0:
@@ -435,10 +549,21 @@ def one_run_p_value(*, canaries: int, guesses: int, correct: int, epsilon: float
 
 
 def one_run_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float, alpha: float = 0.05) -> float:
-    """The largest ε at which (ε, δ)-DP is rejected at level ``alpha`` by ``correct`` right guesses of
-    ``guesses`` (:func:`one_run_p_value`): a lower bound on the algorithm's ε with confidence 1 − α. Found by
-    bisection on the monotone p-value and returned at the rejected end (rounded down); 0 when nothing is
-    rejected."""
+    """The largest ε at which (ε, δ)-DP is rejected at level ``alpha`` (:func:`one_run_p_value`).
+
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        delta: The δ of the claims tested.
+        alpha: The test's level, in (0, 1).
+
+    Returns:
+        A lower bound on ε with confidence 1 − α (bisection, at the rejected end); 0 when nothing is rejected.
+
+    Raises:
+        ValueError: If the counts are invalid or ``alpha`` is not in (0, 1).
+    """
     level = check_probability("alpha", alpha)
     if not 0.0 < level < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -457,9 +582,6 @@ def one_run_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: f
         else:
             hi = mid
     return lo
-
-
-# -- one-run audits of f-DP (a trade-off curve) ---------------------------------------------------------------
 
 
 def _incorrect_floor(
@@ -484,16 +606,9 @@ def _incorrect_floor(
 def _tail_contradicts(tau: float, *, m: int, r: int, v: int, floor: Any) -> bool:
     """Whether P[V ≥ v] ≥ τ is impossible for an f-DP mechanism (``floor`` = h of :func:`_incorrect_floor`).
 
-    With T_i = P[V ≥ i] (V right guesses of at most r, m canaries each a fair coin): for every canary j, flipping
-    its coin maps "j guessed right and V ≥ i" to "j guessed wrong and V ≥ i − 1" on one event of the output, so
-    f-DP (both directions, f symmetric) and concavity of 1 − f over coins and canaries give
-
-        E[(r − V)·1{V ≥ i−1}] ≥ m·h(E[V·1{V ≥ i}] / m),   i = 1 … v,
-
-    that is (r − i + 1)·T_{i−1} ≥ Σ_{j≥i} T_j + m·h((i·T_i + Σ_{j>i} T_j)/m). Starting from T_v ≥ τ (and T_j ≥ 0
-    above v), every right-hand side is increasing in the T's, so the recursion carries lower bounds down to T_0;
-    T_0 = 1, so a lower bound above 1 (beyond rounding) is a contradiction. The recursion is the analysis of
-    Mahloujifar, Melis & Chaudhuri (2024), "Auditing f-differential privacy in one run", in our own derivation."""
+    The recursion on T_i = P[V ≥ i] carries T_v ≥ τ down to T_0 = 1; a lower bound above 1 is a contradiction
+    (the derivation: docs/FORMULAS.md §8).
+    """
     lower = tau  # lower bound on T_i, i = v first
     above = 0.0  # Σ_{j>i} of the lower bounds
     for i in range(v, 0, -1):
@@ -561,13 +676,29 @@ def one_run_fdp_p_value(
     delta: float = 0.0,
     trade_off: Callable[[float], Any] | None = None,
 ) -> float:
-    """An upper bound on P[V ≥ ``correct``] over every mechanism that is f-DP with respect to each of ``canaries``
-    independent fair coins, the auditor guessing on at most ``guesses`` of them from the output (abstaining on
-    the rest): the f-DP one-run analysis (:func:`_tail_contradicts`). f is the claim's whole trade-off curve:
-    Gaussian differential privacy ``mu`` (the curve of a Gaussian mechanism with Δ/σ = μ, equivalent to its
-    (ε, δ(ε)) for every ε), the curve of one (``epsilon``, ``delta``), or ``trade_off``: any symmetric trade-off
-    function (the least FNR at each FPR, e.g. :meth:`dpkit.audits.claims.Claim.trade_off`), which must not lie
-    above the true curve. Found by bisection on the tail and returned at its upper end (rounded up)."""
+    """An upper bound on P[V ≥ ``correct``] over every mechanism that is f-DP with respect to each canary's coin.
+
+    The f-DP one-run analysis (after Mahloujifar, Melis & Chaudhuri 2024; docs/FORMULAS.md §8), by bisection on the
+    tail. Give exactly one curve f: ``mu``, ``epsilon`` (with ``delta``) or ``trade_off``.
+
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        mu: Gaussian differential privacy: the curve of a Gaussian mechanism with Δ/σ = μ.
+        epsilon: The curve of one (ε, δ).
+        delta: The δ with ``epsilon`` (only with it).
+        trade_off: Any symmetric trade-off function (e.g. :meth:`dpkit.audits.claims.Claim.trade_off`), never above
+            the true curve.
+
+    Returns:
+        The p-value bound, in [0, 1] (the bisection's upper end, rounded up).
+
+    Raises:
+        ValueError: If the counts are invalid, not exactly one curve is given, or ``delta`` comes without
+            ``epsilon``.
+        TypeError: If ``trade_off`` is not callable.
+    """
     m, r, v, floor = _fdp_setting(canaries, guesses, correct, mu, epsilon, delta, trade_off)
     if v == 0:
         return 1.0
@@ -597,19 +728,45 @@ def one_run_fdp_rejects(
     delta: float = 0.0,
     trade_off: Callable[[float], Any] | None = None,
 ) -> bool:
-    """Whether ``correct`` right guesses of ``guesses`` reject the trade-off curve (as in
-    :func:`one_run_fdp_p_value`) at level ``alpha``: P[V ≥ correct] ≥ α is impossible for it. One recursion, no
-    bisection (the p-value is at most α exactly when this holds, up to the p-value's rounding)."""
+    """Whether ``correct`` right guesses reject the trade-off curve at level ``alpha`` (one recursion, no bisection).
+
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        alpha: The test's level.
+        mu: As for :func:`one_run_fdp_p_value`.
+        epsilon: As for :func:`one_run_fdp_p_value`.
+        delta: As for :func:`one_run_fdp_p_value`.
+        trade_off: As for :func:`one_run_fdp_p_value`.
+
+    Returns:
+        True when P[V ≥ correct] ≥ α is impossible for the curve (exactly when the p-value of
+        :func:`one_run_fdp_p_value` is at most α, up to its rounding).
+
+    Raises:
+        ValueError: As for :func:`one_run_fdp_p_value` (and TypeError if ``trade_off`` is not callable).
+    """
     m, r, v, floor = _fdp_setting(canaries, guesses, correct, mu, epsilon, delta, trade_off)
     level = check_probability("alpha", alpha)
     return v > 0 and _tail_contradicts(level, m=m, r=r, v=v, floor=floor)
 
 
 def one_run_mu_lower(*, canaries: int, guesses: int, correct: int, alpha: float = 0.05) -> float:
-    """The largest μ whose Gaussian trade-off curve (μ-GDP) is rejected at level ``alpha`` by ``correct`` right
-    guesses of ``guesses`` (:func:`one_run_fdp_p_value`): a lower bound on the μ of any GDP curve the mechanism
-    satisfies, with confidence 1 − α. Bisection, returned at the rejected end (rounded down); 0 when nothing is
-    rejected."""
+    """The largest μ whose Gaussian trade-off curve is rejected at level ``alpha`` (:func:`one_run_fdp_p_value`).
+
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        alpha: The test's level, in (0, 1).
+
+    Returns:
+        A lower bound on the μ of any GDP curve the mechanism satisfies, at 1 − α (bisection); 0 if none rejected.
+
+    Raises:
+        ValueError: If the counts are invalid or ``alpha`` is not in (0, 1).
+    """
     m, r, v = _one_run_counts(canaries, guesses, correct)
     level = check_probability("alpha", alpha)
     if not 0.0 < level < 1.0:
@@ -619,9 +776,21 @@ def one_run_mu_lower(*, canaries: int, guesses: int, correct: int, alpha: float 
 
 
 def one_run_fdp_epsilon_lower(*, canaries: int, guesses: int, correct: int, delta: float, alpha: float = 0.05) -> float:
-    """The largest ε whose (ε, ``delta``) trade-off curve is rejected at level ``alpha`` by the f-DP one-run analysis
-    (:func:`one_run_fdp_rejects`): a lower bound on ε at that δ with confidence 1 − α. Bisection, returned at the
-    rejected end (rounded down); 0 when nothing is rejected."""
+    """The largest ε whose (ε, ``delta``) trade-off curve the f-DP one-run analysis rejects at level ``alpha``.
+
+    Args:
+        canaries: The number of canaries m (each a fair coin).
+        guesses: The guesses r made (abstaining on the other canaries).
+        correct: The right guesses v, with v <= r <= m.
+        delta: The δ of the curves tested.
+        alpha: The test's level, in (0, 1).
+
+    Returns:
+        A lower bound on ε at that δ with confidence 1 − α (bisection, at the rejected end); 0 if none rejected.
+
+    Raises:
+        ValueError: If the counts are invalid or ``alpha`` is not in (0, 1).
+    """
     m, r, v = _one_run_counts(canaries, guesses, correct)
     level = check_probability("alpha", alpha)
     if not 0.0 < level < 1.0:

@@ -87,7 +87,18 @@ class LogisticRegressionAttack(Attack):
         return np.hstack([z, (z * z - self._sq_center) / self._sq_scale])
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> LogisticRegressionAttack:
-        """Fit on training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        """Fit on training outputs of D (label 0) and D′ (label 1).
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite arrays of samples of the same width.
+        """
         x0, x1 = flatten_pair(outputs0, outputs1)
         x = np.concatenate([x0, x1])
         self._center, self._scale = _standardisation(x)
@@ -125,7 +136,17 @@ class LogisticRegressionAttack(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The fitted linear predictor wᵀφ(x) + b of each output (the log-odds of D′)."""
+        """The fitted linear predictor wᵀφ(x) + b of each output (the log-odds of D′).
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         x = flatten_outputs("outputs", outputs, self._k)
         assert self.coef_ is not None and self.intercept_ is not None
@@ -170,7 +191,18 @@ class FittedGaussianLikelihoodRatio(Attack):
         return self._direction is not None
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> FittedGaussianLikelihoodRatio:
-        """Estimate the means and the pooled covariance from training outputs; returns ``self``."""
+        """Estimate the means and the pooled covariance from training outputs.
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite samples of one width, or there are fewer than 2 of either.
+        """
         x0, x1 = flatten_pair(outputs0, outputs1)
         if x0.shape[0] < 2 or x1.shape[0] < 2:
             raise ValueError(f"fitting needs at least 2 outputs of each dataset, got {x0.shape[0]} and {x1.shape[0]}")
@@ -189,6 +221,17 @@ class FittedGaussianLikelihoodRatio(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
+        """The log-likelihood ratio of each output under the fitted Gaussians (a linear discriminant).
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         x = flatten_outputs("outputs", outputs, self._k)
         assert self._direction is not None
@@ -238,7 +281,18 @@ class HistogramLikelihoodRatio(Attack):
         return np.ravel_multi_index(index, tuple(c.size + 1 for c in self.cuts_))
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> HistogramLikelihoodRatio:
-        """Fit on training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        """Fit on training outputs of D (label 0) and D′ (label 1).
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite samples of one width, or hold more than 2 values each.
+        """
         x0, x1 = flatten_pair(outputs0, outputs1)
         k = x0.shape[1]
         if k > 2:
@@ -254,7 +308,17 @@ class HistogramLikelihoodRatio(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The estimated log-likelihood ratio log p1(cell) − log p0(cell) of each output's cell."""
+        """The estimated log-likelihood ratio log p1(cell) − log p0(cell) of each output's cell.
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         assert self.cuts_ is not None and self.log_ratio_ is not None
         x = flatten_outputs("outputs", outputs, len(self.cuts_))
@@ -422,7 +486,18 @@ class AtomAttack(Attack):
         return np.mod(np.round((u - np.floor(u)) * cells), cells)
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> AtomAttack:
-        """Build the tables from training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        """Build the tables from training outputs of D (label 0) and D′ (label 1).
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite arrays of samples of the same width.
+        """
         x0, x1 = flatten_pair(outputs0, outputs1)
         rng = np.random.default_rng(self.seed)
         x0, x1 = _subsample(x0, self.max_train, rng) + 0.0, _subsample(x1, self.max_train, rng) + 0.0
@@ -449,7 +524,17 @@ class AtomAttack(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The log count ratio of each output's row, or the sum of its coordinates' (0 if unseen)."""
+        """The log count ratio of each output's row, or the sum of its coordinates' (0 if unseen).
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         x = flatten_outputs("outputs", outputs, self._k) + 0.0
         total = np.zeros(x.shape[0])
@@ -523,7 +608,18 @@ class DensityRatioAttack(Attack):
         return x[:, 0] if self.projection_ is None else self.projection_.score(x)
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> DensityRatioAttack:
-        """Fit the projection and the two histograms on training outputs; returns ``self``."""
+        """Fit the projection and the two histograms on training outputs.
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite arrays of samples of the same width.
+        """
         x0, x1 = flatten_pair(outputs0, outputs1)
         rng = np.random.default_rng(self.seed)
         x0, x1 = _subsample(x0, self.max_train, rng), _subsample(x1, self.max_train, rng)
@@ -551,7 +647,17 @@ class DensityRatioAttack(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The estimated log density ratio of each output's projected score."""
+        """The estimated log density ratio of each output's projected score.
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         assert self.cuts_ is not None and self.log_ratio_ is not None
         x = flatten_outputs("outputs", outputs, self._k)
@@ -606,7 +712,18 @@ class BoostingAttack(Attack):
         return self.model_ is not None
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> BoostingAttack:
-        """Train the classifier on training outputs of D (label 0) and D′ (label 1); returns ``self``."""
+        """Train the classifier on training outputs of D (label 0) and D′ (label 1).
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite arrays of samples of the same width.
+        """
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         x0, x1 = flatten_pair(outputs0, outputs1)
@@ -635,7 +752,17 @@ class BoostingAttack(Attack):
         return self
 
     def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The classifier's log-odds of D′ for each output."""
+        """The classifier's log-odds of D′ for each output.
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
         self._require_fitted()
         x = flatten_outputs("outputs", outputs, self._k)
         scores = np.asarray(self.model_.decision_function(x), dtype=float).reshape(-1)

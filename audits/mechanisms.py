@@ -1,44 +1,10 @@
 """Reference mechanisms for the audits' tests, benches and docs: correct ones and ones that leak.
 
-Every release function has the engine's signature ``release(dataset, rng, n) -> (n, 1)`` (vectorised
-over runs, module-level so that process and Dask executors can pickle it). The *leak zoo*
-(:func:`leak_zoo`) pairs each with a neighbouring pair of datasets and a claim:
-
-==================  ==========================================  ===========================  =========
-case                mechanism                                    claim                        verdict
-==================  ==========================================  ===========================  =========
-gaussian            Σx + N(0, σ²), σ = 3.7306 (exact (1, 1e-5))  Gaussian σ, Δ = 1 (μ 0.268)  consistent
-laplace             Σx + Lap(1)                                  pure ε = 1                   consistent
-laplace-as-gdp      Σx + Lap(1) (variance 2 = σ² of √2)          μ = 1/√2 GDP                 violation
-skipped-noise       Σx + N(0, σ²), noise skipped w.p. 5·10⁻⁴     (1, 1e-5)-DP                 violation
-lattice             Σx + γ·round(N(0, σ²)/γ), γ = 2⁻²⁰           (1, 1e-5)-DP                 violation
-lattice-aligned     γ·round(Σx/γ) + γ·round(N(0, σ²)/γ)          (1, 1e-5)-DP                 consistent
-binary-rr           the bit, kept w.p. e/(1 + e)                 pure ε = 1                   consistent
-kary-rr             4-ary RR, kept w.p. 4/7 (ε = ln 4 ≈ 1.386)   pure ε = 1                   violation
-==================  ==========================================  ===========================  =========
-
-Why the violations violate:
-
-* **laplace-as-gdp** — Lap(b) has the variance 2b² of N(0, 2b²), but its trade-off curve is not
-  the Gaussian one: at the equal-error threshold (between the two means) FPR = FNR = ½e^{−Δ/(2b)},
-  i.e. μ = 2Φ⁻¹(1 − ½e^{−1/2}) ≈ 1.03 for Δ = b = 1, above the claimed 1/√2 ≈ 0.707 (the sharp
-  centre of the Laplace density leaks more than the Gaussian's; the ratio of the two μ tends to
-  √π ≈ 1.77 as ε → 0). The tails leak less, the middle more: an attack must look at the shape, not the variance.
-* **skipped-noise** — with probability p = 5·10⁻⁴ the statistic is released exactly. Under D′ the
-  output equals Σx′ = 1 with probability p, under D never: the event {output = 1} has
-  P_D′ = p > e^1 · P_D + δ = 10⁻⁵, so the mechanism is not (1, 10⁻⁵)-DP (it is at best
-  (ε, p)-DP for every ε: δ >= 5·10⁻⁴, and ε = ∞ at δ = 10⁻⁵).
-* **lattice** — the noise is produced on a grid of step γ = 2⁻²⁰ (a fixed-point sampler) but added
-  to a real-valued statistic that is not on that grid: the output lies in Σx + γℤ. Here
-  Σx = 0 for D and 0.7 for D′ (a record 0.7 ∈ [0, 1]); 0.7 is not a multiple of γ, so the supports
-  are disjoint — the fractional part of output/γ is 0 under D and 0.2 under D′ — and one output
-  tells D from D′ with certainty (ε = ∞ at every δ < 1). The fix, :func:`lattice_aligned`, rounds the
-  statistic to the grid first: with s = γ·round(Σx/γ) the output s + γ·round(Z/γ) equals
-  γ·round((s + Z)/γ), a post-processing of the Gaussian mechanism on s, whose sensitivity is <= 1
-  (rounding keeps Σx of records in [0, 1] within [0, 1]).
-* **kary-rr** — k-ary randomized response keeps the true value w.p. e^ε/(e^ε + k − 1) and otherwise
-  outputs one of the k − 1 others uniformly; with keep probability 4/7 and k = 4 its ε is
-  ln((4/7)/(1/7)) = ln 4 ≈ 1.386, above the claimed 1 (the event {output = D′'s value}).
+Every release function has the engine's signature ``release(dataset, rng, n) -> (n, 1)`` (vectorised over runs,
+module-level so that process and Dask executors can pickle it). The *leak zoo* (:func:`leak_zoo`) pairs each with a
+neighbouring pair of datasets, a claim and the verdict an audit must give; :func:`tail_cases` and
+:func:`at_the_claim` give counts loose in their middle and mechanisms exactly at a claim. The zoo's table and why
+each violation violates: see docs/explanation/verdicts.md ("The leak zoo").
 """
 
 from __future__ import annotations
@@ -89,17 +55,44 @@ def _total(dataset: Any) -> float:
 
 
 def gaussian_mechanism(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Σx + N(0, σ²) with σ = :data:`GAUSSIAN_SIGMA`: exactly (1, 1e-5)-DP for records in [0, 1]."""
+    """Σx + N(0, σ²) with σ = :data:`GAUSSIAN_SIGMA`: exactly (1, 1e-5)-DP for records in [0, 1].
+
+    Args:
+        dataset: The records, each in [0, 1].
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     return _total(dataset) + GAUSSIAN_SIGMA * rng.standard_normal((n, 1))
 
 
 def laplace_mechanism(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Σx + Lap(1): pure 1-DP for records in [0, 1]; its noise has variance 2."""
+    """Σx + Lap(1): pure 1-DP for records in [0, 1]; its noise has variance 2.
+
+    Args:
+        dataset: The records, each in [0, 1].
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     return _total(dataset) + rng.laplace(0.0, 1.0, (n, 1))
 
 
 def skipped_noise_gaussian(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
-    """The Gaussian mechanism that forgets its noise with probability :data:`SKIP_PROBABILITY` (a bug)."""
+    """The Gaussian mechanism that forgets its noise with probability :data:`SKIP_PROBABILITY` (a bug).
+
+    Args:
+        dataset: The records, each in [0, 1].
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     noise = GAUSSIAN_SIGMA * rng.standard_normal((n, 1))
     noise[rng.random(n) < SKIP_PROBABILITY] = 0.0
     return _total(dataset) + noise
@@ -110,23 +103,59 @@ def _grid_noise(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def lattice_gaussian(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
-    """Σx + Gaussian noise on a grid of step γ = 2⁻²⁰, the statistic itself not on the grid (a bug)."""
+    """Σx + Gaussian noise on a grid of step γ = 2⁻²⁰, the statistic itself not on the grid (a bug).
+
+    Args:
+        dataset: The records, each in [0, 1].
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     return _total(dataset) + _grid_noise(rng, n)
 
 
 def lattice_aligned(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
-    """The fixed :func:`lattice_gaussian`: the statistic is rounded to the noise's grid first."""
+    """The fixed :func:`lattice_gaussian`: the statistic is rounded to the noise's grid first.
+
+    Args:
+        dataset: The records, each in [0, 1].
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     return LATTICE_STEP * np.round(_total(dataset) / LATTICE_STEP) + _grid_noise(rng, n)
 
 
 def binary_randomized_response(bit: int, rng: np.random.Generator, n: int) -> np.ndarray:
-    """The bit (0 or 1), kept with probability e/(1 + e) and flipped otherwise: pure 1-DP."""
+    """The bit (0 or 1), kept with probability e/(1 + e) and flipped otherwise: pure 1-DP.
+
+    Args:
+        bit: The bit, 0 or 1.
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     keep = rng.random((n, 1)) < math.e / (1.0 + math.e)
     return np.where(keep, float(bit), 1.0 - float(bit))
 
 
 def kary_randomized_response(value: int, rng: np.random.Generator, n: int) -> np.ndarray:
-    """A value in {0, …, k − 1} (k = 4) kept w.p. 4/7, else one of the others uniformly: ε = ln 4."""
+    """A value in {0, …, k − 1} (k = 4) kept w.p. 4/7, else one of the others uniformly: ε = ln 4.
+
+    Args:
+        value: The value, in {0, …, 3}.
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        The n outputs, shape (n, 1).
+    """
     keep = rng.random((n, 1)) < KARY_KEEP
     other = (value + rng.integers(1, KARY_K, (n, 1))) % KARY_K
     return np.where(keep, float(value), other.astype(float))
@@ -146,7 +175,11 @@ class ZooCase:
 
 
 def leak_zoo() -> tuple[ZooCase, ...]:
-    """The reference cases of the module docstring's table, in its order."""
+    """The reference cases of the zoo's table (docs/explanation/verdicts.md), in its order.
+
+    Returns:
+        Each case: its name, release function, neighbouring datasets, claim and whether it violates the claim.
+    """
     dp = Claim.dp(1.0, 1e-5)
     pure = Claim.dp(1.0, 0.0)
     return (
@@ -204,7 +237,18 @@ def _noisy_count(kind: str, scale: float, dataset: Any, rng: np.random.Generator
 
 
 def noisy_count(kind: str, scale: float) -> Callable[[Any, np.random.Generator, int], np.ndarray]:
-    """Σx + ``scale`` × noise, ``kind`` "gauss" (standard normal) or "laplace" (unit Laplace): a picklable release."""
+    """Σx + ``scale`` × noise: a picklable release.
+
+    Args:
+        kind: ``"gauss"`` (standard normal) or ``"laplace"`` (unit Laplace).
+        scale: The noise's scale.
+
+    Returns:
+        The release function.
+
+    Raises:
+        ValueError: If ``kind`` is neither.
+    """
     if kind not in ("gauss", "laplace"):
         raise ValueError(f"kind must be 'gauss' or 'laplace', got {kind!r}")
     return functools.partial(_noisy_count, kind, float(scale))
@@ -223,9 +267,12 @@ class TailCase:
 
 
 def tail_cases() -> tuple[TailCase, ...]:
-    """The counts whose (1, 10⁻⁵) claim is loose in its middle and breaks only in its tail: Gaussian noise at σ = 2
-    (true ε ≈ 1.99 at 10⁻⁵: its curve dips below the claim's only where FPR < 0.035), at σ/1.5 (ε ≈ 1.56) and at the
-    claim's σ; Laplace noise of pure ε = 2, 1.5 and 1."""
+    """The counts whose (1, 10⁻⁵) claim is loose in its middle and breaks only in its tail.
+
+    Returns:
+        Gaussian noise at σ = 2 (true ε ≈ 1.99 at 10⁻⁵: its curve dips below the claim's only where FPR < 0.035),
+        at σ/1.5 (ε ≈ 1.56) and at the claim's σ; Laplace noise of pure ε = 2, 1.5 and 1.
+    """
     return (
         TailCase("gauss-2", noisy_count("gauss", 2.0), "violation", "σ = 2 where the claim needs 3.7306: ε ≈ 1.99"),
         TailCase("gauss-1.5x", noisy_count("gauss", GAUSSIAN_SIGMA / 1.5), "not consistent", "σ/1.5: ε ≈ 1.56"),
@@ -256,11 +303,22 @@ def _revealing_response(epsilon: float, delta: float, bit: float, rng: np.random
 
 
 def at_the_claim(claim: Claim) -> tuple[Callable[[Any, np.random.Generator, int], np.ndarray], float, float]:
-    """A release function and its neighbouring datasets (0.0 and 1.0) that meet ``claim`` with equality — as
-    leaky as the claim allows, the hardest case for an audit's false-alarm rate. Claims that imply GDP and
-    ρ-zCDP: the shift μ (μ = sqrt(2ρ)) of a unit Gaussian, exactly μ-GDP and ρ-zCDP; pure ε-DP: a Laplace(1)
-    shifted by ε, on its (ε, 0) tangent at every threshold beyond the shift; (ε, δ)-DP with δ > 0: the bit
-    revealed w.p. δ, else ε-randomized response, whose trade-off curve is the claim's own. Picklable."""
+    """A release function and its neighbouring datasets (0.0 and 1.0) that meet ``claim`` with equality.
+
+    As leaky as the claim allows, the hardest case for an audit's false-alarm rate. Claims that imply GDP and
+    ρ-zCDP: the shift μ (μ = sqrt(2ρ)) of a unit Gaussian; pure ε-DP: a Laplace(1) shifted by ε; (ε, δ)-DP with
+    δ > 0: the bit revealed w.p. δ, else ε-randomized response, whose trade-off curve is the claim's own.
+
+    Args:
+        claim: The claim (gdp, gaussian, ledger, zcdp or dp).
+
+    Returns:
+        The picklable release function, and the datasets D and D′.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If no mechanism exactly at the claim is provided (an RDP curve).
+    """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     if claim.mu is not None:

@@ -3,31 +3,11 @@
 An audit of one pair (D, D′) bounds the privacy loss *of that pair*; to show that a claim is
 violated the auditor needs a pair on which the mechanism leaks more than the claim allows. For a
 white-box mechanism the worst pair is known from the analysis; for a black box it must be found.
-:func:`search_neighbours` takes
-
-* worst-case **candidates** supplied by the user (the pairs the analysis says are extreme), and
-* **random search** over the admissible datasets: ``random_pairs`` pairs drawn by the user's
-  ``sample_pair(rng) -> (D, D′)``, which knows the admissible set and the neighbouring relation,
-
-screens every candidate with a cheap audit-like statistic (the in-sample μ lower bound of a
-freshly fitted attack, :func:`screen_pair`) and keeps the pair with the largest one.
-:func:`audit_searched` then audits the chosen pair afresh with :func:`dpkit.audits.audit`.
-
-**Validity.** The screening statistic is not a bound: the threshold is chosen on the runs it is
-computed from, and the maximum over many candidates is biased upward (the winner's curse). So
-the screening runs are *never reused* for the final bound: the chosen pair is a function of the
-screening randomness only, and the final audit runs the mechanism again with independent seeds.
-Conditionally on the chosen pair the final audit is an ordinary audit of one fixed pair, so its
-bound holds at confidence 1 − α however the pair was chosen; no union bound over the candidates
-is needed (only one pair is ever bounded).
-
-**Seeds.** With ``children = spawn_seeds(seed, 3)``: the random pairs are drawn from
-``np.random.default_rng(children[0])`` in order; user candidate i is screened with
-``run_pair(..., seed=c[0][i])`` and random pair j with ``c[1][j]``, where ``c[s] =
-spawn_seeds(spawn_seeds(children[1], 2)[s], ·)``; and :func:`audit_searched` seeds its final
-audit with the integer ``children[2].generate_state(1)[0]`` (:func:`final_audit_seed`). The same
-seed therefore gives the same search and the same audit (on any executor), and a candidate's
-score does not change when candidates are added to either list.
+:func:`search_neighbours` screens worst-case candidates supplied by the user and random pairs drawn by the user's
+``sample_pair(rng) -> (D, D′)`` with a cheap statistic (:func:`screen_pair`, not a bound) and keeps the strongest;
+:func:`audit_searched` then audits the chosen pair afresh with independent seeds, so its bound holds at 1 − α
+however the pair was chosen. Why no run is reused, and how the seeds are spawned: see docs/explanation/verdicts.md
+("Searching for the pair to audit").
 """
 
 from __future__ import annotations
@@ -94,7 +74,11 @@ class NeighbourSearch:
         return self.scores[self.index]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary; the datasets themselves are left out (they may be large)."""
+        """A JSON-ready summary; the datasets themselves are left out (they may be large).
+
+        Returns:
+            The chosen index, its source, the number of candidates, its statistic and every candidate's score.
+        """
         return {
             "index": self.index,
             "source": self.source,
@@ -176,18 +160,22 @@ def screen_pair(
 ) -> float:
     """The screening statistic of one pair: the in-sample μ lower bound (a score, not a bound).
 
-    ``release`` is run ``runs`` times on each dataset (:func:`~dpkit.algorithms.executors.run_pair` with
-    ``seed``). A learned ``attack`` is fitted on the first ``runs // 2`` runs of each and scores
-    the rest; a white-box one scores every run. :func:`select_threshold` (objective μ, α = 0.05)
-    picks the threshold on the scored runs, and the statistic is the Clopper–Pearson μ lower
-    bound at that threshold on the *same* runs (:attr:`AuditEstimate.mu_lower`): the largest such
-    bound over thresholds, so it is optimistic and is not a valid bound. It is 0 when the attack
-    does not distinguish the pair.
+    :func:`select_threshold` (objective μ, α = 0.05) picks the threshold on the scored runs, and the statistic is
+    the Clopper–Pearson μ lower bound at that threshold on the *same* runs: optimistic, not a valid bound (why not
+    a point estimate: see docs/explanation/verdicts.md, "Searching for the pair to audit").
 
-    Why not a point estimate Φ⁻¹(1 − FPR) − Φ⁻¹(FNR) with smoothed rates: on the same runs the
-    selected threshold often sits in a tail (no false positives, almost all false negatives),
-    where the point estimate is very noisy; ranking by it picked pairs of μ 0.3 over pairs of
-    μ 0.85 in testing, while the penalised bound ranks pairs by what the final audit can show.
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        dataset0: The dataset D.
+        dataset1: The neighbouring dataset D′.
+        attack: The attack; a learned one is fitted on the first ``runs // 2`` runs of each dataset and scores
+            the rest, a white-box one scores every run.
+        runs: Runs per dataset.
+        seed: The seed of :func:`~dpkit.algorithms.executors.run_pair`.
+        executor: Where the runs are made (None: in-process).
+
+    Returns:
+        The in-sample μ lower bound; 0 when the attack does not distinguish the pair.
     """
     out0, out1 = run_pair(release, dataset0, dataset1, runs, seed, executor=executor)
     if attack.needs_fit:
@@ -212,21 +200,28 @@ def search_neighbours(
 ) -> NeighbourSearch:
     """Screen user-supplied and random neighbouring pairs; return the one with the strongest attack.
 
-    ``candidates`` are (D, D′) pairs from the user (the worst cases the analysis suggests);
-    ``sample_pair(rng) -> (D, D′)`` draws a random admissible neighbouring pair and is called
-    ``random_pairs`` times with one :class:`numpy.random.Generator` seeded from ``seed``. There
-    must be at least one candidate in all. Each candidate is screened by :func:`screen_pair` with
-    ``runs`` runs per dataset and a fresh ``attack``: a name for :func:`~dpkit.audits.attacks.make_attack`,
-    a zero-argument factory returning an :class:`~dpkit.audits.attacks.Attack`, or a white-box attack
-    instance (one that needs no fitting; it then scores every candidate, so it must suit them
-    all, e.g. a :class:`~dpkit.audits.attacks.ScoreFunction`). The candidate with the largest statistic
-    is kept (the first on ties); random pairs are drawn one at a time, so only the chosen pair is
-    held in memory.
+    The candidate with the largest statistic is kept (the first on ties); random pairs are drawn one at a time,
+    so only the chosen pair is held in memory. The statistic is biased upward and its runs must not be reused for a
+    bound: audit the chosen pair afresh, as :func:`audit_searched` does. Same arguments and seed, same result.
 
-    The screening statistic is biased upward (threshold fitted on the scored runs, maximum over
-    candidates) and its runs must not be reused for a bound: audit the chosen pair afresh with
-    :func:`dpkit.audits.audit` and a different seed, as :func:`audit_searched` does (see the module
-    docstring). Same arguments and seed, same result.
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        candidates: (D, D′) pairs from the user (the worst cases the analysis suggests).
+        sample_pair: ``sample_pair(rng) -> (D, D′)`` draws a random admissible neighbouring pair.
+        random_pairs: How many times ``sample_pair`` is called (one generator seeded from ``seed``).
+        attack: A name for :func:`~dpkit.audits.attacks.make_attack`, a zero-argument factory returning an
+            :class:`~dpkit.audits.attacks.Attack`, or a white-box attack instance that suits every candidate.
+        runs: Runs per dataset for each candidate's screening (at least 4).
+        seed: The seed of the draws and of the screening.
+        executor: Where the runs are made (None: in-process).
+
+    Returns:
+        The chosen pair, its index and source, and every candidate's statistic.
+
+    Raises:
+        ValueError: If ``release`` is not callable, there is no candidate in all, a candidate is not a pair,
+            ``sample_pair`` and ``random_pairs`` do not go together, ``runs`` < 4, or ``attack`` is a learned
+            instance, an unknown name or a factory that returns no attack.
     """
     if not callable(release):
         raise ValueError(f"release must be callable, got {release!r}")
@@ -282,7 +277,14 @@ def search_neighbours(
 
 
 def final_audit_seed(seed: int | np.random.SeedSequence) -> int:
-    """The integer seed :func:`audit_searched` gives its final audit: independent of the search's streams."""
+    """The integer seed :func:`audit_searched` gives its final audit: independent of the search's streams.
+
+    Args:
+        seed: The search's seed.
+
+    Returns:
+        The final audit's seed.
+    """
     return int(spawn_seeds(seed, 3)[2].generate_state(1)[0])
 
 
@@ -301,13 +303,29 @@ def audit_searched(
 ) -> tuple[NeighbourSearch, AuditResult]:
     """Search for the strongest neighbouring pair, then audit it afresh against ``claim``.
 
-    The search is :func:`search_neighbours` with ``screen_runs`` runs per candidate and ``seed``;
-    the chosen pair is then audited by :func:`dpkit.audits.audit` with ``runs`` new runs per dataset,
-    seeded with :func:`final_audit_seed` (``seed``), so no screening run enters the bound and the
-    bound is valid at 1 − α for the chosen pair. ``attack`` is as for :func:`search_neighbours`;
-    the final audit gets the name, the white-box instance or a new instance from the factory.
-    ``audit_options`` go to :func:`dpkit.audits.audit` (``alpha``, ``delta``, ``objective``,
-    ``executor``, ``chunk_size``, ``progress``); ``executor`` also runs the screening.
+    No screening run enters the bound, so the bound is valid at 1 − α for the chosen pair.
+
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        claim: The privacy claim audited.
+        candidates: (D, D′) pairs from the user, as for :func:`search_neighbours`.
+        sample_pair: Draws a random neighbouring pair, as for :func:`search_neighbours`.
+        random_pairs: How many random pairs are drawn.
+        screen_runs: Runs per dataset for each candidate's screening (at least 4).
+        runs: New runs per dataset of the final audit (at least 6), seeded with :func:`final_audit_seed`.
+        seed: The seed of the search and, through :func:`final_audit_seed`, of the final audit.
+        attack: As for :func:`search_neighbours`; the final audit gets the name, the white-box instance or a new
+            instance from the factory.
+        **audit_options: Passed to :func:`dpkit.audits.audit` (``alpha``, ``delta``, ``objective``, ``executor``,
+            ``chunk_size``, ``progress``); ``executor`` also runs the screening.
+
+    Returns:
+        The search and the final audit's result.
+
+    Raises:
+        ValueError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`, ``screen_runs`` < 4, ``runs`` < 6,
+            ``alpha`` is not a probability, or the search's arguments are invalid (as in
+            :func:`search_neighbours`).
     """
     if not isinstance(claim, Claim):
         raise ValueError(f"claim must be an audits.Claim, got {type(claim).__name__}")

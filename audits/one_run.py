@@ -1,20 +1,11 @@
 """One-run audits of release functions: many canary records in one dataset, one run (Steinke, Nasr & Jagielski
-2023, "Privacy auditing with one (1) training run"; the f-DP analysis of Mahloujifar, Melis & Chaudhuri 2024,
-"Auditing f-differential privacy in one run").
+2023; the f-DP analysis of Mahloujifar, Melis & Chaudhuri 2024).
 
-Each of M canary records joins the dataset with probability ½ (its coin); the release function runs **once**; a
-score per canary is read from the output (by default the inner product of the output with the canary record —
-the white-box attack on a noisy sum, where each canary is its own direction); the auditor guesses "in" for the k
-highest scores and "out" for the k lowest and abstains on the rest, k chosen from the claim alone before the run
-(the share of :data:`GUESS_SHARES` that certifies most against a mechanism leaking 1.5 times the claim). A
-canary's coin changes the dataset by one record (add/remove), so a release that satisfies its claim for that
-relation meets the analysis' premise.
-
-The test is against the claim's **whole trade-off curve** (:meth:`~dpkit.audits.claims.Claim.trade_off`): its
-p-value bounds P[≥ v right guesses] over every mechanism with that curve
-(:func:`~dpkit.audits.estimators.one_run_fdp_p_value`). A Gaussian claim (σ and Δ, a μ, a ledger) is its GDP
-curve — equivalent to its (ε, δ(ε)) at every ε, not only at the target δ — which is why a σ that is half what
-the claim needs is caught in one run with a thousand canaries where the (ε, δ) theorem at one δ is not.
+Each of M canaries joins the dataset with probability ½; the release runs once; the auditor guesses "in" for the k
+highest scores and "out" for the k lowest (k chosen from the claim alone), and the count of right guesses is
+tested against the claim's whole trade-off curve. :func:`audit_one_run_target` runs a release function,
+:func:`judge_one_run` judges coins and scores of one's own. The design and why a GDP claim is caught in one run:
+see docs/explanation/verdicts.md ("One-run audits").
 """
 
 from __future__ import annotations
@@ -114,6 +105,11 @@ class OneRunResult(SingleRun):
         return "inconclusive" if self.power_ratio < 0.5 else "consistent"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (JSON-ready).
+
+        Returns:
+            The verdict, the claim, the p-value, the bounds, the power and the run's counts.
+        """
         return {
             "mode": "one-run",
             "verdict": self.verdict,
@@ -201,9 +197,18 @@ def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta:
 
 
 def design_guesses(claim: Claim, *, canaries: int, alpha: float, delta: float) -> int:
-    """The guess count :func:`judge_one_run` uses by default, from the claim alone: the count of
-    :data:`GUESS_SHARES` of ``canaries`` that certifies most against an ideal mechanism leaking
-    :data:`DESIGN_MARGIN` times ``claim`` (its power at level ``alpha``, ε read at ``delta``)."""
+    """The guess count :func:`judge_one_run` uses by default, from the claim alone.
+
+    Args:
+        claim: The claim the run will be judged against.
+        canaries: The number of canaries.
+        alpha: The test's level.
+        delta: Where ε is read.
+
+    Returns:
+        The count of :data:`GUESS_SHARES` of ``canaries`` that certifies most against an ideal mechanism leaking
+        :data:`DESIGN_MARGIN` times ``claim``.
+    """
     counts = sorted({_guesses(share, canaries) for share in GUESS_SHARES})
     sharper = _scaled(claim, DESIGN_MARGIN, delta)
     return counts[int(np.argmax(_powers(sharper, m=canaries, counts=counts, level=alpha, delta=delta)))]
@@ -221,15 +226,31 @@ def judge_one_run(
     seed: int = 0,
     seconds: float = 0.0,
 ) -> OneRunResult:
-    """The verdict of one run's ``coins`` (1: the canary was in) and per-canary ``scores`` (higher: more likely in)
-    against ``claim``, at confidence 1 − ``alpha``; ε is read at ``delta`` (the claim's own δ for an (ε, δ) claim,
-    else 10⁻⁵). The number of ``guesses`` (even: half "in" on the highest scores, half "out" on the lowest) is by
-    default chosen from the claim alone, before looking at the run: the count of :data:`GUESS_SHARES` that
-    certifies most against an ideal mechanism leaking :data:`DESIGN_MARGIN` times the claim; one count, so the test
-    is at level α with no correction. ``reach`` (claims that imply GDP): the μ per canary the scores can show for
-    a mechanism exactly at the claim, when the scores cannot see each canary alone (the others' coins mixed in):
-    the guess count and the power are then those of a Gaussian shift of min(μ, reach) — an audit whose scores
-    see less than half the claim says ``inconclusive``."""
+    """The verdict of one run's coins and per-canary scores against ``claim``, at confidence 1 − ``alpha``.
+
+    Args:
+        coins: One per canary: 1 if it was in the dataset, 0 if not (at least 2 canaries).
+        scores: One finite score per canary (higher: more likely in).
+        claim: The privacy claim tested (its whole trade-off curve).
+        alpha: The test's level, in (0, 1).
+        delta: Where ε is read (default: the claim's own δ for an (ε, δ) claim, else 10⁻⁵).
+        guesses: The number of guesses (even: half "in" on the highest scores, half "out" on the lowest); by
+            default :func:`design_guesses`, chosen from the claim alone before looking at the run.
+        reach: For claims that imply GDP, the μ per canary the scores can show for a mechanism exactly at the
+            claim when they cannot see each canary alone; guess count and power are then those of min(μ, reach).
+        seed: The seed recorded in the result.
+        seconds: The run's wall time recorded in the result.
+
+    Returns:
+        The p-value, the μ and ε lower bounds, the power and the verdict (``inconclusive`` when the scores see
+        less than half the claim).
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If the coins are not a 0/1 vector of at least 2, the scores are not finite or not of its
+            shape, ``alpha`` is not in (0, 1), ``reach`` is given for a claim without μ or is negative, or
+            ``guesses`` is odd or more than the canaries.
+    """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be a dpkit.audits.Claim, got {type(claim).__name__}")
     c = np.asarray(coins)
@@ -294,11 +315,27 @@ def audit_one_run_target(
     alpha: float = 0.05,
     delta: float | None = None,
 ) -> OneRunResult:
-    """One run of ``release(dataset, rng, n)`` (the engine's release signature, called with n = 1) on ``dataset``
-    plus each of the ``canaries`` records with probability ½, and its verdict against ``claim``
-    (:func:`judge_one_run`). ``score(output, canary)`` reads one canary's score from the run's output (a vector);
-    by default the inner product of the two (canary records of the output's size: for a noisy sum, canaries that
-    are orthogonal directions do not interfere with each other)."""
+    """One run of ``release`` on ``dataset`` plus each canary with probability ½, judged against ``claim``.
+
+    Args:
+        release: The release function ``release(dataset, rng, n)``, called once with n = 1.
+        canaries: The canary records (at least 2, at most :data:`MAX_CANARIES`).
+        claim: The privacy claim tested (:func:`judge_one_run`).
+        dataset: The records always in the dataset.
+        score: ``score(output, canary)`` reads one canary's score from the run's output (a vector); by default
+            their inner product (canaries of the output's size: orthogonal directions do not interfere).
+        seed: The seed of the coins and of the release's generator.
+        alpha: The test's level.
+        delta: Where ε is read (default as in :func:`judge_one_run`).
+
+    Returns:
+        The one-run audit's result.
+
+    Raises:
+        TypeError: If ``release`` or ``score`` is not callable, or ``canaries`` or ``dataset`` is not a sequence.
+        ValueError: If there are fewer than 2 or too many canaries, ``seed`` is negative, or the release's output
+            is not one finite run (shape (1, …)) or not of a canary's size for the default score.
+    """
     if not callable(release):
         raise TypeError(f"release must be callable, got {type(release).__name__}")
     if score is not None and not callable(score):

@@ -1,55 +1,12 @@
 """Audits of whole private RL algorithms: neighbouring user sequences, observers, exact white-box tests.
 
-A *setting* (:class:`RlSetting`) fixes an algorithm, its environment, K users and the position of
-the changed user; :func:`neighbouring_datasets` gives D and D′, which differ in that one user only
-(replace-one: two canaries; the relation is recorded). Every other user is drawn once from
-``users_seed`` and is the same in D and D′, so each run's only randomness is the algorithm's own.
-
-**The algorithm's part.** Each audited algorithm registers an
-:class:`~dpkit.algorithms.spec.AuditSpec` (:mod:`dpkit.algorithms.registry`) beside its agent: its
-*world* — the environment, the other users and two canaries maximally different within (and, where
-only the algorithm's own clipping keeps them in range, beyond) its stated assumptions — and its
-*observers*, one per privacy model (``messages``: an LDP user's own messages; ``billboard``: every
-released noisy prefix of every counter; ``q-values``: released perturbed Q-values; black-box:
-``actions``, ``policies``), written with the toolkit of :mod:`dpkit.algorithms.observers`. This
-module is generic: it builds D and D′, hands every run to the observer with the claim's σ and the
-declared Δ of every release (from the *registered* declaration), attacks the rows and reads them.
-
-**White-box reading.** The releases are Gaussian with means that depend on the history. Given the
-history, a later user's data are the same in D and D′, so the log-likelihood ratio of the whole
-transcript is the sum, over the Gaussian releases that contain the changed user, of
-(x − m₀)ᵀΣ⁻¹(m₁ − m₀) − ½‖m₁ − m₀‖²_Σ⁻¹, with m₀ and m₁ her statistic (or the release's mean)
-under D and under D′ evaluated on the *same* history — the counterfactual user played against the
-same plan. The audit computes both itself (from the trajectories and the released values, not
-from the algorithm's noise), whitens every release by the σ the implementation declares, and
-projects it on the direction of m₁ − m₀: each run yields residuals r (N(0, 1) under D, N(a, 1)
-under D′ for a correct implementation) and signals a. The white-box score Σ a·r − ½Σ a² is the
-exact log-likelihood ratio (Neyman–Pearson optimal); the learned attack (a Gaussian with fitted
-mean and covariance on r) also finds noise that is shared or missing where the declaration says
-it is fresh. Counters release prefixes; the audit recovers every p-sum of the binary mechanism as
-P_t − P_{t − lowbit(t)} and tests those.
-
-**The whole view of joint DP** (:mod:`dpkit.audits.rl_plans`). The white-box observers of jointly private
-algorithms also record the plan served to every user after the changed one, read by attacks of their own chosen
-with the others; an algorithm whose billboard worlds cannot move a plan names a plan probe, one more pair audited
-at its share of α (:func:`audit_positions`); a black-box view is ``consistent`` only with power measured on it.
-
-**Reading** (:class:`RlAuditResult`). Three numbers and two verdicts:
-
-* the claim: the paper's (ε, δ) target (for RLSVI its closed-form ε(δ));
-* the exact ε and μ of the implementation's *declared* releases at the σ used (the ledger);
-* μ of the pair: the exact μ of the releases this pair actually makes at the σ used — at most the
-  declared μ. Each run's releases are μ_i-GDP with μ_i known from the run; when μ_i varies (RLSVI's
-  visit counts) the pair's trade-off is their mixture and its μ is read at the equal-error point;
-  ``reach`` = pair μ / declared μ says how much of the declared sensitivity the canaries realise;
-* the audited ε and μ lower bounds (Clopper–Pearson, confidence 1 − α).
-
-``verdict`` compares the lower bounds with what the claim allows *for this pair*: the exact μ of
-the pair's releases at the σ the claim needs (σ_tight for the target, from the ledger), the
-largest μ_i over the runs (a mixture of μ_i-GDP trade-offs is above the largest one's curve). A correct
-implementation run at any σ >= σ_tight is ``consistent`` with probability >= 1 − α; one that adds
-less noise than it declares, shares noise, or exceeds its declared sensitivity shows as
-``violation``. ``claim_verdict`` compares the ε lower bound with the paper's ε directly.
+A setting (:class:`RlSetting`) fixes an algorithm, its environment, K users and the position of the changed user;
+D and D′ differ in that one user only. Each audited algorithm registers its world and observers (one per privacy
+model); this module builds D and D′, hands every run to the observer with the claim's σ and the declared Δ of
+every release, attacks the rows (the exact white-box log-likelihood ratio, or a learned attack) and reads them
+against what the claim allows the pair (:class:`RlAuditResult`). :func:`audit_positions` audits several positions
+at shares of α; :func:`audit_algorithm` audits a registered algorithm by name, :func:`register_agent` a user's own.
+How the runs are read and judged: see docs/explanation/rl-audits.md ("How an RL audit reads its runs").
 """
 
 from __future__ import annotations
@@ -136,7 +93,6 @@ __all__ = [
 ROC_POINTS = 101
 
 
-# --------------------------------------------------------------------------------------------
 # What a position is judged against (the attacks on the rows: dpkit.audits.rl_candidates)
 
 
@@ -160,7 +116,14 @@ class PositionClaim:
 
 
 def position_claim(setting: RlSetting) -> PositionClaim:
-    """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked."""
+    """The :class:`PositionClaim` of ``setting`` (its position), the σ of both declarations checked.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        What the position's audit is judged against, fixed before any run.
+    """
     declaration, sigmas = implementation_declaration(setting)
     registered = registered_declaration(setting)
     for decl in (declaration, registered):  # the registered Δ too: it cannot be declared away
@@ -176,7 +139,6 @@ def position_claim(setting: RlSetting) -> PositionClaim:
     )
 
 
-# --------------------------------------------------------------------------------------------
 # The audit
 
 
@@ -249,16 +211,12 @@ class RlAuditResult(HeldAudit):
         return self.mu_lower / self.pair_mu if self.pair_mu > 0 else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number (deterministic: no wall time). The keys every audit result has (verdict, claim,
-        claimed_mu, epsilon_lower, mu_lower, delta_lower, power, power_ratio, confidence, fpr, fnr, …) mean
-        what they mean for a function audit — the claim being the μ the declaration allows this pair;
-        ``claimed_epsilon`` is the algorithm's target ε (its claim) at ``delta``, ``mu_allowed`` the allowance;
-        ``claimed_epsilon_at_informative_delta`` is the claim's ε at ``delta_informative`` (min(1e-5, 1/K), the
-        δ that protects individuals), exactly from ``claim_mu``, the μ of the declared releases at the σ the
-        claim needs (``sigmas_claim``); ``exact_epsilon_at_informative_delta`` is ``exact_mu``'s ε there.
-        ``roc`` is the attack's ROC on the evaluation split (``fpr``, ``tpr``) with its band
-        (:meth:`~dpkit.audits.estimators.RocBand.to_dict`: ``negatives``, ``positives``, ``level`` = 1 − α,
-        ``kind`` = "simultaneous", ``fpr_lower`` … ``tpr_upper``)."""
+        """Every number (deterministic: no wall time); the keys: docs/explanation/rl-audits.md ("An RL audit's keys").
+
+        Returns:
+            The result as plain data; ``roc`` is the attack's ROC on the evaluation split with its band
+            (:meth:`~dpkit.audits.estimators.RocBand.to_dict`).
+        """
         s = self.setting
         common = {k: v for k, v in self.audit.to_dict().items() if k not in ("tests", "candidates", "claimed_epsilon")}
         return common | {
@@ -315,8 +273,16 @@ def _equal_error_mu(mus: np.ndarray) -> float:
 
 
 def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
-    """μ of the declared releases at ``sigmas`` (one σ, or one per step, per release; exact GDP composition, the
-    ledger's)."""
+    """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's).
+
+    Args:
+        declaration: The implementation's privacy declaration.
+        sigmas: One σ, or one per step, per release.
+        relation: The neighbouring relation the sensitivities are read under.
+
+    Returns:
+        The declared releases' μ.
+    """
     return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
 
 
@@ -363,9 +329,24 @@ def audit_setting(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> RlAuditResult:
-    """Audit one setting (one position of the changed user): ``runs`` runs on D and on D′, the attack, the bounds and
-    the verdicts. ``attack``: ``auto`` (default: the white-box test and a learned one on every whitened coordinate,
-    chosen on a selection split), ``white-box`` or ``learned`` (:data:`RL_ATTACKS`)."""
+    """Audit one setting (one position of the changed user): the runs, the attack, the bounds and the verdicts.
+
+    Args:
+        setting: The setting audited.
+        runs: Runs per dataset (:func:`validate_runs`).
+        seed: The seed of the runs' streams.
+        attack: ``auto`` (white-box and learned, chosen on a selection split), ``white-box`` or ``learned``.
+        alpha: The audit's error probability.
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+
+    Returns:
+        The audit of the position.
+
+    Raises:
+        ValueError: If ``setting`` is not an :class:`RlSetting`, or ``runs``, ``attack`` or ``alpha`` is invalid.
+    """
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
     runs = validate_runs(runs)
@@ -464,16 +445,11 @@ def validate_runs(runs: object) -> int:
 
 @dataclass(frozen=True)
 class RlPositionsAudit(Headline):
-    """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α (a union
-    bound: a correct implementation is called a violation with probability at most α in all).
+    """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
 
-    ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is (each had the power to
-    see a violation at its own allowance); ``inconclusive`` otherwise. The headline (:attr:`worst`) is one position
-    whose verdict is the audit's — a violating one first, then an inconclusive one — and among those the one whose
-    evidence weighs most against the declaration (the largest μ lower bound over the allowance); every number of
-    :class:`RlAuditResult` not defined here (the bounds, the claim, the allowance, reach, power) is read from it, so
-    that no number beside the verdict comes from another position. The largest bounds over the positions are
-    :meth:`strongest`'s, named as such."""
+    ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is; ``inconclusive``
+    otherwise. Every other headline number is read from one position, :attr:`worst` (how it is chosen: see
+    docs/explanation/rl-audits.md, "The headline position"); the largest bounds are :meth:`strongest`'s."""
 
     results: tuple[RlAuditResult, ...]
     alpha: float
@@ -490,8 +466,14 @@ class RlPositionsAudit(Headline):
         return max(self.results, key=weight)
 
     def strongest(self, bound: str) -> RlAuditResult:
-        """The position with the largest ``bound`` (``"mu_lower"`` or ``"epsilon_lower"``; each position's at its
-        share of α, valid at 1 − α together), the first on ties."""
+        """The position with the largest ``bound``, the first on ties.
+
+        Args:
+            bound: ``"mu_lower"`` or ``"epsilon_lower"`` (each position's at its share of α, valid at 1 − α together).
+
+        Returns:
+            That position's audit.
+        """
         check_choice("bound", bound, ("mu_lower", "epsilon_lower"))
         return max(self.results, key=lambda r: float(getattr(r, bound)))
 
@@ -532,7 +514,11 @@ class RlPositionsAudit(Headline):
         return getattr(self.worst, name)
 
     def position_rows(self) -> list[dict[str, Any]]:
-        """One summary per position: its name, index, share, reach, allowance, bounds, power and verdict."""
+        """One summary per position.
+
+        Returns:
+            Per position: its name, index, share, reach, allowance, bounds, power and verdict.
+        """
         return [
             {
                 "position": r.position_name,
@@ -555,11 +541,15 @@ class RlPositionsAudit(Headline):
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """The headline position's dictionary (:meth:`RlAuditResult.to_dict`: every number from that one position;
-        its verdict is the audit's) with the whole audit's ``claim_verdict`` and α (``confidence`` 1 − α: the
-        positions' bounds hold together), ``worst_position`` (the headline), the largest bounds over the positions
-        with theirs (``mu_lower_largest``, ``mu_lower_largest_position``, ``epsilon_lower_largest``,
-        ``epsilon_lower_largest_position``) and ``positions`` (:meth:`position_rows`)."""
+        """The headline position's dictionary with the whole audit's.
+
+        Returns:
+            :meth:`RlAuditResult.to_dict` of the headline position (its verdict is the audit's) with the whole audit's
+            ``claim_verdict`` and α (``confidence`` 1 − α: the positions' bounds hold together), ``worst_position``
+            (the headline), the largest bounds over the positions with theirs (``mu_lower_largest``,
+            ``mu_lower_largest_position``, ``epsilon_lower_largest``, ``epsilon_lower_largest_position``) and
+            ``positions`` (:meth:`position_rows`).
+        """
         worst, mu, eps = self.worst, self.strongest("mu_lower"), self.strongest("epsilon_lower")
         return worst.to_dict() | {
             "verdict": self.verdict,
@@ -602,12 +592,28 @@ def audit_positions(
     progress: Callable[[int], None] | None = None,
     plans: bool | None = None,
 ) -> RlPositionsAudit:
-    """Audit ``setting`` at several positions of the changed user (default: every position of :func:`positions`),
-    ``runs`` runs per dataset at each, position j at α/P with its own seed (see :class:`RlPositionsAudit`).
+    """Audit ``setting`` at several positions of the changed user, position j at α/P with its own seed.
 
-    ``plans``: add the algorithm's plan probe (:func:`audit_plan_probe`) as one more pair, every pair then at
-    α/(P + 1); default: when every position of :func:`positions` is probed and the algorithm names one (never when
-    the attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs)."""
+    Args:
+        setting: The audit's setting.
+        positions_to_probe: The positions; None: every position of :func:`positions`.
+        runs: Runs per dataset at each position.
+        seed: The audit's seed (:func:`probe_plan`).
+        attack: As for :func:`audit_setting`.
+        alpha: The error probability of the whole audit (a union bound over the pairs).
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+        plans: Whether to add the algorithm's plan probe (:func:`audit_plan_probe`) as one more pair, every pair
+            then at α/(P + 1); None: when every position is probed and the algorithm names one (never when the
+            attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs).
+
+    Returns:
+        The audit of every position (see :class:`RlPositionsAudit`).
+
+    Raises:
+        ValueError: If ``setting`` is not an :class:`RlSetting`, a position is unknown, or an option is invalid.
+    """
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
@@ -694,20 +700,23 @@ def audit_plan_probe(
 
 
 def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = None) -> str:
-    """Make a user's own agent auditable; returns the name to audit it by (:func:`audit_algorithm`).
+    """Make a user's own agent auditable.
 
-    ``agent`` is a full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent
-    factory that follows one of the two protocols, told apart by what its agents offer
-    (:func:`~dpkit.algorithms.billboard.agent_protocol`): the local-DP messages protocol
-    (:func:`dpkit.algorithms.observers.observe_messages`: ``plan``, ``update`` returning her messages,
-    ``message_statistics``, ``declaration``, ``sigmas``), audited on canaries beyond the reward bounds; or the
-    joint-DP billboard protocol (:mod:`dpkit.algorithms.billboard`: ``plan`` publishing noisy prefixes of
-    binary-tree counters, ``billboard_items``, ``update``, ``declaration``, ``sigmas``), audited at every position
-    of the tree that matters. Registered as ``name`` (default: the factory's ``__name__``; the names of built-ins
-    and plugins are refused). The claim is the agent's own declaration at the audit's target (ε, δ), read by dpkit:
-    σ_tight is dpkit's calibration of it, so a σ the agent reports cannot raise its allowance. The observers trust
-    the agent's statistics (``message_statistics``, ``billboard_items``: what a release holds before its noise): an
-    agent that misreports them is seen by the learned attack, which reads every whitened coordinate."""
+    ``agent`` follows the local-DP messages protocol or the joint-DP billboard protocol; the claim is its own
+    declaration at the audit's target, calibrated by dpkit (see docs/explanation/rl-audits.md, "Your own agent").
+
+    Args:
+        agent: A full :class:`~dpkit.algorithms.spec.AlgorithmSpec` (registered as it is), or an agent factory.
+        name: The name to register it as (default: the factory's ``__name__``; the names of built-ins and plugins
+            are refused).
+
+    Returns:
+        The name to audit it by (:func:`audit_algorithm`).
+
+    Raises:
+        TypeError: If ``agent`` is neither an AlgorithmSpec nor an agent factory.
+        ValueError: If the spec registers no audit, or the name is a built-in's or a plugin's.
+    """
     from dpkit.algorithms.user_agents import agent_spec
 
     spec = agent_spec(agent, name=name)
@@ -739,8 +748,30 @@ def audit_algorithm(
     progress: Callable[[int], None] | None = None,
     **overrides: Any,
 ) -> RlPositionsAudit:
-    """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes: at every position
-    of :func:`positions` (``runs`` runs per dataset each, α split evenly), or at ``position`` alone."""
+    """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes.
+
+    Args:
+        algorithm: The registered algorithm's name.
+        sigma: ``"tight"`` (the σ the target needs), another named σ, or a number.
+        observer: The privacy model's observer (default: the algorithm's own).
+        runs: Runs per dataset at each position.
+        episodes: The episodes of each run (default: the setting's).
+        epsilon: The target ε (default: the algorithm's).
+        delta: The target δ (default: the algorithm's).
+        seed: The audit's seed.
+        position: One position to audit alone; None: every position of :func:`positions`, α split evenly.
+        attack: As for :func:`audit_setting`.
+        alpha: The audit's error probability.
+        executor: Where the runs are made (None: in-process).
+        progress: Called with the number of runs just done, or None.
+        **overrides: Further changes to the default setting (:func:`default_setting`).
+
+    Returns:
+        The audit of the positions.
+
+    Raises:
+        ValueError: If the algorithm is unknown or a setting or option is invalid.
+    """
     setting = default_setting(
         algorithm,
         sigma=sigma,

@@ -125,10 +125,17 @@ class ColumnsAttack(Attack):
         return self.inner.fitted
 
     def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> ColumnsAttack:
-        """Fit the inner attack on the columns of the training rows of D and D′; returns ``self``.
+        """Fit the inner attack on the columns of the training rows of D and D′.
+
+        Args:
+            outputs0: The training rows of D.
+            outputs1: The training rows of D′.
+
+        Returns:
+            ``self``, fitted.
 
         Raises:
-            ValueError: when the columns are more than ``max_columns``.
+            ValueError: When the columns are more than ``max_columns``.
         """
         width = len(range(*self.columns.indices(np.shape(outputs0)[1])))
         if self.max_columns is not None and width > self.max_columns:
@@ -143,8 +150,15 @@ class ColumnsAttack(Attack):
 
 
 def plan_attacks(layout: RowLayout) -> list[Attack]:
-    """The candidate attacks on the plans of rows of ``layout`` (none when they hold no plan): atoms (plan
-    configurations and entries seen under one dataset only) and a logistic regression, each on the plans alone."""
+    """The candidate attacks on the plans of rows of ``layout``, each on the plans alone.
+
+    Args:
+        layout: The rows' layout.
+
+    Returns:
+        Atoms (plan configurations and entries seen under one dataset only) and a logistic regression; none when
+        the rows hold no plan.
+    """
     if layout.plans == 0:
         return []
     columns = layout.plan_columns
@@ -155,7 +169,14 @@ def plan_attacks(layout: RowLayout) -> list[Attack]:
 
 
 def view_attack(layout: RowLayout) -> Attack:
-    """The learned attack on a black-box view (a logistic regression on its columns)."""
+    """The learned attack on a black-box view (a logistic regression on its columns).
+
+    Args:
+        layout: The rows' layout.
+
+    Returns:
+        The attack.
+    """
     return ColumnsAttack(LogisticRegressionAttack(), slice(0, layout.body))
 
 
@@ -175,11 +196,21 @@ def _attack(setting: RlSetting, kind: str, layout: RowLayout) -> Attack | list[A
 
 
 def rl_attacks(setting: RlSetting, attack: str, *, layout: RowLayout, runs: int) -> Attack | list[Attack]:
-    """The attack (or the candidates ``auto`` chooses among) of an audit of ``setting`` whose runs have the columns
-    of ``layout``, with ``runs`` runs per dataset: a black-box observer's ``white-box`` is ``learned``; ``auto`` below
-    :data:`AUTO_MIN_RUNS` runs is the white-box test alone (``learned`` for a black-box observer). A white-box
-    observer's ``auto`` and ``learned`` add the attacks on the plans served after the changed user
-    (:func:`~dpkit.audits.rl_plans.plan_attacks`), when its rows hold them."""
+    """The attack (or the candidates ``auto`` chooses among) of an audit of ``setting``.
+
+    A black-box observer's ``white-box`` is ``learned``; ``auto`` below :data:`AUTO_MIN_RUNS` runs is the white-box
+    test alone (``learned`` for a black-box observer). A white-box observer's ``auto`` and ``learned`` add the
+    attacks on the plans served after the changed user (:func:`~dpkit.audits.rl_plans.plan_attacks`).
+
+    Args:
+        setting: The audit's setting.
+        attack: ``auto``, ``white-box`` or ``learned``.
+        layout: The columns of the runs' rows.
+        runs: Runs per dataset.
+
+    Returns:
+        The attack, or the candidates.
+    """
     check_choice("attack", attack, RL_ATTACKS)
     if attack == "auto" and runs < AUTO_MIN_RUNS:
         attack = "white-box"

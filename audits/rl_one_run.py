@@ -1,26 +1,11 @@
-"""One-run audits of RL agents whose privacy model is local (Steinke, Nasr & Jagielski 2023, "Privacy auditing
-with one (1) training run").
+"""One-run audits of RL agents (Steinke, Nasr & Jagielski 2023): every user of one run is a canary.
 
-Every user of one run is a canary: user k is canary 1 with probability ½ (her coin), else canary 0 — the two
-canaries of the algorithm's audit world (:class:`~dpkit.algorithms.spec.AuditSpec`), which differ as much as the
-assumptions allow (and beyond them, where only the agent's own clipping keeps her in range). Changing one coin
-changes one user: a replace-one neighbour, so an agent that is (ε, δ)-DP per user under replace-one meets the
-theorem's premise. The observer is the local-DP one (every user's messages); each user's score is the exact
-log-likelihood ratio of her messages between the two canaries, given the plan she was served (the white-box
-reading of :mod:`dpkit.audits.rl`, computed from the agent's ``message_statistics``, never from its noise). The
-auditor guesses "canary 1" for the k highest scores and "canary 0" for the k lowest and abstains on the rest; the
-number of right guesses is judged against the claim's whole trade-off curve — the registered declaration at the σ
-the target needs is μ-GDP per user — by the f-DP one-run analysis (:func:`dpkit.audits.one_run.judge_one_run`),
-which gives the verdict, the μ and ε lower bounds and the audit's power.
-
-Agents that follow the messages protocol (:func:`dpkit.algorithms.observers.observe_messages`) are scored so:
-LDP-UCRL-VTR and a user's own local-DP agent. An algorithm whose releases mix users scores them through its own
-``one_run`` hook (:class:`~dpkit.algorithms.spec.AuditSpec`): the joint-DP billboards of Private-LinOpt-VI/-PO and
-Private-OFU-RL (:func:`~dpkit.algorithms.observers.billboard_one_run_scores`: each user from the p-sums holding
-her, the other users' coins as noise), with the μ per user such scores could show at the claim (their *reach*,
-from the declaration) setting the audit's power; and RLSVI's released Q-values
-(:func:`dpkit.algorithms.rlsvi_audit.one_run`: each user's own reward from two consecutive plans, seen alone, but at
-about the claim's μ/√K among K users — its many-run audit at K = 2 is the one that reaches the worst case).
+User k is canary 1 with probability ½ (her coin), else canary 0 — the two canaries of the algorithm's audit world;
+changing one coin changes one user (a replace-one neighbour). Each user gets a score (the exact log-likelihood
+ratio of her messages for a local-DP agent, or the algorithm's own ``one_run`` hook), and the right guesses on the
+highest and lowest scores are judged against the claim's whole trade-off curve by
+:func:`dpkit.audits.one_run.judge_one_run`. :func:`audit_one_run` is the audit; :func:`one_run_scores` the run. How
+each kind of algorithm is scored: see docs/explanation/rl-audits.md ("One-run RL audits").
 """
 
 from __future__ import annotations
@@ -114,9 +99,26 @@ def one_run_scores(
     implementation: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> OneRunScores:
-    """One run of ``algorithm`` (a registered or :func:`~dpkit.audits.rl.register_agent`-ed agent of the messages
-    protocol) on ``canaries`` canary users with independent fair coins; each user's score. ``implementation``
-    replaces the agent factory (the claim stays the registered declaration's)."""
+    """One run of ``algorithm`` on ``canaries`` canary users with independent fair coins; each user's score.
+
+    Args:
+        algorithm: A registered (or :func:`~dpkit.audits.rl.register_agent`-ed) algorithm with a one-run reading.
+        canaries: The users of the run, each a canary (2 to :data:`MAX_CANARIES`).
+        seed: The run's seed.
+        epsilon: The target ε (default: the algorithm's).
+        delta: The target δ (default: the algorithm's).
+        sigma: ``"tight"``, another named σ, or a number.
+        implementation: Replaces the agent factory (the claim stays the registered declaration's).
+        progress: Called with the users done, or None.
+
+    Returns:
+        The coins, the scores (and features where the observer offers them), the setting and the reach.
+
+    Raises:
+        ValueError: If ``canaries`` is out of range, or the algorithm's hook returns scores or features of the
+            wrong shape or not finite.
+        TypeError: If the algorithm has no one-run reading, or its hook returns no OneRunView.
+    """
     m = check_count("canaries", canaries)
     if m > MAX_CANARIES:
         raise ValueError(f"canaries must be <= {MAX_CANARIES:,} (each is a user of the run), got {shown_int(m)}")
@@ -247,6 +249,12 @@ class RlOneRunResult(SingleRun):
         return self.judged.verdict
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (JSON-ready).
+
+        Returns:
+            The algorithm, observer, attack and canaries, the one-run result's keys (:meth:`OneRunResult.to_dict`),
+            the claimed ε and the informative δ.
+        """
         s = self.scores.setting
         out = self.judged.to_dict()
         out.pop("claim")
@@ -281,14 +289,32 @@ def audit_one_run(
     implementation: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> RlOneRunResult:
-    """One run, every user a canary (:func:`one_run_scores`), judged against the claim's trade-off curve
-    (:func:`dpkit.audits.one_run.judge_one_run`: the f-DP one-run analysis, the guess count chosen from the claim
-    alone): the registered declaration at the σ the target (ε, δ) needs, μ-GDP per user.
+    """One run, every user a canary, judged against the claim's trade-off curve.
 
-    ``attack``: ``white-box`` (default: the observer's scores, every canary), ``learned`` (a score learned on half
-    the canaries, judged on the other half: :func:`learned_one_run`; observers that offer features — the
-    billboards) or ``auto`` (both, each at α/2: a violation if either is one, else the white-box verdict; the
-    white-box alone at α where the observer offers no features)."""
+    The claim is the registered declaration at the σ the target (ε, δ) needs, μ-GDP per user; the guess count is
+    chosen from the claim alone (:func:`dpkit.audits.one_run.judge_one_run`).
+
+    Args:
+        algorithm: The registered algorithm.
+        canaries: The users of the run.
+        seed: The run's seed.
+        epsilon: The target ε (default: the algorithm's).
+        delta: The target δ (default: the algorithm's).
+        sigma: ``"tight"``, another named σ, or a number.
+        alpha: The test's level, in (0, 1).
+        attack: ``white-box`` (default: the observer's scores, every canary), ``learned`` (a score learned on half
+            the canaries, judged on the other: :func:`learned_one_run`) or ``auto`` (both, each at α/2).
+        implementation: Replaces the agent factory (the claim stays the registered declaration's).
+        progress: Called with the users done, or None.
+
+    Returns:
+        The one-run audit's result.
+
+    Raises:
+        ValueError: If ``alpha`` is not in (0, 1), ``attack`` is unknown, ``learned`` is asked of an observer
+            without features, or :func:`one_run_scores` refuses.
+        TypeError: As :func:`one_run_scores`.
+    """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     check_choice("attack", attack, ONE_RUN_ATTACKS)
@@ -332,13 +358,23 @@ def audit_one_run(
 
 
 def learned_one_run(scores: OneRunScores, claim: Claim, *, alpha: float) -> OneRunResult:
-    """A score learned on half the canaries, judged on the other half: the halves are drawn from the run's seed
-    (not from the coins); a logistic regression on the first half's standardised features and coins — the
-    auditor's own coins, which the guesses on the second half never read — scores the second half, which alone is
-    judged (:func:`dpkit.audits.one_run.judge_one_run`: its guess count designed for the claim itself, its power
-    from the observer's reach). Valid: given the first half's
-    coins the run is a mechanism of the second half's coins, each a replace-one neighbour, so the one-run theorem
-    holds for the second half with the first held fixed."""
+    """A score learned on half the canaries, judged on the other half.
+
+    The halves are drawn from the run's seed (not from the coins); a logistic regression on the first half's
+    standardised features and coins scores the second half, which alone is judged. Valid: given the first half's
+    coins the run is a mechanism of the second half's coins, each a replace-one neighbour.
+
+    Args:
+        scores: The run's scores, with features.
+        claim: The claim.
+        alpha: The test's level.
+
+    Returns:
+        The judgement of the second half (its power from the observer's reach).
+
+    Raises:
+        ValueError: If the scores carry no features.
+    """
     from sklearn.linear_model import LogisticRegression
 
     if scores.features is None:

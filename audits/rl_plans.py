@@ -1,26 +1,10 @@
 """What the adversary of joint DP sees: the plans served to every user after the changed one.
 
-Joint DP promises that everything the other users receive — their plans and actions — hides one user; the
-billboard lemma gets there in two steps: the billboard is DP, and each user's plan depends only on the billboard and
-on her own data. The billboard observers test the first step; this module adds the second to the same audit.
-
-* **The whole view** (:class:`ColumnsAttack`, :func:`plan_attacks`). A white-box observer records the plan served
-  to every user after the changed one (:meth:`dpkit.algorithms.rows.Trace.plan`) in columns of its own; two more
-  candidate attacks read only them, chosen with the others on the selection split: :class:`~dpkit.audits.
-  learned_attacks.AtomAttack` (plan configurations, and each entry's values, seen under one dataset and not the
-  other: a plan made on exact data repeats exactly, run after run) and a logistic regression (a plan that moves
-  with the data more than the noise moves it). A correct implementation's plans are post-processing of its
-  billboard, so the level of the audit holds; the existing candidates read exactly the columns they read before.
-* **Worlds where plans move** (:func:`choose_plan_world`). Where the billboard's worlds cannot move a plan, an
-  algorithm names a *plan probe* (:attr:`~dpkit.algorithms.spec.AuditSpec.plan_probe`: the worlds of
-  :mod:`dpkit.algorithms.plan_worlds`); each is tried on pilot runs of the implementation under test, and the one
-  whose plans told D and D′ apart best on held-out pilot runs is audited on fresh runs as one more neighbouring
-  pair of the audit, at its share of α (:func:`dpkit.audits.rl.audit_positions`).
-* **Black-box views say what they saw** (:func:`judge_view`). A black-box view (the actions of the later users, the
-  policies) is `consistent` only with power measured on that view: the same audit of the same view against a twin
-  that plans on exact data (the implementation at σ = 0: the worst a plan leak can be), which must certify at least
-  half of what the claim allows. A view that was the same in every run of D and D′, or whose exact-data twin shows
-  too little, is `inconclusive`, saying why — never `consistent` with a power borrowed from the white-box ideal.
+Joint DP promises that everything the other users receive — their plans and actions — hides one user. A white-box
+observer records the later users' plans, read by attacks of their own (:func:`plan_attacks`); where the billboard's
+worlds cannot move a plan, a plan probe tries the algorithm's worlds on pilot runs (:func:`choose_plan_world`); a
+black-box view is ``consistent`` only with power measured on it (:func:`judge_view`). Why each step keeps the
+audit's level: see docs/explanation/rl-audits.md ("What joint DP's adversary sees").
 """
 
 from __future__ import annotations
@@ -112,14 +96,26 @@ def probe_members(setting: RlSetting) -> tuple[RlSetting, ...]:
 
 
 def probe_runs(runs: int) -> int:
-    """Runs per dataset of a plan probe's audit: half the audit's (a plan leak in a world where plans move is a
-    near-certain distinguisher), never below 100 unless the audit has fewer."""
+    """Runs per dataset of a plan probe's audit: half the audit's, never below 100 unless the audit has fewer.
+
+    Args:
+        runs: The audit's runs per dataset.
+
+    Returns:
+        The probe's runs (a plan leak in a world where plans move is a near-certain distinguisher).
+    """
     return max(runs // 2, min(runs, 100))
 
 
 def pilot_runs(runs: int) -> int:
-    """Pilot runs per dataset and world of a plan probe: ``runs``/:data:`PILOT_SHARE`, at least
-    :data:`PILOT_MIN_RUNS`, at most ``runs``."""
+    """Pilot runs per dataset and world of a plan probe.
+
+    Args:
+        runs: The audit's runs per dataset.
+
+    Returns:
+        ``runs``/:data:`PILOT_SHARE`, at least :data:`PILOT_MIN_RUNS`, at most ``runs``.
+    """
     return min(runs, max(runs // PILOT_SHARE, PILOT_MIN_RUNS))
 
 
@@ -133,6 +129,11 @@ class PlanChoice:
     pilot_runs: int
 
     def to_dict(self) -> dict[str, Any]:
+        """The choice as plain data (JSON-ready).
+
+        Returns:
+            The chosen world, the pilot runs and every world's pilot signal.
+        """
         return {"world": self.setting.world, "pilot_runs": self.pilot_runs, "pilot_signals": dict(self.signals)}
 
 
@@ -145,21 +146,24 @@ def choose_plan_world(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> PlanChoice:
-    """Choose the world of a plan probe on pilot runs (the audit of the chosen world runs on fresh runs, so the
-    choice costs it no validity).
+    """Choose the world of a plan probe on pilot runs.
+
+    The audit of the chosen world runs on fresh runs, so the choice costs it no validity.
 
     Args:
-        members: the probe's settings (:func:`probe_members`).
-        runs: the audit's runs per dataset (the pilots are :func:`pilot_runs` of them per world).
-        seed: world i's pilots draw from child i.
-        executor, chunk_size, progress: as for :func:`~dpkit.algorithms.executors.run_pair`.
+        members: The probe's settings (:func:`probe_members`).
+        runs: The audit's runs per dataset (the pilots are :func:`pilot_runs` of them per world).
+        seed: World i's pilots draw from child i.
+        executor: As for :func:`~dpkit.algorithms.executors.run_pair`.
+        chunk_size: As for :func:`~dpkit.algorithms.executors.run_pair`.
+        progress: As for :func:`~dpkit.algorithms.executors.run_pair`.
 
     Returns:
         The member whose plans told D and D′ apart best (:func:`plan_signal`; the first on ties), with every
         world's pilot signal.
 
     Raises:
-        ValueError: when ``members`` is empty.
+        ValueError: When ``members`` is empty.
     """
     if not members:
         raise ValueError("a plan probe needs at least one world to try")
@@ -203,20 +207,24 @@ def judge_view(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> ViewJudgement:
-    """The verdict of a black-box view: a violation stays one; a view that was the same in every run is
-    ``inconclusive`` (it carried no signal); otherwise the view's power is measured — the same audit of the same
-    view on fresh runs of the implementation at σ = 0 (it plans on exact data: the worst a plan leak can be) — and
-    the view is ``consistent`` only if that audit certifies at least :data:`POWER_RATIO_NEEDED` of the allowance.
+    """The verdict of a black-box view, with power measured on that view.
+
+    A violation stays one; a view that was the same in every run is ``inconclusive`` (it carried no signal);
+    otherwise the same audit of the same view runs on fresh runs of the implementation at σ = 0 (it plans on exact
+    data: the worst a plan leak can be), and the view is ``consistent`` only if that audit certifies at least
+    :data:`POWER_RATIO_NEEDED` of the allowance.
 
     Args:
-        setting: the audit's setting (a black-box observer).
-        out0: its rows of D.
-        out1: its rows of D′.
-        result: its audit (the claim, the allowance, the verdict so far).
-        runs: runs per dataset of the exact-data twin.
-        seed: the twin's runs draw from it.
-        alpha: the twin's audit's α.
-        executor, chunk_size, progress: as for :func:`~dpkit.algorithms.executors.run_pair`.
+        setting: The audit's setting (a black-box observer).
+        out0: Its rows of D.
+        out1: Its rows of D′.
+        result: Its audit (the claim, the allowance, the verdict so far).
+        runs: Runs per dataset of the exact-data twin.
+        seed: The twin's runs draw from it.
+        alpha: The twin's audit's α.
+        executor: As for :func:`~dpkit.algorithms.executors.run_pair`.
+        chunk_size: As for :func:`~dpkit.algorithms.executors.run_pair`.
+        progress: As for :func:`~dpkit.algorithms.executors.run_pair`.
 
     Returns:
         The view's verdict, the power measured on it and, for ``inconclusive``, why.

@@ -61,6 +61,11 @@ class SequentialPosition:
         return "stopped" if self.result is None else self.result.verdict
 
     def to_dict(self) -> dict[str, Any]:
+        """The position's audit as plain data (JSON-ready).
+
+        Returns:
+            Its name, share, allowance, declared μ, runs used, verdict, bounds and evidence.
+        """
         r = self.result
         return {
             "position": self.position,
@@ -149,7 +154,14 @@ class RlSequentialAudit(Headline):
         return max(self.positions, key=weight)
 
     def strongest(self, bound: str) -> SequentialPosition:
-        """The concluded position with the largest ``bound`` (``"mu_lower"`` or ``"epsilon_lower"``)."""
+        """The concluded position with the largest ``bound``.
+
+        Args:
+            bound: ``"mu_lower"`` or ``"epsilon_lower"``.
+
+        Returns:
+            That position.
+        """
         concluded = [p for p in self.positions if p.result is not None]
         return max(concluded, key=lambda p: float(getattr(p.result, bound)))
 
@@ -166,12 +178,14 @@ class RlSequentialAudit(Headline):
         return 0.0 if result is None else result.epsilon_lower
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number (deterministic: no wall time): the setting, the claim's σ and μ as the fixed audit reports
-        them (``sigmas``, ``sigmas_claim``, ``claimed_epsilon``: the target ε, ``claim_mu``, ``exact_mu``), the
-        verdict and bounds, the runs (``runs``: the fixed audit's per position, ``budget``, ``fixed_runs``,
-        ``runs_used``), the e-value ``threshold`` of every position and each position's evidence with its looks. The
-        bounds (``mu_lower``, ``epsilon_lower``) and ``mu_allowed`` are the headline position's (``worst_position``),
-        the largest over the positions ``mu_lower_largest`` and ``epsilon_lower_largest`` with theirs."""
+        """Every number (deterministic: no wall time).
+
+        Returns:
+            The setting, the claim's σ and μ as the fixed audit reports them (``sigmas``, ``sigmas_claim``,
+            ``claimed_epsilon``, ``claim_mu``, ``exact_mu``), the verdict and bounds (the headline position's,
+            ``worst_position``, with ``mu_lower_largest`` and ``epsilon_lower_largest``), the runs (``runs``,
+            ``budget``, ``fixed_runs``, ``runs_used``), the e-value ``threshold`` and each position's evidence.
+        """
         s, pc = self.setting, self.claim
         mu, eps = self.strongest("mu_lower"), self.strongest("epsilon_lower")
         return {
@@ -227,10 +241,26 @@ def audit_positions_sequential(
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> RlSequentialAudit:
-    """The sequential audit of ``setting`` at every position of :func:`~dpkit.audits.rl.positions` (or
-    ``positions_to_probe``), standing in for :func:`~dpkit.audits.rl.audit_positions` with ``runs`` runs per
-    dataset and position (each position's budget is at most 1.3× that). ``on_look`` is called after every piece
-    of a batch with the evidence so far; ``progress(n)`` with the runs done."""
+    """The sequential audit of ``setting`` at every position, standing in for :func:`~dpkit.audits.rl.audit_positions`.
+
+    Args:
+        setting: The audit's setting.
+        positions_to_probe: The positions; None: every position of :func:`~dpkit.audits.rl.positions`.
+        runs: The fixed audit's runs per dataset and position (each position's budget is at most 1.3× that).
+        seed: The audit's seed.
+        attack: As for :func:`~dpkit.audits.rl.audit_setting`.
+        alpha: The error probability of the whole audit (each position at its share).
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the runs done.
+        on_look: Called after every piece of a batch with the evidence so far.
+
+    Returns:
+        The sequential audit of the positions.
+
+    Raises:
+        ValueError: If a position is unknown, or ``runs`` or another option is invalid.
+    """
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     runs = validate_runs(runs)

@@ -59,19 +59,37 @@ BATCH_RUNS = 256
 
 
 def audited_algorithms() -> tuple[str, ...]:
-    """The registered algorithms that can be audited (their spec has an :class:`~dpkit.algorithms.spec.AuditSpec`)."""
+    """The registered algorithms that can be audited (their spec has an :class:`~dpkit.algorithms.spec.AuditSpec`).
+
+    Returns:
+        Their names.
+    """
     return registry.names(audited=True)
 
 
 def observers(algorithm: str) -> tuple[str, ...]:
-    """The observers of ``algorithm``'s audit; the first is the default."""
+    """The observers of ``algorithm``'s audit; the first is the default.
+
+    Args:
+        algorithm: The registered algorithm.
+
+    Returns:
+        The observers' names.
+    """
     audit = registry.get(algorithm, audited=True).audit
     assert audit is not None
     return audit.observers
 
 
 def audited_spec(setting: RlSetting) -> AlgorithmSpec:
-    """The registered spec of the setting's algorithm (one that registers an audit)."""
+    """The registered spec of the setting's algorithm (one that registers an audit).
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        The algorithm's spec.
+    """
     return registry.get(setting.algorithm, audited=True)
 
 
@@ -80,10 +98,21 @@ _INDEX_NAME = re.compile(r"k=\d+")
 
 
 def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
-    """The positions of the changed user a default audit of ``setting`` probes, name → (0-based index, share): the
-    algorithm's own (its AuditSpec's ``positions`` hook: e.g. the tree counters' powers of two), else the first,
+    """The positions of the changed user a default audit of ``setting`` probes.
+
+    The algorithm's own (its AuditSpec's ``positions`` hook: e.g. the tree counters' powers of two), else the first,
     middle and last user (:func:`~dpkit.algorithms.observers.default_positions`). Every name also works as
-    ``position``, as does ``k=<index>`` or an index."""
+    ``position``, as does ``k=<index>`` or an index.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        Name → (0-based index, share).
+
+    Raises:
+        TypeError: If the algorithm's positions hook does not return a non-empty mapping.
+    """
     hook = audited_spec(setting).hook("positions")
     named = (hook or default_positions)(setting)
     if not isinstance(named, Mapping) or not named:
@@ -246,6 +275,11 @@ class RlSetting:
         return self.observer in audit.white_box
 
     def to_dict(self) -> dict[str, Any]:
+        """The setting as plain data (JSON-ready).
+
+        Returns:
+            Every field (``options`` and a ``sigma`` of pairs as tables, the implementation as ``module:name``).
+        """
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("options", "implementation")}
         out["options"] = dict(self.options)
         impl = self.implementation
@@ -268,15 +302,31 @@ class RlDataset:
 
 
 def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
-    """D and D′ of ``setting``: the same users except at ``setting.position``."""
+    """D and D′ of ``setting``: the same users except at ``setting.position``.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        The two datasets.
+
+    Raises:
+        ValueError: If ``setting`` is not an :class:`RlSetting`.
+    """
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
     return RlDataset(setting, 0), RlDataset(setting, 1)
 
 
 def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
-    """(environment, users of D with the changed user absent, (canary 0, canary 1)) of a setting: the
-    registered algorithm's audit world (its canaries live with it)."""
+    """The registered algorithm's audit world of a setting (its canaries live with it).
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        (environment, users of D with the changed user absent, (canary 0, canary 1)).
+    """
     return _world_at(setting, registry.generation())
 
 
@@ -289,8 +339,16 @@ def _world_at(setting: RlSetting, generation: int) -> tuple[Any, Any, tuple[Any,
 
 
 def make_setting_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
-    """An agent of the setting on ``env``: the implementation under test when the setting names one, else the
-    registered algorithm, at the setting's σ."""
+    """An agent of the setting on ``env``, at the setting's σ.
+
+    Args:
+        setting: The audit's setting.
+        rng: The agent's generator.
+        env: The environment.
+
+    Returns:
+        The implementation under test when the setting names one, else the registered algorithm's agent.
+    """
     from dpkit.algorithms.simulation import make_agent
 
     s = setting
@@ -322,7 +380,14 @@ def _checked(setting: RlSetting, agent: Any) -> PrivacyDeclaration:
 
 
 def registered_declaration(setting: RlSetting) -> PrivacyDeclaration:
-    """The declaration of the *registered* agent (never the implementation under test) at the setting's target."""
+    """The declaration of the *registered* agent (never the implementation under test) at the setting's target.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        The privacy declaration.
+    """
     return _registered_declaration_at(setting, registry.generation())
 
 
@@ -334,9 +399,17 @@ def _registered_declaration_at(setting: RlSetting, generation: int) -> PrivacyDe
 
 
 def setting_claim_sigmas(setting: RlSetting) -> dict[str, float]:
-    """The σ of every release that the claim (the target (ε, δ)) needs: dpkit's own σ_tight (the exact
-    accountant's calibration) of the registered declaration under the setting's relation — never the σ an
-    implementation reports, so no agent can raise its own allowance by declaring a small σ."""
+    """The σ of every release that the claim (the target (ε, δ)) needs.
+
+    dpkit's own σ_tight (the exact accountant's calibration) of the registered declaration under the setting's
+    relation — never the σ an implementation reports, so no agent can raise its own allowance by declaring a small σ.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        σ by release.
+    """
     return dict(_claim_sigmas_at(setting, registry.generation()))
 
 
@@ -349,9 +422,14 @@ def _claim_sigmas_at(setting: RlSetting, generation: int) -> dict[str, float]:
 
 
 def declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
-    """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered* agent
-    declares it (the implementation under test cannot raise it): one number, or one per step (a tuple) for a
-    release with per-step sensitivities."""
+    """The ℓ2 sensitivity Δ of every release under the setting's relation, as the *registered* agent declares it.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        Δ by release: one number, or one per step (a tuple); the implementation under test cannot raise it.
+    """
     out: dict[str, Any] = {}
     for r in registered_declaration(setting).releases:
         steps = r.step_sensitivities(setting.relation)
@@ -360,16 +438,35 @@ def declared_sensitivities(setting: RlSetting) -> dict[str, Any]:
 
 
 def implementation_declaration(setting: RlSetting) -> tuple[PrivacyDeclaration, dict[str, float]]:
-    """The declaration and σ of the implementation under test (what it says it does)."""
+    """The declaration and σ of the implementation under test (what it says it does).
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        Its declaration, and σ by release.
+    """
     agent = make_setting_agent(setting, np.random.default_rng(0), setting_world(setting)[0])
     return _checked(setting, agent), dict(agent.sigmas)
 
 
 def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` independent runs of the whole algorithm on ``dataset`` (a release function for
-    :mod:`dpkit.algorithms.executors`): one row per run — the observer's view (white-box: whitened residuals
-    r then signals a; black-box: the encoded actions or policies), then μ of the run's releases at
-    the σ used and at the claim's σ. Each run draws from its own child of ``rng``."""
+    """``n`` independent runs of the whole algorithm on ``dataset`` (a release function for the executors).
+
+    Each run draws from its own child of ``rng``.
+
+    Args:
+        dataset: The dataset (:func:`neighbouring_datasets`).
+        rng: The runs' generator.
+        n: The number of runs.
+
+    Returns:
+        One row per run: the observer's view (white-box: whitened residuals r then signals a; black-box: the
+        encoded actions or policies), then μ of the run's releases at the σ used and at the claim's σ.
+
+    Raises:
+        ValueError: If ``dataset`` is not an :class:`RlDataset`.
+    """
     if not isinstance(dataset, RlDataset):
         raise ValueError(f"dataset must be an RlDataset, got {type(dataset).__name__}")
     from threadpoolctl import threadpool_limits
@@ -404,8 +501,18 @@ def _release(dataset: RlDataset, rng: np.random.Generator, n: int, *, batched: b
 
 
 def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
-    """The audit setting used by ``dpkit audit ALGORITHM``: small sizes at which the canaries
-    realise most of the declared sensitivity. ``overrides`` replace any field."""
+    """The audit setting used by ``dpkit audit ALGORITHM``: small sizes at which the canaries realise most of Δ.
+
+    Args:
+        algorithm: The registered algorithm (one that registers an audit).
+        **overrides: Fields of :class:`RlSetting` to replace.
+
+    Returns:
+        The setting.
+
+    Raises:
+        ValueError: If the algorithm is unknown or registers no audit, or an override is invalid.
+    """
     audit = registry.get(algorithm, audited=True).audit
     assert audit is not None
     base: dict[str, Any] = {"algorithm": algorithm, "observer": audit.observers[0], **audit.defaults}

@@ -55,9 +55,16 @@ DEFAULT_OBJECTIVES: tuple[str, ...] = ("margin", "eer")
 
 
 def objective_shares(objectives: Sequence[str], alpha: float) -> tuple[float, ...]:
-    """The share of α of each test: :data:`~dpkit.audits.verdicts.MARGIN_SHARE` · α for the test where the claim
-    breaks and the rest for the equal-error one (the default tests), else α split evenly. The shares add up to α (a
-    union bound)."""
+    """The share of α of each test; the shares add up to α (a union bound).
+
+    Args:
+        objectives: The tests' objectives.
+        alpha: The audit's α.
+
+    Returns:
+        :data:`~dpkit.audits.verdicts.MARGIN_SHARE` · α for the test where the claim breaks and the rest for the
+        equal-error one (the default tests), else α split evenly.
+    """
     if tuple(objectives) == DEFAULT_OBJECTIVES:
         return (MARGIN_SHARE * alpha, (1.0 - MARGIN_SHARE) * alpha)
     return tuple(alpha / len(objectives) for _ in objectives)
@@ -148,9 +155,12 @@ class AuditResult(Headline):
         return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every number of the audit, under the keys every audit result uses. Deterministic: the
-        executor and the wall time are left out, so the same seed gives the same dictionary under
-        every executor and worker count."""
+        """Every number of the audit, under the keys every audit result uses.
+
+        Returns:
+            The result as plain data; deterministic (the executor and the wall time are left out, so the same seed gives
+            the same dictionary under every executor and worker count).
+        """
         est = self.estimate
         return {
             "verdict": self.verdict,
@@ -188,15 +198,33 @@ class AuditResult(Headline):
 
 
 def split_runs(n: int, fractions: tuple[float, ...]) -> list[slice]:
-    """``n`` runs cut into consecutive slices of the given fractions (the last slice takes what rounding leaves)."""
+    """``n`` runs cut into consecutive slices of the given fractions (the last slice takes what rounding leaves).
+
+    Args:
+        n: The runs.
+        fractions: The share of each slice.
+
+    Returns:
+        The slices.
+    """
     cuts = np.floor(np.cumsum((0.0,) + fractions) * n).astype(int)
     cuts[-1] = n
     return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def candidate_attacks(attack: Attack | str | Sequence[Attack]) -> list[Attack]:
-    """The attacks to fit and choose from: every :data:`AUTO_ATTACKS` for ``"auto"``, the attacks of a sequence,
-    else the one given."""
+    """The attacks to fit and choose from.
+
+    Args:
+        attack: ``"auto"`` (every :data:`AUTO_ATTACKS`), an attack's name, an attack, or a sequence of attacks.
+
+    Returns:
+        The candidates.
+
+    Raises:
+        TypeError: If ``attack`` is none of those, or an empty sequence.
+        ValueError: If ``attack`` is an unknown name.
+    """
     if isinstance(attack, str):
         return [make_attack(name) for name in AUTO_ATTACKS] if attack == AUTO else [make_attack(attack)]
     if isinstance(attack, Sequence):
@@ -222,8 +250,22 @@ class ScoreAll:
 def fit_attacks(
     candidates: list[Attack], out0: np.ndarray, out1: np.ndarray
 ) -> tuple[list[Attack], list[dict[str, Any]]]:
-    """Fit the candidates on the training split. With several (``auto``), one whose fit fails on these
-    outputs (e.g. constant outputs) is left out with the reason recorded; a single attack's failure is raised."""
+    """Fit the candidates on the training split.
+
+    With several (``auto``), one whose fit fails on these outputs (e.g. constant outputs) is left out with the
+    reason recorded; a single attack's failure is raised.
+
+    Args:
+        candidates: The attacks.
+        out0: The training outputs of D.
+        out1: The training outputs of D′.
+
+    Returns:
+        The fitted attacks and a note for each one left out.
+
+    Raises:
+        ValueError: If no attack could be fitted.
+    """
     fitted, notes = [], []
     for att in candidates:
         if att.needs_fit:
@@ -244,7 +286,15 @@ def fit_attacks(
 
 
 def claimed_unit_bound(claim: Claim, est: AuditEstimate) -> float:
-    """The estimate's lower bound in the claim's unit (μ or ε)."""
+    """The estimate's lower bound in the claim's unit (μ or ε).
+
+    Args:
+        claim: The claim.
+        est: The estimate.
+
+    Returns:
+        Its μ or ε lower bound.
+    """
     return est.mu_lower if claim.unit == "mu" else est.epsilon_lower
 
 
@@ -259,10 +309,28 @@ def choose_attack(
     *,
     eval_sizes: tuple[int, int],
 ) -> tuple[int, list[float], list[dict[str, Any]]]:
-    """On the selection split only: each attack's thresholds (one per objective, the ``margin`` one projected onto
-    ``eval_sizes`` evaluation runs at its share of α) and what they promise there; the attack that refutes the claim
-    on the selection split wins, then the one likeliest to refute it on the evaluation split (the ``margin`` test's
-    projected probability), then the largest bound in the claim's unit (the first, i.e. the cheapest, on ties)."""
+    """Choose the attack and its thresholds on the selection split only.
+
+    The attack that refutes the claim on the selection split wins, then the one likeliest to refute it on the
+    evaluation split (the ``margin`` test's projected probability), then the largest bound in the claim's unit (the
+    first, i.e. the cheapest, on ties).
+
+    Args:
+        attacks: The fitted candidates.
+        sel0: Each candidate's scores of the selection runs on D (one column each).
+        sel1: The same on D′.
+        claim: The claim.
+        delta: Where ε is read.
+        shares: Each test's share of α.
+        objectives: Each test's objective.
+        eval_sizes: The evaluation runs on D and D′ the ``margin`` threshold is projected onto.
+
+    Returns:
+        The chosen attack's index, its thresholds (one per objective) and a row per candidate.
+
+    Raises:
+        ValueError: If every attack gave non-finite scores.
+    """
     best, best_key, best_thresholds = 0, (False, -math.inf, -math.inf), [0.0]
     rows: list[dict[str, Any]] = []
     for j, att in enumerate(attacks):
@@ -314,8 +382,26 @@ def audit_result(
     started: float,
     candidates: list[dict[str, Any]],
 ) -> AuditResult:
-    """The audit's result: the chosen attack's thresholds evaluated on the evaluation split (test i at ``shares[i]``
-    of α), judged against the claim, the shape of the evaluation ROC included."""
+    """The audit's result: the chosen attack's thresholds evaluated on the evaluation split and judged.
+
+    Args:
+        claim: The claim.
+        attack: The chosen attack.
+        thresholds: Its thresholds, one per test.
+        ev0: Its scores of the evaluation runs on D.
+        ev1: Its scores of the evaluation runs on D′.
+        shares: Test i's share of α.
+        alpha: The audit's α.
+        delta: Where ε is read.
+        runs: The runs per dataset.
+        seed: The audit's seed.
+        executor: The executor's description.
+        started: ``time.perf_counter()`` at the start.
+        candidates: A row per candidate tried.
+
+    Returns:
+        The result, judged against the claim with the evaluation ROC's shape.
+    """
     estimates = tuple(estimate(ev0, ev1, t, share, delta) for t, share in zip(thresholds, shares, strict=True))
     roc = roc_points(ev0, ev1) if np.all(np.isfinite(ev0)) and np.all(np.isfinite(ev1)) else None
     judgement = judge(claim, estimates, delta=delta, alpha=alpha, n0=ev0.size, n1=ev1.size, roc=roc, runs=runs)
@@ -336,8 +422,21 @@ def audit_result(
 def check_audit_options(
     claim: object, alpha: float, objective: str | None, delta: float | None
 ) -> tuple[float, tuple[str, ...], float]:
-    """The options every audit checks: the claim, α, the objectives to choose thresholds by and δ (the claim's
-    default when None)."""
+    """The options every audit checks.
+
+    Args:
+        claim: The claim.
+        alpha: The audit's α.
+        objective: One threshold's objective, or None for the default tests.
+        delta: Where ε is read (None: the claim's default).
+
+    Returns:
+        α, the objectives to choose thresholds by, and δ.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If α is not a probability, ``objective`` is unknown or δ is not in [0, 1).
+    """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     alpha = check_probability("alpha", alpha)

@@ -1,35 +1,10 @@
 """Sequential, anytime-valid audits: runs arrive in batches and the audit stops as soon as the answer is known.
 
-The derivation is in docs/sequential.md; in short:
-
-* **The test (testing by betting).** A claim with trade-off curve f implies, for every ε >= 0, the guarantee
-  (ε, δ(ε)) of its privacy profile (:meth:`~dpkit.audits.claims.Claim.profile`): for every event A of the
-  output and either direction, P_D′[A] <= e^ε P_D[A] + δ(ε). For a pair of runs (Y on D, Y′ on D′) and an event
-  A fixed before the pair is drawn, Z = 1{Y′ ∈ A} − e^ε 1{Y ∈ A} − δ(ε) has E[Z] <= 0 under the claim, and
-  Z >= −(e^ε + δ). The wealth K_t = Π (1 + λ_i Z_i), with stakes 0 <= λ_i < 1/(e^ε + δ) and A, ε, λ_i chosen from
-  the earlier pairs only, is then a nonnegative supermartingale with K_0 = 1 under the claim, and Ville's
-  inequality gives P[∃t: K_t >= 1/α'] <= α': the audit may look after every pair and stop at the first
-  crossing — at any stopping time, the false-alarm rate stays <= α'.
-* **Learning while it runs.** Before each batch, the attacks are refitted on the earlier batches but the
-  last, the attack, the event (a threshold on its score and a direction) and the tangent ε are chosen on the
-  last batch (the largest expected log-growth), and the stake is re-estimated inside the batch from the pairs
-  already seen (Kelly's stake on the plug-in rates). All of it is predictable, so validity holds whatever
-  is learned.
-* **α is split in two.** The e-process runs at α/2 (:data:`SEQUENTIAL_SHARE`): the audit stops with
-  ``violation`` as soon as K_t >= 2/α. Otherwise it ends at the budget with the fixed audit's own test at
-  the other α/2 — the engine's attack, its three thresholds chosen on the last learning batch and
-  Clopper–Pearson bounds on a final evaluation split judged by :func:`~dpkit.audits.verdicts.judge` —, so the
-  verdicts are the fixed audit's three, and the power is that of this final test at its α/2. The final
-  split is made large enough for that power to match the fixed audit's at ``runs`` (:func:`plan_sequential`;
-  the budget is at most ~1.2× ``runs``). For a claim read in ε whose learning runs show a shape that points past
-  it, or whose violation just past it that final test would not see (:mod:`dpkit.audits.shapes`), the audit goes
-  on: the final split grows to what the budget allows (:func:`~dpkit.audits.sequential_plan.max_budget`, 1.3×
-  ``runs`` in all), its size chosen from the learning runs only.
-* **Certified bounds when it stops.** Beside the claim's own e-process, e-processes for weaker claims — the
-  claim's ε (or μ) scaled by :data:`CHAIN` — run at the same α/2; the reported bound is the largest scale
-  whose claim, and every smaller one, has been rejected (a step-down over nested claims: wrong only if the
-  first true claim is rejected, probability <= α/2). At the budget the larger of that bound and the final
-  test's Clopper–Pearson bound (α/2) is reported (a union bound: confidence 1 − α).
+The test is by betting: under the claim, a wealth built from each pair of runs is a nonnegative supermartingale,
+so by Ville's inequality the audit may look after every pair and stop with ``violation`` at the first crossing of
+2/α (the e-process runs at α/2). Attacks, events and stakes are learned from earlier runs only. Otherwise it ends
+at its budget with the fixed audit's own test at the other α/2. The derivation, the budget and the certified
+bounds: see docs/sequential.md ("In short").
 
 :func:`audit_sequential_batches` is generic over how batches are produced (a :data:`BatchSource`);
 :func:`audit_sequential` audits a release function on the executors of :mod:`dpkit.algorithms.executors`.
@@ -416,19 +391,33 @@ def audit_sequential_batches(
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
 ) -> SequentialResult:
-    """A sequential, anytime-valid audit of the runs ``source`` produces, against ``claim`` (module docstring).
+    """A sequential, anytime-valid audit of the runs ``source`` produces, against ``claim``.
 
-    Generic over how batches are produced: ``source(n, index, transform)`` returns ``n`` fresh runs on D and on D′
-    (a :data:`BatchSource`; :func:`release_source` builds one from a release function and an executor). ``runs``
-    is the fixed audit's number of runs per dataset that this audit stands in for; the batches and the budget
-    (at most 1.3× ``runs``) are :func:`plan_sequential`'s. ``attack``, ``alpha``, ``delta`` and ``objective``
-    are those of :func:`~dpkit.audits.engine.audit`. ``on_look(look)`` is called after every piece of a batch
-    with the evidence so far (:class:`Look`). ``seed`` and ``executor`` are only recorded in the result.
+    For the RL audits (``dpkit.audits.rl``) the source runs ``rl_release`` on the two neighbouring datasets, e.g.
+    ``release_source(rl_release, d0, d1, seed=seed, executor=executor, chunk_size=250)``, and the claim must be
+    fixed before the first batch (a claim read from the runs would be graded against itself); a source wrapping
+    another one may keep the rows' extra columns (μ of the run's releases) as they pass.
 
-    **For the RL audits** (``dpkit.audits.rl``): the source runs ``rl_release`` on the two neighbouring
-    datasets, e.g. ``release_source(rl_release, d0, d1, seed=seed, executor=executor, chunk_size=250)``, and the
-    claim must be fixed before the first batch (a claim read from the runs would be graded against itself);
-    a source wrapping another one may keep the rows' extra columns (μ of the run's releases) as they pass.
+    Args:
+        source: ``source(n, index, transform)`` returns ``n`` fresh runs on D and on D′ (a :data:`BatchSource`;
+            :func:`release_source` builds one from a release function and an executor).
+        claim: The privacy claim audited, fixed before the first batch.
+        runs: The fixed audit's runs per dataset this audit stands in for; the batches and the budget (at most
+            1.3× ``runs``) are :func:`plan_sequential`'s.
+        attack: As for :func:`~dpkit.audits.engine.audit`.
+        alpha: As for :func:`~dpkit.audits.engine.audit`: the error probability of the whole audit.
+        delta: As for :func:`~dpkit.audits.engine.audit`: where ε is read.
+        objective: As for :func:`~dpkit.audits.engine.audit`.
+        seed: Recorded in the result only.
+        executor: The executor's description, recorded in the result only.
+        on_look: Called after every piece of a batch with the evidence so far (:class:`Look`), or None.
+
+    Returns:
+        The sequential audit's result.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If ``runs`` or another option is outside its range, or ``attack`` is an unknown name.
     """
     state = _prepare(
         source,
@@ -460,9 +449,23 @@ def release_source(
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
 ) -> BatchSource:
-    """A :data:`BatchSource` running ``release`` on ``dataset0`` and ``dataset1`` with :func:`run_pair` on
-    ``executor``: batch ``i`` uses the ``i``-th child of child 3 of ``SeedSequence(seed)`` (children 0–2 are the
-    fixed audit's splits), so the runs depend on the seed and the batch sizes only, never on the executor."""
+    """A :data:`BatchSource` running ``release`` on ``dataset0`` and ``dataset1`` with :func:`run_pair`.
+
+    Batch ``i`` uses the ``i``-th child of child 3 of ``SeedSequence(seed)`` (children 0–2 are the fixed audit's
+    splits), so the runs depend on the seed and the batch sizes only, never on the executor.
+
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        dataset0: The dataset D.
+        dataset1: The neighbouring dataset D′.
+        seed: The root seed of the batches.
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+
+    Returns:
+        The source ``source(n, index, transform) -> (runs on D, runs on D′)``.
+    """
     root = spawn_seeds(seed, 4)[3]
 
     def source(
@@ -501,12 +504,32 @@ def audit_sequential(
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> SequentialResult:
-    """The sequential, anytime-valid audit of ``release`` on one neighbouring pair (module docstring): the
-    options of :func:`~dpkit.audits.engine.audit`, ``runs`` the fixed audit's runs per dataset it stands in for
-    (the budget is :func:`plan_sequential`'s), ``on_look`` as in :func:`audit_sequential_batches`.
+    """The sequential, anytime-valid audit of ``release`` on one neighbouring pair.
 
-    ``executor=None`` is an :class:`~dpkit.algorithms.executors.AutoExecutor` of this call: in-process while the
-    target is fast, every core once a batch is projected at 2 s or more in-process.
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        dataset0: The dataset D.
+        dataset1: The neighbouring dataset D′.
+        claim: The privacy claim audited.
+        attack: As for :func:`~dpkit.audits.engine.audit`.
+        runs: The fixed audit's runs per dataset this audit stands in for (the budget is
+            :func:`plan_sequential`'s).
+        seed: The seed of the batches (:func:`release_source`).
+        alpha: The audit's error probability.
+        delta: Where ε is read, as for :func:`~dpkit.audits.engine.audit`.
+        objective: As for :func:`~dpkit.audits.engine.audit`.
+        executor: Where the runs are made; None: an :class:`~dpkit.algorithms.executors.AutoExecutor` of this call
+            (in-process while the target is fast, every core once a batch is projected at 2 s or more).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+        on_look: As in :func:`audit_sequential_batches`.
+
+    Returns:
+        The sequential audit's result.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If an option is outside its range or ``attack`` is an unknown name.
     """
     results, _ = audit_pairs_sequential(
         release,
@@ -542,10 +565,30 @@ def audit_pairs_sequential(
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> tuple[list[SequentialResult], int]:
-    """Sequential audits of every pair (pair i with ``attacks[i]``, seed ``seed + i``, at α/len(pairs): a union
-    bound), taking turns a piece of a batch at a time, so that a violation of any pair stops them all: the results
-    of the audits that concluded (every one, or those that finished before the violation, and the violation), and
-    the runs per dataset used over all pairs (unfinished ones included)."""
+    """Sequential audits of every pair at α/len(pairs) each, taking turns so that a violation of any stops them all.
+
+    Args:
+        release: The release function, ``release(dataset, rng, n) -> array (n, …)``.
+        pairs: The neighbouring pairs ``(dataset0, dataset1)``; pair i uses seed ``seed + i``.
+        claim: The privacy claim audited.
+        attacks: One attack (or name) per pair.
+        runs: As for :func:`audit_sequential`.
+        seed: The first pair's seed.
+        alpha: The error probability over every pair together (a union bound).
+        delta: Where ε is read.
+        objective: As for :func:`~dpkit.audits.engine.audit`.
+        executor: Where the runs are made (None: an :class:`~dpkit.algorithms.executors.AutoExecutor`).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+        on_look: As in :func:`audit_sequential_batches`.
+
+    Returns:
+        The results of the audits that concluded (every one, or those that finished before the violation, and the
+        violation), and the runs per dataset used over all pairs (unfinished ones included).
+
+    Raises:
+        ValueError: If there is no pair or not one attack per pair, or ``chunk_size`` or ``alpha`` is invalid.
+    """
     pairs = list(pairs)
     if not pairs or len(attacks) != len(pairs):
         raise ValueError(f"need one attack for each of at least one pair, got {len(attacks)} for {len(pairs)} pairs")
@@ -579,9 +622,17 @@ def audit_pairs_sequential(
 
 
 def take_turns(states: Sequence[_Audit]) -> list[int]:
-    """Step several sequential audits a piece of a batch at a time each, in turns, until every one ran to its
-    budget or one of them crossed its threshold (the verdict of all together is then known): the indices of the
-    audits that concluded, in order."""
+    """Step several sequential audits a piece of a batch at a time each, in turns.
+
+    They run until every one reached its budget or one of them crossed its threshold (the verdict of all together
+    is then known).
+
+    Args:
+        states: The prepared audits.
+
+    Returns:
+        The indices of the audits that concluded, in order.
+    """
     steps = [state.steps() for state in states]
     running, concluded, end = list(range(len(states))), [], object()
     while running:
@@ -609,12 +660,31 @@ def audit_sources_sequential(
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
 ) -> tuple[list[SequentialResult | None], list[int], list[int], list[tuple[Look, ...]]]:
-    """Sequential audits of several sources (source i against ``claims[i]`` with ``attacks[i]``, at α/len(sources):
-    a union bound), taking turns as :func:`audit_pairs_sequential`'s pairs do — the generic form, for sources
-    that are not a release function's pairs (the RL audits' positions, each with its own allowance). Returns, for
-    each source, its result (``None`` when another source's violation stopped it before it concluded), the runs
-    per dataset it used, its budget, and its looks (the evidence after every piece of a batch, a stopped source's
-    too)."""
+    """Sequential audits of several sources at α/len(sources) each, taking turns as :func:`audit_pairs_sequential`.
+
+    The generic form, for sources that are not a release function's pairs (the RL audits' positions, each with its
+    own allowance).
+
+    Args:
+        sources: The batch sources (:data:`BatchSource`).
+        claims: One claim per source.
+        attacks: One attack, name or sequence of attacks per source.
+        runs: As for :func:`audit_sequential_batches`.
+        seeds: One seed per source, recorded in its result.
+        alpha: The error probability over every source together (a union bound).
+        delta: Where ε is read.
+        objective: As for :func:`~dpkit.audits.engine.audit`.
+        executor: The executor's description, recorded in the results.
+        on_look: As in :func:`audit_sequential_batches`.
+
+    Returns:
+        For each source: its result (None when another source's violation stopped it first), the runs per dataset
+        it used, its budget, and its looks (the evidence after every piece of a batch).
+
+    Raises:
+        ValueError: If there is no source, the claims, attacks and seeds are not one per source, or ``alpha`` is
+            not a probability.
+    """
     if not sources or not (len(sources) == len(claims) == len(attacks) == len(seeds)):
         raise ValueError(
             f"need one claim, attack and seed for each of at least one source, got {len(sources)} sources, "

@@ -44,9 +44,17 @@ BUDGET_FACTOR = 1.3
 
 
 def max_budget(runs: int) -> int:
-    """The most runs per dataset a sequential audit standing in for a fixed one of ``runs`` may spend: its learning
-    batches take what the fixed audit's training and selection splits do, its final split at most
-    :data:`BUDGET_FACTOR` × the evaluation split."""
+    """The most runs per dataset a sequential audit standing in for a fixed one of ``runs`` may spend.
+
+    Its learning batches take what the fixed audit's training and selection splits do, its final split at most
+    :data:`BUDGET_FACTOR` × the evaluation split.
+
+    Args:
+        runs: The fixed audit's runs per dataset.
+
+    Returns:
+        The budget, in runs per dataset.
+    """
     return math.ceil(BUDGET_FACTOR * check_count("runs", runs))
 
 
@@ -69,6 +77,11 @@ class SequentialPlan:
         return sum(self.final)
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan as plain data (JSON-ready).
+
+        Returns:
+            The fixed runs it stands in for, the budget, and the learning and final batches.
+        """
         return {
             "runs": self.runs,
             "budget": self.budget,
@@ -117,11 +130,26 @@ def plan_sequential(
 ) -> SequentialPlan:
     """The batches of a sequential audit standing in for a fixed audit of ``runs`` runs per dataset.
 
-    The learning batches double from :data:`FIRST_BATCH` up to the fixed audit's training and selection splits
-    (``needs_fit``: min(runs/3, TRAIN_CAP) + a quarter of the rest; else a fifth). The final evaluation split is
-    the fixed audit's, grown until the power of the final test at its α share (1 − :data:`SEQUENTIAL_SHARE`)
-    reaches the fixed audit's at α (:func:`~dpkit.audits.verdicts.power_bound`), so that a correct target gets
-    the fixed audit's verdict; it is cut in up to four batches so that the e-process may still stop early.
+    The learning batches double from :data:`FIRST_BATCH` up to the fixed audit's training and selection splits.
+    The final evaluation split is the fixed audit's, grown until the power of the final test at its α share
+    (1 − :data:`SEQUENTIAL_SHARE`) reaches the fixed audit's at α (:func:`~dpkit.audits.verdicts.power_bound`), so
+    that a correct target gets the fixed audit's verdict; it is cut in up to four batches so that the e-process may
+    still stop early.
+
+    Args:
+        claim: The claim audited.
+        runs: The fixed audit's runs per dataset (at least :data:`MIN_RUNS`).
+        alpha: The audit's error probability.
+        delta: Where ε is read (default: the claim's).
+        needs_fit: Whether the attack learns (training and selection: min(runs/3, TRAIN_CAP) + a quarter of the
+            rest; else a fifth).
+
+    Returns:
+        The plan: the batches and the budget.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
+        ValueError: If ``runs`` < :data:`MIN_RUNS`.
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
@@ -146,7 +174,15 @@ def plan_sequential(
 
 
 def split_evenly(total: int, parts: int) -> tuple[int, ...]:
-    """``total`` runs in ``parts`` batches (the last takes what rounding leaves)."""
+    """``total`` runs in ``parts`` batches (the last takes what rounding leaves).
+
+    Args:
+        total: The runs to split.
+        parts: The number of batches.
+
+    Returns:
+        The batch sizes.
+    """
     sizes = [total // parts] * parts
     sizes[-1] += total - sum(sizes)
     return tuple(sizes)

@@ -29,6 +29,11 @@ class Look:
     attack: str | None
 
     def to_dict(self) -> dict[str, Any]:
+        """The look as plain data (JSON-ready).
+
+        Returns:
+            Its batch and phase, the runs used so far, the e-value, the bound and the attack.
+        """
         return {
             "batch": self.batch,
             "phase": self.phase,
@@ -126,8 +131,12 @@ class SequentialResult(Headline):
         return None if self.final is None else self.final.power_ratio
 
     def to_dict(self) -> dict[str, Any]:
-        """The keys of :meth:`AuditResult.to_dict` (``runs``: the budget) and the sequential ones: ``runs_used``,
-        ``stopped_early``, ``fixed_runs`` and ``evidence`` (e-values, α shares, the looks). Deterministic."""
+        """The result as plain data (JSON-ready, deterministic).
+
+        Returns:
+            The keys of :meth:`AuditResult.to_dict` (``runs``: the budget) and the sequential ones: ``runs_used``,
+            ``stopped_early``, ``fixed_runs`` and ``evidence`` (e-values, α shares, the looks).
+        """
         if self.final is not None:
             out = self.final.to_dict()
         else:

@@ -1,34 +1,13 @@
 """The shape of a measured trade-off: the family it follows, where it sits against the claim, and the power to see a
 violation of that shape (docs/FORMULAS.md §10).
 
-An (ε, δ) claim's trade-off curve is loose in its middle and tight in its tail, so an audit that certifies nothing
-has not shown much: a Gaussian mechanism twice as leaky as a (1, 10⁻⁵) claim allows differs from it only where
-FPR < 0.035. What the runs *do* show precisely is the shape of the attack's ROC. Three one-parameter families are
-fitted to it, each parameter larger for a leakier mechanism:
-
-* ``gaussian`` — μ-GDP, G_μ(a) = Φ(Φ⁻¹(1 − a) − μ): Gaussian noise;
-* ``laplace`` — the Laplace mechanism with pure ε: 1 − e^ε a below a = e^{−ε}/2, e^{−ε}/(4a) up to ½, e^{−ε}(1 − a)
-  above (Dong, Roth & Su 2022, Prop. A.6): noise with exponential tails;
-* ``randomized-response`` — binary randomized response with pure ε: max(0, 1 − e^ε a, e^{−ε}(1 − a)): discrete
-  outputs.
-
-Each family's parameter is read at the equal-error point of the ROC (θ̂ from the empirical rates, an interval from
-their Clopper–Pearson bounds) and the family's curve through that point is set against the whole ROC (its misfit,
-a sum of squared standardised residuals); the best-fitting family is the *shape*. The claim is read in each family
-(:func:`allowed_parameter`: its leakiest member the claim allows), which tells
-
-* **whether the data point to a violation** — the parameter's lower end lies past what the claim allows, for every
-  family that fits about as well as the best (:attr:`ShapeReading.points_to_violation`). An audit whose data point
-  to a violation it cannot certify is ``inconclusive``, never ``consistent``;
-* **the power to see a violation of this shape** — the shape moved just past the claim (to :data:`KAPPA` × the
-  claim's ε at the audit's δ) is *seen* when the audit would certify it (:func:`certify_probability`: an ideal
-  attack's best threshold, Clopper–Pearson bounds at the test's share of α) or would find the data pointing to it
-  (:func:`flag_probability`), with probability at least :data:`POWER_NEEDED`. ``consistent`` needs that power;
-* **how many trials would certify** the violation the data point to, or the one just past the claim
-  (:func:`trials_to_certify`).
-
-None of this decides a ``violation`` (only the Clopper–Pearson tests do): the shape can only turn a ``consistent``
-into an ``inconclusive``, so reading it from the runs under test keeps every verdict's level.
+An (ε, δ) claim's curve is loose in its middle and tight in its tail, so an audit that certifies nothing has not
+shown much; what the runs *do* show precisely is the shape of the attack's ROC. Three one-parameter families
+(``gaussian``, ``laplace``, ``randomized-response``) are fitted to it at its equal-error point (:func:`fit_shapes`),
+and the claim is read in each (:func:`allowed_parameter`): whether the data point to a violation, the power to see
+one just past the claim, and how many trials would certify it. None of this decides a ``violation``: the shape can
+only turn a ``consistent`` into an ``inconclusive``. In full: see docs/explanation/verdicts.md ("The shape of a
+trade-off").
 """
 
 from __future__ import annotations
@@ -186,6 +165,14 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
 def family_epsilon(family: str, theta: float, delta: float) -> float:
     """The ε at ``delta`` of ``family``'s member ``theta`` (rounded up; ``inf`` for a Gaussian at δ = 0).
 
+    Args:
+        family: ``gaussian``, ``laplace`` or ``randomized-response``.
+        theta: The member's parameter (μ, or the pure ε).
+        delta: Where ε is read.
+
+    Returns:
+        The ε.
+
     Examples:
         >>> family_epsilon("laplace", 1.0, 0.0)
         1.0
@@ -274,8 +261,16 @@ def allowed_parameter(family: str, claim: Claim) -> float:
 
 
 def alternative_parameter(family: str, claim: Claim, delta: float) -> float | None:
-    """The member of ``family`` just past the claim: its ε at ``delta`` is :data:`KAPPA` × the claim's (``None`` when
-    the claim's ε there is 0 or infinite: nothing finite lies just past it)."""
+    """The member of ``family`` just past the claim: its ε at ``delta`` is :data:`KAPPA` × the claim's.
+
+    Args:
+        family: The family.
+        claim: The claim.
+        delta: Where ε is read.
+
+    Returns:
+        Its parameter, or None when the claim's ε there is 0 or infinite (nothing finite lies just past it).
+    """
     claimed = claim.epsilon_at(delta)
     if not 0.0 < claimed < math.inf:
         return None
@@ -305,8 +300,15 @@ class Roc:
 
 
 def roc_points(scores0: np.ndarray, scores1: np.ndarray, *, points: int = ROC_POINTS) -> Roc:
-    """The error counts of "reject D when the score exceeds t" at ``points`` quantiles of both score sets (every
-    distinct score when there are fewer).
+    """The error counts of "reject D when the score exceeds t" at ``points`` quantiles of both score sets.
+
+    Args:
+        scores0: The scores on D.
+        scores1: The scores on D′.
+        points: The thresholds (every distinct score when there are fewer).
+
+    Returns:
+        The thresholds and the false positives and negatives at each.
 
     Examples:
         >>> roc = roc_points(np.array([0.0, 0.0, 1.0]), np.array([1.0, 1.0, 2.0]))
@@ -357,6 +359,11 @@ class ShapeFit:
     misfit: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The fit as plain data (JSON-ready).
+
+        Returns:
+            The family, its parameter and interval, and the misfit.
+        """
         return {
             "family": self.family,
             "parameter": self.parameter,
@@ -411,15 +418,23 @@ def fit_shapes(roc: Roc, *, level: float) -> tuple[ShapeFit, ...]:
 def certify_probability(
     claim: Claim, family: str, theta: float, *, n0: float, n1: float, share: float
 ) -> tuple[float, tuple[float, float]]:
-    """The probability that a test at one threshold refutes ``claim`` when the mechanism is ``family``'s member
-    ``theta`` and the attack is ideal, with ``n0`` and ``n1`` evaluation runs and the test at ``share`` of α (each
-    rate's Clopper–Pearson bound at ``share``/2), at the best threshold.
+    """The probability that a test at one threshold refutes ``claim`` when the mechanism is member ``theta``.
 
-    At a threshold with rates (x, y) the test refutes when ŷ + w_y < f(x̂ + w_x): f the claim's curve, x̂ and ŷ the
-    measured rates (normal, independent: the two datasets' runs), w the Clopper–Pearson widths at the expected
-    counts. Its probability E_x̂[Φ((f(x̂ + w_x) − w_y − y)/s_y)] is integrated over x̂ by Gauss–Hermite quadrature
-    (exact through the kinks of an (ε, δ) curve, where a linearised margin is not), either orientation, the best
-    threshold on a grid of FPRs down to 10⁻¹². Also returns the best test's (FPR, FNR).
+    The attack is ideal and the threshold the best one. At rates (x, y) the test refutes when ŷ + w_y < f(x̂ + w_x)
+    (f the claim's curve, w the Clopper–Pearson widths at the expected counts); its probability is integrated over
+    x̂ by Gauss–Hermite quadrature (exact through the kinks of an (ε, δ) curve), either orientation, on a grid of
+    FPRs down to 10⁻¹².
+
+    Args:
+        claim: The claim.
+        family: The mechanism's family.
+        theta: The mechanism's parameter.
+        n0: The evaluation runs on D.
+        n1: The evaluation runs on D′.
+        share: The test's share of α (each rate's Clopper–Pearson bound at ``share``/2).
+
+    Returns:
+        The probability, and the best test's (FPR, FNR).
 
     Examples:
         >>> p, _ = certify_probability(Claim.dp(1.0, 1e-5), "gaussian", 0.5, n0=50_000, n1=50_000, share=0.0375)
@@ -445,9 +460,22 @@ def certify_probability(
 
 
 def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1: float, level: float) -> float:
-    """The probability that an audit of ``family``'s member ``theta`` finds its data pointing past ``allowed``: that the
-    low end of θ's interval at the equal-error point (the rates' upper bounds at ``level``) exceeds ``allowed``
-    (normal approximation of the two rates, the interval's end linearised)."""
+    """The probability that an audit of ``family``'s member ``theta`` finds its data pointing past ``allowed``.
+
+    That is, that the low end of θ's interval at the equal-error point exceeds ``allowed`` (normal approximation of
+    the two rates, the interval's end linearised).
+
+    Args:
+        family: The mechanism's family.
+        theta: The mechanism's parameter.
+        allowed: The leakiest member the claim allows.
+        n0: The evaluation runs on D.
+        n1: The evaluation runs on D′.
+        level: The interval's level (the rates' upper bounds).
+
+    Returns:
+        The probability.
+    """
     if not math.isfinite(allowed):
         return 0.0
     if math.isinf(theta):
@@ -473,9 +501,20 @@ def _eer_rate(family: str, theta: float) -> float:
 def trials_to_certify(
     claim: Claim, family: str, theta: float, *, n0: int, n1: int, share: float, runs: int
 ) -> int | None:
-    """The runs per dataset at which an audit like this one (its evaluation split the same share of its runs) would
-    certify a violation by ``family``'s member ``theta`` with probability :data:`POWER_NEEDED` (``None`` when no
-    budget up to 10¹⁵ runs would)."""
+    """The runs per dataset at which an audit like this one would certify a violation by ``family``'s member ``theta``.
+
+    Args:
+        claim: The claim.
+        family: The mechanism's family.
+        theta: The mechanism's parameter.
+        n0: This audit's evaluation runs on D.
+        n1: This audit's evaluation runs on D′.
+        share: The test's share of α.
+        runs: This audit's runs per dataset (the evaluation split keeps its share of them).
+
+    Returns:
+        The runs, with probability :data:`POWER_NEEDED`; None when no budget up to 10¹⁵ runs would.
+    """
 
     def enough(scale: float) -> bool:
         return certify_probability(claim, family, theta, n0=n0 * scale, n1=n1 * scale, share=share)[0] >= POWER_NEEDED
@@ -543,7 +582,11 @@ class ShapeReading:
         return self.epsilon / self.claimed_epsilon
 
     def describe(self) -> str:
-        """One line: the shape, its parameter and interval, its ε at δ against the claim's."""
+        """One line: the shape, its parameter and interval, its ε at δ against the claim's.
+
+        Returns:
+            The line.
+        """
         name = {"gaussian": "μ", "laplace": "ε", "randomized-response": "ε"}[self.family]
         lo, hi = self.fit.interval
         text = (
@@ -555,6 +598,12 @@ class ShapeReading:
         return text
 
     def to_dict(self) -> dict[str, Any]:
+        """The reading as plain data (JSON-ready).
+
+        Returns:
+            The shape's parameter and interval, the claim's allowance, ε against the claimed ε, whether it points to a
+            violation, the powers, the trials and every family's fit.
+        """
         return {
             "family": self.family,
             "parameter": self.fit.parameter,
@@ -660,16 +709,23 @@ def _alt(fit: ShapeFit, claim: Claim, delta: float) -> float:
 def margin_threshold(
     scores0: np.ndarray, scores1: np.ndarray, claim: Claim, *, share: float, n0: int, n1: int
 ) -> tuple[float, float]:
-    """The threshold at which a test on ``n0`` and ``n1`` evaluation runs at ``share`` of α is likeliest to refute
-    ``claim``, chosen on selection scores (``scores0`` on D, ``scores1`` on D′): where the measured ROC falls furthest
-    below the claim's curve, in standard errors of the evaluation's certified margin, tails included.
+    """The threshold at which a test on the evaluation runs is likeliest to refute ``claim`` (on selection scores).
 
-    The ROC is read through its best-fitting family (:func:`fit_shapes` on the selection scores): the ideal attack's
-    best FPR a on that curve (:func:`certify_probability`) becomes the selection scores' (1 − a)-quantile on D — a
-    smooth curve chooses the tail threshold far better than the noisy empirical tail. When no family fits (the
-    best misfit is above 4 per point) the empirical ROC is searched instead, each threshold's projected margin over
-    its standard error. Returns the threshold and the projected probability of refuting the claim with it (the key
-    by which attacks are compared).
+    The ROC is read through its best-fitting family (:func:`fit_shapes`): the ideal attack's best FPR a on that curve
+    becomes the selection scores' (1 − a)-quantile on D — a smooth curve chooses the tail threshold far better than
+    the noisy empirical tail. When no family fits (misfit above 4 per point) the empirical ROC is searched, each
+    threshold's projected margin over its standard error.
+
+    Args:
+        scores0: The selection scores on D.
+        scores1: The selection scores on D′.
+        claim: The claim.
+        share: The test's share of α.
+        n0: The evaluation runs on D.
+        n1: The evaluation runs on D′.
+
+    Returns:
+        The threshold, and the projected probability of refuting the claim with it (the key attacks are compared by).
     """
     s0, s1 = np.asarray(scores0, dtype=float), np.asarray(scores1, dtype=float)
     roc = roc_points(s0, s1)

@@ -113,7 +113,13 @@ class AuditSummary(Protocol):
     @property
     def positions(self) -> Sequence[Any] | None: ...
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (JSON-ready).
+
+        Returns:
+            The result's fields, the headline ones among them.
+        """
+        ...
 
     def _repr_html_(self) -> str: ...
 
@@ -123,7 +129,11 @@ class Headline:
     defines the :data:`HEADLINE` fields itself, as fields or properties)."""
 
     def headline(self) -> dict[str, Any]:
-        """The :data:`HEADLINE` fields, JSON-ready (see :func:`headline`)."""
+        """The :data:`HEADLINE` fields, JSON-ready (see :func:`headline`).
+
+        Returns:
+            Each headline field's name and value.
+        """
         return headline(self)
 
     def _repr_html_(self) -> str:

@@ -1,34 +1,11 @@
 """The verdict of an audit: the certified error rates against the claim's whole trade-off curve, and power.
 
-Three verdicts:
-
-* ``violation`` — some evaluated test's Clopper–Pearson upper bounds (FPR⁺, FNR⁺) lie strictly below the
-  claim's trade-off curve f (:meth:`~dpkit.audits.claims.Claim.trade_off`), in either orientation. Each test
-  is bounded at its own share of α and the shares add up to α (a union bound), so a mechanism that
-  satisfies the claim is called a violation with probability at most α, whatever the attack — the
-  attack, its thresholds and the claim were all fixed before the evaluation runs were scored;
-* ``inconclusive`` — no violation, but the audit could not have seen one, or the data point to one it could not
-  certify: (1) :func:`power_bound`, the bound an *ideal* attack would certify with these runs against the claim's
-  extremal mechanism, is below half of the claim (``power_ratio`` < 0.5; it depends only on the claim, the runs and
-  α); (2) the measured trade-off's shape (:mod:`dpkit.audits.shapes`: Gaussian, Laplace or randomized response,
-  fitted to the evaluation ROC) lies past the claim — a likely violation these runs cannot certify; or (3) for claims
-  read in ε ((ε, δ), zCDP, RDP: curves loose in their middle and tight in their tails), a violation of that shape
-  just past the claim (1.25× its ε at δ) would be seen — certified, or pointed to — with probability below 0.8. (A
-  claim that implies GDP has a Gaussian extremal mechanism, as tight in its middle as in its tails: (1) measures the
-  power on that shape.) Each says why, and how many runs would do;
-* ``consistent`` — no violation, enough power against the claim's extremal mechanism *and* against the shape the
-  data show, and nothing pointing past the claim.
-
-Power is read in the claim's own unit: μ for claims that imply μ-GDP, else ε at the audit's δ. The shape can only
-turn a ``consistent`` into an ``inconclusive``: reading it from the runs under test never makes a violation.
-
-**One story, and a diagnosis.** Every claim is also read in μ (:attr:`~dpkit.audits.claims.Claim.mu_allowed`: the
-noisiest Gaussian mechanism it allows). When the measured shape lies past the claim, the judgement says by how much
-(the shape's parameter over the leakiest the claim allows, with its interval) and, where that ratio holds a factor
-that usually has one cause, names it (:func:`diagnose`): 2 (a sensitivity off by a factor 2: replace-one against
-add/remove, a mean's Δ/n where 2Δ/n is right), √2 (√2 in the sensitivity, or half the noise variance missing), √σ (σ
-used as a variance: noise of standard deviation √σ), or far above any of them (a noise term missing). A diagnosis
-appears only under a ``violation`` or an ``inconclusive`` that points to one — never under ``consistent``.
+``violation``: some evaluated test's Clopper–Pearson upper bounds (FPR⁺, FNR⁺) lie strictly below the claim's
+trade-off curve, in either orientation (each test at its own share of α: a correct mechanism is called a violation
+with probability at most α). ``inconclusive``: no violation, but the audit could not have seen one
+(:func:`power_bound`), or the measured shape points past the claim. ``consistent``: otherwise. Power is read in
+the claim's own unit; :func:`diagnose` names the likely cause of a loss above the claim. The three verdicts, the
+shapes and the diagnoses in full: see docs/explanation/verdicts.md ("The verdicts in full").
 """
 
 from __future__ import annotations
@@ -79,8 +56,18 @@ MARGIN_SHARE = 0.75
 
 
 def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> float:
-    """The δ that error rates (FPR⁺, FNR⁺) certify at ``epsilon``: max(0, 1 − FNR⁺ − e^ε FPR⁺,
-    1 − FPR⁺ − e^ε FNR⁺). This turns rare events (point masses, disjoint supports) into a δ bound."""
+    """The δ that error rates (FPR⁺, FNR⁺) certify at ``epsilon``.
+
+    This turns rare events (point masses, disjoint supports) into a δ bound.
+
+    Args:
+        fpr_upper: The upper bound FPR⁺ on the false-positive rate.
+        fnr_upper: The upper bound FNR⁺ on the false-negative rate.
+        epsilon: The ε at which δ is read.
+
+    Returns:
+        max(0, 1 − FNR⁺ − e^ε FPR⁺, 1 − FPR⁺ − e^ε FNR⁺).
+    """
     a, b = check_real("fpr_upper", fpr_upper), check_real("fnr_upper", fnr_upper)
     if math.isinf(epsilon):
         return 0.0
@@ -104,11 +91,23 @@ def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) 
 def power_bound(claim: Claim, *, n0: int, n1: int, alpha: float, delta: float, share: float | None = None) -> float:
     """The bound an ideal attack would certify against a mechanism exactly at ``claim``.
 
-    The mechanism's error rates sweep the claim's trade-off curve (x, f(x)); with n0 and n1
-    evaluation runs, the expected error counts at each point give Clopper–Pearson bounds at the
-    test's share of α (``share``; by default the engine's test where the claim breaks, :data:`MARGIN_SHARE` · α,
-    half of it per rate), and the best point's bound is returned (μ for claims that imply GDP, else ε at
-    ``delta``).
+    The mechanism's error rates sweep the claim's trade-off curve (x, f(x)); the expected error counts at each
+    point give Clopper–Pearson bounds at the test's share of α (half of it per rate), and the best point's bound is
+    returned.
+
+    Args:
+        claim: The claim.
+        n0: The evaluation runs on D.
+        n1: The evaluation runs on D′.
+        alpha: The audit's error probability.
+        delta: Where ε is read (claims not read in μ).
+        share: The test's share of α; None: the engine's test where the claim breaks (:data:`MARGIN_SHARE`).
+
+    Returns:
+        μ for claims that imply GDP, else ε at ``delta``.
+
+    Raises:
+        TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
@@ -130,10 +129,21 @@ _MISSING_NOISE = 8.0
 def diagnose(
     mu_estimate: float, mu_interval: tuple[float, float], mu_allowed: float | None, *, sigma: float | None = None
 ) -> str | None:
-    """The likely cause of a measured loss above the claim's, or None: the ratio's interval (``mu_interval`` over
-    ``mu_allowed``; any parameter that scales as Δ/σ — μ of a Gaussian shape, ε of a Laplace one) must lie above 1
+    """The likely cause of a measured loss above the claim's, or None.
+
+    The ratio's interval (``mu_interval`` over ``mu_allowed``; any parameter that scales as Δ/σ) must lie above 1
     and hold 2, √2 or (``sigma`` > 1 given) √σ — the closest to the estimate's ratio is named — or lie above
-    :data:`_MISSING_NOISE` (a noise term missing)."""
+    :data:`_MISSING_NOISE` (a noise term missing).
+
+    Args:
+        mu_estimate: The measured shape's parameter (μ of a Gaussian shape, ε of a Laplace one).
+        mu_interval: Its confidence interval.
+        mu_allowed: The leakiest the claim allows, in the same unit (None: no diagnosis).
+        sigma: The σ of the implementation, where known (for √σ: σ used as a variance).
+
+    Returns:
+        The cause in words, or None.
+    """
     if mu_allowed is None or not (0.0 < mu_allowed < math.inf) or not math.isfinite(mu_estimate):
         return None
     lo, hi = (v / mu_allowed for v in mu_interval)
@@ -214,6 +224,11 @@ class Judgement:
         return None if self.shape is None else self.shape.trials
 
     def to_dict(self) -> dict[str, Any]:
+        """The judgement as plain data (JSON-ready).
+
+        Returns:
+            The verdict, the claimed ε and μ, the δ lower bound, the power and the μ allowance and ratio.
+        """
         return {
             "verdict": self.verdict,
             "claimed_epsilon": self.claimed_epsilon,

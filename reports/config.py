@@ -1,61 +1,7 @@
 """The configuration of a report: which algorithms, at which sizes and privacy levels, audited how.
 
-A report is described by a TOML file (read with :mod:`tomllib`); :func:`load_config` reads and
-validates the *whole* file before anything is computed, so a bad file costs nothing and writes
-nothing. Every error is a :class:`ValueError` that names the offending key, e.g.
-``algorithm[1].audit.runs``. ``reports/default.toml`` (package data) is the default.
-
-Top level::
-
-    title = "…"            # optional
-    seed = 0               # base seed: regret seeds seed … seed + seeds − 1; environments, audits, RLSVI: seed
-    seeds = 5              # regret runs per algorithm and σ
-    workers = 2            # processes for the regret runs (1: everything in this process)
-    deltas = [1e-10, …]    # optional: the δ grid of the ε(δ) curves (the algorithm's δ is always added)
-    plugins = ["my_algorithm.py:SPEC", "package.module:REGISTRATIONS", "my_agent.py:MyAgent"]
-                           # optional: your own algorithms — an AlgorithmSpec or a sequence of them, or an agent
-                           # factory following the messages or billboard protocol (named by NAME), in a file
-                           # (relative to this config's folder) or an importable module — registered before the
-                           # [[algorithm]] entries are read, and in every worker process
-
-    [quick]                # what --quick shrinks to (each a cap)
-    episodes = 150
-    seeds = 2
-    audit_runs = 200       # a sequential audit keeps at least the 200 runs it needs
-    audit_episodes = 8     # caps [algorithm.audit] episodes where one is given
-
-    [[algorithm]]
-    name = "ldp-ucrl-vtr"  # a registered private algorithm: a seed algorithm, a plugin's or one of plugins
-    env = "riverswim"      # riverswim, riverswim-inhomogeneous, tabular; lq for private-ofu-rl
-    states = 2             # tabular: S (and actions A, horizon H = 2S unless given)
-    episodes = 2000        # K of the regret runs (and of the ledger: tree counters, RLSVI)
-    epsilon = 1.0          # target ε (optional for rlsvi: the paper's own ε(δ))
-    delta = 0.1
-    episode_grid = […]     # rlsvi only, optional: the K of the per-run privacy figure
-
-    [algorithm.audit]
-    enabled = true
-    sigma = "tight"        # paper, tight or a number
-    observer = "…"         # optional: the audit's default observer otherwise
-    runs = 4000            # runs on each of the two neighbouring datasets
-    episodes = 8           # optional: users per run (default: the audit's own small setting)
-    position = "first"     # where the changed user sits: first, middle or last
-    mode = "fixed"         # fixed: runs on each dataset at each position (the ROC band, reach and power per
-                           # position); sequential: anytime-valid, in batches, stopping at the first violation
-                           # (at most 1.3 × runs per position; runs >= 200), as `dpkit audit --sequential`
-
-    [[ledger]]             # any ledger or event file, reported beside (or instead of) the algorithms
-    name = "dp-sgd"        # unique among the algorithm and ledger entries
-    file = "sgd.json"      # relative to this config's folder: a ledger file (a [[release]] list, TOML or
-                           # JSON, as `dpkit ledger FILE` reads) or an event file (JSON: dpkit's event form or
-                           # dp-accounting's DpEvent, as `dpkit methods --event FILE` reads); read by content
-    delta = 1e-5           # 0 < δ < 1 (δ = 1 certifies ε = 0 for every mechanism: nothing to report)
-    epsilon = 3.0          # optional: the claimed ε, checked against what the file's noise certifies
-    users = 60000          # optional: K, for the informative δ min(1e-5, 1/K)
-    relation = "add_remove"  # optional, DpEvent files only (they state none; read under add_remove otherwise)
-
-A config needs at least one ``[[algorithm]]`` or ``[[ledger]]`` entry. Each ledger file is read and
-validated when the config is (:meth:`LedgerConfig.target` returns what it holds, read once).
+:func:`load_config` reads a TOML file (default: ``reports/default.toml``) and validates it *whole* before anything
+runs; an error names its key. Every key: see docs/reference/config.md.
 """
 
 from __future__ import annotations
@@ -181,8 +127,7 @@ def _number(value: object) -> float:
 Count = Annotated[StrictInt, Field(ge=1)]
 
 
-#: The sizes of a run, each a count >= 1 of at most its stated limit (:data:`dpkit.algorithms.limits.LIMITS`), which
-#: the schema states too.
+#: The sizes of a run, each a count >= 1 of at most its limit (:data:`dpkit.algorithms.limits.LIMITS`, in the schema).
 Episodes = Annotated[StrictInt, Field(ge=1, le=LIMITS["episodes"])]
 Seeds = Annotated[StrictInt, Field(ge=1, le=LIMITS["seeds"])]
 States = Annotated[StrictInt, Field(ge=1, le=LIMITS["states"])]
@@ -235,6 +180,11 @@ class AuditConfig(_Model):
         return self
 
     def to_dict(self) -> dict[str, Any]:
+        """The audit's configuration as plain data (JSON-ready).
+
+        Returns:
+            Its fields.
+        """
         return {
             "enabled": self.enabled,
             "sigma": self.sigma,
@@ -327,8 +277,11 @@ class AlgorithmConfig(_Model):
         return self
 
     def audit_overrides(self) -> dict[str, Any]:
-        """The fields of the audit's setting this entry sets (``dpkit.audits.rl.default_setting``): σ, observer,
-        users per run, and — on a user's environment — the environment and its horizon."""
+        """The fields of the audit's setting this entry sets (``dpkit.audits.rl.default_setting``).
+
+        Returns:
+            σ, observer, users per run, and — on a user's environment — the environment and its horizon.
+        """
         a = self.audit
         out: dict[str, Any] = {"sigma": a.sigma, "observer": a.observer, "episodes": a.episodes}
         if is_external(self.env):
@@ -346,7 +299,15 @@ class AlgorithmConfig(_Model):
         return self.spec.lq
 
     def experiment(self, sigma: str | float, env_seed: int) -> Experiment:
-        """The regret experiment of this algorithm at ``sigma`` (paper, tight or a number)."""
+        """The regret experiment of this algorithm at ``sigma``.
+
+        Args:
+            sigma: ``"paper"``, ``"tight"`` or a number.
+            env_seed: The seed of the environment's draw.
+
+        Returns:
+            The experiment the regret runs simulate.
+        """
         return Experiment(
             algorithm=self.name,
             env=self.env,
@@ -363,6 +324,11 @@ class AlgorithmConfig(_Model):
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The algorithm's entry as plain data (JSON-ready).
+
+        Returns:
+            Its fields, its audit's as a table.
+        """
         return {
             "name": self.name,
             "env": self.env,
@@ -389,6 +355,11 @@ class QuickConfig(_Model):
     audit_episodes: AuditEpisodes = 8
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``--quick`` caps as plain data (JSON-ready).
+
+        Returns:
+            Its fields.
+        """
         return {
             "episodes": self.episodes,
             "seeds": self.seeds,
@@ -407,10 +378,19 @@ def _is_dp_event(data: object) -> bool:
 
 
 def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | Event]:
-    """Read a ledger or event file: ``("ledger file", Ledger)`` for a table with the key ``release`` (TOML or
-    JSON, :class:`dpkit.reports.files.LedgerFile`), else ``("event file", Event)`` read by
-    :func:`dpkit.accountant.interop.load_event` (JSON: dpkit's event form or a DpEvent). ``relation`` applies to
-    DpEvent files only (a :class:`BlamedKeyError` blaming ``relation`` otherwise); any other error is a ValueError."""
+    """Read a ledger or event file.
+
+    Args:
+        path: A ledger file (TOML or JSON, a ``release`` table) or an event file (dpkit's event JSON or a DpEvent).
+        relation: The neighbouring relation, for DpEvent files only.
+
+    Returns:
+        ``("ledger file", Ledger)`` or ``("event file", Event)``.
+
+    Raises:
+        BlamedKeyError: If ``relation`` is given for a file that is not a DpEvent.
+        ValueError: If the file cannot be read as either (a TOML file must be a ledger file).
+    """
     from dpkit.accountant.interop import load_event
 
     text = read_text_file(path, "ledger or event file")  # bounded: size cap, UTF-8, a regular file
@@ -490,10 +470,19 @@ class LedgerConfig(_Model):
         return self._kind
 
     def target(self) -> Ledger | Event:
-        """The ledger (a ledger file) or event (an event file) the entry names, as read when it was validated."""
+        """The ledger (a ledger file) or event (an event file) the entry names, as read when it was validated.
+
+        Returns:
+            The :class:`~dpkit.accountant.ledger.Ledger` or the event.
+        """
         return self._target
 
     def to_dict(self) -> dict[str, Any]:
+        """The ledger entry as plain data (JSON-ready).
+
+        Returns:
+            Its fields (the file as written and as resolved).
+        """
         return {
             "name": self.name,
             "file": self.file,
@@ -571,7 +560,11 @@ class ReportConfig(_Model):
         return self
 
     def shrunk(self) -> ReportConfig:
-        """The ``--quick`` version: episodes, seeds and audit sizes capped by :attr:`quick`."""
+        """The ``--quick`` version: episodes, seeds and audit sizes capped by :attr:`quick`.
+
+        Returns:
+            A new configuration.
+        """
         q = self.quick
         algorithms = []
         for a in self.algorithms:
@@ -590,6 +583,11 @@ class ReportConfig(_Model):
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole configuration as plain data (JSON-ready).
+
+        Returns:
+            Its fields, every entry's as a table.
+        """
         return {
             "source": self.source,
             "quick": self.is_quick,
@@ -605,14 +603,18 @@ class ReportConfig(_Model):
         }
 
 
-# -- reading and validation ------------------------------------------------------------------------
-
-
 def parse_config(data: Mapping[str, Any], source: str = DEFAULT_CONFIG) -> ReportConfig:
     """Validate a parsed TOML document and build the :class:`ReportConfig`.
 
-    Raises ``ValueError`` naming the first bad key (unknown, of the wrong type, out of range, or
-    an algorithm setting that its experiment or ledger rejects).
+    Args:
+        data: The parsed TOML document.
+        source: Where it was read from, for the messages and for resolving relative files.
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        ValueError: Naming the first bad key (unknown, wrong type, out of range, or rejected by its experiment).
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"a config must be a table, got {shown(data)}")
@@ -682,13 +684,23 @@ def _plugin_specs(reference: str) -> tuple[registry.AlgorithmSpec, ...]:
 
 
 def plugin_names(references: tuple[str, ...]) -> frozenset[str]:
-    """The names of the algorithms ``references`` register."""
+    """The names of the algorithms ``references`` register.
+
+    Args:
+        references: The plugins' references (``FILE.py:NAME`` or ``module:NAME``).
+
+    Returns:
+        The algorithms' names.
+    """
     return frozenset(spec.name for reference in references for spec in _plugin_specs(reference))
 
 
 def register_plugins(references: tuple[str, ...]) -> None:
-    """Register the algorithms of ``references`` (resolved as :func:`load_plugins` returns them) in this process:
-    what a report's worker processes run first (file-loaded specs cannot be pickled; they are loaded again)."""
+    """Register the algorithms of ``references`` in this process: what a report's worker processes run first.
+
+    Args:
+        references: The references as :func:`load_plugins` returns them (file-loaded specs cannot be pickled).
+    """
     for reference in references:
         for spec in _plugin_specs(reference):
             if spec.name in registry.names() and registry.get(spec.name) is spec:
@@ -697,9 +709,18 @@ def register_plugins(references: tuple[str, ...]) -> None:
 
 
 def load_plugins(value: object, base: Path) -> tuple[str, ...]:
-    """Check ``plugins`` (a list of ``FILE.py:NAME`` — relative to ``base`` — or ``module:NAME``), register their
-    algorithms here, and return the references with files made absolute (so that workers can load them again). A
-    name taken by a built-in or another plugin is refused."""
+    """Check ``plugins``, register their algorithms here, and return the references with files made absolute.
+
+    Args:
+        value: The config's ``plugins``: a list of ``FILE.py:NAME`` or ``module:NAME``.
+        base: The folder ``FILE.py`` paths are relative to (the config's).
+
+    Returns:
+        The references, files absolute (so that workers can load them again).
+
+    Raises:
+        ValueError: If ``value`` is not such a list, a reference does not load, or its name is already taken.
+    """
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"plugins must be a list of strings FILE.py:NAME or module:NAME, got {shown(value)}")
     out = []
@@ -721,7 +742,11 @@ def load_plugins(value: object, base: Path) -> tuple[str, ...]:
 
 
 def config_schema() -> dict[str, Any]:
-    """The JSON schema of a report configuration, generated from the models (``reports/config.schema.json``)."""
+    """The JSON schema of a report configuration, generated from the models (``reports/config.schema.json``).
+
+    Returns:
+        The schema, as plain data.
+    """
     schema = ReportConfig.model_json_schema(by_alias=True, mode="validation")
     for name in ("source", "is_quick"):
         schema["properties"].pop(name, None)
@@ -730,7 +755,17 @@ def config_schema() -> dict[str, Any]:
 
 
 def load_config(path: str | Path | None = None) -> ReportConfig:
-    """Read and validate a TOML report configuration; ``None`` reads the shipped default."""
+    """Read and validate a TOML report configuration.
+
+    Args:
+        path: The TOML file; None reads the shipped default.
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        ValueError: If the file cannot be read or a key is bad (the message names the file and the key).
+    """
     if path is None:
         text = resources.files("dpkit.reports").joinpath("default.toml").read_text(encoding="utf-8")
         source = DEFAULT_CONFIG
@@ -746,14 +781,19 @@ def load_config(path: str | Path | None = None) -> ReportConfig:
         raise ValueError(f"config {source!r}: {err}") from None
 
 
-# -- what the ledger of an algorithm is given ------------------------------------------------------
-
-
 def ledger_parameters(a: AlgorithmConfig, env_seed: int) -> dict[str, Any]:
-    """The parameters of ``dpkit.algorithms.registry.declare`` (and of ``dpkit ledger``) that describe
-    the algorithm as the regret runs use it: sizes from the environment the runs face (the algorithm's
-    spec says which: e.g. LDP-UCRL-VTR's §6 reading, LinOpt's d = S²A, OFU-RL's γ of the LQ system
-    drawn from ``env_seed``)."""
+    """The parameters of ``dpkit.algorithms.registry.declare`` that describe the algorithm as the regret runs use it.
+
+    Args:
+        a: The algorithm's entry.
+        env_seed: The seed of the environment's draw.
+
+    Returns:
+        The declaration's parameters (as ``dpkit ledger`` takes them), sizes from the environment the runs face.
+
+    Raises:
+        ValueError: If the algorithm registers no ``ledger_parameters``.
+    """
     hook = a.spec.hook("ledger_parameters")
     if hook is None:
         raise ValueError(f"{a.name} registers no ledger_parameters: it cannot be reported")

@@ -21,7 +21,20 @@ __all__ = ["dumps", "to_jsonable"]
 
 
 def to_jsonable(value: Any) -> Any:
-    """``value`` as strict JSON data (see the module docstring); strings, ``None`` and plain values pass."""
+    """``value`` as strict JSON data: numpy values as Python ones, tuples as lists, non-finite floats as None.
+
+    Result objects go through their ``to_dict()`` (dataclasses without one through their fields, pydantic models
+    through ``model_dump``); strings, ``None`` and plain values pass.
+
+    Args:
+        value: Any result, number, array, mapping or sequence of them.
+
+    Returns:
+        Plain data :func:`json.dumps` writes as strict JSON.
+
+    Raises:
+        TypeError: If a value has no JSON form.
+    """
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -47,5 +60,16 @@ def to_jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any, *, indent: int | None = None) -> str:
-    """``value`` as one strict JSON text (full float precision, UTF-8 characters kept when indented)."""
+    """``value`` as one strict JSON text (full float precision, UTF-8 characters kept when indented).
+
+    Args:
+        value: Anything :func:`to_jsonable` takes.
+        indent: The indentation (None: one line, ASCII only).
+
+    Returns:
+        The JSON text.
+
+    Raises:
+        TypeError: If a value has no JSON form.
+    """
     return json.dumps(to_jsonable(value), indent=indent, ensure_ascii=indent is None, allow_nan=False)

@@ -86,8 +86,20 @@ class RegretBand:
         seeds: int,
         level: float,
     ) -> RegretBand:
-        """From the mean and the half-width :func:`~dpkit.algorithms.regret_stats.mean_band` returns (``None``
-        or NaN half-widths: one seed, no band)."""
+        """From the mean and the half-width :func:`~dpkit.algorithms.regret_stats.mean_band` returns.
+
+        Args:
+            mean: The mean cumulative regret at each episode.
+            half_width: The band's half-width at each (None or NaN: one seed, no band).
+            seeds: The number of seeds.
+            level: The band's level.
+
+        Returns:
+            The band.
+
+        Raises:
+            ValueError: If ``half_width`` does not have one value per mean value, or is negative.
+        """
         m = np.asarray(mean, dtype=float)
         h = np.array([np.nan if v is None else v for v in np.asarray(half_width, dtype=object).ravel()], dtype=float)
         if h.shape != m.shape:
@@ -101,7 +113,18 @@ class RegretBand:
 
     @classmethod
     def from_curves(cls, curves: np.ndarray, *, level: float = 0.95) -> RegretBand:
-        """From the cumulative regret of each seed, ``curves`` (seeds, K), by ``mean_band``."""
+        """From the cumulative regret of each seed, by ``mean_band``.
+
+        Args:
+            curves: Each seed's cumulative regret, shape (seeds, K).
+            level: The band's level.
+
+        Returns:
+            The band.
+
+        Raises:
+            ValueError: If ``curves`` is not of shape (seeds, episodes).
+        """
         from dpkit.algorithms.regret_stats import mean_band
 
         c = np.asarray(curves, dtype=float)
@@ -125,7 +148,14 @@ _REGRET_STYLES: tuple[tuple[str, str, str], ...] = (
 
 
 def regret_legend_title(bands: Sequence[RegretBand]) -> str:
-    """ "mean and 95% band over 20 seeds" (or per label when the curves differ in seeds or level)."""
+    """ "mean and 95% band over 20 seeds" (or per label when the curves differ in seeds or level).
+
+    Args:
+        bands: The bands drawn.
+
+    Returns:
+        The legend's title.
+    """
     kinds = {(b.seeds, b.level, b.has_band) for b in bands}
     if len(kinds) != 1:
         return ""
@@ -149,13 +179,25 @@ def regret_figure(
 ) -> Path:
     """Cumulative regret against episodes, one curve per label, saved to ``path`` (PNG).
 
-    ``curves[label]`` is a :class:`RegretBand` (the mean over seeds and its band, drawn as given), or an array
-    (seeds, K) of each seed's cumulative regret, turned into one by :meth:`RegretBand.from_curves` at
-    ``level`` (:func:`dpkit.algorithms.regret_stats.mean_band`). Each label is drawn as its mean with its
-    band shaded, in its own colour, line style and marker; the legend says "mean and 95% band over N seeds".
-    An inset repeats the means on log-log axes (where a slope below 1 is sublinear regret). ``episodes``
-    gives the episode of each column (increasing, >= 1) when the curves hold checkpoints only; by default
-    column i is episode i + 1.
+    Each label is drawn as its mean with its band shaded, in its own colour, line style and marker; the legend says
+    "mean and 95% band over N seeds". An inset repeats the means on log-log axes (where a slope below 1 is sublinear
+    regret).
+
+    Args:
+        curves: Per label, a :class:`RegretBand` (drawn as given) or an array (seeds, K) of each seed's cumulative
+            regret (:meth:`RegretBand.from_curves` at ``level``).
+        path: The PNG file written.
+        title: The figure's title.
+        xlabel: The x axis's label.
+        episodes: The episode of each column (increasing, >= 1) when the curves hold checkpoints only; by default
+            column i is episode i + 1.
+        level: The band's level for curves given as arrays.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If ``curves`` is empty or an array is not of shape (seeds, episodes).
     """
     if not curves:
         raise ValueError("curves must not be empty")
@@ -232,10 +274,19 @@ def epsilon_delta_figure(
 ) -> Path:
     """ε(δ) of several accounting methods on log-log axes, saved to ``path`` (PNG).
 
-    ``epsilons[label][i]`` is the method's ε at ``deltas[i]``, or ``None`` where the method
-    refuses. Refusals and values <= 1e-12 (a mechanism that is already (0, δ)-DP; an accountant
-    may round 0 up to the smallest float) are not drawn.
-    ``target`` = (δ, ε) marks the target guarantee.
+    Args:
+        deltas: The δ values, in (0, 1).
+        epsilons: Per method, its ε at each δ, or None where it refuses; refusals and values <= 1e-12 (a mechanism
+            already (0, δ)-DP, or 0 rounded up) are not drawn.
+        path: The PNG file written.
+        title: The figure's title.
+        target: (δ, ε) of the target guarantee, marked, or None.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If a δ lies outside (0, 1), ``epsilons`` is empty, or a method has not one value per δ.
     """
     d = _finite_array("deltas", deltas)
     if np.any(d <= 0) or np.any(d >= 1):
@@ -292,10 +343,16 @@ def tree_figure(
 ) -> Path:
     """The binary counter of T items: noise and exposure, saved to ``path`` (PNG).
 
-    Left: the variance of each released prefix t = 1 … T′, popcount(t)·σ², in units of σ²
-    (``prefix_psums[t − 1]`` = popcount(t)). Right: the number of released p-sums that contain
-    item k (``item_psums[k − 1]``), i.e. how many Gaussian releases see one user, beside the
-    paper's depth m = ⌈log2 T⌉ when given.
+    Args:
+        prefix_psums: popcount(t) of each released prefix t = 1 … T′ (left: its variance in units of σ²).
+        item_psums: The number of released p-sums that contain item k (right: how many Gaussian releases see one
+            user).
+        path: The PNG file written.
+        paper_depth: The paper's depth m = ⌈log2 T⌉, drawn beside, or None.
+        title: The figure's title.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
     """
     pre = _finite_array("prefix_psums", prefix_psums)
     item = _finite_array("item_psums", item_psums)
@@ -335,8 +392,19 @@ def rlsvi_figure(
 ) -> Path:
     """RLSVI's ε against the number of episodes K, one line per reading, on log-log axes (PNG).
 
-    ``series[label][i]`` is the reading's ε at ``episodes[i]`` (e.g. the paper's closed form, the
-    worst case over runs, one run's exact ε); values <= 0 are not drawn.
+    Args:
+        episodes: The K values, >= 1.
+        series: Per reading (the paper's closed form, the worst case over runs, one run's exact ε), its value at
+            each K; values <= 0 are not drawn.
+        path: The PNG file written.
+        title: The figure's title.
+        ylabel: The y axis's label.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If a K is below 1, ``series`` is empty, or a reading has not one value per K.
     """
     k = _finite_array("episodes", episodes)
     if np.any(k < 1):
@@ -362,7 +430,18 @@ def rlsvi_figure(
 
 
 def gdp_tradeoff(fpr: np.ndarray | float, mu: float) -> np.ndarray:
-    """The μ-GDP trade-off curve f(x) = Φ(Φ⁻¹(1 − x) − μ): the smallest FNR at FPR x."""
+    """The μ-GDP trade-off curve f(x) = Φ(Φ⁻¹(1 − x) − μ): the smallest FNR at FPR x.
+
+    Args:
+        fpr: The FPR values x.
+        mu: The μ, finite and >= 0.
+
+    Returns:
+        f at each x.
+
+    Raises:
+        ValueError: If ``mu`` is not a finite number >= 0.
+    """
     if not (isinstance(mu, (int, float)) and np.isfinite(mu) and mu >= 0):
         raise ValueError(f"mu must be a finite number >= 0, got {mu!r}")
     x = np.asarray(fpr, dtype=float)
@@ -379,11 +458,22 @@ def tradeoff_figure(
 ) -> Path:
     """The audit's tests over the exact μ-GDP trade-off curve, saved to ``path`` (PNG).
 
-    Each test (a mapping with ``fpr``, ``fnr``, ``fpr_upper``, ``fnr_upper``, as
-    ``AuditEstimate.to_dict()`` gives) is drawn as its empirical point and its Clopper–Pearson box
-    [fpr, fpr_upper] × [fnr, fnr_upper]: at the audit's confidence the true rates lie below and
-    left of the box's upper corner, so a corner below the curve f of the claimed ``mu`` is a
-    violation. ``mu_lower`` adds the curve of the audit's μ lower bound.
+    Each test is drawn as its empirical point and its Clopper–Pearson box [fpr, fpr_upper] × [fnr, fnr_upper]: at
+    the audit's confidence the true rates lie below and left of the box's upper corner, so a corner below the curve
+    f of the claimed ``mu`` is a violation.
+
+    Args:
+        tests: Mappings with ``fpr``, ``fnr``, ``fpr_upper``, ``fnr_upper`` (as ``AuditEstimate.to_dict()``).
+        mu: The claimed μ.
+        path: The PNG file written.
+        mu_lower: The audit's μ lower bound, whose curve is added, or None.
+        title: The figure's title.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If there is no test, a test lacks a key, or its rates are not ordered in [0, 1].
     """
     if not tests:
         raise ValueError("tests must hold at least one test")
@@ -478,7 +568,15 @@ def _roc_band(band: Mapping[str, Any], x: np.ndarray, y: np.ndarray) -> _RocBand
 
 
 def roc_band_label(level: float, kind: str) -> str:
-    """The legend's name of a ROC band: e.g. "95% simultaneous band (Clopper–Pearson)"."""
+    """The legend's name of a ROC band: e.g. "95% simultaneous band (Clopper–Pearson)".
+
+    Args:
+        level: The band's level.
+        kind: ``"simultaneous"`` or ``"pointwise"``.
+
+    Returns:
+        The name.
+    """
     return f"{100 * level:.3g}% {kind} band (Clopper–Pearson)"
 
 
@@ -507,16 +605,27 @@ def roc_figure(
 ) -> Path:
     """The attack's ROC curve (evaluation split), with the μ-GDP bound 1 − f(x) when ``mu`` is given (PNG).
 
-    The points are drawn in the order given (that of the thresholds). An empirical ROC is not a
-    confidence statement: with few runs it may cross the bound by chance; ``band`` says how far.
+    The points are drawn in the order given. An empirical ROC is not a confidence statement: with few runs it may
+    cross the bound by chance; ``band`` says how far. The envelope is the region every ROC curve through the
+    intervals lies in: a ROC curve rises, so the true curve lies at or below tpr_upper[j] left of fpr_lower[j], and
+    at or above tpr_lower[j] right of fpr_upper[j].
 
-    ``band`` is a mapping with ``fpr_lower``, ``fpr_upper``, ``tpr_lower``, ``tpr_upper`` (one value per ROC
-    point, as :meth:`dpkit.audits.estimators.RocBand.to_dict` gives), ``level`` and ``kind`` (e.g.
-    "simultaneous", "pointwise"), labelled as :func:`roc_band_label` says. With ``envelope`` (the default)
-    the region every ROC curve through the intervals lies in is shaded: a ROC curve rises, so the true curve
-    lies at or below tpr_upper[j] left of fpr_lower[j], and at or above tpr_lower[j] right of fpr_upper[j]
-    (the two staircases through those corners). With ``boxes`` each point's box [fpr_lower, fpr_upper] ×
-    [tpr_lower, tpr_upper] is drawn too, as :func:`tradeoff_figure` draws its tests.
+    Args:
+        fpr: The false-positive rate of each point.
+        tpr: The true-positive rate of each point.
+        path: The PNG file written.
+        mu: The claimed μ, whose bound is drawn, or None.
+        title: The figure's title.
+        band: ``fpr_lower``, ``fpr_upper``, ``tpr_lower``, ``tpr_upper`` (one value per point, as
+            :meth:`dpkit.audits.estimators.RocBand.to_dict` gives), ``level`` and ``kind``, or None.
+        envelope: Whether to shade the band's envelope.
+        boxes: Whether to draw each point's box too, as :func:`tradeoff_figure` draws its tests.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If ``fpr`` and ``tpr`` differ in length or leave [0, 1].
     """
     x = _finite_array("fpr", fpr)
     y = _finite_array("tpr", tpr)
@@ -585,12 +694,23 @@ def evalue_figure(
     threshold: float,
     title: str = "",
 ) -> Path:
-    """A sequential audit's evidence: the e-value of each position against the runs per dataset it had used, on a
-    log scale, beside the ``threshold`` at which the audit stops with a violation, saved to ``path`` (PNG).
+    """A sequential audit's evidence: each position's e-value against the runs it had used, on a log scale (PNG).
 
-    ``curves[label]`` = (runs used, e-values) after every piece of a batch, as the audit recorded them
-    (:class:`dpkit.audits.sequential.Look`): runs increasing and >= 0; an e-value ``None`` (not finite) or <= 0 is
-    not drawn. A curve that ends at or above the threshold ends with a star.
+    A curve that ends at or above the threshold ends with a star.
+
+    Args:
+        curves: Per position, (runs used, e-values) after every piece of a batch, as the audit recorded them
+            (:class:`dpkit.audits.sequential.Look`): runs increasing and >= 0; an e-value None or <= 0 is not drawn.
+        path: The PNG file written.
+        threshold: The e-value at which the audit stops with a violation, drawn beside.
+        title: The figure's title.
+
+    Returns:
+        ``path``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: If ``curves`` is empty, ``threshold`` is not a finite number > 0, or a curve's runs do not
+            increase from >= 0 or do not match its e-values.
     """
     if not curves:
         raise ValueError("curves must not be empty")

@@ -1,19 +1,10 @@
-"""dpkit's file formats as pydantic models with generated JSON schemas: the files users write, report
-configurations (:class:`~dpkit.reports.config.ReportConfig`) and ledger files (:class:`LedgerFile`),
-and the file a report writes, ``report.json`` (:class:`~dpkit.reports.models.ReportJson`).
+"""dpkit's file formats as pydantic models with generated JSON schemas.
 
-A ledger file (JSON or TOML) lists Gaussian releases under one key, ``release``::
-
-    [[release]]
-    name = "gram"
-    sensitivity = 1.5
-    sigma = 30.0
-    count = 20        # optional, default 1
-
-``dpkit ledger FILE`` accounts for it under every method and ``dpkit audit --claim FILE`` audits
-against its exact μ-GDP. :func:`read_ledger_file` reads and validates one, every error one
-``ValueError`` naming the key and the value. The schemas of the three formats are generated from the
-models (:func:`dpkit.reports.schemas.schemas`).
+The files users write — report configurations (:class:`~dpkit.reports.config.ReportConfig`) and ledger files
+(:class:`LedgerFile`: Gaussian or event releases under one key, ``release``) — and the file a report writes,
+``report.json`` (:class:`~dpkit.reports.models.ReportJson`). :func:`read_ledger_file` reads and validates a ledger
+file, every error one ``ValueError`` naming the key and the value; the schemas are generated from the models
+(:func:`dpkit.reports.schemas.schemas`). A ledger file's form: see docs/reference/schemas.md.
 """
 
 from __future__ import annotations
@@ -82,6 +73,11 @@ class ReleaseEntry(BaseModel):
         return self
 
     def release(self) -> GaussianRelease | EventRelease:
+        """The entry as the accountant's release.
+
+        Returns:
+            A :class:`~dpkit.accountant.ledger.GaussianRelease`, or an event release when the entry gives an event.
+        """
         if self.event is not None:
             from dpkit.accountant.events import Event
 
@@ -98,11 +94,27 @@ class LedgerFile(BaseModel):
     release: Annotated[tuple[ReleaseEntry, ...], Field(min_length=1)]
 
     def ledger(self) -> Ledger:
+        """The file's releases as a ledger.
+
+        Returns:
+            The :class:`~dpkit.accountant.ledger.Ledger`.
+        """
         return Ledger(tuple(r.release() for r in self.release))
 
 
 def read_ledger_file(path: str | Path) -> Ledger:
-    """Read, validate and build the :class:`~dpkit.accountant.ledger.Ledger` of a JSON or TOML ledger file."""
+    """Read, validate and build the :class:`~dpkit.accountant.ledger.Ledger` of a JSON or TOML ledger file.
+
+    Args:
+        path: The file (``.toml`` is read as TOML, anything else as JSON).
+
+    Returns:
+        The ledger.
+
+    Raises:
+        ValueError: If the file cannot be read or parsed, holds no ``release`` table, or an entry does not fit
+            (naming the key and the value).
+    """
     p = Path(path)
     text = read_text_file(p, "ledger file")  # bounded: size cap, UTF-8, a regular file
     data = parse_data(text, toml=p.suffix.lower() == ".toml", what=f"ledger file {str(p)!r}")  # nesting bounded

@@ -1,32 +1,11 @@
 """Computing a report: everything a report shows, as one plain, JSON-ready dictionary.
 
-:func:`compute_report` runs, for every algorithm of a :class:`~dpkit.reports.config.ReportConfig`,
-
-* its ledger (the same as ``dpkit ledger ALGORITHM … --json``) and the ε(δ) curves of every
-  accounting method at the paper's σ;
-* the binary counter's noise and exposure (tree-counter algorithms) or RLSVI's per-run privacy
-  against its closed form and worst case as K grows (RLSVI);
-* the audit (:func:`run_audit`, the same as ``dpkit audit ALGORITHM … --json``; with ``--sequential`` for an
-  audit whose config asks for ``mode = "sequential"``: :func:`run_sequential_audit`);
-* regret over seeds at the paper's σ, the tight σ and the optimal allocation (where the ledger has one):
-  the mean curve with its 95% band over seeds (:func:`dpkit.algorithms.regret_stats.mean_band`) and the
-  log-log slope with its bootstrap interval and verdict;
-* for every ``[[ledger]]`` entry (a user's ledger or event file), :func:`dpkit.reports.user_ledgers.ledger_section`:
-  what the file's noise certifies at δ and at the informative δ under every method, the noise its claim needs,
-  and its flags (``ledgers``);
-* one verdict row per algorithm (``summary``): the claim, the ε of the paper's σ (exact, or an upper bound
-  where the ledger's ``method`` is not exact) at the paper's δ and at the informative δ, σ paper / tight /
-  optimal, the audit's verdict with its power, certified bound and point estimate (a sequential audit: its
-  certified bounds and the runs it used, no power or estimate), and the ledger's worst flag.
-
-Progress is reported per stage (:data:`STAGES`: ledgers, simulations, audits); :func:`stage_totals` gives
-each stage's number of steps.
-
-Nothing here draws or writes: :mod:`dpkit.reports.render` turns the dictionary into files. The dictionary
-holds no wall times and no timestamps, so the same configuration gives the same dictionary; the
-regret runs and RLSVI runs may execute in a process pool (``workers``) with the same result, while
-the audits run meanwhile, on an auto executor (:class:`~dpkit.algorithms.executors.AutoExecutor`: in this process
-while their runs are cheap, then a pool of ``workers`` processes), with the same result too.
+:func:`compute_report` runs, for every algorithm of a :class:`~dpkit.reports.config.ReportConfig`, its ledger and
+ε(δ) curves, the tree counter or RLSVI's per-run privacy, the audit (:func:`run_audit`), regret over seeds, and for
+every ``[[ledger]]`` entry its section; then one verdict row per algorithm. Progress is reported per stage
+(:data:`STAGES`). Nothing here draws or writes (:mod:`dpkit.reports.render` does), and the dictionary holds no wall
+times: the same configuration gives the same dictionary on any executor. What each part holds: see
+docs/explanation/reports.md ("How a report is computed").
 """
 
 from __future__ import annotations
@@ -113,7 +92,15 @@ def _arg(value: float | int) -> str:
 
 
 def ledger_command(a: AlgorithmConfig, seed: int) -> list[str]:
-    """``dpkit`` arguments that print this algorithm's ledger (``--json`` gives the same numbers)."""
+    """``dpkit`` arguments that print this algorithm's ledger (``--json`` gives the same numbers).
+
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The report's seed.
+
+    Returns:
+        The arguments.
+    """
     args = ["ledger", a.name]
     if a.epsilon is not None:
         args += ["--epsilon", _arg(a.epsilon)]
@@ -124,7 +111,15 @@ def ledger_command(a: AlgorithmConfig, seed: int) -> list[str]:
 
 
 def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
-    """``dpkit`` arguments that run this algorithm's audit (``--json`` gives the same numbers)."""
+    """``dpkit`` arguments that run this algorithm's audit (``--json`` gives the same numbers).
+
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The report's seed.
+
+    Returns:
+        The arguments.
+    """
     c = a.audit
     args = ["audit", a.name, "--sigma", _arg(c.sigma) if not isinstance(c.sigma, str) else c.sigma]
     if c.observer is not None:
@@ -155,22 +150,45 @@ def _ledger(a: AlgorithmConfig, seed: int) -> tuple[Any, dict[str, Any]]:
 
 
 def regret_sigmas(a: AlgorithmConfig, seed: int) -> tuple[str, ...]:
-    """The σ of :data:`SIGMAS` that ``a`` is run at: paper and tight, and optimal where its ledger has an optimal
-    allocation (plain-Gaussian declarations)."""
+    """The σ of :data:`SIGMAS` that ``a`` is run at.
+
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The report's seed (the environment's draw).
+
+    Returns:
+        Paper and tight, and optimal where its ledger has an optimal allocation (plain-Gaussian declarations).
+    """
     declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
     has_optimal = algorithm_ledger(declaration).optimal_scale is not None
     return tuple(s for s in SIGMAS if s != "optimal" or has_optimal)
 
 
 def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
-    """ε(δ) of every accounting method for the declared releases at the paper's σ."""
+    """ε(δ) of every accounting method for the declared releases at the paper's σ.
+
+    Args:
+        declaration: The algorithm's privacy declaration.
+        relation: The neighbouring relation.
+        deltas: The δ grid.
+
+    Returns:
+        Each method's ε at each δ (and why a method refuses).
+    """
     ledger = declaration.ledger(relation=relation)
     return method_curves(ledger, [*deltas, declaration.delta], relation=relation, sigma="paper")
 
 
 def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
-    """The binary counter behind a tree-counter algorithm's releases: for each released prefix t,
-    popcount(t) (its noise variance in units of σ²); for each user, the p-sums that contain her."""
+    """The binary counter behind a tree-counter algorithm's releases.
+
+    Args:
+        ledger: The algorithm's ledger, as ``dpkit ledger --json`` prints it.
+
+    Returns:
+        For each released prefix t, popcount(t) (its noise variance in units of σ²); for each user, the p-sums
+        that contain her.
+    """
     params = ledger["parameters"]
     steps, schedule = int(params["episodes"]), str(params["schedule"])
     last = released_prefixes(steps, schedule=schedule)
@@ -223,11 +241,19 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 def run_audit(
     a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
 ) -> dict[str, Any]:
-    """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``, the object that
-    ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`). ``progress(k)`` is
-    called as runs finish (2 × runs in all, at each position); the runs go to ``executor`` (default: in this
-    process), which never changes the result. A config's ``mode = "sequential"`` runs
-    :func:`run_sequential_audit` instead."""
+    """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``.
+
+    A config's ``mode = "sequential"`` runs :func:`run_sequential_audit` instead.
+
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The audit's seed.
+        progress: Called with k as runs finish (2 × runs in all, at each position).
+        executor: Where the runs go (default: in this process); it never changes the result.
+
+    Returns:
+        The object ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`).
+    """
     from dpkit.audits.rl import audit_algorithm
 
     c = a.audit
@@ -250,11 +276,17 @@ def run_audit(
 def run_sequential_audit(
     a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
 ) -> dict[str, Any]:
-    """The sequential, anytime-valid audit of one algorithm in the fixed audit's setting, runs, seed and position(s):
-    ``dpkit.audits.rl_sequential.audit_positions_sequential(…).to_dict()``, the object that
-    ``dpkit audit ALGORITHM … --sequential --json`` prints (see :func:`audit_command`). ``progress(k)`` is called
-    as runs finish (at most 2 × ``dpkit.audits.sequential_plan.max_budget(runs)`` at each position; fewer when it
-    stops early)."""
+    """The sequential, anytime-valid audit of one algorithm in the fixed audit's setting, runs, seed and positions.
+
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The audit's seed.
+        progress: Called with k as runs finish (at most 2 × ``max_budget(runs)`` at each position).
+        executor: Where the runs go (default: in this process).
+
+    Returns:
+        The object ``dpkit audit ALGORITHM … --sequential --json`` prints.
+    """
     from dpkit.audits.rl_sequential import audit_positions_sequential
 
     c = a.audit
@@ -280,16 +312,29 @@ class AuditPart:
 
 
 def audit_setting_of(a: AlgorithmConfig) -> Any:
-    """The setting the audit of ``a`` runs in (``dpkit.audits.rl.default_setting`` with the config's changes)."""
+    """The setting the audit of ``a`` runs in (``dpkit.audits.rl.default_setting`` with the config's changes).
+
+    Args:
+        a: The algorithm's entry of the config.
+
+    Returns:
+        The audit's :class:`~dpkit.audits.rl.RlSetting`.
+    """
     from dpkit.audits.rl import default_setting
 
     return default_setting(a.name, **a.audit_overrides(), epsilon=a.epsilon, delta=a.delta)
 
 
 def audit_parts(a: AlgorithmConfig) -> tuple[AuditPart, ...]:
-    """The parts of the audit of ``a`` in the order they run, with their runs: each position it probes (2 × runs; a
-    sequential audit: 2 × its most runs at every position, in one part), then the plan probe where the audit adds one
-    (2 × its runs, pilots included; :func:`dpkit.audits.rl.plan_probe_runs`). None when the audit is disabled."""
+    """The parts of the audit of ``a`` in the order they run, with their runs.
+
+    Args:
+        a: The algorithm's entry of the config.
+
+    Returns:
+        Each position it probes (2 × runs; a sequential audit: 2 × its most runs at every position, in one part),
+        then the plan probe where the audit adds one; empty when the audit is disabled.
+    """
     c = a.audit
     if not c.enabled:
         return ()
@@ -316,9 +361,15 @@ def audit_section(
 ) -> dict[str, Any]:
     """The audit part of an algorithm's report: the command, and the result (or why there is none).
 
-    ``progress`` advances by 1 in all, in fractions as the audit's runs finish; ``status(text)`` names each part of
-    the audit (:func:`audit_parts`) as it starts; the runs go to ``executor`` (default: in this process) where the
-    algorithm can travel to its workers (:func:`~dpkit.algorithms.registry.travels`).
+    Args:
+        a: The algorithm's entry of the config.
+        seed: The audit's seed.
+        progress: Advances by 1 in all, in fractions as the audit's runs finish.
+        executor: Where the runs go (default: in this process), where the algorithm can travel to its workers.
+        status: Called with the name of each part of the audit (:func:`audit_parts`) as it starts.
+
+    Returns:
+        The command, the result's dictionary or the reason there is none.
     """
     command = audit_command(a, seed)
     advance: Progress = progress or (lambda k: None)
@@ -482,16 +533,28 @@ def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
 
 
 def stage_totals(config: ReportConfig) -> dict[str, int]:
-    """The number of steps of each stage (:data:`STAGES`) that :func:`compute_report` reports to ``progress``:
-    one per ledger, one per simulation (a regret seed or an RLSVI run) and one per audit (which advances in
-    fractions as its runs finish)."""
+    """The number of steps of each stage (:data:`STAGES`) that :func:`compute_report` reports to ``progress``.
+
+    Args:
+        config: The report's configuration.
+
+    Returns:
+        One step per ledger, per simulation (a regret seed or an RLSVI run) and per audit.
+    """
     ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
     simulations = sum(_task_steps(t) for t in _tasks(config))
     return {"ledgers": ledgers, "simulations": simulations, "audits": len(config.algorithms)}
 
 
 def count_steps(config: ReportConfig) -> int:
-    """The number of steps of all stages together (:func:`stage_totals`)."""
+    """The number of steps of all stages together (:func:`stage_totals`).
+
+    Args:
+        config: The report's configuration.
+
+    Returns:
+        The total.
+    """
     return sum(stage_totals(config).values())
 
 
@@ -544,7 +607,11 @@ def _execute(
 
 
 def versions() -> dict[str, str | None]:
-    """Installed versions of dpkit and of every package it requires (``None``: not installed)."""
+    """Installed versions of dpkit and of every package it requires.
+
+    Returns:
+        Each version by package name (None: not installed).
+    """
     names = ["dpkit"]
     for requirement in metadata.requires("dpkit") or []:
         match = re.match(r"[A-Za-z0-9._-]+", requirement)
@@ -566,12 +633,20 @@ def compute_report(
     progress: StageProgress | None = None,
     status: StageStatus | None = None,
 ) -> dict[str, Any]:
-    """Compute every number of the report of ``config``; ``command`` is the command line recorded
-    (the one that reproduces the numbers: ``dpkit report`` leaves ``--out`` out of it).
+    """Compute every number of the report of ``config``.
 
-    ``progress(stage, k)`` is called as each stage (:data:`STAGES`) advances by ``k`` steps (see
-    :func:`stage_totals`); the simulations and the audits run at the same time. ``status(stage, text)`` says what a
-    stage does now: the audits name each algorithm and part (:func:`audit_parts`) as it starts.
+    Args:
+        config: The report's configuration.
+        command: The command line recorded (the one that reproduces the numbers: without ``--out``).
+        progress: ``progress(stage, k)`` as each stage (:data:`STAGES`) advances by k steps (the simulations and
+            the audits run at the same time).
+        status: ``status(stage, text)`` says what a stage does now (the audits name each algorithm and part).
+
+    Returns:
+        The report as one plain, JSON-ready dictionary.
+
+    Raises:
+        ValueError: If ``config`` is not a :class:`~dpkit.reports.config.ReportConfig`.
     """
     if not isinstance(config, ReportConfig):
         raise ValueError(f"config must be a ReportConfig, got {type(config).__name__}")
@@ -682,7 +757,14 @@ def _power_needed() -> float:
 
 
 def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The first flag of the worst severity (error, then warning, then info); ``None`` without flags."""
+    """The first flag of the worst severity (error, then warning, then info).
+
+    Args:
+        flags: A ledger's flags.
+
+    Returns:
+        That flag, or None without flags.
+    """
     for severity in SEVERITIES:
         for flag in flags:
             if flag["severity"] == severity:

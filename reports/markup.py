@@ -33,8 +33,17 @@ _MD_TABLE = str.maketrans(_MD_ENTITIES)
 
 
 def no_controls(text: str) -> str:
-    """``text`` with its control characters dropped and its line breaks and tabs as spaces (:func:`dpkit.render.plain`
-    does the same for the terminal on its own: the command line's output imports nothing of the reports)."""
+    """``text`` with its control characters dropped and its line breaks and tabs as spaces.
+
+    :func:`dpkit.render.plain` does the same for the terminal on its own (the command line imports nothing of the
+    reports).
+
+    Args:
+        text: The text.
+
+    Returns:
+        The cleaned text.
+    """
     if text.isprintable():
         return text
     return "".join(
@@ -45,11 +54,18 @@ def no_controls(text: str) -> str:
 
 
 def markdown_escape(value: Any) -> str:
-    """``value`` as literal Markdown text: raw HTML (``<script>``, ``<img onerror>``), links and images
-    (``[x](y)``), code-span backticks, backslashes and table pipes become character references (which
-    render as the same characters), and control characters and line breaks are dropped or become spaces
-    (so a value cannot start a heading or end a table row). Emphasis characters (``*``, ``_``) are left
-    as they are: the project's own names use them and they cannot inject anything.
+    """``value`` as literal Markdown text.
+
+    Raw HTML, links and images, code-span backticks, backslashes and table pipes become character references
+    (which render as the same characters), and control characters and line breaks are dropped or become spaces
+    (so a value cannot start a heading or end a table row). Emphasis characters (``*``, ``_``) are left as they
+    are: the project's own names use them and they cannot inject anything.
+
+    Args:
+        value: Any value (shown as ``str(value)``).
+
+    Returns:
+        The escaped text.
     """
     text = no_controls(str(value))
     return text.translate(_MD_TABLE) if any(c in _MD_ENTITIES for c in text) else text
@@ -109,8 +125,14 @@ def _scripts(text: str) -> list[tuple[str, str]]:
 
 
 def math_html(value: Any) -> markupsafe.Markup:
-    """``value`` (plain text with formula pieces) as safe HTML: operators as Unicode, scripts as
-    ``<sub>``/``<sup>``; every character of ``value`` is escaped."""
+    """``value`` (plain text with formula pieces) as safe HTML: operators as Unicode, scripts as ``<sub>``/``<sup>``.
+
+    Args:
+        value: Any value; every character of it is escaped.
+
+    Returns:
+        The HTML, marked safe.
+    """
     pieces = _scripts(_operators(no_controls(str(value))))
     return markupsafe.Markup("").join(
         markupsafe.Markup(f"<{kind}>{markupsafe.escape(s)}</{kind}>") if kind else markupsafe.escape(s)
@@ -119,8 +141,14 @@ def math_html(value: Any) -> markupsafe.Markup:
 
 
 def math_markdown(value: Any) -> str:
-    """``value`` with operators as Unicode and scripts as Unicode sub/superscript characters where each
-    exists (``X_(…)``, ``x^(…)`` otherwise); escaped by :func:`markdown_escape` as every value is."""
+    """``value`` with operators as Unicode and scripts as Unicode sub/superscript characters where each exists.
+
+    Args:
+        value: Any value (``X_(…)``, ``x^(…)`` where a script character is missing).
+
+    Returns:
+        The text, escaped by :func:`markdown_escape` as every value is.
+    """
     out = []
     for kind, s in _scripts(_operators(str(value))):
         if kind == "sub":
@@ -133,12 +161,26 @@ def math_markdown(value: Any) -> str:
 
 
 def symbol(name: Any) -> str:
-    """A parameter's name, or its Greek letter (``epsilon`` → ε)."""
+    """A parameter's name, or its Greek letter (``epsilon`` → ε).
+
+    Args:
+        name: The parameter's name.
+
+    Returns:
+        The letter, or the name as text.
+    """
     return _SYMBOLS.get(str(name), str(name))
 
 
 def html_finalize(value: Any) -> Any:
-    """Control characters out of every string an HTML template shows (autoescaping does the rest)."""
+    """Control characters out of every string an HTML template shows (autoescaping does the rest).
+
+    Args:
+        value: The value a template prints.
+
+    Returns:
+        Strings cleaned by :func:`no_controls`, anything else as it is.
+    """
     if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
         return no_controls(value)
     return value

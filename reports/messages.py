@@ -55,8 +55,17 @@ _UNION_TAGS = ("str", "constrained-int")
 
 
 def first_error(err: ValidationError) -> str:
-    """The message of the error a user should see first: an unknown key (often a typo of a missing one) first, and of
-    a value that several types accept (an audit's position: a name or an index), the range error of its own type."""
+    """The message of the error a user should see first.
+
+    An unknown key (often a typo of a missing one) comes first, and of a value that several types accept (an audit's
+    position: a name or an index), the range error of its own type.
+
+    Args:
+        err: The pydantic validation error.
+
+    Returns:
+        One line naming the key and the value.
+    """
     errors = err.errors(include_url=False)
 
     def rank(e: Any) -> tuple[bool, bool, bool]:  # a list its bad items emptied, and a value not a name: last
@@ -66,7 +75,14 @@ def first_error(err: ValidationError) -> str:
 
 
 def pydantic_message(error: Mapping[str, Any]) -> str:
-    """One pydantic error as dpkit's one-line message, naming the key and the value."""
+    """One pydantic error as dpkit's one-line message, naming the key and the value.
+
+    Args:
+        error: One entry of ``ValidationError.errors()``.
+
+    Returns:
+        The message.
+    """
     loc = tuple(p for p in error["loc"] if p not in ("function-before", "function-after", *_UNION_TAGS))
     kind, value = error["type"], error.get("input")
     ctx = error.get("ctx") or {}

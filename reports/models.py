@@ -1,23 +1,10 @@
 """``report.json`` as pydantic models: the report's JSON schema is generated from them.
 
 :func:`dpkit.reports.job.compute_report` builds the report as plain, JSON-ready data and
-:func:`dpkit.reports.render.report_json` writes it; :class:`ReportJson` describes that data, and
-:func:`report_schema` is its JSON schema (``reports/report.schema.json`` is the checked-in copy, kept
-equal by a test; ``python -m dpkit.reports.files`` rewrites it). :func:`validate_report` parses a
-report's data through the models, one ``ValueError`` naming the key and value when it does not fit.
-
-Two kinds of object (:mod:`dpkit.reports.model_types`):
-
-* the report's own (the report, its summary rows, the sections of each algorithm, the ε(δ) curves,
-  the tree counter, RLSVI's figures, regret and provenance): every key required, no other key;
-* objects that come whole from the layers below and are what ``dpkit ledger … --json`` and
-  ``dpkit audit … --json`` print (the ledger, its releases and flags, the audit's result — fixed or
-  sequential, in :mod:`dpkit.reports.audit_models`): the keys the report reads are required and typed,
-  further keys are allowed (they belong to those commands).
-
-The settings of each algorithm (``settings``, ``provenance.config.algorithms``) are the config's own
-models, :class:`~dpkit.reports.config.AlgorithmConfig` and :class:`~dpkit.reports.config.QuickConfig`.
-Numbers that are not finite are ``null`` in ``report.json`` (:mod:`dpkit.reports.encoding`).
+:func:`dpkit.reports.render.report_json` writes it; :class:`ReportJson` describes that data, and :func:`report_schema`
+is its JSON schema (``reports/report.schema.json`` is the checked-in copy, kept equal by a test).
+:func:`validate_report` parses a report's data through the models. The report's own objects admit no other key;
+objects that come whole from the layers below (ledgers, audits) allow further keys: see docs/reference/schemas.md.
 """
 
 from __future__ import annotations
@@ -552,7 +539,11 @@ SCHEMA_ID = "https://dpkit.invalid/report.schema.json"
 
 
 def report_schema() -> dict[str, Any]:
-    """The JSON schema (draft 2020-12) of ``report.json``, generated from :class:`ReportJson`."""
+    """The JSON schema (draft 2020-12) of ``report.json``, generated from :class:`ReportJson`.
+
+    Returns:
+        The schema, as plain data.
+    """
     schema = ReportJson.model_json_schema(mode="validation")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -565,8 +556,15 @@ def report_schema() -> dict[str, Any]:
 def validate_report(data: Any) -> ReportJson:
     """Parse a report's JSON data (as :func:`json.loads` gives it) through :class:`ReportJson`.
 
-    Raises ``ValueError`` with one line naming the first key that does not fit (as a path such as
-    ``algorithms[0].ledger.epsilon``) and its value; an unknown key is named first.
+    Args:
+        data: The report's data.
+
+    Returns:
+        The validated model.
+
+    Raises:
+        ValueError: One line naming the first key that does not fit (as a path such as
+            ``algorithms[0].ledger.epsilon``) and its value; an unknown key is named first.
     """
     try:
         return ReportJson.model_validate(data)

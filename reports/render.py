@@ -1,20 +1,9 @@
 """Rendering a computed report (:func:`dpkit.reports.job.compute_report`) into files.
 
-:func:`write_report` draws every figure from the report's dictionary, renders ``report.md`` and a
-self-contained ``report.html`` (figures embedded as base64 PNG data URIs; no network, no external
-CSS or JavaScript) from the Jinja2 templates in ``reports/templates``, and writes ``report.json``.
-Everything is first written to a temporary directory beside the output directory and swapped into
-place by renames only when all of it succeeded, so at every moment ``--out`` holds either the old
-complete report or the new complete one (see :func:`write_report`).
-
-Text from users (titles, algorithm and release names, file names, config values) is data, never
-markup: the HTML environment autoescapes, and the Markdown environment escapes every ``{{ … }}``
-through :func:`markdown_escape` (as its ``finalize``), so no template line can forget it.
-
-Formulas in the algorithms' texts (``<=``, ``sqrt(S)``, ``B_{h,p,1}``) are shown as mathematics by the
-``math`` filter (:func:`math_html`, :func:`math_markdown`): Unicode operators, and sub/superscripts as HTML
-``<sub>``/``<sup>`` (the rest escaped) or Unicode characters in Markdown; report.json keeps the texts as written.
-Both live in :mod:`dpkit.reports.markup`.
+:func:`write_report` draws every figure, renders ``report.md`` and a self-contained ``report.html`` from the Jinja2
+templates in ``reports/templates``, writes ``report.json``, and swaps them into place only when all of it
+succeeded. Users' text is data, never markup (escaped in both formats, :mod:`dpkit.reports.markup`). How the files
+are made safe and atomic: see docs/explanation/reports.md ("How a report is written").
 """
 
 from __future__ import annotations
@@ -293,7 +282,16 @@ def figure_list(data: Mapping[str, Any]) -> list[Figure]:
 def draw_figures(
     data: Mapping[str, Any], directory: Path, progress: Callable[[int], None] | None = None
 ) -> list[Figure]:
-    """Draw every figure of ``data`` into ``directory`` (``figures/…png`` below it)."""
+    """Draw every figure of ``data`` into ``directory`` (``figures/…png`` below it).
+
+    Args:
+        data: The computed report (:func:`dpkit.reports.job.compute_report`).
+        directory: The folder the ``figures`` folder is made in.
+        progress: Called with 1 as each figure is drawn, or None.
+
+    Returns:
+        The figures drawn.
+    """
     figs = figure_list(data)
     (directory / FIGURE_DIR).mkdir(parents=True, exist_ok=True)
     for fig in figs:
@@ -470,8 +468,14 @@ def _paper_text(row: Mapping[str, Any]) -> str:
 
 
 def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
-    """What a sequential audit's section says in words (both report.md and report.html render it): how it ended
-    against the fixed audit of the same positions, and how its positions are judged."""
+    """What a sequential audit's section says in words (both report.md and report.html render it).
+
+    Args:
+        result: The sequential audit's dictionary.
+
+    Returns:
+        How it ended against the fixed audit of the same positions, and how its positions are judged.
+    """
     used, fixed, budget = result["runs_used"], result["fixed_runs"], result["budget"]
     count = len(result["positions"])
     if result["stopped_early"]:
@@ -509,9 +513,15 @@ def sequential_view(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def headline_view(result: Mapping[str, Any]) -> dict[str, str]:
-    """Where an audit's numbers are read, in words (both report.md and report.html render it): ``where``, the
-    headline position every number beside the verdict comes from, and ``largest``, the largest bounds over the
-    positions with theirs (empty for an audit of one position)."""
+    """Where an audit's numbers are read, in words (both report.md and report.html render it).
+
+    Args:
+        result: The audit's dictionary.
+
+    Returns:
+        ``where``, the headline position, and ``largest``, the largest bounds over the positions with theirs
+        (empty for an audit of one position).
+    """
     position = result.get("worst_position", result.get("position"))
     if len(result.get("positions") or []) < 2 or position is None:
         return {"where": "", "largest": ""}
@@ -525,7 +535,14 @@ def headline_view(result: Mapping[str, Any]) -> dict[str, str]:
 
 
 def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What one verdict row shows, as text (both report.md and report.html render it)."""
+    """What one verdict row shows, as text (both report.md and report.html render it).
+
+    Args:
+        row: A row of the report's summary.
+
+    Returns:
+        Each cell's text.
+    """
     verdict = row["verdict"]
     audit: dict[str, Any] = {"verdict": verdict or "not audited", "css": verdict or "not-audited", "lines": []}
     if verdict is not None:
@@ -565,7 +582,14 @@ _CLAIM_CSS = {"met": "consistent", "not met": "violation", "not certified": "inc
 
 
 def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
-    """What one ledger or event file's verdict row shows, as text."""
+    """What one ledger or event file's verdict row shows, as text.
+
+    Args:
+        section: The entry's section (:func:`dpkit.reports.user_ledgers.ledger_section`).
+
+    Returns:
+        Each cell's text.
+    """
     a = section["assessment"]
     # a claim met at a δ above the informative one says little about individuals: not green
     met_uninformative = a["claim_status"] == "met" and any(f["code"] == "delta-not-informative" for f in a["flags"])
@@ -616,12 +640,29 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
 
 
 def render_markdown(data: Mapping[str, Any], figs: Sequence[Figure]) -> str:
-    """``report.md``: figures linked as ``figures/…png``."""
+    """``report.md``: figures linked as ``figures/…png``.
+
+    Args:
+        data: The computed report (:func:`dpkit.reports.job.compute_report`).
+        figs: The figures drawn.
+
+    Returns:
+        The Markdown text.
+    """
     return _environment(html=False).get_template("report.md.j2").render(**_context(data, figs))
 
 
 def render_html(data: Mapping[str, Any], figs: Sequence[Figure], directory: Path) -> str:
-    """``report.html``: self-contained, each figure (drawn in ``directory``) embedded as a PNG data URI."""
+    """``report.html``: self-contained, each figure embedded as a PNG data URI.
+
+    Args:
+        data: The computed report (:func:`dpkit.reports.job.compute_report`).
+        figs: The figures drawn.
+        directory: The folder they were drawn in.
+
+    Returns:
+        The HTML text.
+    """
     images = {
         fig.file: "data:image/png;base64," + base64.b64encode((directory / fig.file).read_bytes()).decode("ascii")
         for fig in figs
@@ -630,7 +671,14 @@ def render_html(data: Mapping[str, Any], figs: Sequence[Figure], directory: Path
 
 
 def report_json(data: Mapping[str, Any]) -> str:
-    """``report.json``: every number, strict JSON (no NaN), the same bytes for the same data."""
+    """``report.json``: every number, strict JSON (no NaN), the same bytes for the same data.
+
+    Args:
+        data: The computed report (:func:`dpkit.reports.job.compute_report`).
+
+    Returns:
+        The JSON text.
+    """
     return dumps(data, indent=1) + "\n"
 
 
@@ -651,9 +699,15 @@ def _is_report_dir(path: Path) -> bool:
 
 
 def check_output_dir(out: str | Path) -> None:
-    """Raise ``ValueError`` unless a report can be written into ``out``: it is missing, empty or an
-    earlier report (it is replaced whole, so other files there would be lost), and its parent
-    directory can be written (probed with a temporary directory, removed at once)."""
+    """Check that a report can be written into ``out`` before anything is computed.
+
+    Args:
+        out: The output folder: missing, empty or an earlier report (replaced whole), its parent writable
+            (probed with a temporary directory, removed at once).
+
+    Raises:
+        ValueError: If ``out`` is not a folder, holds other files, or its parent cannot be written.
+    """
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {str(target)!r} exists and is not a directory")
@@ -699,10 +753,19 @@ def _swap_into_place(new: Path, target: Path) -> None:
 def write_report(data: Mapping[str, Any], out: str | Path, progress: Callable[[int], None] | None = None) -> list[str]:
     """Write a computed report into ``out`` (replaced whole; created if missing) and return its files.
 
-    The files are produced in a temporary directory beside ``out`` (``.NAME.tmp-XXXX``) and swapped into
-    place by :func:`_swap_into_place` only when all of them are written: if anything fails or is
-    interrupted (Ctrl-C), ``out`` keeps the previous complete report and the temporary directory is
-    removed; after success ``out`` holds exactly the new report (no stale files of an older one).
+    If anything fails or is interrupted (Ctrl-C), ``out`` keeps the previous complete report (see
+    docs/explanation/reports.md, "How a report is written").
+
+    Args:
+        data: The computed report (:func:`dpkit.reports.job.compute_report`).
+        out: The output folder.
+        progress: Called with 1 as each figure is drawn, or None.
+
+    Returns:
+        The files written (report.md, report.html, report.json, the figures), relative to ``out``.
+
+    Raises:
+        ValueError: If the report cannot be written there.
     """
     target = Path(out)
     check_output_dir(target)

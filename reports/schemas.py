@@ -29,18 +29,37 @@ SCHEMA_FILES = {
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """The JSON schema of each file format, generated from its model (keys: :data:`SCHEMA_FILES`)."""
+    """The JSON schema of each file format, generated from its model.
+
+    Returns:
+        Each schema by file name (keys: :data:`SCHEMA_FILES`).
+    """
     ledger = LedgerFile.model_json_schema(mode="validation")
     ledger["title"] = "dpkit ledger file"
     return {"config.schema.json": config_schema(), "ledger.schema.json": ledger, "report.schema.json": report_schema()}
 
 
 def dumps(schema: dict[str, Any]) -> str:
-    """A schema as the checked-in file holds it."""
+    """A schema as the checked-in file holds it.
+
+    Args:
+        schema: The schema.
+
+    Returns:
+        Indented JSON with sorted keys and a final newline.
+    """
     return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def checked_in(name: str) -> str:
+    """The checked-in schema file ``name`` shipped in the package.
+
+    Args:
+        name: Its file name (one of :data:`SCHEMA_FILES`).
+
+    Returns:
+        The file's text.
+    """
     return resources.files("dpkit.reports").joinpath(name).read_text(encoding="utf-8")
 
 

@@ -47,12 +47,26 @@ METHOD_LABELS: dict[str, str] = {
 
 
 def relation_text(relation: str) -> str:
-    """The neighbouring relation ``relation`` (add_remove or replace_one) in words."""
+    """The neighbouring relation ``relation`` in words.
+
+    Args:
+        relation: ``add_remove`` or ``replace_one``.
+
+    Returns:
+        The relation described in a sentence.
+    """
     return RELATION_TEXT[check_relation(relation)]
 
 
 def assumptions(algorithm: str) -> tuple[str, ...]:
-    """The assumptions behind ``algorithm``'s declared sensitivities, in words."""
+    """The assumptions behind ``algorithm``'s declared sensitivities, in words.
+
+    Args:
+        algorithm: The registered algorithm's name.
+
+    Returns:
+        One sentence per assumption.
+    """
     from dpkit.algorithms import registry
 
     return registry.get(algorithm, private=True).report.assumptions

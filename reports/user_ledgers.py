@@ -23,10 +23,19 @@ __all__ = ["ledger_section", "method_curves", "ledger_file_command"]
 
 
 def method_curves(target: Ledger | Event, grid: Sequence[float], *, relation: str, sigma: str) -> dict[str, Any]:
-    """ε(δ) of every accounting variant for a ledger or an event at each δ of ``grid`` (sorted, each once): the
-    ``methods`` (None where a method gives no ε) and ``refusals`` (why), with μ and ρ of a Gaussian ledger (None
-    for anything else). ``relation`` and ``sigma`` (which noise: ``paper`` for an algorithm's declared
-    releases, ``file`` for a user's file) are recorded as given."""
+    """ε(δ) of every accounting variant for a ledger or an event at each δ of ``grid``.
+
+    Args:
+        target: The ledger or event.
+        grid: The δ values (sorted, each once).
+        relation: The neighbouring relation, recorded as given.
+        sigma: Which noise, recorded as given: ``paper`` for an algorithm's declared releases, ``file`` for a
+            user's file.
+
+    Returns:
+        The ``methods`` (None where a method gives no ε) and ``refusals`` (why), with μ and ρ of a Gaussian ledger
+        (None for anything else).
+    """
     deltas = sorted(set(grid))
     methods: dict[str, list[float | None]] = {key: [] for key, _, _ in VARIANTS}
     refusals: dict[str, list[str | None]] = {key: [] for key, _, _ in VARIANTS}
@@ -53,9 +62,15 @@ def _arg(value: float | int) -> str:
 
 
 def ledger_file_command(entry: LedgerConfig) -> list[str]:
-    """``dpkit`` arguments that print every method's ε at the entry's δ (``--json`` gives the same numbers):
-    ``dpkit ledger FILE --delta D`` for a ledger file, ``dpkit methods --event FILE --delta D [--relation R]``
-    for an event file. ``FILE`` is as the config gives it: relative to the config's folder."""
+    """``dpkit`` arguments that print every method's ε at the entry's δ (``--json`` gives the same numbers).
+
+    Args:
+        entry: The ``[[ledger]]`` entry; its ``FILE`` is as the config gives it (relative to the config's folder).
+
+    Returns:
+        ``dpkit ledger FILE --delta D`` for a ledger file, ``dpkit methods --event FILE --delta D [--relation R]``
+        for an event file, as a list of arguments.
+    """
     if entry.kind == "ledger file":
         return ["ledger", entry.file, "--delta", _arg(entry.delta)]
     args = ["methods", "--event", entry.file, "--delta", _arg(entry.delta)]
@@ -65,12 +80,22 @@ def ledger_file_command(entry: LedgerConfig) -> list[str]:
 
 
 def ledger_section(entry: LedgerConfig, deltas: Sequence[float]) -> dict[str, Any]:
-    """Everything the report shows about one ``[[ledger]]`` entry, as plain JSON-ready data: ``name``, ``file``
-    (as the config gives it), ``kind`` (``ledger file`` or ``event file``), ``relation``, ``description`` (one
-    line), ``releases`` (a ledger file's, else None), ``event`` (an event file's, dpkit's event form, else
-    None), the entry's ``delta``, ``epsilon`` (the claim, or None) and ``users``, ``assessment``
-    (:meth:`~dpkit.accountant.assessment.LedgerAssessment.to_dict`), ``epsilon_curves`` (:func:`method_curves`
-    over ``deltas`` and the entry's δ) and ``command`` (:func:`ledger_file_command`)."""
+    """Everything the report shows about one ``[[ledger]]`` entry, as plain JSON-ready data.
+
+    Args:
+        entry: The entry.
+        deltas: The report's δ grid (the entry's δ is added).
+
+    Returns:
+        ``name``, ``file`` (as the config gives it), ``kind`` (``ledger file`` or ``event file``), ``relation``,
+        ``description`` (one line), ``releases`` (a ledger file's, else None), ``event`` (an event file's, else
+        None), the entry's ``delta``, ``epsilon`` (the claim, or None) and ``users``, ``assessment``
+        (:meth:`~dpkit.accountant.assessment.LedgerAssessment.to_dict`), ``epsilon_curves``
+        (:func:`method_curves`) and ``command`` (:func:`ledger_file_command`).
+
+    Raises:
+        TypeError: If ``entry`` is not a :class:`~dpkit.reports.config.LedgerConfig`.
+    """
     if not isinstance(entry, LedgerConfig):
         raise TypeError(f"entry must be a LedgerConfig, got {type(entry).__name__}")
     target = entry.target()

@@ -30,6 +30,9 @@ MODULES_WITH_EXAMPLES = {
     "dpkit.accountant.tree",
     "dpkit.accountant.tree_counts",
     "dpkit.audits.attacks",
+    "dpkit.audits.claims",
+    "dpkit.audits.shapes",
+    "dpkit.reports.render",
 }
 
 
