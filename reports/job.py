@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import SEVERITIES, Allocation, algorithm_ledger
+from dpkit.accountant.declarations import SEVERITIES, algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (
@@ -32,17 +32,22 @@ from dpkit.accountant.tree import (
     psums_per_item,
     released_prefixes,
 )
-from dpkit.accountant.validation import enum_values
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
-from dpkit.algorithms.regret_stats import mean_band, slope_interval
-from dpkit.algorithms.regret_stats import verdict as regret_verdict
-from dpkit.algorithms.simulation import Experiment, regret_slope, simulate_seeds
 from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
 from .config import AlgorithmConfig, ReportConfig, ledger_parameters
+from .regret_runs import (
+    SIGMAS,
+    RegretTask,
+    RlsviTask,
+    regret_checkpoints,
+    regret_section,
+    run_task,
+    task_steps,
+)
 from .texts import PRIVACY_MODEL_TEXT, assumptions, relation_text
 from .user_ledgers import ledger_section, method_curves
 
@@ -70,14 +75,8 @@ __all__ = [
 
 #: Version of the report.json layout (reports/report.schema.json).
 FORMAT_VERSION = 1
-#: The σ a private algorithm is run at: the paper's, the tight one, and the optimal allocation where its
-#: ledger has one (:func:`regret_sigmas`).
-SIGMAS: tuple[str, ...] = enum_values(Allocation)
 #: The stages :func:`compute_report` reports progress of (the figures are drawn afterwards, by the renderer).
 STAGES: tuple[str, ...] = ("ledgers", "simulations", "audits")
-#: The level of the regret band over seeds and of the slope's bootstrap interval.
-BAND_LEVEL = 0.95
-_CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
 
 Progress = Callable[[float], None]  # advance the progress by this many steps
 StageProgress = Callable[[str, float], None]  # advance the stage (one of STAGES) by this many steps
@@ -208,14 +207,29 @@ def tree_section(ledger: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def rlsvi_grid(a: AlgorithmConfig) -> tuple[int, ...]:
-    """The K of RLSVI's privacy figure: the config's grid, or 8 log-spaced values up to ``episodes``."""
+    """The K of RLSVI's privacy figure.
+
+    Args:
+        a: RLSVI's config.
+
+    Returns:
+        The config's grid, or 8 log-spaced values up to its ``episodes``.
+    """
     if a.episode_grid is not None:
         return a.episode_grid
     return tuple(int(k) for k in np.unique(np.geomspace(min(10, a.episodes), a.episodes, 8).round().astype(int)))
 
 
 def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any]:
-    """RLSVI's closed form (paper, and the same ρ read exactly) and the worst case over runs, per K."""
+    """RLSVI's closed form (the paper's, and the same ρ read exactly) and the worst case over runs, per K.
+
+    Args:
+        a: RLSVI's config.
+        grid: the K to read them at.
+
+    Returns:
+        The sizes, the grid, and per K the paper's ε, the exact ε of its ρ, the worst-case μ and its ε.
+    """
     horizon = ledger_parameters(a, 0)["horizon"]
     forms = [
         rlsvi_closed_form(states=a.states, actions=a.actions, horizon=horizon, episodes=k, delta=a.delta) for k in grid
@@ -399,121 +413,9 @@ def audit_section(
 # -- regret and RLSVI runs (picklable tasks, for a process pool) ----------------------------------------
 
 
-@dataclass(frozen=True)
-class RegretTask:
-    """Seeds of one regret experiment, simulated together (one batch of runs)."""
-
-    algorithm: str
-    sigma: str
-    experiment: Experiment
-    seeds: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class RlsviTask:
-    """One RLSVI run of K episodes whose exact privacy is read from its own visit counts."""
-
-    env: str
-    states: int
-    actions: int
-    horizon: int
-    episodes: int
-    seed: int
-    delta: float
-
-
-def run_regret_task(task: RegretTask) -> list[tuple[np.ndarray, dict[str, float]]]:
-    """For each seed of the task, in order: the cumulative regret of its run, shape (K,), and the σ of each release
-    it used (the seeds simulated together: :func:`~dpkit.algorithms.simulation.simulate_seeds`)."""
-    return [(run.cumulative_regret, dict(run.sigmas)) for run in simulate_seeds(task.experiment, task.seeds)]
-
-
-def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
-    """μ and exact ε(δ) of the worst user of one RLSVI run (as ``dpkit rlsvi --run --json``): ex-post figures, from
-    the run's own visit counts, not a DP guarantee (the section's worst case over datasets is)."""
-    from dpkit.algorithms.rlsvi import rlsvi_run
-
-    _, privacy = rlsvi_run(
-        task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon, delta=task.delta
-    )
-    return {
-        "episodes": task.episodes,
-        "mu": privacy.mu,
-        "epsilon": privacy.exact_epsilon(task.delta),
-        "worst_user": privacy.worst_user,
-    }
-
-
-def _run_task(task: RegretTask | RlsviTask) -> Any:
-    return run_regret_task(task) if isinstance(task, RegretTask) else run_rlsvi_task(task)
-
-
 def _advance_by(progress: Progress, steps: int) -> Callable[[Any], None]:
     """A future's done callback that advances ``progress`` by ``steps``."""
     return lambda _future: progress(steps)
-
-
-def _task_steps(task: RegretTask | RlsviTask) -> int:
-    """The simulations a task stands for: its seeds (a regret task), or one RLSVI run."""
-    return len(task.seeds) if isinstance(task, RegretTask) else 1
-
-
-def regret_checkpoints(episodes: int) -> np.ndarray:
-    """The episodes (1-based) of a regret curve that the report keeps: log-spaced and evenly spaced, with K."""
-    k = np.concatenate([np.geomspace(1, episodes, _CHECKPOINTS), np.linspace(1, episodes, _CHECKPOINTS)])
-    return np.unique(np.clip(np.round(k).astype(int), 1, episodes))
-
-
-def _regret_summary(curves: np.ndarray, sigmas: Mapping[str, float], seed: int) -> dict[str, Any]:
-    """Regret over the seeds (``curves``: seeds × K) at one σ: final values, the mean and its 95% band over seeds
-    at the checkpoints, and the log-log slope of the mean with its bootstrap interval (``seed``) and verdict."""
-    final = curves[:, -1]
-    checkpoints = regret_checkpoints(curves.shape[1])
-    mean, half = mean_band(curves, level=BAND_LEVEL)
-    slope: dict[str, Any] = {"low": None, "high": None, "verdict": None}
-    if curves.shape[1] >= 2:
-        interval = slope_interval(curves, seed, level=BAND_LEVEL)
-        slope = {"low": interval.low, "high": interval.high, "verdict": regret_verdict(interval)}
-    return {
-        "sigmas": dict(sigmas),
-        "final_regret": final.tolist(),
-        "final_regret_mean": float(final.mean()),
-        "final_regret_std": float(final.std(ddof=1)) if final.size > 1 else 0.0,
-        "final_regret_band": None if not np.isfinite(half[-1]) else float(half[-1]),
-        "loglog_slope": regret_slope(curves.mean(axis=0)),
-        "loglog_slope_low": slope["low"],
-        "loglog_slope_high": slope["high"],
-        "growth": slope["verdict"],
-        "mean": mean[checkpoints - 1].tolist(),
-        "band": half[checkpoints - 1].tolist(),
-        "cumulative_regret": curves[:, checkpoints - 1].tolist(),
-    }
-
-
-def _regret_section(
-    a: AlgorithmConfig,
-    config: ReportConfig,
-    tasks: Sequence[RegretTask | RlsviTask],
-    results: Mapping[RegretTask | RlsviTask, Any],
-) -> dict[str, Any]:
-    """Regret of ``a`` over the seeds at each σ, from the finished tasks."""
-    regret: dict[str, Any] = {
-        "seeds": [config.seed + i for i in range(config.seeds)],
-        "env_seed": config.seed,
-        "episodes": a.episodes,
-        "checkpoints": regret_checkpoints(a.episodes).tolist(),
-        "level": BAND_LEVEL,
-        "optimal": None,
-    }
-    for sigma in SIGMAS:
-        mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
-        if mine:
-            seeds = [seed for t in mine for seed in results[t]]
-            curves = np.stack([curve for curve, _ in seeds])
-            regret[sigma] = _regret_summary(curves, seeds[0][1], config.seed)
-    paper = regret["paper"]["final_regret_mean"]
-    regret["tight_over_paper"] = regret["tight"]["final_regret_mean"] / paper if paper > 0 else None
-    return regret
 
 
 # -- the whole report -------------------------------------------------------------------------------------
@@ -542,7 +444,7 @@ def stage_totals(config: ReportConfig) -> dict[str, int]:
         One step per ledger, per simulation (a regret seed or an RLSVI run) and per audit.
     """
     ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
-    simulations = sum(_task_steps(t) for t in _tasks(config))
+    simulations = sum(task_steps(t) for t in _tasks(config))
     return {"ledgers": ledgers, "simulations": simulations, "audits": len(config.algorithms)}
 
 
@@ -579,8 +481,8 @@ def _execute(
         extra = meanwhile()
         results = []
         for task in tasks:
-            results.append(_run_task(task))
-            progress(_task_steps(task))
+            results.append(run_task(task))
+            progress(task_steps(task))
         return results, extra
     from .config import plugin_names
 
@@ -593,9 +495,9 @@ def _execute(
         initializer=_start_worker,  # algorithms registered at run time exist in the workers too
         initargs=(replayed, plugins),
     ) as pool:
-        futures = [pool.submit(_run_task, task) for task in tasks]
+        futures = [pool.submit(run_task, task) for task in tasks]
         for future, task in zip(futures, tasks):
-            future.add_done_callback(_advance_by(progress, _task_steps(task)))
+            future.add_done_callback(_advance_by(progress, task_steps(task)))
         try:
             extra = meanwhile()
             results = [f.result() for f in futures]
@@ -711,7 +613,7 @@ def compute_report(
     by_task = dict(zip(tasks, results))
     for a, section, audit in zip(config.algorithms, sections, audit_results):
         section["audit"] = audit
-        section["regret"] = _regret_section(a, config, tasks, by_task)
+        section["regret"] = regret_section(a, config, tasks, by_task)
         if section["rlsvi"] is not None:
             runs = [by_task[t] for t in tasks if isinstance(t, RlsviTask)]
             section["rlsvi"]["seed"] = config.seed

@@ -37,9 +37,6 @@ MODULES = _modules()
 #: which need a split before their docstrings can grow. A name fixed must leave the list (the test says so).
 PENDING: dict[str, frozenset[str]] = {
     "dpkit.audits.rl": frozenset({"audit_plan_probe", "plan_probe_runs", "probe_plan", "validate_runs"}),
-    "dpkit.reports.job": frozenset(
-        {"regret_checkpoints", "rlsvi_closed_forms", "rlsvi_grid", "run_regret_task", "run_rlsvi_task"}
-    ),
     "dpkit.reports.render": frozenset({"anchors", "figure_list", "sigma_span"}),
 }
 

@@ -1,0 +1,223 @@
+"""The report's regret runs: the tasks it hands its executor (the seeds of one experiment simulated together; one
+RLSVI run read for its own privacy), what each returns, and the regret section made of their curves."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpkit.accountant.declarations import Allocation
+from dpkit.accountant.validation import enum_values
+from dpkit.algorithms.regret_stats import mean_band, slope_interval
+from dpkit.algorithms.regret_stats import verdict as regret_verdict
+from dpkit.algorithms.simulation import Experiment, regret_slope, simulate_seeds
+
+from .config import AlgorithmConfig, ReportConfig
+
+__all__ = [
+    "BAND_LEVEL",
+    "SIGMAS",
+    "RegretTask",
+    "RlsviTask",
+    "regret_checkpoints",
+    "regret_section",
+    "regret_summary",
+    "run_regret_task",
+    "run_rlsvi_task",
+    "run_task",
+    "task_steps",
+]
+
+#: The σ a private algorithm is run at: the paper's, the tight one, and the optimal allocation where its
+#: ledger has one (:func:`dpkit.reports.job.regret_sigmas`).
+SIGMAS: tuple[str, ...] = enum_values(Allocation)
+#: The level of the regret band over seeds and of the slope's bootstrap interval.
+BAND_LEVEL = 0.95
+_CHECKPOINTS = 100  # log-spaced and as many evenly spaced episodes kept of each regret curve
+
+
+@dataclass(frozen=True)
+class RegretTask:
+    """Seeds of one regret experiment, simulated together (one batch of runs).
+
+    Attributes:
+        algorithm: the algorithm's registered name.
+        sigma: the σ it is run at (one of :data:`SIGMAS`).
+        experiment: the experiment every seed runs.
+        seeds: the seeds, in the order their results come back.
+    """
+
+    algorithm: str
+    sigma: str
+    experiment: Experiment
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RlsviTask:
+    """One RLSVI run of K episodes whose exact privacy is read from its own visit counts.
+
+    Attributes:
+        env: the tabular environment's name.
+        states: its states S.
+        actions: its actions A.
+        horizon: its horizon H.
+        episodes: K, the run's episodes (one user each).
+        seed: the run's seed.
+        delta: the δ its exact ε is read at.
+    """
+
+    env: str
+    states: int
+    actions: int
+    horizon: int
+    episodes: int
+    seed: int
+    delta: float
+
+
+def run_regret_task(task: RegretTask) -> list[tuple[np.ndarray, dict[str, float]]]:
+    """Simulate every seed of a regret task together (:func:`~dpkit.algorithms.simulation.simulate_seeds`).
+
+    Args:
+        task: the experiment and its seeds.
+
+    Returns:
+        For each seed, in order: the cumulative regret of its run, shape (K,), and the σ of each release it used.
+    """
+    return [(run.cumulative_regret, dict(run.sigmas)) for run in simulate_seeds(task.experiment, task.seeds)]
+
+
+def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
+    """μ and exact ε(δ) of the worst user of one RLSVI run, as ``dpkit rlsvi --run --json`` gives them.
+
+    Ex-post figures, from the run's own visit counts, not a DP guarantee (the section's worst case over datasets is).
+
+    Args:
+        task: the run.
+
+    Returns:
+        ``episodes``, ``mu``, ``epsilon`` (at the task's δ) and ``worst_user``.
+    """
+    from dpkit.algorithms.rlsvi import rlsvi_run
+
+    _, privacy = rlsvi_run(
+        task.env, task.states, task.actions, task.episodes, task.seed, horizon=task.horizon, delta=task.delta
+    )
+    return {
+        "episodes": task.episodes,
+        "mu": privacy.mu,
+        "epsilon": privacy.exact_epsilon(task.delta),
+        "worst_user": privacy.worst_user,
+    }
+
+
+def run_task(task: RegretTask | RlsviTask) -> Any:
+    """Run a task of either kind (what the report's executor maps).
+
+    Args:
+        task: a regret task or an RLSVI run.
+
+    Returns:
+        :func:`run_regret_task`'s or :func:`run_rlsvi_task`'s result.
+    """
+    return run_regret_task(task) if isinstance(task, RegretTask) else run_rlsvi_task(task)
+
+
+def task_steps(task: RegretTask | RlsviTask) -> int:
+    """The simulations a task stands for, as the report's progress counts them.
+
+    Args:
+        task: a regret task or an RLSVI run.
+
+    Returns:
+        Its seeds (a regret task), or 1 (an RLSVI run).
+    """
+    return len(task.seeds) if isinstance(task, RegretTask) else 1
+
+
+def regret_checkpoints(episodes: int) -> np.ndarray:
+    """The episodes (1-based) of a regret curve that the report keeps: log-spaced and evenly spaced, with K.
+
+    Args:
+        episodes: K, the curve's length.
+
+    Returns:
+        The sorted distinct episodes kept.
+    """
+    k = np.concatenate([np.geomspace(1, episodes, _CHECKPOINTS), np.linspace(1, episodes, _CHECKPOINTS)])
+    return np.unique(np.clip(np.round(k).astype(int), 1, episodes))
+
+
+def regret_summary(curves: np.ndarray, sigmas: Mapping[str, float], seed: int) -> dict[str, Any]:
+    """Regret over the seeds at one σ: final values, the mean and its band over seeds at the checkpoints, and the
+    log-log slope of the mean with its bootstrap interval and verdict.
+
+    Args:
+        curves: cumulative regret, seeds × K.
+        sigmas: the σ of each release the runs used.
+        seed: the bootstrap's seed.
+
+    Returns:
+        The summary, as the report's JSON holds it.
+    """
+    final = curves[:, -1]
+    checkpoints = regret_checkpoints(curves.shape[1])
+    mean, half = mean_band(curves, level=BAND_LEVEL)
+    slope: dict[str, Any] = {"low": None, "high": None, "verdict": None}
+    if curves.shape[1] >= 2:
+        interval = slope_interval(curves, seed, level=BAND_LEVEL)
+        slope = {"low": interval.low, "high": interval.high, "verdict": regret_verdict(interval)}
+    return {
+        "sigmas": dict(sigmas),
+        "final_regret": final.tolist(),
+        "final_regret_mean": float(final.mean()),
+        "final_regret_std": float(final.std(ddof=1)) if final.size > 1 else 0.0,
+        "final_regret_band": None if not np.isfinite(half[-1]) else float(half[-1]),
+        "loglog_slope": regret_slope(curves.mean(axis=0)),
+        "loglog_slope_low": slope["low"],
+        "loglog_slope_high": slope["high"],
+        "growth": slope["verdict"],
+        "mean": mean[checkpoints - 1].tolist(),
+        "band": half[checkpoints - 1].tolist(),
+        "cumulative_regret": curves[:, checkpoints - 1].tolist(),
+    }
+
+
+def regret_section(
+    a: AlgorithmConfig,
+    config: ReportConfig,
+    tasks: Sequence[RegretTask | RlsviTask],
+    results: Mapping[RegretTask | RlsviTask, Any],
+) -> dict[str, Any]:
+    """Regret of one algorithm over the seeds at each σ, from the finished tasks.
+
+    Args:
+        a: the algorithm's config.
+        config: the report's config (its seeds).
+        tasks: every task of the report.
+        results: each finished task's result.
+
+    Returns:
+        The algorithm's regret section.
+    """
+    regret: dict[str, Any] = {
+        "seeds": [config.seed + i for i in range(config.seeds)],
+        "env_seed": config.seed,
+        "episodes": a.episodes,
+        "checkpoints": regret_checkpoints(a.episodes).tolist(),
+        "level": BAND_LEVEL,
+        "optimal": None,
+    }
+    for sigma in SIGMAS:
+        mine = [t for t in tasks if isinstance(t, RegretTask) and t.algorithm == a.name and t.sigma == sigma]
+        if mine:
+            seeds = [seed for t in mine for seed in results[t]]
+            curves = np.stack([curve for curve, _ in seeds])
+            regret[sigma] = regret_summary(curves, seeds[0][1], config.seed)
+    paper = regret["paper"]["final_regret_mean"]
+    regret["tight_over_paper"] = regret["tight"]["final_regret_mean"] / paper if paper > 0 else None
+    return regret
