@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from .batches import ShippedClass, batch_parts
 from .episodes import play_episodes, step_column
+from .ldp_ucrl_vtr import LdpUcrlVtr
 from .observers import (
     MAX_COORDINATES,
     ObservedRun,
@@ -45,7 +47,22 @@ def batched(run: ObservedRun) -> bool:
     Returns:
         True where :func:`observe_batch` simulates the runs along the agent's run axis.
     """
-    return getattr(run.setting, "implementation", None) is None and run.observer == "messages"
+    implementation = getattr(run.setting, "implementation", None)
+    return implementation is None and run.observer == "messages" and _SHIPPED.intact()
+
+
+#: The agent's class as shipped: one patched in place (a test's monkeypatch) is an implementation under test, played
+#: run by run.
+_SHIPPED = ShippedClass(LdpUcrlVtr)
+
+
+def _bytes_per_run(run: ObservedRun) -> float:
+    """A generous estimate of one run's arrays in a batch: the agent's Gram matrices (H, d, d) with d = S²A, and
+    every user's messages up to the changed one (their upper triangles, residuals and magnitudes kept for the
+    reading of reused noise)."""
+    env = run.world[0]
+    d = env.states * env.states * env.actions
+    return 8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1))
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
@@ -82,6 +99,11 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     """
     if not batched(run):
         return np.stack([observe_messages(run, g) for g in rngs])
+    return np.concatenate([_observe_runs(run, part) for part in batch_parts(rngs, _bytes_per_run(run))])
+
+
+def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """The rows of the runs of ``rngs``, simulated as one batch (:func:`observe_batch`)."""
     env, users, canaries = run.world
     j = run.index
     users = users.replace(j, canaries[run.which])

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .batches import ShippedClass
 from .observers import ObservedRun, OneRun, OneRunView
 from .rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
 
@@ -88,16 +89,16 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
 BATCH_BYTES = 1 << 27
 
 
-#: The methods of the shipped :class:`Rlsvi` that its batches run: a class patched in place (a test's monkeypatch)
-#: is an implementation under test, played run by run.
-_SHIPPED = {name: Rlsvi.__dict__[name] for name in ("__init__", "_normals", "plan", "update")}
+#: :class:`Rlsvi` as shipped: a class patched in place (a test's monkeypatch) is an implementation under test, played
+#: run by run.
+_SHIPPED = ShippedClass(Rlsvi)
 
 
 def _batched(run: ObservedRun) -> bool:
     """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
     if getattr(run.setting, "implementation", None) is not None:
         return False
-    return all(Rlsvi.__dict__.get(name) is method for name, method in _SHIPPED.items())
+    return _SHIPPED.intact()
 
 
 def _observe(run: ObservedRun, agent: Any) -> np.ndarray:

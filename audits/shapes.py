@@ -159,7 +159,9 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
     if float(family_curve(family, _THETA_MAX, a)) > b:
         return math.inf
     # the curve at a falls from 1 − a > b (θ = 0) to <= b (θ = _THETA_MAX)
-    return brent_root(lambda t: float(family_curve(family, t, a)) - b, 0.0, _THETA_MAX, xtol=_XTOL, rtol=_RTOL)
+    return brent_root(
+        lambda t: float(family_curve(family, t, a)) - b, 0.0, _THETA_MAX, xtol=_XTOL, rtol=_RTOL, maxiter=4000
+    )
 
 
 def family_epsilon(family: str, theta: float, delta: float) -> float:
@@ -495,7 +497,10 @@ def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1
 def _eer_rate(family: str, theta: float) -> float:
     """The equal-error rate of ``family``'s member ``theta``: a with f(a) = a (f(0) >= 0, f(½) <= ½)."""
     # absolute precision down to the subnormals: a leaky member's rate is far below 1e-15 (Φ(−15) at μ = 30)
-    return brent_root(lambda a: float(family_curve(family, theta, a)) - a, 0.0, 0.5, xtol=1e-300, rtol=_RTOL)
+    # a member far out (μ = 1e18) puts the root at 0 itself: Brent's method then halves its way down to the
+    # subnormals, about 1,000 steps
+    curve = lambda a: float(family_curve(family, theta, a)) - a  # noqa: E731
+    return brent_root(curve, 0.0, 0.5, xtol=1e-300, rtol=_RTOL, maxiter=4000)
 
 
 def trials_to_certify(

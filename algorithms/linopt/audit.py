@@ -8,7 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.binary_counter import BinaryCounter
+
+from ..batches import ShippedClass, batch_parts
 from ..observers import ObservedRun, OneRun, OneRunView
+from .agent import PrivateLinOpt, Privatizer
 
 __all__ = [
     "audit_world",
@@ -51,9 +55,23 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         One row per Generator (:meth:`~dpkit.algorithms.rows.Trace.row`).
     """
-    if getattr(run.setting, "implementation", True) is None:
-        return _observe_runs(run, rngs, batched=True)
+    if getattr(run.setting, "implementation", True) is None and all(c.intact() for c in _SHIPPED):
+        parts = batch_parts(rngs, _bytes_per_run(run))
+        return np.concatenate([_observe_runs(run, part, batched=True) for part in parts])
     return np.stack([_observe_runs(run, [g], batched=False)[0] for g in rngs])
+
+
+#: The classes a batch of runs plays as shipped: one patched in place (a test's monkeypatch) is an implementation
+#: under test, played run by run.
+_SHIPPED = (ShippedClass(PrivateLinOpt), ShippedClass(Privatizer), ShippedClass(BinaryCounter))
+
+
+def _bytes_per_run(run: ObservedRun) -> float:
+    """A generous estimate of one run's arrays in a batch: the counters' Gram sums (H, d1, d1) with d1 = S·A·S, held
+    by the counters' levels, the billboard's prefixes and items, and the observer's whitened copies."""
+    env = run.world[0]
+    d1 = env.states * env.actions * env.states
+    return 8.0 * env.horizon * d1 * d1 * (8 + 8 * int(run.setting.episodes))
 
 
 class _OneRun:

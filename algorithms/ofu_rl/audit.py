@@ -8,9 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.binary_counter import BinaryCounter
+
+from ..batches import ShippedClass
 from ..envs.lq import LQUsers
 from ..episodes import Plan, resolve_sigmas
 from ..observers import ObservedRun, OneRun, OneRunView
+from .agent import PrivateOfuRl
 from .declaration import declare_privacy
 
 __all__ = [
@@ -92,10 +96,15 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         The rows, shape (len(rngs), width).
     """
-    if getattr(run.setting, "implementation", None) is None:
+    if getattr(run.setting, "implementation", None) is None and all(c.intact() for c in _SHIPPED):
         runs: Any = list(rngs)  # the factory takes one Generator per run as well as one
         return _observe_runs(run, run.make_agent(runs, run.world[0]), len(rngs))
     return np.concatenate([_observe_runs(run, _RunOfOne(run.make_agent(g, run.world[0])), 1) for g in rngs])
+
+
+#: The classes a batch of runs plays as shipped: one patched in place (a test's monkeypatch) is an implementation
+#: under test, played run by run.
+_SHIPPED = (ShippedClass(PrivateOfuRl), ShippedClass(BinaryCounter))
 
 
 class _RunOfOne:

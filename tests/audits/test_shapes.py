@@ -177,3 +177,11 @@ def test_the_margin_threshold_sits_where_the_claim_breaks() -> None:
     t, p = margin_threshold(s0, s1, Claim.dp(1.0, 1e-5), share=0.0375, n0=50_000, n1=50_000)
     assert 0.001 < float(np.mean(s0 > t)) < 0.03  # the tail, not the middle of the ROC
     assert p > 0.8
+
+
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_a_member_far_out_still_has_a_flag_probability(family: str) -> None:
+    """μ = 1e18 puts the equal-error rate at 0 itself (the root finder halves its way to the subnormals): the
+    probability is still a number (found by the CLI's fuzz: --mu 1e18 failed with 'no convergence')."""
+    p = flag_probability(family, 1e18, 1.0, n0=1000, n1=1000, level=0.05)
+    assert 0.0 <= p <= 1.0
