@@ -128,7 +128,12 @@ def test_specs_are_checked_when_made() -> None:
     with pytest.raises(ValueError, match="no ε of its own"):
         AlgorithmSpec("x", toy_algorithm.make_agent, default_epsilon=toy_algorithm.declare)
     with pytest.raises(ValueError, match="white_box names observers"):
-        AuditSpec(observers=("a",), white_box=("b",), world=toy_algorithm.audit_world, observe=toy_algorithm.observe)
+        AuditSpec(
+            observers=("a",),
+            white_box=("b",),
+            world=toy_algorithm.SPEC.audit.world,
+            observe=toy_algorithm.SPEC.audit.observe,
+        )
     with pytest.raises(ValueError, match="sections must be among"):
         ReportSpec(sections=("appendix",))
     with pytest.raises(TypeError, match="must be an AlgorithmSpec"):

@@ -5,9 +5,11 @@
 on their optimistic means. One Gaussian release per user; replace-one (LDP) sensitivity ‖r − r′‖ <= √H.
 Its σ is the classic Gaussian mechanism's, σ = √H · sqrt(2 ln(1.25/δ))/ε (valid for ε < 1, loose above).
 
-Everything dpkit needs is in this file: the agent, its declaration, its audit world and observer, its
-report text and one :class:`~dpkit.algorithms.spec.AlgorithmSpec` (``SPEC``) — registered with one line,
-``registry.register(SPEC)``. Module level, so that process pools can import it.
+Everything dpkit needs is in this file: the agent (which follows the messages protocol: ``update`` returns her
+noisy message, ``message_statistics`` the same before its noise), its declaration, its report text and one
+:class:`~dpkit.algorithms.spec.AlgorithmSpec` (``SPEC``) whose audit is the messages protocol's
+(:func:`~dpkit.algorithms.observers.local_messages_audit`) — registered with one line, ``registry.register(SPEC)``.
+Module level, so that process pools can import it.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
-from dpkit.algorithms.episodes import Plan, play_episode, resolve_sigmas
-from dpkit.algorithms.observers import ObservedRun, Trace, project, tabular_world
-from dpkit.algorithms.spec import AlgorithmSpec, AuditSpec, ReportSpec
+from dpkit.algorithms.episodes import Plan, resolve_sigmas
+from dpkit.algorithms.observers import local_messages_audit
+from dpkit.algorithms.spec import AlgorithmSpec, ReportSpec
 
 NAME = "toy-ldp-rewards"
 RELEASE = "rewards"
@@ -71,6 +73,10 @@ class ToyAgent:
         """What a user's message carries before its noise: her rewards clipped to [0, 1]."""
         return np.clip(np.asarray(rewards, dtype=float), 0.0, 1.0)
 
+    def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        """The messages protocol: a user's message before its noise, by release name."""
+        return {RELEASE: self.statistic(rewards)}
+
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         message = self.statistic(rewards) + self.rng.normal(0.0, self.sigmas[RELEASE], self.env.horizon)
         steps = np.arange(self.env.horizon)
@@ -97,38 +103,6 @@ def make_agent(
     return ToyAgent(name, env, np.random.default_rng(rng), declare(epsilon, delta, {"horizon": env.horizon}), sigma)
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """Canaries on disjoint states with raw rewards −1 and 2: only the clipping keeps them √H apart."""
-    env, users, (c0, c1) = tabular_world(setting, (-1.0, 2.0))
-    return env, users, (c0, c1)
-
-
-def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``messages``: the changed user's message, whitened along her difference (white-box)."""
-    env, users, canaries = run.world
-    j = run.index
-    users = users.replace(j, canaries[run.which])
-    other = canaries[1 - run.which]
-    agent = run.make_agent(rng, env)
-    trace = Trace()
-    for k in range(j + 1):
-        policy = np.asarray(agent.plan(k).policy)
-        traj = play_episode(env, policy, users[k], None)
-        if k == j:
-            counterfactual = play_episode(env, policy, other, None)
-            mine, theirs = agent.statistic(traj[2]), agent.statistic(counterfactual[2])
-            message = agent.update(k, *traj)[RELEASE]
-            m0, m1 = (mine, theirs) if run.which == 0 else (theirs, mine)
-            trace.add(
-                *project(
-                    message - m0, m1 - m0, agent.sigmas[RELEASE], run.claim_sigmas[RELEASE], run.sensitivities[RELEASE]
-                )
-            )
-        else:
-            agent.update(k, *traj)
-    return trace.row(True)
-
-
 def ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
     return {"horizon": sizes.horizon if sizes.horizon is not None else 2 * sizes.states}
 
@@ -140,14 +114,7 @@ SPEC = AlgorithmSpec(
     declaration=declare,
     required=("horizon",),
     ledger_parameters=ledger_parameters,
-    audit=AuditSpec(
-        observers=("messages",),
-        white_box=("messages",),
-        world=audit_world,
-        observe=observe,
-        defaults={"states": 2, "horizon": 3, "episodes": 3, "epsilon": 2.0},
-        canaries="raw rewards beyond [0, 1] on disjoint states",
-    ),
+    audit=local_messages_audit(defaults={"epsilon": 2.0}),  # canaries with raw rewards beyond [0, 1]
     report=ReportSpec(assumptions=("Rewards are clipped to [0, 1] by each user before her noise is added.",)),
 )
 
