@@ -8,8 +8,9 @@ from typing import Any
 
 from .audit_timing import format_duration
 
-#: Runs per dataset of the batch that warms an algorithm's caches (its world, declaration, σ), then of the one timed.
-_WARM_RUNS, _TIMED_RUNS = 1, 4
+#: Runs per dataset of the batch that warms an algorithm's caches (its world, declaration, σ), then of the one timed:
+#: enough that a batched simulation spreads its cost per call over them, as the audit's chunks of runs do.
+_WARM_RUNS, _TIMED_RUNS = 1, 64
 
 
 def seconds_per_run(setting: Any) -> float:
