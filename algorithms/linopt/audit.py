@@ -11,7 +11,18 @@ import numpy as np
 from dpkit.accountant.binary_counter import BinaryCounter
 
 from ..batches import ShippedClass, batch_parts
-from ..observers import ObservedRun, OneRun, OneRunView
+from ..episodes import play_episode, play_episodes
+from ..observers import (
+    CounterLog,
+    ObservedRun,
+    OneRun,
+    OneRunView,
+    Traces,
+    billboard_one_run_features,
+    billboard_reach,
+    counter_nodes,
+    tabular_world,
+)
 from .agent import PrivateLinOpt, Privatizer
 
 __all__ = [
@@ -28,7 +39,6 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     reward counters' sensitivities assume. With the paper's bonus every optimistic Q sits at its cap H − h + 1, so
     each canary's φ_{V_{h+1}} is the full block (H − h)·1 and her target V_{h+1}(s_{h+1}) = H − h: every counter's
     item differs by its declared Δ at every step."""
-    from ..observers import tabular_world
 
     return tabular_world(setting, (2.0, 2.0))
 
@@ -97,8 +107,6 @@ class _OneRun:
 def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batched: bool) -> np.ndarray:
     """The rows of the runs of ``rngs``: one agent of all the runs (``batched``: dpkit's agent with a run axis), or of
     the one run of ``rngs`` (an implementation under test, seen as a batch of one)."""
-    from ..episodes import play_episodes
-    from ..observers import CounterLog, Traces
 
     s = run.setting
     env, users, canaries = run.world
@@ -146,8 +154,6 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
     (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
-    from ..episodes import play_episode
-    from ..observers import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")

@@ -13,7 +13,16 @@ from dpkit.accountant.binary_counter import BinaryCounter
 from ..batches import ShippedClass
 from ..envs.lq import LQUsers
 from ..episodes import Plan, resolve_sigmas
-from ..observers import ObservedRun, OneRun, OneRunView
+from ..observers import (
+    CounterLog,
+    ObservedRun,
+    OneRun,
+    OneRunView,
+    Traces,
+    billboard_one_run_features,
+    billboard_reach,
+    counter_nodes,
+)
 from .agent import PrivateOfuRl
 from .declaration import declare_privacy
 
@@ -132,7 +141,6 @@ class _RunOfOne:
 
 def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
     """The rows of ``runs`` runs of ``agent`` (plans, items and updates with a leading run axis)."""
-    from ..observers import CounterLog, Traces
 
     s = run.setting
     system, users, canaries = run.world
@@ -167,7 +175,6 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
     served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a
     learned score)."""
-    from ..observers import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
