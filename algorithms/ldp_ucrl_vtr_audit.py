@@ -10,7 +10,7 @@ import numpy as np
 
 from .batches import ShippedClass, batch_parts
 from .episodes import play_episodes, step_column
-from .ldp_ucrl_vtr import LdpUcrlVtr
+from .ldp_ucrl_vtr import AUTO_FEATURES_DIM, LdpUcrlVtr
 from .observers import (
     MAX_COORDINATES,
     ObservedRun,
@@ -23,6 +23,7 @@ from .observers import (
 )
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import Traces
+from .ucrl_vtr import Features
 
 __all__ = ["audit_world", "batched", "observe", "observe_batch"]
 
@@ -57,11 +58,14 @@ _SHIPPED = ShippedClass(LdpUcrlVtr)
 
 
 def _bytes_per_run(run: ObservedRun) -> float:
-    """A generous estimate of one run's arrays in a batch: the agent's Gram matrices (H, d, d) with d = S²A, and
-    every user's messages up to the changed one (their upper triangles, residuals and magnitudes kept for the
-    reading of reused noise)."""
+    """A generous estimate of one run's arrays in a batch: the agent's Gram matrices (H, d, d), d the features' (S²A
+    one-hot, S·A·B on the transitions' support), and every user's messages up to the changed one (their upper
+    triangles, residuals and magnitudes kept for the reading of reused noise)."""
     env = run.world[0]
-    d = env.states * env.states * env.actions
+    kind = dict(getattr(run.setting, "options", ())).get("features", "auto")
+    if kind == "auto":  # the agent's own rule
+        kind = "one-hot" if env.states**2 * env.actions <= AUTO_FEATURES_DIM else "support"
+    d = Features(env, kind).dim
     return 8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1))
 
 

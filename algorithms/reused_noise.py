@@ -97,18 +97,33 @@ def _whiten(c: CounterNodes) -> _Whitened:
 
 
 def _whiten_runs(c: CounterNodes) -> _Whitened:
-    """:func:`_whiten` of R runs: every array of ``c`` (but ``starts`` and ``sigma``) with a leading run axis."""
+    """:func:`_whiten` of R runs: every array of ``c`` (but ``starts`` and ``sigma``) with a leading run axis.
+
+    Nodes of one user each (``starts`` t at node t: a local-DP agent's messages) are their own blocks, and items
+    that are all 0 (the messages observer's: each message less its own statistic) add no rounding: neither is summed.
+    """
     released = c.nodes.shape[1]
     starts, stops = c.starts, np.arange(1, released + 1)
     x0, d = c.items0[:, :released], c.delta[:, :released]
     sigma = np.asarray(c.sigma, dtype=float)
     scale = np.where(sigma > 0.0, sigma, 1.0)
-    sums = _running(np.abs(x0), axis=1)
+    if not np.array_equal(starts, stops - 1):
+        sums = _running(np.abs(x0), axis=1)
+        return _Whitened(
+            residual=(c.nodes - _block(x0, starts, stops, axis=1)) / scale,
+            rounding=_ULPS * (1.0 + c.magnitude + sums[:, stops] + sums[:, starts]) / scale,
+            count=np.rint(_block((d != 0.0).astype(float), starts, stops, axis=1)).astype(np.int64),
+            difference=_block(d, starts, stops, axis=1) / scale,
+        )
+    known = 1.0 + c.magnitude
+    if np.any(x0):
+        sums = _running(np.abs(x0), axis=1)
+        known = known + sums[:, stops] + sums[:, starts]
     return _Whitened(
-        residual=(c.nodes - _block(x0, starts, stops, axis=1)) / scale,
-        rounding=_ULPS * (1.0 + c.magnitude + sums[:, stops] + sums[:, starts]) / scale,
-        count=np.rint(_block((d != 0.0).astype(float), starts, stops, axis=1)).astype(np.int64),
-        difference=_block(d, starts, stops, axis=1) / scale,
+        residual=(c.nodes - x0) / scale,
+        rounding=_ULPS * known / scale,
+        count=(d != 0.0).astype(np.int64),
+        difference=d / scale,
     )
 
 
@@ -196,22 +211,27 @@ def changed_user_votes(counters: Sequence[CounterNodes]) -> np.ndarray:
 
 
 def _may_repeat(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarray, held: np.ndarray) -> np.ndarray:
-    """Which runs (rows) may hold a vote: under either coin, some two of the values :func:`_vote` compares — the pure
-    coordinates' residuals, the held ones' under that coin, each with its negative — lie within the widest tolerance
-    of the run (twice its largest rounding). Where no two do, every lookup of :func:`_vote` finds only the value
-    itself, and the run's vote is 0: the exact reading is needed only for the runs this returns (all runs at once:
-    one sort per row of each coin's values)."""
+    """Which runs (rows) may hold a vote: under either coin, some held value lies within the widest tolerance of the
+    run (twice its largest rounding) of a pure coordinate's residual or of another held value, signs ignored — the
+    only pairs :func:`_vote` compares (two pure values never vote). Where none does, every lookup of :func:`_vote`
+    finds only the value itself, and the run's vote is 0: the exact reading is needed only for the runs this
+    returns. Magnitudes suffice (two values within w have magnitudes within w), so the pure ones are sorted once per
+    run, both coins' few held values looked up in them."""
     runs = residual.shape[0]
     widest = 2.0 * np.max(rounding, axis=1, initial=0.0)
-    pure = np.where(held, np.nan, residual)
+    pure = np.sort(np.where(held, np.inf, np.abs(residual)), axis=1)  # held ones (absent here) sort last
     maybe = np.zeros(runs, dtype=bool)
-    for values in (residual, residual - difference):
-        mine = np.where(held, values, np.nan)
-        table = np.sort(np.concatenate([pure, -pure, mine, -mine], axis=1), axis=1)  # NaN (absent) sorts last
-        gaps = np.diff(table, axis=1)
-        with np.errstate(invalid="ignore"):
-            maybe |= np.any(gaps <= widest[:, None], axis=1)
-    return maybe & held.any(axis=1)
+    for i in np.flatnonzero(held.any(axis=1)):
+        table = np.concatenate([[-np.inf], pure[i], [np.inf]])
+        for values in (residual[i, held[i]], residual[i, held[i]] - difference[i, held[i]]):
+            magnitude = np.sort(np.abs(values))
+            near = np.clip(np.searchsorted(table, magnitude), 1, table.size - 1)
+            gap = np.minimum(table[near] - magnitude, magnitude - table[near - 1])
+            with np.errstate(invalid="ignore"):
+                if np.any(gap <= widest[i]) or np.any(np.diff(magnitude) <= widest[i]):
+                    maybe[i] = True
+                    break
+    return maybe
 
 
 def _one_run(c: CounterNodes) -> CounterNodes:

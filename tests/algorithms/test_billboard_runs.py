@@ -178,3 +178,32 @@ def test_the_sort_skips_only_runs_without_a_vote(runs: int, size: int, copies: i
         screened[i] = _vote(residual[i], difference[i], rounding[i], held[i])
     exact = [_vote(residual[i], difference[i], rounding[i], held[i]) for i in range(runs)]
     np.testing.assert_array_equal(screened, exact)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    runs=st.integers(1, 4),
+    users=st.integers(1, 6),
+    one_per_node=st.booleans(),
+    items=st.sampled_from(["zero", "random"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_whitening_of_runs_is_each_runs_whitening(
+    runs: int, users: int, one_per_node: bool, items: str, seed: int
+) -> None:
+    """Each run's whitened residuals, rounding, counts and differences from the batch are what :func:`_whiten` gives
+    that run alone: with nodes of one user each (whose shortcut skips the block sums) and with tree p-sums, with
+    items all 0 (the messages observer's) and not."""
+    from dpkit.algorithms.reused_noise import CounterNodes, _whiten, _whiten_runs
+
+    rng = np.random.default_rng(seed)
+    m = 3
+    starts = np.arange(users) if one_per_node else np.array([t & (t + 1) for t in range(users)])
+    items0 = np.zeros((runs, users, m)) if items == "zero" else rng.normal(size=(runs, users, m))
+    delta = np.where(rng.random((runs, users, m)) < 0.3, rng.normal(size=(runs, users, m)), 0.0)
+    nodes, magnitude = rng.normal(size=(2, runs, users, m))
+    batch = _whiten_runs(CounterNodes(nodes, starts, np.abs(magnitude), items0, delta, 0.7))
+    for i in range(runs):
+        alone = _whiten(CounterNodes(nodes[i], starts, np.abs(magnitude[i]), items0[i], delta[i], 0.7))
+        for field in ("residual", "rounding", "count", "difference"):
+            np.testing.assert_allclose(getattr(batch, field)[i], getattr(alone, field), rtol=1e-12, atol=0.0)
