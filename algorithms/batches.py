@@ -2,19 +2,24 @@
 
 A batched observer simulates many runs of dpkit's own agent along a run axis. It may do so only while the agent's
 class is as shipped: a class whose methods a test or a user patched in place is an implementation under test, whose
-scalar methods the batch would bypass (:class:`ShippedClass`). And a batch holds every run's arrays at once: in a
+scalar methods the batch would bypass (:class:`ShippedClass`); an implementation under test may join it only by
+saying it plays a run axis (:func:`plays_runs`). And a batch holds every run's arrays at once: in a
 world of large features (FrozenLake's d = S²A = 1,024) one run holds tens of megabytes, so the runs go in parts
 that fit :data:`BATCH_BYTES` (:func:`batch_parts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["BATCH_BYTES", "ShippedClass", "batch_parts"]
+__all__ = ["BATCH_BYTES", "ShippedClass", "batch_parts", "batchable", "plays_runs"]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The attribute :func:`plays_runs` sets on a factory.
+_PLAYS_RUNS = "dpkit_plays_runs"
 
 #: The most bytes of per-run arrays one batch of runs holds (estimated by the observer from the world's sizes).
 BATCH_BYTES = 1 << 28
@@ -74,3 +79,46 @@ def batch_parts(items: Sequence[T], bytes_per_run: float, *, budget: float = BAT
     """
     size = max(1, int(budget // max(float(bytes_per_run), 1.0)))
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def plays_runs(factory: F) -> F:
+    """Mark an implementation factory as playing a run axis, so an audit may build it with R Generators at once.
+
+    The factory must then accept a sequence of Generators where it accepts one, and return one agent of those R runs
+    whose run i is what the factory given ``rngs[i]`` alone gives (the contract of dpkit's own agents; an audit
+    reads the rows as independent runs). Mark only factories whose overrides keep the run axis: an unmarked factory
+    is built and played one run at a time, which is always right.
+
+    Args:
+        factory: a factory of :func:`dpkit.algorithms.simulation.make_agent`'s signature.
+
+    Returns:
+        The factory itself, marked.
+
+    Examples:
+        >>> from dpkit.algorithms.simulation import make_agent
+        >>> @plays_runs
+        ... def mine(name, env, episodes, rng, **kw):
+        ...     return make_agent(name, env, episodes, rng, **kw)
+        >>> mine.dpkit_plays_runs
+        True
+    """
+    setattr(factory, _PLAYS_RUNS, True)
+    return factory
+
+
+def batchable(setting: Any, shipped: Sequence[ShippedClass]) -> bool:
+    """Whether an audit's runs of ``setting`` may go through the agent's run axis: dpkit's own agent or an
+    implementation marked by :func:`plays_runs`, while every class of ``shipped`` is as its module defines it.
+
+    Args:
+        setting: the audit's setting (its ``implementation``: None for dpkit's own agent, or a factory).
+        shipped: the dpkit classes the batch plays.
+
+    Returns:
+        False for an unmarked implementation under test or a class patched in place.
+    """
+    implementation = getattr(setting, "implementation", None)
+    if implementation is not None and not getattr(implementation, _PLAYS_RUNS, False):
+        return False
+    return all(c.intact() for c in shipped)

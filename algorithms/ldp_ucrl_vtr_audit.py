@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass, batch_parts
+from .batches import ShippedClass, batch_parts, batchable
 from .episodes import play_episodes, step_column
 from .ldp_ucrl_vtr import AUTO_FEATURES_DIM, LdpUcrlVtr
 from .observers import (
@@ -39,7 +39,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 def batched(run: ObservedRun) -> bool:
     """Whether the audit's runs of ``run`` go through the agent's run axis: dpkit's own LDP-UCRL-VTR (no
-    implementation under test — a mutant or a user's class overrides the scalar methods and runs one by one) under
+    implementation under test but one marked :func:`~dpkit.algorithms.batches.plays_runs` — a mutant or a user's
+    class overrides the scalar methods and runs one by one) under
     the messages observer.
 
     Args:
@@ -48,8 +49,7 @@ def batched(run: ObservedRun) -> bool:
     Returns:
         True where :func:`observe_batch` simulates the runs along the agent's run axis.
     """
-    implementation = getattr(run.setting, "implementation", None)
-    return implementation is None and run.observer == "messages" and _SHIPPED.intact()
+    return run.observer == "messages" and batchable(run.setting, (_SHIPPED,))
 
 
 #: The agent's class as shipped: one patched in place (a test's monkeypatch) is an implementation under test, played
@@ -92,7 +92,8 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
     draws it), the episodes are played in R runs at once and the observer's projections are vectorised over the
     runs; the reading of reused noise (:func:`~dpkit.algorithms.reused_noise.changed_user_vote`) is made run by run.
-    An implementation under test (``run.setting.implementation``) runs one by one through ``observe_messages``.
+    An implementation under test (``run.setting.implementation``) runs one by one through ``observe_messages``,
+    unless marked :func:`~dpkit.algorithms.batches.plays_runs`.
 
     Args:
         run: the audit's run (setting, dataset, world, claim).

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass
+from .batches import ShippedClass, batchable
 from .observers import ObservedRun, OneRun, OneRunView
 from .rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
 
@@ -64,7 +64,8 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     dpkit's own RLSVI (the setting names no implementation, and :class:`Rlsvi`'s methods are the shipped ones) plays
     the runs at once: one agent of a Generator per run, its arrays and the auditor's along a leading run axis, in
     batches of at most :data:`BATCH_BYTES` of per-plan arrays. An implementation under test (a user's class, a
-    mutant) is built and played run by run, by the same observer code.
+    mutant) is built and played run by run, by the same observer code, unless marked
+    :func:`~dpkit.algorithms.batches.plays_runs`.
 
     Args:
         run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
@@ -96,9 +97,7 @@ _SHIPPED = ShippedClass(Rlsvi)
 
 def _batched(run: ObservedRun) -> bool:
     """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
-    if getattr(run.setting, "implementation", None) is not None:
-        return False
-    return _SHIPPED.intact()
+    return batchable(run.setting, (_SHIPPED,))
 
 
 def _observe(run: ObservedRun, agent: Any) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from dpkit.accountant.binary_counter import BinaryCounter
 
-from ..batches import ShippedClass, batch_parts
+from ..batches import ShippedClass, batch_parts, batchable
 from ..episodes import play_episode, play_episodes
 from ..observers import (
     CounterLog,
@@ -55,7 +55,8 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     """:func:`observe` of many runs at once: row i is exactly what ``observe(run, rngs[i])`` returns.
 
     dpkit's own agent (no implementation under test) simulates the runs together, as one agent with a leading run
-    axis; an implementation under test (a user's class, a mutant) is built with one Generator and observed run by
+    axis, as is an implementation marked :func:`~dpkit.algorithms.batches.plays_runs`; any other implementation under
+    test (a user's class, a mutant) is built with one Generator and observed run by
     run, through the same observer (a batch of one).
 
     Args:
@@ -65,7 +66,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         One row per Generator (:meth:`~dpkit.algorithms.rows.Trace.row`).
     """
-    if getattr(run.setting, "implementation", True) is None and all(c.intact() for c in _SHIPPED):
+    if batchable(run.setting, _SHIPPED):
         parts = batch_parts(rngs, _bytes_per_run(run))
         return np.concatenate([_observe_runs(run, part, batched=True) for part in parts])
     return np.stack([_observe_runs(run, [g], batched=False)[0] for g in rngs])

@@ -10,7 +10,7 @@ import numpy as np
 
 from dpkit.accountant.binary_counter import BinaryCounter
 
-from ..batches import ShippedClass
+from ..batches import ShippedClass, batchable
 from ..envs.lq import LQUsers
 from ..episodes import Plan, resolve_sigmas
 from ..observers import (
@@ -95,7 +95,8 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     """:func:`observe` of one run per Generator of ``rngs``, one row each (row i exactly ``observe(run, rngs[i])``).
 
     dpkit's agent (no implementation under test) plays the R runs at once, along a leading run axis (one agent of R
-    Generators); an implementation under test is built and played run by run (its methods take one run), through
+    Generators), as does an implementation marked :func:`~dpkit.algorithms.batches.plays_runs`; any other
+    implementation under test is built and played run by run (its methods take one run), through
     the same observer.
 
     Args:
@@ -105,7 +106,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         The rows, shape (len(rngs), width).
     """
-    if getattr(run.setting, "implementation", None) is None and all(c.intact() for c in _SHIPPED):
+    if batchable(run.setting, _SHIPPED):
         runs: Any = list(rngs)  # the factory takes one Generator per run as well as one
         return _observe_runs(run, run.make_agent(runs, run.world[0]), len(rngs))
     return np.concatenate([_observe_runs(run, _RunOfOne(run.make_agent(g, run.world[0])), 1) for g in rngs])

@@ -4,7 +4,8 @@ RL audits' mutant zoo (see :mod:`rl_mutants` for the others).
 Each factory has :func:`dpkit.algorithms.simulation.make_agent`'s signature and is passed to an audit as
 ``default_setting(algorithm, implementation=factory)``; the audit's claim (σ and Δ) still comes from the
 registered algorithm's declaration, so each mutant is judged against what the algorithm declares.
-Module level, so that process pools can pickle them.
+Module level, so that process pools can pickle them; those marked :func:`~dpkit.algorithms.batches.plays_runs` keep
+the agent's run axis and are audited in batches.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.tree import BinaryCounter
+from dpkit.algorithms.batches import plays_runs
 from dpkit.algorithms.linopt import RELEASES, PrivateLinOpt
 from dpkit.algorithms.ofu_rl import PrivateOfuRl
 from dpkit.algorithms.simulation import make_agent
@@ -34,6 +36,7 @@ def _sigma_table(agent: Any) -> dict[str, float]:
 # -- (1) σ from a wrong formula ---------------------------------------------------------------------
 
 
+@plays_runs
 def counters_sigma_formula_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """σ from a wrong formula: every counter's σ halved after construction, and declared as such
     (the privatizer's / agent's ``sigmas`` and each counter's ``sigma``)."""
@@ -101,10 +104,12 @@ class _OfuItemsNoClip(PrivateOfuRl):
         h_ = self.horizon
         x = np.asarray(states, dtype=float)
         u = np.asarray(actions, dtype=float)
-        z = np.hstack([x[:h_], u])
-        return {"B1": z.T @ z, "B2": z.T @ x[1:]}
+        z = np.concatenate([x[..., :h_, :], u], axis=-1)
+        zt = np.swapaxes(z, -1, -2)
+        return {"B1": zt @ z, "B2": zt @ x[..., 1:, :]}
 
 
+@plays_runs
 def ofu_items_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-OFU-RL whose ``items`` clip neither x nor u."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -124,6 +129,7 @@ def _one_unnoised(release: str):
     return factory
 
 
+@plays_runs
 def linopt_target_r_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt-VI/-PO releasing B_{h,r,2} (Σ ϕ·r) without noise, while it declares σ for it.
 
@@ -133,6 +139,7 @@ def linopt_target_r_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw:
     return _one_unnoised("B_{h,r,2}")(name, env, episodes, rng, **kw)
 
 
+@plays_runs
 def ofu_b2_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-OFU-RL releasing B2 (Σ z x′ᵀ) without noise, while it declares σ_B2 for it."""
     return _one_unnoised("B2")(name, env, episodes, rng, **kw)
@@ -151,6 +158,7 @@ class _ReusedNoiseCounter(BinaryCounter):
         return cached
 
 
+@plays_runs
 def counters_noise_reused(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Noise reused across steps of the tree: every p-sum of every counter carries its counter's first draw,
     so the difference of two p-sums is exact (the white-box attack assumes fresh noise: audit it with
@@ -164,6 +172,7 @@ def counters_noise_reused(name: str, env: Any, episodes: int, rng: Any, **kw: An
 # -- (5) two counters drawn from one stream ------------------------------------------------------------------
 
 
+@plays_runs
 def ofu_b2_seeded_as_b1(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-OFU-RL whose B2 counter draws its noise from a generator seeded as B1's: each counter's noise is
     N(0, σ²) at its declared σ (each marginal right), but the two draw the same standard normals — B2's whitened
@@ -174,4 +183,7 @@ def ofu_b2_seeded_as_b1(name: str, env: Any, episodes: int, rng: Any, **kw: Any)
 
     agent = make_agent(name, env, episodes, rng, **kw)
     agent._b2._rng = copy.deepcopy(agent._b1._rng)  # before any draw: the same stream
+    if agent._b1._rngs is not None:  # a batch: every run's B2 stream is a copy of its B1 stream
+        agent._b2._rngs = copy.deepcopy(agent._b1._rngs)
+        agent._b2._rng = agent._b2._rngs[0]
     return agent

@@ -3,7 +3,9 @@
 Each factory has :func:`dpkit.algorithms.simulation.make_agent`'s signature and is passed to an audit as
 ``RlSetting(implementation=...)``; the audit's claim (σ and Δ) still comes from the registered
 algorithm's declaration, so each mutant is judged against what the algorithm declares.
-Module level, so that process pools can pickle them.
+Module level, so that process pools can pickle them. A factory marked :func:`~dpkit.algorithms.batches.plays_runs`
+keeps the agent's run axis (each override reads and writes every run), so the audit simulates its runs in batches
+(``tests/audits/test_batched_mutants.py`` checks each against its runs one by one).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.tree import BinaryCounter
+from dpkit.algorithms.batches import plays_runs
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
 from dpkit.algorithms.linopt import PrivateLinOpt
 from dpkit.algorithms.rlsvi import Rlsvi
@@ -25,13 +28,17 @@ class _LdpNoClip(LdpUcrlVtr):
     φ not to its ℓ2 bound — optimistic values above b_V go into her messages as they are."""
 
     def statistics(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
-        h_, sa, s_ = self.horizon, self.states * self.actions, self.states
-        phi = np.zeros((h_, sa, s_))
-        phi[self._steps, np.asarray(blocks)] = np.asarray(values, dtype=float)
-        phi = phi.reshape(h_, self.dim)
-        return {GRAM: phi[:, :, None] * phi[:, None, :], TARGET: phi * np.asarray(targets, dtype=float)[:, None]}
+        h_, sa, s_ = self.horizon, self.states * self.actions, self.block
+        blocks = self._lift(np.asarray(blocks))
+        values, targets = self._lift(np.asarray(values, dtype=float)), self._lift(np.asarray(targets, dtype=float))
+        runs = np.arange(blocks.shape[0])[:, None]
+        phi = np.zeros((blocks.shape[0], h_, sa, s_))
+        phi[runs, self._steps, blocks] = values
+        phi = phi.reshape(blocks.shape[0], h_, self.dim)
+        return {GRAM: self._drop(phi[..., :, None] * phi[..., None, :]), TARGET: self._drop(phi * targets[..., None])}
 
 
+@plays_runs
 def ldp_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """LDP-UCRL-VTR whose randomiser forgets to clip, under a planner that caps Q at the largest return-to-go (as
     the ``min{H, …}`` display of seed 000's Algorithm 1 reads) rather than at H − h + 1: its optimistic values then
@@ -42,6 +49,7 @@ def ldp_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> 
     return agent
 
 
+@plays_runs
 def ldp_sigma_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """σ from a wrong formula: half of what the declaration needs, on both messages (and declared as such)."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -50,6 +58,7 @@ def ldp_sigma_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) ->
     return agent
 
 
+@plays_runs
 def ldp_target_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """A statistic released un-noised: Δu_h without its noise, while the declaration says σ_u."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -57,6 +66,7 @@ def ldp_target_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any)
     return agent
 
 
+@plays_runs
 def ldp_add_remove(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """Replace-one neighbours accounted as add/remove: σ calibrated for the smaller add/remove
     sensitivity (here: half of replace-one's), while a user may be replaced."""
@@ -68,13 +78,16 @@ class _RlsviNoClip(Rlsvi):
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Any:
         out = super().update(k, states, actions, rewards)
-        r = np.asarray(rewards, dtype=float)
-        cell = self._cell_base + np.asarray(states)[:-1] * self.actions + np.asarray(actions)
+        h_ = self.horizon
+        r = np.asarray(rewards, dtype=float).reshape(-1, h_)
+        st, ac = np.asarray(states).reshape(-1, h_ + 1), np.asarray(actions).reshape(-1, h_)
+        cell = self._run_base + self._cell_base + st[:, :-1] * self.actions + ac
         self._reward_sum_flat[cell] += r - np.clip(r, 0.0, 1.0)
         self._r_hat_flat[cell] = self._reward_sum_flat[cell] / self._n_flat[cell]
         return out
 
 
+@plays_runs
 def rlsvi_no_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
     """RLSVI whose reward clipping is removed."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -92,12 +105,14 @@ def _counters(agent: Any) -> dict[str, Any]:
     return {"B1": agent._b1, "B2": agent._b2}
 
 
+@plays_runs
 def counters_sigma_halved(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any) -> Any:
     """σ from a wrong formula: every counter at half the σ the declaration needs (and declared as such)."""
     tight = make_agent(name, env, episodes, 0, sigma="tight", **kw).sigmas
     return make_agent(name, env, episodes, rng, sigma={k: v / 2 for k, v in tight.items()}, **kw)
 
 
+@plays_runs
 def counters_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Statistics released un-noised: the counters add no noise, while their declared σ is unchanged.
 
@@ -109,6 +124,7 @@ def counters_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -
     return agent
 
 
+@plays_runs
 def counters_tree_one_level_short(
     name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any
 ) -> Any:
@@ -135,6 +151,7 @@ class _PrivateLinOptNoRewardClip(_LinOptNoRewardClip, PrivateLinOpt):
     """Private-LinOpt-VI/-PO without reward clipping."""
 
 
+@plays_runs
 def linopt_no_reward_clipping(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt-VI/-PO whose reward clipping is removed."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -142,6 +159,7 @@ def linopt_no_reward_clipping(name: str, env: Any, episodes: int, rng: Any, **kw
     return agent
 
 
+@plays_runs
 def add_remove_accounting(name: str, env: Any, episodes: int, rng: Any, *, sigma: Any = "tight", **kw: Any) -> Any:
     """Replace-one neighbours accounted as add/remove, for any algorithm whose declaration defines both:
     σ calibrated on the ledger of the add/remove sensitivities (the smaller ones: a user's own term, not the
@@ -191,17 +209,20 @@ def _as(cls: type) -> Any:
     return factory
 
 
+@plays_runs
 def linopt_middle_user_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt that adds the middle released user's counter items twice (and nobody else's)."""
     return _as(_LinOptMiddleTwice)(name, env, episodes, rng, **kw)
 
 
+@plays_runs
 def linopt_power_of_two_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt that adds the items of the users at power-of-two indices twice, except the middle user (with
     K = 4: user 2 only — the first user after the tree's first completed block)."""
     return _as(_LinOptPowerOfTwoTwice)(name, env, episodes, rng, **kw)
 
 
+@plays_runs
 def linopt_last_released_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt that adds the items of the last user any release holds (user K − 2) twice."""
     return _as(_LinOptLastReleasedTwice)(name, env, episodes, rng, **kw)
@@ -221,6 +242,7 @@ class _LdpLastUserHalfNoise(LdpUcrlVtr):
             self.sigma_gram, self.sigma_target = sg, st
 
 
+@plays_runs
 def ldp_last_user_half_noise(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """LDP-UCRL-VTR whose last user sends her messages with half their declared noise."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -228,6 +250,7 @@ def ldp_last_user_half_noise(name: str, env: Any, episodes: int, rng: Any, **kw:
     return agent
 
 
+@plays_runs
 def ldp_target_sigma_halved(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """The target messages Δu_h carry half their declared noise (σ_u/2), still reported as σ_u."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -242,10 +265,11 @@ class _LdpDiagonalUnnoised(LdpUcrlVtr):
         messages = super().privatize(blocks, values, targets)
         exact = self.statistics(blocks, values, targets)[GRAM]
         diagonal = np.arange(self.dim)
-        messages[GRAM][:, diagonal, diagonal] = exact[:, diagonal, diagonal]
+        messages[GRAM][..., diagonal, diagonal] = exact[..., diagonal, diagonal]
         return messages
 
 
+@plays_runs
 def ldp_diagonal_unnoised(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """LDP-UCRL-VTR whose Gram noise leaves the diagonal without noise."""
     agent = make_agent(name, env, episodes, rng, **kw)
@@ -287,6 +311,7 @@ def rlsvi_noise_reused_across_plans(name: str, env: Any, episodes: int, rng: Any
     return agent
 
 
+@plays_runs
 def linopt_noise_shared_across_steps(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
     """Private-LinOpt whose H per-step counters of each statistic share one noise draw per p-sum (the same noise in
     every step's counter) instead of H independent ones."""
@@ -301,7 +326,8 @@ class _StepSharedCounter(BinaryCounter):
 
     def _noise(self) -> np.ndarray:
         one = super()._noise()
-        return np.broadcast_to(one[:1], one.shape).copy()
+        first = one[:1] if self.runs is None else one[:, :1]  # the steps' axis, after a batch's run axis
+        return np.broadcast_to(first, one.shape).copy()
 
 
 class _SameStream:
@@ -319,14 +345,16 @@ class _LdpOneStreamTwice(LdpUcrlVtr):
     from: each message's noise is N(0, σ²) at its declared σ, but Δu_h's whitened noise repeats ΔΛ_h's first draws."""
 
     def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
-        fresh = self.rng
-        self.rng = _SameStream(int(fresh.integers(2**63)))
+        fresh = self.rng, self.rngs
+        streams: Any = tuple(_SameStream(int(g.integers(2**63))) for g in self._generators())  # each run's own
+        self.rng, self.rngs = streams[0], streams
         try:
             return super().privatize(blocks, values, targets)
         finally:
-            self.rng = fresh
+            self.rng, self.rngs = fresh
 
 
+@plays_runs
 def ldp_one_stream_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
     """LDP-UCRL-VTR whose target messages reuse the stream of the Gram messages' noise (each user's own)."""
     agent = make_agent(name, env, episodes, rng, **kw)
