@@ -64,7 +64,10 @@ class OneRunResult(SingleRun):
     with the claim's trade-off curve: ``violation`` when it is at most α. ``mu_lower`` and ``epsilon_lower`` (at
     ``delta``) hold with confidence 1 − α. ``power`` is what the same canaries and guesses certify with the median
     number of right guesses of the ideal mechanism exactly at the claim (μ for claims that imply GDP, else ε at
-    δ); below half the claim the verdict is ``inconclusive``, never ``consistent``."""
+    δ); below half the claim the verdict is ``inconclusive``, never ``consistent``. ``ideal_most`` is the most right
+    guesses of those simulated runs: more right guesses than that, without a rejection, point to a violation the
+    run cannot certify, and the verdict is ``inconclusive`` too (a mechanism exactly at the claim gives more with
+    probability 1/(:data:`POWER_RUNS` + 1))."""
 
     claim: Claim
     delta: float
@@ -80,6 +83,7 @@ class OneRunResult(SingleRun):
     seed: int
     seconds: float
     reach: float | None = None
+    ideal_most: int | None = None
 
     @property
     def canaries(self) -> int:
@@ -102,7 +106,27 @@ class OneRunResult(SingleRun):
     def verdict(self) -> str:
         if self.p_value <= self.alpha:
             return "violation"
-        return "inconclusive" if self.power_ratio < 0.5 else "consistent"
+        if self.power_ratio < 0.5 or (self.ideal_most is not None and self.correct > self.ideal_most):
+            return "inconclusive"
+        return "consistent"
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in a sentence."""
+        if self.p_value <= self.alpha:
+            return f"{self.correct} of {self.guesses} guesses right: p = {self.p_value:.3g} <= α = {self.alpha:g}"
+        if self.power_ratio < 0.5:
+            return (
+                f"too few canaries or guesses: the ideal mechanism at the claim would certify {self.power_ratio:.3g} "
+                "of it (< 0.5)"
+            )
+        if self.ideal_most is not None and self.correct > self.ideal_most:
+            return (
+                f"the data point to a violation this run cannot certify: {self.correct} of {self.guesses} guesses "
+                f"right, more than any of {POWER_RUNS} runs of the ideal mechanism at the claim ({self.ideal_most}); "
+                "more canaries would certify it"
+            )
+        return "no violation, the power to see one, and no more right guesses than the claim's ideal mechanism makes"
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data (JSON-ready).
@@ -124,6 +148,8 @@ class OneRunResult(SingleRun):
             "power": self.power,
             "power_unit": "mu" if self.claim.mu is not None else "epsilon",
             "power_ratio": self.power_ratio,
+            "ideal_most_correct": self.ideal_most,
+            "reason": self.reason,
             "reach": self.reach,
             "confidence": 1.0 - self.alpha,
             "canaries": self.canaries,
@@ -175,8 +201,19 @@ def _scaled(claim: Claim, factor: float, delta: float) -> Claim:
 def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta: float) -> list[float]:
     """For each guess count, the bound (μ for GDP claims, else ε at δ) it certifies at level α with the median
     number of right guesses over :data:`POWER_RUNS` simulated runs of the ideal mechanism exactly at the claim
-    (each canary a Gaussian shift of the claim's μ; randomized response at ε for other claims). A fixed seed:
-    the power is a function of the claim, the canaries and the guesses alone, nothing of the run under test."""
+    (:func:`_ideal_right`)."""
+    out = []
+    for r, v in zip(counts, np.median(_ideal_right(claim, m=m, counts=counts, delta=delta), axis=0)):
+        mu, eps_lower = _bounds(claim, m=m, r=r, v=math.floor(v), level=level, delta=delta)
+        out.append(mu if claim.mu is not None else eps_lower)
+    return out
+
+
+def _ideal_right(claim: Claim, *, m: int, counts: Sequence[int], delta: float) -> np.ndarray:
+    """The right guesses of each guess count (columns) in :data:`POWER_RUNS` simulated runs (rows) of the ideal
+    mechanism exactly at the claim (each canary a Gaussian shift of the claim's μ; randomized response at ε for
+    other claims). A fixed seed: a function of the claim, the canaries and the guesses alone, nothing of the run
+    under test."""
     rng = np.random.default_rng(0x0E)
     right = np.empty((POWER_RUNS, len(counts)))
     for t in range(POWER_RUNS):
@@ -189,11 +226,7 @@ def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta:
             scores = np.where(keep, coins, 1 - coins) + 1e-3 * rng.random(m)  # randomized response, ties split
         order = np.argsort(scores, kind="stable")
         right[t] = [_right(coins, order, r) for r in counts]
-    out = []
-    for r, v in zip(counts, np.median(right, axis=0)):
-        mu, eps_lower = _bounds(claim, m=m, r=r, v=math.floor(v), level=level, delta=delta)
-        out.append(mu if claim.mu is not None else eps_lower)
-    return out
+    return right
 
 
 def design_guesses(claim: Claim, *, canaries: int, alpha: float, delta: float) -> int:
@@ -243,7 +276,8 @@ def judge_one_run(
 
     Returns:
         The p-value, the μ and ε lower bounds, the power and the verdict (``inconclusive`` when the scores see
-        less than half the claim).
+        less than half the claim, or when more guesses are right than in any simulated run of the ideal mechanism
+        at the claim while the p-value does not reject: the data point to a violation the run cannot certify).
 
     Raises:
         TypeError: If ``claim`` is not a :class:`~dpkit.audits.claims.Claim`.
@@ -285,13 +319,17 @@ def judge_one_run(
         r = check_count("guesses", guesses)
         if r % 2 or r > m:
             raise ValueError(f"guesses must be even (half in, half out) and <= the {m} canaries, got {r}")
-    power = _powers(seen, m=m, counts=[r], level=level_all, delta=d)[0]
+    ideal = _ideal_right(seen, m=m, counts=[r], delta=d)[:, 0]
+    power = _bounds(seen, m=m, r=r, v=math.floor(np.median(ideal)), level=level_all, delta=d)
+    power_value = power[0] if seen.mu is not None else power[1]
     v = _right(c, np.argsort(s, kind="stable"), r)
     p = one_run_fdp_p_value(canaries=m, guesses=r, correct=v, **curve)
     if p <= level_all and not one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level_all, **curve):
         p = math.nextafter(level_all, 1.0)  # the p-value's bisection and the one-step test disagree: the safe side
     mu, eps = _bounds(claim, m=m, r=r, v=v, level=level_all, delta=d)
-    return OneRunResult(claim, d, level_all, c, s, r, v, p, mu, eps, power, seed, seconds, reach)
+    return OneRunResult(
+        claim, d, level_all, c, s, r, v, p, mu, eps, power_value, seed, seconds, reach, int(ideal.max())
+    )
 
 
 def _inner_product(output: np.ndarray, canary: Any) -> float:

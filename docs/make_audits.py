@@ -2,7 +2,7 @@
 
 Every row is :func:`dpkit.audits.rl.audit_positions` — the default audit, every position of the changed user that
 matters — run with the runs and seed printed beside it, so any row can be reproduced with
-``dpkit audit ALGORITHM --sigma … --runs N --json``. Takes about half an hour on a quiet 2-core machine (the runs go
+``dpkit audit ALGORITHM --sigma … --runs N --json``. Takes about four minutes on a quiet 2-core machine (the runs go
 through a process pool of two workers).
 """
 

@@ -101,11 +101,20 @@ def test_a_batch_of_one_is_the_run_alone() -> None:
     np.testing.assert_allclose(observe_batch(run, [np.random.default_rng(4)])[0], observe_messages(run, g), **TOLERANCE)
 
 
-def test_an_implementation_under_test_runs_one_by_one() -> None:
-    """A mutant (a subclass of the scalar agent) is not batched: observe_batch stacks its per-run rows."""
+def _diagonal_unnoised_unmarked(*args: Any, **kwargs: Any) -> Any:
+    """The mutant without its :func:`~dpkit.algorithms.batches.plays_runs` mark: an implementation under test."""
     from rl_mutants import ldp_diagonal_unnoised
 
-    setting = dataclasses.replace(BASE, position="middle", implementation=ldp_diagonal_unnoised)
+    return ldp_diagonal_unnoised(*args, **kwargs)
+
+
+def test_an_implementation_under_test_runs_one_by_one() -> None:
+    """A mutant (a subclass of the scalar agent) not marked as playing a run axis is not batched: observe_batch
+    stacks its per-run rows; marked, it is."""
+    from rl_mutants import ldp_diagonal_unnoised
+
+    setting = dataclasses.replace(BASE, position="middle", implementation=_diagonal_unnoised_unmarked)
+    assert batched(_run(dataclasses.replace(setting, implementation=ldp_diagonal_unnoised), 1))
     run = _run(setting, 1)
     assert not batched(run)
     rows = observe_batch(run, _generators(5, 3))

@@ -224,3 +224,31 @@ def test_a_pure_claim_is_judged_on_its_curve():
 def test_one_run_target_refuses_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_leak_past_the_claim_that_the_run_cannot_certify_is_never_consistent(seed: int) -> None:
+    """1.43 × the claim's μ (σ at 0.7 of what the claim needs) seen through 300 guesses of 1,000 canaries: the run
+    rarely certifies it (the guesses saturate), but its right guesses exceed every run of the claim's ideal
+    mechanism — the data point to a violation, and the verdict must not be ``consistent``."""
+    rng = np.random.default_rng(seed)
+    coins = rng.integers(0, 2, 1000)
+    result = judge_one_run(coins, rng.standard_normal(1000) + 1.666 / 0.7 * coins, Claim.gdp(1.666), guesses=300)
+    assert result.verdict in ("violation", "inconclusive"), result.to_dict()
+    if result.verdict == "inconclusive":
+        assert result.correct > result.ideal_most
+        assert "cannot certify" in result.reason
+
+
+@pytest.mark.parametrize("mu", [1.0, 1.666])
+def test_a_mechanism_at_or_below_the_claim_stays_consistent(mu: float) -> None:
+    """The flag costs a mechanism at the claim a consistent verdict with probability 1/42 only, one below it less:
+    every one of ten seeds is consistent here."""
+    verdicts = []
+    for seed in range(10):
+        rng = np.random.default_rng(100 + seed)
+        coins = rng.integers(0, 2, 1000)
+        verdicts.append(
+            judge_one_run(coins, rng.standard_normal(1000) + mu * coins, Claim.gdp(1.666), guesses=300).verdict
+        )
+    assert verdicts == ["consistent"] * 10
