@@ -216,21 +216,31 @@ def _may_repeat(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarr
     only pairs :func:`_vote` compares (two pure values never vote). Where none does, every lookup of :func:`_vote`
     finds only the value itself, and the run's vote is 0: the exact reading is needed only for the runs this
     returns. Magnitudes suffice (two values within w have magnitudes within w), so the pure ones are sorted once per
-    run, both coins' few held values looked up in them."""
+    run, and both coins' few held values looked up in them (runs of one held count together)."""
     runs = residual.shape[0]
     widest = 2.0 * np.max(rounding, axis=1, initial=0.0)
-    pure = np.sort(np.where(held, np.inf, np.abs(residual)), axis=1)  # held ones (absent here) sort last
+    counts = held.sum(axis=1)
     maybe = np.zeros(runs, dtype=bool)
-    for i in np.flatnonzero(held.any(axis=1)):
-        table = np.concatenate([[-np.inf], pure[i], [np.inf]])
-        for values in (residual[i, held[i]], residual[i, held[i]] - difference[i, held[i]]):
-            magnitude = np.sort(np.abs(values))
-            near = np.clip(np.searchsorted(table, magnitude), 1, table.size - 1)
-            gap = np.minimum(table[near] - magnitude, magnitude - table[near - 1])
-            with np.errstate(invalid="ignore"):
-                if np.any(gap <= widest[i]) or np.any(np.diff(magnitude) <= widest[i]):
-                    maybe[i] = True
-                    break
+    if not counts.any():
+        return maybe
+    pure = np.sort(np.where(held, np.inf, np.abs(residual)), axis=1)  # held ones (absent here) sort last
+    ends = np.full((runs, 1), np.inf)
+    table = np.concatenate([-ends, pure, ends], axis=1)
+    for count in np.unique(counts[counts > 0]):
+        group = np.flatnonzero(counts == count)
+        mine = held[group]
+        value = residual[group][mine].reshape(group.size, count)
+        magnitude = np.abs(np.stack([value, value - difference[group][mine].reshape(group.size, count)], axis=1))
+        width = widest[group][:, None, None]
+        with np.errstate(invalid="ignore"):
+            close = np.any(np.diff(np.sort(magnitude, axis=2), axis=2) <= width, axis=(1, 2))
+            flat = magnitude.reshape(group.size, 2 * count)
+            after = np.stack([np.searchsorted(table[i], flat[g]) for g, i in enumerate(group)])
+            after = np.clip(after, 1, table.shape[1] - 1)
+            upper = np.take_along_axis(table[group], after, axis=1) - flat
+            lower = flat - np.take_along_axis(table[group], after - 1, axis=1)
+            near = np.any(np.minimum(upper, lower) <= widest[group][:, None], axis=1)
+        maybe[group] = close | near
     return maybe
 
 
