@@ -50,20 +50,17 @@ from dpkit.accountant.tree import max_psums_per_item
 
 from . import registry
 from .observers import (
-    CounterLog,
     ObservedRun,
     OneRun,
     OneRunView,
     Trace,
-    billboard_one_run_features,
-    billboard_reach,
-    counter_nodes,
     later_release_positions,
     positions_with_shares,
     tabular_world,
     tree_positions,
 )
 from .plan_worlds import tabular_plan_probe
+from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
 __all__ = [
     "PROTOCOLS",
@@ -230,7 +227,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
+    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score)."""
     from .episodes import play_episode
 
     if run.observer != "billboard":
