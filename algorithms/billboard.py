@@ -1,41 +1,11 @@
 """The billboard protocol: how a user's own jointly private agent is audited, as the seed algorithms are.
 
-A jointly private (JDP) agent publishes shared statistics — a *billboard* — and each user's actions are a function of
-the billboard and of her own data (the billboard lemma). dpkit's joint-DP seeds publish binary-tree counters over
-the users (Private-LinOpt, Private-OFU-RL), and so do most private RL agents people write: noisy visit and reward
-counts, noisy Gram matrices. An agent follows the billboard protocol when it has
-
-* ``declaration`` — a :class:`~dpkit.accountant.declarations.PrivacyDeclaration` with one release per counter: its
-  sensitivity under the relation (per step, with ``step_factors``, for a counter with the H steps on its first
-  axis), its noise (``"symmetric"`` for matrices noised on i <= j), and ``count``, how many released p-sums hold one
-  user (the tree's m = ⌊log2 K′⌋ + 1 with K′ the released prefixes, times the steps);
-* ``sigmas`` — {counter: σ} (one number, or one per step);
-* ``plan(k)`` → a :class:`~dpkit.algorithms.episodes.Plan` whose ``released`` maps every counter to the *noisy prefix
-  sum* of users 0 … k − 1 it publishes before episode k (a binary-tree counter's prefix: dpkit recovers its p-sums
-  as P_t − P_{t − lowbit(t)}; :class:`~dpkit.accountant.tree.BinaryCounter` gives one);
-* ``billboard_items(states, actions, rewards)`` → {counter: the user's item, before noise, as the agent clips it},
-  under the plan of the current episode, without changing the agent (so the other canary can be evaluated too);
-* ``update(k, states, actions, rewards)``, which adds the user's items to the counters.
-
-How the prefixes are built is told by the declared counts (:func:`counter_structure`, from the *registered*
-declaration at the audit's K): ``count`` per step = m, the tree's p-sums per user, is a binary-tree counter (dpkit
-recovers its p-sums, positions :func:`~dpkit.algorithms.observers.tree_positions`); ``count`` per step = K − 1, the
-released prefixes that hold the first user, is a counter that noises every prefix afresh (each prefix is a release,
-positions :func:`~dpkit.algorithms.observers.later_release_positions`). Any other count is refused, naming both: what
-a user's item is exposed to at each position — the audit's allowance there — follows from the structure, and a
-structure dpkit cannot tell would make that allowance a guess.
-
-:func:`observe_billboard` is the generic observer: it plays every user, reads every released prefix of every
-counter, recovers the p-sums, and whitens each at the σ the *claim* needs (dpkit's calibration of the agent's own
-declaration, never the σ the agent reports) — the p-sums that hold the changed user give their projection on her
-difference (the white-box log-likelihood ratio) and every whitened coordinate, every other p-sum, step and counter
-stays in the row without a signal of its own (noise shared between counters, steps or p-sums shows there). The
-canaries are beyond the stated bounds (raw rewards 2, which only the agent's own clipping brings back to [0, 1];
-disjoint states from the first step); the positions are the structure's (:func:`billboard_positions`);
-:func:`billboard_one_run` scores a one-run audit from the same
-billboard. ``dpkit audit --agent FILE.py:NAME`` tells the protocols apart by what the agent offers:
-``billboard_items`` (this one) or ``message_statistics`` (local DP,
-:func:`~dpkit.algorithms.observers.observe_messages`).
+A jointly private agent publishes noisy counters over the users (a *billboard*) and serves each user a plan from
+them. An agent follows the billboard protocol when it offers ``declaration``, ``sigmas``, ``plan(k)`` (with its
+``released`` noisy prefixes), ``billboard_items(states, actions, rewards)`` and ``update(k, ...)``;
+:func:`billboard_audit` is its audit (world, observer :func:`observe_billboard`, positions, one-run scores) and
+:func:`agent_protocol` tells it from the local-DP messages protocol. The protocol in full, the counter structures it
+accepts and what the observer reads: docs/explanation/observers.md.
 """
 
 from __future__ import annotations

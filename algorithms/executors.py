@@ -1,35 +1,10 @@
 """Executors for batched runs of a release function: in-process, a process pool or a Dask cluster.
 
-A *release function* has the signature ``release(dataset, rng, n) -> np.ndarray`` of shape
-``(n, ...)``: ``n`` independent runs of a randomised mechanism on ``dataset``, vectorised, all
-randomness drawn from the :class:`numpy.random.Generator` ``rng``. Audits need up to millions
-of runs on two neighbouring datasets, and the outputs must not depend on where they were
-computed.
-
-**Chunks and seeds.** :func:`run_batched` splits the ``n`` runs into ``ceil(n / chunk_size)``
-chunks of ``chunk_size`` runs (the last one shorter). Chunk ``i`` is run with
-``np.random.default_rng(children[i])``, where ``children = spawn_seeds(seed, n_chunks)`` are the
-children of ``np.random.SeedSequence(seed)``; the chunks are concatenated in chunk order.
-Chunking and seeds depend only on ``(n, chunk_size, seed)``, so the output is bit-identical
-across executors and worker counts (it does change with ``chunk_size``).
-
-**Executors** (:data:`EXECUTORS`, :func:`make_executor`) all provide
-``map(fn, tasks, *, on_done=None) -> list`` with results in task order:
-
-* ``in-process`` — :class:`InProcessExecutor`: a plain loop, nothing is pickled (the default);
-* ``processes`` — :class:`ProcessPoolExecutor`: a :mod:`concurrent.futures` process pool started
-  with the ``spawn`` method (safe with threads and on every platform); the release function,
-  the dataset and the results are pickled, so the release function must be importable (a
-  top-level function of a module, not a lambda or a closure);
-* ``dask`` — :class:`DaskExecutor`: ``client.map`` on a :mod:`dask.distributed` cluster (the
-  optional extra ``dpkit[distributed]``); the same pickling requirements apply;
-* ``auto`` — :class:`AutoExecutor`: in-process while the work is cheap, a process pool of every core
-  once the time per run measured so far projects a map at :data:`AUTO_SLOW_SECONDS` or more.
-
-Every executor is a context manager; :meth:`Executor.close` releases its workers.
-
-**Pairs.** :func:`run_pair` runs the same release function on a dataset D and its neighbour D′
-with independent streams: children 0 and 1 of ``SeedSequence(seed)``.
+A release function ``release(dataset, rng, n)`` returns ``n`` runs of a mechanism, shape ``(n, ...)``.
+:func:`run_batched` (:func:`run_pair`: D and D′) splits the runs into chunks seeded by :func:`spawn_seeds`, so the
+output depends only on ``(n, chunk_size, seed)``, never on the executor. The executors (:data:`EXECUTORS`,
+:func:`make_executor`) map a function over tasks in task order; each is a context manager. Chunks, seeds and the
+executors in full: docs/explanation/observers.md.
 """
 
 from __future__ import annotations

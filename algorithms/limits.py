@@ -1,20 +1,10 @@
 """The stated limits of the sizes dpkit accepts, checked before anything is computed or allocated.
 
-One table for every entry point: ``dpkit simulate``, ``dpkit rlsvi --run``, a report configuration's
-``[[algorithm]]`` sizes (:mod:`dpkit.reports.config`, which states them in its JSON schema) and the
-:class:`~dpkit.algorithms.simulation.Experiment` they build run at :data:`LIMITS`, and at most
-:data:`MAX_STEPS` steps in all; a privacy declaration (``dpkit ledger ALGORITHM``, a report's ledgers:
-:func:`dpkit.algorithms.registry.declare`) is computed at :data:`DECLARATION_LIMITS`, larger, since accounting
-allocates nothing per state or user. ``dpkit rlsvi``'s closed form has no limit of its own: it takes every size a
-double holds (:data:`dpkit.accountant.rlsvi.MAX_SIZES`). An audit's
-runs and users are at most :data:`AUDIT_LIMITS` (``dpkit audit ALGORITHM``, a report's ``[algorithm.audit]``:
-:data:`dpkit.audits.rl.MAX_RUNS` and ``MAX_EPISODES`` are read from it).
-
-The counts the accountant composes in closed form (``compositions``, a release's ``count``, a tree's
-steps, a ledger's users) have no limit: they are answered for any integer (ε = ∞ where the composition
-is beyond the doubles).
-
-This module imports nothing at load, so that a command can read a limit without importing the algorithms.
+One table for every entry point: runs (simulations, RLSVI runs, a report's algorithm entries) at :data:`LIMITS` and
+at most :data:`MAX_STEPS` steps, privacy declarations at :data:`DECLARATION_LIMITS`, audits at :data:`AUDIT_LIMITS`,
+ledgers at :data:`MAX_RELEASES` releases. The counts the accountant composes in closed form have no limit. The
+module imports nothing at load, so a command can read a limit without importing the algorithms (which entry point
+reads which limit: docs/explanation/observers.md).
 """
 
 from __future__ import annotations

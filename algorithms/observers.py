@@ -1,18 +1,10 @@
 """The toolkit an algorithm's audit observers are written with (generic over algorithms).
 
-An RL audit (:mod:`dpkit.audits.rl`) runs an algorithm on D and on D′ — the same users but for one, a
-canary — and hands each run to the algorithm's ``observe(context, rng)`` (its
-:class:`~dpkit.algorithms.spec.AuditSpec`), which plays the run and returns one row: what the
-observer sees. White-box observers return, for every Gaussian release that contains the changed
-user, the whitened residual r of the release along the direction of her difference (N(0, 1) under D,
-N(a, 1) under D′ for a correct implementation), the signal a at the σ the implementation uses, and the
-signal the *claim* allows (her realised difference capped at the release's declared sensitivity,
-at the σ the claim needs); black-box observers return a view (actions, policies). :class:`Trace`
-collects them into the row :func:`dpkit.audits.rl.rl_release` stacks.
-
-:class:`ObservedRun` is what an observer is given: the setting, which dataset, the world (environment,
-users, canaries), the agent factory and the claim's σ and declared Δ of every release — all
-computed by the audit from the *registered* declaration, never from the implementation under test.
+An RL audit (:mod:`dpkit.audits.rl`) hands each run on D or D′ to the algorithm's observer, which plays it and
+returns one row (:class:`Trace`): whitened residuals and signals (white-box) or a view (black-box). The module holds
+what an observer is given (:class:`ObservedRun`, :class:`OneRun`), the tabular audit worlds, the projections and
+whitening of a release, the generic observer of a local-DP agent's messages and the positions an audit probes.
+What a white-box row holds and why: the site's page *What the RL observers read* (docs/explanation/observers.md).
 """
 
 from __future__ import annotations

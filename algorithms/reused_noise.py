@@ -1,33 +1,11 @@
 """Coins read through reused noise: the billboard scores' reading of the released noise itself, in one run and in
 many.
 
-Gaussian noise never repeats: two released coordinates whose noise is the same draw (after whitening each by its
-counter's σ, up to sign) are noise reused — two counters seeded alike, one stream drawn twice, a step's noise used
-again, or no noise at all (a draw of 0, repeated). Where one copy holds no canary's difference (a *pure*
-coordinate: its residual, once the known items are taken out, is the noise itself) and the other holds exactly one
-user's difference d, the second's residual is that noise plus coin·d: subtracting the copy leaves 0 or d, and the
-user's coin is read exactly, whatever σ is.
-
-:func:`reused_noise_votes` finds such pairs without knowing how the noise was reused: every pure coordinate of every
-counter's p-sums, whitened, goes into one sorted table (with its negative), and every coordinate that holds one
-user's difference looks up the two values its noise would have under her two coins. A lookup that finds exactly one
-of them is a vote for that coin. An implementation with fresh noise everywhere finds a value within the tolerance by
-chance only — but chance grows with the run (the table, the lookups and the rounding all grow with K): the example
-agent's correct runs of 20,000 users get a vote on 3 to 7 of them, a synthetic counter with fresh noise 0 at 2,000
-users and 7 at 32,000. Identical copies of one p-sum (a release published twice) hold the same data, so they are
-never one pure and one not; post-processing that repeats values (clipped or rounded counts) can give votes that mean
-nothing. None of this touches validity: the votes are a function of the release and of what the auditor knows (the
-items both canaries would have had), never of the coins, so a one-run audit may guess from them whatever they say
-(:mod:`dpkit.audits.rl_one_run`) — a wrong vote costs power only.
-
-:func:`changed_user_vote` is the same reading in a many-run audit (:mod:`dpkit.audits.rl`), where one user is
-changed and every other item is known: each coordinate's noise is known under either coin, so two copies that both
-hold her difference are read too (only one coin makes both values noise). The billboard observer puts it in each
-run's row as one white-box column (:meth:`~dpkit.algorithms.observers.Trace.read`), and so does the observer of a
-local-DP agent's messages (her messages against every earlier user's): a score reads it and the Clopper–Pearson
-machinery judges the score on held-out runs, as any other. A correct implementation's rows carry no reading but by
-chance (none in the runs measured: ``python bench/reused_noise_chance.py``); post-processing that repeats values
-costs power there too, never validity.
+Two released coordinates whose whitened noise is the same draw, one holding no canary's difference and the other
+exactly one user's, read that user's coin exactly, whatever σ is. :func:`reused_noise_votes` finds such pairs in a
+one-run audit, :func:`changed_user_vote` (:func:`changed_user_votes`: R runs) in a many-run audit's row, and
+:func:`with_votes` puts the users a vote reads first. The votes never see the coins: a wrong one costs power, never
+validity (docs/explanation/observers.md says why, and how often chance votes).
 """
 
 from __future__ import annotations

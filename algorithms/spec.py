@@ -1,26 +1,10 @@
 """What an algorithm registers: one :class:`AlgorithmSpec` says everything the rest of dpkit reads about it.
 
-An algorithm lives in one module of :mod:`dpkit.algorithms` (or in a user's own package) that holds its
-agent, its privacy declaration, its audit canaries and observers, its defaults and its report texts, and
-ends with its spec. The simulation, the ledgers, the audits, the reports and their config read the spec
-and nothing else, so adding an algorithm touches one place (see :mod:`dpkit.algorithms.registry`).
-
-Like Gymnasium's ``EnvSpec``, the callables of a spec are *entry points*: a callable, or a string
-``"package.module:attr"`` imported when first used (so registering costs no import). The protocols:
-
-* ``entry_point(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` → an agent
-  (:class:`~dpkit.algorithms.episodes.EpisodicAgent`, or an LQ agent) with ``name``, ``sigmas``
-  ({release: σ}) and, if private, ``declaration``
-  (a :class:`~dpkit.accountant.declarations.PrivacyDeclaration`);
-* ``declaration(epsilon, delta, parameters)`` → its :class:`PrivacyDeclaration` for the target (ε, δ) and
-  the parameters named by ``required``/``optional``;
-* ``default_epsilon(delta, parameters)`` → the ε the algorithm has when none is targeted (RLSVI: the
-  paper's ε(δ); ``None``: a target ε is required);
-* ``ledger_parameters(sizes, env_seed)`` → the declaration's parameters for the algorithm as a regret run
-  uses it (``sizes``: the report's algorithm entry, with ``episodes``, ``states``, ``actions``,
-  ``horizon``...; ``env_seed``: the seed of the environment the run faces);
-* the audit's ``world(setting)`` → (environment, users, (canary 0, canary 1)) and
-  ``observe(context, rng)`` → one run's row (see :mod:`dpkit.algorithms.observers`).
+The simulation, the ledgers, the audits, the reports and their config read the spec and nothing else, so adding an
+algorithm touches one place (see :mod:`dpkit.algorithms.registry`). Its callables are *entry points*: a callable, or
+a string ``"package.module:attr"`` imported when first used (:func:`load`). :class:`AuditSpec` says how the RL
+audits run the algorithm, :class:`ReportSpec` what a report says about it. The protocols each entry point follows:
+docs/explanation/observers.md.
 """
 
 from __future__ import annotations
