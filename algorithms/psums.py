@@ -32,10 +32,27 @@ __all__ = [
 
 
 def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:
-    """The separately noised releases of a counter from its released prefixes P_0 = 0, P_1 … P_T (axis 0).
-    ``tree`` (the binary mechanism): node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals
-    P_t − P_{t − lowbit(t)}; ``prefix`` (every prefix noised afresh): node t is P_t itself, items 0 … t − 1.
-    Returns (nodes (T, …), starts (T,))."""
+    """The separately noised releases of a counter, from its released prefixes P_0 = 0, P_1 … P_T (axis 0).
+
+    With ``tree`` (the binary mechanism) node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals
+    P_t − P_{t − lowbit(t)}; with ``prefix`` (every prefix noised afresh) node t is P_t itself, items 0 … t − 1.
+
+    Args:
+        prefixes: The released prefixes P_0 … P_T, (T + 1, …).
+        structure: ``"tree"`` or ``"prefix"``.
+
+    Returns:
+        (nodes (T, …), starts (T,)): each node and the first item it holds.
+
+    Raises:
+        ValueError: ``structure`` is neither.
+
+    Examples:
+        >>> import numpy as np
+        >>> nodes, starts = counter_nodes(np.array([0.0, 1.0, 3.0, 6.0, 10.0]))
+        >>> nodes.tolist(), starts.tolist()
+        ([1.0, 3.0, 3.0, 10.0], [0, 0, 2, 0])
+    """
     t = np.arange(1, prefixes.shape[0])
     if structure == "prefix":
         return prefixes[1:].copy(), np.zeros_like(t)
@@ -61,16 +78,32 @@ def billboard(
     structure: str = "tree",
     allowance_psums: int | None = None,
 ) -> None:
-    """Residuals of every p-sum of every counter (``structure``: how its prefixes are built, :func:`counter_nodes`;
-    ``allowance_psums``: the p-sums the changed user's allowance counts — her difference, capped at Δ, in that many
-    releases — where the layout is not the auditor's to know; default: those of ``structure`` that hold her).
-    ``prefixes[name]`` (T + 1, …) as released (P_0 = 0); ``items0[name]`` (T, …) the items of D;
-    ``delta_items[name]`` the changed user's item under D′ minus D; ``sensitivities[name]`` the declared Δ of one
-    item (each p-sum holding her item is allowed at most Δ/σ_claim).
-    ``coordinates``: every whitened coordinate of the p-sums that hold her too (no signal of their own: noise shared
-    between counters shows there). The last column reads her coin from noise values the billboard repeats
-    (:meth:`Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each counter whitened by the σ the
-    implementation reports)."""
+    """Record into ``trace`` the residuals of every p-sum of every counter of one run's billboard.
+
+    The p-sums that hold the changed user give their projections on her difference
+    (:func:`~dpkit.algorithms.observers.project`); a batch of counters (one per step) adds every step's p-sum on
+    every other step's direction. The last column reads her coin from noise values the billboard repeats
+    (:meth:`~dpkit.algorithms.rows.Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each
+    counter whitened by the σ the implementation reports). It is :func:`billboard_runs` of one run.
+
+    Args:
+        trace: Where the run's row is recorded.
+        prefixes: Each counter's prefixes as released, (T + 1, …) with P_0 = 0, by name.
+        items0: Each counter's items of D, (T, …), by name.
+        delta_items: The changed user's item under D′ minus D, by counter name.
+        index: The changed user's index (0-based).
+        sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
+        claim: The σ each counter needs under the claim, by name.
+        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+        sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
+            Δ/σ_claim), by name.
+        coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
+            shared between counters shows there).
+        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+        allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
+            that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
+            that hold her.
+    """
     runs = Traces(1)
     billboard_runs(
         runs,
@@ -104,8 +137,26 @@ def billboard_runs(
     structure: str = "tree",
     allowance_psums: int | None = None,
 ) -> None:
-    """:func:`billboard` of R runs at once: every array with a leading run axis (``prefixes[name]`` (R, T + 1, …),
-    ``items0[name]`` (R, T, …), ``delta_items[name]`` (R, …)), recorded into ``traces`` (run i on its row i)."""
+    """:func:`billboard` of R runs at once, recorded into ``traces`` (run i on its row i).
+
+    Args:
+        traces: Where the R runs' rows are recorded.
+        prefixes: Each counter's prefixes, (R, T + 1, …), by name.
+        items0: Each counter's items of D, (R, T, …), by name.
+        delta_items: The changed user's item under D′ minus D, (R, …), by counter name.
+        index: The changed user's index (0-based).
+        sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
+        claim: The σ each counter needs under the claim, by name.
+        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+        sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
+            Δ/σ_claim), by name.
+        coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
+            shared between counters shows there).
+        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+        allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
+            that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
+            that hold her.
+    """
     runs = traces.runs
     counters: list[CounterNodes] = []
     for name, p in prefixes.items():
@@ -142,10 +193,14 @@ def billboard_runs(
 
 
 class CounterLog:
-    """The billboard of one run: each counter's released prefixes and the items of D, by release name.
+    """The billboard of one run (or of R runs): each counter's released prefixes and the items of D, by release name.
 
-    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one. ``batched`` is
-    one flag for every counter, or one per name."""
+    Args:
+        names: The counters' release names.
+        batched: Whether each counter already carries a leading step axis (LinOpt's) or gets one (OFU's): one flag for
+            every counter, or one per name.
+        runs: R, when every array logged has a leading run axis (``None``: one run).
+    """
 
     def __init__(self, names: tuple[str, ...], batched: bool | Mapping[str, bool], *, runs: int | None = None) -> None:
         self.names = names
@@ -162,11 +217,22 @@ class CounterLog:
         return x[None] if self.runs is None else x[:, None]
 
     def released(self, released: Mapping[str, np.ndarray]) -> None:
+        """Log the prefixes released before one episode.
+
+        Args:
+            released: Each counter's released prefix, by name.
+        """
         for n in self.names:
             self.prefixes[n].append(self._batch(released[n], n))
 
     def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
-        """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
+        """Log one episode's items.
+
+        Args:
+            mine: The user's items, by counter name.
+            theirs: The other canary's items under the same plan, only at the changed user (``None`` elsewhere).
+            which: The dataset played: 0 for D, 1 for D′ (which of ``mine`` and ``theirs`` is D's).
+        """
         if theirs is not None:
             d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
             self.delta = {n: self._batch(d1[n], n) - self._batch(d0[n], n) for n in self.names}
@@ -186,7 +252,25 @@ class CounterLog:
         structure: str = "tree",
         allowance_psums: int | None = None,
     ) -> None:
-        """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
+        """Record the run's row into ``trace`` (:func:`billboard`).
+
+        P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them.
+
+        Args:
+            trace: Where the run's row is recorded.
+            index: The changed user's index (0-based).
+            sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
+            claim: The σ each counter needs under the claim, by name.
+            symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+            sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
+                Δ/σ_claim), by name.
+            coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
+                shared between counters shows there).
+            structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+            allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
+                that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
+                that hold her.
+        """
         released = len(self.prefixes[self.names[0]])
         billboard(
             trace,
@@ -215,8 +299,28 @@ class CounterLog:
         structure: str = "tree",
         allowance_psums: int | None = None,
     ) -> None:
-        """:meth:`finish` of a log of R runs (``runs`` given: every array with a leading run axis) into ``traces`` (run
-        i on its row i): exactly what a log of run i alone records."""
+        """:meth:`finish` of a log of R runs, into ``traces`` (run i on its row i).
+
+        It records exactly what a log of run i alone records (:func:`billboard_runs`).
+
+        Args:
+            traces: Where the R runs' rows are recorded.
+            index: The changed user's index (0-based).
+            sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
+            claim: The σ each counter needs under the claim, by name.
+            symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+            sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
+                Δ/σ_claim), by name.
+            coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
+                shared between counters shows there).
+            structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+            allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
+                that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
+                that hold her.
+
+        Raises:
+            ValueError: The log is not of ``runs`` runs, or ``traces`` not of as many.
+        """
         if self.runs is None or traces.runs != self.runs:
             raise ValueError(f"finish_runs needs a log of runs and traces of as many runs, got {traces.runs}")
         released = len(self.prefixes[self.names[0]])
@@ -239,9 +343,21 @@ class CounterLog:
 def billboard_reach(
     starts: np.ndarray, users: int, sensitivities: Mapping[str, float], claim_sigmas: Mapping[str, float]
 ) -> float:
-    """The median over users of the μ :func:`billboard_one_run_scores` can show per user when every item differs
-    by its declared Δ and each p-sum's noise has the claim's σ: √(Σ over counters and over the p-sums holding her
-    of Δ²/(σ² + ¼(s − 1)Δ²)), s the p-sum's number of users (the others' coins as noise)."""
+    """The median over users of the μ :func:`billboard_one_run_scores` can show per user at the claim.
+
+    Every item differs by its declared Δ and each p-sum's noise has the claim's σ: the μ of a user is
+    √(Σ over counters and over the p-sums holding her of Δ²/(σ² + ¼(s − 1)Δ²)), s the p-sum's number of users (the
+    others' coins as noise).
+
+    Args:
+        starts: The first user of each p-sum (:func:`counter_nodes`).
+        users: How many users.
+        sensitivities: The declared Δ of one item of each counter (per step: the worst step's), by name.
+        claim_sigmas: The σ each counter needs under the claim, by name (one per counter).
+
+    Returns:
+        The median μ.
+    """
     total = np.zeros(users)
     for name, sensitivity in sensitivities.items():
         # per-step Δ: the worst step's (the counter's declared Δ); a per-step σ has no single reach
@@ -261,18 +377,28 @@ def billboard_one_run_scores(
     *,
     structure: str = "tree",
 ) -> np.ndarray:
-    """Every user's score from a billboard of binary-tree counters (or of counters noised on every prefix:
-    ``structure``, :func:`counter_nodes`), in a run where every user is a canary.
+    """Every user's score from a billboard of counters, in a run where every user is a canary.
 
-    ``prefixes[name]`` (R, …): the released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1);
-    ``items0[name]``, ``items1[name]`` (T, …): user k's item had she been canary 0 or canary 1, given the plan she
-    was served (what the auditor knows; her coin is what it does not). Each p-sum of a counter holds the items of a
-    block of users plus N(0, σ²) noise; centred at the block's items under coin ½ it is, along user k's difference
-    d_k = item1_k − item0_k, (coin_k − ½)·‖d_k‖² plus the noise and the other users' coins (each ±½ along d_i). The
-    score sums these projections over every p-sum holding k, each weighted by ‖d_k‖² over a bound on its variance,
-    σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
-    p-sum score 0. A user whose coin a repeated noise value reads exactly (:mod:`dpkit.algorithms.reused_noise`:
-    noise reused, or none) comes first on her side (:func:`~dpkit.algorithms.reused_noise.with_votes`)."""
+    Each p-sum of a counter holds the items of a block of users plus N(0, σ²) noise; centred at the block's items under
+    coin ½ it is, along user k's difference d_k = item1_k − item0_k, (coin_k − ½)·‖d_k‖² plus the noise and the other
+    users' coins (each ±½ along d_i). The score sums these projections over every p-sum holding k, each weighted by
+    ‖d_k‖² over a bound on its variance, σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖², so that small blocks (where k is almost
+    alone) count most. Users in no released p-sum score 0. A user whose coin a repeated noise value reads exactly
+    (:mod:`dpkit.algorithms.reused_noise`: noise reused, or none) comes first on her side
+    (:func:`~dpkit.algorithms.reused_noise.with_votes`).
+
+    Args:
+        prefixes: Each counter's released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1), by name.
+        items0: User k's item had she been canary 0, given the plan she was served (what the auditor knows), (T, …),
+            by counter name.
+        items1: Likewise had she been canary 1.
+        sigmas: The σ of each counter (one per counter: :func:`one_sigma`).
+        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+
+    Returns:
+        One score per user, (T,): higher when canary 1 is the likelier.
+    """
     return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric, structure=structure)[0]
 
 
@@ -285,12 +411,24 @@ def billboard_one_run_features(
     *,
     structure: str = "tree",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level:
-    column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
-    none) — the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
-    noise is missing), where the white-box score weighs them by the declared σ; the last column holds the user's
-    votes from reused noise (:func:`~dpkit.algorithms.reused_noise.reused_noise_votes`). Shapes (T,) and
-    (T, counters × L + 1), L = ⌊log2 T⌋ + 1."""
+    """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level.
+
+    Column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
+    none): the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
+    noise is missing), where the white-box score weighs them by the declared σ. The last column holds the user's votes
+    from reused noise (:func:`~dpkit.algorithms.reused_noise.reused_noise_votes`).
+
+    Args:
+        prefixes: Each counter's released noisy prefixes, by name (as :func:`billboard_one_run_scores`).
+        items0: User k's item had she been canary 0, by counter name.
+        items1: User k's item had she been canary 1, by counter name.
+        sigmas: The σ of each counter (one per counter).
+        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
+        structure: How the prefixes are built: ``"tree"`` or ``"prefix"``.
+
+    Returns:
+        (scores (T,), features (T, counters × L + 1)), L = ⌊log2 T⌋ + 1.
+    """
     names = tuple(prefixes)
     t_users = next(iter(items0.values())).shape[0]
     levels = int(math.log2(max(t_users, 1))) + 1
@@ -326,7 +464,22 @@ def billboard_one_run_features(
 
 
 def one_sigma(name: str, sigma: Any) -> float:
-    """The one σ of a release: the one-run scores weigh every p-sum with one σ per counter."""
+    """The one σ of a release: the one-run scores weigh every p-sum with one σ per counter.
+
+    Args:
+        name: The release's name (for the error).
+        sigma: Its σ: one, or one per step.
+
+    Returns:
+        The σ.
+
+    Raises:
+        ValueError: The σ differ between steps (audit such an allocation many-run).
+
+    Examples:
+        >>> one_sigma("counts", [2.0, 2.0])
+        2.0
+    """
     s = np.asarray(sigma, dtype=float)
     if s.ndim and not np.all(s == s.flat[0]):
         raise ValueError(
