@@ -53,10 +53,23 @@ STRUCTURES = ("tree", "prefix")
 
 
 def counter_structure(declaration: Any, episodes: int) -> str:
-    """``"tree"`` when every release declares, per step, the m p-sums of a binary-tree counter over ``episodes``
-    users (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`), ``"prefix"`` when it declares
-    the K − 1 released prefixes that hold the first user (every prefix noised afresh); a ValueError naming both
-    otherwise. Where the two agree (K <= 3) the counters are the same: ``"tree"``."""
+    """How a billboard's prefixes are built, as a declaration's counts say: ``"tree"`` or ``"prefix"``.
+
+    ``"tree"`` when every release declares, per step, the m p-sums of a binary-tree counter over ``episodes`` users
+    (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`); ``"prefix"`` when it declares the
+    K − 1 released prefixes that hold the first user (every prefix noised afresh). Where the two agree (K <= 3) the
+    counters are the same: ``"tree"``.
+
+    Args:
+        declaration: The privacy declaration (its releases' ``count`` and ``steps``).
+        episodes: K, the users.
+
+    Returns:
+        ``"tree"`` or ``"prefix"``.
+
+    Raises:
+        ValueError: A release declares another count, or the releases mix the two structures.
+    """
     k = int(episodes)
     tree, prefix = max_psums_per_item(k, schedule="before-episode"), max(k - 1, 1)
     found = set()
@@ -92,8 +105,16 @@ def _registered_structure(setting: Any, generation: int) -> str:
 
 
 def setting_structure(setting: Any) -> str:
-    """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K — never the
-    implementation under test's."""
+    """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K.
+
+    It is never the implementation under test's: the registered declaration is read (cached per registry generation).
+
+    Args:
+        setting: The audit's setting (its ``algorithm``, ε, δ and sizes).
+
+    Returns:
+        ``"tree"`` or ``"prefix"``.
+    """
     return _registered_structure(setting, registry.generation())
 
 
@@ -105,20 +126,38 @@ def _declared_psums(setting: Any) -> int:
 
 
 def allowed_psums(setting: Any, index: int) -> int:
-    """How many p-sums the audit allows the user at ``index`` (0-based) of a billboard agent: min(m, K − 1 − k),
-    m the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
+    """How many p-sums the audit allows the user at ``index`` of a billboard agent: min(m, K − 1 − k).
+
+    m is the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
     prefix). The declaration says no user is in more than m; a counter that adds one noisy p-sum per user can hold
-    user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out
-    from another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from
-    the standard layout could allow a correct agent less than it uses."""
+    user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out from
+    another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from the
+    standard layout could allow a correct agent less than it uses.
+
+    Args:
+        setting: The audit's setting.
+        index: The user's index k (0-based).
+
+    Returns:
+        The p-sums allowed (0 for the last user).
+    """
     return max(min(_declared_psums(setting), int(setting.episodes) - 1 - int(index)), 0)
 
 
 def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The positions of a billboard agent's audit: the tree's (:func:`~dpkit.algorithms.observers.tree_positions`)
-    or, for counters noised on every prefix, the first, middle and last user a release holds
-    (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share is :func:`allowed_psums` over the
-    declared m — what the declaration allows her, whatever the layout."""
+    """The positions of a billboard agent's audit, or the share of one user.
+
+    The tree's (:func:`~dpkit.algorithms.observers.tree_positions`) or, for counters noised on every prefix, the first,
+    middle and last user a release holds (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share
+    is :func:`allowed_psums` over the declared m — what the declaration allows her, whatever the layout.
+
+    Args:
+        setting: The audit's setting.
+        index: A user's index, or ``None`` for the named positions.
+
+    Returns:
+        Name → (index, share), or the share of ``index``.
+    """
     k, m = int(setting.episodes), max(_declared_psums(setting), 1)
     shares = list(np.clip(k - 1 - np.arange(k), 0, m) / m)
     if index is not None:
@@ -129,9 +168,17 @@ def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tup
 
 
 def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2,
-    beyond [0, 1], so that only the agent's own clipping keeps her items at their declared sensitivities (both clip
-    to 1 on disjoint cells: the reward items differ by their whole Δ)."""
+    """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2.
+
+    The rewards lie beyond [0, 1], so that only the agent's own clipping keeps her items at their declared
+    sensitivities (both clip to 1 on disjoint cells: the reward items differ by their whole Δ).
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.algorithms.observers.tabular_world`.
+    """
     return tabular_world(setting, (2.0, 2.0))
 
 
@@ -155,8 +202,24 @@ def _released(agent: Any, plan: Any, releases: Mapping[str, Any], k: int) -> Map
 
 
 def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring), and
-    the plan ``plan(k)`` serves every user after the changed one (the whole view: :meth:`Trace.plan`)."""
+    """The ``billboard`` observer of any agent that follows the billboard protocol.
+
+    It plays every user, reads every released prefix of every counter, recovers the p-sums and whitens each at the σ
+    the claim needs (:meth:`~dpkit.algorithms.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
+    user after the changed one (the whole view: :meth:`~dpkit.algorithms.rows.Trace.plan`). The protocol:
+    docs/explanation/observers.md.
+
+    Args:
+        run: The run to play (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        rng: The run's randomness (the agent's and the policies' draws).
+
+    Returns:
+        The run's white-box row.
+
+    Raises:
+        TypeError: The agent does not follow the billboard protocol.
+        ValueError: A plan's ``released`` does not name every declared counter.
+    """
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -195,9 +258,21 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 
 
 def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
-    released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score)."""
+    """Score a one-run audit of a billboard agent: every user a canary, user k canary ``run.coins[k]``.
+
+    The scores read every released prefix of every counter and both canaries' items under the plan each user was served
+    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
+
+    Args:
+        run: The run to play (:class:`~dpkit.algorithms.observers.OneRun`).
+        rng: The run's randomness.
+
+    Returns:
+        The scores, their reach at the claim and the features (:class:`~dpkit.algorithms.observers.OneRunView`).
+
+    Raises:
+        ValueError: The observer is not ``billboard``.
+    """
     from .episodes import play_episode
 
     if run.observer != "billboard":
@@ -235,9 +310,21 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
 
 
 def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
-    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol: its
-    world (:func:`billboard_world`), observer (:func:`observe_billboard`), the tree's positions and the one-run
-    scores; ``defaults`` are the default audit setting's fields (S = 2, H = 3, K = 4 unless given)."""
+    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol.
+
+    Its world is :func:`billboard_world`, its observer :func:`observe_billboard`, its positions
+    :func:`billboard_positions`, its one-run scores :func:`billboard_one_run`.
+
+    Args:
+        defaults: The default audit setting's fields (S = 2, H = 3, K = 4 unless given).
+
+    Returns:
+        The audit spec.
+
+    Examples:
+        >>> billboard_audit(defaults={"episodes": 8}).defaults["episodes"]
+        8
+    """
     from .spec import AuditSpec
 
     return AuditSpec(
@@ -255,8 +342,21 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
 
 
 def agent_protocol(factory: Callable[..., Any]) -> str:
-    """Which protocol an agent factory's agents follow: ``"billboard"`` (they offer ``billboard_items``) or
-    ``"messages"`` (``message_statistics``). A class is read as it is; a function is called once on a small world."""
+    """Which protocol an agent factory's agents follow: ``"billboard"`` or ``"messages"``.
+
+    They follow the billboard protocol when they offer ``billboard_items``, the messages protocol when they offer
+    ``message_statistics``. A class is read as it is; a function is called once on a small world.
+
+    Args:
+        factory: An agent factory (a class or a function of :func:`~dpkit.algorithms.simulation.make_agent`'s
+            signature).
+
+    Returns:
+        ``"billboard"`` or ``"messages"``.
+
+    Raises:
+        TypeError: The agents offer neither method, or both.
+    """
     if isinstance(factory, type):
         offered = [p for p, method in PROTOCOLS.items() if callable(getattr(factory, method, None))]
     else:
