@@ -25,8 +25,20 @@ _ULPS = 16 * np.finfo(float).eps
 
 @dataclass(frozen=True)
 class CounterNodes:
-    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`): (R, m)
-    arrays, or (R, B, m) for a batch of B counters (one per step) with one σ each."""
+    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`).
+
+    Arrays are (R, m), or (R, B, m) for a batch of B counters (one per step) with one σ each; in a batch of runs
+    (:func:`changed_user_votes`) every array but ``starts`` and ``sigma`` has a leading run axis too.
+
+    Attributes:
+        nodes: (R, m) the released p-sums, node t holding users ``starts[t]`` … t.
+        starts: (R,) the first user of each node.
+        magnitude: (R, m) |P_t| + |P_start|: the prefixes each node is recovered from (their rounding).
+        items0: (≥ R, m) every user's item as canary 0.
+        delta: (≥ R, m) canary 1's item minus canary 0's, for every user.
+        sigma: The σ the counter is said to use (a scale only: copies drawn for counters of different σ still match;
+            0 → 1), or a batch's, one per counter as a (B, 1) array.
+    """
 
     #: (R, m) the released p-sums, node t holding users ``starts[t]`` … t
     nodes: np.ndarray
@@ -118,9 +130,20 @@ def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray, axis: int = 0) 
 
 
 def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarray:
-    """Every user's votes (+1: canary 1, −1: canary 0, summed over her coordinates) from noise values the billboard
-    repeats, over ``counters``. A value matches a table entry within the rounding both may carry (:data:`_ULPS`
-    times the magnitudes each was computed from, over σ)."""
+    """Every user's votes from noise values the billboard repeats, over ``counters``.
+
+    Every pure coordinate (one that holds no difference), whitened, goes into one sorted table with its negative; every
+    coordinate that holds one user's difference looks up the two values its noise would have under her two coins, and a
+    lookup that finds exactly one is a vote for that coin. A value matches a table entry within the rounding both may
+    carry (:data:`_ULPS` times the magnitudes each was computed from, over σ).
+
+    Args:
+        counters: Every counter of the run, every user's difference in each.
+        users: How many users.
+
+    Returns:
+        One summed vote per user: +1 per vote for canary 1, −1 per vote for canary 0.
+    """
     pure: list[tuple[np.ndarray, np.ndarray]] = []  # (residual/σ, its rounding)
     singles: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (user, residual/σ, d/σ, rounding)
     for c in counters:
@@ -148,19 +171,19 @@ def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarr
 
 
 def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
-    """The votes of a many-run audit's changed user from the noise values ``counters`` repeat, when she is the only
-    user whose difference is not 0 (every other item is the auditor's to know).
+    """The votes of a many-run audit's changed user from the noise values ``counters`` repeat.
 
-    A coordinate's noise is its residual under D (canary 0), or that less her difference under D′. Each coordinate
-    that holds her difference looks its value up under each hypothesis among the *pure* coordinates' (those that
-    hold no difference: their residual is their noise under both) and among the other coordinates that hold her
-    difference, each value under the same hypothesis (two such coordinates may repeat one draw: only the right coin
-    makes both values noise), negatives included. A match under exactly one hypothesis is a vote for it, in each
-    table (differences of equal size repeat under the wrong coin where the noise is missing: the pure table tells
-    those apart). Fresh noise matches by chance only, within the rounding.
+    She is the only user whose difference is not 0 (every other item is the auditor's to know). A coordinate's noise is
+    its residual under D (canary 0), or that less her difference under D′. Each coordinate that holds her difference
+    looks its value up under each hypothesis among the *pure* coordinates' (those that hold no difference: their
+    residual is their noise under both) and among the other coordinates that hold her difference, each value under the
+    same hypothesis (two such coordinates may repeat one draw: only the right coin makes both values noise), negatives
+    included. A match under exactly one hypothesis is a vote for it, in each table (differences of equal size repeat
+    under the wrong coin where the noise is missing: the pure table tells those apart). Fresh noise matches by chance
+    only, within the rounding.
 
     Args:
-        counters: every counter of the run, her difference in each (every other user's 0).
+        counters: Every counter of the run, her difference in each (every other user's 0).
 
     Returns:
         Her summed votes: > 0 reads canary 1 (D′), < 0 canary 0 (D), 0 nothing (no node holds her, or no value
@@ -170,8 +193,15 @@ def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
 
 
 def changed_user_votes(counters: Sequence[CounterNodes]) -> np.ndarray:
-    """:func:`changed_user_vote` of R runs at once: every array of each counter's :class:`CounterNodes` (but
-    ``starts`` and ``sigma``, shared) with a leading run axis. Returns the R runs' summed votes."""
+    """:func:`changed_user_vote` of R runs at once.
+
+    Args:
+        counters: Every counter's :class:`CounterNodes`, every array (but ``starts`` and ``sigma``, shared) with a
+            leading run axis.
+
+    Returns:
+        The R runs' summed votes, (R,).
+    """
     if not counters:
         return np.zeros(1)
     runs = counters[0].nodes.shape[0]
@@ -254,8 +284,22 @@ def _found(table: np.ndarray, values: np.ndarray, tolerance: np.ndarray) -> np.n
 
 
 def with_votes(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
-    """The scores with every user whose coin the votes read put first on her side: sign(v)·(M + |v|), M above every
-    other score's magnitude; the others unchanged."""
+    """The scores with every user whose coin the votes read put first on her side.
+
+    Such a user scores sign(v)·(M + |v|), M above every other score's magnitude; the others are unchanged.
+
+    Args:
+        scores: One score per user.
+        votes: One summed vote per user (:func:`reused_noise_votes`).
+
+    Returns:
+        The scores, as floats.
+
+    Examples:
+        >>> import numpy as np
+        >>> with_votes(np.array([0.5, -2.0, 1.0]), np.array([0.0, 1.0, -2.0])).tolist()
+        [0.5, 4.0, -5.0]
+    """
     scores = np.asarray(scores, dtype=float)
     top = 1.0 + float(np.max(np.abs(scores), initial=0.0))
     return np.where(votes != 0, np.sign(votes) * (top + np.abs(votes)), scores)
