@@ -60,7 +60,20 @@ MAX_ENTRIES = 100
 
 
 def above_limit(name: str, value: float, limit: int) -> str:
-    """The message of a size above its limit: ``episodes = 2,000,000 is above the limit of 1,000,000``."""
+    """The message of a size above its limit.
+
+    Args:
+        name: The size's name.
+        value: The size.
+        limit: Its limit.
+
+    Returns:
+        The message.
+
+    Examples:
+        >>> above_limit("episodes", 2_000_000, 1_000_000)
+        'episodes = 2,000,000 is above the limit of 1,000,000'
+    """
     from dpkit.accountant.validation import shown_int
 
     shown = shown_int(value) if isinstance(value, int) else f"{value:g}"
@@ -68,8 +81,17 @@ def above_limit(name: str, value: float, limit: int) -> str:
 
 
 def check_releases(what: str, target: object) -> None:
-    """Refuse a ledger or event (``target``, read from the file ``what``) of more than :data:`MAX_RELEASES` distinct
-    releases — the leaves of its event, each with its multiplicity — before it is accounted."""
+    """Refuse a ledger or event of more than :data:`MAX_RELEASES` distinct releases, before it is accounted.
+
+    The releases are the leaves of its event, each with its multiplicity.
+
+    Args:
+        what: The file it was read from (for the error).
+        target: The ledger or event.
+
+    Raises:
+        ValueError: It composes more than :data:`MAX_RELEASES` distinct releases.
+    """
     from dpkit.accountant.events import Event, walk
     from dpkit.accountant.ledger import Ledger
 
