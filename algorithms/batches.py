@@ -62,8 +62,9 @@ class ShippedClass:
 
 
 def batch_parts(items: Sequence[T], bytes_per_run: float, *, budget: float = BATCH_BYTES) -> list[Sequence[T]]:
-    """``items`` (one per run) in consecutive parts of at most ``budget`` bytes of per-run arrays, at least one run
-    each.
+    """``items`` (one per run) in consecutive parts of at most ``budget`` bytes of per-run arrays.
+
+    Every part holds at least one run.
 
     Args:
         items: one entry per run (e.g. the runs' Generators).
@@ -108,8 +109,10 @@ def plays_runs(factory: F) -> F:
 
 
 def batchable(setting: Any, shipped: Sequence[ShippedClass]) -> bool:
-    """Whether an audit's runs of ``setting`` may go through the agent's run axis: dpkit's own agent or an
-    implementation marked by :func:`plays_runs`, while every class of ``shipped`` is as its module defines it.
+    """Whether an audit's runs of ``setting`` may go through the agent's run axis.
+
+    They may for dpkit's own agent or an implementation marked by :func:`plays_runs`, while every class of
+    ``shipped`` is as its module defines it.
 
     Args:
         setting: the audit's setting (its ``implementation``: None for dpkit's own agent, or a factory).

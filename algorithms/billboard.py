@@ -1,41 +1,11 @@
 """The billboard protocol: how a user's own jointly private agent is audited, as the seed algorithms are.
 
-A jointly private (JDP) agent publishes shared statistics — a *billboard* — and each user's actions are a function of
-the billboard and of her own data (the billboard lemma). dpkit's joint-DP seeds publish binary-tree counters over
-the users (Private-LinOpt, Private-OFU-RL), and so do most private RL agents people write: noisy visit and reward
-counts, noisy Gram matrices. An agent follows the billboard protocol when it has
-
-* ``declaration`` — a :class:`~dpkit.accountant.declarations.PrivacyDeclaration` with one release per counter: its
-  sensitivity under the relation (per step, with ``step_factors``, for a counter with the H steps on its first
-  axis), its noise (``"symmetric"`` for matrices noised on i <= j), and ``count``, how many released p-sums hold one
-  user (the tree's m = ⌊log2 K′⌋ + 1 with K′ the released prefixes, times the steps);
-* ``sigmas`` — {counter: σ} (one number, or one per step);
-* ``plan(k)`` → a :class:`~dpkit.algorithms.episodes.Plan` whose ``released`` maps every counter to the *noisy prefix
-  sum* of users 0 … k − 1 it publishes before episode k (a binary-tree counter's prefix: dpkit recovers its p-sums
-  as P_t − P_{t − lowbit(t)}; :class:`~dpkit.accountant.tree.BinaryCounter` gives one);
-* ``billboard_items(states, actions, rewards)`` → {counter: the user's item, before noise, as the agent clips it},
-  under the plan of the current episode, without changing the agent (so the other canary can be evaluated too);
-* ``update(k, states, actions, rewards)``, which adds the user's items to the counters.
-
-How the prefixes are built is told by the declared counts (:func:`counter_structure`, from the *registered*
-declaration at the audit's K): ``count`` per step = m, the tree's p-sums per user, is a binary-tree counter (dpkit
-recovers its p-sums, positions :func:`~dpkit.algorithms.observers.tree_positions`); ``count`` per step = K − 1, the
-released prefixes that hold the first user, is a counter that noises every prefix afresh (each prefix is a release,
-positions :func:`~dpkit.algorithms.observers.later_release_positions`). Any other count is refused, naming both: what
-a user's item is exposed to at each position — the audit's allowance there — follows from the structure, and a
-structure dpkit cannot tell would make that allowance a guess.
-
-:func:`observe_billboard` is the generic observer: it plays every user, reads every released prefix of every
-counter, recovers the p-sums, and whitens each at the σ the *claim* needs (dpkit's calibration of the agent's own
-declaration, never the σ the agent reports) — the p-sums that hold the changed user give their projection on her
-difference (the white-box log-likelihood ratio) and every whitened coordinate, every other p-sum, step and counter
-stays in the row without a signal of its own (noise shared between counters, steps or p-sums shows there). The
-canaries are beyond the stated bounds (raw rewards 2, which only the agent's own clipping brings back to [0, 1];
-disjoint states from the first step); the positions are the structure's (:func:`billboard_positions`);
-:func:`billboard_one_run` scores a one-run audit from the same
-billboard. ``dpkit audit --agent FILE.py:NAME`` tells the protocols apart by what the agent offers:
-``billboard_items`` (this one) or ``message_statistics`` (local DP,
-:func:`~dpkit.algorithms.observers.observe_messages`).
+A jointly private agent publishes noisy counters over the users (a *billboard*) and serves each user a plan from
+them. An agent follows the billboard protocol when it offers ``declaration``, ``sigmas``, ``plan(k)`` (with its
+``released`` noisy prefixes), ``billboard_items(states, actions, rewards)`` and ``update(k, ...)``;
+:func:`billboard_audit` is its audit (world, observer :func:`observe_billboard`, positions, one-run scores) and
+:func:`agent_protocol` tells it from the local-DP messages protocol. The protocol in full, the counter structures it
+accepts and what the observer reads: docs/explanation/observers.md.
 """
 
 from __future__ import annotations
@@ -50,20 +20,17 @@ from dpkit.accountant.tree import max_psums_per_item
 
 from . import registry
 from .observers import (
-    CounterLog,
     ObservedRun,
     OneRun,
     OneRunView,
     Trace,
-    billboard_one_run_features,
-    billboard_reach,
-    counter_nodes,
     later_release_positions,
     positions_with_shares,
     tabular_world,
     tree_positions,
 )
 from .plan_worlds import tabular_plan_probe
+from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 
 __all__ = [
     "PROTOCOLS",
@@ -86,10 +53,23 @@ STRUCTURES = ("tree", "prefix")
 
 
 def counter_structure(declaration: Any, episodes: int) -> str:
-    """``"tree"`` when every release declares, per step, the m p-sums of a binary-tree counter over ``episodes``
-    users (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`), ``"prefix"`` when it declares
-    the K − 1 released prefixes that hold the first user (every prefix noised afresh); a ValueError naming both
-    otherwise. Where the two agree (K <= 3) the counters are the same: ``"tree"``."""
+    """How a billboard's prefixes are built, as a declaration's counts say: ``"tree"`` or ``"prefix"``.
+
+    ``"tree"`` when every release declares, per step, the m p-sums of a binary-tree counter over ``episodes`` users
+    (before-episode releases: :func:`~dpkit.accountant.tree.max_psums_per_item`); ``"prefix"`` when it declares the
+    K − 1 released prefixes that hold the first user (every prefix noised afresh). Where the two agree (K <= 3) the
+    counters are the same: ``"tree"``.
+
+    Args:
+        declaration: The privacy declaration (its releases' ``count`` and ``steps``).
+        episodes: K, the users.
+
+    Returns:
+        ``"tree"`` or ``"prefix"``.
+
+    Raises:
+        ValueError: A release declares another count, or the releases mix the two structures.
+    """
     k = int(episodes)
     tree, prefix = max_psums_per_item(k, schedule="before-episode"), max(k - 1, 1)
     found = set()
@@ -125,8 +105,16 @@ def _registered_structure(setting: Any, generation: int) -> str:
 
 
 def setting_structure(setting: Any) -> str:
-    """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K — never the
-    implementation under test's."""
+    """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K.
+
+    It is never the implementation under test's: the registered declaration is read (cached per registry generation).
+
+    Args:
+        setting: The audit's setting (its ``algorithm``, ε, δ and sizes).
+
+    Returns:
+        ``"tree"`` or ``"prefix"``.
+    """
     return _registered_structure(setting, registry.generation())
 
 
@@ -138,20 +126,38 @@ def _declared_psums(setting: Any) -> int:
 
 
 def allowed_psums(setting: Any, index: int) -> int:
-    """How many p-sums the audit allows the user at ``index`` (0-based) of a billboard agent: min(m, K − 1 − k),
-    m the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
+    """How many p-sums the audit allows the user at ``index`` of a billboard agent: min(m, K − 1 − k).
+
+    m is the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
     prefix). The declaration says no user is in more than m; a counter that adds one noisy p-sum per user can hold
-    user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out
-    from another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from
-    the standard layout could allow a correct agent less than it uses."""
+    user k in no more than the K − 1 − k released after her. Where her p-sums lie within that — a tree laid out from
+    another leaf, a counter primed with an item — is the agent's, not the auditor's to know: reading it from the
+    standard layout could allow a correct agent less than it uses.
+
+    Args:
+        setting: The audit's setting.
+        index: The user's index k (0-based).
+
+    Returns:
+        The p-sums allowed (0 for the last user).
+    """
     return max(min(_declared_psums(setting), int(setting.episodes) - 1 - int(index)), 0)
 
 
 def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The positions of a billboard agent's audit: the tree's (:func:`~dpkit.algorithms.observers.tree_positions`)
-    or, for counters noised on every prefix, the first, middle and last user a release holds
-    (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share is :func:`allowed_psums` over the
-    declared m — what the declaration allows her, whatever the layout."""
+    """The positions of a billboard agent's audit, or the share of one user.
+
+    The tree's (:func:`~dpkit.algorithms.observers.tree_positions`) or, for counters noised on every prefix, the first,
+    middle and last user a release holds (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share
+    is :func:`allowed_psums` over the declared m — what the declaration allows her, whatever the layout.
+
+    Args:
+        setting: The audit's setting.
+        index: A user's index, or ``None`` for the named positions.
+
+    Returns:
+        Name → (index, share), or the share of ``index``.
+    """
     k, m = int(setting.episodes), max(_declared_psums(setting), 1)
     shares = list(np.clip(k - 1 - np.arange(k), 0, m) / m)
     if index is not None:
@@ -162,9 +168,17 @@ def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tup
 
 
 def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2,
-    beyond [0, 1], so that only the agent's own clipping keeps her items at their declared sensitivities (both clip
-    to 1 on disjoint cells: the reward items differ by their whole Δ)."""
+    """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2.
+
+    The rewards lie beyond [0, 1], so that only the agent's own clipping keeps her items at their declared
+    sensitivities (both clip to 1 on disjoint cells: the reward items differ by their whole Δ).
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.algorithms.observers.tabular_world`.
+    """
     return tabular_world(setting, (2.0, 2.0))
 
 
@@ -188,8 +202,24 @@ def _released(agent: Any, plan: Any, releases: Mapping[str, Any], k: int) -> Map
 
 
 def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``billboard`` observer of any agent that follows the billboard protocol (see the module docstring), and
-    the plan ``plan(k)`` serves every user after the changed one (the whole view: :meth:`Trace.plan`)."""
+    """The ``billboard`` observer of any agent that follows the billboard protocol.
+
+    It plays every user, reads every released prefix of every counter, recovers the p-sums and whitens each at the σ
+    the claim needs (:meth:`~dpkit.algorithms.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
+    user after the changed one (the whole view: :meth:`~dpkit.algorithms.rows.Trace.plan`). The protocol:
+    docs/explanation/observers.md.
+
+    Args:
+        run: The run to play (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        rng: The run's randomness (the agent's and the policies' draws).
+
+    Returns:
+        The run's white-box row.
+
+    Raises:
+        TypeError: The agent does not follow the billboard protocol.
+        ValueError: A plan's ``released`` does not name every declared counter.
+    """
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -228,9 +258,21 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 
 
 def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
-    released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
+    """Score a one-run audit of a billboard agent: every user a canary, user k canary ``run.coins[k]``.
+
+    The scores read every released prefix of every counter and both canaries' items under the plan each user was served
+    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
+
+    Args:
+        run: The run to play (:class:`~dpkit.algorithms.observers.OneRun`).
+        rng: The run's randomness.
+
+    Returns:
+        The scores, their reach at the claim and the features (:class:`~dpkit.algorithms.observers.OneRunView`).
+
+    Raises:
+        ValueError: The observer is not ``billboard``.
+    """
     from .episodes import play_episode
 
     if run.observer != "billboard":
@@ -268,9 +310,21 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
 
 
 def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
-    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol: its
-    world (:func:`billboard_world`), observer (:func:`observe_billboard`), the tree's positions and the one-run
-    scores; ``defaults`` are the default audit setting's fields (S = 2, H = 3, K = 4 unless given)."""
+    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol.
+
+    Its world is :func:`billboard_world`, its observer :func:`observe_billboard`, its positions
+    :func:`billboard_positions`, its one-run scores :func:`billboard_one_run`.
+
+    Args:
+        defaults: The default audit setting's fields (S = 2, H = 3, K = 4 unless given).
+
+    Returns:
+        The audit spec.
+
+    Examples:
+        >>> billboard_audit(defaults={"episodes": 8}).defaults["episodes"]
+        8
+    """
     from .spec import AuditSpec
 
     return AuditSpec(
@@ -288,8 +342,21 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
 
 
 def agent_protocol(factory: Callable[..., Any]) -> str:
-    """Which protocol an agent factory's agents follow: ``"billboard"`` (they offer ``billboard_items``) or
-    ``"messages"`` (``message_statistics``). A class is read as it is; a function is called once on a small world."""
+    """Which protocol an agent factory's agents follow: ``"billboard"`` or ``"messages"``.
+
+    They follow the billboard protocol when they offer ``billboard_items``, the messages protocol when they offer
+    ``message_statistics``. A class is read as it is; a function is called once on a small world.
+
+    Args:
+        factory: An agent factory (a class or a function of :func:`~dpkit.algorithms.simulation.make_agent`'s
+            signature).
+
+    Returns:
+        ``"billboard"`` or ``"messages"``.
+
+    Raises:
+        TypeError: The agents offer neither method, or both.
+    """
     if isinstance(factory, type):
         offered = [p for p, method in PROTOCOLS.items() if callable(getattr(factory, method, None))]
     else:

@@ -1,35 +1,10 @@
 """Executors for batched runs of a release function: in-process, a process pool or a Dask cluster.
 
-A *release function* has the signature ``release(dataset, rng, n) -> np.ndarray`` of shape
-``(n, ...)``: ``n`` independent runs of a randomised mechanism on ``dataset``, vectorised, all
-randomness drawn from the :class:`numpy.random.Generator` ``rng``. Audits need up to millions
-of runs on two neighbouring datasets, and the outputs must not depend on where they were
-computed.
-
-**Chunks and seeds.** :func:`run_batched` splits the ``n`` runs into ``ceil(n / chunk_size)``
-chunks of ``chunk_size`` runs (the last one shorter). Chunk ``i`` is run with
-``np.random.default_rng(children[i])``, where ``children = spawn_seeds(seed, n_chunks)`` are the
-children of ``np.random.SeedSequence(seed)``; the chunks are concatenated in chunk order.
-Chunking and seeds depend only on ``(n, chunk_size, seed)``, so the output is bit-identical
-across executors and worker counts (it does change with ``chunk_size``).
-
-**Executors** (:data:`EXECUTORS`, :func:`make_executor`) all provide
-``map(fn, tasks, *, on_done=None) -> list`` with results in task order:
-
-* ``in-process`` — :class:`InProcessExecutor`: a plain loop, nothing is pickled (the default);
-* ``processes`` — :class:`ProcessPoolExecutor`: a :mod:`concurrent.futures` process pool started
-  with the ``spawn`` method (safe with threads and on every platform); the release function,
-  the dataset and the results are pickled, so the release function must be importable (a
-  top-level function of a module, not a lambda or a closure);
-* ``dask`` — :class:`DaskExecutor`: ``client.map`` on a :mod:`dask.distributed` cluster (the
-  optional extra ``dpkit[distributed]``); the same pickling requirements apply;
-* ``auto`` — :class:`AutoExecutor`: in-process while the work is cheap, a process pool of every core
-  once the time per run measured so far projects a map at :data:`AUTO_SLOW_SECONDS` or more.
-
-Every executor is a context manager; :meth:`Executor.close` releases its workers.
-
-**Pairs.** :func:`run_pair` runs the same release function on a dataset D and its neighbour D′
-with independent streams: children 0 and 1 of ``SeedSequence(seed)``.
+A release function ``release(dataset, rng, n)`` returns ``n`` runs of a mechanism, shape ``(n, ...)``.
+:func:`run_batched` (:func:`run_pair`: D and D′) splits the runs into chunks seeded by :func:`spawn_seeds`, so the
+output depends only on ``(n, chunk_size, seed)``, never on the executor. The executors (:data:`EXECUTORS`,
+:func:`make_executor`) map a function over tasks in task order; each is a context manager. Chunks, seeds and the
+executors in full: docs/explanation/observers.md.
 """
 
 from __future__ import annotations
@@ -84,8 +59,8 @@ OnDone = Callable[[int, Any], None]
 class Executor(ABC):
     """Runs ``fn`` on each of a sequence of tasks and returns the results in task order.
 
-    Subclasses set :attr:`name` and :attr:`workers` and implement :meth:`map`. An executor is
-    a context manager; :meth:`close` releases its resources (a no-op by default).
+    Subclasses set :attr:`name` and :attr:`workers` and implement :meth:`map`. An executor is a context manager;
+    :meth:`close` releases its resources (a no-op by default).
     """
 
     name: str = ""
@@ -100,9 +75,16 @@ class Executor(ABC):
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
         """Return ``[fn(t) for t in tasks]``, possibly computed in parallel.
 
-        ``on_done(i, result)`` is called in the calling process as each task finishes, in
-        completion order; an exception it raises stops the map (pending tasks are cancelled)
-        and propagates, as does an exception raised by ``fn``.
+        ``on_done(i, result)`` is called in the calling process as each task finishes, in completion order; an
+        exception it raises stops the map (pending tasks are cancelled) and propagates, as does one ``fn`` raises.
+
+        Args:
+            fn: The function, called once per task.
+            tasks: The tasks.
+            on_done: Called as ``on_done(i, result)`` in the calling process as task i finishes (``None``: not called).
+
+        Returns:
+            ``[fn(t) for t in tasks]``, in task order.
         """
 
     def close(self) -> None:  # noqa: B027 - optional: executors without workers need not override it
@@ -124,6 +106,20 @@ class InProcessExecutor(Executor):
     name = "in-process"
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        """Run the tasks one after the other in the calling process (:meth:`Executor.map`).
+
+        Args:
+            fn: The function, called once per task.
+            tasks: The tasks.
+            on_done: Called as ``on_done(i, result)`` in the calling process as task i finishes (``None``: not called).
+
+        Returns:
+            ``[fn(t) for t in tasks]``, in task order.
+
+        Examples:
+            >>> InProcessExecutor().map(abs, [-1, 2, -3])
+            [1, 2, 3]
+        """
         results: list[R] = []
         for i, task in enumerate(tasks):
             result = fn(task)
@@ -142,12 +138,18 @@ def _default_workers() -> int:
 class ProcessPoolExecutor(Executor):
     """Runs the tasks in a pool of worker processes (:class:`concurrent.futures.ProcessPoolExecutor`).
 
-    ``workers`` defaults to the number of CPUs available to this process. The processes are
-    started with ``start_method`` (default ``"spawn"``: safe when the caller has threads and the
-    same on every platform) on the first :meth:`map` and reused until :meth:`close`. ``fn``,
-    the tasks and the results must be picklable: ``fn`` and any function inside a task must be
-    top-level functions of an importable module. As with any ``spawn`` pool, a script that
-    uses it must guard its entry point with ``if __name__ == "__main__":``.
+    The processes are started on the first :meth:`map` and reused until :meth:`close`. ``fn``, the tasks and the
+    results must be picklable: ``fn`` and any function inside a task must be top-level functions of an importable
+    module. As with any ``spawn`` pool, a script that uses it must guard its entry point with
+    ``if __name__ == "__main__":``.
+
+    Args:
+        workers: The worker processes (default: the CPUs available to this process).
+        start_method: How the processes are started (default ``"spawn"``: safe when the caller has threads and the
+            same on every platform).
+
+    Raises:
+        ValueError: ``workers`` is not a count, or ``start_method`` is unknown or not available on this platform.
     """
 
     name = "processes"
@@ -162,6 +164,7 @@ class ProcessPoolExecutor(Executor):
 
     @property
     def workers(self) -> int:
+        """The worker processes."""
         return self._workers
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
@@ -182,6 +185,16 @@ class ProcessPoolExecutor(Executor):
         return self._pool
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        """Run the tasks in the pool's processes (:meth:`Executor.map`).
+
+        Args:
+            fn: The function, called once per task.
+            tasks: The tasks.
+            on_done: Called as ``on_done(i, result)`` in the calling process as task i finishes (``None``: not called).
+
+        Returns:
+            ``[fn(t) for t in tasks]``, in task order.
+        """
         tasks = list(tasks)
         if not tasks:
             return []
@@ -202,6 +215,7 @@ class ProcessPoolExecutor(Executor):
         return results
 
     def close(self) -> None:
+        """Shut the pool down, cancelling the tasks not started."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
@@ -235,12 +249,19 @@ def _import_distributed() -> Any:
 class DaskExecutor(Executor):
     """Runs the tasks on a :mod:`dask.distributed` cluster with ``client.map``.
 
-    Give either ``scheduler``, the address of a running scheduler (for example
-    ``"tcp://10.0.0.1:8786"``), for which a :class:`dask.distributed.Client` is created and
-    closed by :meth:`close`, or ``client``, an existing client, which is left open. ``fn``, the
-    tasks and the results must be picklable (see :class:`ProcessPoolExecutor`), and the module
-    defining the release function must be importable on the workers. Dask is imported only
-    here; without it a :class:`ValueError` says to install ``dpkit[distributed]``.
+    ``fn``, the tasks and the results must be picklable (see :class:`ProcessPoolExecutor`), and the module defining the
+    release function must be importable on the workers. Dask is imported only here.
+
+    Args:
+        scheduler: The address of a running scheduler (for example ``"tcp://10.0.0.1:8786"``), for which a
+            :class:`dask.distributed.Client` is created and closed by :meth:`close`.
+        client: An existing client, which is left open (give it or ``scheduler``, not both).
+        local: Start a ``LocalCluster`` of processes on this machine instead, closed with the executor.
+        workers: The local cluster's workers (default: the CPUs available).
+
+    Raises:
+        ValueError: Not exactly one of ``scheduler`` and ``client`` (or either with ``local``), a scheduler that
+            cannot be reached, or dask.distributed not installed (install ``dpkit[distributed]``).
     """
 
     name = "dask"
@@ -292,6 +313,16 @@ class DaskExecutor(Executor):
         return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        """Run the tasks on the cluster (:meth:`Executor.map`).
+
+        Args:
+            fn: The function, called once per task.
+            tasks: The tasks.
+            on_done: Called as ``on_done(i, result)`` in the calling process as task i finishes (``None``: not called).
+
+        Returns:
+            ``[fn(t) for t in tasks]``, in task order.
+        """
         boxed = [_Boxed(task) for task in tasks]
         if not boxed:
             return []
@@ -315,6 +346,7 @@ class DaskExecutor(Executor):
         return results
 
     def close(self) -> None:
+        """Close the client (if the executor made it) and the local cluster (if it started one)."""
         if self._owns_client and self.client is not None:
             self.client.close()
             self.client = None
@@ -340,14 +372,20 @@ def _task_runs(task: Any) -> int:
 class AutoExecutor(Executor):
     """In-process while the work is cheap; a process pool of every available core once it is slow.
 
-    Each :meth:`map` runs its tasks in the calling process, timing them, until the work left in that map,
-    projected from the seconds per run measured so far (a chunk's runs: its ``size``), reaches ``slow_seconds``
-    (:data:`AUTO_SLOW_SECONDS`); the rest of that map, and every later map, then runs on a
-    :class:`ProcessPoolExecutor` of ``workers`` processes (default: the CPUs available). It never switches with
-    fewer than 2 workers, for a map with one task left, or when the function or a task does not pickle (a lambda,
-    a closure): then everything stays in-process and :attr:`note` says why. Results do not depend on where they
-    were computed (see the module docstring), so switching never changes them. :attr:`name` is the executor that
-    runs now (``in-process``, then ``processes``); :meth:`describe` says what ran and why.
+    Each :meth:`map` runs its tasks in the calling process, timing them, until the work left in that map, projected
+    from the seconds per run measured so far (a chunk's runs: its ``size``), reaches ``slow_seconds``; the rest of that
+    map, and every later map, then runs on a :class:`ProcessPoolExecutor`. It never switches with fewer than 2 workers,
+    for a map with one task left, or when the function or a task does not pickle (a lambda, a closure): then
+    everything stays in-process and :attr:`note` says why. Results do not depend on where they were computed, so
+    switching never changes them. :attr:`name` is the executor that runs now (``in-process``, then ``processes``);
+    :meth:`describe` says what ran and why.
+
+    Args:
+        workers: The processes of the pool it moves to (default: the CPUs available).
+        slow_seconds: The projected in-process seconds at which it moves (:data:`AUTO_SLOW_SECONDS`).
+
+    Raises:
+        ValueError: ``workers`` is not a count, or ``slow_seconds`` not a finite number >= 0.
     """
 
     def __init__(self, workers: int | None = None, *, slow_seconds: float = AUTO_SLOW_SECONDS) -> None:
@@ -366,6 +404,7 @@ class AutoExecutor(Executor):
 
     @property
     def workers(self) -> int:
+        """The tasks that can run at once: the pool's workers once it moved, else 1."""
         return self._workers if self._pool is not None else 1
 
     @property
@@ -394,6 +433,16 @@ class AutoExecutor(Executor):
         return self._picklable
 
     def map(self, fn: Callable[[T], R], tasks: Sequence[T], *, on_done: OnDone | None = None) -> list[R]:
+        """Run the tasks in-process, moving to the pool once the work left is slow (:meth:`Executor.map`).
+
+        Args:
+            fn: The function, called once per task.
+            tasks: The tasks.
+            on_done: Called as ``on_done(i, result)`` in the calling process as task i finishes (``None``: not called).
+
+        Returns:
+            ``[fn(t) for t in tasks]``, in task order.
+        """
         tasks = list(tasks)
         if self._pool is not None:
             return self._pool.map(fn, tasks, on_done=on_done)
@@ -423,12 +472,21 @@ class AutoExecutor(Executor):
         return results
 
     def describe(self) -> str:
-        """What ran: ``in-process``, or ``processes (N workers)`` with when and why it switched."""
+        """What ran: ``in-process``, or ``processes (N workers)`` with when and why it switched.
+
+        Returns:
+            The description.
+
+        Examples:
+            >>> AutoExecutor(2).describe()
+            'in-process'
+        """
         if self._pool is None:
             return "in-process" + (f" ({self.note})" if self.note else "")
         return f"processes ({self._workers} workers; auto, {self.note})"
 
     def close(self) -> None:
+        """Close the process pool, if it moved to one."""
         if self._pool is not None:
             self._pool.close()
 
@@ -437,8 +495,18 @@ class AutoExecutor(Executor):
 
 
 def describe_executor(executor: Executor | None) -> str:
-    """The executor that ran, for a result: its :meth:`AutoExecutor.describe`, else its name (``None``:
-    in-process)."""
+    """The executor that ran, for a result: its :meth:`AutoExecutor.describe`, else its name.
+
+    Args:
+        executor: The executor (``None``: in-process).
+
+    Returns:
+        The description.
+
+    Examples:
+        >>> describe_executor(None), describe_executor(InProcessExecutor())
+        ('in-process', 'in-process')
+    """
     if executor is None:
         return "in-process"
     describe = getattr(executor, "describe", None)
@@ -448,10 +516,24 @@ def describe_executor(executor: Executor | None) -> str:
 def make_executor(name: str = "in-process", *, workers: int | None = None, scheduler: str | None = None) -> Executor:
     """Return the executor called ``name`` (one of :data:`EXECUTORS`).
 
-    ``workers`` (an int >= 1; default: the CPUs available) applies to ``"processes"``, to ``"auto"`` (the
-    pool it switches to, :class:`AutoExecutor`) and to a local Dask cluster; ``scheduler`` (an address) only
-    to ``"dask"``: without it a Dask ``LocalCluster`` is started (and closed with the executor). To use an
-    existing Dask client, construct :class:`DaskExecutor` directly.
+    To use an existing Dask client, construct :class:`DaskExecutor` directly.
+
+    Args:
+        name: ``"in-process"``, ``"processes"``, ``"dask"`` or ``"auto"``.
+        workers: An int >= 1 (default: the CPUs available); applies to ``"processes"``, to ``"auto"`` (the pool it
+            switches to, :class:`AutoExecutor`) and to a local Dask cluster.
+        scheduler: A Dask scheduler's address, only for ``"dask"``: without it a Dask ``LocalCluster`` is started (and
+            closed with the executor).
+
+    Returns:
+        The executor.
+
+    Raises:
+        ValueError: An unknown name, or ``workers`` or ``scheduler`` given where they do not apply.
+
+    Examples:
+        >>> make_executor().name
+        'in-process'
     """
     check_choice("executor", name, EXECUTORS)
     if workers is not None and not (name in ("processes", "auto") or (name == "dask" and scheduler is None)):
@@ -489,10 +571,23 @@ def _check_seed(seed: object) -> np.random.SeedSequence:
 def spawn_seeds(seed: int | np.random.SeedSequence, k: int) -> list[np.random.SeedSequence]:
     """Return the first ``k`` children of ``SeedSequence(seed)``: independent, reproducible streams.
 
-    For an int seed this is ``np.random.SeedSequence(seed).spawn(k)``. A given
-    :class:`~numpy.random.SeedSequence` is not modified (``spawn`` would advance its count of
-    spawned children, so calling twice would give different streams): its children
-    ``0 … k − 1`` are returned every time.
+    For an int seed this is ``np.random.SeedSequence(seed).spawn(k)``. A given :class:`~numpy.random.SeedSequence` is
+    not modified (``spawn`` would advance its count of spawned children, so calling twice would give different
+    streams): its children ``0 … k − 1`` are returned every time.
+
+    Args:
+        seed: An integer >= 0 or a :class:`~numpy.random.SeedSequence`.
+        k: How many children.
+
+    Returns:
+        The children, in order.
+
+    Raises:
+        ValueError: A seed that is neither, or ``k`` not a count.
+
+    Examples:
+        >>> [s.spawn_key for s in spawn_seeds(7, 2)]
+        [(0,), (1,)]
     """
     parent = _check_seed(seed)
     k = check_count("k", k)
@@ -619,20 +714,37 @@ def run_batched(
 ) -> np.ndarray:
     """Return ``n`` runs of ``release`` on ``dataset``: an array of shape ``(n, ...)``.
 
-    With ``transform`` (a picklable callable, e.g. a fitted attack's ``score``) each chunk's
-    outputs are transformed in the worker that produced them and only the transformed rows are
-    returned (streaming: memory is that of the transformed rows, not of the outputs).
-
-    The runs are split into ``ceil(n / chunk_size)`` chunks; chunk ``i`` (runs
-    ``i·chunk_size …``) is ``release(dataset, np.random.default_rng(spawn_seeds(seed, n_chunks)[i]), m_i)``.
-    The chunks run through ``executor.map`` (default: :class:`InProcessExecutor`) and are
-    concatenated in chunk order, so the result depends only on ``(release, dataset, n,
+    The runs are split into ``ceil(n / chunk_size)`` chunks; chunk ``i`` (runs ``i·chunk_size …``) is
+    ``release(dataset, np.random.default_rng(spawn_seeds(seed, n_chunks)[i]), m_i)``. The chunks run through
+    ``executor.map`` and are concatenated in chunk order, so the result depends only on ``(release, dataset, n,
     chunk_size, seed)``, never on the executor or its number of workers.
 
-    Each chunk's result must have leading axis ``m_i``, the trailing shape of chunk 0 and only
-    finite values, or a :class:`ValueError` names the chunk. ``progress(m)`` is called in the
-    calling process with the number of runs ``m`` of each chunk as it finishes (an increment,
-    as ``tqdm``'s ``update`` expects; the increments sum to ``n``).
+    Args:
+        release: The release function ``release(dataset, rng, n)``.
+        dataset: Its dataset.
+        n: How many runs (the increments of ``progress`` sum to it).
+        seed: An integer >= 0 or a :class:`~numpy.random.SeedSequence`.
+        executor: Where the chunks run (default: :class:`InProcessExecutor`).
+        chunk_size: The runs per chunk (the output changes with it).
+        progress: Called in the calling process with the number of runs of each chunk as it finishes (an increment, as
+            ``tqdm``'s ``update`` expects).
+        transform: A picklable callable (e.g. a fitted attack's ``score``) applied to each chunk's outputs in the
+            worker that produced them; only the transformed rows are returned (streaming: memory is that of the
+            transformed rows, not of the outputs).
+
+    Returns:
+        The outputs (or their transforms), chunks in order.
+
+    Raises:
+        ValueError: A bad option, or a chunk whose result lacks leading axis ``m_i``, the trailing shape of chunk 0 or
+            finite numeric values (the chunk is named).
+
+    Examples:
+        >>> import numpy as np
+        >>> def release(dataset, rng, n):
+        ...     return np.full((n, 1), dataset)
+        >>> run_batched(release, 3.0, 5, seed=0, chunk_size=2).ravel().tolist()
+        [3.0, 3.0, 3.0, 3.0, 3.0]
     """
     executor, n, chunk_size = _check_options(release, executor, progress, n, chunk_size)
     return _run_plans([_plan(release, dataset, n, seed, chunk_size, transform)], executor, progress)[0]
@@ -652,11 +764,29 @@ def run_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Return ``n`` runs of ``release`` on ``dataset0`` (D) and ``n`` on ``dataset1`` (D′).
 
-    The two datasets get independent streams, children 0 and 1 of ``SeedSequence(seed)``
-    (:func:`spawn_seeds`): each output is :func:`run_batched` of its dataset and stream with the other
-    arguments, but the chunks of both datasets go to the executor in one ``map``, so that they run side
-    by side (two single-chunk datasets use two workers); ``progress`` receives the increments of both
-    runs (summing to ``2n``).
+    The two datasets get independent streams, children 0 and 1 of ``SeedSequence(seed)`` (:func:`spawn_seeds`): each
+    output is :func:`run_batched` of its dataset and stream with the other arguments, but the chunks of both datasets go
+    to the executor in one ``map``, so that they run side by side (two single-chunk datasets use two workers).
+
+    Args:
+        release: The release function ``release(dataset, rng, n)``.
+        dataset0: D.
+        dataset1: D′.
+        n: How many runs of each (the increments of ``progress`` sum to ``2n``).
+        seed: An integer >= 0 or a :class:`~numpy.random.SeedSequence`.
+        executor: Where the chunks run (default: :class:`InProcessExecutor`).
+        chunk_size: The runs per chunk (the output changes with it).
+        progress: Called in the calling process with the number of runs of each chunk as it finishes (an increment, as
+            ``tqdm``'s ``update`` expects).
+        transform: A picklable callable (e.g. a fitted attack's ``score``) applied to each chunk's outputs in the
+            worker that produced them; only the transformed rows are returned (streaming: memory is that of the
+            transformed rows, not of the outputs).
+
+    Returns:
+        (the runs on D, the runs on D′).
+
+    Raises:
+        ValueError: As :func:`run_batched`.
     """
     seed0, seed1 = spawn_seeds(seed, 2)
     executor, n, chunk_size = _check_options(release, executor, progress, n, chunk_size)

@@ -1,20 +1,10 @@
 """The stated limits of the sizes dpkit accepts, checked before anything is computed or allocated.
 
-One table for every entry point: ``dpkit simulate``, ``dpkit rlsvi --run``, a report configuration's
-``[[algorithm]]`` sizes (:mod:`dpkit.reports.config`, which states them in its JSON schema) and the
-:class:`~dpkit.algorithms.simulation.Experiment` they build run at :data:`LIMITS`, and at most
-:data:`MAX_STEPS` steps in all; a privacy declaration (``dpkit ledger ALGORITHM``, a report's ledgers:
-:func:`dpkit.algorithms.registry.declare`) is computed at :data:`DECLARATION_LIMITS`, larger, since accounting
-allocates nothing per state or user. ``dpkit rlsvi``'s closed form has no limit of its own: it takes every size a
-double holds (:data:`dpkit.accountant.rlsvi.MAX_SIZES`). An audit's
-runs and users are at most :data:`AUDIT_LIMITS` (``dpkit audit ALGORITHM``, a report's ``[algorithm.audit]``:
-:data:`dpkit.audits.rl.MAX_RUNS` and ``MAX_EPISODES`` are read from it).
-
-The counts the accountant composes in closed form (``compositions``, a release's ``count``, a tree's
-steps, a ledger's users) have no limit: they are answered for any integer (ε = ∞ where the composition
-is beyond the doubles).
-
-This module imports nothing at load, so that a command can read a limit without importing the algorithms.
+One table for every entry point: runs (simulations, RLSVI runs, a report's algorithm entries) at :data:`LIMITS` and
+at most :data:`MAX_STEPS` steps, privacy declarations at :data:`DECLARATION_LIMITS`, audits at :data:`AUDIT_LIMITS`,
+ledgers at :data:`MAX_RELEASES` releases. The counts the accountant composes in closed form have no limit. The
+module imports nothing at load, so a command can read a limit without importing the algorithms (which entry point
+reads which limit: docs/explanation/observers.md).
 """
 
 from __future__ import annotations
@@ -70,7 +60,20 @@ MAX_ENTRIES = 100
 
 
 def above_limit(name: str, value: float, limit: int) -> str:
-    """The message of a size above its limit: ``episodes = 2,000,000 is above the limit of 1,000,000``."""
+    """The message of a size above its limit.
+
+    Args:
+        name: The size's name.
+        value: The size.
+        limit: Its limit.
+
+    Returns:
+        The message.
+
+    Examples:
+        >>> above_limit("episodes", 2_000_000, 1_000_000)
+        'episodes = 2,000,000 is above the limit of 1,000,000'
+    """
     from dpkit.accountant.validation import shown_int
 
     shown = shown_int(value) if isinstance(value, int) else f"{value:g}"
@@ -78,8 +81,17 @@ def above_limit(name: str, value: float, limit: int) -> str:
 
 
 def check_releases(what: str, target: object) -> None:
-    """Refuse a ledger or event (``target``, read from the file ``what``) of more than :data:`MAX_RELEASES` distinct
-    releases — the leaves of its event, each with its multiplicity — before it is accounted."""
+    """Refuse a ledger or event of more than :data:`MAX_RELEASES` distinct releases, before it is accounted.
+
+    The releases are the leaves of its event, each with its multiplicity.
+
+    Args:
+        what: The file it was read from (for the error).
+        target: The ledger or event.
+
+    Raises:
+        ValueError: It composes more than :data:`MAX_RELEASES` distinct releases.
+    """
     from dpkit.accountant.events import Event, walk
     from dpkit.accountant.ledger import Ledger
 

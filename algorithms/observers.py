@@ -1,24 +1,15 @@
 """The toolkit an algorithm's audit observers are written with (generic over algorithms).
 
-An RL audit (:mod:`dpkit.audits.rl`) runs an algorithm on D and on D′ — the same users but for one, a
-canary — and hands each run to the algorithm's ``observe(context, rng)`` (its
-:class:`~dpkit.algorithms.spec.AuditSpec`), which plays the run and returns one row: what the
-observer sees. White-box observers return, for every Gaussian release that contains the changed
-user, the whitened residual r of the release along the direction of her difference (N(0, 1) under D,
-N(a, 1) under D′ for a correct implementation), the signal a at the σ the implementation uses, and the
-signal the *claim* allows (her realised difference capped at the release's declared sensitivity,
-at the σ the claim needs); black-box observers return a view (actions, policies). :class:`Trace`
-collects them into the row :func:`dpkit.audits.rl.rl_release` stacks.
-
-:class:`ObservedRun` is what an observer is given: the setting, which dataset, the world (environment,
-users, canaries), the agent factory and the claim's σ and declared Δ of every release — all
-computed by the audit from the *registered* declaration, never from the implementation under test.
+An RL audit (:mod:`dpkit.audits.rl`) hands each run on D or D′ to the algorithm's observer, which plays it and
+returns one row (:class:`Trace`): whitened residuals and signals (white-box) or a view (black-box). The module holds
+what an observer is given (:class:`ObservedRun`, :class:`OneRun`), the tabular audit worlds, the projections and
+whitening of a release, the generic observer of a local-DP agent's messages and the positions an audit probes.
+What a white-box row holds and why: the site's page *What the RL observers read* (docs/explanation/observers.md).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +18,7 @@ import numpy as np
 
 from .episodes import step_column
 from .plan_worlds import plan_world
-from .reused_noise import CounterNodes, changed_user_vote, changed_user_votes, reused_noise_votes, with_votes
+from .reused_noise import CounterNodes, changed_user_vote
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
 
 __all__ = [
@@ -48,15 +39,8 @@ __all__ = [
     "tree_positions",
     "positions_with_shares",
     "later_release_positions",
-    "one_sigma",
-    "counter_nodes",
-    "billboard",
-    "CounterLog",
     "OneRun",
     "OneRunView",
-    "billboard_reach",
-    "billboard_one_run_features",
-    "billboard_one_run_scores",
 ]
 
 
@@ -64,11 +48,17 @@ __all__ = [
 class ObservedRun:
     """One run of an audit, as the algorithm's observer receives it.
 
-    ``setting`` is the audit's setting (:class:`dpkit.audits.rl.RlSetting`: sizes, observer, position…),
-    ``which`` 0 for D and 1 for D′, ``world`` (environment, the users of D without the changed one,
-    (canary 0, canary 1)), ``index`` the changed user's episode; ``claim_sigmas`` the σ of every release
-    the claim needs and ``sensitivities`` its declared Δ (both from the registered declaration).
-    ``make_agent(rng, env)`` builds the implementation under test.
+    Every field is computed by the audit from the *registered* declaration, never from the implementation under test.
+
+    Attributes:
+        setting: The audit's setting (:class:`dpkit.audits.rl.RlSetting`: sizes, observer, position…).
+        which: 0 for D, 1 for D′.
+        world: (environment, the users of D without the changed one, (canary 0, canary 1)).
+        index: The changed user's episode (0-based).
+        white_box: Whether the observer's rows are whitened residuals and signals (else a black-box view).
+        claim_sigmas: The σ of every release the claim needs, by release name.
+        sensitivities: The declared Δ of every release, by release name.
+        make_agent: ``make_agent(rng, env)`` builds the implementation under test.
     """
 
     setting: Any
@@ -82,13 +72,23 @@ class ObservedRun:
 
     @property
     def observer(self) -> str:
+        """The observer's name (the setting's)."""
         return str(self.setting.observer)
 
 
 def audit_environment(setting: Any) -> Any:
-    """The tabular MDP of an audit world: the uniform MDP with mean reward 1 at every step (a user's uniforms choose
-    her next state; every value sits at its cap), or the user's own environment ``setting.env`` (Gymnasium's or her
-    file's, :mod:`dpkit.algorithms.envs.catalog`) of ``setting.horizon`` steps."""
+    """The tabular MDP of an audit world.
+
+    Without ``setting.env``, the uniform MDP with mean reward 1 at every step (a user's uniforms choose her next state;
+    every value sits at its cap); with it, the user's own environment (Gymnasium's or her file's,
+    :mod:`dpkit.algorithms.envs.catalog`) of ``setting.horizon`` steps.
+
+    Args:
+        setting: The audit's setting (``states``, ``actions``, ``horizon`` and optionally ``env``).
+
+    Returns:
+        The environment, a :class:`~dpkit.algorithms.envs.tabular.TabularMDP`.
+    """
     from .envs.catalog import make_environment
     from .envs.tabular import uniform_tabular
 
@@ -101,16 +101,26 @@ def audit_environment(setting: Any) -> Any:
 def tabular_world(
     setting: Any, rewards: tuple[float, float], *, same_states: bool = False
 ) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular audit world of ``setting``: its MDP (:func:`audit_environment`), the users of D drawn from
-    ``users_seed``, and two canaries maximally different in their features — canary 0 starts in state 0 and takes the
-    lowest next state its transition allows, canary 1 starts in state S − 1 and takes the highest (in the uniform MDP:
-    they walk states 0 and S − 1, disjoint features at every step; the papers let each episode start anywhere) — with
-    raw rewards ``rewards`` (beyond [0, 1] where only the algorithm's own clipping keeps them in range; in a user's
-    environment whose model pays by transition, the canaries' own rewards replace it). ``same_states``: both canaries
-    walk from state 0 (a relation that changes rewards only) and every other user starts in state S − 1 and takes
-    the highest next state, so that in the uniform MDP no other user shares a cell with the changed one (her cells
-    keep n = 1, the worst case, in every later release). A setting with a ``world`` is a plan probe's: its world is
-    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say."""
+    """The tabular audit world of ``setting``: its MDP, the users of D and two canaries maximally different in features.
+
+    The MDP is :func:`audit_environment`'s; the users of D are drawn from ``setting.users_seed``. Canary 0 starts in
+    state 0 and takes the lowest next state its transition allows, canary 1 starts in state S − 1 and takes the highest
+    (in the uniform MDP they walk states 0 and S − 1: disjoint features at every step; the papers let each episode
+    start anywhere). In a user's environment dpkit chooses the canaries' paths (the two states whose best successors
+    are worth most). A setting with a ``world`` is a plan probe's: its world is
+    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say.
+
+    Args:
+        setting: The audit's setting (sizes, ``users_seed``, optionally ``env`` or ``world``).
+        rewards: The canaries' raw rewards (beyond [0, 1] where only the algorithm's own clipping keeps them in range;
+            in a user's environment whose model pays by transition, the canaries' own rewards replace it).
+        same_states: Both canaries walk from state 0 (a relation that changes rewards only) and every other user
+            starts in state S − 1 and takes the highest next state, so that in the uniform MDP no other user shares a
+            cell with the changed one (her cells keep n = 1, the worst case, in every later release).
+
+    Returns:
+        (environment, users of D, (canary 0, canary 1)).
+    """
     from .envs.tabular import User, Users
 
     if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)
@@ -177,8 +187,23 @@ def _chosen_paths(env: Any, users: Any, rewards: tuple[float, float], same_state
 
 
 def flat(x: np.ndarray, symmetric: bool, lead: int) -> np.ndarray:
-    """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one: the upper triangle of
-    the last two axes when ``symmetric`` (the only entries with independent noise), else every entry."""
+    """Keep the ``lead`` leading axes of ``x`` and flatten the rest into one.
+
+    Args:
+        x: The array.
+        symmetric: Keep only the upper triangle (diagonal included) of the last two axes: the only entries of a
+            symmetric-noise release with independent noise.
+        lead: How many leading axes to keep.
+
+    Returns:
+        ``x`` shaped ``x.shape[:lead] + (-1,)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> flat(np.arange(8.0).reshape(2, 2, 2), True, 1)
+        array([[0., 1., 3.],
+               [4., 5., 7.]])
+    """
     if symmetric:
         rows, cols = _upper(x.shape[-1])
         return x[..., rows, cols].reshape(x.shape[:lead] + (-1,))
@@ -193,15 +218,26 @@ MAX_COORDINATES = 512
 def project(
     residual: np.ndarray, delta: np.ndarray, sigma: Any, sigma_claim: Any, sensitivity: Any
 ) -> tuple[np.ndarray, ...]:
-    """Residuals (..., m) and the changed user's difference (…, m) of one release → (r, a, a_allowed, a_used):
-    the residual projected on the direction of her difference and whitened by the σ the *claim* needs
-    (σ_claim: the declared noise model at the claim, never the σ the implementation reports, where the claim's σ
-    is 0 — a step of sensitivity 0 — the σ used), the signal a = ‖d‖/σ_claim (so Σ a·r − ½Σ a² is the exact
-    log-likelihood ratio of a release at the claim's noise), the signal the claim allows a_allowed =
-    min(‖d‖, Δ)/σ_claim — the realised difference capped at the release's *declared* sensitivity Δ, so an
-    implementation that exceeds its declared sensitivity is not allowed more — and a_used = ‖d‖/σ, the pair's
+    """Project one release's residuals on the changed user's difference and whiten them at the claim's σ.
+
+    The residual is projected on the direction of her difference d and whitened by the σ the *claim* needs (the
+    declared noise model at the claim, never the σ the implementation reports; where the claim's σ is 0, a step of
+    sensitivity 0, the σ used). The signal a = ‖d‖/σ_claim makes Σ a·r − ½Σ a² the exact log-likelihood ratio of a
+    release at the claim's noise; a_allowed = min(‖d‖, Δ)/σ_claim caps the realised difference at the release's
+    *declared* sensitivity, so an implementation that exceeds it is not allowed more; a_used = ‖d‖/σ is the pair's
     exact μ at the σ the implementation reports. Where the difference is 0 the residual is projected on the first
-    coordinate (noise only). σ, σ_claim and Δ are numbers, or one per step (the last leading axis)."""
+    coordinate (noise only).
+
+    Args:
+        residual: The release less its noiseless value, (..., m).
+        delta: The changed user's difference, (..., m).
+        sigma: The σ the implementation reports: a number, or one per step (the last leading axis).
+        sigma_claim: The σ the claim needs, likewise.
+        sensitivity: The declared Δ, likewise.
+
+    Returns:
+        (r, a, a_allowed, a_used), each shaped as the leading axes.
+    """
     norm = np.linalg.norm(delta, axis=-1)
     direction = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     direction[..., 0] = np.where(norm > 0, direction[..., 0], 1.0)
@@ -211,18 +247,35 @@ def project(
 
 
 def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
-    """Every step's residual projected on every other step's difference direction, with the step's own direction
-    taken out, whitened by the residual's σ: ``residual`` and ``delta`` (steps, m) → (steps, steps), entry [b, g] =
-    ⟨residual_b, u⟩/σ_b with u the unit part of d_g orthogonal to d_b (0 where there is none, and on the diagonal).
-    Under the declared noise model (fresh noise per step) these are N(0, 1) and independent of step b's own
-    projection; noise shared between steps b and g makes them follow step g's residual — the learned attack reads
-    them (the white-box score gives them no weight). It is :func:`cross_projections_runs` of one run."""
+    """Every step's residual projected on every other step's difference direction, whitened by the residual's σ.
+
+    Entry [b, g] is ⟨residual_b, u⟩/σ_b with u the unit part of d_g orthogonal to d_b (0 where there is none, and on
+    the diagonal). Under the declared noise model (fresh noise per step) these are N(0, 1) and independent of step b's
+    own projection; noise shared between steps b and g makes them follow step g's residual. The learned attack reads
+    them (the white-box score gives them no weight). It is :func:`cross_projections_runs` of one run.
+
+    Args:
+        residual: The residuals, (steps, m).
+        delta: The changed user's differences, (steps, m).
+        sigma: One σ, or one per step.
+
+    Returns:
+        The cross projections, (steps, steps).
+    """
     return cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
 
 
 def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
-    """:func:`cross_projections` of R runs: ``residual`` and ``delta`` (R, steps, m) → (R, steps, steps), every pair
-    of steps of every run in one pass."""
+    """:func:`cross_projections` of R runs, every pair of steps of every run in one pass.
+
+    Args:
+        residual: The residuals, (R, steps, m).
+        delta: The changed user's differences, (R, steps, m).
+        sigma: One σ, or one per step.
+
+    Returns:
+        The cross projections, (R, steps, steps).
+    """
     norm = np.linalg.norm(delta, axis=-1)
     unit = np.where(norm[..., None] > 0, delta / np.where(norm > 0, norm, 1.0)[..., None], 0.0)
     steps = unit.shape[1]
@@ -237,9 +290,23 @@ def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) 
 
 
 def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
-    """x/σ for one σ or one per step (the last axis of ``x``); where σ = 0 (a step of sensitivity 0, released
-    without noise) the quotient is 0 when x is 0 and ±:data:`SIGNAL_CAP` otherwise (a noiseless difference is seen
-    exactly); every quotient is capped at ±:data:`SIGNAL_CAP`."""
+    """x/σ for one σ or one per step, capped at ±:data:`SIGNAL_CAP`.
+
+    Where σ = 0 (a step of sensitivity 0, released without noise) the quotient is 0 when x is 0 and ±:data:`SIGNAL_CAP`
+    otherwise: a noiseless difference is seen exactly.
+
+    Args:
+        x: The values (one σ per step: along the last axis).
+        sigma: One σ, or one per step.
+
+    Returns:
+        The capped quotients, shaped as ``x``.
+
+    Examples:
+        >>> import numpy as np
+        >>> over_sigma(np.array([2.0, 0.0, -3.0]), np.array([2.0, 0.0, 0.0]))
+        array([ 1.e+00,  0.e+00, -1.e+06])
+    """
     s = np.asarray(sigma, dtype=float)
     if s.ndim == 0 and s > 0.0:
         return np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
@@ -248,221 +315,25 @@ def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
 
 
-def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:
-    """The separately noised releases of a counter from its released prefixes P_0 = 0, P_1 … P_T (axis 0).
-    ``tree`` (the binary mechanism): node t (t = 1..T) covers items t − lowbit(t) … t − 1 (0-based) and equals
-    P_t − P_{t − lowbit(t)}; ``prefix`` (every prefix noised afresh): node t is P_t itself, items 0 … t − 1.
-    Returns (nodes (T, …), starts (T,))."""
-    t = np.arange(1, prefixes.shape[0])
-    if structure == "prefix":
-        return prefixes[1:].copy(), np.zeros_like(t)
-    if structure != "tree":
-        raise ValueError(f"structure must be 'tree' or 'prefix', got {structure!r}")
-    starts = t - (t & -t)
-    base = prefixes[starts].copy()
-    base[starts == 0] = 0.0  # the empty prefix: 0 in a binary-tree counter, whatever an agent released before user 0
-    return prefixes[1:] - base, starts
-
-
-def billboard(
-    trace: Trace,
-    prefixes: Mapping[str, np.ndarray],
-    items0: Mapping[str, np.ndarray],
-    delta_items: Mapping[str, np.ndarray],
-    index: int,
-    sigmas: Mapping[str, float],
-    claim: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    sensitivities: Mapping[str, float],
-    coordinates: bool = False,
-    structure: str = "tree",
-    allowance_psums: int | None = None,
-) -> None:
-    """Residuals of every p-sum of every counter (``structure``: how its prefixes are built, :func:`counter_nodes`;
-    ``allowance_psums``: the p-sums the changed user's allowance counts — her difference, capped at Δ, in that many
-    releases — where the layout is not the auditor's to know; default: those of ``structure`` that hold her).
-    ``prefixes[name]`` (T + 1, …) as released (P_0 = 0); ``items0[name]`` (T, …) the items of D;
-    ``delta_items[name]`` the changed user's item under D′ minus D; ``sensitivities[name]`` the declared Δ of one
-    item (each p-sum holding her item is allowed at most Δ/σ_claim).
-    ``coordinates``: every whitened coordinate of the p-sums that hold her too (no signal of their own: noise shared
-    between counters shows there). The last column reads her coin from noise values the billboard repeats
-    (:meth:`Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each counter whitened by the σ the
-    implementation reports)."""
-    runs = Traces(1)
-    billboard_runs(
-        runs,
-        {n: np.asarray(p)[None] for n, p in prefixes.items()},
-        {n: np.asarray(x)[None] for n, x in items0.items()},
-        {n: np.asarray(x)[None] for n, x in delta_items.items()},
-        index,
-        sigmas,
-        claim,
-        symmetric,
-        sensitivities,
-        coordinates,
-        structure,
-        allowance_psums,
-    )
-    for parts in zip(runs.r, runs.a, runs.a_claim, runs.a_used, strict=True):
-        trace.add(*(x[0] for x in parts))
-
-
-def billboard_runs(
-    traces: Traces,
-    prefixes: Mapping[str, np.ndarray],
-    items0: Mapping[str, np.ndarray],
-    delta_items: Mapping[str, np.ndarray],
-    index: int,
-    sigmas: Mapping[str, float],
-    claim: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    sensitivities: Mapping[str, float],
-    coordinates: bool = False,
-    structure: str = "tree",
-    allowance_psums: int | None = None,
-) -> None:
-    """:func:`billboard` of R runs at once: every array with a leading run axis (``prefixes[name]`` (R, T + 1, …),
-    ``items0[name]`` (R, T, …), ``delta_items[name]`` (R, …)), recorded into ``traces`` (run i on its row i)."""
-    runs = traces.runs
-    counters: list[CounterNodes] = []
-    for name, p in prefixes.items():
-        nodes, starts = counter_nodes(np.moveaxis(p, 0, 1), structure)
-        nodes = np.moveaxis(nodes, 0, 1)  # (R, T, …)
-        x0 = items0[name]
-        cumulative = np.concatenate([np.zeros((runs, 1) + x0.shape[2:]), np.cumsum(x0, axis=1)], axis=1)
-        stops = np.arange(1, p.shape[1])
-        exact = cumulative[:, stops] - cumulative[:, starts]
-        sym = symmetric[name]
-        residual = flat(nodes - exact, sym, 3)  # (R, T, batch, m)
-        d = np.broadcast_to(flat(delta_items[name], sym, 2)[:, None], residual.shape)
-        mine = np.zeros(residual.shape)
-        mine[:, index : index + 1] = d[:, index : index + 1]  # her difference, every other user's 0
-        magnitude = flat(np.abs(p[:, 1:]) + np.abs(p[:, starts]), sym, 3)
-        used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)  # one σ, or one per step
-        counters.append(CounterNodes(flat(nodes, sym, 3), starts, magnitude, flat(x0, sym, 3), mine, used))
-        contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
-        r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
-        held = float(contains.sum())
-        widen = math.sqrt(allowance_psums / held) if allowance_psums is not None and held > 0 else 1.0
-        traces.add(r, a * contains, a_claim * contains * widen, a_used * contains)
-        whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
-        holding = np.flatnonzero(contains[:, 0])
-        if residual.shape[2] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
-            off = ~np.eye(residual.shape[2], dtype=bool)
-            for t in holding:
-                traces.extra(cross_projections_runs(residual[:, t], d[:, t], whiten)[:, off])
-        if coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
-            scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
-            for t in holding:
-                traces.extra(over_sigma(residual[:, t], scale))
-    traces.read(changed_user_votes(counters))
-
-
-class CounterLog:
-    """The billboard of one run: each counter's released prefixes and the items of D, by release name.
-
-    ``batched`` counters (LinOpt's) already carry a leading step axis; the others (OFU's) get one. ``batched`` is
-    one flag for every counter, or one per name."""
-
-    def __init__(self, names: tuple[str, ...], batched: bool | Mapping[str, bool], *, runs: int | None = None) -> None:
-        self.names = names
-        self.batched = {n: bool(batched[n] if isinstance(batched, Mapping) else batched) for n in names}
-        self.runs = runs
-        self.prefixes: dict[str, list[np.ndarray]] = {n: [] for n in names}
-        self.items: dict[str, list[np.ndarray]] = {n: [] for n in names}
-        self.delta: dict[str, np.ndarray] = {}
-
-    def _batch(self, x: Any, name: str) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        if self.batched[name]:
-            return x
-        return x[None] if self.runs is None else x[:, None]
-
-    def released(self, released: Mapping[str, np.ndarray]) -> None:
-        for n in self.names:
-            self.prefixes[n].append(self._batch(released[n], n))
-
-    def episode(self, mine: Mapping[str, np.ndarray], theirs: Mapping[str, np.ndarray] | None, which: int) -> None:
-        """Log one episode's items; ``theirs`` (the other canary's, same plan) only at the changed user."""
-        if theirs is not None:
-            d0, d1 = (mine, theirs) if which == 0 else (theirs, mine)
-            self.delta = {n: self._batch(d1[n], n) - self._batch(d0[n], n) for n in self.names}
-            mine = d0
-        for n in self.names:
-            self.items[n].append(self._batch(mine[n], n))
-
-    def finish(
-        self,
-        trace: Trace,
-        index: int,
-        sigmas: Mapping[str, float],
-        claim: Mapping[str, float],
-        symmetric: Mapping[str, bool],
-        sensitivities: Mapping[str, float],
-        coordinates: bool = False,
-        structure: str = "tree",
-        allowance_psums: int | None = None,
-    ) -> None:
-        """P_0 … P_{K−1} are released (before-episode), so items 0 … K − 2 are in them."""
-        released = len(self.prefixes[self.names[0]])
-        billboard(
-            trace,
-            {n: np.stack(self.prefixes[n]) for n in self.names},
-            {n: np.stack(self.items[n][: released - 1]) for n in self.names},
-            self.delta,
-            index,
-            sigmas,
-            claim,
-            symmetric,
-            sensitivities,
-            coordinates,
-            structure,
-            allowance_psums,
-        )
-
-    def finish_runs(
-        self,
-        traces: Traces,
-        index: int,
-        sigmas: Mapping[str, float],
-        claim: Mapping[str, float],
-        symmetric: Mapping[str, bool],
-        sensitivities: Mapping[str, float],
-        coordinates: bool = False,
-        structure: str = "tree",
-        allowance_psums: int | None = None,
-    ) -> None:
-        """:meth:`finish` of a log of R runs (``runs`` given: every array with a leading run axis) into ``traces`` (run
-        i on its row i): exactly what a log of run i alone records."""
-        if self.runs is None or traces.runs != self.runs:
-            raise ValueError(f"finish_runs needs a log of runs and traces of as many runs, got {traces.runs}")
-        released = len(self.prefixes[self.names[0]])
-        billboard_runs(
-            traces,
-            {n: np.stack(self.prefixes[n], axis=1) for n in self.names},
-            {n: np.stack(self.items[n][: released - 1], axis=1) for n in self.names},
-            self.delta,
-            index,
-            sigmas,
-            claim,
-            symmetric,
-            sensitivities,
-            coordinates,
-            structure,
-            allowance_psums,
-        )
-
-
 # -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------
 
 
 @dataclass(frozen=True)
 class OneRun:
-    """One run of a one-run audit, as an algorithm's ``one_run`` hook receives it: the setting, the world
-    (environment, users — unused: every user is a canary —, (canary 0, canary 1)), user k's coin ``coins[k]``
-    (which canary she is), the agent factory, the observer's name and a progress callback (one call per user).
-    The hook plays the run with the coins and scores every user from what the observer sees — the released
-    quantities and what the auditor knows (the plan each user was served, both canaries) — never the coins."""
+    """One run of a one-run audit, as an algorithm's ``one_run`` hook receives it.
+
+    The hook plays the run with the coins and scores every user from what the observer sees — the released quantities
+    and what the auditor knows (the plan each user was served, both canaries) — never the coins.
+
+    Attributes:
+        setting: The audit's setting.
+        world: (environment, users — unused: every user is a canary —, (canary 0, canary 1)).
+        coins: User k's coin ``coins[k]``: which canary she is.
+        make_agent: ``make_agent(rng, env)`` builds the implementation under test.
+        claim_sigmas: The σ of every release the claim needs.
+        sensitivities: The declared Δ of every release.
+        progress: Called with 1 once per user played (``None``: no progress).
+    """
 
     setting: Any
     world: tuple[Any, Any, tuple[Any, Any]]
@@ -474,21 +345,29 @@ class OneRun:
 
     @property
     def observer(self) -> str:
+        """The observer's name (the setting's)."""
         return str(self.setting.observer)
 
     def advance(self) -> None:
+        """Report one more user played to ``progress``, if there is one."""
         if self.progress is not None:
             self.progress(1)
 
 
 @dataclass(frozen=True)
 class OneRunView:
-    """What a ``one_run`` hook returns: one score per user, the observer's name, and ``reach``: the μ per user
-    its scores could show for a mechanism exactly at the claim — every user's difference at its declared Δ, the
-    claim's σ, the other users' coins as the scorer treats them — computed from the declaration and the run's
-    structure, never from its outputs (``None``: the claim's own μ, for scores that see each user alone); and
-    optionally ``features``, per-user coordinates from which a score may be learned on held-out canaries
-    (:func:`dpkit.audits.rl_one_run.audit_one_run` with ``attack="learned"``)."""
+    """What a ``one_run`` hook returns: one score per user, the observer's name, and what the scores could show.
+
+    Attributes:
+        scores: One score per user, higher when canary 1 is the likelier.
+        observer: The observer's name.
+        reach: The μ per user its scores could show for a mechanism exactly at the claim — every user's difference at
+            its declared Δ, the claim's σ, the other users' coins as the scorer treats them — computed from the
+            declaration and the run's structure, never from its outputs (``None``: the claim's own μ, for scores that
+            see each user alone).
+        features: (users, F) per-user coordinates a score learned on held-out canaries may weigh
+            (:func:`dpkit.audits.rl_one_run.audit_one_run` with ``attack="learned"``; ``None``: none offered).
+    """
 
     scores: np.ndarray
     observer: str
@@ -497,131 +376,51 @@ class OneRunView:
     features: np.ndarray | None = None
 
 
-def billboard_reach(
-    starts: np.ndarray, users: int, sensitivities: Mapping[str, float], claim_sigmas: Mapping[str, float]
-) -> float:
-    """The median over users of the μ :func:`billboard_one_run_scores` can show per user when every item differs
-    by its declared Δ and each p-sum's noise has the claim's σ: √(Σ over counters and over the p-sums holding her
-    of Δ²/(σ² + ¼(s − 1)Δ²)), s the p-sum's number of users (the others' coins as noise)."""
-    total = np.zeros(users)
-    for name, sensitivity in sensitivities.items():
-        # per-step Δ: the worst step's (the counter's declared Δ); a per-step σ has no single reach
-        d2, s2 = float(np.max(sensitivity)) ** 2, one_sigma(name, claim_sigmas[name]) ** 2
-        for t, lo in enumerate(starts[:users]):
-            size = t + 1 - int(lo)
-            total[int(lo) : t + 1] += d2 / (s2 + 0.25 * (size - 1) * d2)
-    return float(np.median(np.sqrt(total)))
-
-
-def billboard_one_run_scores(
-    prefixes: Mapping[str, np.ndarray],
-    items0: Mapping[str, np.ndarray],
-    items1: Mapping[str, np.ndarray],
-    sigmas: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    *,
-    structure: str = "tree",
-) -> np.ndarray:
-    """Every user's score from a billboard of binary-tree counters (or of counters noised on every prefix:
-    ``structure``, :func:`counter_nodes`), in a run where every user is a canary.
-
-    ``prefixes[name]`` (R, …): the released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1);
-    ``items0[name]``, ``items1[name]`` (T, …): user k's item had she been canary 0 or canary 1, given the plan she
-    was served (what the auditor knows; her coin is what it does not). Each p-sum of a counter holds the items of a
-    block of users plus N(0, σ²) noise; centred at the block's items under coin ½ it is, along user k's difference
-    d_k = item1_k − item0_k, (coin_k − ½)·‖d_k‖² plus the noise and the other users' coins (each ±½ along d_i). The
-    score sums these projections over every p-sum holding k, each weighted by ‖d_k‖² over a bound on its variance,
-    σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖² — small blocks (where k is almost alone) count most. Users in no released
-    p-sum score 0. A user whose coin a repeated noise value reads exactly (:mod:`dpkit.algorithms.reused_noise`:
-    noise reused, or none) comes first on her side (:func:`~dpkit.algorithms.reused_noise.with_votes`)."""
-    return billboard_one_run_features(prefixes, items0, items1, sigmas, symmetric, structure=structure)[0]
-
-
-def billboard_one_run_features(
-    prefixes: Mapping[str, np.ndarray],
-    items0: Mapping[str, np.ndarray],
-    items1: Mapping[str, np.ndarray],
-    sigmas: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    *,
-    structure: str = "tree",
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`billboard_one_run_scores` and, beside them, every user's projections split by counter and tree level:
-    column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
-    none) — the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
-    noise is missing), where the white-box score weighs them by the declared σ; the last column holds the user's
-    votes from reused noise (:func:`~dpkit.algorithms.reused_noise.reused_noise_votes`). Shapes (T,) and
-    (T, counters × L + 1), L = ⌊log2 T⌋ + 1."""
-    names = tuple(prefixes)
-    t_users = next(iter(items0.values())).shape[0]
-    levels = int(math.log2(max(t_users, 1))) + 1
-    scores = np.zeros(t_users)
-    features = np.zeros((t_users, len(names) * levels))
-    counters: list[CounterNodes] = []
-    for c, name in enumerate(names):
-        sym = symmetric[name]
-        p = np.asarray(prefixes[name], dtype=float)
-        nodes, starts = counter_nodes(p, structure)
-        released = nodes.shape[0]
-        x0 = flat(np.asarray(items0[name], dtype=float), sym, 1)[:released]
-        d = flat(np.asarray(items1[name], dtype=float), sym, 1)[:released] - x0
-        magnitude = flat(np.abs(p[1 : released + 1]) + np.abs(p[starts]), sym, 1)
-        counters.append(CounterNodes(flat(nodes, sym, 1), starts, magnitude, x0, d, one_sigma(name, sigmas[name])))
-        centre = x0 + 0.5 * d
-        cum = np.concatenate([np.zeros((1,) + centre.shape[1:]), np.cumsum(centre, axis=0)])
-        norm2 = np.einsum("tm,tm->t", d, d)
-        cum_norm2 = np.concatenate([[0.0], np.cumsum(norm2)])
-        residual = flat(nodes, sym, 1) - (cum[1 : released + 1] - cum[starts])  # (nodes, m)
-        sigma2 = one_sigma(name, sigmas[name]) ** 2
-        for t in range(released):
-            lo, hi = int(starts[t]), t + 1  # node t (0-based) = p-sum t + 1 covers users lo … t
-            proj = d[lo:hi] @ residual[t]
-            others = cum_norm2[hi] - cum_norm2[lo] - norm2[lo:hi]
-            var = sigma2 * norm2[lo:hi] + 0.25 * norm2[lo:hi] * others
-            scores[lo:hi] += np.where(var > 0, norm2[lo:hi] * proj / np.where(var > 0, var, 1.0), 0.0)
-            level = c * levels + min(int(math.log2(hi - lo)), levels - 1)
-            seen = norm2[lo:hi] > 0
-            features[lo:hi, level] += np.where(seen, proj / np.where(seen, norm2[lo:hi], 1.0), 0.0)
-    votes = reused_noise_votes(counters, t_users)
-    return with_votes(scores, votes), np.column_stack([features, votes])
-
-
-def one_sigma(name: str, sigma: Any) -> float:
-    """The one σ of a release: the one-run scores weigh every p-sum with one σ per counter."""
-    s = np.asarray(sigma, dtype=float)
-    if s.ndim and not np.all(s == s.flat[0]):
-        raise ValueError(
-            f"{name} has one σ per step (the agent's, or the claim's at claim_allocation='optimal'): the one-run "
-            "scores take one σ per release; audit this allocation many-run"
-        )
-    return float(s.flat[0])
-
-
 # -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------
 
 
 def beyond_bounds_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The tabular world of a generic LDP audit: canaries on disjoint states with raw rewards −1 and 2,
-    beyond [0, 1] on both sides, so that only the agent's own clipping keeps her messages at their
-    declared sensitivities."""
+    """The tabular world of a generic LDP audit: canaries on disjoint states with raw rewards −1 and 2.
+
+    The rewards lie beyond [0, 1] on both sides, so that only the agent's own clipping keeps her messages at their
+    declared sensitivities.
+
+    Args:
+        setting: The audit's setting.
+
+    Returns:
+        (environment, users of D, (canary 0, canary 1)), as :func:`tabular_world`.
+    """
     return tabular_world(setting, (-1.0, 2.0))
 
 
 def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The ``messages`` observer of any local-DP agent that follows the protocol: ``update(k, states,
-    actions, rewards)`` returns the user's messages {release: array} and ``message_statistics(states,
-    actions, rewards)`` the same messages before their noise. A release of the declaration with ``count`` c > 1 sends
-    c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the whole array is
-    one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle.
+    """The ``messages`` observer of any local-DP agent that follows the messages protocol.
 
-    The observer reads every message up to the changed user's (the server sees them all; a later user's messages
-    are a function of her own data given the history, the same in D and D′ for a correct agent), whitened under the
-    declared noise model at the claim's σ: the changed user's messages give their projections on her difference
-    (the white-box reading) and every whitened coordinate; each of her messages is also projected on the direction of
-    every other message of hers (noise shared between messages makes these equal) and every earlier user's messages
-    on her directions (noise shared between users) — coordinates without signal of their own, for the learned
-    attack. The observer trusts ``message_statistics``: an agent that misreports them shows in the whitened
-    coordinates."""
+    The protocol: ``update(k, states, actions, rewards)`` returns the user's messages {release: array} and
+    ``message_statistics(states, actions, rewards)`` the same messages before their noise. A release of the declaration
+    with ``count`` c > 1 sends c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the
+    whole array is one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle.
+
+    The observer reads every message up to the changed user's (the server sees them all; a later user's messages are a
+    function of her own data given the history, the same in D and D′ for a correct agent), whitened under the declared
+    noise model at the claim's σ: the changed user's messages give their projections on her difference (the white-box
+    reading) and every whitened coordinate; each of her messages is also projected on the direction of every other
+    message of hers (noise shared between messages makes these equal) and every earlier user's messages on her
+    directions (noise shared between users) — coordinates without signal of their own, for the learned attack. The
+    observer trusts ``message_statistics``: an agent that misreports them shows in the whitened coordinates.
+
+    Args:
+        run: The run to play (:class:`ObservedRun`).
+        rng: The run's randomness (the agent's and the policies' draws).
+
+    Returns:
+        The run's white-box row (:meth:`Trace.row`).
+
+    Raises:
+        TypeError: The agent has no ``message_statistics``.
+        ValueError: The agent sent messages its declaration does not name.
+    """
     from .episodes import play_episode
 
     env, users, canaries = run.world
@@ -705,8 +504,16 @@ def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray
 
 
 def claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
-    """The σ each of ``count`` messages is whitened by: the claim's, or the σ used where the claim's is 0 (a step of
-    sensitivity 0), one per message as a column."""
+    """The σ each of ``count`` messages is whitened by: the claim's, or the σ used where the claim's is 0.
+
+    Args:
+        sigma: The σ the agent reports: one, or one per message.
+        sigma_claim: The σ the claim needs: one, or one per message (0: a step of sensitivity 0).
+        count: How many messages.
+
+    Returns:
+        One σ (the claim's, when it is one positive number), else one per message as a (count, 1) column.
+    """
     used = np.broadcast_to(np.asarray(sigma, dtype=float), (count,)) if np.ndim(sigma) else np.full(count, sigma)
     claim = np.broadcast_to(np.asarray(sigma_claim, dtype=float), (count,)) if np.ndim(sigma_claim) else None
     if claim is None:
@@ -715,9 +522,20 @@ def claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
 
 
 def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
-    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a local-DP agent that follows the messages protocol
-    (:func:`observe_messages`), on the world of :func:`beyond_bounds_world`; ``defaults`` are the default
-    audit setting's fields (small sizes: S = 2, H = 3, K = 3 unless given)."""
+    """The :class:`~dpkit.algorithms.spec.AuditSpec` of a local-DP agent that follows the messages protocol.
+
+    Its observer is :func:`observe_messages`, its world :func:`beyond_bounds_world`.
+
+    Args:
+        defaults: The default audit setting's fields (small sizes: S = 2, H = 3, K = 3 unless given).
+
+    Returns:
+        The audit spec.
+
+    Examples:
+        >>> local_messages_audit().defaults["episodes"]
+        3
+    """
     from .spec import AuditSpec
 
     return AuditSpec(
@@ -741,8 +559,25 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
 def positions_with_shares(
     indices: Mapping[str, int], shares: Sequence[float], index: int | None
 ) -> dict[str, tuple[int, float]] | float:
-    """Named positions (in order of index, the first name of a repeated index kept) with their shares, or the share
-    of ``index``."""
+    """Named positions with their shares, or the share of one index.
+
+    Args:
+        indices: Position name → 0-based user index; a repeated index keeps its first name (in order of index).
+        shares: The share of every user.
+        index: A user's index, or ``None`` for the named positions.
+
+    Returns:
+        Name → (index, share) in order of index, or the share of ``index``.
+
+    Raises:
+        ValueError: ``index`` is not a user's.
+
+    Examples:
+        >>> positions_with_shares({"first": 0, "again": 0, "last": 2}, [1.0, 0.5, 0.25], None)
+        {'first': (0, 1.0), 'last': (2, 0.25)}
+        >>> positions_with_shares({}, [1.0, 0.5, 0.25], 1)
+        0.5
+    """
     if index is not None:
         if not 0 <= index < len(shares):
             raise ValueError(f"position index must lie in 0 … {len(shares) - 1}, got {index}")
@@ -755,8 +590,20 @@ def positions_with_shares(
 
 
 def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The positions of the changed user an audit probes when every user's data is released alike (a local-DP
-    user's own messages): the first, the middle and the last user, each with share 1."""
+    """The positions an audit probes when every user's data is released alike (a local-DP user's own messages).
+
+    Args:
+        setting: The audit's setting (its ``episodes`` K).
+        index: A user's index, or ``None`` for the named positions.
+
+    Returns:
+        The first, the middle and the last user, each with share 1 (or the share of ``index``: 1).
+
+    Examples:
+        >>> from types import SimpleNamespace
+        >>> default_positions(SimpleNamespace(episodes=4))
+        {'first': (0, 1.0), 'middle': (2, 1.0), 'last': (3, 1.0)}
+    """
     k = int(setting.episodes)
     return positions_with_shares({"first": 0, "middle": k // 2, "last": k - 1}, [1.0] * k, index)
 
@@ -764,10 +611,24 @@ def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple
 def tree_positions(
     setting: Any, index: int | None = None, *, schedule: str = "before-episode"
 ) -> dict[str, tuple[int, float]] | float:
-    """The positions an audit of binary-tree counters over the users probes: the first, the middle and the last user
-    any released p-sum holds, and every user whose index k or k + 1 is a power of two (the first user after a
-    completed block, and the last of one: how many p-sums hold her changes there); share: the p-sums holding her
-    over the most any user is in (:func:`~dpkit.accountant.tree.psums_per_item`)."""
+    """The positions an audit of binary-tree counters over the users probes.
+
+    The first, the middle and the last user any released p-sum holds, and every user whose index k or k + 1 is a power
+    of two (the first user after a completed block, and the last of one: how many p-sums hold her changes there). A
+    user's share is the p-sums holding her over the most any user is in
+    (:func:`~dpkit.accountant.tree.psums_per_item`).
+
+    Args:
+        setting: The audit's setting (its ``episodes`` K).
+        index: A user's index, or ``None`` for the named positions.
+        schedule: When the counter releases its prefixes (:func:`~dpkit.accountant.tree.psums_per_item`).
+
+    Returns:
+        Name → (index, share), or the share of ``index``.
+
+    Raises:
+        ValueError: No user is in a released p-sum.
+    """
     from dpkit.accountant.tree import psums_per_item
 
     counts = psums_per_item(int(setting.episodes), schedule=schedule)
@@ -782,9 +643,23 @@ def tree_positions(
 
 
 def later_release_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The positions of an algorithm that releases, before each episode, a function of every earlier user (one
-    release per later episode holds her): the first, the middle and the last user a release holds (user K − 2);
-    share (K − 1 − k)/(K − 1), the share of the K − 1 releases that hold user k."""
+    """The positions of an algorithm that releases, before each episode, a function of every earlier user.
+
+    One release per later episode holds user k: the positions are the first, the middle and the last user a release
+    holds (user K − 2), with share (K − 1 − k)/(K − 1), the share of the K − 1 releases that hold user k.
+
+    Args:
+        setting: The audit's setting (its ``episodes`` K).
+        index: A user's index, or ``None`` for the named positions.
+
+    Returns:
+        Name → (index, share), or the share of ``index``.
+
+    Examples:
+        >>> from types import SimpleNamespace
+        >>> later_release_positions(SimpleNamespace(episodes=5))
+        {'first': (0, 1.0), 'middle': (1, 0.75), 'last': (3, 0.25)}
+    """
     k = int(setting.episodes)
     shares = [(k - 1 - i) / (k - 1) for i in range(k)]
     return positions_with_shares({"first": 0, "middle": (k - 2) // 2, "last": k - 2}, shares, index)

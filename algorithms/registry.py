@@ -108,13 +108,29 @@ def _bump() -> None:
 
 
 def generation() -> int:
-    """A number that changes whenever a registration does (for caches and process pools keyed on it)."""
+    """A number that changes whenever a registration does (for caches and process pools keyed on it).
+
+    Returns:
+        The registry's generation.
+    """
     _ensure_loaded()
     return _generation
 
 
 def register(spec: AlgorithmSpec, *, replace: bool = False) -> AlgorithmSpec:
-    """Register ``spec`` under its name (refused if the name is taken, unless ``replace``); returns it."""
+    """Register ``spec`` under its name.
+
+    Args:
+        spec: The algorithm's spec.
+        replace: Replace an algorithm already registered under that name (else the name is refused).
+
+    Returns:
+        ``spec``.
+
+    Raises:
+        TypeError: ``spec`` is not an :class:`AlgorithmSpec` (an ``ArgumentTypeError``).
+        ValueError: The name is taken and ``replace`` is false.
+    """
     if not isinstance(spec, AlgorithmSpec):
         raise ArgumentTypeError(f"spec must be an AlgorithmSpec, got {type(spec).__name__}")
     _ensure_loaded()
@@ -129,8 +145,16 @@ def register(spec: AlgorithmSpec, *, replace: bool = False) -> AlgorithmSpec:
 
 
 def unregister(name: str) -> None:
-    """Forget the algorithm ``name`` (unknown names are refused). Built-ins and plugins stay: unregistering
-    a runtime registration that replaced one brings the original back."""
+    """Forget the algorithm ``name``.
+
+    Built-ins and plugins stay: unregistering a runtime registration that replaced one brings the original back.
+
+    Args:
+        name: The registered name.
+
+    Raises:
+        ValueError: An unknown name.
+    """
     get(name)
     del _REGISTRY[name]
     _RUNTIME.pop(name, None)
@@ -147,15 +171,31 @@ def unregister(name: str) -> None:
 
 
 def is_runtime(name: str) -> bool:
-    """Whether ``name`` was registered by :func:`register` in this process (not a built-in or a plugin)."""
+    """Whether ``name`` was registered by :func:`register` in this process (not a built-in or a plugin).
+
+    Args:
+        name: An algorithm's name.
+
+    Returns:
+        True for a runtime registration still in place.
+
+    Examples:
+        >>> is_runtime("rlsvi")
+        False
+    """
     _ensure_loaded()
     return name in _RUNTIME and _REGISTRY.get(name) is _RUNTIME[name]
 
 
 def runtime_registrations() -> tuple[AlgorithmSpec, ...]:
-    """The specs :func:`register` added in this process that can travel to another (picklable: callables
-    defined at module level, or "module:attr" strings) — what a process pool replays in its workers
-    (:func:`replay`). The built-ins and plugins are not among them: every process loads those itself."""
+    """The specs :func:`register` added in this process that can travel to another.
+
+    They pickle (callables defined at module level, or "module:attr" strings): what a process pool replays in its
+    workers (:func:`replay`). The built-ins and plugins are not among them: every process loads those itself.
+
+    Returns:
+        The specs, in registration order.
+    """
     import pickle
 
     out = []
@@ -171,8 +211,17 @@ def runtime_registrations() -> tuple[AlgorithmSpec, ...]:
 
 
 def travels(name: str) -> bool:
-    """Whether a process pool's workers know the algorithm ``name``: a built-in or a plugin (every process loads
-    those), or a runtime registration that pickles (:func:`runtime_registrations`)."""
+    """Whether a process pool's workers know the algorithm ``name``.
+
+    They know a built-in or a plugin (every process loads those), and a runtime registration that pickles
+    (:func:`runtime_registrations`).
+
+    Args:
+        name: A registered name.
+
+    Returns:
+        Whether the workers know it.
+    """
     return not is_runtime(name) or get(name) in runtime_registrations()
 
 
@@ -180,10 +229,9 @@ def replay(specs: Iterable[AlgorithmSpec | bytes]) -> None:
     """Register ``specs`` in this process (a worker's initializer: the parent's runtime registrations).
 
     Args:
-        specs: the specs, or their pickles (:func:`travelling`). A pickle that does not load here (its class
-            defined in a module this process cannot import, or whose import fails) is skipped: the worker does not
-            know that algorithm (a task naming it fails with the registry's error) instead of the whole pool dying
-            at start.
+        specs: The specs, or their pickles (:func:`travelling`). A pickle that does not load here (its class defined in
+            a module this process cannot import, or whose import fails) is skipped: the worker does not know that
+            algorithm (a task naming it fails with the registry's error) instead of the whole pool dying at start.
     """
     import pickle
 
@@ -200,8 +248,13 @@ def replay(specs: Iterable[AlgorithmSpec | bytes]) -> None:
 
 
 def travelling() -> tuple[bytes, ...]:
-    """The pickles of :func:`runtime_registrations`, for a worker's initializer (:func:`replay` loads each one
-    alone, so that one that cannot load in the worker costs only that algorithm)."""
+    """The pickles of :func:`runtime_registrations`, for a worker's initializer.
+
+    :func:`replay` loads each one alone, so that one that cannot load in the worker costs only that algorithm.
+
+    Returns:
+        One pickle per spec.
+    """
     import pickle
 
     return tuple(pickle.dumps(spec) for spec in runtime_registrations())
@@ -210,8 +263,20 @@ def travelling() -> tuple[bytes, ...]:
 def names(
     *, private: bool | None = None, environment: str | None = None, audited: bool | None = None
 ) -> tuple[str, ...]:
-    """The registered names, in registration order; filtered by whether the algorithm is private
-    (declares its releases), by its environment kind (``tabular``/``lq``), by whether it can be audited."""
+    """The registered names, in registration order, optionally filtered.
+
+    Args:
+        private: Only the algorithms that declare their releases (True) or only those that do not (False).
+        environment: Only those of this environment kind (``"tabular"`` or ``"lq"``).
+        audited: Only those that can be audited (True) or only those that cannot (False).
+
+    Returns:
+        The names.
+
+    Examples:
+        >>> "rlsvi" in names(private=True)
+        True
+    """
     _ensure_loaded()
     return tuple(
         name
@@ -225,8 +290,22 @@ def names(
 def get(
     name: str, *, private: bool | None = None, audited: bool | None = None, what: str = "algorithm"
 ) -> AlgorithmSpec:
-    """The spec of ``name``; an unknown name (or one that is not private/audited when that is asked) is a
-    ``ValueError`` listing the choices and the closest one."""
+    """The spec of ``name``.
+
+    Args:
+        name: The registered name.
+        private: Refuse an algorithm that is not private (True) or that is (False).
+        audited: Refuse an algorithm that cannot be audited (True) or that can (False).
+        what: How the name is called in the error (``"algorithm"``).
+
+    Returns:
+        The spec.
+
+    Raises:
+        TypeError: ``name`` is not a string (an ``ArgumentTypeError``).
+        ValueError: An unknown name, or one that is not private/audited when that is asked: the error lists the
+            choices and the closest one.
+    """
     if not isinstance(name, str):
         raise ArgumentTypeError(f"{what} must be a string, got {type(name).__name__}")
     choices = names(private=private, audited=audited)
@@ -241,10 +320,24 @@ def get(
 def declare(algorithm: str, epsilon: float | None, delta: float, **parameters: Any) -> PrivacyDeclaration:
     """The privacy declaration of ``algorithm`` for the target (ε, δ) and its parameters.
 
-    Parameters left ``None`` count as not given. ``epsilon=None`` is allowed for an algorithm that has
-    an ε of its own (its spec's ``default_epsilon``: RLSVI's closed-form ε(δ), as it does not choose its
-    noise for a target). Sizes (episodes, horizon, states, actions, dim) are checked against
+    Sizes (episodes, horizon, states, actions, dim) are checked against
     :data:`dpkit.algorithms.limits.DECLARATION_LIMITS` before anything is computed.
+
+    Args:
+        algorithm: A private algorithm's registered name.
+        epsilon: The target ε; ``None`` is allowed for an algorithm that has an ε of its own (its spec's
+            ``default_epsilon``: RLSVI's closed-form ε(δ), as it does not choose its noise for a target).
+        delta: The target δ.
+        **parameters: The parameters the algorithm's declaration names (``required``/``optional``); those left
+            ``None`` count as not given.
+
+    Returns:
+        The declaration.
+
+    Raises:
+        ValueError: An unknown algorithm, a parameter missing or unused, a size above its limit, no declaration or ε
+            of its own, or parameters that put σ or sensitivities outside the floating-point range.
+        TypeError: The algorithm's declaration returned something other than a PrivacyDeclaration.
     """
     spec = get(algorithm, private=True)
     given = {k: v for k, v in parameters.items() if v is not None}

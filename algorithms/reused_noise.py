@@ -1,33 +1,11 @@
 """Coins read through reused noise: the billboard scores' reading of the released noise itself, in one run and in
 many.
 
-Gaussian noise never repeats: two released coordinates whose noise is the same draw (after whitening each by its
-counter's σ, up to sign) are noise reused — two counters seeded alike, one stream drawn twice, a step's noise used
-again, or no noise at all (a draw of 0, repeated). Where one copy holds no canary's difference (a *pure*
-coordinate: its residual, once the known items are taken out, is the noise itself) and the other holds exactly one
-user's difference d, the second's residual is that noise plus coin·d: subtracting the copy leaves 0 or d, and the
-user's coin is read exactly, whatever σ is.
-
-:func:`reused_noise_votes` finds such pairs without knowing how the noise was reused: every pure coordinate of every
-counter's p-sums, whitened, goes into one sorted table (with its negative), and every coordinate that holds one
-user's difference looks up the two values its noise would have under her two coins. A lookup that finds exactly one
-of them is a vote for that coin. An implementation with fresh noise everywhere finds a value within the tolerance by
-chance only — but chance grows with the run (the table, the lookups and the rounding all grow with K): the example
-agent's correct runs of 20,000 users get a vote on 3 to 7 of them, a synthetic counter with fresh noise 0 at 2,000
-users and 7 at 32,000. Identical copies of one p-sum (a release published twice) hold the same data, so they are
-never one pure and one not; post-processing that repeats values (clipped or rounded counts) can give votes that mean
-nothing. None of this touches validity: the votes are a function of the release and of what the auditor knows (the
-items both canaries would have had), never of the coins, so a one-run audit may guess from them whatever they say
-(:mod:`dpkit.audits.rl_one_run`) — a wrong vote costs power only.
-
-:func:`changed_user_vote` is the same reading in a many-run audit (:mod:`dpkit.audits.rl`), where one user is
-changed and every other item is known: each coordinate's noise is known under either coin, so two copies that both
-hold her difference are read too (only one coin makes both values noise). The billboard observer puts it in each
-run's row as one white-box column (:meth:`~dpkit.algorithms.observers.Trace.read`), and so does the observer of a
-local-DP agent's messages (her messages against every earlier user's): a score reads it and the Clopper–Pearson
-machinery judges the score on held-out runs, as any other. A correct implementation's rows carry no reading but by
-chance (none in the runs measured: ``python bench/reused_noise_chance.py``); post-processing that repeats values
-costs power there too, never validity.
+Two released coordinates whose whitened noise is the same draw, one holding no canary's difference and the other
+exactly one user's, read that user's coin exactly, whatever σ is. :func:`reused_noise_votes` finds such pairs in a
+one-run audit, :func:`changed_user_vote` (:func:`changed_user_votes`: R runs) in a many-run audit's row, and
+:func:`with_votes` puts the users a vote reads first. The votes never see the coins: a wrong one costs power, never
+validity (docs/explanation/observers.md says why, and how often chance votes).
 """
 
 from __future__ import annotations
@@ -47,8 +25,20 @@ _ULPS = 16 * np.finfo(float).eps
 
 @dataclass(frozen=True)
 class CounterNodes:
-    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`): (R, m)
-    arrays, or (R, B, m) for a batch of B counters (one per step) with one σ each."""
+    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`).
+
+    Arrays are (R, m), or (R, B, m) for a batch of B counters (one per step) with one σ each; in a batch of runs
+    (:func:`changed_user_votes`) every array but ``starts`` and ``sigma`` has a leading run axis too.
+
+    Attributes:
+        nodes: (R, m) the released p-sums, node t holding users ``starts[t]`` … t.
+        starts: (R,) the first user of each node.
+        magnitude: (R, m) |P_t| + |P_start|: the prefixes each node is recovered from (their rounding).
+        items0: (≥ R, m) every user's item as canary 0.
+        delta: (≥ R, m) canary 1's item minus canary 0's, for every user.
+        sigma: The σ the counter is said to use (a scale only: copies drawn for counters of different σ still match;
+            0 → 1), or a batch's, one per counter as a (B, 1) array.
+    """
 
     #: (R, m) the released p-sums, node t holding users ``starts[t]`` … t
     nodes: np.ndarray
@@ -140,9 +130,20 @@ def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray, axis: int = 0) 
 
 
 def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarray:
-    """Every user's votes (+1: canary 1, −1: canary 0, summed over her coordinates) from noise values the billboard
-    repeats, over ``counters``. A value matches a table entry within the rounding both may carry (:data:`_ULPS`
-    times the magnitudes each was computed from, over σ)."""
+    """Every user's votes from noise values the billboard repeats, over ``counters``.
+
+    Every pure coordinate (one that holds no difference), whitened, goes into one sorted table with its negative; every
+    coordinate that holds one user's difference looks up the two values its noise would have under her two coins, and a
+    lookup that finds exactly one is a vote for that coin. A value matches a table entry within the rounding both may
+    carry (:data:`_ULPS` times the magnitudes each was computed from, over σ).
+
+    Args:
+        counters: Every counter of the run, every user's difference in each.
+        users: How many users.
+
+    Returns:
+        One summed vote per user: +1 per vote for canary 1, −1 per vote for canary 0.
+    """
     pure: list[tuple[np.ndarray, np.ndarray]] = []  # (residual/σ, its rounding)
     singles: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (user, residual/σ, d/σ, rounding)
     for c in counters:
@@ -170,19 +171,19 @@ def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarr
 
 
 def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
-    """The votes of a many-run audit's changed user from the noise values ``counters`` repeat, when she is the only
-    user whose difference is not 0 (every other item is the auditor's to know).
+    """The votes of a many-run audit's changed user from the noise values ``counters`` repeat.
 
-    A coordinate's noise is its residual under D (canary 0), or that less her difference under D′. Each coordinate
-    that holds her difference looks its value up under each hypothesis among the *pure* coordinates' (those that
-    hold no difference: their residual is their noise under both) and among the other coordinates that hold her
-    difference, each value under the same hypothesis (two such coordinates may repeat one draw: only the right coin
-    makes both values noise), negatives included. A match under exactly one hypothesis is a vote for it, in each
-    table (differences of equal size repeat under the wrong coin where the noise is missing: the pure table tells
-    those apart). Fresh noise matches by chance only, within the rounding.
+    She is the only user whose difference is not 0 (every other item is the auditor's to know). A coordinate's noise is
+    its residual under D (canary 0), or that less her difference under D′. Each coordinate that holds her difference
+    looks its value up under each hypothesis among the *pure* coordinates' (those that hold no difference: their
+    residual is their noise under both) and among the other coordinates that hold her difference, each value under the
+    same hypothesis (two such coordinates may repeat one draw: only the right coin makes both values noise), negatives
+    included. A match under exactly one hypothesis is a vote for it, in each table (differences of equal size repeat
+    under the wrong coin where the noise is missing: the pure table tells those apart). Fresh noise matches by chance
+    only, within the rounding.
 
     Args:
-        counters: every counter of the run, her difference in each (every other user's 0).
+        counters: Every counter of the run, her difference in each (every other user's 0).
 
     Returns:
         Her summed votes: > 0 reads canary 1 (D′), < 0 canary 0 (D), 0 nothing (no node holds her, or no value
@@ -192,8 +193,15 @@ def changed_user_vote(counters: Sequence[CounterNodes]) -> float:
 
 
 def changed_user_votes(counters: Sequence[CounterNodes]) -> np.ndarray:
-    """:func:`changed_user_vote` of R runs at once: every array of each counter's :class:`CounterNodes` (but
-    ``starts`` and ``sigma``, shared) with a leading run axis. Returns the R runs' summed votes."""
+    """:func:`changed_user_vote` of R runs at once.
+
+    Args:
+        counters: Every counter's :class:`CounterNodes`, every array (but ``starts`` and ``sigma``, shared) with a
+            leading run axis.
+
+    Returns:
+        The R runs' summed votes, (R,).
+    """
     if not counters:
         return np.zeros(1)
     runs = counters[0].nodes.shape[0]
@@ -276,8 +284,22 @@ def _found(table: np.ndarray, values: np.ndarray, tolerance: np.ndarray) -> np.n
 
 
 def with_votes(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:
-    """The scores with every user whose coin the votes read put first on her side: sign(v)·(M + |v|), M above every
-    other score's magnitude; the others unchanged."""
+    """The scores with every user whose coin the votes read put first on her side.
+
+    Such a user scores sign(v)·(M + |v|), M above every other score's magnitude; the others are unchanged.
+
+    Args:
+        scores: One score per user.
+        votes: One summed vote per user (:func:`reused_noise_votes`).
+
+    Returns:
+        The scores, as floats.
+
+    Examples:
+        >>> import numpy as np
+        >>> with_votes(np.array([0.5, -2.0, 1.0]), np.array([0.0, 1.0, -2.0])).tolist()
+        [0.5, 4.0, -5.0]
+    """
     scores = np.asarray(scores, dtype=float)
     top = 1.0 + float(np.max(np.abs(scores), initial=0.0))
     return np.where(votes != 0, np.sign(votes) * (top + np.abs(votes)), scores)

@@ -35,9 +35,16 @@ SIGNAL_CAP = 1e6
 
 @dataclass
 class Trace:
-    """What one run recorded for the observer: whitened residuals, signals, allowed signals and the signals at the
-    σ used (white-box), or a view (black-box), and the plans served after the changed user; :meth:`row` is the
-    run's row."""
+    """What one run recorded for the observer; :meth:`row` is the run's row.
+
+    Attributes:
+        r: The whitened residuals of each release (white-box).
+        a: Their signals: the white-box score's weights.
+        a_claim: The signals the claim allows.
+        a_used: The pair's signals at the σ used.
+        view: What a black-box observer sees.
+        plans: The plans served after the changed user.
+    """
 
     r: list[np.ndarray] = field(default_factory=list)
     a: list[np.ndarray] = field(default_factory=list)
@@ -47,33 +54,51 @@ class Trace:
     plans: list[np.ndarray] = field(default_factory=list)
 
     def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
-        """One release's whitened residuals ``r``, their signals ``a`` (the white-box score's weights),
-        ``a_claim`` (what the claim allows) and ``a_used`` (the pair's signals at the σ used; ``a`` when not given)."""
+        """Record one release's whitened residuals and their signals.
+
+        Args:
+            r: The whitened residuals.
+            a: Their signals (the white-box score's weights).
+            a_claim: The signals the claim allows.
+            a_used: The pair's signals at the σ used (``None``: ``a``).
+        """
         self.r.append(np.ravel(r))
         self.a.append(np.ravel(a))
         self.a_claim.append(np.ravel(a_claim))
         self.a_used.append(np.ravel(a if a_used is None else a_used))
 
     def extra(self, r: np.ndarray) -> None:
-        """Whitened coordinates with no signal of their own (the learned attack reads them; the white-box score
-        gives them weight 0): residuals of releases that hold no difference, cross projections."""
+        """Record whitened coordinates with no signal of their own.
+
+        The learned attack reads them; the white-box score gives them weight 0: residuals of releases that hold no
+        difference, cross projections.
+
+        Args:
+            r: The whitened coordinates.
+        """
         z = np.zeros(np.size(r))
         self.add(r, z, z, z)
 
     def read(self, vote: float) -> None:
-        """The changed user's coin as a deterministic reading gives it (the sign of ``vote``: > 0 D′, < 0 D, 0 no
-        reading — :func:`~dpkit.algorithms.reused_noise.changed_user_vote`): one white-box column with signal
-        :data:`SIGNAL_CAP` and residual :data:`SIGNAL_CAP` (D′) or 0 (D), the log-likelihood ratio ±SIGNAL_CAP²/2 of a
-        coin seen without noise; residual and signal 0 without a reading (the score unchanged). It allows nothing
-        (μ of the run and of the claim unchanged). Under the declared noise model a reading is a chance event of the
-        noise alone, a function of what the auditor sees: it costs power when wrong, never validity."""
+        """Record the changed user's coin as a deterministic reading gives it.
+
+        One white-box column with signal :data:`SIGNAL_CAP` and residual :data:`SIGNAL_CAP` (D′) or 0 (D): the
+        log-likelihood ratio ±SIGNAL_CAP²/2 of a coin seen without noise; residual and signal 0 without a reading
+        (the score unchanged). It allows nothing (μ of the run and of the claim unchanged). Under the declared
+        noise model a reading is a chance event of the noise alone, a function of what the auditor sees: it costs
+        power when wrong, never validity.
+
+        Args:
+            vote: The reading (:func:`~dpkit.algorithms.reused_noise.changed_user_vote`): > 0 D′, < 0 D, 0 no reading.
+        """
         a = SIGNAL_CAP * float(vote != 0.0)
         z = np.zeros(1)
         self.add(np.array([a * float(vote > 0.0)]), np.array([a]), z, z)
 
     def plan(self, policy: object) -> None:
-        """Record the plan served to a user after the changed one: every entry, rounded to :data:`PLAN_DECIMALS`
-        decimals.
+        """Record the plan served to a user after the changed one.
+
+        Every entry is recorded, rounded to :data:`PLAN_DECIMALS` decimals.
 
         Args:
             policy: the plan as the protocol exposes it — a policy table of actions (H, S) or probabilities
@@ -82,8 +107,24 @@ class Trace:
         self.plans.append(np.round(np.ravel(np.asarray(policy, dtype=float)), PLAN_DECIMALS) + 0.0)
 
     def row(self, white_box: bool) -> np.ndarray:
-        """[r, a, plans, P, μ, μ_claim] (white-box) or [view, plans, P, μ, μ_claim]: the plans' P columns and their
-        count, μ of the run's releases at the σ used and the μ the claim allows (:class:`RowLayout`)."""
+        """The run's row: [r, a, plans, P, μ, μ_claim] (white-box) or [view, plans, P, μ, μ_claim].
+
+        The plans' P columns are followed by their count, the μ of the run's releases at the σ used and the μ the claim
+        allows (:class:`RowLayout`).
+
+        Args:
+            white_box: Whether the row holds residuals and signals (else the view).
+
+        Returns:
+            The row, one-dimensional.
+
+        Examples:
+            >>> import numpy as np
+            >>> trace = Trace()
+            >>> trace.add(np.array([0.5]), np.array([3.0]), np.array([4.0]))
+            >>> trace.row(True).tolist()
+            [0.5, 3.0, 0.0, 3.0, 4.0]
+        """
         a_claim = np.concatenate(self.a_claim) if self.a_claim else np.zeros(1)
         mu_claim = math.sqrt(float(a_claim @ a_claim))
         used = np.concatenate(self.a_used) if self.a_used else np.zeros(1)
@@ -98,8 +139,13 @@ class Trace:
 
 
 class Traces:
-    """What R runs recorded, every part with a leading run axis: :meth:`rows` is, row i, the :meth:`Trace.row` of a
-    :class:`Trace` given run i's parts in the same order (a batched observer records its runs at once)."""
+    """What R runs recorded, every part with a leading run axis (a batched observer records its runs at once).
+
+    Row i of :meth:`rows` is the :meth:`Trace.row` of a :class:`Trace` given run i's parts in the same order.
+
+    Args:
+        runs: R, the number of runs.
+    """
 
     def __init__(self, runs: int) -> None:
         self.runs = runs
@@ -114,34 +160,64 @@ class Traces:
         return np.reshape(np.asarray(x, dtype=float), (self.runs, -1))
 
     def add(self, r: np.ndarray, a: np.ndarray, a_claim: np.ndarray, a_used: np.ndarray | None = None) -> None:
-        """:meth:`Trace.add` of every run: each part (R, …)."""
+        """:meth:`Trace.add` of every run.
+
+        Args:
+            r: The whitened residuals, (R, …).
+            a: Their signals, (R, …).
+            a_claim: The signals the claim allows, (R, …).
+            a_used: The signals at the σ used, (R, …) (``None``: ``a``).
+        """
         self.r.append(self._runs(r))
         self.a.append(self._runs(a))
         self.a_claim.append(self._runs(a_claim))
         self.a_used.append(self._runs(a if a_used is None else a_used))
 
     def extra(self, r: np.ndarray) -> None:
-        """:meth:`Trace.extra` of every run: ``r`` (R, …)."""
+        """:meth:`Trace.extra` of every run.
+
+        Args:
+            r: The whitened coordinates, (R, …).
+        """
         z = np.zeros(self._runs(r).shape)
         self.add(r, z, z, z)
 
     def read(self, votes: np.ndarray) -> None:
-        """:meth:`Trace.read` of every run: one vote per run."""
+        """:meth:`Trace.read` of every run.
+
+        Args:
+            votes: One vote per run.
+        """
         votes = np.asarray(votes, dtype=float).reshape(self.runs)
         a = SIGNAL_CAP * (votes != 0.0).astype(float)
         z = np.zeros((self.runs, 1))
         self.add((a * (votes > 0.0))[:, None], a[:, None], z, z)
 
     def plan(self, policies: object) -> None:
-        """:meth:`Trace.plan` of every run: the plans (R, …) served to a user after the changed one."""
+        """:meth:`Trace.plan` of every run.
+
+        Args:
+            policies: The plans served to a user after the changed one, (R, …).
+        """
         self.plans.append(np.round(self._runs(policies), PLAN_DECIMALS) + 0.0)
 
     def see(self, view: object) -> None:
-        """A black-box view of every run (R, …): what :class:`Trace`'s ``view`` list receives."""
+        """Record a black-box view of every run: what :class:`Trace`'s ``view`` list receives.
+
+        Args:
+            view: The views, (R, …).
+        """
         self.view.append(self._runs(view))
 
     def rows(self, white_box: bool) -> np.ndarray:
-        """Every run's :meth:`Trace.row`, (R, width)."""
+        """Every run's :meth:`Trace.row`.
+
+        Args:
+            white_box: Whether the rows hold residuals and signals (else the views).
+
+        Returns:
+            The rows, (R, width).
+        """
         zeros = np.zeros((self.runs, 1))
         a_claim = np.concatenate(self.a_claim, axis=1) if self.a_claim else zeros
         used = np.concatenate(self.a_used, axis=1) if self.a_used else zeros
@@ -158,8 +234,12 @@ class Traces:
 
 @dataclass(frozen=True)
 class RowLayout:
-    """Where the parts of an audited run's row lie (:meth:`Trace.row`): ``width`` columns, ``plans`` of them the
-    plans; ``white_box`` rows hold residuals and signals (``half`` columns each) before them, black-box rows a view.
+    """Where the parts of an audited run's row lie (:meth:`Trace.row`).
+
+    Attributes:
+        width: The row's columns.
+        plans: How many of them are the plans.
+        white_box: Whether the row holds residuals and signals (``half`` columns each) before the plans, else a view.
     """
 
     width: int

@@ -1,26 +1,10 @@
 """What an algorithm registers: one :class:`AlgorithmSpec` says everything the rest of dpkit reads about it.
 
-An algorithm lives in one module of :mod:`dpkit.algorithms` (or in a user's own package) that holds its
-agent, its privacy declaration, its audit canaries and observers, its defaults and its report texts, and
-ends with its spec. The simulation, the ledgers, the audits, the reports and their config read the spec
-and nothing else, so adding an algorithm touches one place (see :mod:`dpkit.algorithms.registry`).
-
-Like Gymnasium's ``EnvSpec``, the callables of a spec are *entry points*: a callable, or a string
-``"package.module:attr"`` imported when first used (so registering costs no import). The protocols:
-
-* ``entry_point(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` → an agent
-  (:class:`~dpkit.algorithms.episodes.EpisodicAgent`, or an LQ agent) with ``name``, ``sigmas``
-  ({release: σ}) and, if private, ``declaration``
-  (a :class:`~dpkit.accountant.declarations.PrivacyDeclaration`);
-* ``declaration(epsilon, delta, parameters)`` → its :class:`PrivacyDeclaration` for the target (ε, δ) and
-  the parameters named by ``required``/``optional``;
-* ``default_epsilon(delta, parameters)`` → the ε the algorithm has when none is targeted (RLSVI: the
-  paper's ε(δ); ``None``: a target ε is required);
-* ``ledger_parameters(sizes, env_seed)`` → the declaration's parameters for the algorithm as a regret run
-  uses it (``sizes``: the report's algorithm entry, with ``episodes``, ``states``, ``actions``,
-  ``horizon``...; ``env_seed``: the seed of the environment the run faces);
-* the audit's ``world(setting)`` → (environment, users, (canary 0, canary 1)) and
-  ``observe(context, rng)`` → one run's row (see :mod:`dpkit.algorithms.observers`).
+The simulation, the ledgers, the audits, the reports and their config read the spec and nothing else, so adding an
+algorithm touches one place (see :mod:`dpkit.algorithms.registry`). Its callables are *entry points*: a callable, or
+a string ``"package.module:attr"`` imported when first used (:func:`load`). :class:`AuditSpec` says how the RL
+audits run the algorithm, :class:`ReportSpec` what a report says about it. The protocols each entry point follows:
+docs/explanation/observers.md.
 """
 
 from __future__ import annotations
@@ -43,7 +27,23 @@ REPORT_SECTIONS: tuple[str, ...] = ("tree", "rlsvi")
 
 
 def load(entry_point: EntryPoint, *, what: str = "entry point") -> Callable[..., Any]:
-    """The callable an entry point names (``"module:attr"``, attributes dotted), or the callable itself."""
+    """The callable an entry point names (``"module:attr"``, attributes dotted), or the callable itself.
+
+    Args:
+        entry_point: A callable, or the string ``"package.module:attr"`` naming one.
+        what: How the entry point is called in the errors.
+
+    Returns:
+        The callable.
+
+    Raises:
+        ValueError: Not a callable or ``"module:attr"``, or its module or attribute cannot be loaded.
+        TypeError: What it names is not callable.
+
+    Examples:
+        >>> load("math:sqrt")(9.0)
+        3.0
+    """
     if callable(entry_point):
         return entry_point
     if not isinstance(entry_point, str) or entry_point.count(":") != 1:
@@ -77,28 +77,37 @@ def _names(name: str, value: object) -> tuple[str, ...]:
 class AuditSpec:
     """How the RL audits (:mod:`dpkit.audits.rl`) run the algorithm on neighbouring users.
 
-    ``observers``: what an observer under the privacy model sees, the first being the default;
-    ``white_box``: those of them whose rows are whitened residuals and signals (the exact
-    log-likelihood-ratio attack applies), the others are black-box views. ``defaults``: the fields of
-    the default audit setting (:func:`dpkit.audits.rl.default_setting`: sizes at which the canaries
-    realise most of the declared sensitivity). ``closed_form(setting)``: the paper's own closed-form ε,
-    if it has one, reported beside the audit. ``canaries``: which assumption each canary exercises.
-    ``one_run(run, rng)``: a one-run audit's scores (:mod:`dpkit.audits.rl_one_run`) — one run whose users
-    are all canaries, user k canary ``run.coins[k]``, returning (one score per user: higher when canary 1 is
-    the likelier, computed from what the observer ``run.observer`` sees and never from the coins; the observer's
-    name); without it, an agent of the local-DP messages protocol is scored from its messages.
-    ``positions(setting)``: the positions of the changed user a default audit probes, name → (0-based index, the
-    share of the declared mechanisms that hold her there) — e.g.
-    :func:`~dpkit.algorithms.observers.tree_positions`; without it, the first, middle and last user with share 1
-    (:func:`~dpkit.algorithms.observers.default_positions`).
-    ``plan_probe(setting)``: the members of its *plan probe* — changes of the audit setting (``world``, ``position``,
-    ``options``…), one per world where a planner on anything but the billboard serves the users after the changed
-    one other plans under D than under D′ (:func:`~dpkit.algorithms.plan_worlds.tabular_plan_probe`); a default audit
-    tries each on pilot runs and audits the one whose plans differed most as a neighbouring pair of its own
-    (:mod:`dpkit.audits.rl_plans`); without it (or with none), no probe.
-    ``observe_batch(run, rngs)``: many runs at once — one row per Generator of ``rngs``, row i exactly what
-    ``observe(run, rngs[i])`` returns (the algorithm simulates its runs along a leading run axis); the audits hand
-    it their runs in chunks. Without it, the runs go one by one through ``observe``.
+    Attributes:
+        observers: What an observer under the privacy model sees, the first being the default.
+        white_box: Those of them whose rows are whitened residuals and signals (the exact log-likelihood-ratio attack
+            applies); the others are black-box views.
+        world: ``world(setting)`` → (environment, users, (canary 0, canary 1)).
+        observe: ``observe(run, rng)`` → one run's row (:mod:`dpkit.algorithms.observers`).
+        defaults: The fields of the default audit setting (:func:`dpkit.audits.rl.default_setting`: sizes at which the
+            canaries realise most of the declared sensitivity).
+        closed_form: ``closed_form(setting)``: the paper's own closed-form ε, if it has one, reported beside the audit.
+        canaries: Which assumption each canary exercises.
+        one_run: ``one_run(run, rng)``: a one-run audit's scores (:mod:`dpkit.audits.rl_one_run`) — one run whose users
+            are all canaries, user k canary ``run.coins[k]``, returning (one score per user: higher when canary 1 is the
+            likelier, computed from what the observer ``run.observer`` sees and never from the coins; the observer's
+            name); without it, an agent of the local-DP messages protocol is scored from its messages.
+        positions: ``positions(setting)``: the positions of the changed user a default audit probes, name → (0-based
+            index, the share of the declared mechanisms that hold her there) — e.g.
+            :func:`~dpkit.algorithms.observers.tree_positions`; without it, the first, middle and last user with share 1
+            (:func:`~dpkit.algorithms.observers.default_positions`).
+        plan_probe: ``plan_probe(setting)``: the members of its *plan probe* — changes of the audit setting (``world``,
+            ``position``, ``options``…), one per world where a planner on anything but the billboard serves the users
+            after the changed one other plans under D than under D′
+            (:func:`~dpkit.algorithms.plan_worlds.tabular_plan_probe`); a default audit tries each on pilot runs and
+            audits the one whose plans differed most as a neighbouring pair of its own (:mod:`dpkit.audits.rl_plans`);
+            without it (or with none), no probe.
+        observe_batch: ``observe_batch(run, rngs)``: many runs at once — one row per Generator of ``rngs``, row i
+            exactly what ``observe(run, rngs[i])`` returns (the algorithm simulates its runs along a leading run axis);
+            the audits hand it their runs in chunks. Without it, the runs go one by one through ``observe``.
+
+    Raises:
+        TypeError: A field of the wrong kind (names, entry points).
+        ValueError: No observer, or ``white_box`` names an observer the audit does not have.
     """
 
     observers: tuple[str, ...]
@@ -133,8 +142,16 @@ class AuditSpec:
 
 @dataclass(frozen=True)
 class ReportSpec:
-    """What a report says about the algorithm: the assumptions under which its declared sensitivities
-    hold (one sentence each) and its optional sections (:data:`REPORT_SECTIONS`)."""
+    """What a report says about the algorithm.
+
+    Attributes:
+        assumptions: The assumptions under which its declared sensitivities hold, one sentence each.
+        sections: Its optional sections (:data:`REPORT_SECTIONS`).
+
+    Raises:
+        TypeError: A field that is not a tuple of non-empty strings.
+        ValueError: An unknown section.
+    """
 
     assumptions: tuple[str, ...] = ()
     sections: tuple[str, ...] = ()
@@ -149,10 +166,30 @@ class ReportSpec:
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """One algorithm, as dpkit knows it. Only ``name`` and ``entry_point`` are required: an algorithm
-    without ``declaration`` and ``audit`` is a non-private baseline (simulated, never ledgered, audited or
-    reported); one with an ``audit`` but no ``declaration`` is audited against its agents' declarations
-    (a user's agent: ``dpkit audit --agent``) but has no ledger or report of its own."""
+    """One algorithm, as dpkit knows it.
+
+    Only ``name`` and ``entry_point`` are required: an algorithm without ``declaration`` and ``audit`` is a non-private
+    baseline (simulated, never ledgered, audited or reported); one with an ``audit`` but no ``declaration`` is audited
+    against its agents' declarations (a user's agent: ``dpkit audit --agent``) but has no ledger or report of its own.
+    The protocols of the entry points: docs/explanation/observers.md.
+
+    Attributes:
+        name: The registered name (no spaces).
+        entry_point: ``entry_point(name, env, episodes, rng, *, epsilon, delta, sigma, **options)`` → an agent.
+        environment: What it runs on (:data:`ENVIRONMENT_KINDS`).
+        summary: One line about it.
+        declaration: ``declaration(epsilon, delta, parameters)`` → its ``PrivacyDeclaration``.
+        required: The parameters its declaration needs.
+        optional: The parameters its declaration may take.
+        default_epsilon: ``default_epsilon(delta, parameters)`` → its ε when none is targeted.
+        ledger_parameters: ``ledger_parameters(sizes, env_seed)`` → its declaration's parameters for a regret run.
+        audit: How the RL audits run it (``None``: not audited).
+        report: What a report says about it.
+
+    Raises:
+        TypeError: A field of the wrong kind.
+        ValueError: A bad name or environment, or a ``default_epsilon`` without a declaration.
+    """
 
     name: str
     entry_point: EntryPoint
@@ -185,20 +222,34 @@ class AlgorithmSpec:
 
     @property
     def private(self) -> bool:
-        """Whether the algorithm registers its declaration (so it has a ledger and can be reported); an
-        audit-only spec (a user's agent) declares its releases through its agents instead."""
+        """Whether the algorithm registers its declaration (so it has a ledger and can be reported).
+
+        An audit-only spec (a user's agent) declares its releases through its agents instead.
+        """
         return self.declaration is not None
 
     @property
     def lq(self) -> bool:
+        """Whether the algorithm runs on LQ systems."""
         return self.environment == "lq"
 
     def make_agent(self) -> Callable[..., Any]:
-        """The agent factory (the entry point, loaded)."""
+        """The agent factory (the entry point, loaded).
+
+        Returns:
+            The factory.
+        """
         return load(self.entry_point, what=f"{self.name}'s entry_point")
 
     def hook(self, name: str) -> Callable[..., Any] | None:
-        """The loaded callable of the spec's (or its audit's) field ``name``, or ``None`` if not given."""
+        """The loaded callable of the spec's (or its audit's) field ``name``.
+
+        Args:
+            name: A field of the spec (``declaration``, ``default_epsilon``…) or of its audit (``world``, ``observe``…).
+
+        Returns:
+            The callable, or ``None`` if the field is not given.
+        """
         audit_hooks = ("world", "observe", "closed_form", "one_run", "positions", "plan_probe", "observe_batch")
         owner: Any = self.audit if name in audit_hooks else self
         value = getattr(owner, name, None) if owner is not None else None

@@ -31,9 +31,19 @@ AGENT_PARAMETERS: tuple[str, ...] = ("episodes", "horizon", "states", "actions")
 
 @dataclass(frozen=True)
 class AgentDeclaration:
-    """The declaration entry point of a user's agent: ``(ε, δ, parameters) -> PrivacyDeclaration``, the
-    declaration of the agent ``factory`` builds for K = ``episodes`` users on a tabular environment of ``states``,
-    ``actions`` and ``horizon`` (uniform transitions: the declaration depends on the sizes, not on the model)."""
+    """The declaration entry point of a user's agent: ``(ε, δ, parameters) -> PrivacyDeclaration``.
+
+    It is the declaration of the agent ``factory`` builds for K = ``episodes`` users on a tabular environment of
+    ``states``, ``actions`` and ``horizon`` (uniform transitions: the declaration depends on the sizes, not on the
+    model).
+
+    Attributes:
+        factory: The agent factory.
+        name: The agent's name.
+
+    Raises:
+        TypeError: When called, if the agent built has no PrivacyDeclaration as ``declaration``.
+    """
 
     factory: Callable[..., Any]
     name: str
@@ -52,16 +62,40 @@ class AgentDeclaration:
 
 
 def agent_ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
-    """The parameters of a user's agent's declaration for a regret run: its sizes (H = 2S unless given)."""
+    """The parameters of a user's agent's declaration for a regret run: its sizes (H = 2S unless given).
+
+    Args:
+        sizes: The report's algorithm entry (``episodes``, ``states``, ``actions``, ``horizon`` or ``None``).
+        env_seed: The seed of the environment the run faces (unused: the declaration depends on the sizes only).
+
+    Returns:
+        ``episodes``, ``horizon``, ``states`` and ``actions``.
+
+    Examples:
+        >>> from types import SimpleNamespace
+        >>> agent_ledger_parameters(SimpleNamespace(episodes=10, states=3, actions=2, horizon=None), 0)
+        {'episodes': 10, 'horizon': 6, 'states': 3, 'actions': 2}
+    """
     horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
     return {"episodes": sizes.episodes, "horizon": horizon, "states": sizes.states, "actions": sizes.actions}
 
 
 def agent_spec(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = None) -> AlgorithmSpec:
-    """The spec of a user's agent: ``agent`` itself when it is an AlgorithmSpec; else the agent factory's, audited
-    through the protocol its agents follow (:func:`~dpkit.algorithms.billboard.agent_protocol`: a TypeError naming
-    both protocols when they follow neither), declared through :class:`AgentDeclaration`, named ``name`` (default:
-    the factory's ``__name__``)."""
+    """The spec of a user's agent: ``agent`` itself when it is an AlgorithmSpec, else the agent factory's.
+
+    A factory's spec is audited through the protocol its agents follow
+    (:func:`~dpkit.algorithms.billboard.agent_protocol`) and declared through :class:`AgentDeclaration`.
+
+    Args:
+        agent: An :class:`~dpkit.algorithms.spec.AlgorithmSpec`, or an agent factory.
+        name: The spec's name (default: the factory's ``__name__``).
+
+    Returns:
+        The spec.
+
+    Raises:
+        TypeError: ``agent`` is neither, or its agents follow neither protocol (the error names both).
+    """
     if isinstance(agent, AlgorithmSpec):
         return agent
     if not callable(agent):

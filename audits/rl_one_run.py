@@ -22,7 +22,8 @@ from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_index, enum_values, shown_int
 from dpkit.algorithms.episodes import play_episode
-from dpkit.algorithms.observers import OneRun, OneRunView, flat, one_sigma
+from dpkit.algorithms.observers import OneRun, OneRunView, flat
+from dpkit.algorithms.psums import one_sigma
 
 from .claims import Claim
 from .one_run import OneRunResult, design_guesses, judge_one_run

@@ -12,17 +12,8 @@ from dpkit.accountant.binary_counter import BinaryCounter
 
 from ..batches import ShippedClass, batch_parts, batchable
 from ..episodes import play_episode, play_episodes
-from ..observers import (
-    CounterLog,
-    ObservedRun,
-    OneRun,
-    OneRunView,
-    Traces,
-    billboard_one_run_features,
-    billboard_reach,
-    counter_nodes,
-    tabular_world,
-)
+from ..observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world
+from ..psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 from .agent import PrivateLinOpt, Privatizer
 
 __all__ = [
@@ -154,7 +145,7 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score)."""
+    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score)."""
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")

@@ -13,16 +13,8 @@ from dpkit.accountant.binary_counter import BinaryCounter
 from ..batches import ShippedClass, batchable
 from ..envs.lq import LQUsers
 from ..episodes import Plan, resolve_sigmas
-from ..observers import (
-    CounterLog,
-    ObservedRun,
-    OneRun,
-    OneRunView,
-    Traces,
-    billboard_one_run_features,
-    billboard_reach,
-    counter_nodes,
-)
+from ..observers import ObservedRun, OneRun, OneRunView, Traces
+from ..psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
 from .agent import PrivateOfuRl
 from .declaration import declare_privacy
 
@@ -174,7 +166,7 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
     billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
-    served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a
+    served (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a
     learned score)."""
 
     if run.observer != "billboard":

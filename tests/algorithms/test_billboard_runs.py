@@ -6,7 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.algorithms.observers import billboard, billboard_runs, cross_projections, cross_projections_runs
+from dpkit.algorithms.observers import cross_projections, cross_projections_runs
+from dpkit.algorithms.psums import billboard, billboard_runs
 from dpkit.algorithms.rows import Trace
 
 
@@ -80,7 +81,8 @@ def test_billboard_of_runs_is_each_runs_billboard(
 def test_votes_of_runs_are_each_runs_votes(runs: int, reuse: bool, coin: int, seed: int) -> None:
     """A counter that holds her difference and one that does not, their noise one draw (``reuse``): votes for her
     coin; fresh noise: none (but by chance) — run by run alike."""
-    from dpkit.algorithms.observers import counter_nodes, flat
+    from dpkit.algorithms.observers import flat
+    from dpkit.algorithms.psums import counter_nodes
     from dpkit.algorithms.reused_noise import CounterNodes, changed_user_vote, changed_user_votes
 
     rng = np.random.default_rng(seed)

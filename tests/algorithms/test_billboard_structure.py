@@ -13,7 +13,7 @@ from tiers import examples
 from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
 from dpkit.accountant.tree import max_psums_per_item
 from dpkit.algorithms.billboard import counter_structure
-from dpkit.algorithms.observers import counter_nodes
+from dpkit.algorithms.psums import counter_nodes
 
 
 def _declaration(*counts: int, steps: int = 1) -> PrivacyDeclaration:

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tiers import examples
 
 from dpkit.accountant.binary_counter import BinaryCounter
-from dpkit.algorithms.observers import SIGNAL_CAP, Trace, billboard, billboard_one_run_features
+from dpkit.algorithms.observers import SIGNAL_CAP, Trace
+from dpkit.algorithms.psums import billboard, billboard_one_run_features
 from dpkit.algorithms.reused_noise import with_votes
 
 USERS = 96

@@ -12,7 +12,7 @@ import dpkit.algorithms.linopt.agent as linopt_module
 import dpkit.algorithms.ofu_rl.agent as ofu_module
 from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
-from dpkit.algorithms.observers import counter_nodes
+from dpkit.algorithms.psums import counter_nodes
 from dpkit.algorithms.rlsvi import Rlsvi
 from dpkit.algorithms.rows import RowLayout
 from dpkit.audits import make_executor

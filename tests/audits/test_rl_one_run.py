@@ -123,7 +123,7 @@ def test_billboard_scores_see_a_user_alone_in_her_leaf() -> None:
     (users 0 | 0, 1 | 2 | 0 … 3). Centred at coin ½, the leaves show users 0 and 2 alone and with the right sign;
     the p-sums {0, 1} and {0 … 3} hold as many coins 1 as coins ½ would give, so users 1 and 3 (in no leaf)
     score 0."""
-    from dpkit.algorithms.observers import billboard_one_run_scores
+    from dpkit.algorithms.psums import billboard_one_run_scores
 
     coins = np.array([1, 0, 0, 1])
     items0, items1 = np.zeros((4, 1)), np.ones((4, 1))
