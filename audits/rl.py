@@ -21,7 +21,7 @@ import numpy as np
 
 from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_choice, check_count, check_probability
+from dpkit.accountant.validation import check_choice, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from dpkit.algorithms.rows import RowLayout
@@ -30,8 +30,16 @@ from dpkit.algorithms.spec import AlgorithmSpec
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import RocBand, mu_from_rates, roc_band
-from .rl_candidates import AUTO_MIN_RUNS, AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
-from .rl_plans import PlanChoice, choose_plan_world, judge_view, pilot_runs, probe_members, probe_runs
+from .rl_candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .rl_plans import (
+    PlanChoice,
+    choose_plan_world,
+    judge_view,
+    plan_probe_runs,
+    probe_members,
+    probe_runs,
+    reads_plans,
+)
 from .rl_setting import (
     MAX_EPISODES,
     MAX_RUNS,
@@ -47,10 +55,12 @@ from .rl_setting import (
     neighbouring_datasets,
     observers,
     positions,
+    probe_plan,
     registered_declaration,
     rl_release,
     setting_claim_sigmas,
     setting_world,
+    validate_runs,
 )
 from .summary import Headline, HeldAudit
 
@@ -433,16 +443,6 @@ def audit_setting(
     )
 
 
-def validate_runs(runs: object) -> int:
-    """``runs`` per dataset of an RL audit, checked: a whole number from 6 (three splits) to :data:`MAX_RUNS`."""
-    n = check_count("runs", runs)
-    if n < 6:
-        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {n}")
-    if n > MAX_RUNS:
-        raise ValueError(f"runs must be <= {MAX_RUNS:,} (each run is a whole run of the algorithm), got {n:,}")
-    return n
-
-
 @dataclass(frozen=True)
 class RlPositionsAudit(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
@@ -565,20 +565,6 @@ class RlPositionsAudit(Headline):
         }
 
 
-def probe_plan(
-    setting: RlSetting, positions_to_probe: Sequence[str | int] | None, seed: int
-) -> list[tuple[RlSetting, int]]:
-    """The settings of an audit of several positions (default: every position of :func:`positions`), each with its
-    own seed: one independent stream per position (one position alone keeps the audit's own seed)."""
-    if not isinstance(setting, RlSetting):
-        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
-    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
-    if not names:
-        raise ValueError("positions_to_probe must name at least one position")
-    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
-    return [(replace(setting, position=name), child) for name, child in zip(names, seeds, strict=True)]
-
-
 def audit_positions(
     setting: RlSetting,
     *,
@@ -618,7 +604,7 @@ def audit_positions(
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
     every = {p.position for p, _ in probes} >= set(positions(setting))
-    members = probe_members(setting) if (every if plans is None else plans) and _reads_plans(attack, runs) else ()
+    members = probe_members(setting) if (every if plans is None else plans) and reads_plans(attack, runs) else ()
     share = alpha / (len(probes) + bool(members))
     results = [
         audit_setting(
@@ -656,18 +642,6 @@ RlPositionsResult = RlPositionsAudit
 PLAN_PROBE_CHILD = 64
 
 
-def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
-    """Runs per dataset the plan probe adds to a default audit of ``setting`` with ``runs`` runs per dataset and
-    position and ``attack``: its pilots over every world it tries and its own runs (0 without a probe)."""
-    members = probe_members(setting) if _reads_plans(attack, runs) else ()
-    return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
-
-
-def _reads_plans(attack: str, runs: int) -> bool:
-    """Whether an audit with ``attack`` and ``runs`` runs per dataset has candidates that read the plans."""
-    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)
-
-
 def audit_plan_probe(
     members: Sequence[RlSetting],
     *,
@@ -679,9 +653,24 @@ def audit_plan_probe(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> RlAuditResult:
-    """The plan probe of an audit (:mod:`dpkit.audits.rl_plans`): every world of ``members`` tried on pilot runs
-    (child 0 of ``seed``), the one whose plans told D and D′ apart best audited on
-    :func:`~dpkit.audits.rl_plans.probe_runs` fresh runs (child 1) at ``alpha``; the result records the choice."""
+    """The plan probe of an audit (:mod:`dpkit.audits.rl_plans`): the world whose plans tell D and D′ apart best.
+
+    Every world of ``members`` is tried on pilot runs (child 0 of ``seed``); the best is audited on
+    :func:`~dpkit.audits.rl_plans.probe_runs` fresh runs (child 1) at ``alpha``.
+
+    Args:
+        members: The settings of the worlds to try (:func:`~dpkit.audits.rl_plans.probe_members`).
+        runs: Runs per dataset and position of the audit (the pilots' and the probe's follow from it).
+        seed: The probe's seed.
+        attack: As for :func:`audit_setting`.
+        alpha: The probe's share of the audit's error probability.
+        executor: Where the runs are made (None: in-process).
+        chunk_size: Runs per chunk handed to the executor.
+        progress: Called with the number of runs just done, or None.
+
+    Returns:
+        The audit of the chosen world, which records the choice (``probe``).
+    """
     pilots, fresh = spawn_seeds(seed, 2)
     choice = choose_plan_world(
         members, runs=runs, seed=pilots, executor=executor, chunk_size=chunk_size, progress=progress
@@ -791,10 +780,3 @@ def audit_algorithm(
         executor=executor,
         progress=progress,
     )
-
-
-def __getattr__(name: str) -> Any:
-    # RL_ALGORITHMS and OBSERVERS: the audited algorithms and their observers as registered now (plugins included)
-    from . import rl_setting
-
-    return rl_setting.__getattr__(name)

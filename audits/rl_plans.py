@@ -22,7 +22,7 @@ from dpkit.algorithms.rows import RowLayout
 
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
-from .rl_candidates import plan_attacks, view_attack
+from .rl_candidates import AUTO_MIN_RUNS, plan_attacks, view_attack
 from .rl_setting import RlSetting, audited_spec, neighbouring_datasets, rl_release
 from .verdicts import POWER_RATIO_NEEDED
 
@@ -37,6 +37,8 @@ __all__ = [
     "choose_plan_world",
     "ViewJudgement",
     "judge_view",
+    "plan_probe_runs",
+    "reads_plans",
 ]
 
 #: The fewest pilot runs per dataset and world of a plan probe.
@@ -260,3 +262,31 @@ def judge_view(
         )
         return ViewJudgement("inconclusive", power, ratio, note)
     return ViewJudgement("consistent", power, ratio, None)
+
+
+def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
+    """Runs per dataset the plan probe adds to a default audit of ``setting``.
+
+    Args:
+        setting: The audit's setting.
+        runs: Runs per dataset and position of the audit.
+        attack: The audit's attack (a probe is made only where some candidate reads the plans).
+
+    Returns:
+        Its pilots over every world it tries and its own runs; 0 without a probe.
+    """
+    members = probe_members(setting) if reads_plans(attack, runs) else ()
+    return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
+
+
+def reads_plans(attack: str, runs: int) -> bool:
+    """Whether an audit has candidate attacks that read the plans.
+
+    Args:
+        attack: The audit's attack.
+        runs: Runs per dataset and position.
+
+    Returns:
+        True for the learned attack, and for ``auto`` where the probe's runs reach :data:`AUTO_MIN_RUNS`.
+    """
+    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)

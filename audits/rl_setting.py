@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from dpkit.accountant.validation import check_choice, check_count, check_index, 
 from dpkit.algorithms import registry
 from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
+from dpkit.algorithms.executors import spawn_seeds
 from dpkit.algorithms.limits import AUDIT_LIMITS
 from dpkit.algorithms.observers import ObservedRun, default_positions
 from dpkit.algorithms.plan_worlds import PLAN_WORLDS
@@ -40,10 +41,12 @@ __all__ = [
     "neighbouring_datasets",
     "observers",
     "positions",
+    "probe_plan",
     "registered_declaration",
     "rl_release",
     "setting_claim_sigmas",
     "setting_world",
+    "validate_runs",
 ]
 
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
@@ -118,15 +121,6 @@ def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
     if not isinstance(named, Mapping) or not named:
         raise TypeError(f"{setting.algorithm}'s positions hook must return a non-empty mapping, got {named!r}")
     return {str(k): (int(v[0]), float(v[1])) for k, v in named.items()}
-
-
-def __getattr__(name: str) -> Any:
-    # the audited algorithms and their observers as registered now (plugins included)
-    if name == "RL_ALGORITHMS":
-        return audited_algorithms()
-    if name == "OBSERVERS":
-        return {a: observers(a) for a in audited_algorithms()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -520,3 +514,50 @@ def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
     if "options" in overrides and isinstance(overrides["options"], Mapping):
         base["options"] = tuple(sorted(overrides["options"].items()))
     return RlSetting(**base)
+
+
+def validate_runs(runs: object) -> int:
+    """Check the runs per dataset of an RL audit.
+
+    Args:
+        runs: The runs per dataset asked for.
+
+    Returns:
+        ``runs`` as an int: a whole number from 6 (the train, selection and evaluation splits) to :data:`MAX_RUNS`.
+
+    Raises:
+        ValueError: If ``runs`` is not a whole number, below 6 or above :data:`MAX_RUNS`.
+    """
+    n = check_count("runs", runs)
+    if n < 6:
+        raise ValueError(f"runs must be >= 6 (train, selection and evaluation splits), got {n}")
+    if n > MAX_RUNS:
+        raise ValueError(f"runs must be <= {MAX_RUNS:,} (each run is a whole run of the algorithm), got {n:,}")
+    return n
+
+
+def probe_plan(
+    setting: RlSetting, positions_to_probe: Sequence[str | int] | None, seed: int
+) -> list[tuple[RlSetting, int]]:
+    """The settings of an audit of several positions, each with a seed of its own.
+
+    One independent stream per position; one position alone keeps the audit's own seed.
+
+    Args:
+        setting: The audit's setting.
+        positions_to_probe: The positions (names or indices); None: every position of :func:`positions`.
+        seed: The audit's seed.
+
+    Returns:
+        (setting at the position, its seed) per position, in order.
+
+    Raises:
+        ValueError: If ``setting`` is not an :class:`RlSetting` or ``positions_to_probe`` is empty.
+    """
+    if not isinstance(setting, RlSetting):
+        raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
+    names: list[str | int] = list(positions(setting)) if positions_to_probe is None else list(positions_to_probe)
+    if not names:
+        raise ValueError("positions_to_probe must name at least one position")
+    seeds = [seed] if len(names) == 1 else [int(c.generate_state(1)[0]) for c in spawn_seeds(seed, len(names))]
+    return [(replace(setting, position=name), child) for name, child in zip(names, seeds, strict=True)]
