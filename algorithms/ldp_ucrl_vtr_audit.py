@@ -29,9 +29,18 @@ __all__ = ["audit_world", "batched", "observe", "observe_batch"]
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every
-    step), in the uniform MDP whose rewards keep every optimistic value at its cap, so φ_V and V reach their per-step
-    bounds (her messages carry values, not rewards: rewards 1)."""
+    """The audit's world: the uniform MDP, the users and the two canaries.
+
+    One canary starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every step), in the
+    uniform MDP whose rewards keep every optimistic value at its cap, so φ_V and V reach their per-step bounds (her
+    messages carry values, not rewards: rewards 1).
+
+    Args:
+        setting: The audit's setting (sizes and seeds).
+
+    Returns:
+        The environment, the users and the two canaries.
+    """
     from .observers import tabular_world
 
     return tabular_world(setting, (1.0, 1.0))
