@@ -264,7 +264,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         rng: The run's Generator.
 
     Returns:
-        The users' scores, the view's name and the reach.
+        The users' scores, the observer's name and the reach.
 
     Raises:
         ValueError: If the observer is not ``q-values``.
