@@ -47,10 +47,11 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 def batched(run: ObservedRun) -> bool:
-    """Whether the audit's runs of ``run`` go through the agent's run axis: dpkit's own LDP-UCRL-VTR (no
-    implementation under test but one marked :func:`~dpkit.algorithms.batches.plays_runs` — a mutant or a user's
-    class overrides the scalar methods and runs one by one) under
-    the messages observer.
+    """Whether the audit's runs of ``run`` go through the agent's run axis.
+
+    They do for dpkit's own LDP-UCRL-VTR (no implementation under test but one marked
+    :func:`~dpkit.algorithms.batches.plays_runs` — a mutant or a user's class overrides the scalar methods and runs
+    one by one) under the messages observer.
 
     Args:
         run: the audit's run.
@@ -79,8 +80,9 @@ def _bytes_per_run(run: ObservedRun) -> float:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run: the batch of one of
-    :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
+    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run.
+
+    It is the batch of one of :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
 
     Args:
         run: the audit's run (setting, dataset, world, claim).
@@ -95,8 +97,10 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``: one row per
-    run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear algebra).
+    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
+
+    One row per run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear
+    algebra).
 
     The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
     draws it), the episodes are played in R runs at once and the observer's projections are vectorised over the

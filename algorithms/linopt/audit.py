@@ -170,9 +170,11 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
-    released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score).
+    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard.
+
+    The scores read every released prefix of every counter, and both canaries' items under the plan each user was
+    served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned
+    score).
 
     Args:
         run: The one-run audit's run (setting, world, canaries and the users' coins).
