@@ -1,67 +1,11 @@
 """LDP-UCRL-VTR (Liao, He, Gu: *Locally Differentially Private RL for Linear Mixture MDPs*; seeds 000/001).
 
-Release declaration. Under local DP each user k privatises her own H Gram updates
-ΔΛ_h = φφᵀ + W (W symmetric, i.i.d. N(0, σ²) on the i ≤ j entries, mirrored) and H target
-vectors Δu_h = φ·V_{k,h+1}(s_{h+1}) + ξ (ξ ~ N(0, σ²I)), φ = φ_{V_{k,h+1}}(s_h, a_h), before sending
-them. LDP is a guarantee about any two data of one user, i.e. replace-one.
-
-The paper sets σ = 4H³ sqrt(2 ln(2.5H/δ))/ε: 2H releases, each with Δ = 2H², each given
-(ε/2H, δ/2H) by the classic Gaussian bound (Dwork–Roth Thm A.1, valid for ε/2H < 1), composed
-by the basic theorem. With ‖φ‖ ≤ H and V ∈ [0, H] the replace-one sensitivities are
-√2·H² for φφᵀ on its upper triangle (not 2H²) and 2H² for φ·V.
-
-Two readings of the paper's σ:
-
-* ``theorem`` (Algorithm 1 / Theorem 5.1): ‖φ_V‖ ≤ H, V ∈ [0, H], σ = 4H³ sqrt(2 ln(2.5H/δ))/ε;
-* ``experiment`` (§6): rewards divided by H so V ∈ [0, 1], one-hot features
-  φ(s′|s,a) = e_(s,a,s′) so φ_V(s,a) = Σ_s′ V(s′) e_(s,a,s′) is entrywise ≥ 0 with ‖φ_V‖ ≤ sqrt(S);
-  the paper takes Δf ≤ 1 for Δu and sets σ = 4H sqrt(2 ln(2.5H/δ))/ε (that is Δ = 2 in the
-  formula above) and leaves the Gram update's sensitivity (up to S) unaccounted.
-
-The algorithm. :class:`LdpUcrlVtr` is Algorithm 1 on a tabular MDP in its linear-mixture view
-(one-hot φ, d = S²A), planning as :class:`dpkit.algorithms.ucrl_vtr.UcrlVtr` does. User k gets Σ_{k,h}
-and θ̂_{k,h}, plans the optimistic Q by backward induction, plays greedily and, for every h, sends
-
-    ΔΛ_h = φφᵀ + W_h  (W_h symmetric, i.i.d. N(0, σ_Λ²) on i <= j, mirrored),
-    Δu_h = φ·V̄(s_{h+1}) + ξ_h  (ξ_h ~ N(0, σ_u² I)),
-
-with V̄ = V_{k,h+1} clipped to [0, value_bound] and φ = φ_V̄(s_h, a_h) clipped to ℓ2 norm
-feature_bound — the bounds the declaration's sensitivities assume, so the randomiser is private
-whatever the planner computes. These 2H messages are all the server (the LDP observer) sees;
-:meth:`LdpUcrlVtr.update` returns them. The server adds them up, Λ_h = λI + Σ ΔΛ_h, u_h = Σ Δu_h,
-and before user k + 1 (n = k messages per step aggregated) sets
-
-    Σ_h = Λ_h + r_n I,   θ̂_h = Σ_h⁻¹u_h,   r_n = 2Υ_n,   Υ_n = σ_Λ√n (4√d + sqrt(8 ln(2HK/α))).
-
-The shift. The extracted text of seed 000 (Line 19, Σ = Λ + rI) and of seed 001 lost r's formula;
-the proof of Lemma B.1 bounds the top singular value of the summed symmetric Gaussian matrix
-(Tao 2012) and shifts so that the eigenvalues of Σ − λI − Σφφᵀ lie in [Υ, 3Υ] — Shariff & Sheffet's
-shifted regulariser, with Υ_n the bound ‖Σ_{i<=n} W_i‖ <= Υ_n that holds with probability
->= 1 − α/(HK) (:func:`dpkit.accountant.tree.symmetric_noise_norm_bound` with m = n, union over the H steps
-and K episodes); ``shift_scale`` is the 2. With σ_Λ = 0, Υ = r = 0 and Σ = Λ is UCRL-VTR's Gram
-matrix: the agent then takes exactly UCRL-VTR's actions.
-
-The bonus. ``bonus="confidence"`` (default) is the self-normalised radius with the shifted
-regulariser (:func:`dpkit.algorithms.ucrl_vtr.confidence_radius`): eigenvalues of λI + ΣW + rI in
-[ρ_min, ρ_max] = [λ + r − Υ, λ + r + Υ], ‖Σξ‖ <= γ_n = σ_u√n(√d + sqrt(2 ln(HK/α))),
-
-    β_h = c·[(B_h/2)·sqrt(2 ln(H/α) + ln det Σ_h − d ln ρ_min) + sqrt(ρ_max)·sqrt(SA) + γ_n/sqrt(ρ_min)],
-
-which is UCRL-VTR's β when σ = 0 (same c: same actions); its sqrt(ρ_max) term grows as
-(σ√n·√d)^{1/2}, which is where the paper's d^{3/4}k^{1/4}/sqrt(ε) comes from. Each of the three
-events (matrix noise, vector noise, martingale) fails with probability <= α, so the radius holds
-with probability >= 1 − 3α. ``bonus="paper"`` is the form §6 tunes, β_h = c·d^{3/4}(H − h +
-1)^{3/2}k^{1/4} (h, k 1-based). ``bonus_scale`` is c in both (defaults
-:data:`DEFAULT_LDP_BONUS_SCALE`: 0.1, UCRL-VTR's, for ``confidence``; 0.01 for ``paper``).
-
-What to expect. The shift makes Σ ≈ r_n I + Σφφᵀ with r_n ∝ σ√n·√d while a block of Σφφᵀ grows
-like n‖V‖²: until n ≫ (σ√d)² the estimates θ̂ are shrunk towards 0 and the agent is nearly
-myopic (on RiverSwim: left). Measured with the defaults (σ from ``"tight"``, δ = 0.1): RiverSwim
-S = 2 (d = 8) at ε = 10 learns in a few hundred episodes (cumulative regret ~60 at K = 300 against
-~160 for the uniform policy); S = 3 (d = 18) at ε = 10 beats the uniform policy (~770 against
-~1090 at K = 2000) without converging; S = 5 (d = 50) stays at the uniform policy's regret for
-ε up to 1000 (σ = 0.56) over 2000 episodes, and learns only for σ <~ 0.003. Neither
-``bonus_scale`` nor ``shift_scale`` = 0.5 changes that.
+Each user privatises her own 2H messages — the Gram updates ΔΛ_h = φφᵀ + W_h (symmetric noise) and the target
+updates Δu_h = φ·V(s_{h+1}) + ξ_h, with V and φ clipped to the declared bounds — and the server plans UCRL-VTR's
+optimistic Q from their sums, shifted against the noise. The module holds the paper's σ in its two readings
+(:func:`paper_sigma`), the release declaration (:func:`declare_privacy`), the agent (:class:`LdpUcrlVtr`) and its
+registration. The derivations (the readings, the shift, the bonus, what to expect) are on the documentation page
+*The seed algorithms as implemented* (docs/explanation/seed-algorithms.md).
 """
 
 from __future__ import annotations
@@ -135,13 +79,44 @@ PAPER = "Liao, He, Gu — Locally Differentially Private RL for Linear Mixture M
 
 
 def step_bounds(horizon: int) -> tuple[float, ...]:
-    """(H − h)/H for h = 1..H: step h's bounds on V_{k,h+1} and ‖φ_V‖ as a share of ``value_bound`` and
-    ``feature_bound`` (:func:`dpkit.accountant.sensitivity.value_step_fractions`)."""
+    """(H − h)/H for h = 1..H: step h's bounds on V_{k,h+1} and ‖φ_V‖ as shares of the whole range's.
+
+    The shares of ``value_bound`` and ``feature_bound`` (:func:`dpkit.accountant.sensitivity.value_step_fractions`).
+
+    Args:
+        horizon: H.
+
+    Returns:
+        The H shares.
+
+    Examples:
+        >>> step_bounds(4)
+        (0.75, 0.5, 0.25, 0.0)
+    """
     return value_step_fractions(horizon)
 
 
 def paper_sigma(horizon: int, epsilon: float, delta: float, reading: str = "theorem") -> float:
-    """The paper's σ: 4H³ sqrt(2 ln(2.5H/δ))/ε (``theorem``) or 4H sqrt(2 ln(2.5H/δ))/ε (``experiment``)."""
+    """The paper's σ: 4H³ sqrt(2 ln(2.5H/δ))/ε (``theorem``) or 4H sqrt(2 ln(2.5H/δ))/ε (``experiment``).
+
+    Args:
+        horizon: H.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        reading: ``"theorem"`` (Algorithm 1 / Theorem 5.1) or ``"experiment"`` (§6).
+
+    Returns:
+        σ, the same for both releases.
+
+    Raises:
+        ValueError: If an argument is out of range or the reading unknown.
+
+    Examples:
+        >>> round(paper_sigma(2, 1.0, 0.1), 4)
+        89.5088
+        >>> round(paper_sigma(2, 1.0, 0.1, reading="experiment"), 4)
+        22.3772
+    """
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
@@ -164,14 +139,27 @@ def declare_privacy(
 ) -> PrivacyDeclaration:
     """What one user of LDP-UCRL-VTR releases, at the paper's σ for the target (ε, δ).
 
-    ``feature_bound`` bounds ‖φ_V(s, a)‖ and ``value_bound`` bounds V (defaults from ``reading``:
-    H and H for ``theorem``; sqrt(S) and 1 for ``experiment``, which needs ``states``). The
-    implementation clips φ_V to ``feature_bound`` and V to [0, ``value_bound``], which is what the
-    sensitivities below assume. With ``states`` S the features are one-hot blocks (the tabular linear-mixture view
+    The implementation clips φ_V to ``feature_bound`` and V to [0, ``value_bound``], which is what the
+    sensitivities assume. With ``states`` S the features are one-hot blocks (the tabular linear-mixture view
     :class:`LdpUcrlVtr` uses: V placed in the block of (s, a)), whose exact sensitivities are smaller
     (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
-    ``block_size`` B: the one-hot blocks hold B next states (the model's support, ``features="support"``; S by
-    default).
+
+    Args:
+        horizon: H.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        reading: ``"theorem"`` or ``"experiment"`` (:func:`paper_sigma`).
+        states: S (required by ``experiment``): the features are then one-hot blocks.
+        feature_bound: The bound on ‖φ_V(s, a)‖ (default H for ``theorem``, sqrt(S) for ``experiment``).
+        value_bound: The bound on V (default H for ``theorem``, 1 for ``experiment``).
+        block_size: B, the next states a one-hot block holds (the model's support, ``features="support"``;
+            S by default).
+
+    Returns:
+        The declaration: the releases ΔΛ_h and Δu_h, with their flags and notes.
+
+    Raises:
+        ValueError: If an argument is out of range, ``experiment`` lacks ``states``, or ``block_size`` > S.
     """
     h = check_count("horizon", horizon)
     epsilon = check_positive("epsilon", epsilon)
@@ -300,25 +288,46 @@ def declare_privacy(
 class LdpUcrlVtr(VtrAgent):
     """LDP-UCRL-VTR (Algorithm 1 of seed 000) on a tabular MDP in its linear-mixture view.
 
-    ``epsilon``, ``delta``, ``reading``, ``feature_bound`` and ``value_bound`` make the declaration
-    (:func:`declare_privacy`; ``reading="experiment"`` by default: rewards divided by H, V ∈ [0, 1],
-    ‖φ_V‖ <= sqrt(S)); ``sigma`` — ``"paper"``, ``"tight"`` (under ``relation``, ``method``), a
-    number or ``{release: σ}`` — gives σ_Λ and σ_u (:func:`dpkit.algorithms.episodes.resolve_sigmas`; 0
-    turns the noise off). The user clips V_{k,h+1} to [0, value_bound] and φ to feature_bound before
-    adding noise (what the sensitivities assume), and draws the noise from ``rng`` (a Generator or
-    an integer seed). ``rng`` a sequence of R Generators makes a batch of R independent runs (``runs`` = R): every
-    array of the protocol (plans, trajectories, messages, regression inputs, Λ and u) gets a leading run axis, and
-    run i draws from ``rng[i]`` exactly what the agent with that Generator alone draws; the agent of one Generator
-    is the batch of one. ``bonus``, ``bonus_scale`` (default per mode,
-    :data:`DEFAULT_LDP_BONUS_SCALE`), ``shift_scale``, ``regularizer`` λ and ``failure_probability``
-    α as in the module docstring. ``episodes`` K enters the union bound of the shift. The planner
-    itself caps Q at the largest return-to-go, not at value_bound: an MDP whose values exceed
-    value_bound stays private but its regression targets are clipped (biased) — pick the reading or
-    value_bound to fit the rewards.
+    The user clips V_{k,h+1} to [0, value_bound] and φ to feature_bound before adding noise (what the
+    sensitivities assume). The planner itself caps Q at the largest return-to-go, not at value_bound: an MDP whose
+    values exceed value_bound stays private but its regression targets are clipped (biased) — pick the reading or
+    value_bound to fit the rewards. The shift, the bonus and their constants are derived in
+    docs/explanation/seed-algorithms.md.
 
-    Attributes: ``sigmas`` {"ΔΛ_h": σ_Λ, "Δu_h": σ_u}, ``declaration``, ``shift`` (r of the last plan; the same in
-    every run), ``runs`` (R, or None for one run), ``rng`` (the Generator; a batch's first) and ``rngs`` (every
-    run's).
+    Args:
+        env: The tabular MDP.
+        episodes: K (it enters the union bound of the shift).
+        rng: A Generator or an integer seed (the noise); a sequence of R Generators makes a batch of R independent
+            runs (``runs`` = R): every array of the protocol (plans, trajectories, messages, regression inputs, Λ
+            and u) gets a leading run axis, and run i draws from ``rng[i]`` exactly what the agent with that
+            Generator alone draws.
+        epsilon: The target ε of the declaration (:func:`declare_privacy`).
+        delta: The target δ.
+        sigma: ``"paper"``, ``"tight"`` (under ``relation``, ``method``), a number or ``{release: σ}``: σ_Λ and
+            σ_u (:func:`dpkit.algorithms.episodes.resolve_sigmas`; 0 turns the noise off).
+        reading: ``"experiment"`` (default: rewards divided by H, V ∈ [0, 1], ‖φ_V‖ <= sqrt(S)) or ``"theorem"``.
+        feature_bound: The declaration's bound on ‖φ_V‖ (default from ``reading``).
+        value_bound: The declaration's bound on V (default from ``reading``).
+        relation: The neighbouring relation of ``"tight"``.
+        method: The accounting method of ``"tight"``.
+        bonus: ``"confidence"`` (the self-normalised radius) or ``"paper"`` (§6's form).
+        bonus_scale: c (default per mode, :data:`DEFAULT_LDP_BONUS_SCALE`).
+        shift_scale: r_n = shift_scale·Υ_n (:data:`DEFAULT_SHIFT_SCALE`).
+        regularizer: λ (``None``: UCRL-VTR's default).
+        failure_probability: α.
+        features: ``"auto"`` (one-hot up to d = :data:`AUTO_FEATURES_DIM`, the support beyond), ``"one-hot"`` or
+            ``"support"``.
+
+    Attributes:
+        sigmas: {"ΔΛ_h": σ_Λ, "Δu_h": σ_u}.
+        declaration: What one user releases.
+        shift: r of the last plan (the same in every run).
+        runs: R, or None for one run.
+        rng: The Generator (a batch's first).
+        rngs: Every run's Generator.
+
+    Raises:
+        ValueError: If ``env`` is not a TabularMDP or an option is out of range.
     """
 
     name = ALGORITHM
@@ -467,10 +476,20 @@ class LdpUcrlVtr(VtrAgent):
     def privatize(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
         """The user's randomiser: her 2H messages from φ_h = V_{h+1} on block ``blocks[h]`` and target ``targets[h]``.
 
-        V is clipped to [0, value_bound] (``values`` (H, S) and ``targets`` (H,) alike), φ to ℓ2 norm
-        feature_bound; then ΔΛ_h = φφᵀ + W_h (symmetric noise, σ_Λ) and Δu_h = φ·V̄(s_{h+1}) + ξ_h (σ_u).
-        Returns {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}. A batch of R runs takes and returns each with a leading run
-        axis, run i's noise drawn from its own Generator.
+        V is clipped to [0, value_bound] (values and targets alike), φ to ℓ2 norm feature_bound; then
+        ΔΛ_h = φφᵀ + W_h (symmetric noise, σ_Λ) and Δu_h = φ·V̄(s_{h+1}) + ξ_h (σ_u). A batch of R runs takes and
+        returns each with a leading run axis, run i's noise drawn from its own Generator.
+
+        Args:
+            blocks: The block s_h·A + a_h of each step, shape (H,).
+            values: V_{h+1} at the block's coordinates, shape (H, B).
+            targets: V_{h+1}(s_{h+1}), shape (H,).
+
+        Returns:
+            {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}.
+
+        Raises:
+            ValueError: If the inputs have the wrong shapes, blocks out of range, or values not finite.
         """
         messages = self.statistics(blocks, values, targets)
         gram, target = self._lift(messages[GRAM]), self._lift(messages[TARGET])
@@ -486,14 +505,35 @@ class LdpUcrlVtr(VtrAgent):
         return {GRAM: self._drop(gram), TARGET: self._drop(target)}
 
     def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
-        """The user's 2H messages before their noise, from her trajectory (the local-DP messages protocol of
-        :func:`dpkit.algorithms.observers.observe_messages`; her rewards do not enter them)."""
+        """The user's 2H messages before their noise, from her trajectory under the last plan.
+
+        The local-DP messages protocol of :func:`dpkit.algorithms.observers.observe_messages`.
+
+        Args:
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+            rewards: Her rewards (they do not enter the messages).
+
+        Returns:
+            What :meth:`statistics` returns.
+        """
         return self.statistics(*self.regression_inputs(states, actions))
 
     def statistics(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> dict[str, np.ndarray]:
         """The noiseless statistics the randomiser privatises (clipped as it clips): the means of its messages.
 
-        Same inputs and output shapes as :meth:`privatize`; no noise is drawn.
+        No noise is drawn.
+
+        Args:
+            blocks: The block s_h·A + a_h of each step, shape (H,) (a batch: (R, H)).
+            values: V_{h+1} at the block's coordinates, shape (H, B).
+            targets: V_{h+1}(s_{h+1}), shape (H,).
+
+        Returns:
+            {"ΔΛ_h": (H, d, d), "Δu_h": (H, d)}, as :meth:`privatize`.
+
+        Raises:
+            ValueError: If the inputs have the wrong shapes, blocks out of range, or values not finite.
         """
         h_, sa, s_, runs = self.horizon, self.states * self.actions, self.block, self._outer
         blocks = np.asarray(blocks)
@@ -520,11 +560,19 @@ class LdpUcrlVtr(VtrAgent):
         return {GRAM: self._drop(gram), TARGET: self._drop(target)}
 
     def gram(self) -> np.ndarray:
-        """A copy of the server's Λ_h = λI + Σ ΔΛ_h (without the shift): shape (H, d, d) (a batch's (R, H, d, d))."""
+        """A copy of the server's Λ_h = λI + Σ ΔΛ_h (without the shift).
+
+        Returns:
+            Λ, shape (H, d, d) (a batch's (R, H, d, d)).
+        """
         return self._drop(self._gram).copy()
 
     def target(self) -> np.ndarray:
-        """A copy of the server's u_h = Σ Δu_h: shape (H, d) (a batch's (R, H, d))."""
+        """A copy of the server's u_h = Σ Δu_h.
+
+        Returns:
+            u, shape (H, d) (a batch's (R, H, d)).
+        """
         return self._drop(self._target).copy()
 
 
@@ -590,9 +638,23 @@ def make_agent(
 ) -> LdpUcrlVtr:
     """A :class:`LdpUcrlVtr` sized to ``env`` for ``episodes`` episodes, at the target (ε, δ).
 
-    ``name`` must be ``"ldp-ucrl-vtr"``; ``epsilon`` and ``delta`` are required. Options: ``reading``,
-    ``feature_bound``, ``value_bound``, ``relation``, ``method``, ``bonus``, ``bonus_scale``,
-    ``shift_scale``, ``regularizer``, ``failure_probability``.
+    Args:
+        name: ``"ldp-ucrl-vtr"``.
+        env: The tabular MDP.
+        episodes: K.
+        rng: A Generator or seed, or one Generator per run (a batch).
+        epsilon: The target ε (required).
+        delta: The target δ (required).
+        sigma: ``"paper"``, ``"tight"``, a number or ``{release: σ}``.
+        **options: ``features``, ``reading``, ``feature_bound``, ``value_bound``, ``relation``, ``method``,
+            ``bonus``, ``bonus_scale``, ``shift_scale``, ``regularizer``, ``failure_probability``
+            (:class:`LdpUcrlVtr`).
+
+    Returns:
+        The agent.
+
+    Raises:
+        ValueError: For another name, a missing ε or δ, or an unknown option.
     """
     check_choice("name", name, (ALGORITHM,))
     if epsilon is None or delta is None:

@@ -29,19 +29,29 @@ __all__ = ["audit_world", "batched", "observe", "observe_batch"]
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every
-    step), in the uniform MDP whose rewards keep every optimistic value at its cap, so φ_V and V reach their per-step
-    bounds (her messages carry values, not rewards: rewards 1)."""
+    """The audit's world: the uniform MDP, the users and the two canaries.
+
+    One canary starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every step), in the
+    uniform MDP whose rewards keep every optimistic value at its cap, so φ_V and V reach their per-step bounds (her
+    messages carry values, not rewards: rewards 1).
+
+    Args:
+        setting: The audit's setting (sizes and seeds).
+
+    Returns:
+        The environment, the users and the two canaries.
+    """
     from .observers import tabular_world
 
     return tabular_world(setting, (1.0, 1.0))
 
 
 def batched(run: ObservedRun) -> bool:
-    """Whether the audit's runs of ``run`` go through the agent's run axis: dpkit's own LDP-UCRL-VTR (no
-    implementation under test but one marked :func:`~dpkit.algorithms.batches.plays_runs` — a mutant or a user's
-    class overrides the scalar methods and runs one by one) under
-    the messages observer.
+    """Whether the audit's runs of ``run`` go through the agent's run axis.
+
+    They do for dpkit's own LDP-UCRL-VTR (no implementation under test but one marked
+    :func:`~dpkit.algorithms.batches.plays_runs` — a mutant or a user's class overrides the scalar methods and runs
+    one by one) under the messages observer.
 
     Args:
         run: the audit's run.
@@ -70,8 +80,9 @@ def _bytes_per_run(run: ObservedRun) -> float:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run: the batch of one of
-    :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
+    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run.
+
+    It is the batch of one of :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
 
     Args:
         run: the audit's run (setting, dataset, world, claim).
@@ -86,8 +97,10 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``: one row per
-    run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear algebra).
+    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
+
+    One row per run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear
+    algebra).
 
     The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
     draws it), the episodes are played in R runs at once and the observer's projections are vectorised over the

@@ -1,42 +1,11 @@
 """RLSVI (Lu, Gajane, Bai, Talebi: *RLSVI itself is Joint Differentially Private*; seed 002).
 
-Release declaration. RLSVI adds no noise for privacy: the Gaussian noise it adds to every
-Q-value for exploration, w ~ N(0, β_k/(n+1)), is the privacy. Neighbouring runs differ only in the
-rewards (in [0, 1]) of one episode — replace-one; adding or removing an episode would change the
-public visit counts, which the seed's analysis does not cover.
-
-The paper charges every cell (h, s, a) of every one of the K episodes the worst case n = 1:
-K·H·S·A Gaussian mechanisms each with Δ²/σ² <= 2/β_1 (Corollary 14, ρ = 2AK/(H² ln(2HSA)) with
-Russo's β). The user's rewards reach only the H cells she visits and only the K − 1 later
-episodes, where the worst case over runs is n = 1: μ² = Σ_{k=2}^K 2H/β_k
-(:func:`dpkit.accountant.rlsvi.rlsvi_worst_case_mu`). The declaration states this as (K − 1)·H releases
-with Δ = 1 and one equivalent σ (the same total μ, which is all that any Gaussian accounting
-sees). A run's exact figure is :func:`dpkit.accountant.rlsvi.rlsvi_run_privacy` — ex-post: it depends on the
-run's visit counts, i.e. on the users' data, so it describes that run and is not a DP guarantee; the
-worst case over datasets (:meth:`Rlsvi.worst_case_mu`) is, and goes beside it.
-
-The algorithm. :class:`Rlsvi` is tabular RLSVI as the seed's Algorithm 1 and Russo (2019) state it.
-Before episode k (1-based), with n = n_k(h, s, a) the visits before it, for h = H..1:
-
-    Q_h(s, a) = R̂_h(s, a) + P̂_h(·|s, a)ᵀ V_{h+1} + w_h(s, a),   w ~ N(0, β_k/(n + 1)),
-    V_h(s) = max_a Q_h(s, a),   V_{H+1} = 0,
-
-and the episode is played greedily, a_h = argmax_a Q_h(s_h, a). R̂ is the mean observed reward and
-P̂ the empirical next-state distribution at (h, s, a); at an unvisited cell both are 0 (no data), so
-Q_h(s, a) = w is a prior draw N(0, β_k) — in the first episode every Q-value depends on the noise
-alone, as the seed says. Values are not clipped (Russo's RLSVI does not clip; the seed names the
-clipping of Agrawal et al. and Xiong et al. as future work). Observed rewards are clipped to
-[0, 1], the range the sensitivity Δ R̂ ≤ 1/n assumes. The noise is drawn from the agent's own
-Generator for every (h, s, a) in every episode; the perturbed Q-values (H, S, A) are what is
-released (``Plan.released["Q-values"]``) — the billboard of the JDP argument.
-
-β: ``beta=None`` is Russo's β_k = ½ S H³ ln(2HSAk), a number a constant β. ``sigma`` maps onto β
-through the declaration's equivalent σ (all of a run's μ scales as 1/sqrt(β)): ``"paper"`` keeps
-β; ``"tight"`` multiplies β by (σ_tight/σ_paper)², σ_tight from the ledger at the target (ε, δ);
-a number σ (or ``{"Q-values": σ}``) multiplies β by (σ/σ_paper)²; σ = 0 turns the noise off.
-The agent records the counts n_k and the variances it used for every episode, and
-:meth:`Rlsvi.run_privacy` gives the run's exact per-user μ (:func:`dpkit.accountant.rlsvi.rlsvi_run_privacy`),
-an ex-post, data-dependent figure, with the worst case over datasets (:meth:`Rlsvi.worst_case_mu`) beside it.
+Tabular RLSVI (the seed's Algorithm 1 with Russo's β_k) adds no noise for privacy: the exploration noise
+w ~ N(0, β_k/(n+1)) on every released Q-value is the privacy, under joint DP with replace-one neighbours (one
+episode's rewards). The module holds the release declaration (:func:`declare_privacy`: the worst case over
+datasets as (K − 1)·H releases of one equivalent σ), the agent (:class:`Rlsvi`, with its run's exact, ex-post μ),
+a one-call run (:func:`rlsvi_run`) and the registration. The derivations are on the documentation page *The seed
+algorithms as implemented* (docs/explanation/seed-algorithms.md).
 """
 
 from __future__ import annotations
@@ -85,9 +54,23 @@ def declare_privacy(
 ) -> PrivacyDeclaration:
     """What RLSVI's perturbed Q-values reveal about one user's rewards, at the exploration noise.
 
-    ``beta=None`` is Russo's β_k = ½ S H³ ln(2HSAk); a number is a constant β. "σ_paper" is the
-    equivalent per-release σ of the exploration noise at a once-visited cell; σ_tight scales it
+    "σ_paper" is the equivalent per-release σ of the exploration noise at a once-visited cell; σ_tight scales it
     (i.e. β by its square) to just meet the target.
+
+    Args:
+        states: S.
+        actions: A.
+        horizon: H.
+        episodes: K (at least 2).
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        beta: ``None`` for Russo's β_k = ½ S H³ ln(2HSAk); a number for a constant β.
+
+    Returns:
+        The declaration: one release of (K − 1)·H Q-values at the equivalent σ, with the paper's ε.
+
+    Raises:
+        ValueError: If an argument is out of range or K < 2.
     """
     s = check_count("states", states)
     a = check_count("actions", actions)
@@ -155,8 +138,22 @@ def declare_privacy(
 
 
 def max_last(x: np.ndarray) -> np.ndarray:
-    """``x.max(axis=-1)``, folded with ``np.maximum`` over the (few) entries of the last axis: the same numbers, without
-    numpy's reduction over a short innermost axis, which costs a loop per outer element (the actions of every run)."""
+    """``x.max(axis=-1)``, folded with ``np.maximum`` over the (few) entries of the last axis.
+
+    The same numbers, without numpy's reduction over a short innermost axis, which costs a loop per outer element
+    (the actions of every run).
+
+    Args:
+        x: An array with at least one entry on its last axis.
+
+    Returns:
+        The maxima over the last axis.
+
+    Examples:
+        >>> import numpy as np
+        >>> max_last(np.array([[1.0, 3.0, 2.0], [0.0, -1.0, 5.0]]))
+        array([3., 5.])
+    """
     out = x[..., 0].copy()
     for i in range(1, x.shape[-1]):
         np.maximum(out, x[..., i], out=out)
@@ -182,24 +179,34 @@ class Rlsvi:
     backward induction and returns the greedy policy (H, S) with the perturbed Q-values (H, S, A)
     released as ``"Q-values"``; :meth:`update` adds the episode's visits, rewards (clipped to
     [0, 1]) and transitions. Episodes must come in order 0, 1, …, ``episodes`` − 1, each planned
-    then updated.
+    then updated. :attr:`counts` and :attr:`variances` are n_k(h, s, a) and the noise variances of the episodes
+    planned so far (K, H, S, A); :meth:`run_privacy` gives their exact per-user privacy.
 
-    ``rng`` is one Generator (or an integer seed): one run. A sequence of Generators, one per run, makes a batch of
-    ``len(rng)`` independent runs (:attr:`runs`): every array that :meth:`plan`, :meth:`update`, :attr:`counts`,
-    :attr:`variances` and :meth:`estimates` take or give gets a leading run axis, and run i draws from ``rng[i]``
-    exactly what an agent of that Generator alone draws. The agent of one Generator is the batch of one (the run
-    axis added on the way in and dropped on the way out): one implementation.
+    Args:
+        states: S.
+        actions: A.
+        horizon: H.
+        episodes: K.
+        rng: One Generator (or an integer seed): one run. A sequence of Generators, one per run, makes a batch of
+            ``len(rng)`` independent runs (:attr:`runs`): every array that :meth:`plan`, :meth:`update`,
+            :attr:`counts`, :attr:`variances` and :meth:`estimates` take or give gets a leading run axis, and run i
+            draws from ``rng[i]`` exactly what an agent of that Generator alone draws.
+        beta: ``None`` for Russo's β_k, a number for a constant β.
+        sigma: ``"paper"``, ``"tight"``, a number or ``{"Q-values": σ}``: rescales β by (σ/σ_paper)² with
+            σ_paper the declaration's equivalent σ.
+        epsilon: The target ε (``None``: the paper's own ε(δ); it matters for ``"tight"`` and the ledger only).
+        delta: The target δ (``None``: :data:`DEFAULT_DELTA`).
 
-    ``beta=None`` is Russo's β_k, a number a constant β; ``sigma`` (``"paper"``, ``"tight"``, a
-    number or ``{"Q-values": σ}``) rescales β by (σ/σ_paper)² with σ_paper the declaration's
-    equivalent σ; ``epsilon=None`` targets the paper's own ε(δ) and ``delta=None`` is
-    :data:`DEFAULT_DELTA` (both matter for ``"tight"`` only, and for the declaration's ledger).
+    Attributes:
+        name: ``"rlsvi"``.
+        declaration: :func:`declare_privacy` at these sizes.
+        sigmas: {"Q-values": σ} actually used.
+        noise_scale: The factor on β.
+        betas: β_k per episode, scaled.
+        runs: ``None`` for one run, R for a batch.
 
-    Attributes: ``name``, ``declaration`` (:func:`declare_privacy` at these sizes), ``sigmas``
-    ({"Q-values": σ} actually used), ``noise_scale`` (the factor on β), ``betas`` (β_k per episode,
-    scaled), ``runs`` (``None`` for one run, R for a batch). :attr:`counts` and :attr:`variances` are n_k(h, s, a)
-    and the noise variances of the episodes planned so far (K, H, S, A); :meth:`run_privacy` their exact per-user
-    privacy.
+    Raises:
+        ValueError: If a size or option is out of range, or ``rng`` is an empty sequence.
     """
 
     name: str = ALGORITHM
@@ -286,8 +293,17 @@ class Rlsvi:
         return out
 
     def plan(self, k: int) -> Plan:
-        """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``
-        ((H, S) and Q-values (H, S, A); with a leading run axis for a batch)."""
+        """Draw w, compute the perturbed Q-values backwards and return the greedy policy for episode ``k``.
+
+        Args:
+            k: The episode, 0-based (episodes in order, each after the previous one's update).
+
+        Returns:
+            The plan: the policy (H, S) and the released Q-values (H, S, A), with a leading run axis for a batch.
+
+        Raises:
+            ValueError: If ``k`` is out of order or beyond the agent's episodes.
+        """
         k = check_index("k", k)
         if k != self._planned or self._updated != self._planned:
             raise ValueError(
@@ -315,10 +331,21 @@ class Rlsvi:
         return Plan(policy, {RELEASE: q})
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
-        """Add episode ``k``'s trajectory (states (H+1,), actions (H,), rewards (H,) clipped to [0, 1]; with a
-        leading run axis for a batch).
+        """Add episode ``k``'s trajectory to the counts and estimates.
 
         Releases nothing (the Q-values are released when planning).
+
+        Args:
+            k: The episode, 0-based (the one planned last).
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+            rewards: r_1, …, r_H, shape (H,), clipped to [0, 1] (a batch: (R, H)).
+
+        Returns:
+            ``{}``.
+
+        Raises:
+            ValueError: If ``k`` is out of order or the trajectory is malformed.
         """
         k = check_index("k", k)
         if k != self._updated or self._planned != k + 1:
@@ -373,12 +400,28 @@ class Rlsvi:
         return view
 
     def estimates(self) -> tuple[np.ndarray, np.ndarray]:
-        """Copies of the current R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells; run axis first for a batch)."""
+        """Copies of the current estimates of the rewards and transitions.
+
+        Returns:
+            R̂[h, s, a] and P̂[h, s, a, s′] (0 at unvisited cells; run axis first for a batch).
+        """
         return self._r_hat.copy(), self._p_hat.copy()
 
     def worst_case_mu(self, reward_range: float = 1.0) -> float:
-        """μ of the worst user over every dataset of the episodes planned so far, at this agent's β_k (Russo's or
-        the constant β, times ``noise_scale``): the DP guarantee that :meth:`run_privacy`'s ex-post μ sits below."""
+        """μ of the worst user over every dataset of the episodes planned so far, at this agent's β_k.
+
+        β_k is Russo's or the constant β, times ``noise_scale``. This is the DP guarantee that
+        :meth:`run_privacy`'s ex-post μ sits below.
+
+        Args:
+            reward_range: The range of a reward (1: rewards in [0, 1]).
+
+        Returns:
+            μ.
+
+        Raises:
+            ValueError: If nothing was planned yet, or the noise is off (σ = 0).
+        """
         if self._planned == 0:
             raise ValueError("no episode has been planned yet: the run has released nothing")
         if self.noise_scale == 0.0:
@@ -394,11 +437,20 @@ class Rlsvi:
         return mu / math.sqrt(self.noise_scale) * (1.0 + 2.0**-50)  # β scaled by noise_scale: μ by its −½ power
 
     def run_privacy(self, reward_range: float = 1.0, run: int | None = None) -> RlsviRunPrivacy:
-        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances (of run
-        ``run`` of a batch, which must then be given).
+        """The exact per-user μ of the episodes planned so far, from the recorded counts and variances.
 
         Ex-post: it depends on this run's visit counts (the users' own states and actions), so it is not a
         DP guarantee; the result carries :meth:`worst_case_mu`, the guarantee, as ``mu_worst_case``.
+
+        Args:
+            reward_range: The range of a reward (1: rewards in [0, 1]).
+            run: The run of a batch (required for a batch, and only then).
+
+        Returns:
+            The run's privacy (:class:`~dpkit.accountant.rlsvi.RlsviRunPrivacy`).
+
+        Raises:
+            ValueError: If ``run`` is given for one run or missing for a batch, or out of range.
         """
         if (run is None) != (self.runs is None):
             raise ValueError(
@@ -426,11 +478,23 @@ def make_agent(
     sigma: str | float | Mapping[str, float] = "paper",
     **options: Any,
 ) -> Rlsvi:
-    """An :class:`Rlsvi` agent sized to ``env`` for ``episodes`` episodes (a batch of runs for a sequence of
-    Generators, one per run).
+    """An :class:`Rlsvi` agent sized to ``env`` for ``episodes`` episodes.
 
-    ``name`` must be ``"rlsvi"``; the only option is ``beta`` (``None``: Russo's β_k; a number: a
-    constant β). ``sigma``, ``epsilon`` and ``delta`` as in :class:`Rlsvi`.
+    Args:
+        name: ``"rlsvi"``.
+        env: The tabular MDP.
+        episodes: K.
+        rng: A Generator or seed, or a sequence of Generators, one per run (a batch of runs).
+        epsilon: As in :class:`Rlsvi`.
+        delta: As in :class:`Rlsvi`.
+        sigma: As in :class:`Rlsvi`.
+        **options: Only ``beta`` (``None``: Russo's β_k; a number: a constant β).
+
+    Returns:
+        The agent.
+
+    Raises:
+        ValueError: For another name, an environment that is not a TabularMDP, or an unknown option.
     """
     check_choice("name", name, (ALGORITHM,))
     if not isinstance(env, TabularMDP):
@@ -466,11 +530,30 @@ def rlsvi_run(
     record: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Run, RlsviRunPrivacy]:
-    """Build ``env_name`` (riverswim, riverswim-inhomogeneous or tabular; H = 2S unless given),
-    K users and an RLSVI agent from ``seed``, run it and return the run and its exact privacy.
+    """Build an environment, K users and an RLSVI agent from ``seed``, run it and return the run and its privacy.
 
-    One seed (an integer >= 0) fixes everything: it is split into independent streams for the
-    environment, the users, the agent's noise and the run. RiverSwim has two actions.
+    One seed fixes everything: it is split into independent streams for the environment, the users, the agent's
+    noise and the run.
+
+    Args:
+        env_name: ``riverswim``, ``riverswim-inhomogeneous`` or ``tabular``.
+        states: S.
+        actions: A (RiverSwim has two).
+        episodes: K.
+        seed: An integer >= 0.
+        horizon: H (default 2S).
+        beta: As in :class:`Rlsvi`.
+        sigma: As in :class:`Rlsvi`.
+        epsilon: As in :class:`Rlsvi`.
+        delta: As in :class:`Rlsvi`.
+        record: Whether the run keeps every episode's releases.
+        progress: Called with 1 after each episode.
+
+    Returns:
+        The run and its exact per-user privacy (:meth:`Rlsvi.run_privacy`).
+
+    Raises:
+        ValueError: If a size is out of range, or RiverSwim is asked for another number of actions.
     """
     seed = check_index("seed", seed)
     s_ = check_count("states", states)

@@ -21,19 +21,38 @@ __all__ = ["BATCH_BYTES", "audit_world", "audit_positions", "observe", "observe_
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: the relation changes rewards only, so both start in and walk state 0, with raw
-    rewards −1 against 2 — beyond [0, 1], so only the algorithm's own clipping keeps the difference at the declared
-    ΔR̂ <= 1/n; every other user starts in and walks state S − 1, so none shares a cell with the changed one: her
-    cells keep n = 1, the declaration's worst case, in every later release."""
+    """The audit's world: the MDP, the users and the two canaries, which differ in their rewards only.
+
+    The relation changes rewards only, so both canaries start in and walk state 0, with raw rewards −1 against 2 —
+    beyond [0, 1], so only the algorithm's own clipping keeps the difference at the declared ΔR̂ <= 1/n; every
+    other user starts in and walks state S − 1, so none shares a cell with the changed one: her cells keep n = 1,
+    the declaration's worst case, in every later release.
+
+    Args:
+        setting: The audit's setting (sizes and seeds).
+
+    Returns:
+        The environment, the users and the two canaries.
+    """
     from .observers import tabular_world
 
     return tabular_world(setting, (-1.0, 2.0), same_states=True)
 
 
 def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
-    """The first, middle and last user a release holds (user K − 2: the last user's rewards are never released);
-    share of user k: the declared μ² of the releases after her over that of all K − 1 later releases — each release
-    holds her H cells at n = 1 with noise β_k/2, so plan k weighs 1/β_k (:func:`_claim_betas`)."""
+    """The first, middle and last user a release holds, with their shares of the declared μ².
+
+    The last user a release holds is user K − 2 (the last user's rewards are never released). The share of user k
+    is the declared μ² of the releases after her over that of all K − 1 later releases — each release holds her H
+    cells at n = 1 with noise β_k/2, so plan k weighs 1/β_k (:func:`_claim_betas`).
+
+    Args:
+        setting: The audit's setting.
+        index: A user's index, to get her share alone.
+
+    Returns:
+        {position name: (user index, share)}, or the share of user ``index`` when it is given.
+    """
     from .observers import later_release_positions
 
     named = later_release_positions(setting)
@@ -48,13 +67,22 @@ def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[i
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
+    """The row of one run as the run's observer sees it: ``q-values`` (white-box) or ``policies`` (black-box).
+
+    ``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
     RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
     after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
     them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
-    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same).
+    ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same). It is
+    :func:`observe_batch` of one run.
 
-    It is :func:`observe_batch` of one run."""
+    Args:
+        run: The audited setting, dataset and world.
+        rng: The run's Generator.
+
+    Returns:
+        The run's row.
+    """
     return observe_batch(run, [rng])[0]
 
 
@@ -229,7 +257,18 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     difference at the declared Δ — at most √(2H/β) for the first visitor of her cells, where the declaration
     allows every later release its worst case n = 1: about the claim's μ/√K, so a one-run audit of RLSVI says
     ``inconclusive`` (its many-run audit at K = 2 is the one that reaches the worst case). The last user's
-    rewards are never released: she scores 0."""
+    rewards are never released: she scores 0.
+
+    Args:
+        run: The one-run audit's run (setting, world, canaries and the users' coins).
+        rng: The run's Generator.
+
+    Returns:
+        The users' scores, the observer's name and the reach.
+
+    Raises:
+        ValueError: If the observer is not ``q-values``.
+    """
     from .episodes import play_episode
 
     if run.observer != "q-values":

@@ -1,43 +1,11 @@
 """UCRL-VTR (Ayoub et al. 2020; Jia et al. 2020), inhomogeneous, on a tabular MDP in its linear-mixture view.
 
-The baseline of seed 000 §6. With one-hot features φ(s′|s, a) = e_(s,a,s′) (d = S²A,
-:class:`~dpkit.algorithms.envs.features.LinearMixture`), P_h V = ⟨θ_h, φ_V(s, a)⟩ and learning θ_h is a
-linear regression with input φ_{V_{k,h+1}}(s_h, a_h) and target V_{k,h+1}(s_{h+1}). Before episode
-k, for every step h:
-
-    Λ_h = λI + Σ_{j<k} φ_jφ_jᵀ,   u_h = Σ_{j<k} φ_j·V_{j,h+1}(s^j_{h+1}),   θ̂_h = Λ_h⁻¹u_h,
-    Q_h(s, a) = clip(r_h(s, a) + ⟨θ̂_h, φ_{V_{h+1}}(s, a)⟩ + β_h‖φ_{V_{h+1}}(s, a)‖_{Λ_h⁻¹}, 0, c_h),
-    V_h(s) = max_a Q_h(s, a),   V_H = 0,
-
-and the episode is played greedily (ties to the lowest action). The rewards r_h are known (as in
-the paper: only the transitions are learned). c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) is the
-largest return-to-go any policy can collect — the paper's min{H − h + 1, ·} in its units (c_h =
-(H − h)/H on RiverSwim, whose rewards are divided by H).
-
-Confidence radius (Abbasi-Yadkori et al. 2011, Thm 2, as UCRL-VTR uses it): V_{h+1} ∈ [0, c_{h+1}]
-makes the regression noise c_{h+1}/2-sub-Gaussian and ‖θ_h‖ <= sqrt(SA) (the rows of P_h are
-probability vectors), so with probability >= 1 − α for every k and h
-
-    β_h = c · [ (c_{h+1}/2)·sqrt(2 ln(H/α) + ln det Λ_h − d ln λ) + sqrt(λ)·sqrt(SA) ],
-
-``bonus_scale`` c = 1 being the theory. The seed's §6 formula for UCRL-VTR (√β = c√d₁ + (H − h +
-1)·sqrt(2 log(1/K) + log det M)) is garbled in the extracted text; it has the same two terms.
-Defaults: c = :data:`DEFAULT_BONUS_SCALE` = 0.1 — with c = 1 every Q sits at its cap and ties go to
-action 0 (left on RiverSwim) for thousands of episodes — and λ = (c_0/H)²
-(:func:`default_regularizer`), the seed's λ = 1 in units where V ∈ [0, H]: with RiverSwim's
-rewards divided by H, λ = 1 would be a prior H² times stronger than the paper's and shrinks the
-estimates of rarely tried actions to 0 (UCRL-VTR then gets stuck on RiverSwim S = 2).
-
-Speed. φ_V(s, a) is non-zero only on the S coordinates of block (s, a), so ⟨θ̂, φ_V(s, a)⟩ =
-θ̂[block]·V and ‖φ_V(s, a)‖²_{Σ⁻¹} = Vᵀ Σ⁻¹[block, block] V: planning needs θ̂ and the S·A diagonal
-S×S blocks of Σ⁻¹ only (:func:`optimistic_plan`), vectorised over (s, a) with a loop over h.
-Without noise Λ_h is block diagonal (every φφᵀ lives in one block), so its inverse and log-det are
-those of its S·A blocks (:func:`block_solve`, an (H·SA, S, S) batched inverse per episode,
-:class:`BlockModel`); the noisy Gram matrices of LDP-UCRL-VTR are dense, and one solve per step
-with the SA features φ_{V_{h+1}}(s, a) and u_h as right-hand sides gives θ̂_h and every
-Σ_h⁻¹φ (:class:`DenseModel`; about half the cost of a batched (H, d, d) inverse). Both agents
-share :class:`VtrAgent`, which plans and turns a trajectory into the regression inputs; they
-differ in how they aggregate (:meth:`VtrAgent._absorb`) and solve (:meth:`VtrAgent._solve`).
+The non-private baseline of seed 000 §6: value-targeted regression on one-hot features φ_V(s, a), optimistic
+backward induction with the self-normalised confidence radius, greedy play with known rewards. The module also
+holds what LDP-UCRL-VTR shares with it: the features (:class:`Features`), the block-diagonal and dense solvers
+(:class:`BlockModel`, :class:`DenseModel`), the radius (:func:`confidence_radius`), the planner
+(:func:`optimistic_plan`) and the agent base (:class:`VtrAgent`). The formulas, defaults and their reasons are on
+the documentation page *The seed algorithms as implemented* (docs/explanation/seed-algorithms.md).
 """
 
 from __future__ import annotations
@@ -96,7 +64,22 @@ DEFAULT_FAILURE_PROBABILITY = 0.01
 
 
 def return_caps(rewards: np.ndarray) -> np.ndarray:
-    """c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) for h = 0..H (c_H = 0), the largest return-to-go: shape (H+1,)."""
+    """The largest return-to-go c_h = Σ_{h′>=h} max_{s,a} r_{h′}(s, a) for h = 0..H (c_H = 0).
+
+    Args:
+        rewards: The known rewards r_h(s, a), shape (H, S, A).
+
+    Returns:
+        c_0, …, c_H, shape (H+1,).
+
+    Raises:
+        ValueError: If ``rewards`` is not three-dimensional.
+
+    Examples:
+        >>> import numpy as np
+        >>> return_caps(np.array([[[0.0, 1.0]], [[0.5, 0.0]]]))
+        array([1.5, 0.5, 0. ])
+    """
     r = np.asarray(rewards, dtype=float)
     if r.ndim != 3:
         raise ValueError(f"rewards must have shape (H, S, A), got {r.shape}")
@@ -105,10 +88,23 @@ def return_caps(rewards: np.ndarray) -> np.ndarray:
 
 
 def default_regularizer(rewards: np.ndarray) -> float:
-    """λ = (c_0/H)², c_0 = Σ_h max r_h the largest return: the seed's λ = 1 where V ∈ [0, H], in the units of
-    ``rewards``.
+    """The default ridge λ = (c_0/H)², c_0 = Σ_h max r_h the largest return (the seed's λ = 1 where V ∈ [0, H]).
 
-    A return-free MDP (all rewards 0) gets λ = 1/H².
+    λ is in the units of ``rewards``; a return-free MDP (all rewards 0) gets λ = 1/H².
+
+    Args:
+        rewards: The known rewards r_h(s, a), shape (H, S, A).
+
+    Returns:
+        λ.
+
+    Raises:
+        ValueError: If ``rewards`` is not three-dimensional.
+
+    Examples:
+        >>> import numpy as np
+        >>> default_regularizer(np.array([[[0.0, 1.0]], [[0.5, 0.0]]]))
+        0.5625
     """
     r = np.asarray(rewards, dtype=float)
     c0 = float(return_caps(r)[0])
@@ -116,8 +112,26 @@ def default_regularizer(rewards: np.ndarray) -> float:
 
 
 def diagonal_blocks(matrices: np.ndarray, states: int, actions: int, block: int | None = None) -> np.ndarray:
-    """The S·A diagonal B×B blocks of (..., d, d) matrices, d = S·A·B (B = ``block``, S by default: one-hot features
-    of every next state): shape (..., SA, B, B) (a copy)."""
+    """The S·A diagonal B×B blocks of (..., d, d) matrices, d = S·A·B.
+
+    Args:
+        matrices: The matrices, shape (..., d, d).
+        states: S.
+        actions: A.
+        block: B, the size of a block (default S: one-hot features of every next state).
+
+    Returns:
+        The diagonal blocks, shape (..., SA, B, B) (a copy).
+
+    Raises:
+        ValueError: If the matrices do not end in (d, d).
+
+    Examples:
+        >>> import numpy as np
+        >>> diagonal_blocks(np.arange(16.0).reshape(4, 4), states=1, actions=2, block=2)[1]
+        array([[10., 11.],
+               [14., 15.]])
+    """
     m = np.asarray(matrices)
     s_ = check_count("states", states)
     sa = s_ * check_count("actions", actions)
@@ -132,9 +146,16 @@ def diagonal_blocks(matrices: np.ndarray, states: int, actions: int, block: int 
 def block_solve(gram_blocks: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """θ̂ = Λ⁻¹u, the diagonal blocks of Λ⁻¹ and ln det Λ for block-diagonal Λ (one stack per step).
 
-    ``gram_blocks`` (H, SA, S, S) are the diagonal blocks of Λ_h (the rest is 0), ``target`` (H, d); either may
-    carry leading axes (a run axis: (R, H, SA, S, S) and (R, H, d)).
-    Returns θ̂ (..., H, d), Λ⁻¹ blocks (..., H, SA, S, S) and ln det Λ_h (..., H).
+    Args:
+        gram_blocks: The diagonal blocks of Λ_h (the rest is 0), shape (H, SA, S, S), or with leading axes (a run
+            axis: (R, H, SA, S, S)).
+        target: u_h, shape (H, d), with the same leading axes.
+
+    Returns:
+        θ̂ (..., H, d), the blocks of Λ⁻¹ (..., H, SA, S, S) and ln det Λ_h (..., H).
+
+    Raises:
+        ValueError: If the shapes do not fit.
     """
     g = np.asarray(gram_blocks, dtype=float)
     if g.ndim < 4 or g.shape[-2] != g.shape[-1]:
@@ -150,11 +171,25 @@ def block_solve(gram_blocks: np.ndarray, target: np.ndarray) -> tuple[np.ndarray
 
 
 class Features:
-    """The one-hot features of a tabular MDP's linear-mixture view: φ_V(s, a) holds V at the next states of block
-    (s, a) — every state (``one-hot``, d = S²A: seed 000's §6), or only those the model allows from (s, a) at some
-    step (``support``, d = S·A·B with B the largest support: a linear mixture whose features know which transitions
-    are possible; FrozenLake 4×4's d is 64 deterministic and 192 slippery, against 1,024). Blocks are padded to B
-    with zeros. ``index`` (S·A, B) and ``mask`` (S·A, B) map block (s, a)'s coordinates to next states."""
+    """The one-hot features of a tabular MDP's linear-mixture view: φ_V(s, a) holds V at the next states of (s, a).
+
+    The next states are every state (``one-hot``, d = S²A: seed 000's §6), or only those the model allows from
+    (s, a) at some step (``support``, d = S·A·B with B the largest support: a linear mixture whose features know
+    which transitions are possible; FrozenLake 4×4's d is 64 deterministic and 192 slippery, against 1,024).
+    Blocks are padded to B with zeros.
+
+    Args:
+        env: The tabular MDP (its transitions give the support).
+        kind: ``"one-hot"`` or ``"support"`` (:data:`FEATURES`).
+
+    Attributes:
+        kind: The feature map.
+        block: B, the coordinates of a block.
+        index: (S·A, B): the next state of each coordinate of block (s, a).
+        mask: (S·A, B): which coordinates of a block are real (not padding).
+        full: Whether the features are the one-hot ones (every block holds every state in order).
+        dim: d = S·A·B.
+    """
 
     def __init__(self, env: TabularMDP, kind: str = "one-hot") -> None:
         self.kind = check_choice("features", kind, FEATURES)
@@ -177,9 +212,15 @@ class Features:
         self.dim = s_ * a_ * self.block
 
     def values(self, v: np.ndarray, blocks: np.ndarray | None = None) -> np.ndarray:
-        """The block coordinates of V: ``v`` (S,) over every block (S·A, B), or ``v`` (H, S) at one block per step
-        (``blocks`` (H,)) → (H, B); padding is 0. One-hot: V itself (bit for bit). Leading axes of ``v`` (and
-        ``blocks``), e.g. a run axis, are kept."""
+        """The block coordinates of V, at every block or at one block per step; padding is 0.
+
+        Args:
+            v: V, shape (S,) (or (H, S) with ``blocks``); leading axes (e.g. a run axis) are kept.
+            blocks: One block s·A + a per step, shape (H,); ``None`` for every block.
+
+        Returns:
+            (S·A, B) over every block, or (H, B) at ``blocks``; for one-hot features V itself (bit for bit).
+        """
         if self.full:
             if blocks is None:
                 return np.broadcast_to(v[..., None, :], v.shape[:-1] + (self.states * self.actions, self.block))
@@ -198,8 +239,13 @@ class BlockModel:
 
     Called with (h, V) it returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹} for every (s, a), both
     (S, A): θ̂[block]·V and Vᵀ Σ⁻¹[block, block] V (V at the block's coordinates, :class:`Features`).
-    ``theta`` (H, d) and ``inverse_blocks`` (H, SA, S, S) may carry a leading run axis (R, …): V is then (R, S)
-    and both outputs (R, S, A).
+
+    Args:
+        theta: θ̂_h, shape (H, d), or (R, H, d) for R runs (V is then (R, S) and both outputs (R, S, A)).
+        inverse_blocks: The diagonal blocks of Σ_h⁻¹, shape (H, SA, B, B) (with the same run axis).
+        states: S.
+        actions: A.
+        features: The feature map (``None``: one-hot).
     """
 
     def __init__(
@@ -237,9 +283,19 @@ class DenseModel:
     """The fitted model for dense Σ_h (H, d, d) and u_h (H, d), solved step by step.
 
     At step h, once V_{h+1} is known, one solve Σ_h X = [u_h | φ_V(s, a) for all (s, a)] gives θ̂_h
-    and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h). Σ and u may carry a
-    leading run axis ((R, H, d, d) and (R, H, d)): V is then (R, S) and the outputs (R, S, A), one batched solve
-    per step.
+    and every Σ_h⁻¹φ_V(s, a) (d × (1 + SA) right-hand sides; cheaper than inverting Σ_h). Called with (h, V) it
+    returns what :class:`BlockModel` returns.
+
+    Args:
+        gram: Σ_h, shape (H, d, d), or (R, H, d, d) for R runs (V is then (R, S) and the outputs (R, S, A), one
+            batched solve per step).
+        target: u_h, shape (H, d) (with the same run axis).
+        states: S.
+        actions: A.
+        features: The feature map (``None``: one-hot).
+
+    Raises:
+        ValueError: If ``gram`` or ``target`` has the wrong shape.
     """
 
     def __init__(
@@ -280,12 +336,20 @@ class DenseModel:
         return mean.reshape(*lead, s_, a_), quad.reshape(*lead, s_, a_)
 
     def theta(self) -> np.ndarray:
-        """θ̂_h = Σ_h⁻¹u_h for every step: shape (H, d) (with the leading run axis, if any)."""
+        """θ̂_h = Σ_h⁻¹u_h for every step.
+
+        Returns:
+            θ̂, shape (H, d) (with the leading run axis, if any).
+        """
         return np.linalg.solve(self.gram, self.target[..., None])[..., 0]
 
     def logdet(self) -> np.ndarray:
-        """ln det Σ_h (H,) (with the leading run axis, if any); −inf where det Σ_h <= 0 (Σ_h not positive definite:
-        the noise beat the shift)."""
+        """ln det Σ_h for every step.
+
+        Returns:
+            ln det Σ_h, shape (H,) (with the leading run axis, if any); −inf where det Σ_h <= 0 (Σ_h not positive
+            definite: the noise beat the shift).
+        """
         sign, logdet = np.linalg.slogdet(self.gram)
         return np.where(sign > 0, logdet, -np.inf)
 
@@ -305,10 +369,23 @@ def confidence_radius(
     """β_h = scale·[(B_h/2)·sqrt(2 ln(H/α) + max(ln det Σ_h − d ln ρ_min, 0)) + sqrt(ρ_max)·S_θ + γ/sqrt(ρ_min)].
 
     The self-normalised bound with a regulariser whose eigenvalues lie in [ρ_min, ρ_max]
-    (Abbasi-Yadkori et al. 2011; with noise, Shariff & Sheffet 2018 Prop. 4): B_h the range of the
-    regression target, S_θ >= ‖θ_h‖, γ >= ‖noise in u‖. Without noise ρ_min = ρ_max = λ, γ = 0.
-    ``logdet`` and ``value_ranges`` have shape (H,) (``logdet`` (R, H) for R runs: β (R, H)); ``rho_min``,
-    ``rho_max`` and ``gamma`` are numbers, or one per step (a regulariser and noise of per-step σ).
+    (Abbasi-Yadkori et al. 2011; with noise, Shariff & Sheffet 2018 Prop. 4). Without noise ρ_min = ρ_max = λ,
+    γ = 0. ``rho_min``, ``rho_max`` and ``gamma`` are numbers, or one per step (a regulariser and noise of
+    per-step σ).
+
+    Args:
+        logdet: ln det Σ_h, shape (H,), or (R, H) for R runs (β is then (R, H)).
+        value_ranges: B_h, the range of the regression target at each step, shape (H,).
+        dim: d.
+        theta_bound: S_θ >= ‖θ_h‖.
+        failure_probability: α.
+        rho_min: The regulariser's smallest eigenvalue.
+        rho_max: The regulariser's largest eigenvalue.
+        gamma: A bound on the norm of the noise in u (0 without noise).
+        scale: c, the multiplier on the radius (1: the theory).
+
+    Returns:
+        β, shape (H,) (or (R, H)).
     """
     ld = np.asarray(logdet, dtype=float)
     b = np.asarray(value_ranges, dtype=float)
@@ -336,10 +413,18 @@ def optimistic_plan(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Backward induction with the optimistic Q of UCRL-VTR, vectorised over (s, a).
 
-    ``rewards`` (H, S, A); ``model(h, V)`` returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹}, both
-    (S, A) (:class:`BlockModel`, :class:`DenseModel`); ``beta`` (H,); ``caps`` (H+1,). Returns the
-    greedy policy (H, S) (ints; ties to the lowest action), Q (H, S, A) and V (H+1, S). For R runs at once,
-    ``beta`` is (R, H) and the model maps V (R, S) to (R, S, A): policy (R, H, S), Q (R, H, S, A), V (R, H+1, S).
+    For R runs at once, ``beta`` is (R, H) and the model maps V (R, S) to (R, S, A); every output then has a
+    leading run axis.
+
+    Args:
+        rewards: r_h(s, a), shape (H, S, A).
+        model: ``model(h, V)`` returns ⟨θ̂_h, φ_V(s, a)⟩ and ‖φ_V(s, a)‖²_{Σ_h⁻¹}, both (S, A)
+            (:class:`BlockModel`, :class:`DenseModel`).
+        beta: The radii β_h, shape (H,).
+        caps: The caps c_h of Q, shape (H+1,) (:func:`return_caps`).
+
+    Returns:
+        The greedy policy (H, S) (ints; ties to the lowest action), Q (H, S, A) and V (H+1, S).
     """
     h_, s_, a_ = rewards.shape
     beta = np.asarray(beta, dtype=float)
@@ -365,6 +450,18 @@ class VtrAgent:
     (``runs`` of them, or one for a scalar agent, ``runs`` None): its model, β, values and policies carry that axis
     inside, and the protocol's arrays carry it outside only when ``runs`` is not None (:meth:`_lift` on the way in,
     :meth:`_drop` on the way out) — a scalar agent is the batch of one.
+
+    Args:
+        env: The tabular MDP.
+        episodes: K.
+        bonus_scale: c, the multiplier on the radius.
+        regularizer: λ (``None``: :func:`default_regularizer`).
+        failure_probability: α.
+        features: ``"one-hot"`` or ``"support"`` (:class:`Features`).
+        runs: R for a batch of R runs (subclasses with a run axis only), ``None`` for one run.
+
+    Raises:
+        ValueError: If ``env`` is not a TabularMDP, or ``runs`` is given to an agent without a run axis.
     """
 
     name: str = ALGORITHM
@@ -437,8 +534,17 @@ class VtrAgent:
 
     # -- the protocol ------------------------------------------------------------------------
     def plan(self, k: int) -> Plan:
-        """The greedy policy of the optimistic Q-values before episode ``k`` (0-based): (H, S), or (R, H, S) for a
-        batch of R runs."""
+        """The greedy policy of the optimistic Q-values before episode ``k``.
+
+        Args:
+            k: The episode, 0-based.
+
+        Returns:
+            The plan: the policy (H, S), or (R, H, S) for a batch of R runs.
+
+        Raises:
+            ValueError: If ``k`` is beyond the agent's episodes.
+        """
         k = check_index("k", k)
         if k >= self.episodes:
             raise ValueError(f"episode k = {k} is beyond the {self.episodes} episodes the agent was built for")
@@ -448,7 +554,20 @@ class VtrAgent:
         return Plan(self._drop(policy))
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
-        """Absorb episode ``k``: regress V_{k,h+1}(s_{h+1}) on φ_{V_{k,h+1}}(s_h, a_h) for every h."""
+        """Absorb episode ``k``: regress V_{k,h+1}(s_{h+1}) on φ_{V_{k,h+1}}(s_h, a_h) for every h.
+
+        Args:
+            k: The episode, 0-based (the one planned last).
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+            rewards: The episode's rewards (unused: the rewards are known).
+
+        Returns:
+            The episode's releases (UCRL-VTR: none; LDP-UCRL-VTR: the user's messages).
+
+        Raises:
+            ValueError: If episode ``k`` was not the one planned last.
+        """
         k = check_index("k", k)
         if self._values is None or self._planned != k:
             raise ValueError(f"update of episode {k} without a plan for it (last planned: {self._planned})")
@@ -457,13 +576,23 @@ class VtrAgent:
         return self._absorb(blocks, values, targets)
 
     def regression_inputs(self, states: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The inputs of the planned episode's regression for trajectory (``states``, ``actions``):
-        blocks (H,) of (s_h, a_h), values V_{k,h+1} at the block's coordinates (H, B; B = S for one-hot features:
-        V_{k,h+1} itself) and targets V_{k,h+1}(s_{h+1}) (H,) — each with a leading run axis for a batch of runs
-        (``states`` (R, H+1), ``actions`` (R, H)).
+        """The inputs of the planned episode's regression for a trajectory.
 
         Uses the values of the last plan; changes nothing (so a counterfactual trajectory can be
-        evaluated under the same plan)."""
+        evaluated under the same plan).
+
+        Args:
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+
+        Returns:
+            The blocks (H,) of (s_h, a_h), the values V_{k,h+1} at the block's coordinates (H, B; B = S for one-hot
+            features: V_{k,h+1} itself) and the targets V_{k,h+1}(s_{h+1}) (H,) — each with a leading run axis
+            for a batch of runs.
+
+        Raises:
+            ValueError: Without a plan, or if the trajectory has the wrong shape or leaves the MDP.
+        """
         if self._values is None:
             raise ValueError("regression inputs need a planned episode (call plan first)")
         s = np.asarray(states)
@@ -484,11 +613,19 @@ class VtrAgent:
 
 
 class UcrlVtr(VtrAgent):
-    """Inhomogeneous UCRL-VTR with known rewards (see the module docstring for Λ, u, Q and β).
+    """Inhomogeneous UCRL-VTR with known rewards (docs/explanation/seed-algorithms.md gives Λ, u, Q and β).
 
-    ``bonus_scale`` c scales the confidence radius (1: the theory); ``regularizer`` λ;
-    ``failure_probability`` α. Λ_h is block diagonal and kept as its S·A blocks; it is re-inverted block by block
-    before each episode. The agent is deterministic and releases nothing.
+    Λ_h is block diagonal and kept as its S·A blocks; it is re-inverted block by block before each episode. The
+    agent is deterministic and releases nothing.
+
+    Args:
+        env: The tabular MDP.
+        episodes: K.
+        bonus_scale: c, the multiplier on the confidence radius (1: the theory; default
+            :data:`DEFAULT_BONUS_SCALE`).
+        regularizer: λ (``None``: :func:`default_regularizer`).
+        failure_probability: α.
+        features: ``"one-hot"`` or ``"support"`` (:class:`Features`).
     """
 
     name = ALGORITHM
@@ -535,7 +672,11 @@ class UcrlVtr(VtrAgent):
         return {}
 
     def gram(self) -> np.ndarray:
-        """A dense copy of Λ_h: shape (H, d, d)."""
+        """A dense copy of Λ_h.
+
+        Returns:
+            Λ, shape (H, d, d).
+        """
         sa, s_ = self.states * self.actions, self.block
         out = np.zeros((self.horizon, sa, s_, sa, s_))
         idx = np.arange(sa)
@@ -543,7 +684,11 @@ class UcrlVtr(VtrAgent):
         return out.reshape(self.horizon, self.dim, self.dim)
 
     def target(self) -> np.ndarray:
-        """A copy of u_h: shape (H, d)."""
+        """A copy of u_h.
+
+        Returns:
+            u, shape (H, d).
+        """
         return self._target.copy()
 
 
@@ -563,9 +708,23 @@ def make_agent(
 ) -> UcrlVtr:
     """A :class:`UcrlVtr` sized to ``env`` for ``episodes`` episodes.
 
-    ``name`` must be ``"ucrl-vtr"``. The agent is deterministic and adds no noise: ``rng`` is checked
-    and unused, ``epsilon`` and ``delta`` are ignored, and ``sigma`` must stay ``"paper"``.
-    Options: ``bonus_scale``, ``regularizer``, ``failure_probability``, ``features`` (:class:`Features`).
+    The agent is deterministic and adds no noise.
+
+    Args:
+        name: ``"ucrl-vtr"``.
+        env: The tabular MDP.
+        episodes: K.
+        rng: A Generator or seed (checked, unused).
+        epsilon: Ignored.
+        delta: Ignored.
+        sigma: Must stay ``"paper"``.
+        **options: ``bonus_scale``, ``regularizer``, ``failure_probability``, ``features`` (:class:`UcrlVtr`).
+
+    Returns:
+        The agent.
+
+    Raises:
+        ValueError: For another name, a ``sigma`` other than ``"paper"`` or an unknown option.
     """
     check_choice("name", name, (ALGORITHM,))
     check_rng("rng", rng)

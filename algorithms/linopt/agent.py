@@ -1,5 +1,5 @@
-"""LinOpt-VI and LinOpt-PO and their private versions (seed 004): the confidence radii of Lemma 3.1 and the noise
-bounds of Thm 6.5, the privatizer (four binary-tree counters per step) and the agents (see
+"""LinOpt-VI and LinOpt-PO and their private versions (seed 004): the privatizer (four binary-tree counters per
+step) and the agents; the radii they use are in :mod:`dpkit.algorithms.linopt.radii` (see
 :mod:`dpkit.algorithms.linopt`)."""
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dpkit.accountant.sensitivity import clip_norm
 from dpkit.accountant.tree import (
     BinaryCounter,
     max_psums_per_prefix,
-    symmetric_noise_norm_bound,
 )
 from dpkit.accountant.validation import (
     check_choice,
@@ -33,21 +32,16 @@ from ..envs.features import LinearMixture
 from ..envs.tabular import TabularMDP
 from ..episodes import Plan, per_step, resolve_sigmas, step_column
 from .declaration import declare_privacy
+from .radii import DEFAULT_ALPHA, DEFAULT_REGULARIZATION, confidence_radii, noise_shift, paper_eta, target_noise_bound
 
 __all__ = [
     "RELEASES",
     "VARIANTS",
     "LINOPT_AGENTS",
     "DEFAULT_BONUS_SCALE",
-    "DEFAULT_REGULARIZATION",
     "PRIVATE_REGULARIZATION",
-    "DEFAULT_ALPHA",
     "TUNED",
     "PRESETS",
-    "paper_eta",
-    "noise_shift",
-    "target_noise_bound",
-    "confidence_radii",
     "Privatizer",
     "LinOpt",
     "PrivateLinOpt",
@@ -61,9 +55,6 @@ VARIANTS: tuple[str, ...] = ("vi", "po")
 LINOPT_AGENTS: tuple[str, ...] = ("linopt-vi", "linopt-po", "private-linopt-vi", "private-linopt-po")
 #: Multiplier on the radii of Lemma 3.1: the paper's 1 (Algorithm 1's bonuses are β_p(α)‖φ‖ and β_r(α)‖ϕ‖).
 DEFAULT_BONUS_SCALE: float = 1.0
-#: λ of the non-private ridge regulariser λI. The paper states none ("choosing Z = λI and z = 0 … reduces to
-#: the standard non-private … algorithms", §3); λ > 0 is needed and 1 is the unit ridge.
-DEFAULT_REGULARIZATION: float = 1.0
 #: λ added to the private shift 2Σ: the paper's 0 (Z = N + 2ΣI, proof of Thm 6.5).
 PRIVATE_REGULARIZATION: float = 0.0
 #: dpkit's tuned constants (``preset="tuned"``), bit for bit what dpkit's agents did before the defaults became
@@ -76,90 +67,6 @@ PRIVATE_REGULARIZATION: float = 0.0
 TUNED: Mapping[str, Any] = MappingProxyType({"regularization": 1.0, "bonus_scale": 0.05})
 #: The presets :func:`make_agent` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
-#: The confidence level α of Lemma 3.1 and of the noise bounds of Thm 6.5.
-DEFAULT_ALPHA: float = 0.05
-
-
-def paper_eta(actions: int, horizon: int, episodes: int) -> float:
-    """η = sqrt(2 ln|A| / (H T)) = sqrt(2 ln|A| / (H² K)), the mirror-descent step of Thm 5.1
-    (Cai et al. 2020, Eq. C.2; the seed's text lost the square root). 0 when |A| = 1."""
-    a = check_count("actions", actions)
-    h = check_count("horizon", horizon)
-    k = check_count("episodes", episodes)
-    return math.sqrt(2.0 * math.log(a) / (h * h * k))
-
-
-def noise_shift(sigma: float, psums: int, dim: int, episodes: int, horizon: int, alpha: float) -> float:
-    """Σ = σ sqrt(m)(4 sqrt(d) + sqrt(8 ln(8KH/α))): with probability >= 1 − α/(4KH) a bound on the
-    operator norm of the symmetric Gram noise of one prefix of at most m = ``psums`` p-sums (Thm 6.5).
-
-    This is :func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` at failure probability α/(4KH)
-    (the union bound over the K episodes and H steps); 0 when σ = 0 or m = 0.
-    """
-    k = check_count("episodes", episodes)
-    h = check_count("horizon", horizon)
-    alpha = check_probability("alpha", alpha)
-    return symmetric_noise_norm_bound(sigma, psums=psums, dim=dim, failure_probability=alpha / (4.0 * k * h))
-
-
-def target_noise_bound(sigma: float, psums: int, dim: int, episodes: int, horizon: int, alpha: float) -> float:
-    """σ sqrt(m)(sqrt(d) + sqrt(2 ln(4KH/α))): with probability >= 1 − α/(4KH) a bound on the ℓ2 norm
-    of the noise of one target prefix (χ² tail, Lemma B.5; Thm 6.5). 0 when σ = 0 or m = 0."""
-    sigma = check_nonnegative("sigma", sigma)
-    psums = check_index("psums", psums)
-    dim = check_count("dim", dim)
-    k = check_count("episodes", episodes)
-    h = check_count("horizon", horizon)
-    alpha = check_probability("alpha", alpha)
-    if sigma == 0.0 or psums == 0:
-        return 0.0
-    return sigma * math.sqrt(psums) * (math.sqrt(dim) + math.sqrt(2.0 * math.log(4.0 * k * h / alpha)))
-
-
-def confidence_radii(
-    d1: int,
-    d2: int,
-    episodes: int,
-    horizon: int,
-    *,
-    regularization: float = DEFAULT_REGULARIZATION,
-    shift_p: float = 0.0,
-    shift_r: float = 0.0,
-    target_noise_p: float = 0.0,
-    target_noise_r: float = 0.0,
-    alpha: float = DEFAULT_ALPHA,
-) -> tuple[float, float]:
-    """(β_p, β_r) of Lemma 3.1 for the regulariser Z = N + (λ + 2Σ)I, ‖N‖ <= Σ, ‖z‖ <= ν₀.
-
-    ``shift_p``/``shift_r`` are Σ_p, Σ_r (:func:`noise_shift`), ``target_noise_*`` the ν₀'s
-    (:func:`target_noise_bound`). Then λ_min = Σ + λ, λ_max = 3Σ + λ, ν = ν₀/sqrt(λ_min) and
-
-        β_p = (H/2) sqrt(2 ln(H/α) + d1 ln(1 + KH²/λ_min,p)) + sqrt(d1 λ_max,p) + ν_p,
-        β_r = (1/2) sqrt(2 ln(H/α) + d2 ln(1 + K/(d2 λ_min,r))) + sqrt(d2 λ_max,r) + ν_r.
-
-    Without noise (Σ = ν₀ = 0) these are the radii of the fixed regulariser λI.
-    """
-    d1 = check_count("d1", d1)
-    d2 = check_count("d2", d2)
-    k = check_count("episodes", episodes)
-    h = check_count("horizon", horizon)
-    lam = check_nonnegative("regularization", regularization)
-    sp = check_nonnegative("shift_p", shift_p)
-    sr = check_nonnegative("shift_r", shift_r)
-    np_ = check_nonnegative("target_noise_p", target_noise_p)
-    nr = check_nonnegative("target_noise_r", target_noise_r)
-    alpha = check_probability("alpha", alpha)
-    lmin_p, lmin_r = sp + lam, sr + lam
-    for name, value in (("transition", lmin_p), ("reward", lmin_r)):
-        if value <= 0.0:
-            raise ValueError(
-                f"the {name} regulariser is singular: regularization = {lam!r} and no noise shift; give "
-                f"regularization > 0"
-            )
-    log_h = 2.0 * math.log(h / alpha)
-    beta_p = 0.5 * h * math.sqrt(log_h + d1 * math.log1p(k * h * h / lmin_p)) + math.sqrt(d1 * (3.0 * sp + lam))
-    beta_r = 0.5 * math.sqrt(log_h + d2 * math.log1p(k / (d2 * lmin_r))) + math.sqrt(d2 * (3.0 * sr + lam))
-    return beta_p + np_ / math.sqrt(lmin_p), beta_r + nr / math.sqrt(lmin_r)
 
 
 def _counter_sigma(name: str, value: Any, horizon: int) -> float | np.ndarray:
@@ -193,6 +100,17 @@ class Privatizer:
     Schedule ``before-episode``: :meth:`release` at the start of episode k returns the noisy sums
     over episodes 1..k−1 (zeros at k = 1, when nothing has been added), then :meth:`add` inserts
     episode k's items.
+
+    Args:
+        horizon: H.
+        d1: The dimension of the transition features φ.
+        d2: The dimension of the reward features ϕ.
+        episodes: K, the counters' capacity.
+        sigmas: σ of each of the four releases (:data:`RELEASES`): one number >= 0, or one per step.
+        rng: A Generator or seed, or a sequence of Generators, one per run (a batch).
+
+    Raises:
+        ValueError: If ``sigmas`` does not map exactly the four releases, or a σ is out of range.
     """
 
     def __init__(
@@ -239,11 +157,22 @@ class Privatizer:
         return self.counters[RELEASES[0]].t
 
     def release(self) -> dict[str, np.ndarray]:
-        """The noisy prefix sums over the episodes added so far, by release name (fresh copies)."""
+        """The noisy prefix sums over the episodes added so far.
+
+        Returns:
+            {release name: prefix} (fresh copies; a batch's with a leading run axis).
+        """
         return {n: c.prefix() for n, c in self.counters.items()}
 
     def add(self, gram_p: np.ndarray, target_p: np.ndarray, gram_r: np.ndarray, target_r: np.ndarray) -> None:
-        """Insert one episode's items (shapes (H,d1,d1), (H,d1), (H,d2,d2), (H,d2); a batch: a leading run axis)."""
+        """Insert one episode's items into the four counters (a batch's with a leading run axis).
+
+        Args:
+            gram_p: φφᵀ, shape (H, d1, d1).
+            target_p: φ·V_{h+1}(s_{h+1}), shape (H, d1).
+            gram_r: ϕϕᵀ, shape (H, d2, d2).
+            target_r: ϕ·r, shape (H, d2).
+        """
         for name, item in zip(RELEASES, (gram_p, target_p, gram_r, target_r)):
             self.counters[name].add(item)
 
@@ -286,37 +215,32 @@ def _check_env(env: object) -> TabularMDP:
 class LinOpt:
     """LinOpt-VI (``variant="vi"``) or LinOpt-PO (``"po"``): the non-private algorithms (Z = λI, z = 0).
 
-    Parameters
-    ----------
-    env:
-        The tabular MDP, seen through its one-hot linear-mixture features (d1 = S²A, d2 = SA);
-        only its sizes are read.
-    episodes:
-        K, the number of episodes (it enters the radii, η and the counters' capacity).
-    rng:
-        A numpy ``Generator`` or an integer seed (the privatizer's noise; unused without noise); or a sequence of
-        Generators, one per run: the agent is then a batch of ``len(rng)`` independent runs (:attr:`runs`) whose
-        plans, trajectories, items and values carry a leading run axis, run i exactly the agent of ``rng[i]`` (up to
-        the rounding of batched linear algebra). The agent of one Generator is the batch of one.
-    variant:
-        ``"vi"`` (greedy policies (H, S) of ints) or ``"po"`` (stochastic policies (H, S, A)).
-    regularization:
-        λ > 0 of the ridge regulariser λI (default :data:`DEFAULT_REGULARIZATION` = 1; the paper states none).
-        :class:`PrivateLinOpt` adds it to the shift 2Σ and defaults to the paper's 0
-        (:data:`PRIVATE_REGULARIZATION`).
-    bonus_scale:
-        Multiplier >= 0 on the radii β_p, β_r of Lemma 3.1 (default :data:`DEFAULT_BONUS_SCALE`, the paper's 1;
-        tuned 0.05, :data:`TUNED`).
-    alpha:
-        Confidence level α ∈ (0, 1) of the radii (default :data:`DEFAULT_ALPHA`).
-    eta:
-        PO step size > 0; ``None`` is the paper's :func:`paper_eta`. Only for ``variant="po"``.
-        The paper's η moves the logits by at most sqrt(2K ln|A|)·ΔQ/H in K episodes: tuned for the
-        worst-case bound, slow on small problems (and with the private shift's shrunken ΔQ the
-        policy stays near uniform for hundreds of episodes); η ≈ 1 learns much faster there.
-
     The agent follows :class:`~dpkit.algorithms.episodes.EpisodicAgent`: ``plan(k)`` then ``update(k, …)``
     for k = 0, 1, … in order.
+
+    Args:
+        env: The tabular MDP, seen through its one-hot linear-mixture features (d1 = S²A, d2 = SA);
+            only its sizes are read.
+        episodes: K, the number of episodes (it enters the radii, η and the counters' capacity).
+        rng: A numpy ``Generator`` or an integer seed (the privatizer's noise; unused without noise); or a sequence
+            of Generators, one per run: the agent is then a batch of ``len(rng)`` independent runs (:attr:`runs`)
+            whose plans, trajectories, items and values carry a leading run axis, run i exactly the agent of
+            ``rng[i]`` (up to the rounding of batched linear algebra). The agent of one Generator is the batch of
+            one.
+        variant: ``"vi"`` (greedy policies (H, S) of ints) or ``"po"`` (stochastic policies (H, S, A)).
+        regularization: λ > 0 of the ridge regulariser λI (default :data:`DEFAULT_REGULARIZATION` = 1; the paper
+            states none). :class:`PrivateLinOpt` adds it to the shift 2Σ and defaults to the paper's 0
+            (:data:`PRIVATE_REGULARIZATION`).
+        bonus_scale: Multiplier >= 0 on the radii β_p, β_r of Lemma 3.1 (default :data:`DEFAULT_BONUS_SCALE`, the
+            paper's 1; tuned 0.05, :data:`TUNED`).
+        alpha: Confidence level α ∈ (0, 1) of the radii (default :data:`DEFAULT_ALPHA`).
+        eta: PO step size > 0; ``None`` is the paper's :func:`paper_eta`. Only for ``variant="po"``.
+            The paper's η moves the logits by at most sqrt(2K ln|A|)·ΔQ/H in K episodes: tuned for the
+            worst-case bound, slow on small problems (and with the private shift's shrunken ΔQ the
+            policy stays near uniform for hundreds of episodes); η ≈ 1 learns much faster there.
+
+    Raises:
+        ValueError: If an option is out of range, ``regularization`` is 0 without noise, or ``eta`` is given to VI.
     """
 
     private: bool = False
@@ -451,7 +375,14 @@ class LinOpt:
         return None
 
     def policy(self) -> np.ndarray:
-        """The current PO policy π^k (H, S, A), (R, H, S, A) for a batch (the VI policy exists only once planned)."""
+        """The current PO policy π^k (the VI policy exists only once planned).
+
+        Returns:
+            π^k, shape (H, S, A) ((R, H, S, A) for a batch).
+
+        Raises:
+            ValueError: For the VI variant.
+        """
         if self._logits is None:
             raise ValueError(f"variant {self.variant!r} has no standing policy; call plan(k)")
         z = self._logits - self._logits.max(axis=-1, keepdims=True)
@@ -496,8 +427,17 @@ class LinOpt:
         return self._runs_out(v), self._runs_out(q), None if pi is None else self._runs_out(pi)
 
     def plan(self, k: int) -> Plan:
-        """The policy for episode ``k`` (0-based; episodes in order), from the released prefixes (a batch: the
-        policies and released prefixes of its runs, with a leading run axis)."""
+        """The policy for episode ``k``, from the released prefixes.
+
+        Args:
+            k: The episode, 0-based (episodes in order).
+
+        Returns:
+            The plan: the policy and the released prefixes (a batch's with a leading run axis).
+
+        Raises:
+            ValueError: If ``k`` is out of order or beyond the agent's episodes.
+        """
         k = check_index("k", k)
         if k != self._next:
             raise ValueError(f"episodes must be planned in order: expected k = {self._next}, got k = {k}")
@@ -533,7 +473,17 @@ class LinOpt:
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
         """Add episode ``k``'s trajectory to the counters (and, for PO, take the mirror-descent step).
 
-        Under JDP nothing is released about the user here: returns ``{}``.
+        Args:
+            k: The episode, 0-based (the one planned last).
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+            rewards: r_1, …, r_H, shape (H,) (a batch: (R, H)), clipped to [0, 1].
+
+        Returns:
+            ``{}``: under JDP nothing is released about the user here.
+
+        Raises:
+            ValueError: If ``k`` was not the episode planned last, or the trajectory is malformed.
         """
         k = check_index("k", k)
         if self._planned is None or self._planned[0] != k:
@@ -548,12 +498,24 @@ class LinOpt:
         return {}
 
     def items(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
-        """The four items episode ``k``'s trajectory adds to the counters, by release name (clipped as
-        the declaration assumes): φφᵀ (H, d1, d1), φ·V_{h+1}(s_{h+1}) (H, d1), ϕϕᵀ (H, d2, d2), ϕ·r (H, d2).
+        """The four items episode ``k``'s trajectory adds to the counters, clipped as the declaration assumes.
 
         Uses the values of the plan of episode ``k``; changes nothing (so a counterfactual trajectory
-        can be evaluated under the same plan). A batch takes states (R, H+1), actions and rewards (R, H) and returns
-        the items with a leading run axis."""
+        can be evaluated under the same plan).
+
+        Args:
+            k: The episode, 0-based (the one planned last).
+            states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
+            actions: a_1, …, a_H, shape (H,) (a batch: (R, H)).
+            rewards: r_1, …, r_H, shape (H,) (a batch: (R, H)).
+
+        Returns:
+            By release name: φφᵀ (H, d1, d1), φ·V_{h+1}(s_{h+1}) (H, d1), ϕϕᵀ (H, d2, d2), ϕ·r (H, d2) (a batch's
+            with a leading run axis).
+
+        Raises:
+            ValueError: If episode ``k`` is not planned, or the trajectory is malformed.
+        """
         if self._planned is None or self._planned[0] != k:
             raise ValueError(f"items of episode {k} need its plan; the next episode to plan is {self._next}")
         s, a, r = (self._runs_in(x) for x in self._check_trajectory(k, states, actions, rewards))
@@ -592,6 +554,22 @@ class PrivateLinOpt(LinOpt):
     prefixes before the shift — what an observer under JDP sees (zeros at k = 0: nothing released).
     ``regularization`` defaults to the paper's λ = 0 (Z = N + 2ΣI), which needs noise on both Gram counters;
     with σ = 0 and the same parameters (λ > 0) the agent takes the same actions as :class:`LinOpt`.
+
+    Args:
+        env: As in :class:`LinOpt`.
+        episodes: As in :class:`LinOpt`.
+        rng: As in :class:`LinOpt`.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        sigma: ``"paper"``, ``"tight"``, a number or {release: σ}.
+        reading: The declaration's reading (``"theorem-6.5"``).
+        relation: The neighbouring relation of ``"tight"``.
+        method: The accounting method of ``"tight"``.
+        variant: As in :class:`LinOpt`.
+        regularization: λ >= 0 added to the shift 2Σ (default :data:`PRIVATE_REGULARIZATION`).
+        bonus_scale: As in :class:`LinOpt`.
+        alpha: As in :class:`LinOpt`.
+        eta: As in :class:`LinOpt`.
     """
 
     private = True
@@ -676,11 +654,25 @@ def make_agent(
 ) -> LinOpt:
     """An agent by name: ``linopt-vi``, ``linopt-po``, ``private-linopt-vi``, ``private-linopt-po``.
 
-    The private ones need ``epsilon`` and ``delta``; the non-private ones add no noise, ignore
-    ``epsilon``/``delta`` and take no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
-    constructor (``regularization``, ``bonus_scale``, ``alpha``, ``eta``; private: ``reading``,
-    ``relation``, ``method``). ``preset``: ``"paper"`` (the constructor's defaults, the paper's values) or
-    ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
+    Args:
+        name: The agent (:data:`LINOPT_AGENTS`).
+        env: The tabular MDP.
+        episodes: K.
+        rng: A Generator or seed, or one Generator per run (a batch).
+        epsilon: The target ε (the private agents need it; the others ignore it).
+        delta: The target δ (likewise).
+        sigma: The private agents' σ; the non-private ones take none but ``"paper"`` (the default).
+        preset: ``"paper"`` (the constructor's defaults, the paper's values) or ``"tuned"`` (:data:`TUNED` under
+            the explicit ``options``).
+        **options: Go to the constructor: ``regularization``, ``bonus_scale``, ``alpha``, ``eta``; private also
+            ``reading``, ``relation``, ``method``.
+
+    Returns:
+        The agent (:class:`LinOpt` or :class:`PrivateLinOpt`).
+
+    Raises:
+        ValueError: For an unknown name, preset or option, a private agent without ε or δ, or a non-private one
+            given a σ.
     """
     name = check_choice("name", name, LINOPT_AGENTS)
     preset = check_choice("preset", preset, tuple(PRESETS))

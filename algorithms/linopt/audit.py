@@ -25,20 +25,38 @@ __all__ = [
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's canaries: one starts in and walks state 0, the other state S − 1 (disjoint features at every
-    step), both with raw rewards 2 — beyond [0, 1], which only LinOpt's own clipping brings back to the bound its
-    reward counters' sensitivities assume. With the paper's bonus every optimistic Q sits at its cap H − h + 1, so
-    each canary's φ_{V_{h+1}} is the full block (H − h)·1 and her target V_{h+1}(s_{h+1}) = H − h: every counter's
-    item differs by its declared Δ at every step."""
+    """The audit's world: the MDP, the users and the two canaries.
+
+    One canary starts in and walks state 0, the other state S − 1 (disjoint features at every step), both with raw
+    rewards 2 — beyond [0, 1], which only LinOpt's own clipping brings back to the bound its reward counters'
+    sensitivities assume. With the paper's bonus every optimistic Q sits at its cap H − h + 1, so each canary's
+    φ_{V_{h+1}} is the full block (H − h)·1 and her target V_{h+1}(s_{h+1}) = H − h: every counter's item differs
+    by its declared Δ at every step.
+
+    Args:
+        setting: The audit's setting (sizes and seeds).
+
+    Returns:
+        The environment, the users and the two canaries.
+    """
 
     return tabular_world(setting, (2.0, 2.0))
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened) and the policy
-    served to every later user (the whole view); ``actions``: the actions of all later users (black-box).
+    """The row of one run as the run's observer sees it: ``billboard`` (white-box) or ``actions`` (black-box).
 
-    It is :func:`observe_batch` of one run."""
+    ``billboard``: every released noisy prefix of every counter (its p-sums recovered and whitened) and the policy
+    served to every later user (the whole view); ``actions``: the actions of all later users. It is
+    :func:`observe_batch` of one run.
+
+    Args:
+        run: The audit's run (setting, dataset, world, changed user).
+        rng: The run's Generator.
+
+    Returns:
+        The run's row.
+    """
     return observe_batch(run, [rng])[0]
 
 
@@ -143,9 +161,28 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+<<<<<<< HEAD
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
     released prefix of every counter, and both canaries' items under the plan each user was served
     (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score)."""
+=======
+    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard.
+
+    The scores read every released prefix of every counter, and both canaries' items under the plan each user was
+    served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned
+    score).
+
+    Args:
+        run: The one-run audit's run (setting, world, canaries and the users' coins).
+        rng: The run's Generator.
+
+    Returns:
+        The users' scores, the observer's name, the reach and the features for a learned score.
+
+    Raises:
+        ValueError: If the observer is not ``billboard``.
+    """
+>>>>>>> doc-wt43
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")

@@ -31,7 +31,7 @@ __all__ = [
 
 ALGORITHMS: tuple[str, ...] = ("private-linopt-vi", "private-linopt-po")
 #: The paper's formulas. There was a ``proof-6.4`` reading with Δ_{p,1} = d1·H: an artefact of the seed's text
-#: extraction (see the module docstring), not of the paper, and removed.
+#: extraction (see docs/explanation/seed-algorithms.md), not of the paper, and removed.
 LINOPT_READINGS: tuple[str, ...] = ("theorem-6.5",)
 
 
@@ -39,7 +39,25 @@ PAPER = "Zhou — Differentially Private RL with Linear Function Approximation (
 
 
 def paper_sigma(sensitivity: float, episodes: int, horizon: int, epsilon: float, delta: float) -> float:
-    """σ = (HΔ/ε) sqrt(32 m ln(4H/δ)) with the paper's m = ⌈log2 K⌉ (Thm 6.5)."""
+    """σ = (HΔ/ε) sqrt(32 m ln(4H/δ)) with the paper's m = ⌈log2 K⌉ (Thm 6.5).
+
+    Args:
+        sensitivity: The paper's Δ of the counter.
+        episodes: K.
+        horizon: H.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+
+    Returns:
+        σ.
+
+    Raises:
+        ValueError: If an argument is out of range.
+
+    Examples:
+        >>> round(paper_sigma(1.0, episodes=8, horizon=2, epsilon=1.0, delta=1e-5), 4)
+        72.2459
+    """
     sensitivity = check_positive("sensitivity", sensitivity)
     k = check_count("episodes", episodes)
     h = check_count("horizon", horizon)
@@ -71,6 +89,24 @@ def declare_privacy(
     ϕ(s, a) = e_(s,a)), whose exact sensitivities are smaller: ‖φ‖ <= sqrt(S)·(H − h), the Gram update's upper
     triangle b_V²·sqrt(S(S + 1)) under replace-one, every product entrywise >= 0
     (:mod:`dpkit.accountant.structured_sensitivity`); without it, the norm-ball bounds of any features.
+
+    Args:
+        algorithm: ``"private-linopt-vi"`` or ``"private-linopt-po"``.
+        episodes: K (at least 2).
+        horizon: H.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        d1: The transition feature dimension.
+        d2: The reward feature dimension (default ``d1``).
+        reading: The paper's formulas (:data:`LINOPT_READINGS`).
+        schedule: When the counters release (``"before-episode"``).
+        states: S, for one-hot features.
+
+    Returns:
+        The declaration: the four counters per step, with their flags and notes.
+
+    Raises:
+        ValueError: If an argument is out of range, or no p-sum is ever released (K too small).
     """
     algorithm = check_choice("algorithm", algorithm, ALGORITHMS)
     k = check_count("episodes", episodes)

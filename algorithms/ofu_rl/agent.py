@@ -80,29 +80,25 @@ class OfuRl:
     counters' prefixes, Θ̃ = :func:`optimistic_theta`, gains K_h(Θ̃) by :func:`~dpkit.algorithms.envs.lq.riccati`
     (the plan's ``policy``, shape (H, d, n)); the plan's ``released`` are the prefixes T1, T2 it used.
 
-    Parameters
-    ----------
-    system:
-        The :class:`~dpkit.algorithms.envs.lq.LQSystem` (only its known parts are read).
-    episodes:
-        K, the number of episodes (sizes the counters).
-    rng:
-        Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser). Or a
-        sequence of R Generators, one per run: the agent is then R independent agents at once (:attr:`runs`),
-        whose ``plan``, ``update`` and ``items`` take and return arrays with a leading run axis; run i draws from
-        ``rng[i]`` exactly what the agent of that one Generator draws, and plays what it plays.
-    regularizer:
-        λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0). Default
-        :data:`REGULARIZER` = 1 (the paper states no λ); :class:`PrivateOfuRl`'s is the paper's 0.
-    alpha:
-        Failure probability of the confidence set (all episodes together). Default 0.05.
-    theta_bound:
-        S >= ‖Θ*‖_F (Assumption 1(a): 1), used in β and in the optimistic search's constraint.
-    noise_scale:
-        R, the sub-Gaussian parameter of w (default C_w, valid for any ‖w‖ <= C_w).
-    candidates, refine_rounds, line_search:
-        The optimistic search's effort (:func:`optimistic_theta`, with the exact gradient of J*). Defaults 32, 10
-        and 8 (the paper's argmin is exact and states no optimiser).
+    Args:
+        system: The :class:`~dpkit.algorithms.envs.lq.LQSystem` (only its known parts are read).
+        episodes: K, the number of episodes (sizes the counters).
+        rng: Generator or seed; three child streams are drawn from it (B1's noise, B2's noise, the optimiser). Or a
+            sequence of R Generators, one per run: the agent is then R independent agents at once (:attr:`runs`),
+            whose ``plan``, ``update`` and ``items`` take and return arrays with a leading run axis; run i draws
+            from ``rng[i]`` exactly what the agent of that one Generator draws, and plays what it plays.
+        regularizer: λ >= 0, the base ridge; the shift is η = λ + 2Λ (Λ = 0 without noise, then λ must be > 0).
+            Default :data:`REGULARIZER` = 1 (the paper states no λ); :class:`PrivateOfuRl`'s is the paper's 0.
+        alpha: Failure probability of the confidence set (all episodes together). Default 0.05.
+        theta_bound: S >= ‖Θ*‖_F (Assumption 1(a): 1), used in β and in the optimistic search's constraint.
+        noise_scale: R, the sub-Gaussian parameter of w (default C_w, valid for any ‖w‖ <= C_w).
+        candidates: The optimistic search's multi-start points (:func:`optimistic_theta`, with the exact gradient
+            of J*); default 32 (the paper's argmin is exact and states no optimiser).
+        refine_rounds: The search's rounds of descent (default 10).
+        line_search: The step sizes of a descent round (default 8).
+
+    Raises:
+        ValueError: If ``system`` is not an LQSystem, an option is out of range, or λ = 0 without Gram noise.
     """
 
     name: str = "ofu-rl"
@@ -219,7 +215,14 @@ class OfuRl:
     # ------------------------------------------------------------------ J* of many Θ at once
 
     def optimal_costs(self, thetas: np.ndarray) -> np.ndarray:
-        """J*_1(Θ, x0) for Θ of shape (..., n + d, n), under the known Q, R, W."""
+        """J*_1(Θ, x0), the optimal expected cost from x0 under Θ and the known Q, R, W.
+
+        Args:
+            thetas: Θ = [A, B]ᵀ, shape (..., n + d, n).
+
+        Returns:
+            J*, shape (...).
+        """
         n = self.state_dim
         t = np.asarray(thetas, dtype=float)
         a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
@@ -227,11 +230,17 @@ class OfuRl:
         return optimal_cost_from_riccati(p, self._x0, self._w)
 
     def optimal_costs_and_gradients(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """J*_1(Θ, x0) and ∇_Θ J*_1(Θ, x0) for Θ of shape (..., n + d, n) (gradients of the same shape).
+        """J*_1(Θ, x0) and its gradient ∇_Θ J*_1(Θ, x0).
 
         Envelope theorem: the gradient of the expected cost at the optimal gains held fixed. With
         F_h = A + BK_h and second moments X_0 = x0x0ᵀ, X_{h+1} = F_hX_hF_hᵀ + W:
         ∂J*/∂A = Σ_h 2P_{h+1}F_hX_h and ∂J*/∂B = Σ_h 2P_{h+1}F_hX_hK_hᵀ; Θ = [A, B]ᵀ.
+
+        Args:
+            thetas: Θ, shape (..., n + d, n).
+
+        Returns:
+            J*, shape (...), and the gradients, shape (..., n + d, n).
         """
         n = self.state_dim
         t = np.asarray(thetas, dtype=float)
@@ -258,15 +267,25 @@ class OfuRl:
         return self.optimal_costs_and_gradients(thetas)
 
     def gains(self, theta: np.ndarray) -> np.ndarray:
-        """K_h(Θ), shape (H, d, n) (batched over leading axes of Θ: (..., H, d, n))."""
+        """The optimal gains K_h(Θ) of the Riccati recursion.
+
+        Args:
+            theta: Θ = [A, B]ᵀ, shape (n + d, n), or with leading axes.
+
+        Returns:
+            K_h, shape (H, d, n) ((..., H, d, n) for leading axes of Θ).
+        """
         n = self.state_dim
         t = np.asarray(theta, dtype=float)
         a, b = np.swapaxes(t[..., :n, :], -1, -2), np.swapaxes(t[..., n:, :], -1, -2)
         return riccati_unchecked(a, b, self._q, self._r, self.horizon)[1]
 
     def ellipsoid(self) -> Ellipsoid | list[Ellipsoid]:
-        """The confidence set of the next episode from the counters' current prefixes (draws no noise); of R runs,
-        one per run."""
+        """The confidence set of the next episode from the counters' current prefixes (draws no noise).
+
+        Returns:
+            The ellipsoid; of R runs, a list of one per run.
+        """
         sets = self._ellipsoids(*self._prefixes())
         out = [Ellipsoid(sets.centre[i], sets.gram[i], float(sets.radius[i])) for i in range(len(sets))]
         return out[0] if self.runs is None else out
@@ -303,7 +322,17 @@ class OfuRl:
     # ------------------------------------------------------------------ the episodic protocol
 
     def plan(self, k: int) -> Plan:
-        """The gains for episode ``k`` (0-based), and the released prefixes B1, B2 (episodes 0..k−1) used."""
+        """The gains for episode ``k``, and the released prefixes B1, B2 (episodes 0..k−1) used.
+
+        Args:
+            k: The episode, 0-based (episodes in order).
+
+        Returns:
+            The plan: the gains (H, d, n) and {"B1": T1, "B2": T2} (R runs: a leading run axis).
+
+        Raises:
+            ValueError: If ``k`` is out of order.
+        """
         k = check_index("k", k)
         if k != self._b1.t:
             raise ValueError(f"plan({k}) called after {self._b1.t} episodes were learnt from")
@@ -338,7 +367,17 @@ class OfuRl:
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
         """Feed episode ``k``'s Σ z zᵀ and Σ z x′ᵀ (x clipped to the unit ball, u to γ) to the counters.
 
-        Nothing is released after the episode (the releases are the prefixes of the next plan).
+        Args:
+            k: The episode, 0-based (the one planned last).
+            states: x_1, …, x_{H+1}, shape (H + 1, n) (R runs: (R, H + 1, n)).
+            actions: The controls u_1, …, u_H played, shape (H, d) (R runs: (R, H, d)).
+            rewards: The negated costs (unused).
+
+        Returns:
+            ``{}``: nothing is released after the episode (the releases are the prefixes of the next plan).
+
+        Raises:
+            ValueError: If ``k`` is out of order or the trajectory has the wrong shape.
         """
         k = check_index("k", k)
         if k != self._b1.t:
@@ -349,9 +388,20 @@ class OfuRl:
         return {}
 
     def items(self, states: np.ndarray, actions: np.ndarray) -> dict[str, np.ndarray]:
-        """What an episode adds to the counters: {"B1": Σ_h z zᵀ, "B2": Σ_h z x_{h+1}ᵀ}, z = [x; u], with x
-        clipped to the unit ball and u to γ (what the sensitivities assume). Changes nothing. States (H + 1, n) and
-        actions (H, d); of R runs (R, H + 1, n) and (R, H, d), items with a leading run axis."""
+        """What an episode adds to the counters, x clipped to the unit ball and u to γ (what the sensitivities assume).
+
+        Changes nothing.
+
+        Args:
+            states: x_1, …, x_{H+1}, shape (H + 1, n) (R runs: (R, H + 1, n)).
+            actions: u_1, …, u_H, shape (H, d) (R runs: (R, H, d)).
+
+        Returns:
+            {"B1": Σ_h z zᵀ, "B2": Σ_h z x_{h+1}ᵀ}, z = [x; u] (R runs: with a leading run axis).
+
+        Raises:
+            ValueError: If the trajectory has the wrong shape.
+        """
         h_, n, d = self.horizon, self.state_dim, self.control_dim
         x = np.asarray(states, dtype=float)
         u = np.asarray(actions, dtype=float)
@@ -376,7 +426,24 @@ class PrivateOfuRl(OfuRl):
     (the ledger's σ under ``relation``), a number or a mapping {"B1": σ1, "B2": σ2}. The shift is
     η = λ + 2Λ (the paper's 2Λ plus the base ridge ``regularizer``, by default the paper's
     :data:`PRIVATE_REGULARIZER` = 0; give λ > 0 for σ1 = 0, where Λ = 0).
-    ``.sigmas`` and ``.declaration`` record what was used. Other options as in :class:`OfuRl`.
+    ``.sigmas`` and ``.declaration`` record what was used.
+
+    Args:
+        system: As in :class:`OfuRl`.
+        episodes: As in :class:`OfuRl`.
+        rng: As in :class:`OfuRl`.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        sigma: ``"paper"``, ``"tight"``, a number or {"B1": σ1, "B2": σ2}.
+        relation: The neighbouring relation of ``"tight"``.
+        method: The accounting method of ``"tight"``.
+        regularizer: λ >= 0 (default :data:`PRIVATE_REGULARIZER` = 0).
+        alpha: As in :class:`OfuRl`.
+        theta_bound: As in :class:`OfuRl`.
+        noise_scale: As in :class:`OfuRl`.
+        candidates: As in :class:`OfuRl`.
+        refine_rounds: As in :class:`OfuRl`.
+        line_search: As in :class:`OfuRl`.
     """
 
     name: str = "private-ofu-rl"
@@ -440,13 +507,25 @@ def make_agent(
 ) -> OfuRl:
     """An agent by name: ``"ofu-rl"`` or ``"private-ofu-rl"``.
 
-    The private one needs ``epsilon`` and ``delta``; the non-private one adds no noise, ignores
-    ``epsilon``/``delta`` and takes no ``sigma`` but ``"paper"`` (the default). ``options`` go to the
-    constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for Private-OFU-RL),
-    ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32), ``refine_rounds`` (10),
-    ``line_search`` (8); private also ``relation`` and ``method``. ``preset``: ``"paper"`` (these defaults) or
-    ``"tuned"`` (:data:`TUNED` under the explicit ``options``). ``rng``: one Generator (or seed), or one Generator
-    per run (an agent of R runs at once, see :class:`OfuRl`).
+    Args:
+        name: ``"ofu-rl"`` or ``"private-ofu-rl"``.
+        system: The LQ system.
+        episodes: K.
+        rng: One Generator (or seed), or one Generator per run (an agent of R runs at once, see :class:`OfuRl`).
+        epsilon: The target ε (the private agent needs it; the other ignores it).
+        delta: The target δ (likewise).
+        sigma: The private agent's σ; the non-private one takes none but ``"paper"`` (the default).
+        preset: ``"paper"`` (the defaults below) or ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
+        **options: Go to the constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for
+            Private-OFU-RL), ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32),
+            ``refine_rounds`` (10), ``line_search`` (8); private also ``relation`` and ``method``.
+
+    Returns:
+        The agent (:class:`OfuRl` or :class:`PrivateOfuRl`).
+
+    Raises:
+        ValueError: For an unknown name, preset or option, a private agent without ε or δ, or a non-private one
+            given a σ.
     """
     name = check_choice("name", name, OFU_AGENTS)
     preset = check_choice("preset", preset, tuple(PRESETS))
@@ -490,10 +569,23 @@ def run_lq(
     noise is J^{π_k}(x0) − J*(x0) exactly; it is exact (the second term is 0.0) when no control of episode k
     was clipped, and may be negative when clipping helped on this user's noise. The expected cost of the
     clipped policy has no closed form; this is its control-variate estimate, whose only randomness is the
-    clip's effect. ``rng`` is checked and unused (the policies are deterministic; the
-    users' randomness is in ``users``). With ``record`` the releases of every episode are stacked
-    (``B1`` (K, p, p), ``B2`` (K, p, n); episode 1's are the empty prefix, zeros). ``sigmas`` defaults to
-    ``agent.sigmas``; ``progress`` is called with 1 after each episode.
+    clip's effect.
+
+    Args:
+        agent: The agent (one run).
+        system: The LQ system.
+        users: The K users (one episode each: their noise).
+        rng: Checked and unused (the policies are deterministic; the users' randomness is in ``users``).
+        record: Whether the releases of every episode are stacked (``B1`` (K, p, p), ``B2`` (K, p, n); episode
+            1's are the empty prefix, zeros).
+        sigmas: The σ the run records (default ``agent.sigmas``).
+        progress: Called with 1 after each episode.
+
+    Returns:
+        The run.
+
+    Raises:
+        ValueError: If the users do not fit the system, or the agent's plans or releases are malformed.
     """
     return run_lq_runs(agent, system, [users], [rng], record=record, sigmas=sigmas, progress=progress)[0]
 
@@ -508,9 +600,25 @@ def run_lq_runs(
     sigmas: Mapping[str, float] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[Run]:
-    """:func:`run_lq` of R runs at once: ``agent`` a batch of R runs (``agent.runs`` = R: gains, trajectories and
-    releases with a leading run axis), or an agent of one run for R = 1; run i faces ``users[i]`` (its own noise),
-    and is exactly :func:`run_lq` of run i's agent alone. ``progress`` is called with R after each episode."""
+    """:func:`run_lq` of R runs at once: run i faces ``users[i]`` and is exactly :func:`run_lq` of its agent alone.
+
+    Args:
+        agent: A batch of R runs (``agent.runs`` = R: gains, trajectories and releases with a leading run axis), or
+            an agent of one run for R = 1.
+        system: The LQ system.
+        users: Each run's users (its own noise).
+        rngs: One rng per run (checked and unused).
+        record: As in :func:`run_lq`.
+        sigmas: As in :func:`run_lq`.
+        progress: Called with R after each episode.
+
+    Returns:
+        The R runs.
+
+    Raises:
+        ValueError: If the users do not fit the system or each other, or the agent's plans or releases are
+            malformed.
+    """
     for rng in rngs:
         check_rng("rng", rng)
     if not isinstance(system, LQSystem):

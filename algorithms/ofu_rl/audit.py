@@ -27,14 +27,26 @@ __all__ = [
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
-    """The audit's LQ system and canaries: weak dynamics and noise near the whole state budget
+    """The audit's LQ system, users and canaries.
+
+    The system has weak dynamics and noise near the whole state budget
     (Assumption 1: C_A + γC_B + C_w <= 1, C_w = 0.9), and two canaries whose states sit on the unit sphere from
     the first step (each user's x_{k,1} is her own, Assumption 1(c)), pushed there by noise at twice the bound C_w —
     beyond the unit ball, so only the algorithm's clipping of x keeps its counters' items at their declared Δ.
     B1 and B2 cannot both reach their Δ with one pair (:class:`~dpkit.accountant.declarations.JointRelease`):
     at the claim's σ the canaries are the pair that reaches the joint bound — orthogonal trajectories (e₁ against
     e₂: B1 and B2 each differ by √2 of one trajectory's term) when B1 weighs more (1/σ1² · a² >= 1/σ2² · b²),
-    else one trajectory against itself with alternating signs (e₁ against ±e₁: B1 the same, B2 twice one term)."""
+    else one trajectory against itself with alternating signs (e₁ against ±e₁: B1 the same, B2 twice one term).
+
+    Args:
+        setting: The audit's setting (sizes, seeds and claim).
+
+    Returns:
+        The LQ system, the users and the two canaries.
+
+    Raises:
+        ValueError: If ``setting.state_dim`` < 2.
+    """
     from ..envs.lq import LQUser, random_lq
 
     h_ = setting.horizon
@@ -77,9 +89,19 @@ def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened) and the gains served
-    to every later user (the whole view); ``actions``: the controls of all later users (black-box). The run of one
-    Generator is :func:`observe_batch`'s batch of one."""
+    """The row of one run as the run's observer sees it: ``billboard`` (white-box) or ``actions`` (black-box).
+
+    ``billboard``: every released noisy prefix of B1 and B2 (p-sums recovered and whitened) and the gains served
+    to every later user (the whole view); ``actions``: the controls of all later users. The run of one
+    Generator is :func:`observe_batch`'s batch of one.
+
+    Args:
+        run: The audited run.
+        rng: The run's Generator.
+
+    Returns:
+        The run's row.
+    """
     return observe_batch(run, [rng])[0]
 
 
@@ -164,10 +186,29 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
+<<<<<<< HEAD
     """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
     billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
     served (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a
     learned score)."""
+=======
+    """One run whose users are all canaries, scored from the billboard.
+
+    User k's process noise is that of canary ``run.coins[k]``. The scores read every released prefix of B1 and B2,
+    and both canaries' items under the controller each user was served
+    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score).
+
+    Args:
+        run: The one-run audit's run (setting, world, canaries and the users' coins).
+        rng: The run's Generator.
+
+    Returns:
+        The users' scores, the observer's name, the reach and the features for a learned score.
+
+    Raises:
+        ValueError: If the observer is not ``billboard``.
+    """
+>>>>>>> doc-wt43
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")

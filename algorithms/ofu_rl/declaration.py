@@ -47,7 +47,24 @@ UNACCOUNTED_CODE = "unaccounted-data-dependent-quantity"
 
 
 def paper_sigma(sensitivity: float, episodes: int, epsilon: float, delta: float) -> float:
-    """σ = sqrt(8 m Δ² ln(2/δ))/ε with the paper's m = ⌈log2 K⌉ (Theorem 2's choice)."""
+    """σ = sqrt(8 m Δ² ln(2/δ))/ε with the paper's m = ⌈log2 K⌉ (Theorem 2's choice).
+
+    Args:
+        sensitivity: The paper's Δ of the counter.
+        episodes: K.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+
+    Returns:
+        σ.
+
+    Raises:
+        ValueError: If an argument is out of range.
+
+    Examples:
+        >>> round(paper_sigma(1.0, episodes=8, epsilon=1.0, delta=1e-5), 4)
+        17.1157
+    """
     sensitivity = check_positive("sensitivity", sensitivity)
     k = check_count("episodes", episodes)
     epsilon = check_positive("epsilon", epsilon)
@@ -61,8 +78,22 @@ def declare_privacy(
 ) -> PrivacyDeclaration:
     """What Private-OFU-RL's two counters release about one user, at the paper's σ.
 
-    ``gamma`` is the control bound γ (‖u‖ <= γ); the implementation clips x to the unit ball and u to γ,
-    which is what the sensitivities (from ‖z‖ <= sqrt(1 + γ²)) assume.
+    The implementation clips x to the unit ball and u to γ, which is what the sensitivities (from
+    ‖z‖ <= sqrt(1 + γ²)) assume.
+
+    Args:
+        episodes: K (at least 2).
+        horizon: H.
+        epsilon: The target ε > 0.
+        delta: The target δ ∈ (0, 1).
+        gamma: The control bound γ (‖u‖ <= γ).
+        schedule: When the counters release (``"before-episode"``).
+
+    Returns:
+        The declaration: B1 and B2, with their flags and notes.
+
+    Raises:
+        ValueError: If an argument is out of range, or no p-sum is ever released (K too small).
     """
     k = check_count("episodes", episodes)
     h = check_count("horizon", horizon)

@@ -43,10 +43,28 @@ def confidence_radius(
 ) -> float:
     """β = R·sqrt(2 ln(1/α) + n·logdet_ratio) + √λ_max·S + ν (the paper's Lemma 1, failure α for the first term).
 
-    ``logdet_ratio`` is ln det(I + GᵀG/λ_min) (or an upper bound on it), ``noise_scale`` R the
-    sub-Gaussian parameter of the noise vectors (C_w for ‖w‖ <= C_w, σ_w for N(0, σ_w² I)),
-    ``theta_bound`` S >= ‖Θ*‖_F, ``nu`` >= ‖L‖_{H⁻¹}. The first term is the self-normalised bound for
-    matrix martingales: ‖Σ z wᵀ‖²_{(G + λI)⁻¹} <= R²(2 ln(1/α) + n ln det(I + G/λ)) for all k w.p. >= 1 − α.
+    The first term is the self-normalised bound for matrix martingales:
+    ‖Σ z wᵀ‖²_{(G + λI)⁻¹} <= R²(2 ln(1/α) + n ln det(I + G/λ)) for all k w.p. >= 1 − α.
+
+    Args:
+        logdet_ratio: ln det(I + GᵀG/λ_min), or an upper bound on it.
+        state_dim: n.
+        noise_scale: R, the sub-Gaussian parameter of the noise vectors (C_w for ‖w‖ <= C_w, σ_w for
+            N(0, σ_w² I)).
+        alpha: α.
+        lambda_max: λ_max, the regulariser's largest eigenvalue.
+        theta_bound: S >= ‖Θ*‖_F.
+        nu: ν >= ‖L‖_{H⁻¹}, the cross noise's share (0 without noise).
+
+    Returns:
+        β.
+
+    Raises:
+        ValueError: If an argument is out of range.
+
+    Examples:
+        >>> confidence_radius(0.0, state_dim=1, noise_scale=0.0, alpha=0.5, lambda_max=4.0, nu=0.5)
+        2.5
     """
     ratio = check_nonnegative("logdet_ratio", logdet_ratio)
     n = check_count("state_dim", state_dim)
@@ -61,7 +79,20 @@ def confidence_radius(
 def confidence_radii_of_ratios(
     ratio: np.ndarray, n: int, r: float, alpha: float, lambda_max: float, theta_bound: float, nu: float
 ) -> np.ndarray:
-    """:func:`confidence_radius` of many log-det ratios at once (unvalidated; the same arithmetic, run by run)."""
+    """:func:`confidence_radius` of many log-det ratios at once (unvalidated; the same arithmetic, run by run).
+
+    Args:
+        ratio: The log-det ratios, any shape.
+        n: The state dimension.
+        r: R, the noise's sub-Gaussian parameter.
+        alpha: α.
+        lambda_max: λ_max.
+        theta_bound: S.
+        nu: ν.
+
+    Returns:
+        β for every ratio, of the ratios' shape.
+    """
     return r * np.sqrt(2.0 * math.log(1.0 / alpha) + n * ratio) + math.sqrt(lambda_max) * theta_bound + nu
 
 
@@ -71,7 +102,16 @@ def _frob(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Ellipsoid:
-    """The confidence set {Θ : ‖V^{1/2}(Θ − Θ̂)‖_F <= β}: ``centre`` Θ̂ (p×n), ``gram`` V (p×p, p.d.), ``radius`` β."""
+    """The confidence set {Θ : ‖V^{1/2}(Θ − Θ̂)‖_F <= β}.
+
+    Attributes:
+        centre: Θ̂, shape (p, n).
+        gram: V, shape (p, p), positive definite.
+        radius: β >= 0.
+
+    Raises:
+        ValueError: If the shapes do not fit, or V is not symmetric positive definite.
+    """
 
     centre: np.ndarray
     gram: np.ndarray
@@ -96,25 +136,65 @@ class Ellipsoid:
         object.__setattr__(self, "_inv_half", runs.inv_half[0])
 
     def coordinates(self, theta: np.ndarray) -> np.ndarray:
-        """Y = V^{1/2}(Θ − Θ̂), batched over leading axes."""
+        """Y = V^{1/2}(Θ − Θ̂), the coordinates in which the set is the ball ‖Y‖_F <= β.
+
+        Args:
+            theta: Θ, shape (p, n), or with leading axes.
+
+        Returns:
+            Y, of Θ's shape.
+        """
         return self._half @ (np.asarray(theta, dtype=float) - self.centre)  # type: ignore[attr-defined]
 
     def point(self, y: np.ndarray) -> np.ndarray:
-        """Θ = Θ̂ + V^{-1/2} Y (inside the set iff ‖Y‖_F <= β), batched."""
+        """Θ = Θ̂ + V^{-1/2} Y (inside the set iff ‖Y‖_F <= β).
+
+        Args:
+            y: Y, shape (p, n), or with leading axes.
+
+        Returns:
+            Θ, of Y's shape.
+        """
         return self.centre + self._inv_half @ np.asarray(y, dtype=float)  # type: ignore[attr-defined]
 
     def distance(self, theta: np.ndarray) -> np.ndarray | float:
-        """‖V^{1/2}(Θ − Θ̂)‖_F, batched."""
+        """‖V^{1/2}(Θ − Θ̂)‖_F.
+
+        Args:
+            theta: Θ, shape (p, n), or with leading axes.
+
+        Returns:
+            The distance (a float for one Θ, an array over leading axes).
+        """
         out = _frob(self.coordinates(theta))
         return float(out) if np.ndim(out) == 0 else out
 
     def contains(self, theta: np.ndarray, rtol: float = 1e-9) -> np.ndarray | bool:
-        """Whether Θ lies in the set (up to a relative slack ``rtol`` on β), batched."""
+        """Whether Θ lies in the set.
+
+        Args:
+            theta: Θ, shape (p, n), or with leading axes.
+            rtol: The relative slack on β.
+
+        Returns:
+            A bool for one Θ, an array over leading axes.
+        """
         out = np.asarray(self.distance(theta)) <= self.radius * (1.0 + rtol) + 1e-300
         return bool(out) if out.ndim == 0 else out
 
     def sample_boundary(self, count: int, rng: np.random.Generator | int) -> np.ndarray:
-        """``count`` points uniform on the boundary in the Y coordinates (‖Y‖_F = β), shape (count, p, n)."""
+        """Points uniform on the boundary in the Y coordinates (‖Y‖_F = β).
+
+        Args:
+            count: How many points.
+            rng: A Generator or seed.
+
+        Returns:
+            The points Θ, shape (count, p, n).
+
+        Raises:
+            ValueError: If ``count`` is not a positive integer.
+        """
         count = check_count("count", count)
         rng = check_rng("rng", rng)
         g = rng.standard_normal((count,) + self.centre.shape)
@@ -124,14 +204,26 @@ class Ellipsoid:
         """argmin ‖Θ‖_F over the set (the trust-region subproblem, by bisection on the multiplier).
 
         Θ = Θ̂ + Δ with Δ = −(I + μV)⁻¹Θ̂, μ >= 0 the smallest with ‖V^{1/2}Δ‖_F <= β (μ = 0: Θ = 0).
+
+        Returns:
+            The point, shape (p, n).
         """
         return self._runs.min_norm_points()[0]  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
 class EllipsoidBatch:
-    """R confidence sets at once (one per run, a leading run axis): centres (R, p, n), grams (R, p, p), radii (R,),
-    and the eigen-decomposition of each gram with V^{±1/2}. :class:`Ellipsoid` is the batch of one."""
+    """R confidence sets at once (one per run, a leading run axis). :class:`Ellipsoid` is the batch of one.
+
+    Attributes:
+        centre: Θ̂ of each run, (R, p, n).
+        gram: V of each run, (R, p, p).
+        radius: β of each run, (R,).
+        vals: The eigenvalues of each V, (R, p).
+        vecs: The eigenvectors of each V, (R, p, p).
+        half: V^{1/2}, (R, p, p).
+        inv_half: V^{-1/2}, (R, p, p).
+    """
 
     centre: np.ndarray
     gram: np.ndarray
@@ -143,7 +235,19 @@ class EllipsoidBatch:
 
     @classmethod
     def of(cls, centre: np.ndarray, gram: np.ndarray, radius: np.ndarray) -> EllipsoidBatch:
-        """The sets of centres (R, p, n), grams (R, p, p) and radii (R,), checked: finite, symmetric, p.d."""
+        """The sets of the given centres, grams and radii, checked: finite, symmetric, positive definite.
+
+        Args:
+            centre: Θ̂ of each run, (R, p, n).
+            gram: V of each run, (R, p, p).
+            radius: β of each run, (R,).
+
+        Returns:
+            The batch, with the eigen-decompositions.
+
+        Raises:
+            ValueError: If a centre or gram is not finite, or a gram not symmetric positive definite.
+        """
         c, v = np.asarray(centre, dtype=float), np.asarray(gram, dtype=float)
         if not (np.all(np.isfinite(c)) and np.all(np.isfinite(v))):
             raise ValueError("centre and gram must be finite")
@@ -162,19 +266,44 @@ class EllipsoidBatch:
         return self.centre.shape[0]
 
     def take(self, idx: np.ndarray) -> EllipsoidBatch:
-        """The sets of the runs ``idx``."""
+        """The sets of some runs.
+
+        Args:
+            idx: The runs (indices or a boolean mask).
+
+        Returns:
+            Their batch.
+        """
         return EllipsoidBatch(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
 
     def coordinates(self, theta: np.ndarray) -> np.ndarray:
-        """Y = V^{1/2}(Θ − Θ̂) of Θ (R, p, n), run by run."""
+        """Y = V^{1/2}(Θ − Θ̂), run by run.
+
+        Args:
+            theta: Θ of each run, (R, p, n).
+
+        Returns:
+            Y, (R, p, n).
+        """
         return self.half @ (theta - self.centre)
 
     def point(self, y: np.ndarray) -> np.ndarray:
-        """Θ = Θ̂ + V^{-1/2} Y of Y (R, c, p, n), run by run."""
+        """Θ = Θ̂ + V^{-1/2} Y, run by run.
+
+        Args:
+            y: c points Y per run, (R, c, p, n).
+
+        Returns:
+            Θ, (R, c, p, n).
+        """
         return self.centre[:, None] + self.inv_half[:, None] @ y
 
     def min_norm_points(self) -> np.ndarray:
-        """:meth:`Ellipsoid.min_norm_point` of every run (the bisections run together, each stopping as alone)."""
+        """:meth:`Ellipsoid.min_norm_point` of every run (the bisections run together, each stopping as alone).
+
+        Returns:
+            The points, (R, p, n).
+        """
         vals, vecs, centre, radius = self.vals, self.vecs, self.centre, self.radius
         c = np.swapaxes(vecs, -1, -2) @ centre
         row = np.sum(c * c, axis=-1)
@@ -208,8 +337,16 @@ class EllipsoidBatch:
 
 @dataclass(frozen=True)
 class OptimisticChoice:
-    """What :func:`optimistic_theta` returns: Θ̃ and its J*, the anchor and its J*, whether the
-    Frobenius constraint could be met (``constrained``), and how many Θ were evaluated."""
+    """What :func:`optimistic_theta` returns.
+
+    Attributes:
+        theta: Θ̃.
+        cost: J*(Θ̃).
+        anchor: The anchor Θ_0 of the search.
+        anchor_cost: J*(Θ_0).
+        constrained: Whether the Frobenius constraint ‖Θ‖_F <= S could be met.
+        evaluated: How many Θ were evaluated.
+    """
 
     theta: np.ndarray
     cost: float
@@ -251,9 +388,7 @@ def optimistic_theta(
     refine_rounds: int = 10,
     line_search: int = 8,
 ) -> OptimisticChoice:
-    """An approximate argmin of ``objective`` (J*_1(Θ, x0), batched over Θ of shape (c, p, n)) over
-    F = ellipsoid ∩ {‖Θ‖_F <= S}. With ``gradient`` the objective returns ``(costs, gradients)``, the
-    gradients ∇_Θ of shape (c, p, n).
+    """An approximate argmin of ``objective`` over F = ellipsoid ∩ {‖Θ‖_F <= S}.
 
     The exact argmin is non-convex; this is a stated search, in the coordinates Y = V^{1/2}(Θ − Θ̂)
     where the ellipsoid is the ball ‖Y‖_F <= β:
@@ -275,6 +410,24 @@ def optimistic_theta(
     J*(Θ̃) <= J*(Θ_0) and <= J* of every candidate evaluated; in particular J*(Θ̃) <= J*(Θ̂) whenever
     ‖Θ̂‖_F <= S. It is not certified to be the global minimum, so the paper's optimism
     J*(Θ̃) <= J*(Θ*) is not guaranteed.
+
+    Args:
+        ellipsoid: The confidence set.
+        objective: J*_1(Θ, x0), batched over Θ of shape (c, p, n); with ``gradient`` it returns
+            ``(costs, gradients)``, the gradients ∇_Θ of shape (c, p, n).
+        rng: A Generator or seed (the multi-start and perturbations).
+        gradient: Whether the objective returns gradients (projected-gradient descent).
+        theta_bound: S.
+        candidates: The multi-start's points (and, without ``gradient``, each round's perturbations).
+        refine_rounds: The rounds of descent.
+        line_search: The step sizes of a gradient round.
+
+    Returns:
+        The choice.
+
+    Raises:
+        ValueError: If ``ellipsoid`` is not an Ellipsoid, an option is out of range, or the objective returns the
+            wrong shapes.
     """
     if not isinstance(ellipsoid, Ellipsoid):
         raise ValueError(f"ellipsoid must be an Ellipsoid, got {type(ellipsoid).__name__}")
@@ -316,7 +469,16 @@ def optimistic_theta(
 
 @dataclass(frozen=True)
 class OptimisticChoices:
-    """:class:`OptimisticChoice` of R runs at once, every field with a leading run axis."""
+    """:class:`OptimisticChoice` of R runs at once, every field with a leading run axis.
+
+    Attributes:
+        theta: Θ̃ of each run.
+        cost: J*(Θ̃) of each run.
+        anchor: Each run's anchor Θ_0.
+        anchor_cost: J*(Θ_0) of each run.
+        constrained: Whether each run could meet the Frobenius constraint.
+        evaluated: How many Θ each run evaluated.
+    """
 
     theta: np.ndarray
     cost: np.ndarray
@@ -337,8 +499,10 @@ def optimistic_thetas(
     refine_rounds: int,
     line_search: int,
 ) -> OptimisticChoices:
-    """:func:`optimistic_theta` of R runs at once (unvalidated): run i searches its own ellipsoid with its own
-    Generator ``rngs[i]``, drawing exactly what the search of run i alone draws, and stops when it would alone.
+    """:func:`optimistic_theta` of R runs at once (unvalidated).
+
+    Run i searches its own ellipsoid with its own Generator ``rngs[i]``, drawing exactly what the search of run i
+    alone draws, and stops when it would alone.
 
     Args:
         ellipsoids: the R sets.
