@@ -161,15 +161,10 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-<<<<<<< HEAD
-    """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard: every
-    released prefix of every counter, and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score)."""
-=======
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard.
 
     The scores read every released prefix of every counter, and both canaries' items under the plan each user was
-    served (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned
+    served (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned
     score).
 
     Args:
@@ -182,7 +177,6 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     Raises:
         ValueError: If the observer is not ``billboard``.
     """
->>>>>>> doc-wt43
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")

@@ -186,17 +186,11 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
 
 
 def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
-<<<<<<< HEAD
-    """One run whose users are all canaries (user k's process noise canary ``run.coins[k]``'s), scored from the
-    billboard: every released prefix of B1 and B2, and both canaries' items under the controller each user was
-    served (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a
-    learned score)."""
-=======
     """One run whose users are all canaries, scored from the billboard.
 
     User k's process noise is that of canary ``run.coins[k]``. The scores read every released prefix of B1 and B2,
     and both canaries' items under the controller each user was served
-    (:func:`~dpkit.algorithms.observers.billboard_one_run_features`: the scores, and features for a learned score).
+    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
 
     Args:
         run: The one-run audit's run (setting, world, canaries and the users' coins).
@@ -208,7 +202,6 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     Raises:
         ValueError: If the observer is not ``billboard``.
     """
->>>>>>> doc-wt43
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of {run.setting.algorithm} read the billboard, not {run.observer!r}")
