@@ -208,7 +208,8 @@ def _simulate_batch(
     options = dict(e.options)
     if e.env == "lq":
         from . import ofu_rl
-        from .envs.lq import LQUsers, random_lq
+        from .envs.lq import random_lq
+        from .envs.lq_users import LQUsers
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         lq_users = [LQUsers.draw(e.episodes, system, u) for u, _, _ in streams]

@@ -38,7 +38,7 @@ OfuRl's counters have σ = 0 (exact sums). With T1, T2 the two prefixes:
 * play u_h = clip(K_h(Θ̃) x_h, γ) (the system clips); feed the counters with x clipped to the unit
   ball and u to γ, which is what the sensitivities assume.
 
-:func:`run_lq` runs an agent against :class:`~dpkit.algorithms.envs.lq.LQUsers`; :func:`make_agent` builds one
+:func:`run_lq` runs an agent against :class:`~dpkit.algorithms.envs.lq_users.LQUsers`; :func:`make_agent` builds one
 by name. With σ = 0 (both releases) and the same ``regularizer`` :class:`PrivateOfuRl` plays exactly the
 controls of :class:`OfuRl` for the same rng.
 

@@ -11,7 +11,7 @@ import numpy as np
 from dpkit.accountant.binary_counter import BinaryCounter
 
 from ..batches import ShippedClass, batchable
-from ..envs.lq import LQUsers
+from ..envs.lq_users import LQUsers
 from ..episodes import Plan, resolve_sigmas
 from ..observers import (
     CounterLog,
@@ -43,7 +43,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     at the claim's σ the canaries are the pair that reaches the joint bound — orthogonal trajectories (e₁ against
     e₂: B1 and B2 each differ by √2 of one trajectory's term) when B1 weighs more (1/σ1² · a² >= 1/σ2² · b²),
     else one trajectory against itself with alternating signs (e₁ against ±e₁: B1 the same, B2 twice one term)."""
-    from ..envs.lq import LQUser, random_lq
+    from ..envs.lq import random_lq
+    from ..envs.lq_users import LQUser
 
     h_ = setting.horizon
     if setting.state_dim < 2:
