@@ -28,10 +28,24 @@ __all__ = [
     "optimal_cost_from_riccati",
 ]
 
-_TOL = 1e-12  # relative slack for bounds that hold with equality by construction
+#: The relative slack allowed on norm bounds that hold with equality by construction (a canary on the bound).
+NORM_TOL = 1e-12
 
 
-def _matrix(name: str, value: object, ndim: int = 2) -> np.ndarray:
+def real_array(name: str, value: object, ndim: int = 2) -> np.ndarray:
+    """``value`` as a finite float array of at least ``ndim`` axes (the check of every array of this module).
+
+    Args:
+        name: The parameter's name, for the error message.
+        value: The array to check.
+        ndim: The least number of axes.
+
+    Returns:
+        A float copy of ``value``.
+
+    Raises:
+        ValueError: If ``value`` is not real, has fewer than ``ndim`` axes, or is not finite.
+    """
     a = np.asarray(value)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
@@ -81,8 +95,8 @@ def riccati_unchecked(
 
 
 def _check_system_arrays(a: object, b: object, q: object, r: object) -> tuple[np.ndarray, ...]:
-    a_, b_ = _matrix("A", a), _matrix("B", b)
-    q_, r_ = _matrix("Q", q), _matrix("R", r)
+    a_, b_ = real_array("A", a), real_array("B", b)
+    q_, r_ = real_array("Q", q), real_array("R", r)
     n = a_.shape[-1]
     if a_.shape[-2] != n:
         raise ValueError(f"A must be square (n×n), got shape {a_.shape}")
@@ -134,7 +148,7 @@ def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[n
 
 
 def _check_covariance(w: object, n: int) -> np.ndarray:
-    w_ = _matrix("noise_covariance", w)
+    w_ = real_array("noise_covariance", w)
     if w_.shape != (n, n):
         raise ValueError(f"noise_covariance must have shape ({n}, {n}), got {w_.shape}")
     if not np.allclose(w_, w_.T, rtol=1e-12, atol=1e-14) or float(np.linalg.eigvalsh(w_).min()) < -1e-12:
@@ -142,8 +156,20 @@ def _check_covariance(w: object, n: int) -> np.ndarray:
     return w_
 
 
-def _check_x0(x0: object, n: int) -> np.ndarray:
-    x = _matrix("x0", x0, ndim=1)
+def check_x0(x0: object, n: int) -> np.ndarray:
+    """``x0`` as a first state of n dimensions (its norm is checked by the caller).
+
+    Args:
+        x0: The state.
+        n: The state dimension.
+
+    Returns:
+        ``x0`` as a float array of shape (n,).
+
+    Raises:
+        ValueError: If ``x0`` is not a real finite vector of shape (n,).
+    """
+    x = real_array("x0", x0, ndim=1)
     if x.shape != (n,):
         raise ValueError(f"x0 must have shape ({n},), got {x.shape}")
     return x
@@ -191,7 +217,7 @@ def optimal_cost(
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     h = check_count("horizon", horizon)
-    x = _check_x0(x0, a_.shape[-1])
+    x = check_x0(x0, a_.shape[-1])
     w = _check_covariance(noise_covariance, a_.shape[-1])
     p, _ = riccati_unchecked(a_, b_, q_, r_, h)
     out = optimal_cost_from_riccati(p, x, w)
@@ -246,10 +272,10 @@ def policy_cost(
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     n, d = b_.shape[-2:]
-    k = _matrix("gains", gains, ndim=3)
+    k = real_array("gains", gains, ndim=3)
     if k.shape[-2:] != (d, n):
         raise ValueError(f"gains must have shape (..., H, {d}, {n}), got {k.shape}")
-    x = _check_x0(x0, n)
+    x = check_x0(x0, n)
     w = _check_covariance(noise_covariance, n)
     out = _policy_cost(a_, b_, q_, r_, k, x, w)
     return float(out) if np.ndim(out) == 0 else out
@@ -304,8 +330,8 @@ class LQSystem:
         if c_w >= 1.0:
             raise ValueError(f"noise_bound C_w must be < 1 (Assumption 1(d)), got {c_w!r}")
         gamma = check_positive("gamma", self.gamma)
-        x0 = _check_x0(self.x0, n)
-        if np.linalg.norm(x0) > 1.0 + _TOL:
+        x0 = check_x0(self.x0, n)
+        if np.linalg.norm(x0) > 1.0 + NORM_TOL:
             raise ValueError(f"x0 must have norm <= 1 (Assumption 1(c)), got ‖x0‖ = {np.linalg.norm(x0)!r}")
         c_a, c_b = float(np.linalg.norm(a, 2)), float(np.linalg.norm(b, 2))
         if c_a >= 1.0:
@@ -313,12 +339,12 @@ class LQSystem:
         if c_b >= 1.0:
             raise ValueError(f"‖B‖ must be < 1 (Assumption 1(b)), got ‖B‖ = {c_b!r}")
         total = c_a + gamma * c_b + c_w
-        if total > 1.0 + _TOL:
+        if total > 1.0 + NORM_TOL:
             raise ValueError(
                 f"Assumption 1(e) needs ‖A‖ + γ‖B‖ + C_w <= 1, got {c_a!r} + {gamma!r}·{c_b!r} + {c_w!r} = {total!r}"
             )
         frob = float(np.sqrt(np.sum(a * a) + np.sum(b * b)))
-        if frob > 1.0 + _TOL:
+        if frob > 1.0 + NORM_TOL:
             raise ValueError(f"‖Θ‖_F = ‖[A, B]‖_F must be <= 1 (Assumption 1(a)), got {frob!r}")
         if not _controllable(a, b):
             raise ValueError(
@@ -384,7 +410,7 @@ class LQSystem:
         return float(optimal_cost_from_riccati(p, self.x0, self.noise_covariance))
 
     def _gains(self, gains: object) -> np.ndarray:
-        k = _matrix("gains", gains, ndim=3)
+        k = real_array("gains", gains, ndim=3)
         want = (self.horizon, self.control_dim, self.state_dim)
         if k.shape[-3:] != want:
             raise ValueError(f"gains must have shape (..., {want[0]}, {want[1]}, {want[2]}), got {k.shape}")
@@ -472,11 +498,11 @@ class LQSystem:
         Raises:
             ValueError: If ``x1`` has norm above 1, or ``gains`` or ``noise`` has the wrong shape.
         """
-        start = self.x0 if x1 is None else _check_x0(x1, self.state_dim)
-        if np.linalg.norm(start) > 1.0 + _TOL:
+        start = self.x0 if x1 is None else check_x0(x1, self.state_dim)
+        if np.linalg.norm(start) > 1.0 + NORM_TOL:
             raise ValueError(f"x1 must have norm <= 1 (Assumption 1(c)), got ‖x1‖ = {np.linalg.norm(start)!r}")
         k = self._gains(gains)
-        w = _matrix("noise", noise, ndim=2)
+        w = real_array("noise", noise, ndim=2)
         n, d, h_ = self.state_dim, self.control_dim, self.horizon
         if w.shape[-2:] != (h_, n):
             raise ValueError(f"noise must have shape (..., {h_}, {n}), got {w.shape}")
@@ -571,5 +597,5 @@ def random_lq(
         v = rng.standard_normal(n)
         x = v / np.linalg.norm(v)
     else:
-        x = _check_x0(x0, n)
+        x = check_x0(x0, n)
     return LQSystem(a, b, q * np.eye(n), r * np.eye(d), h, c_w, g, x, name)

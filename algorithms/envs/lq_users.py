@@ -14,7 +14,7 @@ import numpy as np
 
 from dpkit.accountant.validation import check_count, check_index, check_positive, check_rng
 
-from .lq import _TOL, LQSystem, _check_x0, _matrix
+from .lq import NORM_TOL, LQSystem, check_x0, real_array
 
 __all__ = ["LQUser", "LQUsers"]
 
@@ -30,11 +30,11 @@ def _ball_noise(rng: np.random.Generator, horizon: int, n: int, bound: float) ->
 
 
 def _check_noise(noise: object, bound: float, ndim: int) -> np.ndarray:
-    w = _matrix("noise", noise, ndim=ndim)
+    w = real_array("noise", noise, ndim=ndim)
     if w.ndim != ndim:
         raise ValueError(f"noise must have {ndim} dimensions, got shape {w.shape}")
     norms = np.linalg.norm(w, axis=-1)
-    if norms.size and float(norms.max()) > bound * (1.0 + _TOL):
+    if norms.size and float(norms.max()) > bound * (1.0 + NORM_TOL):
         raise ValueError(f"every noise vector must have norm <= C_w = {bound!r}, got {float(norms.max())!r}")
     return w
 
@@ -97,14 +97,14 @@ class LQUser:
             [[0.1, 0.0], [0.0, 0.1]]
         """
         c_w = check_positive("noise_bound", noise_bound)
-        v = _matrix("directions", directions)
+        v = real_array("directions", directions)
         if v.ndim != 2:
             raise ValueError(f"directions must have shape (H, n), got {v.shape}")
         norm = np.linalg.norm(v, axis=1)
         if np.any(norm == 0.0):
             raise ValueError(f"every direction must be non-zero, got zero rows {np.flatnonzero(norm == 0.0).tolist()}")
-        start = None if x1 is None else _check_x0(x1, v.shape[1])
-        if start is not None and np.linalg.norm(start) > 1.0 + _TOL:
+        start = None if x1 is None else check_x0(x1, v.shape[1])
+        if start is not None and np.linalg.norm(start) > 1.0 + NORM_TOL:
             raise ValueError(f"x1 must have norm <= 1, got ‖x1‖ = {np.linalg.norm(start)!r}")
         return cls(c_w * v / norm[:, None], None, start)
 
