@@ -1,14 +1,10 @@
 """Running an episodic algorithm against a sequence of users, and what a run records.
 
-An agent (:class:`EpisodicAgent`) plans a policy before each episode and learns from the
-trajectory after it. Both steps may *release* something: under local DP the user's own messages
-(after the episode), under joint DP the counters' noisy prefixes (before it). The agent returns
-them, named as in its privacy declaration, and :func:`run_tabular` stacks them over episodes
-when asked to record — which is what an observer under the algorithm's privacy model sees, and
-what the audits attack.
-
-:func:`resolve_sigmas` turns ``sigma="paper" | "tight" | number | {release: σ}`` into one σ per
-declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declarations`).
+An agent (:class:`EpisodicAgent`) plans a policy before each episode and learns from the trajectory after it; both
+steps may release something, which :func:`run_tabular` records (:class:`Run`) when asked. :func:`run_tabular_runs`
+plays R runs at once. :func:`resolve_sigmas` turns ``sigma="paper" | "tight" | "optimal" | number | {release: σ}``
+into one σ per declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declarations`). What the
+releases are and who sees them: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -47,6 +43,7 @@ __all__ = [
     "sample_actions_runs",
 ]
 
+#: The σ a run may be given by name (:func:`resolve_sigmas`); a number or a mapping release → σ besides.
 SIGMA_CHOICES: tuple[str, ...] = ("paper", "tight", "optimal")
 #: The largest σ a run accepts: beyond it σ², and the regularisers' shifts of order σ·sqrt(K·d), overflow
 #: double precision (no privacy is lost by the cap: a release at σ = 1e100 is already ε ≈ 0 for any sane Δ).
@@ -55,7 +52,22 @@ _EVALUATE_EVERY = 512  # policies evaluated together (one batched backward pass)
 
 
 def check_sigma(name: str, value: object) -> float:
-    """``value`` as a σ: a float in [0, MAX_SIGMA] (0 turns the noise off)."""
+    """``value`` as a σ: a float in [0, MAX_SIGMA] (0 turns the noise off).
+
+    Args:
+        name: The parameter's name, for the error message.
+        value: The σ to check.
+
+    Returns:
+        ``value`` as a float.
+
+    Raises:
+        ValueError: If ``value`` is not a number >= 0, or exceeds :data:`MAX_SIGMA`.
+
+    Examples:
+        >>> check_sigma("sigma", 2)
+        2.0
+    """
     sigma = check_nonnegative(name, value)
     if sigma > MAX_SIGMA:
         raise ValueError(
@@ -72,11 +84,24 @@ def resolve_sigmas(
     relation: str | None = None,
     method: str = "exact",
 ) -> dict[str, Any]:
-    """σ of every declared release: ``"paper"`` (the paper's formula), ``"tight"`` (the ledger's
-    σ_tight under ``relation`` and ``method``), ``"optimal"`` (the ledger's σ_optimal: σ ∝ sqrt(Δ) per release
-    and step), a number (every release), or a mapping name → σ (covering every release; a release with per-step
-    sensitivities may take one σ per step). σ = 0 turns the noise off. Each value is a float, or a tuple of one σ
-    per step where an allocation gives its steps different σ."""
+    """σ of every declared release.
+
+    Args:
+        declaration: The algorithm's privacy declaration.
+        sigma: ``"paper"`` (the paper's formula), ``"tight"`` (the ledger's σ_tight under ``relation`` and
+            ``method``), ``"optimal"`` (the ledger's σ_optimal: σ ∝ sqrt(Δ) per release and step), a number (every
+            release), or a mapping name → σ covering every release (a release with per-step sensitivities may take
+            one σ per step). σ = 0 turns the noise off.
+        relation: The neighbouring relation of the ledger; None for the declaration's.
+        method: The accounting method of the ledger.
+
+    Returns:
+        Release name → σ: a float, or a tuple of one σ per step where an allocation gives its steps different σ.
+
+    Raises:
+        ValueError: If ``sigma`` is an unknown name, a σ out of range, a mapping that does not name exactly the
+            releases, or ``"optimal"`` for a declaration without an optimal allocation.
+    """
     names = [r.name for r in declaration.releases]
     if isinstance(sigma, str):
         if sigma == "paper":
@@ -150,10 +175,12 @@ def _cached_allocations(
 
 
 def clear_sigma_caches() -> None:
-    """Forget every σ and declaration worked out so far (the calibrations of
-    :func:`~dpkit.accountant.calibrate_sigma`, the ledgers' allocations of :func:`resolve_sigmas`, the memoised
-    declarations): the next agent works its own out again, as every run's agent would without these caches
-    (bench/rl_throughput.py measures that path against the cached one)."""
+    """Forget every σ and declaration worked out so far: the next agent works its own out again.
+
+    The calibrations of :func:`~dpkit.accountant.calibrate_sigma`, the ledgers' allocations of :func:`resolve_sigmas`
+    and the memoised declarations are cleared, as every run's agent would find them without these caches
+    (bench/rl_throughput.py measures that path against the cached one).
+    """
     from dpkit.accountant.calibration import clear_calibration_cache
     from dpkit.accountant.declarations import clear_declaration_caches
 
@@ -176,16 +203,40 @@ def _mapped_sigma(declaration: PrivacyDeclaration, name: str, value: object) -> 
 
 
 def per_step(bound: Callable[[float], float], sigma: float | np.ndarray) -> float | np.ndarray:
-    """``bound(σ)`` for one σ, or each step's for an array of per-step σ (an allocation such as
-    ``sigma="optimal"``): the shifts and radii the agents derive from their σ."""
+    """``bound(σ)`` for one σ, or each step's for per-step σ: the shifts and radii the agents derive from their σ.
+
+    Args:
+        bound: The function of σ.
+        sigma: One σ, or an array of one σ per step (an allocation such as ``sigma="optimal"``).
+
+    Returns:
+        A float for one σ, else an array of one value per step.
+
+    Examples:
+        >>> import numpy as np
+        >>> per_step(lambda s: 2 * s, 1.5), per_step(lambda s: 2 * s, np.array([1.0, 2.0])).tolist()
+        (3.0, [2.0, 4.0])
+    """
     if np.ndim(sigma) == 0:
         return float(bound(float(sigma)))
     return np.array([bound(float(s)) for s in np.asarray(sigma)])
 
 
 def step_column(x: Any, ndim: int) -> Any:
-    """One value as it is, or one per step shaped to broadcast over an array of ``ndim`` axes whose first is the
-    step (e.g. σ over (H, m) noise, a shift over (H, d, d) matrices)."""
+    """One value as it is, or one per step shaped to broadcast over an array whose first axis is the step.
+
+    Args:
+        x: One value, or one value per step.
+        ndim: The number of axes of the array broadcast against (e.g. 2 for σ over (H, m) noise, 3 for a shift over
+            (H, d, d) matrices).
+
+    Returns:
+        ``x`` itself when it is one value, else ``x`` with trailing axes of length 1 up to ``ndim`` axes.
+
+    Examples:
+        >>> step_column(0.5, 3), step_column([1.0, 2.0], 3).shape
+        (0.5, (2, 1, 1))
+    """
     if np.ndim(x) == 0:
         return x
     a = np.asarray(x, dtype=float)
@@ -194,33 +245,66 @@ def step_column(x: Any, ndim: int) -> Any:
 
 @dataclass(frozen=True)
 class Plan:
-    """A policy for the next episode — ``policy[h, s]`` actions or ``policy[h, s, a]`` probabilities —
-    and what was released to compute it."""
+    """A policy for the next episode and what was released to compute it.
+
+    Attributes:
+        policy: Actions ``policy[h, s]`` or probabilities ``policy[h, s, a]`` (with a leading run axis for an agent
+            of R runs).
+        released: Release name → what was released before the episode (under joint DP, the counters' prefixes).
+    """
 
     policy: np.ndarray
     released: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
 class EpisodicAgent(Protocol):
-    """What :func:`run_tabular` drives."""
+    """What :func:`run_tabular` drives: an agent that plans before each episode and learns after it.
+
+    Attributes:
+        name: The algorithm's name.
+    """
 
     name: str
 
     def plan(self, k: int) -> Plan:
-        """The policy for episode ``k`` (0-based)."""
+        """The policy for episode ``k``.
+
+        Args:
+            k: The episode, 0-based.
+
+        Returns:
+            The plan: the policy and what was released to compute it.
+        """
 
     def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> Mapping[str, np.ndarray]:
-        """Learn from episode ``k``'s trajectory; return what was released about its user."""
+        """Learn from episode ``k``'s trajectory.
+
+        Args:
+            k: The episode, 0-based.
+            states: Its states (H + 1,).
+            actions: Its actions (H,).
+            rewards: Its rewards (H,).
+
+        Returns:
+            Release name → what was released about its user (under local DP, her messages).
+        """
 
 
 @dataclass(frozen=True)
 class Run:
     """One run of an algorithm over K users.
 
-    ``regret[k]`` is the expected regret of the policy played in episode k (exact: V*_1(s_1) −
-    V^π_k_1(s_1) by backward induction, or the LQ cost difference), so its cumulative sum is the
-    pseudo-regret; ``returns[k]`` is what the user really got. ``releases`` maps a release name to
-    its values stacked over episodes (empty unless recorded); ``sigmas`` the σ of each release.
+    Attributes:
+        algorithm: The algorithm's name.
+        env: The environment's name.
+        regret: The expected regret of the policy played in each episode (K,), exact: V*_1(s_1) − V^π_k_1(s_1) by
+            backward induction, or the LQ cost difference; its cumulative sum is the pseudo-regret.
+        returns: What each user really got (K,).
+        states: Each episode's states (K, H + 1).
+        actions: Each episode's actions (K, H).
+        rewards: Each episode's rewards (K, H).
+        sigmas: The σ of each release.
+        releases: Release name → its values stacked over episodes (empty unless recorded).
     """
 
     algorithm: str
@@ -235,13 +319,20 @@ class Run:
 
     @property
     def episodes(self) -> int:
+        """K, the number of episodes."""
         return int(self.regret.shape[0])
 
     @property
     def cumulative_regret(self) -> np.ndarray:
+        """The cumulative regret after each episode (K,)."""
         return np.cumsum(self.regret)
 
     def summary(self) -> dict[str, Any]:
+        """The run in a few numbers.
+
+        Returns:
+            The algorithm, the environment, the episodes, the final cumulative regret and the σ of each release.
+        """
         return {
             "algorithm": self.algorithm,
             "env": self.env,
@@ -252,12 +343,32 @@ class Run:
 
 
 def sample_actions(probs: np.ndarray, uniform: float) -> int:
-    """The action drawn from ``probs`` by the inverse CDF at ``uniform``."""
+    """The action drawn from ``probs`` by the inverse CDF at ``uniform``.
+
+    Args:
+        probs: The actions' probabilities (A,).
+        uniform: A uniform in [0, 1).
+
+    Returns:
+        The action.
+
+    Examples:
+        >>> sample_actions([0.2, 0.8], 0.1), sample_actions([0.2, 0.8], 0.5)
+        (0, 1)
+    """
     return int(sample_actions_runs(np.asarray(probs)[None], np.asarray([uniform], dtype=float))[0])
 
 
 def sample_actions_runs(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """:func:`sample_actions` in R runs: ``probs`` (R, A) and ``uniforms`` (R,) → actions (R,)."""
+    """:func:`sample_actions` in R runs.
+
+    Args:
+        probs: Each run's probabilities (R, A).
+        uniforms: Each run's uniform (R,).
+
+    Returns:
+        Each run's action (R,).
+    """
     cdf = np.cumsum(probs, axis=-1)
     # searchsorted(side="right") of u·total in each row: the number of entries <= it
     found = np.count_nonzero(cdf <= (uniforms * cdf[:, -1])[:, None], axis=-1)
@@ -267,12 +378,30 @@ def sample_actions_runs(probs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
 def play_episode(
     env: TabularMDP, policy: np.ndarray, user: User, draws: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One episode of ``user`` under ``policy`` from her initial state (the environment's unless she has her own):
-    states (H+1,), actions (H,), rewards (H,).
+    """One episode of ``user`` under ``policy`` from her initial state (the environment's unless she has her own).
 
-    ``policy`` is actions (H, S), or probabilities (H, S, A) sampled at ``draws`` (H uniforms, required then).
-    The same user, policy and draws give the same episode (so a counterfactual user can be played
-    against the same plan). It is :func:`play_episodes` of one run."""
+    The same user, policy and draws give the same episode (so a counterfactual user can be played against the same
+    plan). It is :func:`play_episodes` of one run.
+
+    Args:
+        env: The environment.
+        policy: Actions (H, S), or probabilities (H, S, A) sampled at ``draws``.
+        user: The user.
+        draws: H uniforms, required for a stochastic policy; else None.
+
+    Returns:
+        States (H + 1,), actions (H,) and rewards (H,).
+
+    Raises:
+        ValueError: If a stochastic policy comes without draws, or the user's first state is out of range.
+
+    Examples:
+        >>> import numpy as np
+        >>> from dpkit.algorithms.envs.tabular import User, riverswim
+        >>> states, actions, rewards = play_episode(riverswim(2), np.ones((4, 2), dtype=int), User.from_seed(0, 4))
+        >>> states.tolist(), rewards.tolist()
+        ([0, 1, 1, 1, 1], [0.0, 0.25, 0.25, 0.25])
+    """
     policy = np.asarray(policy)
     states, actions, rewards = play_episodes(
         env, policy[None], user, None if draws is None else np.asarray(draws, dtype=float)[None]
@@ -283,12 +412,22 @@ def play_episode(
 def play_episodes(
     env: TabularMDP, policies: np.ndarray, user: User | Users, draws: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One episode of ``user`` in each of R runs, run i under ``policies[i]``: states (R, H+1), actions (R, H),
-    rewards (R, H), run i's exactly :func:`play_episode` of ``policies[i]`` and ``draws[i]``.
+    """One episode of ``user`` in each of R runs, run i's exactly :func:`play_episode` of ``policies[i]``.
 
-    ``policies`` is actions (R, H, S), or probabilities (R, H, S, A) sampled at ``draws`` (R, H uniforms, required
-    then). ``user`` may be one user per run (:class:`Users` of length R): run i's episode is then
-    :func:`play_episode` of ``user[i]``."""
+    Args:
+        env: The environment.
+        policies: Actions (R, H, S), or probabilities (R, H, S, A) sampled at ``draws``.
+        user: One user for every run, or one per run (:class:`Users` of length R: run i's episode is then
+            :func:`play_episode` of ``user[i]``).
+        draws: (R, H) uniforms, required for stochastic policies; else None.
+
+    Returns:
+        States (R, H + 1), actions (R, H) and rewards (R, H).
+
+    Raises:
+        ValueError: If stochastic policies come without draws, ``user`` holds not one user per run, or a first state
+            is out of range.
+    """
     h_ = env.horizon
     policies = np.asarray(policies)
     stochastic = policies.ndim == 4
@@ -348,26 +487,65 @@ def run_tabular(
 ) -> Run:
     """Run ``agent`` on ``env`` for one episode per user of ``users``.
 
-    ``rng`` draws the actions of stochastic policies (the users' own randomness is in ``users``).
-    With ``record`` the releases of every episode are kept (``Run.releases``). ``progress`` is
-    called with 1 after each episode. It is :func:`run_tabular_runs` of one run.
+    It is :func:`run_tabular_runs` of one run.
+
+    Args:
+        agent: An agent of one run.
+        env: The environment.
+        users: The users, one per episode (their own randomness is in them).
+        rng: A Generator or an integer seed, drawing the actions of stochastic policies.
+        record: Whether the releases of every episode are kept (``Run.releases``).
+        sigmas: The σ of each release, recorded in the run.
+        progress: Called with 1 after each episode, or None.
+
+    Returns:
+        The run.
+
+    Raises:
+        ValueError: If the users' horizon is not the environment's, or the agent plans a policy of the wrong shape.
     """
     return run_tabular_runs(agent, env, [users], [rng], record=record, sigmas=sigmas, progress=progress)[0]
 
 
 def lift_run(agent: Any, x: Any) -> Any:
-    """``x`` with a leading run axis of one when ``agent`` is an agent of one run (``agent.runs`` absent or None)."""
+    """``x`` with a leading run axis of one when ``agent`` is an agent of one run.
+
+    Args:
+        agent: An agent; one of one run has ``agent.runs`` absent or None.
+        x: A value of the agent's.
+
+    Returns:
+        ``x`` as an array, with a leading axis of one for an agent of one run.
+    """
     return np.asarray(x)[None] if getattr(agent, "runs", None) is None else np.asarray(x)
 
 
 def lift_releases(agent: Any, released: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """An agent's releases of one episode, each with a leading run axis (:func:`lift_run`)."""
+    """An agent's releases of one episode, each with a leading run axis (:func:`lift_run`).
+
+    Args:
+        agent: The agent.
+        released: Release name → its value.
+
+    Returns:
+        Release name → its value with a leading run axis.
+    """
     return {n: lift_run(agent, v) for n, v in released.items()}
 
 
 def agent_runs(agent: Any, runs: int) -> bool:
-    """Whether ``agent`` is a batch of runs (``agent.runs`` = ``runs``) rather than an agent of one run (then
-    ``runs`` must be 1)."""
+    """Whether ``agent`` is a batch of runs (``agent.runs`` = ``runs``) rather than an agent of one run.
+
+    Args:
+        agent: The agent.
+        runs: The number of runs to play.
+
+    Returns:
+        True for a batch of ``runs`` runs, False for an agent of one run.
+
+    Raises:
+        ValueError: If an agent of one run is given more than one run, or a batch another number of runs.
+    """
     batch = getattr(agent, "runs", None)
     if batch is None:
         if runs != 1:
@@ -402,11 +580,27 @@ def run_tabular_runs(
     sigmas: Mapping[str, float] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[Run]:
-    """R runs at once: ``agent`` a batch of R runs (``agent.runs`` = R: policies, trajectories and releases with a
-    leading run axis), or an agent of one run for R = 1; run i plays one episode per user of ``users[i]`` and draws
-    its stochastic policies' actions from ``rngs[i]``. Run i is exactly :func:`run_tabular` of run i's agent alone,
-    its users and its rng (the runs' policies are evaluated together). ``progress`` is called with R after each
-    episode (one per run)."""
+    """R runs at once, run i exactly :func:`run_tabular` of run i's agent alone, its users and its rng.
+
+    The runs' policies are evaluated together.
+
+    Args:
+        agent: A batch of R runs (``agent.runs`` = R: policies, trajectories and releases with a leading run axis), or
+            an agent of one run for R = 1.
+        env: The environment.
+        users: Each run's users, one per episode; every run plays as many.
+        rngs: Each run's Generator or seed, drawing its stochastic policies' actions.
+        record: Whether the releases of every episode are kept (``Run.releases``).
+        sigmas: The σ of each release, recorded in the runs.
+        progress: Called with R after each episode (one per run), or None.
+
+    Returns:
+        The R runs.
+
+    Raises:
+        ValueError: If there is not one rng per run, the agent is not of R runs, the runs' users differ in number
+            or horizon from each other or the environment, or the agent plans a policy of the wrong shape.
+    """
     r_ = len(users)
     if r_ < 1 or len(rngs) != r_:
         raise ValueError(f"one rng per run: {len(rngs)} rngs for {r_} runs' users")

@@ -1,34 +1,10 @@
 """Worlds where plans move: the audit worlds of a *plan probe* (:mod:`dpkit.audits.rl_plans`).
 
-A jointly private agent serves every user a plan; the billboard lemma says that plan is a function of the billboard
-and of her own data only. An audit that reads the plans of the users after the changed one (the whole view,
-:meth:`dpkit.algorithms.rows.Trace.plan`) sees a plan that depends on anything else — the exact statistics, a
-previous user's trajectory — only where that dependence moves the plan. In the billboard audit's worlds it does
-not: every value sits at its cap (LinOpt with the paper's bonus) or every cell pays 1 (a user's billboard agent),
-and the canaries, who play the plan they are served, only reinforce the action a greedy planner picks anyway (the
-first one at a tie).
-
-A plan world puts the exact statistics at a tie that one canary tips: every other user walks the last state S − 1
-with the same reward, so the first state is visited by the changed user alone; canary 0 walks state 0 and canary
-1 state S − 1, and one of them is paid below the bound (raw reward −1, which the agent's clipping brings to 0). A
-planner on the exact statistics then finds, at the first state, an action the canary tried and found worthless
-beside one nobody tried: it switches to the other action (pessimistic planners: the tried action's value falls
-below the untried one's prior; optimistic ones: the tried action loses its bonus), while under the other canary
-the state is untried and the tie keeps the first action — a plan that differs between D and D′ in every run, a
-certain distinguisher. A correct agent plans on noisy statistics, whose noise decides the same ties: its plans
-are post-processing of its billboard.
-
-The family (:data:`PLAN_WORLDS`) varies which canary is paid below the bound and what the other users are paid; a
-probe tries each on pilot runs and audits, on fresh runs, the one whose plans told D and D′ apart best (selection
-on held-out runs: the audit stays valid whichever is chosen). The canary paid −1 adds nothing to her reward items,
-so the probe's pair reaches less of the declared sensitivity than the billboard positions' (its allowance is its
-own: the realised difference capped at the declared Δ).
-
-What such worlds cannot move: plans that do not depend on the statistics at all (a fixed policy), plans whose
-planner never leaves a state's first action while every other user takes it (an exact-sums Private-OFU-RL never
-plays a control, so its estimate of B stays 0 and its gains 0 whatever the data: its plans carry nothing beyond its
-billboard at the audit's sizes), and plans whose dependence on the exact data is drowned in the planner's own
-randomness.
+A plan world puts the exact statistics at a tie that one canary tips: a planner on the exact statistics then serves
+the users after the changed one plans that differ between D and D′, while a correct agent plans on noisy statistics,
+whose noise decides the tie. :data:`PLAN_WORLDS` is the family a probe tries, :func:`plan_world` builds one at a
+setting's sizes and :func:`tabular_plan_probe` lists a probe's members. Why the billboard audit's worlds cannot show
+this, how a plan world is built, and what it cannot move: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -45,8 +21,13 @@ __all__ = ["PlanWorld", "PLAN_WORLDS", "PLAN_PROBE_POSITION", "plan_world", "tab
 
 @dataclass(frozen=True)
 class PlanWorld:
-    """One world of the family: the canaries' raw rewards (canary 0 walks state 0, canary 1 state S − 1) and the
-    reward of every other user (who walks state S − 1)."""
+    """One world of the family.
+
+    Attributes:
+        canary_rewards: The canaries' raw rewards (canary 0 walks state 0, canary 1 state S − 1).
+        others_reward: The reward of every other user (who walks state S − 1).
+        summary: The world in a few words.
+    """
 
     canary_rewards: tuple[float, float]
     others_reward: float

@@ -1,23 +1,10 @@
 """Statistics of regret curves over seeds, and the uniform-random policy's exact regret.
 
-A curve set is the cumulative regret of N seeds over K episodes, an array of shape (N, K).
-
-* :func:`mean_band` — the mean curve with a per-episode Student-t interval for the mean over seeds
-  (mean ± t_{N−1, (1+level)/2}·s/√N, s the sample standard deviation).
-* :func:`loglog_slope` — the least-squares slope of log R̄(k) against log k over the last decade of
-  episodes (k from K/10 to K), on the same log-spaced points as
-  :func:`dpkit.algorithms.simulation.regret_slope` (the two agree on any curve): a slope below 1 is
-  sublinear growth over that range.
-* :func:`slope_interval` — a percentile bootstrap interval for that slope: resample the seeds with
-  replacement, recompute the mean curve and its slope.
-* :func:`band_limits` — the band's ends, the lower one clipped at 0 (regret is nonnegative, and so is its mean).
-* :func:`verdict` — "sublinear" only when the interval lies below 1 and its upper end at most 0.95; "near-linear"
-  when it lies below 1 but reaches above 0.95 (sublinear, but a straight line to the eye); "linear" when its
-  lower end is at least 0.95 and it reaches 1.
-* :func:`uniform_tabular_regret` and :func:`uniform_lq_regret` — the expected regret per episode of the
-  policy that ignores its data: uniform over the actions (tabular, exact by backward induction), or a
-  control drawn uniformly from the ball of radius γ (LQ, exact: an independent zero-mean control acts as
-  extra process noise of covariance B·E[uuᵀ]·Bᵀ plus its own cost tr(R·E[uuᵀ]) per step).
+A curve set is the cumulative regret of N seeds over K episodes, an array of shape (N, K). :func:`mean_band` and
+:func:`band_limits` give the mean curve and its Student-t band, :func:`loglog_slope` and :func:`slope_interval` the
+log-log slope over the last decade of episodes with a bootstrap interval, and :func:`verdict` reads the interval.
+:func:`uniform_tabular_regret` and :func:`uniform_lq_regret` give the exact regret of the policy that ignores its
+data. The statistics and the verdict's thresholds: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -69,7 +56,21 @@ def _check_level(level: float) -> float:
 def mean_band(curves: np.ndarray, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """The mean curve over seeds and the half-width of its ``level`` Student-t interval, per episode.
 
-    ``curves`` (N, K). With one seed the half-width is NaN (no spread to estimate); with identical seeds 0.
+    Args:
+        curves: The curve set (N, K), or one curve (K,).
+        level: The interval's confidence level, in (0, 1).
+
+    Returns:
+        The mean curve (K,) and the half-width t_{N−1, (1+level)/2}·s/√N (K,): NaN with one seed (no spread to
+        estimate), 0 with identical seeds.
+
+    Raises:
+        ValueError: If ``curves`` is not finite of shape (N, K) with K >= 2, or ``level`` is outside (0, 1).
+
+    Examples:
+        >>> mean, half = mean_band([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]])
+        >>> mean.tolist(), round(float(half[0]), 4)
+        ([2.0, 3.0, 4.0], 12.7062)
     """
     from scipy import stats  # imported where used: scipy.stats is slow to import
 
@@ -85,9 +86,23 @@ def mean_band(curves: np.ndarray, *, level: float = 0.95) -> tuple[np.ndarray, n
 
 
 def band_limits(mean: np.ndarray, half_width: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The band's lower and upper ends, mean ∓ half-width, the lower one clipped at 0: cumulative regret is a sum of
-    nonnegative per-episode regrets, so its mean over seeds is nonnegative too and a band below 0 says nothing.
-    NaN half-widths (one seed) stay NaN."""
+    """The band's lower and upper ends, mean ∓ half-width, the lower one clipped at 0.
+
+    Cumulative regret is a sum of nonnegative per-episode regrets, so its mean over seeds is nonnegative too and a
+    band below 0 says nothing.
+
+    Args:
+        mean: The mean curve (K,).
+        half_width: The band's half-width (K,), NaN where there is none (one seed).
+
+    Returns:
+        The lower and upper ends (K,) each; NaN where the half-width is NaN.
+
+    Examples:
+        >>> low, high = band_limits([1.0, 2.0], [1.5, 0.5])
+        >>> low.tolist(), high.tolist()
+        ([0.0, 1.5], [2.5, 2.5])
+    """
     m = np.asarray(mean, dtype=float)
     h = np.asarray(half_width, dtype=float)
     with np.errstate(invalid="ignore"):
@@ -128,7 +143,26 @@ def _slopes(values: np.ndarray, ks: np.ndarray) -> np.ndarray:
 
 
 def loglog_slope(curves: np.ndarray, *, start: float = DECADE) -> float:
-    """Slope of log R̄(k) against log k for k in [``start``·K, K], R̄ the mean of ``curves`` (N, K) or a curve (K,)."""
+    """Slope of log R̄(k) against log k for k in [``start``·K, K], R̄ the mean curve.
+
+    The fit uses the same log-spaced points as :func:`dpkit.algorithms.simulation.regret_slope` (the two agree on
+    any curve); a slope below 1 is sublinear growth over that range.
+
+    Args:
+        curves: The curve set (N, K), or one curve (K,).
+        start: The fraction of K where the fit starts, in (0, 1); the last decade by default.
+
+    Returns:
+        The slope; NaN if fewer than two points with positive regret remain.
+
+    Raises:
+        ValueError: If ``curves`` is not finite of shape (N, K) with K >= 2, or ``start`` is outside (0, 1).
+
+    Examples:
+        >>> import numpy as np
+        >>> round(loglog_slope(np.sqrt(np.arange(1, 1001))), 6)
+        0.5
+    """
     c = _curves(curves)
     ks = _fit_points(c.shape[1], _check_start(start))
     return float(_slopes(c.mean(axis=0)[None, ks - 1], ks)[0])
@@ -136,7 +170,15 @@ def loglog_slope(curves: np.ndarray, *, start: float = DECADE) -> float:
 
 @dataclass(frozen=True)
 class SlopeInterval:
-    """The slope of the mean curve and its bootstrap percentile interval at ``level`` (``resamples`` draws)."""
+    """The slope of the mean curve and its bootstrap percentile interval.
+
+    Attributes:
+        slope: The slope of the mean curve (:func:`loglog_slope`).
+        low: The interval's lower end (NaN when no resample had a slope).
+        high: The interval's upper end (NaN when no resample had a slope).
+        level: The interval's confidence level.
+        resamples: The bootstrap draws.
+    """
 
     slope: float
     low: float
@@ -153,10 +195,24 @@ def slope_interval(
     level: float = 0.95,
     resamples: int = 2000,
 ) -> SlopeInterval:
-    """:func:`loglog_slope` of the mean of ``curves`` (N, K) with a percentile bootstrap interval over seeds.
+    """:func:`loglog_slope` of the mean of ``curves`` with a percentile bootstrap interval over seeds.
 
     Each resample draws N seeds with replacement and refits the slope of their mean curve. With one seed
     the interval is the point (nothing to resample). Resamples whose slope is undefined are dropped.
+
+    Args:
+        curves: The curve set (N, K), or one curve (K,).
+        rng: A Generator or an integer seed, drawing the resamples.
+        start: The fraction of K where the fit starts, in (0, 1).
+        level: The interval's confidence level, in (0, 1).
+        resamples: The bootstrap draws, an integer >= 1.
+
+    Returns:
+        The slope and its interval.
+
+    Raises:
+        ValueError: If ``curves`` is not finite of shape (N, K) with K >= 2, or ``start``, ``level``,
+            ``resamples`` or ``rng`` is invalid.
     """
     c = _curves(curves)
     start = _check_start(start)
@@ -194,10 +250,21 @@ class RegretVerdict(enum.StrEnum):
 
 
 def verdict(interval: SlopeInterval) -> str:
-    """``"sublinear"`` when the interval's upper end is at most 0.95; ``"near-linear"`` when it is below 1 but above
-    0.95 (shown sublinear, but barely: a straight line over the decade fitted); ``"linear"`` when the interval
-    reaches 1 and its lower end is at least 0.95 (indistinguishable from, or above, linear growth); otherwise
-    ``"not shown sublinear"``."""
+    """The growth a slope interval shows (a :class:`RegretVerdict` value).
+
+    Args:
+        interval: The slope interval (:func:`slope_interval`).
+
+    Returns:
+        ``"sublinear"`` when the interval's upper end is at most 0.95; ``"near-linear"`` when it is below 1 but
+        above 0.95 (shown sublinear, but barely: a straight line over the decade fitted); ``"linear"`` when the
+        interval reaches 1 and its lower end is at least 0.95 (indistinguishable from, or above, linear growth);
+        otherwise ``"not shown sublinear"``.
+
+    Examples:
+        >>> verdict(SlopeInterval(0.5, 0.4, 0.6, 0.95, 2000)), verdict(SlopeInterval(0.97, 0.96, 1.02, 0.95, 2000))
+        ('sublinear', 'linear')
+    """
     if not np.isfinite(interval.high):
         return "not shown sublinear"
     if interval.high < 1.0:
@@ -208,7 +275,22 @@ def verdict(interval: SlopeInterval) -> str:
 
 
 def uniform_tabular_regret(env: TabularMDP) -> float:
-    """V*_1(s_1) − V^unif_1(s_1): the expected regret of one episode of the uniformly random policy."""
+    """V*_1(s_1) − V^unif_1(s_1): the expected regret of one episode of the uniformly random policy.
+
+    Args:
+        env: The tabular MDP.
+
+    Returns:
+        The regret per episode, exact by backward induction.
+
+    Raises:
+        ValueError: If ``env`` is not a :class:`TabularMDP`.
+
+    Examples:
+        >>> from dpkit.algorithms.envs.tabular import riverswim
+        >>> round(uniform_tabular_regret(riverswim(2)), 6)
+        0.546108
+    """
     if not isinstance(env, TabularMDP):
         raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
     uniform = np.full((env.horizon, env.states, env.actions), 1.0 / env.actions)
@@ -221,6 +303,15 @@ def uniform_lq_regret(system: LQSystem) -> float:
     E[uuᵀ] = γ²/(d + 2)·I in d dimensions; the control then enters the dynamics as extra zero-mean noise
     B·u_h independent of the past, so the cost is that of the zero gains under noise covariance
     W + B·E[uuᵀ]·Bᵀ, plus H·tr(R·E[uuᵀ]). (The zero control alone is ``system.regret(0)``.)
+
+    Args:
+        system: The LQ system.
+
+    Returns:
+        The regret per episode, exact.
+
+    Raises:
+        ValueError: If ``system`` is not an :class:`LQSystem`.
     """
     if not isinstance(system, LQSystem):
         raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")

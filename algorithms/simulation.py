@@ -1,13 +1,9 @@
 """Regret experiments: one algorithm, one environment, several seeds.
 
-:class:`Experiment` names everything a run depends on; :func:`simulate` runs one seed of it and
-returns the :class:`~dpkit.algorithms.episodes.Run`. Seeds: the environment is drawn once from
-``env_seed`` (so every seed of an experiment, and every algorithm compared on it, faces the
-same MDP or LQ system); seed ``i`` then draws the users and the algorithm's randomness from the
-children of ``SeedSequence(i)``. Same experiment and seed, same run.
-
-:func:`regret_slope` fits the log-log slope of cumulative regret against episodes, the usual
-check that regret is sublinear (slope < 1).
+:class:`Experiment` names everything a run depends on; :func:`simulate` runs one seed of it and returns the
+:class:`~dpkit.algorithms.episodes.Run`, :func:`simulate_seeds` several at once. Same experiment and seed, same run
+(how the seeds are used: docs/explanation/environments.md). :func:`regret_slope` fits the log-log slope of cumulative
+regret against episodes, the usual check that regret is sublinear (slope < 1).
 """
 
 from __future__ import annotations
@@ -44,19 +40,36 @@ __all__ = [
     "regret_slope",
 ]
 
+#: The environments of dpkit's own an experiment may name (a user's besides: :mod:`dpkit.algorithms.envs.catalog`).
 SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One algorithm on one environment at one privacy level.
+    """One algorithm on one environment at one privacy level, checked on construction.
 
-    ``sigma`` is ``"paper"``, ``"tight"``, ``"optimal"`` or a number (the σ of every release); private
-    algorithms need ``epsilon`` and ``delta`` (RLSVI takes them for its ledger only, as its σ is
-    its exploration noise). ``states``/``actions``/``horizon`` size a tabular environment (H = 2S
-    when ``horizon`` is None); ``state_dim``/``control_dim``/``horizon`` an LQ system (H = 10).
-    ``options`` are passed to the algorithm (bonus scales, β, ...). Every size is at most its stated limit
-    (:data:`dpkit.algorithms.limits.LIMITS`), checked before anything is allocated.
+    Every size is at most its stated limit (:data:`dpkit.algorithms.limits.LIMITS`), checked before anything is
+    allocated.
+
+    Attributes:
+        algorithm: A registered algorithm's name.
+        env: The environment: ``lq`` for the LQ algorithms, else a tabular one of dpkit's or a user's.
+        episodes: K, the users of each run.
+        states: S of a tabular environment (a user's environment fixes it).
+        actions: A of a tabular environment (a user's environment fixes it).
+        horizon: H; None for 2S (tabular) or 10 (LQ).
+        epsilon: The target ε; private algorithms need it (RLSVI takes it for its ledger only, as its σ is its
+            exploration noise).
+        delta: The target δ; private algorithms need it.
+        sigma: ``"paper"``, ``"tight"``, ``"optimal"`` or a number (the σ of every release).
+        state_dim: n of an LQ system.
+        control_dim: d of an LQ system.
+        env_seed: The seed the environment is drawn from, once for every seed of the experiment.
+        options: (name, value) pairs passed to the algorithm (bonus scales, β, ...).
+
+    Raises:
+        ValueError: If the algorithm and environment do not go together, a size is invalid or above its limit, a
+            private algorithm lacks ``epsilon`` or ``delta``, or ``sigma`` is invalid (or set for a non-private one).
     """
 
     algorithm: str
@@ -115,6 +128,7 @@ class Experiment:
 
     @property
     def private(self) -> bool:
+        """Whether the algorithm is private."""
         return registry.get(self.algorithm).private
 
     @property
@@ -125,6 +139,11 @@ class Experiment:
         return 10 if self.env == "lq" else 2 * self.states
 
     def to_dict(self) -> dict[str, Any]:
+        """The experiment as plain data.
+
+        Returns:
+            Every field by name, ``options`` as a dict.
+        """
         d = asdict(self)
         d["options"] = dict(self.options)
         return d
@@ -146,18 +165,46 @@ def make_agent(
     sigma: Any = "paper",
     **options: Any,
 ) -> Any:
-    """Any registered algorithm's agent by name (:func:`dpkit.algorithms.registry.names`): ``env`` is a
-    tabular MDP, or an LQ system for an algorithm whose spec says ``environment="lq"``; the rest goes to
-    the algorithm's own factory (its spec's ``entry_point``). ``rng``: one Generator (or seed), or one Generator per
-    run for an algorithm whose agent takes runs (:func:`batched_factory`)."""
+    """Any registered algorithm's agent by name, built by the algorithm's own factory (its spec's ``entry_point``).
+
+    Args:
+        name: A registered algorithm's name (:func:`dpkit.algorithms.registry.names`).
+        env: A tabular MDP, or an LQ system for an algorithm whose spec says ``environment="lq"``.
+        episodes: K.
+        rng: One Generator (or seed), or one Generator per run for an algorithm whose agent takes runs
+            (:func:`batched_factory`).
+        epsilon: The target ε, or None.
+        delta: The target δ, or None.
+        sigma: ``"paper"``, ``"tight"``, ``"optimal"``, a number or a mapping release → σ.
+        **options: Passed to the factory (bonus scales, β, ...).
+
+    Returns:
+        The agent.
+
+    Raises:
+        ValueError: If ``name`` is not registered, or the factory refuses its arguments.
+    """
     factory = registry.get(name).make_agent()
     return factory(name, env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
 
 
 def batched_factory(name: str) -> bool:
-    """Whether algorithm ``name``'s agent takes runs: its factory is one of dpkit's seed algorithms' whose agent,
-    built with a sequence of Generators, is a batch of runs (LinOpt, OFU-RL, LDP-UCRL-VTR, RLSVI). UCRL-VTR's
-    baseline and every plugin's agent simulate one seed at a time."""
+    """Whether algorithm ``name``'s agent takes runs (a batch of runs, built with a sequence of Generators).
+
+    Args:
+        name: A registered algorithm's name.
+
+    Returns:
+        True for the seed algorithms whose agents are batches (LinOpt, OFU-RL, LDP-UCRL-VTR, RLSVI); False for
+        UCRL-VTR's baseline and every plugin's agent, which simulate one seed at a time.
+
+    Raises:
+        ValueError: If ``name`` is not a registered algorithm.
+
+    Examples:
+        >>> batched_factory("ldp-ucrl-vtr"), batched_factory("ucrl-vtr")
+        (True, False)
+    """
     from . import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
 
     factory = registry.get(name).make_agent()
@@ -167,8 +214,20 @@ def batched_factory(name: str) -> bool:
 def simulate(
     experiment: Experiment, seed: int, *, record: bool = False, progress: Callable[[int], None] | None = None
 ) -> Run:
-    """Run seed ``seed`` of ``experiment``; ``progress`` is called with 1 after each episode. It is
-    :func:`simulate_seeds` of that one seed."""
+    """Run seed ``seed`` of ``experiment``: :func:`simulate_seeds` of that one seed.
+
+    Args:
+        experiment: The experiment.
+        seed: An integer >= 0.
+        record: Whether the releases of every episode are kept (``Run.releases``).
+        progress: Called with 1 after each episode, or None.
+
+    Returns:
+        The run.
+
+    Raises:
+        ValueError: If ``experiment`` is not an :class:`Experiment` or ``seed`` is negative.
+    """
     return simulate_seeds(experiment, [seed], record=record, progress=progress)[0]
 
 
@@ -184,7 +243,18 @@ def simulate_seeds(
     An algorithm whose agent takes runs (:func:`batched_factory`) plays every seed in one batch: one agent of the
     seeds' Generators, each seed facing its own users, the episodes of all seeds stepped together and their policies
     evaluated together. Any other (UCRL-VTR's baseline, a plugin's agent) runs its seeds one after another.
-    ``progress`` is called with the number of episodes played (of all the seeds together) as they finish.
+
+    Args:
+        experiment: The experiment.
+        seeds: A non-empty sequence of integers >= 0.
+        record: Whether the releases of every episode are kept (``Run.releases``).
+        progress: Called with the number of episodes played (of all the seeds together) as they finish, or None.
+
+    Returns:
+        One run per seed, in the order of ``seeds``.
+
+    Raises:
+        ValueError: If ``experiment`` is not an :class:`Experiment`, or ``seeds`` is empty or holds a negative seed.
     """
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment, got {type(experiment).__name__}")
@@ -208,7 +278,8 @@ def _simulate_batch(
     options = dict(e.options)
     if e.env == "lq":
         from . import ofu_rl
-        from .envs.lq import LQUsers, random_lq
+        from .envs.lq import random_lq
+        from .envs.lq_users import LQUsers
 
         system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         lq_users = [LQUsers.draw(e.episodes, system, u) for u, _, _ in streams]
@@ -242,8 +313,22 @@ def __getattr__(name: str) -> Any:
 def regret_slope(cumulative_regret: np.ndarray, *, start: float = 0.1) -> float:
     """Least-squares slope of log R(k) against log k over k >= ``start``·K, on log-spaced points.
 
-    A slope below 1 means sublinear regret over the range. Episodes where R(k) = 0 are skipped
-    (no regret yet); NaN if fewer than two points remain.
+    A slope below 1 means sublinear regret over the range. Episodes where R(k) = 0 are skipped (no regret yet).
+
+    Args:
+        cumulative_regret: R(k) for k = 1 … K, K >= 2.
+        start: The fraction of K where the fit starts, in (0, 1).
+
+    Returns:
+        The slope; NaN if fewer than two points remain.
+
+    Raises:
+        ValueError: If ``cumulative_regret`` is not 1-d with at least 2 episodes, or ``start`` is outside (0, 1).
+
+    Examples:
+        >>> import numpy as np
+        >>> round(regret_slope(np.sqrt(np.arange(1, 1001))), 6)
+        0.5
     """
     r = np.asarray(cumulative_regret, dtype=float)
     if r.ndim != 1 or r.shape[0] < 2:

@@ -19,8 +19,22 @@ EXTERNAL_FORMS: tuple[str, ...] = (f"{GYMNASIUM_PREFIX}ID[,key=value…]", "FILE
 
 
 def check_environment(name: object, *, lq: bool = False) -> str:
-    """``name`` when it names an environment: one of dpkit's (``lq`` for the LQ algorithms), or a user's
-    (:data:`EXTERNAL_FORMS`); otherwise a ValueError naming it and the choices."""
+    """``name`` when it names an environment: one of dpkit's (``lq`` for the LQ algorithms), or a user's.
+
+    Args:
+        name: The name to check.
+        lq: Whether the environment is for an LQ algorithm (then only ``lq`` is accepted).
+
+    Returns:
+        ``name``.
+
+    Raises:
+        ValueError: If ``name`` names no environment: neither one of dpkit's nor of :data:`EXTERNAL_FORMS`.
+
+    Examples:
+        >>> check_environment("riverswim"), check_environment("gymnasium:FrozenLake-v1")
+        ('riverswim', 'gymnasium:FrozenLake-v1')
+    """
     if isinstance(name, str) and not lq and is_external(name):
         return name
     choices = ("lq",) if lq else ENVIRONMENTS
@@ -40,7 +54,18 @@ def _external(name: str, horizon: int) -> TabularMDP:
 
 
 def external_sizes(name: str, horizon: int) -> tuple[int, int]:
-    """(S, A) of a user's environment (loaded once per name and horizon)."""
+    """(S, A) of a user's environment (loaded once per name and horizon).
+
+    Args:
+        name: The environment spec (:data:`EXTERNAL_FORMS`).
+        horizon: H.
+
+    Returns:
+        The numbers of states and actions.
+
+    Raises:
+        ValueError: If ``horizon`` is not an integer >= 1 or the environment cannot be loaded.
+    """
     env = _external(name, check_count("horizon", horizon))
     return env.states, env.actions
 
@@ -48,8 +73,25 @@ def external_sizes(name: str, horizon: int) -> tuple[int, int]:
 def make_environment(
     name: str, states: int, rng: np.random.Generator | int, *, actions: int = 2, horizon: int | None = None
 ) -> TabularMDP:
-    """The tabular environment ``name``: dpkit's (:func:`~dpkit.algorithms.envs.tabular.make_tabular`, sized by
-    ``states``, ``actions``, ``horizon``), or a user's, whose own model fixes S and A (``horizon`` defaults to 2S)."""
+    """The tabular environment ``name``: dpkit's, or a user's, whose own model fixes S and A.
+
+    Args:
+        name: One of dpkit's environments or a user's (:func:`check_environment`).
+        states: S of dpkit's environments (:func:`~dpkit.algorithms.envs.tabular.make_tabular`).
+        rng: A Generator or an integer seed, for dpkit's environments.
+        actions: A of dpkit's random MDP.
+        horizon: H; None for 2S.
+
+    Returns:
+        The environment.
+
+    Raises:
+        ValueError: If ``name`` names no environment, or a size is invalid.
+
+    Examples:
+        >>> make_environment("riverswim", 3, rng=0).horizon
+        6
+    """
     name = check_environment(name)
     if not is_external(name):
         return make_tabular(name, states, rng, actions=actions, horizon=horizon)

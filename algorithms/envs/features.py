@@ -1,12 +1,8 @@
 """The linear-mixture view of a tabular MDP (seed 000 §6, seed 004).
 
-With one-hot features φ(s′|s, a) = e_(s,a,s′) ∈ R^d, d = S²A, the transition kernel is linear,
-P_h(s′|s, a) = ⟨φ(s′|s, a), θ_h⟩ with θ_h = vec P_h, and so is every expected next value:
-φ_V(s, a) = Σ_s′ φ(s′|s, a) V(s′) puts V in the block of (s, a), and ⟨φ_V(s, a), θ_h⟩ = P_h(·|s, a)ᵀV.
-Hence ‖φ_V(s, a)‖ = ‖V‖₂ <= sqrt(S)·max|V| and φ_V >= 0 entrywise when V >= 0. Reward features
-(seed 004's random-reward model) are ϕ(s, a) = e_(s,a) ∈ R^(SA), ‖ϕ‖ = 1, θ_r,h = vec r_h.
-
-The flat index of (s, a, s′) is (s·A + a)·S + s′ and that of (s, a) is s·A + a.
+:class:`LinearMixture` gives the one-hot features under which a tabular MDP's transitions and rewards are linear:
+φ_V(s, a) ∈ R^(S²A) with ⟨φ_V(s, a), θ_h⟩ = P_h(·|s, a)ᵀV, and ϕ(s, a) ∈ R^(SA) with ⟨ϕ(s, a), θ_r,h⟩ = r_h(s, a).
+The derivation and the flat indices: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -22,7 +18,11 @@ __all__ = ["LinearMixture"]
 
 @dataclass(frozen=True)
 class LinearMixture:
-    """One-hot linear-mixture features of ``env``: φ_V ∈ R^(S²A), ϕ ∈ R^(SA)."""
+    """One-hot linear-mixture features of ``env``: φ_V ∈ R^(S²A), ϕ ∈ R^(SA).
+
+    Attributes:
+        env: The tabular MDP whose features these are.
+    """
 
     env: TabularMDP
 
@@ -37,11 +37,28 @@ class LinearMixture:
         return self.env.states * self.env.actions
 
     def feature_bound(self, value_bound: float) -> float:
-        """An upper bound on ‖φ_V(s, a)‖ for V ∈ [0, value_bound]: sqrt(S)·value_bound."""
+        """An upper bound on ‖φ_V(s, a)‖ for V ∈ [0, value_bound]: sqrt(S)·value_bound, rounded up.
+
+        Args:
+            value_bound: The bound on every value of V.
+
+        Returns:
+            sqrt(S)·value_bound, raised by a relative 2⁻⁵⁰ against rounding.
+        """
         return float(np.sqrt(self.env.states)) * float(value_bound) * (1.0 + 2.0**-50)
 
     def phi_v(self, v: np.ndarray) -> np.ndarray:
-        """φ_V(s, a) for every (s, a): shape (..., S, A, d) for V of shape (..., S)."""
+        """φ_V(s, a) for every (s, a).
+
+        Args:
+            v: V, shape (..., S).
+
+        Returns:
+            φ_V, shape (..., S, A, d).
+
+        Raises:
+            ValueError: If the last axis of ``v`` is not S.
+        """
         v = np.asarray(v, dtype=float)
         s_, a_ = self.env.states, self.env.actions
         if v.shape[-1:] != (s_,):
@@ -53,7 +70,21 @@ class LinearMixture:
         return out.reshape(v.shape[:-1] + (s_, a_, self.dim))
 
     def phi_v_at(self, v: np.ndarray, s: int, a: int) -> np.ndarray:
-        """φ_V(s, a) for one pair: shape (d,)."""
+        """φ_V(s, a) for one pair.
+
+        Args:
+            v: V, shape (S,).
+            s: The state.
+            a: The action.
+
+        Returns:
+            φ_V(s, a), shape (d,): V in the block of (s, a) (:meth:`block`), 0 elsewhere.
+
+        Examples:
+            >>> from dpkit.algorithms.envs.tabular import riverswim
+            >>> LinearMixture(riverswim(2)).phi_v_at([1.0, 2.0], 1, 0).tolist()
+            [0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0]
+        """
         v = np.asarray(v, dtype=float)
         s_, a_ = self.env.states, self.env.actions
         out = np.zeros(self.dim)
@@ -62,20 +93,45 @@ class LinearMixture:
         return out
 
     def block(self, s: int, a: int) -> slice:
-        """The coordinates of φ_V(s, a) that can be non-zero."""
+        """The coordinates of φ_V(s, a) that can be non-zero.
+
+        Args:
+            s: The state.
+            a: The action.
+
+        Returns:
+            The slice of the S coordinates from (s·A + a)·S.
+
+        Examples:
+            >>> from dpkit.algorithms.envs.tabular import riverswim
+            >>> LinearMixture(riverswim(2)).block(1, 0)
+            slice(4, 6, None)
+        """
         s_, a_ = self.env.states, self.env.actions
         start = (s * a_ + a) * s_
         return slice(start, start + s_)
 
     def theta(self) -> np.ndarray:
-        """θ_h = vec P_h for every step: shape (H, d)."""
+        """θ_h = vec P_h for every step.
+
+        Returns:
+            θ, shape (H, d).
+        """
         return self.env.transitions.reshape(self.env.horizon, self.dim)
 
     def reward_features(self) -> np.ndarray:
-        """ϕ(s, a) = e_(s,a): shape (S, A, SA)."""
+        """The reward features ϕ(s, a) = e_(s,a).
+
+        Returns:
+            ϕ, shape (S, A, SA).
+        """
         s_, a_ = self.env.states, self.env.actions
         return np.eye(s_ * a_).reshape(s_, a_, s_ * a_)
 
     def theta_r(self) -> np.ndarray:
-        """θ_r,h = vec r_h: shape (H, SA), so that r_h(s, a) = ⟨ϕ(s, a), θ_r,h⟩."""
+        """θ_r,h = vec r_h, so that r_h(s, a) = ⟨ϕ(s, a), θ_r,h⟩.
+
+        Returns:
+            θ_r, shape (H, SA).
+        """
         return self.env.rewards.reshape(self.env.horizon, self.reward_dim)

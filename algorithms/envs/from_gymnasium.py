@@ -1,24 +1,10 @@
 """Tabular environments with a known model, from Gymnasium or from a user's file, as :class:`TabularMDP`.
 
-dpkit's tabular algorithms run on any finite MDP whose model they can read: Gymnasium's toy-text environments
-expose it as ``env.unwrapped.P`` — ``P[s][a]`` a list of ``(probability, next state, reward, terminated)`` — and a
-user may give the same table, or the arrays themselves. :func:`tabular_from_model` turns such a model into a
-finite-horizon :class:`~dpkit.algorithms.envs.tabular.TabularMDP`:
-
-* **horizon**: the episode is H steps (Gymnasium's episodes end at a terminal state or a time limit); a
-  terminal next state becomes absorbing, paying the reward 0 (in the model's units) at every later step, so every
-  episode has H steps and values are unchanged;
-* **rewards**: the algorithms assume rewards in [0, 1] per step; rewards outside it are mapped affinely, r ↦
-  (r − lo)/(hi − lo) with lo, hi the least and largest reward of the model (0 included), which keeps the order
-  of the policies (every episode pays H steps) — the environment's name says so (``…[rewards (r + 1)/21]``);
-* the reward of a transition is paid as the model pays it (``reward_model="transition"``): a user's reward is
-  R(s, a, s′) of the next state she reaches; the mean r(s, a) = Σ P R is what the planners read;
-* **start**: the model's initial state (one state with probability 1), or ``initial_state``.
-
-:func:`load_environment` reads an environment spec: ``gymnasium:ID`` with keyword arguments after commas
-(``gymnasium:FrozenLake-v1,is_slippery=false``), or ``FILE.py:NAME`` naming a Gymnasium environment, a callable
-that returns one (or a model), a :class:`TabularMDP`, or a model (a mapping with ``P``, or with ``transitions`` and
-``rewards``). Gymnasium is an optional dependency (``pip install 'dpkit[gymnasium]'``), imported only here.
+:func:`tabular_from_model` turns a known model (Gymnasium's toy-text table ``P[s][a]``, or the arrays themselves) into
+a finite-horizon :class:`~dpkit.algorithms.envs.tabular.TabularMDP`; :func:`tabular_from_gymnasium` reads it from a
+Gymnasium environment, and :func:`load_environment` from a spec, ``gymnasium:ID[,key=value…]`` or ``FILE.py:NAME``.
+Gymnasium is an optional dependency (``pip install 'dpkit[gymnasium]'``), imported only here. How terminal states,
+rewards and starts are converted: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -40,7 +26,18 @@ GYMNASIUM_PREFIX = "gymnasium:"
 
 
 def is_external(spec: str) -> bool:
-    """Whether an environment spec names an environment of Gymnasium or of a user's file (not one of dpkit's)."""
+    """Whether an environment spec names an environment of Gymnasium or of a user's file (not one of dpkit's).
+
+    Args:
+        spec: The environment spec.
+
+    Returns:
+        True for ``gymnasium:…`` and ``FILE.py:NAME``, False otherwise.
+
+    Examples:
+        >>> is_external("riverswim"), is_external("gymnasium:FrozenLake-v1"), is_external("my_env.py:ENV")
+        (False, True, True)
+    """
     return spec.startswith(GYMNASIUM_PREFIX) or (":" in spec and spec.split(":", 1)[0].endswith(".py"))
 
 
@@ -83,12 +80,34 @@ def tabular_from_model(
     initial_distribution: Sequence[float] | np.ndarray | None = None,
     name: str = "tabular",
 ) -> TabularMDP:
-    """A :class:`TabularMDP` of ``horizon`` steps from a known model (see the module docstring).
+    """A :class:`TabularMDP` of ``horizon`` steps from a known model (docs/explanation/environments.md).
 
-    ``model``: a toy-text table ``P`` (``P[s][a]`` = [(probability, next state, reward, terminated), …]), or a
-    mapping with ``transitions`` (S, A, S) and ``rewards`` (S, A) or (S, A, S), and optionally ``terminal`` (S,).
-    The start is ``initial_state``, else the one state of ``initial_distribution`` (Gymnasium's
-    ``initial_state_distrib``), else 0."""
+    Terminal states become absorbing and pay 0; rewards outside [0, 1] are mapped affinely into it (the name says
+    so); a user is paid the reward of the transition she makes (``reward_model="transition"``).
+
+    Args:
+        model: A toy-text table ``P`` (``P[s][a]`` = [(probability, next state, reward, terminated), …]), a mapping
+            with ``P``, or a mapping with ``transitions`` (S, A, S) and ``rewards`` (S, A) or (S, A, S), and
+            optionally ``terminal`` (S,).
+        horizon: H.
+        initial_state: The first state; None for the one state of ``initial_distribution``, else 0.
+        initial_distribution: The model's initial distribution (Gymnasium's ``initial_state_distrib``), which must
+            put probability 1 on one state; or None.
+        name: The environment's name.
+
+    Returns:
+        The MDP.
+
+    Raises:
+        ValueError: If the model is malformed (shapes, probabilities, entries), or the start is out of range or
+            random.
+
+    Examples:
+        >>> model = {"transitions": [[[0.5, 0.5]], [[0.0, 1.0]]], "rewards": [[0.0], [-1.0]]}
+        >>> env = tabular_from_model(model, horizon=3)
+        >>> env.name, env.states, env.actions, env.rewards[0].tolist()
+        ('tabular[rewards (r + 1)/1]', 2, 1, [[1.0], [0.0]])
+    """
     h_ = check_count("horizon", horizon)
     if isinstance(model, Mapping) and "transitions" in model:
         p = np.asarray(model["transitions"], dtype=float)
@@ -141,8 +160,19 @@ def _start(states: int, initial_state: int | None, distribution: Any) -> int:
 
 
 def tabular_from_gymnasium(env: Any, *, horizon: int, initial_state: int | None = None) -> TabularMDP:
-    """A :class:`TabularMDP` from a Gymnasium environment with a known model (``env.unwrapped.P``, as the toy-text
-    environments expose it), named by its id."""
+    """A :class:`TabularMDP` from a Gymnasium environment with a known model, named by its id.
+
+    Args:
+        env: A Gymnasium environment exposing ``env.unwrapped.P``, as the toy-text environments do.
+        horizon: H.
+        initial_state: The first state; None for the environment's (which must be one state).
+
+    Returns:
+        The MDP (:func:`tabular_from_model`).
+
+    Raises:
+        ValueError: If the environment exposes no model, or its model or start is not one dpkit can read.
+    """
     inner = getattr(env, "unwrapped", env)
     table = getattr(inner, "P", None)
     if table is None:
@@ -180,7 +210,22 @@ def _kwargs(parts: list[str]) -> dict[str, Any]:
 
 
 def load_environment(spec: str, *, horizon: int, initial_state: int | None = None) -> TabularMDP:
-    """The :class:`TabularMDP` an environment spec names (see the module docstring), of ``horizon`` steps."""
+    """The :class:`TabularMDP` an environment spec names, of ``horizon`` steps.
+
+    Args:
+        spec: ``gymnasium:ID`` with keyword arguments after commas (``gymnasium:FrozenLake-v1,is_slippery=false``),
+            or ``FILE.py:NAME`` naming a Gymnasium environment, a callable that returns one (or a model), a
+            :class:`TabularMDP`, or a model (a mapping with ``P``, or with ``transitions`` and ``rewards``).
+        horizon: H.
+        initial_state: The first state; None for the environment's.
+
+    Returns:
+        The MDP.
+
+    Raises:
+        ValueError: If ``spec`` is not such a spec, Gymnasium is missing or refuses it, the object it names is of
+            another kind, or a :class:`TabularMDP` it names has another horizon.
+    """
     if not isinstance(spec, str) or not is_external(spec):
         raise ValueError(f"an environment spec is gymnasium:ID[,key=value…] or FILE.py:NAME, got {spec!r}")
     if spec.startswith(GYMNASIUM_PREFIX):

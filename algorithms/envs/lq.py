@@ -1,52 +1,24 @@
 """Episodic linear-quadratic (LQ) systems with the users made explicit (seed 003).
 
-**Dynamics and cost** (0-based steps h = 0 … H−1; the paper's h = 1 … H):
-
-    x_{h+1} = A x_h + B u_h + w_h,      c_h = x_hᵀ Q x_h + u_hᵀ R u_h,
-
-with Θ = [A, B]ᵀ ∈ R^{(n+d)×n}, so x_{h+1} = Θᵀ z_h + w_h for z_h = [x_h; u_h]. Every episode starts
-at the system's ``x0``; an episode pays H costs (x_H is not costed) and visits H + 1 states.
-
-**Assumption 1** (checked by :class:`LQSystem`): ‖Θ‖_F <= 1 and (A, B) controllable; ‖A‖ <= C_A < 1,
-‖B‖ <= C_B < 1 (the constants used are the spectral norms themselves); ‖x0‖ <= 1; ‖w‖ <= C_w < 1;
-C_A + γ C_B + C_w <= 1. Then ‖x_h‖ <= 1 whenever every control has ‖u‖ <= γ: the system clips the
-controls it is given to the ball of radius γ (:meth:`LQSystem.rollout`).
-
-**Users are episodes.** A user (:class:`LQUser`) is the noise sequence w_0 … w_{H−1} of her episode,
-so her state responses to *any* controls are fixed. :meth:`LQUsers.draw` draws each user from her
-own seed, **uniform in the ball of radius C_w**: w = C_w · U^{1/n} · g/‖g‖ with g ~ N(0, I_n),
-U ~ U(0, 1) independent — mean 0, covariance C_w²/(n + 2) · I (:attr:`LQSystem.noise_covariance`),
-and C_w-sub-Gaussian as a vector (a bounded mean-zero vector: Hoeffding's lemma on every
-projection). :meth:`LQUsers.replace` builds replace-one neighbours, :meth:`LQUsers.remove`
-add/remove neighbours, :meth:`LQUser.canary` users whose noise sits on the bound ‖w‖ = C_w.
-
-**Exact costs.** :func:`riccati` gives P_h, K_h (P_H = 0); :func:`optimal_cost` the optimal expected
-cost J*(x0) = x0ᵀP_0x0 + Σ_h tr(P_{h+1} W); :func:`policy_cost` the exact expected cost of any
-linear time-varying policy u_h = K_h x_h (quadratic form plus traces, for noise with covariance W
-independent of the past). All are vectorised over leading batch axes of A, B and the gains.
-
-**Regret** (:meth:`LQSystem.regret`) is defined, as in the paper's (6), as J^π(x0) − J*(x0) where π
-is the *linear* policy u_h = K_h x_h that the agent chose, evaluated exactly under the noise
-covariance W. The controls really played are clip(K_h x_h, γ): when the clip is inactive along a
-trajectory the two coincide; otherwise the regret figure is that of the unclipped linear policy
-(which is >= 0 exactly). The realised cost of the clipped policy is what
-:meth:`LQSystem.rollout` returns (average it over users for a Monte Carlo estimate).
+:class:`LQSystem` is x_{h+1} = A x_h + B u_h + w_h with the cost c_h = x_hᵀ Q x_h + u_hᵀ R u_h, checked against the
+paper's Assumption 1; it gives the exact optimal cost, the exact cost and regret of any linear policy
+(:func:`riccati`, :func:`optimal_cost`, :func:`policy_cost`) and rolls out clipped controls; :func:`random_lq`
+draws one. Its users, each the noise sequence of her episode, are :mod:`dpkit.algorithms.envs.lq_users`'s. The
+dynamics, the assumption, the users' noise and what the regret measures: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from dpkit.accountant.sensitivity import clip_norm  # the exact-norm guarantee the sensitivities rely on
-from dpkit.accountant.validation import check_count, check_index, check_nonnegative, check_positive, check_rng
+from dpkit.accountant.validation import check_count, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "LQSystem",
-    "LQUser",
-    "LQUsers",
     "clip_norm",
     "optimal_cost",
     "policy_cost",
@@ -56,11 +28,24 @@ __all__ = [
     "optimal_cost_from_riccati",
 ]
 
-_SEED_BOUND = 2**63
-_TOL = 1e-12  # relative slack for bounds that hold with equality by construction
+#: The relative slack allowed on norm bounds that hold with equality by construction (a canary on the bound).
+NORM_TOL = 1e-12
 
 
-def _matrix(name: str, value: object, ndim: int = 2) -> np.ndarray:
+def real_array(name: str, value: object, ndim: int = 2) -> np.ndarray:
+    """``value`` as a finite float array of at least ``ndim`` axes (the check of every array of this module).
+
+    Args:
+        name: The parameter's name, for the error message.
+        value: The array to check.
+        ndim: The least number of axes.
+
+    Returns:
+        A float copy of ``value``.
+
+    Raises:
+        ValueError: If ``value`` is not real, has fewer than ``ndim`` axes, or is not finite.
+    """
     a = np.asarray(value)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
@@ -79,7 +64,18 @@ def _swap(a: np.ndarray) -> np.ndarray:
 def riccati_unchecked(
     a: np.ndarray, b: np.ndarray, q: np.ndarray, r: np.ndarray, horizon: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Batched Riccati recursion without validation (see :func:`riccati`)."""
+    """Batched Riccati recursion without validation (see :func:`riccati`).
+
+    Args:
+        a: A, shape (..., n, n).
+        b: B, shape (..., n, d).
+        q: Q, shape (n, n).
+        r: R, shape (d, d).
+        horizon: H.
+
+    Returns:
+        ``(P, K)`` of shapes (..., H + 1, n, n) and (..., H, d, n).
+    """
     n, d = b.shape[-2], b.shape[-1]
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     p = np.zeros(batch + (horizon + 1, n, n))
@@ -99,8 +95,8 @@ def riccati_unchecked(
 
 
 def _check_system_arrays(a: object, b: object, q: object, r: object) -> tuple[np.ndarray, ...]:
-    a_, b_ = _matrix("A", a), _matrix("B", b)
-    q_, r_ = _matrix("Q", q), _matrix("R", r)
+    a_, b_ = real_array("A", a), real_array("B", b)
+    q_, r_ = real_array("Q", q), real_array("R", r)
     n = a_.shape[-1]
     if a_.shape[-2] != n:
         raise ValueError(f"A must be square (n×n), got shape {a_.shape}")
@@ -125,8 +121,26 @@ def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[n
 
     P_H = 0 and, for h = H−1 … 0,
     K_h = −(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A,  P_h = Q + AᵀP_{h+1}A − AᵀP_{h+1}B(R + BᵀP_{h+1}B)⁻¹BᵀP_{h+1}A
-    (docs/FORMULAS.md §4, 0-based). ``P`` has shape (..., H + 1, n, n), ``K`` (..., H, d, n); leading batch
-    axes of ``a`` (..., n, n) and ``b`` (..., n, d) are broadcast. Q and R must be symmetric positive definite.
+    (docs/FORMULAS.md §4, 0-based).
+
+    Args:
+        a: A, shape (..., n, n); its leading batch axes are broadcast against ``b``'s.
+        b: B, shape (..., n, d).
+        q: Q (n, n), symmetric positive definite.
+        r: R (d, d), symmetric positive definite.
+        horizon: H, an integer >= 1.
+
+    Returns:
+        ``P`` of shape (..., H + 1, n, n) and ``K`` of shape (..., H, d, n).
+
+    Raises:
+        ValueError: If an array is not real and finite or has a wrong shape, Q or R is not symmetric positive
+            definite, or ``horizon`` is not an integer >= 1.
+
+    Examples:
+        >>> p, k = riccati([[0.5]], [[0.5]], [[1.0]], [[1.0]], 2)
+        >>> p[:, 0, 0].tolist(), k[:, 0, 0].tolist()
+        ([1.2, 1.0, 0.0], [-0.2, -0.0])
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     h = check_count("horizon", horizon)
@@ -134,7 +148,7 @@ def riccati(a: object, b: object, q: object, r: object, horizon: int) -> tuple[n
 
 
 def _check_covariance(w: object, n: int) -> np.ndarray:
-    w_ = _matrix("noise_covariance", w)
+    w_ = real_array("noise_covariance", w)
     if w_.shape != (n, n):
         raise ValueError(f"noise_covariance must have shape ({n}, {n}), got {w_.shape}")
     if not np.allclose(w_, w_.T, rtol=1e-12, atol=1e-14) or float(np.linalg.eigvalsh(w_).min()) < -1e-12:
@@ -142,16 +156,36 @@ def _check_covariance(w: object, n: int) -> np.ndarray:
     return w_
 
 
-def _check_x0(x0: object, n: int) -> np.ndarray:
-    x = _matrix("x0", x0, ndim=1)
+def check_x0(x0: object, n: int) -> np.ndarray:
+    """``x0`` as a first state of n dimensions (its norm is checked by the caller).
+
+    Args:
+        x0: The state.
+        n: The state dimension.
+
+    Returns:
+        ``x0`` as a float array of shape (n,).
+
+    Raises:
+        ValueError: If ``x0`` is not a real finite vector of shape (n,).
+    """
+    x = real_array("x0", x0, ndim=1)
     if x.shape != (n,):
         raise ValueError(f"x0 must have shape ({n},), got {x.shape}")
     return x
 
 
 def optimal_cost_from_riccati(p: np.ndarray, x0: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The optimal expected cost from x0 given the Riccati matrices ``p`` (of :func:`riccati_unchecked`) and the noise
-    covariance ``w``: x0ᵀ P₀ x0 + Σ_h tr(P_{h+1} W), unvalidated (batched over leading axes)."""
+    """The optimal expected cost x0ᵀ P₀ x0 + Σ_h tr(P_{h+1} W) from the Riccati matrices, unvalidated.
+
+    Args:
+        p: The Riccati matrices of :func:`riccati_unchecked`, shape (..., H + 1, n, n).
+        x0: The first state, shape (n,).
+        w: The noise covariance W, shape (n, n).
+
+    Returns:
+        The optimal expected cost, batched over the leading axes of ``p``.
+    """
     quad = np.einsum("i,...ij,j->...", x0, p[..., 0, :, :], x0)
     return quad + np.einsum("...hij,ji->...", p[..., 1:, :, :], w)
 
@@ -161,11 +195,29 @@ def optimal_cost(
 ) -> np.ndarray | float:
     """J*(x0) = x0ᵀP_0x0 + Σ_{h=0}^{H−1} tr(P_{h+1} W): the optimal expected cost of an episode (paper's (5)).
 
-    Batched over leading axes of ``a`` and ``b``; a float when there are none.
+    Args:
+        a: A, shape (..., n, n); leading batch axes are broadcast against ``b``'s.
+        b: B, shape (..., n, d).
+        q: Q (n, n), symmetric positive definite.
+        r: R (d, d), symmetric positive definite.
+        horizon: H, an integer >= 1.
+        x0: The first state, shape (n,).
+        noise_covariance: W (n, n), symmetric positive semidefinite.
+
+    Returns:
+        J*(x0) per leading batch axis of ``a`` and ``b``; a float when there are none.
+
+    Raises:
+        ValueError: If an array is not real and finite, has a wrong shape or is not (semi)definite as required, or
+            ``horizon`` is not an integer >= 1.
+
+    Examples:
+        >>> optimal_cost([[0.5]], [[0.5]], [[1.0]], [[1.0]], 2, [1.0], [[0.01]])
+        1.21
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     h = check_count("horizon", horizon)
-    x = _check_x0(x0, a_.shape[-1])
+    x = check_x0(x0, a_.shape[-1])
     w = _check_covariance(noise_covariance, a_.shape[-1])
     p, _ = riccati_unchecked(a_, b_, q_, r_, h)
     out = optimal_cost_from_riccati(p, x, w)
@@ -192,18 +244,38 @@ def _policy_cost(
 def policy_cost(
     a: object, b: object, q: object, r: object, gains: object, x0: object, noise_covariance: object
 ) -> np.ndarray | float:
-    """J^π(x0): the exact expected cost of the linear policy u_h = K_h x_h, ``gains`` of shape (..., H, d, n).
+    """J^π(x0): the exact expected cost of the linear policy u_h = K_h x_h.
 
     Backward: S_H = 0, S_h = Q + K_hᵀRK_h + (A + BK_h)ᵀS_{h+1}(A + BK_h), so
     J^π(x0) = x0ᵀS_0x0 + Σ_{h=0}^{H−1} tr(S_{h+1} W) for zero-mean noise of covariance W independent of
-    the past. The controls are *not* clipped here (see the module docstring). Batched.
+    the past. The controls are *not* clipped here (docs/explanation/environments.md, "Regret").
+
+    Args:
+        a: A, shape (..., n, n).
+        b: B, shape (..., n, d).
+        q: Q (n, n), symmetric positive definite.
+        r: R (d, d), symmetric positive definite.
+        gains: K_h, shape (..., H, d, n).
+        x0: The first state, shape (n,).
+        noise_covariance: W (n, n), symmetric positive semidefinite.
+
+    Returns:
+        J^π(x0) per leading batch axis of ``a``, ``b`` and ``gains``; a float when there are none.
+
+    Raises:
+        ValueError: If an array is not real and finite, has a wrong shape or is not (semi)definite as required.
+
+    Examples:
+        >>> import numpy as np
+        >>> policy_cost([[0.5]], [[0.5]], [[1.0]], [[1.0]], np.zeros((2, 1, 1)), [1.0], [[0.01]])
+        1.26
     """
     a_, b_, q_, r_ = _check_system_arrays(a, b, q, r)
     n, d = b_.shape[-2:]
-    k = _matrix("gains", gains, ndim=3)
+    k = real_array("gains", gains, ndim=3)
     if k.shape[-2:] != (d, n):
         raise ValueError(f"gains must have shape (..., H, {d}, {n}), got {k.shape}")
-    x = _check_x0(x0, n)
+    x = check_x0(x0, n)
     w = _check_covariance(noise_covariance, n)
     out = _policy_cost(a_, b_, q_, r_, k, x, w)
     return float(out) if np.ndim(out) == 0 else out
@@ -222,10 +294,20 @@ def _controllable(a: np.ndarray, b: np.ndarray) -> bool:
 class LQSystem:
     """An episodic LQ system satisfying the paper's Assumption 1 (checked on construction).
 
-    ``A`` (n×n), ``B`` (n×d), ``Q`` (n×n) and ``R`` (d×d) symmetric positive definite, ``horizon`` H,
-    ``noise_bound`` C_w ∈ (0, 1), ``gamma`` γ > 0 (the control bound), ``x0`` (n,) with ‖x0‖ <= 1.
-    Raises ``ValueError`` naming the violated condition: ‖A‖ >= 1, ‖B‖ >= 1,
-    ‖A‖ + γ‖B‖ + C_w > 1, ‖[A, B]‖_F > 1, (A, B) not controllable, bad shapes.
+    Attributes:
+        A: The state matrix (n×n), ‖A‖ < 1.
+        B: The control matrix (n×d), ‖B‖ < 1.
+        Q: The state cost (n×n), symmetric positive definite.
+        R: The control cost (d×d), symmetric positive definite.
+        horizon: H, the steps of an episode.
+        noise_bound: C_w ∈ (0, 1), the bound on every noise vector's norm.
+        gamma: γ > 0, the control bound (controls are clipped to the ball of radius γ).
+        x0: The first state of every episode (n,), ‖x0‖ <= 1.
+        name: The system's name in runs and reports.
+
+    Raises:
+        ValueError: Naming the violated condition: ‖A‖ >= 1, ‖B‖ >= 1, ‖A‖ + γ‖B‖ + C_w > 1, ‖[A, B]‖_F > 1,
+            (A, B) not controllable, bad shapes.
     """
 
     A: np.ndarray
@@ -248,8 +330,8 @@ class LQSystem:
         if c_w >= 1.0:
             raise ValueError(f"noise_bound C_w must be < 1 (Assumption 1(d)), got {c_w!r}")
         gamma = check_positive("gamma", self.gamma)
-        x0 = _check_x0(self.x0, n)
-        if np.linalg.norm(x0) > 1.0 + _TOL:
+        x0 = check_x0(self.x0, n)
+        if np.linalg.norm(x0) > 1.0 + NORM_TOL:
             raise ValueError(f"x0 must have norm <= 1 (Assumption 1(c)), got ‖x0‖ = {np.linalg.norm(x0)!r}")
         c_a, c_b = float(np.linalg.norm(a, 2)), float(np.linalg.norm(b, 2))
         if c_a >= 1.0:
@@ -257,12 +339,12 @@ class LQSystem:
         if c_b >= 1.0:
             raise ValueError(f"‖B‖ must be < 1 (Assumption 1(b)), got ‖B‖ = {c_b!r}")
         total = c_a + gamma * c_b + c_w
-        if total > 1.0 + _TOL:
+        if total > 1.0 + NORM_TOL:
             raise ValueError(
                 f"Assumption 1(e) needs ‖A‖ + γ‖B‖ + C_w <= 1, got {c_a!r} + {gamma!r}·{c_b!r} + {c_w!r} = {total!r}"
             )
         frob = float(np.sqrt(np.sum(a * a) + np.sum(b * b)))
-        if frob > 1.0 + _TOL:
+        if frob > 1.0 + NORM_TOL:
             raise ValueError(f"‖Θ‖_F = ‖[A, B]‖_F must be <= 1 (Assumption 1(a)), got {frob!r}")
         if not _controllable(a, b):
             raise ValueError(
@@ -303,33 +385,70 @@ class LQSystem:
     # ------------------------------------------------------------------ exact costs
 
     def riccati(self) -> tuple[np.ndarray, np.ndarray]:
-        """(P, K) of the true system: shapes (H + 1, n, n) and (H, d, n)."""
+        """The Riccati matrices of the true system (:func:`riccati`).
+
+        Returns:
+            ``(P, K)`` of shapes (H + 1, n, n) and (H, d, n).
+        """
         return riccati_unchecked(self.A, self.B, self.Q, self.R, self.horizon)
 
     def optimal_gains(self) -> np.ndarray:
-        """K_h of the true system, shape (H, d, n)."""
+        """The optimal gains K_h of the true system.
+
+        Returns:
+            K, shape (H, d, n).
+        """
         return self.riccati()[1]
 
     def optimal_cost(self) -> float:
-        """J*(x0) under :attr:`noise_covariance`."""
+        """J*(x0) under :attr:`noise_covariance`.
+
+        Returns:
+            The optimal expected cost of an episode.
+        """
         p, _ = self.riccati()
         return float(optimal_cost_from_riccati(p, self.x0, self.noise_covariance))
 
     def _gains(self, gains: object) -> np.ndarray:
-        k = _matrix("gains", gains, ndim=3)
+        k = real_array("gains", gains, ndim=3)
         want = (self.horizon, self.control_dim, self.state_dim)
         if k.shape[-3:] != want:
             raise ValueError(f"gains must have shape (..., {want[0]}, {want[1]}, {want[2]}), got {k.shape}")
         return k
 
     def policy_cost(self, gains: object) -> np.ndarray | float:
-        """J^π(x0) of the linear policy u_h = K_h x_h (unclipped), exact; batched over leading axes of ``gains``."""
+        """J^π(x0) of the linear policy u_h = K_h x_h (unclipped), exact.
+
+        Args:
+            gains: K_h, shape (H, d, n) or batched (..., H, d, n).
+
+        Returns:
+            The expected cost per leading batch axis of ``gains``; a float when there are none.
+
+        Raises:
+            ValueError: If ``gains`` is not real and finite or has the wrong shape.
+        """
         k = self._gains(gains)
         out = _policy_cost(self.A, self.B, self.Q, self.R, k, self.x0, self.noise_covariance)
         return float(out) if np.ndim(out) == 0 else out
 
     def regret(self, gains: object) -> np.ndarray | float:
-        """J^π(x0) − J*(x0) of the linear policy with ``gains`` (>= 0 up to rounding; see the module docstring)."""
+        """J^π(x0) − J*(x0) of the linear policy with ``gains`` (docs/explanation/environments.md, "Regret").
+
+        Args:
+            gains: K_h, shape (H, d, n) or batched (..., H, d, n).
+
+        Returns:
+            The regret per leading batch axis of ``gains`` (>= 0 up to rounding); a float when there are none.
+
+        Raises:
+            ValueError: If ``gains`` is not real and finite or has the wrong shape.
+
+        Examples:
+            >>> system = random_lq(2, 1, 5, rng=0)
+            >>> system.regret(system.optimal_gains())
+            0.0
+        """
         k = self._gains(gains)
         out = _policy_cost(self.A, self.B, self.Q, self.R, k, self.x0, self.noise_covariance) - self.optimal_cost()
         return float(out) if np.ndim(out) == 0 else out
@@ -337,27 +456,53 @@ class LQSystem:
     # ------------------------------------------------------------------ simulation
 
     def step(self, x: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """A x + B u + w (batched over leading axes)."""
+        """The next state A x + B u + w.
+
+        Args:
+            x: States, shape (..., n).
+            u: Controls, shape (..., d).
+            w: Noise, shape (..., n).
+
+        Returns:
+            The next states, batched over the leading axes.
+        """
         return x @ self.A.T + u @ self.B.T + w
 
     def cost(self, x: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """xᵀQx + uᵀRu (batched over leading axes)."""
+        """The cost xᵀQx + uᵀRu of a step.
+
+        Args:
+            x: States, shape (..., n).
+            u: Controls, shape (..., d).
+
+        Returns:
+            The costs, batched over the leading axes.
+        """
         return np.einsum("...i,ij,...j->...", x, self.Q, x) + np.einsum("...i,ij,...j->...", u, self.R, u)
 
     def rollout(
         self, gains: object, noise: object, *, clip: bool = True, x1: object = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play u_h = clip(K_h x_h, γ) (or unclipped) against ``noise`` of shape (..., H, n) from x0, or from
-        ``x1`` (n,) with ‖x1‖ <= 1 (a user's own first state: Assumption 1(c) lets x_{k,1} vary with k).
+        """Play u_h = clip(K_h x_h, γ), or unclipped, against ``noise`` from x0 or from ``x1``.
 
-        Returns states (..., H + 1, n), controls (..., H, d) and costs (..., H). ``gains`` (H, d, n) or
-        batched (..., H, d, n) broadcasting against the noise's leading axes.
+        Args:
+            gains: K_h, shape (H, d, n) or batched (..., H, d, n), broadcasting against the noise's leading axes.
+            noise: The noise w_h, shape (..., H, n).
+            clip: Whether the controls are clipped to the ball of radius γ.
+            x1: A user's own first state (n,) with ‖x1‖ <= 1 (Assumption 1(c) lets x_{k,1} vary with k), or
+                None for the system's x0.
+
+        Returns:
+            States (..., H + 1, n), controls (..., H, d) and costs (..., H).
+
+        Raises:
+            ValueError: If ``x1`` has norm above 1, or ``gains`` or ``noise`` has the wrong shape.
         """
-        start = self.x0 if x1 is None else _check_x0(x1, self.state_dim)
-        if np.linalg.norm(start) > 1.0 + _TOL:
+        start = self.x0 if x1 is None else check_x0(x1, self.state_dim)
+        if np.linalg.norm(start) > 1.0 + NORM_TOL:
             raise ValueError(f"x1 must have norm <= 1 (Assumption 1(c)), got ‖x1‖ = {np.linalg.norm(start)!r}")
         k = self._gains(gains)
-        w = _matrix("noise", noise, ndim=2)
+        w = real_array("noise", noise, ndim=2)
         n, d, h_ = self.state_dim, self.control_dim, self.horizon
         if w.shape[-2:] != (h_, n):
             raise ValueError(f"noise must have shape (..., {h_}, {n}), got {w.shape}")
@@ -394,8 +539,33 @@ def random_lq(
 
     A = a_norm · G_A/‖G_A‖ and B = b_norm · G_B/‖G_B‖ with Gaussian G (so ‖A‖ = a_norm, ‖B‖ = b_norm);
     if ‖[A, B]‖_F > 1 both are divided by it (lowering their norms). Draws are repeated until (A, B) is
-    controllable. γ defaults to the largest control bound Assumption 1(e) allows,
-    (1 − ‖A‖ − C_w)/‖B‖. Q = q·I, R = r·I. x0 defaults to a uniformly random unit vector.
+    controllable.
+
+    Args:
+        state_dim: n.
+        control_dim: d.
+        horizon: H.
+        rng: A Generator or an integer seed.
+        a_norm: ‖A‖ before the Frobenius rescaling, in [0, 1).
+        b_norm: ‖B‖ before the Frobenius rescaling, in (0, 1).
+        noise_bound: C_w, with a_norm + C_w < 1.
+        gamma: The control bound γ; None for the largest Assumption 1(e) allows, (1 − ‖A‖ − C_w)/‖B‖.
+        q: Q = q·I.
+        r: R = r·I.
+        x0: The first state; None for a uniformly random unit vector.
+        name: The system's name.
+
+    Returns:
+        The system.
+
+    Raises:
+        ValueError: If a size is not an integer >= 1, a norm or bound is out of range, or a norm leaves no room
+            for controls (a_norm + noise_bound >= 1).
+
+    Examples:
+        >>> system = random_lq(2, 1, 5, rng=0)
+        >>> system.state_dim, system.control_dim, system.horizon, system.noise_bound
+        (2, 1, 5, 0.1)
     """
     n = check_count("state_dim", state_dim)
     d = check_count("control_dim", control_dim)
@@ -427,153 +597,5 @@ def random_lq(
         v = rng.standard_normal(n)
         x = v / np.linalg.norm(v)
     else:
-        x = _check_x0(x0, n)
+        x = check_x0(x0, n)
     return LQSystem(a, b, q * np.eye(n), r * np.eye(d), h, c_w, g, x, name)
-
-
-# ------------------------------------------------------------------------------------------
-# Users
-# ------------------------------------------------------------------------------------------
-
-
-def _ball_noise(rng: np.random.Generator, horizon: int, n: int, bound: float) -> np.ndarray:
-    g = rng.standard_normal((horizon, n))
-    u = rng.random(horizon)
-    norm = np.linalg.norm(g, axis=1)
-    norm[norm == 0.0] = 1.0
-    return bound * (u ** (1.0 / n))[:, None] * g / norm[:, None]
-
-
-def _check_noise(noise: object, bound: float, ndim: int) -> np.ndarray:
-    w = _matrix("noise", noise, ndim=ndim)
-    if w.ndim != ndim:
-        raise ValueError(f"noise must have {ndim} dimensions, got shape {w.shape}")
-    norms = np.linalg.norm(w, axis=-1)
-    if norms.size and float(norms.max()) > bound * (1.0 + _TOL):
-        raise ValueError(f"every noise vector must have norm <= C_w = {bound!r}, got {float(norms.max())!r}")
-    return w
-
-
-@dataclass(frozen=True)
-class LQUser:
-    """One user: the noise w_0 … w_{H−1} of her episode (shape (H, n)), her seed, if drawn from one, and her own
-    first state ``x1`` (``None``: the system's x0)."""
-
-    noise: np.ndarray
-    seed: int | None = None
-    x1: np.ndarray | None = None
-
-    @classmethod
-    def from_seed(cls, seed: int, horizon: int, state_dim: int, noise_bound: float) -> LQUser:
-        """The user drawn from ``seed``: noise uniform in the ball of radius ``noise_bound`` (same seed, same user)."""
-        seed = check_index("seed", seed)
-        h = check_count("horizon", horizon)
-        n = check_count("state_dim", state_dim)
-        c_w = check_positive("noise_bound", noise_bound)
-        return cls(_ball_noise(np.random.default_rng(seed), h, n, c_w), seed)
-
-    @classmethod
-    def canary(
-        cls, directions: Sequence[Sequence[float]] | np.ndarray, noise_bound: float, *, x1: object = None
-    ) -> LQUser:
-        """A user whose noise sits on the bound: w_h = C_w · v_h/‖v_h‖ for ``directions`` v of shape (H, n), starting
-        in ``x1`` (‖x1‖ <= 1; ``None``: the system's x0)."""
-        c_w = check_positive("noise_bound", noise_bound)
-        v = _matrix("directions", directions)
-        if v.ndim != 2:
-            raise ValueError(f"directions must have shape (H, n), got {v.shape}")
-        norm = np.linalg.norm(v, axis=1)
-        if np.any(norm == 0.0):
-            raise ValueError(f"every direction must be non-zero, got zero rows {np.flatnonzero(norm == 0.0).tolist()}")
-        start = None if x1 is None else _check_x0(x1, v.shape[1])
-        if start is not None and np.linalg.norm(start) > 1.0 + _TOL:
-            raise ValueError(f"x1 must have norm <= 1, got ‖x1‖ = {np.linalg.norm(start)!r}")
-        return cls(c_w * v / norm[:, None], None, start)
-
-
-@dataclass(frozen=True)
-class LQUsers:
-    """K users as noise of shape (K, H, n), each with ‖w‖ <= ``noise_bound``; ``seeds`` where drawn."""
-
-    noise: np.ndarray
-    noise_bound: float
-    seeds: tuple[int | None, ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        c_w = check_positive("noise_bound", self.noise_bound)
-        w = _check_noise(self.noise, c_w, 3)
-        if w.shape[0] == 0:
-            raise ValueError("users must not be empty")
-        if self.seeds and len(self.seeds) != w.shape[0]:
-            raise ValueError(f"seeds must name one seed per user: {len(self.seeds)} for {w.shape[0]} users")
-        w.setflags(write=False)
-        object.__setattr__(self, "noise", w)
-        object.__setattr__(self, "noise_bound", c_w)
-
-    @classmethod
-    def draw(cls, count: int, system: LQSystem, rng: np.random.Generator | int) -> LQUsers:
-        """``count`` users of ``system`` whose seeds are drawn from ``rng`` (each reproducible from her seed)."""
-        k = check_count("count", count)
-        rng = check_rng("rng", rng)
-        seeds = rng.integers(0, _SEED_BOUND, size=k, dtype=np.int64)
-        return cls.from_seeds([int(s) for s in seeds], system)
-
-    @classmethod
-    def from_seeds(cls, seeds: Sequence[int], system: LQSystem) -> LQUsers:
-        """Users of ``system`` drawn each from her own seed."""
-        if len(seeds) == 0:
-            raise ValueError("seeds must not be empty")
-        users = [LQUser.from_seed(s, system.horizon, system.state_dim, system.noise_bound) for s in seeds]
-        return cls.stack(users, system.noise_bound)
-
-    @classmethod
-    def stack(cls, users: Sequence[LQUser], noise_bound: float) -> LQUsers:
-        """Users stacked; all must have the same (H, n)."""
-        if not users:
-            raise ValueError("users must not be empty")
-        shapes = {u.noise.shape for u in users}
-        if len(shapes) != 1:
-            raise ValueError(f"users must all have the same noise shape, got {sorted(shapes)}")
-        return cls(np.stack([u.noise for u in users]), noise_bound, tuple(u.seed for u in users))
-
-    def __len__(self) -> int:
-        return self.noise.shape[0]
-
-    @property
-    def horizon(self) -> int:
-        return self.noise.shape[1]
-
-    @property
-    def state_dim(self) -> int:
-        return self.noise.shape[2]
-
-    def _index(self, k: int) -> int:
-        k = check_index("k", k)
-        if k >= len(self):
-            raise ValueError(f"user index {k} out of range for {len(self)} users")
-        return k
-
-    def __getitem__(self, k: int) -> LQUser:
-        k = self._index(k)
-        return LQUser(self.noise[k], self.seeds[k] if self.seeds else None)
-
-    def replace(self, k: int, user: LQUser) -> LQUsers:
-        """The neighbouring dataset with user ``k`` replaced by ``user`` (replace-one)."""
-        k = self._index(k)
-        w = _check_noise(user.noise, self.noise_bound, 2)
-        if w.shape != self.noise.shape[1:]:
-            raise ValueError(f"the user's noise has shape {w.shape}, the others {self.noise.shape[1:]}")
-        noise = self.noise.copy()
-        noise[k] = w
-        seeds: list[int | None] = list(self.seeds) if self.seeds else [None] * len(self)
-        seeds[k] = user.seed
-        return LQUsers(noise, self.noise_bound, tuple(seeds))
-
-    def remove(self, k: int) -> LQUsers:
-        """The neighbouring dataset without user ``k`` (add/remove)."""
-        k = self._index(k)
-        if len(self) < 2:
-            raise ValueError(f"cannot remove user {k} from {len(self)} users")
-        keep = np.arange(len(self)) != k
-        seeds = tuple(s for i, s in enumerate(self.seeds) if i != k) if self.seeds else ()
-        return LQUsers(self.noise[keep], self.noise_bound, seeds)

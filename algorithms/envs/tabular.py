@@ -1,16 +1,10 @@
 """Episodic finite-horizon tabular MDPs with the users made explicit.
 
-An episode is one user. A :class:`User` is the randomness of her episode, drawn from her own seed:
-one uniform per step for the transition and one for the reward, so her responses to *any* actions
-are fixed (the next state is the inverse-CDF of P_h(·|s, a) at her uniform). Swapping one user
-for another (:meth:`Users.replace`) builds a neighbouring dataset while every other user responds
-exactly as before. A user may also carry fixed rewards (``rewards``), which is how the audits
-build canaries (all 0 against all 1) within the assumption r ∈ [0, 1].
-
-:class:`TabularMDP` holds P_h(s′|s, a) and the mean rewards r_h(s, a) ∈ [0, 1] for h = 0..H−1,
-with exact backward induction for the optimal values and for the values of any policy (for
-regret). :func:`riverswim` builds seed 000's RiverSwim (homogeneous or inhomogeneous);
-:func:`random_tabular` a random MDP.
+A :class:`User` is the randomness of her episode, drawn from her own seed, so her responses to any actions are fixed;
+:class:`Users` holds K of them and builds neighbouring datasets. :class:`TabularMDP` holds P_h(s′|s, a) and the mean
+rewards r_h(s, a) ∈ [0, 1] and computes exact values and regret. :func:`riverswim`, :func:`random_tabular` and
+:func:`uniform_tabular` build environments, :func:`make_tabular` one by name. How users, rewards and starts are
+modelled: docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -42,12 +36,20 @@ _SEED_BOUND = 2**63
 
 @dataclass(frozen=True)
 class User:
-    """One user's episode: her seed (if drawn from one) and her uniforms; ``rewards`` overrides the
-    environment's rewards (NaN where it does not); ``initial_state`` her first state (``None``: the
-    environment's — the papers let each episode start anywhere, s_1^k being part of the episode's data);
-    ``path`` her next state at every step, whatever the model says (``None``: drawn from her uniforms) — the
-    audits' canaries in a user's environment, where dpkit chooses their transitions: a user's data is her
-    trajectory, and a privacy guarantee holds for every trajectory."""
+    """One user's episode: the randomness that fixes her responses to any actions.
+
+    Attributes:
+        transition_uniforms: One uniform in [0, 1) per step, choosing her next state (shape (H,)).
+        reward_uniforms: One uniform per step, drawing her Bernoulli rewards (shape (H,)).
+        rewards: Rewards that override the environment's (NaN where they do not), or None.
+        seed: Her seed, if she was drawn from one.
+        initial_state: Her first state, or None for the environment's.
+        path: Her next state at every step whatever the model says (an audit's canary), or None to draw them
+            from her uniforms.
+
+    Raises:
+        ValueError: If ``initial_state`` is negative, or ``path`` is not one state >= 0 per step.
+    """
 
     transition_uniforms: np.ndarray
     reward_uniforms: np.ndarray
@@ -69,7 +71,18 @@ class User:
 
     @classmethod
     def from_seed(cls, seed: int, horizon: int) -> User:
-        """The user drawn from ``seed`` (an integer >= 0): the same seed gives the same user."""
+        """The user drawn from ``seed``: the same seed gives the same user.
+
+        Args:
+            seed: An integer >= 0.
+            horizon: H, the steps of her episode.
+
+        Returns:
+            The user, with uniforms drawn from ``seed``.
+
+        Raises:
+            ValueError: If ``seed`` is negative or ``horizon`` is not an integer >= 1.
+        """
         seed = check_index("seed", seed)
         h = check_count("horizon", horizon)
         u = np.random.default_rng(seed).random((2, h))
@@ -85,11 +98,28 @@ class User:
         initial_state: int | None = None,
         path: Sequence[int] | np.ndarray | None = None,
     ) -> User:
-        """A user with fixed rewards (each in [0, 1]) and the given transition uniforms (each in [0, 1)),
-        starting in ``initial_state`` (``None``: the environment's).
+        """A user with fixed rewards and the given transition uniforms: an audit's canary.
 
-        ``beyond_bounds=True`` admits any finite rewards: raw inputs outside the stated assumptions,
-        which only an algorithm's own clipping keeps in range (the audits' canaries use them)."""
+        Args:
+            rewards: Her reward at every step, each in [0, 1] (any finite value with ``beyond_bounds``).
+            transition_uniforms: Her uniform at every step, each in [0, 1).
+            beyond_bounds: Whether to admit rewards outside [0, 1]: raw inputs beyond the stated assumptions,
+                which only an algorithm's own clipping keeps in range.
+            initial_state: Her first state, or None for the environment's.
+            path: Her next state at every step, or None to draw them from her uniforms.
+
+        Returns:
+            The canary user (no seed).
+
+        Raises:
+            ValueError: If the arrays are not 1-d of one length, a reward is out of range or a uniform outside
+                [0, 1).
+
+        Examples:
+            >>> user = User.canary([1.0, 0.0], [0.5, 0.5])
+            >>> user.rewards.tolist(), user.transition_uniforms.tolist()
+            ([1.0, 0.0], [0.5, 0.5])
+        """
         r = np.asarray(rewards, dtype=float)
         u = np.asarray(transition_uniforms, dtype=float)
         if r.ndim != 1 or u.shape != r.shape:
@@ -103,20 +133,38 @@ class User:
 
 @dataclass(frozen=True)
 class Users:
-    """K users as arrays of shape (K, H); ``rewards`` is NaN where a user keeps the environment's."""
+    """K users as arrays of shape (K, H).
+
+    Attributes:
+        transition_uniforms: Each user's transition uniforms, shape (K, H).
+        reward_uniforms: Each user's reward uniforms, shape (K, H).
+        rewards: Each user's own rewards, NaN where she keeps the environment's, shape (K, H).
+        seeds: One seed per user where drawn (None for a user without), or empty.
+        initial_states: Each user's first state, −1 where she starts in the environment's (None: every user does).
+        paths: Each user's next states (K, H), −1 where her uniforms choose them (None: every user's do).
+    """
 
     transition_uniforms: np.ndarray
     reward_uniforms: np.ndarray
     rewards: np.ndarray
     seeds: tuple[int | None, ...] = field(default=())
-    #: each user's first state, −1 where she starts in the environment's (``None``: every user does)
     initial_states: np.ndarray | None = None
-    #: each user's next states (K, H), −1 where her uniforms choose them (``None``: every user's do)
     paths: np.ndarray | None = None
 
     @classmethod
     def from_seeds(cls, seeds: Sequence[int], horizon: int) -> Users:
-        """Users drawn each from her own seed."""
+        """Users drawn each from her own seed.
+
+        Args:
+            seeds: One integer >= 0 per user.
+            horizon: H.
+
+        Returns:
+            The users.
+
+        Raises:
+            ValueError: If ``seeds`` is empty or holds a negative seed.
+        """
         users = [User.from_seed(s, horizon) for s in seeds]
         if not users:
             raise ValueError("seeds must not be empty")
@@ -124,7 +172,24 @@ class Users:
 
     @classmethod
     def draw(cls, count: int, horizon: int, rng: np.random.Generator | int) -> Users:
-        """``count`` users whose seeds are drawn from ``rng``."""
+        """``count`` users whose seeds are drawn from ``rng`` (each reproducible from her seed).
+
+        Args:
+            count: K, an integer >= 1.
+            horizon: H.
+            rng: A Generator or an integer seed.
+
+        Returns:
+            The users.
+
+        Raises:
+            ValueError: If ``count`` or ``horizon`` is not an integer >= 1, or ``rng`` is not a Generator or seed.
+
+        Examples:
+            >>> users = Users.draw(3, 4, rng=0)
+            >>> len(users), users.horizon, len(users.remove(1))
+            (3, 4, 2)
+        """
         k = check_count("count", count)
         h = check_count("horizon", horizon)
         rng = check_rng("rng", rng)
@@ -138,6 +203,17 @@ class Users:
 
     @classmethod
     def stack(cls, users: Sequence[User]) -> Users:
+        """Users stacked into one :class:`Users`.
+
+        Args:
+            users: The users, all of the same horizon.
+
+        Returns:
+            The users stacked.
+
+        Raises:
+            ValueError: If ``users`` is empty.
+        """
         if not users:
             raise ValueError("users must not be empty")
         tu = np.stack([u.transition_uniforms for u in users])
@@ -159,6 +235,7 @@ class Users:
 
     @property
     def horizon(self) -> int:
+        """H, the steps of each user's episode."""
         return self.transition_uniforms.shape[1]
 
     def __getitem__(self, k: int) -> User:
@@ -174,7 +251,18 @@ class Users:
         )
 
     def replace(self, k: int, user: User) -> Users:
-        """The neighbouring dataset with user ``k`` replaced by ``user`` (replace-one)."""
+        """The neighbouring dataset with user ``k`` replaced by ``user`` (replace-one).
+
+        Args:
+            k: The index of the user replaced.
+            user: Her replacement, of the same horizon.
+
+        Returns:
+            The neighbouring users.
+
+        Raises:
+            ValueError: If ``k`` is out of range or the user's horizon differs.
+        """
         k = check_index("k", k)
         if k >= len(self):
             raise ValueError(f"user index {k} out of range for {len(self)} users")
@@ -194,7 +282,21 @@ class Users:
         )
 
     def with_initial_states(self, states: Sequence[int] | np.ndarray) -> Users:
-        """These users, each starting in ``states[k]`` (−1: the environment's initial state)."""
+        """These users, each starting in her own state.
+
+        Args:
+            states: One first state per user, −1 for the environment's initial state.
+
+        Returns:
+            The users with their first states.
+
+        Raises:
+            ValueError: If ``states`` is not one integer >= −1 per user.
+
+        Examples:
+            >>> Users.draw(3, 4, rng=0).with_initial_states([0, -1, 1]).initial_states.tolist()
+            [0, -1, 1]
+        """
         starts = np.asarray(states)
         if starts.shape != (len(self),) or not np.issubdtype(starts.dtype, np.integer) or np.any(starts < -1):
             raise ValueError(f"states must be {len(self)} integers >= −1, got {states!r}")
@@ -203,7 +305,17 @@ class Users:
         )
 
     def remove(self, k: int) -> Users:
-        """The neighbouring dataset without user ``k`` (add/remove)."""
+        """The neighbouring dataset without user ``k`` (add/remove).
+
+        Args:
+            k: The index of the user removed.
+
+        Returns:
+            The K − 1 other users.
+
+        Raises:
+            ValueError: If ``k`` is out of range or she is the only user.
+        """
         k = check_index("k", k)
         if k >= len(self) or len(self) < 2:
             raise ValueError(f"cannot remove user {k} from {len(self)} users")
@@ -218,13 +330,22 @@ class Users:
 
 @dataclass(frozen=True)
 class TabularMDP:
-    """P_h(s′|s, a) as ``transitions[h, s, a, s′]`` and mean rewards ``rewards[h, s, a]`` in [0, 1].
+    """A finite-horizon tabular MDP: P_h(s′|s, a) and mean rewards r_h(s, a) in [0, 1], checked.
 
-    ``reward_model`` ``"mean"`` pays r_h(s, a) itself; ``"bernoulli"`` pays 1 with probability
-    r_h(s, a) (seed 004's random rewards with mean ⟨ϕ(s, a), θ_r,h⟩); ``"transition"`` pays
-    ``transition_rewards[h, s, a, s′]`` for the transition made (a Gymnasium toy-text model's rewards), whose
-    mean under P_h(·|s, a) must be ``rewards``. Every episode starts in ``initial_state`` (a user may start
-    elsewhere: :attr:`User.initial_state`).
+    Attributes:
+        transitions: P_h(s′|s, a) as ``transitions[h, s, a, s′]``, shape (H, S, A, S).
+        rewards: The mean rewards ``rewards[h, s, a]`` in [0, 1], shape (H, S, A).
+        initial_state: Where every episode starts (a user may start elsewhere: :attr:`User.initial_state`).
+        reward_model: How a reward is paid (:data:`REWARD_MODELS`): ``"mean"`` r_h(s, a) itself,
+            ``"bernoulli"`` 1 with probability r_h(s, a) (seed 004's random rewards), ``"transition"``
+            ``transition_rewards[h, s, a, s′]`` of the transition made.
+        name: The environment's name in runs and reports.
+        transition_rewards: The rewards of the transitions (H, S, A, S) in [0, 1], whose means under the
+            transitions are ``rewards``; only with ``reward_model="transition"``.
+
+    Raises:
+        ValueError: If a shape is wrong, a transition is not a probability vector, a reward is outside [0, 1],
+            ``initial_state`` is out of range, or ``transition_rewards`` does not go with ``reward_model``.
     """
 
     transitions: np.ndarray
@@ -266,20 +387,41 @@ class TabularMDP:
 
     @property
     def horizon(self) -> int:
+        """H, the steps of an episode."""
         return self.transitions.shape[0]
 
     @property
     def states(self) -> int:
+        """S, the number of states."""
         return self.transitions.shape[1]
 
     @property
     def actions(self) -> int:
+        """A, the number of actions."""
         return self.transitions.shape[2]
 
     def step_runs(self, h: int, s: np.ndarray, a: np.ndarray, user: User | Users) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`step` of ``user`` in R runs at once: states ``s`` (R,) and actions ``a`` (R,) → next states (R,)
-        and rewards (R,), run i's exactly what ``step(h, s[i], a[i], user)`` returns. ``user`` may also be R users,
-        one per run (:class:`Users` of length R: run i's is ``step(h, s[i], a[i], user[i])``)."""
+        """:meth:`step` in R runs at once: run i's next state and reward are exactly ``step(h, s[i], a[i], user)``.
+
+        Args:
+            h: The step.
+            s: The runs' states, shape (R,).
+            a: The runs' actions, shape (R,).
+            user: One user for every run, or R users, one per run (:class:`Users` of length R: run i's step is
+                then ``step(h, s[i], a[i], user[i])``).
+
+        Returns:
+            The next states (R,) and the rewards (R,).
+
+        Raises:
+            ValueError: If a user's path leads beyond the states, or ``user`` holds not one user per run.
+
+        Examples:
+            >>> import numpy as np
+            >>> env = riverswim(2)
+            >>> env.step_runs(0, np.array([0, 1]), np.array([1, 1]), User.from_seed(0, env.horizon))
+            (array([1, 1]), array([0.  , 0.25]))
+        """
         s = np.asarray(s, dtype=np.int64)
         a = np.asarray(a, dtype=np.int64)
         if isinstance(user, Users):
@@ -327,7 +469,24 @@ class TabularMDP:
         return s_next, np.where(np.isnan(own), r, own)
 
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
-        """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``."""
+        """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``.
+
+        Args:
+            h: The step.
+            s: The state.
+            a: The action.
+            user: The user, whose uniforms (or path) choose the next state and whose rewards override the model's.
+
+        Returns:
+            The next state and the reward.
+
+        Raises:
+            ValueError: If the user's path leads beyond the states.
+
+        Examples:
+            >>> uniform_tabular(3, 2, 2).step(0, 0, 1, User.canary([1.0, 1.0], [0.7, 0.1]))
+            (2, 1.0)
+        """
         if user.path is not None:
             s_next = int(user.path[h])
             if s_next >= self.states:
@@ -347,7 +506,11 @@ class TabularMDP:
         return s_next, float(mean)
 
     def optimal_values(self) -> tuple[np.ndarray, np.ndarray]:
-        """Q*[h, s, a] and V*[h, s] (V*[H] = 0) by backward induction."""
+        """The optimal values by backward induction.
+
+        Returns:
+            Q*[h, s, a] of shape (H, S, A) and V*[h, s] of shape (H + 1, S), with V*[H] = 0.
+        """
         h_, s_, a_ = self.rewards.shape
         v = np.zeros((h_ + 1, s_))
         q = np.empty((h_, s_, a_))
@@ -357,9 +520,17 @@ class TabularMDP:
         return q, v
 
     def policy_values(self, policy: np.ndarray) -> np.ndarray:
-        """V^π[..., h, s] of a policy: ``policy[..., h, s]`` actions, or ``policy[..., h, s, a]`` probabilities.
+        """V^π[..., h, s] of a policy, leading batch axes evaluated together (one backward pass for all).
 
-        Leading batch axes are evaluated together (one backward pass for all of them).
+        Args:
+            policy: Actions ``policy[..., h, s]`` (integers) or probabilities ``policy[..., h, s, a]``.
+
+        Returns:
+            V^π, shape (..., H + 1, S).
+
+        Raises:
+            ValueError: If ``policy`` has the wrong shape, an action out of range, or rows that are not probability
+                vectors.
         """
         pi = np.asarray(policy)
         h_, s_, a_ = self.rewards.shape
@@ -383,7 +554,23 @@ class TabularMDP:
         return v
 
     def regret(self, policy: np.ndarray) -> np.ndarray | float:
-        """V*_0(s_1) − V^π_0(s_1): the expected regret of one episode played with ``policy``."""
+        """V*_0(s_1) − V^π_0(s_1): the expected regret of one episode played with ``policy``.
+
+        Args:
+            policy: Actions ``policy[..., h, s]`` or probabilities ``policy[..., h, s, a]`` (:meth:`policy_values`).
+
+        Returns:
+            The regret per leading batch axis of ``policy``; a float when there are none.
+
+        Raises:
+            ValueError: If ``policy`` is not a valid policy (:meth:`policy_values`).
+
+        Examples:
+            >>> import numpy as np
+            >>> env = riverswim(2)
+            >>> round(env.regret(np.zeros((env.horizon, 2), dtype=int)), 6)  # always left
+            0.717251
+        """
         _, v_star = self.optimal_values()
         v = self.policy_values(policy)
         r = v_star[0, self.initial_state] - v[..., 0, self.initial_state]
@@ -398,13 +585,29 @@ def riverswim(
     success: float = 0.9,
     rng: np.random.Generator | int | None = None,
 ) -> TabularMDP:
-    """Seed 000's RiverSwim: ``states`` states in a row, actions 0 (left) and 1 (right), H = 2S.
+    """Seed 000's RiverSwim: ``states`` states in a row, actions 0 (left) and 1 (right).
 
     Left moves one state left (staying at 0) and pays 5/(1000H) in state 0. Right moves one state
     right with probability p and stays otherwise (at the right end it stays), and pays 1/H in
-    the rightmost state. Rewards are divided by H as in seed 000 §6, so every return lies in
-    [0, 1]. Homogeneous: p = ``success`` at every step; inhomogeneous: p_h ~ U(0.8, 1) drawn per
-    step from ``rng`` (required then).
+    the rightmost state. Rewards are divided by H as in seed 000 §6, so every return lies in [0, 1].
+
+    Args:
+        states: S >= 2.
+        horizon: H; None for 2S.
+        inhomogeneous: Whether p_h ~ U(0.8, 1) is drawn per step from ``rng`` (else p = ``success`` at every step).
+        success: p of the homogeneous RiverSwim, in (0, 1].
+        rng: A Generator or an integer seed; required for the inhomogeneous RiverSwim.
+
+    Returns:
+        The RiverSwim MDP, named ``riverswim`` or ``riverswim-inhomogeneous``.
+
+    Raises:
+        ValueError: If ``states`` < 2, ``success`` is not in (0, 1], or the inhomogeneous RiverSwim has no ``rng``.
+
+    Examples:
+        >>> env = riverswim(2)
+        >>> env.horizon, env.states, env.actions, env.name
+        (4, 2, 2, 'riverswim')
     """
     s_ = check_count("states", states)
     if s_ < 2:
@@ -442,8 +645,23 @@ def random_tabular(
     concentration: float = 1.0,
     reward_model: str = "bernoulli",
 ) -> TabularMDP:
-    """A random MDP: P_h(·|s, a) ~ Dirichlet(concentration), mean rewards ~ U(0, 1) divided by H
-    (so returns lie in [0, 1]); Bernoulli rewards by default (seed 004's random-reward model)."""
+    """A random MDP: P_h(·|s, a) ~ Dirichlet(concentration), mean rewards ~ U(0, 1)/H (returns in [0, 1]).
+
+    Args:
+        states: S.
+        actions: A.
+        horizon: H.
+        rng: A Generator or an integer seed.
+        concentration: The Dirichlet's parameter, > 0.
+        reward_model: How rewards are paid (:data:`REWARD_MODELS`); Bernoulli by default (seed 004's random-reward
+            model).
+
+    Returns:
+        The MDP, named ``tabular``.
+
+    Raises:
+        ValueError: If a size is not an integer >= 1, ``concentration`` is not > 0 or ``reward_model`` is unknown.
+    """
     s_ = check_count("states", states)
     a_ = check_count("actions", actions)
     h_ = check_count("horizon", horizon)
@@ -460,7 +678,25 @@ ENVIRONMENTS: tuple[str, ...] = ("riverswim", "riverswim-inhomogeneous", "tabula
 def make_tabular(
     env: str, states: int, rng: np.random.Generator | int, *, actions: int = 2, horizon: int | None = None
 ) -> TabularMDP:
-    """An environment by name: ``riverswim`` (H = 2S), ``riverswim-inhomogeneous``, ``tabular``."""
+    """An environment of :data:`ENVIRONMENTS` by name: ``riverswim``, ``riverswim-inhomogeneous``, ``tabular``.
+
+    Args:
+        env: The name.
+        states: S.
+        rng: A Generator or an integer seed (the inhomogeneous RiverSwim's p_h, the random MDP).
+        actions: A, for the random MDP (RiverSwim has 2).
+        horizon: H; None for 2S.
+
+    Returns:
+        The environment.
+
+    Raises:
+        ValueError: If ``env`` is unknown or a size is invalid.
+
+    Examples:
+        >>> make_tabular("riverswim", 3, rng=0).horizon
+        6
+    """
     env = check_choice("env", env, ENVIRONMENTS)
     if env == "tabular":
         s_ = check_count("states", states)
@@ -469,9 +705,22 @@ def make_tabular(
 
 
 def uniform_tabular(states: int, actions: int, horizon: int, *, reward: float = 1.0) -> TabularMDP:
-    """Every P_h(·|s, a) uniform over the S states and every mean reward ``reward``: a user's own
-    uniforms choose her next state (a uniform u leads to state ⌊uS⌋ whatever the action), so a
-    canary can be steered anywhere. The audits' environment: their canaries walk disjoint states.
+    """The audits' environment: every P_h(·|s, a) uniform over the S states, every mean reward ``reward``.
+
+    A user's own uniforms choose her next state (a uniform u leads to state ⌊uS⌋ whatever the action), so a canary
+    can be steered anywhere: the audits' canaries walk disjoint states.
+
+    Args:
+        states: S.
+        actions: A.
+        horizon: H.
+        reward: The mean reward of every step, in [0, 1].
+
+    Returns:
+        The MDP, named ``uniform``.
+
+    Raises:
+        ValueError: If a size is not an integer >= 1 or ``reward`` is outside [0, 1].
     """
     s_, a_, h_ = check_count("states", states), check_count("actions", actions), check_count("horizon", horizon)
     if not isinstance(reward, (int, float)) or not 0.0 <= reward <= 1.0:

@@ -28,7 +28,8 @@ from dpkit.accountant.validation import (
     check_rng,
 )
 
-from ..envs.lq import LQSystem, LQUsers, clip_norm, optimal_cost_from_riccati, riccati_unchecked
+from ..envs.lq import LQSystem, clip_norm, optimal_cost_from_riccati, riccati_unchecked
+from ..envs.lq_users import LQUsers
 from ..episodes import Plan, Run, agent_runs, lift_run, resolve_sigmas
 from .declaration import declare_privacy
 from .ellipsoid import (

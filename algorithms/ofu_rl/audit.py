@@ -11,7 +11,7 @@ import numpy as np
 from dpkit.accountant.binary_counter import BinaryCounter
 
 from ..batches import ShippedClass, batchable
-from ..envs.lq import LQUsers
+from ..envs.lq_users import LQUsers
 from ..episodes import Plan, resolve_sigmas
 from ..observers import ObservedRun, OneRun, OneRunView, Traces
 from ..psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
@@ -47,7 +47,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     Raises:
         ValueError: If ``setting.state_dim`` < 2.
     """
-    from ..envs.lq import LQUser, random_lq
+    from ..envs.lq import random_lq
+    from ..envs.lq_users import LQUser
 
     h_ = setting.horizon
     if setting.state_dim < 2:

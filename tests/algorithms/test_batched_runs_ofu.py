@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.algorithms.envs.lq import LQUsers, random_lq
+from dpkit.algorithms.envs.lq import random_lq
+from dpkit.algorithms.envs.lq_users import LQUsers
 from dpkit.algorithms.observers import ObservedRun
 from dpkit.algorithms.ofu_rl import Ellipsoid, make_agent, observe, observe_batch, optimistic_theta, run_lq
 from dpkit.algorithms.ofu_rl.ellipsoid import EllipsoidBatch, optimistic_thetas

@@ -8,14 +8,13 @@ import pytest
 
 from dpkit.algorithms.envs.lq import (
     LQSystem,
-    LQUser,
-    LQUsers,
     clip_norm,
     optimal_cost,
     policy_cost,
     random_lq,
     riccati,
 )
+from dpkit.algorithms.envs.lq_users import LQUser, LQUsers
 
 
 def generic_system(seed: int, n: int = 3, d: int = 2) -> tuple[np.ndarray, ...]:

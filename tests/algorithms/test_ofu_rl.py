@@ -11,7 +11,8 @@ import pytest
 
 from dpkit.accountant.tree import symmetric_noise_norm_bound
 from dpkit.algorithms import ofu_rl
-from dpkit.algorithms.envs.lq import LQSystem, LQUsers, random_lq
+from dpkit.algorithms.envs.lq import LQSystem, random_lq
+from dpkit.algorithms.envs.lq_users import LQUsers
 from dpkit.algorithms.episodes import resolve_sigmas
 from dpkit.algorithms.ofu_rl import (
     Ellipsoid,

@@ -182,7 +182,8 @@ def test_no_lq_world_moves_the_exact_sums_twin_of_ofu_rl(
     # confidence set of (A, B) holds A = 0, the optimistic choice is a system no control helps, and its gain is 0 —
     # so the twin's plans are the same on D and D′ whatever its data, and its whole view hides the changed user as
     # well as its billboard does: no world of this planner can show its exact sums (docs/your_agent.md)
-    from dpkit.algorithms.envs.lq import LQUsers, random_lq
+    from dpkit.algorithms.envs.lq import random_lq
+    from dpkit.algorithms.envs.lq_users import LQUsers
 
     system = random_lq(2, 1, 4, np.random.default_rng(0), a_norm=a_norm, noise_bound=noise_bound, x0=np.zeros(2))
     users = LQUsers.draw(episodes, system, np.random.default_rng(0))
