@@ -18,7 +18,7 @@ import numpy as np
 
 from .episodes import step_column
 from .plan_worlds import plan_world
-from .reused_noise import CounterNodes, changed_user_vote
+from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "tabular_world",
     "beyond_bounds_world",
     "observe_messages",
+    "observe_messages_runs",
     "local_messages_audit",
     "Trace",
     "Traces",
@@ -401,14 +402,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     ``message_statistics(states, actions, rewards)`` the same messages before their noise. A release of the declaration
     with ``count`` c > 1 sends c Gaussian messages stacked on the first axis (each with the declared Δ); with c = 1 the
     whole array is one message. Symmetric-noise releases (``noise="symmetric"``) are read on their upper triangle.
-
-    The observer reads every message up to the changed user's (the server sees them all; a later user's messages are a
-    function of her own data given the history, the same in D and D′ for a correct agent), whitened under the declared
-    noise model at the claim's σ: the changed user's messages give their projections on her difference (the white-box
-    reading) and every whitened coordinate; each of her messages is also projected on the direction of every other
-    message of hers (noise shared between messages makes these equal) and every earlier user's messages on her
-    directions (noise shared between users) — coordinates without signal of their own, for the learned attack. The
-    observer trusts ``message_statistics``: an agent that misreports them shows in the whitened coordinates.
+    What the row holds: :func:`observe_messages_runs`, whose batch of one this is (the agent built with one
+    Generator and seen as a batch of one run).
 
     Args:
         run: The run to play (:class:`ObservedRun`).
@@ -421,53 +416,91 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         TypeError: The agent has no ``message_statistics``.
         ValueError: The agent sent messages its declaration does not name.
     """
-    from .episodes import play_episode
+    return observe_messages_runs(run, [rng], batched=False)[0]
+
+
+def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batched: bool = True) -> np.ndarray:
+    """:func:`observe_messages` of R runs at once, run i from ``rngs[i]``: row i is what run i alone gives.
+
+    The observer reads every message up to the changed user's (the server sees them all; a later user's messages are a
+    function of her own data given the history, the same in D and D′ for a correct agent), whitened under the declared
+    noise model at the claim's σ: the changed user's messages give their projections on her difference (the white-box
+    reading) and every whitened coordinate; each of her messages is also projected on the direction of every other
+    message of hers (noise shared between messages makes these equal) and every earlier user's messages on her
+    directions (noise shared between users) — coordinates without signal of their own, for the learned attack — and
+    the reading of reused noise (:func:`~dpkit.algorithms.reused_noise.changed_user_votes`). The observer trusts
+    ``message_statistics``: an agent that misreports them shows in the whitened coordinates.
+
+    Args:
+        run: The run to play (:class:`ObservedRun`).
+        rngs: One Generator per run; each run's agent draws from its first child, its stochastic policies from its
+            second (as ``rng.spawn(2)``).
+        batched: Whether ``run.make_agent`` builds one agent of R runs from the R children (dpkit's agents, and an
+            implementation marked :func:`~dpkit.algorithms.batches.plays_runs`); else ``rngs`` must be one
+            Generator, whose agent is seen as a batch of one run.
+
+    Returns:
+        The rows, (R, width).
+
+    Raises:
+        TypeError: The agent has no ``message_statistics``.
+        ValueError: The agent sent messages its declaration does not name, or an agent of one run was given
+            several Generators.
+    """
+    from .episodes import play_episodes
 
     env, users, canaries = run.world
     j = run.index
     users = users.replace(j, canaries[run.which])
     other = canaries[1 - run.which]
-    agent_rng, policy_rng = rng.spawn(2)
-    agent = run.make_agent(agent_rng, env)
+    runs = len(rngs)
+    if not batched and runs != 1:
+        raise ValueError(f"an agent of one run plays one Generator, got {runs}")
+    # rng.spawn(2) = (the agent's, the policies'): each run's first child now, its second (the same stream: a
+    # Generator's children are numbered) only if a plan is stochastic
+    children: Any = [g.spawn(1)[0] for g in rngs]
+    agent = run.make_agent(children, env) if batched else _RunOfOne(run.make_agent(children[0], env))
     if not callable(getattr(agent, "message_statistics", None)):
         raise TypeError(
             f"the agent {type(agent).__name__} does not follow the messages protocol: it has no "
             "message_statistics(states, actions, rewards)"
         )
+    policy_rngs: list[np.random.Generator] = []
     releases = {r.name: r for r in agent.declaration.releases}
-    trace = Trace()
-    residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (count, m) per release
+    trace = Traces(runs)
+    residuals: list[dict[str, np.ndarray]] = []  # every user's whitened residuals, (R, count, m) per release
     directions: dict[str, np.ndarray] = {}
     nodes: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {n: [] for n in releases}  # (residual, its magnitude)
     delta: dict[str, np.ndarray] = {}
     for k in range(j + 1):  # later users' messages are functions of their own data given the history: not read
         policy = np.asarray(agent.plan(k).policy)
-        draws = policy_rng.random(env.horizon) if policy.ndim == 3 else None
-        traj = play_episode(env, policy, users[k], draws)
+        if policy.ndim == 4 and not policy_rngs:
+            policy_rngs = [g.spawn(1)[0] for g in rngs]
+        draws = np.stack([p.random(env.horizon) for p in policy_rngs]) if policy.ndim == 4 else None
+        traj = play_episodes(env, policy, users[k], draws)
         mine = agent.message_statistics(*traj)
-        theirs = agent.message_statistics(*play_episode(env, policy, other, draws)) if k == j else None
+        theirs = agent.message_statistics(*play_episodes(env, policy, other, draws)) if k == j else None
         messages = agent.update(k, *traj)
         unknown = sorted(set(messages) - set(releases))
         if unknown:
             raise ValueError(f"{agent.name} sent messages its declaration does not name: {unknown}")
         whitened: dict[str, np.ndarray] = {}
         for name, release in releases.items():
-            sym = release.noise == "symmetric"
+            sym, count = release.noise == "symmetric", release.count
+            lead = 2 if count > 1 else 1  # the run axis, then the messages' (one message: the whole array)
             x = np.asarray(mine[name], dtype=float)
-            residual = flat(np.asarray(messages[name], dtype=float) - x, sym, 1 if release.count > 1 else 0)
-            residual = residual.reshape(release.count, -1)
-            whiten = claim_whitening(agent.sigmas[name], run.claim_sigmas[name], release.count)
+            residual = flat(np.asarray(messages[name], dtype=float) - x, sym, lead).reshape(runs, count, -1)
+            whiten = claim_whitening(agent.sigmas[name], run.claim_sigmas[name], count)
             whitened[name] = over_sigma(residual, whiten)
-            magnitude = flat(np.abs(messages[name]) + np.abs(x), sym, 1 if release.count > 1 else 0)
-            nodes[name].append((residual, magnitude.reshape(release.count, -1)))
+            magnitude = flat(np.abs(messages[name]) + np.abs(x), sym, lead).reshape(runs, count, -1)
+            nodes[name].append((residual, magnitude))
             if theirs is None:
                 continue
             x0, x1 = (x, np.asarray(theirs[name], dtype=float)) if run.which == 0 else (np.asarray(theirs[name]), x)
-            d = flat(np.asarray(x1, dtype=float) - np.asarray(x0, dtype=float), sym, 1 if release.count > 1 else 0)
-            d = d.reshape(release.count, -1)
+            d = flat(np.asarray(x1, dtype=float) - np.asarray(x0, dtype=float), sym, lead).reshape(runs, count, -1)
             # her messages under D: the residual against canary 0's statistics
             residual0 = residual if run.which == 0 else residual + d
-            nodes[name][-1], delta[name] = (residual0, nodes[name][-1][1]), d
+            nodes[name][-1], delta[name] = (residual0, magnitude), d
             r, a, a_claim, a_used = project(
                 residual0,
                 d,
@@ -476,29 +509,55 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
                 step_column(run.sensitivities[name], 1),
             )
             trace.add(r, a, a_claim, a_used)
-            if residual0.size <= MAX_COORDINATES:  # every whitened coordinate of her messages (small messages)
+            if residual0[0].size <= MAX_COORDINATES:  # every whitened coordinate of her messages (small messages)
                 trace.extra(over_sigma(residual0, whiten))
-            if release.count > 1:
-                cross = cross_projections(residual0, d, whiten)
-                trace.extra(cross[~np.eye(release.count, dtype=bool)])
-            norm = np.linalg.norm(d, axis=1, keepdims=True)
+            if count > 1:
+                cross = cross_projections_runs(residual0, d, whiten)
+                trace.extra(cross[:, ~np.eye(count, dtype=bool)])
+            norm = np.linalg.norm(d, axis=-1, keepdims=True)
             directions[name] = np.where(norm > 0, d / np.where(norm > 0, norm, 1.0), 0.0)
         residuals.append(whitened)
     for k, whitened in enumerate(residuals):  # every other user's messages on her directions
         if k != j:
             for name, direction in directions.items():
-                trace.extra(np.einsum("cm,cm->c", whitened[name], direction))
-    trace.read(changed_user_vote([_message_nodes(nodes[n], delta[n], agent.sigmas[n]) for n in releases]))
-    return trace.row(True)
+                trace.extra(np.einsum("rcm,rcm->rc", whitened[name], direction))
+    trace.read(changed_user_votes([_message_nodes(nodes[n], delta[n], agent.sigmas[n]) for n in releases]))
+    return trace.rows(True)
+
+
+class _RunOfOne:
+    """An agent of one run (a user's, or an implementation under test) seen as a batch of one: a run axis of one on
+    its plans' policies, trajectories, statistics and messages."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = getattr(agent, "name", type(agent).__name__)
+        self.declaration = agent.declaration
+        self.sigmas = agent.sigmas
+        if callable(getattr(agent, "message_statistics", None)):
+            self.message_statistics = self._statistics
+
+    def plan(self, k: int) -> Any:
+        made = self.agent.plan(k)
+        return type("Plan", (), {"policy": np.asarray(made.policy)[None]})
+
+    def _statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        out = self.agent.message_statistics(states[0], actions[0], rewards[0])
+        return {n: np.asarray(v)[None] for n, v in out.items()}
+
+    def update(self, k: int, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
+        out = self.agent.update(k, states[0], actions[0], rewards[0])
+        return {n: np.asarray(v)[None] for n, v in out.items()}
 
 
 def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray, sigma: Any) -> CounterNodes:
-    """One release's messages of users 0 … j as :class:`~dpkit.algorithms.reused_noise.CounterNodes` (one node per
-    user): ``nodes`` each user's (residual against her statistics — canary 0's for user j —, its magnitude),
-    (count, m) each; ``delta`` user j's difference; ``sigma`` the σ the agent reports (one, or one per message)."""
-    residual, magnitude = (np.stack(x) for x in zip(*nodes))
+    """One release's messages of users 0 … j as :class:`~dpkit.algorithms.reused_noise.CounterNodes` of R runs (one
+    node per user): ``nodes`` each user's (residual against her statistics — canary 0's for user j —, its magnitude),
+    (R, count, m) each; ``delta`` user j's difference (R, count, m); ``sigma`` the σ the agent reports (one, or one
+    per message)."""
+    residual, magnitude = np.stack([x for x, _ in nodes], axis=1), np.stack([m for _, m in nodes], axis=1)
     mine = np.zeros(residual.shape)
-    mine[-1] = delta
+    mine[:, -1] = delta
     used = np.asarray(sigma, dtype=float).reshape(-1, 1)
     return CounterNodes(residual, np.arange(len(nodes)), magnitude, np.zeros(residual.shape), mine, used)
 
