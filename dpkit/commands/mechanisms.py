@@ -3,19 +3,14 @@
 Three forms, one each:
 
 * K Gaussian releases: ``--sigma`` (σ), ``--sensitivity`` (Δ), ``--compositions`` (K) — a Gaussian ledger;
-* DP-SGD, in its users' terms: ``--dataset-size N --batch-size B`` (Poisson sampling, q = B/N) or
-  ``--sampling-rate Q`` (a decimal or a fraction ``256/60000``), and ``--epochs E`` (T = ⌈E·N/B⌉) or
-  ``--steps T`` (``--compositions`` K is the same number) — T steps of the Poisson-subsampled Gaussian of
-  noise multiplier σ/Δ, ``SelfComposed(PoissonSampled(q, Gaussian(σ/Δ)), T)`` (add/remove), as dp-accounting
-  writes it (:class:`dpkit.accountant.dp_sgd.Schedule`);
-* any mechanism: ``--event FILE.json`` — a dp-accounting ``DpEvent`` JSON (its ``to_named_tuple()`` form, with
-  module and class names) or dpkit's own event JSON (``{"kind": …}``), composed K times; ``--relation`` says
-  which neighbouring relation a DpEvent is read under (dpkit's own event file states its own).
+* DP-SGD in its users' terms: ``--dataset-size N --batch-size B`` or ``--sampling-rate Q``, and ``--epochs E`` or
+  ``--steps T`` (:class:`dpkit.accountant.dp_sgd.Schedule`);
+* any mechanism: ``--event FILE.json`` (a dp-accounting ``DpEvent`` or dpkit's own event JSON), composed K times.
 
-``--save-event FILE.json`` writes the mechanism as a DpEvent file (with the calibrated noise, for ``calibrate``),
-which ``--event``, ``dpkit ledger FILE`` and a report's ``[[ledger]]`` entry read back. The method defaults to
-``exact`` for Gaussian releases and to ``pld`` for the other forms (the exact method has no closed form for a
-subsampled release); an option of another form, or two options that say the same thing, is an error naming them.
+``--save-event FILE.json`` writes the mechanism as a DpEvent file, which ``--event`` reads back. The method defaults
+to ``exact`` for Gaussian releases and to ``pld`` for the other forms; an option of another form, or two options that
+say the same thing, is an error naming them. The how-to "σ for a DP-SGD run" (docs/how-to/dp-sgd.md) has the DP-SGD
+terms and the event files in full.
 """
 
 from __future__ import annotations
@@ -56,10 +51,19 @@ class Mechanism:
 
     @property
     def gaussian(self) -> bool:
+        """Whether the mechanism is K Gaussian releases (the form ``gaussian``)."""
         return self.form == "gaussian"
 
     def describe(self, *, calibrating: bool = False) -> str:
-        """One line; ``calibrating``: without the template's noise (σ = 1, noise multiplier 1)."""
+        """The mechanism in one line, as the commands print it under their tables.
+
+        Args:
+            calibrating: Whether to leave out the template's noise (σ = 1, noise multiplier 1): a calibration
+                finds it.
+
+        Returns:
+            The line (``σ = 2, Δ = 1, K = 10``, ``DP-SGD, σ/Δ = 1.1, …`` or the event described).
+        """
         if self.form == "dp-sgd" and self.schedule is not None:
             noise = "" if calibrating else f"σ/Δ = {self.noise_multiplier:g}, "
             return f"DP-SGD, {noise}{self.schedule.describe()}"
@@ -83,7 +87,11 @@ class Mechanism:
         return math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms."""
+        """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms.
+
+        Returns:
+            ``event`` and ``relation`` (and the schedule's terms for DP-SGD); empty for Gaussian releases.
+        """
         if isinstance(self.target, Ledger):
             return {}
         out = {"event": self.target.to_dict(), "relation": self.target.relation}
@@ -93,8 +101,16 @@ class Mechanism:
 
 
 def mechanism_options(f: Any) -> Any:
-    """The DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` (the sensitivity and compositions are
-    the commands')."""
+    """Add the DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` to a command (a decorator).
+
+    The sensitivity and compositions are the commands' own options.
+
+    Args:
+        f: The command's callback (or a command being built).
+
+    Returns:
+        ``f`` with the options added.
+    """
     f = click.option(
         "--save-event",
         "save_event_file",
@@ -134,7 +150,19 @@ def mechanism_options(f: Any) -> Any:
 
 
 def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
-    """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise."""
+    """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise.
+
+    Args:
+        method: ``--method``, or None when it was not given.
+        mechanism_is_gaussian: Whether the mechanism is K Gaussian releases.
+
+    Returns:
+        The method to account with.
+
+    Examples:
+        >>> default_method(None, True), default_method(None, False), default_method("rdp", True)
+        ('exact', 'pld', 'rdp')
+    """
     if method is not None:
         return method
     return "exact" if mechanism_is_gaussian else "pld"
@@ -152,12 +180,32 @@ def _read_event(path: Path, relation: str | None) -> Event:
 
 
 def dp_sgd_given(ctx: click.Context) -> bool:
-    """Whether any DP-SGD option was typed (the form is then DP-SGD)."""
+    """Whether any DP-SGD option was typed (the form is then DP-SGD).
+
+    Args:
+        ctx: The command's click context.
+
+    Returns:
+        True when one of :data:`DP_SGD_OPTIONS` was given on the command line.
+    """
     return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
 
 
 def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> Schedule:
-    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K; errors name the flags."""
+    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K.
+
+    Args:
+        ctx: The command's click context (the DP-SGD options read from it).
+        compositions: ``--compositions`` K, the number of steps where ``--steps`` and ``--epochs`` are not given.
+        need_steps: Whether the number of steps must be stated (``False``: only q is wanted).
+
+    Returns:
+        The :class:`~dpkit.accountant.dp_sgd.Schedule`.
+
+    Raises:
+        click.UsageError: Options that clash (two that set the same number) or one without its partner.
+        ValueError: A bad value, named by its option.
+    """
     from dpkit.accountant.dp_sgd import Schedule
 
     p = ctx.params
@@ -216,7 +264,26 @@ def build_mechanism(
     sigma_name: str = "sigma",
     **_: Any,
 ) -> Mechanism:
-    """The mechanism the options describe (``sigma=None``: a calibration, the template has noise multiplier 1)."""
+    """The mechanism the options describe: K Gaussian releases, DP-SGD, or an event file.
+
+    Args:
+        ctx: The command's click context (the DP-SGD options read from it).
+        sigma: ``--sigma``, or None for a calibration (the template then has noise multiplier 1).
+        sensitivity: ``--sensitivity`` Δ.
+        compositions: ``--compositions`` K.
+        event_file: ``--event``, or None.
+        relation: ``--relation``, or None.
+        sigma_name: The name σ goes by in the messages.
+        **_: The command's other options (ignored).
+
+    Returns:
+        The :class:`Mechanism`.
+
+    Raises:
+        click.UsageError: An option that does not apply to the form given (``--relation`` without ``--event``,
+            ``--sigma`` with it, …) or DP-SGD options that clash.
+        ValueError: A bad value, or an event file that cannot be read.
+    """
     if event_file is not None:
         k = compositions_count(compositions)
         names = [n for n in (sigma_name, "sensitivity", *DP_SGD_OPTIONS) if n in ctx.params]
@@ -245,8 +312,18 @@ def build_mechanism(
 
 
 def save_event(path: Path | None, target: Ledger | Event | None) -> Path | None:
-    """Write ``target`` as a dp-accounting DpEvent JSON file at ``path`` (atomically: a complete file or none);
-    None when no path was given; an error when there is no mechanism to write (σ = 0 or inf at the ends)."""
+    """Write ``target`` as a dp-accounting DpEvent JSON file at ``path`` (atomically: a complete file or none).
+
+    Args:
+        path: ``--save-event``, or None (nothing is written).
+        target: The mechanism: a ledger or an event, or None where there is none (σ = 0 or inf at the ends).
+
+    Returns:
+        ``path``, or None when no path was given.
+
+    Raises:
+        ValueError: No mechanism to write, or ``path`` is a directory.
+    """
     if path is None:
         return None
     if target is None:
