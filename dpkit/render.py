@@ -33,10 +33,7 @@ __all__ = [
 
 
 def plain(value: object) -> str:
-    """``value`` as text that is only data on a terminal.
-
-    Control characters (escape sequences such as an OSC "set title", bells, carriage returns) are dropped and
-    line breaks and tabs become spaces.
+    """``value`` as text that is only data on a terminal: control characters dropped, line breaks and tabs spaces.
 
     Rich markup needs no escaping here: the print helpers below hand text to rich as
     :class:`rich.text.Text`, which is never parsed as markup (``[/bold]`` or ``[link=…]`` stay literal).
@@ -45,11 +42,7 @@ def plain(value: object) -> str:
         value: Anything; its ``str`` is made plain.
 
     Returns:
-        The text, on one line, without control characters.
-
-    Examples:
-        >>> plain("a\\x1b]0;title\\x07b\\nc")
-        'a]0;titleb c'
+        The text, on one line, without escape sequences (an OSC "set title"), bells or carriage returns.
     """
     text = str(value)
     if text.isprintable():
@@ -89,10 +82,6 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
     Returns:
         The number as text.
-
-    Examples:
-        >>> format_number(1 / 3, 3), format_number(7), format_number(None)
-        ('0.333', '7', '—')
     """
     if x is None:
         return "—"
@@ -102,10 +91,7 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 
 def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
-    """An end of an interval, to ``digits`` significant digits rounded outwards.
-
-    An upper end is rounded up and a lower end down, so the printed interval still holds the truth; a value that
-    prints exactly is printed as it is.
+    """An end of an interval, to ``digits`` significant digits rounded outwards (the interval still holds the truth).
 
     Args:
         x: The end, or None ('—').
@@ -113,11 +99,7 @@ def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
         digits: The significant digits.
 
     Returns:
-        The end as text.
-
-    Examples:
-        >>> format_bound(1 / 3, up=True, digits=3), format_bound(1 / 3, up=False, digits=3)
-        ('0.334', '0.333')
+        The end as text (a value that prints exactly is printed as it is).
     """
     if x is None:
         return "—"
@@ -132,9 +114,6 @@ def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
 def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, digits: int = 9) -> str:
     """How sure a value is, in words.
 
-    ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05, truth in [2.99910356, 2.99922113]``
-    or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth below.
-
     Args:
         symbol: The value's symbol (``ε``).
         upper: The certified value, an upper bound on the truth.
@@ -143,11 +122,8 @@ def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, d
         digits: The significant digits of the bounds.
 
     Returns:
-        The sentence.
-
-    Examples:
-        >>> certainty("ε", 3.1, None, "at δ = 1e-05")
-        'ε ≤ 3.1 at δ = 1e-05, an upper bound'
+        ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05, truth in [2.99910356, 2.99922113]``
+        or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth below.
     """
     where = f" {at}" if at else ""
     if lower is not None and lower >= upper:
@@ -167,12 +143,7 @@ def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> li
         digits: The significant digits of the bounds.
 
     Returns:
-        The value and the lower bound (``exact`` where the value is the truth, ``none known`` where nothing bounds
-        it below).
-
-    Examples:
-        >>> certainty_cells(1.5, 1.5), certainty_cells(2.0, None)
-        (['1.5', 'exact'], ['2', 'none known'])
+        The value and the lower bound (``exact`` for the truth, ``none known`` where nothing bounds it below).
     """
     if lower is not None and lower >= upper:
         return [format_number(upper, 10), "exact"]
@@ -189,10 +160,6 @@ def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
 
     Returns:
         The numbers as text.
-
-    Examples:
-        >>> format_values([1.0, 2.5]), format_values(None)
-        ('1, 2.5', '—')
     """
     if x is None or isinstance(x, (int, float)):
         return format_number(x, digits)
@@ -202,9 +169,8 @@ def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
     """Render a table on stdout; every string is shown literally (no markup, no control characters).
 
-    The table is as wide as the terminal (``COLUMNS`` where it is set, as rich reads it) allows. Where its text
-    does not fit unwrapped, cells wrap between words, never inside one (:func:`fit_widths`); only a word longer
-    than the room there is folds.
+    The table is as wide as the terminal (``COLUMNS`` where set) allows; cells wrap between words, never inside one
+    (:func:`fit_widths`), and only a word longer than the room there is folds.
 
     Args:
         title: The table's title.
@@ -318,8 +284,7 @@ def progress_with_status(
         total: The steps the bar stands for.
 
     Yields:
-        ``(advance, status)``: ``advance(k)`` moves the bar on by ``k`` steps, ``status(text)`` shows ``text`` after
-        ``description`` (both do nothing off a terminal).
+        ``(advance, status)``: ``advance(k)`` moves the bar, ``status(text)`` shows ``text`` after ``description``.
     """
     console = stderr_console()
     if not console.is_terminal:

@@ -43,8 +43,7 @@ def calibrate_gaussian(
         conversion: ``--conversion``, the conversion to (ε, δ), or None.
 
     Returns:
-        The answer as ``--json`` prints it (σ, the certified ε and its lower bound, …), and the ledger calibrated
-        (None at the ends: no noise needed, or none enough).
+        The answer as ``--json`` prints it, and the ledger calibrated (None at the ends: no noise, or none enough).
 
     Raises:
         ValueError: A bad target, method or conversion.
@@ -95,8 +94,7 @@ def calibrate_dp_sgd(
         The answer as ``--json`` prints it, and the calibrated DP-SGD event.
 
     Raises:
-        ValueError: A method that does not calibrate subsampled releases, a conversion that does not apply, or a
-            bad target.
+        ValueError: A method that cannot calibrate subsampled releases, a conversion that does not apply.
     """
     from dpkit.accountant.event_calibration import calibrate_noise_multiplier
 
@@ -168,10 +166,7 @@ def calibrate_event(
 
 
 def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, sigma: float | None, **kw: Any) -> None:
-    """Given σ, find DP-SGD's largest steps, epochs, batch size or sampling rate; print it.
-
-    The largest number of steps or epochs (q given), batch size (N and E or T given) or sampling rate (T given),
-    each certified as ``calibrate`` certifies σ.
+    """Given σ, print DP-SGD's largest steps or epochs (q given), batch size (N, and E or T) or sampling rate (T).
 
     Args:
         ctx: The ``calibrate`` command's click context (its other options read from it).
@@ -179,12 +174,10 @@ def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, s
         epsilon: The target ε.
         delta: The target δ.
         sigma: ``--sigma``, the noise's σ (required here).
-        **kw: The other options of ``calibrate`` (``method``, ``sensitivity``, ``compositions``,
-            ``save_event_file``, ``as_json``, …).
+        **kw: The other options of ``calibrate`` (``method``, ``sensitivity``, ``as_json``, …).
 
     Raises:
-        click.UsageError: No σ, a method other than ``pld`` or ``rdp``, an option that clashes with what is
-            solved for, or one that is missing for it.
+        click.UsageError: No σ, a method but ``pld`` or ``rdp``, or an option that clashes or is missing.
         ValueError: A bad value of an option.
     """
     from dpkit import accountant
