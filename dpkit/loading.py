@@ -40,21 +40,10 @@ MAX_NESTING = 64
 
 
 def read_text_file(path: str | Path, what: str, limit: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of the regular file ``path``, or a ``ValueError`` naming it.
+    """The UTF-8 text of the regular file ``path``, or a ``ValueError`` naming it (``what`` says which file).
 
     At most ``limit`` bytes are read: a larger file, or an endless one (``/dev/zero``, a FIFO), is
     refused without reading it all; a binary file is refused as "not UTF-8 text".
-
-    Args:
-        path: The file to read.
-        what: What the file is, in words, for the messages (``"ledger file"``).
-        limit: The most bytes accepted.
-
-    Returns:
-        The file's text.
-
-    Raises:
-        ValueError: The file cannot be read, is not a regular file, is larger than ``limit`` or is not UTF-8 text.
     """
     p = Path(path)
     try:
@@ -119,19 +108,7 @@ SHOWN_CHARS = 120
 
 
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:
-    """``repr(value)`` for an error message, cut to ``limit`` characters (a file's bad value may be huge).
-
-    Args:
-        value: The value to show.
-        limit: The most characters shown (the last one a ``…`` where the repr is cut).
-
-    Returns:
-        The repr, cut.
-
-    Examples:
-        >>> shown("abcdefgh", limit=6)
-        "'abcd…"
-    """
+    """``repr(value)`` for an error message, cut to ``limit`` characters (a file's bad value may be huge)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -184,18 +161,6 @@ def parse_data(text: str, *, toml: bool, what: str, limit: int = MAX_NESTING) ->
 
     The depth is bounded before parsing (so no parser recurses or crawls through a deep file) and
     checked exactly after it.
-
-    Args:
-        text: The text to parse.
-        toml: Whether it is TOML (else JSON).
-        what: What the text is, in words, for the messages.
-        limit: The deepest nesting of lists and tables accepted.
-
-    Returns:
-        The parsed data.
-
-    Raises:
-        ValueError: The text is not valid JSON or TOML, or nests deeper than ``limit``.
     """
     kind = "TOML" if toml else "JSON"
     too_deep = f"{what} nests lists/tables deeper than {limit} levels"
@@ -216,27 +181,7 @@ _MODULES: dict[str, ModuleType] = {}
 
 
 def parse_reference(option: str, value: str) -> tuple[Path, str]:
-    """Split ``FILE.py:NAME`` into (path, name).
-
-    Args:
-        option: The option that gave the value (``--target``), for the messages.
-        value: ``FILE.py:NAME``.
-
-    Returns:
-        The file's path and the name in it.
-
-    Raises:
-        ValueError: ``value`` is not of the form ``FILE.py:NAME``, or NAME is not a Python name.
-
-    Examples:
-        >>> path, name = parse_reference("--target", "release.py:release")
-        >>> str(path), name
-        ('release.py', 'release')
-        >>> parse_reference("--target", "release.py")
-        Traceback (most recent call last):
-        ...
-        ValueError: --target must be FILE.py:NAME, got 'release.py'
-    """
+    """Split ``FILE.py:NAME`` into (path, name), or raise a ValueError naming ``option``."""
     path, sep, name = str(value).rpartition(":")
     if not sep or not path or not name:
         raise ValueError(f"{option} must be FILE.py:NAME, got {value!r}")
@@ -277,7 +222,7 @@ def _module(path: Path) -> ModuleType:
 
 
 def load_object(option: str, value: str) -> Any:
-    """The object named by ``FILE.py:NAME``, importing the file (once per process).
+    """The object named by ``FILE.py:NAME``, the file imported once per process (a ValueError if it cannot be).
 
     Args:
         option: The option that gave the value (``--target``), for the messages.
@@ -285,10 +230,6 @@ def load_object(option: str, value: str) -> Any:
 
     Returns:
         The object the file defines under NAME.
-
-    Raises:
-        ValueError: A malformed reference, a missing file, a file whose import fails (the error on one line, at
-            its line) or one without NAME.
     """
     path, name = parse_reference(option, value)
     module = _module(path)

@@ -14,17 +14,8 @@ from .options import rl_executor, sigma_choice
 
 
 def register_agent_file(value: str) -> str:
-    """Register the agent of ``--agent FILE.py:NAME``.
-
-    Args:
-        value: ``FILE.py:NAME``, naming an AlgorithmSpec, or an agent factory (registered under NAME).
-
-    Returns:
-        The name to audit the agent by.
-
-    Raises:
-        ValueError: The file cannot be loaded, or NAME is neither an AlgorithmSpec nor callable.
-    """
+    """Register the agent of ``--agent FILE.py:NAME`` (an AlgorithmSpec, or an agent factory following the
+    local-DP messages protocol, registered under NAME) and return the name to audit it by."""
     from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audits.rl import register_agent
     from dpkit.loading import FileFunction, load_object, parse_reference
@@ -63,38 +54,9 @@ def audit_algorithm(
     """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …) at every position of the changed user
     that matters (or at ``position``) through the front door :func:`dpkit.audit`; print it, return the exit status.
 
-    The options are those of ``dpkit audit`` (already checked to belong to this form). Before the audit, a first
-    batch of runs times it: the expected time is printed on stderr, and an audit expected to take longer than
-    ``max_time`` is refused.
-
-    Args:
-        algorithm: ALGORITHM, a registered algorithm's name (an ``--agent`` already registered).
-        sigma: ``--sigma``: ``paper``, ``tight``, ``optimal`` or a number.
-        observer: ``--observer``, what the attacker sees (None: the white-box one).
-        runs: ``--runs``, runs per dataset (None: 4000).
-        episodes: ``--episodes``, the users K (None: the algorithm's default).
-        position: ``--position``, where the changed user sits (None: every position that matters).
-        env: ``--env``, a user's tabular environment (None: the audit's own).
-        horizon: ``--horizon``, the episodes' horizon H (with ``env``).
-        max_time: ``--max-time``, the longest expected time accepted, in seconds.
-        epsilon: ``--epsilon``, the target the declaration is audited at (None: the algorithm's).
-        delta: ``--delta``, the δ of that target (None: the algorithm's).
-        confidence: ``--confidence``, 1 − α.
-        attack: ``--attack``: ``auto``, ``white-box`` (``lr``) or ``learned``.
-        executor: ``--executor``: where the runs go.
-        workers: ``--workers``, the pool's size (None: the executor's default).
-        scheduler: ``--scheduler``, a Dask scheduler's address, or None.
-        seed: ``--seed``.
-        sequential: ``--sequential``: the anytime-valid audit, stopping once the evidence is certain.
-        as_json: ``--json``: print one JSON object instead of the tables.
-
-    Returns:
-        The exit status: 1 for a violation of the declaration, 0 otherwise.
-
-    Raises:
-        ValueError: An unknown algorithm, attack or position, a size above its limit, a bad value of an option,
-            or an audit expected to take longer than ``max_time``.
-    """
+    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
+    1 for a violation of the declaration, 0 otherwise. Before the audit, a first batch of runs times it: the
+    expected time is printed on stderr, and an audit expected to take longer than ``max_time`` is refused."""
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit

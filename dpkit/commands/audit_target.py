@@ -42,37 +42,10 @@ def audit_target(
 ) -> int:
     """Audit the release function ``target`` on the pairs ``neighbours`` against the one claim given.
 
-    The options are those of ``dpkit audit`` (already checked to belong to this form). An exception of the user's
-    code is one error line.
-
-    Args:
-        target: ``--target FILE.py:FUNCTION``, the release function.
-        neighbours: ``--neighbours FILE.py:NAME``, the neighbouring pairs (:func:`load_pairs`).
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
-        trials: ``--trials``, runs per dataset.
-        confidence: ``--confidence``, 1 − α.
-        attack: ``--attack``: a named attack or ``FILE.py:SCORE`` (:func:`attack_choice`).
-        executor: ``--executor``: where the runs go.
-        workers: ``--workers``, the pool's size (None: the executor's default).
-        scheduler: ``--scheduler``, a Dask scheduler's address, or None.
-        seed: ``--seed``.
-        chunk_size: ``--chunk-size``, runs per task.
-        sequential: ``--sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar
-            showing the e-value, the runs used and the budget.
-        as_json: ``--json``: print one JSON object instead of the tables.
-
-    Returns:
-        The exit status: 1 for a violation of the claim, 0 otherwise.
-
-    Raises:
-        click.UsageError: Not exactly one claim given (:func:`target_claim`).
-        ValueError: A bad value of an option, a file that cannot be loaded, or an exception of the user's code.
+    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
+    1 for a violation of the claim, 0 otherwise. An exception of the user's code is one error line.
+    ``sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar showing the
+    e-value, the runs used and the budget.
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
     from dpkit.audits.engine import AuditResult
@@ -246,24 +219,7 @@ def target_claim(
     rdp_values: list[float] | None,
     claim_file: str | None,
 ) -> Any:
-    """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file.
-
-    Args:
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or None.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
-
-    Returns:
-        The :class:`~dpkit.audits.claims.Claim`.
-
-    Raises:
-        click.UsageError: Not exactly one form given, ``epsilon`` without ``delta``, or one half of the RDP curve.
-        ValueError: A bad value, or a ledger file that cannot be read.
-    """
+    """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file."""
     from dpkit.audits import Claim
 
     forms = [
@@ -298,16 +254,13 @@ def target_claim(
 
 
 def load_pairs(value: str) -> list[tuple[Any, Any]]:
-    """The neighbouring pairs of ``--neighbours FILE.py:NAME``.
+    """The neighbouring pairs of ``--neighbours FILE.py:NAME`` (a ValueError if it names none).
 
     Args:
-        value: ``FILE.py:NAME``, naming a pair (D, D′), a non-empty list of pairs, or a function returning one.
+        value: ``FILE.py:NAME``: a pair (D, D′), a non-empty list of pairs, or a function returning one.
 
     Returns:
         The pairs.
-
-    Raises:
-        ValueError: The file cannot be loaded, the function fails, or NAME is none of these.
     """
     from dpkit.loading import load_object
 
@@ -327,18 +280,7 @@ def load_pairs(value: str) -> list[tuple[Any, Any]]:
 
 
 def attack_choice(value: str) -> Any:
-    """``--attack`` of the ``--target`` form: a named attack (``lr`` and ``learned`` are aliases) or a score file.
-
-    Args:
-        value: ``auto``, ``lr``, ``learned``, an attack's name or ``FILE.py:SCORE``.
-
-    Returns:
-        The attack's name as :func:`dpkit.audits.engine.audit` takes it, or a
-        :class:`~dpkit.audits.ScoreFunction` of the user's score.
-
-    Raises:
-        ValueError: An unknown name that is no ``FILE.py:SCORE`` either, or a score file that cannot be loaded.
-    """
+    """``--attack`` of the ``--target`` form: a named attack (``lr`` and ``learned`` are aliases) or a score file."""
     from dpkit.audits import ScoreFunction
     from dpkit.audits.attacks import ATTACK_NAMES
     from dpkit.loading import FileFunction

@@ -51,18 +51,16 @@ class Mechanism:
 
     @property
     def gaussian(self) -> bool:
-        """Whether the mechanism is K Gaussian releases (the form ``gaussian``)."""
         return self.form == "gaussian"
 
     def describe(self, *, calibrating: bool = False) -> str:
-        """The mechanism in one line, as the commands print it under their tables.
+        """The mechanism in one line, as the commands print it.
 
         Args:
-            calibrating: Whether to leave out the template's noise (σ = 1, noise multiplier 1): a calibration
-                finds it.
+            calibrating: Whether to leave out the template's noise (σ = 1, noise multiplier 1).
 
         Returns:
-            The line (``σ = 2, Δ = 1, K = 10``, ``DP-SGD, σ/Δ = 1.1, …`` or the event described).
+            The line.
         """
         if self.form == "dp-sgd" and self.schedule is not None:
             noise = "" if calibrating else f"σ/Δ = {self.noise_multiplier:g}, "
@@ -90,7 +88,7 @@ class Mechanism:
         """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms.
 
         Returns:
-            ``event`` and ``relation`` (and the schedule's terms for DP-SGD); empty for Gaussian releases.
+            ``event`` and ``relation`` (and DP-SGD's terms); empty for Gaussian releases.
         """
         if isinstance(self.target, Ledger):
             return {}
@@ -101,16 +99,8 @@ class Mechanism:
 
 
 def mechanism_options(f: Any) -> Any:
-    """Add the DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` to a command (a decorator).
-
-    The sensitivity and compositions are the commands' own options.
-
-    Args:
-        f: The command's callback (or a command being built).
-
-    Returns:
-        ``f`` with the options added.
-    """
+    """The DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` (the sensitivity and compositions are
+    the commands')."""
     f = click.option(
         "--save-event",
         "save_event_file",
@@ -158,10 +148,6 @@ def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
 
     Returns:
         The method to account with.
-
-    Examples:
-        >>> default_method(None, True), default_method(None, False), default_method("rdp", True)
-        ('exact', 'pld', 'rdp')
     """
     if method is not None:
         return method
@@ -186,26 +172,13 @@ def dp_sgd_given(ctx: click.Context) -> bool:
         ctx: The command's click context.
 
     Returns:
-        True when one of :data:`DP_SGD_OPTIONS` was given on the command line.
+        True when one of :data:`DP_SGD_OPTIONS` was given.
     """
     return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
 
 
 def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> Schedule:
-    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K.
-
-    Args:
-        ctx: The command's click context (the DP-SGD options read from it).
-        compositions: ``--compositions`` K, the number of steps where ``--steps`` and ``--epochs`` are not given.
-        need_steps: Whether the number of steps must be stated (``False``: only q is wanted).
-
-    Returns:
-        The :class:`~dpkit.accountant.dp_sgd.Schedule`.
-
-    Raises:
-        click.UsageError: Options that clash (two that set the same number) or one without its partner.
-        ValueError: A bad value, named by its option.
-    """
+    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K; errors name the flags."""
     from dpkit.accountant.dp_sgd import Schedule
 
     p = ctx.params
@@ -264,26 +237,7 @@ def build_mechanism(
     sigma_name: str = "sigma",
     **_: Any,
 ) -> Mechanism:
-    """The mechanism the options describe: K Gaussian releases, DP-SGD, or an event file.
-
-    Args:
-        ctx: The command's click context (the DP-SGD options read from it).
-        sigma: ``--sigma``, or None for a calibration (the template then has noise multiplier 1).
-        sensitivity: ``--sensitivity`` Δ.
-        compositions: ``--compositions`` K.
-        event_file: ``--event``, or None.
-        relation: ``--relation``, or None.
-        sigma_name: The name σ goes by in the messages.
-        **_: The command's other options (ignored).
-
-    Returns:
-        The :class:`Mechanism`.
-
-    Raises:
-        click.UsageError: An option that does not apply to the form given (``--relation`` without ``--event``,
-            ``--sigma`` with it, …) or DP-SGD options that clash.
-        ValueError: A bad value, or an event file that cannot be read.
-    """
+    """The mechanism the options describe (``sigma=None``: a calibration, the template has noise multiplier 1)."""
     if event_file is not None:
         k = compositions_count(compositions)
         names = [n for n in (sigma_name, "sensitivity", *DP_SGD_OPTIONS) if n in ctx.params]
@@ -316,13 +270,10 @@ def save_event(path: Path | None, target: Ledger | Event | None) -> Path | None:
 
     Args:
         path: ``--save-event``, or None (nothing is written).
-        target: The mechanism: a ledger or an event, or None where there is none (σ = 0 or inf at the ends).
+        target: A ledger or an event, or None where there is none (σ = 0 or inf at the ends: an error).
 
     Returns:
         ``path``, or None when no path was given.
-
-    Raises:
-        ValueError: No mechanism to write, or ``path`` is a directory.
     """
     if path is None:
         return None

@@ -23,19 +23,6 @@ class Number(click.ParamType):
     name = "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        """Read a number as click converts an option's value.
-
-        Args:
-            value: The text given (or a value already converted).
-            param: The option, for the message.
-            ctx: The click context, for the message.
-
-        Returns:
-            The float.
-
-        Raises:
-            click.BadParameter: Not a number.
-        """
         if isinstance(value, float):
             return value
         try:
@@ -55,23 +42,6 @@ class NumberList(click.ParamType):
     name = "list"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
-        """Read a list of numbers as click converts an option's value.
-
-        Args:
-            value: The text given (or a value already converted).
-            param: The option, for the message.
-            ctx: The click context, for the message.
-
-        Returns:
-            The floats.
-
-        Raises:
-            click.BadParameter: An empty item, or an item that is not a number.
-
-        Examples:
-            >>> NumberList().convert("[1.25 1.5 inf]", None, None)
-            [1.25, 1.5, inf]
-        """
         if isinstance(value, list):
             return value
         text = str(value).strip()
@@ -93,19 +63,6 @@ class Rate(click.ParamType):
     name = "rate"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        """Check a sampling rate as click converts an option's value.
-
-        Args:
-            value: The text given (or a value already converted).
-            param: The option, for the message.
-            ctx: The click context, for the message.
-
-        Returns:
-            The text as typed (checked to be a rate).
-
-        Raises:
-            click.BadParameter: Neither a number nor a fraction B/N of whole numbers (the API checks the range).
-        """
         from dpkit.accountant.dp_sgd import parse_rate
 
         try:
@@ -121,16 +78,13 @@ RATE = Rate()
 
 
 def compositions_count(value: float) -> int:
-    """``--compositions`` as a count.
+    """``--compositions`` as a count (a ValueError unless an integer >= 1).
 
     Args:
         value: The number given.
 
     Returns:
-        The count, an integer >= 1.
-
-    Raises:
-        ValueError: Not an integer >= 1 (named ``compositions``).
+        The count.
     """
     return accountant.check_count("compositions", value)
 
@@ -138,13 +92,11 @@ def compositions_count(value: float) -> int:
 def method_options(f: Any) -> Any:
     """Add the accounting commands' shared options to a command (a decorator).
 
-    ``--sensitivity``, ``--compositions``/``-k``, ``--method``, ``--conversion`` and ``--json``.
-
     Args:
-        f: The command's callback (or a command being built).
+        f: The command's callback.
 
     Returns:
-        ``f`` with the options added.
+        ``f`` with ``--sensitivity``, ``--compositions``, ``--method``, ``--conversion`` and ``--json``.
     """
     f = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")(f)
     f = click.option(
@@ -172,13 +124,13 @@ def method_options(f: Any) -> Any:
 
 
 def guarantee_label(g: accountant.Guarantee) -> str:
-    """The method of a guarantee as the tables name it, with its conversion where it has one (``rdp, improved``).
+    """The method of a guarantee as the tables name it.
 
     Args:
         g: The guarantee.
 
     Returns:
-        The label.
+        Its method, with its conversion where it has one (``rdp, improved``).
     """
     return g.method if g.conversion is None else f"{g.method}, {g.conversion}"
 
@@ -196,31 +148,14 @@ def _short_reason(reason: str, width: int = 48) -> str:
 
 
 def refusal_note(key: str, refusals: dict[str, str], *, reasons: bool) -> str:
-    """The note of a refused variant: its fixed note (Gaussian releases) or its reason cut short.
-
-    Args:
-        key: The variant (``classic``, ``rdp-mironov``, …).
-        refusals: The reasons of the refused variants, by key.
-        reasons: Whether to show the reason (else the variant's fixed note for Gaussian releases).
-
-    Returns:
-        The note, or "" when the variant was not refused.
-    """
+    """The note of a refused variant: its fixed note (Gaussian releases) or its reason cut short; "" if not refused."""
     if key not in refusals:
         return ""
     return _short_reason(refusals[key]) if reasons else REFUSAL_NOTES.get(key, "refused")
 
 
 def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) -> list[list[str]]:
-    """The rows of the ``methods`` table: one per variant, its ε, its ratio to the exact ε and a note.
-
-    Args:
-        cmp: The comparison of every method.
-        reasons: Whether a refusal is shown by its reason (else by its fixed note, for Gaussian releases).
-
-    Returns:
-        The rows, as text.
-    """
+    """One row per variant; a refusal shown by its fixed note (Gaussian releases) or its reason (``reasons``)."""
     exact = cmp.epsilons["exact"]
     rows = []
     for key, method, conv in VARIANTS:
@@ -248,10 +183,7 @@ def read_ledger(path: Path) -> Ledger:
         path: The file.
 
     Returns:
-        The :class:`~dpkit.accountant.ledger.Ledger` it holds.
-
-    Raises:
-        ValueError: The file cannot be read or is not a valid ledger (the file named).
+        The ledger (a ValueError naming the file when it cannot be read or is invalid).
     """
     from dpkit.reports.files import read_ledger_file
 
@@ -259,17 +191,8 @@ def read_ledger(path: Path) -> Ledger:
 
 
 def dp_event_dict(event: Any) -> Any:
-    """A dp-accounting ``DpEvent`` as JSON data in its ``to_named_tuple()`` form.
-
-    Module and class names are kept, so ``dp_accounting``'s ``DpEvent.from_named_tuple`` and
-    ``dpkit epsilon --event`` read it back.
-
-    Args:
-        event: The event (dpkit's or dp-accounting's, as :func:`dpkit.accountant.interop.dp_event_to_json` takes).
-
-    Returns:
-        The JSON data (nested dicts).
-    """
+    """A dp-accounting ``DpEvent`` as JSON data in its ``to_named_tuple()`` form: module and class names kept, so
+    ``dp_accounting``'s ``DpEvent.from_named_tuple`` and ``dpkit epsilon --event`` read it back."""
     import json
 
     from dpkit.accountant.interop import dp_event_to_json
@@ -282,13 +205,6 @@ def given(ctx: click.Context, name: str) -> bool:
 
     An option left at its default is not given, even when the default is a value (``--method exact``);
     typing the default value is giving it. click tells the two apart by the parameter's source.
-
-    Args:
-        ctx: The command's click context.
-        name: The parameter's name (``claim_file``).
-
-    Returns:
-        Whether it was given.
     """
     from click.core import ParameterSource
 
@@ -296,15 +212,7 @@ def given(ctx: click.Context, name: str) -> bool:
 
 
 def flag_of(ctx: click.Context, name: str) -> str:
-    """The long flag of the parameter called ``name`` (``claim_file`` → ``--claim``; an argument by its metavar).
-
-    Args:
-        ctx: The command's click context.
-        name: The parameter's name.
-
-    Returns:
-        Its longest ``--`` flag (or its metavar, or ``--name`` for a name the command does not have).
-    """
+    """The long flag of the parameter called ``name`` (``claim_file`` → ``--claim``; an argument by its metavar)."""
     for param in ctx.command.params:
         if param.name == name:
             if isinstance(param, click.Argument):
@@ -319,14 +227,6 @@ def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
 
     Options left at their defaults pass (see :func:`given`); the flags are named in the order the
     command declares them: ``--trials and --mu do not apply to an ALGORITHM audit``.
-
-    Args:
-        ctx: The command's click context.
-        names: The parameters (by name) that do not apply.
-        form: The form given, in words (``an ALGORITHM audit``).
-
-    Raises:
-        click.UsageError: One of ``names`` was given.
     """
     order = {param.name: i for i, param in enumerate(ctx.command.params)}
     typed = sorted((name for name in names if given(ctx, name)), key=lambda n: order.get(n, len(order)))
@@ -338,20 +238,9 @@ def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
 
 
 def bounded(name: str, value: float, *, declaration: bool = False) -> int:
-    """``value`` as a count >= 1 that is at most its stated limit.
-
-    Args:
-        name: The option's parameter name (``episodes``).
-        value: The number given.
-        declaration: Whether the limit is a privacy declaration's (``DECLARATION_LIMITS``), else a run's
-            (:data:`dpkit.algorithms.limits.LIMITS`).
-
-    Returns:
-        The count.
-
-    Raises:
-        ValueError: Not an integer >= 1, or above the limit (the option and the value named).
-    """
+    """``value`` as a count >= 1 that is at most its stated limit — a run's (:data:`dpkit.algorithms.limits.LIMITS`)
+    or, with ``declaration``, a privacy declaration's (``DECLARATION_LIMITS``) — or a ValueError naming the option
+    and the value."""
     from dpkit.algorithms.limits import DECLARATION_LIMITS, LIMITS, above_limit
 
     limit = (DECLARATION_LIMITS if declaration else LIMITS)[name]
@@ -362,13 +251,10 @@ def bounded(name: str, value: float, *, declaration: bool = False) -> int:
 
 
 def check_out_dir(out: Path) -> None:
-    """Refuse an ``--out`` that is not a directory or cannot be created/written, before any work.
+    """Refuse (ValueError) an ``--out`` that is not a directory or cannot be created/written, before any work.
 
     Args:
         out: The output directory (it need not exist yet).
-
-    Raises:
-        ValueError: ``out`` is not a directory, or its nearest existing folder cannot be written.
     """
     import tempfile
 
@@ -391,17 +277,10 @@ def sigma_choice(value: str) -> str | float:
     """``--sigma`` of an RL audit: ``paper``, ``tight``, ``optimal`` or a number >= 0 (the API checks the range).
 
     Args:
-        value: The text given.
+        value: The text given (anything else: click.BadParameter).
 
     Returns:
         The name, or the number as a float.
-
-    Raises:
-        click.BadParameter: Neither a name nor a number.
-
-    Examples:
-        >>> sigma_choice("tight"), sigma_choice("1.5")
-        ('tight', 1.5)
     """
     if value in ("paper", "tight", "optimal"):
         return value
@@ -412,18 +291,8 @@ def sigma_choice(value: str) -> str | float:
 
 
 def rl_executor(executor: str, algorithm: str) -> str:
-    """The executor an RL audit of ``algorithm`` runs on, from ``--executor``.
-
-    ``auto`` stays in-process for an algorithm registered in this process whose spec does not pickle (no pool
-    could know it).
-
-    Args:
-        executor: ``--executor``: ``auto``, ``local`` (in-process), ``processes`` or ``dask``.
-        algorithm: The registered algorithm audited.
-
-    Returns:
-        The executor's name as :func:`dpkit.algorithms.executors.make_executor` takes it.
-    """
+    """The executor an RL audit of ``algorithm`` runs on, from ``--executor`` (``local``: in-process): ``auto`` stays
+    in-process for an algorithm registered in this process whose spec does not pickle (no pool could know it)."""
     from dpkit.algorithms import registry
 
     name = {"local": "in-process"}.get(executor, executor)
