@@ -1,21 +1,12 @@
 """dpkit: account for, audit and report the privacy of differentially private RL.
 
-The three jobs, each one call (keyword-only options; see :mod:`dpkit.facade`):
-
-```python
-dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000)    # σ for a target budget
-dpkit.audit(release, dataset0, dataset1, claim=dpkit.Claim.dp(1.0, 1e-5))
-dpkit.audit("rlsvi", runs=2000, mode="sequential")             # a registered RL algorithm (or an agent)
-dpkit.report(out="report/")                                    # Markdown, HTML, JSON, figures
-```
-
-and the main types: :class:`Ledger` and :class:`GaussianRelease` (what a mechanism releases),
-:class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration` (what an algorithm declares),
-:class:`Claim`, :class:`AuditSummary` (the headline every audit result has: :class:`AuditResult`,
-:class:`RlAuditResult`, :class:`RlPositionsAudit`, …) and :class:`ReportConfig`.
-The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.algorithms`,
-:mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use, so ``import dpkit``
-costs nothing until one is used.
+Three jobs, each one call of :mod:`dpkit.facade` (options keyword-only): ``calibrate(epsilon=…, delta=…)`` finds
+σ for a target budget; ``audit(release, d0, d1, claim=…)`` or ``audit("rlsvi")`` audits a release function, an RL
+algorithm or an agent; ``report(out="report/")`` writes a report (Markdown, HTML, JSON, figures). The main types:
+:class:`Ledger` (what mechanisms release), :class:`Calibration`, :class:`Guarantee`, :class:`PrivacyDeclaration`
+(what an algorithm declares), :class:`Claim`, :class:`AuditSummary` (every audit result's headline) and
+:class:`ReportConfig`. The packages underneath: :mod:`dpkit.accountant` (privacy math), :mod:`dpkit.algorithms`,
+:mod:`dpkit.audits`, :mod:`dpkit.reports`. Names are imported on first use: ``import dpkit`` costs nothing.
 
 Examples:
     >>> import dpkit

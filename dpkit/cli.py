@@ -41,9 +41,26 @@ class LazyGroup(click.Group):
     """A click group that imports a command's module when the command is looked up."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """The command names, in the order ``--help`` lists them (:data:`COMMANDS`).
+
+        Args:
+            ctx: The group's click context (unused).
+
+        Returns:
+            The names, without importing any command's module.
+        """
         return list(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command named ``cmd_name``, importing its module under :mod:`dpkit.commands` now.
+
+        Args:
+            ctx: The group's click context (unused).
+            cmd_name: The command's name, as typed.
+
+        Returns:
+            The click command, or None for a name not in :data:`COMMANDS`.
+        """
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
@@ -55,7 +72,18 @@ class LazyGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click's, with "did you mean …?" for an unknown command name."""
+        """As click's, with "did you mean …?" for an unknown command name.
+
+        Args:
+            ctx: The group's click context.
+            args: The arguments left on the command line, the command's name first.
+
+        Returns:
+            The command's name, the command and the arguments left for it.
+
+        Raises:
+            click.UsageError: ``args`` starts with a name that is not a command (a near one offered).
+        """
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in COMMANDS:
             close = difflib.get_close_matches(name, list(COMMANDS), n=1)
@@ -153,6 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Ctrl-C prints ``error: interrupted`` and exits with 130 (128 + SIGINT, the shell's convention);
     a report being written when it comes keeps the previous report (see :func:`dpkit.reports.render.write_report`).
+
+    Args:
+        argv: The arguments after ``dpkit`` (None: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: the command's (0 unless it returned one: 1 for an audit's violation, say), 2 for bad
+        input, 130 for Ctrl-C. Bad input is reported, never raised.
     """
     args = list(argv) if argv is not None else sys.argv[1:]
     try:

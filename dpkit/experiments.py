@@ -40,6 +40,12 @@ class SimulationResult:
         return np.stack([r.cumulative_regret for r in self.runs])
 
     def summary(self) -> dict[str, Any]:
+        """The headline numbers of the runs, as ``dpkit simulate`` writes them in its summary.
+
+        Returns:
+            A JSON-ready dict: the experiment, the seeds, the σ of each noise, the mean and standard deviation of
+            the final cumulative regret, the log-log slope of the mean cumulative regret and the wall time.
+        """
         final = self.cumulative[:, -1]
         return {
             "experiment": self.experiment.to_dict(),
@@ -70,7 +76,19 @@ def _run_chunk(chunk: SeedChunk) -> list[Run]:
 
 
 def seed_chunks(seeds: tuple[int, ...], chunks: int) -> list[tuple[int, ...]]:
-    """``seeds`` split in order into at most ``chunks`` runs of consecutive seeds, the larger first."""
+    """``seeds`` split in order into at most ``chunks`` runs of consecutive seeds, the larger first.
+
+    Args:
+        seeds: The seeds to split.
+        chunks: The most chunks wanted (at least one is made, and never more than there are seeds).
+
+    Returns:
+        The chunks, in order; together they are ``seeds``.
+
+    Examples:
+        >>> seed_chunks((0, 1, 2, 3, 4), 2)
+        [(0, 1, 2), (3, 4)]
+    """
     n = max(1, min(chunks, len(seeds)))
     size, extra = divmod(len(seeds), n)
     out, start = [], 0
@@ -84,10 +102,22 @@ def seed_chunks(seeds: tuple[int, ...], chunks: int) -> list[tuple[int, ...]]:
 def run_experiment(
     experiment: Experiment, seeds: int, *, workers: int | None = 1, progress: Any = None
 ) -> SimulationResult:
-    """Run seeds 0..``seeds``−1 of ``experiment``. ``progress(k)`` advances by k episodes. ``workers``: 1 (this
-    process: every seed in one batch, :func:`~dpkit.algorithms.simulation.simulate_seeds`), more (a process pool
-    of that many, each simulating a chunk of the seeds in one batch) or None (auto: this process while the seeds are
-    quick, then a pool of every core; one seed stays here)."""
+    """Run seeds 0..``seeds``−1 of ``experiment``.
+
+    Args:
+        experiment: The experiment to run.
+        seeds: How many seeds (at least 1).
+        workers: 1 (this process: every seed in one batch, :func:`~dpkit.algorithms.simulation.simulate_seeds`),
+            more (a process pool of that many, each simulating a chunk of the seeds in one batch) or None (auto:
+            this process while the seeds are quick, then a pool of every core; one seed stays here).
+        progress: None, or ``progress(k)``, called as the runs advance by k episodes.
+
+    Returns:
+        The runs, in seed order, with the wall time they took.
+
+    Raises:
+        ValueError: ``seeds`` or ``workers`` is not an integer >= 1 (``workers`` may be None).
+    """
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an integer >= 1, got {seeds!r}")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -109,7 +139,14 @@ def run_experiment(
 
 
 def regret_csv(result: SimulationResult) -> str:
-    """Per-episode regret of every seed, long format: seed, episode, regret, cumulative_regret."""
+    """Per-episode regret of every seed, long format: seed, episode, regret, cumulative_regret.
+
+    Args:
+        result: The runs to tabulate.
+
+    Returns:
+        The CSV text, a header line and one line per seed and episode.
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["seed", "episode", "regret", "cumulative_regret"])
@@ -121,7 +158,15 @@ def regret_csv(result: SimulationResult) -> str:
 
 
 def write_outputs(result: SimulationResult, out: Path) -> dict[str, str]:
-    """Write ``regret.csv`` and ``regret.png`` into ``out`` (created if missing); return their paths."""
+    """Write ``ALGORITHM-regret.csv`` and ``ALGORITHM-regret.png`` into ``out`` (created if missing).
+
+    Args:
+        result: The runs to write.
+        out: The directory to write into.
+
+    Returns:
+        The paths written, under the keys ``csv`` and ``png``.
+    """
     out.mkdir(parents=True, exist_ok=True)
     e = result.experiment
     stem = e.algorithm

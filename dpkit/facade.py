@@ -35,9 +35,33 @@ def calibrate(
     method: str = "exact",
     conversion: str | None = None,
 ) -> Calibration:
-    """The smallest σ (rounded up) for which ``compositions`` Gaussian releases of ℓ2 sensitivity
-    ``sensitivity`` are (ε, δ)-DP under ``method`` (``exact``: μ-GDP, tight for the Gaussian;
-    ``pld``, ``rdp``, ``zcdp``, ``classic``). See :func:`dpkit.accountant.calibrate_sigma`.
+    """The smallest σ (rounded up) for which Gaussian releases meet an (ε, δ) budget.
+
+    The σ of ``compositions`` Gaussian releases of ℓ2 sensitivity ``sensitivity`` that are together
+    (``epsilon``, ``delta``)-DP under ``method``. See :func:`dpkit.accountant.calibrate_sigma`.
+
+    Args:
+        epsilon: The target ε (>= 0).
+        delta: The target δ, in (0, 1).
+        compositions: How many releases are composed (>= 1).
+        sensitivity: The ℓ2 sensitivity of each release (> 0).
+        method: The accountant: ``exact`` (μ-GDP, tight for the Gaussian), ``pld``, ``rdp``, ``zcdp`` or
+            ``classic``.
+        conversion: For ``rdp`` and ``zcdp``, the conversion to (ε, δ) (None: the method's default); the other
+            methods take none.
+
+    Returns:
+        The :class:`~dpkit.accountant.calibration.Calibration`: ``sigma``, the ε it achieves and the inputs.
+
+    Raises:
+        ValueError: A value out of range, an unknown method, or a conversion the method does not take.
+
+    Examples:
+        >>> import dpkit
+        >>> round(dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000).sigma, 2)
+        117.97
+        >>> round(dpkit.calibrate(epsilon=1.0, delta=1e-5, compositions=1000, method="rdp").sigma, 2)
+        127.92
     """
     from dpkit.accountant.calibration import calibrate_sigma
 
@@ -50,7 +74,32 @@ def gaussian_epsilon(
     sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0, method: str = "exact"
 ) -> Guarantee:
     """The ε (rounded up) at ``delta`` of ``compositions`` Gaussian releases with noise σ.
-    See :func:`dpkit.accountant.gaussian_epsilon`."""
+
+    See :func:`dpkit.accountant.gaussian_epsilon`.
+
+    Args:
+        sigma: The standard deviation of each release's noise (> 0).
+        delta: The δ at which ε is given, in (0, 1).
+        compositions: How many releases are composed (>= 1).
+        sensitivity: The ℓ2 sensitivity of each release (> 0).
+        method: The accountant: ``exact`` (μ-GDP, tight for the Gaussian), ``pld``, ``rdp``, ``zcdp`` or
+            ``classic``.
+
+    Returns:
+        The :class:`~dpkit.accountant.accountants.Guarantee`: ``epsilon`` at ``delta``, with the method.
+
+    Raises:
+        ValueError: A value out of range or an unknown method.
+
+    Examples:
+        >>> import dpkit
+        >>> round(dpkit.gaussian_epsilon(4.0, 1e-5).epsilon, 3)
+        0.926
+        >>> dpkit.gaussian_epsilon(0.0, 1e-5)
+        Traceback (most recent call last):
+        ...
+        ValueError: sigma must be > 0, got 0.0
+    """
     from dpkit.accountant import gaussian_epsilon as _gaussian_epsilon
 
     return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
@@ -153,10 +202,30 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
 
 
 def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:
-    """Audit a registered RL algorithm (a seed algorithm or one a user registered) in its audit
-    setting, against what it declares: at every position of the changed user that matters (each at its share of
-    α), or at ``position=``. Options are those of :func:`dpkit.audits.rl.audit_algorithm`
-    (``sigma``, ``runs``, ``episodes``, ``epsilon``, ``delta``, ``seed``, ``position``, …), all keyword-only.
+    """Audit a registered RL algorithm in its audit setting, against what it declares.
+
+    The algorithm (a seed algorithm or one a user registered) is audited at every position of the changed user
+    that matters (each at its share of α), or at ``position=``.
+
+    Args:
+        algorithm: The registered algorithm's name.
+        **options: Keyword-only options of :func:`dpkit.audits.rl.audit_algorithm` (``sigma``, ``runs``,
+            ``episodes``, ``epsilon``, ``delta``, ``seed``, ``position``, …).
+
+    Returns:
+        The audit at each position probed, with the headline of the whole
+        (:class:`~dpkit.audits.rl.RlPositionsAudit`).
+
+    Raises:
+        ValueError: An unknown algorithm (the registered ones listed) or a bad value of an option.
+        TypeError: An option the audit does not take.
+
+    Examples:
+        >>> import dpkit
+        >>> dpkit.audit_algorithm("no-such-algorithm")
+        Traceback (most recent call last):
+        ...
+        ValueError: algorithm must be one of ...; got 'no-such-algorithm'
     """
     from dpkit.audits.rl import audit_algorithm as _audit_algorithm
 
@@ -170,15 +239,30 @@ def report(
     quick: bool = False,
     progress: Callable[[str, float], None] | None = None,
 ) -> list[str]:
-    """Compute and write a privacy report (Markdown, self-contained HTML, JSON and PNG figures)
-    into the directory ``out``; returns the files written.
+    """Compute and write a privacy report (Markdown, self-contained HTML, JSON and PNG figures) into ``out``.
 
-    ``progress(stage, k)`` is called as a stage advances by ``k`` steps: ``ledgers``, ``simulations`` and
-    ``audits`` (their totals: :func:`dpkit.reports.job.stage_totals`), then ``figures`` (one per figure).
+    The whole config and ``out`` are checked before anything is computed, and nothing is written on error.
 
-    ``config`` is a TOML file, a :class:`dpkit.reports.config.ReportConfig` or ``None`` for the
-    shipped default; ``quick`` caps its sizes as ``dpkit report --quick`` does. The whole
-    config and ``out`` are checked before anything is computed, and nothing is written on error.
+    Args:
+        config: A TOML file, a :class:`dpkit.reports.config.ReportConfig` or ``None`` for the shipped default.
+        out: The directory to write the report into.
+        quick: Whether to cap the config's sizes, as ``dpkit report --quick`` does.
+        progress: None, or ``progress(stage, k)``, called as a stage advances by ``k`` steps: ``ledgers``,
+            ``simulations`` and ``audits`` (their totals: :func:`dpkit.reports.job.stage_totals`), then
+            ``figures`` (one per figure).
+
+    Returns:
+        The files written.
+
+    Raises:
+        ValueError: A config that cannot be read or is invalid, or an ``out`` that cannot take the report.
+
+    Examples:
+        >>> import dpkit
+        >>> dpkit.report(out="/dev/null")
+        Traceback (most recent call last):
+        ...
+        ValueError: --out '/dev/null' exists and is not a directory
     """
     from dpkit.reports.config import ReportConfig, load_config
     from dpkit.reports.job import compute_report

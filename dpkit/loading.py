@@ -82,6 +82,9 @@ def naming_file(path: str | Path, what: str) -> Iterator[None]:
         path: The file being read, as the user gave it.
         what: What the file is, in words (``"event file"``).
 
+    Yields:
+        None, once: the body of the ``with`` block runs there.
+
     Raises:
         ValueError: The error raised inside, naming the file.
 
@@ -219,7 +222,15 @@ def _module(path: Path) -> ModuleType:
 
 
 def load_object(option: str, value: str) -> Any:
-    """The object named by ``FILE.py:NAME``."""
+    """The object named by ``FILE.py:NAME``, the file imported once per process (a ValueError if it cannot be).
+
+    Args:
+        option: The option that gave the value (``--target``), for the messages.
+        value: ``FILE.py:NAME``.
+
+    Returns:
+        The object the file defines under NAME.
+    """
     path, name = parse_reference(option, value)
     module = _module(path)
     if not hasattr(module, name):

@@ -33,11 +33,16 @@ __all__ = [
 
 
 def plain(value: object) -> str:
-    """``value`` as text that is only data on a terminal: control characters (escape sequences such as
-    an OSC "set title", bells, carriage returns) are dropped and line breaks and tabs become spaces.
+    """``value`` as text that is only data on a terminal: control characters dropped, line breaks and tabs spaces.
 
     Rich markup needs no escaping here: the print helpers below hand text to rich as
     :class:`rich.text.Text`, which is never parsed as markup (``[/bold]`` or ``[link=…]`` stay literal).
+
+    Args:
+        value: Anything; its ``str`` is made plain.
+
+    Returns:
+        The text, on one line, without escape sequences (an OSC "set title"), bells or carriage returns.
     """
     text = str(value)
     if text.isprintable():
@@ -58,14 +63,26 @@ def _text(value: object, lines: bool = False) -> Text:
 
 
 def emit_json(obj: Mapping[str, Any]) -> None:
-    """Print one JSON object on stdout (full float precision, no NaN/Infinity)."""
+    """Print one JSON object on stdout (full float precision, no NaN/Infinity).
+
+    Args:
+        obj: The object to print, JSON-ready (:func:`dpkit.reports.encoding.dumps` encodes it).
+    """
     from dpkit.reports.encoding import dumps
 
     sys.stdout.write(dumps(obj) + "\n")
 
 
 def format_number(x: float | int | None, digits: int = 8) -> str:
-    """A compact, human-readable number; '—' for a missing value."""
+    """A compact, human-readable number; '—' for a missing value.
+
+    Args:
+        x: The number (an integer is printed whole), or None.
+        digits: The significant digits of a float.
+
+    Returns:
+        The number as text.
+    """
     if x is None:
         return "—"
     if isinstance(x, int):
@@ -74,8 +91,16 @@ def format_number(x: float | int | None, digits: int = 8) -> str:
 
 
 def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
-    """An end of an interval, to ``digits`` significant digits rounded outwards (an upper end up, a lower end
-    down), so the printed interval still holds the truth; a value that prints exactly is printed as it is."""
+    """An end of an interval, to ``digits`` significant digits rounded outwards (the interval still holds the truth).
+
+    Args:
+        x: The end, or None ('—').
+        up: Whether it is an upper end (rounded up; else down).
+        digits: The significant digits.
+
+    Returns:
+        The end as text (a value that prints exactly is printed as it is).
+    """
     if x is None:
         return "—"
     short = format_number(x, digits)
@@ -87,9 +112,19 @@ def format_bound(x: float | None, *, up: bool, digits: int = 9) -> str:
 
 
 def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, digits: int = 9) -> str:
-    """How sure a value is, in words: ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05,
-    truth in [2.99910356, 2.99922113]`` or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth
-    below. ``at`` is the point of the profile (``"at δ = 1e-05"``)."""
+    """How sure a value is, in words.
+
+    Args:
+        symbol: The value's symbol (``ε``).
+        upper: The certified value, an upper bound on the truth.
+        lower: A lower bound on the truth (at least ``upper``: the value is exact), or None where none is known.
+        at: The point of the profile (``"at δ = 1e-05"``), or empty.
+        digits: The significant digits of the bounds.
+
+    Returns:
+        ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05, truth in [2.99910356, 2.99922113]``
+        or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth below.
+    """
     where = f" {at}" if at else ""
     if lower is not None and lower >= upper:
         return f"{symbol} = {format_number(upper, 12)}{where}"
@@ -100,8 +135,16 @@ def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, d
 
 
 def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> list[str]:
-    """Two table cells: the certified value (an upper bound) and the lower bound on the truth (``exact`` where the
-    value is the truth, ``none known`` where nothing bounds it below)."""
+    """Two table cells: the certified value (an upper bound) and the lower bound on the truth.
+
+    Args:
+        upper: The certified value, an upper bound on the truth.
+        lower: A lower bound on the truth (at least ``upper``: the value is exact), or None where none is known.
+        digits: The significant digits of the bounds.
+
+    Returns:
+        The value and the lower bound (``exact`` for the truth, ``none known`` where nothing bounds it below).
+    """
     if lower is not None and lower >= upper:
         return [format_number(upper, 10), "exact"]
     top = format_bound(upper, up=True, digits=digits)
@@ -109,8 +152,15 @@ def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> li
 
 
 def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
-    """One number, or one per step (a σ or Δ of an allocation with per-step values) as a comma-separated list;
-    '—' for a missing value."""
+    """One number, or one per step (a σ or Δ of an allocation with per-step values) as a comma-separated list.
+
+    Args:
+        x: A number, a sequence of them, or None ('—').
+        digits: The significant digits of each.
+
+    Returns:
+        The numbers as text.
+    """
     if x is None or isinstance(x, (int, float)):
         return format_number(x, digits)
     return ", ".join(format_number(float(v), digits) for v in x)
@@ -119,9 +169,14 @@ def format_values(x: float | Sequence[float] | None, digits: int = 6) -> str:
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None = None) -> None:
     """Render a table on stdout; every string is shown literally (no markup, no control characters).
 
-    The table is as wide as the terminal (``COLUMNS`` where it is set, as rich reads it) allows. Where its text
-    does not fit unwrapped, cells wrap between words, never inside one (:func:`fit_widths`); only a word longer
-    than the room there is folds.
+    The table is as wide as the terminal (``COLUMNS`` where set) allows; cells wrap between words, never inside one
+    (:func:`fit_widths`), and only a word longer than the room there is folds.
+
+    Args:
+        title: The table's title.
+        columns: The column headers (the first column is left-aligned, the others right-aligned).
+        rows: The rows, one string per column.
+        caption: A caption under the table (its line breaks kept), or None.
     """
     from rich.console import Console
     from rich.table import Table
@@ -151,7 +206,12 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]
 
 
 def print_lines(lines: Sequence[str], title: str | None = None) -> None:
-    """Print plain lines on stdout (no markup), under an optional bold title."""
+    """Print plain lines on stdout (no markup), as bullets under an optional bold title.
+
+    Args:
+        lines: The lines to print.
+        title: The title, or None (or empty) for none.
+    """
     from rich.console import Console
 
     console = Console()
@@ -162,7 +222,11 @@ def print_lines(lines: Sequence[str], title: str | None = None) -> None:
 
 
 def stderr_console() -> Console:
-    """A console on stderr, for progress bars (stdout stays clean for results)."""
+    """A console on stderr, for progress bars (stdout stays clean for results).
+
+    Returns:
+        A :class:`rich.console.Console` writing to stderr.
+    """
     from rich.console import Console
 
     return Console(stderr=True)
@@ -170,7 +234,15 @@ def stderr_console() -> Console:
 
 @contextlib.contextmanager
 def busy(message: str, active: bool = True) -> Iterator[None]:
-    """A transient spinner on stderr while a slow computation runs (only on a terminal)."""
+    """A transient spinner on stderr while a slow computation runs (only on a terminal).
+
+    Args:
+        message: The text beside the spinner.
+        active: Whether to show it at all (``False``: ``--json`` output, say).
+
+    Yields:
+        None, once: the computation runs in the ``with`` block.
+    """
     console = stderr_console() if active else None
     if console is None or not console.is_terminal:
         yield
@@ -181,7 +253,15 @@ def busy(message: str, active: bool = True) -> Iterator[None]:
 
 @contextlib.contextmanager
 def progress_bar(description: str, total: float) -> Iterator[Callable[[float], None]]:
-    """A transient progress bar on stderr (only on a terminal); yields ``advance(k)``."""
+    """A transient progress bar on stderr (only on a terminal).
+
+    Args:
+        description: The text beside the bar.
+        total: The steps the bar stands for.
+
+    Yields:
+        ``advance(k)``, which moves the bar on by ``k`` steps (it does nothing off a terminal).
+    """
     console = stderr_console()
     if not console.is_terminal:
         yield lambda k: None
@@ -197,8 +277,15 @@ def progress_bar(description: str, total: float) -> Iterator[Callable[[float], N
 def progress_with_status(
     description: str, total: float
 ) -> Iterator[tuple[Callable[[float], None], Callable[[str], None]]]:
-    """A transient progress bar on stderr (only on a terminal) whose text can change as evidence arrives; yields
-    ``(advance, status)``: ``advance(k)`` moves the bar, ``status(text)`` shows ``text`` after ``description``."""
+    """A transient progress bar on stderr (only on a terminal) whose text can change as evidence arrives.
+
+    Args:
+        description: The text beside the bar.
+        total: The steps the bar stands for.
+
+    Yields:
+        ``(advance, status)``: ``advance(k)`` moves the bar, ``status(text)`` shows ``text`` after ``description``.
+    """
     console = stderr_console()
     if not console.is_terminal:
         yield (lambda k: None), (lambda text: None)

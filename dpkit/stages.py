@@ -37,6 +37,15 @@ class StageClock:
         self._on_status = on_status
 
     def advance(self, stage: str, k: float) -> None:
+        """Move ``stage`` on by ``k`` steps, noting when it finishes (its total reached).
+
+        Args:
+            stage: The stage's name, one of ``totals``.
+            k: The steps done.
+
+        Raises:
+            ValueError: ``stage`` is not one of the stages.
+        """
         if stage not in self.totals:
             raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(self.totals)})")
         self.done[stage] += k
@@ -48,24 +57,52 @@ class StageClock:
                 self._on_finish(stage, self.finished[stage])
 
     def status(self, stage: str, text: str) -> None:
-        """Say what ``stage`` does now (e.g. the algorithm and position an audit has reached)."""
+        """Say what ``stage`` does now (e.g. the algorithm and position an audit has reached).
+
+        Args:
+            stage: The stage's name, one of ``totals``.
+            text: What it does, in words.
+
+        Raises:
+            ValueError: ``stage`` is not one of the stages.
+        """
         if stage not in self.totals:
             raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(self.totals)})")
         if self._on_status is not None:
             self._on_status(stage, text, time.perf_counter() - self.start)
 
     def summary(self) -> str:
-        """``ledgers 0.4 s, simulations 41.2 s, …``: when each finished stage finished, in the order given."""
+        """When each finished stage finished, in the order given.
+
+        Returns:
+            ``ledgers 0.4 s, simulations 41.2 s, …`` (empty while no stage has finished).
+
+        Examples:
+            >>> clock = StageClock({"ledgers": 2, "audits": 5})
+            >>> clock.advance("ledgers", 2)
+            >>> clock.advance("audits", 1)
+            >>> clock.summary()
+            'ledgers ... s'
+        """
         return ", ".join(f"{stage} {self.finished[stage]:.1f} s" for stage in self.totals if stage in self.finished)
 
 
 @contextlib.contextmanager
 def stage_progress(totals: Mapping[str, float], *, start: float | None = None) -> Iterator[StageClock]:
-    """One progress bar per stage on stderr (on a terminal; the bars of stages that run side by side move together,
-    each with the time left at its pace so far and what it does now), or one line ``STAGE done at T s`` on stderr as
-    each stage finishes and ``STAGE at T s: TEXT`` as it says what it does (elsewhere: the logs of CI runs), T counted
-    from ``start`` (a :func:`time.perf_counter` reading; default: now). A stage of no steps has no bar. Yields the
-    :class:`StageClock`, whose ``advance(stage, k)`` moves a stage on and ``status(stage, text)`` names its work."""
+    """Show the progress of named stages on stderr: one bar per stage on a terminal, lines elsewhere.
+
+    On a terminal, the bars of stages that run side by side move together, each with the time left at its pace so
+    far and what it does now; a stage of no steps has no bar. Elsewhere (the logs of CI runs), one line
+    ``STAGE done at T s`` as each stage finishes and ``STAGE at T s: TEXT`` as it says what it does.
+
+    Args:
+        totals: The steps of each stage, by name.
+        start: The time T is counted from (a :func:`time.perf_counter` reading; default: now).
+
+    Yields:
+        The :class:`StageClock`, whose ``advance(stage, k)`` moves a stage on and ``status(stage, text)`` names its
+        work.
+    """
     console = stderr_console()
     if not console.is_terminal:
 

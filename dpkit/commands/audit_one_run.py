@@ -21,7 +21,25 @@ def audit_one_run(
     attack: str = "white-box",
     as_json: bool,
 ) -> int:
-    """One run of ``algorithm`` with every user a canary; print the result, return the exit status (1: violation)."""
+    """One run of ``algorithm`` with every user a canary; print the result.
+
+    Args:
+        algorithm: ALGORITHM, a registered algorithm's name (an ``--agent`` already registered).
+        canaries: ``--canaries``, the canary users in the run (None: 5000).
+        sigma: ``--sigma``: ``paper``, ``tight``, ``optimal`` or a number.
+        epsilon: ``--epsilon``, the target the declaration is audited at (None: the algorithm's).
+        delta: ``--delta``, the δ of that target (None: the algorithm's).
+        confidence: ``--confidence``, 1 − α.
+        seed: ``--seed``.
+        attack: ``--attack``: ``white-box``, ``learned`` or ``auto``.
+        as_json: ``--json``: print one JSON object instead of the table.
+
+    Returns:
+        The exit status: 1 for a violation of the declaration, 0 otherwise.
+
+    Raises:
+        ValueError: An unknown algorithm or a bad value of an option.
+    """
     from dpkit.algorithms import registry
     from dpkit.facade import audit
 

@@ -58,7 +58,33 @@ def audit_one_run_target(
     seed: float,
     as_json: bool,
 ) -> int:
-    """One run of ``target`` with canary records; print the result, return the exit status (1: violation)."""
+    """One run of ``target`` with canary records; print the result.
+
+    Args:
+        target: ``--target FILE.py:FUNCTION``, the release function.
+        canary_records: ``--canary-records FILE.py:NAME``: a sequence of records or a function of M returning M.
+        canaries: ``--canaries``, the canary records made by a function (None: 1000) or the sequence's length.
+        dataset: ``--dataset FILE.py:NAME``, the records always in the dataset (None: none).
+        score: ``--score FILE.py:NAME``, ``score(output, record) -> float`` (None: their inner product).
+        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
+        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
+        mu: ``--mu``, a claimed μ (GDP), or None.
+        rho: ``--rho``, a claimed ρ (zCDP), or None.
+        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
+        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
+        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        confidence: ``--confidence``, 1 − α.
+        seed: ``--seed``.
+        as_json: ``--json``: print one JSON object instead of the table.
+
+    Returns:
+        The exit status: 1 for a violation of the claim, 0 otherwise.
+
+    Raises:
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit_target.target_claim`).
+        ValueError: No ``canary_records``, a bad value of an option, a file that cannot be loaded, or an exception
+            of the user's code (on one line).
+    """
     from dpkit.facade import audit
     from dpkit.loading import FileFunction, load_object
 

@@ -254,7 +254,14 @@ def target_claim(
 
 
 def load_pairs(value: str) -> list[tuple[Any, Any]]:
-    """The neighbouring pairs of ``--neighbours FILE.py:NAME``: a pair, a list of pairs, or a function returning one."""
+    """The neighbouring pairs of ``--neighbours FILE.py:NAME`` (a ValueError if it names none).
+
+    Args:
+        value: ``FILE.py:NAME``: a pair (D, D′), a non-empty list of pairs, or a function returning one.
+
+    Returns:
+        The pairs.
+    """
     from dpkit.loading import load_object
 
     obj = load_object("--neighbours", value)

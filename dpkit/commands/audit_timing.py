@@ -2,7 +2,7 @@
 runs before the audit starts, and the target it audited at when the user set none (:func:`target_note`).
 
 An RL audit runs the algorithm ``2 × --runs`` times; at a few milliseconds a run, the largest ``--runs`` takes hours.
-:func:`check_expected_time` runs a first batch in this process, prints the expected total on stderr, and refuses
+:func:`expected_time` runs a first batch in this process, prints the expected total on stderr, and refuses
 (one ``error:`` line naming the estimate and how to raise the cap) when it is above ``--max-time``.
 """
 
@@ -30,6 +30,23 @@ class Duration(click.ParamType):
     name = "duration"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        """Read a duration as click converts an option's value.
+
+        Args:
+            value: The text given (or a float already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The duration in seconds (``inf`` for no cap).
+
+        Raises:
+            click.BadParameter: Not a duration, or not > 0.
+
+        Examples:
+            >>> Duration().convert("1.5h", None, None)
+            5400.0
+        """
         if isinstance(value, float):
             return value
         text = str(value).strip().lower()
@@ -46,7 +63,18 @@ class Duration(click.ParamType):
 
 
 def format_duration(seconds: float) -> str:
-    """``40 s``, ``12 min``, ``1.8 h``, ``3.1 days``."""
+    """A duration in words at the scale that fits it: ``40 s``, ``12 min``, ``1.8 h``, ``3.1 days``.
+
+    Args:
+        seconds: The duration in seconds (``inf``: ``no limit``).
+
+    Returns:
+        The duration, rounded to its unit.
+
+    Examples:
+        >>> format_duration(40.0), format_duration(720.0), format_duration(float("inf"))
+        ('40 s', '12 min', 'no limit')
+    """
     if math.isinf(seconds):
         return "no limit"
     if seconds < 90:
@@ -59,9 +87,23 @@ def format_duration(seconds: float) -> str:
 
 
 def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
-    """Run a first batch of the audit of ``setting`` here (``n`` runs on D and ``n`` on D′, n growing ×4 from 2 until
-    the batch takes :data:`_BATCH_SECONDS` or n reaches ``runs``/8) and return ``(n, seconds)`` of the last batch.
-    Its outputs are discarded: the audit itself reruns every run from ``seed``, so its result does not change."""
+    """Run a first batch of the audit of ``setting`` here and time it.
+
+    The batch is ``n`` runs on D and ``n`` on D′, n growing ×4 from 2 until the batch takes :data:`_BATCH_SECONDS`
+    or n reaches ``runs``/8. Its outputs are discarded: the audit itself reruns every run from ``seed``, so its
+    result does not change.
+
+    Args:
+        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
+        runs: The audit's runs per dataset.
+        seed: The audit's seed.
+
+    Returns:
+        ``(n, seconds)`` of the last batch.
+
+    Raises:
+        ValueError: The batch cannot run (a σ of 0, an observer that needs another attack, …).
+    """
     from dpkit.algorithms.executors import run_pair
     from dpkit.audits.rl import neighbouring_datasets, rl_release
 
@@ -87,14 +129,26 @@ def expected_time(
     probe: int = 0,
     alone_below: float = 0.0,
 ) -> str | None:
-    """The expected time of an audit of ``2 × runs`` runs at each of ``positions`` positions of the changed user and
-    ``2 × probe`` runs of its plan probe (pilots included), over ``workers`` parallel workers (one while the whole
-    audit would take less than ``alone_below`` seconds in this process: an auto executor's threshold), from a first
-    batch: the line to print when the audit starts (``expected time: about …``), or a ValueError naming the
-    estimate and ``--max-time`` when it is above ``max_time``.
+    """The expected time of an audit, from a first batch of its runs (:func:`time_first_batch`).
 
-    None when the first batch cannot run (a σ of 0, an observer that needs another attack, …): the audit's own
-    checks, which come before its first run, then name what is wrong.
+    Args:
+        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
+        runs: Runs per dataset at each position (the audit runs ``2 × runs`` there).
+        seed: The audit's seed.
+        workers: The parallel workers the runs go to.
+        max_time: The longest expected time accepted, in seconds (``--max-time``).
+        positions: The positions of the changed user audited.
+        probe: Runs per dataset of the audit's plan probe (pilots included).
+        alone_below: Below this many seconds in this process the audit stays on one worker (an auto executor's
+            threshold).
+
+    Returns:
+        The line to print when the audit starts (``expected time: about …``), or None when the first batch cannot
+        run (a σ of 0, an observer that needs another attack, …): the audit's own checks, which come before its
+        first run, then name what is wrong.
+
+    Raises:
+        ValueError: The expected time is above ``max_time`` (the estimate and how to raise ``--max-time`` named).
     """
     try:
         n, seconds = time_first_batch(setting, runs, seed)
@@ -122,9 +176,15 @@ def expected_time(
 
 
 def planned_workers(executor: Any) -> dict[str, Any]:
-    """How an audit's time is estimated on ``executor`` (:func:`expected_time`'s ``workers`` and ``alone_below``): an
-    auto executor's pool, which it moves to once the work is slow (below its threshold it stays alone in this
-    process), else the executor's own workers."""
+    """How an audit's time is estimated on ``executor``: :func:`expected_time`'s ``workers`` and ``alone_below``.
+
+    Args:
+        executor: The executor the audit runs on.
+
+    Returns:
+        For an auto executor, its pool's workers (which it moves to once the work is slow) and its threshold (below
+        it, it stays alone in this process); else the executor's own workers.
+    """
     pool = getattr(executor, "pool_workers", None)
     if pool is None:
         return {"workers": executor.workers}
@@ -132,8 +192,17 @@ def planned_workers(executor: Any) -> dict[str, Any]:
 
 
 def announced(note: str | None, advance: Callable[[float], None]) -> Callable[[float], None]:
-    """``advance``, printing ``note`` on stderr first, once, when the audit reports its first runs (so that an audit
-    its own checks refuse prints their one error line alone)."""
+    """``advance``, printing ``note`` on stderr first, once, when the audit reports its first runs.
+
+    An audit its own checks refuse so prints their one error line alone.
+
+    Args:
+        note: The line to print (:func:`expected_time`'s), or None for none.
+        advance: The progress callback to wrap.
+
+    Returns:
+        The wrapped callback, ``step(k)``.
+    """
     pending = [note]
 
     def step(k: float) -> None:

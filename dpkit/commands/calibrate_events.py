@@ -33,7 +33,21 @@ def _certified(out: dict[str, Any], upper: float, lower: float | None) -> dict[s
 def calibrate_gaussian(
     mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
 ) -> tuple[dict[str, Any], Ledger | None]:
-    """σ of K Gaussian releases under ``method``, and its ε as ``dpkit epsilon`` gives it."""
+    """σ of K Gaussian releases under ``method``, and its ε as ``dpkit epsilon`` gives it.
+
+    Args:
+        mech: The mechanism the options describe (:func:`~dpkit.commands.mechanisms.build_mechanism`).
+        epsilon: The target ε.
+        delta: The target δ.
+        method: The accounting method.
+        conversion: ``--conversion``, the conversion to (ε, δ), or None.
+
+    Returns:
+        The answer as ``--json`` prints it, and the ledger calibrated (None at the ends: no noise, or none enough).
+
+    Raises:
+        ValueError: A bad target, method or conversion.
+    """
     with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
         cal = calibrate_sigma(
             epsilon,
@@ -67,7 +81,21 @@ def _check_methods(method: str, conversion: str | None, target: Any) -> None:
 def calibrate_dp_sgd(
     mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
 ) -> tuple[dict[str, Any], Event]:
-    """DP-SGD's noise multiplier (10 significant digits, rounded up) and its certified ε (the interval)."""
+    """DP-SGD's noise multiplier (10 significant digits, rounded up) and its certified ε (the interval).
+
+    Args:
+        mech: The mechanism the options describe (:func:`~dpkit.commands.mechanisms.build_mechanism`).
+        epsilon: The target ε.
+        delta: The target δ.
+        method: The accounting method.
+        conversion: ``--conversion``, the conversion to (ε, δ), or None.
+
+    Returns:
+        The answer as ``--json`` prints it, and the calibrated DP-SGD event.
+
+    Raises:
+        ValueError: A method that cannot calibrate subsampled releases, a conversion that does not apply.
+    """
     from dpkit.accountant.event_calibration import calibrate_noise_multiplier
 
     _check_methods(method, conversion, mech.target)
@@ -99,7 +127,21 @@ def calibrate_dp_sgd(
 def calibrate_event(
     mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
 ) -> tuple[dict[str, Any], Event]:
-    """The smallest factor on every noise multiplier of the event that meets (ε, δ)."""
+    """The smallest factor on every noise multiplier of the event that meets (ε, δ).
+
+    Args:
+        mech: The mechanism the options describe (:func:`~dpkit.commands.mechanisms.build_mechanism`).
+        epsilon: The target ε.
+        delta: The target δ.
+        method: The accounting method.
+        conversion: ``--conversion``, the conversion to (ε, δ), or None.
+
+    Returns:
+        The answer as ``--json`` prints it (the factor, the certified ε, the scaled event), and the scaled event.
+
+    Raises:
+        ValueError: A bad target, or a method that cannot account for the event.
+    """
     from dpkit.accountant.events import describe
     from dpkit.accountant.ledger import EventRelease
 
@@ -124,8 +166,20 @@ def calibrate_event(
 
 
 def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, sigma: float | None, **kw: Any) -> None:
-    """Given σ: the largest number of DP-SGD steps or epochs (q given), batch size (N and E or T given) or sampling
-    rate (T given), each certified as ``calibrate`` certifies σ."""
+    """Given σ, print DP-SGD's largest steps or epochs (q given), batch size (N, and E or T) or sampling rate (T).
+
+    Args:
+        ctx: The ``calibrate`` command's click context (its other options read from it).
+        solve: ``--solve``: ``steps``, ``epochs``, ``batch-size`` or ``sampling-rate``.
+        epsilon: The target ε.
+        delta: The target δ.
+        sigma: ``--sigma``, the noise's σ (required here).
+        **kw: The other options of ``calibrate`` (``method``, ``sensitivity``, ``as_json``, …).
+
+    Raises:
+        click.UsageError: No σ, a method but ``pld`` or ``rdp``, or an option that clashes or is missing.
+        ValueError: A bad value of an option.
+    """
     from dpkit import accountant
     from dpkit.accountant.dp_sgd import epochs_for_steps
     from dpkit.accountant.event_calibration import (
@@ -213,7 +267,19 @@ def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, s
 
 
 def schedule_of_steps(ctx: click.Context, compositions: float) -> int:
-    """The number of steps of ``--solve sampling-rate``: --steps, --compositions, or --epochs is not enough."""
+    """The number of steps of ``--solve sampling-rate``: --steps or --compositions (--epochs is not enough).
+
+    Args:
+        ctx: The ``calibrate`` command's click context.
+        compositions: ``--compositions``, used where ``--steps`` is not given.
+
+    Returns:
+        The number of steps.
+
+    Raises:
+        click.UsageError: Both ``--steps`` and ``--compositions`` given.
+        ValueError: A count that is not a positive integer.
+    """
     from .options import compositions_count, given
 
     if given(ctx, "steps"):

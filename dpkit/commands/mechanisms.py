@@ -3,19 +3,14 @@
 Three forms, one each:
 
 * K Gaussian releases: ``--sigma`` (σ), ``--sensitivity`` (Δ), ``--compositions`` (K) — a Gaussian ledger;
-* DP-SGD, in its users' terms: ``--dataset-size N --batch-size B`` (Poisson sampling, q = B/N) or
-  ``--sampling-rate Q`` (a decimal or a fraction ``256/60000``), and ``--epochs E`` (T = ⌈E·N/B⌉) or
-  ``--steps T`` (``--compositions`` K is the same number) — T steps of the Poisson-subsampled Gaussian of
-  noise multiplier σ/Δ, ``SelfComposed(PoissonSampled(q, Gaussian(σ/Δ)), T)`` (add/remove), as dp-accounting
-  writes it (:class:`dpkit.accountant.dp_sgd.Schedule`);
-* any mechanism: ``--event FILE.json`` — a dp-accounting ``DpEvent`` JSON (its ``to_named_tuple()`` form, with
-  module and class names) or dpkit's own event JSON (``{"kind": …}``), composed K times; ``--relation`` says
-  which neighbouring relation a DpEvent is read under (dpkit's own event file states its own).
+* DP-SGD in its users' terms: ``--dataset-size N --batch-size B`` or ``--sampling-rate Q``, and ``--epochs E`` or
+  ``--steps T`` (:class:`dpkit.accountant.dp_sgd.Schedule`);
+* any mechanism: ``--event FILE.json`` (a dp-accounting ``DpEvent`` or dpkit's own event JSON), composed K times.
 
-``--save-event FILE.json`` writes the mechanism as a DpEvent file (with the calibrated noise, for ``calibrate``),
-which ``--event``, ``dpkit ledger FILE`` and a report's ``[[ledger]]`` entry read back. The method defaults to
-``exact`` for Gaussian releases and to ``pld`` for the other forms (the exact method has no closed form for a
-subsampled release); an option of another form, or two options that say the same thing, is an error naming them.
+``--save-event FILE.json`` writes the mechanism as a DpEvent file, which ``--event`` reads back. The method defaults
+to ``exact`` for Gaussian releases and to ``pld`` for the other forms; an option of another form, or two options that
+say the same thing, is an error naming them. The how-to "σ for a DP-SGD run" (docs/how-to/dp-sgd.md) has the DP-SGD
+terms and the event files in full.
 """
 
 from __future__ import annotations
@@ -59,7 +54,14 @@ class Mechanism:
         return self.form == "gaussian"
 
     def describe(self, *, calibrating: bool = False) -> str:
-        """One line; ``calibrating``: without the template's noise (σ = 1, noise multiplier 1)."""
+        """The mechanism in one line, as the commands print it.
+
+        Args:
+            calibrating: Whether to leave out the template's noise (σ = 1, noise multiplier 1).
+
+        Returns:
+            The line.
+        """
         if self.form == "dp-sgd" and self.schedule is not None:
             noise = "" if calibrating else f"σ/Δ = {self.noise_multiplier:g}, "
             return f"DP-SGD, {noise}{self.schedule.describe()}"
@@ -83,7 +85,11 @@ class Mechanism:
         return math.nan
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms."""
+        """The JSON of the event (dpkit's form) for the non-Gaussian forms, and DP-SGD's terms.
+
+        Returns:
+            ``event`` and ``relation`` (and DP-SGD's terms); empty for Gaussian releases.
+        """
         if isinstance(self.target, Ledger):
             return {}
         out = {"event": self.target.to_dict(), "relation": self.target.relation}
@@ -134,7 +140,15 @@ def mechanism_options(f: Any) -> Any:
 
 
 def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
-    """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise."""
+    """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise.
+
+    Args:
+        method: ``--method``, or None when it was not given.
+        mechanism_is_gaussian: Whether the mechanism is K Gaussian releases.
+
+    Returns:
+        The method to account with.
+    """
     if method is not None:
         return method
     return "exact" if mechanism_is_gaussian else "pld"
@@ -152,7 +166,14 @@ def _read_event(path: Path, relation: str | None) -> Event:
 
 
 def dp_sgd_given(ctx: click.Context) -> bool:
-    """Whether any DP-SGD option was typed (the form is then DP-SGD)."""
+    """Whether any DP-SGD option was typed (the form is then DP-SGD).
+
+    Args:
+        ctx: The command's click context.
+
+    Returns:
+        True when one of :data:`DP_SGD_OPTIONS` was given.
+    """
     return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
 
 
@@ -245,8 +266,15 @@ def build_mechanism(
 
 
 def save_event(path: Path | None, target: Ledger | Event | None) -> Path | None:
-    """Write ``target`` as a dp-accounting DpEvent JSON file at ``path`` (atomically: a complete file or none);
-    None when no path was given; an error when there is no mechanism to write (σ = 0 or inf at the ends)."""
+    """Write ``target`` as a dp-accounting DpEvent JSON file at ``path`` (atomically: a complete file or none).
+
+    Args:
+        path: ``--save-event``, or None (nothing is written).
+        target: A ledger or an event, or None where there is none (σ = 0 or inf at the ends: an error).
+
+    Returns:
+        ``path``, or None when no path was given.
+    """
     if path is None:
         return None
     if target is None:

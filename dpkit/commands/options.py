@@ -78,10 +78,26 @@ RATE = Rate()
 
 
 def compositions_count(value: float) -> int:
+    """``--compositions`` as a count (a ValueError unless an integer >= 1).
+
+    Args:
+        value: The number given.
+
+    Returns:
+        The count.
+    """
     return accountant.check_count("compositions", value)
 
 
 def method_options(f: Any) -> Any:
+    """Add the accounting commands' shared options to a command (a decorator).
+
+    Args:
+        f: The command's callback.
+
+    Returns:
+        ``f`` with ``--sensitivity``, ``--compositions``, ``--method``, ``--conversion`` and ``--json``.
+    """
     f = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")(f)
     f = click.option(
         "--conversion",
@@ -108,6 +124,14 @@ def method_options(f: Any) -> Any:
 
 
 def guarantee_label(g: accountant.Guarantee) -> str:
+    """The method of a guarantee as the tables name it.
+
+    Args:
+        g: The guarantee.
+
+    Returns:
+        Its method, with its conversion where it has one (``rdp, improved``).
+    """
     return g.method if g.conversion is None else f"{g.method}, {g.conversion}"
 
 
@@ -153,7 +177,14 @@ def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) 
 
 
 def read_ledger(path: Path) -> Ledger:
-    """A ledger file (JSON or TOML), validated by :class:`dpkit.reports.files.LedgerFile`."""
+    """A ledger file (JSON or TOML), validated by :class:`dpkit.reports.files.LedgerFile`.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The ledger (a ValueError naming the file when it cannot be read or is invalid).
+    """
     from dpkit.reports.files import read_ledger_file
 
     return read_ledger_file(path)
@@ -220,7 +251,11 @@ def bounded(name: str, value: float, *, declaration: bool = False) -> int:
 
 
 def check_out_dir(out: Path) -> None:
-    """Refuse an ``--out`` that is not a directory or cannot be created/written, before any work."""
+    """Refuse (ValueError) an ``--out`` that is not a directory or cannot be created/written, before any work.
+
+    Args:
+        out: The output directory (it need not exist yet).
+    """
     import tempfile
 
     if out.exists() and not out.is_dir():
@@ -239,7 +274,14 @@ def check_out_dir(out: Path) -> None:
 
 
 def sigma_choice(value: str) -> str | float:
-    """``paper``, ``tight``, ``optimal`` or a number >= 0 (the API checks the range)."""
+    """``--sigma`` of an RL audit: ``paper``, ``tight``, ``optimal`` or a number >= 0 (the API checks the range).
+
+    Args:
+        value: The text given (anything else: click.BadParameter).
+
+    Returns:
+        The name, or the number as a float.
+    """
     if value in ("paper", "tight", "optimal"):
         return value
     try:

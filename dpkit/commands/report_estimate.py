@@ -14,8 +14,19 @@ _WARM_RUNS, _TIMED_RUNS = 1, 64
 
 
 def seconds_per_run(setting: Any) -> float:
-    """The seconds one run of an audit of ``setting`` takes here, on a small batch after a warm-up (discarded: the
-    audit reruns every run from its own seed, so its result does not change)."""
+    """The seconds one run of an audit of ``setting`` takes here, timed on a small batch after a warm-up.
+
+    The runs are discarded: the audit reruns every run from its own seed, so its result does not change.
+
+    Args:
+        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
+
+    Returns:
+        The mean seconds per run (of the runs on both datasets).
+
+    Raises:
+        ValueError: The runs cannot run (a σ of 0, …).
+    """
     from dpkit.algorithms.executors import run_pair
     from dpkit.audits.rl import neighbouring_datasets, rl_release
 
@@ -27,10 +38,18 @@ def seconds_per_run(setting: Any) -> float:
 
 
 def audits_estimate(config: Any) -> str | None:
-    """The line ``dpkit report`` prints before it starts: the expected time of the audits of ``config`` (every
-    algorithm's runs, :func:`dpkit.reports.job.audit_parts`, at its time per run over the config's workers) and the
-    simulations beside them. None when no audit runs, or when a first batch cannot run (the audit itself then names
-    what is wrong)."""
+    """The line ``dpkit report`` prints before it starts: the expected time of its audits.
+
+    Every algorithm's audit runs (:func:`dpkit.reports.job.audit_parts`) at its time per run
+    (:func:`seconds_per_run`) over the config's workers, and the simulations beside them.
+
+    Args:
+        config: The report's :class:`~dpkit.reports.config.ReportConfig`.
+
+    Returns:
+        The line, or None when no audit runs, or when a first batch cannot run (the audit itself then names what is
+        wrong).
+    """
     from dpkit.reports.job import audit_parts, audit_setting_of, stage_totals
 
     seconds, runs, slowest = 0.0, 0, ("", 0.0)

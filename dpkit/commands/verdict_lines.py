@@ -11,8 +11,14 @@ __all__ = ["shape_rows", "verdict_caption"]
 
 
 def shape_rows(judgement: Any) -> list[list[str]]:
-    """The table rows of the measured trade-off's shape against the claim, and the power to see a violation of it
-    (none when the judgement read no shape)."""
+    """The table rows of the measured trade-off's shape against the claim, and the power to see a violation of it.
+
+    Args:
+        judgement: The audit's judgement (its ``shape``, possibly None, is read).
+
+    Returns:
+        The rows (label, value), none when the judgement read no shape.
+    """
     shape = judgement.shape
     if shape is None:
         return []
@@ -38,8 +44,17 @@ def shape_rows(judgement: Any) -> list[list[str]]:
 
 
 def verdict_caption(judgement: Any) -> str | None:
-    """Why the verdict is what it is, and the diagnosis of a loss past the claim (only beside a violation or an
-    inconclusive that points to one: the judgement never diagnoses under consistent)."""
+    """Why the verdict is what it is, and the diagnosis of a loss past the claim.
+
+    The diagnosis comes only beside a violation or an inconclusive that points to one: the judgement never
+    diagnoses under consistent.
+
+    Args:
+        judgement: The audit's judgement (its ``reason`` and ``diagnosis`` are read).
+
+    Returns:
+        The caption (one line each), or None when there is neither.
+    """
     lines = [] if judgement.reason is None else [f"why: {judgement.reason}"]
     if judgement.diagnosis is not None:
         lines.append(f"diagnosis: {judgement.diagnosis}")
