@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from markupsafe import escape
 
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms.registry import declare
 from dpkit.reports.config import ledger_parameters, parse_config
 from dpkit.reports.job import STAGES, compute_report, count_steps, regret_checkpoints, stage_totals
