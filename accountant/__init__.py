@@ -7,7 +7,7 @@ reported ε, δ and σ is rounded in the conservative direction.
 Also: ℓ2 sensitivities under an explicit neighbouring relation (:mod:`dpkit.accountant.sensitivity`),
 the binary counting mechanism (:mod:`dpkit.accountant.tree`), RLSVI's inherent-noise privacy
 (:mod:`dpkit.accountant.rlsvi`) and algorithm declarations with their paper-vs-tight ledgers
-(:mod:`dpkit.accountant.declarations`).
+(:mod:`dpkit.accountant.declarations`, :mod:`dpkit.accountant.algorithm_ledgers`).
 
 Only the arguments that define the quantity a function names are positional; options are
 keyword-only. A wrong type raises :class:`ArgumentTypeError`, a bad value ``ValueError``, and the
@@ -34,10 +34,11 @@ from .accountants import (
     compare_methods,
     make_accountant,
 )
+from .algorithm_ledgers import AlgorithmLedger, algorithm_ledger
 from .assessment import LedgerAssessment, assess_ledger
 from .calibration import Calibration, calibrate_ledger_scale, calibrate_sigma
 from .classic import classic_sigma
-from .declarations import AlgorithmLedger, DeclaredRelease, Flag, JointRelease, PrivacyDeclaration, algorithm_ledger
+from .declarations import DeclaredRelease, Flag, JointRelease, PrivacyDeclaration
 from .gdp import gdp_delta, gdp_epsilon, gdp_mu
 from .ledger import GaussianRelease, Ledger
 from .rdp import (

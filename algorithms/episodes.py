@@ -3,7 +3,7 @@
 An agent (:class:`EpisodicAgent`) plans a policy before each episode and learns from the trajectory after it; both
 steps may release something, which :func:`run_tabular` records (:class:`Run`) when asked. :func:`run_tabular_runs`
 plays R runs at once. :func:`resolve_sigmas` turns ``sigma="paper" | "tight" | "optimal" | number | {release: σ}``
-into one σ per declared release, from the algorithm's ledger (:mod:`dpkit.accountant.declarations`). What the
+into one σ per declared release, from the algorithm's ledger (:mod:`dpkit.accountant.algorithm_ledgers`). What the
 releases are and who sees them: docs/explanation/environments.md.
 """
 
@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dpkit.accountant.declarations import PrivacyDeclaration, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.validation import check_nonnegative, check_rng
 
 from .envs.tabular import TabularMDP, User, Users

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu, russo_beta
 from dpkit.algorithms.envs.tabular import riverswim

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import SEVERITIES, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+from dpkit.accountant.declarations import SEVERITIES
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.declarations import Allocation
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.validation import enum_values
 from dpkit.algorithms.regret_stats import mean_band, slope_interval
 from dpkit.algorithms.regret_stats import verdict as regret_verdict

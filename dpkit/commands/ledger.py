@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from dpkit.accountant import VARIANTS, AccountingMethod, Relation, Schedule, compare_deltas, compare_methods
-from dpkit.accountant.declarations import AlgorithmLedger, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.events import describe
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.accountant.validation import enum_values

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dpkit.accountant import make_accountant
-from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
 from dpkit.accountant.events import GaussianEvent, LaplaceEvent, PoissonSampledEvent
 from dpkit.accountant.ledger import EventRelease, GaussianRelease
 

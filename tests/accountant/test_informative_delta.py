@@ -8,11 +8,11 @@ import math
 import pytest
 
 from dpkit.accountant import gdp_epsilon, make_accountant
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.accountant.declarations import (
     INFORMATIVE_DELTA,
     DeclaredRelease,
     PrivacyDeclaration,
-    algorithm_ledger,
     declared_users,
     informative_delta,
 )

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tiers import examples
 
 from dpkit.accountant import ExactAccountant, gdp_epsilon, make_accountant
-from dpkit.accountant.declarations import AlgorithmLedger, DeclaredRelease, Flag, PrivacyDeclaration, algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import AlgorithmLedger, algorithm_ledger
+from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration
 from dpkit.accountant.rlsvi import rlsvi_paper_epsilon, rlsvi_worst_case_mu
 from dpkit.algorithms import ldp_ucrl_vtr, linopt, ofu_rl, rlsvi
 from dpkit.algorithms.registry import declare, names

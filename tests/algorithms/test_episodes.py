@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms.envs.tabular import Users, random_tabular, riverswim
 from dpkit.algorithms.episodes import MAX_SIGMA, Plan, resolve_sigmas, run_tabular, sample_actions
 from dpkit.algorithms.ldp_ucrl_vtr import declare_privacy as ldp_declaration

@@ -15,7 +15,7 @@ import toy_algorithm
 from toy_algorithm import NAME, SPEC, make_agent_without_clipping
 
 from dpkit.accountant import calibrate_sigma
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms import registry
 from dpkit.algorithms.simulation import Experiment, simulate
 from dpkit.algorithms.spec import AlgorithmSpec, AuditSpec, ReportSpec, load

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.accountant.rlsvi import rlsvi_run_privacy, rlsvi_worst_case_mu
 from dpkit.algorithms import linopt, ofu_rl
 from dpkit.algorithms.registry import declare

@@ -215,7 +215,7 @@ def test_reading_gives_the_claims_epsilon_at_the_informative_delta(algorithm: st
     """At the paper's δ = 0.1 the claim is ε = 1; beside it the claim's μ and its ε at min(1e-5, 1/K) — the
     ledger's reading of the registered declaration at σ_tight — and the exact ε of the releases at the σ used."""
     from dpkit.accountant import gdp_epsilon
-    from dpkit.accountant.declarations import algorithm_ledger
+    from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 
     setting = default_setting(algorithm, sigma="paper", epsilon=1.0, delta=0.1)
     d = audit_setting(setting, runs=60, seed=3).to_dict()

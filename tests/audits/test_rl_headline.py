@@ -13,7 +13,7 @@ import dpkit.audits.rl
 from dpkit.audits.rl import RlAuditResult, RlPositionsAudit, audit_positions, default_setting, position_claim
 from dpkit.audits.rl_sequential import RlSequentialAudit, SequentialPosition
 from dpkit.cli import main
-from dpkit.reports.render import headline_view
+from dpkit.reports.verdict_views import headline_view
 
 #: The keys of a positions audit's dictionary that are the whole audit's, not the headline position's.
 AUDIT_KEYS = {"claim_verdict", "confidence", "alpha", "worst_position", "positions"}

@@ -8,7 +8,7 @@ import pytest
 from cli_runs import run, run_json
 
 from dpkit.accountant import tree as counter_tree
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.algorithms.registry import declare
 

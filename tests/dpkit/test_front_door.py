@@ -197,9 +197,10 @@ def test_the_notebook_table_is_the_reports_verdict_row() -> None:
     import html
 
     from dpkit.audits import summary
-    from dpkit.reports import job, render
+    from dpkit.reports import job, verdict_views
 
-    assert render.evidence_lines is summary.evidence_lines and render.implementation_text is summary.implementation_text
+    assert verdict_views.evidence_lines is summary.evidence_lines
+    assert verdict_views.implementation_text is summary.implementation_text
     assert job.audit_columns is summary.audit_columns
     result = dpkit.audit(ALGORITHM, **SMALL_RL)
     row = summary.audit_columns(result.to_dict(), "tight", summary.POWER_RATIO_NEEDED)

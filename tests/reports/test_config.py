@@ -13,7 +13,7 @@ import pytest
 from user_files import LEDGER_TOML, dp_accounting_json, dp_sgd
 
 from dpkit.accountant import Ledger
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular

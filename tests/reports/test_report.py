@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from markupsafe import escape
 
-from dpkit.accountant.declarations import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms.registry import declare
 from dpkit.reports.config import ledger_parameters, parse_config
 from dpkit.reports.job import STAGES, compute_report, count_steps, regret_checkpoints, stage_totals
@@ -332,7 +332,7 @@ def test_failure_leaves_out_untouched(small: tuple[dict, Path], tmp_path: Path) 
 def test_anchors_are_unique_with_every_derived_id() -> None:
     """A section's id and its derived ids (NAME-ledger, NAME-flags, …) never meet another section's or the
     template's own (files, verdicts, provenance), whatever the names."""
-    from dpkit.reports.render import FIXED_IDS, ID_SUFFIXES, anchors
+    from dpkit.reports.verdict_views import FIXED_IDS, ID_SUFFIXES, anchors
 
     names = ["files", "files-flags", "files", "verdicts", "a b", "a-b", "<img>", "..", "x-ledger", "x"]
     ids = anchors(names)
@@ -347,7 +347,7 @@ def test_a_claim_met_at_an_uninformative_delta_is_not_green() -> None:
     from dpkit.accountant import Ledger
     from dpkit.accountant.assessment import assess_ledger
     from dpkit.reports.job import worst_flag
-    from dpkit.reports.render import ledger_view
+    from dpkit.reports.verdict_views import ledger_view
 
     a = assess_ledger(Ledger.homogeneous(1.0, 0.5), delta=0.9, epsilon=0.01).to_dict()
     assert a["claim_status"] == "met" and [f["code"] for f in a["flags"]] == ["delta-not-informative"]

@@ -164,7 +164,7 @@ def add_remove_accounting(name: str, env: Any, episodes: int, rng: Any, *, sigma
     """Replace-one neighbours accounted as add/remove, for any algorithm whose declaration defines both:
     σ calibrated on the ledger of the add/remove sensitivities (the smaller ones: a user's own term, not the
     difference of two users' terms), while the audit replaces a user."""
-    from dpkit.accountant.declarations import algorithm_ledger
+    from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 
     declaration = make_agent(name, env, episodes, 0, sigma="tight", **kw).declaration
     ledger = algorithm_ledger(declaration, relation="add_remove")
