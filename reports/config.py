@@ -45,7 +45,7 @@ from dpkit.algorithms.limits import (
 )
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
-from dpkit.loading import parse_data, read_text_file, shown
+from dpkit.data_files import parse_data, read_text_file, shown
 
 from .files import LedgerFile
 from .messages import BlamedKeyError, first_error

@@ -26,7 +26,7 @@ from pydantic import (
 
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.algorithms.limits import check_releases
-from dpkit.loading import parse_data, read_text_file, shown
+from dpkit.data_files import parse_data, read_text_file, shown
 
 from .messages import first_error
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from dpkit.algorithms.limits import above_limit
-from dpkit.loading import shown
+from dpkit.data_files import shown
 
 __all__ = ["BlamedKeyError", "first_error", "pydantic_message"]
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, ValidationError, model_validator
 
-from dpkit.loading import shown
+from dpkit.data_files import shown
 
 from .audit_models import AUDIT_TAGS, AuditDone, AuditSkipped
 from .config import AlgorithmConfig, QuickConfig

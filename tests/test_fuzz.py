@@ -387,7 +387,7 @@ def _numeric_options(argv: list[str]) -> list[tuple[str, str]]:
     import click
 
     from dpkit.cli import cli
-    from dpkit.commands.options import Number, NumberList
+    from dpkit.commands.option_types import Number, NumberList
 
     command: click.Command = cli
     ctx = click.Context(cli)

@@ -19,8 +19,10 @@ from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
 from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian, solve_dp_sgd
-from .mechanisms import Mechanism, build_mechanism, default_method, mechanism_options, save_event
-from .options import NUMBER, comparison_rows, guarantee_label, method_options
+from .dp_sgd_options import mechanism_options
+from .mechanisms import Mechanism, build_mechanism, default_method, save_event
+from .option_types import NUMBER
+from .options import comparison_rows, guarantee_label, method_options
 
 
 def _account(mechanism: Mechanism, method: str, conversion: str | None, query: str, value: float) -> Guarantee:

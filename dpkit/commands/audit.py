@@ -12,7 +12,8 @@ from typing import Any
 import click
 
 from .audit_timing import DEFAULT_MAX_TIME, Duration, target_note
-from .options import NUMBER, NUMBER_LIST, given, refuse_options
+from .option_types import NUMBER, NUMBER_LIST
+from .refusals import given, refuse_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {

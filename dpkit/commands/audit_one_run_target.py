@@ -9,7 +9,7 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table
 
-from .audit_target import target_claim
+from .target_inputs import target_claim
 
 #: Canary records made by a ``--canary-records`` function when ``--canaries`` is not given.
 DEFAULT_CANARIES = 1000
@@ -81,7 +81,7 @@ def audit_one_run_target(
         The exit status: 1 for a violation of the claim, 0 otherwise.
 
     Raises:
-        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit_target.target_claim`).
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
         ValueError: No ``canary_records``, a bad value of an option, a file that cannot be loaded, or an exception
             of the user's code (on one line).
     """

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
 from dpkit.facade import audit
-from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar, progress_with_status
+from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar
 
 from .options import rl_executor, sigma_choice
 
 
 def register_agent_file(value: str) -> str:
-    """Register the agent of ``--agent FILE.py:NAME`` (an AlgorithmSpec, or an agent factory following the
-    local-DP messages protocol, registered under NAME) and return the name to audit it by."""
+    """Register the agent of ``--agent FILE.py:NAME``.
+
+    Args:
+        value: ``FILE.py:NAME``, naming an AlgorithmSpec, or an agent factory (registered under NAME).
+
+    Returns:
+        The name to audit the agent by.
+
+    Raises:
+        ValueError: The file cannot be loaded, or NAME is neither an AlgorithmSpec nor callable.
+    """
     from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audits.rl import register_agent
     from dpkit.loading import FileFunction, load_object, parse_reference
@@ -54,9 +60,38 @@ def audit_algorithm(
     """Audit ``algorithm`` (its default setting at ``sigma``, ``observer``, …) at every position of the changed user
     that matters (or at ``position``) through the front door :func:`dpkit.audit`; print it, return the exit status.
 
-    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
-    1 for a violation of the declaration, 0 otherwise. Before the audit, a first batch of runs times it: the
-    expected time is printed on stderr, and an audit expected to take longer than ``max_time`` is refused."""
+    The options are those of ``dpkit audit`` (already checked to belong to this form). Before the audit, a first
+    batch of runs times it: the expected time is printed on stderr, and an audit expected to take longer than
+    ``max_time`` is refused.
+
+    Args:
+        algorithm: ALGORITHM, a registered algorithm's name (an ``--agent`` already registered).
+        sigma: ``--sigma``: ``paper``, ``tight``, ``optimal`` or a number.
+        observer: ``--observer``, what the attacker sees (None: the white-box one).
+        runs: ``--runs``, runs per dataset (None: 4000).
+        episodes: ``--episodes``, the users K (None: the algorithm's default).
+        position: ``--position``, where the changed user sits (None: every position that matters).
+        env: ``--env``, a user's tabular environment (None: the audit's own).
+        horizon: ``--horizon``, the episodes' horizon H (with ``env``).
+        max_time: ``--max-time``, the longest expected time accepted, in seconds.
+        epsilon: ``--epsilon``, the target the declaration is audited at (None: the algorithm's).
+        delta: ``--delta``, the δ of that target (None: the algorithm's).
+        confidence: ``--confidence``, 1 − α.
+        attack: ``--attack``: ``auto``, ``white-box`` (``lr``) or ``learned``.
+        executor: ``--executor``: where the runs go.
+        workers: ``--workers``, the pool's size (None: the executor's default).
+        scheduler: ``--scheduler``, a Dask scheduler's address, or None.
+        seed: ``--seed``.
+        sequential: ``--sequential``: the anytime-valid audit, stopping once the evidence is certain.
+        as_json: ``--json``: print one JSON object instead of the tables.
+
+    Returns:
+        The exit status: 1 for a violation of the declaration, 0 otherwise.
+
+    Raises:
+        ValueError: An unknown algorithm, attack or position, a size above its limit, a bad value of an option,
+            or an audit expected to take longer than ``max_time``.
+    """
     from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
@@ -95,7 +130,9 @@ def audit_algorithm(
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     n_seed = check_index("seed", seed)
     if sequential:
-        return _sequential(
+        from .audit_rl_sequential import audit_algorithm_sequential
+
+        return audit_algorithm_sequential(
             setting,
             probed,
             runs=n_runs,
@@ -202,94 +239,6 @@ def audit_algorithm(
             ["relation", setting.relation.replace("_", "-")],
             ["time", f"{result.seconds:.1f} s"],
         ],
-    )
-    return exit_code
-
-
-def _sequential(
-    setting: Any,
-    probed: list[Any],
-    *,
-    runs: int,
-    seed: int,
-    attack: str,
-    confidence: float,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
-    max_time: float,
-    as_json: bool,
-) -> int:
-    """``--sequential``: every position audited in turns, stopping at the first violation; the table gives each
-    position's evidence and the runs used against the fixed audit's."""
-    from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.sequential import SEQUENTIAL_SHARE
-
-    from .audit_timing import announced, expected_time, planned_workers
-
-    alpha = round(1.0 - confidence, 12)
-    level = len(probed) / (alpha * SEQUENTIAL_SHARE)
-    with make_executor(executor, workers=workers, scheduler=scheduler) as pool:
-        # the budget (at most 1.3× the fixed audit) is what is timed against --max-time
-        note = expected_time(
-            setting,
-            runs=math.ceil(1.3 * runs),
-            positions=len(probed),
-            seed=seed,
-            max_time=max_time,
-            **planned_workers(pool),
-        )
-        budget = math.ceil(1.3 * runs) * len(probed)
-        with progress_with_status(f"auditing {setting.algorithm} (sequential)", 2 * budget) as (advance, status):
-            tick = announced(note, advance)
-
-            def look(seen: Any) -> None:
-                status(f"e-value {format_number(seen.e_value, 3)} / {format_number(level, 3)} at one position")
-
-            result = audit(
-                setting,
-                mode="sequential",
-                positions=probed,
-                runs=runs,
-                seed=seed,
-                attack=attack,
-                alpha=alpha,
-                executor=pool,
-                progress=tick,
-                on_look=look,
-            )
-    out = result.to_dict()
-    exit_code = 1 if result.verdict == "violation" else 0
-    if as_json:
-        emit_json(out)
-        return exit_code
-    why = (
-        f"stopped after {result.runs_used:,} runs per dataset (fixed audit: {result.fixed_runs:,})"
-        if result.stopped_early
-        else f"{result.runs_used:,} runs per dataset (fixed audit: {result.fixed_runs:,})"
-    )
-    print_table(
-        f"Sequential audit of {setting.algorithm} ({setting.observer} observer, {len(probed)} position(s)): "
-        f"{result.verdict} ({why})",
-        ["position", "share", "μ allowed", "μ lower", "e-value", "runs used", "verdict"],
-        [
-            [
-                str(row["position"]),
-                format_number(row["share"], 3),
-                format_number(row["mu_allowed"], 4),
-                "—" if row["mu_lower"] is None else format_number(row["mu_lower"], 4),
-                "—" if row["e_value"] is None else format_number(row["e_value"], 4),
-                f"{row['runs_used']:,}",
-                row["verdict"],
-            ]
-            for row in out["positions"]
-        ],
-        caption=(
-            f"Each position at α/{len(probed)}; its e-value stops the audit at "
-            f"{format_number(level, 4)} (Ville: a correct implementation crosses with probability ≤ α/2); "
-            f"'stopped': another position's violation ended the audit first. Budget per position: "
-            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s."
-        ),
     )
     return exit_code
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-
-import click
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index, shown_int
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
-from .options import read_ledger
+from .target_inputs import attack_choice, load_pairs, target_claim
 from .verdict_lines import shape_rows, verdict_caption
 
 #: The most runs per dataset of one ``--target`` audit.
@@ -42,10 +39,38 @@ def audit_target(
 ) -> int:
     """Audit the release function ``target`` on the pairs ``neighbours`` against the one claim given.
 
-    The options are those of ``dpkit audit`` (already checked to belong to this form); the exit status is
-    1 for a violation of the claim, 0 otherwise. An exception of the user's code is one error line.
-    ``sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar showing the
-    e-value, the runs used and the budget.
+    The options are those of ``dpkit audit`` (already checked to belong to this form). An exception of the user's
+    code is one error line.
+
+    Args:
+        target: ``--target FILE.py:FUNCTION``, the release function.
+        neighbours: ``--neighbours FILE.py:NAME``, the neighbouring pairs
+            (:func:`~dpkit.commands.target_inputs.load_pairs`).
+        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
+        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
+        mu: ``--mu``, a claimed μ (GDP), or None.
+        rho: ``--rho``, a claimed ρ (zCDP), or None.
+        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
+        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
+        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        trials: ``--trials``, runs per dataset.
+        confidence: ``--confidence``, 1 − α.
+        attack: ``--attack``: a named attack or ``FILE.py:SCORE`` (:func:`~dpkit.commands.target_inputs.attack_choice`).
+        executor: ``--executor``: where the runs go.
+        workers: ``--workers``, the pool's size (None: the executor's default).
+        scheduler: ``--scheduler``, a Dask scheduler's address, or None.
+        seed: ``--seed``.
+        chunk_size: ``--chunk-size``, runs per task.
+        sequential: ``--sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar
+            showing the e-value, the runs used and the budget.
+        as_json: ``--json``: print one JSON object instead of the tables.
+
+    Returns:
+        The exit status: 1 for a violation of the claim, 0 otherwise.
+
+    Raises:
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
+        ValueError: A bad value of an option, a file that cannot be loaded, or an exception of the user's code.
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
     from dpkit.audits.engine import AuditResult
@@ -207,94 +232,3 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
         ],
         caption=None if best.final is None else verdict_caption(best.final.judgement),
     )
-
-
-def target_claim(
-    *,
-    epsilon: float | None,
-    delta: float | None,
-    mu: float | None,
-    rho: float | None,
-    rdp_orders: list[float] | None,
-    rdp_values: list[float] | None,
-    claim_file: str | None,
-) -> Any:
-    """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file."""
-    from dpkit.audits import Claim
-
-    forms = [
-        name
-        for name, present in (
-            ("--epsilon/--delta", epsilon is not None),
-            ("--mu", mu is not None),
-            ("--rho", rho is not None),
-            ("--rdp-orders/--rdp-values", rdp_orders is not None or rdp_values is not None),
-            ("--claim", claim_file is not None),
-        )
-        if present
-    ]
-    if len(forms) != 1:
-        raise click.UsageError(
-            "give exactly one claim: --epsilon and --delta, --mu, --rho, --rdp-orders with "
-            f"--rdp-values, or --claim FILE; got {', '.join(forms) if forms else 'none'}"
-        )
-    if epsilon is not None:
-        if delta is None:
-            raise click.UsageError("--epsilon needs --delta (0 for pure ε-DP)")
-        return Claim.dp(epsilon, delta)
-    if mu is not None:
-        return Claim.gdp(mu)
-    if rho is not None:
-        return Claim.zcdp(rho)
-    if claim_file is not None:
-        return Claim.ledger(read_ledger(Path(claim_file)))
-    if rdp_orders is None or rdp_values is None:
-        raise click.UsageError("--rdp-orders and --rdp-values go together")
-    return Claim.rdp(rdp_orders, rdp_values)
-
-
-def load_pairs(value: str) -> list[tuple[Any, Any]]:
-    """The neighbouring pairs of ``--neighbours FILE.py:NAME`` (a ValueError if it names none).
-
-    Args:
-        value: ``FILE.py:NAME``: a pair (D, D′), a non-empty list of pairs, or a function returning one.
-
-    Returns:
-        The pairs.
-    """
-    from dpkit.loading import load_object
-
-    obj = load_object("--neighbours", value)
-    if callable(obj):
-        try:
-            obj = obj()
-        except Exception as err:
-            raise ValueError(f"--neighbours: calling {value!r} failed: {type(err).__name__}: {err}") from None
-    if isinstance(obj, tuple) and len(obj) == 2:
-        return [obj]
-    if isinstance(obj, list) and obj and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in obj):
-        return [(p[0], p[1]) for p in obj]
-    raise ValueError(
-        f"--neighbours: {value!r} must be a pair (D, D′), a non-empty list of pairs, or a function returning one"
-    )
-
-
-def attack_choice(value: str) -> Any:
-    """``--attack`` of the ``--target`` form: a named attack (``lr`` and ``learned`` are aliases) or a score file."""
-    from dpkit.audits import ScoreFunction
-    from dpkit.audits.attacks import ATTACK_NAMES
-    from dpkit.loading import FileFunction
-
-    if value == "lr":
-        return "gaussian-lr-fitted"
-    if value == "learned":
-        return "logistic"
-    if value == "auto" or (value in ATTACK_NAMES and value not in ("gaussian-lr", "score")):
-        return value
-    if ":" not in value:
-        raise ValueError(
-            f"--attack must be auto, lr, learned, one of "
-            f"{', '.join(n for n in ATTACK_NAMES if n not in ('gaussian-lr', 'score'))} "
-            f"or FILE.py:SCORE, got {value!r}"
-        )
-    return ScoreFunction(FileFunction("--attack", value), name=value)

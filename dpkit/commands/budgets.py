@@ -14,7 +14,8 @@ from dpkit import accountant
 from dpkit.accountant import calibrate_sigma
 from dpkit.render import emit_json, format_number, print_table, stderr_console
 
-from .options import NUMBER, NUMBER_LIST, RATE, given
+from .option_types import NUMBER, NUMBER_LIST, RATE
+from .refusals import given
 
 #: The standard budgets of ``dpkit budgets``.
 STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)

@@ -15,7 +15,10 @@ import click
 from dpkit.accountant import Ledger, calibrate_ledger_scale, calibrate_sigma, make_accountant
 from dpkit.render import busy, certainty_cells, emit_json, format_number, print_table
 
-from .mechanisms import Mechanism, dp_sgd_given, save_event, schedule_of
+from .dp_sgd_options import dp_sgd_given, schedule_of
+from .mechanisms import Mechanism, save_event
+from .options import compositions_count
+from .refusals import given, refuse_options
 
 if TYPE_CHECKING:
     from dpkit.accountant.events import Event
@@ -189,8 +192,6 @@ def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, s
     )
     from dpkit.accountant.validation import check_noise_scale
 
-    from .options import given, refuse_options
-
     refuse_options(ctx, ["event_file", "relation", "conversion"], f"--solve {solve}")
     if sigma is None:
         raise click.UsageError(f"--solve {solve} needs --sigma")
@@ -280,8 +281,6 @@ def schedule_of_steps(ctx: click.Context, compositions: float) -> int:
         click.UsageError: Both ``--steps`` and ``--compositions`` given.
         ValueError: A count that is not a positive integer.
     """
-    from .options import compositions_count, given
-
     if given(ctx, "steps"):
         if given(ctx, "compositions"):
             raise click.UsageError("--steps and --compositions say the same for DP-SGD: give one")

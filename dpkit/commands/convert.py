@@ -11,7 +11,7 @@ from dpkit import accountant
 from dpkit.accountant import RDP_CONVERSIONS, ZCDP_CONVERSIONS
 from dpkit.render import emit_json, format_number, print_table
 
-from .options import NUMBER, NUMBER_LIST
+from .option_types import NUMBER, NUMBER_LIST
 
 
 @click.group()

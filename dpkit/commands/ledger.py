@@ -14,7 +14,9 @@ from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
 from dpkit.accountant.validation import enum_values
 from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
-from .options import ALL_CONVERSIONS, NUMBER, comparison_rows, dp_event_dict, refusal_note, refuse_options
+from .option_types import NUMBER
+from .options import ALL_CONVERSIONS, comparison_rows, dp_event_dict, read_ledger, refusal_note
+from .refusals import refuse_options
 
 #: Which options apply to which form of ``dpkit ledger``: the options of one form only, and those of both.
 #: (Of an ALGORITHM's parameters, the registry refuses the ones that algorithm does not use.)
@@ -225,10 +227,8 @@ def _release_row(r: GaussianRelease | EventRelease) -> list[str]:
 def _read_file(path: Path) -> Ledger:
     """A ledger file, or an event file (a DpEvent JSON, as ``--save-event`` writes, or dpkit's event JSON) as a
     ledger of that one event (named for the file)."""
-    from dpkit.loading import naming_file
+    from dpkit.data_files import naming_file
     from dpkit.reports.config import read_target
-
-    from .options import read_ledger
 
     if path.suffix.lower() == ".toml":  # a TOML file is a ledger file: its own errors
         return read_ledger(path)

@@ -9,8 +9,8 @@ Three forms, one each:
 
 ``--save-event FILE.json`` writes the mechanism as a DpEvent file, which ``--event`` reads back. The method defaults
 to ``exact`` for Gaussian releases and to ``pld`` for the other forms; an option of another form, or two options that
-say the same thing, is an error naming them. The how-to "σ for a DP-SGD run" (docs/how-to/dp-sgd.md) has the DP-SGD
-terms and the event files in full.
+say the same thing, is an error naming them (the options: :mod:`dpkit.commands.dp_sgd_options`). The how-to "σ for a
+DP-SGD run" (docs/how-to/dp-sgd.md) has the DP-SGD terms and the event files in full.
 """
 
 from __future__ import annotations
@@ -23,19 +23,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from dpkit import accountant
-from dpkit.accountant import Ledger, Relation
-from dpkit.accountant.validation import check_noise_scale, enum_values
+from dpkit.accountant import Ledger
+from dpkit.accountant.validation import check_noise_scale
 
-from .options import NUMBER, RATE, compositions_count, given, refuse_options
+from .dp_sgd_options import DP_SGD_OPTIONS, dp_sgd_given, schedule_of
+from .options import compositions_count
+from .refusals import given, refuse_options
 
 if TYPE_CHECKING:
     from dpkit.accountant.dp_sgd import Schedule
     from dpkit.accountant.events import Event
 
-__all__ = ["Mechanism", "mechanism_options", "build_mechanism", "default_method", "DP_SGD_OPTIONS", "save_event"]
-
-#: The options that state DP-SGD's sampling and length in its users' terms.
-DP_SGD_OPTIONS = ("sampling_rate", "dataset_size", "batch_size", "epochs", "steps")
+__all__ = ["Mechanism", "build_mechanism", "default_method", "save_event"]
 
 
 @dataclass(frozen=True)
@@ -98,47 +97,6 @@ class Mechanism:
         return out
 
 
-def mechanism_options(f: Any) -> Any:
-    """The DP-SGD options, ``--event``, ``--relation`` and ``--save-event`` (the sensitivity and compositions are
-    the commands')."""
-    f = click.option(
-        "--save-event",
-        "save_event_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Write the mechanism (with the calibrated noise) as a DpEvent JSON file: --event, dpkit ledger FILE "
-        "and a report's [[ledger]] entry read it back.",
-    )(f)
-    f = click.option(
-        "--relation",
-        type=click.Choice(enum_values(Relation)),
-        default=None,
-        help="With --event: the neighbouring relation a DpEvent is read under (default add_remove).",
-    )(f)
-    f = click.option(
-        "--event",
-        "event_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="A DpEvent JSON (dp-accounting's, with module names) or dpkit's event JSON, composed K times.",
-    )(f)
-    f = click.option("--steps", type=NUMBER, default=None, help="DP-SGD: the number of steps T (as --compositions).")(f)
-    f = click.option(
-        "--epochs", type=NUMBER, default=None, help="DP-SGD: epochs E over the dataset: T = ceil(E·N/B) steps."
-    )(f)
-    f = click.option(
-        "--batch-size", type=NUMBER, default=None, help="DP-SGD: expected batch size B (Poisson sampling, q = B/N)."
-    )(f)
-    f = click.option("--dataset-size", type=NUMBER, default=None, help="DP-SGD: the number of examples N.")(f)
-    f = click.option(
-        "--sampling-rate",
-        type=RATE,
-        default=None,
-        help="DP-SGD: Poisson sampling rate q, a decimal or a fraction such as 256/60000 (or give N and B).",
-    )(f)
-    return f
-
-
 def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
     """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise.
 
@@ -157,73 +115,12 @@ def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
 def _read_event(path: Path, relation: str | None) -> Event:
     from dpkit.accountant.interop import load_event
     from dpkit.algorithms.limits import check_releases
-    from dpkit.loading import naming_file, read_text_file
+    from dpkit.data_files import naming_file, read_text_file
 
     with naming_file(path, "event file"):
         event = load_event(read_text_file(path, "event file"), relation=relation)
     check_releases(f"event file {str(path)!r}", event)  # before it is accounted
     return event
-
-
-def dp_sgd_given(ctx: click.Context) -> bool:
-    """Whether any DP-SGD option was typed (the form is then DP-SGD).
-
-    Args:
-        ctx: The command's click context.
-
-    Returns:
-        True when one of :data:`DP_SGD_OPTIONS` was given.
-    """
-    return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
-
-
-def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> Schedule:
-    """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K; errors name the flags."""
-    from dpkit.accountant.dp_sgd import Schedule
-
-    p = ctx.params
-    typed = {name: given(ctx, name) for name in (*DP_SGD_OPTIONS, "compositions") if name in p}
-    if typed.get("steps") and typed.get("compositions"):
-        raise click.UsageError("--steps and --compositions say the same for DP-SGD (the number of steps): give one")
-    if typed.get("epochs") and (typed.get("steps") or typed.get("compositions")):
-        other = "--steps" if typed.get("steps") else "--compositions"
-        raise click.UsageError(f"--epochs and {other} both set the number of steps: give one")
-    if typed.get("sampling_rate") and (typed.get("dataset_size") or typed.get("batch_size")):
-        raise click.UsageError("--sampling-rate and --dataset-size/--batch-size both set q = B/N: give one")
-    if typed.get("dataset_size") != typed.get("batch_size"):
-        have, need = (
-            ("--dataset-size", "--batch-size") if typed.get("dataset_size") else ("--batch-size", "--dataset-size")
-        )
-        raise click.UsageError(f"{have} needs {need} too: the sampling rate is q = B/N")
-    if not (typed.get("sampling_rate") or typed.get("dataset_size")):
-        flag = "--steps" if typed.get("steps") else "--epochs"
-        raise click.UsageError(
-            f"{flag} is DP-SGD's: give --dataset-size and --batch-size (or --sampling-rate); for K Gaussian releases "
-            "use --compositions"
-        )
-    if typed.get("epochs") and not typed.get("dataset_size"):
-        raise click.UsageError(
-            "--epochs needs --dataset-size and --batch-size (an epoch is N/B steps); or give --steps"
-        )
-    stated = typed.get("epochs") or typed.get("steps") or typed.get("compositions")
-    if need_steps and typed.get("dataset_size") and not stated:
-        raise click.UsageError("DP-SGD over --dataset-size N needs --epochs E (T = ceil(E·N/B)) or --steps T")
-    steps = p.get("steps") if typed.get("steps") else compositions
-    if typed.get("epochs"):
-        steps = None
-    try:
-        return Schedule.of(
-            dataset_size=p.get("dataset_size"),
-            batch_size=p.get("batch_size"),
-            epochs=p.get("epochs"),
-            steps=steps if (need_steps or typed.get("steps") or typed.get("compositions")) else 1,
-            sampling_rate=p.get("sampling_rate"),
-        )
-    except ValueError as err:  # the API's names as the command line spells them
-        text = str(err)
-        for name in ("dataset_size", "batch_size", "sampling_rate", "epochs", "steps"):
-            text = text.replace(name, "--" + name.replace("_", "-"))
-        raise ValueError(text) from None
 
 
 def build_mechanism(
@@ -237,7 +134,26 @@ def build_mechanism(
     sigma_name: str = "sigma",
     **_: Any,
 ) -> Mechanism:
-    """The mechanism the options describe (``sigma=None``: a calibration, the template has noise multiplier 1)."""
+    """The mechanism the options describe: K Gaussian releases, DP-SGD, or an event file.
+
+    Args:
+        ctx: The command's click context (the DP-SGD options read from it).
+        sigma: ``--sigma``, or None for a calibration (the template then has noise multiplier 1).
+        sensitivity: ``--sensitivity`` Δ.
+        compositions: ``--compositions`` K.
+        event_file: ``--event``, or None.
+        relation: ``--relation``, or None.
+        sigma_name: The name σ goes by in the messages.
+        **_: The command's other options (ignored).
+
+    Returns:
+        The :class:`Mechanism`.
+
+    Raises:
+        click.UsageError: An option that does not apply to the form given (``--relation`` without ``--event``,
+            ``--sigma`` with it, …) or DP-SGD options that clash.
+        ValueError: A bad value, or an event file that cannot be read.
+    """
     if event_file is not None:
         k = compositions_count(compositions)
         names = [n for n in (sigma_name, "sensitivity", *DP_SGD_OPTIONS) if n in ctx.params]

@@ -1,9 +1,11 @@
-"""What the commands share: number types, option groups, checks of sizes and paths, ledger files."""
+"""What the commands share: option groups, the methods table, checks of sizes and paths, ledger files.
+
+The number types are in :mod:`dpkit.commands.option_types`, the refusal of options in :mod:`dpkit.commands.refusals`.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,67 +16,9 @@ from dpkit.accountant import RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, Accoun
 from dpkit.accountant.validation import check_count, enum_values
 from dpkit.render import format_number
 
+from .option_types import NUMBER
+
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
-
-
-class Number(click.ParamType):
-    """A float as typed; range checks are the API's (so its messages name the value)."""
-
-    name = "number"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-
-
-class NumberList(click.ParamType):
-    """A comma-separated list of floats (``inf`` allowed; the API checks ranges).
-
-    A list printed by Python or numpy pastes in as is: one pair of enclosing brackets is dropped, and
-    without commas the items may be separated by white space (``[1.25 1.5 inf]``, numpy's print of an
-    array, such as dp-accounting's RDP curve).
-    """
-
-    name = "list"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
-        if isinstance(value, list):
-            return value
-        text = str(value).strip()
-        if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("(", ")")):
-            text = text[1:-1].strip()
-        items = [s.strip() for s in text.split(",")] if "," in text or not text else text.split()
-        if any(not s for s in items):
-            self.fail(f"{value!r} has an empty item", param, ctx)
-        try:
-            return [float(s) for s in items]
-        except ValueError:
-            self.fail(f"{value!r} is not a comma-separated list of numbers", param, ctx)
-
-
-class Rate(click.ParamType):
-    """A sampling rate as typed: a decimal, or an exact fraction ``256/60000`` (read by
-    :func:`dpkit.accountant.dp_sgd.parse_rate`; the text is kept, so the fraction is printed back)."""
-
-    name = "rate"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from dpkit.accountant.dp_sgd import parse_rate
-
-        try:
-            parse_rate(value if isinstance(value, float) else str(value))
-        except ValueError as err:
-            self.fail(str(err).replace("sampling_rate ", "", 1), param, ctx)
-        return str(value)
-
-
-NUMBER = Number()
-NUMBER_LIST = NumberList()
-RATE = Rate()
 
 
 def compositions_count(value: float) -> int:
@@ -148,14 +92,31 @@ def _short_reason(reason: str, width: int = 48) -> str:
 
 
 def refusal_note(key: str, refusals: dict[str, str], *, reasons: bool) -> str:
-    """The note of a refused variant: its fixed note (Gaussian releases) or its reason cut short; "" if not refused."""
+    """The note of a refused variant: its fixed note (Gaussian releases) or its reason cut short.
+
+    Args:
+        key: The variant (``classic``, ``rdp-mironov``, …).
+        refusals: The reasons of the refused variants, by key.
+        reasons: Whether to show the reason (else the variant's fixed note for Gaussian releases).
+
+    Returns:
+        The note, or "" when the variant was not refused.
+    """
     if key not in refusals:
         return ""
     return _short_reason(refusals[key]) if reasons else REFUSAL_NOTES.get(key, "refused")
 
 
 def comparison_rows(cmp: accountant.MethodComparison, *, reasons: bool = False) -> list[list[str]]:
-    """One row per variant; a refusal shown by its fixed note (Gaussian releases) or its reason (``reasons``)."""
+    """The rows of the ``methods`` table: one per variant, its ε, its ratio to the exact ε and a note.
+
+    Args:
+        cmp: The comparison of every method.
+        reasons: Whether a refusal is shown by its reason (else by its fixed note, for Gaussian releases).
+
+    Returns:
+        The rows, as text.
+    """
     exact = cmp.epsilons["exact"]
     rows = []
     for key, method, conv in VARIANTS:
@@ -191,8 +152,17 @@ def read_ledger(path: Path) -> Ledger:
 
 
 def dp_event_dict(event: Any) -> Any:
-    """A dp-accounting ``DpEvent`` as JSON data in its ``to_named_tuple()`` form: module and class names kept, so
-    ``dp_accounting``'s ``DpEvent.from_named_tuple`` and ``dpkit epsilon --event`` read it back."""
+    """A dp-accounting ``DpEvent`` as JSON data in its ``to_named_tuple()`` form.
+
+    Module and class names are kept, so ``dp_accounting``'s ``DpEvent.from_named_tuple`` and
+    ``dpkit epsilon --event`` read it back.
+
+    Args:
+        event: The event (dpkit's or dp-accounting's, as :func:`dpkit.accountant.interop.dp_event_to_json` takes).
+
+    Returns:
+        The JSON data (nested dicts).
+    """
     import json
 
     from dpkit.accountant.interop import dp_event_to_json
@@ -200,47 +170,21 @@ def dp_event_dict(event: Any) -> Any:
     return json.loads(dp_event_to_json(event))
 
 
-def given(ctx: click.Context, name: str) -> bool:
-    """Whether the user gave option ``name`` (on the command line or through its environment variable).
-
-    An option left at its default is not given, even when the default is a value (``--method exact``);
-    typing the default value is giving it. click tells the two apart by the parameter's source.
-    """
-    from click.core import ParameterSource
-
-    return ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
-
-
-def flag_of(ctx: click.Context, name: str) -> str:
-    """The long flag of the parameter called ``name`` (``claim_file`` → ``--claim``; an argument by its metavar)."""
-    for param in ctx.command.params:
-        if param.name == name:
-            if isinstance(param, click.Argument):
-                return param.make_metavar(ctx)
-            longs = [opt for opt in param.opts if opt.startswith("--")]
-            return max(longs, key=len) if longs else param.opts[0]
-    return "--" + name.replace("_", "-")
-
-
-def refuse_options(ctx: click.Context, names: Sequence[str], form: str) -> None:
-    """One error line naming every option of ``names`` the user gave, which do not apply to ``form``.
-
-    Options left at their defaults pass (see :func:`given`); the flags are named in the order the
-    command declares them: ``--trials and --mu do not apply to an ALGORITHM audit``.
-    """
-    order = {param.name: i for i, param in enumerate(ctx.command.params)}
-    typed = sorted((name for name in names if given(ctx, name)), key=lambda n: order.get(n, len(order)))
-    if not typed:
-        return
-    flags = [flag_of(ctx, name) for name in typed]
-    listed = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
-    raise click.UsageError(f"{listed} {'does' if len(flags) == 1 else 'do'} not apply to {form}")
-
-
 def bounded(name: str, value: float, *, declaration: bool = False) -> int:
-    """``value`` as a count >= 1 that is at most its stated limit — a run's (:data:`dpkit.algorithms.limits.LIMITS`)
-    or, with ``declaration``, a privacy declaration's (``DECLARATION_LIMITS``) — or a ValueError naming the option
-    and the value."""
+    """``value`` as a count >= 1 that is at most its stated limit.
+
+    Args:
+        name: The option's parameter name (``episodes``).
+        value: The number given.
+        declaration: Whether the limit is a privacy declaration's (``DECLARATION_LIMITS``), else a run's
+            (:data:`dpkit.algorithms.limits.LIMITS`).
+
+    Returns:
+        The count.
+
+    Raises:
+        ValueError: Not an integer >= 1, or above the limit (the option and the value named).
+    """
     from dpkit.algorithms.limits import DECLARATION_LIMITS, LIMITS, above_limit
 
     limit = (DECLARATION_LIMITS if declaration else LIMITS)[name]
@@ -291,8 +235,18 @@ def sigma_choice(value: str) -> str | float:
 
 
 def rl_executor(executor: str, algorithm: str) -> str:
-    """The executor an RL audit of ``algorithm`` runs on, from ``--executor`` (``local``: in-process): ``auto`` stays
-    in-process for an algorithm registered in this process whose spec does not pickle (no pool could know it)."""
+    """The executor an RL audit of ``algorithm`` runs on, from ``--executor``.
+
+    ``auto`` stays in-process for an algorithm registered in this process whose spec does not pickle (no pool
+    could know it).
+
+    Args:
+        executor: ``--executor``: ``auto``, ``local`` (in-process), ``processes`` or ``dask``.
+        algorithm: The registered algorithm audited.
+
+    Returns:
+        The executor's name as :func:`dpkit.algorithms.executors.make_executor` takes it.
+    """
     from dpkit.algorithms import registry
 
     name = {"local": "in-process"}.get(executor, executor)

@@ -10,7 +10,9 @@ from dpkit.accountant.rlsvi import rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
-from .options import NUMBER, bounded, refuse_options
+from .option_types import NUMBER
+from .options import bounded
+from .refusals import refuse_options
 
 #: Which options apply to which form of ``dpkit rlsvi``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {

@@ -13,7 +13,9 @@ from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS
 from dpkit.render import emit_json, format_number, format_values, print_lines, progress_bar
 
-from .options import NUMBER, bounded, check_out_dir, refuse_options, sigma_choice
+from .option_types import NUMBER
+from .options import bounded, check_out_dir, sigma_choice
+from .refusals import refuse_options
 
 
 @click.command()

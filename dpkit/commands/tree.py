@@ -13,7 +13,9 @@ from dpkit.accountant.tree_counts import Schedule
 from dpkit.accountant.validation import enum_values
 from dpkit.render import busy, emit_json, format_number, print_table
 
-from .options import ALL_CONVERSIONS, NUMBER, refuse_options
+from .option_types import NUMBER
+from .options import ALL_CONVERSIONS
+from .refusals import refuse_options
 
 
 @click.command()

@@ -16,7 +16,7 @@ import click
 import pytest
 
 from dpkit.cli import COMMANDS, main
-from dpkit.commands.options import given, refuse_options
+from dpkit.commands.refusals import given, refuse_options
 
 #: The commands of several forms; their module's FORMS maps a form to the options of that form only ("both": all).
 FORM_COMMANDS = ("audit", "ledger", "rlsvi")

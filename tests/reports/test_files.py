@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from dpkit.cli import main
-from dpkit.loading import parse_data, shown
+from dpkit.data_files import parse_data, shown
 from dpkit.reports.config import load_config, parse_config
 from dpkit.reports.files import read_ledger_file
 from dpkit.reports.schemas import SCHEMA_FILES, checked_in, dumps, schemas

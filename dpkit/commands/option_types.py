@@ -1,0 +1,115 @@
+"""The click types of the commands' numbers: a float, a list of floats, a sampling rate (``NUMBER``, …).
+
+Each reads what the user typed and leaves the range checks to the API, whose messages name the value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+__all__ = ["Number", "NumberList", "Rate", "NUMBER", "NUMBER_LIST", "RATE"]
+
+
+class Number(click.ParamType):
+    """A float as typed; range checks are the API's (so its messages name the value)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        """Read a number as click converts an option's value.
+
+        Args:
+            value: The text given (or a value already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The float.
+
+        Raises:
+            click.BadParameter: Not a number.
+        """
+        if isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+
+
+class NumberList(click.ParamType):
+    """A comma-separated list of floats (``inf`` allowed; the API checks ranges).
+
+    A list printed by Python or numpy pastes in as is: one pair of enclosing brackets is dropped, and
+    without commas the items may be separated by white space (``[1.25 1.5 inf]``, numpy's print of an
+    array, such as dp-accounting's RDP curve).
+    """
+
+    name = "list"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[float]:
+        """Read a list of numbers as click converts an option's value.
+
+        Args:
+            value: The text given (or a value already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The floats.
+
+        Raises:
+            click.BadParameter: An empty item, or an item that is not a number.
+
+        Examples:
+            >>> NumberList().convert("[1.25 1.5 inf]", None, None)
+            [1.25, 1.5, inf]
+        """
+        if isinstance(value, list):
+            return value
+        text = str(value).strip()
+        if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("(", ")")):
+            text = text[1:-1].strip()
+        items = [s.strip() for s in text.split(",")] if "," in text or not text else text.split()
+        if any(not s for s in items):
+            self.fail(f"{value!r} has an empty item", param, ctx)
+        try:
+            return [float(s) for s in items]
+        except ValueError:
+            self.fail(f"{value!r} is not a comma-separated list of numbers", param, ctx)
+
+
+class Rate(click.ParamType):
+    """A sampling rate as typed: a decimal, or an exact fraction ``256/60000`` (read by
+    :func:`dpkit.accountant.dp_sgd.parse_rate`; the text is kept, so the fraction is printed back)."""
+
+    name = "rate"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """Check a sampling rate as click converts an option's value.
+
+        Args:
+            value: The text given (or a value already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The text as typed (checked to be a rate).
+
+        Raises:
+            click.BadParameter: Neither a number nor a fraction B/N of whole numbers (the API checks the range).
+        """
+        from dpkit.accountant.dp_sgd import parse_rate
+
+        try:
+            parse_rate(value if isinstance(value, float) else str(value))
+        except ValueError as err:
+            self.fail(str(err).replace("sampling_rate ", "", 1), param, ctx)
+        return str(value)
+
+
+NUMBER = Number()
+NUMBER_LIST = NumberList()
+RATE = Rate()
