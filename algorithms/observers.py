@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .episodes import step_column
+from .episodes import Plan, step_column
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
@@ -537,9 +537,10 @@ class _RunOfOne:
         if callable(getattr(agent, "message_statistics", None)):
             self.message_statistics = self._statistics
 
-    def plan(self, k: int) -> Any:
+    def plan(self, k: int) -> Plan:
         made = self.agent.plan(k)
-        return type("Plan", (), {"policy": np.asarray(made.policy)[None]})
+        released = {n: np.asarray(v)[None] for n, v in getattr(made, "released", {}).items()}
+        return Plan(np.asarray(made.policy)[None], released)
 
     def _statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         out = self.agent.message_statistics(states[0], actions[0], rewards[0])

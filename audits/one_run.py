@@ -202,11 +202,15 @@ def _powers(claim: Claim, *, m: int, counts: Sequence[int], level: float, delta:
     """For each guess count, the bound (μ for GDP claims, else ε at δ) it certifies at level α with the median
     number of right guesses over :data:`POWER_RUNS` simulated runs of the ideal mechanism exactly at the claim
     (:func:`_ideal_right`)."""
-    out = []
-    for r, v in zip(counts, np.median(_ideal_right(claim, m=m, counts=counts, delta=delta), axis=0)):
-        mu, eps_lower = _bounds(claim, m=m, r=r, v=math.floor(v), level=level, delta=delta)
-        out.append(mu if claim.mu is not None else eps_lower)
-    return out
+    right = _ideal_right(claim, m=m, counts=counts, delta=delta)
+    return [_power(claim, m=m, r=r, right=right[:, i], level=level, delta=delta) for i, r in enumerate(counts)]
+
+
+def _power(claim: Claim, *, m: int, r: int, right: np.ndarray, level: float, delta: float) -> float:
+    """The bound ``r`` guesses certify with the median of the simulated runs' right guesses ``right`` (μ for claims
+    that imply GDP, else ε at δ)."""
+    mu, eps_lower = _bounds(claim, m=m, r=r, v=math.floor(np.median(right)), level=level, delta=delta)
+    return mu if claim.mu is not None else eps_lower
 
 
 def _ideal_right(claim: Claim, *, m: int, counts: Sequence[int], delta: float) -> np.ndarray:
@@ -320,16 +324,13 @@ def judge_one_run(
         if r % 2 or r > m:
             raise ValueError(f"guesses must be even (half in, half out) and <= the {m} canaries, got {r}")
     ideal = _ideal_right(seen, m=m, counts=[r], delta=d)[:, 0]
-    power = _bounds(seen, m=m, r=r, v=math.floor(np.median(ideal)), level=level_all, delta=d)
-    power_value = power[0] if seen.mu is not None else power[1]
+    power = _power(seen, m=m, r=r, right=ideal, level=level_all, delta=d)
     v = _right(c, np.argsort(s, kind="stable"), r)
     p = one_run_fdp_p_value(canaries=m, guesses=r, correct=v, **curve)
     if p <= level_all and not one_run_fdp_rejects(canaries=m, guesses=r, correct=v, alpha=level_all, **curve):
         p = math.nextafter(level_all, 1.0)  # the p-value's bisection and the one-step test disagree: the safe side
     mu, eps = _bounds(claim, m=m, r=r, v=v, level=level_all, delta=d)
-    return OneRunResult(
-        claim, d, level_all, c, s, r, v, p, mu, eps, power_value, seed, seconds, reach, int(ideal.max())
-    )
+    return OneRunResult(claim, d, level_all, c, s, r, v, p, mu, eps, power, seed, seconds, reach, int(ideal.max()))
 
 
 def _inner_product(output: np.ndarray, canary: Any) -> float:
