@@ -243,10 +243,10 @@ def _may_repeat(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarr
         with np.errstate(invalid="ignore"):
             close = np.any(np.diff(np.sort(magnitude, axis=2), axis=2) <= width, axis=(1, 2))
             flat = magnitude.reshape(group.size, 2 * count)
-            after = np.stack([np.searchsorted(table[i], flat[g]) for g, i in enumerate(group)])
-            after = np.clip(after, 1, table.shape[1] - 1)
-            upper = np.take_along_axis(table[group], after, axis=1) - flat
-            lower = flat - np.take_along_axis(table[group], after - 1, axis=1)
+            rows = table[group]
+            after = np.clip(np.stack([np.searchsorted(row, q) for row, q in zip(rows, flat)]), 1, rows.shape[1] - 1)
+            upper = np.take_along_axis(rows, after, axis=1) - flat
+            lower = flat - np.take_along_axis(rows, after - 1, axis=1)
             near = np.any(np.minimum(upper, lower) <= widest[group][:, None], axis=1)
         maybe[group] = close | near
     return maybe
