@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .episodes import Plan, step_column
+from .episodes import Plan, play_episodes, step_column
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
@@ -447,7 +447,6 @@ def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator],
         ValueError: The agent sent messages its declaration does not name, or an agent of one run was given
             several Generators.
     """
-    from .episodes import play_episodes
 
     env, users, canaries = run.world
     j = run.index
