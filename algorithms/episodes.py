@@ -306,6 +306,7 @@ class Run:
         rewards: Each episode's rewards (K, H).
         sigmas: The σ of each release.
         releases: Release name → its values stacked over episodes (empty unless recorded).
+        gains: The linear gains K_h played in each episode (K, H, d, n) of an LQ run; None for a tabular run.
     """
 
     algorithm: str
@@ -317,6 +318,7 @@ class Run:
     rewards: np.ndarray
     sigmas: Mapping[str, float] = field(default_factory=dict)
     releases: Mapping[str, np.ndarray] = field(default_factory=dict)
+    gains: np.ndarray | None = None
 
     @property
     def episodes(self) -> int:

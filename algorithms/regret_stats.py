@@ -3,8 +3,10 @@
 A curve set is the cumulative regret of N seeds over K episodes, an array of shape (N, K). :func:`mean_band` and
 :func:`band_limits` give the mean curve and its Student-t band, :func:`loglog_slope` and :func:`slope_interval` the
 log-log slope over the last decade of episodes with a bootstrap interval, and :func:`verdict` reads the interval.
-:func:`uniform_tabular_regret` and :func:`uniform_lq_regret` give the exact regret of the policy that ignores its
-data. The statistics and the verdict's thresholds: docs/explanation/environments.md.
+:func:`ratio_interval` compares two σ's final regrets (a paired bootstrap over seeds), :func:`baseline_ratio` one
+against a baseline's exact regret. :func:`uniform_tabular_regret` and :func:`uniform_lq_regret` give the exact
+regret of the policy that ignores its data. The statistics and the verdict's thresholds:
+docs/explanation/environments.md.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from .envs.lq import LQSystem, policy_cost
 from .envs.tabular import TabularMDP
 
 __all__ = [
+    "RatioInterval",
     "RegretVerdict",
     "SlopeInterval",
+    "baseline_ratio",
+    "ratio_interval",
     "mean_band",
     "band_limits",
     "loglog_slope",
@@ -233,6 +238,117 @@ def slope_interval(
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(boot, [alpha, 1.0 - alpha])
     return SlopeInterval(slope, float(low), float(high), level, b)
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """A ratio of mean final regrets and its interval.
+
+    Attributes:
+        ratio: The ratio of the means.
+        low: The interval's lower end.
+        high: The interval's upper end.
+        level: The interval's confidence level.
+    """
+
+    ratio: float
+    low: float
+    high: float
+    level: float
+
+
+def _finals(name: str, values: object) -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or v.size < 1 or np.any(~np.isfinite(v)) or np.any(v < 0):
+        raise ValueError(f"{name} must be a non-empty 1-d array of finite regrets >= 0, got {values!r}")
+    return v
+
+
+def ratio_interval(
+    numerator: object,
+    denominator: object,
+    rng: np.random.Generator | int,
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+) -> RatioInterval:
+    """mean(numerator) ÷ mean(denominator) with a paired percentile bootstrap interval over seeds.
+
+    The two hold the final regrets of the same seeds at two σ (seed i faces the same users in both), so each
+    resample draws seeds with replacement and keeps the pairs. One seed, or identical pairs: the interval is the
+    point. Resamples whose denominator is 0 are dropped.
+
+    Args:
+        numerator: Final regrets at one σ, one per seed.
+        denominator: Final regrets at the other σ, of the same seeds in the same order.
+        rng: A Generator or an integer seed, drawing the resamples.
+        level: The interval's confidence level, in (0, 1).
+        resamples: The bootstrap draws, an integer >= 1.
+
+    Returns:
+        The ratio and its interval (NaN throughout when the denominator's mean is 0).
+
+    Raises:
+        ValueError: If the arrays are not 1-d, finite and >= 0 of one length, or ``level``, ``resamples`` or
+            ``rng`` is invalid.
+
+    Examples:
+        >>> r = ratio_interval([1.0, 2.0, 3.0], [2.0, 4.0, 6.0], 0)
+        >>> r.ratio, r.low, r.high
+        (0.5, 0.5, 0.5)
+    """
+    a, b = _finals("numerator", numerator), _finals("denominator", denominator)
+    if a.shape != b.shape:
+        raise ValueError(f"numerator and denominator must hold the same seeds, got {a.size} and {b.size} values")
+    level = _check_level(level)
+    n_boot = check_count("resamples", resamples)
+    rng = check_rng("rng", rng)
+    if b.mean() <= 0.0:
+        return RatioInterval(float("nan"), float("nan"), float("nan"), level)
+    ratio = float(a.mean() / b.mean())
+    if a.size < 2:
+        return RatioInterval(ratio, ratio, ratio, level)
+    idx = rng.integers(0, a.size, size=(n_boot, a.size))
+    num, den = a[idx].mean(axis=1), b[idx].mean(axis=1)
+    keep = den > 0.0
+    boot = num[keep] / den[keep]
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(boot, [alpha, 1.0 - alpha])
+    return RatioInterval(ratio, min(float(low), ratio), max(float(high), ratio), level)
+
+
+def baseline_ratio(finals: object, baseline: float, *, level: float = 0.95) -> RatioInterval:
+    """mean(finals) ÷ ``baseline`` with the Student-t interval of the mean over seeds, divided by the baseline.
+
+    The baseline is exact (a policy's expected regret, e.g. :func:`uniform_tabular_regret` × K), so only the
+    mean's spread over seeds enters; one seed gives the point.
+
+    Args:
+        finals: Final regrets, one per seed.
+        baseline: The baseline's regret over the same episodes, > 0.
+        level: The interval's confidence level, in (0, 1).
+
+    Returns:
+        The ratio and its interval (the lower end clipped at 0).
+
+    Raises:
+        ValueError: If ``finals`` is not 1-d, finite and >= 0, ``baseline`` is not > 0, or ``level`` is invalid.
+
+    Examples:
+        >>> baseline_ratio([2.0, 2.0], 4.0)
+        RatioInterval(ratio=0.5, low=0.5, high=0.5, level=0.95)
+    """
+    from scipy import stats  # imported where used: scipy.stats is slow to import
+
+    v = _finals("finals", finals)
+    if not isinstance(baseline, (int, float, np.floating)) or not np.isfinite(baseline) or baseline <= 0:
+        raise ValueError(f"baseline must be a finite regret > 0, got {baseline!r}")
+    level = _check_level(level)
+    ratio = float(v.mean() / baseline)
+    if v.size < 2:
+        return RatioInterval(ratio, ratio, ratio, level)
+    half = float(stats.t.ppf((1.0 + level) / 2.0, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)) / float(baseline)
+    return RatioInterval(ratio, max(ratio - half, 0.0), ratio + half, level)
 
 
 #: A slope interval reaching above this (but below 1) is "near-linear": sublinear, yet a straight line to the eye.

@@ -25,6 +25,7 @@ from dpkit.accountant.validation import (
 from . import registry
 from .envs.catalog import check_environment, external_sizes, make_environment
 from .envs.from_gymnasium import is_external
+from .envs.lq import LQ_WORLDS
 from .envs.tabular import ENVIRONMENTS as TABULAR_ENVIRONMENTS
 from .envs.tabular import Users
 from .episodes import SIGMA_CHOICES, Run, check_sigma, run_tabular_runs
@@ -36,12 +37,14 @@ __all__ = [
     "make_agent",
     "simulate",
     "simulate_seeds",
+    "check_options",
+    "baseline_regrets",
     "batched_factory",
     "regret_slope",
 ]
 
 #: The environments of dpkit's own an experiment may name (a user's besides: :mod:`dpkit.algorithms.envs.catalog`).
-SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + ("lq",)
+SIMULATED_ENVIRONMENTS: tuple[str, ...] = TABULAR_ENVIRONMENTS + tuple(LQ_WORLDS)
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,13 @@ class Experiment:
     def __post_init__(self) -> None:
         spec = registry.get(self.algorithm)
         lq = spec.lq
-        if self.env != "lq" or not lq:
-            if lq or self.env == "lq":
-                kind = "the lq environment" if lq else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)}, …)"
+        if self.env not in LQ_WORLDS or not lq:
+            if lq or self.env in LQ_WORLDS:
+                kind = (
+                    f"an LQ world ({', '.join(LQ_WORLDS)})"
+                    if lq
+                    else f"a tabular environment ({', '.join(TABULAR_ENVIRONMENTS)}, …)"
+                )
                 raise ValueError(f"{self.algorithm} runs on {kind}, got env {self.env!r}")
             check_environment(self.env)
         check_count("episodes", self.episodes)
@@ -136,7 +143,7 @@ class Experiment:
         """The horizon the runs face: ``horizon``, or its default (2S tabular, 10 LQ)."""
         if self.horizon is not None:
             return self.horizon
-        return 10 if self.env == "lq" else 2 * self.states
+        return 10 if self.env in LQ_WORLDS else 2 * self.states
 
     def to_dict(self) -> dict[str, Any]:
         """The experiment as plain data.
@@ -211,6 +218,59 @@ def batched_factory(name: str) -> bool:
     return any(factory is m.make_agent for m in (linopt, ofu_rl, ldp_ucrl_vtr, rlsvi))
 
 
+def check_options(experiment: Experiment) -> Experiment:
+    """``experiment`` when its algorithm's factory takes its ``options``: one agent is built (no episode played).
+
+    Args:
+        experiment: The experiment.
+
+    Returns:
+        ``experiment``.
+
+    Raises:
+        ValueError: If the factory refuses an option (unknown, out of range, or an unknown preset), naming it.
+    """
+    e = experiment
+    if e.env in LQ_WORLDS:
+        from .envs.lq import make_lq_world
+
+        env: Any = make_lq_world(e.env, e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
+    else:
+        env = make_environment(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
+    try:
+        make_agent(e.algorithm, env, e.episodes, 0, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **dict(e.options))
+    except TypeError as err:
+        raise ValueError(f"{e.algorithm}'s options {dict(e.options)!r}: {err}") from None
+    return experiment
+
+
+def baseline_regrets(experiment: Experiment) -> dict[str, float]:
+    """The expected regret per episode of the policies that ignore their data, in the experiment's environment.
+
+    Tabular: the uniformly random policy (:func:`~dpkit.algorithms.regret_stats.uniform_tabular_regret`). LQ: no
+    control (the zero gains) and controls drawn uniformly from the ball ‖u‖ <= γ
+    (:func:`~dpkit.algorithms.regret_stats.uniform_lq_regret`). Exact, from the environment of ``env_seed``.
+
+    Args:
+        experiment: The experiment.
+
+    Returns:
+        Baseline name (``"uniform"``, ``"no control"``) → its regret per episode, in the order a report shows them.
+    """
+    from .regret_stats import uniform_lq_regret, uniform_tabular_regret
+
+    e = experiment
+    rng = np.random.default_rng(e.env_seed)
+    if e.env in LQ_WORLDS:
+        from .envs.lq import make_lq_world
+
+        system = make_lq_world(e.env, e.state_dim, e.control_dim, e.horizon or 10, rng)
+        zero = np.zeros((system.horizon, system.control_dim, system.state_dim))
+        return {"no control": float(system.regret(zero)), "uniform": uniform_lq_regret(system)}
+    env = make_environment(e.env, e.states, rng, actions=e.actions, horizon=e.horizon)
+    return {"uniform": uniform_tabular_regret(env)}
+
+
 def simulate(
     experiment: Experiment, seed: int, *, record: bool = False, progress: Callable[[int], None] | None = None
 ) -> Run:
@@ -276,12 +336,12 @@ def _simulate_batch(
         agent_rng = streams[0][1]
     action_rngs = [c for _, _, c in streams]
     options = dict(e.options)
-    if e.env == "lq":
+    if e.env in LQ_WORLDS:
         from . import ofu_rl
-        from .envs.lq import random_lq
+        from .envs.lq import make_lq_world
         from .envs.lq_users import LQUsers
 
-        system = random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
+        system = make_lq_world(e.env, e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
         lq_users = [LQUsers.draw(e.episodes, system, u) for u, _, _ in streams]
         agent = make_agent(
             e.algorithm, system, e.episodes, agent_rng, epsilon=e.epsilon, delta=e.delta, sigma=e.sigma, **options

@@ -21,6 +21,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     StrictBool,
+    StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -44,7 +45,7 @@ from dpkit.algorithms.limits import (
     check_releases,
 )
 from dpkit.algorithms.registry import declare
-from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment
+from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment, check_options
 from dpkit.data_files import parse_data, read_text_file, shown
 
 from .files import LedgerFile
@@ -210,6 +211,9 @@ class AlgorithmConfig(_Model):
     state_dim: StateDim = 2
     control_dim: ControlDim = 1
     episode_grid: Annotated[tuple[Episodes, ...], Field(min_length=1, max_length=MAX_GRID_POINTS)] | None = None
+    #: the regret runs' agent options, the keywords of the algorithm's factory (e.g. ``preset = "learning"``, a
+    #: named set of constants beside the paper's, or ``bonus_scale``); checked by building the agent once
+    options: dict[StrictStr, StrictStr | StrictBool | StrictInt | StrictFloat] = Field(default_factory=dict)
     audit: AuditConfig = Field(default_factory=AuditConfig)
 
     @field_validator("name")
@@ -260,6 +264,8 @@ class AlgorithmConfig(_Model):
                 raise ValueError(f"{self.name} needs a target epsilon")
             for sigma in _SIGMA_WORDS:  # the two regret experiments: sizes, environment, σ
                 self.experiment(sigma, 0)
+            if self.options:
+                check_options(self.experiment(_SIGMA_WORDS[0], 0))
             if self.episode_grid is not None and max(self.episode_grid) > self.episodes:
                 raise ValueError(
                     f"episode_grid must not exceed episodes = {self.episodes}, got {max(self.episode_grid)}"
@@ -321,6 +327,7 @@ class AlgorithmConfig(_Model):
             state_dim=self.state_dim,
             control_dim=self.control_dim,
             env_seed=env_seed,
+            options=tuple(sorted(self.options.items())),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -341,6 +348,7 @@ class AlgorithmConfig(_Model):
             "state_dim": self.state_dim,
             "control_dim": self.control_dim,
             "episode_grid": None if self.episode_grid is None else list(self.episode_grid),
+            "options": dict(self.options),
             "audit": self.audit.to_dict(),
         }
 

@@ -176,6 +176,7 @@ def regret_figure(
     xlabel: str = "episode k",
     episodes: np.ndarray | Sequence[int] | None = None,
     level: float = 0.95,
+    baselines: Mapping[str, float] | None = None,
 ) -> Path:
     """Cumulative regret against episodes, one curve per label, saved to ``path`` (PNG).
 
@@ -192,12 +193,15 @@ def regret_figure(
         episodes: The episode of each column (increasing, >= 1) when the curves hold checkpoints only; by default
             column i is episode i + 1.
         level: The band's level for curves given as arrays.
+        baselines: Per name, a policy's regret per episode, drawn as the grey line k ↦ rate·k (e.g. the uniform
+            policy's); a line ending above 3× the highest curve is left out (it would flatten the curves).
 
     Returns:
         ``path``, as a :class:`~pathlib.Path`.
 
     Raises:
-        ValueError: If ``curves`` is empty or an array is not of shape (seeds, episodes).
+        ValueError: If ``curves`` is empty, an array is not of shape (seeds, episodes), or a baseline's rate is not
+            a finite number >= 0.
     """
     if not curves:
         raise ValueError("curves must not be empty")
@@ -227,6 +231,17 @@ def regret_figure(
         positive = b.mean > 0
         if positive.any():
             inset.loglog(k[positive], b.mean[positive], color=color, ls=ls, lw=1.0)
+    top = max(float(np.max(b.mean)) for b in bands.values())
+    for j, (name, rate) in enumerate((baselines or {}).items()):
+        if not isinstance(rate, (int, float)) or not np.isfinite(rate) or rate < 0:
+            raise ValueError(f"baseline {name!r} must be a finite regret per episode >= 0, got {rate!r}")
+        k = np.arange(1, bands[next(iter(bands))].mean.size + 1) if episodes is None else np.asarray(episodes)
+        if rate * float(k[-1]) > 3.0 * top:
+            continue
+        dash = ((0, (4, 2)), (0, (1, 1)))[j % 2]
+        ax.plot(k, rate * k, color="0.45", ls=dash, lw=1.0, label=f"{name} policy")
+        if rate > 0:
+            inset.loglog(k, rate * k, color="0.45", ls=dash, lw=0.8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("cumulative regret")
     if title:

@@ -393,6 +393,14 @@ class RlsviSection(Own):
 # -- regret --------------------------------------------------------------------------------------------------
 
 
+class RatioWithInterval(Own):
+    """A ratio of mean final regrets and its interval (at the section's level)."""
+
+    ratio: float
+    low: float
+    high: float
+
+
 class RegretAtSigma(Own):
     """Regret over the seeds at one σ."""
 
@@ -417,6 +425,14 @@ class RegretAtSigma(Own):
     cumulative_regret: Annotated[list[list[float]], Field(min_length=1)] = Field(
         description="one row per seed, at the checkpoints"
     )
+    over_baselines: dict[str, RatioWithInterval] = Field(
+        description="the final mean regret over each baseline's (exact) regret, with the Student-t interval of the "
+        "mean over seeds"
+    )
+    gain_last_half: NonNegative | None = Field(
+        description="LQ: the mean |entry| of the gains K_h played over the last half of the episodes, over seeds "
+        "(null: a tabular algorithm)"
+    )
 
 
 class RegretSection(Own):
@@ -427,10 +443,21 @@ class RegretSection(Own):
     episodes: Count
     checkpoints: list[int] = Field(description="the episodes (1-based) kept of each curve")
     level: OpenProbability = Field(description="the level of the bands and of the slope intervals")
+    env: str = Field(description="the environment of the regret runs (a tabular one or an LQ world)")
+    options: dict[str, Any] = Field(description="the agent options of the regret runs (e.g. a preset)")
+    baselines: dict[str, NonNegative] = Field(
+        description="the exact expected regret over the K episodes of the policies that ignore their data: uniform "
+        "(tabular: uniformly random actions; LQ: controls uniform in the ball of radius gamma) and, LQ, no control"
+    )
     paper: RegretAtSigma
     tight: RegretAtSigma
     optimal: RegretAtSigma | None
     tight_over_paper: float | None
+    over_paper: dict[str, RatioWithInterval] = Field(
+        description="tight and optimal: their final mean regret over the paper's, with a paired bootstrap interval "
+        "over the seeds"
+    )
+    equal_rows: str | None = Field(description="why two rows of the regret table are equal (null: none are)")
 
 
 # -- an algorithm's sections, provenance, the whole report -----------------------------------------------------

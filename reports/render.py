@@ -221,12 +221,23 @@ def _regret(section: Mapping[str, Any]) -> Figure:
         if seeds > 1
         else "one seed (no band)"
     )
+    rates = {name: total / g["episodes"] for name, total in g.get("baselines", {}).items()}
     return Figure(
         section["name"],
         "regret",
-        f"Cumulative regret: {band}; inset: the means on log-log axes. At {listed}, for the same target.",
+        f"Cumulative regret: {band}; inset: the means on log-log axes. At {listed}, for the same target"
+        + (
+            "; grey: the policies that ignore their data (exact; one far above the curves is left out)."
+            if rates
+            else "."
+        ),
         lambda p: figures.regret_figure(
-            curves, p, episodes=g["checkpoints"], level=level, title=f"{section['name']}: regret, K = {g['episodes']}"
+            curves,
+            p,
+            episodes=g["checkpoints"],
+            level=level,
+            title=f"{section['name']}: regret, K = {g['episodes']}",
+            baselines=rates,
         ),
     )
 

@@ -10,6 +10,7 @@ import numpy as np
 from dpkit.accountant.validation import check_choice, check_count
 
 from .from_gymnasium import GYMNASIUM_PREFIX, is_external, load_environment
+from .lq import LQ_WORLDS
 from .tabular import ENVIRONMENTS, TabularMDP, make_tabular
 
 __all__ = ["EXTERNAL_FORMS", "check_environment", "make_environment", "external_sizes"]
@@ -19,11 +20,12 @@ EXTERNAL_FORMS: tuple[str, ...] = (f"{GYMNASIUM_PREFIX}ID[,key=value…]", "FILE
 
 
 def check_environment(name: object, *, lq: bool = False) -> str:
-    """``name`` when it names an environment: one of dpkit's (``lq`` for the LQ algorithms), or a user's.
+    """``name`` when it names an environment: one of dpkit's (an LQ world for the LQ algorithms), or a user's.
 
     Args:
         name: The name to check.
-        lq: Whether the environment is for an LQ algorithm (then only ``lq`` is accepted).
+        lq: Whether the environment is for an LQ algorithm (then only a world of
+            :data:`~dpkit.algorithms.envs.lq.LQ_WORLDS` is accepted).
 
     Returns:
         ``name``.
@@ -37,7 +39,7 @@ def check_environment(name: object, *, lq: bool = False) -> str:
     """
     if isinstance(name, str) and not lq and is_external(name):
         return name
-    choices = ("lq",) if lq else ENVIRONMENTS
+    choices = tuple(LQ_WORLDS) if lq else ENVIRONMENTS
     try:
         return check_choice("env", name, choices)
     except ValueError:

@@ -9,8 +9,10 @@ dynamics, the assumption, the users' noise and what the regret measures: docs/ex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +20,9 @@ from dpkit.accountant.sensitivity import clip_norm  # the exact-norm guarantee t
 from dpkit.accountant.validation import check_count, check_nonnegative, check_positive, check_rng
 
 __all__ = [
+    "LQ_WORLDS",
     "LQSystem",
+    "make_lq_world",
     "clip_norm",
     "optimal_cost",
     "policy_cost",
@@ -599,3 +603,45 @@ def random_lq(
     else:
         x = check_x0(x0, n)
     return LQSystem(a, b, q * np.eye(n), r * np.eye(d), h, c_w, g, x, name)
+
+
+#: The LQ worlds an experiment may name (``env``), each :func:`random_lq`'s keyword arguments; the system is drawn
+#: from the experiment's environment seed at its n, d and H. ``lq``: :func:`random_lq`'s defaults (‖A‖ = ‖B‖ = 0.5,
+#: C_w = 0.1, Q = R = I), where the optimal gains are small (mean |K| ≈ 0.06 for n = 2, d = 1) and the zero gains
+#: cost about 0.01 an episode above J*: a learner has little to find. ``lq-learning``: ‖A‖ = ‖B‖ = 0.7 (their
+#: Frobenius norm at 1, Assumption 1(a)), C_w = 0.05 and cheap controls (R = 0.1·I), so the optimal gains are about
+#: 0.15–0.3 and no control costs about 0.08 an episode above J* at H = 2 (γ = 0.36). Where each lets OFU-RL and
+#: Private-OFU-RL learn: docs/explanation/seed-algorithms.md.
+LQ_WORLDS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "lq": MappingProxyType({}),
+        "lq-learning": MappingProxyType({"a_norm": 0.7, "b_norm": 0.7, "noise_bound": 0.05, "r": 0.1}),
+    }
+)
+
+
+def make_lq_world(
+    name: str, state_dim: int, control_dim: int, horizon: int, rng: np.random.Generator | int
+) -> LQSystem:
+    """The LQ system of the world ``name`` (:data:`LQ_WORLDS`), drawn by :func:`random_lq`.
+
+    Args:
+        name: A world of :data:`LQ_WORLDS`.
+        state_dim: n.
+        control_dim: d.
+        horizon: H.
+        rng: A Generator or an integer seed.
+
+    Returns:
+        The system, named ``name``.
+
+    Raises:
+        ValueError: If ``name`` is not a world of :data:`LQ_WORLDS`, or a size is invalid.
+
+    Examples:
+        >>> make_lq_world("lq-learning", 2, 1, 10, rng=0).R.tolist()
+        [[0.1]]
+    """
+    if name not in LQ_WORLDS:
+        raise ValueError(f"the LQ world must be one of {', '.join(LQ_WORLDS)}, got {name!r}")
+    return random_lq(state_dim, control_dim, horizon, rng, name=name, **LQ_WORLDS[name])

@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_BONUS_SCALE",
     "PRIVATE_REGULARIZATION",
     "TUNED",
+    "LEARNING",
     "PRESETS",
     "Privatizer",
     "LinOpt",
@@ -65,8 +66,16 @@ PRIVATE_REGULARIZATION: float = 0.0
 #: about the best for the private agents. ``regularization``: a unit ridge under the private shift too
 #: (λ_min = 1 + Σ), which keeps Λ invertible at σ = 0 and makes a private agent at σ = 0 the non-private one.
 TUNED: Mapping[str, Any] = MappingProxyType({"regularization": 1.0, "bonus_scale": 0.05})
-#: The presets :func:`make_agent` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
-PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
+#: The constants under which both variants learn in the report's world (``preset="learning"``): :data:`TUNED`, and
+#: for PO the step size η = 1 (the paper's η = √(2 log A/(H²K)) ≈ 0.007 for A = 2, H = 4, K = 2000 moves the
+#: logits too little for the noisy Q of the private agent: at ε = 1, σ tight, RiverSwim S = 2, K = 2000 it stays at
+#: 0.97 × the uniform policy's regret, against 0.52 at η = 1). VI takes no η: it ignores it.
+LEARNING: Mapping[str, Any] = MappingProxyType({**TUNED, "eta": 1.0})
+#: The presets :func:`make_agent` knows: ``"paper"`` (the defaults), ``"tuned"`` (:data:`TUNED`) and
+#: ``"learning"`` (:data:`LEARNING`).
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {"paper": MappingProxyType({}), "tuned": TUNED, "learning": LEARNING}
+)
 
 
 def _counter_sigma(name: str, value: Any, horizon: int) -> float | np.ndarray:
@@ -662,8 +671,8 @@ def make_agent(
         epsilon: The target ε (the private agents need it; the others ignore it).
         delta: The target δ (likewise).
         sigma: The private agents' σ; the non-private ones take none but ``"paper"`` (the default).
-        preset: ``"paper"`` (the constructor's defaults, the paper's values) or ``"tuned"`` (:data:`TUNED` under
-            the explicit ``options``).
+        preset: ``"paper"`` (the constructor's defaults, the paper's values), ``"tuned"`` (:data:`TUNED`) or
+            ``"learning"`` (:data:`LEARNING`; its η for PO only), under the explicit ``options``.
         **options: Go to the constructor: ``regularization``, ``bonus_scale``, ``alpha``, ``eta``; private also
             ``reading``, ``relation``, ``method``.
 
@@ -681,7 +690,8 @@ def make_agent(
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"{name} takes the options {', '.join(allowed)}; got unknown {', '.join(unknown)}")
-    options = {**PRESETS[preset], **options}
+    constants = {k: v for k, v in PRESETS[preset].items() if variant == "po" or k != "eta"}  # η is PO's alone
+    options = {**constants, **options}
     if name.startswith("private-"):
         if epsilon is None or delta is None:
             raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")

@@ -46,6 +46,7 @@ __all__ = [
     "REGULARIZER",
     "PRIVATE_REGULARIZER",
     "TUNED",
+    "LEARNING",
     "PRESETS",
     "OfuRl",
     "PrivateOfuRl",
@@ -69,8 +70,17 @@ PRIVATE_REGULARIZER: float = 0.0
 TUNED: Mapping[str, Any] = MappingProxyType(
     {"regularizer": 1.0, "candidates": 32, "refine_rounds": 10, "line_search": 8}
 )
-#: The presets ``make_agent`` knows: ``"paper"`` (the defaults) and ``"tuned"`` (:data:`TUNED`).
-PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({"paper": MappingProxyType({}), "tuned": TUNED})
+#: The constants under which Private-OFU-RL learns in the LQ world ``lq-learning`` (``preset="learning"``): the
+#: paper's confidence radius β_k scaled by 0.1. With the paper's β_k the private set's radius holds √λ_max·S with
+#: λ_max = 3Λ, wide enough to hold B = 0 and −B at any K we can run (even at ε = 1000), and J* is the same at B and
+#: −B, so the optimistic gains take either sign and cost more than no control. The optimiser's effort is cut
+#: (8 starts, 2 descent rounds) to fit a report's two minutes. Measured: docs/explanation/seed-algorithms.md.
+LEARNING: Mapping[str, Any] = MappingProxyType({"radius_scale": 0.1, "candidates": 8, "refine_rounds": 2})
+#: The presets ``make_agent`` knows: ``"paper"`` (the defaults), ``"tuned"`` (:data:`TUNED`) and ``"learning"``
+#: (:data:`LEARNING`).
+PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {"paper": MappingProxyType({}), "tuned": TUNED, "learning": LEARNING}
+)
 
 
 class OfuRl:
@@ -97,6 +107,8 @@ class OfuRl:
             of J*); default 32 (the paper's argmin is exact and states no optimiser).
         refine_rounds: The search's rounds of descent (default 10).
         line_search: The step sizes of a descent round (default 8).
+        radius_scale: Multiplier >= 0 on the confidence radius β_k (default 1, the paper's; 0 plays the centre
+            Θ̂, certainty equivalence).
 
     Raises:
         ValueError: If ``system`` is not an LQSystem, an option is out of range, or λ = 0 without Gram noise.
@@ -117,6 +129,7 @@ class OfuRl:
         candidates: int = 32,
         refine_rounds: int = 10,
         line_search: int = 8,
+        radius_scale: float = 1.0,
     ) -> None:
         self._setup(
             system,
@@ -132,6 +145,7 @@ class OfuRl:
             refine_rounds,
             line_search,
         )
+        self.radius_scale: float = check_nonnegative("radius_scale", radius_scale)
         self.sigmas: dict[str, float] = {}
         self.declaration: PrivacyDeclaration | None = None
 
@@ -309,7 +323,7 @@ class OfuRl:
             vals[low] = floored
         centre = np.linalg.solve(v, t2)
         ratio = np.maximum(np.sum(np.log(vals), axis=-1) - p * math.log(self.lambda_min), 0.0)
-        beta = confidence_radii_of_ratios(
+        beta = self.radius_scale * confidence_radii_of_ratios(
             ratio,
             self.state_dim,
             self.noise_scale,
@@ -445,6 +459,7 @@ class PrivateOfuRl(OfuRl):
         candidates: As in :class:`OfuRl`.
         refine_rounds: As in :class:`OfuRl`.
         line_search: As in :class:`OfuRl`.
+        radius_scale: As in :class:`OfuRl`.
     """
 
     name: str = "private-ofu-rl"
@@ -467,6 +482,7 @@ class PrivateOfuRl(OfuRl):
         candidates: int = 32,
         refine_rounds: int = 10,
         line_search: int = 8,
+        radius_scale: float = 1.0,
     ) -> None:
         if not isinstance(system, LQSystem):
             raise ValueError(f"system must be an LQSystem, got {type(system).__name__}")
@@ -486,11 +502,21 @@ class PrivateOfuRl(OfuRl):
             refine_rounds,
             line_search,
         )
+        self.radius_scale = check_nonnegative("radius_scale", radius_scale)
         self.sigmas = dict(sigmas)
         self.declaration = declaration
 
 
-_OPTIONS = ("regularizer", "alpha", "theta_bound", "noise_scale", "candidates", "refine_rounds", "line_search")
+_OPTIONS = (
+    "regularizer",
+    "alpha",
+    "theta_bound",
+    "noise_scale",
+    "candidates",
+    "refine_rounds",
+    "line_search",
+    "radius_scale",
+)
 _PRIVATE_OPTIONS = _OPTIONS + ("relation", "method")
 
 
@@ -516,10 +542,12 @@ def make_agent(
         epsilon: The target ε (the private agent needs it; the other ignores it).
         delta: The target δ (likewise).
         sigma: The private agent's σ; the non-private one takes none but ``"paper"`` (the default).
-        preset: ``"paper"`` (the defaults below) or ``"tuned"`` (:data:`TUNED` under the explicit ``options``).
+        preset: ``"paper"`` (the defaults below), ``"tuned"`` (:data:`TUNED`) or ``"learning"`` (:data:`LEARNING`),
+            under the explicit ``options``.
         **options: Go to the constructor: ``regularizer`` (the paper's: 1 for OFU-RL, which states none, 0 for
             Private-OFU-RL), ``alpha`` (0.05), ``theta_bound`` (1), ``noise_scale`` (C_w), ``candidates`` (32),
-            ``refine_rounds`` (10), ``line_search`` (8); private also ``relation`` and ``method``.
+            ``refine_rounds`` (10), ``line_search`` (8), ``radius_scale`` (1); private also ``relation`` and
+            ``method``.
 
     Returns:
         The agent (:class:`OfuRl` or :class:`PrivateOfuRl`).
@@ -690,6 +718,7 @@ def run_lq_runs(
             rewards=-costs[i],
             sigmas=dict(chosen),
             releases={key: values[i] for key, values in releases.items()},
+            gains=gains[i],
         )
         for i in range(r_)
     ]

@@ -74,6 +74,7 @@ def simulate(
     as_json: bool,
 ) -> None:
     """Regret of ALGORITHM over seeds: per-episode CSV, a figure, and a summary."""
+    from dpkit.algorithms.envs.lq import LQ_WORLDS
     from dpkit.algorithms.limits import MAX_STEPS
     from dpkit.algorithms.simulation import Experiment
     from dpkit.experiments import run_experiment, write_outputs
@@ -82,9 +83,9 @@ def simulate(
     check_out_dir(out)  # before any work
     if env_name is None:
         env_name = "lq" if spec.lq else "riverswim"
-    check_environment(env_name, lq=env_name == "lq")
+    check_environment(env_name, lq=env_name in LQ_WORLDS)
     # an option that does not apply to this algorithm or environment is refused, never ignored
-    if env_name == "lq":
+    if env_name in LQ_WORLDS:
         refuse_options(ctx, ("states", "actions"), "an LQ system (use --state-dim and --control-dim)")
     else:
         refuse_options(ctx, ("state_dim", "control_dim"), f"the tabular environment {env_name!r}")
