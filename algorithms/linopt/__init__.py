@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from .agent import (
     DEFAULT_BONUS_SCALE,
+    LEARNING,
     LINOPT_AGENTS,
     PRESETS,
     PRIVATE_REGULARIZATION,
     RELEASES,
-    LEARNING,
     TUNED,
     VARIANTS,
     LinOpt,

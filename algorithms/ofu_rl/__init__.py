@@ -13,11 +13,11 @@ algorithms as implemented* (docs/explanation/seed-algorithms.md).
 from __future__ import annotations
 
 from .agent import (
+    LEARNING,
     OFU_AGENTS,
     PRESETS,
     PRIVATE_REGULARIZER,
     REGULARIZER,
-    LEARNING,
     TUNED,
     OfuRl,
     PrivateOfuRl,

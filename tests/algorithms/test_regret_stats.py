@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import TabularMDP, riverswim
@@ -174,3 +176,53 @@ def test_uniform_lq_regret_matches_a_monte_carlo() -> None:
     mc = cost.mean() - system.optimal_cost()
     assert exact == pytest.approx(mc, rel=0.03)
     assert exact > float(system.regret(np.zeros((h, 1, n))))  # random controls cost more than none here
+
+
+# -- ratios of final regrets ----------------------------------------------------------------------------------
+
+
+@given(
+    st.lists(st.floats(0.0, 1e3), min_size=1, max_size=8),
+    st.floats(0.1, 10.0),
+)
+@settings(max_examples=40, deadline=None)
+def test_ratio_interval_of_a_scaled_copy_is_the_point(values: list[float], scale: float) -> None:
+    from dpkit.algorithms.regret_stats import ratio_interval
+
+    den = np.asarray(values) + 1.0
+    r = ratio_interval(scale * den, den, 0)
+    assert r.ratio == pytest.approx(scale, rel=1e-12)
+    assert r.low == pytest.approx(scale, rel=1e-9) and r.high == pytest.approx(scale, rel=1e-9)
+
+
+def test_ratio_interval_is_a_paired_bootstrap_holding_the_ratio() -> None:
+    from dpkit.algorithms.regret_stats import ratio_interval
+
+    rng = np.random.default_rng(1)
+    den = rng.uniform(50, 100, size=6)
+    num = 0.5 * den + rng.normal(0, 5, size=6)
+    r = ratio_interval(num, den, 7, level=0.9, resamples=500)
+    assert r.ratio == pytest.approx(num.mean() / den.mean()) and r.low <= r.ratio <= r.high and r.level == 0.9
+    idx = np.random.default_rng(7).integers(0, 6, size=(500, 6))  # brute force: the same resamples, paired
+    boot = num[idx].mean(axis=1) / den[idx].mean(axis=1)
+    low, high = np.quantile(boot, [0.05, 0.95])
+    assert (r.low, r.high) == pytest.approx((min(low, r.ratio), max(high, r.ratio)), rel=1e-12)
+    assert np.isnan(ratio_interval([1.0], [0.0], 0).ratio)  # no regret at the paper's σ: no ratio
+    with pytest.raises(ValueError, match="same seeds"):
+        ratio_interval([1.0, 2.0], [1.0], 0)
+    with pytest.raises(ValueError, match="numerator"):
+        ratio_interval([-1.0], [1.0], 0)
+
+
+def test_baseline_ratio_is_the_student_t_interval_over_the_baseline() -> None:
+    from scipy import stats
+
+    from dpkit.algorithms.regret_stats import baseline_ratio
+
+    finals = np.array([10.0, 12.0, 14.0])
+    r = baseline_ratio(finals, 40.0, level=0.95)
+    half = stats.t.ppf(0.975, 2) * finals.std(ddof=1) / np.sqrt(3) / 40.0
+    assert r.ratio == 0.3 and (r.low, r.high) == pytest.approx((max(0.3 - half, 0.0), 0.3 + half))
+    assert baseline_ratio([5.0], 10.0) == baseline_ratio([5.0], 10.0) and baseline_ratio([5.0], 10.0).low == 0.5
+    with pytest.raises(ValueError, match="baseline"):
+        baseline_ratio([1.0], 0.0)

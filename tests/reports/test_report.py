@@ -361,3 +361,48 @@ def test_a_claim_met_at_an_uninformative_delta_is_not_green() -> None:
     view = ledger_view(section)
     assert view["claim_css"] == "inconclusive" and "uninformative" in view["claim_met"]
     assert view["flag"]["code"] == "delta-not-informative" and view["flag"]["severity"] == "warning"
+
+
+def test_regret_tables_carry_their_ratios_and_baselines(small: tuple[dict, Path]) -> None:
+    """R(K) ÷ the uniform policy's exact regret and tight/optimal ÷ paper, each with its interval, in the JSON and in
+    both renderings; equal rows come with their sentence (RLSVI: one release, so optimal is tight)."""
+    from dpkit.algorithms.envs.tabular import riverswim
+    from dpkit.algorithms.regret_stats import baseline_ratio, ratio_interval, uniform_tabular_regret
+
+    data, out = small
+    md = (out / "report.md").read_text(encoding="utf-8")
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for section in data["algorithms"]:
+        g = section["regret"]
+        uniform = uniform_tabular_regret(riverswim(2)) * 40
+        assert g["baselines"] == {"uniform": pytest.approx(uniform, rel=1e-12)}
+        ratio = baseline_ratio(g["tight"]["final_regret"], uniform, level=0.95)
+        assert g["tight"]["over_baselines"]["uniform"] == pytest.approx(
+            {"ratio": ratio.ratio, "low": ratio.low, "high": ratio.high}
+        )
+        tight = ratio_interval(g["tight"]["final_regret"], g["paper"]["final_regret"], 0, level=0.95)
+        assert g["over_paper"]["tight"] == {"ratio": tight.ratio, "low": tight.low, "high": tight.high}
+        assert g["tight_over_paper"] == tight.ratio
+    assert md.count("| R(K) ÷ uniform [95%] |") == len(data["algorithms"])
+    assert md.count("paired bootstrap interval over the seeds): tight ÷ paper") == len(data["algorithms"])
+    assert "<th>R(K) ÷ uniform [95%]</th>" in html
+    rlsvi = data["algorithms"][2]["regret"]
+    assert rlsvi["equal_rows"] and "tight and optimal are equal because their σ are" in rlsvi["equal_rows"]
+    assert rlsvi["equal_rows"] in md and str(escape(rlsvi["equal_rows"])) in html
+
+
+def test_equal_rows_are_explained_and_only_they() -> None:
+    from dpkit.reports.regret_runs import equal_rows_note
+
+    def row(mean: float, sigmas: dict, gain: float | None = None) -> dict:
+        return {"final_regret_mean": mean, "sigmas": sigmas, "gain_last_half": gain}
+
+    distinct = {"paper": row(10.0, {"a": 3.0}), "tight": row(5.0, {"a": 1.0}), "optimal": None}
+    assert equal_rows_note(distinct) is None
+    capped = {"paper": row(1435.0, {"a": 3.0}), "tight": row(1435.0, {"a": 1.0}), "optimal": row(1436.0, {"a": 2.0})}
+    note = equal_rows_note(capped)
+    assert note is not None and "paper and tight, paper and optimal, tight and optimal" in note and "cap" in note
+    frozen = {"paper": row(5.4, {"B1": 3.0}, 0.004), "tight": row(5.4, {"B1": 1.0}, 0.005), "optimal": None}
+    assert "no control" in (equal_rows_note(frozen) or "")
+    same = {"paper": row(9.0, {"a": 3.0}), "tight": row(5.0, {"a": 1.0}), "optimal": row(5.0, {"a": 1.0})}
+    assert "tight and optimal are equal because their σ are" in (equal_rows_note(same) or "")
