@@ -214,6 +214,9 @@ class AlgorithmConfig(_Model):
     #: the regret runs' agent options, the keywords of the algorithm's factory (e.g. ``preset = "learning"``, a
     #: named set of constants beside the paper's, or ``bonus_scale``); checked by building the agent once
     options: dict[StrictStr, StrictStr | StrictBool | StrictInt | StrictFloat] = Field(default_factory=dict)
+    #: one sentence the regret section prints beside its table: why this world and these options (e.g. what the
+    #: paper's constants give here, with the number that shows it)
+    regret_note: StrictStr | None = None
     audit: AuditConfig = Field(default_factory=AuditConfig)
 
     @field_validator("name")
@@ -349,6 +352,7 @@ class AlgorithmConfig(_Model):
             "control_dim": self.control_dim,
             "episode_grid": None if self.episode_grid is None else list(self.episode_grid),
             "options": dict(self.options),
+            "regret_note": self.regret_note,
             "audit": self.audit.to_dict(),
         }
 

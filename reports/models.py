@@ -445,6 +445,7 @@ class RegretSection(Own):
     level: OpenProbability = Field(description="the level of the bands and of the slope intervals")
     env: str = Field(description="the environment of the regret runs (a tabular one or an LQ world)")
     options: dict[str, Any] = Field(description="the agent options of the regret runs (e.g. a preset)")
+    note: str | None = Field(description="the config's sentence on why this world and these options (null: none)")
     baselines: dict[str, NonNegative] = Field(
         description="the exact expected regret over the K episodes of the policies that ignore their data: uniform "
         "(tabular: uniformly random actions; LQ: controls uniform in the ball of radius gamma) and, LQ, no control"

@@ -289,6 +289,7 @@ def regret_section(
         "episodes": a.episodes,
         "env": a.env,
         "options": dict(a.options),
+        "note": a.regret_note,
         "checkpoints": regret_checkpoints(a.episodes).tolist(),
         "level": BAND_LEVEL,
         "baselines": {name: per_episode * a.episodes for name, per_episode in baselines.items()},

@@ -609,8 +609,8 @@ def random_lq(
 #: from the experiment's environment seed at its n, d and H. ``lq``: :func:`random_lq`'s defaults (‖A‖ = ‖B‖ = 0.5,
 #: C_w = 0.1, Q = R = I), where the optimal gains are small (mean |K| ≈ 0.06 for n = 2, d = 1) and the zero gains
 #: cost about 0.01 an episode above J*: a learner has little to find. ``lq-learning``: ‖A‖ = ‖B‖ = 0.7 (their
-#: Frobenius norm at 1, Assumption 1(a)), C_w = 0.05 and cheap controls (R = 0.1·I), so the optimal gains are about
-#: 0.15–0.3 and no control costs about 0.08 an episode above J* at H = 2 (γ = 0.36). Where each lets OFU-RL and
+#: Frobenius norm at 1, Assumption 1(a)), C_w = 0.05 and cheap controls (R = 0.1·I), so the mean optimal |gain| is
+#: about 0.13 and no control costs about 0.09 an episode above J* at H = 2 (γ = 0.36). Where each lets OFU-RL and
 #: Private-OFU-RL learn: docs/explanation/seed-algorithms.md.
 LQ_WORLDS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
