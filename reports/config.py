@@ -211,11 +211,9 @@ class AlgorithmConfig(_Model):
     state_dim: StateDim = 2
     control_dim: ControlDim = 1
     episode_grid: Annotated[tuple[Episodes, ...], Field(min_length=1, max_length=MAX_GRID_POINTS)] | None = None
-    #: the regret runs' agent options, the keywords of the algorithm's factory (e.g. ``preset = "learning"``, a
-    #: named set of constants beside the paper's, or ``bonus_scale``); checked by building the agent once
+    #: the regret runs' agent options (its factory's keywords, e.g. ``preset = "learning"``), checked on one agent
     options: dict[StrictStr, StrictStr | StrictBool | StrictInt | StrictFloat] = Field(default_factory=dict)
-    #: one sentence the regret section prints beside its table: why this world and these options (e.g. what the
-    #: paper's constants give here, with the number that shows it)
+    #: one sentence the regret section prints beside its table: why this world and these options
     regret_note: StrictStr | None = None
     audit: AuditConfig = Field(default_factory=AuditConfig)
 
@@ -339,22 +337,8 @@ class AlgorithmConfig(_Model):
         Returns:
             Its fields, its audit's as a table.
         """
-        return {
-            "name": self.name,
-            "env": self.env,
-            "episodes": self.episodes,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "states": self.states,
-            "actions": self.actions,
-            "horizon": self.horizon,
-            "state_dim": self.state_dim,
-            "control_dim": self.control_dim,
-            "episode_grid": None if self.episode_grid is None else list(self.episode_grid),
-            "options": dict(self.options),
-            "regret_note": self.regret_note,
-            "audit": self.audit.to_dict(),
-        }
+        grid = None if self.episode_grid is None else list(self.episode_grid)
+        return self.model_dump() | {"episode_grid": grid, "options": dict(self.options), "audit": self.audit.to_dict()}
 
 
 class QuickConfig(_Model):

@@ -234,7 +234,8 @@ def equal_rows_note(regret: Mapping[str, Any], *, tolerance: float = EQUAL_WITHI
         The sentence, or None.
     """
     rows = [(sigma, regret[sigma]) for sigma in SIGMAS if regret.get(sigma)]
-    same_sigma, same_regret = [], []
+    same_sigma: list[str] = []
+    same_regret: list[str] = []
     for i, (a, ga) in enumerate(rows):
         for b, gb in rows[i + 1 :]:
             ma, mb = ga["final_regret_mean"], gb["final_regret_mean"]
