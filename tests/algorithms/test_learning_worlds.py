@@ -142,3 +142,37 @@ def test_private_ofu_rl_in_the_report_world_controls_and_beats_no_control() -> N
     baselines = {k: v * e.episodes for k, v in baseline_regrets(e).items()}
     assert np.mean([np.abs(r.gains[3000:]).mean() for r in runs]) > 0.05
     assert final < baselines["no control"] and final < 0.8 * baselines["uniform"]
+
+
+PAPER_CONSTANTS = [  # (experiment, baseline, R(K) ÷ baseline as the default report's regret_note states it)
+    (
+        Experiment("private-linopt-vi", "riverswim", 2000, states=2, epsilon=1.0, delta=0.1, sigma="tight"),
+        "uniform",
+        1.31,
+    ),
+    (
+        Experiment("private-linopt-po", "riverswim", 2000, states=2, epsilon=1.0, delta=0.1, sigma="tight"),
+        "uniform",
+        1.00,
+    ),
+    (Experiment("rlsvi", "riverswim", 5000, states=3, delta=1e-5, sigma="tight"), "uniform", 0.920),
+    (Experiment("rlsvi", "riverswim", 5000, states=3, delta=1e-5, sigma="paper"), "uniform", 0.956),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("experiment", "baseline", "stated"), PAPER_CONSTANTS, ids=lambda x: getattr(x, "algorithm", None)
+)
+def test_the_papers_constants_give_what_the_report_says(experiment: Experiment, baseline: str, stated: float) -> None:
+    """The numbers of reports/default.toml's regret notes and of docs/explanation/seed-algorithms.md (3 seeds)."""
+    _, finals, baselines = _finals(experiment, 3)
+    assert round(finals.mean() / baselines[baseline], 2) == pytest.approx(stated, abs=0.011)
+
+
+@pytest.mark.slow
+def test_private_ofu_rl_at_the_papers_radius_does_not_beat_no_control() -> None:
+    """lq-learning, H = 2, K = 6,000, ε = 10, σ tight, the paper's constants: gains of either sign, R ≈ no control."""
+    e = Experiment("private-ofu-rl", "lq-learning", 6000, horizon=2, epsilon=10.0, delta=0.1, sigma="tight")
+    _, finals, baselines = _finals(e, 3)
+    assert finals.mean() / baselines["no control"] == pytest.approx(1.017, abs=0.005)
