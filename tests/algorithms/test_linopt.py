@@ -469,6 +469,7 @@ def test_the_tuned_preset_reproduces_the_previous_runs(name: str) -> None:
 
     kwargs, regret, returns = PREVIOUS_RIVERSWIM[name]
     run = simulate(Experiment(name, "riverswim", 40, states=3, options=(("preset", "tuned"),), **kwargs), 3)
-    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == (regret, returns)
+    # the same trajectory to the last few bits: BLAS kernels (OPENBLAS_CORETYPE) may differ in the last digit
+    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == pytest.approx((regret, returns), rel=1e-12)
     paper = simulate(Experiment(name, "riverswim", 40, states=3, **kwargs), 3)  # the paper's constants differ
     assert float(np.sum(paper.regret)) != regret

@@ -378,7 +378,8 @@ def test_the_tuned_preset_reproduces_the_previous_runs(name: str) -> None:
 
     private = dict(epsilon=2.0, delta=0.1) if name.startswith("private") else {}
     run = simulate(Experiment(name, "lq", 12, horizon=5, options=(("preset", "tuned"),), **private), 3)
-    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == PREVIOUS_LQ[name]
+    # the same trajectory to the last few bits: BLAS kernels (OPENBLAS_CORETYPE) may differ in the last digit
+    assert (float(np.sum(run.regret)), float(np.sum(run.returns))) == pytest.approx(PREVIOUS_LQ[name], rel=1e-12)
     if name.startswith("private"):  # the paper's λ = 0 plays other controls
         paper = simulate(Experiment(name, "lq", 12, horizon=5, **private), 3)
         assert not np.array_equal(paper.actions, run.actions)
