@@ -404,3 +404,76 @@ def plans_on_exact_sums(name: str, env: Any, episodes: int, rng: Any, **kw: Any)
 
     agent.plan = plan
     return agent
+
+
+# -- RLSVI serving a policy other than its released Q-values' argmax ------------------------------------------------
+
+
+class _RlsviServesExactQ(Rlsvi):
+    """RLSVI that releases its perturbed Q-values but serves the greedy policy of its unperturbed ones: R̂ + P̂V on its
+    exact statistics, V the exact values (``ties``: how equal maxima are decided — ``"first"`` as numpy's argmax,
+    ``"random"`` by a fresh uniform draw per cell, as much RL code breaks them)."""
+
+    ties = "first"
+
+    def plan(self, k: int) -> Any:
+        made = super().plan(k)
+        r_hat, p_hat = self._runs_r_hat, self._runs_p_hat
+        exact = r_hat.copy()
+        v = exact[:, -1].max(axis=-1)
+        for h in range(self.horizon - 2, -1, -1):
+            exact[:, h] += np.einsum("rsat,rt->rsa", p_hat[:, h], v)
+            v = exact[:, h].max(axis=-1)
+        if self.ties == "random":
+            keys = np.abs(self._normals(exact.shape[1:]))
+            exact = np.where(exact == exact.max(axis=-1, keepdims=True), keys, -np.inf)
+        policy = exact.argmax(axis=-1)
+        return type(made)(policy[0] if self.runs is None else policy, made.released)
+
+
+class _RlsviServesExactQRandomTies(_RlsviServesExactQ):
+    ties = "random"
+
+
+class _RlsviServesNoiselessCells(Rlsvi):
+    """RLSVI that releases its perturbed Q-values but serves the argmax of the same values without each cell's own
+    noise: R̂ + P̂V, V the perturbed values of the next step (the mean it drew the noise around)."""
+
+    def plan(self, k: int) -> Any:
+        made = super().plan(k)
+        q = np.asarray(made.released["Q-values"], dtype=float)
+        q = q[None] if self.runs is None else q
+        v_next = np.concatenate([q.max(axis=-1)[:, 1:], np.zeros((q.shape[0], 1, self.states))], axis=1)
+        mean = self._runs_r_hat + np.einsum("rhsat,rht->rhsa", self._runs_p_hat, v_next)
+        policy = mean.argmax(axis=-1)
+        return type(made)(policy[0] if self.runs is None else policy, made.released)
+
+
+def _rlsvi_as(cls: type) -> Any:
+    def factory(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+        agent = make_agent(name, env, episodes, rng, **kw)
+        agent.__class__ = cls
+        return agent
+
+    return factory
+
+
+@plays_runs
+def rlsvi_serves_exact_q(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI serving the greedy policy of its exact Q-values (numpy's argmax: the first of equal maxima). Every exact
+    value is >= 0 and every unvisited cell's is 0, so this planner never leaves action 0: it serves the same policy
+    whatever the data (it leaks nothing beyond its billboard, and no audit should call it a violation)."""
+    return _rlsvi_as(_RlsviServesExactQ)(name, env, episodes, rng, **kw)
+
+
+@plays_runs
+def rlsvi_serves_exact_q_random_ties(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI serving the greedy policy of its exact Q-values, equal maxima decided at random: the policy served after
+    the changed user is a function of her exact reward (her action wherever it paid, a coin where it did not)."""
+    return _rlsvi_as(_RlsviServesExactQRandomTies)(name, env, episodes, rng, **kw)
+
+
+@plays_runs
+def rlsvi_serves_noiseless_cells(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI serving the argmax of its Q-values without each cell's own noise (R̂ + P̂V, V perturbed)."""
+    return _rlsvi_as(_RlsviServesNoiselessCells)(name, env, episodes, rng, **kw)
