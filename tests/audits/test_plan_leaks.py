@@ -11,7 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from plan_leak_agents import ExactStatisticsPlanner, PreviousUserPlanner
-from rl_mutants import plans_on_exact_sums
+from rl_mutants import (
+    EXACT_STATISTICS_TWINS,
+    plans_on_exact_sums,
+    rlsvi_serves_exact_q,
+    rlsvi_serves_exact_q_random_ties,
+)
 
 from dpkit.algorithms.plan_worlds import PLAN_WORLDS, plan_world
 from dpkit.algorithms.rows import RowLayout, Trace
@@ -28,6 +33,7 @@ from dpkit.audits.rl import (
 )
 from dpkit.audits.rl_candidates import ColumnsAttack, plan_attacks
 from dpkit.audits.rl_plans import plan_signal, probe_members
+from dpkit.audits.rl_setting import setting_world
 
 
 def _rows(setting, runs: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
@@ -102,24 +108,42 @@ def test_a_plan_world_leaves_the_changed_user_alone_at_a_tie() -> None:
     assert set(users.paths.ravel()) == {last} and np.all(users.rewards == 1.0)
     assert canary0.path.tolist() == [0] * setting.horizon and np.all(canary0.rewards == -1.0)
     assert canary1.path.tolist() == [last] * setting.horizon and np.all(canary1.rewards == 2.0)
-    assert env.states == setting.states and set(PLAN_WORLDS) == {"low-first", "low-second", "low-quiet"}
+    assert env.states == setting.states
+    assert set(PLAN_WORLDS) == {"low-first", "low-second", "low-quiet", "shared-low-first", "shared-low-second",
+                                "shared-quiet"}
     with pytest.raises(ValueError, match="world"):
         default_setting("private-linopt-vi", world="nowhere")
 
 
+def test_a_shared_plan_world_puts_both_canaries_alone_in_state_0() -> None:
+    # RLSVI's relation changes rewards only: its canaries walk the same states, and only their reward differs
+    setting = default_setting("rlsvi", world="shared-low-second")
+    _, users, (canary0, canary1) = plan_world(setting)
+    assert canary0.path.tolist() == canary1.path.tolist() == [0] * setting.horizon
+    assert np.all(canary0.rewards == 2.0) and np.all(canary1.rewards == -1.0)
+    assert set(users.paths.ravel()) == {setting.states - 1}
+    with pytest.raises(ValueError, match="walk the same states"):
+        setting_world(default_setting("rlsvi", world="low-first"))
+
+
 def test_which_algorithms_name_a_plan_probe() -> None:
     members = probe_members(default_setting("private-linopt-vi"))
-    assert [m.world for m in members] == list(PLAN_WORLDS)
+    assert [m.world for m in members] == ["low-first", "low-second", "low-quiet"]
     assert all(dict(m.options) == {"bonus_scale": 0.05} and m.position == "first" for m in members)
     agent = register_agent(ExactStatisticsPlanner, name="plans-exact-statistics")
-    assert len(probe_members(default_setting(agent))) == len(PLAN_WORLDS)
-    # RLSVI's plans are its released Q-values' argmax; OFU-RL's exact-sums twin never moves its gains at these sizes
-    for algorithm in ("rlsvi", "private-ofu-rl", "ldp-ucrl-vtr"):
+    assert len(probe_members(default_setting(agent))) == 3
+    # RLSVI tries the worlds whose canaries share state 0; OFU-RL's exact-sums twin never moves its gains at these
+    # sizes, and a local-DP agent's observer reads her own messages
+    rlsvi = probe_members(default_setting("rlsvi"))
+    assert [m.world for m in rlsvi] == ["shared-low-first", "shared-low-second", "shared-quiet"]
+    assert all(dict(m.options) == {"beta": 0.05} and m.position == "first" for m in rlsvi)
+    for algorithm in ("private-ofu-rl", "ldp-ucrl-vtr"):
         assert probe_members(default_setting(algorithm)) == ()
     assert probe_members(default_setting("private-linopt-vi", observer="actions")) == ()
+    assert probe_members(default_setting("rlsvi", observer="policies")) == ()
     assert probe_members(default_setting("private-linopt-vi", world="low-first")) == ()
     assert plan_probe_runs(default_setting("private-linopt-vi"), 4000) == 3 * 200 + 2000
-    assert plan_probe_runs(default_setting("rlsvi"), 4000) == 0
+    assert plan_probe_runs(default_setting("rlsvi"), 4000) == 3 * 200 + 2000
 
 
 def test_in_a_plan_world_a_plan_on_exact_statistics_differs_between_d_and_d_prime_in_every_run() -> None:
@@ -148,19 +172,26 @@ def test_a_black_box_view_that_was_the_same_in_every_run_is_inconclusive() -> No
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algorithm", ["private-linopt-vi", "private-linopt-po"])
-def test_a_twin_planning_on_its_exact_sums_is_a_violation_and_the_correct_one_consistent(algorithm: str, pool) -> None:  # noqa: ANN001
+@pytest.mark.parametrize(("algorithm", "runs"), [("private-linopt-vi", 1000), ("private-linopt-po", 1000), ("rlsvi", 4000)])
+def test_a_twin_planning_on_its_exact_statistics_is_a_violation_and_the_correct_one_consistent(
+    algorithm: str,
+    runs: int,
+    pool,  # noqa: ANN001
+) -> None:
+    # every seed algorithm whose plans can move: its exact-statistics twin (tests/support/rl_mutants.py) in the default
+    # audit (Private-OFU-RL's twin never moves its gains at these sizes: the tests below; LDP-UCRL-VTR's observer reads
+    # the changed user's own messages)
     twin = audit_positions(
-        default_setting(algorithm, implementation=plans_on_exact_sums), runs=1000, seed=2, executor=pool
+        default_setting(algorithm, implementation=EXACT_STATISTICS_TWINS[algorithm]), runs=runs, seed=2, executor=pool
     )
     assert twin.verdict == "violation", twin.position_rows()
     probe = twin.results[-1]
     assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
-    # its billboard is the correct one's: no billboard position sees anything
-    assert all(r.verdict != "violation" for r in twin.results[:-1]), twin.position_rows()
-    correct = audit_positions(default_setting(algorithm), runs=1000, seed=2, executor=pool)
+    # its billboard is the correct one's: only the attacks on the plans see anything
+    assert all(r.attack.startswith("plans-") for r in twin.results if r.verdict == "violation"), twin.position_rows()
+    correct = audit_positions(default_setting(algorithm), runs=runs, seed=2, executor=pool)
     assert correct.verdict == "consistent", correct.position_rows()
-    assert [r.reach for r in correct.results[:-1]] == pytest.approx([1.0] * 3)  # the billboard's reach unchanged
+    assert all(r.reach == pytest.approx(1.0) for r in correct.results[:-1])  # the billboard's reach unchanged
 
 
 @pytest.mark.slow
@@ -219,3 +250,40 @@ def test_black_box_views_without_power_against_an_exact_data_twin_are_inconclusi
     result = audit_setting(default_setting(algorithm, observer=observer), runs=400, seed=1, executor=pool)
     assert result.verdict == "inconclusive", result.to_dict()
     assert "twin that plans on exact data" in result.note
+
+
+# -- RLSVI: the plans served beside its released Q-values --------------------------------------------------------
+
+
+def _rlsvi_plan_blocks(rows: np.ndarray, setting) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # noqa: ANN001
+    """The plan columns of RLSVI rows, per later plan: the policy (H·S), off the released argmax (H·S), her action at
+    her states (H)."""
+    plans = rows[:, RowLayout.of(rows, True).plan_columns]
+    cells, h_ = setting.horizon * setting.states, setting.horizon
+    blocks = plans.reshape(rows.shape[0], -1, 2 * cells + h_)
+    return blocks[..., :cells], blocks[..., cells : 2 * cells], blocks[..., 2 * cells :]
+
+
+def test_a_correct_rlsvi_serves_its_released_argmax_and_a_planner_on_exact_q_with_first_ties_never_moves() -> None:
+    setting = default_setting("rlsvi", world="shared-low-first")
+    for out in _rows(setting, runs=40):
+        policy, off, _ = _rlsvi_plan_blocks(out, setting)
+        assert policy.shape[1] == setting.episodes - 1 and not off.any()  # post-processing of the billboard
+    # every exact value is >= 0 and every unvisited cell's 0, so numpy's argmax (the first of equal maxima) never
+    # leaves action 0: this twin serves the same plan whatever the data, in every world — it leaks nothing, and the
+    # audit is right not to call it a violation
+    for world in ("", *(name for name, w in PLAN_WORLDS.items() if w.same_states)):
+        twin = default_setting("rlsvi", implementation=rlsvi_serves_exact_q, world=world)
+        for out in _rows(twin, runs=20):
+            assert not _rlsvi_plan_blocks(out, twin)[0].any()
+
+
+def test_a_planner_on_exact_q_with_random_ties_serves_her_action_exactly_where_she_was_paid() -> None:
+    # in a shared world canary 1 is paid 1 (clipped from 2) and canary 0 nothing (from −1): under D′ her cells are the
+    # only exact values above 0 at state 0, so every later plan serves her action there; under D they tie with the
+    # unvisited action, and a coin decides
+    setting = default_setting("rlsvi", implementation=rlsvi_serves_exact_q_random_ties, world="shared-low-first")
+    out0, out1 = _rows(setting, runs=60)
+    mine0, mine1 = _rlsvi_plan_blocks(out0, setting)[2], _rlsvi_plan_blocks(out1, setting)[2]
+    assert mine1.all()
+    assert 0.3 < mine0.mean() < 0.7 and mine0.reshape(60, -1).all(axis=1).mean() < 0.1  # 2⁻⁹ of the runs, by coins

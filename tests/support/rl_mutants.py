@@ -435,20 +435,6 @@ class _RlsviServesExactQRandomTies(_RlsviServesExactQ):
     ties = "random"
 
 
-class _RlsviServesNoiselessCells(Rlsvi):
-    """RLSVI that releases its perturbed Q-values but serves the argmax of the same values without each cell's own
-    noise: R̂ + P̂V, V the perturbed values of the next step (the mean it drew the noise around)."""
-
-    def plan(self, k: int) -> Any:
-        made = super().plan(k)
-        q = np.asarray(made.released["Q-values"], dtype=float)
-        q = q[None] if self.runs is None else q
-        v_next = np.concatenate([q.max(axis=-1)[:, 1:], np.zeros((q.shape[0], 1, self.states))], axis=1)
-        mean = self._runs_r_hat + np.einsum("rhsat,rht->rhsa", self._runs_p_hat, v_next)
-        policy = mean.argmax(axis=-1)
-        return type(made)(policy[0] if self.runs is None else policy, made.released)
-
-
 def _rlsvi_as(cls: type) -> Any:
     def factory(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
         agent = make_agent(name, env, episodes, rng, **kw)
@@ -473,7 +459,12 @@ def rlsvi_serves_exact_q_random_ties(name: str, env: Any, episodes: int, rng: An
     return _rlsvi_as(_RlsviServesExactQRandomTies)(name, env, episodes, rng, **kw)
 
 
-@plays_runs
-def rlsvi_serves_noiseless_cells(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
-    """RLSVI serving the argmax of its Q-values without each cell's own noise (R̂ + P̂V, V perturbed)."""
-    return _rlsvi_as(_RlsviServesNoiselessCells)(name, env, episodes, rng, **kw)
+#: Each seed algorithm's exact-statistics twin (it publishes the noisy releases and plans on the exact statistics),
+#: where one can be seen: Private-OFU-RL's gains stay 0 at the audit's sizes, and LDP-UCRL-VTR's observer reads the
+#: changed user's own messages, not the plans served after her (docs/explanation/rl-audits.md).
+EXACT_STATISTICS_TWINS = {
+    "private-linopt-vi": plans_on_exact_sums,
+    "private-linopt-po": plans_on_exact_sums,
+    "private-ofu-rl": plans_on_exact_sums,
+    "rlsvi": rlsvi_serves_exact_q_random_ties,
+}
