@@ -109,8 +109,14 @@ def test_a_plan_world_leaves_the_changed_user_alone_at_a_tie() -> None:
     assert canary0.path.tolist() == [0] * setting.horizon and np.all(canary0.rewards == -1.0)
     assert canary1.path.tolist() == [last] * setting.horizon and np.all(canary1.rewards == 2.0)
     assert env.states == setting.states
-    assert set(PLAN_WORLDS) == {"low-first", "low-second", "low-quiet", "shared-low-first", "shared-low-second",
-                                "shared-quiet"}
+    assert set(PLAN_WORLDS) == {
+        "low-first",
+        "low-second",
+        "low-quiet",
+        "shared-low-first",
+        "shared-low-second",
+        "shared-quiet",
+    }
     with pytest.raises(ValueError, match="world"):
         default_setting("private-linopt-vi", world="nowhere")
 
@@ -172,7 +178,9 @@ def test_a_black_box_view_that_was_the_same_in_every_run_is_inconclusive() -> No
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("algorithm", "runs"), [("private-linopt-vi", 1000), ("private-linopt-po", 1000), ("rlsvi", 4000)])
+@pytest.mark.parametrize(
+    ("algorithm", "runs"), [("private-linopt-vi", 1000), ("private-linopt-po", 1000), ("rlsvi", 4000)]
+)
 def test_a_twin_planning_on_its_exact_statistics_is_a_violation_and_the_correct_one_consistent(
     algorithm: str,
     runs: int,
@@ -208,7 +216,7 @@ def test_the_exact_sums_twin_of_ofu_rl_never_moves_its_gains_at_the_audit_sizes(
 def _largest_gain_of_the_exact_sums_twin(
     a_norm: float, noise_bound: float, horizon: int, episodes: int, epsilon: float
 ) -> float:
-    """The largest gain Private-OFU-RL's exact-sums twin serves in one run of a random LQ system (2 states, 1 control)."""
+    """The largest gain of Private-OFU-RL's exact-sums twin in one run of a random LQ system (2 states, 1 control)."""
     from dpkit.algorithms.envs.lq import random_lq
     from dpkit.algorithms.envs.lq_users import LQUsers
 
