@@ -623,8 +623,8 @@ REGISTRATIONS = (
             closed_form=_closed_form,
             one_run="dpkit.algorithms.rlsvi_audit:one_run",
             # its plans are its released Q-values' argmax: an implementation that serves anything else is seen in the
-            # worlds where the canaries share state 0 alone, one paid 1 and one 0 (the observer reads each plan
-            # beside the released argmax)
+            # worlds where the canaries share state 0 alone, one paid 2 and one −1 (clipped to 1 and 0), the observer
+            # reading each plan beside the released argmax and her public action
             plan_probe=functools.partial(tabular_plan_probe, same_states=True),
             canaries=(
                 "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
