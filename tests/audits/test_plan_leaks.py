@@ -187,8 +187,8 @@ def test_a_twin_planning_on_its_exact_statistics_is_a_violation_and_the_correct_
     pool,  # noqa: ANN001
 ) -> None:
     # every seed algorithm whose plans can move: its exact-statistics twin (tests/support/rl_mutants.py) in the default
-    # audit (Private-OFU-RL's twin never moves its gains at these sizes: the tests below; LDP-UCRL-VTR's observer reads
-    # the changed user's own messages)
+    # audit (the twins of Private-OFU-RL and LDP-UCRL-VTR serve one plan whatever the data at these sizes: the tests
+    # below)
     twin = audit_positions(
         default_setting(algorithm, implementation=EXACT_STATISTICS_TWINS[algorithm]), runs=runs, seed=2, executor=pool
     )
@@ -337,3 +337,41 @@ def test_a_correct_rlsvi_is_never_a_violation_over_100_seeds_of_its_default_audi
     # none does (measured: about 6 CPU-minutes, 100 default audits of 4,000 runs per dataset and pair)
     verdicts = [audit_positions(default_setting("rlsvi"), seed=seed, executor=pool).verdict for seed in range(100)]
     assert verdicts.count("violation") == 0, verdicts.count("violation")
+
+
+@pytest.mark.parametrize("world", ["", "low-first", "low-quiet"])
+@pytest.mark.parametrize("bonus_scale", [None, 0.001])
+def test_the_exact_statistics_twin_of_ldp_ucrl_vtr_serves_one_plan_whatever_the_data(
+    world: str, bonus_scale: float | None
+) -> None:
+    # its server's sums carry the privacy shift beside a few users' exact statistics, and its plans stay where the
+    # shift and the bonus put them: the same under D and D′, in its own world and in the plan worlds, at the default
+    # bonus and at 0.001× — a whole view of the plans served after her would show nothing of its exact sums here
+    from dpkit.algorithms.episodes import play_episodes
+
+    options = () if bonus_scale is None else (("bonus_scale", bonus_scale),)
+    setting = default_setting(
+        "ldp-ucrl-vtr", world=world, options=options, implementation=EXACT_STATISTICS_TWINS["ldp-ucrl-vtr"]
+    )
+    env, users, canaries = setting_world(setting)
+    served = []
+    for which in (0, 1):
+        agent = EXACT_STATISTICS_TWINS["ldp-ucrl-vtr"](
+            "ldp-ucrl-vtr",
+            env,
+            setting.episodes,
+            np.random.default_rng(which),
+            sigma="tight",
+            epsilon=setting.epsilon,
+            delta=setting.delta,
+            **dict(options),
+        )
+        mine = users.replace(setting.index, canaries[which])
+        plans = []
+        for k in range(setting.episodes):
+            policy = np.asarray(agent.plan(k).policy)
+            plans.append(policy)
+            states, actions, rewards = play_episodes(env, policy[None], mine[k], None)
+            agent.update(k, states[0], actions[0], rewards[0])
+        served.append(np.stack(plans[setting.index + 1 :]))
+    assert np.array_equal(served[0], served[1])

@@ -459,10 +459,31 @@ def rlsvi_serves_exact_q_random_ties(name: str, env: Any, episodes: int, rng: An
     return _rlsvi_as(_RlsviServesExactQRandomTies)(name, env, episodes, rng, **kw)
 
 
-#: Each seed algorithm's exact-statistics twin (it publishes the noisy releases and plans on the exact statistics),
-#: where one can be seen: Private-OFU-RL's gains stay 0 at the audit's sizes, and LDP-UCRL-VTR's observer reads the
-#: changed user's own messages, not the plans served after her (docs/explanation/rl-audits.md).
+class _LdpServerOnExactStatistics(LdpUcrlVtr):
+    """LDP-UCRL-VTR whose users send their privatised messages but whose server adds their exact statistics to the
+    sums it plans on (the raw data reach the server beside the messages)."""
+
+    def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Any:
+        messages = self.privatize(blocks, values, targets)
+        exact = self.statistics(blocks, values, targets)
+        self._gram += self._lift(exact[GRAM])
+        self._target += self._lift(exact[TARGET])
+        self._users += 1
+        return messages
+
+
+def ldp_plans_on_exact_statistics(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR sending the right messages and planning on the exact statistics."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpServerOnExactStatistics
+    return agent
+
+
+#: Each seed algorithm's exact-statistics twin (it publishes the noisy releases and plans on the exact statistics).
+#: Private-OFU-RL's serves gains 0 and LDP-UCRL-VTR's one plan whatever the data at the audit's sizes: no audit can
+#: see them there (docs/explanation/rl-audits.md).
 EXACT_STATISTICS_TWINS = {
+    "ldp-ucrl-vtr": ldp_plans_on_exact_statistics,
     "private-linopt-vi": plans_on_exact_sums,
     "private-linopt-po": plans_on_exact_sums,
     "private-ofu-rl": plans_on_exact_sums,
