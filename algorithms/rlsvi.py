@@ -10,6 +10,7 @@ algorithms as implemented* (docs/explanation/seed-algorithms.md).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -37,6 +38,7 @@ from dpkit.accountant.validation import (
 from .envs.catalog import make_environment
 from .envs.tabular import TabularMDP, Users
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
+from .plan_worlds import tabular_plan_probe
 from .spec import AlgorithmSpec, AuditSpec, ReportSpec
 
 __all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
@@ -620,6 +622,10 @@ REGISTRATIONS = (
             defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
             closed_form=_closed_form,
             one_run="dpkit.algorithms.rlsvi_audit:one_run",
+            # its plans are its released Q-values' argmax: an implementation that serves anything else is seen in the
+            # worlds where the canaries share state 0 alone, one paid 2 and one −1 (clipped to 1 and 0), the observer
+            # reading each plan beside the released argmax and her public action
+            plan_probe=functools.partial(tabular_plan_probe, same_states=True),
             canaries=(
                 "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
                 "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "

@@ -33,9 +33,20 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
 
     Returns:
         The environment, the users and the two canaries.
+
+    Raises:
+        ValueError: For a plan world whose canaries walk different states (RLSVI's neighbours share theirs).
     """
     from .observers import tabular_world
+    from .plan_worlds import PLAN_WORLDS
 
+    world = getattr(setting, "world", "")
+    if world and not PLAN_WORLDS[world].same_states:
+        shared = ", ".join(name for name, w in PLAN_WORLDS.items() if w.same_states)
+        raise ValueError(
+            f"{ALGORITHM}'s relation changes rewards only: its plan worlds are those whose canaries walk the same "
+            f"states ({shared}), got {world!r}"
+        )
     return tabular_world(setting, (-1.0, 2.0), same_states=True)
 
 
@@ -72,7 +83,10 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     ``q-values``: every released perturbed Q-value of every plan, whitened by the exploration noise a correct
     RLSVI at the claim's σ gives it (β_k/(n + 1), β_k from the declaration); the changed user's cells in the plans
     after her carry the signal, every other value none of its own (noise reused across plans, cells or steps makes
-    them depend on hers: the learned attack reads them), and the greedy policies served after her (the whole view);
+    them depend on hers: the learned attack reads them), and the policies served after her (the whole view), with
+    whether each entry is the argmax of the released Q-values and whether each plan serves her action at her
+    states (her states and actions are public under the relation, so for a correct RLSVI, whose plans are its
+    released argmax, both are post-processing of the billboard; a planner on her exact reward shows there);
     ``policies``: the greedy policies (black-box; the pair's μ from the released Q-values all the same). It is
     :func:`observe_batch` of one run.
 
@@ -169,8 +183,11 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
             q, policy = q[None], policy[None]
         if run.observer == "policies" and k > j:
             view.append(np.eye(a_)[policy].reshape(r_, -1))
-        elif k > j:  # the whole view: the greedy plans served after her
-            plans.append(np.round(policy.reshape(r_, -1).astype(float), PLAN_DECIMALS) + 0.0)
+        elif k > j and cells is not None:  # the whole view: the plans served after her, read beside what is public
+            served = policy.reshape(r_, -1)
+            plans.append(np.round(served.astype(float), PLAN_DECIMALS) + 0.0)
+            plans.append((served != np.argmax(q, axis=-1).reshape(r_, -1)).astype(float))  # off the released argmax
+            plans.append((policy[(every, steps, cells[0])] == cells[1]).astype(float))  # her action at her states
         # the released Q-values: the rows' signals (white-box) and the pair's μ (both observers)
         v_next = np.concatenate([max_last(q)[:, 1:], np.zeros((r_, 1, s_))], axis=1)  # V_{h+1} from the released Q
         visits = np.maximum(n, 1.0)

@@ -131,6 +131,7 @@ def main() -> None:
             linopt_power_of_two_twice,
             rlsvi_no_clipping,
             rlsvi_noise_reused_across_plans,
+            rlsvi_serves_exact_q_random_ties,
         )
 
         for algorithm, mutant in (
@@ -145,6 +146,7 @@ def main() -> None:
             ("private-ofu-rl", ofu_items_no_clipping),
             ("rlsvi", rlsvi_no_clipping),
             ("rlsvi", rlsvi_noise_reused_across_plans),
+            ("rlsvi", rlsvi_serves_exact_q_random_ties),
         ):
             started = time.perf_counter()
             label = f"tight, mutant: {mutant.__name__}"

@@ -28,6 +28,7 @@ from dpkit.algorithms.episodes import Plan, play_episode, play_episodes
 from dpkit.algorithms.observers import ObservedRun
 from dpkit.algorithms.rlsvi import RELEASE, Rlsvi
 from dpkit.algorithms.rlsvi_audit import observe, observe_batch
+from dpkit.algorithms.rows import RowLayout
 from dpkit.audits.rl import audit_setting
 from dpkit.audits.rl_setting import (
     RlSetting,
@@ -151,18 +152,33 @@ def _reference_key(key: str) -> RlSetting:
     return _half_sigma(default_setting("rlsvi"))
 
 
+def _served_only(rows: np.ndarray, setting: RlSetting) -> np.ndarray:
+    """White-box rows as recorded before the plans were read beside the released argmax and her action: each later
+    plan's policy alone (the columns that follow each policy dropped, the count of plan columns with them)."""
+    if not setting.white_box:
+        return rows
+    layout = RowLayout.of(rows, True)
+    cells, h_ = setting.horizon * setting.states, setting.horizon
+    plans = rows[:, layout.plan_columns].reshape(rows.shape[0], -1, 2 * cells + h_)[..., :cells]
+    served = plans.reshape(rows.shape[0], -1)
+    count = np.full((rows.shape[0], 1), float(served.shape[1]))
+    return np.concatenate([rows[:, : layout.body], served, count, rows[:, -2:]], axis=1)
+
+
 def test_observe_gives_the_rows_it_gave_before_the_run_axis() -> None:
     reference = np.load(REFERENCE)
     keys = [k for k in reference.files if k.startswith("observe")]
     assert len(keys) == 24
     for key in keys:
         *_, position, which = key.split("/")
-        run = _run(dataclasses.replace(_reference_key(key), position=position), int(which))
+        setting = dataclasses.replace(_reference_key(key), position=position)
+        run = _run(setting, int(which))
         rows = reference[key]
         gens = [np.random.default_rng(seed) for seed in range(len(rows))]
-        np.testing.assert_allclose(np.stack([observe(run, g) for g in gens]), rows, err_msg=key, **TOL)
+        alone = np.stack([observe(run, g) for g in gens])
+        np.testing.assert_allclose(_served_only(alone, setting), rows, err_msg=key, **TOL)
         gens = [np.random.default_rng(seed) for seed in range(len(rows))]
-        np.testing.assert_allclose(observe_batch(run, gens), rows, err_msg=key, **TOL)
+        np.testing.assert_allclose(_served_only(observe_batch(run, gens), setting), rows, err_msg=key, **TOL)
 
 
 @pytest.mark.parametrize(("seed", "beta"), [(0, None), (1, 0.05)])

@@ -336,10 +336,12 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
     )
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--max-time", "1h", *local], capsys)
     assert "about 1.4 h" in err and "above --max-time 1.0 h" in err
-    # every position that matters (the default) is an audit each: the estimate counts them
+    # every position that matters (the default) is an audit each, and so is the plan probe: the estimate counts them
     n = len(rl.positions(rl.default_setting("rlsvi")))
+    probe = rl.plan_probe_runs(rl.default_setting("rlsvi"), 1_000_000)
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1h", *local], capsys)
-    assert f"({n} positions × 2 × 1,000,000 runs at 2.5 ms each" in err and f"about {1.4 * n:.1f} h" in err
+    assert f"({n} positions × 2 × 1,000,000 runs and a plan probe of 2 × {probe:,} at 2.5 ms each" in err
+    assert f"about {(n * 1_000_000 + probe) * 2 * 2.5e-3 / 3600:.1f} h" in err
     # the default, auto: slow work goes to a pool, whose workers share it
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--workers", "2"], capsys)
     assert "about 42 min (2 × 1,000,000 runs at 2.5 ms each over 2 workers" in err

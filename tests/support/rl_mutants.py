@@ -404,3 +404,88 @@ def plans_on_exact_sums(name: str, env: Any, episodes: int, rng: Any, **kw: Any)
 
     agent.plan = plan
     return agent
+
+
+# -- RLSVI serving a policy other than its released Q-values' argmax ------------------------------------------------
+
+
+class _RlsviServesExactQ(Rlsvi):
+    """RLSVI that releases its perturbed Q-values but serves the greedy policy of its unperturbed ones: R̂ + P̂V on its
+    exact statistics, V the exact values (``ties``: how equal maxima are decided — ``"first"`` as numpy's argmax,
+    ``"random"`` by a fresh uniform draw per cell, as much RL code breaks them)."""
+
+    ties = "first"
+
+    def plan(self, k: int) -> Any:
+        made = super().plan(k)
+        r_hat, p_hat = self._runs_r_hat, self._runs_p_hat
+        exact = r_hat.copy()
+        v = exact[:, -1].max(axis=-1)
+        for h in range(self.horizon - 2, -1, -1):
+            exact[:, h] += np.einsum("rsat,rt->rsa", p_hat[:, h], v)
+            v = exact[:, h].max(axis=-1)
+        if self.ties == "random":
+            keys = np.abs(self._normals(exact.shape[1:]))
+            exact = np.where(exact == exact.max(axis=-1, keepdims=True), keys, -np.inf)
+        policy = exact.argmax(axis=-1)
+        return type(made)(policy[0] if self.runs is None else policy, made.released)
+
+
+class _RlsviServesExactQRandomTies(_RlsviServesExactQ):
+    ties = "random"
+
+
+def _rlsvi_as(cls: type) -> Any:
+    def factory(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Any:
+        agent = make_agent(name, env, episodes, rng, **kw)
+        agent.__class__ = cls
+        return agent
+
+    return factory
+
+
+@plays_runs
+def rlsvi_serves_exact_q(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI serving the greedy policy of its exact Q-values (numpy's argmax: the first of equal maxima). Every exact
+    value is >= 0 and every unvisited cell's is 0, so this planner never leaves action 0: it serves the same policy
+    whatever the data (it leaks nothing beyond its billboard, and no audit should call it a violation)."""
+    return _rlsvi_as(_RlsviServesExactQ)(name, env, episodes, rng, **kw)
+
+
+@plays_runs
+def rlsvi_serves_exact_q_random_ties(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> Rlsvi:
+    """RLSVI serving the greedy policy of its exact Q-values, equal maxima decided at random: the policy served after
+    the changed user is a function of her exact reward (her action wherever it paid, a coin where it did not)."""
+    return _rlsvi_as(_RlsviServesExactQRandomTies)(name, env, episodes, rng, **kw)
+
+
+class _LdpServerOnExactStatistics(LdpUcrlVtr):
+    """LDP-UCRL-VTR whose users send their privatised messages but whose server adds their exact statistics to the
+    sums it plans on (the raw data reach the server beside the messages)."""
+
+    def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Any:
+        messages = self.privatize(blocks, values, targets)
+        exact = self.statistics(blocks, values, targets)
+        self._gram += self._lift(exact[GRAM])
+        self._target += self._lift(exact[TARGET])
+        self._users += 1
+        return messages
+
+
+def ldp_plans_on_exact_statistics(name: str, env: Any, episodes: int, rng: Any, **kw: Any) -> LdpUcrlVtr:
+    """LDP-UCRL-VTR sending the right messages and planning on the exact statistics."""
+    agent = make_agent(name, env, episodes, rng, **kw)
+    agent.__class__ = _LdpServerOnExactStatistics
+    return agent
+
+
+#: Each seed algorithm's exact-statistics twin (it publishes the noisy releases and plans on the exact statistics).
+#: Private-OFU-RL's serves gains 0 and LDP-UCRL-VTR's one plan whatever the data at the audit's sizes: no audit can
+#: see them there (docs/explanation/rl-audits.md).
+EXACT_STATISTICS_TWINS = {
+    "ldp-ucrl-vtr": ldp_plans_on_exact_statistics,
+    "private-linopt-vi": plans_on_exact_sums,
+    "private-linopt-po": plans_on_exact_sums,
+    "private-ofu-rl": plans_on_exact_sums,
+    "rlsvi": rlsvi_serves_exact_q_random_ties,
+}
