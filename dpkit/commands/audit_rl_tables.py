@@ -72,8 +72,9 @@ def print_rl_audit(result: Any, *, setting: Any, runs: int, title: str) -> None:
         title: The first table's title, before the observer and the verdict.
     """
     worst, rows = result.worst, result.position_rows()
+    users = sum(r.probe is None for r in result.results)  # the changed user's positions (a plan probe's pair aside)
     print_table(
-        f"{title} ({setting.observer} observer, {len(rows)} position(s)): {result.verdict}",
+        f"{title} ({setting.observer} observer, {users} position(s)): {result.verdict}",
         ["position", "k", "share", "reach", "μ allowed", "μ lower", "ideal ÷ allowed", "verdict"],
         [
             [
