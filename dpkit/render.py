@@ -145,8 +145,8 @@ def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> li
     Returns:
         The value and the lower bound (``exact`` for the truth, ``none known`` where nothing bounds it below).
     """
-    if lower is not None and lower >= upper:
-        return [format_number(upper, 10), "exact"]
+    if lower is not None and lower >= upper:  # the truth itself, never printed below it
+        return [format_bound(upper, up=True, digits=10), "exact"]
     top = format_bound(upper, up=True, digits=digits)
     return [top, "none known" if lower is None else format_bound(lower, up=False, digits=digits)]
 

@@ -29,6 +29,18 @@ __all__ = ["SOLVES", "solve_dp_sgd", "calibrate_gaussian", "calibrate_dp_sgd", "
 SOLVES = ("sigma", "steps", "epochs", "batch-size", "sampling-rate")
 
 
+#: Why ``calibrate --delta 0`` answers σ = ∞ for Gaussian releases.
+PURE_DP = (
+    "no finite σ gives pure ε-DP (δ = 0): a Gaussian's δ(ε) is positive at every ε, so only σ = ∞ (releasing "
+    "nothing) meets it; give δ > 0, or use a mechanism that is pure ε-DP (Laplace)"
+)
+#: Why a certified ε of 0 below a positive target is no rounding.
+ZERO_EPSILON = (
+    "certified ε = 0: at this σ the releases are (0, δ)-DP (the neighbours' outputs lie within δ in total "
+    "variation), which meets any ε ≥ 0"
+)
+
+
 def _certified(out: dict[str, Any], upper: float, lower: float | None) -> dict[str, Any]:
     return out | {"epsilon": upper, "epsilon_upper": upper, "epsilon_lower": lower}
 
@@ -62,10 +74,14 @@ def calibrate_gaussian(
         )
     keys = ("sigma", "epsilon", "delta", "method", "conversion", "target_epsilon", "sensitivity", "compositions")
     out: dict[str, Any] = {k: cal.to_dict()[k] for k in keys} | {"noise_multiplier": cal.noise_multiplier}
-    if not 0.0 < cal.sigma < math.inf:  # the ends: no noise needed, or none enough (nothing to release)
+    if cal.sigma == math.inf and delta == 0.0:  # pure ε-DP: no Gaussian meets it, σ = ∞ releases nothing
+        return out | {"epsilon": None, "epsilon_upper": None, "epsilon_lower": None, "note": PURE_DP}, None
+    if not 0.0 < cal.sigma < math.inf:  # the other end: no noise needed (δ = 1, ε = ∞)
         return _certified(out, cal.epsilon, cal.epsilon), None
     ledger = Ledger.homogeneous(mech.sensitivity, cal.sigma, compositions=mech.compositions)
     g = make_accountant(method, conversion=conversion).epsilon(ledger, delta)
+    if g.epsilon == 0.0 < epsilon:
+        out["note"] = ZERO_EPSILON
     return _certified(out, g.epsilon, g.lower), ledger
 
 
