@@ -19,7 +19,7 @@ from dpkit.accountant import Guarantee, compare_methods, make_accountant
 from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
-from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian, solve_dp_sgd
+from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian
 from .dp_sgd_options import mechanism_options
 from .mechanisms import Mechanism, build_mechanism, default_method, save_event
 from .option_types import COUNT, NUMBER
@@ -59,6 +59,8 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
     for note in warned:
         click.echo(f"warning: {note}", err=True)
     if solve != "sigma":
+        from .calibrate_solve import solve_dp_sgd
+
         solve_dp_sgd(ctx, solve, epsilon, delta, sigma, **kw)
         return
     if sigma is not None:
