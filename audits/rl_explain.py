@@ -20,7 +20,15 @@ import numpy as np
 from .shapes import ShapeFamily
 from .verdicts import POWER_RATIO_NEEDED
 
-__all__ = ["REACH_TOLERANCE", "rl_reason", "rl_diagnosis", "sigma_shortfalls", "verdict_meanings"]
+__all__ = [
+    "REACH_TOLERANCE",
+    "rl_reason",
+    "rl_diagnosis",
+    "rl_sequential_reason",
+    "rl_sequential_diagnosis",
+    "sigma_shortfalls",
+    "verdict_meanings",
+]
 
 #: A pair's reach (pair μ ÷ declared μ at its position) above 1 by more than this is a sensitivity exceeded
 #: (floating-point noise in the runs' μ_i stays far below it).
@@ -71,6 +79,65 @@ def rl_reason(audit: Any) -> str:
     return f"at {worst.position_name}: {why}"
 
 
+def rl_sequential_reason(audit: Any) -> str:
+    """Why a sequential audit of every position (:class:`~dpkit.audits.rl_sequential.RlSequentialAudit`) says what
+    it says, in one sentence.
+
+    Args:
+        audit: The sequential audit (its ``positions``, ``verdict``, ``worst`` and ``threshold`` are read).
+
+    Returns:
+        The reason: the violating position and how it was certified (its e-value crossing the threshold, or its
+        final test), that every position concluded consistent, or the headline position's own reason.
+    """
+    worst, total = audit.worst, len(audit.positions)
+    result = worst.result
+    if audit.verdict == "violation":
+        bad = sum(p.verdict == "violation" for p in audit.positions)
+        how = (
+            f"its e-value {result.e_value:.4g} crossed {audit.threshold:.4g} (a correct implementation crosses with "
+            "probability ≤ α/2)"
+            if result.stopped_early
+            else f"its final test certifies μ ≥ {result.mu_lower:.4g}, the declaration allowing {worst.mu_allowed:.4g}"
+        )
+        return f"{bad} of {total} position(s) violate the declaration; at {worst.position} {how}"
+    if audit.verdict == "consistent":
+        return (
+            "no position's e-value crossed its threshold, and each position's final test certified no more than its "
+            "allowance with the power to see a violation"
+        )
+    if result is None or result.final is None:
+        return f"at {worst.position}: the audit stopped before its final test"
+    return f"at {worst.position}: {result.final.judgement.reason}"
+
+
+def rl_sequential_diagnosis(audit: Any) -> str | None:
+    """Where a sequential audit's evidence points: a σ below what the target needs (its claim's), beside a violation
+    or an inconclusive; None under consistent or where nothing points.
+
+    Args:
+        audit: The sequential audit (its ``verdict`` and ``claim`` are read).
+
+    Returns:
+        The diagnosis, or None.
+    """
+    if audit.verdict == "consistent":
+        return None
+    return _sigma_cause(audit.claim.sigmas, audit.claim.sigmas_claim, audit.claim.exact_mu, audit.claim.claim_mu)
+
+
+def _sigma_cause(sigmas: Mapping[str, Any], needed: Mapping[str, Any], exact_mu: float, claim_mu: float) -> str | None:
+    """The diagnosis of a σ short of what the target needs, or None."""
+    short = sigma_shortfalls(sigmas, needed)
+    if not short:
+        return None
+    each = ", ".join(f"{name} {used:.4g} ({ratio:.3g}×)" for name, ratio, used in short)
+    return (
+        f"σ below what the target needs ({each} of it): the noise itself is short of the claim (the declared "
+        f"releases' exact μ {exact_mu:.4g} against the claim's {claim_mu:.4g})"
+    )
+
+
 def sigma_shortfalls(sigmas: Mapping[str, Any], needed: Mapping[str, Any]) -> list[tuple[str, float, float]]:
     """The releases whose σ (at some step) lies below the σ the claim needs there.
 
@@ -109,13 +176,9 @@ def rl_diagnosis(audit: Any) -> str | None:
         return None
     worst = audit.worst
     causes: list[str] = []
-    short = sigma_shortfalls(worst.sigmas, worst.sigmas_claim)
-    if short:
-        each = ", ".join(f"{name} {used:.4g} ({ratio:.3g}×)" for name, ratio, used in short)
-        causes.append(
-            f"σ below what the target needs ({each} of it): the noise itself is short of the claim (the declared "
-            f"releases' exact μ {worst.exact_mu:.4g} against the claim's {worst.claim_mu:.4g})"
-        )
+    short = _sigma_cause(worst.sigmas, worst.sigmas_claim, worst.exact_mu, worst.claim_mu)
+    if short is not None:
+        causes.append(short)
     over = [r for r in _pointing(audit.results) if r.reach > 1.0 + REACH_TOLERANCE]
     if over:
         r = max(over, key=lambda r: r.reach)

@@ -83,7 +83,10 @@ def audit_algorithm_sequential(
                 progress=tick,
                 on_look=look,
             )
-    out = result.to_dict()
+    from dpkit.audits.rl_explain import rl_sequential_diagnosis, rl_sequential_reason
+
+    reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
+    out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}
     exit_code = 1 if result.verdict == "violation" else 0
     if as_json:
         emit_json(out)
@@ -113,7 +116,8 @@ def audit_algorithm_sequential(
             f"Each position at α/{len(probed)}; its e-value stops the audit at "
             f"{format_number(level, 4)} (Ville: a correct implementation crosses with probability ≤ α/2); "
             f"'stopped': another position's violation ended the audit first. Budget per position: "
-            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s."
+            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s.\nwhy: {reason}"
+            + ("" if diagnosis is None else f"\ndiagnosis: {diagnosis}")
         ),
     )
     return exit_code

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from dpkit.audits.rl_explain import rl_diagnosis, rl_reason, sigma_shortfalls, verdict_meanings
+from dpkit.audits.rl_explain import (
+    rl_diagnosis,
+    rl_reason,
+    rl_sequential_diagnosis,
+    rl_sequential_reason,
+    sigma_shortfalls,
+    verdict_meanings,
+)
 
 
 def _position(name: str, verdict: str, **kw: Any) -> SimpleNamespace:
@@ -99,3 +106,31 @@ def test_each_verdict_says_what_it_is_judged_against() -> None:
     declaration, claim = verdict_meanings()
     assert declaration.startswith("against the declaration") and "σ_tight" in declaration
     assert claim.startswith("against the paper's claim") and "claimed ε" in claim
+
+
+def _sequential(verdict: str, *, stopped_early: bool = True, sigma: float = 2.0) -> SimpleNamespace:
+    """A sequential audit of one position with the numbers its explanation reads."""
+    final = None if stopped_early else SimpleNamespace(judgement=SimpleNamespace(reason="too few runs: …"))
+    result = SimpleNamespace(e_value=522.3, mu_lower=1.9, stopped_early=stopped_early, final=final)
+    position = SimpleNamespace(position="last", verdict=verdict, result=result, mu_allowed=1.178)
+    claim = SimpleNamespace(sigmas={"visits": sigma}, sigmas_claim={"visits": 2.0}, exact_mu=2.356, claim_mu=1.666)
+    return SimpleNamespace(positions=(position,), worst=position, verdict=verdict, threshold=120.0, claim=claim)
+
+
+def test_a_sequential_audit_says_how_its_violation_was_certified() -> None:
+    crossed = rl_sequential_reason(_sequential("violation"))
+    assert crossed == (
+        "1 of 1 position(s) violate the declaration; at last its e-value 522.3 crossed 120 (a correct "
+        "implementation crosses with probability ≤ α/2)"
+    )
+    final = rl_sequential_reason(_sequential("violation", stopped_early=False))
+    assert final.endswith("its final test certifies μ ≥ 1.9, the declaration allowing 1.178")
+    assert rl_sequential_reason(_sequential("inconclusive", stopped_early=False)) == "at last: too few runs: …"
+    assert rl_sequential_reason(_sequential("consistent", stopped_early=False)).startswith("no position's e-value")
+
+
+def test_a_sequential_audit_diagnoses_a_short_sigma_and_nothing_beside_consistent() -> None:
+    text = rl_sequential_diagnosis(_sequential("violation", sigma=1.414))
+    assert text is not None and text.startswith("σ below what the target needs (visits 1.414 (0.707×) of it)")
+    assert rl_sequential_diagnosis(_sequential("consistent", sigma=1.414)) is None
+    assert rl_sequential_diagnosis(_sequential("violation")) is None
