@@ -4,10 +4,13 @@ violation; :mod:`dpkit.commands.audit_rl` checks the options and runs the fixed 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 from dpkit.facade import audit
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
+
+from .verdict_lines import verdict_caption
 
 __all__ = ["audit_algorithm_sequential"]
 
@@ -116,8 +119,8 @@ def audit_algorithm_sequential(
             f"Each position at α/{len(probed)}; its e-value stops the audit at "
             f"{format_number(level, 4)} (Ville: a correct implementation crosses with probability ≤ α/2); "
             f"'stopped': another position's violation ended the audit first. Budget per position: "
-            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s.\nwhy: {reason}"
-            + ("" if diagnosis is None else f"\ndiagnosis: {diagnosis}")
+            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s.\n"
+            + str(verdict_caption(SimpleNamespace(reason=reason, diagnosis=diagnosis)))
         ),
     )
     return exit_code

@@ -55,11 +55,11 @@ def headline_caption(result: Any) -> str:
     """
     from dpkit.audits.rl_explain import verdict_meanings
 
-    lines = [f"why: {result.reason}"]
-    if result.diagnosis is not None:
-        lines.append(f"diagnosis: {result.diagnosis}")
+    from .verdict_lines import verdict_caption
+
     declaration, claim = verdict_meanings()
-    return "\n".join([*lines, f"verdict {declaration}", f"verdict {claim}"])
+    # the why: and diagnosis: lines of a release audit's table, from the audit's reason and diagnosis
+    return "\n".join([verdict_caption(result) or "", f"verdict {declaration}", f"verdict {claim}"])
 
 
 def print_rl_audit(result: Any, *, setting: Any, runs: int, title: str) -> None:
