@@ -75,3 +75,44 @@ def test_ctrl_c_during_a_report_is_one_line_and_writes_nothing(tmp_path: Path) -
     assert [line for line in err.splitlines() if "error" in line.lower()] == ["error: interrupted"], err
     assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err and "Interrupt" not in err
     assert rest == "" and not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_terminal_clears_the_reports_bars(tmp_path: Path) -> None:
+    """On a terminal the report's stage bars are live on stderr: a Ctrl-C once the audits run erases them, and what
+    is left after them is the one ``error:`` line (no traceback of the workers, no frozen bars)."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command on the terminal
+        os.environ["COLUMNS"] = "100"
+        os.execv(DPKIT, ["dpkit", "report", "--out", str(tmp_path / "report")])
+    seen, sent, status = b"", False, None
+    deadline = time.monotonic() + 600
+    while status is None and time.monotonic() < deadline:
+        if not sent and b"ldp-ucrl-vtr: position first" in seen:  # the audits run in the workers
+            time.sleep(2)
+            os.killpg(os.getpgid(pid), signal.SIGINT)  # what the terminal does on Ctrl-C
+            sent = True
+        if select.select([fd], [], [], 0.5)[0]:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:  # the child closed the terminal
+                pass
+        done, code = os.waitpid(pid, os.WNOHANG)
+        status = code if done else None
+    assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 130
+    while select.select([fd], [], [], 0.5)[0]:  # what the command wrote just before it ended
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(fd)
+    text = seen.decode(errors="replace")
+    after = text.rsplit("\x1b[?25h", 1)[-1]  # what was written once the bars stopped (the cursor shown again)
+    assert after.replace("\r", "").replace("\x1b[1A", "").replace("\x1b[2K", "") == "error: interrupted\n"
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text and not (tmp_path / "report").exists()
