@@ -25,6 +25,8 @@ import numpy as np
 
 from dpkit.accountant.validation import check_choice, check_count
 
+from .worker_processes import quiet_context
+
 __all__ = [
     "EXECUTORS",
     "AUTO_SLOW_SECONDS",
@@ -175,7 +177,7 @@ class ProcessPoolExecutor(Executor):
             self._pool = None
         if self._pool is None:
             self._generation = registry.generation()
-            context = multiprocessing.get_context(self.start_method)
+            context = quiet_context(self.start_method)  # a Ctrl-C is the parent's to report
             self._pool = cf.ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=context,

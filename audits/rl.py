@@ -31,6 +31,7 @@ from .claims import Claim
 from .engine import AuditResult, audit_outputs
 from .estimators import RocBand, mu_from_rates, roc_band
 from .rl_candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .rl_explain import rl_diagnosis, rl_reason
 from .rl_plans import (
     PlanChoice,
     choose_plan_world,
@@ -490,6 +491,17 @@ class RlPositionsAudit(Headline):
         return "violation" if any(r.claim_verdict == "violation" for r in self.results) else "consistent"
 
     @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in one sentence (:func:`~dpkit.audits.rl_explain.rl_reason`)."""
+        return rl_reason(self)
+
+    @property
+    def diagnosis(self) -> str | None:
+        """Where the evidence points and its likely cause, beside a violation or an inconclusive that points to one
+        (:func:`~dpkit.audits.rl_explain.rl_diagnosis`)."""
+        return rl_diagnosis(self)
+
+    @property
     def seconds(self) -> float:
         return math.fsum(r.seconds for r in self.results)
 
@@ -545,7 +557,9 @@ class RlPositionsAudit(Headline):
 
         Returns:
             :meth:`RlAuditResult.to_dict` of the headline position (its verdict is the audit's) with the whole audit's
-            ``claim_verdict`` and α (``confidence`` 1 − α: the positions' bounds hold together), ``worst_position``
+            ``claim_verdict``, ``reason`` and ``diagnosis`` (:attr:`reason`, :attr:`diagnosis`; the headline
+            position's own are under ``audit``) and α (``confidence`` 1 − α: the positions' bounds hold together),
+            ``worst_position``
             (the headline), the largest bounds over the positions with theirs (``mu_lower_largest``,
             ``mu_lower_largest_position``, ``epsilon_lower_largest``, ``epsilon_lower_largest_position``) and
             ``positions`` (:meth:`position_rows`).
@@ -554,6 +568,8 @@ class RlPositionsAudit(Headline):
         return worst.to_dict() | {
             "verdict": self.verdict,
             "claim_verdict": self.claim_verdict,
+            "reason": self.reason,
+            "diagnosis": self.diagnosis,
             "confidence": 1.0 - self.alpha,
             "alpha": self.alpha,
             "worst_position": worst.position_name,

@@ -87,7 +87,8 @@ def main() -> None:
         "capped at its declared Δ, over the σ the target needs (σ_tight; σ_optimal in the optimal rows), never more",
         "than the declared μ there and never computed from the implementation's own statistics or σ; the audited ε and",
         "μ lower bounds at the headline position (μ ÷ the declared μ, in brackets), and the smallest μ lower ÷",
-        "declared μ over the positions; power: the smallest over the positions of the μ an ideal attack would",
+        "declared μ over the positions; ideal ÷ allowed: the smallest over the positions of the μ an ideal attack "
+        "would",
         "certify with these runs at the allowance, over the allowance (below 0.5 a position is `inconclusive`); the",
         "verdict",
         f"against the declaration and against the paper's ε. The {BELOW} × rows run every release at {BELOW} × the σ",
@@ -97,7 +98,8 @@ def main() -> None:
         "this page (and in docs/one_run.md with the one-run audits of a user's agent and of a release function).",
         "",
         "| algorithm | σ | claimed ε | exact ε / μ (declared) | positions | reach (min) | headline | μ allowed | "
-        "ε lower | μ lower (÷ declared) | min μ lower ÷ declared | power (min) | verdict / vs paper | runs | time |",
+        "ε lower | μ lower (÷ declared) | min μ lower ÷ declared | ideal ÷ allowed (min) | verdict / vs paper | "
+        "runs | time |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     details: list[str] = []
@@ -166,10 +168,11 @@ def main() -> None:
         "",
         "Each probed position of each row above: its share of the declared mechanisms (the tree counters' p-sums, the",
         "releases after her), the declared μ of those mechanisms at the σ used, the canary pair's exact μ (reach),",
-        "the allowance, the μ lower bound, the power, the attack the selection split chose and the verdict.",
+        "the allowance, the μ lower bound, ideal ÷ allowed (as above), the attack the selection split chose and the "
+        "verdict.",
         "",
-        "| algorithm | σ | position | share | declared μ | pair μ (reach) | μ allowed | μ lower | power | attack | "
-        "verdict |",
+        "| algorithm | σ | position | share | declared μ | pair μ (reach) | μ allowed | μ lower | ideal ÷ allowed | "
+        "attack | verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *details,
     ]

@@ -9,11 +9,14 @@ imports the accountant and nothing of the audits, algorithms or reports.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import click
 
@@ -176,11 +179,43 @@ def _invoke(ctx: click.Context) -> object:
         raise user_code.UserCodeError(said) from None
 
 
+@contextlib.contextmanager
+def _one_line_on_interrupt() -> Iterator[None]:
+    """While a command runs: a Ctrl-C ends its worker processes (silently: they leave it to this one, see
+    :mod:`dpkit.algorithms.worker_processes`) and is raised here as KeyboardInterrupt, for :func:`main` to say in one
+    line; what a pool's threads then raise of the workers' end is not printed beside it."""
+    if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
+        yield
+        return
+    interrupted = threading.Event()
+
+    def on_sigint(signum: int, frame: object) -> None:
+        interrupted.set()
+        import multiprocessing
+
+        for child in multiprocessing.active_children():  # a worker still starting ignores the Ctrl-C
+            child.terminate()
+        raise KeyboardInterrupt
+
+    def on_thread_error(args: threading.ExceptHookArgs) -> None:
+        if not interrupted.is_set():
+            previous_hook(args)
+
+    previous_handler = signal.signal(signal.SIGINT, on_sigint)
+    previous_hook, threading.excepthook = threading.excepthook, on_thread_error
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous_handler)
+        threading.excepthook = previous_hook
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the CLI, turning every bad input into one line ``error: …`` and exit code 2.
 
-    Ctrl-C prints ``error: interrupted`` and exits with 130 (128 + SIGINT, the shell's convention);
-    a report being written when it comes keeps the previous report (see :func:`dpkit.reports.render.write_report`).
+    Ctrl-C prints ``error: interrupted`` and exits with 130 (128 + SIGINT, the shell's convention), its worker
+    processes ended and nothing else on stderr of it (:func:`_one_line_on_interrupt`); a report being written when
+    it comes keeps the previous report (see :func:`dpkit.reports.render.write_report`).
 
     Args:
         argv: The arguments after ``dpkit`` (None: ``sys.argv[1:]``).
@@ -190,6 +225,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         input, 130 for Ctrl-C. Bad input is reported, never raised.
     """
     args = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        with _one_line_on_interrupt():
+            return _run(args)
+    except KeyboardInterrupt:  # one that came as the handlers were put back
+        click.echo("error: interrupted", err=True)
+        return 130
+
+
+def _run(args: list[str]) -> int:
+    """:func:`main`'s body: run the command of ``args``, every bad input one line ``error: …`` (exit status 2)."""
     try:
         # numpy's overflow warnings of extreme inputs are not for users: the results handle them (inf, 0)
         with warnings.catch_warnings(), cli.make_context("dpkit", args) as ctx:

@@ -122,12 +122,12 @@ def certainty(symbol: str, upper: float, lower: float | None, at: str = "", *, d
         digits: The significant digits of the bounds.
 
     Returns:
-        ``ε = 1.00000931209 at δ = 1e-05`` (exact), ``ε ≤ 2.99922113 at δ = 1e-05, truth in [2.99910356, 2.99922113]``
-        or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth below.
+        ``ε = 1.0000093121 at δ = 1e-05`` (exact, 12 digits rounded up), ``ε ≤ 2.99922113 at δ = 1e-05, truth in
+        [2.99910356, 2.99922113]`` or ``ε ≤ 3.1 at δ = 1e-05, an upper bound`` where nothing bounds the truth below.
     """
     where = f" {at}" if at else ""
-    if lower is not None and lower >= upper:
-        return f"{symbol} = {format_number(upper, 12)}{where}"
+    if lower is not None and lower >= upper:  # the truth itself, never printed below it
+        return f"{symbol} = {format_bound(upper, up=True, digits=12)}{where}"
     top = format_bound(upper, up=True, digits=digits)
     if lower is None:
         return f"{symbol} ≤ {top}{where}, an upper bound"
@@ -145,8 +145,8 @@ def certainty_cells(upper: float, lower: float | None, *, digits: int = 9) -> li
     Returns:
         The value and the lower bound (``exact`` for the truth, ``none known`` where nothing bounds it below).
     """
-    if lower is not None and lower >= upper:
-        return [format_number(upper, 10), "exact"]
+    if lower is not None and lower >= upper:  # the truth itself, never printed below it
+        return [format_bound(upper, up=True, digits=10), "exact"]
     top = format_bound(upper, up=True, digits=digits)
     return [top, "none known" if lower is None else format_bound(lower, up=False, digits=digits)]
 

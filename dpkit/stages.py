@@ -148,4 +148,8 @@ def stage_progress(totals: Mapping[str, float], *, start: float | None = None) -
                 progress.update(tasks[stage], doing="")
                 progress.stop_task(tasks[stage])
 
-        yield StageClock(totals, start=start, on_advance=moved, on_finish=stopped, on_status=doing)
+        try:
+            yield StageClock(totals, start=start, on_advance=moved, on_finish=stopped, on_status=doing)
+        except BaseException:  # interrupted or failed: the bars go, the one error line says what happened
+            progress.live.transient = True
+            raise

@@ -11,7 +11,6 @@ docs/explanation/reports.md ("How a report is computed").
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import pickle
 import platform
 import re
@@ -36,6 +35,7 @@ from dpkit.accountant.tree import (
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
+from dpkit.algorithms.worker_processes import quiet_context
 from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
@@ -487,7 +487,7 @@ def _execute(
         return results, extra
     from .config import plugin_names
 
-    context = multiprocessing.get_context("spawn")
+    context = quiet_context("spawn")  # a Ctrl-C is the parent's to report (its workers die of it silently)
     loaded_again = plugin_names(plugins)  # from their files, in the worker: a file's module cannot be unpickled there
     replayed = tuple(pickle.dumps(spec) for spec in registry.runtime_registrations() if spec.name not in loaded_again)
     with cf.ProcessPoolExecutor(

@@ -46,6 +46,7 @@ SLOW = {
     "--attack auto --json",
     "dpkit audit --agent examples/jdp_prefix_agent.py:FreshPrefixAgent --sigma paper --runs 600 --seed 1",
     "dpkit audit --agent examples/jdp_agent.py:SharedNoise --sigma paper --runs 600 --seed 1",
+    "dpkit audit --agent billboard_agent.py:BillboardAgent --sigma paper --runs 600 --seed 1",
     "dpkit audit --agent my_agent.py:make_agent --runs 1000 --max-time 1h",
     "dpkit budgets --compositions 1,1000 --epsilons 0.5,1,4",
     "dpkit calibrate --epsilon 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 --epochs 60 --save-event run.json",

@@ -10,6 +10,7 @@ bounds it below; the JSON carries ``epsilon_upper`` and ``epsilon_lower`` (``del
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -18,10 +19,10 @@ from dpkit.accountant import Guarantee, compare_methods, make_accountant
 from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
-from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian, solve_dp_sgd
+from .calibrate_events import SOLVES, calibrate_dp_sgd, calibrate_event, calibrate_gaussian
 from .dp_sgd_options import mechanism_options
 from .mechanisms import Mechanism, build_mechanism, default_method, save_event
-from .option_types import NUMBER
+from .option_types import COUNT, NUMBER
 from .options import comparison_rows, guarantee_label, method_options
 
 
@@ -58,11 +59,17 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
     for note in warned:
         click.echo(f"warning: {note}", err=True)
     if solve != "sigma":
+        from .calibrate_solve import solve_dp_sgd
+
         solve_dp_sgd(ctx, solve, epsilon, delta, sigma, **kw)
         return
     if sigma is not None:
         raise click.UsageError("--sigma applies to --solve steps|epochs|batch-size|sampling-rate (calibrate finds σ)")
     mech = build_mechanism(ctx, sigma=None, **kw)
+    if delta == 0.0 and mech.form == "dp-sgd":  # the Gaussian form answers σ = ∞; an event's calibration refuses δ = 0
+        raise ValueError(
+            "delta = 0 (pure ε-DP) is met by no finite noise multiplier: DP-SGD's noise is Gaussian; give delta > 0"
+        )
     method, conversion = default_method(kw["method"], mech.gaussian), kw["conversion"]
     target: Any
     if mech.form == "gaussian":
@@ -79,7 +86,8 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
         return
     label = out["method"] if out.get("conversion") is None else f"{out['method']} ({out['conversion']})"
     target_text = f"(ε, δ) = ({format_number(epsilon)}, {format_number(delta)})"
-    sure = certainty_cells(out["epsilon_upper"], out["epsilon_lower"])
+    # σ = ∞ (δ = 0): nothing released, no ε to certify (the note says why)
+    sure = ["—", "—"] if out["epsilon_upper"] is None else certainty_cells(out["epsilon_upper"], out["epsilon_lower"])
     notes = [n for n in (out.get("note"), None if saved is None else f"event written to {saved}") if n]
     if mech.form == "event":
         print_table(
@@ -96,7 +104,9 @@ def calibrate(ctx: click.Context, epsilon: float, delta: float, solve: str, sigm
     print_table(
         title,
         ["method", "σ", "σ/Δ", "certified ε", "truth ≥"],
-        [[label, format_number(out["sigma"], 10), format_number(out["noise_multiplier"], 10), *sure]],
+        [[label, format_number(out["sigma"], 10), format_number(out["noise_multiplier"], 10), *sure]]
+        if out["sigma"] < math.inf
+        else [[label, "∞", "∞", *sure]],
         caption="\n".join(notes) or None,
     )
 
@@ -150,7 +160,7 @@ def delta(ctx: click.Context, sigma: float | None, epsilon: float, **kw: Any) ->
 @click.option("--sigma", type=NUMBER, default=None)
 @click.option("--delta", type=NUMBER, required=True)
 @click.option("--sensitivity", type=NUMBER, default=1.0, show_default=True)
-@click.option("--compositions", "-k", type=NUMBER, default=1, show_default=True)
+@click.option("--compositions", "-k", type=COUNT, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @mechanism_options
 @click.pass_context

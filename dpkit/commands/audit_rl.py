@@ -5,8 +5,9 @@ from __future__ import annotations
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
 from dpkit.facade import audit
-from dpkit.render import emit_json, format_number, format_values, print_table, progress_bar
+from dpkit.render import emit_json, progress_bar
 
+from .audit_rl_tables import print_rl_audit
 from .options import rl_executor, sigma_choice
 
 
@@ -167,79 +168,7 @@ def audit_algorithm(
     if as_json:
         emit_json(out)
         return exit_code
-    worst = result.worst
-    form = worst.paper_epsilon_closed_form
-    closed = "" if form is None else f" (paper's closed form ε(δ) = {format_number(form, 6)})"
-    print_table(
-        f"Audit of {algorithm} ({setting.observer} observer, {len(probed)} position(s)): {result.verdict}",
-        ["position", "share", "reach", "μ allowed", "μ lower", "power", "verdict"],
-        [
-            [
-                f"{row['position']} (k={row['index']})",
-                format_number(row["share"], 3),
-                format_number(row["reach"], 3),
-                format_number(row["mu_allowed"], 4),
-                format_number(row["mu_lower"], 4),
-                format_number(row["power_ratio"], 3),
-                row["verdict"],
-            ]
-            for row in result.position_rows()
-        ],
-    )
-    print_table(
-        f"The headline position: {worst.position_name} (the evidence that weighs most against the declaration)",
-        ["", "value"],
-        [
-            [
-                "claimed ε (target) at δ = " + format_number(setting.delta),
-                format_number(worst.claimed_epsilon, 6) + closed,
-            ],
-            [
-                "claim's ε / μ at the informative δ = " + format_number(worst.delta_informative),
-                format_number(worst.claimed_epsilon_at_informative_delta, 6) + " / " + format_number(worst.claim_mu, 6),
-            ],
-            ["σ used", "; ".join(f"{k}: {format_values(v)}" for k, v in worst.sigmas.items())],
-            [
-                f"σ the claim needs ({worst.setting.claim_allocation})",
-                "; ".join(f"{k}: {format_values(v)}" for k, v in worst.sigmas_claim.items()),
-            ],
-            [
-                "exact ε / μ of the declared releases",
-                f"{format_number(worst.exact_epsilon, 6)} / {format_number(worst.exact_mu, 6)}",
-            ],
-            [
-                "exact ε of the declared releases at δ = " + format_number(worst.delta_informative),
-                format_number(worst.exact_epsilon_at_informative_delta, 6),
-            ],
-            [
-                "declared μ here / exact μ of the canary pair (reach)",
-                f"{format_number(worst.declared_mu_at_position, 6)} / {format_number(worst.pair_mu, 6)} "
-                f"({format_number(worst.reach, 4)})",
-            ],
-            ["μ the declaration allows this pair (Δ capped)", format_number(worst.pair_mu_allowed, 6)],
-            [
-                "audited ε lower bound here (the positions' largest)",
-                f"{format_number(worst.epsilon_lower, 6)} "
-                f"({format_number(out['epsilon_lower_largest'], 6)} at {out['epsilon_lower_largest_position']})",
-            ],
-            [
-                "audited μ lower bound here (÷ pair μ; the positions' largest)",
-                f"{format_number(worst.mu_lower, 6)} ({format_number(worst.efficiency, 4)}; "
-                f"{format_number(out['mu_lower_largest'], 6)} at {out['mu_lower_largest_position']})",
-            ],
-            [
-                "power / ratio to the allowance",
-                f"{format_number(worst.audit.power, 6)} / {format_number(worst.audit.power_ratio, 4)}",
-            ],
-            ["verdict vs declaration / vs paper claim", f"{result.verdict} / {result.claim_verdict}"],
-            [
-                "runs per dataset and position, episodes, α per position",
-                f"{n_runs}, {setting.episodes}, {format_number(worst.alpha, 4)}",
-            ],
-            ["relation", setting.relation.replace("_", "-")],
-            ["time", f"{result.seconds:.1f} s"],
-        ],
-    )
+    print_rl_audit(result, setting=setting, runs=n_runs, title=f"Audit of {algorithm}")
     return exit_code
 
 

@@ -4,10 +4,13 @@ violation; :mod:`dpkit.commands.audit_rl` checks the options and runs the fixed 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 from dpkit.facade import audit
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
+
+from .verdict_lines import verdict_caption
 
 __all__ = ["audit_algorithm_sequential"]
 
@@ -83,7 +86,10 @@ def audit_algorithm_sequential(
                 progress=tick,
                 on_look=look,
             )
-    out = result.to_dict()
+    from dpkit.audits.rl_explain import rl_sequential_diagnosis, rl_sequential_reason
+
+    reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
+    out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}
     exit_code = 1 if result.verdict == "violation" else 0
     if as_json:
         emit_json(out)
@@ -113,7 +119,8 @@ def audit_algorithm_sequential(
             f"Each position at α/{len(probed)}; its e-value stops the audit at "
             f"{format_number(level, 4)} (Ville: a correct implementation crosses with probability ≤ α/2); "
             f"'stopped': another position's violation ended the audit first. Budget per position: "
-            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s."
+            f"{result.budget:,} runs per dataset; time {result.seconds:.1f} s.\n"
+            + str(verdict_caption(SimpleNamespace(reason=reason, diagnosis=diagnosis)))
         ),
     )
     return exit_code

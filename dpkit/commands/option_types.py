@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-__all__ = ["Number", "NumberList", "Rate", "NUMBER", "NUMBER_LIST", "RATE"]
+__all__ = ["Count", "Number", "NumberList", "Rate", "COUNT", "NUMBER", "NUMBER_LIST", "RATE"]
 
 
 class Number(click.ParamType):
@@ -37,6 +37,49 @@ class Number(click.ParamType):
             return float(value)
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number", param, ctx)
+
+
+class Count(click.ParamType):
+    """A count as typed: an integer is read exactly (never through a float, whose 1e29 is
+    99999999999999991433150857216), a number in another notation (``1e3``) as the integer it names; anything else is
+    passed on as a float, for the API's check to name."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | float:
+        """Read a count as click converts an option's value.
+
+        Args:
+            value: The text given (or a value already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The integer it names exactly, or a float where it names none (``2.5``, ``inf``, ``1e999``).
+
+        Raises:
+            click.BadParameter: Not a number.
+
+        Examples:
+            >>> Count().convert("1e29", None, None) == 10**29
+            True
+        """
+        import decimal
+
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            exact = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if exact.is_finite() and exact.adjusted() <= 400 and exact == exact.to_integral_value():
+            return int(exact)
+        return float(text)
 
 
 class NumberList(click.ParamType):
@@ -110,6 +153,7 @@ class Rate(click.ParamType):
         return str(value)
 
 
+COUNT = Count()
 NUMBER = Number()
 NUMBER_LIST = NumberList()
 RATE = Rate()

@@ -13,24 +13,37 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant import RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, AccountingMethod, Ledger
-from dpkit.accountant.validation import check_count, enum_values
+from dpkit.accountant.validation import check_count, enum_values, shown_int
 from dpkit.render import format_number
 
-from .option_types import NUMBER
+from .option_types import COUNT, NUMBER
 
 ALL_CONVERSIONS = tuple(dict.fromkeys(RDP_CONVERSIONS + ZCDP_CONVERSIONS))
 
 
+#: The most compositions K a command takes: every count up to it is a double exactly (the accounting computes in them).
+MAX_COMPOSITIONS = 2**53
+
+
 def compositions_count(value: float) -> int:
-    """``--compositions`` as a count (a ValueError unless an integer >= 1).
+    """``--compositions`` as a count (a ValueError unless an integer >= 1 and at most :data:`MAX_COMPOSITIONS`).
 
     Args:
-        value: The number given.
+        value: The number given (:data:`~dpkit.commands.option_types.COUNT` reads it exactly).
 
     Returns:
         The count.
+
+    Raises:
+        ValueError: Not an integer, below 1 or above :data:`MAX_COMPOSITIONS`.
     """
-    return accountant.check_count("compositions", value)
+    k = accountant.check_count("compositions", value)
+    if k > MAX_COMPOSITIONS:
+        raise ValueError(
+            f"compositions must be at most 2**53 = {MAX_COMPOSITIONS:,} (the counts a double holds exactly), "
+            f"got {f'{k:,}' if k < 10**40 else shown_int(k)}"
+        )
+    return k
 
 
 def method_options(f: Any) -> Any:
@@ -58,7 +71,7 @@ def method_options(f: Any) -> Any:
     f = click.option(
         "--compositions",
         "-k",
-        type=NUMBER,
+        type=COUNT,
         default=1,
         show_default=True,
         help="Number of releases K (adaptive composition).",

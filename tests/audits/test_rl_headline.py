@@ -16,7 +16,7 @@ from dpkit.cli import main
 from dpkit.reports.verdict_views import headline_view
 
 #: The keys of a positions audit's dictionary that are the whole audit's, not the headline position's.
-AUDIT_KEYS = {"claim_verdict", "confidence", "alpha", "worst_position", "positions"}
+AUDIT_KEYS = {"claim_verdict", "reason", "diagnosis", "confidence", "alpha", "worst_position", "positions"}
 
 
 @pytest.fixture(scope="module")
@@ -90,19 +90,19 @@ def test_the_cli_table_reads_the_headline_and_names_the_largest(three_positions,
     head, mu, eps = audit.worst, audit.strongest("mu_lower"), audit.strongest("epsilon_lower")
     text = _cli_text(audit, monkeypatch, capsys)
     assert f"The headline position: {head.setting.position}" in text
-    [here] = [line for line in text.splitlines() if "audited ε lower bound here (the positions' largest)" in line]
-    assert f"{head.epsilon_lower:.6g} ({eps.epsilon_lower:.6g} at {eps.setting.position})" in here
-    [here] = [
-        line for line in text.splitlines() if "audited μ lower bound here (÷ pair μ; the positions' largest)" in line
-    ]
-    assert f"{head.mu_lower:.6g} (" in here and f"; {mu.mu_lower:.6g} at {mu.setting.position})" in here
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line[:1] == "│"}
+    assert rows["ε lower bound here"] == f"{head.epsilon_lower:.6g}"
+    assert rows["largest ε lower bound of the positions"] == f"{eps.epsilon_lower:.6g} at {eps.setting.position}"
+    assert rows["μ lower bound here (÷ pair μ)"].startswith(f"{head.mu_lower:.6g} (")
+    assert rows["largest μ lower bound of the positions"] == f"{mu.mu_lower:.6g} at {mu.setting.position}"
 
 
 def test_one_position_is_its_own_largest(three_positions, monkeypatch, capsys) -> None:  # noqa: ANN001
     audit = RlPositionsAudit(three_positions[:1], 0.05)
     head = audit.worst
     text = _cli_text(audit, monkeypatch, capsys)
-    assert f"{head.epsilon_lower:.6g} ({head.epsilon_lower:.6g} at {head.setting.position})" in text
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line[:1] == "│"}
+    assert rows["largest ε lower bound of the positions"] == f"{head.epsilon_lower:.6g} at {head.setting.position}"
     assert headline_view(audit.to_dict()) == {"where": "", "largest": ""}
     assert audit.to_dict()["mu_lower_largest"] == audit.to_dict()["mu_lower"]
 

@@ -58,6 +58,7 @@ def test_the_protocol_is_told_by_what_the_agent_offers() -> None:
 def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noqa: ANN001
     audit = audit_positions(default_setting(_register("CountingAgent"), sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == "consistent", audit.position_rows()
+    assert audit.reason.startswith("no position's certified μ exceeds") and audit.diagnosis is None
     # the middle user is in 1 of the tree's p-sums, allowed the m = 2 any layout could hold her in (1/√2 reached);
     # the plan probe's canary paid −1 adds nothing to her reward items: √(3/4) of the declared μ
     assert [r.reach for r in audit.results] == pytest.approx([1.0, 2**-0.5, 1.0, 0.75**0.5])
@@ -69,6 +70,10 @@ def test_the_correct_agent_is_consistent_at_every_position(pool) -> None:  # noq
 def test_each_twin_is_a_violation(twin: str, pool) -> None:  # noqa: ANN001
     audit = audit_positions(default_setting(_register(twin), sigma="paper"), runs=600, seed=1, executor=pool)
     assert audit.verdict == "violation", audit.position_rows()
+    # the diagnosis points where the bug is: σ short of the target's for the wrong formulas, else the noise
+    assert " position(s) violate the declaration; at " in audit.reason and audit.diagnosis is not None
+    assert ("σ below what the target needs" in audit.diagnosis) == (twin in ("WrongFormula", "OneLevelShort"))
+    assert "plans served" not in audit.diagnosis
 
 
 def test_the_structure_of_the_counters_sets_the_positions() -> None:
@@ -207,3 +212,4 @@ def test_a_plan_made_on_the_exact_statistics_is_a_violation() -> None:
     probe = audit.results[-1]
     assert probe.probe is not None and probe.verdict == "violation" and probe.attack.startswith("plans-")
     assert all(r.verdict != "violation" for r in audit.results[:-1])
+    assert audit.diagnosis is not None and audit.diagnosis.startswith("the plans served after the changed user")
