@@ -309,7 +309,7 @@ def audit_training_run(
     tm = ThreatModel(threat)
     m = check_count("canaries", canaries) if canaries != 0 else 0
     if m < 2 or m > MAX_CANARIES:
-        raise ValueError(f"canaries must be between 2 and {MAX_CANARIES:,}, got {canaries!r}")
+        raise ValueError(f"canaries must be between 2 and {MAX_CANARIES:,}, got {canaries:g}")
     seed = check_index("seed", seed)
     check_positive("clip_norm", clip_norm)
     tick = progress or (lambda _: None)
@@ -342,8 +342,8 @@ def audit_training_run(
         want = (claim.steps + 1, int(parameters))  # type: ignore[arg-type]
         if iterates.shape != want:
             raise ValueError(
-                f"train must return every iterate θ0…θT of a white-box run, shape {want} (steps + 1, parameters), "
-                f"got {iterates.shape}"
+                f"{getattr(train, '__name__', 'train')} must return every iterate θ0…θT of a white-box run, shape "
+                f"{want} (steps + 1, parameters), got {iterates.shape}"
             )
         if not np.isfinite(iterates).all():
             raise ValueError("train returned a non-finite iterate")

@@ -131,7 +131,7 @@ def test_bad_input_is_refused(kw: dict[str, object], says: str) -> None:
 
 
 def test_wrong_shape_is_named() -> None:
-    with pytest.raises(ValueError, match=r"every iterate .*\(9, 256\).*got \(256,\)"):
+    with pytest.raises(ValueError, match=r"<lambda> must return every iterate .*\(9, 256\).*got \(256,\)"):
         audit_training_run(
             lambda data, rng: ReferenceDpSgd(2.0, 0.5, 8)(data, rng)[-1],
             claim=DpSgdClaim(2.0, 0.5, 8),
