@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 
-from dpkit.audits.dp_sgd_canaries import THREAT_MODELS
-
 from .option_types import NUMBER, RATE
 from .refusals import refuse_options
 
@@ -26,6 +24,9 @@ TRAIN_OPTIONS: tuple[str, ...] = (
     "clip_norm",
     "threat",
 )
+#: The threat models (:data:`dpkit.audits.dp_sgd_canaries.THREAT_MODELS`, spelled here: ``--help`` imports nothing of
+#: the audits).
+THREAT_MODELS = ("white-box", "black-box")
 #: The shared options the --train form takes.
 _SHARED = ("dataset", "canaries", "delta", "confidence", "seed", "as_json")
 

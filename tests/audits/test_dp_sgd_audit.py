@@ -144,3 +144,10 @@ def test_wrong_shape_is_named() -> None:
 def test_claim_must_be_a_dp_sgd_claim() -> None:
     with pytest.raises(TypeError, match="DpSgdClaim"):
         audit_training_run(ReferenceDpSgd(2.0, 0.5, 8), claim=Claim.dp(1.0, 1e-5), parameters=256)  # type: ignore[arg-type]
+
+
+def test_the_command_lines_threat_models_are_the_audits() -> None:
+    from dpkit.audits.dp_sgd_canaries import THREAT_MODELS
+    from dpkit.commands.audit_training_options import THREAT_MODELS as OFFERED
+
+    assert OFFERED == THREAT_MODELS
