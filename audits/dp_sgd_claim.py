@@ -150,7 +150,7 @@ class DpSgdClaim:
             delta: Where ε is read.
 
         Returns:
-            The bound (the PLD's rigorous lower bound on that curve's ε); 0 when no σ′ in [σ/4, 4σ] is rejected,
+            The bound (the PLD's rigorous lower bound on that curve's ε); 0 when no σ′ in [σ/4, 64σ] is rejected,
             ε(σ/4) when all are (a bound, not the largest).
         """
 
@@ -161,7 +161,7 @@ class DpSgdClaim:
             except ValueError:  # a curve the PLD cannot represent (too little noise): counted as not rejected
                 return False
 
-        lo, hi = math.log(self.noise_multiplier / 4.0), math.log(self.noise_multiplier * 4.0)
+        lo, hi = math.log(self.noise_multiplier / 4.0), math.log(self.noise_multiplier * 64.0)
         if not rejects(hi):
             return 0.0
         if rejects(lo):
