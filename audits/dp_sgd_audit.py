@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -351,7 +351,7 @@ def audit_training_run(
         scores = {"alignment": alignment_scores(aligned), "jumps": jump_scores(aligned)}
     else:
         final = output[-1] if np.ndim(output) == 2 and np.shape(output)[0] == claim.steps + 1 else output
-        losses = np.asarray(loss(final, cx, cy), dtype=float)  # type: ignore[misc]
+        losses = np.asarray(cast("Callable[..., Any]", loss)(final, cx, cy), dtype=np.float64)  # loss: checked above
         if losses.shape != (m,) or not np.isfinite(losses).all():
             raise ValueError(f"loss(params, features, labels) must return {m} finite losses, got shape {losses.shape}")
         scores = {"loss": -losses}

@@ -27,7 +27,7 @@ def _unclipped_optimizer(base: Any) -> Any:
     """A subclass of Opacus's ``DPOptimizer`` that sums the per-example gradients without clipping them."""
     import torch
 
-    class Unclipped(base):  # type: ignore[misc, valid-type]
+    class Unclipped(base):
         def clip_and_accumulate(self) -> None:
             for p in self.params:
                 grad = self._get_flat_grad_sample(p).to(p.dtype).sum(dim=0)  # the bug: no per-example clipping

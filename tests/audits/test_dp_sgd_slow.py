@@ -4,6 +4,8 @@ the correct loop never a violation over 100 seeds (bench/dp_sgd_one_run.py print
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from scipy import optimize
@@ -15,14 +17,20 @@ from dpkit.audits.dp_sgd_reference import DP_SGD_BUGS, DpSgdBug, ReferenceDpSgd,
 pytestmark = pytest.mark.slow
 
 
+@functools.cache
 def _sigma(epsilon: float, q: float, steps: int) -> float:
     gap = lambda s: DpSgdClaim(s, q, steps).epsilon_at(1e-5) - epsilon  # noqa: E731
     return float(optimize.brentq(gap, 0.8, 50.0, xtol=1e-4)) + 1e-4  # from above: the accountant's ε <= epsilon
 
 
+@functools.cache
+def _task(features: int) -> tuple[np.ndarray, np.ndarray]:
+    return make_task(features=features, rng=np.random.default_rng(0))
+
+
 def _audit(bug: DpSgdBug, epsilon: float, q: float, steps: int, m: int, seed: int) -> TrainingAuditResult:
     sigma, d = _sigma(epsilon, q, steps), 2048 if m <= 2048 else 4096
-    data = make_task(features=d, rng=np.random.default_rng(0))
+    data = _task(d)
     run = ReferenceDpSgd(sigma, q, steps, bug=bug)
     return audit_training_run(run, claim=DpSgdClaim(sigma, q, steps), parameters=d, dataset=data, canaries=m, seed=seed)
 
