@@ -151,3 +151,16 @@ def test_the_command_lines_threat_models_are_the_audits() -> None:
     from dpkit.commands.audit_training_options import THREAT_MODELS as OFFERED
 
     assert OFFERED == THREAT_MODELS
+
+
+def test_the_front_door_audits_a_training_run() -> None:
+    """``dpkit.audit_training`` states the claim in DP-SGD's terms and reaches the same result as the module."""
+    import dpkit
+
+    run = ReferenceDpSgd(2.0, 0.5, 8)
+    door = dpkit.audit_training(
+        run, noise_multiplier=2.0, sampling_rate=0.5, steps=8, parameters=512, dataset=TASK512, canaries=500, seed=1
+    )
+    direct = _audit(DpSgdBug.NONE, seed=1)
+    assert door.correct == direct.correct and door.p_value == direct.p_value  # type: ignore[attr-defined]
+    assert door.claim == DpSgdClaim(2.0, 0.5, 8)
