@@ -127,8 +127,8 @@ class TrainingAuditResult:
             "epsilon_lower_any": self.epsilon_lower_any,
             "p_value": self.p_value,
             "tests": [{"score": n, "correct": c, "p_value": p} for n, c, p in self.tests],
-            "power": self.power,
-            "power_ratio": self.power_ratio,
+            "power": None if self.threat is ThreatModel.BLACK_BOX else self.power,
+            "power_ratio": None if self.threat is ThreatModel.BLACK_BOX else self.power_ratio,
             "ideal_most_correct": self.ideal_most,
             "confidence": 1.0 - self.alpha,
             "canaries": self.canaries,
@@ -200,7 +200,8 @@ def judge_training_run(
 
     Args:
         coins: 1 for each canary in the training set, 0 for each left out.
-        scores: The scores of each test, by name (the first is the headline's: its guesses and bounds).
+        scores: The scores of each test, by name (the first is the headline's: its right guesses and power; the
+            bounds are the largest of the tests').
         claim: The run's claim.
         threat: The threat model the scores come from.
         alpha: The level (shared among the tests: :data:`JUMPS_SHARE` to the jumps test, else equally).
@@ -237,7 +238,10 @@ def judge_training_run(
         if v > 0:
             lower = max(lower, claim.epsilon_lower(**kw))
             lower_any = max(lower_any, one_run_fdp_epsilon_lower(**kw))
-    power = claim.epsilon_lower(canaries=m, guesses=r, correct=int(np.median(ideal)), alpha=head_level, delta=delta)
+    power = 0.0  # black-box: no ideal attack is known (the verdict is never consistent)
+    if threat is ThreatModel.WHITE_BOX:
+        v_ideal = int(np.median(ideal))
+        power = claim.epsilon_lower(canaries=m, guesses=r, correct=v_ideal, alpha=head_level, delta=delta)
     head = next(iter(scores.values()))
     return TrainingAuditResult(
         claim, threat, delta, alpha, c, head, r, tests[0][1], tuple(tests), p, lower, lower_any,
