@@ -55,7 +55,7 @@ SLOW = {
     "--sigma tight --out out/",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 200000 --executor dask "
     "--workers 2 --json",
-    "dpkit audit --train examples/dp_sgd_train.py:train --dataset examples/dp_sgd_train.py:DATASET "
+    "dpkit audit --train examples/dp_sgd_train.py:train --examples examples/dp_sgd_train.py:DATASET "
     "--noise-multiplier 3.42 --sampling-rate 1 --steps 10 --parameters 2048",
 }
 

@@ -16,13 +16,13 @@ DEFAULT_CANARIES = 1000
 
 
 def _dataset(value: str | None) -> Any:
-    """The user's examples of ``--dataset FILE.py:NAME``: a pair (features, labels), or a function returning one."""
+    """The user's examples of ``--examples FILE.py:NAME``: a pair (features, labels), or a function returning one."""
     if value is None:
         return None
     from dpkit.loading import FileFunction, load_object
 
-    obj = load_object("--dataset", value)
-    return FileFunction("--dataset", value, call=f"{value}()")() if callable(obj) else obj
+    obj = load_object("--examples", value)
+    return FileFunction("--examples", value, call=f"{value}()")() if callable(obj) else obj
 
 
 def audit_training(
@@ -35,7 +35,7 @@ def audit_training(
     loss: str | None,
     clip_norm: float,
     threat: str,
-    dataset: str | None,
+    examples: str | None,
     canaries: float | None,
     delta: float | None,
     confidence: float,
@@ -53,7 +53,7 @@ def audit_training(
         loss: ``--loss FILE.py:NAME``, ``loss(params, features, labels)`` (black-box).
         clip_norm: ``--clip-norm``, C.
         threat: ``--threat``, white-box or black-box.
-        dataset: ``--dataset FILE.py:NAME``, the user's examples (features, labels) or a function returning them.
+        examples: ``--examples FILE.py:NAME``, the user's examples (features, labels) or a function returning them.
         canaries: ``--canaries`` (default 1000).
         delta: ``--delta``, where ε is read (default 1e-5).
         confidence: ``--confidence``, 1 − α.
@@ -86,7 +86,7 @@ def audit_training(
             canaries=m,  # type: ignore[arg-type]
             threat=threat,
             parameters=count,
-            dataset=_dataset(dataset),
+            dataset=_dataset(examples),
             loss=read,
             clip_norm=clip_norm,
             seed=check_index("seed", seed),

@@ -12,8 +12,8 @@ from .refusals import refuse_options
 
 __all__ = ["TRAIN_OPTIONS", "training_options", "training_form"]
 
-#: The options of the --train form alone (``--dataset``, ``--canaries``, ``--delta``, ``--confidence``, ``--seed``
-#: and ``--json`` it shares with others).
+#: The options of the --train form alone (``--canaries``, ``--delta``, ``--confidence``, ``--seed`` and ``--json`` it
+#: shares with others).
 TRAIN_OPTIONS: tuple[str, ...] = (
     "train",
     "noise_multiplier",
@@ -23,12 +23,13 @@ TRAIN_OPTIONS: tuple[str, ...] = (
     "loss",
     "clip_norm",
     "threat",
+    "examples",
 )
 #: The threat models (:data:`dpkit.audits.dp_sgd_canaries.THREAT_MODELS`, spelled here: ``--help`` imports nothing of
 #: the audits).
 THREAT_MODELS = ("white-box", "black-box")
 #: The shared options the --train form takes.
-_SHARED = ("dataset", "canaries", "delta", "confidence", "seed", "as_json")
+_SHARED = ("canaries", "delta", "confidence", "seed", "as_json")
 
 
 def training_options(f: Any) -> Any:
@@ -61,6 +62,12 @@ def training_options(f: Any) -> Any:
             default="white-box",
             show_default=True,
             help="--train: white-box (Dirac gradient canaries, every iterate) or black-box (input canaries, loss).",
+        ),
+        click.option(
+            "--examples",
+            default=None,
+            metavar="FILE.py:NAME",
+            help="--train: the run's own examples, a pair (features, labels) or a function returning one.",
         ),
     ]
     for option in reversed(options):

@@ -24,7 +24,7 @@ def final_only(dataset, rng):
 
 
 def _train(capsys: pytest.CaptureFixture[str], train: str, *extra: str) -> tuple[int, str, str]:
-    return run(capsys, "audit", "--train", train, "--dataset", f"{EXAMPLE}:DATASET", *CLAIM, *extra)
+    return run(capsys, "audit", "--train", train, "--examples", f"{EXAMPLE}:DATASET", *CLAIM, *extra)
 
 
 @pytest.mark.slow  # the bound of a clear violation reads DP-SGD curves of little noise: wide PLDs, seconds each
