@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "gaussian_epsilon": "dpkit.facade",
     "audit": "dpkit.facade",
     "audit_algorithm": "dpkit.facade",
+    "audit_training": "dpkit.training_door",
     "report": "dpkit.facade",
     "Calibration": "dpkit.accountant.calibration",
     "Guarantee": "dpkit.accountant.accountants",

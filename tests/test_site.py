@@ -56,6 +56,8 @@ SLOW = {
     "--sigma tight --out out/",
     "dpkit audit --target mech.py:release --neighbours mech.py:PAIR --mu 0.268 --trials 200000 --executor dask "
     "--workers 2 --json",
+    "dpkit audit --train examples/dp_sgd_train.py:train --examples examples/dp_sgd_train.py:DATASET "
+    "--noise-multiplier 3.42 --sampling-rate 1 --steps 10 --parameters 2048",
 }
 
 
@@ -63,8 +65,8 @@ def _page_blocks(page: Path) -> list[Block]:
     return blocks(page.read_text(encoding="utf-8"))
 
 
-#: Pages whose Python blocks start process pools or clusters (seconds each).
-SLOW_PAGES = {"how-to/dask.md"}
+#: Pages whose Python blocks start process pools or clusters, or train a model (seconds each).
+SLOW_PAGES = {"how-to/dask.md", "how-to/audit-dp-sgd.md"}
 
 
 def _slow(block: Block, page: str) -> bool:

@@ -1,9 +1,8 @@
-"""``dpkit audit``: audit an RL algorithm against its declaration, or a release function against a claim.
+"""``dpkit audit``: audit an RL algorithm against its declaration, a release function against a claim, or a DP-SGD run.
 
-The two forms take different options (:data:`FORMS`); an option of the other form is refused with one
-``error:`` line before anything is loaded or run. The work is in :mod:`dpkit.commands.audit_rl` and
-:mod:`dpkit.commands.audit_target`, imported only when the form runs.
-"""
+The forms take different options (:data:`FORMS`); an option of another form is refused with one ``error:`` line
+before anything is loaded or run. The work is in :mod:`dpkit.commands.audit_rl`, :mod:`dpkit.commands.audit_target`
+and :mod:`dpkit.commands.audit_training`, imported only when the form runs."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from typing import Any
 import click
 
 from .audit_timing import DEFAULT_MAX_TIME, Duration, target_note
+from .audit_training_options import TRAIN_OPTIONS, training_form, training_options
 from .option_types import NUMBER, NUMBER_LIST
 from .refusals import given, refuse_options
 
@@ -32,6 +32,7 @@ FORMS: dict[str, tuple[str, ...]] = {
         "trials",
         "chunk_size",
     ),
+    "a --train audit": TRAIN_OPTIONS,
     "both": (
         "sequential",
         "algorithm",
@@ -181,6 +182,7 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 @click.option("--seed", type=NUMBER, default=0, show_default=True)
 @click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
 @click.option("--json", "as_json", is_flag=True)
+@training_options
 @click.pass_context
 def audit(ctx: click.Context, **params: Any) -> int:
     """Audit an RL algorithm (ALGORITHM) or a release function (--target, --neighbours).
@@ -194,7 +196,10 @@ def audit(ctx: click.Context, **params: Any) -> int:
     dpkit audit ALGORITHM|--agent FILE.py:NAME --one-run [--canaries M] [--sigma …] [--epsilon E --delta D]
     dpkit audit --target FILE.py:FN --neighbours FILE.py:PAIRS --epsilon E --delta D [--sequential]
     dpkit audit --target FILE.py:FN --one-run --canary-records FILE.py:NAME [--canaries M] --epsilon E --delta D
+    dpkit audit --train FILE.py:NAME --noise-multiplier S --sampling-rate Q --steps T [--parameters P] [--canaries M]
     """
+    if params["train"] is not None:
+        return training_form(ctx, params)
     algorithm, target, neighbours = params["algorithm"], params["target"], params["neighbours"]
     if params["agent"] is not None:
         if algorithm is not None:

@@ -29,6 +29,17 @@ BASES: dict[str, dict[str, list[str]]] = {
     "audit": {
         "an ALGORITHM audit": ["audit", "rlsvi"],
         "a --target audit": ["audit", "--target", "m.py:f", "--neighbours", "m.py:P", "--mu", "1"],
+        "a --train audit": [
+            "audit",
+            "--train",
+            "m.py:t",
+            "--noise-multiplier",
+            "1",
+            "--sampling-rate",
+            "1",
+            "--steps",
+            "1",
+        ],
     },
     "ledger": {
         "an ALGORITHM ledger": ["ledger", "rlsvi", "--delta", "1e-5"],
@@ -63,6 +74,14 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
         "canary_records": ["--canary-records", "m.py:C"],
         "dataset": ["--dataset", "m.py:D"],
         "score": ["--score", "m.py:S"],
+        "noise_multiplier": ["--noise-multiplier", "1"],
+        "sampling_rate": ["--sampling-rate", "0.5"],
+        "steps": ["--steps", "5"],
+        "parameters": ["--parameters", "10"],
+        "loss": ["--loss", "m.py:L"],
+        "clip_norm": ["--clip-norm", "1"],
+        "threat": ["--threat", "black-box"],
+        "examples": ["--examples", "m.py:E"],
     },
     "ledger": {
         "episodes": ["-K", "10"],
@@ -83,7 +102,7 @@ SAMPLES: dict[str, dict[str, list[str]]] = {
 #: The long flag an error names for a sample typed with a short one.
 LONG_FLAGS = {"episodes": "--episodes", "states": "--states"}
 #: The options that choose the form (giving one of them is giving that form; see the cases below).
-SELECTORS = {"audit": ("target", "neighbours", "agent"), "ledger": (), "rlsvi": ("do_run",)}
+SELECTORS = {"audit": ("target", "neighbours", "agent", "train"), "ledger": (), "rlsvi": ("do_run",)}
 
 
 def _command(name: str) -> click.Command:

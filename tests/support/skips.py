@@ -19,7 +19,7 @@ DECLARED: tuple[tuple[str, str], ...] = (
         "the repository (shared/seeds beside it, or DPKIT_SEEDS): a clone alone does not have them",
     ),
     (
-        r"could not import '(dask|dask\.distributed|gymnasium|prv_accountant|mkdocs)'",
+        r"could not import '(dask|dask\.distributed|gymnasium|prv_accountant|mkdocs|opacus)'",
         "an optional extra not installed (make install installs every extra the tests use)",
     ),
     (r"^no \S+ here$", "a fuzz target whose optional dependency is not installed"),
