@@ -45,7 +45,7 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     from dpkit.reports.job import compute_report, stage_totals
     from dpkit.reports.render import check_output_dir, figure_list, write_report
 
-    from .report_estimate import audits_estimate
+    from .report_estimate import calibrate, duration, estimate_line, report_estimate
 
     check_output_dir(out)
     config = load_config(config_path)  # the whole config (and --out) is checked before anything runs
@@ -58,17 +58,21 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         + (["--quick"] if quick else [])
     )
     started = time.perf_counter()
-    note = audits_estimate(config)
-    if note is not None:
-        stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
+    try:  # first: the whole run's expected time, from its work and a first small unit of each kind timed here
+        estimate = report_estimate(config, calibrate(config))
+    except ValueError:  # a unit that cannot run: the report itself names what is wrong
+        estimate = None
+    if estimate is not None:
+        stderr_console().print(estimate_line(estimate), markup=False, highlight=False, soft_wrap=True)
     with stage_progress(stage_totals(config), start=started) as clock:
         data = compute_report(config, command=command, progress=clock.advance, status=clock.status)
     figures = figure_list(data)
     with stage_progress({"figures": len(figures)}, start=started) as drawing:
         files = write_report(data, out, progress=lambda k: drawing.advance("figures", k))
+    expected = "" if estimate is None else f"expected {duration(estimate.seconds)}; "
     stderr_console().print(
         f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s "
-        f"(stages done at: {clock.summary()}, {drawing.summary()})",
+        f"({expected}stages done at: {clock.summary()}, {drawing.summary()})",
         markup=False,
         highlight=False,
     )

@@ -1,76 +1,280 @@
-"""What ``dpkit report`` says before it starts: how long its audits will take, timed on a first small batch of each
-algorithm's runs (the audits are most of a report's time; the simulations run beside them)."""
+"""What ``dpkit report`` says before it starts: how long the whole report will take — ledgers, simulations, audits
+and figures together — from the work its config asks for and the cost of each kind of unit, timed here first.
+
+:func:`calibrate` times one small unit of each kind (a ledger, a chunk of each algorithm's audit runs, a few episodes
+of each algorithm's simulations, one figure) in this process, in CPU seconds, and how much of a core this process gets
+now (the machine's load). :func:`report_estimate` multiplies the config's counts — runs × positions, episodes × seeds
+× σ, figures — by those costs and spreads the simulations and audits over the config's workers and the cores the
+machine has free; :func:`estimate_line` says it in one line.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import resource
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .audit_timing import format_duration
-
-#: Runs per dataset of the batch that warms an algorithm's caches (its world, declaration, σ), then of the one timed:
-#: enough that a batched simulation spreads its cost per call over them, as the audit's chunks of runs do.
-_WARM_RUNS, _TIMED_RUNS = 1, 64
+#: Runs per dataset of the timed audit chunk (the audits hand their executor chunks of this many runs) and episodes
+#: of the timed simulation (of every seed), after a warm-up of one run.
+_AUDIT_CHUNK, _EPISODES = 250, 50
 
 
-def seconds_per_run(setting: Any) -> float:
-    """The seconds one run of an audit of ``setting`` takes here, timed on a small batch after a warm-up.
+@dataclass
+class UnitCosts:
+    """CPU seconds of each kind of unit, timed in this process, and the share of a core it got while timing them.
 
-    The runs are discarded: the audit reruns every run from its own seed, so its result does not change.
-
-    Args:
-        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
-
-    Returns:
-        The mean seconds per run (of the runs on both datasets).
-
-    Raises:
-        ValueError: The runs cannot run (a σ of 0, …).
+    Attributes:
+        ledger: One ledger with its ε(δ) curves.
+        audit_run: One audit run (on one dataset), by algorithm.
+        episode: One simulated episode of one seed, by algorithm.
+        figure: One figure drawn.
+        start: Starting one worker process (this process's own start-up).
+        slowdown: Wall seconds per CPU second while timing (1: a whole core; 3: a third of one).
     """
-    from dpkit.algorithms.executors import run_pair
-    from dpkit.audits.rl import neighbouring_datasets, rl_release
 
-    d0, d1 = neighbouring_datasets(setting)
-    run_pair(rl_release, d0, d1, _WARM_RUNS, 0)
-    started = time.perf_counter()
-    run_pair(rl_release, d0, d1, _TIMED_RUNS, 1)
-    return (time.perf_counter() - started) / (2 * _TIMED_RUNS)
+    ledger: float = 0.0
+    audit_run: dict[str, float] = dataclasses.field(default_factory=dict)
+    episode: dict[str, float] = dataclasses.field(default_factory=dict)
+    figure: float = 0.0
+    start: float = 0.0
+    slowdown: float = 1.0
+    _wall: float = 0.0
+    _cpu: float = 0.0
+
+    @contextmanager
+    def timing(self, record: Callable[[float], None]) -> Iterator[None]:
+        """Time the block: pass its CPU seconds to ``record``, and count its wall and CPU seconds in the slowdown.
+
+        Args:
+            record: Called with the block's CPU seconds.
+
+        Yields:
+            Nothing; the block runs.
+        """
+        wall, cpu = time.perf_counter(), time.process_time()
+        yield
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        record(cpu)
+        self._wall, self._cpu = self._wall + wall, self._cpu + cpu
+        self.slowdown = max(1.0, self._wall / self._cpu) if self._cpu > 0 else 1.0
 
 
-def audits_estimate(config: Any) -> str | None:
-    """The line ``dpkit report`` prints before it starts: the expected time of its audits.
-
-    Every algorithm's audit runs (:func:`dpkit.reports.job.audit_parts`) at its time per run
-    (:func:`seconds_per_run`) over the config's workers, and the simulations beside them.
+def calibrate(config: Any) -> UnitCosts:
+    """Time one small unit of each kind the report of ``config`` runs (their results are discarded).
 
     Args:
         config: The report's :class:`~dpkit.reports.config.ReportConfig`.
 
     Returns:
-        The line, or None when no audit runs, or when a first batch cannot run (the audit itself then names what is
-        wrong).
-    """
-    from dpkit.reports.job import audit_parts, audit_setting_of, stage_totals
+        The costs.
 
-    seconds, runs, slowest = 0.0, 0, ("", 0.0)
+    Raises:
+        ValueError: A unit cannot run (the report itself then names what is wrong).
+    """
+    from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+    from dpkit.algorithms.executors import run_pair
+    from dpkit.algorithms.registry import declare
+    from dpkit.algorithms.simulation import simulate_seeds
+    from dpkit.audits.rl import neighbouring_datasets, rl_release
+    from dpkit.reports import figures
+    from dpkit.reports.config import ledger_parameters
+    from dpkit.reports.job import audit_parts, audit_setting_of, epsilon_curves
+    from dpkit.reports.regret_runs import RlsviTask, run_task
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    costs = UnitCosts(start=usage.ru_utime + usage.ru_stime)
+    seeds = tuple(config.seed + i for i in range(config.seeds))
+    curves = None
     for a in config.algorithms:
-        parts = audit_parts(a)
-        if not parts:
-            continue
-        try:
-            per_run = seconds_per_run(audit_setting_of(a))
-        except ValueError:
-            return None
-        n = sum(p.runs for p in parts)
-        seconds, runs = seconds + per_run * n, runs + n
-        slowest = max(slowest, (a.name, per_run), key=lambda x: x[1])
-    if runs == 0:
-        return None
+        if curves is None:
+
+            def ledger(cpu: float) -> None:
+                costs.ledger = cpu
+
+            with costs.timing(ledger):
+                declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
+                relation = algorithm_ledger(declaration).relation
+                curves = epsilon_curves(declaration, relation, config.deltas)
+        if audit_parts(a):
+            d0, d1 = neighbouring_datasets(audit_setting_of(a))
+            run_pair(rl_release, d0, d1, 1, 0)  # its caches: the world, the declaration, σ
+            with costs.timing(lambda cpu, name=a.name: costs.audit_run.__setitem__(name, cpu / (2 * _AUDIT_CHUNK))):
+                run_pair(rl_release, d0, d1, _AUDIT_CHUNK, 1)
+        short = dataclasses.replace(a.experiment("paper", config.seed), episodes=min(a.episodes, _EPISODES))
+        with costs.timing(lambda cpu, a=a, k=short.episodes: costs.episode.__setitem__(a.name, cpu / (k * len(seeds)))):
+            simulate_seeds(short, seeds)
+        if "rlsvi" in a.spec.report.sections:
+            k = min(a.episodes, 4 * _EPISODES)
+            horizon = ledger_parameters(a, config.seed)["horizon"]
+            task = RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta)
+            with costs.timing(lambda cpu, k=k: costs.episode.__setitem__(RLSVI_KEY, cpu / k)):
+                run_task(task)
+    if curves is not None:
+        drawn = {curves["labels"][key]: values for key, values in curves["methods"].items()}
+        with tempfile.TemporaryDirectory() as folder:
+            figures.epsilon_delta_figure(curves["deltas"], drawn, Path(folder) / "warm.png")  # imports, fonts
+
+            def figure(cpu: float) -> None:
+                costs.figure = cpu
+
+            with costs.timing(figure):
+                figures.epsilon_delta_figure(curves["deltas"], drawn, Path(folder) / "timed.png")
+    return costs
+
+
+#: The key of RLSVI's own runs (its privacy figure's K) among :attr:`UnitCosts.episode`.
+RLSVI_KEY = "rlsvi runs"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The expected wall time of a report and the work behind it.
+
+    Attributes:
+        seconds: The expected wall seconds, from the start of the process to the report written.
+        runs: The audits' runs (both datasets, every position).
+        episodes: The simulations' episodes (every seed, σ and RLSVI run).
+        figures: The figures drawn.
+        work: CPU seconds of each kind: ``ledgers``, ``simulations``, ``audits``, ``figures``, ``starts``.
+        processes: The processes the simulations and audits run in at once (the config's workers, twice).
+        cores: The cores this process may run on.
+        share: The share of a core one process got while timing (1 / :attr:`UnitCosts.slowdown`).
+    """
+
+    seconds: float
+    runs: int
+    episodes: int
+    figures: int
+    work: dict[str, float]
+    processes: int
+    cores: int
+    share: float
+
+
+def _throughput(processes: int, cores: int, others: float) -> float:
+    """Cores' worth of CPU that ``processes`` busy processes get beside ``others`` busy ones (a fair share)."""
+    return processes * min(1.0, cores / (others + processes))
+
+
+def figure_count(config: Any) -> int:
+    """The figures the report of ``config`` draws (:func:`dpkit.reports.render.figure_list`, counted from the config).
+
+    Args:
+        config: The report's configuration.
+
+    Returns:
+        Per algorithm its ε(δ), tree and RLSVI figures where it has them, its audit's (one for a sequential audit,
+        two for a fixed one) and its regret; one per ledger or event file.
+    """
+    count = len(config.ledgers)
+    for a in config.algorithms:
+        sections = a.spec.report.sections
+        audit = 0 if not a.audit.enabled else (1 if a.audit.mode == "sequential" else 2)
+        count += 2 + ("tree" in sections) + ("rlsvi" in sections) + audit
+    return count
+
+
+def report_estimate(config: Any, costs: UnitCosts) -> Estimate:
+    """The expected wall time of the report of ``config``, from its counts of work and the units' ``costs``.
+
+    The ledgers and figures run in this process; the simulations (a pool of the config's workers) and the audits
+    (as many again) run side by side, then whichever has work left alone. Each gets the CPU a fair share of the
+    cores gives it beside the machine's other load, read from the share of a core this process got while timing
+    (or the load average where it got a whole core).
+
+    Args:
+        config: The report's configuration.
+        costs: :func:`calibrate`'s costs.
+
+    Returns:
+        The estimate.
+    """
+    from dpkit.reports.job import _tasks, audit_parts  # the report's own tasks: what it will simulate
+    from dpkit.reports.regret_runs import RegretTask
+
+    runs = {a.name: sum(p.runs for p in audit_parts(a)) for a in config.algorithms}
+    audits = sum(costs.audit_run.get(name, 0.0) * n for name, n in runs.items())
+    simulations, episodes = 0.0, 0
+    for task in _tasks(config):
+        if isinstance(task, RegretTask):
+            k = task.experiment.episodes * len(task.seeds)
+            simulations += costs.episode.get(task.algorithm, 0.0) * k
+        else:
+            k = task.episodes
+            simulations += costs.episode.get(RLSVI_KEY, 0.0) * k
+        episodes += k
     workers = config.workers
-    over = f" over {workers} workers" if workers > 1 else ""
-    simulations = stage_totals(config)["simulations"]
+    figures = figure_count(config)
+    starts = costs.start * (2 * workers if workers > 1 else 0)  # a pool for the simulations, one for the audits
+    serial = costs.ledger * (len(config.algorithms) + len(config.ledgers)) + costs.figure * figures
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    share = 1.0 / costs.slowdown
+    if share < 0.95:  # this process got part of a core: the others' load is what leaves it that share
+        others = cores / share - 1.0
+    else:
+        others = min(max(os.getloadavg()[0] - 1.0, 0.0), cores - 1.0) if hasattr(os, "getloadavg") else 0.0
+    if workers == 1:  # the audits, then the simulations, in this process
+        side_by_side = (audits + simulations) / _throughput(1, cores, others)
+    else:
+        first, rest = sorted((audits + starts / 2, simulations + starts / 2))
+        side_by_side = 2 * first / _throughput(2 * workers, cores, others)
+        side_by_side += (rest - first) / _throughput(workers, cores, others)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    spent = (usage.ru_utime + usage.ru_stime) / _throughput(1, cores, others)  # start-up and timing, so far
+    seconds = spent + serial / _throughput(1, cores, others) + side_by_side
+    work = {
+        "ledgers": costs.ledger * (len(config.algorithms) + len(config.ledgers)),
+        "simulations": simulations,
+        "audits": audits,
+        "figures": costs.figure * figures,
+        "starts": starts,
+    }
+    return Estimate(seconds, sum(runs.values()), episodes, figures, work, 2 * workers, cores, min(share, 1.0))
+
+
+def duration(seconds: float) -> str:
+    """A report's time as its estimate says it: ``40 s``, ``3 min 20 s`` (to 10 s), ``1 h 5 min``.
+
+    Args:
+        seconds: The time in seconds.
+
+    Returns:
+        The time in words.
+
+    Examples:
+        >>> duration(41.7), duration(200.0), duration(3900.0)
+        ('42 s', '3 min 20 s', '1 h 5 min')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        minutes, rest = divmod(round(seconds / 10) * 10, 60)
+        return f"{minutes:.0f} min" + (f" {rest:.0f} s" if rest else "")
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours:.0f} h" + (f" {rest:.0f} min" if rest else "")
+
+
+def estimate_line(estimate: Estimate) -> str:
+    """The line ``dpkit report`` prints first: the expected time of all of it, and the work behind it.
+
+    Args:
+        estimate: :func:`report_estimate`'s estimate.
+
+    Returns:
+        The line.
+    """
+    w = estimate.work
     return (
-        f"expected time: audits about {format_duration(seconds / workers)} ({runs:,} runs at "
-        f"{seconds / runs * 1e3:.3g} ms each on average{over}; slowest {slowest[0]} at {slowest[1] * 1e3:.3g} ms, "
-        f"timed on a first batch), the {simulations:,} simulations beside them"
+        f"expected time: about {duration(estimate.seconds)} in all — audits {estimate.runs:,} runs "
+        f"({w['audits']:.0f} s of CPU), simulations {estimate.episodes:,} episodes ({w['simulations']:.0f} s), "
+        f"{estimate.figures} figures and the ledgers ({w['figures'] + w['ledgers']:.0f} s); on {estimate.cores} "
+        f"core{'s' if estimate.cores > 1 else ''}, one process getting {estimate.share:.0%} of a core now "
+        "(each kind of work timed on a first small unit here)"
     )

@@ -16,6 +16,7 @@ from markupsafe import escape
 
 from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms.registry import declare
+from dpkit.commands.report_estimate import figure_count
 from dpkit.reports.config import ledger_parameters, parse_config
 from dpkit.reports.job import STAGES, compute_report, count_steps, regret_checkpoints, stage_totals
 from dpkit.reports.render import FILES, figure_list, report_json, write_report
@@ -56,6 +57,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     for stage in STAGES:  # every stage reports its own steps, in full
         assert sum(k for name, k in steps if name == stage) == pytest.approx(totals[stage], abs=1e-9)
     assert all(k > 0 for _, k in steps)
+    assert len(figure_list(data)) == figure_count(config)  # what the estimate counts before anything runs
     out = tmp_path_factory.mktemp("report")
     write_report(data, out)
     return data, out
