@@ -83,10 +83,11 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     if rows:
         print_table(
             f"{data['title']} → {out}",
-            ["algorithm", "claim ε, δ", "ε, paper σ", "audit", "flags"],
+            ["algorithm", "audit", "paper's claim", "claim ε, δ", "ε, paper σ", "flags"],
             [_verdict_cells(row) for row in rows],
-            caption="ε, paper σ: at the claim's δ / at the informative δ (exact; ≤: an upper bound); "
-            "audit: verdict (power)",
+            caption="audit: the implementation's verdict (power), in the audit's own setting; paper's claim: its σ "
+            "against its (ε, δ) in the report's setting (flawed: met, but its accounting has an error); ε, paper σ: "
+            "at the claim's δ / at the informative δ (exact; ≤: an upper bound)",
         )
     if data["ledgers"]:
         print_table(
@@ -145,10 +146,11 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
     )
     return [
         row["algorithm"],
+        audit,
+        row["paper_claim"],
         f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
         ("" if row["method"] == "exact" else "≤ ")
         + f"{format_number(row['epsilon_at_paper_sigma'], 4)} / "
         + format_number(row["epsilon_at_informative_delta"], 4),
-        audit,
         flags or "none",
     ]

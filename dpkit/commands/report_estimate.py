@@ -87,21 +87,24 @@ def calibrate(config: Any) -> UnitCosts:
     from dpkit.reports.config import ledger_parameters
     from dpkit.reports.job import audit_parts, audit_setting_of, epsilon_curves
     from dpkit.reports.regret_runs import RlsviTask, run_task
+    from dpkit.reports.user_ledgers import ledger_section
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     costs = UnitCosts(start=usage.ru_utime + usage.ru_stime)
     seeds = tuple(config.seed + i for i in range(config.seeds))
-    curves = None
+    curves: dict[str, Any] | None = None
+
+    def ledger(cpu: float) -> None:
+        costs.ledger = cpu
+
+    with costs.timing(ledger):  # the first algorithm's ledger and curves, or the first file's
+        if config.algorithms:
+            a = config.algorithms[0]
+            declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
+            curves = epsilon_curves(declaration, algorithm_ledger(declaration).relation, config.deltas)
+        elif config.ledgers:
+            curves = ledger_section(config.ledgers[0], config.deltas)["epsilon_curves"]
     for a in config.algorithms:
-        if curves is None:
-
-            def ledger(cpu: float) -> None:
-                costs.ledger = cpu
-
-            with costs.timing(ledger):
-                declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
-                relation = algorithm_ledger(declaration).relation
-                curves = epsilon_curves(declaration, relation, config.deltas)
         if audit_parts(a):
             d0, d1 = neighbouring_datasets(audit_setting_of(a))
             run_pair(rl_release, d0, d1, 1, 0)  # its caches: the world, the declaration, σ
@@ -143,9 +146,7 @@ class Estimate:
         episodes: The simulations' episodes (every seed, σ and RLSVI run).
         figures: The figures drawn.
         work: CPU seconds of each kind: ``ledgers``, ``simulations``, ``audits``, ``figures``, ``starts``.
-        processes: The processes the simulations and audits run in at once (the config's workers, twice).
-        cores: The cores this process may run on.
-        share: The share of a core one process got while timing (1 / :attr:`UnitCosts.slowdown`).
+        machine: The CPU the machine gives the report now.
     """
 
     seconds: float
@@ -153,14 +154,69 @@ class Estimate:
     episodes: int
     figures: int
     work: dict[str, float]
-    processes: int
+    machine: Machine
+
+
+@dataclass(frozen=True)
+class Machine:
+    """How much CPU this machine gives the report now.
+
+    Attributes:
+        cores: The cores this process may run on.
+        share: The share of a core one process of the report got while timing (1: a whole one).
+        others: The busy processes beside the report's (sessions, where the kernel groups them), read from that share,
+            or from the load average where the report's process got a whole core.
+        grouped: Whether the kernel shares the CPU between sessions first (Linux's autogroup): the report's workers
+            are in its session, so together they get the session's part of the machine, not one part each.
+    """
+
     cores: int
     share: float
+    others: float
+    grouped: bool
 
+    @classmethod
+    def now(cls, slowdown: float) -> Machine:
+        """This machine, with the slowdown one process of the report saw while timing.
 
-def _throughput(processes: int, cores: int, others: float) -> float:
-    """Cores' worth of CPU that ``processes`` busy processes get beside ``others`` busy ones (a fair share)."""
-    return processes * min(1.0, cores / (others + processes))
+        Args:
+            slowdown: :attr:`UnitCosts.slowdown`.
+
+        Returns:
+            The machine.
+        """
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        share = min(1.0, 1.0 / slowdown)
+        if share < 0.95:  # part of a core: the others' load is what leaves it that share
+            others = cores / share - 1.0
+        else:
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
+            others = min(max(load - 1.0, 0.0), cores - 1.0)
+        try:
+            grouped = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() == "1"
+        except OSError:
+            grouped = False
+        return cls(cores, share, others, grouped)
+
+    def throughput(self, processes: int) -> float:
+        """The cores' worth of CPU that ``processes`` busy processes of the report get together.
+
+        Args:
+            processes: How many run at once.
+
+        Returns:
+            A fair share of the cores beside the others: per session where the kernel groups by session, else per
+            process.
+
+        Examples:
+            >>> Machine(2, 0.25, 7.0, grouped=True).throughput(4), Machine(2, 1.0, 0.0, grouped=True).throughput(4)
+            (0.25, 2.0)
+            >>> Machine(2, 0.25, 7.0, grouped=False).throughput(4)
+            0.7272727272727273
+        """
+        if self.grouped:
+            return min(float(processes), self.cores / (self.others + 1.0))
+        return processes * min(1.0, self.cores / (self.others + processes))
 
 
 def figure_count(config: Any) -> int:
@@ -181,17 +237,17 @@ def figure_count(config: Any) -> int:
     return count
 
 
-def report_estimate(config: Any, costs: UnitCosts) -> Estimate:
+def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = None) -> Estimate:
     """The expected wall time of the report of ``config``, from its counts of work and the units' ``costs``.
 
     The ledgers and figures run in this process; the simulations (a pool of the config's workers) and the audits
-    (as many again) run side by side, then whichever has work left alone. Each gets the CPU a fair share of the
-    cores gives it beside the machine's other load, read from the share of a core this process got while timing
-    (or the load average where it got a whole core).
+    (as many again) run side by side, then whichever has work left alone, with the CPU :class:`Machine` says they
+    get beside the machine's other load.
 
     Args:
         config: The report's configuration.
         costs: :func:`calibrate`'s costs.
+        machine: The CPU the report gets (default: :meth:`Machine.now` at the costs' slowdown).
 
     Returns:
         The estimate.
@@ -214,21 +270,15 @@ def report_estimate(config: Any, costs: UnitCosts) -> Estimate:
     figures = figure_count(config)
     starts = costs.start * (2 * workers if workers > 1 else 0)  # a pool for the simulations, one for the audits
     serial = costs.ledger * (len(config.algorithms) + len(config.ledgers)) + costs.figure * figures
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    share = 1.0 / costs.slowdown
-    if share < 0.95:  # this process got part of a core: the others' load is what leaves it that share
-        others = cores / share - 1.0
-    else:
-        others = min(max(os.getloadavg()[0] - 1.0, 0.0), cores - 1.0) if hasattr(os, "getloadavg") else 0.0
+    machine = machine or Machine.now(costs.slowdown)
     if workers == 1:  # the audits, then the simulations, in this process
-        side_by_side = (audits + simulations) / _throughput(1, cores, others)
-    else:
+        side_by_side = (audits + simulations) / machine.throughput(1)
+    else:  # both pools side by side, then whichever has work left alone
         first, rest = sorted((audits + starts / 2, simulations + starts / 2))
-        side_by_side = 2 * first / _throughput(2 * workers, cores, others)
-        side_by_side += (rest - first) / _throughput(workers, cores, others)
+        side_by_side = 2 * first / machine.throughput(2 * workers) + (rest - first) / machine.throughput(workers)
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    spent = (usage.ru_utime + usage.ru_stime) / _throughput(1, cores, others)  # start-up and timing, so far
-    seconds = spent + serial / _throughput(1, cores, others) + side_by_side
+    spent = usage.ru_utime + usage.ru_stime  # start-up and timing, so far
+    seconds = (spent + serial) / machine.throughput(1) + side_by_side
     work = {
         "ledgers": costs.ledger * (len(config.algorithms) + len(config.ledgers)),
         "simulations": simulations,
@@ -236,7 +286,7 @@ def report_estimate(config: Any, costs: UnitCosts) -> Estimate:
         "figures": costs.figure * figures,
         "starts": starts,
     }
-    return Estimate(seconds, sum(runs.values()), episodes, figures, work, 2 * workers, cores, min(share, 1.0))
+    return Estimate(seconds, sum(runs.values()), episodes, figures, work, machine)
 
 
 def duration(seconds: float) -> str:
@@ -270,11 +320,14 @@ def estimate_line(estimate: Estimate) -> str:
     Returns:
         The line.
     """
-    w = estimate.work
+    w, m = estimate.work, estimate.machine
+    shared = ""
+    if m.grouped and m.share < 0.95:
+        shared = " and its workers sharing it (the kernel shares the CPU by session)"
     return (
         f"expected time: about {duration(estimate.seconds)} in all — audits {estimate.runs:,} runs "
         f"({w['audits']:.0f} s of CPU), simulations {estimate.episodes:,} episodes ({w['simulations']:.0f} s), "
-        f"{estimate.figures} figures and the ledgers ({w['figures'] + w['ledgers']:.0f} s); on {estimate.cores} "
-        f"core{'s' if estimate.cores > 1 else ''}, one process getting {estimate.share:.0%} of a core now "
+        f"{estimate.figures} figures and the ledgers ({w['figures'] + w['ledgers']:.0f} s); on {m.cores} "
+        f"core{'s' if m.cores > 1 else ''}, one process getting {m.share:.0%} of a core now{shared} "
         "(each kind of work timed on a first small unit here)"
     )

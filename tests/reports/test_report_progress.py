@@ -10,6 +10,7 @@ from dpkit.algorithms.executors import AutoExecutor
 from dpkit.audits.rl import plan_probe_runs, positions
 from dpkit.commands.report_estimate import (
     RLSVI_KEY,
+    Machine,
     UnitCosts,
     calibrate,
     estimate_line,
@@ -120,10 +121,18 @@ def test_the_estimate_is_the_configs_work_at_each_units_cost(config) -> None:
 
 
 def test_a_loaded_machine_stretches_the_estimate(config) -> None:
-    """A process that got a quarter of a core while timing: the same work takes about four times the wall time."""
-    quiet, loaded = report_estimate(config, _costs(1.0)), report_estimate(config, _costs(4.0))
-    assert loaded.share == pytest.approx(0.25) and loaded.work == quiet.work
-    assert 3.0 * quiet.seconds < loaded.seconds < 5.0 * quiet.seconds
+    """Where one process got a quarter of a core while timing, the same work takes four times as long; where the
+    kernel shares the CPU by session (Linux's autogroup), the report's workers share that quarter."""
+    quiet = report_estimate(config, _costs(1.0), Machine(2, 1.0, 1.0, grouped=True))
+    loaded = report_estimate(config, _costs(4.0), Machine(2, 0.25, 7.0, grouped=True))
+    assert loaded.work == quiet.work  # (the CPU this process has spent so far moves a little between the two)
+    assert loaded.seconds == pytest.approx(4 * quiet.seconds, rel=0.01)
+    assert Machine(2, 0.25, 7.0, grouped=True).throughput(4) == pytest.approx(0.25)
+    assert Machine(2, 1.0, 0.0, grouped=True).throughput(4) == Machine(2, 1.0, 0.0, grouped=False).throughput(4) == 2
+    assert Machine(2, 0.25, 7.0, grouped=False).throughput(1) == pytest.approx(0.25)  # a fair share per process
+    assert Machine(2, 0.25, 7.0, grouped=False).throughput(4) == pytest.approx(8 / 11)
+    machine = Machine.now(4.0)
+    assert machine.share == pytest.approx(0.25) and machine.throughput(1) == pytest.approx(0.25)
 
 
 def test_the_estimate_line_says_all_of_it(config) -> None:
