@@ -338,7 +338,7 @@ def setting_labels(section: Mapping[str, Any]) -> dict[str, str | None]:
     audit = section.get("audit") or {}
     result = audit.get("result") if audit.get("available") else None
     setting = None if result is None else result.get("setting")
-    if setting is None:
+    if result is None or setting is None:
         return {"report": report, "audit": None}
     world = setting.get("env") or ("LQ system" if lq else "own MDP")
     words = [world, *_sizes(setting, lq=lq, horizon=setting.get("horizon")), f"{result['episodes']} users per run"]

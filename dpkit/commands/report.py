@@ -83,7 +83,7 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     if rows:
         print_table(
             f"{data['title']} → {out}",
-            ["algorithm", "audit", "paper's claim", "claim ε, δ", "ε, paper σ", "flags"],
+            ["algorithm", "audit", "paper's claim", "claim ε, δ", "ε, paper σ"],
             [_verdict_cells(row) for row in rows],
             caption="audit: the implementation's verdict (power), in the audit's own setting; paper's claim: its σ "
             "against its (ε, δ) in the report's setting (flawed: met, but its accounting has an error); ε, paper σ: "
@@ -104,7 +104,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
             ],
         )
     named = [(r["algorithm"], r["worst_flag"]) for r in rows] + [(r["name"], r["worst_flag"]) for r in data["ledgers"]]
-    worst = [f"{name}: {flag['severity']} {flag['code']}" for name, flag in named if flag]
+    counts = {r["algorithm"]: _flag_counts(r["flag_counts"]) for r in rows}
+    worst = [f"{name}: {flag['severity']} {flag['code']}{counts.get(name, '')}" for name, flag in named if flag]
     if worst:
         print_lines(worst, title="worst flags")
     print_lines(
@@ -140,10 +141,6 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
         audit += f" (sequential, {row['audit_runs_used']:,} runs)"
     elif row["verdict"] is not None:
         audit += f" ({format_number(row['audit_power_ratio'], 2)})"
-    counts = row["flag_counts"]
-    flags = ", ".join(
-        f"{counts[k]} {k}{'' if counts[k] == 1 else 's'}" for k in ("error", "warning", "info") if counts[k]
-    )
     return [
         row["algorithm"],
         audit,
@@ -152,5 +149,10 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
         ("" if row["method"] == "exact" else "≤ ")
         + f"{format_number(row['epsilon_at_paper_sigma'], 4)} / "
         + format_number(row["epsilon_at_informative_delta"], 4),
-        flags or "none",
     ]
+
+
+def _flag_counts(counts: dict[str, int]) -> str:
+    """`` (2 errors, 1 warning)``: how many flags of each severity an algorithm's ledger has."""
+    words = [f"{counts[k]} {k}{'' if counts[k] == 1 else 's'}" for k in ("error", "warning", "info") if counts[k]]
+    return f" ({', '.join(words)})" if words else ""

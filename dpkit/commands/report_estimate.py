@@ -35,7 +35,7 @@ class UnitCosts:
         audit_run: One audit run (on one dataset), by algorithm.
         episode: One simulated episode of one seed, by algorithm.
         figure: One figure drawn.
-        start: Starting one worker process (this process's own start-up).
+        start: Starting one worker process (this process's own start-up and imports, up to the end of the timing).
         slowdown: Wall seconds per CPU second while timing (1: a whole core; 3: a third of one).
     """
 
@@ -66,6 +66,15 @@ class UnitCosts:
         self.slowdown = max(1.0, self._wall / self._cpu) if self._cpu > 0 else 1.0
 
 
+def _per_unit(costs: dict[str, float], key: str, units: int) -> Callable[[float], None]:
+    """A :meth:`UnitCosts.timing` record that stores the CPU seconds per unit of ``units`` under ``key``."""
+
+    def record(cpu: float) -> None:
+        costs[key] = cpu / units
+
+    return record
+
+
 def calibrate(config: Any) -> UnitCosts:
     """Time one small unit of each kind the report of ``config`` runs (their results are discarded).
 
@@ -89,8 +98,7 @@ def calibrate(config: Any) -> UnitCosts:
     from dpkit.reports.regret_runs import RlsviTask, run_task
     from dpkit.reports.user_ledgers import ledger_section
 
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    costs = UnitCosts(start=usage.ru_utime + usage.ru_stime)
+    costs = UnitCosts()
     seeds = tuple(config.seed + i for i in range(config.seeds))
     curves: dict[str, Any] | None = None
 
@@ -108,16 +116,16 @@ def calibrate(config: Any) -> UnitCosts:
         if audit_parts(a):
             d0, d1 = neighbouring_datasets(audit_setting_of(a))
             run_pair(rl_release, d0, d1, 1, 0)  # its caches: the world, the declaration, σ
-            with costs.timing(lambda cpu, name=a.name: costs.audit_run.__setitem__(name, cpu / (2 * _AUDIT_CHUNK))):
+            with costs.timing(_per_unit(costs.audit_run, a.name, 2 * _AUDIT_CHUNK)):
                 run_pair(rl_release, d0, d1, _AUDIT_CHUNK, 1)
         short = dataclasses.replace(a.experiment("paper", config.seed), episodes=min(a.episodes, _EPISODES))
-        with costs.timing(lambda cpu, a=a, k=short.episodes: costs.episode.__setitem__(a.name, cpu / (k * len(seeds)))):
+        with costs.timing(_per_unit(costs.episode, a.name, short.episodes * len(seeds))):
             simulate_seeds(short, seeds)
         if "rlsvi" in a.spec.report.sections:
             k = min(a.episodes, 4 * _EPISODES)
             horizon = ledger_parameters(a, config.seed)["horizon"]
             task = RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta)
-            with costs.timing(lambda cpu, k=k: costs.episode.__setitem__(RLSVI_KEY, cpu / k)):
+            with costs.timing(_per_unit(costs.episode, RLSVI_KEY, k)):
                 run_task(task)
     if curves is not None:
         drawn = {curves["labels"][key]: values for key, values in curves["methods"].items()}
@@ -129,6 +137,8 @@ def calibrate(config: Any) -> UnitCosts:
 
             with costs.timing(figure):
                 figures.epsilon_delta_figure(curves["deltas"], drawn, Path(folder) / "timed.png")
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # what a worker also does: start, import dpkit, numpy, …
+    costs.start = max(0.0, usage.ru_utime + usage.ru_stime - costs._cpu)
     return costs
 
 
