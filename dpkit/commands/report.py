@@ -45,7 +45,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     from dpkit.reports.job import compute_report, stage_totals
     from dpkit.reports.render import check_output_dir, figure_list, write_report
 
-    from .report_estimate import calibrate, duration, estimate_line, report_estimate
+    from .report_calibration import calibrate
+    from .report_estimate import duration, estimate_line, report_estimate
 
     check_output_dir(out)
     config = load_config(config_path)  # the whole config (and --out) is checked before anything runs

@@ -1,149 +1,22 @@
 """What ``dpkit report`` says before it starts: how long the whole report will take — ledgers, simulations, audits
 and figures together — from the work its config asks for and the cost of each kind of unit, timed here first.
 
-:func:`calibrate` times one small unit of each kind (a ledger, a chunk of each algorithm's audit runs, a few episodes
-of each algorithm's simulations, one figure) in this process, in CPU seconds, and how much of a core this process gets
-now (the machine's load). :func:`report_estimate` multiplies the config's counts — runs × positions, episodes × seeds
-× σ, figures — by those costs and spreads the simulations and audits over the config's workers and the cores the
-machine has free; :func:`estimate_line` says it in one line.
+:func:`~dpkit.commands.report_calibration.calibrate` times one small unit of each kind in this process, in CPU
+seconds, and the share of a core this process gets now (the machine's load). :func:`report_estimate` multiplies the
+config's counts — runs × positions, episodes × seeds × σ, figures — by those costs and spreads the simulations and
+audits over the config's workers and the CPU the machine gives them (:class:`Machine`); :func:`estimate_line` says it
+in one line.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import resource
-import tempfile
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: Runs per dataset of the timed audit chunk (the audits hand their executor chunks of this many runs) and episodes
-#: of the timed simulation (of every seed), after a warm-up of one run.
-_AUDIT_CHUNK, _EPISODES = 250, 50
-
-
-@dataclass
-class UnitCosts:
-    """CPU seconds of each kind of unit, timed in this process, and the share of a core it got while timing them.
-
-    Attributes:
-        ledger: One ledger with its ε(δ) curves.
-        audit_run: One audit run (on one dataset), by algorithm.
-        episode: One simulated episode of one seed, by algorithm.
-        figure: One figure drawn.
-        start: Starting one worker process (this process's own start-up and imports, up to the end of the timing).
-        slowdown: Wall seconds per CPU second while timing (1: a whole core; 3: a third of one).
-    """
-
-    ledger: float = 0.0
-    audit_run: dict[str, float] = dataclasses.field(default_factory=dict)
-    episode: dict[str, float] = dataclasses.field(default_factory=dict)
-    figure: float = 0.0
-    start: float = 0.0
-    slowdown: float = 1.0
-    _wall: float = 0.0
-    _cpu: float = 0.0
-
-    @contextmanager
-    def timing(self, record: Callable[[float], None]) -> Iterator[None]:
-        """Time the block: pass its CPU seconds to ``record``, and count its wall and CPU seconds in the slowdown.
-
-        Args:
-            record: Called with the block's CPU seconds.
-
-        Yields:
-            Nothing; the block runs.
-        """
-        wall, cpu = time.perf_counter(), time.process_time()
-        yield
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        record(cpu)
-        self._wall, self._cpu = self._wall + wall, self._cpu + cpu
-        self.slowdown = max(1.0, self._wall / self._cpu) if self._cpu > 0 else 1.0
-
-
-def _per_unit(costs: dict[str, float], key: str, units: int) -> Callable[[float], None]:
-    """A :meth:`UnitCosts.timing` record that stores the CPU seconds per unit of ``units`` under ``key``."""
-
-    def record(cpu: float) -> None:
-        costs[key] = cpu / units
-
-    return record
-
-
-def calibrate(config: Any) -> UnitCosts:
-    """Time one small unit of each kind the report of ``config`` runs (their results are discarded).
-
-    Args:
-        config: The report's :class:`~dpkit.reports.config.ReportConfig`.
-
-    Returns:
-        The costs.
-
-    Raises:
-        ValueError: A unit cannot run (the report itself then names what is wrong).
-    """
-    from dpkit.accountant.algorithm_ledgers import algorithm_ledger
-    from dpkit.algorithms.executors import run_pair
-    from dpkit.algorithms.registry import declare
-    from dpkit.algorithms.simulation import simulate_seeds
-    from dpkit.audits.rl import neighbouring_datasets, rl_release
-    from dpkit.reports import figures
-    from dpkit.reports.config import ledger_parameters
-    from dpkit.reports.job import audit_parts, audit_setting_of, epsilon_curves
-    from dpkit.reports.regret_runs import RlsviTask, run_task
-    from dpkit.reports.user_ledgers import ledger_section
-
-    costs = UnitCosts()
-    seeds = tuple(config.seed + i for i in range(config.seeds))
-    curves: dict[str, Any] | None = None
-
-    def ledger(cpu: float) -> None:
-        costs.ledger = cpu
-
-    with costs.timing(ledger):  # the first algorithm's ledger and curves, or the first file's
-        if config.algorithms:
-            a = config.algorithms[0]
-            declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
-            curves = epsilon_curves(declaration, algorithm_ledger(declaration).relation, config.deltas)
-        elif config.ledgers:
-            curves = ledger_section(config.ledgers[0], config.deltas)["epsilon_curves"]
-    for a in config.algorithms:
-        if audit_parts(a):
-            d0, d1 = neighbouring_datasets(audit_setting_of(a))
-            run_pair(rl_release, d0, d1, 1, 0)  # its caches: the world, the declaration, σ
-            with costs.timing(_per_unit(costs.audit_run, a.name, 2 * _AUDIT_CHUNK)):
-                run_pair(rl_release, d0, d1, _AUDIT_CHUNK, 1)
-        short = dataclasses.replace(a.experiment("paper", config.seed), episodes=min(a.episodes, _EPISODES))
-        with costs.timing(_per_unit(costs.episode, a.name, short.episodes * len(seeds))):
-            simulate_seeds(short, seeds)
-        if "rlsvi" in a.spec.report.sections:
-            k = min(a.episodes, 4 * _EPISODES)
-            horizon = ledger_parameters(a, config.seed)["horizon"]
-            task = RlsviTask(a.env, a.states, a.actions, horizon, k, config.seed, a.delta)
-            with costs.timing(_per_unit(costs.episode, RLSVI_KEY, k)):
-                run_task(task)
-    if curves is not None:
-        drawn = {curves["labels"][key]: values for key, values in curves["methods"].items()}
-        with tempfile.TemporaryDirectory() as folder:
-            figures.epsilon_delta_figure(curves["deltas"], drawn, Path(folder) / "warm.png")  # imports, fonts
-
-            def figure(cpu: float) -> None:
-                costs.figure = cpu
-
-            with costs.timing(figure):
-                figures.epsilon_delta_figure(curves["deltas"], drawn, Path(folder) / "timed.png")
-    usage = resource.getrusage(resource.RUSAGE_SELF)  # what a worker also does: start, import dpkit, numpy, …
-    costs.start = max(0.0, usage.ru_utime + usage.ru_stime - costs._cpu)
-    return costs
-
-
-#: The key of RLSVI's own runs (its privacy figure's K) among :attr:`UnitCosts.episode`.
-RLSVI_KEY = "rlsvi runs"
+from .report_calibration import RLSVI_KEY, UnitCosts
 
 
 @dataclass(frozen=True)
@@ -256,7 +129,7 @@ def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = Non
 
     Args:
         config: The report's configuration.
-        costs: :func:`calibrate`'s costs.
+        costs: The units' costs (:func:`~dpkit.commands.report_calibration.calibrate`).
         machine: The CPU the report gets (default: :meth:`Machine.now` at the costs' slowdown).
 
     Returns:

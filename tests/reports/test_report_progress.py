@@ -8,15 +8,8 @@ import pytest
 
 from dpkit.algorithms.executors import AutoExecutor
 from dpkit.audits.rl import plan_probe_runs, positions
-from dpkit.commands.report_estimate import (
-    RLSVI_KEY,
-    Machine,
-    UnitCosts,
-    calibrate,
-    estimate_line,
-    figure_count,
-    report_estimate,
-)
+from dpkit.commands.report_calibration import RLSVI_KEY, UnitCosts, calibrate
+from dpkit.commands.report_estimate import Machine, estimate_line, figure_count, report_estimate
 from dpkit.reports.config import parse_config
 from dpkit.reports.job import _tasks, audit_parts, audit_section, audit_setting_of, run_audit, stage_totals
 from dpkit.reports.regret_runs import RegretTask, RlsviTask
