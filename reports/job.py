@@ -11,6 +11,7 @@ docs/explanation/reports.md ("How a report is computed").
 from __future__ import annotations
 
 import concurrent.futures as cf
+import enum
 import multiprocessing
 import pickle
 import platform
@@ -70,6 +71,7 @@ __all__ = [
     "run_audit",
     "run_sequential_audit",
     "audit_section",
+    "PaperClaim",
     "paper_claim",
     "regret_checkpoints",
     "versions",
@@ -689,7 +691,16 @@ def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def paper_claim(ledger: Mapping[str, Any]) -> str:
+class PaperClaim(enum.StrEnum):
+    """The verdict on a paper's claim (report.json's ``paper_claim``; :func:`paper_claim`)."""
+
+    MET = "met"
+    FLAWED = "flawed"
+    NOT_MET = "not met"
+    NOT_CERTIFIED = "not certified"
+
+
+def paper_claim(ledger: Mapping[str, Any]) -> PaperClaim:
     """The verdict on the paper's claim, read off an algorithm's ledger (the second of a report's two verdicts).
 
     Args:
@@ -701,8 +712,8 @@ def paper_claim(ledger: Mapping[str, Any]) -> str:
         too small, a data-dependent quantity left unaccounted, …: no proof stands behind it), else ``met``.
     """
     if ledger["epsilon_achieved_by_paper_sigma"] > ledger["epsilon_claimed_by_paper"]:
-        return "not met" if ledger["method"] == "exact" else "not certified"
-    return "flawed" if any(f["severity"] == "error" for f in ledger["flags"]) else "met"
+        return PaperClaim.NOT_MET if ledger["method"] == "exact" else PaperClaim.NOT_CERTIFIED
+    return PaperClaim.FLAWED if any(f["severity"] == "error" for f in ledger["flags"]) else PaperClaim.MET
 
 
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
