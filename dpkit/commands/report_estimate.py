@@ -138,8 +138,10 @@ def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = Non
     from dpkit.reports.job import _tasks, audit_parts  # the report's own tasks: what it will simulate
     from dpkit.reports.regret_runs import RegretTask
 
-    runs = {a.name: sum(p.runs for p in audit_parts(a)) for a in config.algorithms}
+    parts = {a.name: audit_parts(a) for a in config.algorithms}
+    runs = {name: sum(p.runs for p in these) for name, these in parts.items()}
     audits = sum(costs.audit_run.get(name, 0.0) * n for name, n in runs.items())
+    audits += costs.audit_part * sum(len(these) for these in parts.values())
     simulations, episodes = 0.0, 0
     for task in _tasks(config):
         if isinstance(task, RegretTask):

@@ -75,6 +75,7 @@ def _costs(slowdown: float = 1.0) -> UnitCosts:
     return UnitCosts(
         ledger=0.5,
         audit_run={"ldp-ucrl-vtr": 1e-3, "rlsvi": 4e-3},
+        audit_part=0.125,
         episode={"ldp-ucrl-vtr": 2e-3, "rlsvi": 1e-3, "private-linopt-vi": 3e-3, RLSVI_KEY: 5e-4},
         figure=0.25,
         slowdown=slowdown,
@@ -87,7 +88,8 @@ def test_the_estimate_is_the_configs_work_at_each_units_cost(config) -> None:
     estimate = report_estimate(config, _costs())
     runs = {a.name: sum(p.runs for p in audit_parts(a)) for a in config.algorithms}
     assert estimate.runs == sum(runs.values())
-    assert estimate.work["audits"] == pytest.approx(1e-3 * runs["ldp-ucrl-vtr"] + 4e-3 * runs["rlsvi"])
+    parts = sum(len(audit_parts(a)) for a in config.algorithms)  # each with its own cost: its attacks, its tests
+    assert estimate.work["audits"] == pytest.approx(1e-3 * runs["ldp-ucrl-vtr"] + 4e-3 * runs["rlsvi"] + 0.125 * parts)
     assert estimate.episodes == stage_totals(config)["simulations"]
     tasks = [t for t in _tasks(config) if isinstance(t, RegretTask)]
     regret = sum(_costs().episode[t.algorithm] * t.experiment.episodes * len(t.seeds) for t in tasks)
@@ -110,7 +112,8 @@ def test_the_estimate_is_the_configs_work_at_each_units_cost(config) -> None:
         },
         "more.toml",
     )
-    assert report_estimate(more, _costs()).work["audits"] == pytest.approx(4 * estimate.work["audits"])
+    runs_work = estimate.work["audits"] - 0.125 * parts  # the parts' own cost does not grow with their runs
+    assert report_estimate(more, _costs()).work["audits"] == pytest.approx(4 * runs_work + 0.125 * parts)
 
 
 def test_a_loaded_machine_stretches_the_estimate(config) -> None:
@@ -140,7 +143,7 @@ def test_every_kind_of_unit_is_timed(config) -> None:
     assert set(costs.audit_run) == {"ldp-ucrl-vtr", "rlsvi"}  # linopt's audit is disabled
     assert set(costs.episode) == {"ldp-ucrl-vtr", "rlsvi", "private-linopt-vi", RLSVI_KEY}
     assert all(v > 0 for v in [*costs.audit_run.values(), *costs.episode.values(), costs.ledger, costs.figure])
-    assert costs.slowdown >= 1.0 and costs.start > 0
+    assert costs.slowdown >= 1.0 and costs.start > 0 and costs.audit_part >= 0
 
 
 def test_a_task_sends_its_episodes_as_it_plays(monkeypatch: pytest.MonkeyPatch, config) -> None:
