@@ -38,6 +38,7 @@ class UnitCosts:
         figure: One figure drawn.
         start: Starting one worker process (this process's own start-up and imports, up to the timing).
         slowdown: Wall seconds per CPU second while timing (1: a whole core; 3: a third of one).
+        running: The machine's runnable processes (this one among them) as each unit ended, where the system says.
     """
 
     ledger: float = 0.0
@@ -47,6 +48,7 @@ class UnitCosts:
     figure: float = 0.0
     start: float = 0.0
     slowdown: float = 1.0
+    running: list[int] = dataclasses.field(default_factory=list)
     _wall: float = 0.0
     _cpu: float = 0.0
 
@@ -65,7 +67,16 @@ class UnitCosts:
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         record(cpu)
         self._wall, self._cpu = self._wall + wall, self._cpu + cpu
+        self.running += _running()
         self.slowdown = max(1.0, self._wall / self._cpu) if self._cpu > 0 else 1.0
+
+
+def _running() -> list[int]:
+    """The runnable processes now (``/proc/loadavg``'s fourth field), or nothing where the system does not say."""
+    try:
+        return [int(Path("/proc/loadavg").read_text(encoding="ascii").split()[3].split("/")[0])]
+    except (OSError, IndexError, ValueError):
+        return []
 
 
 def _per_unit(costs: dict[str, float], key: str, units: int) -> Callable[[float], None]:

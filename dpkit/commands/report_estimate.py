@@ -47,8 +47,8 @@ class Machine:
     Attributes:
         cores: The cores this process may run on.
         share: The share of a core one process of the report got while timing (1: a whole one).
-        others: The busy processes beside the report's (sessions, where the kernel groups them), read from that share,
-            or from the load average where the report's process got a whole core.
+        others: The busy processes beside the report's, read from that share, or where the report's process got a
+            whole core from the processes runnable beside it while it was timed (else the load average).
         grouped: Whether the kernel shares the CPU between sessions first (Linux's autogroup): the report's workers
             are in its session, so together they get the session's part of the machine, not one part each.
     """
@@ -59,11 +59,12 @@ class Machine:
     grouped: bool
 
     @classmethod
-    def now(cls, slowdown: float) -> Machine:
+    def now(cls, slowdown: float, running: list[int] | None = None) -> Machine:
         """This machine, with the slowdown one process of the report saw while timing.
 
         Args:
             slowdown: :attr:`UnitCosts.slowdown`.
+            running: :attr:`UnitCosts.running` (None or empty: the load average).
 
         Returns:
             The machine.
@@ -72,8 +73,8 @@ class Machine:
         share = min(1.0, 1.0 / slowdown)
         if share < 0.95:  # part of a core: the others' load is what leaves it that share
             others = cores / share - 1.0
-        else:
-            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
+        else:  # a whole core: how many others ran beside it (as it ran, else over the last minute)
+            load = sum(running) / len(running) if running else os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
             others = min(max(load - 1.0, 0.0), cores - 1.0)
         try:
             grouped = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() == "1"
@@ -155,7 +156,7 @@ def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = Non
     figures = figure_count(config)
     starts = costs.start * (2 * workers if workers > 1 else 0)  # a pool for the simulations, one for the audits
     serial = costs.ledger * (len(config.algorithms) + len(config.ledgers)) + costs.figure * figures
-    machine = machine or Machine.now(costs.slowdown)
+    machine = machine or Machine.now(costs.slowdown, costs.running)
     if workers == 1:  # the audits, then the simulations, in this process
         side_by_side = (audits + simulations) / machine.throughput(1)
     else:  # both pools side by side, then whichever has work left alone
