@@ -11,6 +11,7 @@ docs/explanation/reports.md ("How a report is computed").
 from __future__ import annotations
 
 import concurrent.futures as cf
+import enum
 import pickle
 import platform
 import re
@@ -47,8 +48,8 @@ from .regret_runs import (
     regret_checkpoints,
     regret_section,
     run_task,
-    task_steps,
 )
+from .task_progress import EpisodeFeed, run_reported, start_worker_feed, task_episodes
 from .texts import PRIVACY_MODEL_TEXT, assumptions, relation_text
 from .user_ledgers import ledger_section, method_curves
 
@@ -70,6 +71,8 @@ __all__ = [
     "run_audit",
     "run_sequential_audit",
     "audit_section",
+    "PaperClaim",
+    "paper_claim",
     "regret_checkpoints",
     "versions",
 ]
@@ -414,9 +417,9 @@ def audit_section(
 # -- regret and RLSVI runs (picklable tasks, for a process pool) ----------------------------------------
 
 
-def _advance_by(progress: Progress, steps: int) -> Callable[[Any], None]:
-    """A future's done callback that advances ``progress`` by ``steps``."""
-    return lambda _future: progress(steps)
+def _finish(feed: EpisodeFeed, index: int) -> Callable[[Any], None]:
+    """A future's done callback that pays task ``index`` the rest of its episodes."""
+    return lambda _future: feed.finish(index)
 
 
 # -- the whole report -------------------------------------------------------------------------------------
@@ -442,10 +445,10 @@ def stage_totals(config: ReportConfig) -> dict[str, int]:
         config: The report's configuration.
 
     Returns:
-        One step per ledger, per simulation (a regret seed or an RLSVI run) and per audit.
+        One step per ledger, per episode simulated (of every regret seed and RLSVI run) and per audit.
     """
     ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
-    simulations = sum(task_steps(t) for t in _tasks(config))
+    simulations = sum(task_episodes(t) for t in _tasks(config))
     return {"ledgers": ledgers, "simulations": simulations, "audits": len(config.algorithms)}
 
 
@@ -461,13 +464,15 @@ def count_steps(config: ReportConfig) -> int:
     return sum(stage_totals(config).values())
 
 
-def _start_worker(specs: Sequence[Any], plugins: tuple[str, ...]) -> None:
+def _start_worker(specs: Sequence[Any], plugins: tuple[str, ...], episodes: Any = None) -> None:
     """A worker's initializer: the parent's picklable runtime registrations, then the config's plugins (loaded
-    again from their files or modules: a spec loaded from a file by path cannot be pickled)."""
+    again from their files or modules: a spec loaded from a file by path cannot be pickled), then the queue its
+    tasks send their episodes to."""
     from .config import register_plugins
 
     registry.replay(specs)
     register_plugins(plugins)
+    start_worker_feed(episodes)
 
 
 def _execute(
@@ -482,23 +487,34 @@ def _execute(
         extra = meanwhile()
         results = []
         for task in tasks:
-            results.append(run_task(task))
-            progress(task_steps(task))
+            played = [0]
+
+            def episodes(k: int, played: list[int] = played) -> None:
+                played[0] += k
+                progress(k)
+
+            results.append(run_task(task, progress=episodes))
+            if played[0] < task_episodes(task):  # an RLSVI run reports its episodes at its end
+                progress(task_episodes(task) - played[0])
         return results, extra
     from .config import plugin_names
 
     context = quiet_context("spawn")  # a Ctrl-C is the parent's to report (its workers die of it silently)
     loaded_again = plugin_names(plugins)  # from their files, in the worker: a file's module cannot be unpickled there
     replayed = tuple(pickle.dumps(spec) for spec in registry.runtime_registrations() if spec.name not in loaded_again)
-    with cf.ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_start_worker,  # algorithms registered at run time exist in the workers too
-        initargs=(replayed, plugins),
-    ) as pool:
-        futures = [pool.submit(run_task, task) for task in tasks]
-        for future, task in zip(futures, tasks):
-            future.add_done_callback(_advance_by(progress, task_steps(task)))
+    queue = context.SimpleQueue()  # the workers' episodes, read here as they play (EpisodeFeed)
+    with (
+        EpisodeFeed(list(tasks), queue, progress) as feed,
+        cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_start_worker,  # algorithms registered at run time exist in the workers too
+            initargs=(replayed, plugins, queue),
+        ) as pool,
+    ):
+        futures = [pool.submit(run_reported, index, task) for index, task in enumerate(tasks)]
+        for index, future in enumerate(futures):
+            future.add_done_callback(_finish(feed, index))
         try:
             extra = meanwhile()
             results = [f.result() for f in futures]
@@ -675,6 +691,31 @@ def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+class PaperClaim(enum.StrEnum):
+    """The verdict on a paper's claim (report.json's ``paper_claim``; :func:`paper_claim`)."""
+
+    MET = "met"
+    FLAWED = "flawed"
+    NOT_MET = "not met"
+    NOT_CERTIFIED = "not certified"
+
+
+def paper_claim(ledger: Mapping[str, Any]) -> PaperClaim:
+    """The verdict on the paper's claim, read off an algorithm's ledger (the second of a report's two verdicts).
+
+    Args:
+        ledger: The algorithm's ledger, as ``dpkit ledger --json`` prints it.
+
+    Returns:
+        ``not met`` where the exact ε of the paper's σ exceeds the claimed ε, ``not certified`` where an upper bound
+        on it does, ``flawed`` where the claim holds here but the accounting has an error-level flag (a sensitivity
+        too small, a data-dependent quantity left unaccounted, …: no proof stands behind it), else ``met``.
+    """
+    if ledger["epsilon_achieved_by_paper_sigma"] > ledger["epsilon_claimed_by_paper"]:
+        return PaperClaim.NOT_MET if ledger["method"] == "exact" else PaperClaim.NOT_CERTIFIED
+    return PaperClaim.FLAWED if any(f["severity"] == "error" for f in ledger["flags"]) else PaperClaim.MET
+
+
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
     """The verdict row of one algorithm: the claim, the exact ε of the paper's σ (at the paper's δ and the
     informative δ), σ paper / tight / optimal, the audit's verdict with its power, certified bound and point
@@ -705,6 +746,7 @@ def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:
         "sigma_tight": led["sigma_tight"],
         "sigma_optimal": led.get("sigma_optimal"),
         **columns,
+        "paper_claim": paper_claim(led),
         "worst_flag": worst_flag(led["flags"]),
         "flag_counts": {severity: sum(f["severity"] == severity for f in led["flags"]) for severity in SEVERITIES},
     }

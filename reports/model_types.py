@@ -16,6 +16,7 @@ __all__ = [
     "NonNegative",
     "OpenProbability",
     "Own",
+    "PaperClaim",
     "Passed",
     "Position",
     "Positive",
@@ -29,6 +30,10 @@ __all__ = [
 PrivacyModel = Literal["LDP", "JDP"]
 Relation = Literal["add_remove", "replace_one"]
 Verdict = Literal["violation", "consistent", "inconclusive"]
+#: what the paper's σ gives against the paper's own (ε, δ), read off the ledger (dpkit.reports.job.paper_claim):
+#: met; flawed (met here, but its accounting has an error-level flag); not met (exact ε above the claim); not
+#: certified (an upper bound above the claim)
+PaperClaim = Literal["met", "flawed", "not met", "not certified"]
 #: a position of the changed user: a name of the algorithm's positions (first, middle, last, k=INDEX…) or an index
 Position = str | int
 

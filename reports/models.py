@@ -26,6 +26,7 @@ from .model_types import (
     NonNegative,
     OpenProbability,
     Own,
+    PaperClaim,
     Passed,
     Position,
     Positive,
@@ -128,6 +129,11 @@ class SummaryRow(Own):
         "null: no audit, or a sequential audit that stopped at a violation before its final test"
     )
     verdict: Verdict | None = Field(description="null: no audit")
+    paper_claim: PaperClaim = Field(
+        description="the paper's claim, judged off the ledger: met; flawed (met here, but its accounting has an "
+        "error-level flag, so no proof stands behind it); not met (the exact ε of the paper's σ exceeds the claimed "
+        "ε); not certified (an upper bound on it does)"
+    )
     worst_flag: WorstFlag | None = Field(description="null: the ledger has no flag")
     flag_counts: FlagCounts
 

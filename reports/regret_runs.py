@@ -3,7 +3,7 @@ RLSVI run read for its own privacy), what each returns, and the regret section m
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,18 +86,21 @@ class RlsviTask:
     delta: float
 
 
-def run_regret_task(task: RegretTask) -> list[tuple[np.ndarray, dict[str, float], float | None]]:
+def run_regret_task(
+    task: RegretTask, progress: Callable[[int], None] | None = None
+) -> list[tuple[np.ndarray, dict[str, float], float | None]]:
     """Simulate every seed of a regret task together (:func:`~dpkit.algorithms.simulation.simulate_seeds`).
 
     Args:
         task: the experiment and its seeds.
+        progress: called with the episodes played (of all the seeds together) as they finish, or None.
 
     Returns:
         For each seed, in order: the cumulative regret of its run, shape (K,), the σ of each release it used, and
         for an LQ run the mean |gain| (entries of K_h) over the last half of its episodes (None for a tabular run).
     """
     out: list[tuple[np.ndarray, dict[str, float], float | None]] = []
-    for run in simulate_seeds(task.experiment, task.seeds):
+    for run in simulate_seeds(task.experiment, task.seeds, progress=progress):
         gains = None if run.gains is None else float(np.abs(run.gains[run.episodes // 2 :]).mean())
         out.append((run.cumulative_regret, dict(run.sigmas), gains))
     return out
@@ -127,16 +130,17 @@ def run_rlsvi_task(task: RlsviTask) -> dict[str, Any]:
     }
 
 
-def run_task(task: RegretTask | RlsviTask) -> Any:
+def run_task(task: RegretTask | RlsviTask, progress: Callable[[int], None] | None = None) -> Any:
     """Run a task of either kind (what the report's executor maps).
 
     Args:
         task: a regret task or an RLSVI run.
+        progress: called with the episodes a regret task has played as they finish (an RLSVI run reports none).
 
     Returns:
         :func:`run_regret_task`'s or :func:`run_rlsvi_task`'s result.
     """
-    return run_regret_task(task) if isinstance(task, RegretTask) else run_rlsvi_task(task)
+    return run_regret_task(task, progress) if isinstance(task, RegretTask) else run_rlsvi_task(task)
 
 
 def task_steps(task: RegretTask | RlsviTask) -> int:

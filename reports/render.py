@@ -29,6 +29,7 @@ from .encoding import dumps
 from .markup import html_finalize, markdown_escape, math_html, math_markdown, symbol
 from .verdict_views import (
     anchors,
+    glance_view,
     headline_view,
     interval_end,
     ledger_view,
@@ -413,6 +414,10 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
     ids = _ids(data)
     files = [ledger_view(s) | {"name": s["name"], "id": ids[s["name"]]} for s in data["ledgers"]]
     verdicts = [verdict_view(row) | {"name": row["algorithm"], "id": ids[row["algorithm"]]} for row in data["summary"]]
+    glance = [
+        glance_view(row, section) | {"name": row["algorithm"], "id": ids[row["algorithm"]]}
+        for row, section in zip(data["summary"], data["algorithms"])
+    ]
     sequential = {
         s["name"]: sequential_view(s["audit"]["result"])
         for s in data["algorithms"]
@@ -424,6 +429,7 @@ def _context(data: Mapping[str, Any], figs: Sequence[Figure]) -> dict[str, Any]:
         "figures": by_algorithm,
         "ids": ids,
         "verdicts": verdicts,
+        "glance": glance,
         "files": files,
         "sequential": sequential,
         "headline": headline,

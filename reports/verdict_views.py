@@ -18,12 +18,15 @@ __all__ = [
     "FIXED_IDS",
     "ID_SUFFIXES",
     "NO_ROC_TEXT",
+    "PAPER_CLAIM_CSS",
     "anchors",
+    "glance_view",
     "headline_view",
     "interval_end",
     "ledger_view",
     "relation_text",
     "sequential_view",
+    "setting_labels",
     "sigma_span",
     "verdict_view",
 ]
@@ -75,7 +78,7 @@ def relation_text(value: str) -> str:
 
 
 #: The ids the templates give their own headings, and the suffixes of each section's ids (``NAME-ledger``, …).
-FIXED_IDS = frozenset({"verdicts", "verdicts-implementation", "verdicts-paper", "files", "provenance"})
+FIXED_IDS = frozenset({"glance", "verdicts", "verdicts-implementation", "verdicts-paper", "files", "provenance"})
 ID_SUFFIXES: tuple[str, ...] = ("", "-ledger", "-flags", "-audit", "-regret", "-accounting")
 
 
@@ -298,4 +301,86 @@ def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
         "flag": None
         if section["worst_flag"] is None
         else {**section["worst_flag"], "css": f"flag-{section['worst_flag']['severity']}"},
+    }
+
+
+# -- the first screen: one line per algorithm and file ---------------------------------------------------------
+
+
+def _sizes(values: Mapping[str, Any], *, lq: bool, horizon: Any) -> list[str]:
+    """A world's sizes as ``S = 2, A = 2, H = 8`` (``n = 2, d = 1, H = 4`` for an LQ system)."""
+    keys = (("n", "state_dim"), ("d", "control_dim")) if lq else (("S", "states"), ("A", "actions"))
+    parts = [f"{symbol} = {values[key]}" for symbol, key in keys if values.get(key) is not None]
+    return parts + ([] if horizon is None else [f"H = {horizon}"])
+
+
+def setting_labels(section: Mapping[str, Any]) -> dict[str, str | None]:
+    """Where an algorithm's numbers were measured, in a few words: two settings meet in its report.
+
+    The ledger, the paper's claim, its σ and the regret are the report's setting (the config's world and K users);
+    the audit runs in its own small setting (a few users per run, often another horizon, and for RLSVI another
+    target), so a σ tight of one is not the σ tight of the other.
+
+    Args:
+        section: The algorithm's section of report.json.
+
+    Returns:
+        ``report`` (e.g. ``riverswim, S = 2, A = 2, H = 4, K = 2,000``) and ``audit`` (e.g. ``own MDP, S = 2, A = 2,
+        H = 8, 4 users per run``, with the audit's target where it is not the report's; None without an audit or
+        without its setting).
+    """
+    settings, led = section["settings"], section["ledger"]
+    lq = settings["env"] == "lq"
+    horizon = led["parameters"].get("horizon", settings.get("horizon"))
+    report = ", ".join(
+        [settings["env"], *_sizes(settings, lq=lq, horizon=horizon), f"K = {_num(settings['episodes'])}"]
+    )
+    audit = section.get("audit") or {}
+    result = audit.get("result") if audit.get("available") else None
+    setting = None if result is None else result.get("setting")
+    if result is None or setting is None:
+        return {"report": report, "audit": None}
+    world = setting.get("env") or ("LQ system" if lq else "own MDP")
+    words = [world, *_sizes(setting, lq=lq, horizon=setting.get("horizon")), f"{result['episodes']} users per run"]
+    if (setting.get("epsilon"), setting.get("delta")) != (led["epsilon"], led["delta"]):
+        words.append(f"target ε = {_num(setting.get('epsilon'))}, δ = {_num(setting.get('delta'))}")
+    return {"report": report, "audit": ", ".join(words)}
+
+
+#: The badge of the paper's claim (:func:`dpkit.reports.job.paper_claim`): red where the paper's σ or its proof fails.
+PAPER_CLAIM_CSS = {"met": "consistent", "flawed": "violation", "not met": "violation", "not certified": "inconclusive"}
+
+
+def glance_view(row: Mapping[str, Any], section: Mapping[str, Any]) -> dict[str, Any]:
+    """One algorithm's line of the report's first screen: both verdicts, the worst flag and the setting of each.
+
+    Args:
+        row: The algorithm's row of the report's summary.
+        section: Its section of report.json.
+
+    Returns:
+        ``audit`` (verdict, css, a short line), ``paper`` (verdict, css, a short line), ``flag`` (or None) and
+        ``settings`` (:func:`setting_labels`).
+    """
+    verdict = row["verdict"]
+    if verdict is None:
+        short = ""
+    elif row["audit_mode"] == "sequential":
+        short = f"sequential, {_num(row['audit_runs_used'])} runs"
+    else:
+        sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
+        short = f"power {_num(row['audit_power_ratio'], 2)}, σ {sigma}"
+    relation = "≤" if row["epsilon_at_paper_sigma"] <= row["claimed_epsilon"] else ">"
+    bound = "" if row["method"] == "exact" else " (upper bound)"
+    flag = row["worst_flag"]
+    return {
+        "audit": {"verdict": verdict or "not audited", "css": verdict or "not-audited", "short": short},
+        "paper": {
+            "verdict": row["paper_claim"],
+            "css": PAPER_CLAIM_CSS[row["paper_claim"]],
+            "short": f"ε {_num(row['epsilon_at_paper_sigma'])}{bound} {relation} {_num(row['claimed_epsilon'])} "
+            f"at δ = {_num(row['delta'])}",
+        },
+        "flag": None if flag is None else {**flag, "css": f"flag-{flag['severity']}"},
+        "settings": setting_labels(section),
     }

@@ -45,7 +45,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     from dpkit.reports.job import compute_report, stage_totals
     from dpkit.reports.render import check_output_dir, figure_list, write_report
 
-    from .report_estimate import audits_estimate
+    from .report_calibration import calibrate
+    from .report_estimate import duration, estimate_line, report_estimate
 
     check_output_dir(out)
     config = load_config(config_path)  # the whole config (and --out) is checked before anything runs
@@ -58,17 +59,21 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
         + (["--quick"] if quick else [])
     )
     started = time.perf_counter()
-    note = audits_estimate(config)
-    if note is not None:
-        stderr_console().print(note, markup=False, highlight=False, soft_wrap=True)
+    try:  # first: the whole run's expected time, from its work and a first small unit of each kind timed here
+        estimate = report_estimate(config, calibrate(config))
+    except ValueError:  # a unit that cannot run: the report itself names what is wrong
+        estimate = None
+    if estimate is not None:
+        stderr_console().print(estimate_line(estimate), markup=False, highlight=False, soft_wrap=True)
     with stage_progress(stage_totals(config), start=started) as clock:
         data = compute_report(config, command=command, progress=clock.advance, status=clock.status)
     figures = figure_list(data)
     with stage_progress({"figures": len(figures)}, start=started) as drawing:
         files = write_report(data, out, progress=lambda k: drawing.advance("figures", k))
+    expected = "" if estimate is None else f"expected {duration(estimate.seconds)}; "
     stderr_console().print(
         f"report written to {plain(out)} in {time.perf_counter() - started:.1f} s "
-        f"(stages done at: {clock.summary()}, {drawing.summary()})",
+        f"({expected}stages done at: {clock.summary()}, {drawing.summary()})",
         markup=False,
         highlight=False,
     )
@@ -79,10 +84,11 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
     if rows:
         print_table(
             f"{data['title']} → {out}",
-            ["algorithm", "claim ε, δ", "ε, paper σ", "audit", "flags"],
+            ["algorithm", "audit", "paper's claim", "claim ε, δ", "ε, paper σ"],
             [_verdict_cells(row) for row in rows],
-            caption="ε, paper σ: at the claim's δ / at the informative δ (exact; ≤: an upper bound); "
-            "audit: verdict (power)",
+            caption="audit: the implementation's verdict (power), in the audit's own setting; paper's claim: its σ "
+            "against its (ε, δ) in the report's setting (flawed: met, but its accounting has an error); ε, paper σ: "
+            "at the claim's δ / at the informative δ (exact; ≤: an upper bound)",
         )
     if data["ledgers"]:
         print_table(
@@ -99,7 +105,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
             ],
         )
     named = [(r["algorithm"], r["worst_flag"]) for r in rows] + [(r["name"], r["worst_flag"]) for r in data["ledgers"]]
-    worst = [f"{name}: {flag['severity']} {flag['code']}" for name, flag in named if flag]
+    counts = {r["algorithm"]: _flag_counts(r["flag_counts"]) for r in rows}
+    worst = [f"{name}: {flag['severity']} {flag['code']}{counts.get(name, '')}" for name, flag in named if flag]
     if worst:
         print_lines(worst, title="worst flags")
     print_lines(
@@ -135,16 +142,18 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
         audit += f" (sequential, {row['audit_runs_used']:,} runs)"
     elif row["verdict"] is not None:
         audit += f" ({format_number(row['audit_power_ratio'], 2)})"
-    counts = row["flag_counts"]
-    flags = ", ".join(
-        f"{counts[k]} {k}{'' if counts[k] == 1 else 's'}" for k in ("error", "warning", "info") if counts[k]
-    )
     return [
         row["algorithm"],
+        audit,
+        row["paper_claim"],
         f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
         ("" if row["method"] == "exact" else "≤ ")
         + f"{format_number(row['epsilon_at_paper_sigma'], 4)} / "
         + format_number(row["epsilon_at_informative_delta"], 4),
-        audit,
-        flags or "none",
     ]
+
+
+def _flag_counts(counts: dict[str, int]) -> str:
+    """`` (2 errors, 1 warning)``: how many flags of each severity an algorithm's ledger has."""
+    words = [f"{counts[k]} {k}{'' if counts[k] == 1 else 's'}" for k in ("error", "warning", "info") if counts[k]]
+    return f" ({', '.join(words)})" if words else ""

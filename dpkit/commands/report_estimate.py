@@ -1,76 +1,219 @@
-"""What ``dpkit report`` says before it starts: how long its audits will take, timed on a first small batch of each
-algorithm's runs (the audits are most of a report's time; the simulations run beside them)."""
+"""What ``dpkit report`` says before it starts: how long the whole report will take — ledgers, simulations, audits
+and figures together — from the work its config asks for and the cost of each kind of unit, timed here first.
+
+:func:`~dpkit.commands.report_calibration.calibrate` times one small unit of each kind in this process, in CPU
+seconds, and the share of a core this process gets now (the machine's load). :func:`report_estimate` multiplies the
+config's counts — runs × positions, episodes × seeds × σ, figures — by those costs and spreads the simulations and
+audits over the config's workers and the CPU the machine gives them (:class:`Machine`); :func:`estimate_line` says it
+in one line.
+"""
 
 from __future__ import annotations
 
-import time
+import os
+import resource
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .audit_timing import format_duration
-
-#: Runs per dataset of the batch that warms an algorithm's caches (its world, declaration, σ), then of the one timed:
-#: enough that a batched simulation spreads its cost per call over them, as the audit's chunks of runs do.
-_WARM_RUNS, _TIMED_RUNS = 1, 64
+from .report_calibration import RLSVI_KEY, UnitCosts
 
 
-def seconds_per_run(setting: Any) -> float:
-    """The seconds one run of an audit of ``setting`` takes here, timed on a small batch after a warm-up.
+@dataclass(frozen=True)
+class Estimate:
+    """The expected wall time of a report and the work behind it.
 
-    The runs are discarded: the audit reruns every run from its own seed, so its result does not change.
-
-    Args:
-        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
-
-    Returns:
-        The mean seconds per run (of the runs on both datasets).
-
-    Raises:
-        ValueError: The runs cannot run (a σ of 0, …).
+    Attributes:
+        seconds: The expected wall seconds, from the start of the process to the report written.
+        runs: The audits' runs (both datasets, every position).
+        episodes: The simulations' episodes (every seed, σ and RLSVI run).
+        figures: The figures drawn.
+        work: CPU seconds of each kind: ``ledgers``, ``simulations``, ``audits``, ``figures``, ``starts``.
+        machine: The CPU the machine gives the report now.
     """
-    from dpkit.algorithms.executors import run_pair
-    from dpkit.audits.rl import neighbouring_datasets, rl_release
 
-    d0, d1 = neighbouring_datasets(setting)
-    run_pair(rl_release, d0, d1, _WARM_RUNS, 0)
-    started = time.perf_counter()
-    run_pair(rl_release, d0, d1, _TIMED_RUNS, 1)
-    return (time.perf_counter() - started) / (2 * _TIMED_RUNS)
+    seconds: float
+    runs: int
+    episodes: int
+    figures: int
+    work: dict[str, float]
+    machine: Machine
 
 
-def audits_estimate(config: Any) -> str | None:
-    """The line ``dpkit report`` prints before it starts: the expected time of its audits.
+@dataclass(frozen=True)
+class Machine:
+    """How much CPU this machine gives the report now.
 
-    Every algorithm's audit runs (:func:`dpkit.reports.job.audit_parts`) at its time per run
-    (:func:`seconds_per_run`) over the config's workers, and the simulations beside them.
-
-    Args:
-        config: The report's :class:`~dpkit.reports.config.ReportConfig`.
-
-    Returns:
-        The line, or None when no audit runs, or when a first batch cannot run (the audit itself then names what is
-        wrong).
+    Attributes:
+        cores: The cores this process may run on.
+        share: The share of a core one process of the report got while timing (1: a whole one).
+        others: The busy processes beside the report's, read from that share, or where the report's process got a
+            whole core from the processes runnable beside it while it was timed (else the load average).
+        grouped: Whether the kernel shares the CPU between sessions first (Linux's autogroup): the report's workers
+            are in its session, so together they get the session's part of the machine, not one part each.
     """
-    from dpkit.reports.job import audit_parts, audit_setting_of, stage_totals
 
-    seconds, runs, slowest = 0.0, 0, ("", 0.0)
-    for a in config.algorithms:
-        parts = audit_parts(a)
-        if not parts:
-            continue
+    cores: int
+    share: float
+    others: float
+    grouped: bool
+
+    @classmethod
+    def now(cls, slowdown: float, running: list[int] | None = None) -> Machine:
+        """This machine, with the slowdown one process of the report saw while timing.
+
+        Args:
+            slowdown: :attr:`UnitCosts.slowdown`.
+            running: :attr:`UnitCosts.running` (None or empty: the load average).
+
+        Returns:
+            The machine.
+        """
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        share = min(1.0, 1.0 / slowdown)
+        if share < 0.95:  # part of a core: the others' load is what leaves it that share
+            others = cores / share - 1.0
+        else:  # a whole core: how many others ran beside it (as it ran, else over the last minute)
+            load = sum(running) / len(running) if running else os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
+            others = min(max(load - 1.0, 0.0), cores - 1.0)
         try:
-            per_run = seconds_per_run(audit_setting_of(a))
-        except ValueError:
-            return None
-        n = sum(p.runs for p in parts)
-        seconds, runs = seconds + per_run * n, runs + n
-        slowest = max(slowest, (a.name, per_run), key=lambda x: x[1])
-    if runs == 0:
-        return None
+            grouped = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() == "1"
+        except OSError:
+            grouped = False
+        return cls(cores, share, others, grouped)
+
+    def throughput(self, processes: int) -> float:
+        """The cores' worth of CPU that ``processes`` busy processes of the report get together.
+
+        Args:
+            processes: How many run at once.
+
+        Returns:
+            A fair share of the cores beside the others: per session where the kernel groups by session, else per
+            process.
+
+        Examples:
+            >>> Machine(2, 0.25, 7.0, grouped=True).throughput(4), Machine(2, 1.0, 0.0, grouped=True).throughput(4)
+            (0.25, 2.0)
+            >>> Machine(2, 0.25, 7.0, grouped=False).throughput(4)
+            0.7272727272727273
+        """
+        if self.grouped:
+            return min(float(processes), self.cores / (self.others + 1.0))
+        return processes * min(1.0, self.cores / (self.others + processes))
+
+
+def figure_count(config: Any) -> int:
+    """The figures the report of ``config`` draws (:func:`dpkit.reports.render.figure_list`, counted from the config).
+
+    Args:
+        config: The report's configuration.
+
+    Returns:
+        Per algorithm its ε(δ), tree and RLSVI figures where it has them, its audit's (one for a sequential audit,
+        two for a fixed one) and its regret; one per ledger or event file.
+    """
+    count = len(config.ledgers)
+    for a in config.algorithms:
+        sections = a.spec.report.sections
+        audit = 0 if not a.audit.enabled else (1 if a.audit.mode == "sequential" else 2)
+        count += 2 + ("tree" in sections) + ("rlsvi" in sections) + audit
+    return count
+
+
+def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = None) -> Estimate:
+    """The expected wall time of the report of ``config``, from its counts of work and the units' ``costs``.
+
+    The ledgers and figures run in this process; the simulations (a pool of the config's workers) and the audits
+    (as many again) run side by side, then whichever has work left alone, with the CPU :class:`Machine` says they
+    get beside the machine's other load.
+
+    Args:
+        config: The report's configuration.
+        costs: The units' costs (:func:`~dpkit.commands.report_calibration.calibrate`).
+        machine: The CPU the report gets (default: :meth:`Machine.now` at the costs' slowdown).
+
+    Returns:
+        The estimate.
+    """
+    from dpkit.reports.job import _tasks, audit_parts  # the report's own tasks: what it will simulate
+    from dpkit.reports.regret_runs import RegretTask
+
+    parts = {a.name: audit_parts(a) for a in config.algorithms}
+    runs = {name: sum(p.runs for p in these) for name, these in parts.items()}
+    audits = sum(costs.audit_run.get(name, 0.0) * n for name, n in runs.items())
+    audits += costs.audit_part * sum(len(these) for these in parts.values())
+    simulations, episodes = 0.0, 0
+    for task in _tasks(config):
+        if isinstance(task, RegretTask):
+            k = task.experiment.episodes * len(task.seeds)
+            simulations += costs.episode.get(task.algorithm, 0.0) * k
+        else:
+            k = task.episodes
+            simulations += costs.episode.get(RLSVI_KEY, 0.0) * k
+        episodes += k
     workers = config.workers
-    over = f" over {workers} workers" if workers > 1 else ""
-    simulations = stage_totals(config)["simulations"]
+    figures = figure_count(config)
+    starts = costs.start * (2 * workers if workers > 1 else 0)  # a pool for the simulations, one for the audits
+    serial = costs.ledger * (len(config.algorithms) + len(config.ledgers)) + costs.figure * figures
+    machine = machine or Machine.now(costs.slowdown, costs.running)
+    if workers == 1:  # the audits, then the simulations, in this process
+        side_by_side = (audits + simulations) / machine.throughput(1)
+    else:  # both pools side by side, then whichever has work left alone
+        first, rest = sorted((audits + starts / 2, simulations + starts / 2))
+        side_by_side = 2 * first / machine.throughput(2 * workers) + (rest - first) / machine.throughput(workers)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    spent = usage.ru_utime + usage.ru_stime  # start-up and timing, so far
+    seconds = (spent + serial) / machine.throughput(1) + side_by_side
+    work = {
+        "ledgers": costs.ledger * (len(config.algorithms) + len(config.ledgers)),
+        "simulations": simulations,
+        "audits": audits,
+        "figures": costs.figure * figures,
+        "starts": starts,
+    }
+    return Estimate(seconds, sum(runs.values()), episodes, figures, work, machine)
+
+
+def duration(seconds: float) -> str:
+    """A report's time as its estimate says it: ``40 s``, ``3 min 20 s`` (to 10 s), ``1 h 5 min``.
+
+    Args:
+        seconds: The time in seconds.
+
+    Returns:
+        The time in words.
+
+    Examples:
+        >>> duration(41.7), duration(200.0), duration(3900.0)
+        ('42 s', '3 min 20 s', '1 h 5 min')
+    """
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        minutes, rest = divmod(round(seconds / 10) * 10, 60)
+        return f"{minutes:.0f} min" + (f" {rest:.0f} s" if rest else "")
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours:.0f} h" + (f" {rest:.0f} min" if rest else "")
+
+
+def estimate_line(estimate: Estimate) -> str:
+    """The line ``dpkit report`` prints first: the expected time of all of it, and the work behind it.
+
+    Args:
+        estimate: :func:`report_estimate`'s estimate.
+
+    Returns:
+        The line.
+    """
+    w, m = estimate.work, estimate.machine
+    shared = ""
+    if m.grouped and m.share < 0.95:
+        shared = " and its workers sharing it (the kernel shares the CPU by session)"
     return (
-        f"expected time: audits about {format_duration(seconds / workers)} ({runs:,} runs at "
-        f"{seconds / runs * 1e3:.3g} ms each on average{over}; slowest {slowest[0]} at {slowest[1] * 1e3:.3g} ms, "
-        f"timed on a first batch), the {simulations:,} simulations beside them"
+        f"expected time: about {duration(estimate.seconds)} in all — audits {estimate.runs:,} runs "
+        f"({w['audits']:.0f} s of CPU), simulations {estimate.episodes:,} episodes ({w['simulations']:.0f} s), "
+        f"{estimate.figures} figures and the ledgers ({w['figures'] + w['ledgers']:.0f} s); on {m.cores} "
+        f"core{'s' if m.cores > 1 else ''}, one process getting {m.share:.0%} of a core now{shared} "
+        "(each kind of work timed on a first small unit here)"
     )

@@ -249,6 +249,57 @@ def test_no_placeholder_text(loaded: Loaded) -> None:
     assert "The audit's own setting: " in text  # the line that once printed them is there
 
 
+def test_the_first_screen_holds_both_verdicts_and_the_worst_flag_of_every_entry(
+    report: tuple[Path, int], loaded: Loaded, tmp_path: Path
+) -> None:
+    """Issue 54: the report opened on five green badges, its red paper flags below the first screen. At 1,280 × 900,
+    before any scrolling, every algorithm's line shows its audit verdict, its paper-claim verdict and its worst flag
+    (each box wholly inside the window), each with the setting it was measured in, and every file's line its claim
+    and flag; the words are the report's own (report.json's summary). A screenshot of exactly that screen is kept."""
+    data = json.loads((report[0].parent / "report.json").read_text(encoding="utf-8"))
+    page = loaded.page
+    page.evaluate("() => window.scrollTo(0, 0)")
+    rows: list[dict[str, Any]] = page.evaluate(
+        """() => Array.from(document.querySelectorAll('table.glance tr')).slice(1).map(tr => {
+             const box = (el) => { if (!el) return null; const b = el.getBoundingClientRect();
+                                   return {top: b.top, bottom: b.bottom, left: b.left, right: b.right}; };
+             const pick = (sel) => tr.querySelector(sel);
+             const flag = pick('td.flag .badge') || pick('td.flag a');
+             return {name: pick('td.name b').textContent,
+                     audit: (pick('td.audit .badge') || pick('td.audit')).textContent.trim(),
+                     paper: pick('td.paper .badge').textContent.trim(),
+                     flag: flag.textContent.trim(),
+                     code: pick('td.flag code') ? pick('td.flag code').textContent : null,
+                     settings: Array.from(tr.querySelectorAll('.setting'), e => e.textContent),
+                     boxes: [box(pick('td.audit .badge') || pick('td.audit')), box(pick('td.paper .badge')),
+                             box(flag), box(pick('td.flag code'))].filter(b => b)};
+           })"""
+    )
+    expected = [row["algorithm"] for row in data["summary"]] + [entry["name"] for entry in data["ledgers"]]
+    assert [r["name"] for r in rows] == expected
+    for row, line in zip(data["summary"], rows):
+        flag = row["worst_flag"]
+        assert line["audit"] == (row["verdict"] or "not audited") and line["paper"] == row["paper_claim"]
+        assert (line["flag"], line["code"]) == ((flag["severity"], flag["code"]) if flag else ("none", None))
+        assert len(line["settings"]) == 2 and any("users per run" in s for s in line["settings"])  # audit, report
+    for entry, line in zip(data["ledgers"], rows[len(data["summary"]) :]):
+        assert line["paper"].startswith(entry["assessment"]["claim_status"])
+    outside = [
+        (line["name"], b)
+        for line in rows
+        for b in line["boxes"]
+        if not (0 <= b["top"] and b["bottom"] <= HEIGHT and 0 <= b["left"] and b["right"] <= WIDTH)
+    ]
+    assert outside == [], f"beyond the first {WIDTH} × {HEIGHT} screen: {outside}"
+    codes = page.evaluate(BROKEN_WORDS, "table.glance td.flag, table.glance td.name")
+    assert codes == [], f"flag codes or names broken across lines: {codes}"
+    where = Path(os.environ.get("DPKIT_SCREENSHOTS") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    first = where / "report-first-screen.png"
+    page.screenshot(path=first)
+    assert png_size(first) == (WIDTH, HEIGHT)
+
+
 def test_screenshots(loaded: Loaded, tmp_path: Path) -> None:
     where = Path(os.environ.get("DPKIT_SCREENSHOTS") or tmp_path)
     where.mkdir(parents=True, exist_ok=True)

@@ -67,6 +67,16 @@ def test_the_checked_in_schema_is_generated_from_the_models() -> None:
     assert checked_in["title"] == "dpkit report.json" and checked_in["additionalProperties"] is False
 
 
+def test_the_paper_claims_words_are_the_jobs() -> None:
+    from typing import get_args
+
+    from dpkit.reports.job import PaperClaim as Verdicts
+    from dpkit.reports.model_types import PaperClaim
+    from dpkit.reports.verdict_views import PAPER_CLAIM_CSS
+
+    assert get_args(PaperClaim) == tuple(Verdicts) and set(PAPER_CLAIM_CSS) == set(Verdicts)
+
+
 def test_the_methods_are_the_accountants() -> None:
     assert METHOD_KEYS == tuple(key for key, _, _ in VARIANTS)
 

@@ -131,6 +131,8 @@ def test_a_user_algorithm_a_ledger_file_and_a_dp_event_render_every_section(
         assert f"## {name}" in md
     for figure in ("figures/my-ledger-epsilon-delta.png", "figures/dp-sgd-epsilon-delta.png"):
         assert (folder / "out" / figure).is_file() and f"]({figure})" in md
-    assert html.count('class="badge violation">not met') == 1 and html.count('class="badge consistent">met') == 1
+    # each file's claim: on the first screen's line, then in the files' table (and the algorithm's paper claim there)
+    assert data["summary"][0]["paper_claim"] == "met"
+    assert html.count('class="badge violation">not met') == 2 and html.count('class="badge consistent">met') == 3
     assert "Ledger and event files" in html and "Ledger and event files" in md
     assert "my ledger" in out and "dp-sgd" in out  # the terminal summary lists the files too

@@ -16,6 +16,7 @@ from markupsafe import escape
 
 from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms.registry import declare
+from dpkit.commands.report_estimate import figure_count
 from dpkit.reports.config import ledger_parameters, parse_config
 from dpkit.reports.job import STAGES, compute_report, count_steps, regret_checkpoints, stage_totals
 from dpkit.reports.render import FILES, figure_list, report_json, write_report
@@ -56,6 +57,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     for stage in STAGES:  # every stage reports its own steps, in full
         assert sum(k for name, k in steps if name == stage) == pytest.approx(totals[stage], abs=1e-9)
     assert all(k > 0 for _, k in steps)
+    assert len(figure_list(data)) == figure_count(config)  # what the estimate counts before anything runs
     out = tmp_path_factory.mktemp("report")
     write_report(data, out)
     return data, out
@@ -406,3 +408,66 @@ def test_equal_rows_are_explained_and_only_they() -> None:
     assert "no control" in (equal_rows_note(frozen) or "")
     same = {"paper": row(9.0, {"a": 3.0}), "tight": row(5.0, {"a": 1.0}), "optimal": row(5.0, {"a": 1.0})}
     assert "tight and optimal are equal because their σ are" in (equal_rows_note(same) or "")
+
+
+def _ledger_of(**changes: object) -> dict:
+    """A ledger as report.json holds it, with ``changes``."""
+    flags = changes.pop("flags", [])
+    return {
+        "epsilon_claimed_by_paper": 1.0,
+        "epsilon_achieved_by_paper_sigma": 0.5,
+        "method": "exact",
+        "flags": flags,
+        **changes,
+    }
+
+
+def test_the_papers_claim_is_judged_off_the_ledger() -> None:
+    """Issue 54: the report's second verdict. An error-level flag (a sensitivity too small, an unaccounted
+    data-dependent quantity) makes a claim the paper's σ meets here `flawed`, never a green `met`; an ε above the
+    claim is `not met` where exact and `not certified` where only an upper bound exceeds it; warnings leave it met."""
+    from dpkit.reports.job import paper_claim
+
+    error, warning = {"severity": "error", "code": "paper-sensitivity-too-small"}, {"severity": "warning", "code": "w"}
+    assert paper_claim(_ledger_of()) == "met" and paper_claim(_ledger_of(flags=[warning])) == "met"
+    assert paper_claim(_ledger_of(flags=[warning, error])) == "flawed"
+    assert paper_claim(_ledger_of(epsilon_achieved_by_paper_sigma=1.5, flags=[error])) == "not met"
+    assert paper_claim(_ledger_of(epsilon_achieved_by_paper_sigma=1.5, method="pld")) == "not certified"
+    assert paper_claim(_ledger_of(epsilon_achieved_by_paper_sigma=1.0)) == "met"  # at the claim: met
+
+
+def test_the_first_screen_names_each_verdicts_setting(small: tuple[dict, Path]) -> None:
+    """Issue 54: one algorithm showed σ tight 2.125 in one table and 3.669 in another without saying which setting
+    each was. The first screen's line gives both verdicts, the worst flag and the setting of each: the audit's own
+    (its world, horizon and users per run, and its target where it is not the report's) and the report's (the
+    config's world and K); report.md opens on it, and both files say it beside the ledger and the audit's σ."""
+    from dpkit.reports.verdict_views import glance_view
+
+    data, out = small
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert markdown.index("## At a glance") < markdown.index("## Verdicts")
+    glance = markdown[markdown.index("## At a glance") : markdown.index("## Verdicts")]
+    for row, section in zip(data["summary"], data["algorithms"]):
+        view = glance_view(row, section)
+        settings = section["settings"]
+        assert view["paper"]["verdict"] == row["paper_claim"] and view["audit"]["verdict"] == (
+            row["verdict"] or "not audited"
+        )
+        assert (
+            view["settings"]["report"].startswith(settings["env"])
+            and f"K = {settings['episodes']}" in view["settings"]["report"]
+        )
+        result = section["audit"]["result"]
+        if result is None:
+            assert view["settings"]["audit"] is None
+        else:
+            assert f"H = {result['setting']['horizon']}" in view["settings"]["audit"]
+            assert f"{result['episodes']} users per run" in view["settings"]["audit"]
+            assert ("target ε" in view["settings"]["audit"]) == (
+                result["setting"]["epsilon"] != section["ledger"]["epsilon"]
+            )
+            assert f"in the audit's setting ({view['settings']['audit']})" in markdown
+        line = next(line for line in glance.splitlines() if line.startswith(f"| {row['algorithm']} |"))
+        assert f"**{row['paper_claim']}**" in line and view["settings"]["report"] in line
+        assert row["worst_flag"] is None or row["worst_flag"]["code"] in line
+        assert f"In the report's setting: {view['settings']['report']}." in markdown

@@ -8,9 +8,11 @@ import pytest
 
 from dpkit.algorithms.executors import AutoExecutor
 from dpkit.audits.rl import plan_probe_runs, positions
-from dpkit.commands.report_estimate import audits_estimate
+from dpkit.commands.report_calibration import RLSVI_KEY, UnitCosts, calibrate
+from dpkit.commands.report_estimate import Machine, estimate_line, figure_count, report_estimate
 from dpkit.reports.config import parse_config
-from dpkit.reports.job import audit_parts, audit_section, audit_setting_of, run_audit
+from dpkit.reports.job import _tasks, audit_parts, audit_section, audit_setting_of, run_audit, stage_totals
+from dpkit.reports.regret_runs import RegretTask, RlsviTask
 from dpkit.stages import StageClock
 
 CONFIG = {
@@ -69,11 +71,119 @@ def test_the_audits_runs_give_one_result_on_any_executor(config) -> None:
     assert moved == run_audit(rlsvi, 0)
 
 
-def test_the_estimate_names_the_runs_and_the_slowest(config) -> None:
-    note = audits_estimate(config)
-    runs = sum(p.runs for a in config.algorithms for p in audit_parts(a))
-    assert note is not None and note.startswith("expected time: audits about ")
-    assert f"{runs:,} runs" in note and "slowest " in note and "simulations beside them" in note
+def _costs(slowdown: float = 1.0) -> UnitCosts:
+    return UnitCosts(
+        ledger=0.5,
+        audit_run={"ldp-ucrl-vtr": 1e-3, "rlsvi": 4e-3},
+        audit_part=0.125,
+        episode={"ldp-ucrl-vtr": 2e-3, "rlsvi": 1e-3, "private-linopt-vi": 3e-3, RLSVI_KEY: 5e-4},
+        figure=0.25,
+        slowdown=slowdown,
+    )
+
+
+def test_the_estimate_is_the_configs_work_at_each_units_cost(config) -> None:
+    """Issue 54: the estimate covers all of the work (audits, simulations, ledgers, figures), counted from what the
+    config asks for — runs × positions, episodes × seeds × σ — at each kind of unit's cost, not from constants."""
+    estimate = report_estimate(config, _costs())
+    runs = {a.name: sum(p.runs for p in audit_parts(a)) for a in config.algorithms}
+    assert estimate.runs == sum(runs.values())
+    parts = sum(len(audit_parts(a)) for a in config.algorithms)  # each with its own cost: its attacks, its tests
+    assert estimate.work["audits"] == pytest.approx(1e-3 * runs["ldp-ucrl-vtr"] + 4e-3 * runs["rlsvi"] + 0.125 * parts)
+    assert estimate.episodes == stage_totals(config)["simulations"]
+    tasks = [t for t in _tasks(config) if isinstance(t, RegretTask)]
+    regret = sum(_costs().episode[t.algorithm] * t.experiment.episodes * len(t.seeds) for t in tasks)
+    rlsvi = sum(t.episodes for t in _tasks(config) if isinstance(t, RlsviTask)) * 5e-4
+    assert estimate.work["simulations"] == pytest.approx(regret + rlsvi)
+    # ldp-ucrl-vtr: ε(δ), the audit's two, regret; rlsvi: those and its own; linopt: ε(δ), tree, regret (no audit)
+    assert estimate.figures == figure_count(config) == 4 + 5 + 3
+    assert estimate.work["figures"] == pytest.approx(0.25 * estimate.figures)
+    assert estimate.work["ledgers"] == pytest.approx(0.5 * len(config.algorithms))
+    # one worker: everything in this process, one after another (at least the work itself, at a whole core)
+    assert estimate.seconds >= sum(estimate.work.values())
+    # four times the runs: the audits' work four times over
+    more = parse_config(
+        {
+            **CONFIG,
+            "algorithm": [
+                {**a, "audit": {**a["audit"], "runs": 4 * a["audit"]["runs"]}} if "runs" in a["audit"] else a
+                for a in CONFIG["algorithm"]
+            ],
+        },
+        "more.toml",
+    )
+    runs_work = estimate.work["audits"] - 0.125 * parts  # the parts' own cost does not grow with their runs
+    assert report_estimate(more, _costs()).work["audits"] == pytest.approx(4 * runs_work + 0.125 * parts)
+
+
+def test_a_loaded_machine_stretches_the_estimate(config) -> None:
+    """Where one process got a quarter of a core while timing, the same work takes four times as long; where the
+    kernel shares the CPU by session (Linux's autogroup), the report's workers share that quarter."""
+    quiet = report_estimate(config, _costs(1.0), Machine(2, 1.0, 1.0, grouped=True))
+    loaded = report_estimate(config, _costs(4.0), Machine(2, 0.25, 7.0, grouped=True))
+    assert loaded.work == quiet.work  # (the CPU this process has spent so far moves a little between the two)
+    assert loaded.seconds == pytest.approx(4 * quiet.seconds, rel=0.01)
+    assert Machine(2, 0.25, 7.0, grouped=True).throughput(4) == pytest.approx(0.25)
+    assert Machine(2, 1.0, 0.0, grouped=True).throughput(4) == Machine(2, 1.0, 0.0, grouped=False).throughput(4) == 2
+    assert Machine(2, 0.25, 7.0, grouped=False).throughput(1) == pytest.approx(0.25)  # a fair share per process
+    assert Machine(2, 0.25, 7.0, grouped=False).throughput(4) == pytest.approx(8 / 11)
+    machine = Machine.now(4.0)
+    assert machine.share == pytest.approx(0.25) and machine.throughput(1) == pytest.approx(0.25)
+
+
+def test_the_estimate_line_says_all_of_it(config) -> None:
+    line = estimate_line(report_estimate(config, _costs()))
+    assert line.startswith("expected time: about ") and " in all" in line
+    for word in ("runs", "episodes", "figures", "ledgers", "core"):
+        assert word in line
+
+
+def test_every_kind_of_unit_is_timed(config) -> None:
+    costs = calibrate(config)
+    assert set(costs.audit_run) == {"ldp-ucrl-vtr", "rlsvi"}  # linopt's audit is disabled
+    assert set(costs.episode) == {"ldp-ucrl-vtr", "rlsvi", "private-linopt-vi", RLSVI_KEY}
+    assert all(v > 0 for v in [*costs.audit_run.values(), *costs.episode.values(), costs.ledger, costs.figure])
+    assert costs.slowdown >= 1.0 and costs.start > 0 and costs.audit_part >= 0
+
+
+def test_a_task_sends_its_episodes_as_it_plays(monkeypatch: pytest.MonkeyPatch, config) -> None:
+    """Issue 54: the simulations' bar sat at 0 % and jumped when a batch of seeds ended. A task run in a worker
+    sends its episodes as they are played, and the feed advances the stage by exactly each task's episodes."""
+    import queue as queues
+
+    from dpkit.reports import task_progress
+
+    tasks = _tasks(config)
+    task = next(t for t in tasks if isinstance(t, RegretTask))
+    sent: queues.SimpleQueue = queues.SimpleQueue()
+    monkeypatch.setattr(task_progress, "_SEND_EVERY", 0.0)
+    task_progress.start_worker_feed(sent)
+    try:
+        task_progress.run_reported(0, task)
+    finally:
+        task_progress.start_worker_feed(None)
+    messages = []
+    while not sent.empty():
+        messages.append(sent.get())
+    assert len(messages) >= task.experiment.episodes  # at least one message an episode (of all seeds together)
+    assert {i for i, _ in messages} == {0} and sum(k for _, k in messages) == task_progress.task_episodes(task)
+    advanced: list[float] = []
+    feed = task_progress.EpisodeFeed([task, task], queues.SimpleQueue(), advanced.append)
+    feed._pay(0, 10)
+    feed.finish(0)
+    feed._pay(0, 5)  # a report that arrives after its task ended: dropped
+    feed.finish(1)  # a task that reported nothing (an RLSVI run): all of it at its end
+    assert advanced == [10, task_progress.task_episodes(task) - 10, task_progress.task_episodes(task)]
+
+
+@pytest.mark.slow
+def test_a_pool_advances_the_simulations_by_their_episodes(config) -> None:
+    from dpkit.reports.job import _execute
+
+    tasks = _tasks(config)
+    advanced: list[float] = []
+    results, _ = _execute(tasks, 2, advanced.append, lambda: None)
+    assert len(results) == len(tasks) and sum(advanced) == stage_totals(config)["simulations"]
 
 
 def test_the_clock_passes_on_what_a_stage_does(monkeypatch: pytest.MonkeyPatch) -> None:
