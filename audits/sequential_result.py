@@ -83,7 +83,7 @@ class SequentialResult(Headline):
         """The final test's estimate of ε from its ROC's shape; none when the audit stopped before it."""
         if self.final is not None:
             return self.final.shape_estimate
-        note = "the audit stopped before its final test: no ROC was read, so no shape was fitted"
+        note = "stopped before its final test: no shape fitted"
         return EpsilonEstimate(None, None, None, self.delta, note)
 
     @property

@@ -86,18 +86,17 @@ def shape_estimate(shape: ShapeReading | None, delta: float) -> EpsilonEstimate:
 
     Examples:
         >>> shape_estimate(None, 1e-5).note
-        'no ROC was read, so no shape was fitted'
+        'no ROC read, no shape fitted'
     """
     if shape is None:
-        return EpsilonEstimate(None, None, None, delta, "no ROC was read, so no shape was fitted")
+        return EpsilonEstimate(None, None, None, delta, "no ROC read, no shape fitted")
     if not shape.fitted:
         return EpsilonEstimate(
             None,
             None,
             None,
             delta,
-            f"no family fits the measured ROC (the best, {shape.family}, misfits it by {shape.fit.misfit:.4g}): "
-            "no estimate",
+            f"no shape fits the ROC (the best, {shape.family}, misfits it by {shape.fit.misfit:.3g})",
         )
     if shape.family == "gaussian" and delta <= 0.0 and shape.fit.parameter > 0.0:
         return EpsilonEstimate(
@@ -105,7 +104,7 @@ def shape_estimate(shape: ShapeReading | None, delta: float) -> EpsilonEstimate:
             (math.inf, math.inf),
             shape.family,
             delta,
-            "a Gaussian-shaped trade-off is ε-DP at δ = 0 for no finite ε",
+            "a Gaussian shape: no finite ε at δ = 0",
         )
     return EpsilonEstimate(shape.epsilon, shape.epsilon_interval, shape.family, delta)
 
