@@ -171,6 +171,11 @@ class HeldAudit(Headline):
         return self.audit.epsilon_estimate
 
     @property
+    def shape_estimate(self) -> Any:
+        """The estimate of ε from the fitted shape, with its interval (the fixed audit's)."""
+        return self.audit.shape_estimate
+
+    @property
     def runs(self) -> int:
         return int(self.audit.runs)
 
@@ -397,6 +402,8 @@ def target_name(result: Any) -> str | None:
 
 def _estimate_text(result: Any) -> str:
     estimate = getattr(result, "shape_estimate", None)
+    if estimate is None:  # several positions: the headline (worst) position's
+        estimate = getattr(getattr(result, "worst", None), "shape_estimate", None)
     if estimate is not None:
         return str(estimate.describe(3))
     return _estimate_number(result.epsilon_estimate)
@@ -444,7 +451,7 @@ _CSS = {
     "max-width:60em;box-sizing:border-box",
     "head": "font-size:15px;margin:0 0 8px 0",
     "table": "border-collapse:collapse;width:100%;margin:0",
-    "th": "text-align:left;vertical-align:bottom;padding:4px 8px;color:#57606a;font-weight:600;"
+    "th": "text-align:left;vertical-align:bottom;padding:4px 8px;color:#57606a;font-weight:600;white-space:nowrap;"
     "border-bottom:1px solid #d0d7de;background:#f6f8fa",
     "td": "text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid #eaeef2",
     "badge": "display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;white-space:nowrap",
@@ -456,12 +463,14 @@ def _badge(verdict: str) -> str:
     return f'<span class="badge {html.escape(verdict)}" style="{style}">{html.escape(verdict)}</span>'
 
 
-def _row(name: str, verdict: str, lines: Sequence[str], says: str) -> str:
+def _row(name: str | None, verdict: str | None, lines: Sequence[str], says: str) -> str:
+    """A table row: the name and the verdict's badge (left out when None: the heading says them), the evidence lines
+    and what the verdict says."""
     td = f'<td style="{_CSS["td"]}">'
-    return (
-        f"<tr>{td}<b>{html.escape(name)}</b></td>{td}{_badge(verdict)}</td>"
-        f"{td}{'<br>'.join(html.escape(line) for line in lines)}</td>{td}{html.escape(says)}</td></tr>"
-    )
+    cells = [] if name is None else [f"{td}<b>{html.escape(name)}</b></td>"]
+    cells += [] if verdict is None else [f"{td}{_badge(verdict)}</td>"]
+    cells += [f"{td}{'<br>'.join(html.escape(line) for line in lines)}</td>", f"{td}{html.escape(says)}</td>"]
+    return "<tr>" + "".join(cells) + "</tr>"
 
 
 def verdict_table_html(result: Any) -> str:
@@ -493,24 +502,27 @@ def verdict_table_html(result: Any) -> str:
     row["audited_epsilon_estimate_text"] = _estimate_text(result)
     name = target_name(result) or ("an algorithm" if declared else "a release")
     claim = _claim_text(result.claim)
-    if declared:
-        label, says = str(out["algorithm"]), implementation_text(row)
-    else:
-        label, says = f"against {claim}", f"The release: {CLAIM_TEXT[verdict]}."
-    rows = [_row(label, verdict, evidence_lines(row), says)]
+    if declared:  # the report's verdict row: the algorithm, its badge, the evidence, what it says
+        rows = [_row(str(out["algorithm"]), verdict, evidence_lines(row), implementation_text(row))]
+    else:  # the heading names the release, the claim and the verdict: the evidence and what it says
+        rows = [_row(None, None, evidence_lines(row), f"The release: {CLAIM_TEXT[verdict]}.")]
     for p in result.positions or ():
         res = getattr(p, "result", p)
         lines = [] if res is None else [f"ε ≥ {readable_number(res.epsilon_lower, 3)}"]
         lines += [] if res is None else [f"μ ≥ {readable_number(res.mu_lower, 3)}"]
         rows.append(_row(f"position {_position_name(p)}", str(p.verdict), lines, ""))
     th = f'<th style="{_CSS["th"]}">'
+    columns = ("audited", "audit verdict", "evidence", "what it says") if declared else ("evidence", "what it says")
     head = (
         f'<div class="dpkit-audit-head" style="{_CSS["head"]}">{_badge(verdict)} '
         f"<b>{html.escape(type(result).__name__)}</b> of <code>{html.escape(name)}</code> "
         f"against {html.escape(claim)}</div>"
     )
     table = (
-        f'<table class="verdicts dpkit-audit" style="{_CSS["table"]}"><tr>{th}audited</th>{th}audit verdict</th>'
-        f"{th}evidence</th>{th}what it says</th></tr>" + "".join(rows) + "</table>"
+        f'<table class="verdicts dpkit-audit" style="{_CSS["table"]}"><tr>'
+        + "".join(f"{th}{c}</th>" for c in columns)
+        + "</tr>"
+        + "".join(rows)
+        + "</table>"
     )
     return f'<div class="dpkit-audit-result" style="{_CSS["box"]}">{head}{table}</div>'
