@@ -122,7 +122,7 @@ def gdp_reading(mu: float, claim: Claim, delta: float) -> float | None:
 
     Examples:
         >>> round(gdp_reading(1.0, Claim.gdp(1.0), 1e-5), 4)
-        4.4228
+        4.3772
         >>> gdp_reading(1.0, Claim.dp(1.0, 0.0), 0.0) is None
         True
     """

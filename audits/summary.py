@@ -84,7 +84,9 @@ class AuditSummary(Protocol):
         claim: What was judged (a :class:`~dpkit.audits.claims.Claim`; for an RL audit the allowance of its
             declaration).
         epsilon_lower: The certified ε lower bound (confidence 1 − α; 0 when none was certified).
-        epsilon_estimate: A point estimate of ε beside the bound, ``None`` where the audit makes none.
+        epsilon_estimate: A point estimate of ε beside the bound: the ε, at the claim's δ, of the trade-off shape
+            fitted to the attack's ROC (:mod:`dpkit.audits.shape_estimate`; ``inf`` for a Gaussian shape at
+            δ = 0), ``None`` where no shape fits or the audit makes none.
         power: What an ideal attack certifies against a mechanism exactly at the claim, ``None`` where the audit
             stopped before its final test.
         runs: Runs per dataset of the audit (the budget a sequential audit stands in for; 1 for a one-run audit).
