@@ -101,6 +101,7 @@ def test_a_laplace_at_twice_its_epsilon_is_estimated_near_two() -> None:
     assert lo <= 2.0 <= hi
 
 
+@pytest.mark.slow
 def test_a_gaussian_is_estimated_at_its_epsilon_at_delta_and_infinite_at_delta_zero() -> None:
     result = _audit(_gaussian, Claim.dp(1.0, 1e-5), runs=20_000)
     est = result.shape_estimate
