@@ -9,6 +9,7 @@ how the verdict is read: see docs/explanation/verdicts.md ("How an audit runs").
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor
 
 from .attacks import Attack
 from .claims import Claim
+from .defaults import AUDIT_DEFAULTS
 from .selection import (
     AUTO,
     TRAIN_CAP,
@@ -32,9 +34,11 @@ from .selection import (
     choose_attack,
     fit_attacks,
     objective_shares,
+    release_name,
     split_runs,
 )
 from .sequential import SequentialResult, audit_pairs_sequential
+from .shape_estimate import EpsilonEstimate
 from .summary import Headline
 from .verdicts import VERDICTS
 
@@ -47,14 +51,14 @@ def audit(
     dataset1: Any,
     claim: Claim,
     *,
-    attack: Attack | str = AUTO,
-    runs: int = 20_000,
-    seed: int = 0,
-    alpha: float = 0.05,
+    attack: Attack | str = AUDIT_DEFAULTS.attack,
+    runs: int = AUDIT_DEFAULTS.runs,
+    seed: int = AUDIT_DEFAULTS.seed,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
     executor: Executor | None = None,
-    chunk_size: int = 10_000,
+    chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
 ) -> AuditResult:
     """Audit ``release`` on one neighbouring pair against ``claim``, streaming the runs' scores.
@@ -142,7 +146,7 @@ def audit(
     ev0, ev1 = run_pair(
         release, dataset0, dataset1, n_eval, seed_eval, transform=ScoreAll((candidates[chosen],)), **options
     )
-    return audit_result(
+    result = audit_result(
         claim,
         candidates[chosen],
         thresholds,
@@ -157,6 +161,7 @@ def audit(
         candidates=notes + rows,
         executor=describe_executor(executor),
     )
+    return dataclasses.replace(result, target=release_name(release))
 
 
 def audit_outputs(
@@ -164,9 +169,9 @@ def audit_outputs(
     out1: np.ndarray,
     claim: Claim,
     *,
-    attack: Attack | str | Sequence[Attack] = AUTO,
-    seed: int = 0,
-    alpha: float = 0.05,
+    attack: Attack | str | Sequence[Attack] = AUDIT_DEFAULTS.attack,
+    seed: int = AUDIT_DEFAULTS.seed,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
     executor: str = "in-process",
@@ -257,7 +262,7 @@ def audit_outputs(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PairsResult(Headline):
     """Audits of several neighbouring pairs at α/len(pairs) each; the verdict is the worst one. Sequential audits
     (:class:`~dpkit.audits.sequential.SequentialResult`) stop at the first pair that is a violation. The other
@@ -293,8 +298,21 @@ class PairsResult(Headline):
         return self.strongest.epsilon_estimate
 
     @property
+    def shape_estimate(self) -> EpsilonEstimate:
+        """The strongest pair's estimate of ε, with its interval and shape."""
+        return self.strongest.shape_estimate
+
+    @property
     def power(self) -> float | None:
         return self.strongest.power
+
+    @property
+    def power_ratio(self) -> float | None:
+        return self.strongest.power_ratio
+
+    @property
+    def delta(self) -> float:
+        return self.strongest.delta
 
     @property
     def positions(self) -> None:
@@ -340,9 +358,9 @@ def audit_pairs(
     pairs: Sequence[tuple[Any, Any]],
     claim: Claim,
     *,
-    alpha: float = 0.05,
-    attack: Attack | str | Callable[[], Attack] = AUTO,
-    seed: int = 0,
+    alpha: float = AUDIT_DEFAULTS.alpha,
+    attack: Attack | str | Callable[[], Attack] = AUDIT_DEFAULTS.attack,
+    seed: int = AUDIT_DEFAULTS.seed,
     sequential: bool = False,
     **options: Any,
 ) -> PairsResult:

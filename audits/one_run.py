@@ -55,7 +55,7 @@ def _claim_curve(claim: Claim) -> dict[str, Any]:
     return {"trade_off": lambda x: float(claim.trade_off(x)[()])}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OneRunResult(SingleRun):
     """A one-run audit against a claim: the run's coins and scores, the guesses made and how many were right, and
     the verdict.

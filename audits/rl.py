@@ -153,7 +153,7 @@ def position_claim(setting: RlSetting) -> PositionClaim:
 # The audit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RlAuditResult(HeldAudit):
     """One audit of one algorithm: the claim, the exact accounting, the pair, the bounds, the verdicts."""
 
@@ -444,7 +444,7 @@ def audit_setting(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RlPositionsAudit(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
 

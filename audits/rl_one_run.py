@@ -175,7 +175,7 @@ def one_run_scores(
     return OneRunScores(setting, seed, coins, scores, time.perf_counter() - started)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RlOneRunResult(SingleRun):
     """A one-run audit of an RL agent: the run's coins and scores, and their judgement
     (:class:`~dpkit.audits.one_run.OneRunResult`) against the claim — the declared releases at the σ the target

@@ -83,7 +83,7 @@ class SequentialPosition:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RlSequentialAudit(Headline):
     """A sequential audit of every position: ``verdict`` is ``violation`` as soon as one position's is;
     ``consistent`` only if every position concluded consistent; ``inconclusive`` otherwise. ``runs`` is the fixed

@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_probability
 
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim
+from .defaults import AUTO
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
+from .shape_estimate import EpsilonEstimate, gdp_reading, shape_estimate
 from .shapes import margin_threshold, roc_points
 from .summary import Headline
 from .verdicts import MARGIN_SHARE, Judgement, judge
@@ -38,11 +39,10 @@ __all__ = [
     "claimed_unit_bound",
     "fit_attacks",
     "objective_shares",
+    "release_name",
     "split_runs",
 ]
 
-#: The attack name that fits every attack of :data:`~dpkit.audits.attacks.AUTO_ATTACKS` and chooses one.
-AUTO = "auto"
 #: The most training runs per dataset (the only outputs held in memory): enough to fit any attack.
 TRAIN_CAP = 100_000
 #: How an audit's thresholds may be chosen on the selection split: ``margin`` where the measured ROC falls furthest
@@ -70,10 +70,11 @@ def objective_shares(objectives: Sequence[str], alpha: float) -> tuple[float, ..
     return tuple(alpha / len(objectives) for _ in objectives)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AuditResult(Headline):
     """One audit of one neighbouring pair: the bounds, the judgement against the claim, the attack (an
-    :class:`~dpkit.audits.summary.AuditSummary`)."""
+    :class:`~dpkit.audits.summary.AuditSummary`); ``target`` names the release audited (:func:`release_name`; not
+    in :meth:`to_dict`, which holds the numbers)."""
 
     claim: Claim
     estimates: tuple[AuditEstimate, ...]
@@ -85,6 +86,7 @@ class AuditResult(Headline):
     seconds: float
     alpha: float = 0.05
     candidates: tuple[dict[str, Any], ...] = field(default=())
+    target: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -140,19 +142,22 @@ class AuditResult(Headline):
         return self.estimates[0].delta
 
     @property
-    def epsilon_gdp_reading(self) -> float:
-        """ε at the audit's δ of the μ lower bound read as μ-GDP (valid against claims that imply GDP)."""
-        mu = self.mu_lower
-        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
+    def epsilon_gdp_reading(self) -> float | None:
+        """ε at the audit's δ of the μ lower bound read as μ-GDP: a certified bound against claims that imply GDP
+        only (``None`` against the others: their ε is not μ-GDP's)."""
+        return gdp_reading(self.mu_lower, self.claim, self.delta)
+
+    @property
+    def shape_estimate(self) -> EpsilonEstimate:
+        """The point estimate of ε at the audit's δ from the shape of the evaluation ROC, with its interval
+        (:func:`~dpkit.audits.shape_estimate.shape_estimate`)."""
+        return shape_estimate(self.judgement.shape, self.delta)
 
     @property
     def epsilon_estimate(self) -> float | None:
-        """ε at the audit's δ of the point estimate of μ (the strongest test's) read as μ-GDP: an estimate beside
-        the certified :attr:`epsilon_gdp_reading`, not a bound; ``None`` when the estimate is not finite."""
-        mu = self.estimate.mu_estimate
-        if not math.isfinite(mu):
-            return None
-        return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), self.delta if self.delta > 0 else 1e-5)
+        """The fitted shape's ε at the audit's δ (:attr:`shape_estimate`): an estimate beside the certified
+        :attr:`epsilon_lower`, not a bound; ``math.inf`` for a Gaussian shape at δ = 0, ``None`` when no shape fits."""
+        return self.shape_estimate.value
 
     def to_dict(self) -> dict[str, Any]:
         """Every number of the audit, under the keys every audit result uses.
@@ -191,10 +196,31 @@ class AuditResult(Headline):
             "fnr_upper": est.fnr_upper,
             "threshold": est.threshold,
             "epsilon_gdp_reading": self.epsilon_gdp_reading,
-            "epsilon_estimate": self.epsilon_estimate,
+            **self.shape_estimate.to_dict(),
             "candidates": [dict(c) for c in self.candidates],
             "tests": [e.to_dict() for e in self.estimates],
         }
+
+
+def release_name(release: Any) -> str:
+    """The name an audit result shows for the release it audited: its qualified name (``mech.py:release`` for a
+    function the command line loaded), else its type's.
+
+    Args:
+        release: The release function.
+
+    Returns:
+        The name.
+
+    Examples:
+        >>> release_name(release_name)
+        'release_name'
+    """
+    for attr in ("__qualname__", "__name__"):
+        name = getattr(release, attr, None)
+        if isinstance(name, str) and name:
+            return name
+    return type(release).__name__
 
 
 def split_runs(n: int, fractions: tuple[float, ...]) -> list[slice]:

@@ -27,9 +27,9 @@ from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor
 from .attacks import Attack
 from .betting import CHAIN, Bet, choose_bet, claim_tangents, eprocess_chain, smoothed_rate
 from .claims import Claim
+from .defaults import AUDIT_DEFAULTS
 from .estimators import mu_from_rates, select_threshold
 from .selection import (
-    AUTO,
     TRAIN_CAP,
     AuditResult,
     ScoreAll,
@@ -39,6 +39,7 @@ from .selection import (
     choose_attack,
     fit_attacks,
     objective_shares,
+    release_name,
 )
 from .sequential_plan import (
     FIRST_BATCH,
@@ -382,12 +383,12 @@ def audit_sequential_batches(
     source: BatchSource,
     claim: Claim,
     *,
-    runs: int = 20_000,
-    attack: Attack | str = AUTO,
-    alpha: float = 0.05,
+    runs: int = AUDIT_DEFAULTS.runs,
+    attack: Attack | str = AUDIT_DEFAULTS.attack,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
-    seed: int = 0,
+    seed: int = AUDIT_DEFAULTS.seed,
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
 ) -> SequentialResult:
@@ -444,7 +445,7 @@ def release_source(
     dataset0: Any,
     dataset1: Any,
     *,
-    seed: int = 0,
+    seed: int = AUDIT_DEFAULTS.seed,
     executor: Executor | None = None,
     chunk_size: int = 10_000,
     progress: Callable[[int], None] | None = None,
@@ -493,14 +494,14 @@ def audit_sequential(
     dataset1: Any,
     claim: Claim,
     *,
-    attack: Attack | str = AUTO,
-    runs: int = 20_000,
-    seed: int = 0,
-    alpha: float = 0.05,
+    attack: Attack | str = AUDIT_DEFAULTS.attack,
+    runs: int = AUDIT_DEFAULTS.runs,
+    seed: int = AUDIT_DEFAULTS.seed,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
     executor: Executor | None = None,
-    chunk_size: int = 10_000,
+    chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> SequentialResult:
@@ -555,13 +556,13 @@ def audit_pairs_sequential(
     claim: Claim,
     *,
     attacks: Sequence[Attack | str],
-    runs: int = 20_000,
-    seed: int = 0,
-    alpha: float = 0.05,
+    runs: int = AUDIT_DEFAULTS.runs,
+    seed: int = AUDIT_DEFAULTS.seed,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
     executor: Executor | None = None,
-    chunk_size: int = 10_000,
+    chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> tuple[list[SequentialResult], int]:
@@ -617,7 +618,8 @@ def audit_pairs_sequential(
         if own:
             ex.close()
     ran = describe_executor(ex)
-    results = [_with_executor(states[i].result(), ran) for i in concluded]
+    name = release_name(release)
+    results = [dataclasses.replace(states[i].result(), executor=ran, target=name) for i in concluded]
     return results, sum(state.runs_used for state in states)
 
 
@@ -654,7 +656,7 @@ def audit_sources_sequential(
     attacks: Sequence[Attack | str | Sequence[Attack]],
     runs: int,
     seeds: Sequence[int],
-    alpha: float = 0.05,
+    alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
     objective: str | None = None,
     executor: str = "in-process",
@@ -713,7 +715,3 @@ def audit_sources_sequential(
         [state.plan.budget for state in states],
         [tuple(state.looks) for state in states],
     )
-
-
-def _with_executor(result: SequentialResult, executor: str) -> SequentialResult:
-    return dataclasses.replace(result, executor=executor)

@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
-
-from dpkit.accountant.gdp import gdp_epsilon
 
 from .claims import Claim
 from .selection import AuditResult
 from .sequential_plan import SEQUENTIAL_SHARE, SequentialPlan
+from .shape_estimate import EpsilonEstimate, gdp_reading
 from .summary import Headline
 
 __all__ = ["Look", "SequentialResult"]
@@ -44,7 +42,7 @@ class Look:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SequentialResult(Headline):
     """A sequential audit of one neighbouring pair: the verdict, the runs it used of its budget, the evidence (an
     :class:`~dpkit.audits.summary.AuditSummary`).
@@ -73,6 +71,7 @@ class SequentialResult(Headline):
     mu_estimate: float | None = None
     rates: tuple[float, float] | None = None
     candidates: tuple[dict[str, Any], ...] = field(default=())
+    target: str | None = None
 
     @property
     def runs(self) -> int:
@@ -80,11 +79,17 @@ class SequentialResult(Headline):
         return self.plan.budget
 
     @property
-    def epsilon_estimate(self) -> float | None:
-        """The final test's estimate of ε, else the point estimate of μ read as μ-GDP (``None`` without one)."""
+    def shape_estimate(self) -> EpsilonEstimate:
+        """The final test's estimate of ε from its ROC's shape; none when the audit stopped before it."""
         if self.final is not None:
-            return self.final.epsilon_estimate
-        return None if self.mu_estimate is None else _gdp_reading(self.mu_estimate, self.delta)
+            return self.final.shape_estimate
+        note = "stopped before its final test: no shape fitted"
+        return EpsilonEstimate(None, None, None, self.delta, note)
+
+    @property
+    def epsilon_estimate(self) -> float | None:
+        """The final test's estimate of ε (:attr:`shape_estimate`; ``None`` when the audit stopped before it)."""
+        return self.shape_estimate.value
 
     @property
     def positions(self) -> None:
@@ -160,8 +165,8 @@ class SequentialResult(Headline):
                 "fpr_upper": None,
                 "fnr_upper": None,
                 "threshold": None,
-                "epsilon_gdp_reading": _gdp_reading(self.mu_lower, self.delta),
-                "epsilon_estimate": None if est is None else _gdp_reading(est, self.delta),
+                "epsilon_gdp_reading": gdp_reading(self.mu_lower, self.claim, self.delta),
+                **self.shape_estimate.to_dict(),
                 "candidates": [dict(c) for c in self.candidates],
                 "tests": [],
             }
@@ -187,9 +192,3 @@ class SequentialResult(Headline):
             },
         )
         return out
-
-
-def _gdp_reading(mu: float, delta: float) -> float:
-    if not math.isfinite(mu):
-        return math.inf
-    return 0.0 if mu <= 0.0 else gdp_epsilon(min(mu, 1e3), delta if delta > 0 else 1e-5)

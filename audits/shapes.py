@@ -45,6 +45,7 @@ __all__ = [
     "family_epsilon",
     "family_parameter",
     "fit_shapes",
+    "fits_roc",
     "flag_probability",
     "margin_threshold",
     "read_shape",
@@ -374,6 +375,19 @@ class ShapeFit:
         }
 
 
+def fits_roc(fit: ShapeFit, points: int) -> bool:
+    """Whether a family fits an ROC of ``points`` points: its misfit is at most 4 per point (with :data:`_TIE`).
+
+    Args:
+        fit: The family's fit (:func:`fit_shapes`).
+        points: The ROC's points.
+
+    Returns:
+        True when the curve through θ̂ follows the ROC (and θ̂ is finite): its parameter is then an estimate.
+    """
+    return fit.misfit <= 4.0 * points + _TIE and math.isfinite(fit.parameter)
+
+
 def _equal_error(roc: Roc) -> int:
     return int(np.argmin(np.abs(roc.fpr - roc.fnr)))
 
@@ -550,7 +564,8 @@ class ShapeReading:
     ``allowed`` for every family that fits about as well; ``alternative`` the member just past the claim
     (:data:`KAPPA` × its ε at δ) and the probabilities of certifying it or being pointed to it — ``power`` the
     larger; ``trials`` the runs per dataset at which the audit would certify the violation the data point to (or,
-    when they point to none, the one just past the claim) with probability :data:`POWER_NEEDED`."""
+    when they point to none, the one just past the claim) with probability :data:`POWER_NEEDED`; ``fitted`` whether
+    the best family fits the ROC at all (:func:`fits_roc`; if not, its ε is no estimate)."""
 
     fit: ShapeFit
     fits: tuple[ShapeFit, ...]
@@ -564,6 +579,7 @@ class ShapeReading:
     certify_power: float
     flag_power: float
     trials: int | None
+    fitted: bool = True
 
     @property
     def family(self) -> str:
@@ -627,6 +643,7 @@ class ShapeReading:
             "power": self.power,
             "power_needed": POWER_NEEDED,
             "trials": self.trials,
+            "fitted": self.fitted,
             "fits": [f.to_dict() for f in self.fits],
         }
 
@@ -682,6 +699,7 @@ def read_shape(claim: Claim, roc: Roc, *, delta: float, share: float, level: flo
         certify_power=certify,
         flag_power=flag,
         trials=trials,
+        fitted=fits_roc(best, int(roc.fp.size)),
     )
 
 
@@ -735,7 +753,7 @@ def margin_threshold(
     s0, s1 = np.asarray(scores0, dtype=float), np.asarray(scores1, dtype=float)
     roc = roc_points(s0, s1)
     best = fit_shapes(roc, level=share / 2.0)[0]
-    if best.misfit <= 4.0 * roc.fp.size + _TIE and math.isfinite(best.parameter):
+    if fits_roc(best, int(roc.fp.size)):
         p, (fpr, fnr) = certify_probability(claim, best.family, best.parameter, n0=n0, n1=n1, share=share)
         if fpr <= fnr:  # a tail of D's scores: the threshold leaves a share fpr of them above it
             return float(np.quantile(s0, 1.0 - fpr, method="higher")), p

@@ -13,6 +13,7 @@ its own rows with (:func:`audit_columns`, :func:`evidence_lines`, :func:`impleme
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +31,8 @@ __all__ = [
     "headline",
     "implementation_text",
     "readable_number",
+    "summary_lines",
+    "target_name",
     "verdict_table_html",
 ]
 
@@ -81,7 +84,9 @@ class AuditSummary(Protocol):
         claim: What was judged (a :class:`~dpkit.audits.claims.Claim`; for an RL audit the allowance of its
             declaration).
         epsilon_lower: The certified ε lower bound (confidence 1 − α; 0 when none was certified).
-        epsilon_estimate: A point estimate of ε beside the bound, ``None`` where the audit makes none.
+        epsilon_estimate: A point estimate of ε beside the bound: the ε, at the claim's δ, of the trade-off shape
+            fitted to the attack's ROC (:mod:`dpkit.audits.shape_estimate`; ``inf`` for a Gaussian shape at
+            δ = 0), ``None`` where no shape fits or the audit makes none.
         power: What an ideal attack certifies against a mechanism exactly at the claim, ``None`` where the audit
             stopped before its final test.
         runs: Runs per dataset of the audit (the budget a sequential audit stands in for; 1 for a one-run audit).
@@ -140,6 +145,14 @@ class Headline:
         """The verdict table (:func:`verdict_table_html`): how a notebook shows the result."""
         return verdict_table_html(self)
 
+    def __repr__(self) -> str:
+        """A few lines (:func:`summary_lines`): what was audited, the verdict, the claim, the bound, the estimate,
+        the power and the runs (every field: :meth:`to_dict`)."""
+        return "\n".join(summary_lines(self))
+
+    def __str__(self) -> str:
+        return self.__repr__()
+
 
 class HeldAudit(Headline):
     """The headline of an RL audit of one position, read from the fixed audit it holds (``self.audit``)."""
@@ -158,6 +171,11 @@ class HeldAudit(Headline):
     @property
     def epsilon_estimate(self) -> float | None:
         return self.audit.epsilon_estimate
+
+    @property
+    def shape_estimate(self) -> Any:
+        """The estimate of ε from the fitted shape, with its interval (the fixed audit's)."""
+        return self.audit.shape_estimate
 
     @property
     def runs(self) -> int:
@@ -315,11 +333,18 @@ def evidence_lines(row: Mapping[str, Any]) -> list[str]:
     return [
         power,
         f"ε ≥ {num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%}), "
-        f"estimate {num(row['audited_epsilon_estimate'], 3)}",
+        f"estimate {row.get('audited_epsilon_estimate_text') or _estimate_number(row['audited_epsilon_estimate'])}",
         f"μ ≥ {num(row['audited_mu_lower'], 3)} certified, estimate {num(row['audited_mu_estimate'], 3)}",
         *where,
         f"{sigma}{num(row['audit_runs'])} runs per dataset",
     ]
+
+
+def _estimate_number(value: Any) -> str:
+    """An ε estimate in a verdict row: ∞ (a Gaussian shape at δ = 0) or its number (— for none)."""
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    return readable_number(value, 3)
 
 
 def _claim_text(claim: Any) -> str:
@@ -359,26 +384,108 @@ def headline(result: Any) -> dict[str, Any]:
     return out
 
 
-def _row(name: str, verdict: str, lines: Sequence[str], says: str) -> str:
-    badge = _BADGE.get(verdict, _BADGE["stopped"])
-    style = f"display:inline-block;padding:0 0.45em;border-radius:0.6em;font-weight:bold;{badge}"
-    return (
-        f"<tr><td><b>{html.escape(name)}</b></td>"
-        f'<td><span class="badge {html.escape(verdict)}" style="{style}">{html.escape(verdict)}</span></td>'
-        f"<td>{'<br>'.join(html.escape(line) for line in lines)}</td><td>{html.escape(says)}</td></tr>"
-    )
+def target_name(result: Any) -> str | None:
+    """What an audit result audited, as a name: the release's (``target``) or the algorithm's, if it has one.
+
+    Args:
+        result: An audit result.
+
+    Returns:
+        The name, or None.
+    """
+    name = getattr(result, "target", None)
+    if name is None and hasattr(result, "results"):  # several pairs: the first's
+        name = getattr(result.results[0], "target", None)
+    if name is None:
+        setting = getattr(result, "setting", None)
+        name = getattr(setting, "algorithm", None)
+    return None if name is None else str(name)
+
+
+def _estimate_text(result: Any) -> str:
+    estimate = getattr(result, "shape_estimate", None)
+    if estimate is None:  # several positions: the headline (worst) position's
+        estimate = getattr(getattr(result, "worst", None), "shape_estimate", None)
+    if estimate is not None:
+        return str(estimate.describe(3))
+    return _estimate_number(result.epsilon_estimate)
+
+
+def summary_lines(result: Any) -> list[str]:
+    """The few lines ``repr`` and ``str`` show of an audit result (its every number: ``to_dict()``).
+
+    Args:
+        result: An audit result (:class:`AuditSummary`).
+
+    Returns:
+        What was audited and the verdict, then the claim, the certified bound, the estimate, the power and the runs.
+    """
+    name = target_name(result)
+    alpha = getattr(result, "alpha", None)
+    delta = getattr(result, "delta", None)
+    confidence = "" if alpha is None else f" ({1.0 - alpha:.0%})"
+    where = "" if delta is None else f" at δ = {delta:g}"
+    ratio = getattr(result, "power_ratio", None)
+    if ratio is not None:
+        power = f"{readable_number(ratio, 3)} of the claim (ideal attack; below {POWER_RATIO_NEEDED}: inconclusive)"
+    else:
+        power = readable_number(result.power, 3) if result.power is not None else "— (stopped before its final test)"
+    runs = f"{readable_number(result.runs)} per dataset"
+    if result.runs_used != result.runs:
+        runs += f", {readable_number(result.runs_used)} used"
+    lines = [
+        f"{type(result).__name__}: {result.verdict}" + ("" if name is None else f" — {name}"),
+        f"  claim     {_claim_text(result.claim)}",
+        f"  bound     ε ≥ {readable_number(result.epsilon_lower, 4)} certified{confidence}{where}",
+        f"  estimate  ε ≈ {_estimate_text(result)}",
+        f"  power     {power}",
+        f"  runs      {runs}",
+    ]
+    if result.positions:
+        lines.append(f"  positions {', '.join(f'{_position_name(p)}: {p.verdict}' for p in result.positions)}")
+    return lines
+
+
+#: The inline styles of the notebook view (no stylesheet: a notebook may drop <style>, never inline styles).
+_CSS = {
+    "box": "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:13px;line-height:1.45;"
+    "color:#1f2328;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:10px 14px;margin:4px 0;"
+    "max-width:60em;box-sizing:border-box",
+    "head": "font-size:15px;margin:0 0 8px 0",
+    "table": "border-collapse:collapse;width:100%;margin:0",
+    "th": "text-align:left;vertical-align:bottom;padding:4px 8px;color:#57606a;font-weight:600;white-space:nowrap;"
+    "border-bottom:1px solid #d0d7de;background:#f6f8fa",
+    "td": "text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid #eaeef2",
+    "badge": "display:inline-block;padding:1px 8px;border-radius:10px;font-weight:600;white-space:nowrap",
+}
+
+
+def _badge(verdict: str) -> str:
+    style = f"{_CSS['badge']};{_BADGE.get(verdict, _BADGE['stopped'])}"
+    return f'<span class="badge {html.escape(verdict)}" style="{style}">{html.escape(verdict)}</span>'
+
+
+def _row(name: str | None, verdict: str | None, lines: Sequence[str], says: str) -> str:
+    """A table row: the name and the verdict's badge (left out when None: the heading says them), the evidence lines
+    and what the verdict says."""
+    td = f'<td style="{_CSS["td"]}">'
+    cells = [] if name is None else [f"{td}<b>{html.escape(name)}</b></td>"]
+    cells += [] if verdict is None else [f"{td}{_badge(verdict)}</td>"]
+    cells += [f"{td}{'<br>'.join(html.escape(line) for line in lines)}</td>", f"{td}{html.escape(says)}</td>"]
+    return "<tr>" + "".join(cells) + "</tr>"
 
 
 def verdict_table_html(result: Any) -> str:
-    """The verdict table of an audit result in HTML: the report's row for it (what was audited, the verdict badge,
-    the evidence lines and what the verdict says, from :func:`audit_columns`, :func:`evidence_lines` and
+    """An audit result in HTML, as a notebook shows it: a heading that names what was audited (the release's or
+    the algorithm's name) with the verdict's badge, then the report's row for it (the verdict badge, the evidence
+    lines and what the verdict says, from :func:`audit_columns`, :func:`evidence_lines` and
     :func:`implementation_text`, as ``dpkit report`` writes them), then one row per position of the changed user.
 
     Args:
         result: An audit result (:class:`AuditSummary`).
 
     Returns:
-        An HTML ``<table>``, self-contained (inline styles), every text escaped.
+        A ``<div>`` holding the heading and a ``<table>``, self-contained (inline styles only), every text escaped.
 
     Examples:
         >>> import dpkit
@@ -394,17 +501,30 @@ def verdict_table_html(result: Any) -> str:
         row["audit_sigma"] = None
     verdict = str(result.verdict)
     row["verdict"] = verdict
-    if declared:
-        name, says = str(out["algorithm"]), implementation_text(row)
-    else:
-        name, says = f"against {_claim_text(result.claim)}", f"The release: {CLAIM_TEXT[verdict]}."
-    rows = [_row(name, verdict, evidence_lines(row), says)]
+    row["audited_epsilon_estimate_text"] = _estimate_text(result)
+    name = target_name(result) or ("an algorithm" if declared else "a release")
+    claim = _claim_text(result.claim)
+    if declared:  # the report's verdict row: the algorithm, its badge, the evidence, what it says
+        rows = [_row(str(out["algorithm"]), verdict, evidence_lines(row), implementation_text(row))]
+    else:  # the heading names the release, the claim and the verdict: the evidence and what it says
+        rows = [_row(None, None, evidence_lines(row), f"The release: {CLAIM_TEXT[verdict]}.")]
     for p in result.positions or ():
         res = getattr(p, "result", p)
         lines = [] if res is None else [f"ε ≥ {readable_number(res.epsilon_lower, 3)}"]
         lines += [] if res is None else [f"μ ≥ {readable_number(res.mu_lower, 3)}"]
         rows.append(_row(f"position {_position_name(p)}", str(p.verdict), lines, ""))
-    return (
-        '<table class="verdicts dpkit-audit"><tr><th>audited</th><th>audit verdict</th><th>evidence</th>'
-        "<th>what it says</th></tr>" + "".join(rows) + "</table>"
+    th = f'<th style="{_CSS["th"]}">'
+    columns = ("audited", "audit verdict", "evidence", "what it says") if declared else ("evidence", "what it says")
+    head = (
+        f'<div class="dpkit-audit-head" style="{_CSS["head"]}">{_badge(verdict)} '
+        f"<b>{html.escape(type(result).__name__)}</b> of <code>{html.escape(name)}</code> "
+        f"against {html.escape(claim)}</div>"
     )
+    table = (
+        f'<table class="verdicts dpkit-audit" style="{_CSS["table"]}"><tr>'
+        + "".join(f"{th}{c}</th>" for c in columns)
+        + "</tr>"
+        + "".join(rows)
+        + "</table>"
+    )
+    return f'<div class="dpkit-audit-result" style="{_CSS["box"]}">{head}{table}</div>'

@@ -129,8 +129,24 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
       :func:`~dpkit.audits.rl.default_setting`), audited at its positions.
 
     Every result has the headline fields of :class:`~dpkit.audits.summary.AuditSummary` (``verdict``, ``claim``,
-    ``epsilon_lower``, ``epsilon_estimate``, ``power``, ``runs``, ``runs_used``, ``positions``), ``to_dict()``
-    and ``_repr_html_`` (a notebook shows the verdict table).
+    ``epsilon_lower``, ``epsilon_estimate``, ``power``, ``runs``, ``runs_used``, ``positions``), ``to_dict()``,
+    a few lines as its ``repr`` and ``str`` (what was audited, the verdict, the claim, the bound, the estimate, the
+    power, the runs) and ``_repr_html_`` (a notebook shows the verdict table). ``epsilon_estimate`` is the ε, at the
+    claim's δ, of the trade-off shape fitted to the attack's ROC (a Laplace's ε, a Gaussian's ε at δ — ∞ at δ = 0 —,
+    randomized response's ε), ``None`` where no shape fits.
+
+    A release's audit starts from the defaults ``dpkit audit --target`` starts from
+    (:data:`dpkit.audits.defaults.AUDIT_DEFAULTS`: 100,000 runs per dataset, seed 0, α = 0.05, attack ``auto``,
+    100,000 runs per chunk): the same release, claim and seed give the same verdict and numbers from either door.
+    The claim (``claim=``) is the one the release's documentation makes:
+
+    * ``Claim.gaussian(σ, Δ, count)``: Gaussian noise N(0, σ²) on a sum of ℓ2 sensitivity Δ (``--mu`` Δ√count/σ);
+    * ``Claim.gdp(μ)``: μ-GDP, the whole Gaussian curve (``--mu``); the same curve as ``Claim.gaussian`` when
+      μ = Δ√count/σ;
+    * ``Claim.dp(ε, δ)``: (ε, δ)-DP, δ = 0 pure ε-DP — e.g. a Laplace release (``--epsilon``, ``--delta``); a
+      weaker claim than the Gaussian's curve at the σ calibrated for it;
+    * ``Claim.zcdp(ρ)``, ``Claim.rdp(orders, values)``, ``Claim.ledger(ledger)``: ρ-zCDP, an RDP curve, a ledger's
+      releases (``--rho``, ``--rdp-orders``/``--rdp-values``, ``--claim FILE``).
 
     Args:
         target: What to audit (above).

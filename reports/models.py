@@ -100,7 +100,8 @@ class SummaryRow(Own):
     )
     audited_mu_estimate: float | None = Field(description="the point estimate of μ (not a bound); null: no audit")
     audited_epsilon_estimate: float | None = Field(
-        description="ε at δ of the μ estimate read as μ-GDP (an estimate, not a bound); null: no audit"
+        description="the ε at δ of the trade-off shape fitted to the audit's ROC (an estimate, not a bound); "
+        "null: no audit, or no shape fits"
     )
     audit_power_ratio: float | None = Field(
         description="what the audit could certify if the claim were exactly met, as a share of the claim's μ "

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from .audit_defaults import AuditDefault
 from .audit_timing import DEFAULT_MAX_TIME, Duration, target_note
 from .audit_training_options import TRAIN_OPTIONS, training_form, training_options
 from .option_types import NUMBER, NUMBER_LIST
@@ -152,11 +153,12 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
     metavar="FILE",
     help="... or a ledger file (JSON/TOML, as dpkit ledger FILE reads): its exact μ-GDP.",
 )
-@click.option("--trials", type=NUMBER, default=100_000, show_default=True, help="Runs per dataset.")
-@click.option("--confidence", type=NUMBER, default=0.95, show_default=True)
+@click.option("--trials", type=NUMBER, default=AuditDefault("runs"), show_default=True, help="Runs per dataset.")
+@click.option("--confidence", type=NUMBER, default=AuditDefault("confidence"), show_default=True)
 @click.option(
     "--attack",
-    default="auto",
+    type=str,
+    default=AuditDefault("attack"),
     show_default=True,
     help="auto (fit every attack, choose one on a held-out split) | lr (Gaussian likelihood ratio) | "
     "learned (logistic) | density-ratio | atoms | boosting | histogram | FILE.py:SCORE; "
@@ -179,8 +181,8 @@ ALGORITHM_ATTACKS = ("auto", "white-box", "learned", "lr")
 )
 @click.option("--workers", type=NUMBER, default=None, help="Process-pool (or auto's pool) or local Dask cluster size.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (--executor dask; default: a local cluster).")
-@click.option("--seed", type=NUMBER, default=0, show_default=True)
-@click.option("--chunk-size", type=NUMBER, default=100_000, show_default=True, help="Runs per task.")
+@click.option("--seed", type=NUMBER, default=AuditDefault("seed"), show_default=True)
+@click.option("--chunk-size", type=NUMBER, default=AuditDefault("chunk_size"), show_default=True, help="Runs per task.")
 @click.option("--json", "as_json", is_flag=True)
 @training_options
 @click.pass_context

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dpkit import accountant
@@ -155,6 +156,7 @@ def audit_target(
         [
             ["ε lower bound (δ = " + format_number(est.delta) + ")", format_number(best.epsilon_lower, 6)],
             ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+            ["ε estimate [interval] (its shape)", estimate_cell(best.shape_estimate)],
             ["μ lower bound", format_number(best.mu_lower, 6)],
             [
                 "μ estimate [interval]",
@@ -176,6 +178,22 @@ def audit_target(
         caption=verdict_caption(best.judgement),
     )
     return 1 if result.verdict == "violation" else 0
+
+
+def estimate_cell(estimate: Any) -> str:
+    """The table's cell of an ε estimate (:class:`~dpkit.audits.shape_estimate.EpsilonEstimate`): the fitted shape's
+    ε at the audit's δ with its interval and family, ∞ for a Gaussian shape at δ = 0, or — with the reason.
+
+    Args:
+        estimate: The estimate.
+
+    Returns:
+        The cell's text.
+    """
+    if estimate.value is None or math.isinf(estimate.value):
+        return str(estimate.describe())
+    lo, hi = estimate.interval
+    return f"{format_number(estimate.value, 4)} [{format_number(lo, 4)}, {format_number(hi, 4)}] ({estimate.family})"
 
 
 def _evidence(look: Any, budget: int, confidence: float) -> str:
@@ -208,6 +226,7 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
         [
             ["ε lower bound (δ = " + format_number(d["delta"]) + ")", format_number(best.epsilon_lower, 6)],
             ["claimed ε at that δ", format_number(best.claimed_epsilon, 6)],
+            ["ε estimate [interval] (its shape)", estimate_cell(best.shape_estimate)],
             ["μ lower bound", format_number(best.mu_lower, 6)],
             ["μ estimate", format_number(d["mu_estimate"], 6)],
             ["claimed μ", format_number(best.claimed_mu, 6)],

@@ -51,7 +51,11 @@ def _check(result: Any, *, positions: bool = False) -> dict[str, Any]:
     json.dumps(result.to_dict())
     assert result.to_dict()["verdict"] == result.verdict
     table = result._repr_html_()
-    assert table.startswith("<table") and f">{result.verdict}</span>" in table
+    assert table.startswith('<div class="dpkit-audit-result"') and "<table" in table
+    assert f">{result.verdict}</span>" in table and "<style" not in table  # inline styles: a notebook keeps them
+    text = repr(result)
+    assert text == str(result) and text.startswith(f"{type(result).__name__}: {result.verdict}")
+    assert len(text.splitlines()) <= 8 and "claim" in text and "estimate" in text and "runs" in text
     return head
 
 
