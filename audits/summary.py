@@ -318,7 +318,7 @@ def evidence_lines(row: Mapping[str, Any]) -> list[str]:
             f"(the fixed audit's: {num(row['audit_runs'])} per position)",
         ]
     ratio, needed = row["audit_power_ratio"], row["audit_power_needed"]
-    power = f"power {num(ratio, 2)} of the claim"
+    power = f"an ideal attack certifies {num(ratio, 2)}× the μ allowed"  # a share, not a probability
     if row["verdict"] == "inconclusive":  # why: too little power, or runs pointing past the claim they cannot certify
         power = (
             f"inconclusive: {row['audit_reason']}" if row.get("audit_reason") else f"{power} (needs {num(needed, 2)})"

@@ -262,7 +262,8 @@ def _decide(refuted: bool, ratio: float, shape: ShapeReading | None, shape_power
     if shape is not None and shape.points_to_violation:
         return "inconclusive", (
             f"the data point to a violation these runs cannot certify ({shape.family}-shaped, ε ≈ "
-            f"{shape.epsilon:.4g} at δ = {shape.delta:g}); certifying it: {_trials_text(shape.trials)}"
+            f"{'∞' if math.isinf(shape.epsilon) else f'{shape.epsilon:.4g}'} at δ = {shape.delta:g}); "
+            f"certifying it: {_trials_text(shape.trials)}"
         )
     if shape_power and shape is not None and shape.alternative is not None and shape.power < POWER_NEEDED:
         return "inconclusive", (

@@ -24,7 +24,6 @@ def shape_rows(judgement: Any) -> list[list[str]]:
         return []
     name = "μ" if shape.family == "gaussian" else "ε"
     lo, hi = shape.fit.interval
-    ratio = "" if shape.ratio is None else f" ({format_number(shape.ratio, 3)}×)"
     power = (
         "— (nothing finite lies past the claim)"
         if shape.alternative is None
@@ -37,7 +36,8 @@ def shape_rows(judgement: Any) -> list[list[str]]:
             f"[{format_number(lo, 4)}, {format_number(hi, 4)}]",
         ],
         ["… the claim allows", f"{name} <= {format_number(shape.allowed, 4)}"],
-        [f"… its ε at δ = {format_number(shape.delta)}", f"{format_number(shape.epsilon, 4)}{ratio}"],
+        # its ε at δ is the ε estimate's row (the same fitted shape): here only its ratio to the claim's
+        ["… its ε ÷ the claim's", "—" if shape.ratio is None else f"{format_number(shape.ratio, 3)}×"],
         [f"power vs {format_number(shape.kappa)}× it: certified / flagged", power],
         ["trials that would certify", "—" if shape.trials is None else f"{shape.trials:,}"],
     ]
