@@ -61,6 +61,7 @@ __all__ = [
     "RlsviTask",
     "compute_report",
     "count_steps",
+    "report_tasks",
     "stage_totals",
     "regret_sigmas",
     "ledger_command",
@@ -425,7 +426,15 @@ def _finish(feed: EpisodeFeed, index: int) -> Callable[[Any], None]:
 # -- the whole report -------------------------------------------------------------------------------------
 
 
-def _tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
+def report_tasks(config: ReportConfig) -> list[RegretTask | RlsviTask]:
+    """The simulations a report runs: each algorithm's regret tasks (its σ choices, its seeds) and RLSVI's runs.
+
+    Args:
+        config: The report's configuration.
+
+    Returns:
+        The tasks, in the order the report runs them (the time estimate counts the same list).
+    """
     tasks: list[RegretTask | RlsviTask] = []
     for a in config.algorithms:
         if "rlsvi" in a.spec.report.sections:
@@ -448,7 +457,7 @@ def stage_totals(config: ReportConfig) -> dict[str, int]:
         One step per ledger, per episode simulated (of every regret seed and RLSVI run) and per audit.
     """
     ledgers = len(config.algorithms) + len(config.ledgers)  # the algorithms' ledgers and the ledger or event files
-    simulations = sum(task_episodes(t) for t in _tasks(config))
+    simulations = sum(task_episodes(t) for t in report_tasks(config))
     return {"ledgers": ledgers, "simulations": simulations, "audits": len(config.algorithms)}
 
 
@@ -604,7 +613,7 @@ def compute_report(
         files.append(ledger_section(entry, config.deltas))
         files[-1]["worst_flag"] = worst_flag(files[-1]["assessment"]["flags"])
         advance(1)
-    tasks = _tasks(config)
+    tasks = report_tasks(config)
 
     def audits() -> list[dict[str, Any]]:
         # the audits' runs: every core once they are slow (an auto executor), unless the config keeps to one process

@@ -19,20 +19,8 @@ from .refusals import given, refuse_options
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
     "an ALGORITHM audit": ("agent", "sigma", "observer", "runs", "episodes", "position", "env", "horizon", "max_time"),
-    "a --target audit": (
-        "target",
-        "neighbours",
-        "canary_records",
-        "dataset",
-        "score",
-        "mu",
-        "rho",
-        "rdp_orders",
-        "rdp_values",
-        "claim_file",
-        "trials",
-        "chunk_size",
-    ),
+    "a --target audit": ("target", "neighbours", "canary_records", "dataset", "score", "mu", "rho", "rdp_orders")
+    + ("rdp_values", "claim_file", "trials", "chunk_size"),
     "a --train audit": TRAIN_OPTIONS,
     "both": (
         "sequential",

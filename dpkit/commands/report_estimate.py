@@ -136,7 +136,7 @@ def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = Non
     Returns:
         The estimate.
     """
-    from dpkit.reports.job import _tasks, audit_parts  # the report's own tasks: what it will simulate
+    from dpkit.reports.job import audit_parts, report_tasks  # the report's own tasks: what it will simulate
     from dpkit.reports.regret_runs import RegretTask
 
     parts = {a.name: audit_parts(a) for a in config.algorithms}
@@ -144,7 +144,7 @@ def report_estimate(config: Any, costs: UnitCosts, machine: Machine | None = Non
     audits = sum(costs.audit_run.get(name, 0.0) * n for name, n in runs.items())
     audits += costs.audit_part * sum(len(these) for these in parts.values())
     simulations, episodes = 0.0, 0
-    for task in _tasks(config):
+    for task in report_tasks(config):
         if isinstance(task, RegretTask):
             k = task.experiment.episodes * len(task.seeds)
             simulations += costs.episode.get(task.algorithm, 0.0) * k

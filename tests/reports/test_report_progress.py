@@ -11,7 +11,7 @@ from dpkit.audits.rl import plan_probe_runs, positions
 from dpkit.commands.report_calibration import RLSVI_KEY, UnitCosts, calibrate
 from dpkit.commands.report_estimate import Machine, estimate_line, figure_count, report_estimate
 from dpkit.reports.config import parse_config
-from dpkit.reports.job import _tasks, audit_parts, audit_section, audit_setting_of, run_audit, stage_totals
+from dpkit.reports.job import audit_parts, audit_section, audit_setting_of, report_tasks, run_audit, stage_totals
 from dpkit.reports.regret_runs import RegretTask, RlsviTask
 from dpkit.stages import StageClock
 
@@ -91,9 +91,9 @@ def test_the_estimate_is_the_configs_work_at_each_units_cost(config) -> None:
     parts = sum(len(audit_parts(a)) for a in config.algorithms)  # each with its own cost: its attacks, its tests
     assert estimate.work["audits"] == pytest.approx(1e-3 * runs["ldp-ucrl-vtr"] + 4e-3 * runs["rlsvi"] + 0.125 * parts)
     assert estimate.episodes == stage_totals(config)["simulations"]
-    tasks = [t for t in _tasks(config) if isinstance(t, RegretTask)]
+    tasks = [t for t in report_tasks(config) if isinstance(t, RegretTask)]
     regret = sum(_costs().episode[t.algorithm] * t.experiment.episodes * len(t.seeds) for t in tasks)
-    rlsvi = sum(t.episodes for t in _tasks(config) if isinstance(t, RlsviTask)) * 5e-4
+    rlsvi = sum(t.episodes for t in report_tasks(config) if isinstance(t, RlsviTask)) * 5e-4
     assert estimate.work["simulations"] == pytest.approx(regret + rlsvi)
     # ldp-ucrl-vtr: ε(δ), the audit's two, regret; rlsvi: those and its own; linopt: ε(δ), tree, regret (no audit)
     assert estimate.figures == figure_count(config) == 4 + 5 + 3
@@ -153,7 +153,7 @@ def test_a_task_sends_its_episodes_as_it_plays(monkeypatch: pytest.MonkeyPatch, 
 
     from dpkit.reports import task_progress
 
-    tasks = _tasks(config)
+    tasks = report_tasks(config)
     task = next(t for t in tasks if isinstance(t, RegretTask))
     sent: queues.SimpleQueue = queues.SimpleQueue()
     monkeypatch.setattr(task_progress, "_SEND_EVERY", 0.0)
@@ -180,7 +180,7 @@ def test_a_task_sends_its_episodes_as_it_plays(monkeypatch: pytest.MonkeyPatch, 
 def test_a_pool_advances_the_simulations_by_their_episodes(config) -> None:
     from dpkit.reports.job import _execute
 
-    tasks = _tasks(config)
+    tasks = report_tasks(config)
     advanced: list[float] = []
     results, _ = _execute(tasks, 2, advanced.append, lambda: None)
     assert len(results) == len(tasks) and sum(advanced) == stage_totals(config)["simulations"]
