@@ -1,5 +1,5 @@
 """``dpkit audit ALGORITHM --sequential``: the anytime-valid RL audit, every position in turns, stopping at the first
-violation; :mod:`dpkit.commands.audit_rl` checks the options and runs the fixed audit."""
+violation; :mod:`dpkit.commands.audit.rl` checks the options and runs the fixed audit."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def audit_algorithm_sequential(
     from dpkit.algorithms.executors import make_executor
     from dpkit.audits.sequential import SEQUENTIAL_SHARE
 
-    from .audit_timing import announced, expected_time, planned_workers
+    from .timing import announced, expected_time, planned_workers
 
     alpha = round(1.0 - confidence, 12)
     level = len(probed) / (alpha * SEQUENTIAL_SHARE)

@@ -7,8 +7,8 @@ from dpkit.accountant.validation import check_choice, check_index
 from dpkit.facade import audit
 from dpkit.render import emit_json, progress_bar
 
-from .audit_rl_tables import print_rl_audit
-from .options import rl_executor, sigma_choice
+from ..options import rl_executor, sigma_choice
+from .rl_tables import print_rl_audit
 
 
 def register_agent_file(value: str) -> str:
@@ -98,7 +98,7 @@ def audit_algorithm(
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
     from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
 
-    from .audit_timing import announced, expected_time, planned_workers
+    from .timing import announced, expected_time, planned_workers
 
     registry.get(algorithm, audited=True, what="ALGORITHM")
     attack = {"lr": "white-box"}.get(attack, attack)
@@ -131,7 +131,7 @@ def audit_algorithm(
     n_workers = None if workers is None else accountant.check_count("workers", workers)
     n_seed = check_index("seed", seed)
     if sequential:
-        from .audit_rl_sequential import audit_algorithm_sequential
+        from .rl_sequential import audit_algorithm_sequential
 
         return audit_algorithm_sequential(
             setting,

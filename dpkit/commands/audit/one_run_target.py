@@ -81,7 +81,7 @@ def audit_one_run_target(
         The exit status: 1 for a violation of the claim, 0 otherwise.
 
     Raises:
-        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit.target_inputs.target_claim`).
         ValueError: No ``canary_records``, a bad value of an option, a file that cannot be loaded, or an exception
             of the user's code (on one line).
     """

@@ -46,7 +46,7 @@ def audit_target(
     Args:
         target: ``--target FILE.py:FUNCTION``, the release function.
         neighbours: ``--neighbours FILE.py:NAME``, the neighbouring pairs
-            (:func:`~dpkit.commands.target_inputs.load_pairs`).
+            (:func:`~dpkit.commands.audit.target_inputs.load_pairs`).
         epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
         delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
         mu: ``--mu``, a claimed μ (GDP), or None.
@@ -56,7 +56,8 @@ def audit_target(
         claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
         trials: ``--trials``, runs per dataset.
         confidence: ``--confidence``, 1 − α.
-        attack: ``--attack``: a named attack or ``FILE.py:SCORE`` (:func:`~dpkit.commands.target_inputs.attack_choice`).
+        attack: ``--attack``: a named attack or ``FILE.py:SCORE``
+            (:func:`~dpkit.commands.audit.target_inputs.attack_choice`).
         executor: ``--executor``: where the runs go.
         workers: ``--workers``, the pool's size (None: the executor's default).
         scheduler: ``--scheduler``, a Dask scheduler's address, or None.
@@ -70,7 +71,7 @@ def audit_target(
         The exit status: 1 for a violation of the claim, 0 otherwise.
 
     Raises:
-        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit.target_inputs.target_claim`).
         ValueError: A bad value of an option, a file that cannot be loaded, or an exception of the user's code.
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
