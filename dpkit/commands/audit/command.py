@@ -13,6 +13,7 @@ import click
 from ..option_types import NUMBER, NUMBER_LIST
 from ..refusals import given, refuse_options
 from .defaults import AuditDefault
+from .form_options import AlgorithmOptions, TargetOptions, form_options
 from .timing import DEFAULT_MAX_TIME, Duration, target_note
 from .training_options import TRAIN_OPTIONS, training_form, training_options
 
@@ -250,10 +251,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
         refuse_options(ctx, ("canaries",), "a many-run audit (add --one-run)")
         from .rl import audit_algorithm
 
-        kept = FORMS["an ALGORITHM audit"] + FORMS["both"]
-        code = audit_algorithm(
-            **{k: v for k, v in params.items() if k in kept and k not in ("agent", "one_run", "canaries")}
-        )
+        code = audit_algorithm(form_options(AlgorithmOptions, params))
         return _said_target(code, algorithm, params)
     one_run_only = ("canary_records", "dataset", "score", "canaries")
     if params["one_run"]:
@@ -277,10 +275,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     refuse_options(ctx, one_run_only, "a many-run audit (add --one-run)")
     from .target import audit_target
 
-    kept = FORMS["a --target audit"] + FORMS["both"]
-    return audit_target(
-        **{k: v for k, v in params.items() if k in kept and k not in ("algorithm", "one_run") + one_run_only}
-    )
+    return audit_target(form_options(TargetOptions, params))
 
 
 def _said_target(code: int, algorithm: str, params: dict[str, Any]) -> int:
