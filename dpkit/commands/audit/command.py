@@ -13,7 +13,7 @@ import click
 from ..option_types import NUMBER, NUMBER_LIST
 from ..refusals import given, refuse_options
 from .defaults import AuditDefault
-from .form_options import AlgorithmOptions, TargetOptions, form_options
+from .form_options import AlgorithmOptions, OneRunTargetOptions, TargetOptions, form_options
 from .timing import DEFAULT_MAX_TIME, Duration, target_note
 from .training_options import TRAIN_OPTIONS, training_form, training_options
 
@@ -268,10 +268,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
         refuse_options(ctx, target_many_run, "a --one-run audit of a --target (one run, canary records)")
         from .one_run_target import audit_one_run_target
 
-        kept = ("target", "epsilon", "delta", "mu", "rho", "rdp_orders", "rdp_values", "claim_file", "confidence")
-        return audit_one_run_target(
-            **{k: params[k] for k in kept + one_run_only + ("seed",)}, as_json=params["as_json"]
-        )
+        return audit_one_run_target(form_options(OneRunTargetOptions, params))
     refuse_options(ctx, one_run_only, "a many-run audit (add --one-run)")
     from .target import audit_target
 

@@ -1,8 +1,9 @@
-"""The options of ``dpkit audit``'s many-run forms as frozen dataclasses, built once where the command parses them.
+"""The options of ``dpkit audit``'s forms as frozen dataclasses, built once where the command parses them.
 
 :class:`AlgorithmOptions` (``dpkit audit ALGORITHM``) and :class:`TargetOptions` (``dpkit audit --target``) share
-:class:`SharedOptions`; :func:`form_options` picks a form's fields out of click's parameters. :class:`RlRuns` holds
-an RL audit's run options once checked (counts as integers, the attack's canonical name, the executor's)."""
+:class:`SharedOptions`; :class:`OneRunTargetOptions` (``--target --one-run``) and :class:`TrainingOptions`
+(``--train``) stand alone. :func:`form_options` picks a form's fields out of click's parameters. :class:`RlRuns`
+holds an RL audit's run options once checked (counts as integers, the attack's canonical name, the executor's)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
-__all__ = ["AlgorithmOptions", "RlRuns", "SharedOptions", "TargetOptions", "form_options"]
+__all__ = [
+    "AlgorithmOptions",
+    "OneRunTargetOptions",
+    "RlRuns",
+    "SharedOptions",
+    "TargetOptions",
+    "TrainingOptions",
+    "form_options",
+]
 
-_Options = TypeVar("_Options", bound="SharedOptions")
+_Options = TypeVar("_Options")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +109,82 @@ class TargetOptions(SharedOptions):
 
 
 @dataclass(frozen=True, kw_only=True)
+class OneRunTargetOptions:
+    """``dpkit audit --target --one-run``'s options: one run of a release function with canary records.
+
+    Attributes:
+        target: ``--target FILE.py:FUNCTION``, the release function.
+        canary_records: ``--canary-records FILE.py:NAME``: a sequence of records or a function of M returning M.
+        canaries: ``--canaries``, the canary records made by a function (None: 1000) or the sequence's length.
+        dataset: ``--dataset FILE.py:NAME``, the records always in the dataset (None: none).
+        score: ``--score FILE.py:NAME``, ``score(output, record) -> float`` (None: their inner product).
+        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
+        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
+        mu: ``--mu``, a claimed μ (GDP), or None.
+        rho: ``--rho``, a claimed ρ (zCDP), or None.
+        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
+        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
+        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        confidence: ``--confidence``, 1 − α.
+        seed: ``--seed``.
+        as_json: ``--json``: print one JSON object instead of the table.
+    """
+
+    target: str
+    canary_records: str | None
+    canaries: float | None
+    dataset: str | None
+    score: str | None
+    epsilon: float | None
+    delta: float | None
+    mu: float | None
+    rho: float | None
+    rdp_orders: list[float] | None
+    rdp_values: list[float] | None
+    claim_file: str | None
+    confidence: float
+    seed: float
+    as_json: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainingOptions:
+    """``dpkit audit --train``'s options: one DP-SGD training run with canaries, and the run's claim.
+
+    Attributes:
+        train: ``--train FILE.py:NAME``, ``train(dataset, rng)``.
+        noise_multiplier: ``--noise-multiplier``, the claimed σ.
+        sampling_rate: ``--sampling-rate``, the claimed q (a decimal or B/N).
+        steps: ``--steps``, the claimed T.
+        parameters: ``--parameters``, the model's parameter count (white-box).
+        loss: ``--loss FILE.py:NAME``, ``loss(params, features, labels)`` (black-box).
+        clip_norm: ``--clip-norm``, C.
+        threat: ``--threat``, white-box or black-box.
+        examples: ``--examples FILE.py:NAME``, the user's examples (features, labels) or a function returning them.
+        canaries: ``--canaries`` (default 1000).
+        delta: ``--delta``, where ε is read (default 1e-5).
+        confidence: ``--confidence``, 1 − α.
+        seed: ``--seed``.
+        as_json: ``--json``: one JSON object instead of the table.
+    """
+
+    train: str
+    noise_multiplier: float
+    sampling_rate: str
+    steps: float
+    parameters: float | None
+    loss: str | None
+    clip_norm: float
+    threat: str
+    examples: str | None
+    canaries: float | None
+    delta: float | None
+    confidence: float
+    seed: float
+    as_json: bool
+
+
+@dataclass(frozen=True, kw_only=True)
 class RlRuns:
     """An RL audit's run options once checked: what the fixed and the sequential audit both run with.
 
@@ -130,10 +215,11 @@ def form_options(kind: type[_Options], params: Mapping[str, Any]) -> _Options:
     """The options of one form, picked out of click's parameters of ``dpkit audit``.
 
     Args:
-        kind: :class:`AlgorithmOptions` or :class:`TargetOptions`.
+        kind: One of the form's dataclasses (:class:`AlgorithmOptions`, :class:`TargetOptions`,
+            :class:`OneRunTargetOptions`, :class:`TrainingOptions`).
         params: The command's parameters by name (the other forms' are ignored: they were refused if given).
 
     Returns:
         The form's options.
     """
-    return kind(**{field.name: params[field.name] for field in fields(kind)})
+    return kind(**{field.name: params[field.name] for field in fields(kind)})  # type: ignore[arg-type]

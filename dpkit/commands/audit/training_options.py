@@ -94,6 +94,7 @@ def training_form(ctx: click.Context, params: dict[str, Any]) -> int:
     missing = [f"--{n.replace('_', '-')}" for n in ("noise_multiplier", "sampling_rate", "steps") if params[n] is None]
     if missing:
         raise click.UsageError(f"--train needs the run's claim: {', '.join(missing)}")
+    from .form_options import TrainingOptions, form_options
     from .training import audit_training
 
-    return audit_training(**{name: params[name] for name in keep})
+    return audit_training(form_options(TrainingOptions, params))
