@@ -16,6 +16,7 @@ from tiers import examples
 from dpkit.accountant import calibrate_sigma
 from dpkit.audits.claims import Claim
 from dpkit.audits.estimators import clopper_pearson_lower
+from dpkit.audits.one_run import audit_one_run_target, judge_one_run
 from dpkit.audits.one_run_estimators import (
     one_run_fdp_epsilon_lower,
     one_run_fdp_p_value,
@@ -23,7 +24,6 @@ from dpkit.audits.one_run_estimators import (
     one_run_mu_lower,
     one_run_p_value,
 )
-from dpkit.audits.one_run import audit_one_run_target, judge_one_run
 
 
 def gaussian_sum(dataset, rng, n, *, dim, sigma):
