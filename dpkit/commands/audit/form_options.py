@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "AlgorithmOptions",
@@ -21,7 +24,7 @@ __all__ = [
     "form_options",
 ]
 
-_Options = TypeVar("_Options")
+_Options = TypeVar("_Options", bound="DataclassInstance")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,4 +225,4 @@ def form_options(kind: type[_Options], params: Mapping[str, Any]) -> _Options:
     Returns:
         The form's options.
     """
-    return kind(**{field.name: params[field.name] for field in fields(kind)})  # type: ignore[arg-type]
+    return kind(**{field.name: params[field.name] for field in fields(kind)})
