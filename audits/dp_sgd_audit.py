@@ -30,8 +30,8 @@ from .dp_sgd_canaries import (
     jump_scores,
 )
 from .dp_sgd_claim import DpSgdClaim
-from .estimators import one_run_fdp_epsilon_lower, one_run_fdp_p_value, one_run_mu_lower
 from .one_run import GUESS_SHARES, MAX_CANARIES
+from .one_run_estimators import one_run_fdp_epsilon_lower, one_run_fdp_p_value, one_run_mu_lower
 
 __all__ = ["CANARY_NORM_FACTOR", "TrainingAuditResult", "audit_training_run", "judge_training_run"]
 

@@ -21,7 +21,7 @@ from dpkit.accountant.dp_sgd import Schedule
 from dpkit.accountant.pld_events import pld_epsilon, pld_for_event
 from dpkit.accountant.validation import check_count, check_real, check_unit_interval
 
-from .estimators import one_run_fdp_rejects
+from .one_run_estimators import one_run_fdp_rejects
 
 __all__ = ["DpSgdClaim"]
 

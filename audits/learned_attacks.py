@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any
+from abc import abstractmethod
+from typing import Any, Self
 
 import numpy as np
 from scipy import linalg, optimize, special
@@ -19,6 +20,7 @@ from .attack_interface import Attack, check_attack_scores, flatten_outputs, flat
 __all__ = [
     "AttackFeatures",
     "Binning",
+    "LearnedAttack",
     "AtomAttack",
     "BoostingAttack",
     "DensityRatioAttack",
@@ -42,7 +44,69 @@ class Binning(enum.StrEnum):
     RANGE = "range"
 
 
-class LogisticRegressionAttack(Attack):
+class LearnedAttack(Attack):
+    """An attack learned from training outputs alone: what every black-box attack here shares.
+
+    :meth:`fit` flattens and checks the two training sets (finite samples of one width), hands them to the
+    subclass's :meth:`_fit` and records the width; :meth:`score` refuses an unfitted attack, flattens and checks
+    the outputs against that width and hands them to :meth:`_score`. A subclass sets :attr:`name` and implements
+    the two steps on (n, k) arrays.
+    """
+
+    needs_fit = True
+
+    def __init__(self) -> None:
+        self._k: int | None = None
+
+    @property
+    def fitted(self) -> bool:
+        """Whether :meth:`fit` has run (then :meth:`score` can be called)."""
+        return self._k is not None
+
+    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> Self:
+        """Fit on training outputs of D (label 0) and D′ (label 1).
+
+        Args:
+            outputs0: Training outputs of D (label 0), shape (n0, …).
+            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            ValueError: If the outputs are not finite arrays of samples of the same width, or the attack cannot
+                learn from them (too few, or too wide; the subclass says which).
+        """
+        x0, x1 = flatten_pair(outputs0, outputs1)
+        self._fit(x0, x1)
+        self._k = x0.shape[1]
+        return self
+
+    def score(self, outputs: np.ndarray) -> np.ndarray:
+        """Score outputs with the fitted attack: larger means "more likely D′".
+
+        Args:
+            outputs: The outputs, shape (n, …) with the training outputs' width.
+
+        Returns:
+            One finite score per output, shape (n,).
+
+        Raises:
+            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
+        """
+        self._require_fitted()
+        return self._score(flatten_outputs("outputs", outputs, self._k))
+
+    @abstractmethod
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Learn from checked training outputs of D and D′, shapes (n0, k) and (n1, k)."""
+
+    @abstractmethod
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The scores of checked outputs of the fitted width, shape (n, k) → (n,)."""
+
+
+class LogisticRegressionAttack(LearnedAttack):
     """A learned linear (or quadratic) attack: L2-regularised logistic regression.
 
     :meth:`fit` standardises each coordinate with the mean and standard deviation of the
@@ -62,22 +126,17 @@ class LogisticRegressionAttack(Attack):
     """
 
     name = "logistic"
-    needs_fit = True
 
     def __init__(self, l2: float = 1e-4, max_iter: int = 500, *, features: str = "linear") -> None:
         self.l2 = check_nonnegative("l2", l2)
         self.max_iter = check_count("max_iter", max_iter)
+        super().__init__()
         self.features = check_choice("features", features, enum_values(AttackFeatures))
         self.coef_: np.ndarray | None = None
         self.intercept_: float | None = None
         self.converged_: bool | None = None
         self.n_iter_: int | None = None
-        self._k: int | None = None
         self._center = self._scale = self._sq_center = self._sq_scale = np.empty(0)
-
-    @property
-    def fitted(self) -> bool:
-        return self.coef_ is not None
 
     def _phi(self, x: np.ndarray) -> np.ndarray:
         """The standardised features of (n, k) outputs, with the stored training statistics."""
@@ -86,20 +145,8 @@ class LogisticRegressionAttack(Attack):
             return z
         return np.hstack([z, (z * z - self._sq_center) / self._sq_scale])
 
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> LogisticRegressionAttack:
-        """Fit on training outputs of D (label 0) and D′ (label 1).
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite arrays of samples of the same width.
-        """
-        x0, x1 = flatten_pair(outputs0, outputs1)
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Standardise (and square) the features, then minimise the balanced logistic loss with L-BFGS-B."""
         x = np.concatenate([x0, x1])
         self._center, self._scale = _standardisation(x)
         if self.features == "quadratic":
@@ -132,23 +179,9 @@ class LogisticRegressionAttack(Attack):
         self.intercept_ = float(result.x[-1])
         self.converged_ = bool(result.success)
         self.n_iter_ = int(result.nit)
-        self._k = x0.shape[1]
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The fitted linear predictor wᵀφ(x) + b of each output (the log-odds of D′).
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
-        x = flatten_outputs("outputs", outputs, self._k)
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The fitted linear predictor wᵀφ(x) + b of each output (the log-odds of D′)."""
         assert self.coef_ is not None and self.intercept_ is not None
         with np.errstate(over="ignore", invalid="ignore"):
             scores = row_dot(self._phi(x), self.coef_) + self.intercept_
@@ -166,7 +199,7 @@ def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return center, scale
 
 
-class FittedGaussianLikelihoodRatio(Attack):
+class FittedGaussianLikelihoodRatio(LearnedAttack):
     """The likelihood-ratio test of two Gaussians with plug-in parameters (linear discriminant).
 
     For a black-box release that is (close to) Gaussian with the same covariance under D and
@@ -178,32 +211,15 @@ class FittedGaussianLikelihoodRatio(Attack):
     """
 
     name = "gaussian-lr-fitted"
-    needs_fit = True
 
     def __init__(self, ridge: float = 1e-9) -> None:
+        super().__init__()
         self.ridge = check_nonnegative("ridge", ridge)
         self._direction: np.ndarray | None = None
         self._midpoint = np.empty(0)
-        self._k: int | None = None
 
-    @property
-    def fitted(self) -> bool:
-        return self._direction is not None
-
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> FittedGaussianLikelihoodRatio:
-        """Estimate the means and the pooled covariance from training outputs.
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite samples of one width, or there are fewer than 2 of either.
-        """
-        x0, x1 = flatten_pair(outputs0, outputs1)
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Estimate the means and the pooled covariance (ValueError with fewer than 2 outputs of either)."""
         if x0.shape[0] < 2 or x1.shape[0] < 2:
             raise ValueError(f"fitting needs at least 2 outputs of each dataset, got {x0.shape[0]} and {x1.shape[0]}")
         m0, m1 = x0.mean(axis=0), x1.mean(axis=0)
@@ -217,23 +233,9 @@ class FittedGaussianLikelihoodRatio(Attack):
         except linalg.LinAlgError:
             self._direction = np.linalg.lstsq(cov, m1 - m0, rcond=None)[0]
         self._midpoint = (m0 + m1) / 2.0
-        self._k = x0.shape[1]
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The log-likelihood ratio of each output under the fitted Gaussians (a linear discriminant).
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
-        x = flatten_outputs("outputs", outputs, self._k)
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The log-likelihood ratio of each output under the fitted Gaussians (a linear discriminant)."""
         assert self._direction is not None
         return check_attack_scores("the Gaussian scores", row_dot(x - self._midpoint, self._direction), x.shape[0])
 
@@ -241,7 +243,7 @@ class FittedGaussianLikelihoodRatio(Attack):
         return f"FittedGaussianLikelihoodRatio(ridge={self.ridge!r})"
 
 
-class HistogramLikelihoodRatio(Attack):
+class HistogramLikelihoodRatio(LearnedAttack):
     """A learned likelihood ratio of 1-d or 2-d outputs: smoothed histograms of D and D′.
 
     :meth:`fit` cuts each coordinate into up to ``bins`` bins with common edges from the
@@ -255,17 +257,13 @@ class HistogramLikelihoodRatio(Attack):
     """
 
     name = "histogram"
-    needs_fit = True
 
     def __init__(self, bins: int = 50, *, binning: str = "quantile") -> None:
+        super().__init__()
         self.bins = check_count("bins", bins)
         self.binning = check_choice("binning", binning, enum_values(Binning))
         self.cuts_: list[np.ndarray] | None = None
         self.log_ratio_: np.ndarray | None = None
-
-    @property
-    def fitted(self) -> bool:
-        return self.log_ratio_ is not None
 
     def _cuts(self, column: np.ndarray) -> np.ndarray:
         if self.binning == "quantile":
@@ -280,20 +278,8 @@ class HistogramLikelihoodRatio(Attack):
         index = [np.searchsorted(cuts, x[:, j], side="right") for j, cuts in enumerate(self.cuts_)]
         return np.ravel_multi_index(index, tuple(c.size + 1 for c in self.cuts_))
 
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> HistogramLikelihoodRatio:
-        """Fit on training outputs of D (label 0) and D′ (label 1).
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite samples of one width, or hold more than 2 values each.
-        """
-        x0, x1 = flatten_pair(outputs0, outputs1)
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Cut the pooled outputs into bins and smooth both counts (ValueError for more than 2 values each)."""
         k = x0.shape[1]
         if k > 2:
             raise ValueError(f"HistogramLikelihoodRatio supports outputs of 1 or 2 values, got k={k}")
@@ -305,23 +291,10 @@ class HistogramLikelihoodRatio(Attack):
         log_p0 = np.log(counts0 + 1.0) - np.log(x0.shape[0] + cells)
         log_p1 = np.log(counts1 + 1.0) - np.log(x1.shape[0] + cells)
         self.log_ratio_ = log_p1 - log_p0
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The estimated log-likelihood ratio log p1(cell) − log p0(cell) of each output's cell.
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The estimated log-likelihood ratio log p1(cell) − log p0(cell) of each output's cell."""
         assert self.cuts_ is not None and self.log_ratio_ is not None
-        x = flatten_outputs("outputs", outputs, len(self.cuts_))
         return self.log_ratio_[self._cells(x)]
 
     def __repr__(self) -> str:
@@ -423,7 +396,7 @@ def _row_keys(x: np.ndarray) -> np.ndarray:
     return h
 
 
-class AtomAttack(Attack):
+class AtomAttack(LearnedAttack):
     """A support/atom attack: outputs (or their positions on a lattice) seen under one dataset only.
 
     It catches leaks where the two output distributions put mass on different points: noise
@@ -452,7 +425,6 @@ class AtomAttack(Attack):
     """
 
     name = "atoms"
-    needs_fit = True
 
     def __init__(
         self,
@@ -463,6 +435,7 @@ class AtomAttack(Attack):
         max_train: int = 200_000,
         seed: int = 0,
     ) -> None:
+        super().__init__()
         self.min_count = check_count("min_count", min_count)
         self.smoothing = check_positive("smoothing", smoothing)
         self.resolution = check_positive("resolution", resolution)
@@ -470,35 +443,18 @@ class AtomAttack(Attack):
             raise ValueError(f"resolution must be < 1, got {resolution!r}")
         self.max_train = check_count("max_train", max_train)
         self.seed = int(seed)
-        self._k: int | None = None
         self.values_: list[tuple[np.ndarray, np.ndarray]] = []
         self.steps_: list[float | None] = []
         self.fractions_: list[tuple[np.ndarray, np.ndarray]] = []
         self.rows_: tuple[np.ndarray, np.ndarray] | None = None
-
-    @property
-    def fitted(self) -> bool:
-        return self._k is not None
 
     def _fraction_keys(self, column: np.ndarray, step: float) -> np.ndarray:
         cells = round(1.0 / self.resolution)
         u = column / step
         return np.mod(np.round((u - np.floor(u)) * cells), cells)
 
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> AtomAttack:
-        """Build the tables from training outputs of D (label 0) and D′ (label 1).
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite arrays of samples of the same width.
-        """
-        x0, x1 = flatten_pair(outputs0, outputs1)
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Build the tables of exact values, lattice fractions and rows (−0.0 counted as 0.0)."""
         rng = np.random.default_rng(self.seed)
         x0, x1 = _subsample(x0, self.max_train, rng) + 0.0, _subsample(x1, self.max_train, rng) + 0.0
         k = x0.shape[1]
@@ -520,23 +476,10 @@ class AtomAttack(Attack):
                     )
                 )
         self.rows_ = _count_table(_row_keys(x0), _row_keys(x1), self.min_count, self.smoothing) if k > 1 else None
-        self._k = k
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The log count ratio of each output's row, or the sum of its coordinates' (0 if unseen).
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
-        x = flatten_outputs("outputs", outputs, self._k) + 0.0
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The log count ratio of each output's row, or the sum of its coordinates' (0 if unseen)."""
+        x = x + 0.0
         total = np.zeros(x.shape[0])
         for j in range(x.shape[1]):
             exact, found = _lookup(*self.values_[j], x[:, j])
@@ -557,7 +500,7 @@ class AtomAttack(Attack):
         )
 
 
-class DensityRatioAttack(Attack):
+class DensityRatioAttack(LearnedAttack):
     """A non-parametric likelihood ratio of a learned one-dimensional score (not a Gaussian fit).
 
     :meth:`fit` (at most ``max_train`` training outputs per dataset, subsampled with ``seed``)
@@ -577,7 +520,6 @@ class DensityRatioAttack(Attack):
     """
 
     name = "density-ratio"
-    needs_fit = True
 
     def __init__(
         self,
@@ -589,6 +531,7 @@ class DensityRatioAttack(Attack):
         max_train: int = 200_000,
         seed: int = 0,
     ) -> None:
+        super().__init__()
         self.bins = None if bins is None else check_count("bins", bins)
         self.min_per_bin = check_count("min_per_bin", min_per_bin)
         self.max_bins = check_count("max_bins", max_bins)
@@ -598,29 +541,12 @@ class DensityRatioAttack(Attack):
         self.projection_: LogisticRegressionAttack | None = None
         self.cuts_: np.ndarray | None = None
         self.log_ratio_: np.ndarray | None = None
-        self._k: int | None = None
-
-    @property
-    def fitted(self) -> bool:
-        return self.log_ratio_ is not None
 
     def _project(self, x: np.ndarray) -> np.ndarray:
         return x[:, 0] if self.projection_ is None else self.projection_.score(x)
 
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> DensityRatioAttack:
-        """Fit the projection and the two histograms on training outputs.
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite arrays of samples of the same width.
-        """
-        x0, x1 = flatten_pair(outputs0, outputs1)
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Fit the projection to one number, then the two histograms of that number."""
         rng = np.random.default_rng(self.seed)
         x0, x1 = _subsample(x0, self.max_train, rng), _subsample(x1, self.max_train, rng)
         k = x0.shape[1]
@@ -643,24 +569,10 @@ class DensityRatioAttack(Attack):
         self.log_ratio_ = (np.log(c1 + a) - math.log(s1.size + a * cells)) - (
             np.log(c0 + a) - math.log(s0.size + a * cells)
         )
-        self._k = k
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The estimated log density ratio of each output's projected score.
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The estimated log density ratio of each output's projected score."""
         assert self.cuts_ is not None and self.log_ratio_ is not None
-        x = flatten_outputs("outputs", outputs, self._k)
         return self.log_ratio_[np.searchsorted(self.cuts_, self._project(x), side="right")]
 
     def __repr__(self) -> str:
@@ -674,7 +586,7 @@ class DensityRatioAttack(Attack):
 _THREADED_ROWS = 100_000
 
 
-class BoostingAttack(Attack):
+class BoostingAttack(LearnedAttack):
     """A nonlinear learned attack: scikit-learn's histogram gradient boosting, scored by its log-odds.
 
     :meth:`fit` trains ``HistGradientBoostingClassifier`` (early stopping on a 10% validation part
@@ -686,7 +598,6 @@ class BoostingAttack(Attack):
     """
 
     name = "boosting"
-    needs_fit = True
 
     def __init__(
         self,
@@ -697,6 +608,7 @@ class BoostingAttack(Attack):
         max_train: int = 100_000,
         seed: int = 0,
     ) -> None:
+        super().__init__()
         self.max_iter = check_count("max_iter", max_iter)
         self.learning_rate = check_positive("learning_rate", learning_rate)
         self.max_leaf_nodes = check_count("max_leaf_nodes", max_leaf_nodes)
@@ -705,28 +617,11 @@ class BoostingAttack(Attack):
         self.max_train = check_count("max_train", max_train)
         self.seed = int(seed)
         self.model_: Any = None
-        self._k: int | None = None
 
-    @property
-    def fitted(self) -> bool:
-        return self.model_ is not None
-
-    def fit(self, outputs0: np.ndarray, outputs1: np.ndarray) -> BoostingAttack:
-        """Train the classifier on training outputs of D (label 0) and D′ (label 1).
-
-        Args:
-            outputs0: Training outputs of D (label 0), shape (n0, …).
-            outputs1: Training outputs of D′ (label 1), shape (n1, …) with as many values per sample.
-
-        Returns:
-            ``self``, fitted.
-
-        Raises:
-            ValueError: If the outputs are not finite arrays of samples of the same width.
-        """
+    def _fit(self, x0: np.ndarray, x1: np.ndarray) -> None:
+        """Train the classifier on balanced subsamples of the two training sets."""
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        x0, x1 = flatten_pair(outputs0, outputs1)
         rng = np.random.default_rng(self.seed)
         size = min(x0.shape[0], x1.shape[0], self.max_train)  # balanced by subsampling (weights are slow)
         x0, x1 = _subsample(x0, size, rng), _subsample(x1, size, rng)
@@ -748,23 +643,9 @@ class BoostingAttack(Attack):
                 self.model_ = model.fit(x, y)
         else:
             self.model_ = model.fit(x, y)
-        self._k = x0.shape[1]
-        return self
 
-    def score(self, outputs: np.ndarray) -> np.ndarray:
-        """The classifier's log-odds of D′ for each output.
-
-        Args:
-            outputs: The outputs, shape (n, …) with the training outputs' width.
-
-        Returns:
-            One finite score per output, shape (n,).
-
-        Raises:
-            ValueError: If the attack is not fitted, or the outputs are not finite or not of the fitted width.
-        """
-        self._require_fitted()
-        x = flatten_outputs("outputs", outputs, self._k)
+    def _score(self, x: np.ndarray) -> np.ndarray:
+        """The classifier's log-odds of D′ for each output."""
         scores = np.asarray(self.model_.decision_function(x), dtype=float).reshape(-1)
         return check_attack_scores("the boosting scores", scores, x.shape[0])
 

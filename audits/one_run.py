@@ -22,7 +22,7 @@ from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_index, check_probability, shown_int
 
 from .claims import Claim
-from .estimators import (
+from .one_run_estimators import (
     one_run_fdp_epsilon_lower,
     one_run_fdp_p_value,
     one_run_fdp_rejects,

@@ -216,6 +216,7 @@ def _make_rng(rng: object) -> np.random.Generator:
     return np.random.default_rng(int(rng))
 
 
+# 12 parameters: the public keyword API (docs/explanation/neighbours.md), checked once into a frozen _Search
 def check_sensitivity(
     f: Callable[[np.ndarray], Any],
     *,
@@ -287,26 +288,87 @@ def check_sensitivity(
     """
     _check_callable("f", f)
     _check_callable("sample", sample)
-    claim = check_positive("claim", claim)
-    relation = check_relation(relation)
-    gen = _make_rng(rng)
-    if project is not None:
-        _check_callable("project", project)
-    n_bg = check_index("background", background)
-    n_random = check_count("n_random", n_random)
-    n_local = check_index("n_local", n_local)
-    rtol = check_nonnegative("rtol", rtol)
-    vectorized = _check_flag("vectorized", vectorized)
+    search = _Search(  # checked once, in this order (the first bad value is the one reported)
+        f=f,
+        sample=sample,
+        claim=check_positive("claim", claim),
+        relation=check_relation(relation),
+        gen=_make_rng(rng),
+        project=_optional_callable("project", project),
+        background=check_index("background", background),
+        n_random=check_count("n_random", n_random),
+        n_local=check_index("n_local", n_local),
+        rtol=check_nonnegative("rtol", rtol),
+        vectorized=_check_flag("vectorized", vectorized),
+        candidates=_candidate_list(candidates),
+    )
+    # 1. random search, then 2. local search from the best random pairs and the candidates
+    users = _draw(sample, search.gen, search.n_random, None)
+    p = users.shape[1]
+    replacements = _draw(sample, search.gen, search.n_random, p) if search.relation == "replace_one" else None
+    bg = _draw(sample, search.gen, search.background, p) if search.background else np.empty((0, p))
+    starts = _candidate_starts(search.candidates, search.relation, p)
+    checker = _Checker(f, search.vectorized, bg, search.relation)
+    pool, ranked = _ranked_pairs(checker, users, replacements, search.n_local)
+    second = ranked[0][1]
+    best = _Best(ranked[0][2], pool[ranked[0][0]], None if second is None else pool[second])
+    for first, other, _ in ranked[: search.n_local]:
+        starts.append((pool[first], None if other is None else pool[other]))
+    _local_search(search, checker, starts, p, best)
+    return SensitivityCheck(
+        relation=search.relation,
+        claim=search.claim,
+        largest=best.value,
+        exceeds=bool(best.value > search.claim * (1.0 + search.rtol)),
+        ratio=best.value / search.claim,
+        user=_frozen(best.user),
+        replacement=None if best.replacement is None else _frozen(best.replacement),
+        evaluations=checker.evaluations,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Search:
+    """The checked options of one :func:`check_sensitivity` run (the generator ``gen`` is consumed by it)."""
+
+    f: Callable[..., Any]
+    sample: Callable[..., Any]
+    claim: float
+    relation: str
+    gen: np.random.Generator
+    project: Callable[[np.ndarray], Any] | None
+    background: int
+    n_random: int
+    n_local: int
+    rtol: float
+    vectorized: bool
+    candidates: list[Any]
+
+
+@dataclass
+class _Best:
+    """The largest change found so far, and the pair attaining it (``replacement`` None under add/remove)."""
+
+    value: float
+    user: np.ndarray
+    replacement: np.ndarray | None
+
+
+def _optional_callable(name: str, value: object) -> Any:
+    if value is not None:
+        _check_callable(name, value)
+    return value
+
+
+def _candidate_list(candidates: object) -> list[Any]:
     try:
-        pairs = list(candidates)
+        return list(candidates)  # type: ignore[call-overload]
     except TypeError as exc:
         raise ValueError(f"candidates must be a sequence of (u, u') pairs, got {candidates!r}") from exc
 
-    # 1. random search -------------------------------------------------------------------
-    users = _draw(sample, gen, n_random, None)
-    p = users.shape[1]
-    replacements = _draw(sample, gen, n_random, p) if relation == "replace_one" else None
-    bg = _draw(sample, gen, n_bg, p) if n_bg else np.empty((0, p))
+
+def _candidate_starts(pairs: list[Any], relation: str, p: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """The user's candidates (u, u′) as starts of the local search, each checked (u′ None under add/remove)."""
     starts: list[tuple[np.ndarray, np.ndarray | None]] = []
     for i, pair in enumerate(pairs):
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
@@ -318,36 +380,43 @@ def check_sensitivity(
             starts.append((u, None))
         else:
             starts.append((u, _as_user(f"candidates[{i}][1]", pair[1], p)))
+    return starts
 
-    checker = _Checker(f, vectorized, bg, relation)
+
+def _ranked_pairs(
+    checker: _Checker, users: np.ndarray, replacements: np.ndarray | None, n_local: int
+) -> tuple[np.ndarray, list[tuple[int, int | None, float]]]:
+    """The random search: the pool of evaluated users and its best pairs (index, index or None, change), best
+    first."""
     ranked: list[tuple[int, int | None, float]]  # (index in pool, index in pool or None, change)
     if replacements is None:
         outputs = checker.evaluate(checker.with_users(users))
         values = np.linalg.norm(outputs - checker.removed_value()[None], axis=1)
         ranked = [(int(i), None, float(values[i])) for i in np.argsort(-values, kind="stable")[: max(n_local, 1)]]
-        pool = users
-    else:
-        # Both sides are draws from `sample`, so any two of the 2·n_random evaluated datasets
-        # form a neighbouring pair: improve the best pairs over this pool before going local.
-        pool = np.concatenate([users, replacements], axis=0)
-        outputs = checker.evaluate(checker.with_users(pool))
-        values = np.linalg.norm(outputs[:n_random] - outputs[n_random:], axis=1)
-        seen: set[tuple[int, int]] = set()
-        ranked = []
-        for i in np.argsort(-values, kind="stable")[: max(n_local, 1)]:
-            a, b, value = _farthest_pair(outputs, int(i), n_random + int(i))
-            if (a, b) not in seen:
-                seen.add((a, b))
-                ranked.append((a, b, value))
-        ranked.sort(key=lambda r: -r[2])  # stable: ties keep the random order
-    best_value = ranked[0][2]
-    best_user = pool[ranked[0][0]]
-    second = ranked[0][1]
-    best_replacement = None if second is None else pool[second]
-    for first, other, _ in ranked[:n_local]:
-        starts.append((pool[first], None if other is None else pool[other]))
+        return users, ranked
+    # Both sides are draws from `sample`, so any two of the 2·n_random evaluated datasets
+    # form a neighbouring pair: improve the best pairs over this pool before going local.
+    n_random = users.shape[0]
+    pool = np.concatenate([users, replacements], axis=0)
+    outputs = checker.evaluate(checker.with_users(pool))
+    values = np.linalg.norm(outputs[:n_random] - outputs[n_random:], axis=1)
+    seen: set[tuple[int, int]] = set()
+    ranked = []
+    for i in np.argsort(-values, kind="stable")[: max(n_local, 1)]:
+        a, b, value = _farthest_pair(outputs, int(i), n_random + int(i))
+        if (a, b) not in seen:
+            seen.add((a, b))
+            ranked.append((a, b, value))
+    ranked.sort(key=lambda r: -r[2])  # stable: ties keep the random order
+    return pool, ranked
 
-    # 2. local search ---------------------------------------------------------------------
+
+def _local_search(
+    search: _Search, checker: _Checker, starts: list[tuple[np.ndarray, np.ndarray | None]], p: int, best: _Best
+) -> None:
+    """Powell's method from every start, over the projected pair; ``best`` is raised to the largest change found."""
+    project = search.project
+
     def admissible(name: str, z: np.ndarray) -> np.ndarray:
         if project is None:
             return z
@@ -355,7 +424,7 @@ def check_sensitivity(
 
     def pair_of(z: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         u = admissible("user", z[:p])
-        return u, (admissible("replacement", z[p:]) if relation == "replace_one" else None)
+        return u, (admissible("replacement", z[p:]) if search.relation == "replace_one" else None)
 
     def change(u: np.ndarray, v: np.ndarray | None) -> float:
         return float(checker.changes(u[None], None if v is None else v[None])[0])
@@ -383,16 +452,5 @@ def check_sensitivity(
         for z in (np.asarray(res.x, dtype=float), z0):
             u, v = pair_of(z)
             value = change(u, v)
-            if value > best_value:
-                best_value, best_user, best_replacement = value, u, v
-
-    return SensitivityCheck(
-        relation=relation,
-        claim=claim,
-        largest=best_value,
-        exceeds=bool(best_value > claim * (1.0 + rtol)),
-        ratio=best_value / claim,
-        user=_frozen(best_user),
-        replacement=None if best_replacement is None else _frozen(best_replacement),
-        evaluations=checker.evaluations,
-    )
+            if value > best.value:
+                best.value, best.user, best.replacement = value, u, v

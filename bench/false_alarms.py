@@ -32,7 +32,7 @@ def _one(task: tuple[str, int, int]) -> str:
 
     algorithm, seed, runs = task
     if ":" in algorithm:  # a user's agent file, registered in this worker as `dpkit audit --agent` does
-        from dpkit.commands.audit_rl import register_agent_file
+        from dpkit.commands.audit.rl import register_agent_file
 
         algorithm = register_agent_file(algorithm)
     return audit_positions(default_setting(algorithm, sigma="tight"), runs=runs, seed=seed).verdict

@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from dpkit.accountant import calibrate_sigma
     from dpkit.audits.claims import Claim
-    from dpkit.audits.estimators import one_run_epsilon_lower
     from dpkit.audits.one_run import audit_one_run_target
+    from dpkit.audits.one_run_estimators import one_run_epsilon_lower
 
     def interval(k: int, n: int) -> list[float]:
         ci = stats.binomtest(k, n).proportion_ci(0.95, method="exact")

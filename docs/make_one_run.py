@@ -108,7 +108,7 @@ def _target_section(seeds: int = 100, canaries: int = 1000) -> list[str]:
 
 def _steinke_section() -> list[str]:
     """The published worked example our Steinke et al. bound reproduces (tests/audits/test_steinke_figure.py)."""
-    from dpkit.audits.estimators import one_run_epsilon_lower, one_run_p_value
+    from dpkit.audits.one_run_estimators import one_run_epsilon_lower, one_run_p_value
 
     a = one_run_epsilon_lower(canaries=100, guesses=100, correct=75, delta=0.0)
     b = one_run_epsilon_lower(canaries=100, guesses=100, correct=75, delta=1e-4)

@@ -34,7 +34,7 @@ COMMANDS: dict[str, str] = {
     "ledger": "ledger:ledger_cmd",
     "tree": "tree:tree",
     "rlsvi": "rlsvi:rlsvi",
-    "audit": "audit:audit",
+    "audit": "audit.command:audit",
     "simulate": "simulate:simulate",
     "report": "report:report",
 }

@@ -1,10 +1,12 @@
 """The layout rules import-linter does not check (``make lint-imports`` checks the layers and the cycles): no module of
-the packages imports another module's private name, and no module is longer than :data:`MAX_LINES`."""
+the packages imports another module's private name; a module longer than :data:`MAX_LINES` is reported as a warning
+(a module is cut where its concerns end, not at a line count)."""
 
 from __future__ import annotations
 
 import ast
 import tomllib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -12,11 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 
-#: The longest a module may be: a file one can see across.
+#: The length past which a module is worth a second look (a warning, not a failure: split by concern, not by count).
 MAX_LINES = 800
-#: Modules still longer, each at most its length when this list was written: to be split, never to grow. A module
-#: that shrinks to MAX_LINES must leave the list (the test says so).
-LONGER_FOR_NOW: dict[str, int] = {}
 
 
 def _folder(package: str) -> Path:
@@ -91,9 +90,10 @@ def test_no_module_imports_another_modules_private_name(module: str) -> None:
     assert _private_imports(module, MODULES[module]) == []
 
 
-def test_no_module_is_longer_than_800_lines() -> None:
+def test_a_module_longer_than_800_lines_is_reported() -> None:
+    """Long modules are listed in pytest's warnings summary: a prompt to look for a seam, never a failure."""
     lengths = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
-    too_long = {name: n for name, n in lengths.items() if n > LONGER_FOR_NOW.get(name, MAX_LINES)}
-    assert too_long == {}, f"split these modules (at most {MAX_LINES} lines): {too_long}"
-    stale = sorted(name for name in LONGER_FOR_NOW if lengths.get(name, 0) <= MAX_LINES)
-    assert stale == [], f"these modules are now short enough: take them out of LONGER_FOR_NOW: {stale}"
+    assert lengths, "no module found"
+    too_long = {name: n for name, n in lengths.items() if n > MAX_LINES}
+    if too_long:
+        warnings.warn(f"modules over {MAX_LINES} lines (look for a seam between concerns): {too_long}", stacklevel=1)

@@ -65,6 +65,7 @@ def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv
 @click.option("--no-pld", is_flag=True, help="Skip the (slow) PLD column.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
+# 11 parameters: a click command receives one per option (and its context)
 def budgets(
     ctx: click.Context,
     delta: float,

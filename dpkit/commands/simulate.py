@@ -54,6 +54,7 @@ from .refusals import refuse_options
 )
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
+# 17 parameters: a click command receives one per option (and its context)
 def simulate(
     ctx: click.Context,
     algorithm: str,

@@ -694,3 +694,23 @@ def test_auto_candidates_fit_on_the_smallest_training_split(name: str, k: int) -
     attack = make_attack(name).fit(rng.normal(size=(2, k)), rng.normal(size=(2, k)) + 1.0)
     scores = attack.score(rng.normal(size=(7, k)))
     assert scores.shape == (7,) and np.all(np.isfinite(scores))
+
+
+def test_every_black_box_attack_is_a_learned_attack_that_checks_before_it_scores() -> None:
+    """The learned-attack base class: unfitted → refused; fitted → the width it learned, one finite score per row."""
+    from dpkit.audits.learned_attacks import LearnedAttack
+
+    learned = {name: cls for name, cls in ATTACKS.items() if cls.needs_fit}
+    assert set(AUTO_ATTACKS) <= set(learned) and all(issubclass(cls, LearnedAttack) for cls in learned.values())
+    rng = np.random.default_rng(5)
+    x0, x1 = rng.normal(size=(60, 2)), rng.normal(0.5, 1.0, size=(60, 2))
+    for name, cls in learned.items():
+        attack = cls()
+        assert not attack.fitted
+        with pytest.raises(ValueError, match=f"{cls.__name__} must be fitted before score"):
+            attack.score(x0)
+        assert attack.fit(x0, x1) is attack and attack.fitted, name
+        scores = attack.score(x1)
+        assert scores.shape == (60,) and np.isfinite(scores).all(), name
+        with pytest.raises(ValueError, match="outputs"):
+            attack.score(np.zeros((3, 3)))

@@ -148,7 +148,7 @@ def test_claim_must_be_a_dp_sgd_claim() -> None:
 
 def test_the_command_lines_threat_models_are_the_audits() -> None:
     from dpkit.audits.dp_sgd_canaries import THREAT_MODELS
-    from dpkit.commands.audit_training_options import THREAT_MODELS as OFFERED
+    from dpkit.commands.audit.training_options import THREAT_MODELS as OFFERED
 
     assert OFFERED == THREAT_MODELS
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiers import examples
 
-from dpkit.audits.estimators import one_run_epsilon_lower, one_run_p_value
+from dpkit.audits.one_run_estimators import one_run_epsilon_lower, one_run_p_value
 
 
 def _reference_p_value(m: int, r: int, v: int, eps: float, delta: float) -> float:

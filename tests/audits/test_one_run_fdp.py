@@ -1,4 +1,4 @@
-"""The f-DP one-run analysis (dpkit.audits.estimators.one_run_fdp_*) and one-run audits of release functions
+"""The f-DP one-run analysis (dpkit.audits.one_run_estimators.one_run_fdp_*) and one-run audits of release functions
 (dpkit.audits.one_run): sound against brute force and simulation, a half-σ Gaussian caught in one run."""
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from tiers import examples
 
 from dpkit.accountant import calibrate_sigma
 from dpkit.audits.claims import Claim
-from dpkit.audits.estimators import (
-    clopper_pearson_lower,
+from dpkit.audits.estimators import clopper_pearson_lower
+from dpkit.audits.one_run import audit_one_run_target, judge_one_run
+from dpkit.audits.one_run_estimators import (
     one_run_fdp_epsilon_lower,
     one_run_fdp_p_value,
     one_run_fdp_rejects,
     one_run_mu_lower,
     one_run_p_value,
 )
-from dpkit.audits.one_run import audit_one_run_target, judge_one_run
 
 
 def gaussian_sum(dataset, rng, n, *, dim, sigma):
@@ -111,7 +111,7 @@ def test_fdp_epsilon_curve_is_close_to_steinke():
     """On an (ε, δ) curve the f-DP analysis and Steinke et al.'s theorem certify nearly the same ε."""
     for m, r, v in [(1000, 100, 90), (1000, 1000, 700), (10_000, 1000, 900)]:
         a = one_run_fdp_epsilon_lower(canaries=m, guesses=r, correct=v, delta=1e-5)
-        from dpkit.audits.estimators import one_run_epsilon_lower
+        from dpkit.audits.one_run_estimators import one_run_epsilon_lower
 
         b = one_run_epsilon_lower(canaries=m, guesses=r, correct=v, delta=1e-5)
         assert a == pytest.approx(b, abs=0.05)

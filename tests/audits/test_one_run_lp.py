@@ -22,7 +22,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from dpkit.accountant.gdp import gdp_delta
-from dpkit.audits.estimators import one_run_fdp_p_value, one_run_p_value
+from dpkit.audits.one_run_estimators import one_run_fdp_p_value, one_run_p_value
 
 TOL = 1e-9
 

@@ -33,7 +33,7 @@ import math
 
 import pytest
 
-from dpkit.audits.estimators import one_run_epsilon_lower, one_run_p_value
+from dpkit.audits.one_run_estimators import one_run_epsilon_lower, one_run_p_value
 
 PRINTED_PRECISION = 1e-3  # one unit in the third decimal the paper prints
 

@@ -78,7 +78,7 @@ def _python(module: ModuleType, name: str, claim: Any, **options: Any) -> Any:
 def test_both_doors_take_their_defaults_from_one_place() -> None:
     from dpkit.audits.engine import audit, audit_pairs
     from dpkit.audits.sequential import audit_sequential
-    from dpkit.commands.audit import audit as command
+    from dpkit.commands.audit.command import audit as command
 
     for function in (audit, audit_sequential):
         params = inspect.signature(function).parameters

@@ -13,7 +13,7 @@ import rich.table
 
 from dpkit.audits.rl import audit_positions, default_setting, register_agent
 from dpkit.cli import main
-from dpkit.commands.audit_rl_tables import print_rl_audit, step_values
+from dpkit.commands.audit.rl_tables import print_rl_audit, step_values
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))

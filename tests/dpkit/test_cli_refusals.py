@@ -343,7 +343,7 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
     """--runs 1000000 is inside the runs cap; at 2.5 ms a run (a first batch of 2 × 32 runs in 0.16 s) it takes about
     1.4 h: one error line with the estimate and how to raise the cap, before the audit starts."""
     import dpkit.audits.rl as rl
-    import dpkit.commands.audit_timing as timing
+    import dpkit.commands.audit.timing as timing
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))
@@ -381,7 +381,7 @@ def test_an_audit_under_the_cap_prints_its_expected_time_and_runs(
 ) -> None:
     import json
 
-    import dpkit.commands.audit_timing as timing
+    import dpkit.commands.audit.timing as timing
 
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (8, 0.5))  # 31 ms a run
     argv = ["audit", "rlsvi", "--runs", "20", "--position", "first"]
@@ -414,7 +414,7 @@ def test_a_bad_max_time_is_refused(value: str, capsys: pytest.CaptureFixture[str
     ("value", "seconds"), [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1.5h", 5400.0), ("inf", float("inf"))]
 )
 def test_max_time_reads_seconds_minutes_and_hours(value: str, seconds: float) -> None:
-    from dpkit.commands.audit_timing import Duration
+    from dpkit.commands.audit.timing import Duration
 
     assert Duration().convert(value, None, None) == seconds
 
@@ -423,7 +423,7 @@ def test_the_expected_time_counts_the_plan_probe(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import dpkit.audits.rl as rl
-    import dpkit.commands.audit_timing as timing
+    import dpkit.commands.audit.timing as timing
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))  # 2.5 ms a run

@@ -9,6 +9,8 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
+from .form_options import TrainingOptions
+
 __all__ = ["audit_training"]
 
 #: Canaries of a --train audit when --canaries is not given.
@@ -25,40 +27,11 @@ def _dataset(value: str | None) -> Any:
     return FileFunction("--examples", value, call=f"{value}()")() if callable(obj) else obj
 
 
-def audit_training(
-    *,
-    train: str,
-    noise_multiplier: float,
-    sampling_rate: str,
-    steps: float,
-    parameters: float | None,
-    loss: str | None,
-    clip_norm: float,
-    threat: str,
-    examples: str | None,
-    canaries: float | None,
-    delta: float | None,
-    confidence: float,
-    seed: float,
-    as_json: bool,
-) -> int:
-    """One training run of ``train`` with canaries, judged against the claim; print the result.
+def audit_training(options: TrainingOptions) -> int:
+    """One training run of ``options.train`` with canaries, judged against the claim; print the result.
 
     Args:
-        train: ``--train FILE.py:NAME``, ``train(dataset, rng)``.
-        noise_multiplier: ``--noise-multiplier``, the claimed σ.
-        sampling_rate: ``--sampling-rate``, the claimed q (a decimal or B/N).
-        steps: ``--steps``, the claimed T.
-        parameters: ``--parameters``, the model's parameter count (white-box).
-        loss: ``--loss FILE.py:NAME``, ``loss(params, features, labels)`` (black-box).
-        clip_norm: ``--clip-norm``, C.
-        threat: ``--threat``, white-box or black-box.
-        examples: ``--examples FILE.py:NAME``, the user's examples (features, labels) or a function returning them.
-        canaries: ``--canaries`` (default 1000).
-        delta: ``--delta``, where ε is read (default 1e-5).
-        confidence: ``--confidence``, 1 − α.
-        seed: ``--seed``.
-        as_json: ``--json``: one JSON object instead of the table.
+        options: The ``--train`` form's options, as given (the claim's three parts present).
 
     Returns:
         The exit status: 1 for a violation, 0 otherwise.
@@ -72,35 +45,35 @@ def audit_training(
     from dpkit.audits.dp_sgd_claim import DpSgdClaim
     from dpkit.loading import FileFunction
 
-    q, _ = parse_rate(sampling_rate)
-    claim = DpSgdClaim(noise_multiplier, q, accountant.check_count("steps", steps))
-    level = accountant.check_probability("confidence", confidence)
-    m = DEFAULT_CANARIES if canaries is None else canaries
-    run = FileFunction("--train", train, call="train(dataset, rng)")
-    read = None if loss is None else FileFunction("--loss", loss, call="loss(params, features, labels)")
-    count = None if parameters is None else accountant.check_count("parameters", parameters)
-    with progress_bar(f"one training run of {train}", 4) as advance:
+    q, _ = parse_rate(options.sampling_rate)
+    claim = DpSgdClaim(options.noise_multiplier, q, accountant.check_count("steps", options.steps))
+    level = accountant.check_probability("confidence", options.confidence)
+    m = DEFAULT_CANARIES if options.canaries is None else options.canaries
+    run = FileFunction("--train", options.train, call="train(dataset, rng)")
+    read = None if options.loss is None else FileFunction("--loss", options.loss, call="loss(params, features, labels)")
+    count = None if options.parameters is None else accountant.check_count("parameters", options.parameters)
+    with progress_bar(f"one training run of {options.train}", 4) as advance:
         result = audit_training_run(
             run,
             claim=claim,
             canaries=m,  # type: ignore[arg-type]
-            threat=threat,
+            threat=options.threat,
             parameters=count,
-            dataset=_dataset(examples),
+            dataset=_dataset(options.examples),
             loss=read,
-            clip_norm=clip_norm,
-            seed=check_index("seed", seed),
+            clip_norm=options.clip_norm,
+            seed=check_index("seed", options.seed),
             alpha=round(1.0 - level, 12),
-            delta=1e-5 if delta is None else delta,
+            delta=1e-5 if options.delta is None else options.delta,
             progress=advance,
         )
     code = 1 if result.verdict == "violation" else 0
-    if as_json:
+    if options.as_json:
         emit_json(result.to_dict())
         return code
     d = format_number(result.delta)
     print_table(
-        f"One-run audit of {train} against {claim.describe()}: {result.verdict}",
+        f"One-run audit of {options.train} against {claim.describe()}: {result.verdict}",
         ["", "value"],
         [
             ["threat model", result.threat.value],

@@ -1,5 +1,5 @@
 """``dpkit audit ALGORITHM --sequential``: the anytime-valid RL audit, every position in turns, stopping at the first
-violation; :mod:`dpkit.commands.audit_rl` checks the options and runs the fixed audit."""
+violation; :mod:`dpkit.commands.audit.rl` checks the options and runs the fixed audit."""
 
 from __future__ import annotations
 
@@ -10,42 +10,22 @@ from typing import Any
 from dpkit.facade import audit
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
+from .form_options import RlRuns
 from .verdict_lines import verdict_caption
 
 __all__ = ["audit_algorithm_sequential"]
 
 
-def audit_algorithm_sequential(
-    setting: Any,
-    probed: list[Any],
-    *,
-    runs: int,
-    seed: int,
-    attack: str,
-    confidence: float,
-    executor: str,
-    workers: int | None,
-    scheduler: str | None,
-    max_time: float,
-    as_json: bool,
-) -> int:
+def audit_algorithm_sequential(setting: Any, probed: list[Any], run: RlRuns) -> int:
     """``--sequential``: every position audited in turns, stopping at the first violation; print it.
 
     The table gives each position's evidence and the runs used against the fixed audit's. The budget (at most 1.3×
-    the fixed audit's runs) is what is timed against ``max_time``.
+    the fixed audit's runs) is what is timed against ``run.max_time``.
 
     Args:
         setting: The audited setting (:func:`dpkit.audits.rl.default_setting`).
         probed: The positions of the changed user audited.
-        runs: The fixed audit's runs per dataset and position.
-        seed: The seed.
-        attack: The attack (``auto``, ``white-box`` or ``learned``).
-        confidence: 1 − α.
-        executor: The executor's name (:func:`~dpkit.commands.options.rl_executor`).
-        workers: The pool's size (None: the executor's default).
-        scheduler: A Dask scheduler's address, or None.
-        max_time: The longest expected time accepted, in seconds.
-        as_json: Whether to print one JSON object instead of the table.
+        run: The checked run options (``run.runs``: the fixed audit's runs per dataset and position).
 
     Returns:
         The exit status: 1 for a violation of the declaration, 0 otherwise.
@@ -53,21 +33,21 @@ def audit_algorithm_sequential(
     from dpkit.algorithms.executors import make_executor
     from dpkit.audits.sequential import SEQUENTIAL_SHARE
 
-    from .audit_timing import announced, expected_time, planned_workers
+    from .timing import announced, expected_time, planned_workers
 
-    alpha = round(1.0 - confidence, 12)
+    alpha = round(1.0 - run.confidence, 12)
     level = len(probed) / (alpha * SEQUENTIAL_SHARE)
-    with make_executor(executor, workers=workers, scheduler=scheduler) as pool:
+    with make_executor(run.executor, workers=run.workers, scheduler=run.scheduler) as pool:
         # the budget (at most 1.3× the fixed audit) is what is timed against --max-time
         note = expected_time(
             setting,
-            runs=math.ceil(1.3 * runs),
+            runs=math.ceil(1.3 * run.runs),
             positions=len(probed),
-            seed=seed,
-            max_time=max_time,
+            seed=run.seed,
+            max_time=run.max_time,
             **planned_workers(pool),
         )
-        budget = math.ceil(1.3 * runs) * len(probed)
+        budget = math.ceil(1.3 * run.runs) * len(probed)
         with progress_with_status(f"auditing {setting.algorithm} (sequential)", 2 * budget) as (advance, status):
             tick = announced(note, advance)
 
@@ -78,9 +58,9 @@ def audit_algorithm_sequential(
                 setting,
                 mode="sequential",
                 positions=probed,
-                runs=runs,
-                seed=seed,
-                attack=attack,
+                runs=run.runs,
+                seed=run.seed,
+                attack=run.attack,
                 alpha=alpha,
                 executor=pool,
                 progress=tick,
@@ -91,7 +71,7 @@ def audit_algorithm_sequential(
     reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
     out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}
     exit_code = 1 if result.verdict == "violation" else 0
-    if as_json:
+    if run.as_json:
         emit_json(out)
         return exit_code
     why = (

@@ -6,7 +6,7 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
-from .options import sigma_choice
+from ..options import sigma_choice
 
 
 def audit_one_run(

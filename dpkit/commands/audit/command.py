@@ -1,8 +1,8 @@
 """``dpkit audit``: audit an RL algorithm against its declaration, a release function against a claim, or a DP-SGD run.
 
 The forms take different options (:data:`FORMS`); an option of another form is refused with one ``error:`` line
-before anything is loaded or run. The work is in :mod:`dpkit.commands.audit_rl`, :mod:`dpkit.commands.audit_target`
-and :mod:`dpkit.commands.audit_training`, imported only when the form runs."""
+before anything is loaded or run. The work is in :mod:`dpkit.commands.audit.rl`, :mod:`dpkit.commands.audit.target`
+and :mod:`dpkit.commands.audit.training`, imported only when the form runs."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from typing import Any
 
 import click
 
-from .audit_defaults import AuditDefault
-from .audit_timing import DEFAULT_MAX_TIME, Duration, target_note
-from .audit_training_options import TRAIN_OPTIONS, training_form, training_options
-from .option_types import NUMBER, NUMBER_LIST
-from .refusals import given, refuse_options
+from ..option_types import NUMBER, NUMBER_LIST
+from ..refusals import given, refuse_options
+from .defaults import AuditDefault
+from .form_options import AlgorithmOptions, OneRunTargetOptions, TargetOptions, form_options
+from .timing import DEFAULT_MAX_TIME, Duration, target_note
+from .training_options import TRAIN_OPTIONS, training_form, training_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.
 FORMS: dict[str, tuple[str, ...]] = {
@@ -194,7 +195,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
     if params["agent"] is not None:
         if algorithm is not None:
             raise click.UsageError("give ALGORITHM or --agent, not both")
-        from .audit_rl import register_agent_file
+        from .rl import register_agent_file
 
         algorithm = params["algorithm"] = register_agent_file(params["agent"])
     if algorithm is not None and (target is not None or neighbours is not None):
@@ -226,7 +227,7 @@ def audit(ctx: click.Context, **params: Any) -> int:
                 "scheduler",
             )
             refuse_options(ctx, many_run_only, "a --one-run audit (one run, every user a canary)")
-            from .audit_one_run import audit_one_run
+            from .one_run import audit_one_run
 
             attack = {"lr": "white-box"}.get(params["attack"], params["attack"]) if given(ctx, "attack") else None
             code = audit_one_run(
@@ -236,12 +237,9 @@ def audit(ctx: click.Context, **params: Any) -> int:
             )
             return _said_target(code, algorithm, params)
         refuse_options(ctx, ("canaries",), "a many-run audit (add --one-run)")
-        from .audit_rl import audit_algorithm
+        from .rl import audit_algorithm
 
-        kept = FORMS["an ALGORITHM audit"] + FORMS["both"]
-        code = audit_algorithm(
-            **{k: v for k, v in params.items() if k in kept and k not in ("agent", "one_run", "canaries")}
-        )
+        code = audit_algorithm(form_options(AlgorithmOptions, params))
         return _said_target(code, algorithm, params)
     one_run_only = ("canary_records", "dataset", "score", "canaries")
     if params["one_run"]:
@@ -256,19 +254,13 @@ def audit(ctx: click.Context, **params: Any) -> int:
             "sequential",
         )
         refuse_options(ctx, target_many_run, "a --one-run audit of a --target (one run, canary records)")
-        from .audit_one_run_target import audit_one_run_target
+        from .one_run_target import audit_one_run_target
 
-        kept = ("target", "epsilon", "delta", "mu", "rho", "rdp_orders", "rdp_values", "claim_file", "confidence")
-        return audit_one_run_target(
-            **{k: params[k] for k in kept + one_run_only + ("seed",)}, as_json=params["as_json"]
-        )
+        return audit_one_run_target(form_options(OneRunTargetOptions, params))
     refuse_options(ctx, one_run_only, "a many-run audit (add --one-run)")
-    from .audit_target import audit_target
+    from .target import audit_target
 
-    kept = FORMS["a --target audit"] + FORMS["both"]
-    return audit_target(
-        **{k: v for k, v in params.items() if k in kept and k not in ("algorithm", "one_run") + one_run_only}
-    )
+    return audit_target(form_options(TargetOptions, params))
 
 
 def _said_target(code: int, algorithm: str, params: dict[str, Any]) -> int:

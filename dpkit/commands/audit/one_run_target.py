@@ -9,6 +9,7 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_index
 from dpkit.render import emit_json, format_number, print_table
 
+from .form_options import OneRunTargetOptions
 from .target_inputs import target_claim
 
 #: Canary records made by a ``--canary-records`` function when ``--canaries`` is not given.
@@ -40,48 +41,17 @@ def _records(value: str, canaries: float | None) -> list[Any]:
     return records
 
 
-def audit_one_run_target(
-    *,
-    target: str,
-    canary_records: str | None,
-    canaries: float | None,
-    dataset: str | None,
-    score: str | None,
-    epsilon: float | None,
-    delta: float | None,
-    mu: float | None,
-    rho: float | None,
-    rdp_orders: list[float] | None,
-    rdp_values: list[float] | None,
-    claim_file: str | None,
-    confidence: float,
-    seed: float,
-    as_json: bool,
-) -> int:
-    """One run of ``target`` with canary records; print the result.
+def audit_one_run_target(options: OneRunTargetOptions) -> int:
+    """One run of ``options.target`` with canary records; print the result.
 
     Args:
-        target: ``--target FILE.py:FUNCTION``, the release function.
-        canary_records: ``--canary-records FILE.py:NAME``: a sequence of records or a function of M returning M.
-        canaries: ``--canaries``, the canary records made by a function (None: 1000) or the sequence's length.
-        dataset: ``--dataset FILE.py:NAME``, the records always in the dataset (None: none).
-        score: ``--score FILE.py:NAME``, ``score(output, record) -> float`` (None: their inner product).
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
-        confidence: ``--confidence``, 1 − α.
-        seed: ``--seed``.
-        as_json: ``--json``: print one JSON object instead of the table.
+        options: The ``--target --one-run`` form's options, as given.
 
     Returns:
         The exit status: 1 for a violation of the claim, 0 otherwise.
 
     Raises:
-        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit.target_inputs.target_claim`).
         ValueError: No ``canary_records``, a bad value of an option, a file that cannot be loaded, or an exception
             of the user's code (on one line).
     """
@@ -89,25 +59,25 @@ def audit_one_run_target(
     from dpkit.loading import FileFunction, load_object
 
     claim = target_claim(
-        epsilon=epsilon,
-        delta=delta,
-        mu=mu,
-        rho=rho,
-        rdp_orders=rdp_orders,
-        rdp_values=rdp_values,
-        claim_file=claim_file,
+        epsilon=options.epsilon,
+        delta=options.delta,
+        mu=options.mu,
+        rho=options.rho,
+        rdp_orders=options.rdp_orders,
+        rdp_values=options.rdp_values,
+        claim_file=options.claim_file,
     )
-    if canary_records is None:
+    if options.canary_records is None:
         raise ValueError("--one-run with --target needs --canary-records FILE.py:NAME (the canary records)")
-    level = accountant.check_probability("confidence", confidence)
-    seed_value = check_index("seed", seed)
-    release = FileFunction("--target", target)
-    records = _records(canary_records, canaries)
+    level = accountant.check_probability("confidence", options.confidence)
+    seed_value = check_index("seed", options.seed)
+    release = FileFunction("--target", options.target)
+    records = _records(options.canary_records, options.canaries)
     base: Any = ()
-    if dataset is not None:
-        base = load_object("--dataset", dataset)
+    if options.dataset is not None:
+        base = load_object("--dataset", options.dataset)
         base = base() if callable(base) else base
-    read = None if score is None else FileFunction("--score", score)
+    read = None if options.score is None else FileFunction("--score", options.score)
     try:
         result = audit(
             release,
@@ -118,19 +88,19 @@ def audit_one_run_target(
             score=read,
             seed=seed_value,
             alpha=round(1.0 - level, 12),
-            delta=None if claim.kind == "dp" else delta,
+            delta=None if claim.kind == "dp" else options.delta,
         )
     except (ValueError, TypeError):
         raise
     except Exception as err:  # the user's code raised: one line, no traceback
         raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
     exit_code = 1 if result.verdict == "violation" else 0
-    if as_json:
+    if options.as_json:
         emit_json(result.to_dict())
         return exit_code
     unit = "μ" if claim.mu is not None else "ε"
     print_table(
-        f"One-run audit of {target} against {claim.describe()}: {result.verdict}",
+        f"One-run audit of {options.target} against {claim.describe()}: {result.verdict}",
         ["", "value"],
         [
             ["canary records (one run) / included", f"{result.canaries} / {int(result.coins.sum())}"],

@@ -1,6 +1,6 @@
 """What a ``dpkit audit --target`` reads from its options: the one claim, the neighbouring pairs and the attack.
 
-:mod:`dpkit.commands.audit_target` runs the audit; the one-run audit of a ``--target`` reads its claim here too.
+:mod:`dpkit.commands.audit.target` runs the audit; the one-run audit of a ``--target`` reads its claim here too.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .options import read_ledger
+from ..options import read_ledger
 
 __all__ = ["target_claim", "load_pairs", "attack_choice"]
 

@@ -9,6 +9,7 @@ from dpkit import accountant
 from dpkit.accountant.validation import check_index, shown_int
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
+from .form_options import TargetOptions
 from .target_inputs import attack_choice, load_pairs, target_claim
 from .verdict_lines import shape_rows, verdict_caption
 
@@ -16,90 +17,51 @@ from .verdict_lines import shape_rows, verdict_caption
 MAX_TRIALS = 10**9
 
 
-def audit_target(
-    *,
-    target: str,
-    neighbours: str,
-    epsilon: float | None,
-    delta: float | None,
-    mu: float | None,
-    rho: float | None,
-    rdp_orders: list[float] | None,
-    rdp_values: list[float] | None,
-    claim_file: str | None,
-    trials: float,
-    confidence: float,
-    attack: str,
-    executor: str,
-    workers: float | None,
-    scheduler: str | None,
-    seed: float,
-    chunk_size: float,
-    sequential: bool,
-    as_json: bool,
-) -> int:
-    """Audit the release function ``target`` on the pairs ``neighbours`` against the one claim given.
+def audit_target(options: TargetOptions) -> int:
+    """Audit the release function ``options.target`` on the pairs ``options.neighbours`` against the one claim given.
 
     The options are those of ``dpkit audit`` (already checked to belong to this form). An exception of the user's
-    code is one error line.
+    code is one error line. With ``sequential``, the anytime-valid audit (:mod:`dpkit.audits.sequential`), its
+    progress bar showing the e-value, the runs used and the budget.
 
     Args:
-        target: ``--target FILE.py:FUNCTION``, the release function.
-        neighbours: ``--neighbours FILE.py:NAME``, the neighbouring pairs
-            (:func:`~dpkit.commands.target_inputs.load_pairs`).
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
-        trials: ``--trials``, runs per dataset.
-        confidence: ``--confidence``, 1 − α.
-        attack: ``--attack``: a named attack or ``FILE.py:SCORE`` (:func:`~dpkit.commands.target_inputs.attack_choice`).
-        executor: ``--executor``: where the runs go.
-        workers: ``--workers``, the pool's size (None: the executor's default).
-        scheduler: ``--scheduler``, a Dask scheduler's address, or None.
-        seed: ``--seed``.
-        chunk_size: ``--chunk-size``, runs per task.
-        sequential: ``--sequential``: the anytime-valid audit (:mod:`dpkit.audits.sequential`), its progress bar
-            showing the e-value, the runs used and the budget.
-        as_json: ``--json``: print one JSON object instead of the tables.
+        options: The ``--target`` form's options, as given (the pairs are read by
+            :func:`~dpkit.commands.audit.target_inputs.load_pairs`, the attack by
+            :func:`~dpkit.commands.audit.target_inputs.attack_choice`).
 
     Returns:
         The exit status: 1 for a violation of the claim, 0 otherwise.
 
     Raises:
-        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.target_inputs.target_claim`).
+        click.UsageError: Not exactly one claim given (:func:`~dpkit.commands.audit.target_inputs.target_claim`).
         ValueError: A bad value of an option, a file that cannot be loaded, or an exception of the user's code.
     """
     from dpkit.algorithms.executors import describe_executor, make_executor
-    from dpkit.audits.engine import AuditResult
     from dpkit.facade import audit
     from dpkit.loading import FileFunction
 
     claim = target_claim(
-        epsilon=epsilon,
-        delta=delta,
-        mu=mu,
-        rho=rho,
-        rdp_orders=rdp_orders,
-        rdp_values=rdp_values,
-        claim_file=claim_file,
+        epsilon=options.epsilon,
+        delta=options.delta,
+        mu=options.mu,
+        rho=options.rho,
+        rdp_orders=options.rdp_orders,
+        rdp_values=options.rdp_values,
+        claim_file=options.claim_file,
     )
-    confidence = accountant.check_probability("confidence", confidence)
-    runs = accountant.check_count("trials", trials)
+    confidence = accountant.check_probability("confidence", options.confidence)
+    runs = accountant.check_count("trials", options.trials)
     if runs > MAX_TRIALS:
         raise ValueError(f"trials must be <= {MAX_TRIALS:,}, got {shown_int(runs)}")
-    chunk = accountant.check_count("chunk-size", chunk_size)
-    seed_value = check_index("seed", seed)
-    release = FileFunction("--target", target)
-    pairs = load_pairs(neighbours)
-    chosen = attack_choice(attack)
-    name = {"local": "in-process"}.get(executor, executor)
-    n_workers = None if workers is None else accountant.check_count("workers", workers)
+    chunk = accountant.check_count("chunk-size", options.chunk_size)
+    seed_value = check_index("seed", options.seed)
+    release = FileFunction("--target", options.target)
+    pairs = load_pairs(options.neighbours)
+    chosen = attack_choice(options.attack)
+    name = {"local": "in-process"}.get(options.executor, options.executor)
+    n_workers = None if options.workers is None else accountant.check_count("workers", options.workers)
     budget = runs
-    if sequential:
+    if options.sequential:
         from dpkit.audits.selection import candidate_attacks
         from dpkit.audits.sequential import plan_sequential
         from dpkit.audits.sequential_plan import max_budget
@@ -108,29 +70,29 @@ def audit_target(
         plan = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits)
         # the most it may use: its plan, or its final split grown within the budget when the runs ask for it
         budget = max(plan.budget, max_budget(runs)) if claim.unit == "epsilon" else plan.budget
-    options: dict[str, Any] = {"runs": runs, "chunk_size": chunk}
+    engine_options: dict[str, Any] = {"runs": runs, "chunk_size": chunk}
     with (
-        make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
-        progress_with_status("auditing" + (" (sequential)" if sequential else ""), 2 * budget * len(pairs)) as (
+        make_executor(name, workers=n_workers, scheduler=options.scheduler) as pool,
+        progress_with_status("auditing" + (" (sequential)" if options.sequential else ""), 2 * budget * len(pairs)) as (
             advance,
             status,
         ),
     ):
-        if sequential:
-            options["on_look"] = lambda look: status(_evidence(look, budget, confidence))
+        if options.sequential:
+            engine_options["on_look"] = lambda look: status(_evidence(look, budget, confidence))
         try:
             result = audit(
                 release,
                 claim=claim,
                 pairs=pairs,
-                mode="sequential" if sequential else "fixed",
+                mode="sequential" if options.sequential else "fixed",
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
-                delta=delta if claim.kind != "dp" else None,
+                delta=options.delta if claim.kind != "dp" else None,
                 executor=pool,
                 progress=advance,
-                **options,
+                **engine_options,
             )
         except (ValueError, TypeError):
             raise
@@ -140,15 +102,25 @@ def audit_target(
     best = result.strongest
     out = best.to_dict()
     out.update(verdict=result.verdict, pairs=len(pairs), strongest_pair=result.results.index(best), executor=ran)
-    if sequential:
+    if options.sequential:
         out.update(pairs_audited=len(result.results), runs_used_all_pairs=result.runs_used)
-    if as_json:
+    if options.as_json:
         emit_json(out)
         return 1 if result.verdict == "violation" else 0
-    if sequential:
-        _print_sequential(target, claim, result, best, confidence, ran, len(pairs))
+    if options.sequential:
+        _print_sequential(options.target, claim, result, best, confidence, ran, len(pairs))
         return 1 if result.verdict == "violation" else 0
-    assert isinstance(best, AuditResult)  # a fixed audit's result (the sequential one returned above)
+    _print_fixed(options.target, claim, result, best, confidence=confidence, ran=ran, runs=runs, pairs=len(pairs))
+    return 1 if result.verdict == "violation" else 0
+
+
+def _print_fixed(
+    target: str, claim: Any, result: Any, best: Any, *, confidence: float, ran: str, runs: int, pairs: int
+) -> None:
+    """The table of a fixed audit: its strongest pair's bounds and estimates, the attack, the runs."""
+    from dpkit.audits.engine import AuditResult
+
+    assert isinstance(best, AuditResult)  # a fixed audit's result (the sequential one is printed apart)
     est = best.estimate
     print_table(
         f"Audit of {target} against {claim.describe()}: {result.verdict}",
@@ -171,13 +143,12 @@ def audit_target(
             ],
             ["attack", best.attack],
             ["FPR / FNR", f"{format_number(est.fpr, 4)} / {format_number(est.fnr, 4)}"],
-            ["trials per dataset, pairs", f"{runs}, {len(pairs)}"],
+            ["trials per dataset, pairs", f"{runs}, {pairs}"],
             ["executor", ran],
             ["confidence", format_number(confidence)],
         ],
         caption=verdict_caption(best.judgement),
     )
-    return 1 if result.verdict == "violation" else 0
 
 
 def estimate_cell(estimate: Any) -> str:

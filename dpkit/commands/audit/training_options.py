@@ -1,5 +1,5 @@
 """The options of ``dpkit audit --train FILE.py:NAME``: the one-run audit of a DP-SGD training run, and the refusal
-of every other form's options with it (:mod:`dpkit.commands.audit_training` runs it)."""
+of every other form's options with it (:mod:`dpkit.commands.audit.training` runs it)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from .option_types import NUMBER, RATE
-from .refusals import refuse_options
+from ..option_types import NUMBER, RATE
+from ..refusals import refuse_options
 
 __all__ = ["TRAIN_OPTIONS", "training_options", "training_form"]
 
@@ -94,6 +94,7 @@ def training_form(ctx: click.Context, params: dict[str, Any]) -> int:
     missing = [f"--{n.replace('_', '-')}" for n in ("noise_multiplier", "sampling_rate", "steps") if params[n] is None]
     if missing:
         raise click.UsageError(f"--train needs the run's claim: {', '.join(missing)}")
-    from .audit_training import audit_training
+    from .form_options import TrainingOptions, form_options
+    from .training import audit_training
 
-    return audit_training(**{name: params[name] for name in keep})
+    return audit_training(form_options(TrainingOptions, params))
