@@ -305,7 +305,7 @@ def run_sequential_audit(
     Returns:
         The object ``dpkit audit ALGORITHM … --sequential --json`` prints.
     """
-    from dpkit.audits.rl_sequential import audit_positions_sequential
+    from dpkit.audits.rl.sequential import audit_positions_sequential
 
     c = a.audit
     setting = audit_setting_of(a)

@@ -93,14 +93,14 @@ def audit_algorithm(
         ValueError: An unknown algorithm, attack or position, a size above its limit, a bad value of an option,
             or an audit expected to take longer than ``max_time``.
     """
-    from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.algorithms.limits import AUDIT_LIMITS, LIMITS, above_limit
     from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl.registry import audited
 
     from .audit_timing import announced, expected_time, planned_workers
 
-    registry.get(algorithm, audited=True, what="ALGORITHM")
+    audited(algorithm, what="ALGORITHM")
     attack = {"lr": "white-box"}.get(attack, attack)
     check_choice("attack", attack, RL_ATTACKS)
     n_episodes = None if episodes is None else accountant.check_count("episodes", episodes)

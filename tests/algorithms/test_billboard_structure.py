@@ -1,4 +1,4 @@
-"""How a billboard agent's prefixes are built, told by its declared counts (dpkit.algorithms.billboard): binary-tree
+"""How a billboard agent's prefixes are built, told by its declared counts (dpkit.audits.rl.billboard): binary-tree
 p-sums (count m per step) or fresh noise on every prefix (count K − 1); any other count is refused, naming both —
 the audit's allowance at each position follows from the structure."""
 
@@ -12,8 +12,8 @@ from tiers import examples
 
 from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
 from dpkit.accountant.tree import max_psums_per_item
-from dpkit.algorithms.billboard import counter_structure
-from dpkit.algorithms.psums import counter_nodes
+from dpkit.audits.rl.billboard import counter_structure
+from dpkit.audits.rl.psums import counter_nodes
 
 
 def _declaration(*counts: int, steps: int = 1) -> PrivacyDeclaration:

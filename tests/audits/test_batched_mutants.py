@@ -15,7 +15,7 @@ import rl_mutants
 
 from dpkit.algorithms.batches import batchable
 from dpkit.audits.rl import default_setting, neighbouring_datasets
-from dpkit.audits.rl_setting import _release, positions
+from dpkit.audits.rl.setting import _release, positions
 
 #: The algorithms a mutant of each name's family is audited on.
 _FAMILIES = {

@@ -25,7 +25,7 @@ _ULPS = 16 * np.finfo(float).eps
 
 @dataclass(frozen=True)
 class CounterNodes:
-    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`).
+    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.audits.rl.observers.flat`).
 
     Arrays are (R, m), or (R, B, m) for a batch of B counters (one per step) with one σ each; in a batch of runs
     (:func:`changed_user_votes`) every array but ``starts`` and ``sigma`` has a leading run axis too.

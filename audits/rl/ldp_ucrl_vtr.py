@@ -8,12 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass, batch_parts, batchable
-from .ldp_ucrl_vtr import AUTO_FEATURES_DIM, LdpUcrlVtr
-from .observers import ObservedRun, observe_messages, observe_messages_runs
-from .ucrl_vtr import Features
+from dpkit.algorithms.batches import ShippedClass, batch_parts, batchable
+from dpkit.algorithms.ldp_ucrl_vtr import ALGORITHM, AUTO_FEATURES_DIM, LdpUcrlVtr
+from dpkit.algorithms.spec import AuditSpec
+from dpkit.algorithms.ucrl_vtr import Features
 
-__all__ = ["audit_world", "batched", "observe", "observe_batch"]
+from .observers import ObservedRun, observe_messages, observe_messages_runs
+
+__all__ = ["AUDIT", "AUDITS", "audit_world", "batched", "observe", "observe_batch"]
 
 
 def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
@@ -68,7 +70,7 @@ def _bytes_per_run(run: ObservedRun) -> float:
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run.
+    """The messages observer (:func:`~dpkit.audits.rl.observers.observe_messages`) of one run.
 
     It is the batch of one of :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
 
@@ -85,13 +87,13 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
+    """:func:`~dpkit.audits.rl.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
 
     One row per run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear
     algebra).
 
     The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
-    draws it), observed by :func:`~dpkit.algorithms.observers.observe_messages_runs` — the one messages observer,
+    draws it), observed by :func:`~dpkit.audits.rl.observers.observe_messages_runs` — the one messages observer,
     of which ``observe_messages`` is the batch of one — in parts that fit the batch's memory. An implementation under
     test (``run.setting.implementation``) runs one by one through ``observe_messages``,
     unless marked :func:`~dpkit.algorithms.batches.plays_runs`.
@@ -106,3 +108,22 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     if not batched(run):
         return np.stack([observe_messages(run, g) for g in rngs])
     return np.concatenate([observe_messages_runs(run, part) for part in batch_parts(rngs, _bytes_per_run(run))])
+
+
+#: LDP-UCRL-VTR's audit: every user's noisy messages (white-box).
+AUDIT = AuditSpec(
+    observers=("messages",),
+    white_box=("messages",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    defaults={"states": 2, "horizon": 8, "episodes": 4},
+    canaries=(
+        "tabular walks through disjoint states from the first step (state 0 against S − 1): every entry of φ_V "
+        "and V at its per-step bound (the values sit at their caps), so each message's difference attains its "
+        "declared Δ; the optimistic values the user clips reach beyond b_V, so a randomiser that forgets to clip "
+        "φ or V releases more than the declared Δ"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = {ALGORITHM: AUDIT}

@@ -4,17 +4,32 @@ one-run audit's scores."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass, batchable
-from .observers import ObservedRun, OneRun, OneRunView
-from .rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
+from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
+from dpkit.algorithms.batches import ShippedClass, batchable
+from dpkit.algorithms.rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
+from dpkit.algorithms.spec import AuditSpec
 
-__all__ = ["BATCH_BYTES", "audit_world", "audit_positions", "observe", "observe_batch", "one_run"]
+from .observers import ObservedRun, OneRun, OneRunView
+from .plan_worlds import tabular_plan_probe
+
+__all__ = [
+    "AUDIT",
+    "AUDITS",
+    "BATCH_BYTES",
+    "audit_world",
+    "audit_positions",
+    "closed_form",
+    "observe",
+    "observe_batch",
+    "one_run",
+]
 
 
 # -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
@@ -110,7 +125,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     :func:`~dpkit.algorithms.batches.plays_runs`.
 
     Args:
-        run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        run: the audited setting, dataset and world (:class:`~dpkit.audits.rl.observers.ObservedRun`).
         rngs: one Generator per run.
 
     Returns:
@@ -145,7 +160,8 @@ def _batched(run: ObservedRun) -> bool:
 def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
     """The rows of :func:`observe` of the runs of ``agent``: a batch (``agent.runs`` = R) or one run (an agent
     without a run axis, treated as the batch of one)."""
-    from .episodes import play_episodes
+    from dpkit.algorithms.episodes import play_episodes
+
     from .rows import PLAN_DECIMALS, SIGNAL_CAP
 
     s = run.setting
@@ -286,7 +302,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     Raises:
         ValueError: If the observer is not ``q-values``.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     if run.observer != "q-values":
         raise ValueError(f"one-run audits of {ALGORITHM} read the released Q-values, not {run.observer!r}")
@@ -325,3 +341,48 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         agent.update(k, states, actions, rewards)
         run.advance()
     return OneRunView(scores, "q-values", float(np.median(reach)))
+
+
+def closed_form(setting: Any) -> float:
+    """The paper's closed-form ε(δ) at the audit's sizes (its registration's ``default_epsilon``).
+
+    Args:
+        setting: The audit's setting (sizes and δ).
+
+    Returns:
+        The paper's ε.
+    """
+    return rlsvi_paper_epsilon(
+        states=setting.states,
+        actions=setting.actions,
+        horizon=setting.horizon,
+        episodes=setting.episodes,
+        delta=setting.delta,
+    )
+
+
+#: RLSVI's audit: the released Q-values (white-box) and the policies served (black-box).
+AUDIT = AuditSpec(
+    observers=("q-values", "policies"),
+    white_box=("q-values",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    positions=audit_positions,
+    # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
+    # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
+    defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
+    closed_form=closed_form,
+    one_run=one_run,
+    # its plans are its released Q-values' argmax: an implementation that serves anything else is seen in the
+    # worlds where the canaries share state 0 alone, one paid 2 and one −1 (clipped to 1 and 0), the observer
+    # reading each plan beside the released argmax and her public action
+    plan_probe=functools.partial(tabular_plan_probe, same_states=True),
+    canaries=(
+        "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
+        "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "
+        "cells keep n = 1 (the worst case) in every later release"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = {ALGORITHM: AUDIT}

@@ -1,4 +1,4 @@
-"""Worlds where plans move: the audit worlds of a *plan probe* (:mod:`dpkit.audits.rl_plans`).
+"""Worlds where plans move: the audit worlds of a *plan probe* (:mod:`dpkit.audits.rl.plans`).
 
 A plan world puts the exact statistics at a tie that one canary tips: a planner on the exact statistics then serves
 the users after the changed one plans that differ between D and D′, while a correct agent plans on noisy statistics,
@@ -71,7 +71,7 @@ def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     Raises:
         ValueError: for an unknown world, or fewer than 2 states (the canaries need states of their own).
     """
-    from .envs.tabular import User, Users, uniform_tabular
+    from dpkit.algorithms.envs.tabular import User, Users, uniform_tabular
 
     name = str(getattr(setting, "world", ""))
     if name not in PLAN_WORLDS:

@@ -23,10 +23,11 @@ import numpy as np
 
 from dpkit.accountant.validation import check_probability
 from dpkit.algorithms.executors import Executor
-from dpkit.algorithms.rows import RowLayout
 
-from .claims import Claim
-from .rl import (
+from ..claims import Claim
+from ..sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
+from ..summary import Headline
+from .positions import (
     PositionClaim,
     RlSetting,
     neighbouring_datasets,
@@ -36,8 +37,7 @@ from .rl import (
     rl_release,
     validate_runs,
 )
-from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
-from .summary import Headline
+from .rows import RowLayout
 
 __all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 

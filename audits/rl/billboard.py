@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.tree import max_psums_per_item
+from dpkit.algorithms import registry
 
-from . import registry
 from .observers import (
     ObservedRun,
     OneRun,
@@ -147,8 +147,8 @@ def allowed_psums(setting: Any, index: int) -> int:
 def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of a billboard agent's audit, or the share of one user.
 
-    The tree's (:func:`~dpkit.algorithms.observers.tree_positions`) or, for counters noised on every prefix, the first,
-    middle and last user a release holds (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share
+    The tree's (:func:`~dpkit.audits.rl.observers.tree_positions`) or, for counters noised on every prefix, the first,
+    middle and last user a release holds (:func:`~dpkit.audits.rl.observers.later_release_positions`); user k's share
     is :func:`allowed_psums` over the declared m — what the declaration allows her, whatever the layout.
 
     Args:
@@ -177,7 +177,7 @@ def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
         setting: The audit's setting.
 
     Returns:
-        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.algorithms.observers.tabular_world`.
+        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.audits.rl.observers.tabular_world`.
     """
     return tabular_world(setting, (2.0, 2.0))
 
@@ -205,12 +205,12 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """The ``billboard`` observer of any agent that follows the billboard protocol.
 
     It plays every user, reads every released prefix of every counter, recovers the p-sums and whitens each at the σ
-    the claim needs (:meth:`~dpkit.algorithms.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
-    user after the changed one (the whole view: :meth:`~dpkit.algorithms.rows.Trace.plan`). The protocol:
+    the claim needs (:meth:`~dpkit.audits.rl.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
+    user after the changed one (the whole view: :meth:`~dpkit.audits.rl.rows.Trace.plan`). The protocol:
     docs/explanation/observers.md.
 
     Args:
-        run: The run to play (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        run: The run to play (:class:`~dpkit.audits.rl.observers.ObservedRun`).
         rng: The run's randomness (the agent's and the policies' draws).
 
     Returns:
@@ -220,7 +220,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         TypeError: The agent does not follow the billboard protocol.
         ValueError: A plan's ``released`` does not name every declared counter.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     env, users, canaries = run.world
     j = run.index
@@ -261,19 +261,19 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """Score a one-run audit of a billboard agent: every user a canary, user k canary ``run.coins[k]``.
 
     The scores read every released prefix of every counter and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
+    (:func:`~dpkit.audits.rl.psums.billboard_one_run_features`: the scores, and features for a learned score).
 
     Args:
-        run: The run to play (:class:`~dpkit.algorithms.observers.OneRun`).
+        run: The run to play (:class:`~dpkit.audits.rl.observers.OneRun`).
         rng: The run's randomness.
 
     Returns:
-        The scores, their reach at the claim and the features (:class:`~dpkit.algorithms.observers.OneRunView`).
+        The scores, their reach at the claim and the features (:class:`~dpkit.audits.rl.observers.OneRunView`).
 
     Raises:
         ValueError: The observer is not ``billboard``.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of a billboard agent read the billboard, not {run.observer!r}")
@@ -325,7 +325,7 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> billboard_audit(defaults={"episodes": 8}).defaults["episodes"]
         8
     """
-    from .spec import AuditSpec
+    from dpkit.algorithms.spec import AuditSpec
 
     return AuditSpec(
         observers=("billboard",),
@@ -333,7 +333,7 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         world=billboard_world,
         observe=observe_billboard,
         one_run=billboard_one_run,
-        positions="dpkit.algorithms.billboard:billboard_positions",
+        positions="dpkit.audits.rl.billboard:billboard_positions",
         plan_probe=tabular_plan_probe,
         defaults={"states": 2, "horizon": 3, "episodes": 4, **dict(defaults or {})},
         canaries="disjoint states from the first step, raw rewards 2 (beyond [0, 1]): only the agent's clipping keeps "

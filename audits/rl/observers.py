@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .episodes import Plan, play_episodes, step_column
+from dpkit.algorithms.episodes import Plan, play_episodes, step_column
+
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
@@ -90,8 +91,8 @@ def audit_environment(setting: Any) -> Any:
     Returns:
         The environment, a :class:`~dpkit.algorithms.envs.tabular.TabularMDP`.
     """
-    from .envs.catalog import make_environment
-    from .envs.tabular import uniform_tabular
+    from dpkit.algorithms.envs.catalog import make_environment
+    from dpkit.algorithms.envs.tabular import uniform_tabular
 
     env_name = getattr(setting, "env", "")
     if env_name:
@@ -109,7 +110,7 @@ def tabular_world(
     (in the uniform MDP they walk states 0 and S − 1: disjoint features at every step; the papers let each episode
     start anywhere). In a user's environment dpkit chooses the canaries' paths (the two states whose best successors
     are worth most). A setting with a ``world`` is a plan probe's: its world is
-    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say.
+    :func:`~dpkit.audits.rl.plan_worlds.plan_world`'s, whatever ``rewards`` say.
 
     Args:
         setting: The audit's setting (sizes, ``users_seed``, optionally ``env`` or ``world``).
@@ -122,9 +123,9 @@ def tabular_world(
     Returns:
         (environment, users of D, (canary 0, canary 1)).
     """
-    from .envs.tabular import User, Users
+    from dpkit.algorithms.envs.tabular import User, Users
 
-    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)
+    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.audits.rl.plan_worlds)
         return plan_world(setting)
     env = audit_environment(setting)
     h_, s_ = env.horizon, env.states
@@ -164,7 +165,7 @@ def _chosen_paths(env: Any, users: Any, rewards: tuple[float, float], same_state
     largest) — canary 0 in the best, canary 1 in the second (disjoint features at every step). ``same_states``:
     both canaries stay in the best and every other user in the second, so no other user shares a cell with the
     changed one."""
-    from .envs.tabular import User, Users
+    from dpkit.algorithms.envs.tabular import User, Users
 
     h_ = env.horizon
     _, v_star = env.optimal_values()
@@ -316,7 +317,7 @@ def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
 
 
-# -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------
+# -- one-run audits: every user a canary (dpkit.audits.rl.one_run) --------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -367,7 +368,7 @@ class OneRunView:
             declaration and the run's structure, never from its outputs (``None``: the claim's own μ, for scores that
             see each user alone).
         features: (users, F) per-user coordinates a score learned on held-out canaries may weigh
-            (:func:`dpkit.audits.rl_one_run.audit_one_run` with ``attack="learned"``; ``None``: none offered).
+            (:func:`dpkit.audits.rl.one_run.audit_one_run` with ``attack="learned"``; ``None``: none offered).
     """
 
     scores: np.ndarray
@@ -428,7 +429,7 @@ def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator],
     reading) and every whitened coordinate; each of her messages is also projected on the direction of every other
     message of hers (noise shared between messages makes these equal) and every earlier user's messages on her
     directions (noise shared between users) — coordinates without signal of their own, for the learned attack — and
-    the reading of reused noise (:func:`~dpkit.algorithms.reused_noise.changed_user_votes`). The observer trusts
+    the reading of reused noise (:func:`~dpkit.audits.rl.reused_noise.changed_user_votes`). The observer trusts
     ``message_statistics``: an agent that misreports them shows in the whitened coordinates.
 
     Args:
@@ -551,7 +552,7 @@ class _RunOfOne:
 
 
 def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray, sigma: Any) -> CounterNodes:
-    """One release's messages of users 0 … j as :class:`~dpkit.algorithms.reused_noise.CounterNodes` of R runs (one
+    """One release's messages of users 0 … j as :class:`~dpkit.audits.rl.reused_noise.CounterNodes` of R runs (one
     node per user): ``nodes`` each user's (residual against her statistics — canary 0's for user j —, its magnitude),
     (R, count, m) each; ``delta`` user j's difference (R, count, m); ``sigma`` the σ the agent reports (one, or one
     per message)."""
@@ -595,7 +596,7 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> local_messages_audit().defaults["episodes"]
         3
     """
-    from .spec import AuditSpec
+    from dpkit.algorithms.spec import AuditSpec
 
     return AuditSpec(
         observers=("messages",),
