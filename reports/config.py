@@ -473,7 +473,8 @@ class LedgerConfig(_Model):
         Returns:
             The :class:`~dpkit.accountant.ledger.Ledger` or the event.
         """
-        return self._target
+        target: Ledger | Event = self._target
+        return target
 
     def to_dict(self) -> dict[str, Any]:
         """The ledger entry as plain data (JSON-ready).

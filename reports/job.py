@@ -288,7 +288,8 @@ def run_audit(
         executor=executor,
         progress=progress,
     )
-    return to_jsonable(result.to_dict())
+    out: dict[str, Any] = to_jsonable(result.to_dict())
+    return out
 
 
 def run_sequential_audit(
@@ -317,7 +318,8 @@ def run_sequential_audit(
         executor=executor,
         progress=progress,
     )
-    return to_jsonable(result.to_dict())
+    out: dict[str, Any] = to_jsonable(result.to_dict())
+    return out
 
 
 @dataclass(frozen=True)
@@ -639,7 +641,7 @@ def compute_report(
             section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
             section["rlsvi"]["run_kind"] = RUN_PRIVACY_KIND  # mu_run, epsilon_run: data-dependent, ex-post
     summary = [_summary_row(s) for s in sections]
-    return to_jsonable(
+    report: dict[str, Any] = to_jsonable(
         {
             "format": FORMAT_VERSION,
             "title": config.title,
@@ -660,6 +662,7 @@ def compute_report(
             },
         }
     )
+    return report
 
 
 def __getattr__(name: str) -> object:

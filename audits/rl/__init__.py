@@ -1,18 +1,18 @@
 """The RL audits: whole private RL algorithms audited on neighbouring users, and everything they observe with.
 
-A setting (:mod:`.setting`) fixes an algorithm, its world, K users and the changed one; :mod:`.positions` audits
+A setting (:mod:`.setting`) fixes an algorithm, its world, K users and the changed one; :mod:`.fixed` audits
 several positions of the changed user (many runs each), :mod:`.sequential` stops at the first violation and
 :mod:`.one_run` reads one run whose users are all canaries. Their attacks and reasons: :mod:`.candidates`,
 :mod:`.plans`, :mod:`.explain`. What they observe with: the rows (:mod:`.rows`), the observers' toolkit
 (:mod:`.observers`, :mod:`.psums`, :mod:`.reused_noise`), the plan worlds (:mod:`.plan_worlds`), the billboard
 protocol of a user's agent (:mod:`.billboard`, :mod:`.user_agents`) and one audit module per built-in algorithm,
 registered by name in :mod:`.registry`. Where each part lives and why: docs/explanation/where-things-live.md.
-The names of :mod:`.positions` (the audit of an algorithm by name) are importable from here.
+The names of :mod:`.fixed` (the fixed audit of an algorithm by name) are importable from here.
 """
 
 from __future__ import annotations
 
-from .positions import (
+from .fixed import (
     AUTO_SPLITS,
     MAX_EPISODES,
     MAX_RUNS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .observers import (
 )
 from .plan_worlds import tabular_plan_probe
 from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "PROTOCOLS",
@@ -96,7 +97,7 @@ def counter_structure(declaration: Any, episodes: int) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _registered_structure(setting: Any, generation: int) -> str:
+def _registered_structure(setting: AuditedSetting, generation: int) -> str:
     env = billboard_world(setting)[0]
     sizes = {"episodes": setting.episodes, "horizon": env.horizon, "states": env.states, "actions": env.actions}
     return counter_structure(
@@ -104,7 +105,7 @@ def _registered_structure(setting: Any, generation: int) -> str:
     )
 
 
-def setting_structure(setting: Any) -> str:
+def setting_structure(setting: AuditedSetting) -> str:
     """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K.
 
     It is never the implementation under test's: the registered declaration is read (cached per registry generation).
@@ -118,14 +119,14 @@ def setting_structure(setting: Any) -> str:
     return _registered_structure(setting, registry.generation())
 
 
-def _declared_psums(setting: Any) -> int:
+def _declared_psums(setting: AuditedSetting) -> int:
     """The p-sums per user and step the declaration counts: the tree's m, or K − 1 for counters noised on every
     prefix."""
     k = int(setting.episodes)
     return max(k - 1, 1) if setting_structure(setting) == "prefix" else max_psums_per_item(k, schedule="before-episode")
 
 
-def allowed_psums(setting: Any, index: int) -> int:
+def allowed_psums(setting: AuditedSetting, index: int) -> int:
     """How many p-sums the audit allows the user at ``index`` of a billboard agent: min(m, K − 1 − k).
 
     m is the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
@@ -144,7 +145,7 @@ def allowed_psums(setting: Any, index: int) -> int:
     return max(min(_declared_psums(setting), int(setting.episodes) - 1 - int(index)), 0)
 
 
-def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def billboard_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of a billboard agent's audit, or the share of one user.
 
     The tree's (:func:`~dpkit.audits.rl.observers.tree_positions`) or, for counters noised on every prefix, the first,
@@ -167,7 +168,7 @@ def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tup
     return positions_with_shares({name: i for name, (i, _) in named.items()}, shares, None)
 
 
-def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def billboard_world(setting: AuditedSetting) -> AuditWorld:
     """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2.
 
     The rewards lie beyond [0, 1], so that only the agent's own clipping keeps her items at their declared
@@ -362,8 +363,8 @@ def agent_protocol(factory: Callable[..., Any]) -> str:
     else:
         from types import SimpleNamespace
 
-        probe = SimpleNamespace(states=2, actions=2, horizon=3, episodes=4, users_seed=0)
-        env = billboard_world(probe)[0]
+        probe = SimpleNamespace(states=2, actions=2, horizon=3, episodes=4, users_seed=0)  # the fields a world reads
+        env = billboard_world(cast(AuditedSetting, probe)).env
         agent = factory("agent", env, 4, np.random.default_rng(0), epsilon=1.0, delta=1e-5, sigma="paper")
         offered = [p for p, method in PROTOCOLS.items() if callable(getattr(agent, method, None))]
     if len(offered) != 1:

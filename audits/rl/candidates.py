@@ -75,7 +75,8 @@ class WhiteBoxRuns(Attack):
         if x.ndim != 2 or x.shape[1] < 2 * half:
             raise ValueError(f"white-box rows must hold {half} residuals and signals, got shape {x.shape}")
         r, a = x[:, :half], x[:, half : 2 * half]
-        return np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
+        scores: np.ndarray = np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
+        return scores
 
 
 class SignalColumns(Attack):

@@ -4,7 +4,6 @@ messages up to the changed one, whitened at the claim's σ — many runs at once
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -14,11 +13,12 @@ from dpkit.algorithms.spec import AuditSpec
 from dpkit.algorithms.ucrl_vtr import Features
 
 from .observers import ObservedRun, observe_messages, observe_messages_runs
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = ["AUDIT", "AUDITS", "audit_world", "batched", "observe", "observe_batch"]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the uniform MDP, the users and the two canaries.
 
     One canary starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every step), in the
@@ -66,7 +66,7 @@ def _bytes_per_run(run: ObservedRun) -> float:
     if kind == "auto":  # the agent's own rule
         kind = "one-hot" if env.states**2 * env.actions <= AUTO_FEATURES_DIM else "support"
     d = Features(env, kind).dim
-    return 8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1))
+    return float(8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1)))
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
@@ -82,7 +82,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         The run's row.
     """
     if batched(run):
-        return observe_batch(run, [rng])[0]
+        row: np.ndarray = observe_batch(run, [rng])[0]
+        return row
     return observe_messages(run, rng)
 
 

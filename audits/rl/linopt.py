@@ -19,6 +19,7 @@ from dpkit.algorithms.spec import AuditSpec
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world, tree_positions
 from .plan_worlds import tabular_plan_probe
 from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "AUDIT",
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the MDP, the users and the two canaries.
 
     One canary starts in and walks state 0, the other state S − 1 (disjoint features at every step), both with raw
@@ -63,7 +64,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
@@ -97,7 +99,7 @@ def _bytes_per_run(run: ObservedRun) -> float:
     by the counters' levels, the billboard's prefixes and items, and the observer's whitened copies."""
     env = run.world[0]
     d1 = env.states * env.actions * env.states
-    return 8.0 * env.horizon * d1 * d1 * (8 + 8 * int(run.setting.episodes))
+    return float(8.0 * env.horizon * d1 * d1 * (8 + 8 * int(run.setting.episodes)))
 
 
 class _OneRun:
@@ -201,7 +203,10 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         log1.episode(agent.items(k, *trajectories[1]), None, 0)
         agent.update(k, *trajectories[int(coin)])
         run.advance()
-    stack = lambda log: {n: np.stack(log.items[n]) for n in names}  # noqa: E731
+
+    def stack(log: CounterLog) -> dict[str, np.ndarray]:
+        return {n: np.stack(log.items[n]) for n in names}
+
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
     scores, features = billboard_one_run_features(
         prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}

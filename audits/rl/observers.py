@@ -21,6 +21,7 @@ from dpkit.algorithms.episodes import Plan, play_episodes, step_column
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "ObservedRun",
@@ -63,9 +64,9 @@ class ObservedRun:
         make_agent: ``make_agent(rng, env)`` builds the implementation under test.
     """
 
-    setting: Any
+    setting: AuditedSetting
     which: int
-    world: tuple[Any, Any, tuple[Any, Any]]
+    world: AuditWorld
     index: int
     white_box: bool
     claim_sigmas: Mapping[str, float]
@@ -78,7 +79,7 @@ class ObservedRun:
         return str(self.setting.observer)
 
 
-def audit_environment(setting: Any) -> Any:
+def audit_environment(setting: AuditedSetting) -> Any:
     """The tabular MDP of an audit world.
 
     Without ``setting.env``, the uniform MDP with mean reward 1 at every step (a user's uniforms choose her next state;
@@ -100,9 +101,7 @@ def audit_environment(setting: Any) -> Any:
     return uniform_tabular(setting.states, setting.actions, setting.horizon)
 
 
-def tabular_world(
-    setting: Any, rewards: tuple[float, float], *, same_states: bool = False
-) -> tuple[Any, Any, tuple[Any, Any]]:
+def tabular_world(setting: AuditedSetting, rewards: tuple[float, float], *, same_states: bool = False) -> AuditWorld:
     """The tabular audit world of ``setting``: its MDP, the users of D and two canaries maximally different in features.
 
     The MDP is :func:`audit_environment`'s; the users of D are drawn from ``setting.users_seed``. Canary 0 starts in
@@ -131,7 +130,7 @@ def tabular_world(
     h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
     if getattr(setting, "env", ""):
-        return env, *_chosen_paths(env, users, rewards, same_states)
+        return AuditWorld(env, *_chosen_paths(env, users, rewards, same_states))
     last = 1.0 - 2.0**-30  # the highest next state the transition allows (in the uniform MDP: S − 1)
     if same_states:
         others = [User.canary(np.full(h_, 0.5), np.full(h_, last), initial_state=s_ - 1) for _ in range(len(users))]
@@ -146,7 +145,7 @@ def tabular_world(
         User.canary(np.full(h_, r), u, beyond_bounds=True, initial_state=start)
         for r, u, start in zip(rewards, uniforms, starts)
     )
-    return env, users, (canaries[0], canaries[1])
+    return AuditWorld(env, users, (canaries[0], canaries[1]))
 
 
 @functools.lru_cache(maxsize=64)
@@ -264,7 +263,8 @@ def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np
     Returns:
         The cross projections, (steps, steps).
     """
-    return cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
+    out: np.ndarray = cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
+    return out
 
 
 def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
@@ -311,7 +311,8 @@ def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
     """
     s = np.asarray(sigma, dtype=float)
     if s.ndim == 0 and s > 0.0:
-        return np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
+        clipped: np.ndarray = np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
+        return clipped
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.sign(x) * np.inf))
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
@@ -337,8 +338,8 @@ class OneRun:
         progress: Called with 1 once per user played (``None``: no progress).
     """
 
-    setting: Any
-    world: tuple[Any, Any, tuple[Any, Any]]
+    setting: AuditedSetting
+    world: AuditWorld
     coins: np.ndarray
     make_agent: Callable[[np.random.Generator, Any], Any]
     claim_sigmas: Mapping[str, float]
@@ -381,7 +382,7 @@ class OneRunView:
 # -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------
 
 
-def beyond_bounds_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def beyond_bounds_world(setting: AuditedSetting) -> AuditWorld:
     """The tabular world of a generic LDP audit: canaries on disjoint states with raw rewards −1 and 2.
 
     The rewards lie beyond [0, 1] on both sides, so that only the agent's own clipping keeps her messages at their
@@ -417,7 +418,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         TypeError: The agent has no ``message_statistics``.
         ValueError: The agent sent messages its declaration does not name.
     """
-    return observe_messages_runs(run, [rng], batched=False)[0]
+    row: np.ndarray = observe_messages_runs(run, [rng], batched=False)[0]
+    return row
 
 
 def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batched: bool = True) -> np.ndarray:
@@ -649,7 +651,7 @@ def positions_with_shares(
     return out
 
 
-def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def default_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions an audit probes when every user's data is released alike (a local-DP user's own messages).
 
     Args:
@@ -669,7 +671,7 @@ def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple
 
 
 def tree_positions(
-    setting: Any, index: int | None = None, *, schedule: str = "before-episode"
+    setting: AuditedSetting, index: int | None = None, *, schedule: str = "before-episode"
 ) -> dict[str, tuple[int, float]] | float:
     """The positions an audit of binary-tree counters over the users probes.
 
@@ -702,7 +704,7 @@ def tree_positions(
     return positions_with_shares(named, [c / counts.max() for c in counts], index)
 
 
-def later_release_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def later_release_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of an algorithm that releases, before each episode, a function of every earlier user.
 
     One release per later episode holds user k: the positions are the first, the middle and the last user a release

@@ -18,6 +18,7 @@ from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tree_positions
 from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "AUDIT",
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's LQ system, users and canaries.
 
     The system has weak dynamics and noise near the whole state budget
@@ -77,10 +78,10 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     else:
         signs = (-1.0) ** np.arange(1, h_ + 1)  # x′_{h+1} = (−1)^h e₁: alternating against canary 0's constant e₁
         first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(signs[:, None] * e1, beyond, x1=e1))
-    return system, users, first
+    return AuditWorld(system, users, first)
 
 
-def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
+def _orthogonal_canaries(setting: AuditedSetting, gamma: float) -> bool:
     """Whether orthogonal canaries reach more of the joint bound than alternating ones at the claim's σ: with
     w = 1/σ², orthogonal trajectories give 2H²(w1 a² + w2 b²), alternating ones 4H²w2 b²
     (a² = 1 + γ² + γ⁴, b² = 1 + γ²)."""
@@ -106,7 +107,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:

@@ -27,8 +27,7 @@ from ..claims import Claim
 from ..one_run import OneRunResult, design_guesses, judge_one_run
 from ..summary import SingleRun
 from .candidates import RlAttack
-from .observers import OneRun, OneRunView, flat
-from .positions import (
+from .fixed import (
     RlSetting,
     audit_hook,
     declared_mu,
@@ -39,6 +38,7 @@ from .positions import (
     setting_claim_sigmas,
     setting_world,
 )
+from .observers import OneRun, OneRunView, flat
 from .psums import one_sigma
 
 __all__ = [

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .worlds import AuditedSetting, AuditWorld
+
 __all__ = ["PlanWorld", "PLAN_WORLDS", "PLAN_PROBE_POSITION", "plan_world", "tabular_plan_probe"]
 
 
@@ -57,7 +59,7 @@ PLAN_WORLDS: Mapping[str, PlanWorld] = MappingProxyType(
 PLAN_PROBE_POSITION = "first"
 
 
-def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def plan_world(setting: AuditedSetting) -> AuditWorld:
     """The plan world ``setting.world`` (:data:`PLAN_WORLDS`) at the setting's sizes.
 
     Args:
@@ -90,11 +92,11 @@ def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     users = Users.stack([walker(last, world.others_reward, False) for _ in range(int(setting.episodes))])
     second = 0 if world.same_states else last
     canaries = (walker(0, world.canary_rewards[0], True), walker(second, world.canary_rewards[1], True))
-    return env, users, canaries
+    return AuditWorld(env, users, canaries)
 
 
 def tabular_plan_probe(
-    setting: Any, *, options: Mapping[str, Any] | None = None, same_states: bool = False
+    setting: AuditedSetting, *, options: Mapping[str, Any] | None = None, same_states: bool = False
 ) -> tuple[dict[str, Any], ...]:
     """The members of a tabular algorithm's plan probe.
 

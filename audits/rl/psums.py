@@ -211,10 +211,10 @@ class CounterLog:
         self.delta: dict[str, np.ndarray] = {}
 
     def _batch(self, x: Any, name: str) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
+        arr = np.asarray(x, dtype=float)
         if self.batched[name]:
-            return x
-        return x[None] if self.runs is None else x[:, None]
+            return arr
+        return arr[None] if self.runs is None else arr[:, None]
 
     def released(self, released: Mapping[str, np.ndarray]) -> None:
         """Log the prefixes released before one episode.

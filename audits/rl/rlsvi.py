@@ -18,6 +18,7 @@ from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView
 from .plan_worlds import tabular_plan_probe
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "AUDIT",
@@ -35,7 +36,7 @@ __all__ = [
 # -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the MDP, the users and the two canaries, which differ in their rewards only.
 
     The relation changes rewards only, so both canaries start in and walk state 0, with raw rewards −1 against 2 —
@@ -65,7 +66,7 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     return tabular_world(setting, (-1.0, 2.0), same_states=True)
 
 
-def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def audit_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The first, middle and last user a release holds, with their shares of the declared μ².
 
     The last user a release holds is user K − 2 (the last user's rewards are never released). The share of user k
@@ -112,7 +113,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
@@ -264,7 +266,7 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
     return np.concatenate([body, shown, columns, mu_used[:, None], mu_claim[:, None]], axis=1)
 
 
-def _claim_betas(setting: Any, claim_sigma: float) -> np.ndarray:
+def _claim_betas(setting: AuditedSetting, claim_sigma: float) -> np.ndarray:
     """β_k (k = 1 … K) at the claim's σ: the noise a correct RLSVI at the claim adds — Russo's β_k, or the
     ``beta`` option, rescaled by (σ_claim/σ_paper)² as :class:`Rlsvi` rescales it — from the declaration alone."""
     options = dict(setting.options)
@@ -343,7 +345,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     return OneRunView(scores, "q-values", float(np.median(reach)))
 
 
-def closed_form(setting: Any) -> float:
+def closed_form(setting: AuditedSetting) -> float:
     """The paper's closed-form ε(δ) at the audit's sizes (its registration's ``default_epsilon``).
 
     Args:

@@ -26,6 +26,7 @@ from dpkit.algorithms.spec import AlgorithmSpec
 from . import registry as audit_registry
 from .observers import ObservedRun, default_positions
 from .plan_worlds import PLAN_WORLDS
+from .worlds import AuditWorld
 
 __all__ = [
     "CLAIM_ALLOCATIONS",
@@ -324,7 +325,7 @@ def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
     return RlDataset(setting, 0), RlDataset(setting, 1)
 
 
-def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
+def setting_world(setting: RlSetting) -> AuditWorld:
     """The registered algorithm's audit world of a setting (its canaries live with it).
 
     Args:
@@ -337,11 +338,12 @@ def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 @functools.lru_cache(maxsize=32)
-def _world_at(setting: RlSetting, generation: int) -> tuple[Any, Any, tuple[Any, Any]]:
+def _world_at(setting: RlSetting, generation: int) -> AuditWorld:
     # keyed on the registry's generation: an algorithm registered again under the same name is read afresh
     world = audit_hook(setting, "world")
     assert world is not None
-    return world(setting)
+    env, users, canaries = world(setting)  # a plugin's world may be a plain triple
+    return AuditWorld(env, users, (canaries[0], canaries[1]))
 
 
 def make_setting_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:

@@ -73,7 +73,7 @@ def test_the_allowance_covers_every_layout_of_the_declared_tree(k: int, shift: i
     # when its worst user is in no more than m p-sums): user k is in no more released p-sums than allowed_psums says
     from types import SimpleNamespace
 
-    from dpkit.algorithms import billboard
+    from dpkit.audits.rl import billboard
 
     m = max_psums_per_item(k, schedule="before-episode")
     held = np.zeros(k, dtype=int)

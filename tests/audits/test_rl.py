@@ -1,4 +1,4 @@
-"""Audits of the RL algorithms (audits/rl/positions.py): neighbours, residuals, acceptance, wrong implementations."""
+"""Audits of the RL algorithms (audits/rl/fixed.py): neighbours, residuals, acceptance, wrong implementations."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpkit.audits.rl import (
+from dpkit.audits.rl.fixed import (
     _equal_error_mu,
     audited_algorithms,
     declared_mu,
