@@ -18,6 +18,7 @@ import numpy as np
 
 from dpkit.accountant.tree import max_psums_per_item
 from dpkit.algorithms import registry
+from dpkit.algorithms.spec import AuditSpec
 
 from .observers import (
     ObservedRun,
@@ -310,7 +311,7 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     return OneRunView(scores, "billboard", reach, features)
 
 
-def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> AuditSpec:
     """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol.
 
     Its world is :func:`billboard_world`, its observer :func:`observe_billboard`, its positions
@@ -326,8 +327,6 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> billboard_audit(defaults={"episodes": 8}).defaults["episodes"]
         8
     """
-    from dpkit.algorithms.spec import AuditSpec
-
     return AuditSpec(
         observers=("billboard",),
         white_box=("billboard",),

@@ -49,7 +49,7 @@ def batched(run: ObservedRun) -> bool:
     Returns:
         True where :func:`observe_batch` simulates the runs along the agent's run axis.
     """
-    return run.observer == "messages" and batchable(run.setting, (_SHIPPED,))
+    return run.observer == "messages" and batchable(run.setting.implementation, (_SHIPPED,))
 
 
 #: The agent's class as shipped: one patched in place (a test's monkeypatch) is an implementation under test, played

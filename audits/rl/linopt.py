@@ -83,7 +83,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         One row per Generator (:meth:`~dpkit.audits.rl.rows.Trace.row`).
     """
-    if batchable(run.setting, _SHIPPED):
+    if batchable(run.setting.implementation, _SHIPPED):
         parts = batch_parts(rngs, _bytes_per_run(run))
         return np.concatenate([_observe_runs(run, part, batched=True) for part in parts])
     return np.stack([_observe_runs(run, [g], batched=False)[0] for g in rngs])

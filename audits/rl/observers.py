@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.algorithms.episodes import Plan, play_episodes, step_column
+from dpkit.algorithms.spec import AuditSpec
 
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
@@ -583,7 +584,7 @@ def claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
     return np.where(claim > 0, claim, used).reshape(-1, 1)
 
 
-def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> AuditSpec:
     """The :class:`~dpkit.algorithms.spec.AuditSpec` of a local-DP agent that follows the messages protocol.
 
     Its observer is :func:`observe_messages`, its world :func:`beyond_bounds_world`.
@@ -598,8 +599,6 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> local_messages_audit().defaults["episodes"]
         3
     """
-    from dpkit.algorithms.spec import AuditSpec
-
     return AuditSpec(
         observers=("messages",),
         white_box=("messages",),

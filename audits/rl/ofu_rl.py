@@ -126,7 +126,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         The rows, shape (len(rngs), width).
     """
-    if batchable(run.setting, _SHIPPED):
+    if batchable(run.setting.implementation, _SHIPPED):
         runs: Any = list(rngs)  # the factory takes one Generator per run as well as one
         return _observe_runs(run, run.make_agent(runs, run.world[0]), len(rngs))
     return np.concatenate([_observe_runs(run, _RunOfOne(run.make_agent(g, run.world[0])), 1) for g in rngs])

@@ -156,7 +156,7 @@ _SHIPPED = ShippedClass(Rlsvi)
 
 def _batched(run: ObservedRun) -> bool:
     """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
-    return batchable(run.setting, (_SHIPPED,))
+    return batchable(run.setting.implementation, (_SHIPPED,))
 
 
 def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
