@@ -108,20 +108,19 @@ def plays_runs(factory: F) -> F:
     return factory
 
 
-def batchable(setting: Any, shipped: Sequence[ShippedClass]) -> bool:
-    """Whether an audit's runs of ``setting`` may go through the agent's run axis.
+def batchable(implementation: Callable[..., Any] | None, shipped: Sequence[ShippedClass]) -> bool:
+    """Whether an audit's runs of an implementation may go through the agent's run axis.
 
     They may for dpkit's own agent or an implementation marked by :func:`plays_runs`, while every class of
     ``shipped`` is as its module defines it.
 
     Args:
-        setting: the audit's setting (its ``implementation``: None for dpkit's own agent, or a factory).
+        implementation: the audit setting's ``implementation``: None for dpkit's own agent, or a factory.
         shipped: the dpkit classes the batch plays.
 
     Returns:
         False for an unmarked implementation under test or a class patched in place.
     """
-    implementation = getattr(setting, "implementation", None)
     if implementation is not None and not getattr(implementation, _PLAYS_RUNS, False):
         return False
     return all(c.intact() for c in shipped)

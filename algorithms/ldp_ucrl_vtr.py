@@ -36,7 +36,7 @@ from dpkit.accountant.validation import (
 
 from .envs.tabular import TabularMDP
 from .episodes import per_step, resolve_sigmas, step_column
-from .spec import AlgorithmSpec, AuditSpec, ReportSpec
+from .spec import AlgorithmSpec, ReportSpec
 from .ucrl_vtr import (
     DEFAULT_FAILURE_PROBABILITY,
     DEFAULT_REGULARIZER,
@@ -507,7 +507,7 @@ class LdpUcrlVtr(VtrAgent):
     def message_statistics(self, states: np.ndarray, actions: np.ndarray, rewards: np.ndarray) -> dict[str, np.ndarray]:
         """The user's 2H messages before their noise, from her trajectory under the last plan.
 
-        The local-DP messages protocol of :func:`dpkit.algorithms.observers.observe_messages`.
+        The local-DP messages protocol of :func:`dpkit.audits.rl.observers.observe_messages`.
 
         Args:
             states: s_1, …, s_{H+1}, shape (H+1,) (a batch: (R, H+1)).
@@ -699,20 +699,6 @@ SPEC = AlgorithmSpec(
     required=("horizon",),
     optional=("states", "reading", "block_size"),
     ledger_parameters=_ledger_parameters,
-    audit=AuditSpec(
-        observers=("messages",),
-        white_box=("messages",),
-        world="dpkit.algorithms.ldp_ucrl_vtr_audit:audit_world",
-        observe="dpkit.algorithms.ldp_ucrl_vtr_audit:observe",
-        observe_batch="dpkit.algorithms.ldp_ucrl_vtr_audit:observe_batch",
-        defaults={"states": 2, "horizon": 8, "episodes": 4},
-        canaries=(
-            "tabular walks through disjoint states from the first step (state 0 against S − 1): every entry of φ_V "
-            "and V at its per-step bound (the values sit at their caps), so each message's difference attains its "
-            "declared Δ; the optimistic values the user clips reach beyond b_V, so a randomiser that forgets to clip "
-            "φ or V releases more than the declared Δ"
-        ),
-    ),
     report=ReportSpec(
         assumptions=(
             "A tabular MDP in its linear-mixture view: one-hot features φ(s′|s, a) = e_(s,a,s′), d = S²A.",

@@ -260,15 +260,12 @@ def travelling() -> tuple[bytes, ...]:
     return tuple(pickle.dumps(spec) for spec in runtime_registrations())
 
 
-def names(
-    *, private: bool | None = None, environment: str | None = None, audited: bool | None = None
-) -> tuple[str, ...]:
+def names(*, private: bool | None = None, environment: str | None = None) -> tuple[str, ...]:
     """The registered names, in registration order, optionally filtered.
 
     Args:
         private: Only the algorithms that declare their releases (True) or only those that do not (False).
         environment: Only those of this environment kind (``"tabular"`` or ``"lq"``).
-        audited: Only those that can be audited (True) or only those that cannot (False).
 
     Returns:
         The names.
@@ -281,21 +278,16 @@ def names(
     return tuple(
         name
         for name, spec in _REGISTRY.items()
-        if (private is None or spec.private == private)
-        and (environment is None or spec.environment == environment)
-        and (audited is None or (spec.audit is not None) == audited)
+        if (private is None or spec.private == private) and (environment is None or spec.environment == environment)
     )
 
 
-def get(
-    name: str, *, private: bool | None = None, audited: bool | None = None, what: str = "algorithm"
-) -> AlgorithmSpec:
+def get(name: str, *, private: bool | None = None, what: str = "algorithm") -> AlgorithmSpec:
     """The spec of ``name``.
 
     Args:
         name: The registered name.
         private: Refuse an algorithm that is not private (True) or that is (False).
-        audited: Refuse an algorithm that cannot be audited (True) or that can (False).
         what: How the name is called in the error (``"algorithm"``).
 
     Returns:
@@ -303,12 +295,12 @@ def get(
 
     Raises:
         TypeError: ``name`` is not a string (an ``ArgumentTypeError``).
-        ValueError: An unknown name, or one that is not private/audited when that is asked: the error lists the
-            choices and the closest one.
+        ValueError: An unknown name, or one that is not private when that is asked: the error lists the choices
+            and the closest one.
     """
     if not isinstance(name, str):
         raise ArgumentTypeError(f"{what} must be a string, got {type(name).__name__}")
-    choices = names(private=private, audited=audited)
+    choices = names(private=private)
     if name not in choices:
         close = difflib.get_close_matches(name, choices, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""

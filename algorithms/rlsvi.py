@@ -10,7 +10,6 @@ algorithms as implemented* (docs/explanation/seed-algorithms.md).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,8 +37,7 @@ from dpkit.accountant.validation import (
 from .envs.catalog import make_environment
 from .envs.tabular import TabularMDP, Users
 from .episodes import Plan, Run, resolve_sigmas, run_tabular
-from .plan_worlds import tabular_plan_probe
-from .spec import AlgorithmSpec, AuditSpec, ReportSpec
+from .spec import AlgorithmSpec, ReportSpec
 
 __all__ = ["ALGORITHM", "RELEASE", "DEFAULT_DELTA", "declare_privacy", "Rlsvi", "make_agent", "rlsvi_run"]
 
@@ -588,11 +586,6 @@ def _paper_epsilon(delta: float, p: Mapping[str, Any]) -> float:
     )
 
 
-def _closed_form(setting: Any) -> float:
-    """The paper's closed-form ε(δ) at the audit's sizes."""
-    return _paper_epsilon(setting.delta, {k: getattr(setting, k) for k in ("states", "actions", "horizon", "episodes")})
-
-
 def _ledger_parameters(sizes: Any, env_seed: int) -> dict[str, Any]:
     """The sizes of the tabular environment the regret runs face; H = 2S unless given."""
     horizon = sizes.horizon if sizes.horizon is not None else 2 * sizes.states
@@ -610,28 +603,6 @@ REGISTRATIONS = (
         optional=("beta",),
         default_epsilon=_paper_epsilon,
         ledger_parameters=_ledger_parameters,
-        audit=AuditSpec(
-            observers=("q-values", "policies"),
-            white_box=("q-values",),
-            world="dpkit.algorithms.rlsvi_audit:audit_world",
-            observe="dpkit.algorithms.rlsvi_audit:observe",
-            observe_batch="dpkit.algorithms.rlsvi_audit:observe_batch",
-            positions="dpkit.algorithms.rlsvi_audit:audit_positions",
-            # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
-            # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
-            defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
-            closed_form=_closed_form,
-            one_run="dpkit.algorithms.rlsvi_audit:one_run",
-            # its plans are its released Q-values' argmax: an implementation that serves anything else is seen in the
-            # worlds where the canaries share state 0 alone, one paid 2 and one −1 (clipped to 1 and 0), the observer
-            # reading each plan beside the released argmax and her public action
-            plan_probe=functools.partial(tabular_plan_probe, same_states=True),
-            canaries=(
-                "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
-                "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "
-                "cells keep n = 1 (the worst case) in every later release"
-            ),
-        ),
         report=ReportSpec(
             assumptions=(
                 "Tabular RLSVI adds no noise for privacy: its exploration noise w ~ N(0, β_k/(n + 1)) on every "

@@ -1,10 +1,11 @@
 """What an algorithm registers: one :class:`AlgorithmSpec` says everything the rest of dpkit reads about it.
 
-The simulation, the ledgers, the audits, the reports and their config read the spec and nothing else, so adding an
-algorithm touches one place (see :mod:`dpkit.algorithms.registry`). Its callables are *entry points*: a callable, or
-a string ``"package.module:attr"`` imported when first used (:func:`load`). :class:`AuditSpec` says how the RL
-audits run the algorithm, :class:`ReportSpec` what a report says about it. The protocols each entry point follows:
-docs/explanation/observers.md.
+The simulation, the ledgers, the audits, the reports and their config read the spec, so adding an algorithm from
+outside dpkit touches one place (see :mod:`dpkit.algorithms.registry`). Its callables are *entry points*: a
+callable, or a string ``"package.module:attr"`` imported when first used (:func:`load`). :class:`AuditSpec` says
+how the RL audits run the algorithm — a plugin's in its spec, a built-in's registered on the audits' side
+(:mod:`dpkit.audits.rl.registry`), as the algorithms never import the audits — and :class:`ReportSpec` what a
+report says about it. The protocols each entry point follows: docs/explanation/observers.md.
 """
 
 from __future__ import annotations
@@ -82,24 +83,24 @@ class AuditSpec:
         white_box: Those of them whose rows are whitened residuals and signals (the exact log-likelihood-ratio attack
             applies); the others are black-box views.
         world: ``world(setting)`` → (environment, users, (canary 0, canary 1)).
-        observe: ``observe(run, rng)`` → one run's row (:mod:`dpkit.algorithms.observers`).
+        observe: ``observe(run, rng)`` → one run's row (:mod:`dpkit.audits.rl.observers`).
         defaults: The fields of the default audit setting (:func:`dpkit.audits.rl.default_setting`: sizes at which the
             canaries realise most of the declared sensitivity).
         closed_form: ``closed_form(setting)``: the paper's own closed-form ε, if it has one, reported beside the audit.
         canaries: Which assumption each canary exercises.
-        one_run: ``one_run(run, rng)``: a one-run audit's scores (:mod:`dpkit.audits.rl_one_run`) — one run whose users
+        one_run: ``one_run(run, rng)``: a one-run audit's scores (:mod:`dpkit.audits.rl.one_run`) — one run whose users
             are all canaries, user k canary ``run.coins[k]``, returning (one score per user: higher when canary 1 is the
             likelier, computed from what the observer ``run.observer`` sees and never from the coins; the observer's
             name); without it, an agent of the local-DP messages protocol is scored from its messages.
         positions: ``positions(setting)``: the positions of the changed user a default audit probes, name → (0-based
             index, the share of the declared mechanisms that hold her there) — e.g.
-            :func:`~dpkit.algorithms.observers.tree_positions`; without it, the first, middle and last user with share 1
-            (:func:`~dpkit.algorithms.observers.default_positions`).
+            :func:`~dpkit.audits.rl.observers.tree_positions`; without it, the first, middle and last user with share 1
+            (:func:`~dpkit.audits.rl.observers.default_positions`).
         plan_probe: ``plan_probe(setting)``: the members of its *plan probe* — changes of the audit setting (``world``,
             ``position``, ``options``…), one per world where a planner on anything but the billboard serves the users
             after the changed one other plans under D than under D′
-            (:func:`~dpkit.algorithms.plan_worlds.tabular_plan_probe`); a default audit tries each on pilot runs and
-            audits the one whose plans differed most as a neighbouring pair of its own (:mod:`dpkit.audits.rl_plans`);
+            (:func:`~dpkit.audits.rl.plan_worlds.tabular_plan_probe`); a default audit tries each on pilot runs and
+            audits the one whose plans differed most as a neighbouring pair of its own (:mod:`dpkit.audits.rl.plans`);
             without it (or with none), no probe.
         observe_batch: ``observe_batch(run, rngs)``: many runs at once — one row per Generator of ``rngs``, row i
             exactly what ``observe(run, rngs[i])`` returns (the algorithm simulates its runs along a leading run axis);
@@ -138,6 +139,19 @@ class AuditSpec:
         _check_entry_point("plan_probe", self.plan_probe)
         _check_entry_point("observe_batch", self.observe_batch)
         object.__setattr__(self, "defaults", dict(self.defaults))
+
+    def hook(self, name: str, *, owner: str = "the audit") -> Callable[..., Any] | None:
+        """The loaded callable of the audit's field ``name``.
+
+        Args:
+            name: A hook of the audit (``world``, ``observe``, ``observe_batch``, ``one_run``, ``positions``…).
+            owner: Whose audit it is, for the error of an entry point that cannot be loaded.
+
+        Returns:
+            The callable, or ``None`` if the field is not given.
+        """
+        value = getattr(self, name, None)
+        return None if value is None else load(value, what=f"{owner}'s {name}")
 
 
 @dataclass(frozen=True)
@@ -183,7 +197,9 @@ class AlgorithmSpec:
         optional: The parameters its declaration may take.
         default_epsilon: ``default_epsilon(delta, parameters)`` → its ε when none is targeted.
         ledger_parameters: ``ledger_parameters(sizes, env_seed)`` → its declaration's parameters for a regret run.
-        audit: How the RL audits run it (``None``: not audited).
+        audit: How the RL audits run it, for an algorithm registered outside dpkit (a plugin, a user's agent); ``None``
+            for the built-ins, whose audits are registered on the audits' side (:mod:`dpkit.audits.rl.registry`),
+            and for an algorithm that is not audited.
         report: What a report says about it.
 
     Raises:
@@ -242,15 +258,13 @@ class AlgorithmSpec:
         return load(self.entry_point, what=f"{self.name}'s entry_point")
 
     def hook(self, name: str) -> Callable[..., Any] | None:
-        """The loaded callable of the spec's (or its audit's) field ``name``.
+        """The loaded callable of the spec's field ``name``.
 
         Args:
-            name: A field of the spec (``declaration``, ``default_epsilon``…) or of its audit (``world``, ``observe``…).
+            name: A field of the spec (``declaration``, ``default_epsilon``, ``ledger_parameters``…).
 
         Returns:
             The callable, or ``None`` if the field is not given.
         """
-        audit_hooks = ("world", "observe", "closed_form", "one_run", "positions", "plan_probe", "observe_batch")
-        owner: Any = self.audit if name in audit_hooks else self
-        value = getattr(owner, name, None) if owner is not None else None
+        value = getattr(self, name, None)
         return None if value is None else load(value, what=f"{self.name}'s {name}")

@@ -6,7 +6,7 @@ Run (from the repository root)::
     .venv/bin/python bench/one_run.py --seeds 200 --canaries 5000 --json
 
 For each correct agent — LDP-UCRL-VTR and the user's agent of examples/ldp_agent.py — one-run audits
-(:func:`dpkit.audits.rl_one_run.audit_one_run`) with seeds 0 … S − 1 at σ = tight: a correct agent must be a
+(:func:`dpkit.audits.rl.one_run.audit_one_run`) with seeds 0 … S − 1 at σ = tight: a correct agent must be a
 ``violation`` in at most α = 5% of them. Prints the violations, their rate with a 95% Clopper–Pearson interval,
 the median ε lower bound and the seconds per audit; the no-clipping twin of the user's agent is run beside it
 (its rate of ``violation`` is the audit's power against that bug).
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from scipy import stats
 
     from dpkit.audits.rl import register_agent
-    from dpkit.audits.rl_one_run import audit_one_run
+    from dpkit.audits.rl.one_run import audit_one_run
     from dpkit.loading import load_object
 
     example = ROOT / "examples" / "ldp_agent.py"

@@ -7,7 +7,7 @@ Run (from the repository root)::
 
 Every white-box row of a billboard (the seeds' counters, a user's billboard agent) or of a local-DP agent's messages
 ends with the column in which the observer reads the changed user's coin from a noise value that repeats
-(``dpkit.algorithms.reused_noise.changed_user_vote``). Fresh Gaussian noise repeats only by chance, within the
+(``dpkit.audits.rl.reused_noise.changed_user_vote``). Fresh Gaussian noise repeats only by chance, within the
 rounding the reading allows: this counts the rows that carry a reading, over the runs of D and of D′ at every
 position of the default audit of each correct algorithm (σ tight; the example agents at σ paper, as their docs run
 them). A reading only moves the score of its run (the Clopper–Pearson bounds judge every score on held-out runs), so

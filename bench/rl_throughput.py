@@ -9,7 +9,7 @@ goes run by run in every way), in its default audit setting (``dpkit audit ALGOR
 * ``per run`` — in this process, one run at a time through the algorithm's ``observe`` (the path of every run
   before the algorithms simulated batches: each run builds its agent and plays its episodes alone);
 * ``batched`` — in this process, the runs handed to the algorithm's ``observe_batch`` in chunks
-  (:data:`dpkit.audits.rl_setting.BATCH_RUNS`): one agent of many runs, a leading run axis through its counters,
+  (:data:`dpkit.audits.rl.setting.BATCH_RUNS`): one agent of many runs, a leading run axis through its counters,
   planner, environment and observer;
 * ``batched, auto`` — as ``dpkit audit`` runs them by default: the batches on an auto executor, in chunks of the
   audit's 250 runs (a pool of W processes, started before the clock, as an audit starts it once for all its
@@ -112,7 +112,7 @@ def one_by_one(dataset: Any, rng: np.random.Generator, n: int) -> np.ndarray:
     child i of ``rng``, as in the batches)."""
     from threadpoolctl import threadpool_limits
 
-    from dpkit.audits.rl_setting import _release
+    from dpkit.audits.rl.setting import _release
 
     with threadpool_limits(limits=1, user_api="blas"):
         return _release(dataset, rng, n, batched=False)

@@ -27,7 +27,7 @@ over the seeds; the fixed audit's is its ``runs``), their ratio, wall time (medi
 * correct targets at their claims (the zoo's gaussian, laplace, binary-rr and lattice-aligned): never a
   violation, the fixed verdict, at most 1.3× the fixed runs.
 * RL targets, as ``dpkit audit ALGORITHM [--sequential]`` audits them (every position that matters, 4,000 runs per
-  dataset and position for the fixed audit, :func:`dpkit.audits.rl_sequential.audit_positions_sequential` for the
+  dataset and position for the fixed audit, :func:`dpkit.audits.rl.sequential.audit_positions_sequential` for the
   sequential one; runs are counted over all positions): LDP-UCRL-VTR without clipping (the mutant of
   tests/support/rl_mutants.py: pair μ far above the allowance); Private-LinOpt-VI at 0.7 × σ_tight; RLSVI at
   σ_tight (correct: at most 1.3× the fixed runs).
@@ -135,7 +135,7 @@ def rl_targets() -> list[dict[str, Any]]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
     from rl_mutants import ldp_no_clipping
 
-    from dpkit.audits.rl import default_setting, position_claim
+    from dpkit.audits.rl.fixed import default_setting, position_claim
 
     tight = position_claim(default_setting("private-linopt-vi")).sigmas_claim
     low = tuple(sorted((k, 0.7 * v) for k, v in tight.items()))
@@ -158,7 +158,7 @@ def rl_targets() -> list[dict[str, Any]]:
 
 def run_rl_target(target: dict[str, Any], seeds: int, fixed_seeds: int, runs: int = 4000) -> dict[str, Any]:
     from dpkit.audits.rl import audit_positions
-    from dpkit.audits.rl_sequential import audit_positions_sequential
+    from dpkit.audits.rl.sequential import audit_positions_sequential
 
     seq_runs, seq_time, seq_verdicts = [], [], []
     for seed in range(seeds):

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from dpkit.accountant.rlsvi import rlsvi_worst_case_mu  # noqa: E402
-from dpkit.algorithms import registry  # noqa: E402
 from dpkit.audits import make_executor  # noqa: E402
 from dpkit.audits.rl import (  # noqa: E402
     RlAuditResult,
@@ -25,6 +24,7 @@ from dpkit.audits.rl import (  # noqa: E402
     default_setting,
     setting_claim_sigmas,
 )
+from dpkit.audits.rl.registry import audit_spec  # noqa: E402
 
 # the mutants (tests/support) must be importable in the worker processes too: spawned workers take the parent's
 # sys.path as it is when they start, so it is set before the pool
@@ -177,7 +177,7 @@ def main() -> None:
         *details,
     ]
     lines += ["", "## What each algorithm's canaries exercise", ""]
-    lines += [f"- **{name}**: {registry.get(name).audit.canaries}." for name in audited_algorithms()]
+    lines += [f"- **{name}**: {audit_spec(name).canaries}." for name in audited_algorithms()]
     lines += [
         "",
         "## RLSVI: the released Q-values against the per-run exact ε and the paper's closed form",

@@ -4,7 +4,7 @@
 For each audited algorithm that can be audited in one run (a local-DP agent of the messages protocol, or an
 algorithm with a ``one_run`` hook: the joint-DP billboards), the many-run audit of docs/audits.md (4,000 runs per
 dataset, in process) is timed, then one run is given as many canary users as fit in the same time (measured on a
-first one-run of 1,000 canaries) and audited by :func:`dpkit.audits.rl_one_run.audit_one_run`. A user's agent
+first one-run of 1,000 canaries) and audited by :func:`dpkit.audits.rl.one_run.audit_one_run`. A user's agent
 (examples/ldp_agent.py) is shown correct and without its clipping; a release function
 (:func:`dpkit.audits.one_run.audit_one_run_target`) at its claim's σ and at half of it, over seeds.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from dpkit.algorithms import registry
 from dpkit.audits.rl import audit_setting, audited_algorithms, default_setting, register_agent, setting_claim_sigmas
-from dpkit.audits.rl_one_run import audit_one_run
+from dpkit.audits.rl.one_run import audit_one_run
 from dpkit.loading import load_object
 
 RUNS = 4000

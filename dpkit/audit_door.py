@@ -9,7 +9,7 @@ from typing import Any
 
 __all__ = ["SETTING_OPTIONS", "audit_registered", "audit_release", "call_checked", "is_agent", "keywords", "refuse"]
 
-#: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl_setting.RlSetting`).
+#: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl.setting.RlSetting`).
 SETTING_OPTIONS = (
     "observer", "episodes", "epsilon", "delta", "sigma", "relation", "claim_allocation", "states", "actions",
     "horizon", "state_dim", "control_dim", "env_seed", "users_seed", "options", "implementation", "env", "world",
@@ -155,12 +155,12 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
     """A registered algorithm's (or a setting's) audit, in ``mode``.
 
     Args:
-        target: A registered algorithm's name, or an :class:`~dpkit.audits.rl_setting.RlSetting`.
+        target: A registered algorithm's name, or an :class:`~dpkit.audits.rl.setting.RlSetting`.
         mode: ``fixed``, ``sequential`` or ``one-run``.
         options: The setting's fields (for a name: :data:`SETTING_OPTIONS`), ``position`` or ``positions``, and the
             options of :func:`dpkit.audits.rl.audit_positions`,
-            :func:`dpkit.audits.rl_sequential.audit_positions_sequential` or
-            :func:`dpkit.audits.rl_one_run.audit_one_run`.
+            :func:`dpkit.audits.rl.sequential.audit_positions_sequential` or
+            :func:`dpkit.audits.rl.one_run.audit_one_run`.
 
     Returns:
         An RlPositionsAudit, RlSequentialAudit or RlOneRunResult.
@@ -169,17 +169,16 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
         ValueError: An unknown algorithm (the registry's "did you mean …?"), or mode ``one-run`` for a setting.
         TypeError: An option the audit in ``mode`` does not take, or both ``position`` and ``positions``.
     """
-    from dpkit.algorithms import registry
-    from dpkit.audits.rl_setting import RlSetting
+    from dpkit.audits.rl.setting import RlSetting
 
     if mode == "one-run":
-        from dpkit.audits.rl_one_run import audit_one_run
+        from dpkit.audits.rl.one_run import audit_one_run
 
         if isinstance(target, RlSetting):
             raise ValueError("mode 'one-run' audits an algorithm by name (its one run is its own setting)")
         return call_checked(audit_one_run, "a one-run audit of an algorithm", (target,), options)
     if mode == "sequential":
-        from dpkit.audits.rl_sequential import audit_positions_sequential
+        from dpkit.audits.rl.sequential import audit_positions_sequential
 
         function: Callable[..., Any] = audit_positions_sequential
     else:
@@ -191,9 +190,10 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
         allowed.remove("positions_to_probe")
     if isinstance(target, str):
         from dpkit.audits.rl import default_setting
+        from dpkit.audits.rl.registry import audited
 
         refuse(options, None if allowed is None else allowed + list(SETTING_OPTIONS), f"a {mode} audit of an algorithm")
-        registry.get(target, audited=True)  # an unknown name: the registry's "did you mean …?"
+        audited(target)  # an unknown name: the registry's "did you mean …?"
         fields = {k: options.pop(k) for k in SETTING_OPTIONS if k in options}
         target = default_setting(target, **fields)
     else:  # an RlSetting has its fields already

@@ -125,7 +125,7 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
     * a user's agent — a factory or class (the local-DP messages or the joint-DP billboard protocol) or an
       :class:`~dpkit.algorithms.spec.AlgorithmSpec` — registered as :func:`~dpkit.audits.rl.register_agent` does
       (``name=``: the name to register it under) and audited as an algorithm;
-    * an :class:`~dpkit.audits.rl_setting.RlSetting` (a setting built by
+    * an :class:`~dpkit.audits.rl.setting.RlSetting` (a setting built by
       :func:`~dpkit.audits.rl.default_setting`), audited at its positions.
 
     Every result has the headline fields of :class:`~dpkit.audits.summary.AuditSummary` (``verdict``, ``claim``,
@@ -162,14 +162,14 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
             algorithm the fields of its setting (``sigma``, ``episodes``, ``epsilon``, ``delta``, ``observer``,
             ``horizon``, …), ``position=`` or ``positions=`` (the positions of the changed user to probe), and the
             options of :func:`~dpkit.audits.rl.audit_positions`,
-            :func:`~dpkit.audits.rl_sequential.audit_positions_sequential` or
-            :func:`~dpkit.audits.rl_one_run.audit_one_run` (``canaries``).
+            :func:`~dpkit.audits.rl.sequential.audit_positions_sequential` or
+            :func:`~dpkit.audits.rl.one_run.audit_one_run` (``canaries``).
 
     Returns:
         A release: :class:`~dpkit.audits.engine.AuditResult`, :class:`~dpkit.audits.sequential.SequentialResult`,
         :class:`~dpkit.audits.engine.PairsResult` (``pairs=``) or :class:`~dpkit.audits.one_run.OneRunResult`; an
         algorithm: :class:`~dpkit.audits.rl.RlPositionsAudit`,
-        :class:`~dpkit.audits.rl_sequential.RlSequentialAudit` or :class:`~dpkit.audits.rl_one_run.RlOneRunResult`.
+        :class:`~dpkit.audits.rl.sequential.RlSequentialAudit` or :class:`~dpkit.audits.rl.one_run.RlOneRunResult`.
 
     Raises:
         ValueError: An unknown mode (the modes listed), a mode the target has no audit in, an unknown algorithm
@@ -198,7 +198,7 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audit_door import audit_registered, audit_release, is_agent
-    from dpkit.audits.rl_setting import RlSetting
+    from dpkit.audits.rl.setting import RlSetting
 
     if isinstance(target, (str, RlSetting)) or is_agent(target, datasets, options):
         if datasets:

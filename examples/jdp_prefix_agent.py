@@ -3,7 +3,7 @@ writes one: ``dpkit audit --agent examples/jdp_prefix_agent.py:FreshPrefixAgent`
 
 It is examples/jdp_agent.py's CountingAgent with another counter: before episode k it publishes each counter's exact
 sum over users 0 … k − 1 plus fresh N(0, σ²) noise, so the first user is in all K − 1 released prefixes — the count
-it declares, which tells dpkit how its prefixes are built (``dpkit.algorithms.billboard.counter_structure``). Its twin
+it declares, which tells dpkit how its prefixes are built (``dpkit.audits.rl.billboard.counter_structure``). Its twin
 ``HalfNoise`` adds half the noise it declares.
 """
 

@@ -82,7 +82,7 @@ POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 
 class AuditMode(enum.StrEnum):
     """How an algorithm is audited: the fixed audit (``dpkit.audits.rl.audit_positions``) or the sequential,
-    anytime-valid one (``dpkit.audits.rl_sequential.audit_positions_sequential``)."""
+    anytime-valid one (``dpkit.audits.rl.sequential.audit_positions_sequential``)."""
 
     FIXED = "fixed"
     SEQUENTIAL = "sequential"
@@ -253,7 +253,9 @@ class AlgorithmConfig(_Model):
                 if key in self.model_fields_set and getattr(self, key) != value:
                     raise BlamedKeyError(key, f"{self.env} has {key} = {value}, got {getattr(self, key)}")
                 object.__setattr__(self, key, value)
-        if self.audit.enabled and self.spec.audit is None:
+        from dpkit.audits.rl.registry import audit_of
+
+        if self.audit.enabled and audit_of(self.spec) is None:
             raise BlamedKeyError("audit", f"{self.name} registers no audit: set audit.enabled = false")
         if self.episode_grid is not None and "rlsvi" not in self.spec.report.sections:
             raise BlamedKeyError("episode_grid", f"applies to rlsvi (its per-run privacy figure) only, not {self.name}")
@@ -471,7 +473,8 @@ class LedgerConfig(_Model):
         Returns:
             The :class:`~dpkit.accountant.ledger.Ledger` or the event.
         """
-        return self._target
+        target: Ledger | Event = self._target
+        return target
 
     def to_dict(self) -> dict[str, Any]:
         """The ledger entry as plain data (JSON-ready).
@@ -658,7 +661,7 @@ def _plugin_specs(reference: str) -> tuple[registry.AlgorithmSpec, ...]:
         except (ImportError, AttributeError) as err:
             raise ValueError(f"cannot load {reference!r}: {type(err).__name__}: {err}") from None
     if callable(obj) and not isinstance(obj, registry.AlgorithmSpec):  # a user's agent factory (either protocol)
-        from dpkit.algorithms.user_agents import agent_spec
+        from dpkit.audits.rl.user_agents import agent_spec
         from dpkit.loading import FileFunction
 
         factory = FileFunction("plugins", reference) if path.endswith(".py") else obj  # workers load it again

@@ -460,7 +460,8 @@ def gdp_tradeoff(fpr: np.ndarray | float, mu: float) -> np.ndarray:
     if not (isinstance(mu, (int, float)) and np.isfinite(mu) and mu >= 0):
         raise ValueError(f"mu must be a finite number >= 0, got {mu!r}")
     x = np.asarray(fpr, dtype=float)
-    return special.ndtr(special.ndtri(1.0 - x) - mu)
+    tpr: np.ndarray = special.ndtr(special.ndtri(1.0 - x) - mu)
+    return tpr
 
 
 def tradeoff_figure(

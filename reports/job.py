@@ -289,7 +289,8 @@ def run_audit(
         executor=executor,
         progress=progress,
     )
-    return to_jsonable(result.to_dict())
+    out: dict[str, Any] = to_jsonable(result.to_dict())
+    return out
 
 
 def run_sequential_audit(
@@ -306,7 +307,7 @@ def run_sequential_audit(
     Returns:
         The object ``dpkit audit ALGORITHM … --sequential --json`` prints.
     """
-    from dpkit.audits.rl_sequential import audit_positions_sequential
+    from dpkit.audits.rl.sequential import audit_positions_sequential
 
     c = a.audit
     setting = audit_setting_of(a)
@@ -318,7 +319,8 @@ def run_sequential_audit(
         executor=executor,
         progress=progress,
     )
-    return to_jsonable(result.to_dict())
+    out: dict[str, Any] = to_jsonable(result.to_dict())
+    return out
 
 
 @dataclass(frozen=True)
@@ -648,7 +650,7 @@ def compute_report(
             section["rlsvi"]["worst_user_run"] = [r["worst_user"] for r in runs]
             section["rlsvi"]["run_kind"] = RUN_PRIVACY_KIND  # mu_run, epsilon_run: data-dependent, ex-post
     summary = [_summary_row(s) for s in sections]
-    return to_jsonable(
+    report: dict[str, Any] = to_jsonable(
         {
             "format": FORMAT_VERSION,
             "title": config.title,
@@ -669,6 +671,7 @@ def compute_report(
             },
         }
     )
+    return report
 
 
 def __getattr__(name: str) -> object:

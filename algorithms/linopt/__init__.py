@@ -4,8 +4,8 @@ seed 004).
 LinOpt-VI and LinOpt-PO (optimistic value iteration and policy optimisation with value-targeted regression on a
 tabular MDP's linear-mixture features) and their private versions, whose PRIVATIZER releases four binary-tree
 counters per step under joint DP. The package holds the declaration (:mod:`.declaration`), the confidence radii and
-noise bounds (:mod:`.radii`), the agents (:mod:`.agent`), the audit world and observers (:mod:`.audit`) and the
-registration (:mod:`.registration`); everything is importable from here. The derivations, the reading of the
+noise bounds (:mod:`.radii`), the agents (:mod:`.agent`) and the registration (:mod:`.registration`); everything
+is importable from here; their audit is :mod:`dpkit.audits.rl.linopt`. The derivations, the reading of the
 paper's sensitivities and the constants' defaults are on the documentation page *The seed algorithms as
 implemented* (docs/explanation/seed-algorithms.md).
 """
@@ -26,7 +26,6 @@ from .agent import (
     Privatizer,
     make_agent,
 )
-from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHMS, LINOPT_READINGS, declare_privacy, paper_sigma
 from .radii import DEFAULT_ALPHA, DEFAULT_REGULARIZATION, confidence_radii, noise_shift, paper_eta, target_noise_bound
 from .registration import REGISTRATIONS
@@ -55,8 +54,4 @@ __all__ = [
     "PrivateLinOpt",
     "make_agent",
     "REGISTRATIONS",
-    "audit_world",
-    "observe",
-    "observe_batch",
-    "one_run",
 ]

@@ -1,5 +1,5 @@
 """The LinOpt algorithms as the registry sees them (:mod:`dpkit.algorithms.registry`): the baselines and the private
-agents with their declaration, ledger parameters, audit and report."""
+agents with their declaration, ledger parameters and report (their audit: :mod:`dpkit.audits.rl.linopt`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ from typing import Any
 
 from dpkit.accountant.declarations import PrivacyDeclaration
 
-from ..plan_worlds import tabular_plan_probe
-from ..spec import AlgorithmSpec, AuditSpec, ReportSpec
-from .agent import TUNED, make_agent
-from .audit import audit_world, observe, observe_batch, one_run
+from ..spec import AlgorithmSpec, ReportSpec
+from .agent import make_agent
 from .declaration import declare_privacy
 
 __all__ = [
@@ -65,28 +63,6 @@ def _spec(name: str, policy_update: str) -> AlgorithmSpec:
         required=("episodes", "horizon", "dim"),
         optional=("reading", "schedule", "states"),
         ledger_parameters=_ledger_parameters,
-        audit=AuditSpec(
-            observers=("billboard", "actions"),
-            white_box=("billboard",),
-            world=audit_world,
-            observe=observe,
-            observe_batch=observe_batch,
-            one_run=one_run,
-            positions="dpkit.algorithms.observers:tree_positions",
-            # With the paper's bonus every optimistic value sits at its cap whatever the data, so no plan can move: the
-            # plan probe runs at dpkit's tuned bonus (0.05×), where a planner on anything but the billboard is seen
-            plan_probe=functools.partial(tabular_plan_probe, options={"bonus_scale": TUNED["bonus_scale"]}),
-            # The paper's constants (bonus scale 1): every optimistic Q saturates at its cap, so the canaries' items
-            # reach every declared Δ (the black-box ``actions`` observer needs preset="tuned": with saturated Q, VI
-            # plays one action forever). K = 4: users 0, 1, 2 are the tree's first, power-of-two and last released
-            # positions. ε = 16 keeps μ near 2.9, where a few thousand runs certify most of it.
-            defaults={"states": 2, "horizon": 3, "episodes": 4, "epsilon": 16.0},
-            canaries=(
-                "disjoint states from the first step with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
-                "clipping keeps the reward counters at their declared Δ; every value at its cap, so φ_{V_{h+1}} is "
-                "the full block and V_{h+1}(s_{h+1}) = H − h: each counter's item attains its declared Δ at every step"
-            ),
-        ),
         report=ReportSpec(assumptions=_assumptions(policy_update), sections=("tree",)),
     )
 

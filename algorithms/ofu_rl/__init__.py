@@ -4,10 +4,10 @@ OFU-RL and Private-OFU-RL for episodic LQ control: two binary-tree counters (B1 
 z = [x; u]) released under joint DP, a confidence ellipsoid around the regularised estimate Θ̂, an optimistic
 Θ̃ within it and the Riccati gains of Θ̃, played clipped to γ. The package holds the declaration
 (:mod:`.declaration`), the confidence ellipsoid and optimistic choice (:mod:`.ellipsoid`), the agents and
-:func:`run_lq` (:mod:`.agent`), the audit world and observers (:mod:`.audit`) and the registration
-(:mod:`.registration`); everything is importable from here. The derivations (the sensitivities, the shift, the
-radius, the constants' defaults, the regret of the clipped policy) are on the documentation page *The seed
-algorithms as implemented* (docs/explanation/seed-algorithms.md).
+:func:`run_lq` (:mod:`.agent`) and the registration (:mod:`.registration`); everything is importable from here;
+its audit is :mod:`dpkit.audits.rl.ofu_rl`. The derivations (the sensitivities, the shift, the radius, the
+constants' defaults, the regret of the clipped policy) are on the documentation page *The seed algorithms as
+implemented* (docs/explanation/seed-algorithms.md).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from .agent import (
     run_lq,
     run_lq_runs,
 )
-from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, PAPER, UNACCOUNTED_CODE, declare_privacy, paper_sigma
 from .ellipsoid import Ellipsoid, OptimisticChoice, confidence_radius, optimistic_theta
 from .registration import REGISTRATIONS
@@ -52,8 +51,4 @@ __all__ = [
     "TUNED",
     "PRESETS",
     "REGISTRATIONS",
-    "audit_world",
-    "observe",
-    "observe_batch",
-    "one_run",
 ]

@@ -1,5 +1,5 @@
 """OFU-RL as the registry sees it (:mod:`dpkit.algorithms.registry`): the baseline and the private agent with its
-declaration, ledger parameters, audit and report."""
+declaration, ledger parameters and report (its audit: :mod:`dpkit.audits.rl.ofu_rl`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from dpkit.accountant.declarations import (
     PrivacyDeclaration,
 )
 
-from ..spec import AlgorithmSpec, AuditSpec, ReportSpec
+from ..spec import AlgorithmSpec, ReportSpec
 from .agent import make_agent
-from .audit import audit_world, observe, observe_batch, one_run
 from .declaration import ALGORITHM, declare_privacy
 
 __all__ = [
@@ -48,29 +47,6 @@ REGISTRATIONS = (
         required=("episodes", "horizon", "gamma"),
         optional=("schedule",),
         ledger_parameters=_ledger_parameters,
-        audit=AuditSpec(
-            observers=("billboard", "actions"),
-            white_box=("billboard",),
-            world=audit_world,
-            observe=observe,
-            observe_batch=observe_batch,
-            one_run=one_run,
-            positions="dpkit.algorithms.observers:tree_positions",
-            defaults={
-                "horizon": 4,
-                "episodes": 4,
-                "epsilon": 16.0,
-                # the tuned preset (λ = 1 under the shift 2Λ): the controls, hence the items, depend on λ
-                "options": (("candidates", 8), ("preset", "tuned"), ("refine_rounds", 0)),
-            },
-            canaries=(
-                "states on the unit sphere from the first step (each user's x_1 is her own), pushed by noise at twice "
-                "the bound C_w — beyond the unit ball, which only the algorithm's clipping of x keeps at the declared "
-                "Δ; the pair that reaches the joint bound of B1 and B2 at the claim's σ: orthogonal trajectories (e1 "
-                "against e2) or one trajectory against itself with alternating signs (controls are clipped to γ by "
-                "the system itself)"
-            ),
-        ),
         report=ReportSpec(
             assumptions=(
                 "An LQ system under the paper's Assumption 1: ‖A‖ + γ‖B‖ + C_w <= 1, states in the unit ball and "

@@ -21,11 +21,11 @@ from dpkit.algorithms.envs.catalog import make_environment
 from dpkit.algorithms.envs.tabular import Users
 from dpkit.algorithms.episodes import play_episode, play_episodes
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr, make_agent
-from dpkit.algorithms.ldp_ucrl_vtr_audit import batched, observe, observe_batch
-from dpkit.algorithms.observers import ObservedRun, observe_messages
 from dpkit.audits.rl import audit_setting
-from dpkit.audits.rl_setting import (
-    audited_spec,
+from dpkit.audits.rl.ldp_ucrl_vtr import batched, observe, observe_batch
+from dpkit.audits.rl.observers import ObservedRun, observe_messages
+from dpkit.audits.rl.setting import (
+    audit_hook,
     declared_sensitivities,
     default_setting,
     make_setting_agent,
@@ -71,9 +71,8 @@ POSITIONS = tuple(positions(BASE))
 
 
 def test_the_registered_spec_hands_its_runs_to_the_batch() -> None:
-    spec = audited_spec(BASE)
-    assert spec.hook("observe_batch") is observe_batch
-    assert spec.hook("observe") is observe
+    assert audit_hook(BASE, "observe_batch") is observe_batch
+    assert audit_hook(BASE, "observe") is observe
     assert POSITIONS == ("first", "middle", "last")
 
 

@@ -15,12 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.algorithms import registry
 from dpkit.algorithms.envs.tabular import User, random_tabular
 from dpkit.algorithms.episodes import play_episodes
-from dpkit.algorithms.linopt import make_agent, observe, observe_batch
-from dpkit.algorithms.observers import ObservedRun
-from dpkit.audits.rl_setting import (
+from dpkit.algorithms.linopt import make_agent
+from dpkit.audits.rl.linopt import observe, observe_batch
+from dpkit.audits.rl.observers import ObservedRun
+from dpkit.audits.rl.registry import audit_spec
+from dpkit.audits.rl.setting import (
     RlSetting,
     declared_sensitivities,
     default_setting,
@@ -43,7 +44,7 @@ def _reference_module() -> Any:
 
 
 def _observed_run(setting: RlSetting, which: int) -> ObservedRun:
-    """The run ``dpkit.audits.rl_setting._release`` hands the observer."""
+    """The run ``dpkit.audits.rl.setting._release`` hands the observer."""
     return ObservedRun(
         setting=setting,
         which=which,
@@ -129,8 +130,8 @@ def test_a_batch_checks_its_trajectories_with_their_run_axis() -> None:
 
 
 def test_the_registered_spec_observes_in_batches() -> None:
-    assert registry.get("private-linopt-vi").hook("observe_batch") is observe_batch
-    assert registry.get("private-linopt-po").hook("observe_batch") is observe_batch
+    assert audit_spec("private-linopt-vi").hook("observe_batch") is observe_batch
+    assert audit_spec("private-linopt-po").hook("observe_batch") is observe_batch
 
 
 OBSERVED = (
@@ -208,7 +209,7 @@ def test_the_scalar_agent_and_observer_give_what_they_gave_before_the_run_axis()
 
 @pytest.mark.slow
 def test_half_the_tight_sigma_is_a_violation_through_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dpkit.algorithms.linopt.audit as audit_module
+    import dpkit.audits.rl.linopt as audit_module
     from dpkit.audits.rl import audit_setting
 
     batches: list[int] = []

@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.lq_users import LQUsers
-from dpkit.algorithms.observers import ObservedRun
-from dpkit.algorithms.ofu_rl import Ellipsoid, make_agent, observe, observe_batch, optimistic_theta, run_lq
+from dpkit.algorithms.ofu_rl import Ellipsoid, make_agent, optimistic_theta, run_lq
 from dpkit.algorithms.ofu_rl.ellipsoid import EllipsoidBatch, optimistic_thetas
-from dpkit.audits import rl_setting as rs
 from dpkit.audits.rl import audit_setting
+from dpkit.audits.rl import setting as rs
+from dpkit.audits.rl.observers import ObservedRun
+from dpkit.audits.rl.ofu_rl import observe, observe_batch
+from dpkit.audits.rl.registry import audit_spec
 
 NAME = "private-ofu-rl"
 #: Rows and runs recorded at commit 4713430, before the agent had a run axis (the agent of one Generator must still
@@ -31,7 +33,7 @@ TOL = {"rtol": 1e-9, "atol": 1e-12}
 
 
 def observed(setting: rs.RlSetting, which: int) -> ObservedRun:
-    """The run an audit of ``setting`` hands its observer on D (0) or D′ (1) (as :func:`dpkit.audits.rl_setting`)."""
+    """The run an audit of ``setting`` hands its observer on D (0) or D′ (1) (as :func:`dpkit.audits.rl.setting`)."""
     return ObservedRun(
         setting=setting,
         which=which,
@@ -50,9 +52,8 @@ def settings_of(observer: str) -> list[rs.RlSetting]:
 
 
 def test_observe_batch_is_registered() -> None:
-    from dpkit.algorithms import registry
 
-    assert registry.get(NAME, audited=True).hook("observe_batch") is observe_batch
+    assert audit_spec(NAME).hook("observe_batch") is observe_batch
 
 
 # ------------------------------------------------------------------ (a) a batch is its runs alone

@@ -22,15 +22,15 @@ from hypothesis import strategies as st
 from rl_mutants import rlsvi_no_clipping, rlsvi_noise_reused_across_plans
 
 import dpkit.algorithms.rlsvi as rlsvi
-import dpkit.algorithms.rlsvi_audit as rlsvi_module
+import dpkit.audits.rl.rlsvi as rlsvi_module
 from dpkit.algorithms.envs.tabular import Users, random_tabular, uniform_tabular
 from dpkit.algorithms.episodes import Plan, play_episode, play_episodes
-from dpkit.algorithms.observers import ObservedRun
 from dpkit.algorithms.rlsvi import RELEASE, Rlsvi
-from dpkit.algorithms.rlsvi_audit import observe, observe_batch
-from dpkit.algorithms.rows import RowLayout
 from dpkit.audits.rl import audit_setting
-from dpkit.audits.rl_setting import (
+from dpkit.audits.rl.observers import ObservedRun
+from dpkit.audits.rl.rlsvi import observe, observe_batch
+from dpkit.audits.rl.rows import RowLayout
+from dpkit.audits.rl.setting import (
     RlSetting,
     declared_sensitivities,
     default_setting,

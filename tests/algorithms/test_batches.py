@@ -45,7 +45,7 @@ def test_an_audit_of_a_patched_agent_goes_run_by_run(monkeypatch: pytest.MonkeyP
         return shipped(self, *args)
 
     monkeypatch.setattr(LdpUcrlVtr, "privatize", privatize)
-    from dpkit.audits.rl_setting import _release, neighbouring_datasets
+    from dpkit.audits.rl.setting import _release, neighbouring_datasets
 
     d0, _ = neighbouring_datasets(default_setting("ldp-ucrl-vtr"))
     rows = _release(d0, np.random.default_rng(0), 3)

@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.algorithms.observers import cross_projections, cross_projections_runs
-from dpkit.algorithms.psums import billboard, billboard_runs
-from dpkit.algorithms.rows import Trace
+from dpkit.audits.rl.observers import cross_projections, cross_projections_runs
+from dpkit.audits.rl.psums import billboard, billboard_runs
+from dpkit.audits.rl.rows import Trace
 
 
 def _reference_cross(residual: np.ndarray, delta: np.ndarray, sigma: float) -> np.ndarray:
@@ -65,7 +65,7 @@ def test_billboard_of_runs_is_each_runs_billboard(
         coordinates,
         structure,
     )
-    from dpkit.algorithms.rows import Traces
+    from dpkit.audits.rl.rows import Traces
 
     together = Traces(runs)
     billboard_runs(together, prefixes, items0, delta, *args)
@@ -81,9 +81,9 @@ def test_billboard_of_runs_is_each_runs_billboard(
 def test_votes_of_runs_are_each_runs_votes(runs: int, reuse: bool, coin: int, seed: int) -> None:
     """A counter that holds her difference and one that does not, their noise one draw (``reuse``): votes for her
     coin; fresh noise: none (but by chance) — run by run alike."""
-    from dpkit.algorithms.observers import flat
-    from dpkit.algorithms.psums import counter_nodes
-    from dpkit.algorithms.reused_noise import CounterNodes, changed_user_vote, changed_user_votes
+    from dpkit.audits.rl.observers import flat
+    from dpkit.audits.rl.psums import counter_nodes
+    from dpkit.audits.rl.reused_noise import CounterNodes, changed_user_vote, changed_user_votes
 
     rng = np.random.default_rng(seed)
     users, index = 4, 1
@@ -119,7 +119,7 @@ def test_votes_of_runs_are_each_runs_votes(runs: int, reuse: bool, coin: int, se
 )
 def test_traces_of_runs_are_each_runs_trace(runs: int, ops: list[str], white_box: bool, seed: int) -> None:
     """Every part recorded for R runs at once gives, row i, the row of a Trace given run i's parts in that order."""
-    from dpkit.algorithms.rows import Traces
+    from dpkit.audits.rl.rows import Traces
 
     rng = np.random.default_rng(seed)
     together, alone = Traces(runs), [Trace() for _ in range(runs)]
@@ -162,7 +162,7 @@ def test_traces_of_runs_are_each_runs_trace(runs: int, ops: list[str], white_box
 def test_the_sort_skips_only_runs_without_a_vote(runs: int, size: int, copies: int, zeros: bool, seed: int) -> None:
     """The one-sort screen (which runs may hold a vote) never drops a run the exact reading gives a vote: values
     repeated exactly, within the rounding, with a flipped sign, at 0 — every run's votes are the exact reading's."""
-    from dpkit.algorithms.reused_noise import _may_repeat, _vote
+    from dpkit.audits.rl.reused_noise import _may_repeat, _vote
 
     rng = np.random.default_rng(seed)
     residual = rng.normal(size=(runs, size))
@@ -196,7 +196,7 @@ def test_whitening_of_runs_is_each_runs_whitening(
     """Each run's whitened residuals, rounding, counts and differences from the batch are what :func:`_whiten` gives
     that run alone: with nodes of one user each (whose shortcut skips the block sums) and with tree p-sums, with
     items all 0 (the messages observer's) and not."""
-    from dpkit.algorithms.reused_noise import CounterNodes, _whiten, _whiten_runs
+    from dpkit.audits.rl.reused_noise import CounterNodes, _whiten, _whiten_runs
 
     rng = np.random.default_rng(seed)
     m = 3

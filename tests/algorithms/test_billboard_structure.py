@@ -1,4 +1,4 @@
-"""How a billboard agent's prefixes are built, told by its declared counts (dpkit.algorithms.billboard): binary-tree
+"""How a billboard agent's prefixes are built, told by its declared counts (dpkit.audits.rl.billboard): binary-tree
 p-sums (count m per step) or fresh noise on every prefix (count K − 1); any other count is refused, naming both —
 the audit's allowance at each position follows from the structure."""
 
@@ -12,8 +12,8 @@ from tiers import examples
 
 from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
 from dpkit.accountant.tree import max_psums_per_item
-from dpkit.algorithms.billboard import counter_structure
-from dpkit.algorithms.psums import counter_nodes
+from dpkit.audits.rl.billboard import counter_structure
+from dpkit.audits.rl.psums import counter_nodes
 
 
 def _declaration(*counts: int, steps: int = 1) -> PrivacyDeclaration:
@@ -73,7 +73,7 @@ def test_the_allowance_covers_every_layout_of_the_declared_tree(k: int, shift: i
     # when its worst user is in no more than m p-sums): user k is in no more released p-sums than allowed_psums says
     from types import SimpleNamespace
 
-    from dpkit.algorithms import billboard
+    from dpkit.audits.rl import billboard
 
     m = max_psums_per_item(k, schedule="before-episode")
     held = np.zeros(k, dtype=int)

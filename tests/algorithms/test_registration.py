@@ -20,6 +20,7 @@ from dpkit.algorithms import registry
 from dpkit.algorithms.simulation import Experiment, simulate
 from dpkit.algorithms.spec import AlgorithmSpec, AuditSpec, ReportSpec, load
 from dpkit.audits.rl import audit_algorithm, audit_setting, default_setting
+from dpkit.audits.rl.registry import audited_algorithms
 from dpkit.reports.config import parse_config
 from dpkit.reports.job import compute_report
 from dpkit.reports.render import markdown_escape, write_report
@@ -40,7 +41,8 @@ def test_the_toy_algorithm_simulates(toy: AlgorithmSpec) -> None:
     assert np.array_equal(run.regret, again.regret)  # same seed, same run
     horizon = 4  # RiverSwim: H = 2S
     assert run.sigmas["rewards"] == pytest.approx(math.sqrt(horizon) * math.sqrt(2 * math.log(1.25e5)) / 1.0)
-    assert NAME in registry.names(private=True, environment="tabular", audited=True)
+    assert NAME in registry.names(private=True, environment="tabular")
+    assert NAME in audited_algorithms()
 
 
 def test_the_toy_algorithm_has_a_ledger(toy: AlgorithmSpec) -> None:
@@ -108,7 +110,7 @@ def test_a_name_is_registered_once(toy: AlgorithmSpec) -> None:
 
 def test_entry_points_load_lazily_and_say_what_is_wrong() -> None:
     assert load("toy_algorithm:make_agent") is toy_algorithm.make_agent
-    assert load("dpkit.algorithms.observers:Trace.row") is not None  # dotted attributes
+    assert load("dpkit.audits.rl.observers:Trace.row") is not None  # dotted attributes
     for bad, message in (
         ("toy_algorithm.make_agent", "package.module:attr"),
         ("no_such_module_xyz:f", "cannot be loaded"),

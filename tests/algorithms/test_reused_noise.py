@@ -1,4 +1,4 @@
-"""Coins read through reused noise (dpkit.algorithms.reused_noise): two binary-tree counters seeded alike give their
+"""Coins read through reused noise (dpkit.audits.rl.reused_noise): two binary-tree counters seeded alike give their
 canaries' coins away exactly, whatever σ; fresh noise, and a p-sum published twice on the same data (post-processing),
 give no vote; a counter released without noise gives its coins away too (its noise, 0, repeats). The same reading of
 a many-run audit's changed user (the billboard observer's last column), and of a local-DP user's messages."""
@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from tiers import examples
 
 from dpkit.accountant.binary_counter import BinaryCounter
-from dpkit.algorithms.observers import SIGNAL_CAP, Trace
-from dpkit.algorithms.psums import billboard, billboard_one_run_features
-from dpkit.algorithms.reused_noise import with_votes
+from dpkit.audits.rl.observers import SIGNAL_CAP, Trace
+from dpkit.audits.rl.psums import billboard, billboard_one_run_features
+from dpkit.audits.rl.reused_noise import with_votes
 
 USERS = 96
 

@@ -15,7 +15,7 @@ import rl_mutants
 
 from dpkit.algorithms.batches import batchable
 from dpkit.audits.rl import default_setting, neighbouring_datasets
-from dpkit.audits.rl_setting import _release, positions
+from dpkit.audits.rl.setting import _release, positions
 
 #: The algorithms a mutant of each name's family is audited on.
 _FAMILIES = {
@@ -60,8 +60,8 @@ def test_a_marked_mutants_batch_is_its_runs_one_by_one(algorithm: str, mutant: C
     """Rows of D and D′ at every position the default audit probes: the marked mutant in one batch against the same
     mutant unmarked, run by run, from the same seed — equal (to the rounding of batched linear algebra)."""
     setting = default_setting(algorithm, implementation=mutant)
-    assert batchable(setting, ())
-    assert not batchable(dataclasses.replace(setting, implementation=_unmarked(mutant)), ())
+    assert batchable(setting.implementation, ())
+    assert not batchable(dataclasses.replace(setting, implementation=_unmarked(mutant)).implementation, ())
     for name in positions(setting):
         for dataset in neighbouring_datasets(dataclasses.replace(setting, position=name)):
             batched = _release(dataset, np.random.default_rng(11), 4)

@@ -7,18 +7,18 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dpkit.algorithms import registry
 from dpkit.audits.rl import default_setting, neighbouring_datasets
-from dpkit.audits.rl_setting import BATCH_RUNS, _release, positions
+from dpkit.audits.rl.registry import audit_spec, audited_algorithms
+from dpkit.audits.rl.setting import BATCH_RUNS, _release, positions
 
 #: Every algorithm dpkit registers with an audit.
-AUDITED = tuple(name for name in registry.names() if registry.get(name).audit is not None)
+AUDITED = audited_algorithms()
 
 
 def test_every_audited_algorithm_simulates_its_runs_in_batches() -> None:
     """An algorithm that loses its batches would make every audit of it an order of magnitude slower, unseen."""
     assert AUDITED
-    assert [n for n in AUDITED if registry.get(n).audit.observe_batch is None] == []
+    assert [n for n in AUDITED if audit_spec(n).observe_batch is None] == []
 
 
 @pytest.mark.parametrize("algorithm", AUDITED)

@@ -18,8 +18,6 @@ from rl_mutants import (
     rlsvi_serves_exact_q_random_ties,
 )
 
-from dpkit.algorithms.plan_worlds import PLAN_WORLDS, plan_world
-from dpkit.algorithms.rows import RowLayout, Trace
 from dpkit.audits.learned_attacks import AtomAttack
 from dpkit.audits.rl import (
     WhiteBoxRuns,
@@ -31,9 +29,11 @@ from dpkit.audits.rl import (
     register_agent,
     rl_release,
 )
-from dpkit.audits.rl_candidates import ColumnsAttack, plan_attacks
-from dpkit.audits.rl_plans import plan_signal, probe_members
-from dpkit.audits.rl_setting import setting_world
+from dpkit.audits.rl.candidates import ColumnsAttack, plan_attacks
+from dpkit.audits.rl.plan_worlds import PLAN_WORLDS, plan_world
+from dpkit.audits.rl.plans import plan_signal, probe_members
+from dpkit.audits.rl.rows import RowLayout, Trace
+from dpkit.audits.rl.setting import setting_world
 
 
 def _rows(setting, runs: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001

@@ -1,4 +1,4 @@
-"""Audits of the RL algorithms (audits/rl.py): neighbours, residuals, acceptance, wrong implementations."""
+"""Audits of the RL algorithms (audits/rl/fixed.py): neighbours, residuals, acceptance, wrong implementations."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ import dpkit.algorithms.linopt.agent as linopt_module
 import dpkit.algorithms.ofu_rl.agent as ofu_module
 from dpkit.accountant.tree import BinaryCounter
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, LdpUcrlVtr
-from dpkit.algorithms.psums import counter_nodes
 from dpkit.algorithms.rlsvi import Rlsvi
-from dpkit.algorithms.rows import RowLayout
 from dpkit.audits import make_executor
 from dpkit.audits.rl import (
     RlSetting,
@@ -29,6 +27,8 @@ from dpkit.audits.rl import (
     setting_claim_sigmas,
     setting_world,
 )
+from dpkit.audits.rl.psums import counter_nodes
+from dpkit.audits.rl.rows import RowLayout
 
 ALGORITHMS = audited_algorithms()
 

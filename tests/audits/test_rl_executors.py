@@ -1,5 +1,5 @@
-"""RL audits on every executor (audits/rl.py, `dpkit audit ALGORITHM`): the same seed gives the same result in this
-process, on a process pool and on an auto executor that moves to one midway; `auto` is the command's default."""
+"""RL audits on every executor (audits/rl/fixed.py, `dpkit audit ALGORITHM`): the same seed gives the same result in
+this process, on a process pool and on an auto executor that moves to one midway; `auto` is the command's default."""
 
 from __future__ import annotations
 

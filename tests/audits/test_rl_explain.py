@@ -1,4 +1,4 @@
-"""The why and the diagnosis of an RL audit of several positions (dpkit.audits.rl_explain), on audits whose numbers
+"""The why and the diagnosis of an RL audit of several positions (dpkit.audits.rl.explain), on audits whose numbers
 are set: what each points to, and that nothing is diagnosed beside consistent."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from dpkit.audits.rl_explain import (
+from dpkit.audits.rl.explain import (
     rl_diagnosis,
     rl_reason,
     rl_sequential_diagnosis,

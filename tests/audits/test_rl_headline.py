@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 import dpkit.audits.rl
-from dpkit.audits.rl import RlAuditResult, RlPositionsAudit, audit_positions, default_setting, position_claim
-from dpkit.audits.rl_sequential import RlSequentialAudit, SequentialPosition
+from dpkit.audits.rl.fixed import RlAuditResult, RlPositionsAudit, audit_positions, default_setting, position_claim
+from dpkit.audits.rl.sequential import RlSequentialAudit, SequentialPosition
 from dpkit.cli import main
 from dpkit.reports.verdict_views import headline_view
 

@@ -48,7 +48,7 @@ def test_noise_shared_across_plans_or_steps_is_a_violation(algorithm: str, mutan
     # the white-box projections assume fresh noise and cannot see it; a Gaussian fitted on the whitened coordinates
     # (all of them, or the projections that carry a signal, correlated where steps share a direction) can, and so
     # can the white-box score where its reused-noise column reads the coin from a repeated noise value (a billboard
-    # whose steps share one draw: dpkit.algorithms.reused_noise.changed_user_vote)
+    # whose steps share one draw: dpkit.audits.rl.reused_noise.changed_user_vote)
     audit = audit_positions(default_setting(algorithm, implementation=mutant), runs=600, seed=3, executor=pool)
     assert audit.verdict == "violation", audit.to_dict()
     billboard = audit.worst.setting.observer == "billboard"

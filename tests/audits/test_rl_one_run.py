@@ -13,7 +13,8 @@ import pytest
 from dpkit.algorithms import registry
 from dpkit.audits.claims import Claim
 from dpkit.audits.rl import default_setting, register_agent
-from dpkit.audits.rl_one_run import OneRunScores, audit_one_run, learned_one_run, one_run_scores
+from dpkit.audits.rl.one_run import OneRunScores, audit_one_run, learned_one_run, one_run_scores
+from dpkit.audits.rl.registry import audit_spec
 from dpkit.loading import load_object
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py"
@@ -70,7 +71,7 @@ def test_an_algorithm_without_a_one_run_scorer_is_refused_with_the_reason() -> N
         spec,
         name="rlsvi-without-one-run",
         entry_point=lambda _name, *args, **kw: factory("rlsvi", *args, **kw),
-        audit=replace(spec.audit, one_run=None),
+        audit=replace(audit_spec(spec.name), one_run=None),
     )
     registry.register(bare)
     try:
@@ -123,7 +124,7 @@ def test_billboard_scores_see_a_user_alone_in_her_leaf() -> None:
     (users 0 | 0, 1 | 2 | 0 … 3). Centred at coin ½, the leaves show users 0 and 2 alone and with the right sign;
     the p-sums {0, 1} and {0 … 3} hold as many coins 1 as coins ½ would give, so users 1 and 3 (in no leaf)
     score 0."""
-    from dpkit.algorithms.psums import billboard_one_run_scores
+    from dpkit.audits.rl.psums import billboard_one_run_scores
 
     coins = np.array([1, 0, 0, 1])
     items0, items1 = np.zeros((4, 1)), np.ones((4, 1))

@@ -10,8 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpkit.algorithms.observers import tree_positions
-from dpkit.audits.rl import (
+from dpkit.audits.rl.fixed import (
     _equal_error_mu,
     audited_algorithms,
     declared_mu,
@@ -22,6 +21,7 @@ from dpkit.audits.rl import (
     rl_release,
     setting_claim_sigmas,
 )
+from dpkit.audits.rl.observers import tree_positions
 
 SEEDS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
 

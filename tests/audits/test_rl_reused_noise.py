@@ -1,4 +1,4 @@
-"""Reused noise read in many-run audits (dpkit.algorithms.reused_noise.changed_user_vote): every run of a billboard
+"""Reused noise read in many-run audits (dpkit.audits.rl.reused_noise.changed_user_vote): every run of a billboard
 (the seeds' counters, a user's billboard agent) or of a local-DP agent's messages carries one white-box column that
 reads the changed user's coin where a noise value repeats. Two releases drawn from one stream give it away in every
 run, whatever σ; a correct implementation's runs carry no reading."""
@@ -13,9 +13,9 @@ import pytest
 from rl_counter_mutants import counters_noise_reused, ofu_b2_seeded_as_b1
 from rl_mutants import ldp_one_stream_twice
 
-from dpkit.algorithms.observers import SIGNAL_CAP
-from dpkit.algorithms.rows import RowLayout
 from dpkit.audits.rl import default_setting, neighbouring_datasets, register_agent, rl_release
+from dpkit.audits.rl.observers import SIGNAL_CAP
+from dpkit.audits.rl.rows import RowLayout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import jdp_agent  # noqa: E402

@@ -25,7 +25,7 @@ def test_old_fields_are_the_roc_as_before_and_the_band_holds_it() -> None:
     rng = np.random.default_rng(4)
     s0, s1 = rng.standard_normal(700), 1.0 + rng.standard_normal(500)
     band = roc_band(s0, s1, points=101, level=LEVEL)
-    # fpr and tpr exactly as audits/rl.py computed them before the band (byte-identical reports)
+    # fpr and tpr exactly as audits/rl/fixed.py computed them before the band (byte-identical reports)
     cuts = np.quantile(np.concatenate([s0, s1]), np.linspace(0.0, 1.0, 101))
     assert band.fpr == (1.0, *map(float, (s0[None, :] > cuts[:, None]).mean(axis=1)))
     assert band.tpr == (1.0, *map(float, (s1[None, :] > cuts[:, None]).mean(axis=1)))
@@ -114,7 +114,7 @@ def test_roc_band_rejects_bad_options(kwargs: dict, match: str) -> None:
 
 
 def test_rl_audit_reports_the_band_at_its_confidence() -> None:
-    from dpkit.audits.rl import ROC_POINTS, audit_setting, default_setting
+    from dpkit.audits.rl.fixed import ROC_POINTS, audit_setting, default_setting
 
     result = audit_setting(default_setting("ldp-ucrl-vtr"), runs=60, seed=3, alpha=0.1)
     assert isinstance(result.roc, RocBand)

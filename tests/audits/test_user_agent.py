@@ -65,14 +65,15 @@ def test_the_generic_messages_observer_reads_ldp_ucrl_vtr_as_its_own_observer_do
     canary pair realises exactly the μ its own white-box observer computes, and the same allowance."""
     from dataclasses import replace
 
-    from dpkit.algorithms.observers import local_messages_audit
+    from dpkit.audits.rl.observers import local_messages_audit
+    from dpkit.audits.rl.registry import audit_spec
 
     spec = registry.get("ldp-ucrl-vtr")
     generic = replace(
         spec,
         name="ldp-as-a-user-agent",
         entry_point=_ldp_as_a_users_agent,
-        audit=local_messages_audit(defaults=spec.audit.defaults),
+        audit=local_messages_audit(defaults=audit_spec(spec.name).defaults),
     )
     try:
         as_user = audit_algorithm(register_agent(generic), runs=300, seed=1)

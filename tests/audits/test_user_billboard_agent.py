@@ -12,9 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpkit.algorithms.billboard import agent_protocol
 from dpkit.algorithms.episodes import Plan
-from dpkit.algorithms.observers import local_messages_audit
 from dpkit.audits.rl import (
     audit_positions,
     audit_setting,
@@ -23,7 +21,9 @@ from dpkit.audits.rl import (
     register_agent,
     setting_claim_sigmas,
 )
-from dpkit.audits.rl_one_run import audit_one_run
+from dpkit.audits.rl.billboard import agent_protocol
+from dpkit.audits.rl.observers import local_messages_audit
+from dpkit.audits.rl.one_run import audit_one_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(EXAMPLES))
@@ -127,7 +127,7 @@ def test_one_run(name: str) -> None:
 @pytest.mark.parametrize("name", ["CountingAgent", *TWINS])
 def test_one_run_with_a_score_learned_on_half_the_canaries(name: str) -> None:
     # the score learned on half the canaries' coins (the auditor's own) and judged on the other half finds the
-    # un-noised counter and the counters seeded alike (their noise repeats: dpkit.algorithms.reused_noise reads the
+    # un-noised counter and the counters seeded alike (their noise repeats: dpkit.audits.rl.reused_noise reads the
     # coins it covers) — each a violation in one run of 5,000 canaries, every guess right; the correct agent is never
     # a violation, and no twin is called consistent (σ/√2 and the level short are beyond one run of a tree counter:
     # its typical user is in half the p-sums the declaration charges — docs/your_agent.md)

@@ -342,7 +342,7 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
 ) -> None:
     """--runs 1000000 is inside the runs cap; at 2.5 ms a run (a first batch of 2 × 32 runs in 0.16 s) it takes about
     1.4 h: one error line with the estimate and how to raise the cap, before the audit starts."""
-    import dpkit.audits.rl as rl
+    import dpkit.audits.rl.fixed as rl
     import dpkit.commands.audit.timing as timing
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
@@ -369,7 +369,7 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
 def test_the_first_batch_is_timed_for_real_and_the_cap_holds(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dpkit.audits.rl as rl
+    import dpkit.audits.rl.fixed as rl
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1s"], capsys)
@@ -422,7 +422,7 @@ def test_max_time_reads_seconds_minutes_and_hours(value: str, seconds: float) ->
 def test_the_expected_time_counts_the_plan_probe(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dpkit.audits.rl as rl
+    import dpkit.audits.rl.fixed as rl
     import dpkit.commands.audit.timing as timing
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)

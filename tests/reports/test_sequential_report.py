@@ -14,7 +14,7 @@ import pytest
 from markupsafe import escape
 
 from dpkit.audits.rl import default_setting
-from dpkit.audits.rl_sequential import audit_positions_sequential
+from dpkit.audits.rl.sequential import audit_positions_sequential
 from dpkit.reports.config import parse_config
 from dpkit.reports.encoding import to_jsonable
 from dpkit.reports.job import compute_report

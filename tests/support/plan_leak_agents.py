@@ -1,6 +1,6 @@
 """Billboard agents (examples/jdp_agent.py's CountingAgent) whose billboard is right but whose plans are not: each
 serves later users a plan that depends on more than the billboard and their own data (the whole view:
-``dpkit.audits.rl_plans``). Module level and importable by name, so that process pools can pickle them."""
+``dpkit.audits.rl.plans``). Module level and importable by name, so that process pools can pickle them."""
 
 from __future__ import annotations
 

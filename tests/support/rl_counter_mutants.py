@@ -177,7 +177,7 @@ def ofu_b2_seeded_as_b1(name: str, env: Any, episodes: int, rng: Any, **kw: Any)
     """Private-OFU-RL whose B2 counter draws its noise from a generator seeded as B1's: each counter's noise is
     N(0, σ²) at its declared σ (each marginal right), but the two draw the same standard normals — B2's whitened
     noise repeats B1's, the pair's μ is unbounded. Only a reading of the noise values themselves sees it
-    (:mod:`dpkit.algorithms.reused_noise`): B1's draws are symmetric, B2's are not, so their correlation is spread
+    (:mod:`dpkit.audits.rl.reused_noise`): B1's draws are symmetric, B2's are not, so their correlation is spread
     over coordinates no projection of one counter's difference weighs."""
     import copy
 

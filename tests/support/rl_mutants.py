@@ -362,7 +362,7 @@ def ldp_one_stream_twice(name: str, env: Any, episodes: int, rng: Any, **kw: Any
     return agent
 
 
-# -- plans made on anything but the billboard (the whole view: dpkit.audits.rl_plans) --------------------------------
+# -- plans made on anything but the billboard (the whole view: dpkit.audits.rl.plans) --------------------------------
 
 
 class _ShadowedCounter(BinaryCounter):

@@ -8,7 +8,7 @@ Its σ is the classic Gaussian mechanism's, σ = √H · sqrt(2 ln(1.25/δ))/ε 
 Everything dpkit needs is in this file: the agent (which follows the messages protocol: ``update`` returns her
 noisy message, ``message_statistics`` the same before its noise), its declaration, its report text and one
 :class:`~dpkit.algorithms.spec.AlgorithmSpec` (``SPEC``) whose audit is the messages protocol's
-(:func:`~dpkit.algorithms.observers.local_messages_audit`) — registered with one line, ``registry.register(SPEC)``.
+(:func:`~dpkit.audits.rl.observers.local_messages_audit`) — registered with one line, ``registry.register(SPEC)``.
 Module level, so that process pools can import it.
 """
 
@@ -22,8 +22,8 @@ import numpy as np
 
 from dpkit.accountant.declarations import DeclaredRelease, PrivacyDeclaration
 from dpkit.algorithms.episodes import Plan, resolve_sigmas
-from dpkit.algorithms.observers import local_messages_audit
 from dpkit.algorithms.spec import AlgorithmSpec, ReportSpec
+from dpkit.audits.rl.observers import local_messages_audit
 
 NAME = "toy-ldp-rewards"
 RELEASE = "rewards"

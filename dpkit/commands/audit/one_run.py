@@ -40,10 +40,10 @@ def audit_one_run(
     Raises:
         ValueError: An unknown algorithm or a bad value of an option.
     """
-    from dpkit.algorithms import registry
+    from dpkit.audits.rl.registry import audited
     from dpkit.facade import audit
 
-    registry.get(algorithm, audited=True, what="ALGORITHM")
+    audited(algorithm, what="ALGORITHM")
     m = 5000 if canaries is None else accountant.check_count("canaries", canaries)
     confidence = accountant.check_probability("confidence", confidence)
     with progress_bar(f"one run of {algorithm}", m) as advance:

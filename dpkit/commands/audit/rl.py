@@ -56,14 +56,14 @@ def audit_algorithm(options: AlgorithmOptions) -> int:
         ValueError: An unknown algorithm, attack or position, a size above its limit, a bad value of an option,
             or an audit expected to take longer than ``max_time``.
     """
-    from dpkit.algorithms import registry
     from dpkit.algorithms.executors import make_executor
     from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl.registry import audited
 
     from .timing import announced, expected_time, planned_workers
 
     algorithm, position = options.algorithm, options.position
-    registry.get(algorithm, audited=True, what="ALGORITHM")
+    audited(algorithm, what="ALGORITHM")
     attack = {"lr": "white-box"}.get(options.attack, options.attack)
     check_choice("attack", attack, RL_ATTACKS)
     n_episodes, n_runs, n_horizon = _sizes(options)

@@ -66,7 +66,7 @@ def audit_algorithm_sequential(setting: Any, probed: list[Any], run: RlRuns) -> 
                 progress=tick,
                 on_look=look,
             )
-    from dpkit.audits.rl_explain import rl_sequential_diagnosis, rl_sequential_reason
+    from dpkit.audits.rl.explain import rl_sequential_diagnosis, rl_sequential_reason
 
     reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
     out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}

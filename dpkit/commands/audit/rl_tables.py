@@ -53,7 +53,7 @@ def headline_caption(result: Any) -> str:
     Returns:
         The caption, one line each.
     """
-    from dpkit.audits.rl_explain import verdict_meanings
+    from dpkit.audits.rl.explain import verdict_meanings
 
     from .verdict_lines import verdict_caption
 

@@ -94,7 +94,7 @@ def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
     result does not change.
 
     Args:
-        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
+        setting: The audit's :class:`~dpkit.audits.rl.setting.RlSetting`.
         runs: The audit's runs per dataset.
         seed: The audit's seed.
 
@@ -132,7 +132,7 @@ def expected_time(
     """The expected time of an audit, from a first batch of its runs (:func:`time_first_batch`).
 
     Args:
-        setting: The audit's :class:`~dpkit.audits.rl_setting.RlSetting`.
+        setting: The audit's :class:`~dpkit.audits.rl.setting.RlSetting`.
         runs: Runs per dataset at each position (the audit runs ``2 × runs`` there).
         seed: The audit's seed.
         workers: The parallel workers the runs go to.

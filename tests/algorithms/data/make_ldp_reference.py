@@ -16,8 +16,8 @@ from dpkit.algorithms.envs.catalog import make_environment
 from dpkit.algorithms.envs.tabular import Users
 from dpkit.algorithms.episodes import play_episode
 from dpkit.algorithms.ldp_ucrl_vtr import make_agent
-from dpkit.algorithms.observers import ObservedRun, observe_messages
-from dpkit.audits.rl_setting import (
+from dpkit.audits.rl.observers import ObservedRun, observe_messages
+from dpkit.audits.rl.setting import (
     declared_sensitivities,
     default_setting,
     make_setting_agent,

@@ -12,9 +12,10 @@ import numpy as np
 
 from dpkit.algorithms.envs.tabular import User, random_tabular
 from dpkit.algorithms.episodes import play_episode
-from dpkit.algorithms.linopt import make_agent, observe
-from dpkit.algorithms.observers import ObservedRun
-from dpkit.audits.rl_setting import (
+from dpkit.algorithms.linopt import make_agent
+from dpkit.audits.rl.linopt import observe
+from dpkit.audits.rl.observers import ObservedRun
+from dpkit.audits.rl.setting import (
     declared_sensitivities,
     default_setting,
     make_setting_agent,
@@ -48,7 +49,7 @@ AGENT_SEEDS = (3,)
 
 
 def observed_run(setting, which: int) -> ObservedRun:
-    """The run ``dpkit.audits.rl_setting._release`` hands the observer."""
+    """The run ``dpkit.audits.rl.setting._release`` hands the observer."""
     return ObservedRun(
         setting=setting,
         which=which,

@@ -21,9 +21,12 @@ from dpkit.algorithms.envs.from_gymnasium import is_external
 from dpkit.algorithms.episodes import SIGMA_CHOICES, check_sigma
 from dpkit.algorithms.executors import spawn_seeds
 from dpkit.algorithms.limits import AUDIT_LIMITS
-from dpkit.algorithms.observers import ObservedRun, default_positions
-from dpkit.algorithms.plan_worlds import PLAN_WORLDS
 from dpkit.algorithms.spec import AlgorithmSpec
+
+from . import registry as audit_registry
+from .observers import ObservedRun, default_positions
+from .plan_worlds import PLAN_WORLDS
+from .worlds import AuditWorld
 
 __all__ = [
     "CLAIM_ALLOCATIONS",
@@ -34,6 +37,7 @@ __all__ = [
     "RlSetting",
     "audited_algorithms",
     "audited_spec",
+    "audit_hook",
     "declared_sensitivities",
     "default_setting",
     "implementation_declaration",
@@ -62,12 +66,13 @@ BATCH_RUNS = 256
 
 
 def audited_algorithms() -> tuple[str, ...]:
-    """The registered algorithms that can be audited (their spec has an :class:`~dpkit.algorithms.spec.AuditSpec`).
+    """The registered algorithms that can be audited (they have an :class:`~dpkit.algorithms.spec.AuditSpec`:
+    :mod:`dpkit.audits.rl.registry`).
 
     Returns:
         Their names.
     """
-    return registry.names(audited=True)
+    return audit_registry.audited_algorithms()
 
 
 def observers(algorithm: str) -> tuple[str, ...]:
@@ -79,9 +84,7 @@ def observers(algorithm: str) -> tuple[str, ...]:
     Returns:
         The observers' names.
     """
-    audit = registry.get(algorithm, audited=True).audit
-    assert audit is not None
-    return audit.observers
+    return audit_registry.audit_spec(algorithm).observers
 
 
 def audited_spec(setting: RlSetting) -> AlgorithmSpec:
@@ -93,7 +96,20 @@ def audited_spec(setting: RlSetting) -> AlgorithmSpec:
     Returns:
         The algorithm's spec.
     """
-    return registry.get(setting.algorithm, audited=True)
+    return audit_registry.audited(setting.algorithm)
+
+
+def audit_hook(setting: RlSetting, name: str) -> Callable[..., Any] | None:
+    """The loaded hook ``name`` of the setting's algorithm's audit (``world``, ``observe``, ``positions``…).
+
+    Args:
+        setting: The audit's setting.
+        name: The hook (a field of :class:`~dpkit.algorithms.spec.AuditSpec`).
+
+    Returns:
+        The callable, or ``None`` if the audit does not give it.
+    """
+    return audit_registry.audit_spec(setting.algorithm).hook(name, owner=setting.algorithm)
 
 
 #: A position given by index: ``k=3`` is the fourth user.
@@ -104,7 +120,7 @@ def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
     """The positions of the changed user a default audit of ``setting`` probes.
 
     The algorithm's own (its AuditSpec's ``positions`` hook: e.g. the tree counters' powers of two), else the first,
-    middle and last user (:func:`~dpkit.algorithms.observers.default_positions`). Every name also works as
+    middle and last user (:func:`~dpkit.audits.rl.observers.default_positions`). Every name also works as
     ``position``, as does ``k=<index>`` or an index.
 
     Args:
@@ -116,7 +132,7 @@ def positions(setting: RlSetting) -> dict[str, tuple[int, float]]:
     Raises:
         TypeError: If the algorithm's positions hook does not return a non-empty mapping.
     """
-    hook = audited_spec(setting).hook("positions")
+    hook = audit_hook(setting, "positions")
     named = (hook or default_positions)(setting)
     if not isinstance(named, Mapping) or not named:
         raise TypeError(f"{setting.algorithm}'s positions hook must return a non-empty mapping, got {named!r}")
@@ -167,12 +183,11 @@ class RlSetting:
     #: the tabular MDP of the audit world: "" (the audit's own uniform MDP) or a user's (gymnasium:ID…, FILE.py:NAME)
     env: str = ""
     #: the audit world: "" (the algorithm's own) or a plan probe's world where plans move
-    #: (:data:`~dpkit.algorithms.plan_worlds.PLAN_WORLDS`)
+    #: (:data:`~dpkit.audits.rl.plan_worlds.PLAN_WORLDS`)
     world: str = ""
 
     def __post_init__(self) -> None:
-        audit = registry.get(self.algorithm, audited=True).audit
-        assert audit is not None
+        audit = audit_registry.audit_spec(self.algorithm)
         if self.env:
             from dpkit.algorithms.envs.catalog import check_environment, external_sizes
 
@@ -256,7 +271,7 @@ class RlSetting:
     def share(self) -> float:
         """The share of the declared mechanisms that hold the changed user at this position (1 at the worst-placed
         user): the declared μ here is the ledger's μ × sqrt(share)."""
-        hook = audited_spec(self).hook("positions")
+        hook = audit_hook(self, "positions")
         share = (hook or default_positions)(self, self.index)
         if not isinstance(share, (int, float)):
             raise TypeError(f"{self.algorithm}'s positions hook must give a number for an index, got {share!r}")
@@ -264,9 +279,7 @@ class RlSetting:
 
     @property
     def white_box(self) -> bool:
-        audit = audited_spec(self).audit
-        assert audit is not None
-        return self.observer in audit.white_box
+        return self.observer in audit_registry.audit_spec(self.algorithm).white_box
 
     def to_dict(self) -> dict[str, Any]:
         """The setting as plain data (JSON-ready).
@@ -312,7 +325,7 @@ def neighbouring_datasets(setting: RlSetting) -> tuple[RlDataset, RlDataset]:
     return RlDataset(setting, 0), RlDataset(setting, 1)
 
 
-def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
+def setting_world(setting: RlSetting) -> AuditWorld:
     """The registered algorithm's audit world of a setting (its canaries live with it).
 
     Args:
@@ -325,11 +338,12 @@ def setting_world(setting: RlSetting) -> tuple[Any, Any, tuple[Any, Any]]:
 
 
 @functools.lru_cache(maxsize=32)
-def _world_at(setting: RlSetting, generation: int) -> tuple[Any, Any, tuple[Any, Any]]:
+def _world_at(setting: RlSetting, generation: int) -> AuditWorld:
     # keyed on the registry's generation: an algorithm registered again under the same name is read afresh
-    world = audited_spec(setting).hook("world")
+    world = audit_hook(setting, "world")
     assert world is not None
-    return world(setting)
+    env, users, canaries = world(setting)  # a plugin's world may be a plain triple
+    return AuditWorld(env, users, (canaries[0], canaries[1]))
 
 
 def make_setting_agent(setting: RlSetting, rng: np.random.Generator, env: Any) -> Any:
@@ -473,7 +487,7 @@ def rl_release(dataset: RlDataset, rng: np.random.Generator, n: int) -> np.ndarr
 
 def _release(dataset: RlDataset, rng: np.random.Generator, n: int, *, batched: bool = True) -> np.ndarray:
     s = dataset.setting
-    observe = audited_spec(s).hook("observe")
+    observe = audit_hook(s, "observe")
     assert observe is not None
     run = ObservedRun(
         setting=s,
@@ -486,7 +500,7 @@ def _release(dataset: RlDataset, rng: np.random.Generator, n: int, *, batched: b
         make_agent=functools.partial(make_setting_agent, s),
     )
     children = rng.spawn(check_count("n", n))
-    batch = audited_spec(s).hook("observe_batch") if batched else None
+    batch = audit_hook(s, "observe_batch") if batched else None
     if batch is None:  # one run at a time (bench/rl_throughput.py measures this path against the batches)
         return np.stack([observe(run, child) for child in children])
     return np.concatenate(
@@ -507,8 +521,7 @@ def default_setting(algorithm: str, **overrides: Any) -> RlSetting:
     Raises:
         ValueError: If the algorithm is unknown or registers no audit, or an override is invalid.
     """
-    audit = registry.get(algorithm, audited=True).audit
-    assert audit is not None
+    audit = audit_registry.audit_spec(algorithm)
     base: dict[str, Any] = {"algorithm": algorithm, "observer": audit.observers[0], **audit.defaults}
     base.update({k: v for k, v in overrides.items() if v is not None})
     if "options" in overrides and isinstance(overrides["options"], Mapping):

@@ -16,10 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .episodes import Plan, play_episodes, step_column
+from dpkit.algorithms.episodes import Plan, play_episodes, step_column
+from dpkit.algorithms.spec import AuditSpec
+
 from .plan_worlds import plan_world
 from .reused_noise import CounterNodes, changed_user_votes
 from .rows import SIGNAL_CAP, RowLayout, Trace, Traces
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "ObservedRun",
@@ -62,9 +65,9 @@ class ObservedRun:
         make_agent: ``make_agent(rng, env)`` builds the implementation under test.
     """
 
-    setting: Any
+    setting: AuditedSetting
     which: int
-    world: tuple[Any, Any, tuple[Any, Any]]
+    world: AuditWorld
     index: int
     white_box: bool
     claim_sigmas: Mapping[str, float]
@@ -77,7 +80,7 @@ class ObservedRun:
         return str(self.setting.observer)
 
 
-def audit_environment(setting: Any) -> Any:
+def audit_environment(setting: AuditedSetting) -> Any:
     """The tabular MDP of an audit world.
 
     Without ``setting.env``, the uniform MDP with mean reward 1 at every step (a user's uniforms choose her next state;
@@ -90,8 +93,8 @@ def audit_environment(setting: Any) -> Any:
     Returns:
         The environment, a :class:`~dpkit.algorithms.envs.tabular.TabularMDP`.
     """
-    from .envs.catalog import make_environment
-    from .envs.tabular import uniform_tabular
+    from dpkit.algorithms.envs.catalog import make_environment
+    from dpkit.algorithms.envs.tabular import uniform_tabular
 
     env_name = getattr(setting, "env", "")
     if env_name:
@@ -99,9 +102,7 @@ def audit_environment(setting: Any) -> Any:
     return uniform_tabular(setting.states, setting.actions, setting.horizon)
 
 
-def tabular_world(
-    setting: Any, rewards: tuple[float, float], *, same_states: bool = False
-) -> tuple[Any, Any, tuple[Any, Any]]:
+def tabular_world(setting: AuditedSetting, rewards: tuple[float, float], *, same_states: bool = False) -> AuditWorld:
     """The tabular audit world of ``setting``: its MDP, the users of D and two canaries maximally different in features.
 
     The MDP is :func:`audit_environment`'s; the users of D are drawn from ``setting.users_seed``. Canary 0 starts in
@@ -109,7 +110,7 @@ def tabular_world(
     (in the uniform MDP they walk states 0 and S − 1: disjoint features at every step; the papers let each episode
     start anywhere). In a user's environment dpkit chooses the canaries' paths (the two states whose best successors
     are worth most). A setting with a ``world`` is a plan probe's: its world is
-    :func:`~dpkit.algorithms.plan_worlds.plan_world`'s, whatever ``rewards`` say.
+    :func:`~dpkit.audits.rl.plan_worlds.plan_world`'s, whatever ``rewards`` say.
 
     Args:
         setting: The audit's setting (sizes, ``users_seed``, optionally ``env`` or ``world``).
@@ -122,15 +123,15 @@ def tabular_world(
     Returns:
         (environment, users of D, (canary 0, canary 1)).
     """
-    from .envs.tabular import User, Users
+    from dpkit.algorithms.envs.tabular import User, Users
 
-    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.algorithms.plan_worlds)
+    if getattr(setting, "world", ""):  # a plan probe's world (dpkit.audits.rl.plan_worlds)
         return plan_world(setting)
     env = audit_environment(setting)
     h_, s_ = env.horizon, env.states
     users = Users.draw(setting.episodes, h_, np.random.default_rng(setting.users_seed))
     if getattr(setting, "env", ""):
-        return env, *_chosen_paths(env, users, rewards, same_states)
+        return AuditWorld(env, *_chosen_paths(env, users, rewards, same_states))
     last = 1.0 - 2.0**-30  # the highest next state the transition allows (in the uniform MDP: S − 1)
     if same_states:
         others = [User.canary(np.full(h_, 0.5), np.full(h_, last), initial_state=s_ - 1) for _ in range(len(users))]
@@ -145,7 +146,7 @@ def tabular_world(
         User.canary(np.full(h_, r), u, beyond_bounds=True, initial_state=start)
         for r, u, start in zip(rewards, uniforms, starts)
     )
-    return env, users, (canaries[0], canaries[1])
+    return AuditWorld(env, users, (canaries[0], canaries[1]))
 
 
 @functools.lru_cache(maxsize=64)
@@ -164,7 +165,7 @@ def _chosen_paths(env: Any, users: Any, rewards: tuple[float, float], same_state
     largest) — canary 0 in the best, canary 1 in the second (disjoint features at every step). ``same_states``:
     both canaries stay in the best and every other user in the second, so no other user shares a cell with the
     changed one."""
-    from .envs.tabular import User, Users
+    from dpkit.algorithms.envs.tabular import User, Users
 
     h_ = env.horizon
     _, v_star = env.optimal_values()
@@ -263,7 +264,8 @@ def cross_projections(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np
     Returns:
         The cross projections, (steps, steps).
     """
-    return cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
+    out: np.ndarray = cross_projections_runs(np.asarray(residual)[None], np.asarray(delta)[None], sigma)[0]
+    return out
 
 
 def cross_projections_runs(residual: np.ndarray, delta: np.ndarray, sigma: Any) -> np.ndarray:
@@ -310,13 +312,14 @@ def over_sigma(x: np.ndarray, sigma: Any) -> np.ndarray:
     """
     s = np.asarray(sigma, dtype=float)
     if s.ndim == 0 and s > 0.0:
-        return np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
+        clipped: np.ndarray = np.clip(x / s, -SIGNAL_CAP, SIGNAL_CAP)
+        return clipped
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(s > 0.0, x / np.where(s > 0.0, s, 1.0), np.where(x == 0.0, 0.0, np.sign(x) * np.inf))
     return np.clip(out, -SIGNAL_CAP, SIGNAL_CAP)
 
 
-# -- one-run audits: every user a canary (dpkit.audits.rl_one_run) --------------------------------------------
+# -- one-run audits: every user a canary (dpkit.audits.rl.one_run) --------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -336,8 +339,8 @@ class OneRun:
         progress: Called with 1 once per user played (``None``: no progress).
     """
 
-    setting: Any
-    world: tuple[Any, Any, tuple[Any, Any]]
+    setting: AuditedSetting
+    world: AuditWorld
     coins: np.ndarray
     make_agent: Callable[[np.random.Generator, Any], Any]
     claim_sigmas: Mapping[str, float]
@@ -367,7 +370,7 @@ class OneRunView:
             declaration and the run's structure, never from its outputs (``None``: the claim's own μ, for scores that
             see each user alone).
         features: (users, F) per-user coordinates a score learned on held-out canaries may weigh
-            (:func:`dpkit.audits.rl_one_run.audit_one_run` with ``attack="learned"``; ``None``: none offered).
+            (:func:`dpkit.audits.rl.one_run.audit_one_run` with ``attack="learned"``; ``None``: none offered).
     """
 
     scores: np.ndarray
@@ -380,7 +383,7 @@ class OneRunView:
 # -- the generic observer of a local-DP agent's messages (what a user's own LDP agent can use) --------
 
 
-def beyond_bounds_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def beyond_bounds_world(setting: AuditedSetting) -> AuditWorld:
     """The tabular world of a generic LDP audit: canaries on disjoint states with raw rewards −1 and 2.
 
     The rewards lie beyond [0, 1] on both sides, so that only the agent's own clipping keeps her messages at their
@@ -416,7 +419,8 @@ def observe_messages(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         TypeError: The agent has no ``message_statistics``.
         ValueError: The agent sent messages its declaration does not name.
     """
-    return observe_messages_runs(run, [rng], batched=False)[0]
+    row: np.ndarray = observe_messages_runs(run, [rng], batched=False)[0]
+    return row
 
 
 def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batched: bool = True) -> np.ndarray:
@@ -428,7 +432,7 @@ def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator],
     reading) and every whitened coordinate; each of her messages is also projected on the direction of every other
     message of hers (noise shared between messages makes these equal) and every earlier user's messages on her
     directions (noise shared between users) — coordinates without signal of their own, for the learned attack — and
-    the reading of reused noise (:func:`~dpkit.algorithms.reused_noise.changed_user_votes`). The observer trusts
+    the reading of reused noise (:func:`~dpkit.audits.rl.reused_noise.changed_user_votes`). The observer trusts
     ``message_statistics``: an agent that misreports them shows in the whitened coordinates.
 
     Args:
@@ -551,7 +555,7 @@ class _RunOfOne:
 
 
 def _message_nodes(nodes: list[tuple[np.ndarray, np.ndarray]], delta: np.ndarray, sigma: Any) -> CounterNodes:
-    """One release's messages of users 0 … j as :class:`~dpkit.algorithms.reused_noise.CounterNodes` of R runs (one
+    """One release's messages of users 0 … j as :class:`~dpkit.audits.rl.reused_noise.CounterNodes` of R runs (one
     node per user): ``nodes`` each user's (residual against her statistics — canary 0's for user j —, its magnitude),
     (R, count, m) each; ``delta`` user j's difference (R, count, m); ``sigma`` the σ the agent reports (one, or one
     per message)."""
@@ -580,7 +584,7 @@ def claim_whitening(sigma: Any, sigma_claim: Any, count: int) -> Any:
     return np.where(claim > 0, claim, used).reshape(-1, 1)
 
 
-def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> AuditSpec:
     """The :class:`~dpkit.algorithms.spec.AuditSpec` of a local-DP agent that follows the messages protocol.
 
     Its observer is :func:`observe_messages`, its world :func:`beyond_bounds_world`.
@@ -595,8 +599,6 @@ def local_messages_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> local_messages_audit().defaults["episodes"]
         3
     """
-    from .spec import AuditSpec
-
     return AuditSpec(
         observers=("messages",),
         white_box=("messages",),
@@ -648,7 +650,7 @@ def positions_with_shares(
     return out
 
 
-def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def default_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions an audit probes when every user's data is released alike (a local-DP user's own messages).
 
     Args:
@@ -668,7 +670,7 @@ def default_positions(setting: Any, index: int | None = None) -> dict[str, tuple
 
 
 def tree_positions(
-    setting: Any, index: int | None = None, *, schedule: str = "before-episode"
+    setting: AuditedSetting, index: int | None = None, *, schedule: str = "before-episode"
 ) -> dict[str, tuple[int, float]] | float:
     """The positions an audit of binary-tree counters over the users probes.
 
@@ -701,7 +703,7 @@ def tree_positions(
     return positions_with_shares(named, [c / counts.max() for c in counts], index)
 
 
-def later_release_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def later_release_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of an algorithm that releases, before each episode, a function of every earlier user.
 
     One release per later episode holds user k: the positions are the first, the middle and the last user a release

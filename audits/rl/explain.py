@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .shapes import ShapeFamily
-from .verdicts import POWER_RATIO_NEEDED
+from ..shapes import ShapeFamily
+from ..verdicts import POWER_RATIO_NEEDED
 
 __all__ = [
     "REACH_TOLERANCE",
@@ -80,7 +80,7 @@ def rl_reason(audit: Any) -> str:
 
 
 def rl_sequential_reason(audit: Any) -> str:
-    """Why a sequential audit of every position (:class:`~dpkit.audits.rl_sequential.RlSequentialAudit`) says what
+    """Why a sequential audit of every position (:class:`~dpkit.audits.rl.sequential.RlSequentialAudit`) says what
     it says, in one sentence.
 
     Args:

@@ -23,21 +23,21 @@ import numpy as np
 
 from dpkit.accountant.validation import check_probability
 from dpkit.algorithms.executors import Executor
-from dpkit.algorithms.rows import RowLayout
 
-from .claims import Claim
-from .rl import (
+from ..claims import Claim
+from ..sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
+from ..summary import Headline
+from .candidates import rl_attacks
+from .fixed import (
     PositionClaim,
     RlSetting,
     neighbouring_datasets,
     position_claim,
     probe_plan,
-    rl_attacks,
     rl_release,
-    validate_runs,
 )
-from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
-from .summary import Headline
+from .rows import RowLayout
+from .setting import validate_runs
 
 __all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 
@@ -245,7 +245,7 @@ def audit_positions_sequential(
 
     Args:
         setting: The audit's setting.
-        positions_to_probe: The positions; None: every position of :func:`~dpkit.audits.rl.positions`.
+        positions_to_probe: The positions; None: every position of :func:`~dpkit.audits.rl.fixed`.
         runs: The fixed audit's runs per dataset and position (each position's budget is at most 1.3× that).
         seed: The audit's seed.
         attack: As for :func:`~dpkit.audits.rl.audit_setting`.

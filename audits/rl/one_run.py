@@ -22,14 +22,14 @@ from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_count, check_index, enum_values, shown_int
 from dpkit.algorithms.episodes import play_episode
-from dpkit.algorithms.observers import OneRun, OneRunView, flat
-from dpkit.algorithms.psums import one_sigma
 
-from .claims import Claim
-from .one_run import OneRunResult, design_guesses, judge_one_run
-from .rl import (
+from ..claims import Claim
+from ..one_run import OneRunResult, design_guesses, judge_one_run
+from ..summary import SingleRun
+from .candidates import RlAttack
+from .fixed import (
     RlSetting,
-    audited_spec,
+    audit_hook,
     declared_mu,
     declared_sensitivities,
     default_setting,
@@ -38,8 +38,8 @@ from .rl import (
     setting_claim_sigmas,
     setting_world,
 )
-from .rl_candidates import RlAttack
-from .summary import SingleRun
+from .observers import OneRun, OneRunView, flat
+from .psums import one_sigma
 
 __all__ = [
     "MAX_CANARIES",
@@ -54,7 +54,7 @@ __all__ = [
 #: The most canary users one run may hold.
 MAX_CANARIES = 1_000_000
 #: The scores a one-run audit judges (:func:`audit_one_run`): the attacks of an algorithm's audit
-#: (:class:`~dpkit.audits.rl_candidates.RlAttack`).
+#: (:class:`~dpkit.audits.rl.candidates.RlAttack`).
 ONE_RUN_ATTACKS: tuple[str, ...] = enum_values(RlAttack)
 
 
@@ -68,7 +68,7 @@ class OneRunScores:
     scores: np.ndarray
     seconds: float
     observer: str = "messages"
-    #: the μ per user the scores could show at the claim (:class:`~dpkit.algorithms.observers.OneRunView`)
+    #: the μ per user the scores could show at the claim (:class:`~dpkit.audits.rl.observers.OneRunView`)
     reach: float | None = None
     #: (users, F) coordinates for a score learned on held-out canaries (``None``: the observer offers none)
     features: np.ndarray | None = None
@@ -133,7 +133,7 @@ def one_run_scores(
     env, _, pair = world
     coins_rng, agent_rng, policy_rng = np.random.default_rng(seed).spawn(3)
     coins = coins_rng.integers(0, 2, m)
-    hook = audited_spec(setting).hook("one_run")
+    hook = audit_hook(setting, "one_run")
     if hook is not None:  # the algorithm scores its own observer (a billboard, Q-values, …)
         run = OneRun(
             setting,

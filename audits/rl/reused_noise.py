@@ -25,7 +25,7 @@ _ULPS = 16 * np.finfo(float).eps
 
 @dataclass(frozen=True)
 class CounterNodes:
-    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.algorithms.observers.flat`).
+    """One counter's p-sums as a scorer holds them, flattened (:func:`~dpkit.audits.rl.observers.flat`).
 
     Arrays are (R, m), or (R, B, m) for a batch of B counters (one per step) with one σ each; in a batch of runs
     (:func:`changed_user_votes`) every array but ``starts`` and ``sigma`` has a leading run axis too.
@@ -126,7 +126,8 @@ def _running(x: np.ndarray, axis: int = 0) -> np.ndarray:
 def _block(x: np.ndarray, starts: np.ndarray, stops: np.ndarray, axis: int = 0) -> np.ndarray:
     """The sums of ``x`` over rows ``starts[t]`` … ``stops[t]`` − 1 (along ``axis``: 0, or 1 after a run axis)."""
     r = _running(x, axis)
-    return r[stops] - r[starts] if axis == 0 else r[:, stops] - r[:, starts]
+    out: np.ndarray = r[stops] - r[starts] if axis == 0 else r[:, stops] - r[:, starts]
+    return out
 
 
 def reused_noise_votes(counters: Sequence[CounterNodes], users: int) -> np.ndarray:
@@ -274,13 +275,15 @@ def _vote(residual: np.ndarray, difference: np.ndarray, rounding: np.ndarray, he
 
 def _inside(table: np.ndarray, values: np.ndarray, width: np.ndarray) -> np.ndarray:
     """How many entries of the sorted ``table`` lie within ``width`` of each value."""
-    return np.searchsorted(table, values + width, "right") - np.searchsorted(table, values - width, "left")
+    out: np.ndarray = np.searchsorted(table, values + width, "right") - np.searchsorted(table, values - width, "left")
+    return out
 
 
 def _found(table: np.ndarray, values: np.ndarray, tolerance: np.ndarray) -> np.ndarray:
     """Whether each value lies within ``tolerance`` of an entry of the sorted ``table`` (±∞ at its ends)."""
     i = np.clip(np.searchsorted(table, values), 1, table.size - 1)
-    return np.minimum(np.abs(table[i] - values), np.abs(table[i - 1] - values)) <= tolerance
+    out: np.ndarray = np.minimum(np.abs(table[i] - values), np.abs(table[i - 1] - values)) <= tolerance
+    return out
 
 
 def with_votes(scores: np.ndarray, votes: np.ndarray) -> np.ndarray:

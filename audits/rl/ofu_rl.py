@@ -9,16 +9,20 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.binary_counter import BinaryCounter
+from dpkit.algorithms.batches import ShippedClass, batchable
+from dpkit.algorithms.envs.lq_users import LQUsers
+from dpkit.algorithms.episodes import Plan, resolve_sigmas
+from dpkit.algorithms.ofu_rl.agent import PrivateOfuRl
+from dpkit.algorithms.ofu_rl.declaration import ALGORITHM, declare_privacy
+from dpkit.algorithms.spec import AuditSpec
 
-from ..batches import ShippedClass, batchable
-from ..envs.lq_users import LQUsers
-from ..episodes import Plan, resolve_sigmas
-from ..observers import ObservedRun, OneRun, OneRunView, Traces
-from ..psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
-from .agent import PrivateOfuRl
-from .declaration import declare_privacy
+from .observers import ObservedRun, OneRun, OneRunView, Traces, tree_positions
+from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
+    "AUDIT",
+    "AUDITS",
     "audit_world",
     "observe",
     "observe_batch",
@@ -26,7 +30,7 @@ __all__ = [
 ]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's LQ system, users and canaries.
 
     The system has weak dynamics and noise near the whole state budget
@@ -47,8 +51,8 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     Raises:
         ValueError: If ``setting.state_dim`` < 2.
     """
-    from ..envs.lq import random_lq
-    from ..envs.lq_users import LQUser
+    from dpkit.algorithms.envs.lq import random_lq
+    from dpkit.algorithms.envs.lq_users import LQUser
 
     h_ = setting.horizon
     if setting.state_dim < 2:
@@ -74,10 +78,10 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     else:
         signs = (-1.0) ** np.arange(1, h_ + 1)  # x′_{h+1} = (−1)^h e₁: alternating against canary 0's constant e₁
         first = (LQUser.canary(np.tile(e1, (h_, 1)), beyond, x1=e1), LQUser.canary(signs[:, None] * e1, beyond, x1=e1))
-    return system, users, first
+    return AuditWorld(system, users, first)
 
 
-def _orthogonal_canaries(setting: Any, gamma: float) -> bool:
+def _orthogonal_canaries(setting: AuditedSetting, gamma: float) -> bool:
     """Whether orthogonal canaries reach more of the joint bound than alternating ones at the claim's σ: with
     w = 1/σ², orthogonal trajectories give 2H²(w1 a² + w2 b²), alternating ones 4H²w2 b²
     (a² = 1 + γ² + γ⁴, b² = 1 + γ²)."""
@@ -103,7 +107,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
@@ -121,7 +126,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     Returns:
         The rows, shape (len(rngs), width).
     """
-    if batchable(run.setting, _SHIPPED):
+    if batchable(run.setting.implementation, _SHIPPED):
         runs: Any = list(rngs)  # the factory takes one Generator per run as well as one
         return _observe_runs(run, run.make_agent(runs, run.world[0]), len(rngs))
     return np.concatenate([_observe_runs(run, _RunOfOne(run.make_agent(g, run.world[0])), 1) for g in rngs])
@@ -191,7 +196,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
 
     User k's process noise is that of canary ``run.coins[k]``. The scores read every released prefix of B1 and B2,
     and both canaries' items under the controller each user was served
-    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
+    (:func:`~dpkit.audits.rl.psums.billboard_one_run_features`: the scores, and features for a learned score).
 
     Args:
         run: The one-run audit's run (setting, world, canaries and the users' coins).
@@ -230,3 +235,31 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     starts = counter_nodes(prefixes["B1"])[1]
     reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
     return OneRunView(scores, "billboard", reach, features)
+
+
+#: Private-OFU-RL's audit: the billboard (white-box) and the controls served (black-box).
+AUDIT = AuditSpec(
+    observers=("billboard", "actions"),
+    white_box=("billboard",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    one_run=one_run,
+    positions=tree_positions,
+    defaults={
+        "horizon": 4,
+        "episodes": 4,
+        "epsilon": 16.0,
+        # the tuned preset (λ = 1 under the shift 2Λ): the controls, hence the items, depend on λ
+        "options": (("candidates", 8), ("preset", "tuned"), ("refine_rounds", 0)),
+    },
+    canaries=(
+        "states on the unit sphere from the first step (each user's x_1 is her own), pushed by noise at twice "
+        "the bound C_w — beyond the unit ball, which only the algorithm's clipping of x keeps at the declared "
+        "Δ; the pair that reaches the joint bound of B1 and B2 at the claim's σ: orthogonal trajectories (e1 "
+        "against e2) or one trajectory against itself with alternating signs (controls are clipped to γ by "
+        "the system itself)"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = {ALGORITHM: AUDIT}

@@ -24,15 +24,15 @@ from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_choice, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
-from dpkit.algorithms.rows import RowLayout
 from dpkit.algorithms.spec import AlgorithmSpec
 
-from .claims import Claim
-from .engine import AuditResult, audit_outputs
-from .estimators import RocBand, mu_from_rates, roc_band
-from .rl_candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
-from .rl_explain import rl_diagnosis, rl_reason
-from .rl_plans import (
+from ..claims import Claim
+from ..engine import AuditResult, audit_outputs
+from ..estimators import RocBand, mu_from_rates, roc_band
+from ..summary import Headline, HeldAudit
+from .candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .explain import rl_diagnosis, rl_reason
+from .plans import (
     PlanChoice,
     choose_plan_world,
     judge_view,
@@ -41,12 +41,14 @@ from .rl_plans import (
     probe_runs,
     reads_plans,
 )
-from .rl_setting import (
+from .rows import RowLayout
+from .setting import (
     MAX_EPISODES,
     MAX_RUNS,
     POSITIONS,
     RlDataset,
     RlSetting,
+    audit_hook,
     audited_algorithms,
     audited_spec,
     declared_sensitivities,
@@ -63,7 +65,6 @@ from .rl_setting import (
     setting_world,
     validate_runs,
 )
-from .summary import Headline, HeldAudit
 
 __all__ = [
     "audited_algorithms",
@@ -92,6 +93,7 @@ __all__ = [
     "default_setting",
     "register_agent",
     "audited_spec",
+    "audit_hook",
     "setting_world",
     "make_setting_agent",
     "registered_declaration",
@@ -104,7 +106,7 @@ __all__ = [
 ROC_POINTS = 101
 
 
-# What a position is judged against (the attacks on the rows: dpkit.audits.rl_candidates)
+# What a position is judged against (the attacks on the rows: dpkit.audits.rl.candidates)
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ class RlAuditResult(HeldAudit):
     alpha: float = 0.05
     #: why the verdict is what it is where the numbers alone do not say it (a black-box view without power)
     note: str | None = None
-    #: a plan probe's choice of world (:class:`~dpkit.audits.rl_plans.PlanChoice`), ``None`` for the other pairs
+    #: a plan probe's choice of world (:class:`~dpkit.audits.rl.plans.PlanChoice`), ``None`` for the other pairs
     probe: PlanChoice | None = None
 
     @property
@@ -417,7 +419,7 @@ def audit_setting(
     claimed = float(declaration.epsilon)
     delta_inf = informative_delta(registered)
     scores0, scores1 = chosen.score(out0[out0.shape[0] // 2 :]), chosen.score(out1[out1.shape[0] // 2 :])
-    paper_closed_form = audited_spec(setting).hook("closed_form")
+    paper_closed_form = audit_hook(setting, "closed_form")
     closed_form = None if paper_closed_form is None else float(paper_closed_form(setting))
     return RlAuditResult(
         setting=setting,
@@ -492,13 +494,13 @@ class RlPositionsAudit(Headline):
 
     @property
     def reason(self) -> str:
-        """Why the verdict is what it is, in one sentence (:func:`~dpkit.audits.rl_explain.rl_reason`)."""
+        """Why the verdict is what it is, in one sentence (:func:`~dpkit.audits.rl.explain.rl_reason`)."""
         return rl_reason(self)
 
     @property
     def diagnosis(self) -> str | None:
         """Where the evidence points and its likely cause, beside a violation or an inconclusive that points to one
-        (:func:`~dpkit.audits.rl_explain.rl_diagnosis`)."""
+        (:func:`~dpkit.audits.rl.explain.rl_diagnosis`)."""
         return rl_diagnosis(self)
 
     @property
@@ -669,13 +671,13 @@ def audit_plan_probe(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
 ) -> RlAuditResult:
-    """The plan probe of an audit (:mod:`dpkit.audits.rl_plans`): the world whose plans tell D and D′ apart best.
+    """The plan probe of an audit (:mod:`dpkit.audits.rl.plans`): the world whose plans tell D and D′ apart best.
 
     Every world of ``members`` is tried on pilot runs (child 0 of ``seed``); the best is audited on
-    :func:`~dpkit.audits.rl_plans.probe_runs` fresh runs (child 1) at ``alpha``.
+    :func:`~dpkit.audits.rl.plans.probe_runs` fresh runs (child 1) at ``alpha``.
 
     Args:
-        members: The settings of the worlds to try (:func:`~dpkit.audits.rl_plans.probe_members`).
+        members: The settings of the worlds to try (:func:`~dpkit.audits.rl.plans.probe_members`).
         runs: Runs per dataset and position of the audit (the pilots' and the probe's follow from it).
         seed: The probe's seed.
         attack: As for :func:`audit_setting`.
@@ -722,7 +724,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
         TypeError: If ``agent`` is neither an AlgorithmSpec nor an agent factory.
         ValueError: If the spec registers no audit, or the name is a built-in's or a plugin's.
     """
-    from dpkit.algorithms.user_agents import agent_spec
+    from .user_agents import agent_spec
 
     spec = agent_spec(agent, name=name)
     if spec.audit is None:

@@ -4,23 +4,39 @@ one-run audit's scores."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass, batchable
-from .observers import ObservedRun, OneRun, OneRunView
-from .rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
+from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
+from dpkit.algorithms.batches import ShippedClass, batchable
+from dpkit.algorithms.rlsvi import ALGORITHM, RELEASE, Rlsvi, declare_privacy, max_last
+from dpkit.algorithms.spec import AuditSpec
 
-__all__ = ["BATCH_BYTES", "audit_world", "audit_positions", "observe", "observe_batch", "one_run"]
+from .observers import ObservedRun, OneRun, OneRunView
+from .plan_worlds import tabular_plan_probe
+from .worlds import AuditedSetting, AuditWorld
+
+__all__ = [
+    "AUDIT",
+    "AUDITS",
+    "BATCH_BYTES",
+    "audit_world",
+    "audit_positions",
+    "closed_form",
+    "observe",
+    "observe_batch",
+    "one_run",
+]
 
 
 # -- audit: canaries and observers (dpkit.audits.rl) ------------------------------------------------
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the MDP, the users and the two canaries, which differ in their rewards only.
 
     The relation changes rewards only, so both canaries start in and walk state 0, with raw rewards −1 against 2 —
@@ -50,7 +66,7 @@ def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     return tabular_world(setting, (-1.0, 2.0), same_states=True)
 
 
-def audit_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def audit_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The first, middle and last user a release holds, with their shares of the declared μ².
 
     The last user a release holds is user K − 2 (the last user's rewards are never released). The share of user k
@@ -97,7 +113,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
@@ -110,7 +127,7 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     :func:`~dpkit.algorithms.batches.plays_runs`.
 
     Args:
-        run: the audited setting, dataset and world (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        run: the audited setting, dataset and world (:class:`~dpkit.audits.rl.observers.ObservedRun`).
         rngs: one Generator per run.
 
     Returns:
@@ -139,13 +156,14 @@ _SHIPPED = ShippedClass(Rlsvi)
 
 def _batched(run: ObservedRun) -> bool:
     """Whether the run's agent is dpkit's own RLSVI, as shipped: then its runs can go in one batch."""
-    return batchable(run.setting, (_SHIPPED,))
+    return batchable(run.setting.implementation, (_SHIPPED,))
 
 
 def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
     """The rows of :func:`observe` of the runs of ``agent``: a batch (``agent.runs`` = R) or one run (an agent
     without a run axis, treated as the batch of one)."""
-    from .episodes import play_episodes
+    from dpkit.algorithms.episodes import play_episodes
+
     from .rows import PLAN_DECIMALS, SIGNAL_CAP
 
     s = run.setting
@@ -248,7 +266,7 @@ def _observe(run: ObservedRun, agent: Any) -> np.ndarray:
     return np.concatenate([body, shown, columns, mu_used[:, None], mu_claim[:, None]], axis=1)
 
 
-def _claim_betas(setting: Any, claim_sigma: float) -> np.ndarray:
+def _claim_betas(setting: AuditedSetting, claim_sigma: float) -> np.ndarray:
     """β_k (k = 1 … K) at the claim's σ: the noise a correct RLSVI at the claim adds — Russo's β_k, or the
     ``beta`` option, rescaled by (σ_claim/σ_paper)² as :class:`Rlsvi` rescales it — from the declaration alone."""
     options = dict(setting.options)
@@ -286,7 +304,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     Raises:
         ValueError: If the observer is not ``q-values``.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     if run.observer != "q-values":
         raise ValueError(f"one-run audits of {ALGORITHM} read the released Q-values, not {run.observer!r}")
@@ -325,3 +343,48 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         agent.update(k, states, actions, rewards)
         run.advance()
     return OneRunView(scores, "q-values", float(np.median(reach)))
+
+
+def closed_form(setting: AuditedSetting) -> float:
+    """The paper's closed-form ε(δ) at the audit's sizes (its registration's ``default_epsilon``).
+
+    Args:
+        setting: The audit's setting (sizes and δ).
+
+    Returns:
+        The paper's ε.
+    """
+    return rlsvi_paper_epsilon(
+        states=setting.states,
+        actions=setting.actions,
+        horizon=setting.horizon,
+        episodes=setting.episodes,
+        delta=setting.delta,
+    )
+
+
+#: RLSVI's audit: the released Q-values (white-box) and the policies served (black-box).
+AUDIT = AuditSpec(
+    observers=("q-values", "policies"),
+    white_box=("q-values",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    positions=audit_positions,
+    # no other user shares her cells: they have n = 1 in every later release, so every run's μ is the worst
+    # case; K = 4 gives three positions (users 0, 1, 2) and three releases after the first
+    defaults={"states": 2, "horizon": 3, "episodes": 4, "options": (("beta", 0.05),)},
+    closed_form=closed_form,
+    one_run=one_run,
+    # its plans are its released Q-values' argmax: an implementation that serves anything else is seen in the
+    # worlds where the canaries share state 0 alone, one paid 2 and one −1 (clipped to 1 and 0), the observer
+    # reading each plan beside the released argmax and her public action
+    plan_probe=functools.partial(tabular_plan_probe, same_states=True),
+    canaries=(
+        "same states, raw rewards −1 against 2 — beyond [0, 1] on both sides: only RLSVI's own reward "
+        "clipping keeps her per-cell ΔR̂ at the declared 1/n; every other user walks other states, so her "
+        "cells keep n = 1 (the worst case) in every later release"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = {ALGORITHM: AUDIT}

@@ -1,4 +1,4 @@
-"""Worlds where plans move: the audit worlds of a *plan probe* (:mod:`dpkit.audits.rl_plans`).
+"""Worlds where plans move: the audit worlds of a *plan probe* (:mod:`dpkit.audits.rl.plans`).
 
 A plan world puts the exact statistics at a tie that one canary tips: a planner on the exact statistics then serves
 the users after the changed one plans that differ between D and D′, while a correct agent plans on noisy statistics,
@@ -15,6 +15,8 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = ["PlanWorld", "PLAN_WORLDS", "PLAN_PROBE_POSITION", "plan_world", "tabular_plan_probe"]
 
@@ -57,7 +59,7 @@ PLAN_WORLDS: Mapping[str, PlanWorld] = MappingProxyType(
 PLAN_PROBE_POSITION = "first"
 
 
-def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def plan_world(setting: AuditedSetting) -> AuditWorld:
     """The plan world ``setting.world`` (:data:`PLAN_WORLDS`) at the setting's sizes.
 
     Args:
@@ -71,7 +73,7 @@ def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     Raises:
         ValueError: for an unknown world, or fewer than 2 states (the canaries need states of their own).
     """
-    from .envs.tabular import User, Users, uniform_tabular
+    from dpkit.algorithms.envs.tabular import User, Users, uniform_tabular
 
     name = str(getattr(setting, "world", ""))
     if name not in PLAN_WORLDS:
@@ -90,11 +92,11 @@ def plan_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
     users = Users.stack([walker(last, world.others_reward, False) for _ in range(int(setting.episodes))])
     second = 0 if world.same_states else last
     canaries = (walker(0, world.canary_rewards[0], True), walker(second, world.canary_rewards[1], True))
-    return env, users, canaries
+    return AuditWorld(env, users, canaries)
 
 
 def tabular_plan_probe(
-    setting: Any, *, options: Mapping[str, Any] | None = None, same_states: bool = False
+    setting: AuditedSetting, *, options: Mapping[str, Any] | None = None, same_states: bool = False
 ) -> tuple[dict[str, Any], ...]:
     """The members of a tabular algorithm's plan probe.
 

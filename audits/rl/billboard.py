@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from dpkit.accountant.tree import max_psums_per_item
+from dpkit.algorithms import registry
+from dpkit.algorithms.spec import AuditSpec
 
-from . import registry
 from .observers import (
     ObservedRun,
     OneRun,
@@ -31,6 +32,7 @@ from .observers import (
 )
 from .plan_worlds import tabular_plan_probe
 from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
     "PROTOCOLS",
@@ -96,7 +98,7 @@ def counter_structure(declaration: Any, episodes: int) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _registered_structure(setting: Any, generation: int) -> str:
+def _registered_structure(setting: AuditedSetting, generation: int) -> str:
     env = billboard_world(setting)[0]
     sizes = {"episodes": setting.episodes, "horizon": env.horizon, "states": env.states, "actions": env.actions}
     return counter_structure(
@@ -104,7 +106,7 @@ def _registered_structure(setting: Any, generation: int) -> str:
     )
 
 
-def setting_structure(setting: Any) -> str:
+def setting_structure(setting: AuditedSetting) -> str:
     """The structure (:func:`counter_structure`) of the *registered* agent of ``setting`` at its K.
 
     It is never the implementation under test's: the registered declaration is read (cached per registry generation).
@@ -118,14 +120,14 @@ def setting_structure(setting: Any) -> str:
     return _registered_structure(setting, registry.generation())
 
 
-def _declared_psums(setting: Any) -> int:
+def _declared_psums(setting: AuditedSetting) -> int:
     """The p-sums per user and step the declaration counts: the tree's m, or K − 1 for counters noised on every
     prefix."""
     k = int(setting.episodes)
     return max(k - 1, 1) if setting_structure(setting) == "prefix" else max_psums_per_item(k, schedule="before-episode")
 
 
-def allowed_psums(setting: Any, index: int) -> int:
+def allowed_psums(setting: AuditedSetting, index: int) -> int:
     """How many p-sums the audit allows the user at ``index`` of a billboard agent: min(m, K − 1 − k).
 
     m is the p-sums per user and step the declaration counts (the tree's, or K − 1 for counters noised on every
@@ -144,11 +146,11 @@ def allowed_psums(setting: Any, index: int) -> int:
     return max(min(_declared_psums(setting), int(setting.episodes) - 1 - int(index)), 0)
 
 
-def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tuple[int, float]] | float:
+def billboard_positions(setting: AuditedSetting, index: int | None = None) -> dict[str, tuple[int, float]] | float:
     """The positions of a billboard agent's audit, or the share of one user.
 
-    The tree's (:func:`~dpkit.algorithms.observers.tree_positions`) or, for counters noised on every prefix, the first,
-    middle and last user a release holds (:func:`~dpkit.algorithms.observers.later_release_positions`); user k's share
+    The tree's (:func:`~dpkit.audits.rl.observers.tree_positions`) or, for counters noised on every prefix, the first,
+    middle and last user a release holds (:func:`~dpkit.audits.rl.observers.later_release_positions`); user k's share
     is :func:`allowed_psums` over the declared m — what the declaration allows her, whatever the layout.
 
     Args:
@@ -167,7 +169,7 @@ def billboard_positions(setting: Any, index: int | None = None) -> dict[str, tup
     return positions_with_shares({name: i for name, (i, _) in named.items()}, shares, None)
 
 
-def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def billboard_world(setting: AuditedSetting) -> AuditWorld:
     """The tabular world of a billboard audit: canaries on disjoint states from the first step with raw rewards 2.
 
     The rewards lie beyond [0, 1], so that only the agent's own clipping keeps her items at their declared
@@ -177,7 +179,7 @@ def billboard_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
         setting: The audit's setting.
 
     Returns:
-        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.algorithms.observers.tabular_world`.
+        (environment, users of D, (canary 0, canary 1)), as :func:`~dpkit.audits.rl.observers.tabular_world`.
     """
     return tabular_world(setting, (2.0, 2.0))
 
@@ -205,12 +207,12 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """The ``billboard`` observer of any agent that follows the billboard protocol.
 
     It plays every user, reads every released prefix of every counter, recovers the p-sums and whitens each at the σ
-    the claim needs (:meth:`~dpkit.algorithms.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
-    user after the changed one (the whole view: :meth:`~dpkit.algorithms.rows.Trace.plan`). The protocol:
+    the claim needs (:meth:`~dpkit.audits.rl.psums.CounterLog.finish`), and records the plan ``plan(k)`` serves every
+    user after the changed one (the whole view: :meth:`~dpkit.audits.rl.rows.Trace.plan`). The protocol:
     docs/explanation/observers.md.
 
     Args:
-        run: The run to play (:class:`~dpkit.algorithms.observers.ObservedRun`).
+        run: The run to play (:class:`~dpkit.audits.rl.observers.ObservedRun`).
         rng: The run's randomness (the agent's and the policies' draws).
 
     Returns:
@@ -220,7 +222,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         TypeError: The agent does not follow the billboard protocol.
         ValueError: A plan's ``released`` does not name every declared counter.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     env, users, canaries = run.world
     j = run.index
@@ -261,19 +263,19 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """Score a one-run audit of a billboard agent: every user a canary, user k canary ``run.coins[k]``.
 
     The scores read every released prefix of every counter and both canaries' items under the plan each user was served
-    (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned score).
+    (:func:`~dpkit.audits.rl.psums.billboard_one_run_features`: the scores, and features for a learned score).
 
     Args:
-        run: The run to play (:class:`~dpkit.algorithms.observers.OneRun`).
+        run: The run to play (:class:`~dpkit.audits.rl.observers.OneRun`).
         rng: The run's randomness.
 
     Returns:
-        The scores, their reach at the claim and the features (:class:`~dpkit.algorithms.observers.OneRunView`).
+        The scores, their reach at the claim and the features (:class:`~dpkit.audits.rl.observers.OneRunView`).
 
     Raises:
         ValueError: The observer is not ``billboard``.
     """
-    from .episodes import play_episode
+    from dpkit.algorithms.episodes import play_episode
 
     if run.observer != "billboard":
         raise ValueError(f"one-run audits of a billboard agent read the billboard, not {run.observer!r}")
@@ -309,7 +311,7 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     return OneRunView(scores, "billboard", reach, features)
 
 
-def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
+def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> AuditSpec:
     """The :class:`~dpkit.algorithms.spec.AuditSpec` of a joint-DP agent that follows the billboard protocol.
 
     Its world is :func:`billboard_world`, its observer :func:`observe_billboard`, its positions
@@ -325,15 +327,13 @@ def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> Any:
         >>> billboard_audit(defaults={"episodes": 8}).defaults["episodes"]
         8
     """
-    from .spec import AuditSpec
-
     return AuditSpec(
         observers=("billboard",),
         white_box=("billboard",),
         world=billboard_world,
         observe=observe_billboard,
         one_run=billboard_one_run,
-        positions="dpkit.algorithms.billboard:billboard_positions",
+        positions="dpkit.audits.rl.billboard:billboard_positions",
         plan_probe=tabular_plan_probe,
         defaults={"states": 2, "horizon": 3, "episodes": 4, **dict(defaults or {})},
         canaries="disjoint states from the first step, raw rewards 2 (beyond [0, 1]): only the agent's clipping keeps "
@@ -362,8 +362,8 @@ def agent_protocol(factory: Callable[..., Any]) -> str:
     else:
         from types import SimpleNamespace
 
-        probe = SimpleNamespace(states=2, actions=2, horizon=3, episodes=4, users_seed=0)
-        env = billboard_world(probe)[0]
+        probe = SimpleNamespace(states=2, actions=2, horizon=3, episodes=4, users_seed=0)  # the fields a world reads
+        env = billboard_world(cast(AuditedSetting, probe)).env
         agent = factory("agent", env, 4, np.random.default_rng(0), epsilon=1.0, delta=1e-5, sigma="paper")
         offered = [p for p, method in PROTOCOLS.items() if callable(getattr(agent, method, None))]
     if len(offered) != 1:

@@ -3,20 +3,27 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from dpkit.accountant.binary_counter import BinaryCounter
+from dpkit.algorithms.batches import ShippedClass, batch_parts, batchable
+from dpkit.algorithms.episodes import play_episode, play_episodes
+from dpkit.algorithms.linopt.agent import TUNED, PrivateLinOpt, Privatizer
+from dpkit.algorithms.linopt.declaration import ALGORITHMS
+from dpkit.algorithms.spec import AuditSpec
 
-from ..batches import ShippedClass, batch_parts, batchable
-from ..episodes import play_episode, play_episodes
-from ..observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world
-from ..psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
-from .agent import PrivateLinOpt, Privatizer
+from .observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world, tree_positions
+from .plan_worlds import tabular_plan_probe
+from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
+    "AUDIT",
+    "AUDITS",
     "audit_world",
     "observe",
     "observe_batch",
@@ -24,7 +31,7 @@ __all__ = [
 ]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the MDP, the users and the two canaries.
 
     One canary starts in and walks state 0, the other state S − 1 (disjoint features at every step), both with raw
@@ -57,7 +64,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    return observe_batch(run, [rng])[0]
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
@@ -73,9 +81,9 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
         rngs: one Generator per run (each run's own stream, as the per-run path draws it).
 
     Returns:
-        One row per Generator (:meth:`~dpkit.algorithms.rows.Trace.row`).
+        One row per Generator (:meth:`~dpkit.audits.rl.rows.Trace.row`).
     """
-    if batchable(run.setting, _SHIPPED):
+    if batchable(run.setting.implementation, _SHIPPED):
         parts = batch_parts(rngs, _bytes_per_run(run))
         return np.concatenate([_observe_runs(run, part, batched=True) for part in parts])
     return np.stack([_observe_runs(run, [g], batched=False)[0] for g in rngs])
@@ -91,7 +99,7 @@ def _bytes_per_run(run: ObservedRun) -> float:
     by the counters' levels, the billboard's prefixes and items, and the observer's whitened copies."""
     env = run.world[0]
     d1 = env.states * env.actions * env.states
-    return 8.0 * env.horizon * d1 * d1 * (8 + 8 * int(run.setting.episodes))
+    return float(8.0 * env.horizon * d1 * d1 * (8 + 8 * int(run.setting.episodes)))
 
 
 class _OneRun:
@@ -102,7 +110,7 @@ class _OneRun:
         self.privatizer = agent.privatizer
 
     def plan(self, k: int) -> Any:
-        from ..episodes import Plan
+        from dpkit.algorithms.episodes import Plan
 
         plan = self.agent.plan(k)
         return Plan(np.asarray(plan.policy)[None], {n: np.asarray(v)[None] for n, v in plan.released.items()})
@@ -164,7 +172,7 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     """One run whose users are all canaries (user k canary ``run.coins[k]``), scored from the billboard.
 
     The scores read every released prefix of every counter, and both canaries' items under the plan each user was
-    served (:func:`~dpkit.algorithms.psums.billboard_one_run_features`: the scores, and features for a learned
+    served (:func:`~dpkit.audits.rl.psums.billboard_one_run_features`: the scores, and features for a learned
     score).
 
     Args:
@@ -195,7 +203,10 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         log1.episode(agent.items(k, *trajectories[1]), None, 0)
         agent.update(k, *trajectories[int(coin)])
         run.advance()
-    stack = lambda log: {n: np.stack(log.items[n]) for n in names}  # noqa: E731
+
+    def stack(log: CounterLog) -> dict[str, np.ndarray]:
+        return {n: np.stack(log.items[n]) for n in names}
+
     prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
     scores, features = billboard_one_run_features(
         prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}
@@ -203,3 +214,30 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
     starts = counter_nodes(prefixes[names[0]])[1]
     reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
     return OneRunView(scores, "billboard", reach, features)
+
+
+#: The audit of both private LinOpt agents: the billboard (white-box) and the actions served (black-box).
+AUDIT = AuditSpec(
+    observers=("billboard", "actions"),
+    white_box=("billboard",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    one_run=one_run,
+    positions=tree_positions,
+    # With the paper's bonus every optimistic value sits at its cap whatever the data, so no plan can move: the
+    # plan probe runs at dpkit's tuned bonus (0.05×), where a planner on anything but the billboard is seen
+    plan_probe=functools.partial(tabular_plan_probe, options={"bonus_scale": TUNED["bonus_scale"]}),
+    # The paper's constants (bonus scale 1): every optimistic Q saturates at its cap, so the canaries' items
+    # reach every declared Δ (the black-box ``actions`` observer needs preset="tuned": with saturated Q, VI
+    # plays one action forever). K = 4: users 0, 1, 2 are the tree's first, power-of-two and last released
+    # positions. ε = 16 keeps μ near 2.9, where a few thousand runs certify most of it.
+    defaults={"states": 2, "horizon": 3, "episodes": 4, "epsilon": 16.0},
+    canaries=(
+        "disjoint states from the first step with raw rewards 2, beyond [0, 1]: only the algorithm's reward "
+        "clipping keeps the reward counters at their declared Δ; every value at its cap, so φ_{V_{h+1}} is "
+        "the full block and V_{h+1}(s_{h+1}) = H − h: each counter's item attains its declared Δ at every step"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = dict.fromkeys(ALGORITHMS, AUDIT)

@@ -81,9 +81,9 @@ def billboard(
     """Record into ``trace`` the residuals of every p-sum of every counter of one run's billboard.
 
     The p-sums that hold the changed user give their projections on her difference
-    (:func:`~dpkit.algorithms.observers.project`); a batch of counters (one per step) adds every step's p-sum on
+    (:func:`~dpkit.audits.rl.observers.project`); a batch of counters (one per step) adds every step's p-sum on
     every other step's direction. The last column reads her coin from noise values the billboard repeats
-    (:meth:`~dpkit.algorithms.rows.Trace.read`, :func:`~dpkit.algorithms.reused_noise.changed_user_vote`: each
+    (:meth:`~dpkit.audits.rl.rows.Trace.read`, :func:`~dpkit.audits.rl.reused_noise.changed_user_vote`: each
     counter whitened by the σ the implementation reports). It is :func:`billboard_runs` of one run.
 
     Args:
@@ -211,10 +211,10 @@ class CounterLog:
         self.delta: dict[str, np.ndarray] = {}
 
     def _batch(self, x: Any, name: str) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
+        arr = np.asarray(x, dtype=float)
         if self.batched[name]:
-            return x
-        return x[None] if self.runs is None else x[:, None]
+            return arr
+        return arr[None] if self.runs is None else arr[:, None]
 
     def released(self, released: Mapping[str, np.ndarray]) -> None:
         """Log the prefixes released before one episode.
@@ -384,8 +384,8 @@ def billboard_one_run_scores(
     users' coins (each ±½ along d_i). The score sums these projections over every p-sum holding k, each weighted by
     ‖d_k‖² over a bound on its variance, σ²‖d_k‖² + ¼‖d_k‖²·Σ_{i≠k} ‖d_i‖², so that small blocks (where k is almost
     alone) count most. Users in no released p-sum score 0. A user whose coin a repeated noise value reads exactly
-    (:mod:`dpkit.algorithms.reused_noise`: noise reused, or none) comes first on her side
-    (:func:`~dpkit.algorithms.reused_noise.with_votes`).
+    (:mod:`dpkit.audits.rl.reused_noise`: noise reused, or none) comes first on her side
+    (:func:`~dpkit.audits.rl.reused_noise.with_votes`).
 
     Args:
         prefixes: Each counter's released noisy prefixes P_0 = 0, P_1 … (P_t holds items 0 … t − 1), by name.
@@ -416,7 +416,7 @@ def billboard_one_run_features(
     Column (counter c, level ℓ) sums proj/‖d_k‖² over the p-sums of c that hold 2^ℓ users and user k (0 where she has
     none): the coordinates a score learned on other canaries weighs for itself (an un-noised counter, a level whose
     noise is missing), where the white-box score weighs them by the declared σ. The last column holds the user's votes
-    from reused noise (:func:`~dpkit.algorithms.reused_noise.reused_noise_votes`).
+    from reused noise (:func:`~dpkit.audits.rl.reused_noise.reused_noise_votes`).
 
     Args:
         prefixes: Each counter's released noisy prefixes, by name (as :func:`billboard_one_run_scores`).

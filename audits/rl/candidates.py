@@ -1,6 +1,6 @@
-"""The candidate attacks of an RL audit on its runs' rows (:class:`~dpkit.algorithms.rows.RowLayout`): the exact
+"""The candidate attacks of an RL audit on its runs' rows (:class:`~dpkit.audits.rl.rows.RowLayout`): the exact
 white-box test, Gaussians fitted on the whitened releases, the attacks on the plans served after the changed user
-(:mod:`dpkit.audits.rl_plans`) and, for a black-box view, a logistic regression; :func:`rl_attacks` gives the ones
+(:mod:`dpkit.audits.rl.plans`) and, for a black-box view, a logistic regression; :func:`rl_attacks` gives the ones
 an audit chooses among."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import enum
 import numpy as np
 
 from dpkit.accountant.validation import check_choice, enum_values
-from dpkit.algorithms.rows import RowLayout
 
-from .attacks import Attack, FittedGaussianLikelihoodRatio
-from .learned_attacks import AtomAttack, LogisticRegressionAttack
-from .rl_setting import RlSetting
+from ..attacks import Attack, FittedGaussianLikelihoodRatio
+from ..learned_attacks import AtomAttack, LogisticRegressionAttack
+from .rows import RowLayout
+from .setting import RlSetting
 
 __all__ = [
     "RL_ATTACKS",
@@ -75,7 +75,8 @@ class WhiteBoxRuns(Attack):
         if x.ndim != 2 or x.shape[1] < 2 * half:
             raise ValueError(f"white-box rows must hold {half} residuals and signals, got shape {x.shape}")
         r, a = x[:, :half], x[:, half : 2 * half]
-        return np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
+        scores: np.ndarray = np.einsum("nl,nl->n", a, r) - 0.5 * np.einsum("nl,nl->n", a, a)
+        return scores
 
 
 class SignalColumns(Attack):
@@ -200,7 +201,7 @@ def rl_attacks(setting: RlSetting, attack: str, *, layout: RowLayout, runs: int)
 
     A black-box observer's ``white-box`` is ``learned``; ``auto`` below :data:`AUTO_MIN_RUNS` runs is the white-box
     test alone (``learned`` for a black-box observer). A white-box observer's ``auto`` and ``learned`` add the
-    attacks on the plans served after the changed user (:func:`~dpkit.audits.rl_plans.plan_attacks`).
+    attacks on the plans served after the changed user (:func:`~dpkit.audits.rl.plans.plan_attacks`).
 
     Args:
         setting: The audit's setting.

@@ -4,19 +4,21 @@ messages up to the changed one, whitened at the claim's σ — many runs at once
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from .batches import ShippedClass, batch_parts, batchable
-from .ldp_ucrl_vtr import AUTO_FEATURES_DIM, LdpUcrlVtr
+from dpkit.algorithms.batches import ShippedClass, batch_parts, batchable
+from dpkit.algorithms.ldp_ucrl_vtr import ALGORITHM, AUTO_FEATURES_DIM, LdpUcrlVtr
+from dpkit.algorithms.spec import AuditSpec
+from dpkit.algorithms.ucrl_vtr import Features
+
 from .observers import ObservedRun, observe_messages, observe_messages_runs
-from .ucrl_vtr import Features
+from .worlds import AuditedSetting, AuditWorld
 
-__all__ = ["audit_world", "batched", "observe", "observe_batch"]
+__all__ = ["AUDIT", "AUDITS", "audit_world", "batched", "observe", "observe_batch"]
 
 
-def audit_world(setting: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+def audit_world(setting: AuditedSetting) -> AuditWorld:
     """The audit's world: the uniform MDP, the users and the two canaries.
 
     One canary starts in and walks state 0, the other state S − 1 (disjoint features φ_V at every step), in the
@@ -47,7 +49,7 @@ def batched(run: ObservedRun) -> bool:
     Returns:
         True where :func:`observe_batch` simulates the runs along the agent's run axis.
     """
-    return run.observer == "messages" and batchable(run.setting, (_SHIPPED,))
+    return run.observer == "messages" and batchable(run.setting.implementation, (_SHIPPED,))
 
 
 #: The agent's class as shipped: one patched in place (a test's monkeypatch) is an implementation under test, played
@@ -64,11 +66,11 @@ def _bytes_per_run(run: ObservedRun) -> float:
     if kind == "auto":  # the agent's own rule
         kind = "one-hot" if env.states**2 * env.actions <= AUTO_FEATURES_DIM else "support"
     d = Features(env, kind).dim
-    return 8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1))
+    return float(8.0 * env.horizon * (7.0 * d * d + 3.0 * d * (d + 1) / 2 * (run.index + 1)))
 
 
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
-    """The messages observer (:func:`~dpkit.algorithms.observers.observe_messages`) of one run.
+    """The messages observer (:func:`~dpkit.audits.rl.observers.observe_messages`) of one run.
 
     It is the batch of one of :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
 
@@ -80,18 +82,19 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         The run's row.
     """
     if batched(run):
-        return observe_batch(run, [rng])[0]
+        row: np.ndarray = observe_batch(run, [rng])[0]
+        return row
     return observe_messages(run, rng)
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """:func:`~dpkit.algorithms.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
+    """:func:`~dpkit.audits.rl.observers.observe_messages` of R runs at once, run i from ``rngs[i]``.
 
     One row per run, row i what ``observe_messages(run, rngs[i])`` returns (up to the rounding of batched linear
     algebra).
 
     The agent is one :class:`LdpUcrlVtr` of R runs (run i's noise from its own Generator, drawn as the run alone
-    draws it), observed by :func:`~dpkit.algorithms.observers.observe_messages_runs` — the one messages observer,
+    draws it), observed by :func:`~dpkit.audits.rl.observers.observe_messages_runs` — the one messages observer,
     of which ``observe_messages`` is the batch of one — in parts that fit the batch's memory. An implementation under
     test (``run.setting.implementation``) runs one by one through ``observe_messages``,
     unless marked :func:`~dpkit.algorithms.batches.plays_runs`.
@@ -106,3 +109,22 @@ def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.n
     if not batched(run):
         return np.stack([observe_messages(run, g) for g in rngs])
     return np.concatenate([observe_messages_runs(run, part) for part in batch_parts(rngs, _bytes_per_run(run))])
+
+
+#: LDP-UCRL-VTR's audit: every user's noisy messages (white-box).
+AUDIT = AuditSpec(
+    observers=("messages",),
+    white_box=("messages",),
+    world=audit_world,
+    observe=observe,
+    observe_batch=observe_batch,
+    defaults={"states": 2, "horizon": 8, "episodes": 4},
+    canaries=(
+        "tabular walks through disjoint states from the first step (state 0 against S − 1): every entry of φ_V "
+        "and V at its per-step bound (the values sit at their caps), so each message's difference attains its "
+        "declared Δ; the optimistic values the user clips reach beyond b_V, so a randomiser that forgets to clip "
+        "φ or V releases more than the declared Δ"
+    ),
+)
+#: The audits this module registers (:mod:`dpkit.audits.rl.registry`), by algorithm name.
+AUDITS = {ALGORITHM: AUDIT}

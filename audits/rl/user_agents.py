@@ -1,6 +1,6 @@
 """A user's own agent as dpkit knows it: the :class:`~dpkit.algorithms.spec.AlgorithmSpec` of an agent factory that
-follows one of the two protocols (the local-DP messages protocol of :mod:`dpkit.algorithms.observers`, the joint-DP
-billboard protocol of :mod:`dpkit.algorithms.billboard`), told apart by what its agents offer.
+follows one of the two protocols (the local-DP messages protocol of :mod:`dpkit.audits.rl.observers`, the joint-DP
+billboard protocol of :mod:`dpkit.audits.rl.billboard`), told apart by what its agents offer.
 
 The spec registers the agent's own declaration — read from an agent built for the ledger's sizes on a tabular
 environment of those sizes — so a user's agent has a ledger, an audit and a report like the seed algorithms; its
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.algorithms.envs.tabular import uniform_tabular
+from dpkit.algorithms.spec import AlgorithmSpec, ReportSpec
 
 from .billboard import agent_protocol, billboard_audit
-from .envs.tabular import uniform_tabular
 from .observers import local_messages_audit
-from .spec import AlgorithmSpec, ReportSpec
 
 __all__ = ["AgentDeclaration", "agent_ledger_parameters", "agent_spec"]
 
@@ -84,7 +84,7 @@ def agent_spec(agent: AlgorithmSpec | Callable[..., Any], *, name: str | None = 
     """The spec of a user's agent: ``agent`` itself when it is an AlgorithmSpec, else the agent factory's.
 
     A factory's spec is audited through the protocol its agents follow
-    (:func:`~dpkit.algorithms.billboard.agent_protocol`) and declared through :class:`AgentDeclaration`.
+    (:func:`~dpkit.audits.rl.billboard.agent_protocol`) and declared through :class:`AgentDeclaration`.
 
     Args:
         agent: An :class:`~dpkit.algorithms.spec.AlgorithmSpec`, or an agent factory.

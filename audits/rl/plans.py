@@ -18,13 +18,13 @@ import numpy as np
 from scipy import stats
 
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
-from dpkit.algorithms.rows import RowLayout
 
-from .claims import Claim
-from .engine import AuditResult, audit_outputs
-from .rl_candidates import AUTO_MIN_RUNS, plan_attacks, view_attack
-from .rl_setting import RlSetting, audited_spec, neighbouring_datasets, rl_release
-from .verdicts import POWER_RATIO_NEEDED
+from ..claims import Claim
+from ..engine import AuditResult, audit_outputs
+from ..verdicts import POWER_RATIO_NEEDED
+from .candidates import AUTO_MIN_RUNS, plan_attacks, view_attack
+from .rows import RowLayout
+from .setting import RlSetting, audit_hook, neighbouring_datasets, rl_release
 
 __all__ = [
     "PILOT_MIN_RUNS",
@@ -91,7 +91,7 @@ def probe_members(setting: RlSetting) -> tuple[RlSetting, ...]:
         One setting per member its algorithm names (:attr:`~dpkit.algorithms.spec.AuditSpec.plan_probe`); none
         without one, for a black-box observer, or for a setting already in a probe's world.
     """
-    hook = audited_spec(setting).hook("plan_probe")
+    hook = audit_hook(setting, "plan_probe")
     if hook is None or not setting.white_box or setting.world:
         return ()
     return tuple(replace(setting, **dict(changes)) for changes in hook(setting))

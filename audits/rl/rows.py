@@ -10,7 +10,7 @@ An RL audit (:mod:`dpkit.audits.rl`) hands every run to the algorithm's observer
 * black-box observers: ``[view (V), plans (P), P, μ, μ_claim]``.
 
 The plans sit in columns of their own, so that the attacks on the releases read exactly the columns they read
-without them (their power is not diluted) and an attack of its own reads the plans (:mod:`dpkit.audits.rl_plans`).
+without them (their power is not diluted) and an attack of its own reads the plans (:mod:`dpkit.audits.rl.plans`).
 A correct jointly private implementation serves each user a plan computed from the billboard (and her own data):
 adding its plans to the view keeps the level of the audit — they are post-processing of what is already read.
 """
@@ -89,7 +89,7 @@ class Trace:
         power when wrong, never validity.
 
         Args:
-            vote: The reading (:func:`~dpkit.algorithms.reused_noise.changed_user_vote`): > 0 D′, < 0 D, 0 no reading.
+            vote: The reading (:func:`~dpkit.audits.rl.reused_noise.changed_user_vote`): > 0 D′, < 0 D, 0 no reading.
         """
         a = SIGNAL_CAP * float(vote != 0.0)
         z = np.zeros(1)
