@@ -40,7 +40,7 @@ from .selection import (
 from .sequential import SequentialResult, audit_pairs_sequential
 from .shape_estimate import EpsilonEstimate
 from .summary import Headline
-from .verdicts import VERDICTS
+from .verdicts import VERDICTS, Verdict
 
 __all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
 
@@ -327,7 +327,7 @@ class PairsResult(Headline):
     def verdict(self) -> str:
         """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks
         power)."""
-        if any(r.verdict == "violation" for r in self.results):
+        if any(r.verdict == Verdict.VIOLATION for r in self.results):
             return "violation"
         return self.strongest.verdict
 

@@ -82,7 +82,7 @@ class LogisticRegressionAttack(Attack):
     def _phi(self, x: np.ndarray) -> np.ndarray:
         """The standardised features of (n, k) outputs, with the stored training statistics."""
         z = (x - self._center) / self._scale
-        if self.features == "linear":
+        if self.features == AttackFeatures.LINEAR:
             return z
         return np.hstack([z, (z * z - self._sq_center) / self._sq_scale])
 
@@ -102,7 +102,7 @@ class LogisticRegressionAttack(Attack):
         x0, x1 = flatten_pair(outputs0, outputs1)
         x = np.concatenate([x0, x1])
         self._center, self._scale = _standardisation(x)
-        if self.features == "quadratic":
+        if self.features == AttackFeatures.QUADRATIC:
             z = (x - self._center) / self._scale
             self._sq_center, self._sq_scale = _standardisation(z * z)
         phi = self._phi(x)
@@ -268,7 +268,7 @@ class HistogramLikelihoodRatio(Attack):
         return self.log_ratio_ is not None
 
     def _cuts(self, column: np.ndarray) -> np.ndarray:
-        if self.binning == "quantile":
+        if self.binning == Binning.QUANTILE:
             return np.unique(np.quantile(column, np.arange(1, self.bins) / self.bins))
         lo, hi = float(column.min()), float(column.max())
         if not hi > lo:

@@ -64,6 +64,7 @@ from .rl_setting import (
     validate_runs,
 )
 from .summary import Headline, HeldAudit
+from .verdicts import Verdict
 
 __all__ = [
     "audited_algorithms",
@@ -479,16 +480,17 @@ class RlPositionsAudit(Headline):
         return max(self.results, key=lambda r: float(getattr(r, bound)))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         verdicts = [r.verdict for r in self.results]
-        if "violation" in verdicts:
-            return "violation"
-        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+        if Verdict.VIOLATION in verdicts:
+            return Verdict.VIOLATION
+        return Verdict.CONSISTENT if all(v == Verdict.CONSISTENT for v in verdicts) else Verdict.INCONCLUSIVE
 
     @property
-    def claim_verdict(self) -> str:
+    def claim_verdict(self) -> Verdict:
         """The paper's ε against the largest ε lower bound of the positions (``strongest("epsilon_lower")``)."""
-        return "violation" if any(r.claim_verdict == "violation" for r in self.results) else "consistent"
+        violated = any(r.claim_verdict == Verdict.VIOLATION for r in self.results)
+        return Verdict.VIOLATION if violated else Verdict.CONSISTENT
 
     @property
     def reason(self) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .shapes import ShapeFamily
-from .verdicts import POWER_RATIO_NEEDED
+from .verdicts import POWER_RATIO_NEEDED, Verdict
 
 __all__ = [
     "REACH_TOLERANCE",
@@ -62,14 +62,14 @@ def rl_reason(audit: Any) -> str:
     """
     results, worst = audit.results, audit.worst
     total = len(results)
-    if audit.verdict == "violation":
-        bad = sum(r.verdict == "violation" for r in results)
+    if audit.verdict == Verdict.VIOLATION:
+        bad = sum(r.verdict == Verdict.VIOLATION for r in results)
         return (
             f"{bad} of {total} position(s) violate the declaration; at {worst.position_name} the {worst.attack} "
             f"attack certifies μ ≥ {worst.mu_lower:.4g} where the declaration allows the pair "
             f"{worst.pair_mu_allowed:.4g} (its certified error rates lie below that μ's trade-off curve)"
         )
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         ratio = min(r.audit.power_ratio for r in results)
         return (
             f"no position's certified μ exceeds what the declaration allows its pair, and at each an ideal attack "
@@ -92,8 +92,8 @@ def rl_sequential_reason(audit: Any) -> str:
     """
     worst, total = audit.worst, len(audit.positions)
     result = worst.result
-    if audit.verdict == "violation":
-        bad = sum(p.verdict == "violation" for p in audit.positions)
+    if audit.verdict == Verdict.VIOLATION:
+        bad = sum(p.verdict == Verdict.VIOLATION for p in audit.positions)
         how = (
             f"its e-value {result.e_value:.4g} crossed {audit.threshold:.4g} (a correct implementation crosses with "
             "probability ≤ α/2)"
@@ -101,7 +101,7 @@ def rl_sequential_reason(audit: Any) -> str:
             else f"its final test certifies μ ≥ {result.mu_lower:.4g}, the declaration allowing {worst.mu_allowed:.4g}"
         )
         return f"{bad} of {total} position(s) violate the declaration; at {worst.position} {how}"
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return (
             "no position's e-value crossed its threshold, and each position's final test certified no more than its "
             "allowance with the power to see a violation"
@@ -121,7 +121,7 @@ def rl_sequential_diagnosis(audit: Any) -> str | None:
     Returns:
         The diagnosis, or None.
     """
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return None
     return _sigma_cause(audit.claim.sigmas, audit.claim.sigmas_claim, audit.claim.exact_mu, audit.claim.claim_mu)
 
@@ -172,7 +172,7 @@ def rl_diagnosis(audit: Any) -> str | None:
     Returns:
         The diagnosis (the causes found, joined by "; "), or None: under consistent, or where nothing points.
     """
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return None
     worst = audit.worst
     causes: list[str] = []
@@ -207,8 +207,8 @@ def rl_diagnosis(audit: Any) -> str | None:
 def _pointing(results: Sequence[Any]) -> list[Any]:
     """The positions whose evidence points past their allowance: violations first, then the inconclusive ones whose
     judgement diagnoses a loss past it."""
-    bad = [r for r in results if r.verdict == "violation"]
-    return bad or [r for r in results if r.verdict == "inconclusive" and r.audit.judgement.diagnosis is not None]
+    bad = [r for r in results if r.verdict == Verdict.VIOLATION]
+    return bad or [r for r in results if r.verdict == Verdict.INCONCLUSIVE and r.audit.judgement.diagnosis is not None]
 
 
 def _own_diagnosis(worst: Any) -> str | None:

@@ -22,9 +22,9 @@ from dpkit.algorithms.rows import RowLayout
 
 from .claims import Claim
 from .engine import AuditResult, audit_outputs
-from .rl_candidates import AUTO_MIN_RUNS, plan_attacks, view_attack
+from .rl_candidates import AUTO_MIN_RUNS, RlAttack, plan_attacks, view_attack
 from .rl_setting import RlSetting, audited_spec, neighbouring_datasets, rl_release
-from .verdicts import POWER_RATIO_NEEDED
+from .verdicts import POWER_RATIO_NEEDED, Verdict
 
 __all__ = [
     "PILOT_MIN_RUNS",
@@ -233,7 +233,7 @@ def judge_view(
     """
     allowed = result.claim.mu_allowed or 0.0
     layout = RowLayout.of(out0, False)
-    if result.verdict == "violation":
+    if result.verdict == Verdict.VIOLATION:
         return ViewJudgement("violation", math.nan, math.nan, None)
     if _same_everywhere(out0, out1, layout):
         note = (
@@ -289,4 +289,4 @@ def reads_plans(attack: str, runs: int) -> bool:
     Returns:
         True for the learned attack, and for ``auto`` where the probe's runs reach :data:`AUTO_MIN_RUNS`.
     """
-    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)
+    return attack == RlAttack.LEARNED or (attack == RlAttack.AUTO and probe_runs(runs) >= AUTO_MIN_RUNS)

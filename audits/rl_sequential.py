@@ -38,6 +38,7 @@ from .rl import (
 )
 from .sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
 from .summary import Headline
+from .verdicts import Verdict
 
 __all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 
@@ -108,11 +109,11 @@ class RlSequentialAudit(Headline):
         return len(self.positions) / (self.alpha * SEQUENTIAL_SHARE)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         verdicts = [p.verdict for p in self.positions]
-        if "violation" in verdicts:
-            return "violation"
-        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+        if Verdict.VIOLATION in verdicts:
+            return Verdict.VIOLATION
+        return Verdict.CONSISTENT if all(v == Verdict.CONSISTENT for v in verdicts) else Verdict.INCONCLUSIVE
 
     @property
     def runs_used(self) -> int:

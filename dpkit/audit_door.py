@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpkit.reports.config import AuditMode
+
 __all__ = ["SETTING_OPTIONS", "audit_registered", "audit_release", "call_checked", "is_agent", "keywords", "refuse"]
 
 #: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl_setting.RlSetting`).
@@ -133,16 +135,16 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
             raise TypeError(f"give the datasets as pairs=… or as two arguments, not both (got {len(datasets)})")
         pairs, rest = options.pop("pairs"), dict(options)
         what = f"a {mode} audit of a release's pairs"
-        if mode == "sequential":
+        if mode == AuditMode.SEQUENTIAL:
             from dpkit.audits.sequential import audit_sequential
 
             refuse(rest, keywords(audit_sequential, skip=4, extra=("claim",)), what)
         else:
             refuse(rest, keywords(audit, skip=4, extra=("claim",)), what)
-        return audit_pairs(release, pairs, sequential=mode == "sequential", **rest)
+        return audit_pairs(release, pairs, sequential=mode == AuditMode.SEQUENTIAL, **rest)
     if len(datasets) != 2:
         raise TypeError(f"a {mode} audit of a release takes two datasets (or pairs=…), got {len(datasets)}")
-    if mode == "sequential":
+    if mode == AuditMode.SEQUENTIAL:
         from dpkit.audits.sequential import audit_sequential
 
         return call_checked(audit_sequential, "a sequential audit of a release", (release, *datasets), options)
@@ -178,7 +180,7 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
         if isinstance(target, RlSetting):
             raise ValueError("mode 'one-run' audits an algorithm by name (its one run is its own setting)")
         return call_checked(audit_one_run, "a one-run audit of an algorithm", (target,), options)
-    if mode == "sequential":
+    if mode == AuditMode.SEQUENTIAL:
         from dpkit.audits.rl_sequential import audit_positions_sequential
 
         function: Callable[..., Any] = audit_positions_sequential

@@ -7,6 +7,8 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index, shown_int
+from dpkit.audits.claims import ClaimKind, ClaimUnit
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
 from .target_inputs import attack_choice, load_pairs, target_claim
@@ -107,7 +109,7 @@ def audit_target(
         fits = any(a.needs_fit for a in candidate_attacks(chosen))
         plan = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits)
         # the most it may use: its plan, or its final split grown within the budget when the runs ask for it
-        budget = max(plan.budget, max_budget(runs)) if claim.unit == "epsilon" else plan.budget
+        budget = max(plan.budget, max_budget(runs)) if claim.unit == ClaimUnit.EPSILON else plan.budget
     options: dict[str, Any] = {"runs": runs, "chunk_size": chunk}
     with (
         make_executor(name, workers=n_workers, scheduler=scheduler) as pool,
@@ -127,7 +129,7 @@ def audit_target(
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
-                delta=delta if claim.kind != "dp" else None,
+                delta=delta if claim.kind != ClaimKind.DP else None,
                 executor=pool,
                 progress=advance,
                 **options,
@@ -144,10 +146,10 @@ def audit_target(
         out.update(pairs_audited=len(result.results), runs_used_all_pairs=result.runs_used)
     if as_json:
         emit_json(out)
-        return 1 if result.verdict == "violation" else 0
+        return 1 if result.verdict == Verdict.VIOLATION else 0
     if sequential:
         _print_sequential(target, claim, result, best, confidence, ran, len(pairs))
-        return 1 if result.verdict == "violation" else 0
+        return 1 if result.verdict == Verdict.VIOLATION else 0
     assert isinstance(best, AuditResult)  # a fixed audit's result (the sequential one returned above)
     est = best.estimate
     print_table(
@@ -177,7 +179,7 @@ def audit_target(
         ],
         caption=verdict_caption(best.judgement),
     )
-    return 1 if result.verdict == "violation" else 0
+    return 1 if result.verdict == Verdict.VIOLATION else 0
 
 
 def estimate_cell(estimate: Any) -> str:
@@ -215,11 +217,11 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
             f" (stopped after {best.runs_used:,} of {best.runs:,} runs per dataset: e-value "
             f"{format_number(ev['e_value_max'], 4)} ≥ {format_number(ev['threshold'], 4)})"
         )
-    elif result.verdict == "inconclusive":
+    elif result.verdict == Verdict.INCONCLUSIVE:
         why = " (see why below)"
     else:
         why = f" (ran its budget of {best.runs:,} runs per dataset)"
-    unit = "μ" if claim.unit == "mu" else "ε"
+    unit = "μ" if claim.unit == ClaimUnit.MU else "ε"
     print_table(
         f"Sequential audit of {target} against {claim.describe()}: {result.verdict}{why}",
         ["", "value"],

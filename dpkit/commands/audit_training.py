@@ -7,6 +7,8 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audits.dp_sgd_canaries import ThreatModel
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
 __all__ = ["audit_training"]
@@ -94,7 +96,7 @@ def audit_training(
             delta=1e-5 if delta is None else delta,
             progress=advance,
         )
-    code = 1 if result.verdict == "violation" else 0
+    code = 1 if result.verdict == Verdict.VIOLATION else 0
     if as_json:
         emit_json(result.to_dict())
         return code
@@ -120,6 +122,6 @@ def audit_training(
 
 
 def _power(result: Any) -> str:
-    if result.threat.value == "black-box":
+    if result.threat == ThreatModel.BLACK_BOX:
         return "none known for black-box"
     return f"{format_number(result.power, 6)} / {format_number(result.power_ratio, 4)}"

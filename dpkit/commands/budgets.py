@@ -12,6 +12,7 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant import calibrate_sigma
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.render import emit_json, format_number, print_table, stderr_console
 
 from .option_types import NUMBER, NUMBER_LIST, RATE
@@ -116,7 +117,7 @@ def budgets(
         if schedules
         else [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
     )
-    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
+    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == AccountingMethod.PLD)]
     results: list[dict[str, Any]] = []
     from rich.progress import Progress
 
