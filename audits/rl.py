@@ -5,7 +5,8 @@ D and D′ differ in that one user only. Each audited algorithm registers its wo
 model); this module builds D and D′, hands every run to the observer with the claim's σ and the declared Δ of
 every release, attacks the rows (the exact white-box log-likelihood ratio, or a learned attack) and reads them
 against what the claim allows the pair (:class:`RlAuditResult`). :func:`audit_positions` audits several positions
-at shares of α; :func:`audit_algorithm` audits a registered algorithm by name, :func:`register_agent` a user's own.
+at shares of α; :func:`audit_registered_algorithm` audits a registered algorithm by name, :func:`register_agent` a
+user's own.
 How the runs are read and judged: see docs/explanation/rl-audits.md ("How an RL audit reads its runs").
 """
 
@@ -86,9 +87,9 @@ __all__ = [
     "plan_probe_runs",
     "PLAN_PROBE_CHILD",
     "probe_plan",
-    "audit_algorithm",
+    "audit_registered_algorithm",
     "positions",
-    "RlPositionsAudit",
+    "RlPositionsResult",
     "AUTO_SPLITS",
     "default_setting",
     "register_agent",
@@ -446,7 +447,7 @@ def audit_setting(
 
 
 @dataclass(frozen=True, repr=False)
-class RlPositionsAudit(Headline):
+class RlPositionsResult(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
 
     ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is; ``inconclusive``
@@ -595,7 +596,7 @@ def audit_positions(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
     plans: bool | None = None,
-) -> RlPositionsAudit:
+) -> RlPositionsResult:
     """Audit ``setting`` at several positions of the changed user, position j at α/P with its own seed.
 
     Args:
@@ -613,7 +614,7 @@ def audit_positions(
             attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs).
 
     Returns:
-        The audit of every position (see :class:`RlPositionsAudit`).
+        The audit of every position (see :class:`RlPositionsResult`).
 
     Raises:
         ValueError: If ``setting`` is not an :class:`RlSetting`, a position is unknown, or an option is invalid.
@@ -650,11 +651,11 @@ def audit_positions(
                 progress=progress,
             )
         )
-    return RlPositionsAudit(tuple(results), alpha)
+    return RlPositionsResult(tuple(results), alpha)
 
 
 #: The name alike the other results' (:mod:`dpkit.audits.summary`).
-RlPositionsResult = RlPositionsAudit
+RlPositionsResult = RlPositionsResult
 
 #: The child of an audit's seed its plan probe draws from (the positions use the first children).
 PLAN_PROBE_CHILD = 64
@@ -718,7 +719,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
             are refused).
 
     Returns:
-        The name to audit it by (:func:`audit_algorithm`).
+        The name to audit it by (:func:`audit_registered_algorithm`).
 
     Raises:
         TypeError: If ``agent`` is neither an AlgorithmSpec nor an agent factory.
@@ -738,7 +739,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
     return spec.name
 
 
-def audit_algorithm(
+def audit_registered_algorithm(
     algorithm: str,
     *,
     sigma: str | float = "tight",
@@ -754,7 +755,7 @@ def audit_algorithm(
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
     **overrides: Any,
-) -> RlPositionsAudit:
+) -> RlPositionsResult:
     """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes.
 
     Args:
@@ -798,3 +799,16 @@ def audit_algorithm(
         executor=executor,
         progress=progress,
     )
+
+
+#: Names retired by a rename, each with its new name: they still resolve, with a DeprecationWarning, for a release.
+_RENAMED = {"RlPositionsAudit": "RlPositionsResult"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(f"{name} is deprecated: it is now {_RENAMED[name]}", DeprecationWarning, 2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """Why an RL audit's verdict is what it is, and where the evidence points: the ``why:`` and ``diagnosis:`` of an
-audit of several positions (:class:`~dpkit.audits.rl.RlPositionsAudit`), built on each position's judgement
+audit of several positions (:class:`~dpkit.audits.rl.RlPositionsResult`), built on each position's judgement
 (:class:`~dpkit.audits.verdicts.Judgement`: its reason, its diagnosis) as a release audit's are.
 
 The diagnosis names what the numbers the audit holds point to, in this order: a σ below the one the target needs
@@ -53,7 +53,7 @@ def rl_reason(audit: Any) -> str:
     """Why the audit's verdict is what it is, in one sentence.
 
     Args:
-        audit: An :class:`~dpkit.audits.rl.RlPositionsAudit` (its ``results``, ``verdict`` and ``worst`` are read).
+        audit: An :class:`~dpkit.audits.rl.RlPositionsResult` (its ``results``, ``verdict`` and ``worst`` are read).
 
     Returns:
         The reason: under violation, the position and attack whose certified bound lies past its allowance; under
@@ -80,7 +80,7 @@ def rl_reason(audit: Any) -> str:
 
 
 def rl_sequential_reason(audit: Any) -> str:
-    """Why a sequential audit of every position (:class:`~dpkit.audits.rl_sequential.RlSequentialAudit`) says what
+    """Why a sequential audit of every position (:class:`~dpkit.audits.rl_sequential.RlSequentialResult`) says what
     it says, in one sentence.
 
     Args:
@@ -167,7 +167,7 @@ def rl_diagnosis(audit: Any) -> str | None:
     """Where the evidence of a violation (or of an inconclusive that points to one) lies, and its likely cause.
 
     Args:
-        audit: An :class:`~dpkit.audits.rl.RlPositionsAudit`.
+        audit: An :class:`~dpkit.audits.rl.RlPositionsResult`.
 
     Returns:
         The diagnosis (the causes found, joined by "; "), or None: under consistent, or where nothing points.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dpkit.reports.config import AuditMode
+from dpkit.reports.audit_mode import AuditMode
 
 __all__ = ["SETTING_OPTIONS", "audit_registered", "audit_release", "call_checked", "is_agent", "keywords", "refuse"]
 
@@ -165,7 +165,7 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
             :func:`dpkit.audits.rl_one_run.audit_one_run`.
 
     Returns:
-        An RlPositionsAudit, RlSequentialAudit or RlOneRunResult.
+        An RlPositionsResult, RlSequentialResult or RlOneRunResult.
 
     Raises:
         ValueError: An unknown algorithm (the registry's "did you mean …?"), or mode ``one-run`` for a setting.

@@ -136,7 +136,7 @@ FiniteNumber = Annotated[float, Field(allow_inf_nan=False), BeforeValidator(_num
 
 
 class AuditConfig(_Model):
-    """How one algorithm is audited (``dpkit.audits.rl.audit_algorithm``, i.e. ``dpkit audit ALGORITHM``).
+    """How one algorithm is audited (``dpkit.audits.rl.audit_registered_algorithm``, i.e. ``dpkit audit ALGORITHM``).
 
     The audit runs in its own small setting (``dpkit.audits.rl.default_setting``: a few users, where the
     canaries realise most of the declared sensitivity) at the algorithm's target (ε, δ);

@@ -261,7 +261,7 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 def run_audit(
     a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
 ) -> dict[str, Any]:
-    """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``.
+    """The audit of one algorithm: ``dpkit.audits.rl.audit_registered_algorithm(…).to_dict()``.
 
     A config's ``mode = "sequential"`` runs :func:`run_sequential_audit` instead.
 
@@ -274,12 +274,12 @@ def run_audit(
     Returns:
         The object ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`).
     """
-    from dpkit.audits.rl import audit_algorithm
+    from dpkit.audits.rl import audit_registered_algorithm
 
     c = a.audit
     if c.mode == AuditMode.SEQUENTIAL:
         return run_sequential_audit(a, seed, progress, executor=executor)
-    result = audit_algorithm(
+    result = audit_registered_algorithm(
         a.name,
         **a.audit_overrides(),
         runs=c.runs,

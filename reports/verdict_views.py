@@ -29,7 +29,7 @@ __all__ = [
     "headline_view",
     "interval_end",
     "ledger_view",
-    "relation_text",
+    "relation_label",
     "sequential_view",
     "setting_labels",
     "sigma_span",
@@ -79,8 +79,10 @@ def interval_end(value: Any, up: bool = True, digits: int = 8) -> str:
     return short if float(short) == value else f"{decimal_round(value, digits, up=up):.{digits}g}"
 
 
-def relation_text(value: str) -> str:
-    """A neighbouring relation as the report writes it: ``add_remove`` as ``add-remove``.
+def relation_label(value: str) -> str:
+    """A neighbouring relation's label as the report's tables write it: ``add_remove`` as ``add-remove``.
+
+    The relation in a sentence is :func:`dpkit.reports.texts.relation_text`.
 
     Args:
         value: The relation's name.
@@ -260,7 +262,7 @@ def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "implementation_text": implementation_text(row),
         "paper_text": _paper_text(row),
         "model": row["privacy_model"],
-        "relation": relation_text(row["relation"]),
+        "relation": relation_label(row["relation"]),
         "claim": f"ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}",
         "claim_epsilon": _num(row["claimed_epsilon"]),
         "claim_delta": _num(row["delta"]),

@@ -142,9 +142,9 @@ def schedule_of_steps(ctx: click.Context, compositions: float) -> int:
 def _save_solved(path: Any, cal: Any, nm: float) -> Any:
     if path is None:
         return None
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
 
     if not (cal.steps >= 1 and math.isfinite(cal.steps)):
         raise ValueError(f"--save-event: no event to write (the answer is {cal.steps} steps)")
-    schedule = Schedule(cal.sampling_probability, int(cal.steps))
+    schedule = SamplingSchedule(cal.sampling_probability, int(cal.steps))
     return save_event(path, schedule.event(nm))

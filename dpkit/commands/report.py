@@ -16,7 +16,7 @@ from dpkit.render import (
     print_table,
     stderr_console,
 )
-from dpkit.reports.config import AuditMode
+from dpkit.reports.audit_mode import AuditMode
 from dpkit.stages import stage_progress
 
 

@@ -95,10 +95,20 @@ def test_the_door_gives_what_the_function_beneath_gives() -> None:
     assert door == audit(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
 
 
-def test_sequential_true_is_a_deprecated_alias() -> None:
-    with pytest.warns(DeprecationWarning, match="mode='sequential'"):
-        result = dpkit.audit(_release, [0.0], [1.0], sequential=True, **GAUSSIAN)
-    assert type(result).__name__ == "SequentialResult"
+def test_the_retired_sequential_flag_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match="mode='sequential'"):
+        dpkit.audit(_release, [0.0], [1.0], sequential=True, **GAUSSIAN)
+
+
+def test_the_renamed_and_second_doors_still_answer_with_a_warning() -> None:
+    from dpkit.audits import rl, rl_sequential
+
+    with pytest.warns(DeprecationWarning, match="RlPositionsResult"):
+        assert dpkit.RlPositionsAudit is rl.RlPositionsResult
+    with pytest.warns(DeprecationWarning, match="RlSequentialResult"):
+        assert rl_sequential.RlSequentialAudit is rl_sequential.RlSequentialResult
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        _ = rl.NoSuchName
 
 
 @pytest.mark.parametrize(
@@ -139,11 +149,12 @@ def test_what_does_not_apply_is_refused_by_name(call: Any, error: type[Exception
 
 def test_an_algorithm_in_each_mode() -> None:
     fixed = dpkit.audit(ALGORITHM, **SMALL_RL)
-    assert type(fixed).__name__ == "RlPositionsAudit"
+    assert type(fixed).__name__ == "RlPositionsResult"
     assert _check(fixed, positions=True)["positions"] == [{"position": "first", "verdict": fixed.verdict}]
-    assert fixed.to_dict() == dpkit.audit_algorithm(ALGORITHM, **SMALL_RL).to_dict()
+    with pytest.warns(DeprecationWarning, match="one door"):
+        assert fixed.to_dict() == dpkit.audit_algorithm(ALGORITHM, **SMALL_RL).to_dict()
     sequential = dpkit.audit(ALGORITHM, mode="sequential", **SMALL_RL)
-    assert type(sequential).__name__ == "RlSequentialAudit"
+    assert type(sequential).__name__ == "RlSequentialResult"
     _check(sequential, positions=True)
     one_run = dpkit.audit(ALGORITHM, mode="one-run", canaries=300, seed=1)
     assert type(one_run).__name__ == "RlOneRunResult" and _check(one_run)["runs"] == 1
