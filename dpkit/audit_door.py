@@ -107,7 +107,7 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
         release: ``release(dataset, rng, n)``.
         datasets: Two (a neighbouring pair), none (with ``pairs=``) or, in mode ``one-run``, at most one.
         mode: ``fixed``, ``sequential`` or ``one-run``.
-        options: The options of :func:`dpkit.audits.engine.audit`, :func:`dpkit.audits.sequential.audit_sequential`
+        options: The options of :func:`dpkit.audits.engine.audit_pair`, :func:`dpkit.audits.sequential.audit_sequential`
             or :func:`dpkit.audits.one_run.audit_one_run_target`, and ``pairs``.
 
     Returns:
@@ -129,7 +129,7 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
             options = {**options, "dataset": datasets[0]}
         return call_checked(audit_one_run_target, "a one-run audit of a release", (release,), options)
     if "pairs" in options:
-        from dpkit.audits.engine import audit, audit_pairs
+        from dpkit.audits.engine import audit_pair, audit_pairs
 
         if datasets:
             raise TypeError(f"give the datasets as pairs=… or as two arguments, not both (got {len(datasets)})")
@@ -140,7 +140,7 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
 
             refuse(rest, keywords(audit_sequential, skip=4, extra=("claim",)), what)
         else:
-            refuse(rest, keywords(audit, skip=4, extra=("claim",)), what)
+            refuse(rest, keywords(audit_pair, skip=4, extra=("claim",)), what)
         return audit_pairs(release, pairs, sequential=mode == AuditMode.SEQUENTIAL, **rest)
     if len(datasets) != 2:
         raise TypeError(f"a {mode} audit of a release takes two datasets (or pairs=…), got {len(datasets)}")
@@ -148,9 +148,9 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
         from dpkit.audits.sequential import audit_sequential
 
         return call_checked(audit_sequential, "a sequential audit of a release", (release, *datasets), options)
-    from dpkit.audits.engine import audit
+    from dpkit.audits.engine import audit_pair
 
-    return call_checked(audit, "a fixed audit of a release", (release, *datasets), options)
+    return call_checked(audit_pair, "a fixed audit of a release", (release, *datasets), options)
 
 
 def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:

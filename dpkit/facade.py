@@ -13,16 +13,24 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from dpkit.reports.audit_mode import AuditMode
 
 if TYPE_CHECKING:
     from dpkit.accountant.accountants import Guarantee
     from dpkit.accountant.calibration import Calibration
+    from dpkit.algorithms.spec import AlgorithmSpec
+    from dpkit.audits.claims import Claim
+    from dpkit.audits.engine import PairsResult
+    from dpkit.audits.one_run import OneRunResult
     from dpkit.audits.rl import RlPositionsResult
+    from dpkit.audits.rl_one_run import RlOneRunResult
+    from dpkit.audits.rl_sequential import RlSequentialResult
+    from dpkit.audits.rl_setting import RlSetting
+    from dpkit.audits.summary import AuditSummary
     from dpkit.reports.config import ReportConfig
 
 __all__ = ["MODES", "audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
@@ -114,7 +122,31 @@ ONE_RUN = "one-run"
 MODES: tuple[str, ...] = (*(str(m) for m in AuditMode), ONE_RUN)
 
 
-def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> Any:
+@overload
+def audit(
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["fixed"] = "fixed", **options: Any
+) -> RlPositionsResult: ...
+@overload
+def audit(
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["sequential"], **options: Any
+) -> RlSequentialResult: ...
+@overload
+def audit(target: str | RlSetting | AlgorithmSpec, *, mode: Literal["one-run"], **options: Any) -> RlOneRunResult: ...
+@overload
+def audit(
+    target: Callable[..., Any],
+    *,
+    pairs: Sequence[tuple[Any, Any]],
+    mode: Literal["fixed", "sequential"] = "fixed",
+    **options: Any,
+) -> PairsResult: ...
+@overload
+def audit(
+    target: Callable[..., Any], *datasets: Any, claim: Claim, mode: Literal["one-run"], **options: Any
+) -> OneRunResult: ...
+@overload
+def audit(target: Callable[..., Any], *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary: ...
+def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary:
     """Audit anything dpkit audits, in one of three modes: the front door over the audit functions of
     :mod:`dpkit.audits` (the layer beneath it, documented there for finer control).
 
@@ -160,7 +192,7 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> A
         mode: ``fixed`` (the runs given), ``sequential`` (anytime-valid: stops as soon as a violation is certain;
             ``runs`` is the fixed audit it stands in for) or ``one-run`` (one run, many canaries).
         **options: Keyword-only options of the function beneath: for a release those of
-            :func:`dpkit.audits.engine.audit` (``claim``, ``runs``, ``attack``, ``seed``, ``alpha``, ``executor``,
+            :func:`dpkit.audits.engine.audit_pair` (``claim``, ``runs``, ``attack``, ``seed``, ``alpha``, ``executor``,
             …), :func:`~dpkit.audits.sequential.audit_sequential` (``on_look``) or
             :func:`~dpkit.audits.one_run.audit_one_run_target` (``canaries``, ``dataset``, ``score``); for an
             algorithm the fields of its setting (``sigma``, ``episodes``, ``epsilon``, ``delta``, ``observer``,
@@ -197,7 +229,6 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> A
         raise TypeError("audit() takes no 'sequential' option (retired): pass mode='sequential'")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audit_door import audit_registered, audit_release, is_agent
     from dpkit.audits.rl_setting import RlSetting
 

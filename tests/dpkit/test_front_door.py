@@ -89,10 +89,10 @@ def test_a_release_in_each_mode() -> None:
 
 
 def test_the_door_gives_what_the_function_beneath_gives() -> None:
-    from dpkit.audits.engine import audit
+    from dpkit.audits.engine import audit_pair
 
     door = dpkit.audit(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
-    assert door == audit(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
+    assert door == audit_pair(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
 
 
 def test_the_retired_sequential_flag_is_refused_by_name() -> None:
@@ -109,6 +109,11 @@ def test_the_renamed_and_second_doors_still_answer_with_a_warning() -> None:
         assert rl_sequential.RlSequentialAudit is rl_sequential.RlSequentialResult
     with pytest.raises(AttributeError, match="NoSuchName"):
         _ = rl.NoSuchName
+    with pytest.warns(DeprecationWarning, match="audit_pair"):
+        from dpkit.audits import audit as old_name
+    from dpkit.audits import audit_pair
+
+    assert old_name is audit_pair
 
 
 @pytest.mark.parametrize(
@@ -222,3 +227,21 @@ def test_the_notebook_table_is_the_reports_verdict_row() -> None:
     table = result._repr_html_()
     for line in [*summary.evidence_lines(row), summary.implementation_text(row)]:
         assert html.escape(line) in table
+
+
+def test_the_door_is_typed_per_target_kind() -> None:
+    """``dpkit.audit`` declares, per kind of target and mode, the result it returns (mypy reads the overloads)."""
+    from typing import get_overloads
+
+    import dpkit.facade
+
+    returns = [o.__annotations__["return"] for o in get_overloads(dpkit.facade.audit)]
+    assert returns == [
+        "RlPositionsResult",
+        "RlSequentialResult",
+        "RlOneRunResult",
+        "PairsResult",
+        "OneRunResult",
+        "AuditSummary",
+    ]
+    assert dpkit.facade.audit.__annotations__["return"] == "AuditSummary"
