@@ -5,8 +5,7 @@ D and D′ differ in that one user only. Each audited algorithm registers its wo
 model); this module builds D and D′, hands every run to the observer with the claim's σ and the declared Δ of
 every release, attacks the rows (the exact white-box log-likelihood ratio, or a learned attack) and reads them
 against what the claim allows the pair (:class:`RlAuditResult`). :func:`audit_positions` audits several positions
-at shares of α; :func:`audit_registered_algorithm` audits a registered algorithm by name, :func:`register_agent` a
-user's own.
+at shares of α; :func:`audit_registered_algorithm` a registered algorithm, :func:`register_agent` a user's own.
 How the runs are read and judged: see docs/explanation/rl-audits.md ("How an RL audit reads its runs").
 """
 
@@ -799,16 +798,3 @@ def audit_registered_algorithm(
         executor=executor,
         progress=progress,
     )
-
-
-#: Names retired by a rename, each with its new name: they still resolve, with a DeprecationWarning, for a release.
-_RENAMED = {"RlPositionsAudit": "RlPositionsResult"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _RENAMED:
-        import warnings
-
-        warnings.warn(f"{name} is deprecated: it is now {_RENAMED[name]}", DeprecationWarning, 2)
-        return globals()[_RENAMED[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -63,13 +63,17 @@ if TYPE_CHECKING:
     from dpkit.reports.config import ReportConfig as ReportConfig
 
 
-#: Public names retired by a rename (resolved, with a DeprecationWarning, for a release): name -> its module.
-_RENAMED: dict[str, str] = {"RlPositionsAudit": "dpkit.audits.rl"}
+#: Public names retired by a rename (resolved, with a DeprecationWarning, for a release): old name -> new name.
+_RENAMED: dict[str, str] = {"RlPositionsAudit": "RlPositionsResult"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RENAMED:  # the module's own __getattr__ warns and gives the renamed class
-        return getattr(importlib.import_module(_RENAMED[name]), name)
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        warnings.warn(f"dpkit.{name} is deprecated: it is now dpkit.{new}", DeprecationWarning, 2)
+        return getattr(importlib.import_module(_EXPORTS[new]), new)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'dpkit' has no attribute {name!r}")

@@ -105,10 +105,12 @@ def test_the_renamed_and_second_doors_still_answer_with_a_warning() -> None:
 
     with pytest.warns(DeprecationWarning, match="RlPositionsResult"):
         assert dpkit.RlPositionsAudit is rl.RlPositionsResult
+    with pytest.raises(AttributeError, match="RlPositionsAudit"):
+        _ = rl.RlPositionsAudit
     with pytest.warns(DeprecationWarning, match="RlSequentialResult"):
         assert rl_sequential.RlSequentialAudit is rl_sequential.RlSequentialResult
     with pytest.raises(AttributeError, match="NoSuchName"):
-        _ = rl.NoSuchName
+        _ = rl_sequential.NoSuchName
     with pytest.warns(DeprecationWarning, match="audit_pair"):
         from dpkit.audits import audit as old_name
     from dpkit.audits import audit_pair
