@@ -620,14 +620,14 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
     unknown = set(options) - allowed
     if unknown:
         raise ValueError(f"method {method!r} takes no option(s) {', '.join(sorted(unknown))}")
-    if method == "exact":
+    if method == AccountingMethod.EXACT:
         return ExactAccountant()
-    if method == "pld":
+    if method == AccountingMethod.PLD:
         return PldAccountant(**options)
-    if method == "rdp":
+    if method == AccountingMethod.RDP:
         rdp = check_choice(label, DEFAULT_RDP_CONVERSION if conversion is None else conversion, RDP_CONVERSIONS)
         return RdpAccountant(conversion_name=rdp, **options)
-    if method == "zcdp":
+    if method == AccountingMethod.ZCDP:
         zcdp = check_choice(label, DEFAULT_ZCDP_CONVERSION if conversion is None else conversion, ZCDP_CONVERSIONS)
         return ZcdpAccountant(conversion_name=zcdp)
     return ClassicAccountant()

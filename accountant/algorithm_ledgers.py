@@ -122,12 +122,12 @@ class AlgorithmLedger:
         """
         check_choice("allocation", allocation, ALLOCATIONS)
         releases = self.declaration.releases
-        if allocation == "optimal":
+        if allocation == Allocation.OPTIMAL:
             if self.sigmas_optimal is None:
                 return None
             per_step = self.sigmas_optimal
         else:
-            common = [r.sigma_paper for r in releases] if allocation == "paper" else list(self.sigmas_tight)
+            common = [r.sigma_paper for r in releases] if allocation == Allocation.PAPER else list(self.sigmas_tight)
             per_step = tuple((c,) * r.steps for r, c in zip(releases, common))
         return math.fsum(r.count_per_step * s * s for r, steps in zip(releases, per_step) for s in steps)
 

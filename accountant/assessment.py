@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .accountants import VARIANTS, MethodComparison, compare_methods
+from .accountants import VARIANTS, AccountingMethod, MethodComparison, compare_methods
 from .calibration import calibrate_ledger_scale
 from .declarations import Flag, uninformative_delta_flag, users_informative_delta
 from .ledger import EventRelease, Ledger
@@ -107,7 +107,7 @@ class LedgerAssessment:
     @property
     def definitive(self) -> bool:
         """Whether the certified ε at δ is exact (no accounting can give less), not only an upper bound."""
-        if self.certified_method == "exact":
+        if self.certified_method == AccountingMethod.EXACT:
             return True
         lower = self.certified_epsilon_lower
         return lower is not None and self.certified_epsilon is not None and lower >= self.certified_epsilon
@@ -209,7 +209,7 @@ def _claim_flag(
             f"no accounting method interprets this file at delta = {assessment_delta:g}, "
             f"so the claimed epsilon = {claim:g} is not certified"
         )
-    elif method == "exact":
+    elif method == AccountingMethod.EXACT:
         message = (
             f"the exact epsilon at delta = {assessment_delta:g} is {eps:.6g} > the claimed {claim:g}: "
             "the file's noise does not meet the claim (exact: no accounting gives less)"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .accountants import Accountant, RdpAccountant, make_accountant
+from .accountants import Accountant, AccountingMethod, RdpAccountant, make_accountant
 from .classic import classic_sigma
 from .gdp import gdp_mu_unchecked
 from .ledger import GaussianRelease, Ledger
@@ -217,11 +217,13 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
         return _make_feasible(acc, base, round_up(_event_scale(acc, base, epsilon, delta)), epsilon, delta)
     mu1 = top * math.sqrt(math.fsum((m / top) ** 2 for m in mus)) if top > 0.0 else 0.0
     exact_factor = mu1 / gdp_mu_unchecked(epsilon, delta)
-    if acc.method == "exact":
+    if acc.method == AccountingMethod.EXACT:
         factor = exact_factor
-    elif acc.method in ("rdp", "zcdp") and not (isinstance(acc, RdpAccountant) and acc.orders is not None):
+    elif acc.method in (AccountingMethod.RDP, AccountingMethod.ZCDP) and not (
+        isinstance(acc, RdpAccountant) and acc.orders is not None
+    ):
         conv = acc.conversion or ""
-        zconv = _RDP_TO_ZCDP.get(conv, conv) if acc.method == "rdp" else conv
+        zconv = _RDP_TO_ZCDP.get(conv, conv) if acc.method == AccountingMethod.RDP else conv
         rho = zcdp_rho_unchecked(epsilon, delta, zconv)
         if not rho > 0.0:
             raise ValueError(
@@ -229,16 +231,16 @@ def _scale_and_epsilon(acc: Accountant, base: Ledger, epsilon: float, delta: flo
                 f"meets under {zconv} (in doubles): no finite sigma"
             )
         factor = mu1 / (math.sqrt(2.0) * math.sqrt(rho))  # 2ρ may overflow where ρ does not
-    elif acc.method == "pld" and epsilon == 0.0:
+    elif acc.method == AccountingMethod.PLD and epsilon == 0.0:
         raise ValueError(
             "pld: a discretised PLD certifies no epsilon = 0 (its epsilon carries the discretisation); use exact"
         )
-    elif acc.method == "classic" and epsilon == 0.0:
+    elif acc.method == AccountingMethod.CLASSIC and epsilon == 0.0:
         raise ValueError("classic: the Dwork–Roth bound certifies no epsilon = 0 at any finite sigma")
-    elif acc.method == "classic" and len(base.releases) == 1:
+    elif acc.method == AccountingMethod.CLASSIC and len(base.releases) == 1:
         r = releases[0]
         factor = classic_sigma(epsilon, delta, sensitivity=r.sensitivity, compositions=r.count) / r.sigma
-    elif acc.method == "classic":
+    elif acc.method == AccountingMethod.CLASSIC:
         # Closed form: ε(c) = z Σ countᵢ Δᵢ/(c σᵢ) with z = sqrt(2 ln(1.25 N/δ)). (A root-find
         # bracketed from the exact factor would hit the per-release refusal below the answer.)
         z = math.sqrt(2.0 * (math.log(1.25) + math.log(base.compositions) - math.log(delta)))  # logs: any count

@@ -33,6 +33,7 @@ from .events import (
     TreeAggregationEvent,
 )
 from .numerics import round_up
+from .sensitivity import Relation
 from .tree_counts import max_psums_per_item
 
 __all__ = ["ClassicParts", "classic_parts", "classic_refusal", "classic_event_epsilon", "classic_event_delta"]
@@ -83,7 +84,7 @@ def _add(total: Fraction | float, count: int, value: Fraction | float) -> Fracti
 
 
 def _unit(relation: str) -> float:
-    return 1.0 if relation == "add_remove" else 2.0
+    return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 
 
 def _collect(event: Event, count: int, group: int, out: ClassicParts) -> None:
@@ -110,7 +111,7 @@ def _collect(event: Event, count: int, group: int, out: ClassicParts) -> None:
         out.eps = _add(out.eps, count, ratio)
         return
     if isinstance(event, RandomizedResponseEvent):
-        if event.relation != "replace_one":
+        if event.relation != Relation.REPLACE_ONE:
             raise _Unsupported("randomized response is defined under replace_one (a record's value changes)")
         e = event.epsilon
         out.eps = _add(out.eps, count, group * Fraction(e) if math.isfinite(e) else math.inf)

@@ -28,7 +28,7 @@ from .flags import (
 from .ledger import EventRelease, GaussianRelease, Ledger, Release
 from .memo import cached_declaration, clear_declaration_caches
 from .numerics import round_up
-from .sensitivity import RELATIONS, ReleaseNoise, check_relation
+from .sensitivity import RELATIONS, Relation, ReleaseNoise, check_relation
 from .validation import (
     ArgumentTypeError,
     check_choice,
@@ -190,7 +190,7 @@ class DeclaredRelease:
             ValueError: an unknown relation, or add/remove for a release without an add/remove sensitivity.
         """
         relation = check_relation(relation)
-        value = self.sensitivity_add_remove if relation == "add_remove" else self.sensitivity_replace_one
+        value = self.sensitivity_add_remove if relation == Relation.ADD_REMOVE else self.sensitivity_replace_one
         if value is None:
             raise ValueError(f"release {self.name!r} has no sensitivity under {relation}")
         return value
@@ -198,7 +198,7 @@ class DeclaredRelease:
     @property
     def is_gaussian(self) -> bool:
         """Whether the release is a plain Gaussian mechanism (no subsampling): its μ is exact and sums in μ²."""
-        return self.mechanism == "gaussian" and self.sampling_rate is None
+        return self.mechanism == ReleaseMechanism.GAUSSIAN and self.sampling_rate is None
 
     def gaussian(self, relation: str, *, sigma: float | None = None) -> GaussianRelease:
         """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given).
@@ -289,10 +289,10 @@ class DeclaredRelease:
         from .events import Event, GaussianEvent, LaplaceEvent, PoissonSampledEvent
 
         leaf: Event
-        if self.mechanism == "gaussian":
+        if self.mechanism == ReleaseMechanism.GAUSSIAN:
             leaf = GaussianEvent.from_sigma(scale, sensitivity=delta, relation=relation)
         else:  # Laplace: ε = Δ/b per release, Δ under the relation already (2C apart under replace-one)
-            unit = 1.0 if relation == "add_remove" else 2.0
+            unit = 1.0 if relation == Relation.ADD_REMOVE else 2.0
             leaf = LaplaceEvent(unit * scale / delta, relation=relation)
         event = leaf if self.sampling_rate is None else PoissonSampledEvent(self.sampling_rate, leaf)
         return EventRelease(name, event, count)

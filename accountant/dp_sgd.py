@@ -2,13 +2,14 @@
 
 Opacus (``make_private_with_epsilon(epochs=…)``), tensorflow-privacy (``compute_dp_sgd_privacy(n, batch_size,
 noise_multiplier, epochs, delta)``) and dp-accounting's users start from these; the accountant wants the
-Poisson sampling rate q and the number of steps T. :class:`Schedule` does the arithmetic, exactly:
+Poisson sampling rate q and the number of steps T. :class:`SamplingSchedule` does the arithmetic, exactly:
 
 * q = B/N (Poisson sampling: each example joins each batch with probability B/N, the expected batch size B),
   kept as the exact fraction and rounded *up* to a double (a larger q is never less private);
 * T = ⌈E·N/B⌉ steps for E epochs (E may be fractional: an epoch is N/B expected batches), or T given;
 
-and :meth:`Schedule.event` is dp-accounting's DP-SGD event ``SelfComposed(PoissonSampled(q, Gaussian(σ/Δ)), T)``.
+and :meth:`SamplingSchedule.event` is dp-accounting's DP-SGD event
+``SelfComposed(PoissonSampled(q, Gaussian(σ/Δ)), T)``.
 :func:`parse_rate` reads a sampling rate typed as a fraction (``256/60000``) or a decimal.
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from .validation import check_count, check_positive
 
-__all__ = ["Schedule", "parse_rate", "rate_up", "steps_for_epochs", "epochs_for_steps"]
+__all__ = ["SamplingSchedule", "parse_rate", "rate_up", "steps_for_epochs", "epochs_for_steps"]
 
 
 def rate_up(rate: Fraction) -> float:
@@ -105,7 +106,7 @@ def epochs_for_steps(steps: float, dataset_size: int, batch_size: int) -> float:
 
 
 @dataclass(frozen=True)
-class Schedule:
+class SamplingSchedule:
     """A DP-SGD run's sampling: the Poisson sampling rate q and the number of steps T, with the user's terms.
 
     Attributes:
@@ -135,7 +136,7 @@ class Schedule:
         epochs: float | None = None,
         steps: float | None = None,
         sampling_rate: float | str | None = None,
-    ) -> Schedule:
+    ) -> SamplingSchedule:
         """The schedule of either (N, B) or q, and either E (with N and B) or T; a ValueError names what is missing,
         what conflicts, or the bad value.
 
@@ -147,7 +148,7 @@ class Schedule:
             sampling_rate: q in [0, 1] (a number, or a fraction typed as ``"256/60000"``), instead of N and B.
 
         Returns:
-            The :class:`Schedule`.
+            The :class:`SamplingSchedule`.
 
         Raises:
             ArgumentTypeError: a number of the wrong type.

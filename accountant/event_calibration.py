@@ -451,14 +451,14 @@ def calibrate_noise_multiplier(
     mu = gdp_mu_unchecked(epsilon, delta)
     ratio = mu / (q * math.sqrt(steps))
     guess = 1.0 / math.sqrt(math.log1p(ratio * ratio)) if ratio > 0.0 else 1.0
-    if method == "pld":
+    if method == CalibrationMethod.PLD:
         _check_pld_reach(delta, guess)
         if epsilon > 20.0:  # the CLT guess is poor at large ε: the (larger) RDP answer bounds the PLD one above
             rdp = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=steps, method="rdp")
             _check_pld_reach(delta, rdp.value)
             guess = rdp.value
 
-    if method == "rdp":
+    if method == CalibrationMethod.RDP:
         u = _rdp_solve(
             lambda u: _rdp_epsilon(q, math.exp(u), steps, delta) - epsilon,
             math.log(guess),
@@ -547,7 +547,7 @@ def largest_steps(
         eps = gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) if t > 0 else 0.0
         return result(t, eps, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)", eps)
 
-    if method == "rdp":
+    if method == CalibrationMethod.RDP:
         from .events import GaussianEvent, PoissonSampledEvent
         from .rdp import rdp_epsilon
         from .rdp_events import rdp_curve
@@ -654,7 +654,7 @@ def largest_sampling_probability(
     mu = gdp_mu_unchecked(epsilon, delta)
     guess = min(0.5, mu / _clt_mu(1.0, nm, steps))
 
-    if method == "rdp":
+    if method == CalibrationMethod.RDP:
         u = _rdp_solve(
             lambda u: _rdp_epsilon(math.exp(u), nm, steps, delta) - epsilon,
             math.log(guess),
@@ -750,7 +750,7 @@ def largest_batch_size(
 
     def eps_of(b: int) -> tuple[float, float | None, float | None]:
         q, t = schedule(b)
-        if method == "rdp":
+        if method == CalibrationMethod.RDP:
             return round_up(_rdp_epsilon(q, nm, t, delta)), None, None
         if q >= 1.0:
             e = gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) if nm > 0 else math.inf
@@ -769,7 +769,7 @@ def largest_batch_size(
     assert epochs is not None  # (steps given returned above)
     growth = epochs * math.expm1(min(1.0 / (nm * nm), 700.0)) / n  # CLT: μ² ≈ B·E·(e^{1/nm²} − 1)/N
     guess = min(float(n - 1), max(1.0, mu * mu / growth)) if growth > 0 else 1.0
-    if method == "rdp":
+    if method == CalibrationMethod.RDP:
         lo, hi = 1, n  # ε(lo) <= target < ε(hi): bisect on whole batches
     else:
 

@@ -36,6 +36,7 @@ from .events import (
 )
 from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .numerics import round_up, times_count
+from .sensitivity import Relation
 from .validation import ArgumentTypeError
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -336,7 +337,7 @@ def lower_event(event: Event, mult: int, group: int, out: PlanBuilder) -> None:
             out.non_private = True
             return
         depth = max(event.step_counts).bit_length() if isinstance(event, TreeAggregationEvent) else 1
-        ratio = (1.0 if event.relation == "add_remove" else 2.0) * group / nm
+        ratio = (1.0 if event.relation == Relation.ADD_REMOVE else 2.0) * group / nm
         out.mu2.append(times_count(mult * depth, ratio * ratio))  # any count
     elif isinstance(event, LaplaceEvent):
         nm = event.noise_multiplier
@@ -345,9 +346,9 @@ def lower_event(event: Event, mult: int, group: int, out: PlanBuilder) -> None:
         if nm == 0.0:
             out.non_private = True
             return
-        out.add(("laplace", nm, (1.0 if event.relation == "add_remove" else 2.0) * group), mult)
+        out.add(("laplace", nm, (1.0 if event.relation == Relation.ADD_REMOVE else 2.0) * group), mult)
     elif isinstance(event, RandomizedResponseEvent):
-        if event.relation != "replace_one":
+        if event.relation != Relation.REPLACE_ONE:
             raise UnsupportedEvent(
                 "randomized response: dp-accounting defines its PLD under replace_one only, got relation add_remove"
             )
@@ -394,19 +395,19 @@ def _lower_poisson(event: PoissonSampledEvent, mult: int, group: int, out: PlanB
     nm = child.noise_multiplier if isinstance(child, GaussianEvent | LaplaceEvent) else math.nan
     if isinstance(child, NonPrivateEvent) or nm == 0.0:
         # with probability q the record's data is released as is: exactly the (0, q) dominating pair
-        if child.relation != "add_remove":
+        if child.relation != Relation.ADD_REMOVE:
             raise UnsupportedEvent("a Poisson-subsampled non-private event is expressed under add_remove only")
         out.add(("approx", 0.0, q), mult)
     elif isinstance(child, GaussianEvent):
         out.add(("poisson_gaussian", q, nm), mult)
     elif isinstance(child, LaplaceEvent):
-        if child.relation != "add_remove":
+        if child.relation != Relation.ADD_REMOVE:
             raise UnsupportedEvent(
                 "a Poisson-subsampled Laplace: dp-accounting's PLD needs add_remove, got relation replace_one"
             )
         out.add(("poisson_laplace", q, nm), mult)
     elif isinstance(child, EpsilonDeltaEvent):
-        if child.relation != "add_remove":
+        if child.relation != Relation.ADD_REMOVE:
             raise UnsupportedEvent(
                 "a Poisson-subsampled (epsilon, delta) release: amplification is stated under add_remove, "
                 "got relation replace_one"

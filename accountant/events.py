@@ -23,7 +23,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
 from .numerics import round_up
-from .sensitivity import check_relation
+from .sensitivity import Relation, check_relation
 from .validation import (
     ArgumentTypeError,
     check_count,
@@ -235,14 +235,14 @@ class GaussianEvent(Event):
         sensitivity = check_positive("sensitivity", sensitivity)
         relation = check_relation(relation)
         ratio = _safe_ratio(sigma, sensitivity)  # σ/Δ, then ×2 under replace_one (Δ/2 may underflow: never halve Δ)
-        if relation == "replace_one" and math.isfinite(ratio):
+        if relation == Relation.REPLACE_ONE and math.isfinite(ratio):
             ratio = min(2.0 * ratio, sys.float_info.max)  # a finite σ stays a finite noise multiplier
         return cls(ratio, relation=relation)
 
     @property
     def mu(self) -> float:
         """μ of one release (GDP): 1/noise_multiplier (add_remove) or 2/noise_multiplier (replace_one), rounded up."""
-        numerator = 1.0 if self.relation == "add_remove" else 2.0
+        numerator = 1.0 if self.relation == Relation.ADD_REMOVE else 2.0
         if self.noise_multiplier == 0.0:
             return math.inf
         if math.isinf(self.noise_multiplier):
@@ -271,7 +271,7 @@ class LaplaceEvent(Event):
     @property
     def epsilon(self) -> float:
         """Pure ε of one release, rounded up (+inf when noise_multiplier is 0)."""
-        numerator = 1.0 if self.relation == "add_remove" else 2.0
+        numerator = 1.0 if self.relation == Relation.ADD_REMOVE else 2.0
         if self.noise_multiplier == 0.0:
             return math.inf
         if math.isinf(self.noise_multiplier):
@@ -660,4 +660,4 @@ def describe(event: Event) -> str:
         True
     """
     text, _ = _describe(_check_event("event", event))
-    return text if event.relation == "add_remove" else f"{text} [replace_one]"
+    return text if event.relation == Relation.ADD_REMOVE else f"{text} [replace_one]"

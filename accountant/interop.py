@@ -34,7 +34,7 @@ from .events import (
     SelfComposedEvent,
     TreeAggregationEvent,
 )
-from .sensitivity import check_relation
+from .sensitivity import Relation, check_relation
 from .validation import ArgumentTypeError
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -127,7 +127,7 @@ def dp_neighboring_relation(relation: str) -> dp_accounting.NeighboringRelation:
 
     relation = check_relation(relation)
     rel = dp_accounting.NeighboringRelation
-    return rel.ADD_OR_REMOVE_ONE if relation == "add_remove" else rel.REPLACE_ONE
+    return rel.ADD_OR_REMOVE_ONE if relation == Relation.ADD_REMOVE else rel.REPLACE_ONE
 
 
 # --------------------------------------------------------------------------------------------

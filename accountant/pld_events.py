@@ -35,6 +35,7 @@ from .events import (
 )
 from .numerics import round_up
 from .pld import PLD_MAX_MU, PLD_MIN_MU, auto_discretization
+from .sensitivity import Relation
 from .validation import check_extended_nonnegative, check_positive, check_unit_interval
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -84,7 +85,7 @@ def _relation(name: str) -> Any:
     import dp_accounting
 
     rel = dp_accounting.NeighboringRelation
-    return rel.ADD_OR_REMOVE_ONE if name == "add_remove" else rel.REPLACE_ONE
+    return rel.ADD_OR_REMOVE_ONE if name == Relation.ADD_REMOVE else rel.REPLACE_ONE
 
 
 def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
@@ -103,7 +104,7 @@ def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_di
             common.DifferentialPrivacyParameters(a, b), value_discretization_interval=interval
         )
     if kind == "poisson_gaussian":
-        if relation == "add_remove":  # dp-accounting's PLD, built with array operations (and cached)
+        if relation == Relation.ADD_REMOVE:  # dp-accounting's PLD, built with array operations (and cached)
             from .pld_fast import subsampled_gaussian_pld
 
             return subsampled_gaussian_pld(b, a, interval)
@@ -134,7 +135,8 @@ def _composed_pld_unchecked(plan: EventPlan, interval: float) -> privacy_loss_di
             pld_lib.from_gaussian_mechanism(1.0 / math.sqrt(plan.gaussian_mu2), value_discretization_interval=interval)
         )
     for leaf, count in plan.leaves:
-        if leaf[0] == "poisson_gaussian" and plan.relation == "add_remove":  # DP-SGD: composed and cached per pair
+        # DP-SGD: composed and cached per pair
+        if leaf[0] == "poisson_gaussian" and plan.relation == Relation.ADD_REMOVE:
             from .pld_fast import subsampled_gaussian_pld
 
             parts.append(subsampled_gaussian_pld(leaf[2], leaf[1], interval, count))
@@ -391,7 +393,7 @@ def _finer_lower_epsilon(plan: EventPlan, interval: float, delta: float, upper: 
     """DP-SGD (a plan of one subsampled Gaussian under add/remove, many steps): where the interval is wider than
     :data:`FINER_LOWER_WIDTH` of ε, the lower bound of the remove pair alone (the true ε is at least its) on a
     grid 2 and then 4 times finer; ``lower`` otherwise."""
-    if plan.gaussian_mu2 > 0.0 or len(plan.leaves) != 1 or plan.relation != "add_remove":
+    if plan.gaussian_mu2 > 0.0 or len(plan.leaves) != 1 or plan.relation != Relation.ADD_REMOVE:
         return lower
     (kind, q, nm), count = plan.leaves[0]
     if kind != "poisson_gaussian" or not math.isfinite(upper):

@@ -159,7 +159,7 @@ def step_pmf(noise_multiplier: float, sampling_probability: float, interval: flo
     """
     from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, GaussianPrivacyLoss
 
-    kind = AdjacencyType.REMOVE if adjacency == "remove" else AdjacencyType.ADD
+    kind = AdjacencyType.REMOVE if adjacency == Adjacency.REMOVE else AdjacencyType.ADD
     loss = GaussianPrivacyLoss(
         noise_multiplier, sensitivity=1.0, sampling_prob=sampling_probability, adjacency_type=kind
     )

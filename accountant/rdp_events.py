@@ -41,6 +41,7 @@ from .rdp_mechanisms import (
     round_up_array,
     sampled_without_replacement_gaussian_rdp,
 )
+from .sensitivity import Relation
 from .tree_counts import max_psums_per_item
 from .validation import ArgumentTypeError
 
@@ -118,7 +119,7 @@ def _gaussian_rho(mu: float, alphas: np.ndarray) -> np.ndarray:
 
 def _unit_mu(relation: str) -> float:
     """The change of one record's contribution in units of C: 1 (add_remove) or 2 (replace_one)."""
-    return 1.0 if relation == "add_remove" else 2.0
+    return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 
 
 def _effective_noise_multiplier(event: Event, path: str) -> float:
@@ -185,7 +186,7 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
         # ℓ1 shift of group · (1 or 2) · C against scale nm·C
         return laplace_rdp(scale=nm, sensitivity=group * _unit_mu(relation), orders=alphas)
     if isinstance(event, RandomizedResponseEvent):
-        if relation != "replace_one":
+        if relation != Relation.REPLACE_ONE:
             raise _Unsupported(
                 "randomized response is bounded under replace_one (a record's value changes); its add_remove "
                 "reading is not defined by the event (dp-accounting's REPLACE_SPECIAL is not modelled)"
@@ -244,7 +245,7 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
             return zeros
         if group > 1:
             raise _Unsupported("no sound RDP bound here for a group of records under Poisson sampling")
-        if relation != "add_remove":
+        if relation != Relation.ADD_REMOVE:
             raise _Unsupported(
                 "Poisson-subsampled RDP (Mironov, Talwar & Zhang 2019) is stated under add_remove; the child "
                 f"is under {relation} (as dp-accounting's RDP accountant, which refuses REPLACE_ONE)"
@@ -256,7 +257,7 @@ def _curve(event: Event, alphas: np.ndarray, *, group: int, evaluate: bool) -> n
     if isinstance(event, SampledWithoutReplacementEvent):
         if group > 1:
             raise _Unsupported("no sound RDP bound here for a group of records under sampling without replacement")
-        if relation != "replace_one":
+        if relation != Relation.REPLACE_ONE:
             raise _Unsupported(
                 "sampling without replacement (Wang, Balle & Kasiviswanathan 2019) is bounded under replace_one "
                 f"(the dataset size is public); the child is under {relation}"

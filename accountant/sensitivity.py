@@ -182,7 +182,7 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
     b = check_positive("bound", bound)
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         value = b
     else:
         value = _SQRT2 * b if nonnegative else 2.0 * b
@@ -211,7 +211,7 @@ def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "uppe
     relation = check_relation(relation)
     check_choice("noise", noise, enum_values(SensitivityNoise))
     b2 = b * b
-    value = b2 if relation == "add_remove" else _SQRT2 * b2
+    value = b2 if relation == Relation.ADD_REMOVE else _SQRT2 * b2
     return _finish("outer_product_sensitivity", value, bound=b)
 
 
@@ -250,11 +250,11 @@ def stacked_outer_product_sensitivity(
     h = check_count("steps", steps)
     s2 = math.fsum(b * b for b in bs)
     s4 = math.fsum(b**4 for b in bs)
-    if noise == "full":
-        per_step = s2 if relation == "add_remove" else _SQRT2 * s2
+    if noise == SensitivityNoise.FULL:
+        per_step = s2 if relation == Relation.ADD_REMOVE else _SQRT2 * s2
     else:
         half = (s2 * s2 + s4) / 2.0
-        per_step = math.sqrt(half if relation == "add_remove" else 2.0 * half)
+        per_step = math.sqrt(half if relation == Relation.ADD_REMOVE else 2.0 * half)
     return _finish("stacked_outer_product_sensitivity", times_count(h, per_step), steps=h)
 
 
@@ -289,7 +289,7 @@ def symmetric_matrix_sensitivity(
     relation = check_relation(relation)
     psd = _check_flag("psd", psd)
     check_choice("noise", noise, enum_values(SensitivityNoise))
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         value = c
     else:
         value = _SQRT2 * c if psd else 2.0 * c
@@ -328,7 +328,7 @@ def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: s
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
     bv = b * v
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         value = bv
     else:
         value = _SQRT2 * bv if nonnegative else 2.0 * bv
@@ -368,7 +368,7 @@ def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, non
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
     hb = times_count(h, b)  # any count: +inf (refused, naming it) beyond the doubles
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         value = hb
     else:
         value = _SQRT2 * hb if nonnegative else 2.0 * hb
@@ -422,7 +422,7 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     relation = check_relation(relation)
     check_choice("noise", noise, enum_values(SensitivityNoise))
     hb2 = times_count(h, b * b)
-    value = hb2 if relation == "add_remove" else _SQRT2 * hb2
+    value = hb2 if relation == Relation.ADD_REMOVE else _SQRT2 * hb2
     return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)
 
 
@@ -462,7 +462,7 @@ def episode_product_sensitivity(
     relation = check_relation(relation)
     nonnegative = _check_flag("nonnegative", nonnegative)
     hbv = times_count(h, b * v)
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         value = hbv
     else:
         value = _SQRT2 * hbv if nonnegative else 2.0 * hbv

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .numerics import round_up
-from .sensitivity import check_relation
+from .sensitivity import Relation, check_relation
 from .validation import check_count, check_nonnegative, check_positive
 
 __all__ = ["block_norm_bound", "block_outer_product_sensitivity", "gram_cross_joint_mu", "gram_cross_joint_sensitivity"]
@@ -85,7 +85,7 @@ def block_outer_product_sensitivity(
     s = check_count("size", size)
     relation = check_relation(relation)
     u = _upper_square(c, s, norm_bound)
-    value = math.sqrt(u if relation == "add_remove" else 2.0 * u)
+    value = math.sqrt(u if relation == Relation.ADD_REMOVE else 2.0 * u)
     if not math.isfinite(value):
         raise ValueError(f"block_outer_product_sensitivity overflows for entry_bound={c!r}, size={s!r}")
     return round_up(value)
@@ -135,7 +135,7 @@ def gram_cross_joint_sensitivity(
     x2, g2 = x * x, g * g
     a2 = x2 * x2 + x2 * g2 + g2 * g2
     b2 = x2 + g2
-    if relation == "add_remove":
+    if relation == Relation.ADD_REMOVE:
         total = h * h * (w1 * a2 + w2 * b2 * x2)
     else:
         hh, hg2, edge = float(h * h), h * g2, (2 * h - 1) * x2 * x2

@@ -80,7 +80,7 @@ def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
     """
     steps = check_count("steps", steps)
     schedule = check_choice("schedule", schedule, SCHEDULES)
-    return steps if schedule == "after-each" else steps - 1
+    return steps if schedule == Schedule.AFTER_EACH else steps - 1
 
 
 def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:

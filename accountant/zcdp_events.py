@@ -31,6 +31,7 @@ from .events import (
     TreeAggregationEvent,
 )
 from .numerics import round_up, times_count
+from .sensitivity import Relation
 from .tree_counts import max_psums_per_item
 
 __all__ = ["zcdp_refusal", "zcdp_event_rho", "gaussian_only"]
@@ -42,7 +43,7 @@ class _Unsupported(Exception):
 
 def _unit(relation: str) -> float:
     """A record's change in units of C: 1 under add_remove, 2 under replace_one (dp-accounting's reading)."""
-    return 1.0 if relation == "add_remove" else 2.0
+    return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 
 
 def _up(x: float) -> float:
@@ -70,7 +71,7 @@ def _rho(event: Event, group: int) -> float:
         nm = event.noise_multiplier
         return math.inf if nm == 0.0 else _pure(_up(group * _unit(event.relation) / nm))
     if isinstance(event, RandomizedResponseEvent):
-        if event.relation != "replace_one":
+        if event.relation != Relation.REPLACE_ONE:
             raise _Unsupported("randomized response is defined under replace_one (a record's value changes)")
         return _pure(_up(group * event.epsilon))
     if isinstance(event, EpsilonDeltaEvent):

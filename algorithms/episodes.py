@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+from dpkit.accountant.algorithm_ledgers import Allocation, algorithm_ledger
 from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.validation import check_nonnegative, check_rng
 
@@ -105,9 +105,9 @@ def resolve_sigmas(
     """
     names = [r.name for r in declaration.releases]
     if isinstance(sigma, str):
-        if sigma == "paper":
+        if sigma == Allocation.PAPER:
             return {r.name: r.sigma_paper for r in declaration.releases}
-        if sigma in ("tight", "optimal"):
+        if sigma in (Allocation.TIGHT, Allocation.OPTIMAL):
             tight, optimal, note = _allocations(
                 (
                     declaration.algorithm,
@@ -120,7 +120,7 @@ def resolve_sigmas(
                 relation,
                 method,
             )
-            if sigma == "tight":
+            if sigma == Allocation.TIGHT:
                 return dict(zip(names, tight))
             if optimal is None:
                 raise ValueError(f"{declaration.algorithm} has no optimal allocation: {note}")

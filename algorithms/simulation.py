@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.validation import (
     check_choice,
     check_count,
@@ -130,7 +131,7 @@ class Experiment:
             check_choice("sigma", self.sigma, SIGMA_CHOICES)
         else:
             check_sigma("sigma", self.sigma)
-        if not spec.private and self.sigma != "paper":
+        if not spec.private and self.sigma != Allocation.PAPER:
             raise ValueError(f"{self.algorithm} is not private and adds no noise: sigma must be left at 'paper'")
 
     @property

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.validation import (
     check_choice,
@@ -728,7 +729,7 @@ def make_agent(
     """
     check_choice("name", name, (ALGORITHM,))
     check_rng("rng", rng)
-    if not (isinstance(sigma, str) and sigma == "paper"):
+    if not (isinstance(sigma, str) and sigma == Allocation.PAPER):
         raise ValueError(f"ucrl-vtr is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:

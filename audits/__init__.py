@@ -40,7 +40,7 @@ from .attacks import (
     make_attack,
 )
 from .claims import CLAIM_KINDS, Claim
-from .engine import VERDICTS, AuditResult, PairsResult, audit, audit_outputs, audit_pairs
+from .engine import VERDICTS, AuditResult, PairsResult, audit_outputs, audit_pair, audit_pairs
 from .estimators import (
     AuditEstimate,
     clopper_pearson_lower,
@@ -83,7 +83,7 @@ __all__ = [
     "AuditSummary",
     "HEADLINE",
     "PairsResult",
-    "audit",
+    "audit_pair",
     "audit_outputs",
     "audit_pairs",
     "AuditEstimate",
@@ -117,3 +117,11 @@ __all__ = [
     "plan_sequential",
     "release_source",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "audit":  # renamed audit_pair: the engine's own __getattr__ warns and gives it
+        from . import engine
+
+        return engine.audit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

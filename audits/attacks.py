@@ -94,7 +94,7 @@ class GaussianLikelihoodRatio(Attack):
             raise ValueError(f"mean0 and mean1 must have the same shape, got {m0.shape} and {m1.shape}")
         self.shape: tuple[int, ...] = m0.shape
         self._size = m0.size
-        if noise == "symmetric":
+        if noise == ReleaseNoise.SYMMETRIC:
             if m0.ndim < 2 or m0.shape[-1] != m0.shape[-2]:
                 raise ValueError(
                     f"with noise='symmetric', mean0 and mean1 must have square last two axes, got shape {m0.shape}"
@@ -184,7 +184,7 @@ class GaussianLikelihoodRatio(Attack):
         return row_dot(self._select(x) - self._midpoint, self._weights)
 
     def __repr__(self) -> str:
-        noise = "" if self.noise == "iid" else f", noise={self.noise!r}"
+        noise = "" if self.noise == ReleaseNoise.IID else f", noise={self.noise!r}"
         cov = f"sigma={self.sigma!r}" if self.sigma is not None else "cov=..."
         return f"GaussianLikelihoodRatio(shape={self.shape}, {cov}{noise}, mu={self._mu!r})"
 

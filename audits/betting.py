@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .claims import Claim
+from .claims import Claim, ClaimKind, ClaimUnit
 from .estimators import rates_at_all_thresholds
 
 __all__ = ["CHAIN", "Bet", "EProcess", "choose_bet", "claim_tangents", "eprocess_chain", "smoothed_rate"]
@@ -45,7 +45,7 @@ def claim_tangents(claim: Claim) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         The ε values and δ(ε) at each.
     """
-    if claim.kind == "dp":
+    if claim.kind == ClaimKind.DP:
         e0 = float(claim.epsilon)  # type: ignore[arg-type]
         eps = np.linspace(0.0, min(e0, 50.0), 9) if math.isfinite(e0) else np.array([])
     elif claim.mu is not None:
@@ -261,11 +261,11 @@ def eprocess_chain(claim: Claim, delta: float) -> list[EProcess]:
     Returns:
         The e-processes, each with the value it certifies in the claim's unit when rejected (None: nothing).
     """
-    if claim.unit == "mu":
+    if claim.unit == ClaimUnit.MU:
         mu = float(claim.mu)  # type: ignore[arg-type]
         return [EProcess(claim, mu)] + [EProcess(Claim.gdp(c * mu), c * mu) for c in CHAIN[1:]]
     eps = claim.epsilon_at(delta)
-    own = eps if claim.kind == "dp" and claim.delta == delta else None
+    own = eps if claim.kind == ClaimKind.DP and claim.delta == delta else None
     chain = [EProcess(claim, own)]
     if math.isinf(eps):
         return chain

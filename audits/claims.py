@@ -37,7 +37,7 @@ from dpkit.accountant.validation import (
 )
 from dpkit.accountant.zcdp import zcdp_epsilon
 
-__all__ = ["CLAIM_KINDS", "ClaimKind", "Claim"]
+__all__ = ["CLAIM_KINDS", "ClaimKind", "ClaimUnit", "Claim"]
 
 
 class ClaimKind(enum.StrEnum):
@@ -51,10 +51,17 @@ class ClaimKind(enum.StrEnum):
     LEDGER = "ledger"
 
 
+class ClaimUnit(enum.StrEnum):
+    """The unit in which an audit reads a claim (:attr:`Claim.unit`): μ for the claims that imply GDP, else ε."""
+
+    MU = "mu"
+    EPSILON = "epsilon"
+
+
 #: The values of :class:`ClaimKind`.
 CLAIM_KINDS: tuple[str, ...] = enum_values(ClaimKind)
 #: The claims whose trade-off curve is a Gaussian one (they imply μ-GDP).
-_GDP_KINDS = frozenset({"gdp", "gaussian", "ledger"})
+_GDP_KINDS = frozenset({ClaimKind.GDP, ClaimKind.GAUSSIAN, ClaimKind.LEDGER})
 #: Slack subtracted from every trade-off curve: floating-point error never becomes a violation.
 _SLACK = 1e-12
 #: The fields each kind of claim takes (the others must be left unset).
@@ -178,16 +185,16 @@ class Claim:
             if name not in takes and getattr(self, name) != unset:
                 raise ValueError(f"a {kind} claim takes no {name}, got {getattr(self, name)!r}")
         checked: dict[str, Any] = {}
-        if kind == "dp":
+        if kind == ClaimKind.DP:
             checked["epsilon"] = check_extended_nonnegative("epsilon", self.epsilon)  # ε = inf: no guarantee
             checked["delta"] = _delta("delta", self.delta)
-        elif kind == "gdp":
+        elif kind == ClaimKind.GDP:
             checked["mu_value"] = check_positive("mu", self.mu_value)
-        elif kind == "ledger":  # a ledger's μ: 0 where its σ are all inf, inf beyond the doubles
+        elif kind == ClaimKind.LEDGER:  # a ledger's μ: 0 where its σ are all inf, inf beyond the doubles
             checked["mu_value"] = check_extended_nonnegative("mu", self.mu_value)
-        elif kind == "zcdp":
+        elif kind == ClaimKind.ZCDP:
             checked["rho"] = check_positive("rho", self.rho)
-        elif kind == "rdp":
+        elif kind == ClaimKind.RDP:
             if isinstance(self.orders, (str, bytes)) or isinstance(self.values, (str, bytes)):
                 raise ValueError(f"an rdp claim needs sequences of orders and values, got {self.orders!r}")
             orders, values = tuple(self.orders), tuple(self.values)
@@ -301,15 +308,15 @@ class Claim:
         """
         if not isinstance(ledger, Ledger):
             raise TypeError(f"ledger must be an accountant.Ledger, got {type(ledger).__name__}")
-        return cls("ledger", mu_value=ledger.mu, releases=tuple(ledger.to_dicts()))
+        return cls(ClaimKind.LEDGER, mu_value=ledger.mu, releases=tuple(ledger.to_dicts()))
 
     # -- what the claim allows ----------------------------------------------------------------
     @property
     def mu(self) -> float | None:
         """The μ of μ-GDP the claim implies, or ``None`` (dp, zcdp and rdp claims)."""
-        if self.kind in ("gdp", "ledger"):
+        if self.kind in (ClaimKind.GDP, ClaimKind.LEDGER):
             return self.mu_value
-        if self.kind == "gaussian":
+        if self.kind == ClaimKind.GAUSSIAN:
             return times_sqrt_count(self.count, self.sensitivity / self.sigma)  # type: ignore[operator]
         return None
 
@@ -321,7 +328,7 @@ class Claim:
         mechanism's curve is α·μ²/2). A Gaussian release measured at μ above this breaks the claim by that ratio."""
         if self.mu is not None:
             return self.mu
-        if self.kind == "dp":
+        if self.kind == ClaimKind.DP:
             if self.delta == 0.0 or self.delta is None or self.epsilon is None:
                 return None
             if self.delta >= 1.0 or math.isinf(self.epsilon):
@@ -329,9 +336,9 @@ class Claim:
             from dpkit.accountant.gdp import gdp_mu
 
             return gdp_mu(self.epsilon, self.delta)
-        if self.kind == "zcdp":
+        if self.kind == ClaimKind.ZCDP:
             return math.sqrt(2.0 * self.rho)  # type: ignore[operator]
-        if self.kind == "rdp":
+        if self.kind == ClaimKind.RDP:
             bounds = [math.sqrt(2.0 * v / a) for a, v in zip(self.orders, self.values) if math.isfinite(a * v)]
             return min(bounds) if bounds else None
         return None
@@ -342,7 +349,7 @@ class Claim:
         Returns:
             The claim's own δ for dp claims, else 1e-5.
         """
-        if self.kind == "dp":
+        if self.kind == ClaimKind.DP:
             return self.delta  # type: ignore[return-value]
         return 1e-5
 
@@ -361,13 +368,13 @@ class Claim:
         delta = _delta("delta", delta)
         if delta >= 1.0:
             return 0.0
-        if self.kind == "dp":
+        if self.kind == ClaimKind.DP:
             return self.epsilon if delta >= self.delta else math.inf  # type: ignore[return-value, operator]
         if delta == 0.0:
             return math.inf  # GDP, zCDP and RDP (finite orders) allow no pure ε
-        if self.kind == "zcdp":
+        if self.kind == ClaimKind.ZCDP:
             return zcdp_epsilon(self.rho, delta, conversion="rdp-optimal")  # type: ignore[arg-type]
-        if self.kind == "rdp":
+        if self.kind == ClaimKind.RDP:
             return rdp_epsilon(self.orders, self.values, delta).epsilon
         return gdp_epsilon(self.mu, delta)  # type: ignore[arg-type]
 
@@ -386,7 +393,7 @@ class Claim:
         x = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
         if self.kind in _GDP_KINDS:
             f = special.ndtr(special.ndtri(1.0 - x) - self.mu)
-        elif self.kind == "dp":
+        elif self.kind == ClaimKind.DP:
             f = _dp_curve(x, self.epsilon, self.delta)  # type: ignore[arg-type]
         else:  # the envelope's (ε, δ) curves: the upper envelope of their lines (and 0), built once
             f = self._lines(x)
@@ -417,7 +424,7 @@ class Claim:
         flat = eps.reshape(-1)
         if self.kind in _GDP_KINDS:
             out = np.array([gdp_delta(self.mu, float(e)) for e in flat])  # type: ignore[arg-type]
-        elif self.kind == "dp":
+        elif self.kind == ClaimKind.DP:
             e0, d0 = float(self.epsilon), float(self.delta)  # type: ignore[arg-type]
             if math.isinf(e0):
                 out = np.where(np.isinf(flat), d0, 1.0)  # (∞, δ₀) bounds no finite-ε test
@@ -469,9 +476,9 @@ class Claim:
         return bool(b < self.trade_off(a)[()] or a < self.trade_off(b)[()])
 
     @property
-    def unit(self) -> str:
-        """The unit in which the audit reads this claim: ``"mu"`` (claims that imply GDP) or ``"epsilon"``."""
-        return "mu" if self.kind in _GDP_KINDS else "epsilon"
+    def unit(self) -> ClaimUnit:
+        """The unit in which the audit reads this claim: μ (claims that imply GDP) or ε."""
+        return ClaimUnit.MU if self.kind in _GDP_KINDS else ClaimUnit.EPSILON
 
     def describe(self) -> str:
         """The claim in words.
@@ -485,15 +492,15 @@ class Claim:
             >>> Claim.gaussian(2.0).describe()
             'Gaussian σ = 2, Δ = 1, ×1 (μ = 0.5)'
         """
-        if self.kind == "dp":
+        if self.kind == ClaimKind.DP:
             return f"{self.epsilon:g}-DP (pure)" if self.delta == 0 else f"({self.epsilon:g}, {self.delta:g})-DP"
-        if self.kind == "gdp":
+        if self.kind == ClaimKind.GDP:
             return f"{self.mu_value:g}-GDP"
-        if self.kind == "zcdp":
+        if self.kind == ClaimKind.ZCDP:
             return f"{self.rho:g}-zCDP"
-        if self.kind == "rdp":
+        if self.kind == ClaimKind.RDP:
             return "RDP curve " + ", ".join(f"ε({o:g}) = {v:g}" for o, v in zip(self.orders, self.values))
-        if self.kind == "ledger":
+        if self.kind == ClaimKind.LEDGER:
             return f"ledger of {len(self.releases)} Gaussian releases (μ = {self.mu:.6g})"
         return f"Gaussian σ = {self.sigma:g}, Δ = {self.sensitivity:g}, ×{self.count} (μ = {self.mu:.6g})"
 
@@ -504,16 +511,16 @@ class Claim:
             Its kind, its description and the values of its kind (μ for claims that imply GDP).
         """
         out: dict[str, Any] = {"kind": self.kind, "description": self.describe()}
-        if self.kind == "dp":
+        if self.kind == ClaimKind.DP:
             out.update(epsilon=self.epsilon, delta=self.delta)
-        elif self.kind == "zcdp":
+        elif self.kind == ClaimKind.ZCDP:
             out.update(rho=self.rho)
-        elif self.kind == "rdp":
+        elif self.kind == ClaimKind.RDP:
             out.update(orders=list(self.orders), values=list(self.values))
         else:
             out.update(mu=self.mu)
-            if self.kind == "gaussian":
+            if self.kind == ClaimKind.GAUSSIAN:
                 out.update(sigma=self.sigma, sensitivity=self.sensitivity, count=self.count)
-            if self.kind == "ledger":
+            if self.kind == ClaimKind.LEDGER:
                 out.update(releases=[dict(r) for r in self.releases])
         return out

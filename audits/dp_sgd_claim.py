@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.dp_sgd import Schedule
+from dpkit.accountant.dp_sgd import SamplingSchedule
 from dpkit.accountant.pld_events import pld_epsilon, pld_for_event
 from dpkit.accountant.validation import check_count, check_real, check_unit_interval
 
@@ -34,7 +34,7 @@ _EPSILONS = np.concatenate([np.linspace(0.0, 12.0, 481), np.linspace(12.5, 50.0,
 @functools.lru_cache(maxsize=64)
 def _profile(noise_multiplier: float, sampling_rate: float, steps: int) -> tuple[np.ndarray, np.ndarray]:
     """(ε grid, δ(ε) of the pessimistic PLD, rounded up) of DP-SGD at these values."""
-    event = Schedule(sampling_rate, steps).event(noise_multiplier)
+    event = SamplingSchedule(sampling_rate, steps).event(noise_multiplier)
     pld = pld_for_event(event)
     eps = _EPSILONS  # fewer lines only lower the envelope: the curve stays below the truth
     pmfs = [pld._pmf_remove] if pld._symmetric else [pld._pmf_remove, pld._pmf_add]  # noqa: SLF001
@@ -174,7 +174,7 @@ class DpSgdClaim:
         return float(pld_epsilon(found._event(), delta).lower)
 
     def _event(self) -> Any:
-        return Schedule(self.sampling_rate, self.steps).event(self.noise_multiplier)
+        return SamplingSchedule(self.sampling_rate, self.steps).event(self.noise_multiplier)
 
     def describe(self) -> str:
         """The claim in words.

@@ -40,12 +40,12 @@ from .selection import (
 from .sequential import SequentialResult, audit_pairs_sequential
 from .shape_estimate import EpsilonEstimate
 from .summary import Headline
-from .verdicts import VERDICTS
+from .verdicts import VERDICTS, Verdict
 
-__all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit", "audit_outputs", "audit_pairs"]
+__all__ = ["AUTO", "TRAIN_CAP", "VERDICTS", "AuditResult", "PairsResult", "audit_outputs", "audit_pair", "audit_pairs"]
 
 
-def audit(
+def audit_pair(
     release: Callable[..., np.ndarray],
     dataset0: Any,
     dataset1: Any,
@@ -97,7 +97,7 @@ def audit(
     alpha, objectives, delta = check_audit_options(claim, alpha, objective, delta)
     if executor is None:
         with AutoExecutor() as auto:
-            return audit(
+            return audit_pair(
                 release,
                 dataset0,
                 dataset1,
@@ -327,7 +327,7 @@ class PairsResult(Headline):
     def verdict(self) -> str:
         """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks
         power)."""
-        if any(r.verdict == "violation" for r in self.results):
+        if any(r.verdict == Verdict.VIOLATION for r in self.results):
             return "violation"
         return self.strongest.verdict
 
@@ -402,7 +402,16 @@ def audit_pairs(
         done, used = audit_pairs_sequential(release, pairs, claim, attacks=attacks, seed=seed, alpha=alpha, **options)
         return PairsResult(tuple(done), alpha, sequential_runs_used=used)
     results = [
-        audit(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options)
+        audit_pair(release, d0, d1, claim, attack=att, seed=seed + i, alpha=alpha / len(pairs), **options)
         for i, ((d0, d1), att) in enumerate(zip(pairs, attacks, strict=True))
     ]
     return PairsResult(tuple(results), alpha)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "audit":  # renamed for what it audits: one neighbouring pair; the old name warns for a release
+        import warnings
+
+        warnings.warn("dpkit.audits.audit is deprecated: it is now audit_pair", DeprecationWarning, 2)
+        return audit_pair
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -255,11 +255,11 @@ def select_threshold(
     objective = check_choice("objective", objective, OBJECTIVES)
     alpha = check_probability("alpha", alpha)
     t, fp, fn = rates_at_all_thresholds(s0, s1, max_candidates)
-    if objective == "eer":  # the equal-error-rate threshold: no search over noisy tails
+    if objective == Objective.EER:  # the equal-error-rate threshold: no search over noisy tails
         return float(t[int(np.argmin(np.abs(fp / s0.size - fn / s1.size)))])
     fpr = cp_upper_array(fp, s0.size, alpha / 2)
     fnr = cp_upper_array(fn, s1.size, alpha / 2)
-    if objective == "mu":
+    if objective == Objective.MU:
         value = -special.ndtri(fpr) - special.ndtri(fnr)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):

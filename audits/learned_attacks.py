@@ -141,7 +141,7 @@ class LogisticRegressionAttack(LearnedAttack):
     def _phi(self, x: np.ndarray) -> np.ndarray:
         """The standardised features of (n, k) outputs, with the stored training statistics."""
         z = (x - self._center) / self._scale
-        if self.features == "linear":
+        if self.features == AttackFeatures.LINEAR:
             return z
         return np.hstack([z, (z * z - self._sq_center) / self._sq_scale])
 
@@ -149,7 +149,7 @@ class LogisticRegressionAttack(LearnedAttack):
         """Standardise (and square) the features, then minimise the balanced logistic loss with L-BFGS-B."""
         x = np.concatenate([x0, x1])
         self._center, self._scale = _standardisation(x)
-        if self.features == "quadratic":
+        if self.features == AttackFeatures.QUADRATIC:
             z = (x - self._center) / self._scale
             self._sq_center, self._sq_scale = _standardisation(z * z)
         phi = self._phi(x)
@@ -266,7 +266,7 @@ class HistogramLikelihoodRatio(LearnedAttack):
         self.log_ratio_: np.ndarray | None = None
 
     def _cuts(self, column: np.ndarray) -> np.ndarray:
-        if self.binning == "quantile":
+        if self.binning == Binning.QUANTILE:
             return np.unique(np.quantile(column, np.arange(1, self.bins) / self.bins))
         lo, hi = float(column.min()), float(column.max())
         if not hi > lo:

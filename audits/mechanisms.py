@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .claims import Claim
+from .claims import Claim, ClaimKind
 
 __all__ = [
     "GAUSSIAN_SIGMA",
@@ -323,11 +323,11 @@ def at_the_claim(claim: Claim) -> tuple[Callable[[Any, np.random.Generator, int]
         raise TypeError(f"claim must be an audits.Claim, got {type(claim).__name__}")
     if claim.mu is not None:
         release = functools.partial(_shifted_gaussian, float(claim.mu))
-    elif claim.kind == "zcdp":
+    elif claim.kind == ClaimKind.ZCDP:
         release = functools.partial(_shifted_gaussian, math.sqrt(2.0 * float(claim.rho)))  # type: ignore[arg-type]
-    elif claim.kind == "dp" and math.isfinite(claim.epsilon) and claim.delta == 0.0:  # type: ignore[arg-type]
+    elif claim.kind == ClaimKind.DP and math.isfinite(claim.epsilon) and claim.delta == 0.0:  # type: ignore[arg-type]
         release = functools.partial(_shifted_laplace, float(claim.epsilon))  # type: ignore[arg-type]
-    elif claim.kind == "dp" and math.isfinite(claim.epsilon):  # type: ignore[arg-type]
+    elif claim.kind == ClaimKind.DP and math.isfinite(claim.epsilon):  # type: ignore[arg-type]
         release = functools.partial(_revealing_response, float(claim.epsilon), float(claim.delta))  # type: ignore[arg-type]
     else:
         raise ValueError(f"no mechanism exactly at {claim.describe()} is provided (gdp, gaussian, ledger, zcdp, dp)")

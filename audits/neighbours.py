@@ -25,7 +25,7 @@ from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 from .attacks import ATTACKS, Attack, make_attack
 from .claims import Claim
-from .engine import AuditResult, audit
+from .engine import AuditResult, audit_pair
 from .estimators import estimate, select_threshold
 
 __all__ = [
@@ -316,7 +316,7 @@ def audit_searched(
         seed: The seed of the search and, through :func:`final_audit_seed`, of the final audit.
         attack: As for :func:`search_neighbours`; the final audit gets the name, the white-box instance or a new
             instance from the factory.
-        **audit_options: Passed to :func:`dpkit.audits.audit` (``alpha``, ``delta``, ``objective``, ``executor``,
+        **audit_options: Passed to :func:`dpkit.audits.audit_pair` (``alpha``, ``delta``, ``objective``, ``executor``,
             ``chunk_size``, ``progress``); ``executor`` also runs the screening.
 
     Returns:
@@ -345,7 +345,7 @@ def audit_searched(
         executor=audit_options.get("executor"),
     )
     final_attack: Attack | str = attack if isinstance(attack, (str, Attack)) else new_attack()
-    result = audit(
+    result = audit_pair(
         release,
         search.pair[0],
         search.pair[1],

@@ -21,7 +21,7 @@ import numpy as np
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_index, check_probability, shown_int
 
-from .claims import Claim
+from .claims import Claim, ClaimKind
 from .one_run_estimators import (
     one_run_fdp_epsilon_lower,
     one_run_fdp_p_value,
@@ -50,7 +50,7 @@ def _claim_curve(claim: Claim) -> dict[str, Any]:
     """The keyword arguments that give :func:`one_run_fdp_p_value` the claim's trade-off curve."""
     if claim.mu is not None:
         return {"mu": float(claim.mu)}
-    if claim.kind == "dp":
+    if claim.kind == ClaimKind.DP:
         return {"epsilon": float(claim.epsilon), "delta": float(claim.delta)}  # type: ignore[arg-type]
     return {"trade_off": lambda x: float(claim.trade_off(x)[()])}
 

@@ -17,7 +17,7 @@ import numpy as np
 from dpkit.accountant.validation import check_choice, check_probability
 
 from .attacks import AUTO_ATTACKS, Attack, make_attack
-from .claims import Claim
+from .claims import Claim, ClaimUnit
 from .defaults import AUTO
 from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
 from .shape_estimate import EpsilonEstimate, gdp_reading, shape_estimate
@@ -321,7 +321,7 @@ def claimed_unit_bound(claim: Claim, est: AuditEstimate) -> float:
     Returns:
         Its μ or ε lower bound.
     """
-    return est.mu_lower if claim.unit == "mu" else est.epsilon_lower
+    return est.mu_lower if claim.unit == ClaimUnit.MU else est.epsilon_lower
 
 
 def choose_attack(

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.sensitivity import check_relation
+from dpkit.accountant.sensitivity import Relation, check_relation
 from dpkit.accountant.validation import (
     ArgumentTypeError,
     check_count,
@@ -154,7 +154,7 @@ class _Checker:
     def changes(self, users: np.ndarray, replacements: np.ndarray | None) -> np.ndarray:
         """‖f(D) − f(D′)‖ for each neighbouring pair (one batched call when vectorized)."""
         n = users.shape[0]
-        if self.relation == "add_remove":
+        if self.relation == Relation.ADD_REMOVE:
             diff = self.evaluate(self.with_users(users)) - self.removed_value()[None]
         else:
             assert replacements is not None
@@ -305,7 +305,7 @@ def check_sensitivity(
     # 1. random search, then 2. local search from the best random pairs and the candidates
     users = _draw(sample, search.gen, search.n_random, None)
     p = users.shape[1]
-    replacements = _draw(sample, search.gen, search.n_random, p) if search.relation == "replace_one" else None
+    replacements = _draw(sample, search.gen, search.n_random, p) if search.relation == Relation.REPLACE_ONE else None
     bg = _draw(sample, search.gen, search.background, p) if search.background else np.empty((0, p))
     starts = _candidate_starts(search.candidates, search.relation, p)
     checker = _Checker(f, search.vectorized, bg, search.relation)
@@ -374,7 +374,7 @@ def _candidate_starts(pairs: list[Any], relation: str, p: int) -> list[tuple[np.
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
             raise ValueError(f"candidates[{i}] must be a pair (u, u'), got {pair!r}")
         u = _as_user(f"candidates[{i}][0]", pair[0], p)
-        if relation == "add_remove":
+        if relation == Relation.ADD_REMOVE:
             if pair[1] is not None:
                 raise ValueError(f"candidates[{i}][1] must be None under add_remove, got {pair[1]!r}")
             starts.append((u, None))
@@ -424,7 +424,7 @@ def _local_search(
 
     def pair_of(z: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         u = admissible("user", z[:p])
-        return u, (admissible("replacement", z[p:]) if search.relation == "replace_one" else None)
+        return u, (admissible("replacement", z[p:]) if search.relation == Relation.REPLACE_ONE else None)
 
     def change(u: np.ndarray, v: np.ndarray | None) -> float:
         return float(checker.changes(u[None], None if v is None else v[None])[0])

@@ -405,10 +405,10 @@ def audit_sequential_batches(
         claim: The privacy claim audited, fixed before the first batch.
         runs: The fixed audit's runs per dataset this audit stands in for; the batches and the budget (at most
             1.3× ``runs``) are :func:`plan_sequential`'s.
-        attack: As for :func:`~dpkit.audits.engine.audit`.
-        alpha: As for :func:`~dpkit.audits.engine.audit`: the error probability of the whole audit.
-        delta: As for :func:`~dpkit.audits.engine.audit`: where ε is read.
-        objective: As for :func:`~dpkit.audits.engine.audit`.
+        attack: As for :func:`~dpkit.audits.engine.audit_pair`.
+        alpha: As for :func:`~dpkit.audits.engine.audit_pair`: the error probability of the whole audit.
+        delta: As for :func:`~dpkit.audits.engine.audit_pair`: where ε is read.
+        objective: As for :func:`~dpkit.audits.engine.audit_pair`.
         seed: Recorded in the result only.
         executor: The executor's description, recorded in the result only.
         on_look: Called after every piece of a batch with the evidence so far (:class:`Look`), or None.
@@ -512,13 +512,13 @@ def audit_sequential(
         dataset0: The dataset D.
         dataset1: The neighbouring dataset D′.
         claim: The privacy claim audited.
-        attack: As for :func:`~dpkit.audits.engine.audit`.
+        attack: As for :func:`~dpkit.audits.engine.audit_pair`.
         runs: The fixed audit's runs per dataset this audit stands in for (the budget is
             :func:`plan_sequential`'s).
         seed: The seed of the batches (:func:`release_source`).
         alpha: The audit's error probability.
-        delta: Where ε is read, as for :func:`~dpkit.audits.engine.audit`.
-        objective: As for :func:`~dpkit.audits.engine.audit`.
+        delta: Where ε is read, as for :func:`~dpkit.audits.engine.audit_pair`.
+        objective: As for :func:`~dpkit.audits.engine.audit_pair`.
         executor: Where the runs are made; None: an :class:`~dpkit.algorithms.executors.AutoExecutor` of this call
             (in-process while the target is fast, every core once a batch is projected at 2 s or more).
         chunk_size: Runs per chunk handed to the executor.
@@ -577,7 +577,7 @@ def audit_pairs_sequential(
         seed: The first pair's seed.
         alpha: The error probability over every pair together (a union bound).
         delta: Where ε is read.
-        objective: As for :func:`~dpkit.audits.engine.audit`.
+        objective: As for :func:`~dpkit.audits.engine.audit_pair`.
         executor: Where the runs are made (None: an :class:`~dpkit.algorithms.executors.AutoExecutor`).
         chunk_size: Runs per chunk handed to the executor.
         progress: Called with the number of runs just done, or None.
@@ -675,7 +675,7 @@ def audit_sources_sequential(
         seeds: One seed per source, recorded in its result.
         alpha: The error probability over every source together (a union bound).
         delta: Where ε is read.
-        objective: As for :func:`~dpkit.audits.engine.audit`.
+        objective: As for :func:`~dpkit.audits.engine.audit_pair`.
         executor: The executor's description, recorded in the results.
         on_look: As in :func:`audit_sequential_batches`.
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from dpkit.accountant.validation import check_count, check_probability
 
-from .claims import Claim
+from .claims import Claim, ClaimUnit
 from .selection import TRAIN_CAP
 from .shapes import POWER_NEEDED, read_shape, roc_points
 from .verdicts import power_bound
@@ -214,7 +214,7 @@ def grown_final_size(
         The final split's runs per dataset.
     """
     planned = plan.evaluation
-    if claim.unit != "epsilon" or not (np.all(np.isfinite(scores0)) and np.all(np.isfinite(scores1))):
+    if claim.unit != ClaimUnit.EPSILON or not (np.all(np.isfinite(scores0)) and np.all(np.isfinite(scores1))):
         return planned
     roc = roc_points(scores0, scores1)
     shape = read_shape(claim, roc, delta=delta, share=max(shares), level=min(shares) / 2.0, runs=plan.runs)

@@ -16,7 +16,7 @@ from typing import Any
 from dpkit.accountant.gdp import gdp_epsilon
 
 from .claims import Claim
-from .shapes import ShapeReading
+from .shapes import ShapeFamily, ShapeReading
 
 __all__ = ["EpsilonEstimate", "gdp_reading", "shape_estimate"]
 
@@ -98,7 +98,7 @@ def shape_estimate(shape: ShapeReading | None, delta: float) -> EpsilonEstimate:
             delta,
             f"no shape fits the ROC (the best, {shape.family}, misfits it by {shape.fit.misfit:.3g})",
         )
-    if shape.family == "gaussian" and delta <= 0.0 and shape.fit.parameter > 0.0:
+    if shape.family == ShapeFamily.GAUSSIAN and delta <= 0.0 and shape.fit.parameter > 0.0:
         return EpsilonEstimate(
             math.inf,
             (math.inf, math.inf),

@@ -27,7 +27,7 @@ from dpkit.accountant.gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
 from dpkit.accountant.numerics import brent_root
 from dpkit.accountant.validation import check_choice, enum_values
 
-from .claims import Claim
+from .claims import Claim, ClaimKind
 from .estimators import rates_at_all_thresholds
 
 __all__ = [
@@ -111,9 +111,9 @@ def family_curve(family: str, theta: float, fpr: Any) -> np.ndarray:
     t = float(theta)
     if math.isinf(t):
         return np.where(a > 0.0, 0.0, 1.0) * np.ones_like(a)
-    if family == "gaussian":
+    if family == ShapeFamily.GAUSSIAN:
         return np.asarray(special.ndtr(-special.ndtri(a) - t))
-    if family == "randomized-response":
+    if family == ShapeFamily.RANDOMIZED_RESPONSE:
         with np.errstate(over="ignore"):
             return np.maximum(0.0, np.maximum(1.0 - np.exp(t) * a, math.exp(-t) * (1.0 - a)))
     corner = 0.5 * math.exp(-t)
@@ -149,9 +149,9 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
         return 0.0
     if x <= 0.0 and y <= 0.0:
         return math.inf
-    if family == "gaussian":
+    if family == ShapeFamily.GAUSSIAN:
         return max(0.0, float(-special.ndtri(x) - special.ndtri(y))) if x > 0.0 and y > 0.0 else math.inf
-    if family == "randomized-response":
+    if family == ShapeFamily.RANDOMIZED_RESPONSE:
         with np.errstate(divide="ignore"):
             one = math.log(1.0 - y) - math.log(x) if x > 0.0 else math.inf
             two = math.log(1.0 - x) - math.log(y) if y > 0.0 else math.inf
@@ -188,9 +188,9 @@ def family_epsilon(family: str, theta: float, delta: float) -> float:
         return 0.0
     if math.isinf(t):
         return math.inf
-    if family == "gaussian":
+    if family == ShapeFamily.GAUSSIAN:
         return gdp_epsilon_unchecked(t, d)
-    if family == "laplace":
+    if family == ShapeFamily.LAPLACE:
         return laplace_epsilon_unchecked(t, d)
     return epsilon_delta_epsilon_unchecked(t, 0.0, d)
 
@@ -199,9 +199,9 @@ def _dp_allowed(family: str, epsilon: float, delta: float) -> float:
     """The leakiest member of ``family`` that is (ε, δ)-DP: δ_F(ε) <= δ, closed form (rounded down)."""
     if math.isinf(epsilon) or delta >= 1.0:
         return math.inf
-    if family == "gaussian":
+    if family == ShapeFamily.GAUSSIAN:
         return gdp_mu_unchecked(epsilon, delta)
-    if family == "laplace":  # δ(ε) = 1 − e^{(ε − ε_L)/2} <= δ  ⟺  ε_L <= ε − 2 log(1 − δ)
+    if family == ShapeFamily.LAPLACE:  # δ(ε) = 1 − e^{(ε − ε_L)/2} <= δ  ⟺  ε_L <= ε − 2 log(1 − δ)
         value = epsilon - 2.0 * math.log1p(-delta)
     else:  # (e^{ε_R} − e^ε)/(1 + e^{ε_R}) <= δ  ⟺  e^{ε_R}(1 − δ) <= e^ε + δ
         value = epsilon + math.log1p(delta * math.exp(-epsilon)) - math.log1p(-delta) if epsilon < 700 else epsilon
@@ -240,9 +240,9 @@ def allowed_parameter(family: str, claim: Claim) -> float:
         0.5
     """
     family = check_choice("family", family, FAMILIES)
-    if claim.kind == "dp":
+    if claim.kind == ClaimKind.DP:
         return _dp_allowed(family, float(claim.epsilon), float(claim.delta))  # type: ignore[arg-type]
-    if family == "gaussian" and claim.mu is not None:
+    if family == ShapeFamily.GAUSSIAN and claim.mu is not None:
         return float(claim.mu)
     grid = _fine_grid()
     floor = claim.trade_off(grid)
@@ -665,7 +665,7 @@ def read_shape(claim: Claim, roc: Roc, *, delta: float, share: float, level: flo
     fits = fit_shapes(roc, level=level)
     interior = int(np.count_nonzero((roc.fp > 0) & (roc.fp < roc.n0) & (roc.fn > 0) & (roc.fn < roc.n1)))
     if interior <= 2:  # discrete outputs (at most three values): the ROC is a polygon, randomized response's shape
-        fits = tuple(sorted(fits, key=lambda f: f.family != "randomized-response"))
+        fits = tuple(sorted(fits, key=lambda f: f.family != ShapeFamily.RANDOMIZED_RESPONSE))
         tied = [fits[0]]
     else:  # every family that fits about as well as the best: the data cannot tell them apart
         tied = [f for f in fits if f.misfit <= fits[0].misfit + _TIE + 2.0 * roc.fp.size]

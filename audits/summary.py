@@ -3,7 +3,7 @@
 Every result :func:`dpkit.audit` returns — a release function's fixed, sequential or one-run audit
 (:class:`~dpkit.audits.selection.AuditResult`, :class:`~dpkit.audits.sequential_result.SequentialResult`,
 :class:`~dpkit.audits.engine.PairsResult`, :class:`~dpkit.audits.one_run.OneRunResult`) or an RL algorithm's
-(:class:`~dpkit.audits.rl.RlPositionsAudit`, :class:`~dpkit.audits.rl.sequential.RlSequentialAudit`,
+(:class:`~dpkit.audits.rl.RlPositionsResult`, :class:`~dpkit.audits.rl.sequential.RlSequentialResult`,
 :class:`~dpkit.audits.rl.one_run.RlOneRunResult`) — is an :class:`AuditSummary`: the same headline fields
 (:data:`HEADLINE`) under the same names, :meth:`~AuditSummary.to_dict` and ``_repr_html_``: the report's verdict
 row for it (the badge, the evidence lines and what the verdict says), built by the functions ``dpkit report`` builds

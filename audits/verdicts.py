@@ -21,10 +21,10 @@ from scipy import special
 
 from dpkit.accountant.validation import check_count, check_probability, check_real, enum_values
 
-from .claims import Claim
+from .claims import Claim, ClaimKind, ClaimUnit
 from .estimators import AuditEstimate
 from .estimators import cp_upper_array as _cp_upper
-from .shapes import KAPPA, POWER_NEEDED, Roc, ShapeReading, read_shape
+from .shapes import KAPPA, POWER_NEEDED, Roc, ShapeFamily, ShapeReading, read_shape
 from .summary import POWER_RATIO_NEEDED
 
 __all__ = [
@@ -80,7 +80,7 @@ def delta_lower_bound(fpr_upper: float, fnr_upper: float, epsilon: float) -> flo
 
 def _bounds(claim: Claim, fpr_up: np.ndarray, fnr_up: np.ndarray, delta: float) -> np.ndarray:
     """The lower bound, in the claim's unit, that each pair of rate bounds certifies (vectorised)."""
-    if claim.unit == "mu":
+    if claim.unit == ClaimUnit.MU:
         return np.maximum(0.0, -special.ndtri(fpr_up) - special.ndtri(fnr_up))
     with np.errstate(divide="ignore", invalid="ignore"):
         one = np.log(np.maximum(1.0 - delta - fnr_up, 0.0)) - np.log(fpr_up)
@@ -186,7 +186,7 @@ def _shape_diagnosis(shape: ShapeReading, sigma: float | None) -> str | None:
     fit = shape.fit
     if not 0.0 < shape.allowed < math.inf or not fit.interval[0] > shape.allowed:
         return None
-    name = "μ" if fit.family == "gaussian" else "ε"
+    name = "μ" if fit.family == ShapeFamily.GAUSSIAN else "ε"
     cause = diagnose(fit.parameter, fit.interval, shape.allowed, sigma=sigma)
     head = (
         f"the measured trade-off is {shape.describe()}, past the claim (the leakiest it allows: "
@@ -328,14 +328,14 @@ def judge(
     claimed_mu = claim.mu
     refuted = any(claim.refuted_by(e.fpr_upper, e.fnr_upper) for e in estimates)
     delta_low = None
-    if claim.kind == "dp":
+    if claim.kind == ClaimKind.DP:
         delta_low = max(
             delta_lower_bound(e.fpr_upper, e.fnr_upper, claim.epsilon)  # type: ignore[arg-type]
             for e in estimates
         )
     share = max(e.alpha for e in estimates)  # the test with the largest share: the one chosen where the claim breaks
     power = power_bound(claim, n0=n0, n1=n1, alpha=alpha, delta=delta, share=share)
-    target = claimed_mu if claim.unit == "mu" else claimed_eps
+    target = claimed_mu if claim.unit == ClaimUnit.MU else claimed_eps
     if target is None or math.isinf(target) or target == 0.0:
         ratio = 0.0  # nothing finite and positive to reach: the audit cannot call it consistent
     else:
@@ -344,7 +344,7 @@ def judge(
     if roc is not None:
         level = min(e.alpha for e in estimates) / 2.0  # the parameter's interval: as wide as the narrowest test's
         shape = read_shape(claim, roc, delta=delta, share=share, level=level, runs=n0 if runs is None else runs)
-    verdict, reason = _decide(refuted, ratio, shape, claim.unit == "epsilon")
+    verdict, reason = _decide(refuted, ratio, shape, claim.unit == ClaimUnit.EPSILON)
     allowed = claim.mu_allowed
     strongest = max(estimates, key=lambda e: (e.mu_lower, e.epsilon_lower))
     mu_ratio = None
@@ -353,7 +353,7 @@ def judge(
     if shape is None:
         diagnosis = diagnose(strongest.mu_estimate, strongest.mu_interval, allowed, sigma=claim.sigma)
     else:
-        diagnosis = _shape_diagnosis(shape, claim.sigma) if verdict != "consistent" else None
+        diagnosis = _shape_diagnosis(shape, claim.sigma) if verdict != Verdict.CONSISTENT else None
     return Judgement(
         verdict, claimed_eps, claimed_mu, delta_low, power, ratio, allowed, mu_ratio, diagnosis, shape, reason
     )

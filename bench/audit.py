@@ -26,7 +26,7 @@ import numpy as np
 
 from dpkit.accountant import calibrate_sigma  # noqa: E402
 from dpkit.accountant.gdp import gdp_epsilon  # noqa: E402
-from dpkit.audits import Claim, GaussianLikelihoodRatio, audit, make_executor  # noqa: E402
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit_pair, make_executor  # noqa: E402
 
 SIGMA = calibrate_sigma(1.0, 1e-5).sigma
 
@@ -41,12 +41,14 @@ def _row(trials: int, repeats: int, pool: Any) -> dict[str, Any]:
     times, result = [], None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        result = audit(gaussian, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=lr, runs=trials, seed=trials, chunk_size=chunk)
+        result = audit_pair(
+            gaussian, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=lr, runs=trials, seed=trials, chunk_size=chunk
+        )
         times.append(time.perf_counter() - t0)
     t_pool = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        pooled = audit(
+        pooled = audit_pair(
             gaussian,
             0.0,
             1.0,

@@ -41,10 +41,10 @@ def gaussian10(ds: float, rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _one(attack: str, trials: int) -> dict[str, object]:
-    from dpkit.audits import Claim, audit
+    from dpkit.audits import Claim, audit_pair
 
     started = time.perf_counter()
-    r = audit(gaussian10, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=attack, runs=trials, seed=1, chunk_size=250_000)
+    r = audit_pair(gaussian10, 0.0, 1.0, Claim.dp(1.0, 1e-5), attack=attack, runs=trials, seed=1, chunk_size=250_000)
     seconds = time.perf_counter() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
     return {

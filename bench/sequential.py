@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.audits import Claim, ScoreFunction, audit
+from dpkit.audits import Claim, ScoreFunction, audit_pair
 from dpkit.audits import mechanisms as m
 from dpkit.audits.estimators import clopper_pearson_lower, clopper_pearson_upper
 from dpkit.audits.mechanisms import at_the_claim
@@ -217,7 +217,7 @@ def run_target(target: dict[str, Any], seeds: int, fixed_seeds: int) -> dict[str
     fixed_time, fixed_verdicts = [], []
     for seed in range(fixed_seeds):
         t0 = time.perf_counter()
-        f = audit(target["release"], d0, d1, target["claim"], runs=target["runs"], seed=seed, chunk_size=100_000)
+        f = audit_pair(target["release"], d0, d1, target["claim"], runs=target["runs"], seed=seed, chunk_size=100_000)
         fixed_time.append(time.perf_counter() - t0)
         fixed_verdicts.append(f.verdict)
         executors.add("fixed: " + f.executor.split(" (")[0])

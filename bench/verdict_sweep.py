@@ -51,19 +51,19 @@ TYPE_I_CLAIMS = _type_i_claims()
 
 def _one(task: tuple[str, int, int]) -> tuple[str, int, str, float | None]:
     from dpkit.algorithms.executors import InProcessExecutor
-    from dpkit.audits import Claim, audit
+    from dpkit.audits import Claim, audit_pair
 
     name, seed, trials = task
     release = TARGETS[name].release
     with InProcessExecutor() as ex:
-        result = audit(release, [0.0], [0.0, 1.0], Claim.dp(*CLAIM), runs=trials, seed=seed, executor=ex)
+        result = audit_pair(release, [0.0], [0.0, 1.0], Claim.dp(*CLAIM), runs=trials, seed=seed, executor=ex)
     shape = result.judgement.shape
     return name, seed, result.verdict, None if shape is None else shape.epsilon
 
 
 def _false_alarm(task: tuple[int, int]) -> bool:
     from dpkit.algorithms.executors import InProcessExecutor
-    from dpkit.audits import ScoreFunction, audit
+    from dpkit.audits import ScoreFunction, audit_pair
     from dpkit.audits.mechanisms import at_the_claim
 
     index, seed = task
@@ -71,7 +71,9 @@ def _false_alarm(task: tuple[int, int]) -> bool:
     release, d0, d1 = at_the_claim(claim)
     score = ScoreFunction(first_column, name="likelihood-ratio order")
     with InProcessExecutor() as ex:
-        return audit(release, d0, d1, claim, runs=2_000, seed=seed, attack=score, executor=ex).verdict == "violation"
+        return (
+            audit_pair(release, d0, d1, claim, runs=2_000, seed=seed, attack=score, executor=ex).verdict == "violation"
+        )
 
 
 def first_column(outputs: np.ndarray) -> np.ndarray:

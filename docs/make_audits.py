@@ -18,7 +18,7 @@ from dpkit.accountant.rlsvi import rlsvi_worst_case_mu  # noqa: E402
 from dpkit.audits import make_executor  # noqa: E402
 from dpkit.audits.rl import (  # noqa: E402
     RlAuditResult,
-    RlPositionsAudit,
+    RlPositionsResult,
     audit_positions,
     audited_algorithms,
     default_setting,
@@ -41,7 +41,7 @@ def _g(x: float | None, digits: int = 4) -> str:
     return "—" if x is None else f"{x:.{digits}g}"
 
 
-def _row(label: str, audit: RlPositionsAudit) -> str:
+def _row(label: str, audit: RlPositionsResult) -> str:
     r = audit.worst
     reach = min(p.reach for p in audit.results)
     ratio = min(p.mu_lower / p.declared_mu_at_position for p in audit.results if p.declared_mu_at_position > 0)
@@ -54,7 +54,7 @@ def _row(label: str, audit: RlPositionsAudit) -> str:
     )
 
 
-def _positions_rows(label: str, audit: RlPositionsAudit) -> list[str]:
+def _positions_rows(label: str, audit: RlPositionsResult) -> list[str]:
     return [
         f"| {p.setting.algorithm} | {label} | {p.position_name} (k = {p.setting.index}) | "
         f"{_g(p.position_share, 3)} | "

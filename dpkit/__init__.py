@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
     "AuditResult": "dpkit.audits.engine",
     "AuditSummary": "dpkit.audits.summary",
     "RlAuditResult": "dpkit.audits.rl",
-    "RlPositionsAudit": "dpkit.audits.rl",
+    "RlPositionsResult": "dpkit.audits.rl",
     "ReportConfig": "dpkit.reports.config",
 }
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from dpkit.audits.claims import Claim as Claim
     from dpkit.audits.engine import AuditResult as AuditResult
     from dpkit.audits.rl import RlAuditResult as RlAuditResult
-    from dpkit.audits.rl import RlPositionsAudit as RlPositionsAudit
+    from dpkit.audits.rl import RlPositionsResult as RlPositionsResult
     from dpkit.audits.summary import AuditSummary as AuditSummary
     from dpkit.facade import audit as audit
     from dpkit.facade import audit_algorithm as audit_algorithm
@@ -63,7 +63,17 @@ if TYPE_CHECKING:
     from dpkit.reports.config import ReportConfig as ReportConfig
 
 
+#: Public names retired by a rename (resolved, with a DeprecationWarning, for a release): old name -> new name.
+_RENAMED: dict[str, str] = {"RlPositionsAudit": "RlPositionsResult"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        import warnings
+
+        new = _RENAMED[name]
+        warnings.warn(f"dpkit.{name} is deprecated: it is now dpkit.{new}", DeprecationWarning, 2)
+        return getattr(importlib.import_module(_EXPORTS[new]), new)
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'dpkit' has no attribute {name!r}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dpkit.reports.audit_mode import AuditMode
+
 __all__ = ["SETTING_OPTIONS", "audit_registered", "audit_release", "call_checked", "is_agent", "keywords", "refuse"]
 
 #: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl.setting.RlSetting`).
@@ -105,7 +107,7 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
         release: ``release(dataset, rng, n)``.
         datasets: Two (a neighbouring pair), none (with ``pairs=``) or, in mode ``one-run``, at most one.
         mode: ``fixed``, ``sequential`` or ``one-run``.
-        options: The options of :func:`dpkit.audits.engine.audit`, :func:`dpkit.audits.sequential.audit_sequential`
+        options: The options of :func:`dpkit.audits.engine.audit_pair`, :func:`dpkit.audits.sequential.audit_sequential`
             or :func:`dpkit.audits.one_run.audit_one_run_target`, and ``pairs``.
 
     Returns:
@@ -127,28 +129,28 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
             options = {**options, "dataset": datasets[0]}
         return call_checked(audit_one_run_target, "a one-run audit of a release", (release,), options)
     if "pairs" in options:
-        from dpkit.audits.engine import audit, audit_pairs
+        from dpkit.audits.engine import audit_pair, audit_pairs
 
         if datasets:
             raise TypeError(f"give the datasets as pairs=… or as two arguments, not both (got {len(datasets)})")
         pairs, rest = options.pop("pairs"), dict(options)
         what = f"a {mode} audit of a release's pairs"
-        if mode == "sequential":
+        if mode == AuditMode.SEQUENTIAL:
             from dpkit.audits.sequential import audit_sequential
 
             refuse(rest, keywords(audit_sequential, skip=4, extra=("claim",)), what)
         else:
-            refuse(rest, keywords(audit, skip=4, extra=("claim",)), what)
-        return audit_pairs(release, pairs, sequential=mode == "sequential", **rest)
+            refuse(rest, keywords(audit_pair, skip=4, extra=("claim",)), what)
+        return audit_pairs(release, pairs, sequential=mode == AuditMode.SEQUENTIAL, **rest)
     if len(datasets) != 2:
         raise TypeError(f"a {mode} audit of a release takes two datasets (or pairs=…), got {len(datasets)}")
-    if mode == "sequential":
+    if mode == AuditMode.SEQUENTIAL:
         from dpkit.audits.sequential import audit_sequential
 
         return call_checked(audit_sequential, "a sequential audit of a release", (release, *datasets), options)
-    from dpkit.audits.engine import audit
+    from dpkit.audits.engine import audit_pair
 
-    return call_checked(audit, "a fixed audit of a release", (release, *datasets), options)
+    return call_checked(audit_pair, "a fixed audit of a release", (release, *datasets), options)
 
 
 def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
@@ -163,7 +165,7 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
             :func:`dpkit.audits.rl.one_run.audit_one_run`.
 
     Returns:
-        An RlPositionsAudit, RlSequentialAudit or RlOneRunResult.
+        An RlPositionsResult, RlSequentialResult or RlOneRunResult.
 
     Raises:
         ValueError: An unknown algorithm (the registry's "did you mean …?"), or mode ``one-run`` for a setting.
@@ -177,7 +179,7 @@ def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
         if isinstance(target, RlSetting):
             raise ValueError("mode 'one-run' audits an algorithm by name (its one run is its own setting)")
         return call_checked(audit_one_run, "a one-run audit of an algorithm", (target,), options)
-    if mode == "sequential":
+    if mode == AuditMode.SEQUENTIAL:
         from dpkit.audits.rl.sequential import audit_positions_sequential
 
         function: Callable[..., Any] = audit_positions_sequential

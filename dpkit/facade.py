@@ -13,14 +13,24 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from dpkit.reports.audit_mode import AuditMode
 
 if TYPE_CHECKING:
     from dpkit.accountant.accountants import Guarantee
     from dpkit.accountant.calibration import Calibration
-    from dpkit.audits.rl import RlPositionsAudit
+    from dpkit.algorithms.spec import AlgorithmSpec
+    from dpkit.audits.claims import Claim
+    from dpkit.audits.engine import PairsResult
+    from dpkit.audits.one_run import OneRunResult
+    from dpkit.audits.rl import RlPositionsResult
+    from dpkit.audits.rl.one_run import RlOneRunResult
+    from dpkit.audits.rl.sequential import RlSequentialResult
+    from dpkit.audits.rl.setting import RlSetting
+    from dpkit.audits.summary import AuditSummary
     from dpkit.reports.config import ReportConfig
 
 __all__ = ["MODES", "audit", "audit_algorithm", "calibrate", "gaussian_epsilon", "report"]
@@ -105,11 +115,38 @@ def gaussian_epsilon(
     return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
 
 
+#: The mode of :func:`audit` that runs a release or an algorithm once, with many canaries (the other modes are
+#: :class:`~dpkit.reports.audit_mode.AuditMode`'s, a report's too).
+ONE_RUN = "one-run"
 #: The modes of :func:`audit`.
-MODES = ("fixed", "sequential", "one-run")
+MODES: tuple[str, ...] = (*(str(m) for m in AuditMode), ONE_RUN)
 
 
-def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | None = None, **options: Any) -> Any:
+@overload
+def audit(
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["fixed"] = "fixed", **options: Any
+) -> RlPositionsResult: ...
+@overload
+def audit(
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["sequential"], **options: Any
+) -> RlSequentialResult: ...
+@overload
+def audit(target: str | RlSetting | AlgorithmSpec, *, mode: Literal["one-run"], **options: Any) -> RlOneRunResult: ...
+@overload
+def audit(
+    target: Callable[..., Any],
+    *,
+    pairs: Sequence[tuple[Any, Any]],
+    mode: Literal["fixed", "sequential"] = "fixed",
+    **options: Any,
+) -> PairsResult: ...
+@overload
+def audit(
+    target: Callable[..., Any], *datasets: Any, claim: Claim, mode: Literal["one-run"], **options: Any
+) -> OneRunResult: ...
+@overload
+def audit(target: Callable[..., Any], *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary: ...
+def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary:
     """Audit anything dpkit audits, in one of three modes: the front door over the audit functions of
     :mod:`dpkit.audits` (the layer beneath it, documented there for finer control).
 
@@ -154,9 +191,8 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
             users) in mode ``one-run``. Nothing for the other targets.
         mode: ``fixed`` (the runs given), ``sequential`` (anytime-valid: stops as soon as a violation is certain;
             ``runs`` is the fixed audit it stands in for) or ``one-run`` (one run, many canaries).
-        sequential: Deprecated: ``True`` is ``mode="sequential"``.
         **options: Keyword-only options of the function beneath: for a release those of
-            :func:`dpkit.audits.engine.audit` (``claim``, ``runs``, ``attack``, ``seed``, ``alpha``, ``executor``,
+            :func:`dpkit.audits.engine.audit_pair` (``claim``, ``runs``, ``attack``, ``seed``, ``alpha``, ``executor``,
             …), :func:`~dpkit.audits.sequential.audit_sequential` (``on_look``) or
             :func:`~dpkit.audits.one_run.audit_one_run_target` (``canaries``, ``dataset``, ``score``); for an
             algorithm the fields of its setting (``sigma``, ``episodes``, ``epsilon``, ``delta``, ``observer``,
@@ -168,13 +204,14 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
     Returns:
         A release: :class:`~dpkit.audits.engine.AuditResult`, :class:`~dpkit.audits.sequential.SequentialResult`,
         :class:`~dpkit.audits.engine.PairsResult` (``pairs=``) or :class:`~dpkit.audits.one_run.OneRunResult`; an
-        algorithm: :class:`~dpkit.audits.rl.RlPositionsAudit`,
-        :class:`~dpkit.audits.rl.sequential.RlSequentialAudit` or :class:`~dpkit.audits.rl.one_run.RlOneRunResult`.
+        algorithm: :class:`~dpkit.audits.rl.RlPositionsResult`,
+        :class:`~dpkit.audits.rl.sequential.RlSequentialResult` or :class:`~dpkit.audits.rl.one_run.RlOneRunResult`.
 
     Raises:
         ValueError: An unknown mode (the modes listed), a mode the target has no audit in, an unknown algorithm
             (with the registry's "did you mean …?"), or a bad value of an option.
-        TypeError: An option the target's audit in that mode does not take (named), or datasets it does not take.
+        TypeError: An option the target's audit in that mode does not take (named), datasets it does not take, or
+            ``sequential=`` (retired after a release of warnings: ``mode="sequential"``).
 
     Examples:
         >>> import numpy as np, dpkit
@@ -188,15 +225,10 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
         ...
         ValueError: mode must be one of fixed, sequential, one-run, got 'batch'
     """
-    if sequential is not None:
-        import warnings
-
-        warnings.warn("audit(…, sequential=True) is deprecated: pass mode='sequential'", DeprecationWarning, 2)
-        if sequential:
-            mode = "sequential"
+    if "sequential" in options:
+        raise TypeError("audit() takes no 'sequential' option (retired): pass mode='sequential'")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audit_door import audit_registered, audit_release, is_agent
     from dpkit.audits.rl.setting import RlSetting
 
@@ -217,20 +249,21 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", sequential: bool | N
     return audit_release(target, datasets, mode, options)
 
 
-def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:
-    """Audit a registered RL algorithm in its audit setting, against what it declares.
+def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsResult:
+    """Deprecated: ``dpkit.audit(algorithm, …)`` is the one door. Audit a registered RL algorithm in its audit setting.
 
+    ``dpkit.audit(algorithm, **options)`` gives the same result; this second door warns for a release, then goes.
     The algorithm (a seed algorithm or one a user registered) is audited at every position of the changed user
     that matters (each at its share of α), or at ``position=``.
 
     Args:
         algorithm: The registered algorithm's name.
-        **options: Keyword-only options of :func:`dpkit.audits.rl.audit_algorithm` (``sigma``, ``runs``,
+        **options: Keyword-only options of :func:`dpkit.audits.rl.audit_registered_algorithm` (``sigma``, ``runs``,
             ``episodes``, ``epsilon``, ``delta``, ``seed``, ``position``, …).
 
     Returns:
         The audit at each position probed, with the headline of the whole
-        (:class:`~dpkit.audits.rl.RlPositionsAudit`).
+        (:class:`~dpkit.audits.rl.RlPositionsResult`).
 
     Raises:
         ValueError: An unknown algorithm (the registered ones listed) or a bad value of an option.
@@ -243,9 +276,14 @@ def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsAudit:
         ...
         ValueError: algorithm must be one of ...; got 'no-such-algorithm'
     """
-    from dpkit.audits.rl import audit_algorithm as _audit_algorithm
+    import warnings
 
-    return _audit_algorithm(algorithm, **options)
+    from dpkit.audits.rl import audit_registered_algorithm
+
+    warnings.warn(
+        "dpkit.audit_algorithm(name, …) is deprecated: dpkit.audit(name, …) is the one door", DeprecationWarning, 2
+    )
+    return audit_registered_algorithm(algorithm, **options)
 
 
 def report(

@@ -7,7 +7,6 @@ runs; an error names its key. Every key: see docs/reference/config.md.
 from __future__ import annotations
 
 import difflib
-import enum
 import math
 from collections.abc import Mapping
 from importlib import resources
@@ -48,6 +47,7 @@ from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment, check_options
 from dpkit.data_files import parse_data, read_text_file, shown
 
+from .audit_mode import AuditMode
 from .files import LedgerFile
 from .messages import BlamedKeyError, first_error
 
@@ -78,14 +78,6 @@ DEFAULT_CONFIG = "default"
 #: δ of the ε(δ) curves unless the config gives ``deltas``.
 DEFAULT_DELTAS: tuple[float, ...] = tuple(10.0**-e for e in range(10, 0, -1))
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
-
-
-class AuditMode(enum.StrEnum):
-    """How an algorithm is audited: the fixed audit (``dpkit.audits.rl.audit_positions``) or the sequential,
-    anytime-valid one (``dpkit.audits.rl.sequential.audit_positions_sequential``)."""
-
-    FIXED = "fixed"
-    SEQUENTIAL = "sequential"
 
 
 #: The values of :class:`AuditMode`.
@@ -144,7 +136,7 @@ FiniteNumber = Annotated[float, Field(allow_inf_nan=False), BeforeValidator(_num
 
 
 class AuditConfig(_Model):
-    """How one algorithm is audited (``dpkit.audits.rl.audit_algorithm``, i.e. ``dpkit audit ALGORITHM``).
+    """How one algorithm is audited (``dpkit.audits.rl.audit_registered_algorithm``, i.e. ``dpkit audit ALGORITHM``).
 
     The audit runs in its own small setting (``dpkit.audits.rl.default_setting``: a few users, where the
     canaries realise most of the declared sensitivity) at the algorithm's target (ε, δ);
@@ -175,7 +167,7 @@ class AuditConfig(_Model):
 
     @model_validator(mode="after")
     def _enough_runs(self) -> AuditConfig:
-        if self.mode == "sequential" and self.runs < SEQUENTIAL_MIN_RUNS:
+        if self.mode == AuditMode.SEQUENTIAL and self.runs < SEQUENTIAL_MIN_RUNS:
             why = f"must be >= {SEQUENTIAL_MIN_RUNS} for a sequential audit (mode = 'sequential'), got {self.runs}"
             raise BlamedKeyError("runs", why)
         return self
@@ -573,7 +565,9 @@ class ReportConfig(_Model):
                 grid = tuple(sorted({k for k in grid if k < episodes} | {episodes}))
             audit_episodes = a.audit.episodes if a.audit.episodes is None else min(a.audit.episodes, q.audit_episodes)
             runs = min(a.audit.runs, q.audit_runs)
-            if a.audit.mode == "sequential":  # not below the runs a sequential audit needs (its runs are at least that)
+            if (
+                a.audit.mode == AuditMode.SEQUENTIAL
+            ):  # not below the runs a sequential audit needs (its runs are at least that)
                 runs = max(runs, SEQUENTIAL_MIN_RUNS)
             audit = a.audit.model_copy(update={"runs": runs, "episodes": audit_episodes})
             algorithms.append(a.model_copy(update={"episodes": episodes, "episode_grid": grid, "audit": audit}))

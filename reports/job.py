@@ -11,7 +11,6 @@ docs/explanation/reports.md ("How a report is computed").
 from __future__ import annotations
 
 import concurrent.futures as cf
-import enum
 import pickle
 import platform
 import re
@@ -22,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+from dpkit.accountant.accountants import AccountingMethod
+from dpkit.accountant.algorithm_ledgers import Allocation, algorithm_ledger
 from dpkit.accountant.declarations import SEVERITIES
+from dpkit.accountant.flags import Severity
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
 from dpkit.accountant.tree import (
@@ -40,7 +41,7 @@ from dpkit.algorithms.worker_processes import quiet_context
 from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
-from .config import AlgorithmConfig, ReportConfig, ledger_parameters
+from .config import AlgorithmConfig, AuditMode, ReportConfig, ledger_parameters
 from .regret_runs import (
     SIGMAS,
     RegretTask,
@@ -52,6 +53,7 @@ from .regret_runs import (
 from .task_progress import EpisodeFeed, run_reported, start_worker_feed, task_episodes
 from .texts import PRIVACY_MODEL_TEXT, assumptions, relation_text
 from .user_ledgers import ledger_section, method_curves
+from .verdict_views import PaperClaim
 
 __all__ = [
     "FORMAT_VERSION",
@@ -139,7 +141,7 @@ def audit_command(a: AlgorithmConfig, seed: int) -> list[str]:
     args += ["--delta", _arg(a.delta), "--seed", str(seed)]
     if c.position is not None:
         args += ["--position", str(c.position)]
-    if c.mode == "sequential":
+    if c.mode == AuditMode.SEQUENTIAL:
         args += ["--sequential"]
     return args
 
@@ -165,7 +167,7 @@ def regret_sigmas(a: AlgorithmConfig, seed: int) -> tuple[str, ...]:
     """
     declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, seed))
     has_optimal = algorithm_ledger(declaration).optimal_scale is not None
-    return tuple(s for s in SIGMAS if s != "optimal" or has_optimal)
+    return tuple(s for s in SIGMAS if s != Allocation.OPTIMAL or has_optimal)
 
 
 def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
@@ -260,7 +262,7 @@ def rlsvi_closed_forms(a: AlgorithmConfig, grid: Sequence[int]) -> dict[str, Any
 def run_audit(
     a: AlgorithmConfig, seed: int, progress: Progress | None = None, *, executor: Executor | None = None
 ) -> dict[str, Any]:
-    """The audit of one algorithm: ``dpkit.audits.rl.audit_algorithm(…).to_dict()``.
+    """The audit of one algorithm: ``dpkit.audits.rl.audit_registered_algorithm(…).to_dict()``.
 
     A config's ``mode = "sequential"`` runs :func:`run_sequential_audit` instead.
 
@@ -273,12 +275,12 @@ def run_audit(
     Returns:
         The object ``dpkit audit ALGORITHM … --json`` prints (see :func:`audit_command`).
     """
-    from dpkit.audits.rl import audit_algorithm
+    from dpkit.audits.rl import audit_registered_algorithm
 
     c = a.audit
-    if c.mode == "sequential":
+    if c.mode == AuditMode.SEQUENTIAL:
         return run_sequential_audit(a, seed, progress, executor=executor)
-    result = audit_algorithm(
+    result = audit_registered_algorithm(
         a.name,
         **a.audit_overrides(),
         runs=c.runs,
@@ -363,7 +365,7 @@ def audit_parts(a: AlgorithmConfig) -> tuple[AuditPart, ...]:
 
     setting = audit_setting_of(a)
     names = [str(c.position)] if c.position is not None else list(positions(setting))
-    if c.mode == "sequential":  # its most runs: it may stop before them
+    if c.mode == AuditMode.SEQUENTIAL:  # its most runs: it may stop before them
         from dpkit.audits.sequential_plan import max_budget
 
         return (AuditPart(f"{len(names)} position(s), sequential", 2 * max_budget(c.runs) * len(names)),)
@@ -703,15 +705,6 @@ def worst_flag(flags: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-class PaperClaim(enum.StrEnum):
-    """The verdict on a paper's claim (report.json's ``paper_claim``; :func:`paper_claim`)."""
-
-    MET = "met"
-    FLAWED = "flawed"
-    NOT_MET = "not met"
-    NOT_CERTIFIED = "not certified"
-
-
 def paper_claim(ledger: Mapping[str, Any]) -> PaperClaim:
     """The verdict on the paper's claim, read off an algorithm's ledger (the second of a report's two verdicts).
 
@@ -724,8 +717,8 @@ def paper_claim(ledger: Mapping[str, Any]) -> PaperClaim:
         too small, a data-dependent quantity left unaccounted, …: no proof stands behind it), else ``met``.
     """
     if ledger["epsilon_achieved_by_paper_sigma"] > ledger["epsilon_claimed_by_paper"]:
-        return PaperClaim.NOT_MET if ledger["method"] == "exact" else PaperClaim.NOT_CERTIFIED
-    return PaperClaim.FLAWED if any(f["severity"] == "error" for f in ledger["flags"]) else PaperClaim.MET
+        return PaperClaim.NOT_MET if ledger["method"] == AccountingMethod.EXACT else PaperClaim.NOT_CERTIFIED
+    return PaperClaim.FLAWED if any(f["severity"] == Severity.ERROR for f in ledger["flags"]) else PaperClaim.MET
 
 
 def _summary_row(section: Mapping[str, Any]) -> dict[str, Any]:

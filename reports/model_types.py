@@ -27,6 +27,7 @@ __all__ = [
     "Verdict",
 ]
 
+
 PrivacyModel = Literal["LDP", "JDP"]
 Relation = Literal["add_remove", "replace_one"]
 Verdict = Literal["violation", "consistent", "inconclusive"]

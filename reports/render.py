@@ -33,7 +33,7 @@ from .verdict_views import (
     headline_view,
     interval_end,
     ledger_view,
-    relation_text,
+    relation_label,
     sequential_view,
     verdict_view,
 )
@@ -391,7 +391,7 @@ def _environment(html: bool) -> jinja2.Environment:
         num=_num,
         bound=interval_end,
         sigma=sigma,
-        relation=relation_text,
+        relation=relation_label,
         command=_command,
         cell=_md_cell,
         math=math,

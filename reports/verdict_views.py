@@ -7,24 +7,29 @@ HTML id (also its figure files' stem). Both report.md and report.html render the
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.audits.summary import evidence_lines, implementation_text, readable_number
+
+from .audit_mode import AuditMode
 
 __all__ = [
     "FIXED_IDS",
     "ID_SUFFIXES",
     "NO_ROC_TEXT",
     "PAPER_CLAIM_CSS",
+    "PaperClaim",
     "anchors",
     "glance_view",
     "headline_view",
     "interval_end",
     "ledger_view",
-    "relation_text",
+    "relation_label",
     "sequential_view",
     "setting_labels",
     "sigma_span",
@@ -41,6 +46,15 @@ NO_ROC_TEXT = (
     "No ROC or trade-off figure: a sequential audit stops on the evidence it needs instead of spending a fixed "
     'evaluation split to draw them from; use mode = "fixed" for the ROC band, reach and power per position.'
 )
+
+
+class PaperClaim(enum.StrEnum):
+    """The verdict on a paper's claim (report.json's ``paper_claim``; :func:`dpkit.reports.job.paper_claim`)."""
+
+    MET = "met"
+    FLAWED = "flawed"
+    NOT_MET = "not met"
+    NOT_CERTIFIED = "not certified"
 
 
 def interval_end(value: Any, up: bool = True, digits: int = 8) -> str:
@@ -65,8 +79,10 @@ def interval_end(value: Any, up: bool = True, digits: int = 8) -> str:
     return short if float(short) == value else f"{decimal_round(value, digits, up=up):.{digits}g}"
 
 
-def relation_text(value: str) -> str:
-    """A neighbouring relation as the report writes it: ``add_remove`` as ``add-remove``.
+def relation_label(value: str) -> str:
+    """A neighbouring relation's label as the report's tables write it: ``add_remove`` as ``add-remove``.
+
+    The relation in a sentence is :func:`dpkit.reports.texts.relation_text`.
 
     Args:
         value: The relation's name.
@@ -148,7 +164,7 @@ def _plural(n: int, word: str) -> str:
 
 def _paper_text(row: Mapping[str, Any]) -> str:
     """One sentence: what the flags judged — the paper's σ and sensitivities against the paper's own claim."""
-    how = "exact" if row["method"] == "exact" else f"{row['method']}, an upper bound"
+    how = "exact" if row["method"] == AccountingMethod.EXACT else f"{row['method']}, an upper bound"
     text = (
         f"The paper's claim (ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}): its σ with the true "
         f"sensitivities gives ε = {_num(row['epsilon_at_paper_sigma'])} ({how}), "
@@ -246,12 +262,12 @@ def verdict_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "implementation_text": implementation_text(row),
         "paper_text": _paper_text(row),
         "model": row["privacy_model"],
-        "relation": relation_text(row["relation"]),
+        "relation": relation_label(row["relation"]),
         "claim": f"ε = {_num(row['claimed_epsilon'])} at δ = {_num(row['delta'])}",
         "claim_epsilon": _num(row["claimed_epsilon"]),
         "claim_delta": _num(row["delta"]),
         "epsilon": _num(row["epsilon_at_paper_sigma"]),
-        "method": None if row["method"] == "exact" else f"{row['method']}: an upper bound",
+        "method": None if row["method"] == AccountingMethod.EXACT else f"{row['method']}: an upper bound",
         "epsilon_informative": _num(row["epsilon_at_informative_delta"]),
         "delta_informative": _num(row["delta_informative"]),
         "sigmas": [
@@ -280,7 +296,9 @@ def ledger_view(section: Mapping[str, Any]) -> dict[str, Any]:
     """
     a = section["assessment"]
     # a claim met at a δ above the informative one says little about individuals: not green
-    met_uninformative = a["claim_status"] == "met" and any(f["code"] == "delta-not-informative" for f in a["flags"])
+    met_uninformative = a["claim_status"] == PaperClaim.MET and any(
+        f["code"] == "delta-not-informative" for f in a["flags"]
+    )
     claim = "no claim" if section["epsilon"] is None else f"ε = {_num(section['epsilon'])}"
     return {
         "kind": section["kind"],
@@ -365,13 +383,13 @@ def glance_view(row: Mapping[str, Any], section: Mapping[str, Any]) -> dict[str,
     verdict = row["verdict"]
     if verdict is None:
         short = ""
-    elif row["audit_mode"] == "sequential":
+    elif row["audit_mode"] == AuditMode.SEQUENTIAL:
         short = f"sequential, {_num(row['audit_runs_used'])} runs"
     else:
         sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
         short = f"power {_num(row['audit_power_ratio'], 2)}, σ {sigma}"
     relation = "≤" if row["epsilon_at_paper_sigma"] <= row["claimed_epsilon"] else ">"
-    bound = "" if row["method"] == "exact" else " (upper bound)"
+    bound = "" if row["method"] == AccountingMethod.EXACT else " (upper bound)"
     flag = row["worst_flag"]
     return {
         "audit": {"verdict": verdict or "not audited", "css": verdict or "not-audited", "short": short},

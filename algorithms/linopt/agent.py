@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import PrivacyDeclaration
 from dpkit.accountant.sensitivity import clip_norm
 from dpkit.accountant.tree import (
@@ -696,6 +697,6 @@ def make_agent(
         if epsilon is None or delta is None:
             raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
         return PrivateLinOpt(env, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, variant=variant, **options)
-    if not (isinstance(sigma, str) and sigma == "paper"):
+    if not (isinstance(sigma, str) and sigma == Allocation.PAPER):
         raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
     return LinOpt(env, episodes, rng, variant=variant, **options)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import (
     PrivacyDeclaration,
 )
@@ -567,7 +568,7 @@ def make_agent(
         if epsilon is None or delta is None:
             raise ValueError(f"{name} is private: give epsilon and delta, got epsilon = {epsilon!r}, delta = {delta!r}")
         return PrivateOfuRl(system, episodes, rng, epsilon=epsilon, delta=delta, sigma=sigma, **options)
-    if not (isinstance(sigma, str) and sigma == "paper"):
+    if not (isinstance(sigma, str) and sigma == Allocation.PAPER):
         raise ValueError(f"{name} is not private and adds no noise: sigma must be left at 'paper', got {sigma!r}")
     return OfuRl(system, episodes, rng, **options)
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from dpkit.accountant.sensitivity import ReleaseNoise
 from dpkit.accountant.tree import max_psums_per_item
 from dpkit.algorithms import registry
 from dpkit.algorithms.spec import AuditSpec
@@ -250,7 +251,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         j,
         dict(agent.sigmas),
         run.claim_sigmas,
-        {n: releases[n].noise == "symmetric" for n in names},
+        {n: releases[n].noise == ReleaseNoise.SYMMETRIC for n in names},
         run.sensitivities,
         coordinates=True,
         structure=setting_structure(run.setting),
@@ -303,7 +304,7 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         {n: np.stack(log0.items[n]) for n in names},
         {n: np.stack(log1.items[n]) for n in names},
         dict(agent.sigmas),
-        {n: releases[n].noise == "symmetric" for n in names},
+        {n: releases[n].noise == ReleaseNoise.SYMMETRIC for n in names},
         structure=structure,
     )
     starts = counter_nodes(prefixes[names[0]], structure)[1]

@@ -183,14 +183,14 @@ def view_attack(layout: RowLayout) -> Attack:
 
 def _attack(setting: RlSetting, kind: str, layout: RowLayout) -> Attack | list[Attack]:
     if not setting.white_box:
-        if kind == "white-box":
+        if kind == RlAttack.WHITE_BOX:
             raise ValueError(f"the {setting.observer!r} observer is black-box: use attack 'learned'")
         return view_attack(layout)
     half = layout.half
     gaussian = ColumnsAttack(FittedGaussianLikelihoodRatio(), slice(0, half), max_columns=MAX_FITTED_COLUMNS)
-    if kind == "auto":
+    if kind == RlAttack.AUTO:
         return [WhiteBoxRuns(half), SignalColumns(half), gaussian, *plan_attacks(layout)]
-    if kind == "white-box":
+    if kind == RlAttack.WHITE_BOX:
         return WhiteBoxRuns(half)
     plans = plan_attacks(layout)
     return [gaussian, *plans] if plans else gaussian
@@ -213,8 +213,8 @@ def rl_attacks(setting: RlSetting, attack: str, *, layout: RowLayout, runs: int)
         The attack, or the candidates.
     """
     check_choice("attack", attack, RL_ATTACKS)
-    if attack == "auto" and runs < AUTO_MIN_RUNS:
+    if attack == RlAttack.AUTO and runs < AUTO_MIN_RUNS:
         attack = "white-box"
-    if not setting.white_box and attack == "white-box":
+    if not setting.white_box and attack == RlAttack.WHITE_BOX:
         attack = "learned"
     return _attack(setting, attack, layout)

@@ -1,5 +1,5 @@
 """Why an RL audit's verdict is what it is, and where the evidence points: the ``why:`` and ``diagnosis:`` of an
-audit of several positions (:class:`~dpkit.audits.rl.RlPositionsAudit`), built on each position's judgement
+audit of several positions (:class:`~dpkit.audits.rl.RlPositionsResult`), built on each position's judgement
 (:class:`~dpkit.audits.verdicts.Judgement`: its reason, its diagnosis) as a release audit's are.
 
 The diagnosis names what the numbers the audit holds point to, in this order: a σ below the one the target needs
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..shapes import ShapeFamily
-from ..verdicts import POWER_RATIO_NEEDED
+from ..verdicts import POWER_RATIO_NEEDED, Verdict
 
 __all__ = [
     "REACH_TOLERANCE",
@@ -53,7 +53,7 @@ def rl_reason(audit: Any) -> str:
     """Why the audit's verdict is what it is, in one sentence.
 
     Args:
-        audit: An :class:`~dpkit.audits.rl.RlPositionsAudit` (its ``results``, ``verdict`` and ``worst`` are read).
+        audit: An :class:`~dpkit.audits.rl.RlPositionsResult` (its ``results``, ``verdict`` and ``worst`` are read).
 
     Returns:
         The reason: under violation, the position and attack whose certified bound lies past its allowance; under
@@ -62,14 +62,14 @@ def rl_reason(audit: Any) -> str:
     """
     results, worst = audit.results, audit.worst
     total = len(results)
-    if audit.verdict == "violation":
-        bad = sum(r.verdict == "violation" for r in results)
+    if audit.verdict == Verdict.VIOLATION:
+        bad = sum(r.verdict == Verdict.VIOLATION for r in results)
         return (
             f"{bad} of {total} position(s) violate the declaration; at {worst.position_name} the {worst.attack} "
             f"attack certifies μ ≥ {worst.mu_lower:.4g} where the declaration allows the pair "
             f"{worst.pair_mu_allowed:.4g} (its certified error rates lie below that μ's trade-off curve)"
         )
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         ratio = min(r.audit.power_ratio for r in results)
         return (
             f"no position's certified μ exceeds what the declaration allows its pair, and at each an ideal attack "
@@ -80,7 +80,7 @@ def rl_reason(audit: Any) -> str:
 
 
 def rl_sequential_reason(audit: Any) -> str:
-    """Why a sequential audit of every position (:class:`~dpkit.audits.rl.sequential.RlSequentialAudit`) says what
+    """Why a sequential audit of every position (:class:`~dpkit.audits.rl.sequential.RlSequentialResult`) says what
     it says, in one sentence.
 
     Args:
@@ -92,8 +92,8 @@ def rl_sequential_reason(audit: Any) -> str:
     """
     worst, total = audit.worst, len(audit.positions)
     result = worst.result
-    if audit.verdict == "violation":
-        bad = sum(p.verdict == "violation" for p in audit.positions)
+    if audit.verdict == Verdict.VIOLATION:
+        bad = sum(p.verdict == Verdict.VIOLATION for p in audit.positions)
         how = (
             f"its e-value {result.e_value:.4g} crossed {audit.threshold:.4g} (a correct implementation crosses with "
             "probability ≤ α/2)"
@@ -101,7 +101,7 @@ def rl_sequential_reason(audit: Any) -> str:
             else f"its final test certifies μ ≥ {result.mu_lower:.4g}, the declaration allowing {worst.mu_allowed:.4g}"
         )
         return f"{bad} of {total} position(s) violate the declaration; at {worst.position} {how}"
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return (
             "no position's e-value crossed its threshold, and each position's final test certified no more than its "
             "allowance with the power to see a violation"
@@ -121,7 +121,7 @@ def rl_sequential_diagnosis(audit: Any) -> str | None:
     Returns:
         The diagnosis, or None.
     """
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return None
     return _sigma_cause(audit.claim.sigmas, audit.claim.sigmas_claim, audit.claim.exact_mu, audit.claim.claim_mu)
 
@@ -167,12 +167,12 @@ def rl_diagnosis(audit: Any) -> str | None:
     """Where the evidence of a violation (or of an inconclusive that points to one) lies, and its likely cause.
 
     Args:
-        audit: An :class:`~dpkit.audits.rl.RlPositionsAudit`.
+        audit: An :class:`~dpkit.audits.rl.RlPositionsResult`.
 
     Returns:
         The diagnosis (the causes found, joined by "; "), or None: under consistent, or where nothing points.
     """
-    if audit.verdict == "consistent":
+    if audit.verdict == Verdict.CONSISTENT:
         return None
     worst = audit.worst
     causes: list[str] = []
@@ -207,8 +207,8 @@ def rl_diagnosis(audit: Any) -> str | None:
 def _pointing(results: Sequence[Any]) -> list[Any]:
     """The positions whose evidence points past their allowance: violations first, then the inconclusive ones whose
     judgement diagnoses a loss past it."""
-    bad = [r for r in results if r.verdict == "violation"]
-    return bad or [r for r in results if r.verdict == "inconclusive" and r.audit.judgement.diagnosis is not None]
+    bad = [r for r in results if r.verdict == Verdict.VIOLATION]
+    return bad or [r for r in results if r.verdict == Verdict.INCONCLUSIVE and r.audit.judgement.diagnosis is not None]
 
 
 def _own_diagnosis(worst: Any) -> str | None:

@@ -5,7 +5,7 @@ D and D′ differ in that one user only. Each audited algorithm registers its wo
 model); this module builds D and D′, hands every run to the observer with the claim's σ and the declared Δ of
 every release, attacks the rows (the exact white-box log-likelihood ratio, or a learned attack) and reads them
 against what the claim allows the pair (:class:`RlAuditResult`). :func:`audit_positions` audits several positions
-at shares of α; :func:`audit_algorithm` audits a registered algorithm by name, :func:`register_agent` a user's own.
+at shares of α; :func:`audit_registered_algorithm` a registered algorithm, :func:`register_agent` a user's own.
 How the runs are read and judged: see docs/explanation/rl-audits.md ("How an RL audit reads its runs").
 """
 
@@ -30,6 +30,7 @@ from ..claims import Claim
 from ..engine import AuditResult, audit_outputs
 from ..estimators import RocBand, mu_from_rates, roc_band
 from ..summary import Headline, HeldAudit
+from ..verdicts import Verdict
 from .candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
 from .explain import rl_diagnosis, rl_reason
 from .plans import (
@@ -86,9 +87,9 @@ __all__ = [
     "plan_probe_runs",
     "PLAN_PROBE_CHILD",
     "probe_plan",
-    "audit_algorithm",
+    "audit_registered_algorithm",
     "positions",
-    "RlPositionsAudit",
+    "RlPositionsResult",
     "AUTO_SPLITS",
     "default_setting",
     "register_agent",
@@ -447,7 +448,7 @@ def audit_setting(
 
 
 @dataclass(frozen=True, repr=False)
-class RlPositionsAudit(Headline):
+class RlPositionsResult(Headline):
     """An audit of several positions of the changed user, each a neighbouring pair tested at its share of α.
 
     ``verdict``: ``violation`` if any position's is; ``consistent`` only if every position is; ``inconclusive``
@@ -481,16 +482,17 @@ class RlPositionsAudit(Headline):
         return max(self.results, key=lambda r: float(getattr(r, bound)))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         verdicts = [r.verdict for r in self.results]
-        if "violation" in verdicts:
-            return "violation"
-        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+        if Verdict.VIOLATION in verdicts:
+            return Verdict.VIOLATION
+        return Verdict.CONSISTENT if all(v == Verdict.CONSISTENT for v in verdicts) else Verdict.INCONCLUSIVE
 
     @property
-    def claim_verdict(self) -> str:
+    def claim_verdict(self) -> Verdict:
         """The paper's ε against the largest ε lower bound of the positions (``strongest("epsilon_lower")``)."""
-        return "violation" if any(r.claim_verdict == "violation" for r in self.results) else "consistent"
+        violated = any(r.claim_verdict == Verdict.VIOLATION for r in self.results)
+        return Verdict.VIOLATION if violated else Verdict.CONSISTENT
 
     @property
     def reason(self) -> str:
@@ -595,7 +597,7 @@ def audit_positions(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
     plans: bool | None = None,
-) -> RlPositionsAudit:
+) -> RlPositionsResult:
     """Audit ``setting`` at several positions of the changed user, position j at α/P with its own seed.
 
     Args:
@@ -613,7 +615,7 @@ def audit_positions(
             attack reads no plan: ``white-box``, or ``auto`` below :data:`AUTO_MIN_RUNS` runs).
 
     Returns:
-        The audit of every position (see :class:`RlPositionsAudit`).
+        The audit of every position (see :class:`RlPositionsResult`).
 
     Raises:
         ValueError: If ``setting`` is not an :class:`RlSetting`, a position is unknown, or an option is invalid.
@@ -650,11 +652,11 @@ def audit_positions(
                 progress=progress,
             )
         )
-    return RlPositionsAudit(tuple(results), alpha)
+    return RlPositionsResult(tuple(results), alpha)
 
 
 #: The name alike the other results' (:mod:`dpkit.audits.summary`).
-RlPositionsResult = RlPositionsAudit
+RlPositionsResult = RlPositionsResult
 
 #: The child of an audit's seed its plan probe draws from (the positions use the first children).
 PLAN_PROBE_CHILD = 64
@@ -718,7 +720,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
             are refused).
 
     Returns:
-        The name to audit it by (:func:`audit_algorithm`).
+        The name to audit it by (:func:`audit_registered_algorithm`).
 
     Raises:
         TypeError: If ``agent`` is neither an AlgorithmSpec nor an agent factory.
@@ -738,7 +740,7 @@ def register_agent(agent: AlgorithmSpec | Callable[..., Any], *, name: str | Non
     return spec.name
 
 
-def audit_algorithm(
+def audit_registered_algorithm(
     algorithm: str,
     *,
     sigma: str | float = "tight",
@@ -754,7 +756,7 @@ def audit_algorithm(
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
     **overrides: Any,
-) -> RlPositionsAudit:
+) -> RlPositionsResult:
     """Audit ``algorithm`` in its default setting (:func:`default_setting`) with the given changes.
 
     Args:

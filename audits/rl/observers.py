@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.sensitivity import ReleaseNoise
 from dpkit.algorithms.episodes import Plan, play_episodes, step_column
 from dpkit.algorithms.spec import AuditSpec
 
@@ -489,7 +490,7 @@ def observe_messages_runs(run: ObservedRun, rngs: Sequence[np.random.Generator],
             raise ValueError(f"{agent.name} sent messages its declaration does not name: {unknown}")
         whitened: dict[str, np.ndarray] = {}
         for name, release in releases.items():
-            sym, count = release.noise == "symmetric", release.count
+            sym, count = release.noise == ReleaseNoise.SYMMETRIC, release.count
             lead = 2 if count > 1 else 1  # the run axis, then the messages' (one message: the whole array)
             x = np.asarray(mine[name], dtype=float)
             residual = flat(np.asarray(messages[name], dtype=float) - x, sym, lead).reshape(runs, count, -1)

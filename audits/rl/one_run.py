@@ -20,12 +20,14 @@ import numpy as np
 
 from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.sensitivity import ReleaseNoise
 from dpkit.accountant.validation import check_choice, check_count, check_index, enum_values, shown_int
 from dpkit.algorithms.episodes import play_episode
 
 from ..claims import Claim
 from ..one_run import OneRunResult, design_guesses, judge_one_run
 from ..summary import SingleRun
+from ..verdicts import Verdict
 from .candidates import RlAttack
 from .fixed import (
     RlSetting,
@@ -80,7 +82,7 @@ def _llr(messages: Any, m0: Any, m1: Any, agent: Any) -> float:
     total = 0.0
     for release in agent.declaration.releases:
         name, sigma = release.name, one_sigma(release.name, agent.sigmas[release.name])
-        sym = release.noise == "symmetric"
+        sym = release.noise == ReleaseNoise.SYMMETRIC
         x = flat(np.asarray(messages[name], dtype=float), sym, 0)
         a0 = flat(np.asarray(m0[name], dtype=float), sym, 0)
         a1 = flat(np.asarray(m1[name], dtype=float), sym, 0)
@@ -331,16 +333,16 @@ def audit_one_run(
     )
     setting = scores.setting
     mu = declared_mu(registered_declaration(setting), setting_claim_sigmas(setting), setting.relation)
-    if attack == "learned" and scores.features is None:
+    if attack == RlAttack.LEARNED and scores.features is None:
         raise ValueError(
             f"{algorithm}'s one-run observer ({scores.observer}) offers no features to learn a score from: use "
             "attack='white-box'"
         )
-    both = attack == "auto" and scores.features is not None
+    both = attack == RlAttack.AUTO and scores.features is not None
     share = alpha / 2 if both else alpha
     claim = Claim.gdp(mu)
     results: list[tuple[str, OneRunResult]] = []
-    if attack in ("white-box", "auto"):
+    if attack in (RlAttack.WHITE_BOX, RlAttack.AUTO):
         judged = judge_one_run(
             scores.coins,
             scores.scores,
@@ -352,9 +354,9 @@ def audit_one_run(
             reach=scores.reach,
         )
         results.append(("white-box", judged))
-    if attack == "learned" or both:
+    if attack == RlAttack.LEARNED or both:
         results.append(("learned", learned_one_run(scores, claim, alpha=share)))
-    name, judged = next(((n, j) for n, j in results if j.verdict == "violation"), results[0])
+    name, judged = next(((n, j) for n, j in results if j.verdict == Verdict.VIOLATION), results[0])
     return RlOneRunResult(scores, judged, float(setting.epsilon), name)
 
 

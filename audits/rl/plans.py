@@ -21,8 +21,8 @@ from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 
 from ..claims import Claim
 from ..engine import AuditResult, audit_outputs
-from ..verdicts import POWER_RATIO_NEEDED
-from .candidates import AUTO_MIN_RUNS, plan_attacks, view_attack
+from ..verdicts import POWER_RATIO_NEEDED, Verdict
+from .candidates import AUTO_MIN_RUNS, RlAttack, plan_attacks, view_attack
 from .rows import RowLayout
 from .setting import RlSetting, audit_hook, neighbouring_datasets, rl_release
 
@@ -233,7 +233,7 @@ def judge_view(
     """
     allowed = result.claim.mu_allowed or 0.0
     layout = RowLayout.of(out0, False)
-    if result.verdict == "violation":
+    if result.verdict == Verdict.VIOLATION:
         return ViewJudgement("violation", math.nan, math.nan, None)
     if _same_everywhere(out0, out1, layout):
         note = (
@@ -289,4 +289,4 @@ def reads_plans(attack: str, runs: int) -> bool:
     Returns:
         True for the learned attack, and for ``auto`` where the probe's runs reach :data:`AUTO_MIN_RUNS`.
     """
-    return attack == "learned" or (attack == "auto" and probe_runs(runs) >= AUTO_MIN_RUNS)
+    return attack == RlAttack.LEARNED or (attack == RlAttack.AUTO and probe_runs(runs) >= AUTO_MIN_RUNS)

@@ -27,6 +27,7 @@ from dpkit.algorithms.executors import Executor
 from ..claims import Claim
 from ..sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
 from ..summary import Headline
+from ..verdicts import Verdict
 from .candidates import rl_attacks
 from .fixed import (
     PositionClaim,
@@ -39,7 +40,7 @@ from .fixed import (
 from .rows import RowLayout
 from .setting import validate_runs
 
-__all__ = ["RlSequentialAudit", "RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
+__all__ = ["RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class SequentialPosition:
 
 
 @dataclass(frozen=True, repr=False)
-class RlSequentialAudit(Headline):
+class RlSequentialResult(Headline):
     """A sequential audit of every position: ``verdict`` is ``violation`` as soon as one position's is;
     ``consistent`` only if every position concluded consistent; ``inconclusive`` otherwise. ``runs`` is the fixed
     audit's runs per dataset and position it stands in for, ``budget`` the most a position may use, ``runs_used``
@@ -108,11 +109,11 @@ class RlSequentialAudit(Headline):
         return len(self.positions) / (self.alpha * SEQUENTIAL_SHARE)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         verdicts = [p.verdict for p in self.positions]
-        if "violation" in verdicts:
-            return "violation"
-        return "consistent" if all(v == "consistent" for v in verdicts) else "inconclusive"
+        if Verdict.VIOLATION in verdicts:
+            return Verdict.VIOLATION
+        return Verdict.CONSISTENT if all(v == Verdict.CONSISTENT for v in verdicts) else Verdict.INCONCLUSIVE
 
     @property
     def runs_used(self) -> int:
@@ -225,7 +226,7 @@ class RlSequentialAudit(Headline):
 
 
 #: The name alike the other results' (:mod:`dpkit.audits.summary`).
-RlSequentialResult = RlSequentialAudit
+RlSequentialResult = RlSequentialResult
 
 
 def audit_positions_sequential(
@@ -240,7 +241,7 @@ def audit_positions_sequential(
     chunk_size: int = 250,
     progress: Callable[[int], None] | None = None,
     on_look: Callable[[Look], None] | None = None,
-) -> RlSequentialAudit:
+) -> RlSequentialResult:
     """The sequential audit of ``setting`` at every position, standing in for :func:`~dpkit.audits.rl.audit_positions`.
 
     Args:
@@ -300,7 +301,7 @@ def audit_positions_sequential(
         )
         for name, pc, r, u, seen in zip(names, claims_of, results, used, looks, strict=True)
     )
-    return RlSequentialAudit(
+    return RlSequentialResult(
         setting=setting,
         positions=rows,
         runs=runs,
@@ -310,3 +311,16 @@ def audit_positions_sequential(
         claim=claims_of[0],
         seed=seed,
     )
+
+
+#: Names retired by a rename, each with its new name: they still resolve, with a DeprecationWarning, for a release.
+_RENAMED = {"RlSequentialAudit": "RlSequentialResult"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(f"{name} is deprecated: it is now {_RENAMED[name]}", DeprecationWarning, 2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import PrivacyDeclaration
+from dpkit.accountant.sensitivity import Relation
 from dpkit.accountant.validation import check_choice, check_count, check_index, check_positive, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.envs.from_gymnasium import is_external
@@ -242,9 +244,9 @@ class RlSetting:
         else:
             check_sigma("sigma", self.sigma)
         if self.claim_allocation is None:
-            object.__setattr__(self, "claim_allocation", "optimal" if self.sigma == "optimal" else "tight")
+            object.__setattr__(self, "claim_allocation", "optimal" if self.sigma == Allocation.OPTIMAL else "tight")
         check_choice("claim_allocation", self.claim_allocation, CLAIM_ALLOCATIONS)
-        if self.relation != "replace_one":
+        if self.relation != Relation.REPLACE_ONE:
             raise ValueError(
                 f"relation must be 'replace_one', got {self.relation!r}: the RL audits change one user into another "
                 "(LDP and RLSVI's relation are replace-one by definition; add/remove is not audited here)"

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from dpkit.accountant import Guarantee, compare_methods, make_accountant
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.validation import target_warnings
 from dpkit.render import busy, certainty, certainty_cells, emit_json, format_number, print_table
 
@@ -28,7 +29,7 @@ from .options import comparison_rows, guarantee_label, method_options
 
 def _account(mechanism: Mechanism, method: str, conversion: str | None, query: str, value: float) -> Guarantee:
     acc = make_accountant(method, conversion=conversion)
-    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+    with busy("accounting through dp-accounting's PLD…", method == AccountingMethod.PLD):
         return acc.epsilon(mechanism.target, value) if query == "epsilon" else acc.delta(mechanism.target, value)
 
 

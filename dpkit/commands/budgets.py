@@ -12,6 +12,7 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant import calibrate_sigma
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.render import emit_json, format_number, print_table, stderr_console
 
 from .option_types import NUMBER, NUMBER_LIST, RATE
@@ -80,7 +81,7 @@ def budgets(
     as_json: bool,
 ) -> None:
     """Calibration table: σ for standard budgets under every method (K Gaussian releases, or DP-SGD)."""
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
     from dpkit.accountant.validation import check_extended_nonnegative, check_unit_interval
 
     delta = check_unit_interval("delta", delta)
@@ -92,13 +93,13 @@ def budgets(
         check_extended_nonnegative(f"epsilons[{i}]", e)
     if epochs is not None and given(ctx, "compositions"):
         raise click.UsageError("--epochs and --compositions both set the number of steps: give one")
-    schedules: list[Schedule] = []
+    schedules: list[SamplingSchedule] = []
     q = None
     if sampling_rate is not None or dataset_size is not None or batch_size is not None or epochs is not None:
         try:
 
-            def make(**length: float) -> Schedule:
-                return Schedule.of(
+            def make(**length: float) -> SamplingSchedule:
+                return SamplingSchedule.of(
                     dataset_size=dataset_size, batch_size=batch_size, sampling_rate=sampling_rate, **length
                 )
 
@@ -117,7 +118,7 @@ def budgets(
         if schedules
         else [accountant.check_count(f"compositions[{i}]", k) for i, k in enumerate(compositions)]
     )
-    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == "pld")]
+    meths = [m for m in _BUDGET_METHODS if not (no_pld and m[0] == AccountingMethod.PLD)]
     results: list[dict[str, Any]] = []
     from rich.progress import Progress
 

@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from dpkit.accountant import Ledger, calibrate_ledger_scale, calibrate_sigma, make_accountant
+from dpkit.accountant.event_calibration import CalibrationMethod
 from dpkit.render import busy
 
 from .mechanisms import Mechanism
@@ -58,7 +59,7 @@ def calibrate_gaussian(
     Raises:
         ValueError: A bad target, method or conversion.
     """
-    with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+    with busy("calibrating σ through dp-accounting's PLD…", method == CalibrationMethod.PLD):
         cal = calibrate_sigma(
             epsilon,
             delta,
@@ -86,9 +87,9 @@ def _check_methods(method: str, conversion: str | None, target: Any) -> None:
     if method not in tuple(CalibrationMethod):
         reason = make_accountant(method, conversion=conversion).supports(target).reason
         raise ValueError(f"{method}: {reason or 'it does not calibrate subsampled releases'}; use pld or rdp")
-    if method == "rdp" and conversion not in (None, "improved"):
+    if method == CalibrationMethod.RDP and conversion not in (None, "improved"):
         raise ValueError(f"--conversion {conversion} does not apply to calibrating DP-SGD (rdp uses improved)")
-    if method == "pld" and conversion is not None:
+    if method == CalibrationMethod.PLD and conversion is not None:
         raise ValueError("--conversion does not apply to method pld")
 
 
@@ -128,7 +129,7 @@ def calibrate_dp_sgd(
         "delta": delta,
         "target_epsilon": epsilon,
         "method": method,
-        "conversion": "improved" if method == "rdp" else None,
+        "conversion": "improved" if method == CalibrationMethod.RDP else None,
         "sensitivity": mech.sensitivity,
         "compositions": mech.compositions,
         **mech.schedule.to_dict(),
@@ -160,7 +161,7 @@ def calibrate_event(
     from dpkit.accountant.ledger import EventRelease
 
     ledger = Ledger((EventRelease("event", mech.target),))  # type: ignore[arg-type]
-    with busy("calibrating the event's noise…", method == "pld"):
+    with busy("calibrating the event's noise…", method == CalibrationMethod.PLD):
         factor = calibrate_ledger_scale(ledger, epsilon, delta, method=method, conversion=conversion)
     scaled = ledger.scaled(factor)
     event = scaled.releases[0].event  # type: ignore[union-attr]

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from dpkit.accountant.event_calibration import CalibrationMethod
 from dpkit.render import busy, certainty_cells, emit_json, format_number, print_table
 
 from .dp_sgd_options import dp_sgd_given, schedule_of
@@ -55,7 +56,7 @@ def solve_dp_sgd(ctx: click.Context, solve: str, epsilon: float, delta: float, s
     }[solve]
     refuse_options(ctx, clash, f"--solve {solve} (it finds {finds[solve]})")
     method = kw["method"] or "pld"
-    if method not in ("pld", "rdp"):
+    if method not in (CalibrationMethod.PLD, CalibrationMethod.RDP):
         raise click.UsageError(f"--solve {solve} takes --method pld or rdp, got {method}")
     nm = check_noise_scale("sigma", sigma) / accountant.check_positive("sensitivity", kw["sensitivity"])
     p = ctx.params
@@ -141,9 +142,9 @@ def schedule_of_steps(ctx: click.Context, compositions: float) -> int:
 def _save_solved(path: Any, cal: Any, nm: float) -> Any:
     if path is None:
         return None
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
 
     if not (cal.steps >= 1 and math.isfinite(cal.steps)):
         raise ValueError(f"--save-event: no event to write (the answer is {cal.steps} steps)")
-    schedule = Schedule(cal.sampling_probability, int(cal.steps))
+    schedule = SamplingSchedule(cal.sampling_probability, int(cal.steps))
     return save_event(path, schedule.event(nm))

@@ -1,7 +1,7 @@
 """The options that describe a mechanism other than K Gaussian releases, and DP-SGD's schedule read from them.
 
 DP-SGD in its users' terms: ``--dataset-size N --batch-size B`` or ``--sampling-rate Q``, and ``--epochs E`` or
-``--steps T`` (:class:`dpkit.accountant.dp_sgd.Schedule`); any mechanism: ``--event FILE.json``, read under
+``--steps T`` (:class:`dpkit.accountant.dp_sgd.SamplingSchedule`); any mechanism: ``--event FILE.json``, read under
 ``--relation``; ``--save-event FILE.json`` writes the mechanism. Two options that say the same thing, or one
 without its partner, are an error naming them. :mod:`dpkit.commands.mechanisms` builds the mechanism.
 """
@@ -20,7 +20,7 @@ from .option_types import NUMBER, RATE
 from .refusals import given
 
 if TYPE_CHECKING:
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
 
 __all__ = ["DP_SGD_OPTIONS", "mechanism_options", "dp_sgd_given", "schedule_of"]
 
@@ -89,7 +89,7 @@ def dp_sgd_given(ctx: click.Context) -> bool:
     return any(name in ctx.params and given(ctx, name) for name in DP_SGD_OPTIONS)
 
 
-def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> Schedule:
+def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: bool = True) -> SamplingSchedule:
     """DP-SGD's schedule from the options typed: (N, B) or q, and E, T or K.
 
     Args:
@@ -98,13 +98,13 @@ def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: b
         need_steps: Whether the number of steps must be stated (``False``: only q is wanted).
 
     Returns:
-        The :class:`~dpkit.accountant.dp_sgd.Schedule`.
+        The :class:`~dpkit.accountant.dp_sgd.SamplingSchedule`.
 
     Raises:
         click.UsageError: Options that clash (two that set the same number) or one without its partner.
         ValueError: A bad value, named by its option.
     """
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
 
     p = ctx.params
     typed = {name: given(ctx, name) for name in (*DP_SGD_OPTIONS, "compositions") if name in p}
@@ -137,7 +137,7 @@ def schedule_of(ctx: click.Context, compositions: float | None, *, need_steps: b
     if typed.get("epochs"):
         steps = None
     try:
-        return Schedule.of(
+        return SamplingSchedule.of(
             dataset_size=p.get("dataset_size"),
             batch_size=p.get("batch_size"),
             epochs=p.get("epochs"),

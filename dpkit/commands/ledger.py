@@ -122,7 +122,7 @@ def _algorithm_ledger(
     if epsilon is None and registry.get(name).default_epsilon is None:  # RLSVI has an ε of its own
         raise click.UsageError(f"ledger {name} needs --epsilon")
 
-    with busy("accounting through dp-accounting's PLD…", method == "pld"):
+    with busy("accounting through dp-accounting's PLD…", method == AccountingMethod.PLD):
         led = algorithm_ledger(
             declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion
         )

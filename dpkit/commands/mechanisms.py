@@ -4,7 +4,7 @@ Three forms, one each:
 
 * K Gaussian releases: ``--sigma`` (σ), ``--sensitivity`` (Δ), ``--compositions`` (K) — a Gaussian ledger;
 * DP-SGD in its users' terms: ``--dataset-size N --batch-size B`` or ``--sampling-rate Q``, and ``--epochs E`` or
-  ``--steps T`` (:class:`dpkit.accountant.dp_sgd.Schedule`);
+  ``--steps T`` (:class:`dpkit.accountant.dp_sgd.SamplingSchedule`);
 * any mechanism: ``--event FILE.json`` (a dp-accounting ``DpEvent`` or dpkit's own event JSON), composed K times.
 
 ``--save-event FILE.json`` writes the mechanism as a DpEvent file, which ``--event`` reads back. The method defaults
@@ -31,7 +31,7 @@ from .options import compositions_count
 from .refusals import given, refuse_options
 
 if TYPE_CHECKING:
-    from dpkit.accountant.dp_sgd import Schedule
+    from dpkit.accountant.dp_sgd import SamplingSchedule
     from dpkit.accountant.events import Event
 
 __all__ = ["Mechanism", "build_mechanism", "default_method", "save_event"]
@@ -46,7 +46,7 @@ class Mechanism:
     form: str  # "gaussian", "dp-sgd" or "event"
     sensitivity: float = 1.0
     sampling_rate: float | None = None
-    schedule: Schedule | None = None
+    schedule: SamplingSchedule | None = None
 
     @property
     def gaussian(self) -> bool:

@@ -13,6 +13,7 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant import RDP_CONVERSIONS, VARIANTS, ZCDP_CONVERSIONS, AccountingMethod, Ledger
+from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.validation import check_count, enum_values, shown_int
 from dpkit.render import format_number
 
@@ -239,7 +240,7 @@ def sigma_choice(value: str) -> str | float:
     Returns:
         The name, or the number as a float.
     """
-    if value in ("paper", "tight", "optimal"):
+    if value in (Allocation.PAPER, Allocation.TIGHT, Allocation.OPTIMAL):
         return value
     try:
         return float(value)

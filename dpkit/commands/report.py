@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.render import (
     emit_json,
     format_number,
@@ -15,6 +16,7 @@ from dpkit.render import (
     print_table,
     stderr_console,
 )
+from dpkit.reports.audit_mode import AuditMode
 from dpkit.stages import stage_progress
 
 
@@ -138,7 +140,7 @@ def _file_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
 def _verdict_cells(row: dict[str, Any]) -> list[str]:
     """One verdict row of the terminal summary (the report's verdict page, shortened)."""
     audit = row["verdict"] or "not audited"
-    if row["verdict"] is not None and row["audit_mode"] == "sequential":  # no power: the runs it used
+    if row["verdict"] is not None and row["audit_mode"] == AuditMode.SEQUENTIAL:  # no power: the runs it used
         audit += f" (sequential, {row['audit_runs_used']:,} runs)"
     elif row["verdict"] is not None:
         audit += f" ({format_number(row['audit_power_ratio'], 2)})"
@@ -147,7 +149,7 @@ def _verdict_cells(row: dict[str, Any]) -> list[str]:
         audit,
         row["paper_claim"],
         f"{format_number(row['claimed_epsilon'], 4)}, {format_number(row['delta'], 3)}",
-        ("" if row["method"] == "exact" else "≤ ")
+        ("" if row["method"] == AccountingMethod.EXACT else "≤ ")
         + f"{format_number(row['epsilon_at_paper_sigma'], 4)} / "
         + format_number(row["epsilon_at_informative_delta"], 4),
     ]

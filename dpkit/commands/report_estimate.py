@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpkit.reports.audit_mode import AuditMode
+
 from .report_calibration import RLSVI_KEY, UnitCosts
 
 
@@ -116,7 +118,7 @@ def figure_count(config: Any) -> int:
     count = len(config.ledgers)
     for a in config.algorithms:
         sections = a.spec.report.sections
-        audit = 0 if not a.audit.enabled else (1 if a.audit.mode == "sequential" else 2)
+        audit = 0 if not a.audit.enabled else (1 if a.audit.mode == AuditMode.SEQUENTIAL else 2)
         count += 2 + ("tree" in sections) + ("rlsvi" in sections) + audit
     return count
 

@@ -62,7 +62,7 @@ def tree(
     if sigma is not None:
         if delta is None or epsilon is not None:
             raise click.UsageError("--sigma needs --delta (and no --epsilon)")
-        with busy("accounting through dp-accounting's PLD…", method == "pld"):
+        with busy("accounting through dp-accounting's PLD…", method == AccountingMethod.PLD):
             g = counter_tree.tree_epsilon(
                 t,
                 sigma=sigma,
@@ -84,7 +84,7 @@ def tree(
     elif epsilon is not None or delta is not None:
         if epsilon is None or delta is None:
             raise click.UsageError("calibration needs both --epsilon and --delta (or give --sigma and --delta)")
-        with busy("calibrating σ through dp-accounting's PLD…", method == "pld"):
+        with busy("calibrating σ through dp-accounting's PLD…", method == AccountingMethod.PLD):
             cal = counter_tree.calibrate_tree_sigma(
                 t,
                 epsilon=epsilon,

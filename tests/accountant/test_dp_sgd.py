@@ -9,17 +9,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpkit.accountant.dp_sgd import Schedule, epochs_for_steps, parse_rate, rate_up, steps_for_epochs
+from dpkit.accountant.dp_sgd import SamplingSchedule, epochs_for_steps, parse_rate, rate_up, steps_for_epochs
 from dpkit.accountant.events import GaussianEvent, PoissonSampledEvent, SelfComposedEvent
 
 
 def test_mnist_schedule() -> None:
-    s = Schedule.of(dataset_size=60000, batch_size=256, epochs=10)
+    s = SamplingSchedule.of(dataset_size=60000, batch_size=256, epochs=10)
     assert s.sampling_rate == 256 / 60000 == 0.004266666666666667 and s.steps == 2344  # ⌈2343.75⌉
     assert s.describe() == "q = 256/60000 = 0.0042667, T = ⌈10 · 60000/256⌉ = 2,344 steps"
     assert s.to_dict()["sampling_rate_fraction"] == "256/60000"
     assert s.event(1.1) == SelfComposedEvent(PoissonSampledEvent(256 / 60000, GaussianEvent(1.1)), 2344)
-    assert Schedule.of(dataset_size=60000, batch_size=256, epochs=60).steps == 14063  # tf-privacy floors: 14,062
+    # tf-privacy floors: 14,062
+    assert SamplingSchedule.of(dataset_size=60000, batch_size=256, epochs=60).steps == 14063
 
 
 @given(st.integers(1, 10**6), st.integers(1, 10**6))
@@ -43,7 +44,7 @@ def test_typed_rates() -> None:
     for bad in ("1/0", "a/3", "3/2", "abc", "1.5/3"):
         with pytest.raises(ValueError, match=bad.split("/")[0].strip() if bad != "3/2" else "1.5"):
             parse_rate(bad)
-    s = Schedule.of(sampling_rate="256/60000", steps=2344)
+    s = SamplingSchedule.of(sampling_rate="256/60000", steps=2344)
     assert s.sampling_rate == 256 / 60000 and s.describe().startswith("q = 256/60000")
 
 
@@ -65,4 +66,4 @@ def test_typed_rates() -> None:
 )
 def test_bad_schedules_say_what_is_wrong(kw: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Schedule.of(**kw)
+        SamplingSchedule.of(**kw)

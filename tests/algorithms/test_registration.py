@@ -19,7 +19,7 @@ from dpkit.accountant.algorithm_ledgers import algorithm_ledger
 from dpkit.algorithms import registry
 from dpkit.algorithms.simulation import Experiment, simulate
 from dpkit.algorithms.spec import AlgorithmSpec, AuditSpec, ReportSpec, load
-from dpkit.audits.rl import audit_algorithm, audit_setting, default_setting
+from dpkit.audits.rl import audit_registered_algorithm, audit_setting, default_setting
 from dpkit.audits.rl.registry import audited_algorithms
 from dpkit.reports.config import parse_config
 from dpkit.reports.job import compute_report
@@ -58,7 +58,7 @@ def test_the_toy_algorithm_has_a_ledger(toy: AlgorithmSpec) -> None:
 
 @pytest.mark.slow
 def test_the_toy_algorithm_is_audited(toy: AlgorithmSpec) -> None:
-    correct = audit_algorithm(NAME, runs=1500, seed=2)
+    correct = audit_registered_algorithm(NAME, runs=1500, seed=2)
     assert correct.verdict == "consistent", correct.to_dict()
     assert correct.reach == pytest.approx(1.0)  # the canaries realise the declared Δ = √H
     wrong = audit_setting(default_setting(NAME, implementation=make_agent_without_clipping), runs=1500, seed=2)

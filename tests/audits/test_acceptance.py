@@ -9,7 +9,7 @@ import pytest
 
 from dpkit.accountant import calibrate_sigma
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit_pair
 
 SIGMA_1 = calibrate_sigma(1.0, 1e-5).sigma  # (1, 1e-5) exactly: 3.7306…
 
@@ -22,7 +22,7 @@ def scalar_gaussian(ds: tuple[float, float], rng: np.random.Generator, n: int) -
 def test_million_trials_reach_the_true_mu() -> None:
     mu = 1.0 / SIGMA_1
     lr = GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=SIGMA_1)
-    r = audit(
+    r = audit_pair(
         scalar_gaussian,
         (0.0, SIGMA_1),
         (1.0, SIGMA_1),
@@ -36,7 +36,7 @@ def test_million_trials_reach_the_true_mu() -> None:
     assert 0.95 * mu <= r.mu_lower <= mu
     assert r.epsilon_gdp_reading is None  # a dp claim implies no GDP: its μ bound is not read as μ-GDP's ε
     assert r.epsilon_estimate == pytest.approx(gdp_epsilon(mu, 1e-5), rel=0.05)  # the Gaussian shape's ε at δ
-    halved = audit(
+    halved = audit_pair(
         scalar_gaussian,
         (0.0, SIGMA_1 / 2),
         (1.0, SIGMA_1 / 2),
@@ -59,7 +59,7 @@ def test_false_alarms_on_correct_mechanisms() -> None:
         if seed % 2 == 0:
             sigma = calibrate_sigma(1.0, 1e-3).sigma
         attack = GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=sigma) if seed % 4 < 2 else "gaussian-lr-fitted"
-        r = audit(scalar_gaussian, (0.0, sigma), (1.0, sigma), claim, attack=attack, runs=4_000, seed=seed)
+        r = audit_pair(scalar_gaussian, (0.0, sigma), (1.0, sigma), claim, attack=attack, runs=4_000, seed=seed)
         alarms += r.verdict == "violation"
     slack = 3 * math.sqrt(audits_run * 0.05 * 0.95)
     assert alarms <= 0.05 * audits_run + slack

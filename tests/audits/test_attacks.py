@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from tiers import examples
 
-from dpkit.audits import Claim, audit
+from dpkit.audits import Claim, audit_pair
 from dpkit.audits.attacks import (
     ATTACK_NAMES,
     ATTACKS,
@@ -483,7 +483,7 @@ def test_no_false_alarm_on_a_plain_gaussian(name: str) -> None:
     sigma = 2.0
     claim = Claim.gaussian(sigma, 1.0)
     for seed in range(3):
-        r = audit(mechanisms_2d, (0.0, sigma), (1.0, sigma), claim, attack=name, runs=20_000, seed=seed)
+        r = audit_pair(mechanisms_2d, (0.0, sigma), (1.0, sigma), claim, attack=name, runs=20_000, seed=seed)
         assert r.verdict != "violation", (name, seed, r.to_dict())
         assert r.mu_lower <= 1.0 / sigma
 
@@ -668,17 +668,17 @@ def xor_release(sign: float, rng: np.random.Generator, n: int) -> np.ndarray:
 @pytest.mark.slow
 def test_boosting_audit_sees_more_of_a_nonlinear_leak_than_a_linear_attack() -> None:
     claim = Claim.gdp(1.0)
-    found = audit(xor_release, 1.0, -1.0, claim, attack="boosting", runs=20_000, seed=3)
+    found = audit_pair(xor_release, 1.0, -1.0, claim, attack="boosting", runs=20_000, seed=3)
     assert found.verdict == "violation" and found.mu_lower > 2.0
     # a linear score only sees the two mixtures' different spreads along its direction
-    linear = audit(xor_release, 1.0, -1.0, claim, attack="logistic", runs=20_000, seed=3)
+    linear = audit_pair(xor_release, 1.0, -1.0, claim, attack="logistic", runs=20_000, seed=3)
     assert linear.verdict == "consistent" and linear.mu_lower < 0.5 * found.mu_lower
 
 
 def test_density_ratio_audit_flags_a_heavy_tailed_leak() -> None:
     # Student-t noise (3 degrees of freedom) with its variance 3 claimed as Gaussian: σ = √3, μ = 1/√3
     claim = Claim.gaussian(np.sqrt(3.0), 1.0)
-    r = audit(student_release, 0.0, 1.0, claim, attack="density-ratio", runs=20_000, seed=4)
+    r = audit_pair(student_release, 0.0, 1.0, claim, attack="density-ratio", runs=20_000, seed=4)
     assert r.verdict == "violation" and r.mu_lower > 1.2 * claim.mu
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from dpkit.accountant import BinaryCounter, calibrate_sigma, classic_sigma, clip_norm, max_psums_per_item, paper_depth
 from dpkit.accountant.tree import prefix_decomposition
-from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit_pair
 
 SIGMA = 1.0
 RUNS = 60_000
@@ -236,7 +236,7 @@ ZOO = {
 
 
 def _run(case: Case, seed: int) -> object:
-    return audit(
+    return audit_pair(
         case.release,
         case.d0,
         case.d1,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from dpkit.algorithms.executors import InProcessExecutor
-from dpkit.audits import Claim, audit
+from dpkit.audits import Claim, audit_pair
 from dpkit.audits.mechanisms import tail_cases
 
 CASES = {c.name: c for c in tail_cases()}
@@ -17,7 +17,9 @@ RUNS = 100_000  # dpkit audit --target's default --trials
 
 def _audit(name: str, seed: int):  # noqa: ANN202
     with InProcessExecutor() as ex:
-        return audit(CASES[name].release, [0.0], [0.0, 1.0], Claim.dp(1.0, 1e-5), runs=RUNS, seed=seed, executor=ex)
+        return audit_pair(
+            CASES[name].release, [0.0], [0.0, 1.0], Claim.dp(1.0, 1e-5), runs=RUNS, seed=seed, executor=ex
+        )
 
 
 SLOW = pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpkit.accountant.dp_sgd import Schedule
+from dpkit.accountant.dp_sgd import SamplingSchedule
 from dpkit.accountant.pld_events import pld_epsilon
 from dpkit.audits.claims import Claim
 from dpkit.audits.dp_sgd_audit import audit_training_run
@@ -31,7 +31,7 @@ def test_full_batch_curve_is_the_gaussian_one_never_above() -> None:
 
 def test_claim_epsilon_is_the_accountants() -> None:
     claim = DpSgdClaim(1.1, 0.01, 300)
-    assert claim.epsilon_at(1e-5) == pld_epsilon(Schedule(0.01, 300).event(1.1), 1e-5).epsilon
+    assert claim.epsilon_at(1e-5) == pld_epsilon(SamplingSchedule(0.01, 300).event(1.1), 1e-5).epsilon
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpkit.audits import Claim, GaussianLikelihoodRatio, audit, audit_pairs, make_executor
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit_pair, audit_pairs, make_executor
 
 
 def gaussian_release(ds: tuple[float, float], rng: np.random.Generator, n: int) -> np.ndarray:
@@ -22,7 +22,7 @@ def _white_box(sigma: float) -> GaussianLikelihoodRatio:
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
 def test_white_box_audit_is_tight_and_consistent(sigma: float) -> None:
-    result = audit(
+    result = audit_pair(
         gaussian_release,
         (0.0, sigma),
         (1.0, sigma),
@@ -39,7 +39,7 @@ def test_white_box_audit_is_tight_and_consistent(sigma: float) -> None:
 
 def test_sigma_30_percent_too_small_is_a_violation() -> None:
     tight, actual = 1.0, 0.7
-    result = audit(
+    result = audit_pair(
         gaussian_release,
         (0.0, actual),
         (1.0, actual),
@@ -52,29 +52,35 @@ def test_sigma_30_percent_too_small_is_a_violation() -> None:
 
 
 def test_learned_attack_audits_a_black_box() -> None:
-    ok = audit(gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.gaussian(1.0), attack="logistic", runs=30_000, seed=5)
+    ok = audit_pair(
+        gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.gaussian(1.0), attack="logistic", runs=30_000, seed=5
+    )
     assert ok.verdict == "consistent" and ok.mu_lower > 0.7 and ok.attack == "logistic"
-    bad = audit(gaussian_release, (0.0, 0.5), (1.0, 0.5), Claim.gaussian(1.0), attack="logistic", runs=30_000, seed=5)
+    bad = audit_pair(
+        gaussian_release, (0.0, 0.5), (1.0, 0.5), Claim.gaussian(1.0), attack="logistic", runs=30_000, seed=5
+    )
     assert bad.verdict == "violation"
 
 
 def test_dp_and_zcdp_claims_are_checked_through_epsilon() -> None:
-    r = audit(
+    r = audit_pair(
         gaussian_release, (0.0, 0.3), (1.0, 0.3), Claim.dp(1.0, 1e-5), attack=_white_box(0.3), runs=100_000, seed=6
     )
     assert r.verdict == "violation" and r.claimed_mu is None and r.epsilon_lower > 1.0
-    r = audit(gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.zcdp(0.5), attack=_white_box(1.0), runs=20_000, seed=6)
+    r = audit_pair(
+        gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.zcdp(0.5), attack=_white_box(1.0), runs=20_000, seed=6
+    )
     assert r.verdict == "consistent"
 
 
 def test_same_seed_same_result_any_executor() -> None:
     args = (gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.gaussian(1.0))
-    base = audit(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000)
-    again = audit(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000)
+    base = audit_pair(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000)
+    again = audit_pair(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000)
     with make_executor("processes", workers=2) as pool:
-        pooled = audit(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000, executor=pool)
+        pooled = audit_pair(*args, attack=_white_box(1.0), runs=9_000, seed=7, chunk_size=2_000, executor=pool)
     assert base.estimate == again.estimate == pooled.estimate
-    other = audit(*args, attack=_white_box(1.0), runs=9_000, seed=8, chunk_size=2_000)
+    other = audit_pair(*args, attack=_white_box(1.0), runs=9_000, seed=8, chunk_size=2_000)
     assert other.estimate != base.estimate
     assert pooled.to_dict() == base.to_dict()  # executor and timing are not part of the result
     assert pooled.executor == "processes" and base.executor == "in-process"
@@ -104,7 +110,7 @@ def test_bad_input(kwargs: dict, match: str) -> None:
     args = {"release": gaussian_release, "dataset0": (0.0, 1.0), "dataset1": (1.0, 1.0), "claim": Claim.gaussian(1.0)}
     args.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
-        audit(**args)
+        audit_pair(**args)
 
 
 def test_audit_pairs_bad_input() -> None:

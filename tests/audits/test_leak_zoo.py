@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from dpkit.audits import audit
+from dpkit.audits import audit_pair
 from dpkit.audits import mechanisms as m
 from dpkit.audits.mechanisms import leak_zoo
 
@@ -89,7 +89,7 @@ def test_the_mechanisms_are_what_they_say() -> None:
 def test_named_attack_verdicts(name: str, attack: str, runs: int) -> None:
     case = CASES[name]
     for seed in (0, 1):
-        r = audit(
+        r = audit_pair(
             case.release,
             case.dataset0,
             case.dataset1,
@@ -108,7 +108,7 @@ def test_disjoint_supports_reach_large_epsilon() -> None:
     # the lattice's supports are disjoint: every evaluation output is classified correctly, so the
     # bound is the largest these runs can certify, ln((1 − δ − FNR⁺)/FPR⁺) with FPR⁺ ≈ 4.8/1500
     case = CASES["lattice"]
-    r = audit(case.release, case.dataset0, case.dataset1, case.claim, attack="atoms", runs=3_000, seed=2)
+    r = audit_pair(case.release, case.dataset0, case.dataset1, case.claim, attack="atoms", runs=3_000, seed=2)
     assert r.estimate.false_positives == r.estimate.false_negatives == 0
     assert r.epsilon_lower > 5.0
 
@@ -119,5 +119,5 @@ def test_default_attack_verdicts(name: str, runs: int) -> None:
     """The issue's acceptance: with the default attack (auto) and <= 10^6 runs, every violating mechanism
     is a violation and every correct one consistent (not inconclusive: the runs give power)."""
     case = CASES[name]
-    r = audit(case.release, case.dataset0, case.dataset1, case.claim, runs=runs, seed=0, chunk_size=250_000)
+    r = audit_pair(case.release, case.dataset0, case.dataset1, case.claim, runs=runs, seed=0, chunk_size=250_000)
     assert r.verdict == ("violation" if case.violates else "consistent"), (name, r.to_dict())

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from dpkit.audits import Claim, LogisticRegressionAttack, ScoreFunction, audit, make_executor
+from dpkit.audits import Claim, LogisticRegressionAttack, ScoreFunction, audit_pair, make_executor
 from dpkit.audits.neighbours import NeighbourSearch, audit_searched, final_audit_seed, search_neighbours
 
 SIGMA = 1.0
@@ -110,7 +110,7 @@ def test_random_search_finds_a_near_worst_case_pair() -> None:
 def test_a_hidden_weakness_is_found_by_random_search_and_its_correct_twin_passes() -> None:
     claim = Claim.gaussian(SIGMA, 1.0)
     naive = ((0.2, 0.2, 0.2), (0.8, 0.2, 0.2))  # the user's worst case misses the bug (no value above 0.9)
-    assert audit(sum_release_bug, *naive, claim, runs=20_000, seed=2).verdict == "consistent"
+    assert audit_pair(sum_release_bug, *naive, claim, runs=20_000, seed=2).verdict == "consistent"
     options = {"candidates": [naive], "sample_pair": sample_pair, "random_pairs": 20, "seed": 3}
     search, result = audit_searched(sum_release_bug, claim, **options)
     assert search.source == "random" and max(max(search.pair[0]), max(search.pair[1])) > 0.9

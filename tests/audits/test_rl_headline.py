@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 import dpkit.audits.rl
-from dpkit.audits.rl.fixed import RlAuditResult, RlPositionsAudit, audit_positions, default_setting, position_claim
-from dpkit.audits.rl.sequential import RlSequentialAudit, SequentialPosition
+from dpkit.audits.rl.fixed import RlAuditResult, RlPositionsResult, audit_positions, default_setting, position_claim
+from dpkit.audits.rl.sequential import RlSequentialResult, SequentialPosition
 from dpkit.cli import main
 from dpkit.reports.verdict_views import headline_view
 
@@ -32,7 +32,7 @@ def _with_verdict(r: RlAuditResult, verdict: str) -> RlAuditResult:
     return replace(r, audit=replace(r.audit, judgement=replace(r.audit.judgement, verdict=verdict)))
 
 
-def _largest_elsewhere(results: tuple[RlAuditResult, ...], verdicts: tuple[str, ...]) -> RlPositionsAudit:
+def _largest_elsewhere(results: tuple[RlAuditResult, ...], verdicts: tuple[str, ...]) -> RlPositionsResult:
     """The positions with ``verdicts``, the one of the largest μ lower bound given so large an allowance that its
     bound weighs least: the headline is another position."""
     big = max(range(len(results)), key=lambda i: results[i].mu_lower)
@@ -40,7 +40,7 @@ def _largest_elsewhere(results: tuple[RlAuditResult, ...], verdicts: tuple[str, 
         _with_verdict(replace(r, pair_mu_allowed=r.pair_mu_allowed * (1e3 if i == big else 1.0)), v)
         for i, (r, v) in enumerate(zip(results, verdicts, strict=True))
     ]
-    return RlPositionsAudit(tuple(changed), 0.05)
+    return RlPositionsResult(tuple(changed), 0.05)
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_every_headline_number_comes_from_the_headline_position(three_positions,
     assert f"at {strongest.setting.position}" in view["largest"] and view["largest"].startswith("μ ≥")
 
 
-def _cli_text(audit: RlPositionsAudit, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
+def _cli_text(audit: RlPositionsResult, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> str:
     """What ``dpkit audit ldp-ucrl-vtr`` prints when its audit is ``audit``."""
     monkeypatch.setattr(dpkit.audits.rl, "audit_positions", lambda *args, **kwargs: audit)
     monkeypatch.setenv("COLUMNS", "200")
@@ -98,7 +98,7 @@ def test_the_cli_table_reads_the_headline_and_names_the_largest(three_positions,
 
 
 def test_one_position_is_its_own_largest(three_positions, monkeypatch, capsys) -> None:  # noqa: ANN001
-    audit = RlPositionsAudit(three_positions[:1], 0.05)
+    audit = RlPositionsResult(three_positions[:1], 0.05)
     head = audit.worst
     text = _cli_text(audit, monkeypatch, capsys)
     rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in text.splitlines() if line[:1] == "│"}
@@ -124,7 +124,7 @@ def test_a_sequential_audit_reads_its_bounds_at_the_headline_too() -> None:
         _position("last", 10.0, 3.0, "inconclusive"),  # the largest bounds, and the largest ratio of the two
         _position("k=4", 1.0, 0.0, None),  # stopped: never the headline
     )
-    audit = RlSequentialAudit(setting, positions, 100, 130, 0.05, 1.0, position_claim(setting), 0)
+    audit = RlSequentialResult(setting, positions, 100, 130, 0.05, 1.0, position_claim(setting), 0)
     out = audit.to_dict()
     assert audit.verdict == "inconclusive" and out["worst_position"] == "last"
     assert out["mu_lower"] == 3.0 and out["epsilon_lower"] == 1.5 and out["mu_allowed"] == 10.0

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiers import examples
 
-from dpkit.audits import Claim, ScoreFunction, audit
+from dpkit.audits import Claim, ScoreFunction, audit_pair
 from dpkit.audits import mechanisms as m
 from dpkit.audits.betting import EProcess, choose_bet, claim_tangents
 from dpkit.audits.mechanisms import at_the_claim
@@ -114,7 +114,7 @@ def test_clear_violations_stop_with_a_twentieth_of_the_runs(release, d0, d1, cla
 def test_a_correct_target_runs_its_budget_and_gets_the_fixed_verdict() -> None:
     case = next(c for c in m.leak_zoo() if c.name == "binary-rr")
     runs = 50_000
-    fixed = audit(case.release, case.dataset0, case.dataset1, case.claim, runs=runs, seed=0, chunk_size=250_000)
+    fixed = audit_pair(case.release, case.dataset0, case.dataset1, case.claim, runs=runs, seed=0, chunk_size=250_000)
     seq = audit_sequential(case.release, case.dataset0, case.dataset1, case.claim, runs=runs, seed=0)
     assert fixed.verdict == seq.verdict == "consistent"
     assert seq.runs_used == seq.runs <= 1.3 * runs and not seq.stopped_early

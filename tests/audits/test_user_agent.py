@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dpkit.algorithms import registry
-from dpkit.audits.rl import audit_algorithm, register_agent
+from dpkit.audits.rl import audit_registered_algorithm, register_agent
 from dpkit.loading import load_object
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "ldp_agent.py"
@@ -29,10 +29,10 @@ def factories():
 @pytest.mark.slow
 def test_a_users_ldp_agent_is_consistent_and_its_bug_is_caught(factories) -> None:
     correct, wrong = factories
-    good = audit_algorithm(register_agent(correct), runs=1500, seed=1)
+    good = audit_registered_algorithm(register_agent(correct), runs=1500, seed=1)
     assert good.verdict == "consistent", good.to_dict()
     assert good.reach == pytest.approx(1.0)  # the canaries realise the declared Δ = √H
-    bad = audit_algorithm(register_agent(wrong), runs=1500, seed=1)
+    bad = audit_registered_algorithm(register_agent(wrong), runs=1500, seed=1)
     assert bad.verdict == "violation", bad.to_dict()
     assert bad.pair_mu_allowed == pytest.approx(good.pair_mu_allowed)  # judged against the same declaration
 
@@ -76,10 +76,10 @@ def test_the_generic_messages_observer_reads_ldp_ucrl_vtr_as_its_own_observer_do
         audit=local_messages_audit(defaults=audit_spec(spec.name).defaults),
     )
     try:
-        as_user = audit_algorithm(register_agent(generic), runs=300, seed=1)
+        as_user = audit_registered_algorithm(register_agent(generic), runs=300, seed=1)
     finally:
         registry.unregister("ldp-as-a-user-agent")
-    own = audit_algorithm("ldp-ucrl-vtr", runs=300, seed=1)
+    own = audit_registered_algorithm("ldp-ucrl-vtr", runs=300, seed=1)
     assert as_user.pair_mu == pytest.approx(own.pair_mu, rel=1e-12)
     assert as_user.pair_mu_allowed == pytest.approx(own.pair_mu_allowed, rel=1e-12)
     assert as_user.verdict != "violation"
@@ -118,7 +118,7 @@ def lying_statistics_agent(name, env, episodes, rng, **kw):
 def test_an_agent_cannot_raise_its_own_allowance_with_a_small_sigma() -> None:
     name = register_agent(small_sigma_agent)
     try:
-        result = audit_algorithm(name, runs=600, seed=1)
+        result = audit_registered_algorithm(name, runs=600, seed=1)
     finally:
         registry.unregister(name)
     assert result.sigmas_claim["rewards"] > 1.0  # dpkit's σ_tight of the declaration, not the agent's 0.05
@@ -129,7 +129,7 @@ def test_an_agent_cannot_raise_its_own_allowance_with_a_small_sigma() -> None:
 def test_an_agent_that_misreports_its_messages_is_seen_by_the_learned_attack() -> None:
     name = register_agent(lying_statistics_agent)
     try:
-        result = audit_algorithm(name, runs=600, seed=1, attack="learned")
+        result = audit_registered_algorithm(name, runs=600, seed=1, attack="learned")
     finally:
         registry.unregister(name)
     assert result.verdict == "violation", result.to_dict()
@@ -142,7 +142,7 @@ def test_an_agent_cannot_take_a_registered_algorithms_name() -> None:
 
 
 def test_registering_a_name_again_is_read_afresh() -> None:
-    first = audit_algorithm(register_agent(_example(), name="mine"), runs=60, seed=0, epsilon=8.0)
-    second = audit_algorithm(register_agent(small_sigma_agent, name="mine"), runs=60, seed=0, epsilon=8.0)
+    first = audit_registered_algorithm(register_agent(_example(), name="mine"), runs=60, seed=0, epsilon=8.0)
+    second = audit_registered_algorithm(register_agent(small_sigma_agent, name="mine"), runs=60, seed=0, epsilon=8.0)
     registry.unregister("mine")
     assert first.sigmas["rewards"] != second.sigmas["rewards"]  # the new agent's σ, not a cached one

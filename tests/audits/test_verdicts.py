@@ -145,7 +145,7 @@ def test_the_fixed_audit_at_the_claims_extremal_mechanism_is_a_violation_at_most
     allows, the likelihood ratio's order as the attack: violations for at most α of the seeds. α = 0.2, so that the
     bound is tested and not only its tail (bench/verdict_sweep.py --type-i: 1,000 seeds at α = 0.05)."""
     from dpkit.algorithms.executors import InProcessExecutor
-    from dpkit.audits import ScoreFunction, audit
+    from dpkit.audits import ScoreFunction, audit_pair
     from dpkit.audits.mechanisms import at_the_claim
 
     release, d0, d1 = at_the_claim(claim)
@@ -153,7 +153,7 @@ def test_the_fixed_audit_at_the_claims_extremal_mechanism_is_a_violation_at_most
     seeds, alpha = 150, 0.2
     with InProcessExecutor() as ex:
         verdicts = [
-            audit(release, d0, d1, claim, runs=1_000, seed=s, attack=identity, alpha=alpha, executor=ex).verdict
+            audit_pair(release, d0, d1, claim, runs=1_000, seed=s, attack=identity, alpha=alpha, executor=ex).verdict
             for s in range(seeds)
         ]
     assert verdicts.count("violation") / seeds <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / seeds)

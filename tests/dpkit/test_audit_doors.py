@@ -76,15 +76,15 @@ def _python(module: ModuleType, name: str, claim: Any, **options: Any) -> Any:
 
 
 def test_both_doors_take_their_defaults_from_one_place() -> None:
-    from dpkit.audits.engine import audit, audit_pairs
+    from dpkit.audits.engine import audit_pair, audit_pairs
     from dpkit.audits.sequential import audit_sequential
     from dpkit.commands.audit.command import audit as command
 
-    for function in (audit, audit_sequential):
+    for function in (audit_pair, audit_sequential):
         params = inspect.signature(function).parameters
         assert params["runs"].default == AUDIT_DEFAULTS.runs
         assert params["chunk_size"].default == AUDIT_DEFAULTS.chunk_size
-    for function in (audit, audit_sequential, audit_pairs):
+    for function in (audit_pair, audit_sequential, audit_pairs):
         params = inspect.signature(function).parameters
         assert params["seed"].default == AUDIT_DEFAULTS.seed
         assert params["alpha"].default == AUDIT_DEFAULTS.alpha

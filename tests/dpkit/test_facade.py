@@ -12,7 +12,7 @@ import pytest
 
 import dpkit
 from dpkit.accountant import calibrate_sigma, gaussian_epsilon
-from dpkit.audits import Claim, audit
+from dpkit.audits import Claim, audit_pair
 from dpkit.reports.config import parse_config
 
 
@@ -56,7 +56,7 @@ def _release(dataset: float, rng: np.random.Generator, n: int) -> np.ndarray:
 def test_audit_is_the_engines_audit() -> None:
     claim = Claim.gdp(1.0)
     ours = dpkit.audit(_release, 0.0, 1.0, claim=claim, runs=4000, seed=3, attack="histogram")
-    theirs = audit(_release, 0.0, 1.0, claim, runs=4000, seed=3, attack="histogram")
+    theirs = audit_pair(_release, 0.0, 1.0, claim, runs=4000, seed=3, attack="histogram")
     assert ours.to_dict() == theirs.to_dict()
     assert ours.verdict != "violation"
     # a release four times less noisy than the claim is caught

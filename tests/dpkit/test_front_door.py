@@ -89,16 +89,34 @@ def test_a_release_in_each_mode() -> None:
 
 
 def test_the_door_gives_what_the_function_beneath_gives() -> None:
-    from dpkit.audits.engine import audit
+    from dpkit.audits.engine import audit_pair
 
     door = dpkit.audit(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
-    assert door == audit(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
+    assert door == audit_pair(_release, [0.0], [1.0], **GAUSSIAN).to_dict()
 
 
-def test_sequential_true_is_a_deprecated_alias() -> None:
-    with pytest.warns(DeprecationWarning, match="mode='sequential'"):
-        result = dpkit.audit(_release, [0.0], [1.0], sequential=True, **GAUSSIAN)
-    assert type(result).__name__ == "SequentialResult"
+def test_the_retired_sequential_flag_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match="mode='sequential'"):
+        dpkit.audit(_release, [0.0], [1.0], sequential=True, **GAUSSIAN)
+
+
+def test_the_renamed_and_second_doors_still_answer_with_a_warning() -> None:
+    from dpkit.audits import rl
+    from dpkit.audits.rl import sequential as rl_sequential
+
+    with pytest.warns(DeprecationWarning, match="RlPositionsResult"):
+        assert dpkit.RlPositionsAudit is rl.RlPositionsResult
+    with pytest.raises(AttributeError, match="RlPositionsAudit"):
+        _ = rl.RlPositionsAudit
+    with pytest.warns(DeprecationWarning, match="RlSequentialResult"):
+        assert rl_sequential.RlSequentialAudit is rl_sequential.RlSequentialResult
+    with pytest.raises(AttributeError, match="NoSuchName"):
+        _ = rl_sequential.NoSuchName
+    with pytest.warns(DeprecationWarning, match="audit_pair"):
+        from dpkit.audits import audit as old_name
+    from dpkit.audits import audit_pair
+
+    assert old_name is audit_pair
 
 
 @pytest.mark.parametrize(
@@ -139,11 +157,12 @@ def test_what_does_not_apply_is_refused_by_name(call: Any, error: type[Exception
 
 def test_an_algorithm_in_each_mode() -> None:
     fixed = dpkit.audit(ALGORITHM, **SMALL_RL)
-    assert type(fixed).__name__ == "RlPositionsAudit"
+    assert type(fixed).__name__ == "RlPositionsResult"
     assert _check(fixed, positions=True)["positions"] == [{"position": "first", "verdict": fixed.verdict}]
-    assert fixed.to_dict() == dpkit.audit_algorithm(ALGORITHM, **SMALL_RL).to_dict()
+    with pytest.warns(DeprecationWarning, match="one door"):
+        assert fixed.to_dict() == dpkit.audit_algorithm(ALGORITHM, **SMALL_RL).to_dict()
     sequential = dpkit.audit(ALGORITHM, mode="sequential", **SMALL_RL)
-    assert type(sequential).__name__ == "RlSequentialAudit"
+    assert type(sequential).__name__ == "RlSequentialResult"
     _check(sequential, positions=True)
     one_run = dpkit.audit(ALGORITHM, mode="one-run", canaries=300, seed=1)
     assert type(one_run).__name__ == "RlOneRunResult" and _check(one_run)["runs"] == 1
@@ -211,3 +230,21 @@ def test_the_notebook_table_is_the_reports_verdict_row() -> None:
     table = result._repr_html_()
     for line in [*summary.evidence_lines(row), summary.implementation_text(row)]:
         assert html.escape(line) in table
+
+
+def test_the_door_is_typed_per_target_kind() -> None:
+    """``dpkit.audit`` declares, per kind of target and mode, the result it returns (mypy reads the overloads)."""
+    from typing import get_overloads
+
+    import dpkit.facade
+
+    returns = [o.__annotations__["return"] for o in get_overloads(dpkit.facade.audit)]
+    assert returns == [
+        "RlPositionsResult",
+        "RlSequentialResult",
+        "RlOneRunResult",
+        "PairsResult",
+        "OneRunResult",
+        "AuditSummary",
+    ]
+    assert dpkit.facade.audit.__annotations__["return"] == "AuditSummary"

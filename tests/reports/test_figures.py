@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from dpkit.algorithms.regret_stats import mean_band
-from dpkit.audits import Claim, GaussianLikelihoodRatio, audit
+from dpkit.audits import Claim, GaussianLikelihoodRatio, audit_pair
 from dpkit.audits.estimators import roc_band
 from dpkit.reports import figures
 
@@ -27,7 +27,9 @@ def gaussian_release(ds: tuple[float, float], rng: np.random.Generator, n: int) 
 def gaussian_audit() -> dict:
     """An audit of N(0, 1) against N(1, 1) (μ = 1), as the RL audits report it: the engine's dict and a ROC."""
     attack = GaussianLikelihoodRatio(np.zeros(1), np.ones(1), sigma=1.0)
-    result = audit(gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.gaussian(1.0), attack=attack, runs=20_000, seed=1)
+    result = audit_pair(
+        gaussian_release, (0.0, 1.0), (1.0, 1.0), Claim.gaussian(1.0), attack=attack, runs=20_000, seed=1
+    )
     rng = np.random.default_rng(2)
     s0, s1 = rng.standard_normal(4000), 1.0 + rng.standard_normal(4000)
     roc = roc_band(s0, s1, points=101, level=0.95).to_dict()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audits.rl.candidates import RlAttack
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
 from ..options import sigma_choice
@@ -60,7 +62,7 @@ def audit_one_run(
             progress=advance,
         )
     out = result.to_dict()
-    exit_code = 1 if result.verdict == "violation" else 0
+    exit_code = 1 if result.verdict == Verdict.VIOLATION else 0
     if as_json:
         emit_json(out)
         return exit_code
@@ -78,7 +80,7 @@ def audit_one_run(
             [
                 "score judged",
                 "white-box, every canary"
-                if result.attack == "white-box"
+                if result.attack == RlAttack.WHITE_BOX
                 else f"learned on half the canaries, judged on the other {out['canaries']}",
             ],
             [

@@ -7,6 +7,8 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audits.claims import ClaimKind
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table
 
 from .form_options import OneRunTargetOptions
@@ -88,13 +90,13 @@ def audit_one_run_target(options: OneRunTargetOptions) -> int:
             score=read,
             seed=seed_value,
             alpha=round(1.0 - level, 12),
-            delta=None if claim.kind == "dp" else options.delta,
+            delta=None if claim.kind == ClaimKind.DP else options.delta,
         )
     except (ValueError, TypeError):
         raise
     except Exception as err:  # the user's code raised: one line, no traceback
         raise ValueError(f"the audit failed in user code: {type(err).__name__}: {err}") from None
-    exit_code = 1 if result.verdict == "violation" else 0
+    exit_code = 1 if result.verdict == Verdict.VIOLATION else 0
     if options.as_json:
         emit_json(result.to_dict())
         return exit_code

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_choice, check_index
+from dpkit.audits.verdicts import Verdict
 from dpkit.facade import audit
 from dpkit.render import emit_json, progress_bar
 
@@ -115,7 +116,7 @@ def audit_algorithm(options: AlgorithmOptions) -> int:
                 progress=advance,
             )
     out = result.to_dict()
-    exit_code = 1 if result.verdict == "violation" else 0
+    exit_code = 1 if result.verdict == Verdict.VIOLATION else 0
     if run.as_json:
         emit_json(out)
         return exit_code

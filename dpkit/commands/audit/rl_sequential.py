@@ -7,6 +7,7 @@ import math
 from types import SimpleNamespace
 from typing import Any
 
+from dpkit.audits.verdicts import Verdict
 from dpkit.facade import audit
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
@@ -70,7 +71,7 @@ def audit_algorithm_sequential(setting: Any, probed: list[Any], run: RlRuns) -> 
 
     reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
     out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}
-    exit_code = 1 if result.verdict == "violation" else 0
+    exit_code = 1 if result.verdict == Verdict.VIOLATION else 0
     if run.as_json:
         emit_json(out)
         return exit_code

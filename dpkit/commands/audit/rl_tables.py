@@ -48,7 +48,7 @@ def headline_caption(result: Any) -> str:
     """The headline table's caption: why, the diagnosis where there is one, and what each verdict is judged against.
 
     Args:
-        result: The audit (:class:`~dpkit.audits.rl.RlPositionsAudit`).
+        result: The audit (:class:`~dpkit.audits.rl.RlPositionsResult`).
 
     Returns:
         The caption, one line each.
@@ -66,7 +66,7 @@ def print_rl_audit(result: Any, *, setting: Any, runs: int, title: str) -> None:
     """Print an RL audit of several positions: the positions' table, then the headline position's.
 
     Args:
-        result: The audit (:class:`~dpkit.audits.rl.RlPositionsAudit`).
+        result: The audit (:class:`~dpkit.audits.rl.RlPositionsResult`).
         setting: Its setting (:func:`dpkit.audits.rl.default_setting`).
         runs: Runs per dataset and position.
         title: The first table's title, before the observer and the verdict.

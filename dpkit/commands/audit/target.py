@@ -7,6 +7,8 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index, shown_int
+from dpkit.audits.claims import ClaimKind, ClaimUnit
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_with_status
 
 from .form_options import TargetOptions
@@ -69,7 +71,7 @@ def audit_target(options: TargetOptions) -> int:
         fits = any(a.needs_fit for a in candidate_attacks(chosen))
         plan = plan_sequential(claim, runs=runs, alpha=(1.0 - confidence) / len(pairs), needs_fit=fits)
         # the most it may use: its plan, or its final split grown within the budget when the runs ask for it
-        budget = max(plan.budget, max_budget(runs)) if claim.unit == "epsilon" else plan.budget
+        budget = max(plan.budget, max_budget(runs)) if claim.unit == ClaimUnit.EPSILON else plan.budget
     engine_options: dict[str, Any] = {"runs": runs, "chunk_size": chunk}
     with (
         make_executor(name, workers=n_workers, scheduler=options.scheduler) as pool,
@@ -89,7 +91,7 @@ def audit_target(options: TargetOptions) -> int:
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
-                delta=options.delta if claim.kind != "dp" else None,
+                delta=options.delta if claim.kind != ClaimKind.DP else None,
                 executor=pool,
                 progress=advance,
                 **engine_options,
@@ -106,12 +108,12 @@ def audit_target(options: TargetOptions) -> int:
         out.update(pairs_audited=len(result.results), runs_used_all_pairs=result.runs_used)
     if options.as_json:
         emit_json(out)
-        return 1 if result.verdict == "violation" else 0
+        return 1 if result.verdict == Verdict.VIOLATION else 0
     if options.sequential:
         _print_sequential(options.target, claim, result, best, confidence, ran, len(pairs))
-        return 1 if result.verdict == "violation" else 0
+        return 1 if result.verdict == Verdict.VIOLATION else 0
     _print_fixed(options.target, claim, result, best, confidence=confidence, ran=ran, runs=runs, pairs=len(pairs))
-    return 1 if result.verdict == "violation" else 0
+    return 1 if result.verdict == Verdict.VIOLATION else 0
 
 
 def _print_fixed(
@@ -186,11 +188,11 @@ def _print_sequential(target: str, claim: Any, result: Any, best: Any, confidenc
             f" (stopped after {best.runs_used:,} of {best.runs:,} runs per dataset: e-value "
             f"{format_number(ev['e_value_max'], 4)} ≥ {format_number(ev['threshold'], 4)})"
         )
-    elif result.verdict == "inconclusive":
+    elif result.verdict == Verdict.INCONCLUSIVE:
         why = " (see why below)"
     else:
         why = f" (ran its budget of {best.runs:,} runs per dataset)"
-    unit = "μ" if claim.unit == "mu" else "ε"
+    unit = "μ" if claim.unit == ClaimUnit.MU else "ε"
     print_table(
         f"Sequential audit of {target} against {claim.describe()}: {result.verdict}{why}",
         ["", "value"],

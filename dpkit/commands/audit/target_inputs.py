@@ -109,7 +109,7 @@ def attack_choice(value: str) -> Any:
         value: ``auto``, ``lr``, ``learned``, an attack's name or ``FILE.py:SCORE``.
 
     Returns:
-        The attack's name as :func:`dpkit.audits.engine.audit` takes it, or a
+        The attack's name as :func:`dpkit.audits.engine.audit_pair` takes it, or a
         :class:`~dpkit.audits.ScoreFunction` of the user's score.
 
     Raises:

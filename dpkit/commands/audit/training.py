@@ -7,6 +7,8 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audits.dp_sgd_canaries import ThreatModel
+from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_bar
 
 from .form_options import TrainingOptions
@@ -67,7 +69,7 @@ def audit_training(options: TrainingOptions) -> int:
             delta=1e-5 if options.delta is None else options.delta,
             progress=advance,
         )
-    code = 1 if result.verdict == "violation" else 0
+    code = 1 if result.verdict == Verdict.VIOLATION else 0
     if options.as_json:
         emit_json(result.to_dict())
         return code
@@ -93,6 +95,6 @@ def audit_training(options: TrainingOptions) -> int:
 
 
 def _power(result: Any) -> str:
-    if result.threat.value == "black-box":
+    if result.threat == ThreatModel.BLACK_BOX:
         return "none known for black-box"
     return f"{format_number(result.power, 6)} / {format_number(result.power_ratio, 4)}"

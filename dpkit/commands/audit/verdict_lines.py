@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dpkit.audits.shapes import ShapeFamily
 from dpkit.render import format_number
 
 __all__ = ["shape_rows", "verdict_caption"]
@@ -22,7 +23,7 @@ def shape_rows(judgement: Any) -> list[list[str]]:
     shape = judgement.shape
     if shape is None:
         return []
-    name = "μ" if shape.family == "gaussian" else "ε"
+    name = "μ" if shape.family == ShapeFamily.GAUSSIAN else "ε"
     lo, hi = shape.fit.interval
     power = (
         "— (nothing finite lies past the claim)"
