@@ -1,6 +1,8 @@
 """Write docs/regret.md and docs/regret_*.png: regret curves over seeds, with bands, baselines and slopes.
 
     python docs/make_regret.py [--quick] [--out DIR] [--sigmas paper tight optimal] [--workers W] [--only PART ...]
+    python docs/make_regret.py --render        # re-render the page from docs/regret_data/*.json, running nothing
+    python docs/make_regret.py --tune          # seed 000's grid search: writes docs/regret_tuning.json
 
 Every private algorithm runs at each σ of ``--sigmas`` (default :data:`SIGMAS`) beside its non-private
 baseline and the uniformly random policy (its exact expected regret per episode, a straight line), on the
@@ -11,13 +13,21 @@ interval lies at or below 0.95, near-linear where it lies below 1 but reaches ab
 
 Parts: ``seed000`` (seed 000's Figure 2 setting: RiverSwim and inhomogeneous RiverSwim, ε ∈ {0.5, 1, 2, 5, 10},
 δ = 0.1), ``linopt`` (Private-LinOpt-VI/-PO on RiverSwim), ``lq`` (Private-OFU-RL on a random LQ system),
-``rlsvi`` (RLSVI, whose σ is its exploration noise). ``--quick`` is a smoke run (small K, 3 seeds, in
-process) for the tests; its numbers mean nothing.
+``rlsvi`` (RLSVI, whose σ is its exploration noise). Each part's rows (summaries and the curves thinned for the
+figures) are stored in ``regret_data/<part>.json``, so ``--only PART`` re-runs one part and re-renders the page
+from the others' stored rows; a part with no stored rows keeps its section of the existing page. Seed 000's bonus
+constants c come from ``regret_tuning.json`` (``--tune``: a grid search on seeds disjoint from the reported ones).
+The runs of a part go to one executor: a process pool of ``--workers`` (every core by default), or Dask
+(``--executor dask [--scheduler ADDRESS]``). ``--quick`` is a smoke run (small K, 3 seeds, in process) for the tests;
+its numbers mean nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +40,7 @@ import numpy as np
 from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular
+from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.regret_stats import (
     SlopeInterval,
     band_limits,
@@ -40,7 +51,7 @@ from dpkit.algorithms.regret_stats import (
     verdict,
 )
 from dpkit.algorithms.simulation import Experiment
-from dpkit.experiments import run_experiment
+from dpkit.experiments import SeedChunk, run_seed_chunk, seed_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs"
@@ -49,7 +60,30 @@ SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
 #: Seed 000's Figure 2 privacy levels.
 EPSILONS: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0)
 DELTA = 0.1
-STATES = 2  # RiverSwim S = 2, H = 2S = 4, d = S²A = 8
+STATES = 2  # the other parts' RiverSwim: S = 2, H = 2S = 4, d = S²A = 8
+#: Seed 000's environments, and per S the σ choices and ε its part runs (the full grid where it is shown, the
+#: tight σ at ε >= 2 at the larger S, which do not learn within K: compute is the limit).
+SEED000_ENVS: tuple[str, ...] = ("riverswim", "riverswim-inhomogeneous")
+SEED000_PLAN: dict[int, tuple[tuple[str, ...], tuple[float, ...]]] = {
+    4: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
+    5: (("tight",), (2.0, 5.0, 10.0)),
+    6: (("tight",), (2.0, 5.0, 10.0)),
+}
+#: The grid search of seed 000's c (``--tune``): its seeds (the reported curves use seeds 0..N−1), K, σ and ε,
+#: scored by the mean over seeds of R(K) summed over the ε.
+TUNING_SEEDS: tuple[int, ...] = (100, 101, 102)
+TUNING_EPISODES = 2000
+TUNING_SIGMA = "tight"
+TUNING_EPSILONS: tuple[float, ...] = (2.0, 10.0)
+#: (bonus form, c) tried per method: LDP-UCRL-VTR's seed form β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}; UCRL-VTR's
+#: seed form (:func:`dpkit.algorithms.ucrl_vtr.paper_radius`) and our self-normalised radius.
+TUNING_GRID: dict[str, tuple[tuple[str, float], ...]] = {
+    "ldp-ucrl-vtr": tuple(("paper", c) for c in (0.005, 0.01, 0.02, 0.03, 0.05)),
+    "ucrl-vtr": (("paper", 0.01), ("paper", 1.0)) + tuple(("confidence", c) for c in (0.01, 0.03, 0.1, 0.3)),
+}
+TUNING_FILE = Path(__file__).resolve().parent / "regret_tuning.json"
+#: Points of each curve kept in ``regret_data/<part>.json`` (for the figures): evenly and log-spaced.
+THIN_LINEAR, THIN_LOG = 200, 120
 BOOTSTRAP_SEED = 20240
 RESAMPLES = 2000
 LEVEL = 0.95
@@ -71,16 +105,19 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Budget:
-    """Episodes (tabular and LQ), seeds per curve and worker processes."""
+    """Episodes (tabular and LQ), seeds per curve, worker processes (None: every core) and seed 000's S."""
 
     episodes: int
     lq_episodes: int
     seeds: int
-    workers: int
+    workers: int | None
+    states: tuple[int, ...] = tuple(SEED000_PLAN)
+    executor: str = "processes"
+    scheduler: str | None = None
 
 
-FULL = Budget(episodes=10_000, lq_episodes=3_000, seeds=10, workers=2)
-QUICK = Budget(episodes=200, lq_episodes=40, seeds=3, workers=1)
+FULL = Budget(episodes=10_000, lq_episodes=3_000, seeds=10, workers=None)
+QUICK = Budget(episodes=200, lq_episodes=40, seeds=3, workers=1, states=(4,), executor="in-process")
 
 
 @dataclass
@@ -142,57 +179,129 @@ def supported_sigmas(sigmas: Sequence[str]) -> list[str]:
     return ok
 
 
-class Runner:
-    """Runs experiments over seeds, counting the episodes simulated."""
+@dataclass(frozen=True)
+class Spec:
+    """One curve to run: its label, experiment, kind and the note logged beside it."""
 
-    def __init__(self, budget: Budget, log: Callable[[str], None]) -> None:
+    label: str
+    experiment: Experiment
+    kind: str = "private"
+    note: str = ""
+
+
+class Runner:
+    """Runs experiments over seeds on one executor, counting the episodes simulated.
+
+    The seeds of every curve of a batch (:meth:`curves`) go to the executor together, in chunks of consecutive
+    seeds (two per worker and curve), so the workers stay busy across curves.
+    """
+
+    def __init__(self, budget: Budget, log: Callable[[str], None], executor: Executor) -> None:
         self.budget = budget
         self.log = log
+        self.executor = executor
         self.episodes = 0
 
-    def curve(self, label: str, e: Experiment, *, kind: str = "private", note: str = "") -> Curve:
+    def runs(self, experiments: Sequence[Experiment], seeds: Sequence[int]) -> list[list[Any]]:
+        """The runs of each experiment over ``seeds``, in seed order."""
+        per = max(1, -(-self.executor.workers // max(1, len(experiments))))  # chunks per experiment
+        tasks = [(i, SeedChunk(e, c)) for i, e in enumerate(experiments) for c in seed_chunks(tuple(seeds), per)]
+        results = self.executor.map(run_seed_chunk, [chunk for _, chunk in tasks])
+        out: list[list[Any]] = [[] for _ in experiments]
+        for (i, _), runs in zip(tasks, results, strict=True):
+            out[i].extend(runs)
+        self.episodes += sum(e.episodes for e in experiments) * len(seeds)
+        return out
+
+    def curves(self, specs: Sequence[Spec]) -> list[Curve]:
+        """The curves of ``specs``, run together over seeds 0..N−1."""
         started = time.perf_counter()
-        result = run_experiment(e, self.budget.seeds, workers=self.budget.workers)
-        self.episodes += e.episodes * self.budget.seeds
-        cum = result.cumulative
-        name = f"{label} {note}".strip()
+        all_runs = self.runs([s.experiment for s in specs], range(self.budget.seeds))
         seconds = time.perf_counter() - started
-        self.log(f"  {name:<40} R(K) = {cum[:, -1].mean():10.2f}   {seconds:6.1f} s")
-        sigma = e.sigma if e.private else ""
-        eps = e.epsilon if e.private else None
-        return Curve(label, eps, str(sigma), cum, None, dict(result.runs[0].sigmas), kind)
+        out = []
+        for s, runs in zip(specs, all_runs, strict=True):
+            cum = np.stack([r.cumulative_regret for r in runs])
+            self.log(f"  {f'{s.label} {s.note}'.strip():<44} R(K) = {cum[:, -1].mean():10.2f}")
+            e = s.experiment
+            sigma = e.sigma if e.private else ""
+            out.append(
+                Curve(s.label, e.epsilon if e.private else None, str(sigma), cum, None, dict(runs[0].sigmas), s.kind)
+            )
+        self.log(f"  ({len(specs)} curves, {seconds:.0f} s)")
+        return out
+
+    def curve(self, label: str, e: Experiment, *, kind: str = "private", note: str = "") -> Curve:
+        return self.curves([Spec(label, e, kind, note)])[0]
 
 
 # ---------------------------------------------------------------------------------------------- parts
 
 
+def load_tuning(path: Path = TUNING_FILE) -> dict[str, Any]:
+    """The grid search's choices (``--tune``), as written by :func:`tune`."""
+    if not path.is_file():
+        raise SystemExit(f"error: {path} is missing: run `python docs/make_regret.py --tune` first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def chosen(tuning: dict[str, Any], env: str, states: int, method: str) -> tuple[str, float]:
+    """The (bonus form, c) the grid search chose for ``method`` on ``env`` at S = ``states``."""
+    for choice in tuning["choices"]:
+        if (choice["env"], choice["states"], choice["method"]) == (env, states, method):
+            return choice["bonus"], float(choice["c"])
+    raise SystemExit(f"error: {TUNING_FILE.name} has no c for {method} on {env} at S = {states}: run --tune")
+
+
+def _bonus(form: str, c: float) -> tuple[tuple[str, Any], ...]:
+    return (("bonus", form), ("bonus_scale", c))
+
+
 def part_seed000(run: Runner, sigmas: Sequence[str]) -> list[Part]:
     k, n = run.budget.episodes, run.budget.seeds
+    tuning = load_tuning()
     parts = []
-    for env in ("riverswim", "riverswim-inhomogeneous"):
-        base_e = Experiment("ucrl-vtr", env, k, states=STATES)
-        base = run.curve("UCRL-VTR", base_e, kind="baseline")
-        uniform = uniform_curve(base_e)
-        panels: dict[str, list[Curve]] = {}
-        for sigma in sigmas:
-            curves = [base]
-            for eps in EPSILONS:
-                e = Experiment("ldp-ucrl-vtr", env, k, states=STATES, epsilon=eps, delta=DELTA, sigma=sigma)
-                curves.append(run.curve(f"LDP-UCRL-VTR ε = {eps:g}", e, note=f"σ {sigma}"))
-            panels[f"σ {sigma}"] = curves + [uniform]
-        parts.append(
-            Part(
-                f"seed000_{env}",
-                f"Seed 000's Figure 2: LDP-UCRL-VTR on {env}",
-                f"{env}, S = {STATES}, A = 2, H = {2 * STATES}, d = S²A = {STATES**2 * 2}, K = {k}, {n} seeds, "
-                f"δ = {DELTA:g}, ε ∈ {{{', '.join(f'{x:g}' for x in EPSILONS)}}}, environment seed 0; "
-                "LDP-UCRL-VTR with its defaults (confidence bonus c = 0.1, shift r = 2Υ, α = 0.01), "
-                "UCRL-VTR c = 0.1",
-                k,
-                n,
-                panels,
+    for states in run.budget.states:
+        plan_sigmas, epsilons = SEED000_PLAN[states]
+        plan_sigmas = tuple(s for s in plan_sigmas if s in sigmas)
+        for env in SEED000_ENVS:
+            base_form, base_c = chosen(tuning, env, states, "ucrl-vtr")
+            form, c = chosen(tuning, env, states, "ldp-ucrl-vtr")
+            base_e = Experiment("ucrl-vtr", env, k, states=states, options=_bonus(base_form, base_c))
+            specs = [Spec("UCRL-VTR", base_e, "baseline")]
+            for sigma in plan_sigmas:
+                for eps in epsilons:
+                    e = Experiment(
+                        "ldp-ucrl-vtr",
+                        env,
+                        k,
+                        states=states,
+                        epsilon=eps,
+                        delta=DELTA,
+                        sigma=sigma,
+                        options=_bonus(form, c),
+                    )
+                    specs.append(Spec(f"LDP-UCRL-VTR ε = {eps:g}", e, note=f"σ {sigma}, S = {states}"))
+            curves = run.curves(specs)
+            base, uniform = curves[0], uniform_curve(base_e)
+            panels = {
+                f"σ {sigma}": [base] + [cv for cv in curves[1:] if cv.sigma == sigma] + [uniform]
+                for sigma in plan_sigmas
+            }
+            d = states**2 * 2
+            parts.append(
+                Part(
+                    f"seed000_{env}" if states == min(SEED000_PLAN) else f"seed000_{env}_s{states}",
+                    f"Seed 000's Figure 2: LDP-UCRL-VTR on {env}, S = {states}",
+                    f"{env}, S = {states}, A = 2, H = {2 * states}, d = S²A = {d}, K = {k}, {n} seeds (0..{n - 1}), "
+                    f"δ = {DELTA:g}, α = 0.01, ε ∈ {{{', '.join(f'{x:g}' for x in epsilons)}}}, environment seed 0; "
+                    f"LDP-UCRL-VTR with the seed's bonus β = c·d^{{3/4}}(H − h + 1)^{{3/2}}k^{{1/4}}, c = {c:g}, "
+                    f"shift r = 2Υ; UCRL-VTR with the {base_form} bonus, c = {base_c:g} (c from the grid search, "
+                    f"seeds {', '.join(map(str, tuning['seeds']))})",
+                    k,
+                    n,
+                    panels,
+                )
             )
-        )
     return parts
 
 
@@ -279,11 +388,58 @@ PART_FUNCTIONS: dict[str, Callable[[Runner, Sequence[str]], list[Part]]] = {
 
 @dataclass(frozen=True)
 class Row:
-    curve: Curve
+    """One curve's summary (a table row) and its mean and band thinned to ``k`` (a figure's line); JSON-ready."""
+
+    label: str
+    epsilon: float | None
+    sigma: str
+    kind: str
+    sigmas_used: str
+    exact: bool
     final: float
     half: float
     slope: SlopeInterval
     verdict: str
+    k: tuple[int, ...]
+    mean: tuple[float, ...]
+    band: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["slope"] = dict(self.slope.__dict__)
+        d["k"], d["mean"], d["band"] = list(self.k), list(self.mean), list(self.band)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Row:
+        d = dict(d)
+        d["slope"] = SlopeInterval(**d["slope"])
+        d["k"], d["mean"], d["band"] = tuple(d["k"]), tuple(d["mean"]), tuple(d["band"])
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of regret.md as stored in ``regret_data/<part>.json``: a part's setting and its rows."""
+
+    key: str
+    title: str
+    setting: str
+    episodes: int
+    seeds: int
+    notes: tuple[str, ...]
+    rows: dict[str, list[Row]]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k != "rows"}
+        d["notes"] = list(self.notes)
+        d["rows"] = {panel: [r.to_dict() for r in rows] for panel, rows in self.rows.items()}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Section:
+        rows = {panel: [Row.from_dict(r) for r in rs] for panel, rs in d["rows"].items()}
+        return cls(d["key"], d["title"], d["setting"], d["episodes"], d["seeds"], tuple(d["notes"]), rows)
 
 
 def outward(s: SlopeInterval, digits: int = 3) -> SlopeInterval:
@@ -298,14 +454,46 @@ def outward(s: SlopeInterval, digits: int = 3) -> SlopeInterval:
     )
 
 
+def thin(episodes: int) -> np.ndarray:
+    """The episode indices (0-based) a stored curve keeps: evenly spaced and log-spaced, the last always."""
+    even = np.linspace(0, episodes - 1, min(episodes, THIN_LINEAR))
+    logs = np.geomspace(1, episodes, min(episodes, THIN_LOG)) - 1
+    return np.unique(np.concatenate([even, logs, [episodes - 1]]).round().astype(int))
+
+
+def _sig(x: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(f"{v:.5g}") for v in x)
+
+
 def row(curve: Curve, episodes: int) -> Row:
+    idx = thin(episodes)
+    k = tuple(int(i) + 1 for i in idx)
+    common = (curve.label, curve.epsilon, curve.sigma, curve.kind, _sigmas_used(curve))
     if curve.exact is not None:  # a straight line through the origin: slope exactly 1, no spread
         final = curve.exact * episodes
-        return Row(curve, final, 0.0, SlopeInterval(1.0, 1.0, 1.0, LEVEL, 0), "linear")
+        line = curve.exact * (idx + 1.0)
+        slope = SlopeInterval(1.0, 1.0, 1.0, LEVEL, 0)
+        return Row(*common, True, final, 0.0, slope, "linear", k, _sig(line), (0.0,) * len(k))
     c = curve.curves(episodes)
     mean, half = mean_band(c, level=LEVEL)
     interval = outward(slope_interval(c, BOOTSTRAP_SEED, level=LEVEL, resamples=RESAMPLES))
-    return Row(curve, float(mean[-1]), float(half[-1]), interval, verdict(interval))
+    return Row(
+        *common,
+        False,
+        float(mean[-1]),
+        float(half[-1]),
+        interval,
+        verdict(interval),
+        k,
+        _sig(mean[idx]),
+        _sig(half[idx]),
+    )
+
+
+def section(p: Part) -> Section:
+    """The part's rows: every curve summarised and thinned."""
+    rows = {panel: [row(c, p.episodes) for c in curves] for panel, curves in p.panels.items()}
+    return Section(p.key, p.title, p.setting, p.episodes, p.seeds, tuple(p.notes), rows)
 
 
 def _num(x: float) -> str:
@@ -332,37 +520,38 @@ def _sigma_text(v: float | tuple[float, ...] | list[float]) -> str:
     return f"{v:.3g}"
 
 
-def table(part: Part, rows: dict[str, list[Row]]) -> list[str]:
+def table(part: Section) -> list[str]:
     lines = ["| " + " | ".join(("panel",) + TABLE_COLUMNS) + " |", "|" + "---|" * (len(TABLE_COLUMNS) + 1)]
+    rows = part.rows
 
-    def key(c: Curve) -> tuple[str, float | None]:
-        return c.label.replace(f" σ {c.sigma}", ""), c.epsilon
+    def key(r: Row) -> tuple[str, float | None]:
+        return r.label.replace(f" σ {r.sigma}", ""), r.epsilon
 
-    paper = {key(r.curve): r.final for panel_rows in rows.values() for r in panel_rows if r.curve.sigma == "paper"}
-    uniform = next(r.final for panel_rows in rows.values() for r in panel_rows if r.curve.kind == "uniform")
-    seen: set[int] = set()
+    paper = {key(r): r.final for panel_rows in rows.values() for r in panel_rows if r.sigma == "paper"}
+    uniform = next(r.final for panel_rows in rows.values() for r in panel_rows if r.kind == "uniform")
+    seen: set[tuple[Any, ...]] = set()
     for panel, panel_rows in rows.items():
         for r in panel_rows:
-            c = r.curve
-            if id(c) in seen:  # a baseline drawn in every panel is listed once
+            ident = (r.label, r.kind, r.sigma, r.epsilon, r.final) if r.kind != "private" else (panel, id(r))
+            if ident in seen:  # a baseline drawn in every panel is listed once
                 continue
-            seen.add(id(c))
-            ref = paper.get(key(c))
-            ratio = f"{r.final / ref:.3f}" if c.kind == "private" and ref else "—"
+            seen.add(ident)
+            ref = paper.get(key(r))
+            ratio = f"{r.final / ref:.3f}" if r.kind == "private" and ref else "—"
             s = r.slope
-            slope = f"{s.slope:.3f} [{s.low:.3f}, {s.high:.3f}]" if c.exact is None else "1 (exact)"
-            half = f"{_num(r.final)} ± {_num(r.half)}" if c.exact is None else f"{_num(r.final)} (exact)"
+            slope = f"{s.slope:.3f} [{s.low:.3f}, {s.high:.3f}]" if not r.exact else "1 (exact)"
+            half = f"{_num(r.final)} ± {_num(r.half)}" if not r.exact else f"{_num(r.final)} (exact)"
             cells = (
                 panel,
-                c.label,
-                "—" if c.epsilon is None else f"{c.epsilon:g}",
-                c.sigma or "—",
-                _sigmas_used(c),
+                r.label,
+                "—" if r.epsilon is None else f"{r.epsilon:g}",
+                r.sigma or "—",
+                r.sigmas_used,
                 half,
                 ratio,
                 f"{r.final / uniform:.3f}",
                 slope,
-                f"**{r.verdict}**" if c.kind == "private" else r.verdict,
+                f"**{r.verdict}**" if r.kind == "private" else r.verdict,
             )
             lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -371,33 +560,31 @@ def table(part: Part, rows: dict[str, list[Row]]) -> list[str]:
 # ---------------------------------------------------------------------------------------------- figures
 
 
-def figure(part: Part, rows: dict[str, list[Row]], path: Path) -> Path:
+def figure(part: Section, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    rows = part.rows
     panels = list(rows)
     fig, axes = plt.subplots(2, len(panels), figsize=(5.2 * len(panels), 7.6), dpi=100, squeeze=False)
-    k = np.arange(1, part.episodes + 1)
     private_colors = plt.get_cmap("viridis")
     for j, panel in enumerate(panels):
         top, bottom = axes[0, j], axes[1, j]
-        privates = [r for r in rows[panel] if r.curve.kind == "private"]
+        privates = [r for r in rows[panel] if r.kind == "private"]
         for r in rows[panel]:
-            c = r.curve
-            if c.kind == "uniform":
+            if r.kind == "uniform":
                 style: dict[str, Any] = {"color": "0.45", "ls": "--", "lw": 1.2}
-            elif c.kind == "baseline":
+            elif r.kind == "baseline":
                 style = {"color": "black", "lw": 1.6}
             else:
                 i = privates.index(r)
                 style = {"color": private_colors(0.9 * i / max(1, len(privates) - 1)), "lw": 1.3}
-            curves = c.curves(part.episodes)
-            mean, half = mean_band(curves, level=LEVEL) if c.exact is None else (curves[0], np.zeros(part.episodes))
-            label = f"{c.label} (slope {r.slope.slope:.2f})"
+            k, mean, half = np.asarray(r.k), np.asarray(r.mean), np.asarray(r.band)
+            label = f"{r.label} (slope {r.slope.slope:.2f})"
             top.plot(k, mean, label=label, **style)
-            if c.exact is None:
+            if not r.exact:
                 lower, upper = band_limits(mean, half)  # clipped at 0: regret is nonnegative
                 top.fill_between(k, lower, upper, color=style["color"], alpha=0.15, lw=0)
             pos = mean > 0
@@ -424,36 +611,123 @@ def figure(part: Part, rows: dict[str, list[Row]], path: Path) -> Path:
 SEED000_DIFFERENCES = (
     "**Seed 000's Figure 2, and where ours differs.** Seed 000 (Liao, He, Gu) §6 runs LDP-UCRL-VTR against "
     "UCRL-VTR on RiverSwim and on the inhomogeneous RiverSwim (p_h ~ U(0.8, 1)), H = 2S, rewards divided by H, "
-    "K = 10,000, δ = 0.1, α = 0.01, 10 runs per curve with ± one standard deviation as the band, and "
-    'σ = 4H·sqrt(2 ln(2.5H/δ))/ε — our σ "paper" (48.56 at ε = 1, H = 4). Ours differs in: '
-    "(1) S — the seed's text does not state it (its figure is lost in the extracted text); we use S = 2 "
-    "(d = 8, H = 4): in bench/regret.py's runs at K = 2,000 (not regenerated here), LDP-UCRL-VTR at S = 3 still "
-    "grew linearly and at S = 5 stayed at the uniform policy's regret; "
-    "(2) the bonus — the seed tunes c in β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4} (and UCRL-VTR's c) by grid search "
-    "per experiment; we run the self-normalised confidence radius at a fixed c = 0.1, untuned, for every ε; "
-    "(3) the shift r of the Gram matrix — its formula is lost in the seed's text; ours is Shariff–Sheffet's 2Υ; "
-    "(4) the inhomogeneous p_h are one draw (environment seed 0), not the seed's; "
-    "(5) the band — ours is a 95% interval for the mean over seeds (Student t), and 'sublinear' is read off "
+    "K = 10,000, δ = 0.1, α = 0.01, 10 runs per curve with ± one standard deviation as the band, "
+    "β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4} with c fine-tuned by grid search per experiment, and "
+    'σ = 4H·sqrt(2 ln(2.5H/δ))/ε — our σ "paper". Ours differs in: '
+    "(1) S — the seed's text does not state it (its figure is lost in the extracted text); we run S = 4, 5 and 6, "
+    "the whole ε grid at both σ where LDP-UCRL-VTR learns within K (S = 4), and at the larger S only the tight σ "
+    "at ε ≥ 2 (each curve there costs 2–5 times S = 4's); "
+    "(2) the tuning — the seed does not say on which runs, at which ε or with which criterion it tuned c; we tune "
+    "once per (environment, S, method) on seeds disjoint from the reported ones, at a shorter K, scored by R(K) "
+    "summed over a few ε at the tight σ (the grid search below); "
+    "(3) UCRL-VTR's bonus — the seed prints sqrt(β) = c·sqrt(d₁) + (H − h + 1)·sqrt(2 log(1/K)) + log det M, the "
+    "root of a negative number as printed; our reading of it (log(1/δ) at δ = 1/K, ln(det M/λ^d) under the root, "
+    "dpkit.algorithms.ucrl_vtr.paper_radius) is in the grid beside our self-normalised radius, and the search "
+    "keeps whichever learns; "
+    "(4) the shift r of the Gram matrix — its formula is lost in the seed's text; ours is Shariff–Sheffet's 2Υ; "
+    "(5) the inhomogeneous p_h are one draw (environment seed 0), not the seed's; "
+    "(6) the band — ours is a 95% interval for the mean over seeds (Student t), and 'sublinear' is read off "
     "the slope's interval rather than from the picture; "
-    "(6) σ — beside the paper's σ we run the σ our ledger calibrates to the same (ε, δ)."
+    "(7) σ — beside the paper's σ we run the σ our ledger calibrates to the same (ε, δ) (σ tight)."
 )
+#: The title prefix of each part's sections (to keep a part's sections of the existing page when it has no data).
+PART_PREFIX: dict[str, str] = {
+    "seed000": "Seed 000's",
+    "linopt": "Private-LinOpt",
+    "lq": "Private-OFU-RL",
+    "rlsvi": "RLSVI",
+}
 
 
-def summary(parts: list[Part], rows: dict[str, dict[str, list[Row]]]) -> list[str]:
-    private = [r for p in parts for panel in rows[p.key].values() for r in panel if r.curve.kind == "private"]
+def summary(sections: Sequence[Section]) -> list[str]:
+    private = [r for s in sections for panel in s.rows.values() for r in panel if r.kind == "private"]
     sub = [r for r in private if r.verdict == "sublinear"]
     near = [r for r in private if r.verdict == "near-linear"]
     lin = [r for r in private if r.verdict == "linear"]
     rest = len(private) - len(sub) - len(near) - len(lin)
-    lines = [
-        f"Of {len(private)} private curves, **{len(sub)}** are shown sublinear (slope interval at most 0.95), "
-        f"{len(near)} near-linear (below 1, but above 0.95), {len(lin)} are linear (interval at or above 0.95, "
-        f"reaching 1) and {rest} are not shown sublinear (the interval reaches 1)."
+    return [
+        f"Of the {len(private)} private curves of the sections drawn from stored rows, **{len(sub)}** are shown "
+        f"sublinear (slope interval at most 0.95), {len(near)} near-linear (below 1, but above 0.95), {len(lin)} "
+        f"are linear (interval at or above 0.95, reaching 1) and {rest} are not shown sublinear (the interval "
+        "reaches 1)."
     ]
-    return lines
 
 
-def render(parts: list[Part], rows: dict[str, dict[str, list[Row]]], sigmas: Sequence[str], quick: bool) -> str:
+def tuning_lines(tuning: dict[str, Any]) -> list[str]:
+    """The grid search's setting and choices, as a paragraph and a table."""
+    timed = "; ".join(
+        f"S = {', '.join(map(str, r['states']))}: {r['wall_seconds']:.0f} s wall, {r['cpu_seconds']:.0f} s CPU, "
+        f"load average up to {r['load']:.1f} on {r['cores']} cores"
+        for r in tuning.get("runs", [])
+    )
+    lines = [
+        f"**The grid search** (`python docs/make_regret.py --tune [--states S ...]`; {timed}; its cost is not "
+        "counted in the figure's time; stored in "
+        f"[regret_tuning.json](regret_tuning.json), which the runs read): seeds "
+        f"{', '.join(map(str, tuning['seeds']))} (the reported curves use seeds 0..9), K = {tuning['episodes']:,}, "
+        f"σ {tuning['sigma']}, LDP-UCRL-VTR scored by the mean R(K) over the tuning seeds summed over "
+        f"ε ∈ {{{', '.join(f'{e:g}' for e in tuning['epsilons'])}}}, UCRL-VTR by its mean R(K); the lowest "
+        "score wins (the first on a tie).",
+        "",
+        "| environment | S | method | grid: bonus c → score | chosen |",
+        "|---|---|---|---|---|",
+    ]
+    for ch in tuning["choices"]:
+        grid = "; ".join(f"{g['bonus']} {g['c']:g} → {_num(g['score'])}" for g in ch["scores"])
+        lines.append(f"| {ch['env']} | {ch['states']} | {ch['method']} | {grid} | {ch['bonus']}, c = {ch['c']:g} |")
+    return lines + [""]
+
+
+def seed000_findings(sections: Sequence[Section]) -> list[str]:
+    """What the seed-000 sections show at the tight σ for ε >= 2: slope intervals, order, and the baselines."""
+    out = []
+    for s in sections:
+        if not s.key.startswith("seed000") or "σ tight" not in s.rows:
+            continue
+        rows = s.rows["σ tight"]
+        base = next(r for r in rows if r.kind == "baseline")
+        uniform = next(r for r in rows if r.kind == "uniform")
+        big = sorted((r for r in rows if r.kind == "private" and (r.epsilon or 0) >= 2), key=lambda r: r.epsilon or 0)
+        if not big:
+            continue
+        slopes = "; ".join(
+            f"ε = {r.epsilon:g}: {r.slope.slope:.3f} [{r.slope.low:.3f}, {r.slope.high:.3f}], {r.verdict}" for r in big
+        )
+        finals = [r.final for r in big]
+        ordered = all(a >= b for a, b in zip(finals, finals[1:], strict=False))
+        between = all(base.final < f < uniform.final for f in finals)
+        out.append(
+            f"- **{s.title}**, σ tight, ε ≥ 2 — slope [95% interval]: {slopes}. R(K) "
+            f"{'falls' if ordered else 'does not fall'} as ε grows "
+            f"({' > '.join(_num(f) for f in finals) if ordered else ', '.join(_num(f) for f in finals)}) and "
+            f"{'lies' if between else 'does not all lie'} between UCRL-VTR's {_num(base.final)} and the uniform "
+            f"policy's {_num(uniform.final)}."
+        )
+    return out + ([""] if out else [])
+
+
+def legacy_sections(text: str) -> dict[str, list[str]]:
+    """The ``## `` sections of an existing page, by part (:data:`PART_PREFIX`), as lines."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            part = next((k for k, prefix in PART_PREFIX.items() if line[3:].startswith(prefix)), None)
+            current = out.setdefault(part, []) if part else None
+        elif line.startswith("#"):
+            current = None
+        if current is not None:
+            current.append(line)
+    return out
+
+
+def render(
+    stored: dict[str, tuple[list[Section], dict[str, Any]]],
+    legacy: dict[str, list[str]],
+    sigmas: Sequence[str],
+    quick: bool,
+    tuning: dict[str, Any] | None,
+) -> str:
     out = [
         "# Regret: curves, bands, baselines and slopes",
         "",
@@ -480,40 +754,168 @@ def render(parts: list[Part], rows: dict[str, dict[str, list[Row]]], sigmas: Seq
         f"**σ used** lists the distinct σ of the releases. σ choices: {', '.join(sigmas)}.",
         "",
     ]
-    out += summary(parts, rows) + [""]
-    for p in parts:
-        out += [f"## {p.title}", "", f"Setting: {p.setting}.", ""]
-        if p.key.startswith("seed000") and p.key.endswith("_riverswim"):
-            out += [SEED000_DIFFERENCES, ""]
-        out += [f"![{p.title}](regret_{p.key}.png)", ""]
-        out += table(p, rows[p.key]) + [""]
-        for note in p.notes:
-            out += [note, ""]
+    out += summary([s for sections, _ in stored.values() for s in sections]) + [""]
+    closing = []
+    for name in PARTS:
+        if name not in stored:
+            if legacy.get(name):
+                out += legacy[name] + [""]
+                closing.append(f"{name}: its section is the previous page's, kept as it was (no stored rows)")
+            continue
+        sections, timing = stored[name]
+        if name == "seed000" and sections:
+            out += ["## Seed 000's Figure 2: what it shows", "", SEED000_DIFFERENCES, ""]
+            out += seed000_findings(sections)
+            if tuning is not None:
+                out += tuning_lines(tuning)
+        for p in sections:
+            out += [f"## {p.title}", "", f"Setting: {p.setting}.", ""]
+            out += [f"![{p.title}](regret_{p.key}.png)", ""]
+            out += table(p) + [""]
+            for note in p.notes:
+                out += [note, ""]
+        if timing:
+            closing.append(
+                f"{name}: `python docs/make_regret.py --only {name}` took {timing['wall_seconds'] / 60:.1f} min wall, "
+                f"{timing['cpu_seconds'] / 60:.1f} min CPU (this process and its workers) on {timing['executor']}, "
+                f"load average {timing['load_start']:.1f} → {timing['load_end']:.1f} on a {timing['cores']}-core "
+                f"machine shared with other jobs ({timing['date']})"
+            )
+    if closing:
+        out += ["## How long it took", ""] + [f"- {c}." for c in closing] + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def generate(out: Path, budget: Budget, sigmas: Sequence[str], parts: Sequence[str], *, quick: bool = False) -> Path:
-    """Run the parts and write ``out``/regret.md and its figures; returns the document's path."""
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _executor(budget: Budget) -> Executor:
+    if budget.executor == "dask":
+        return make_executor("dask", scheduler=budget.scheduler, workers=None if budget.scheduler else budget.workers)
+    if budget.executor == "in-process" or budget.workers == 1:
+        return make_executor("in-process")
+    return make_executor("processes", workers=budget.workers)
+
+
+def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -> dict[str, Any]:
+    """Seed 000's grid search (:data:`TUNING_GRID`) on :data:`TUNING_SEEDS`; writes and returns the choices."""
+    started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
+    keys, experiments = [], []
+    for states in budget.states:
+        for env in SEED000_ENVS:
+            for method, grid in TUNING_GRID.items():
+                for form, c in grid:
+                    for eps in TUNING_EPSILONS if method == "ldp-ucrl-vtr" else (None,):
+                        private = {"epsilon": eps, "delta": DELTA, "sigma": TUNING_SIGMA} if eps else {}
+                        e = Experiment(method, env, TUNING_EPISODES, states=states, options=_bonus(form, c), **private)
+                        keys.append((env, states, method, form, c))
+                        experiments.append(e)
+    with _executor(budget) as ex:
+        runs = Runner(budget, log, ex).runs(experiments, TUNING_SEEDS)
+    scores: dict[tuple[Any, ...], float] = {}
+    for key, rs in zip(keys, runs, strict=True):
+        scores[key] = scores.get(key, 0.0) + float(np.mean([r.cumulative_regret[-1] for r in rs]))
+    choices = []
+    for states in budget.states:
+        for env in SEED000_ENVS:
+            for method, grid in TUNING_GRID.items():
+                tried = [{"bonus": f, "c": c, "score": scores[(env, states, method, f, c)]} for f, c in grid]
+                best = min(tried, key=lambda g: g["score"])
+                choices.append({"env": env, "states": states, "method": method, "bonus": best["bonus"], "c": best["c"]})
+                choices[-1]["scores"] = tried
+                log(f"  {env} S = {states} {method}: {best['bonus']} c = {best['c']:g} ({best['score']:.1f})")
+    timing = {
+        "states": list(budget.states),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+        "cpu_seconds": round(_cpu() - cpu, 1),
+        "load": round(max(load, os.getloadavg()[0]), 2),
+        "cores": os.cpu_count(),
+    }
+    runs_timed = [timing]
+    if path.is_file():  # a search at some S keeps the stored choices (and their timings) at the others
+        old = json.loads(path.read_text(encoding="utf-8"))
+        kept = [c for c in old["choices"] if c["states"] not in budget.states]
+        choices = sorted(kept + choices, key=lambda c: (c["states"], SEED000_ENVS.index(c["env"]), c["method"]))
+        runs_timed = [r for r in old.get("runs", []) if not set(r["states"]) & set(budget.states)] + runs_timed
+    result = {
+        "command": "python docs/make_regret.py --tune",
+        "seeds": list(TUNING_SEEDS),
+        "episodes": TUNING_EPISODES,
+        "sigma": TUNING_SIGMA,
+        "epsilons": list(TUNING_EPSILONS),
+        "delta": DELTA,
+        "runs": sorted(runs_timed, key=lambda r: r["states"]),
+        "choices": choices,
+    }
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"wrote {path}")
+    return result
+
+
+def _load(data: Path) -> dict[str, tuple[list[Section], dict[str, Any]]]:
+    stored = {}
+    for name in PARTS:
+        f = data / f"{name}.json"
+        if f.is_file():
+            d = json.loads(f.read_text(encoding="utf-8"))
+            stored[name] = ([Section.from_dict(s) for s in d["sections"]], d.get("timing", {}))
+    return stored
+
+
+def generate(
+    out: Path,
+    budget: Budget,
+    sigmas: Sequence[str],
+    parts: Sequence[str],
+    *,
+    quick: bool = False,
+    render_only: bool = False,
+) -> Path:
+    """Run the parts (unless ``render_only``), store their rows, and write ``out``/regret.md and the figures."""
     out.mkdir(parents=True, exist_ok=True)
+    data = out / "regret_data"
+    data.mkdir(exist_ok=True)
+    doc = out / "regret.md"
+    legacy = legacy_sections(doc.read_text(encoding="utf-8")) if doc.is_file() else {}
 
     def log(msg: str) -> None:
         print(msg, flush=True)
 
-    runner = Runner(budget, log)
-    done: list[Part] = []
-    rows: dict[str, dict[str, list[Row]]] = {}
-    total = time.perf_counter()
-    for name in parts:
-        started = time.perf_counter()
+    for name in [] if render_only else parts:
+        started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
         log(f"{name}:")
-        for p in PART_FUNCTIONS[name](runner, sigmas):
-            rows[p.key] = {panel: [row(c, p.episodes) for c in curves] for panel, curves in p.panels.items()}
-            figure(p, rows[p.key], out / f"regret_{p.key}.png")
-            done.append(p)
-        log(f"{name}: {time.perf_counter() - started:.0f} s")
-    doc = out / "regret.md"
-    doc.write_text(render(done, rows, sigmas, quick), encoding="utf-8")
-    log(f"total {time.perf_counter() - total:.0f} s, {runner.episodes:,} episodes; wrote {doc}")
+        with _executor(budget) as ex:
+            runner = Runner(budget, log, ex)
+            sections = [section(p) for p in PART_FUNCTIONS[name](runner, sigmas)]
+            described = f"{ex.name} ({ex.workers} workers)"
+        timing = {
+            "wall_seconds": round(time.perf_counter() - started, 1),
+            "cpu_seconds": round(_cpu() - cpu, 1),
+            "load_start": round(load, 2),
+            "load_end": round(os.getloadavg()[0], 2),
+            "cores": os.cpu_count(),
+            "executor": described,
+            "episodes": runner.episodes,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        }
+        payload = {"part": name, "timing": timing, "sections": [s.to_dict() for s in sections]}
+        (data / f"{name}.json").write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
+        for s in sections:
+            figure(s, out / f"regret_{s.key}.png")
+        log(f"{name}: {timing['wall_seconds']:.0f} s wall, {timing['cpu_seconds']:.0f} s CPU")
+    stored = _load(data)
+    if render_only:
+        for sections, _ in stored.values():
+            for s in sections:
+                figure(s, out / f"regret_{s.key}.png")
+    tuning = load_tuning() if "seed000" in stored else None
+    doc.write_text(render(stored, legacy, sigmas, quick, tuning), encoding="utf-8")
+    log(f"wrote {doc}")
     return doc
 
 
@@ -523,7 +925,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--sigmas", nargs="+", default=list(SIGMAS))
     parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--render", action="store_true", help="re-render the page from stored rows, run nothing")
+    parser.add_argument("--tune", action="store_true", help="seed 000's grid search: write regret_tuning.json")
+    parser.add_argument("--states", nargs="+", type=int, choices=sorted(SEED000_PLAN), help="seed 000's S")
+    parser.add_argument("--workers", type=int, help="worker processes (default: every core)")
+    parser.add_argument("--executor", choices=("processes", "dask"), help="where the runs go (default: processes)")
+    parser.add_argument("--scheduler", help="a Dask scheduler's address (with --executor dask)")
     parser.add_argument("--seeds", type=int)
     parser.add_argument("--episodes", type=int, help="K of the tabular parts")
     parser.add_argument("--lq-episodes", type=int, help="K of the LQ part")
@@ -531,14 +938,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     unsupported = sorted(set(args.sigmas) - set(supported_sigmas(args.sigmas)))
     if unsupported:
         parser.error(f"Experiment does not accept sigma {', '.join(unsupported)} yet; pass --sigmas without it")
+    if args.scheduler and args.executor != "dask":
+        parser.error("--scheduler goes with --executor dask")
     base = QUICK if args.quick else FULL
     budget = Budget(
         episodes=args.episodes or base.episodes,
         lq_episodes=args.lq_episodes or base.lq_episodes,
         seeds=args.seeds or base.seeds,
         workers=args.workers or base.workers,
+        states=tuple(args.states or base.states),
+        executor=args.executor or base.executor,
+        scheduler=args.scheduler,
     )
-    generate(args.out, budget, args.sigmas, args.only, quick=args.quick)
+    if args.tune:
+        tune(budget, print)
+        return
+    generate(args.out, budget, args.sigmas, args.only, quick=args.quick, render_only=args.render)
 
 
 if __name__ == "__main__":
