@@ -776,7 +776,7 @@ def render(
                 out += [note, ""]
         if timing:
             closing.append(
-                f"{name}: `python docs/make_regret.py --only {name}` took {timing['wall_seconds'] / 60:.1f} min wall, "
+                f"{name}: `{timing.get('command', 'python docs/make_regret.py --only ' + name)}` took {timing['wall_seconds'] / 60:.1f} min wall, "
                 f"{timing['cpu_seconds'] / 60:.1f} min CPU (this process and its workers) on {timing['executor']}, "
                 f"load average {timing['load_start']:.1f} → {timing['load_end']:.1f} on a {timing['cores']}-core "
                 f"machine shared with other jobs ({timing['date']})"
@@ -875,6 +875,7 @@ def generate(
     *,
     quick: bool = False,
     render_only: bool = False,
+    command: str = "",
 ) -> Path:
     """Run the parts (unless ``render_only``), store their rows, and write ``out``/regret.md and the figures."""
     out.mkdir(parents=True, exist_ok=True)
@@ -894,6 +895,7 @@ def generate(
             sections = [section(p) for p in PART_FUNCTIONS[name](runner, sigmas)]
             described = f"{ex.name} ({ex.workers} workers)"
         timing = {
+            "command": command or f"python docs/make_regret.py --only {name}",
             "wall_seconds": round(time.perf_counter() - started, 1),
             "cpu_seconds": round(_cpu() - cpu, 1),
             "load_start": round(load, 2),
@@ -953,7 +955,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.tune:
         tune(budget, print)
         return
-    generate(args.out, budget, args.sigmas, args.only, quick=args.quick, render_only=args.render)
+    command = " ".join(["python docs/make_regret.py", *(sys.argv[1:] if argv is None else argv)])
+    generate(args.out, budget, args.sigmas, args.only, quick=args.quick, render_only=args.render, command=command)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,9 @@ def _check(text: str, columns: tuple[str, ...], sigmas: list[str]) -> None:
     assert tables, "no regret table"
     for rows in tables:
         assert any("uniform" in r[1] for r in rows), "every table has the uniform-random baseline"
-        private = [r for r in rows if r[3] in sigmas]
-        assert {r[3] for r in private} == set(sigmas), "every σ choice has its rows"
+        private = [r for r in rows if r[3] != "—"]
+        # every table runs some of the σ choices (seed 000's part: the paper's and the tight σ, or the tight alone)
+        assert private and {r[3] for r in private} <= set(sigmas), "a table with no private rows or an unknown σ"
         assert any(r[3] == "—" and "uniform" not in r[1] for r in rows), "every table has a non-private baseline"
         for r in rows:
             assert len(r) == len(columns) + 1
