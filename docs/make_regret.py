@@ -775,8 +775,9 @@ def render(
             for note in p.notes:
                 out += [note, ""]
         if timing:
+            command = timing.get("command", f"python docs/make_regret.py --only {name}")
             closing.append(
-                f"{name}: `{timing.get('command', 'python docs/make_regret.py --only ' + name)}` took {timing['wall_seconds'] / 60:.1f} min wall, "
+                f"{name}: `{command}` took {timing['wall_seconds'] / 60:.1f} min wall, "
                 f"{timing['cpu_seconds'] / 60:.1f} min CPU (this process and its workers) on {timing['executor']}, "
                 f"load average {timing['load_start']:.1f} → {timing['load_end']:.1f} on a {timing['cores']}-core "
                 f"machine shared with other jobs ({timing['date']})"
