@@ -154,7 +154,7 @@ def test_the_tuned_constants_are_a_grid_search_on_seeds_disjoint_from_the_report
 
 
 def _seed000_sections(module: dict[str, Any]) -> list[Any]:
-    stored = module["_load"](ROOT / "docs" / "regret_data")
+    stored = module["load_stored"](ROOT / "docs" / "regret_data")
     assert "seed000" in stored, "docs/regret_data/seed000.json is missing"
     return stored["seed000"][0]
 
@@ -175,9 +175,10 @@ def test_the_page_is_the_rendering_of_its_stored_rows(module: dict[str, Any]) ->
     doc = ROOT / "docs" / "regret.md"
     text = doc.read_text(encoding="utf-8")
     sigmas = re.search(r"σ choices: ([\w, ]+)\.", text).group(1).split(", ")  # type: ignore[union-attr]
-    stored = module["_load"](ROOT / "docs" / "regret_data")
+    stored = module["load_stored"](ROOT / "docs" / "regret_data")
     tuning = module["load_tuning"]()
-    assert module["render"](stored, module["legacy_sections"](text), sigmas, False, tuning) == text
+    planned = tuple(module["SEED000_PLAN"])
+    assert module["render"](stored, module["legacy_sections"](text), sigmas, False, tuning, planned=planned) == text
 
 
 def test_the_findings_of_seed000_read_off_its_tables(module: dict[str, Any]) -> None:
