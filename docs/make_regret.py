@@ -111,7 +111,7 @@ class Budget:
     lq_episodes: int
     seeds: int
     workers: int | None
-    states: tuple[int, ...] = tuple(SEED000_PLAN)
+    states: tuple[int, ...] = (4,)
     executor: str = "processes"
     scheduler: str | None = None
 
