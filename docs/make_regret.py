@@ -58,6 +58,7 @@ from regret_page import (  # noqa: E402
     LEVEL,
     PARTS,
     RESAMPLES,
+    TABLE_COLUMNS,  # noqa: F401 - the page's columns, read by tests/test_regret_doc.py through this script
     Row,
     Section,
     figure,

@@ -102,7 +102,7 @@ def test_docs_regret_md_is_there_with_its_columns(module: dict[str, Any]) -> Non
 
 #: the page that shows the seed-000 regret table (the README did, before it became the front door)
 RUNNING = ROOT / "docs" / "explanation" / "running.md"
-_SEED_TABLE = "| ε | LDP-UCRL-VTR, σ paper | LDP-UCRL-VTR, σ tight | LDP-UCRL-VTR, σ optimal |"
+_SEED_TABLE = "| ε | LDP-UCRL-VTR, σ paper | LDP-UCRL-VTR, σ tight |"
 
 
 def _doc_cells(module: dict[str, Any]) -> dict[tuple[str, str], str]:
@@ -144,8 +144,10 @@ def test_the_tuned_constants_are_a_grid_search_on_seeds_disjoint_from_the_report
     tuning = json.loads(TUNING.read_text(encoding="utf-8"))
     assert tuning["command"] == "python docs/make_regret.py --tune"
     assert not set(tuning["seeds"]) & set(range(10)), "the tuning seeds overlap the reported seeds 0..9"
-    wanted = {(e, s, m) for s in module["SEED000_PLAN"] for e in module["SEED000_ENVS"] for m in module["TUNING_GRID"]}
-    assert {(c["env"], c["states"], c["method"]) for c in tuning["choices"]} == wanted
+    tuned = {c["states"] for c in tuning["choices"]}
+    assert tuned <= set(module["SEED000_PLAN"])
+    wanted = {(e, s, m) for s in tuned for e in module["SEED000_ENVS"] for m in module["TUNING_GRID"]}
+    assert sorted((c["env"], c["states"], c["method"]) for c in tuning["choices"]) == sorted(wanted)
     for choice in tuning["choices"]:
         grid = module["TUNING_GRID"][choice["method"]]
         assert [(g["bonus"], g["c"]) for g in choice["scores"]] == list(grid)
