@@ -477,16 +477,18 @@ def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -
     scores: dict[tuple[Any, ...], float] = {}
     for key, rs in zip(keys, runs, strict=True):
         scores[key] = scores.get(key, 0.0) + float(np.mean([r.cumulative_regret[-1] for r in rs]))
-    choices = []
+    choices: list[dict[str, Any]] = []
     for states in budget.states:
         for env in SEED000_ENVS:
             for method, grid in TUNING_GRID.items():
-                tried = [{"bonus": f, "c": c, "score": scores[(env, states, method, f, c)]} for f, c in grid]
+                tried: list[dict[str, Any]] = [
+                    {"bonus": f, "c": c, "score": scores[(env, states, method, f, c)]} for f, c in grid
+                ]
                 best = min(tried, key=lambda g: g["score"])
                 choices.append({"env": env, "states": states, "method": method, "bonus": best["bonus"], "c": best["c"]})
                 choices[-1]["scores"] = tried
                 log(f"  {env} S = {states} {method}: {best['bonus']} c = {best['c']:g} ({best['score']:.1f})")
-    timing = {
+    timing: dict[str, Any] = {
         "states": list(budget.states),
         "wall_seconds": round(time.perf_counter() - started, 1),
         "cpu_seconds": round(_cpu() - cpu, 1),
