@@ -162,6 +162,7 @@ def environment(e: Experiment) -> Any:
 
 
 def uniform_curve(e: Experiment) -> Curve:
+    """The uniformly random policy's exact regret in ``e``'s environment (for LQ: uniform in the γ-ball)."""
     env = environment(e)
     if e.env == "lq":
         return Curve("uniform control in the γ-ball", exact=uniform_lq_regret(env), kind="uniform")
@@ -258,6 +259,7 @@ def _bonus(form: str, c: float) -> tuple[tuple[str, Any], ...]:
 
 
 def part_seed000(run: Runner, sigmas: Sequence[str]) -> list[Part]:
+    """Seed 000's Figure 2: per S and environment, UCRL-VTR and LDP-UCRL-VTR at the planned σ and ε, tuned c."""
     k, n = run.budget.episodes, run.budget.seeds
     tuning = load_tuning()
     parts = []
@@ -399,6 +401,7 @@ def _sig(x: np.ndarray) -> tuple[float, ...]:
 
 
 def row(curve: Curve, episodes: int) -> Row:
+    """The curve's summary: R(K) with its band's half-width, the slope interval and verdict, and the thinned line."""
     idx = thin(episodes)
     k = tuple(int(i) + 1 for i in idx)
     common = (curve.label, curve.epsilon, curve.sigma, curve.kind, _sigmas_used(curve))
@@ -447,11 +450,13 @@ def _sigma_text(v: float | tuple[float, ...] | list[float]) -> str:
 
 
 def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (the pool's workers, once closed)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _executor(budget: Budget) -> Executor:
+    """The executor the budget names: in this process, a process pool, or Dask (local or at a scheduler)."""
     if budget.executor == "dask":
         return make_executor("dask", scheduler=budget.scheduler, workers=None if budget.scheduler else budget.workers)
     if budget.executor == "in-process" or budget.workers == 1:

@@ -105,6 +105,7 @@ def outward(s: SlopeInterval, digits: int = 3) -> SlopeInterval:
 
 
 def _num(x: float) -> str:
+    """A number as the tables print it: thousands separated, 3 significant digits below 1."""
     if not np.isfinite(x):
         return "—"
     if abs(x) >= 100:
@@ -115,6 +116,7 @@ def _num(x: float) -> str:
 
 
 def table(part: Section) -> list[str]:
+    """The section's table (:data:`TABLE_COLUMNS`), a baseline drawn in every panel listed once, as lines."""
     lines = ["| " + " | ".join(("panel",) + TABLE_COLUMNS) + " |", "|" + "---|" * (len(TABLE_COLUMNS) + 1)]
     rows = part.rows
 
@@ -155,6 +157,7 @@ def table(part: Section) -> list[str]:
 
 
 def figure(part: Section, path: Path) -> Path:
+    """Draw the section's panels (curves with bands above, means log-log below) to the PNG ``path``."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -234,6 +237,7 @@ PART_PREFIX: dict[str, str] = {
 
 
 def summary(sections: Sequence[Section]) -> list[str]:
+    """How many of the sections' private curves get each verdict, as one paragraph."""
     private = [r for s in sections for panel in s.rows.values() for r in panel if r.kind == "private"]
     sub = [r for r in private if r.verdict == "sublinear"]
     near = [r for r in private if r.verdict == "near-linear"]
@@ -339,6 +343,10 @@ def render(
     *,
     planned: Sequence[int] = (),
 ) -> str:
+    """The page: the preamble, every part's stored sections (or its kept ones) in :data:`PARTS` order, the timings.
+
+    ``planned`` are the S seed 000's part may run (one it did not is said so).
+    """
     out = [
         "# Regret: curves, bands, baselines and slopes",
         "",
