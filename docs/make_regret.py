@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import sys
 import time
@@ -81,6 +82,7 @@ STATES = 2  # the other parts' RiverSwim: S = 2, H = 2S = 4, d = S²A = 8
 #: ε of the grid search, 2 and 10 (compute on the 2-core machine is the limit).
 SEED000_ENVS: tuple[str, ...] = ("riverswim", "riverswim-inhomogeneous")
 SEED000_PLAN: dict[int, tuple[tuple[str, ...], tuple[float, ...]]] = {
+    2: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
     4: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
     5: (("tight",), (2.0, 10.0)),
     6: (("tight",), (2.0, 10.0)),
@@ -112,7 +114,7 @@ class Budget:
     lq_episodes: int
     seeds: int
     workers: int | None
-    states: tuple[int, ...] = (4,)
+    states: tuple[int, ...] = (2, 4)
     executor: str = "processes"
     scheduler: str | None = None
 
@@ -293,7 +295,7 @@ def part_seed000(run: Runner, sigmas: Sequence[str]) -> list[Part]:
             d = states**2 * 2
             parts.append(
                 Part(
-                    f"seed000_{env}" if states == min(SEED000_PLAN) else f"seed000_{env}_s{states}",
+                    f"seed000_{env}" if states == 4 else f"seed000_{env}_s{states}",
                     f"Seed 000's Figure 2: LDP-UCRL-VTR on {env}, S = {states}",
                     f"{env}, S = {states}, A = 2, H = {2 * states}, d = S²A = {d}, K = {k}, {n} seeds (0..{n - 1}), "
                     f"δ = {DELTA:g}, α = 0.01, ε ∈ {{{', '.join(f'{x:g}' for x in epsilons)}}}, environment seed 0; "
@@ -521,6 +523,12 @@ def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -
     return result
 
 
+def _order(key: str) -> tuple[int, str]:
+    """Sections in S order (seed 000's keys end in _s<S>; S = 4 is the plain key), then by key."""
+    m = re.search(r"_s(\d+)$", key)
+    return (int(m.group(1)) if m else 4, key)
+
+
 def generate(
     out: Path,
     budget: Budget,
@@ -559,7 +567,16 @@ def generate(
             "episodes": runner.episodes,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }
-        payload = {"part": name, "timing": timing, "sections": [s.to_dict() for s in sections]}
+        keys = {s.key for s in sections}
+        kept: list[Section] = []
+        runs = [timing]
+        before = load_stored(data).get(name)
+        if before is not None:  # sections of this part not run now (seed 000 at other S) stay, with their timings
+            kept = [s for s in before[0] if s.key not in keys]
+            runs = [r for r in before[1] if kept and not set(r.get("keys", [])) <= keys] + runs
+        timing["keys"] = sorted(keys)
+        merged = sorted(kept + sections, key=lambda s: _order(s.key))
+        payload = {"part": name, "timing": runs, "sections": [s.to_dict() for s in merged]}
         (data / f"{name}.json").write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
         for s in sections:
             figure(s, out / f"regret_{s.key}.png")
