@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import sys
 import time
@@ -67,6 +66,7 @@ from regret_page import (  # noqa: E402
     load_stored,
     outward,
     render,
+    section_order,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -523,12 +523,6 @@ def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -
     return result
 
 
-def _order(key: str) -> tuple[int, str]:
-    """Sections in S order (seed 000's keys end in _s<S>; S = 4 is the plain key), then by key."""
-    m = re.search(r"_s(\d+)$", key)
-    return (int(m.group(1)) if m else 4, key)
-
-
 def generate(
     out: Path,
     budget: Budget,
@@ -575,7 +569,7 @@ def generate(
             kept = [s for s in before[0] if s.key not in keys]
             runs = [r for r in before[1] if kept and not set(r.get("keys", [])) <= keys] + runs
         timing["keys"] = sorted(keys)
-        merged = sorted(kept + sections, key=lambda s: _order(s.key))
+        merged = sorted(kept + sections, key=lambda s: section_order(s.key))
         payload = {"part": name, "timing": runs, "sections": [s.to_dict() for s in merged]}
         (data / f"{name}.json").write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
         for s in sections:

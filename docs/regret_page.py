@@ -384,6 +384,7 @@ def render(
                 closing.append(f"{name}: its section is the previous page's, kept as it was (no stored rows)")
             continue
         sections, timing = stored[name]
+        sections = sorted(sections, key=lambda s: section_order(s.key))
         if name == "seed000" and sections:
             out += ["## Seed 000's Figure 2: what it shows", "", SEED000_DIFFERENCES, ""]
             out += seed000_findings(sections, planned)
@@ -406,6 +407,12 @@ def render(
     if closing:
         out += ["## How long it took", ""] + [f"- {c}." for c in closing] + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def section_order(key: str) -> tuple[int, int, str]:
+    """A part's sections in page order: by S (seed 000's keys end in _s<S>, S = 4's is plain), RiverSwim first."""
+    m = re.search(r"_s(\d+)$", key)
+    return (int(m.group(1)) if m else 4, int("inhomogeneous" in key), key)
 
 
 def load_stored(data: Path) -> dict[str, tuple[list[Section], list[dict[str, Any]]]]:
