@@ -345,10 +345,12 @@ def render(
     tuning: dict[str, Any] | None,
     *,
     planned: Sequence[int] = (),
+    why: Sequence[str] = (),
 ) -> str:
     """The page: the preamble, every part's stored sections (or its kept ones) in :data:`PARTS` order, the timings.
 
-    ``planned`` are the S seed 000's part may run (one it did not is said so).
+    ``planned`` are the S seed 000's part may run (one it did not is said so); ``why`` are the lines that say
+    why LDP-UCRL-VTR learns at one S and not another (computed by the caller).
     """
     out = [
         "# Regret: curves, bands, baselines and slopes",
@@ -389,6 +391,7 @@ def render(
         if name == "seed000" and sections:
             out += ["## Seed 000's Figure 2: what it shows", "", SEED000_DIFFERENCES, ""]
             out += seed000_findings(sections, planned)
+            out += [*why, ""] if why else []
             if tuning is not None:
                 out += tuning_lines(tuning)
         for p in sections:

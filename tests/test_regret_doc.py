@@ -180,7 +180,9 @@ def test_the_page_is_the_rendering_of_its_stored_rows(module: dict[str, Any]) ->
     stored = module["load_stored"](ROOT / "docs" / "regret_data")
     tuning = module["load_tuning"]()
     planned = tuple(module["SEED000_PLAN"])
-    assert module["render"](stored, module["legacy_sections"](text), sigmas, False, tuning, planned=planned) == text
+    why = module["shift_lines"](stored["seed000"][0])
+    legacy = module["legacy_sections"](text)
+    assert module["render"](stored, legacy, sigmas, False, tuning, planned=planned, why=why) == text
 
 
 def test_the_findings_of_seed000_read_off_its_tables(module: dict[str, Any]) -> None:
