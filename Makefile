@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs-site docs-regret run test test-all test-slow check typecheck lint lint-imports bench docs install clean
+.PHONY: docs-site docs-regret docs-regret-tune run test test-all test-slow check typecheck lint lint-imports bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -77,10 +77,15 @@ docs: $(STAMP)
 docs-site: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
-# the regret curves (~20 min on 2 cores) and LDP-UCRL-VTR's drift (~3 min)
+# the regret curves (every part; `python docs/make_regret.py --only PART` for one, `--render` to re-render the
+# page from docs/regret_data/) and LDP-UCRL-VTR's drift (~3 min)
 docs-regret: $(STAMP)
 	$(BIN)/python docs/make_regret.py
 	$(BIN)/python docs/make_drift.py
+
+# seed 000's grid search of its bonus constants c (writes docs/regret_tuning.json, which docs-regret reads)
+docs-regret-tune: $(STAMP)
+	$(BIN)/python docs/make_regret.py --tune
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[bench]'

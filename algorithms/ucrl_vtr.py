@@ -44,7 +44,9 @@ __all__ = [
     "block_solve",
     "BlockModel",
     "DenseModel",
+    "BONUSES",
     "confidence_radius",
+    "paper_radius",
     "optimistic_plan",
     "VtrAgent",
     "UcrlVtr",
@@ -57,6 +59,9 @@ ALGORITHM = "ucrl-vtr"
 #: ~200 episodes (cumulative regret ~110 at K = 3000, against ~1600 for the uniform policy), and
 #: RiverSwim S = 2, 3 and random 2- and 3-state MDPs in tens; 0.05 under-explores RiverSwim S = 2.
 DEFAULT_BONUS_SCALE = 0.1
+#: The forms of the bonus: ``"confidence"`` (the self-normalised radius, :func:`confidence_radius`) or ``"paper"``
+#: (seed 000 §6's form for UCRL-VTR, :func:`paper_radius`).
+BONUSES: tuple[str, ...] = ("confidence", "paper")
 #: λ of Λ = λI + Σ φφᵀ is (c_0/H)² by default (:func:`default_regularizer`): the seed's λ = 1
 #: (Theorem 5.2) in units where V ∈ [0, H]; with RiverSwim's rewards divided by H that is 1/H².
 DEFAULT_REGULARIZER = None
@@ -406,6 +411,40 @@ def confidence_radius(
     )
 
 
+def paper_radius(
+    logdet: np.ndarray,
+    value_ranges: np.ndarray,
+    *,
+    dim: int,
+    pairs: int,
+    regularizer: float,
+    episodes: int,
+    scale: float,
+) -> np.ndarray:
+    """Seed 000 §6's radius for UCRL-VTR, as we read it: β_h = c·sqrt(d₁) + B_h·sqrt(2 ln K + ln(det Λ_h / λ^d)).
+
+    The seed prints sqrt(β) = c·sqrt(d₁) + (H − h + 1)·sqrt(2 log(1/K)) + log det M with d₁ = SA; as printed the
+    root is of a negative number and ln det M is unnormalised. We read log(1/K) as Jia et al.'s log(1/δ) at
+    δ = 1/K, put ln det M under the root with ln λ^d taken off (Jia et al.'s ln(det M/det λI)) and measure the
+    range H − h + 1 in the rewards' units (B_h, the cap of V_{h+1}: (H − h)/H with rewards divided by H).
+
+    Args:
+        logdet: ln det Λ_h, shape (H,).
+        value_ranges: B_h, shape (H,).
+        dim: d (of Λ).
+        pairs: d₁ = SA.
+        regularizer: λ.
+        episodes: K.
+        scale: c.
+
+    Returns:
+        β, shape (H,).
+    """
+    ld = np.asarray(logdet, dtype=float)
+    ratio = np.maximum(ld - dim * math.log(regularizer), 0.0)
+    return scale * math.sqrt(pairs) + np.asarray(value_ranges, dtype=float) * np.sqrt(2.0 * math.log(episodes) + ratio)
+
+
 def optimistic_plan(
     rewards: np.ndarray,
     model: Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]],
@@ -623,7 +662,8 @@ class UcrlVtr(VtrAgent):
         env: The tabular MDP.
         episodes: K.
         bonus_scale: c, the multiplier on the confidence radius (1: the theory; default
-            :data:`DEFAULT_BONUS_SCALE`).
+            :data:`DEFAULT_BONUS_SCALE`), or the paper form's c.
+        bonus: ``"confidence"`` (:func:`confidence_radius`, the default) or ``"paper"`` (:func:`paper_radius`).
         regularizer: λ (``None``: :func:`default_regularizer`).
         failure_probability: α.
         features: ``"one-hot"`` or ``"support"`` (:class:`Features`).
@@ -637,10 +677,12 @@ class UcrlVtr(VtrAgent):
         episodes: int,
         *,
         bonus_scale: float = DEFAULT_BONUS_SCALE,
+        bonus: str = "confidence",
         regularizer: float | None = DEFAULT_REGULARIZER,
         failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
         features: str = "one-hot",
     ) -> None:
+        self.bonus = check_choice("bonus", bonus, BONUSES)
         super().__init__(
             env,
             episodes,
@@ -654,6 +696,18 @@ class UcrlVtr(VtrAgent):
 
     def _solve(self, k: int) -> tuple[BlockModel, np.ndarray]:
         theta, inverse_blocks, logdet = block_solve(self._gram_blocks, self._target)
+        model = BlockModel(theta, inverse_blocks, self.states, self.actions, self.features)
+        if self.bonus == "paper":
+            beta = paper_radius(
+                logdet,
+                self.caps[1:],
+                dim=self.dim,
+                pairs=self.states * self.actions,
+                regularizer=self.regularizer,
+                episodes=self.episodes,
+                scale=self.bonus_scale,
+            )
+            return model, beta
         beta = confidence_radius(
             logdet,
             self.caps[1:],
@@ -664,7 +718,7 @@ class UcrlVtr(VtrAgent):
             rho_max=self.regularizer,
             scale=self.bonus_scale,
         )
-        return BlockModel(theta, inverse_blocks, self.states, self.actions, self.features), beta
+        return model, beta
 
     def _absorb(self, blocks: np.ndarray, values: np.ndarray, targets: np.ndarray) -> Mapping[str, np.ndarray]:
         self._gram_blocks[self._steps, blocks] += values[:, :, None] * values[:, None, :]
@@ -693,7 +747,7 @@ class UcrlVtr(VtrAgent):
         return self._target.copy()
 
 
-_OPTIONS = ("bonus_scale", "regularizer", "failure_probability", "features")
+_OPTIONS = ("bonus_scale", "bonus", "regularizer", "failure_probability", "features")
 
 
 def make_agent(
@@ -719,7 +773,8 @@ def make_agent(
         epsilon: Ignored.
         delta: Ignored.
         sigma: Must stay ``"paper"``.
-        **options: ``bonus_scale``, ``regularizer``, ``failure_probability``, ``features`` (:class:`UcrlVtr`).
+        **options: ``bonus_scale``, ``bonus``, ``regularizer``, ``failure_probability``, ``features``
+            (:class:`UcrlVtr`).
 
     Returns:
         The agent.

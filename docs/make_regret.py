@@ -1,6 +1,8 @@
 """Write docs/regret.md and docs/regret_*.png: regret curves over seeds, with bands, baselines and slopes.
 
     python docs/make_regret.py [--quick] [--out DIR] [--sigmas paper tight optimal] [--workers W] [--only PART ...]
+    python docs/make_regret.py --render        # re-render the page from docs/regret_data/*.json, running nothing
+    python docs/make_regret.py --tune          # seed 000's grid search: writes docs/regret_tuning.json
 
 Every private algorithm runs at each σ of ``--sigmas`` (default :data:`SIGMAS`) beside its non-private
 baseline and the uniformly random policy (its exact expected regret per episode, a straight line), on the
@@ -11,13 +13,22 @@ interval lies at or below 0.95, near-linear where it lies below 1 but reaches ab
 
 Parts: ``seed000`` (seed 000's Figure 2 setting: RiverSwim and inhomogeneous RiverSwim, ε ∈ {0.5, 1, 2, 5, 10},
 δ = 0.1), ``linopt`` (Private-LinOpt-VI/-PO on RiverSwim), ``lq`` (Private-OFU-RL on a random LQ system),
-``rlsvi`` (RLSVI, whose σ is its exploration noise). ``--quick`` is a smoke run (small K, 3 seeds, in
-process) for the tests; its numbers mean nothing.
+``rlsvi`` (RLSVI, whose σ is its exploration noise). Each part's rows (summaries and the curves thinned for the
+figures) are stored in ``regret_data/<part>.json``, so ``--only PART`` re-runs one part and re-renders the page
+from the others' stored rows; a part with no stored rows keeps its section of the existing page. Seed 000's bonus
+constants c come from ``regret_tuning.json`` (``--tune``: a grid search on seeds disjoint from the reported ones).
+The runs of a part go to one executor: a process pool of ``--workers`` (every core by default), or Dask
+(``--executor dask [--scheduler ADDRESS]``). ``--quick`` is a smoke run (small K, 3 seeds, in process) for the tests;
+its numbers mean nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
+import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -28,19 +39,38 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
+from dpkit.accountant.tree import symmetric_noise_norm_bound
 from dpkit.algorithms.envs.lq import random_lq
 from dpkit.algorithms.envs.tabular import make_tabular
+from dpkit.algorithms.executors import Executor, make_executor
+from dpkit.algorithms.ldp_ucrl_vtr import GRAM
 from dpkit.algorithms.regret_stats import (
     SlopeInterval,
-    band_limits,
     mean_band,
     slope_interval,
     uniform_lq_regret,
     uniform_tabular_regret,
     verdict,
 )
-from dpkit.algorithms.simulation import Experiment
-from dpkit.experiments import run_experiment
+from dpkit.algorithms.simulation import Experiment, simulate_seeds
+from dpkit.experiments import SeedChunk, run_seed_chunk, seed_chunks
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page's rendering, beside this script
+from regret_page import (  # noqa: E402
+    BOOTSTRAP_SEED,
+    LEVEL,
+    PARTS,
+    RESAMPLES,
+    TABLE_COLUMNS,  # noqa: F401 - the page's columns, read by tests/test_regret_doc.py through this script
+    Row,
+    Section,
+    figure,
+    legacy_sections,
+    load_stored,
+    outward,
+    render,
+    section_order,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs"
@@ -49,38 +79,51 @@ SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
 #: Seed 000's Figure 2 privacy levels.
 EPSILONS: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0)
 DELTA = 0.1
-STATES = 2  # RiverSwim S = 2, H = 2S = 4, d = S²A = 8
-BOOTSTRAP_SEED = 20240
-RESAMPLES = 2000
-LEVEL = 0.95
+STATES = 2  # the other parts' RiverSwim: S = 2, H = 2S = 4, d = S²A = 8
+#: Seed 000's environments, and per S the σ choices and ε its part runs: the whole grid at S = 2 and 4 (the
+#: default ``--states``); at the larger S (2.5 and 6 times S = 4's cost per curve) the tight σ at the ε of the
+#: grid search, 2 and 10 (compute on the 2-core machine is the limit).
+SEED000_ENVS: tuple[str, ...] = ("riverswim", "riverswim-inhomogeneous")
+SEED000_PLAN: dict[int, tuple[tuple[str, ...], tuple[float, ...]]] = {
+    2: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
+    4: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
+    5: (("tight",), (2.0, 10.0)),
+    6: (("tight",), (2.0, 10.0)),
+}
+#: The grid search of seed 000's c (``--tune``): its seeds (the reported curves use seeds 0..N−1), K, σ and ε,
+#: scored by the mean over seeds of R(K) summed over the ε.
+TUNING_SEEDS: tuple[int, ...] = (100, 101, 102)
+TUNING_EPISODES = 10_000
+TUNING_SIGMA = "tight"
+TUNING_EPSILONS: tuple[float, ...] = (2.0, 10.0)
+#: (bonus form, c) tried per method: LDP-UCRL-VTR's seed form β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}; UCRL-VTR's
+#: seed form (:func:`dpkit.algorithms.ucrl_vtr.paper_radius`) and our self-normalised radius.
+TUNING_GRID: dict[str, tuple[tuple[str, float], ...]] = {
+    "ldp-ucrl-vtr": tuple(("paper", c) for c in (0.003, 0.01, 0.02, 0.03, 0.05, 0.1)),
+    "ucrl-vtr": (("paper", 0.01),) + tuple(("confidence", c) for c in (0.01, 0.03, 0.1)),
+}
+TUNING_FILE = Path(__file__).resolve().parent / "regret_tuning.json"
+#: Points of each curve kept in ``regret_data/<part>.json`` (for the figures): evenly and log-spaced.
+THIN_LINEAR, THIN_LOG = 200, 120
 #: LinOpt and OFU-RL with our tuned constants (their defaults are the papers' λ and bonus scale).
 TUNED = (("preset", "tuned"),)
-PARTS: tuple[str, ...] = ("seed000", "linopt", "lq", "rlsvi")
-TABLE_COLUMNS: tuple[str, ...] = (
-    "curve",
-    "ε",
-    "σ",
-    "σ used",
-    "R(K): mean ± 95%",
-    "÷ σ paper",
-    "÷ uniform",
-    "slope [95% interval]",
-    "verdict",
-)
 
 
 @dataclass(frozen=True)
 class Budget:
-    """Episodes (tabular and LQ), seeds per curve and worker processes."""
+    """Episodes (tabular and LQ), seeds per curve, worker processes (None: every core) and seed 000's S."""
 
     episodes: int
     lq_episodes: int
     seeds: int
-    workers: int
+    workers: int | None
+    states: tuple[int, ...] = (2, 4)
+    executor: str = "processes"
+    scheduler: str | None = None
 
 
-FULL = Budget(episodes=10_000, lq_episodes=3_000, seeds=10, workers=2)
-QUICK = Budget(episodes=200, lq_episodes=40, seeds=3, workers=1)
+FULL = Budget(episodes=10_000, lq_episodes=3_000, seeds=10, workers=None)
+QUICK = Budget(episodes=200, lq_episodes=40, seeds=3, workers=1, states=(4,), executor="in-process")
 
 
 @dataclass
@@ -124,6 +167,7 @@ def environment(e: Experiment) -> Any:
 
 
 def uniform_curve(e: Experiment) -> Curve:
+    """The uniformly random policy's exact regret in ``e``'s environment (for LQ: uniform in the γ-ball)."""
     env = environment(e)
     if e.env == "lq":
         return Curve("uniform control in the γ-ball", exact=uniform_lq_regret(env), kind="uniform")
@@ -142,57 +186,130 @@ def supported_sigmas(sigmas: Sequence[str]) -> list[str]:
     return ok
 
 
-class Runner:
-    """Runs experiments over seeds, counting the episodes simulated."""
+@dataclass(frozen=True)
+class Spec:
+    """One curve to run: its label, experiment, kind and the note logged beside it."""
 
-    def __init__(self, budget: Budget, log: Callable[[str], None]) -> None:
+    label: str
+    experiment: Experiment
+    kind: str = "private"
+    note: str = ""
+
+
+class Runner:
+    """Runs experiments over seeds on one executor, counting the episodes simulated.
+
+    The seeds of every curve of a batch (:meth:`curves`) go to the executor together, in chunks of consecutive
+    seeds (two per worker and curve), so the workers stay busy across curves.
+    """
+
+    def __init__(self, budget: Budget, log: Callable[[str], None], executor: Executor) -> None:
         self.budget = budget
         self.log = log
+        self.executor = executor
         self.episodes = 0
 
-    def curve(self, label: str, e: Experiment, *, kind: str = "private", note: str = "") -> Curve:
+    def runs(self, experiments: Sequence[Experiment], seeds: Sequence[int]) -> list[list[Any]]:
+        """The runs of each experiment over ``seeds``, in seed order."""
+        per = max(1, -(-self.executor.workers // max(1, len(experiments))))  # chunks per experiment
+        tasks = [(i, SeedChunk(e, c)) for i, e in enumerate(experiments) for c in seed_chunks(tuple(seeds), per)]
+        results = self.executor.map(run_seed_chunk, [chunk for _, chunk in tasks])
+        out: list[list[Any]] = [[] for _ in experiments]
+        for (i, _), runs in zip(tasks, results, strict=True):
+            out[i].extend(runs)
+        self.episodes += sum(e.episodes for e in experiments) * len(seeds)
+        return out
+
+    def curves(self, specs: Sequence[Spec]) -> list[Curve]:
+        """The curves of ``specs``, run together over seeds 0..N−1."""
         started = time.perf_counter()
-        result = run_experiment(e, self.budget.seeds, workers=self.budget.workers)
-        self.episodes += e.episodes * self.budget.seeds
-        cum = result.cumulative
-        name = f"{label} {note}".strip()
+        all_runs = self.runs([s.experiment for s in specs], range(self.budget.seeds))
         seconds = time.perf_counter() - started
-        self.log(f"  {name:<40} R(K) = {cum[:, -1].mean():10.2f}   {seconds:6.1f} s")
-        sigma = e.sigma if e.private else ""
-        eps = e.epsilon if e.private else None
-        return Curve(label, eps, str(sigma), cum, None, dict(result.runs[0].sigmas), kind)
+        out = []
+        for s, runs in zip(specs, all_runs, strict=True):
+            cum = np.stack([r.cumulative_regret for r in runs])
+            self.log(f"  {f'{s.label} {s.note}'.strip():<44} R(K) = {cum[:, -1].mean():10.2f}")
+            e = s.experiment
+            sigma = e.sigma if e.private else ""
+            out.append(
+                Curve(s.label, e.epsilon if e.private else None, str(sigma), cum, None, dict(runs[0].sigmas), s.kind)
+            )
+        self.log(f"  ({len(specs)} curves, {seconds:.0f} s)")
+        return out
+
+    def curve(self, label: str, e: Experiment, *, kind: str = "private", note: str = "") -> Curve:
+        return self.curves([Spec(label, e, kind, note)])[0]
 
 
 # ---------------------------------------------------------------------------------------------- parts
 
 
+def load_tuning(path: Path = TUNING_FILE) -> dict[str, Any]:
+    """The grid search's choices (``--tune``), as written by :func:`tune`."""
+    if not path.is_file():
+        raise SystemExit(f"error: {path} is missing: run `python docs/make_regret.py --tune` first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def chosen(tuning: dict[str, Any], env: str, states: int, method: str) -> tuple[str, float]:
+    """The (bonus form, c) the grid search chose for ``method`` on ``env`` at S = ``states``."""
+    for choice in tuning["choices"]:
+        if (choice["env"], choice["states"], choice["method"]) == (env, states, method):
+            return choice["bonus"], float(choice["c"])
+    raise SystemExit(f"error: {TUNING_FILE.name} has no c for {method} on {env} at S = {states}: run --tune")
+
+
+def _bonus(form: str, c: float) -> tuple[tuple[str, Any], ...]:
+    return (("bonus", form), ("bonus_scale", c))
+
+
 def part_seed000(run: Runner, sigmas: Sequence[str]) -> list[Part]:
+    """Seed 000's Figure 2: per S and environment, UCRL-VTR and LDP-UCRL-VTR at the planned σ and ε, tuned c."""
     k, n = run.budget.episodes, run.budget.seeds
+    tuning = load_tuning()
     parts = []
-    for env in ("riverswim", "riverswim-inhomogeneous"):
-        base_e = Experiment("ucrl-vtr", env, k, states=STATES)
-        base = run.curve("UCRL-VTR", base_e, kind="baseline")
-        uniform = uniform_curve(base_e)
-        panels: dict[str, list[Curve]] = {}
-        for sigma in sigmas:
-            curves = [base]
-            for eps in EPSILONS:
-                e = Experiment("ldp-ucrl-vtr", env, k, states=STATES, epsilon=eps, delta=DELTA, sigma=sigma)
-                curves.append(run.curve(f"LDP-UCRL-VTR ε = {eps:g}", e, note=f"σ {sigma}"))
-            panels[f"σ {sigma}"] = curves + [uniform]
-        parts.append(
-            Part(
-                f"seed000_{env}",
-                f"Seed 000's Figure 2: LDP-UCRL-VTR on {env}",
-                f"{env}, S = {STATES}, A = 2, H = {2 * STATES}, d = S²A = {STATES**2 * 2}, K = {k}, {n} seeds, "
-                f"δ = {DELTA:g}, ε ∈ {{{', '.join(f'{x:g}' for x in EPSILONS)}}}, environment seed 0; "
-                "LDP-UCRL-VTR with its defaults (confidence bonus c = 0.1, shift r = 2Υ, α = 0.01), "
-                "UCRL-VTR c = 0.1",
-                k,
-                n,
-                panels,
+    for states in run.budget.states:
+        plan_sigmas, epsilons = SEED000_PLAN[states]
+        plan_sigmas = tuple(s for s in plan_sigmas if s in sigmas)
+        for env in SEED000_ENVS:
+            base_form, base_c = chosen(tuning, env, states, "ucrl-vtr")
+            form, c = chosen(tuning, env, states, "ldp-ucrl-vtr")
+            base_e = Experiment("ucrl-vtr", env, k, states=states, options=_bonus(base_form, base_c))
+            specs = [Spec("UCRL-VTR", base_e, "baseline")]
+            for sigma in plan_sigmas:
+                for eps in epsilons:
+                    e = Experiment(
+                        "ldp-ucrl-vtr",
+                        env,
+                        k,
+                        states=states,
+                        epsilon=eps,
+                        delta=DELTA,
+                        sigma=sigma,
+                        options=_bonus(form, c),
+                    )
+                    specs.append(Spec(f"LDP-UCRL-VTR ε = {eps:g}", e, note=f"σ {sigma}, S = {states}"))
+            curves = run.curves(specs)
+            base, uniform = curves[0], uniform_curve(base_e)
+            panels = {
+                f"σ {sigma}": [base] + [cv for cv in curves[1:] if cv.sigma == sigma] + [uniform]
+                for sigma in plan_sigmas
+            }
+            d = states**2 * 2
+            parts.append(
+                Part(
+                    f"seed000_{env}" if states == 4 else f"seed000_{env}_s{states}",
+                    f"Seed 000's Figure 2: LDP-UCRL-VTR on {env}, S = {states}",
+                    f"{env}, S = {states}, A = 2, H = {2 * states}, d = S²A = {d}, K = {k}, {n} seeds (0..{n - 1}), "
+                    f"δ = {DELTA:g}, α = 0.01, ε ∈ {{{', '.join(f'{x:g}' for x in epsilons)}}}, environment seed 0; "
+                    f"LDP-UCRL-VTR with the seed's bonus β = c·d^{{3/4}}(H − h + 1)^{{3/2}}k^{{1/4}}, c = {c:g}, "
+                    f"shift r = 2Υ; UCRL-VTR with the {base_form} bonus, c = {base_c:g} (c from the grid search, "
+                    f"seeds {', '.join(map(str, tuning['seeds']))})",
+                    k,
+                    n,
+                    panels,
+                )
             )
-        )
     return parts
 
 
@@ -277,45 +394,47 @@ PART_FUNCTIONS: dict[str, Callable[[Runner, Sequence[str]], list[Part]]] = {
 # ---------------------------------------------------------------------------------------------- statistics
 
 
-@dataclass(frozen=True)
-class Row:
-    curve: Curve
-    final: float
-    half: float
-    slope: SlopeInterval
-    verdict: str
+def thin(episodes: int) -> np.ndarray:
+    """The episode indices (0-based) a stored curve keeps: evenly spaced and log-spaced, the last always."""
+    even = np.linspace(0, episodes - 1, min(episodes, THIN_LINEAR))
+    logs = np.geomspace(1, episodes, min(episodes, THIN_LOG)) - 1
+    return np.unique(np.concatenate([even, logs, [episodes - 1]]).round().astype(int))
 
 
-def outward(s: SlopeInterval, digits: int = 3) -> SlopeInterval:
-    """The interval rounded outward to ``digits`` decimals (as printed), so the verdict reads off the table."""
-    scale = 10.0**digits
-    return SlopeInterval(
-        round(s.slope, digits),
-        float(np.floor(s.low * scale) / scale),
-        float(np.ceil(s.high * scale) / scale),
-        s.level,
-        s.resamples,
-    )
+def _sig(x: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(f"{v:.5g}") for v in x)
 
 
 def row(curve: Curve, episodes: int) -> Row:
+    """The curve's summary: R(K) with its band's half-width, the slope interval and verdict, and the thinned line."""
+    idx = thin(episodes)
+    k = tuple(int(i) + 1 for i in idx)
+    common = (curve.label, curve.epsilon, curve.sigma, curve.kind, _sigmas_used(curve))
     if curve.exact is not None:  # a straight line through the origin: slope exactly 1, no spread
         final = curve.exact * episodes
-        return Row(curve, final, 0.0, SlopeInterval(1.0, 1.0, 1.0, LEVEL, 0), "linear")
+        line = curve.exact * (idx + 1.0)
+        slope = SlopeInterval(1.0, 1.0, 1.0, LEVEL, 0)
+        return Row(*common, True, final, 0.0, slope, "linear", k, _sig(line), (0.0,) * len(k))
     c = curve.curves(episodes)
     mean, half = mean_band(c, level=LEVEL)
     interval = outward(slope_interval(c, BOOTSTRAP_SEED, level=LEVEL, resamples=RESAMPLES))
-    return Row(curve, float(mean[-1]), float(half[-1]), interval, verdict(interval))
+    return Row(
+        *common,
+        False,
+        float(mean[-1]),
+        float(half[-1]),
+        interval,
+        verdict(interval),
+        k,
+        _sig(mean[idx]),
+        _sig(half[idx]),
+    )
 
 
-def _num(x: float) -> str:
-    if not np.isfinite(x):
-        return "—"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    if abs(x) >= 1:
-        return f"{x:.1f}"
-    return f"{x:.3g}"
+def section(p: Part) -> Section:
+    """The part's rows: every curve summarised and thinned."""
+    rows = {panel: [row(c, p.episodes) for c in curves] for panel, curves in p.panels.items()}
+    return Section(p.key, p.title, p.setting, p.episodes, p.seeds, tuple(p.notes), rows)
 
 
 def _sigmas_used(c: Curve) -> str:
@@ -332,188 +451,169 @@ def _sigma_text(v: float | tuple[float, ...] | list[float]) -> str:
     return f"{v:.3g}"
 
 
-def table(part: Part, rows: dict[str, list[Row]]) -> list[str]:
-    lines = ["| " + " | ".join(("panel",) + TABLE_COLUMNS) + " |", "|" + "---|" * (len(TABLE_COLUMNS) + 1)]
-
-    def key(c: Curve) -> tuple[str, float | None]:
-        return c.label.replace(f" σ {c.sigma}", ""), c.epsilon
-
-    paper = {key(r.curve): r.final for panel_rows in rows.values() for r in panel_rows if r.curve.sigma == "paper"}
-    uniform = next(r.final for panel_rows in rows.values() for r in panel_rows if r.curve.kind == "uniform")
-    seen: set[int] = set()
-    for panel, panel_rows in rows.items():
-        for r in panel_rows:
-            c = r.curve
-            if id(c) in seen:  # a baseline drawn in every panel is listed once
-                continue
-            seen.add(id(c))
-            ref = paper.get(key(c))
-            ratio = f"{r.final / ref:.3f}" if c.kind == "private" and ref else "—"
-            s = r.slope
-            slope = f"{s.slope:.3f} [{s.low:.3f}, {s.high:.3f}]" if c.exact is None else "1 (exact)"
-            half = f"{_num(r.final)} ± {_num(r.half)}" if c.exact is None else f"{_num(r.final)} (exact)"
-            cells = (
-                panel,
-                c.label,
-                "—" if c.epsilon is None else f"{c.epsilon:g}",
-                c.sigma or "—",
-                _sigmas_used(c),
-                half,
-                ratio,
-                f"{r.final / uniform:.3f}",
-                slope,
-                f"**{r.verdict}**" if c.kind == "private" else r.verdict,
-            )
-            lines.append("| " + " | ".join(cells) + " |")
-    return lines
+# ---------------------------------------------------------------------------------------------- runs
 
 
-# ---------------------------------------------------------------------------------------------- figures
+def shift_lines(sections: Sequence[Section]) -> list[str]:
+    """Why LDP-UCRL-VTR learns at one S and not at another: its Gram shift r = 2Υ at k = K against the data.
+
+    Υ is the bound the agent itself uses (:func:`~dpkit.accountant.tree.symmetric_noise_norm_bound` at n = K
+    users, failure probability α/(HK)), at the tight σ of ε = 10 and 2; the data are the K/(SA) users a pair (s, a)
+    gets at a step on average.
+    """
+    out = []
+    for states in sorted({int(m.group(1)) for s in sections if (m := re.search(r", S = (\d+)$", s.title))}):
+        k = max(s.episodes for s in sections if s.title.endswith(f", S = {states}"))
+        d, h = states**2 * 2, 2 * states
+        shifts = []
+        for eps in (10.0, 2.0):
+            e = Experiment("ldp-ucrl-vtr", "riverswim", 1, states=states, epsilon=eps, delta=DELTA, sigma="tight")
+            sigma = max(np.ravel(simulate_seeds(e, (0,))[0].sigmas[GRAM]))
+            shifts.append(2 * symmetric_noise_norm_bound(sigma, psums=k, dim=d, failure_probability=0.01 / (h * k)))
+        users = k / (states * 2)
+        out.append(
+            f"- Why, at S = {states}: by k = K the noisy Gram matrix's shift r = 2Υ is {shifts[0]:,.0f}–"
+            f"{shifts[1]:,.0f} (σ tight, ε = 10 to 2), {shifts[0] / users:.1f}–{shifts[1] / users:.1f} times the "
+            f"{users:,.0f} users a pair (s, a) gets at a step on average; where r is many times the data, θ̂ stays "
+            "shrunk towards 0 and the plan follows the noise (docs/drift.md)."
+        )
+    return out
 
 
-def figure(part: Part, rows: dict[str, list[Row]], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    panels = list(rows)
-    fig, axes = plt.subplots(2, len(panels), figsize=(5.2 * len(panels), 7.6), dpi=100, squeeze=False)
-    k = np.arange(1, part.episodes + 1)
-    private_colors = plt.get_cmap("viridis")
-    for j, panel in enumerate(panels):
-        top, bottom = axes[0, j], axes[1, j]
-        privates = [r for r in rows[panel] if r.curve.kind == "private"]
-        for r in rows[panel]:
-            c = r.curve
-            if c.kind == "uniform":
-                style: dict[str, Any] = {"color": "0.45", "ls": "--", "lw": 1.2}
-            elif c.kind == "baseline":
-                style = {"color": "black", "lw": 1.6}
-            else:
-                i = privates.index(r)
-                style = {"color": private_colors(0.9 * i / max(1, len(privates) - 1)), "lw": 1.3}
-            curves = c.curves(part.episodes)
-            mean, half = mean_band(curves, level=LEVEL) if c.exact is None else (curves[0], np.zeros(part.episodes))
-            label = f"{c.label} (slope {r.slope.slope:.2f})"
-            top.plot(k, mean, label=label, **style)
-            if c.exact is None:
-                lower, upper = band_limits(mean, half)  # clipped at 0: regret is nonnegative
-                top.fill_between(k, lower, upper, color=style["color"], alpha=0.15, lw=0)
-            pos = mean > 0
-            bottom.loglog(k[pos], mean[pos], **style)  # means only: the band's lower end is often <= 0
-        top.set_title(f"{panel}", fontsize=10)
-        top.set_xlabel("episode k")
-        top.set_ylabel("cumulative regret")
-        top.grid(alpha=0.3)
-        top.legend(fontsize=6.5, loc="upper left")
-        bottom.axvspan(part.episodes / 10, part.episodes, color="0.85", alpha=0.5, lw=0, label="slope fit")
-        bottom.set_title("means, log-log (shaded: the last decade, where the slope is fitted)", fontsize=8)
-        bottom.set_xlabel("episode k (log)")
-        bottom.set_ylabel("cumulative regret (log)")
-        bottom.grid(alpha=0.3, which="both")
-    fig.suptitle(f"{part.title}: mean over {part.seeds} seeds, 95% band", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return path
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (the pool's workers, once closed)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-# ---------------------------------------------------------------------------------------------- document
-
-SEED000_DIFFERENCES = (
-    "**Seed 000's Figure 2, and where ours differs.** Seed 000 (Liao, He, Gu) §6 runs LDP-UCRL-VTR against "
-    "UCRL-VTR on RiverSwim and on the inhomogeneous RiverSwim (p_h ~ U(0.8, 1)), H = 2S, rewards divided by H, "
-    "K = 10,000, δ = 0.1, α = 0.01, 10 runs per curve with ± one standard deviation as the band, and "
-    'σ = 4H·sqrt(2 ln(2.5H/δ))/ε — our σ "paper" (48.56 at ε = 1, H = 4). Ours differs in: '
-    "(1) S — the seed's text does not state it (its figure is lost in the extracted text); we use S = 2 "
-    "(d = 8, H = 4): in bench/regret.py's runs at K = 2,000 (not regenerated here), LDP-UCRL-VTR at S = 3 still "
-    "grew linearly and at S = 5 stayed at the uniform policy's regret; "
-    "(2) the bonus — the seed tunes c in β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4} (and UCRL-VTR's c) by grid search "
-    "per experiment; we run the self-normalised confidence radius at a fixed c = 0.1, untuned, for every ε; "
-    "(3) the shift r of the Gram matrix — its formula is lost in the seed's text; ours is Shariff–Sheffet's 2Υ; "
-    "(4) the inhomogeneous p_h are one draw (environment seed 0), not the seed's; "
-    "(5) the band — ours is a 95% interval for the mean over seeds (Student t), and 'sublinear' is read off "
-    "the slope's interval rather than from the picture; "
-    "(6) σ — beside the paper's σ we run the σ our ledger calibrates to the same (ε, δ)."
-)
+def _executor(budget: Budget) -> Executor:
+    """The executor the budget names: in this process, a process pool, or Dask (local or at a scheduler)."""
+    if budget.executor == "dask":
+        return make_executor("dask", scheduler=budget.scheduler, workers=None if budget.scheduler else budget.workers)
+    if budget.executor == "in-process" or budget.workers == 1:
+        return make_executor("in-process")
+    return make_executor("processes", workers=budget.workers)
 
 
-def summary(parts: list[Part], rows: dict[str, dict[str, list[Row]]]) -> list[str]:
-    private = [r for p in parts for panel in rows[p.key].values() for r in panel if r.curve.kind == "private"]
-    sub = [r for r in private if r.verdict == "sublinear"]
-    near = [r for r in private if r.verdict == "near-linear"]
-    lin = [r for r in private if r.verdict == "linear"]
-    rest = len(private) - len(sub) - len(near) - len(lin)
-    lines = [
-        f"Of {len(private)} private curves, **{len(sub)}** are shown sublinear (slope interval at most 0.95), "
-        f"{len(near)} near-linear (below 1, but above 0.95), {len(lin)} are linear (interval at or above 0.95, "
-        f"reaching 1) and {rest} are not shown sublinear (the interval reaches 1)."
-    ]
-    return lines
+def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -> dict[str, Any]:
+    """Seed 000's grid search (:data:`TUNING_GRID`) on :data:`TUNING_SEEDS`; writes and returns the choices."""
+    started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
+    keys, experiments = [], []
+    for states in budget.states:
+        for env in SEED000_ENVS:
+            for method, grid in TUNING_GRID.items():
+                for form, c in grid:
+                    for eps in TUNING_EPSILONS if method == "ldp-ucrl-vtr" else (None,):
+                        private = {"epsilon": eps, "delta": DELTA, "sigma": TUNING_SIGMA} if eps else {}
+                        e = Experiment(method, env, TUNING_EPISODES, states=states, options=_bonus(form, c), **private)
+                        keys.append((env, states, method, form, c))
+                        experiments.append(e)
+    with _executor(budget) as ex:
+        runs = Runner(budget, log, ex).runs(experiments, TUNING_SEEDS)
+    scores: dict[tuple[Any, ...], float] = {}
+    for key, rs in zip(keys, runs, strict=True):
+        scores[key] = scores.get(key, 0.0) + float(np.mean([r.cumulative_regret[-1] for r in rs]))
+    choices: list[dict[str, Any]] = []
+    for states in budget.states:
+        for env in SEED000_ENVS:
+            for method, grid in TUNING_GRID.items():
+                tried: list[dict[str, Any]] = [
+                    {"bonus": f, "c": c, "score": scores[(env, states, method, f, c)]} for f, c in grid
+                ]
+                best = min(tried, key=lambda g: g["score"])
+                choices.append({"env": env, "states": states, "method": method, "bonus": best["bonus"], "c": best["c"]})
+                choices[-1]["scores"] = tried
+                log(f"  {env} S = {states} {method}: {best['bonus']} c = {best['c']:g} ({best['score']:.1f})")
+    timing: dict[str, Any] = {
+        "states": list(budget.states),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+        "cpu_seconds": round(_cpu() - cpu, 1),
+        "load": round(max(load, os.getloadavg()[0]), 2),
+        "cores": os.cpu_count(),
+    }
+    runs_timed = [timing]
+    if path.is_file():  # a search at some S keeps the stored choices (and their timings) at the others
+        old = json.loads(path.read_text(encoding="utf-8"))
+        kept = [c for c in old["choices"] if c["states"] not in budget.states]
+        choices = sorted(kept + choices, key=lambda c: (c["states"], SEED000_ENVS.index(c["env"]), c["method"]))
+        runs_timed = [r for r in old.get("runs", []) if not set(r["states"]) & set(budget.states)] + runs_timed
+    result = {
+        "command": "python docs/make_regret.py --tune",
+        "seeds": list(TUNING_SEEDS),
+        "episodes": TUNING_EPISODES,
+        "sigma": TUNING_SIGMA,
+        "epsilons": list(TUNING_EPSILONS),
+        "delta": DELTA,
+        "runs": sorted(runs_timed, key=lambda r: r["states"]),
+        "choices": choices,
+    }
+    path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"wrote {path}")
+    return result
 
 
-def render(parts: list[Part], rows: dict[str, dict[str, list[Row]]], sigmas: Sequence[str], quick: bool) -> str:
-    out = [
-        "# Regret: curves, bands, baselines and slopes",
-        "",
-        "<!-- generated by docs/make_regret.py — do not edit -->",
-        "",
-    ]
-    if quick:
-        out += ["**Quick smoke run: small K and 3 seeds; these numbers mean nothing.**", ""]
-    out += [
-        f"Every curve is the mean cumulative (pseudo-)regret over seeds 0..N−1 with its {LEVEL:.0%} Student-t band "
-        "(per episode); regret per episode is exact (V*₁(s₁) − V^{π_k}₁(s₁) by backward induction, or the LQ cost "
-        "difference). The non-private baseline and the uniformly random policy share the axes (the uniform "
-        "policy's regret per episode is exact, a straight line of slope 1). **slope** is the least-squares slope "
-        "of log R̄(k) against log k over the last decade of episodes (k from K/10 to K, 50 log-spaced points), "
-        f"with a {LEVEL:.0%} percentile bootstrap interval over seeds ({RESAMPLES} resamples, bootstrap seed "
-        f"{BOOTSTRAP_SEED}); a curve is called **sublinear** only where the interval's upper end is at most 0.95, "
-        "**near-linear** where it is below 1 but above 0.95 (sublinear, but a straight line to the eye), "
-        "**linear** where the interval reaches 1 and its lower end is at least 0.95, else **not shown "
-        "sublinear**. The band's lower end is clipped at 0 (regret is nonnegative). With 10 seeds the "
-        "percentile bootstrap is somewhat narrow (about 88% coverage for a nominal 95% on simulated power laws). "
-        "A slope below 1 over one decade says the curve bends over that range, not what it does beyond K. "
-        "**÷ σ paper** is R(K) over the same algorithm's R(K) at σ paper and the same ε; **÷ uniform** is R(K) "
-        "over the uniformly random policy's (near 1: no better than not learning, whatever the slope). "
-        f"**σ used** lists the distinct σ of the releases. σ choices: {', '.join(sigmas)}.",
-        "",
-    ]
-    out += summary(parts, rows) + [""]
-    for p in parts:
-        out += [f"## {p.title}", "", f"Setting: {p.setting}.", ""]
-        if p.key.startswith("seed000") and p.key.endswith("_riverswim"):
-            out += [SEED000_DIFFERENCES, ""]
-        out += [f"![{p.title}](regret_{p.key}.png)", ""]
-        out += table(p, rows[p.key]) + [""]
-        for note in p.notes:
-            out += [note, ""]
-    return "\n".join(out).rstrip() + "\n"
-
-
-def generate(out: Path, budget: Budget, sigmas: Sequence[str], parts: Sequence[str], *, quick: bool = False) -> Path:
-    """Run the parts and write ``out``/regret.md and its figures; returns the document's path."""
+def generate(
+    out: Path,
+    budget: Budget,
+    sigmas: Sequence[str],
+    parts: Sequence[str],
+    *,
+    quick: bool = False,
+    render_only: bool = False,
+    command: str = "",
+) -> Path:
+    """Run the parts (unless ``render_only``), store their rows, and write ``out``/regret.md and the figures."""
     out.mkdir(parents=True, exist_ok=True)
+    data = out / "regret_data"
+    data.mkdir(exist_ok=True)
+    doc = out / "regret.md"
+    legacy = legacy_sections(doc.read_text(encoding="utf-8")) if doc.is_file() else {}
 
     def log(msg: str) -> None:
         print(msg, flush=True)
 
-    runner = Runner(budget, log)
-    done: list[Part] = []
-    rows: dict[str, dict[str, list[Row]]] = {}
-    total = time.perf_counter()
-    for name in parts:
-        started = time.perf_counter()
+    for name in [] if render_only else parts:
+        started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
         log(f"{name}:")
-        for p in PART_FUNCTIONS[name](runner, sigmas):
-            rows[p.key] = {panel: [row(c, p.episodes) for c in curves] for panel, curves in p.panels.items()}
-            figure(p, rows[p.key], out / f"regret_{p.key}.png")
-            done.append(p)
-        log(f"{name}: {time.perf_counter() - started:.0f} s")
-    doc = out / "regret.md"
-    doc.write_text(render(done, rows, sigmas, quick), encoding="utf-8")
-    log(f"total {time.perf_counter() - total:.0f} s, {runner.episodes:,} episodes; wrote {doc}")
+        with _executor(budget) as ex:
+            runner = Runner(budget, log, ex)
+            sections = [section(p) for p in PART_FUNCTIONS[name](runner, sigmas)]
+            described = f"{ex.name} ({ex.workers} workers)"
+        timing = {
+            "command": command or f"python docs/make_regret.py --only {name}",
+            "wall_seconds": round(time.perf_counter() - started, 1),
+            "cpu_seconds": round(_cpu() - cpu, 1),
+            "load_start": round(load, 2),
+            "load_end": round(os.getloadavg()[0], 2),
+            "cores": os.cpu_count(),
+            "executor": described,
+            "episodes": runner.episodes,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        }
+        keys = {s.key for s in sections}
+        kept: list[Section] = []
+        runs = [timing]
+        before = load_stored(data).get(name)
+        if before is not None:  # sections of this part not run now (seed 000 at other S) stay, with their timings
+            kept = [s for s in before[0] if s.key not in keys]
+            runs = [r for r in before[1] if kept and not set(r.get("keys", [])) <= keys] + runs
+        timing["keys"] = sorted(keys)
+        merged = sorted(kept + sections, key=lambda s: section_order(s.key))
+        payload = {"part": name, "timing": runs, "sections": [s.to_dict() for s in merged]}
+        (data / f"{name}.json").write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
+        for s in sections:
+            figure(s, out / f"regret_{s.key}.png")
+        log(f"{name}: {timing['wall_seconds']:.0f} s wall, {timing['cpu_seconds']:.0f} s CPU")
+    stored = load_stored(data)
+    if render_only:
+        for sections, _ in stored.values():
+            for s in sections:
+                figure(s, out / f"regret_{s.key}.png")
+    tuning = load_tuning() if "seed000" in stored else None
+    why = shift_lines(stored["seed000"][0]) if "seed000" in stored else []
+    page = render(stored, legacy, sigmas, quick, tuning, planned=tuple(SEED000_PLAN), why=why)
+    doc.write_text(page, encoding="utf-8")
+    log(f"wrote {doc}")
     return doc
 
 
@@ -523,7 +623,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--sigmas", nargs="+", default=list(SIGMAS))
     parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS))
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--render", action="store_true", help="re-render the page from stored rows, run nothing")
+    parser.add_argument("--tune", action="store_true", help="seed 000's grid search: write regret_tuning.json")
+    parser.add_argument("--states", nargs="+", type=int, choices=sorted(SEED000_PLAN), help="seed 000's S")
+    parser.add_argument("--workers", type=int, help="worker processes (default: every core)")
+    parser.add_argument("--executor", choices=("processes", "dask"), help="where the runs go (default: processes)")
+    parser.add_argument("--scheduler", help="a Dask scheduler's address (with --executor dask)")
     parser.add_argument("--seeds", type=int)
     parser.add_argument("--episodes", type=int, help="K of the tabular parts")
     parser.add_argument("--lq-episodes", type=int, help="K of the LQ part")
@@ -531,14 +636,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     unsupported = sorted(set(args.sigmas) - set(supported_sigmas(args.sigmas)))
     if unsupported:
         parser.error(f"Experiment does not accept sigma {', '.join(unsupported)} yet; pass --sigmas without it")
+    if args.scheduler and args.executor != "dask":
+        parser.error("--scheduler goes with --executor dask")
     base = QUICK if args.quick else FULL
     budget = Budget(
         episodes=args.episodes or base.episodes,
         lq_episodes=args.lq_episodes or base.lq_episodes,
         seeds=args.seeds or base.seeds,
         workers=args.workers or base.workers,
+        states=tuple(args.states or base.states),
+        executor=args.executor or base.executor,
+        scheduler=args.scheduler,
     )
-    generate(args.out, budget, args.sigmas, args.only, quick=args.quick)
+    if args.tune:
+        tune(budget, print)
+        return
+    command = " ".join(["python docs/make_regret.py", *(sys.argv[1:] if argv is None else argv)])
+    generate(args.out, budget, args.sigmas, args.only, quick=args.quick, render_only=args.render, command=command)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from dpkit.algorithms.executors import make_executor
 from dpkit.algorithms.simulation import Experiment, regret_slope, simulate_seeds
 from dpkit.reports.figures import regret_figure
 
-__all__ = ["SimulationResult", "run_experiment", "write_outputs", "regret_csv"]
+__all__ = ["SimulationResult", "SeedChunk", "run_seed_chunk", "run_experiment", "write_outputs", "regret_csv"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,15 @@ class SeedChunk:
         return len(self.seeds)
 
 
-def _run_chunk(chunk: SeedChunk) -> list[Run]:
+def run_seed_chunk(chunk: SeedChunk) -> list[Run]:
+    """The runs of a chunk's seeds, in one batch (the task an executor maps over chunks).
+
+    Args:
+        chunk: The experiment and its seeds.
+
+    Returns:
+        One run per seed, in the chunk's order.
+    """
     return simulate_seeds(chunk.experiment, chunk.seeds)
 
 
@@ -134,7 +142,7 @@ def run_experiment(
             count = size if size is not None else 2 * getattr(ex, "pool_workers", ex.workers)
             tasks = [SeedChunk(experiment, c) for c in seed_chunks(seed_list, count)]
             done = (lambda i, r: progress(k * len(r))) if progress else None
-            runs = [run for chunk in ex.map(_run_chunk, tasks, on_done=done) for run in chunk]
+            runs = [run for chunk in ex.map(run_seed_chunk, tasks, on_done=done) for run in chunk]
     return SimulationResult(experiment, seed_list, tuple(runs), time.perf_counter() - start)
 
 

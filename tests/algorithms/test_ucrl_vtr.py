@@ -255,6 +255,30 @@ def test_clipped_messages_respect_any_declared_bounds(
     assert np.all(np.linalg.norm(m[TARGET], axis=1) <= np.array(target.step_sensitivities("add_remove")) * (1 + 1e-12))
 
 
+def test_ucrl_vtr_paper_radius_is_seed_000s_form_as_read() -> None:
+    # β_h = c·sqrt(SA) + B_h·sqrt(2 ln K + ln(det Λ_h/λ^d)): at Λ = λI the log-det term vanishes; it grows with it
+    env = riverswim(3)
+    agent = UcrlVtr(env, 50, bonus="paper", bonus_scale=0.7)
+    assert UcrlVtr(env, 50).bonus == "confidence"  # the default form is unchanged
+    _, beta = agent._solve(0)
+    lam, b = agent.regularizer, agent.caps[1:]
+    np.testing.assert_allclose(beta, 0.7 * np.sqrt(6) + b * np.sqrt(2 * np.log(50)), rtol=1e-12)
+    d = agent.dim
+    grown = ucrl_vtr.paper_radius(
+        np.full(env.horizon, d * np.log(lam) + 3.0), b, dim=d, pairs=6, regularizer=lam, episodes=50, scale=0.7
+    )
+    np.testing.assert_allclose(grown, 0.7 * np.sqrt(6) + b * np.sqrt(2 * np.log(50) + 3.0), rtol=1e-12)
+
+
+def test_ldp_paper_bonus_is_seed_000s_beta() -> None:
+    # §6: β_h = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}, user k = 1, 2, ... (the plan of episode k uses k + 1 users' count)
+    env = riverswim(2)
+    agent = ldp(env, 20, 0, bonus="paper", bonus_scale=0.03)
+    _, beta = agent._solve(4)
+    steps_left = env.horizon - np.arange(env.horizon)
+    np.testing.assert_allclose(np.reshape(beta, -1), 0.03 * agent.dim**0.75 * steps_left**1.5 * 5**0.25, rtol=1e-12)
+
+
 # ------------------------------------------------------------------ 4. regret
 
 
@@ -311,6 +335,7 @@ def test_factories_build_the_agents_with_their_attributes() -> None:
         (lambda: ldp("riverswim", 5), "str"),  # type: ignore[arg-type]
         (lambda: UcrlVtr("riverswim", 5), "str"),  # type: ignore[arg-type]
         (lambda: UcrlVtr(riverswim(2), 5, bonus_scale=0.0), "0.0"),
+        (lambda: UcrlVtr(riverswim(2), 5, bonus="ucb"), "'ucb'"),
         (lambda: UcrlVtr(riverswim(2), 0), "0"),
         (lambda: ucrl_vtr.make_agent("ucrl-vtr", riverswim(2), 5, 0, sigma=1.0), "1.0"),
         (lambda: ucrl_vtr.make_agent("ucrl-vtr", riverswim(2), 5, 0, beta=1.0), "beta"),
