@@ -30,15 +30,19 @@ OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
     ("dpkit.algorithms.executors", "auto"): "an executor's name (in-process, processes, auto, dask)",
     ("dpkit.algorithms.ldp_ucrl_vtr", "auto"): "LDP-UCRL-VTR's feature map (auto, one-hot, support)",
     ("dpkit.algorithms.ldp_ucrl_vtr", "paper"): "LDP-UCRL-VTR's bonus (confidence, paper), not a σ allocation",
-    ("dpkit.algorithms.ldp_ucrl_vtr_audit", "auto"): "LDP-UCRL-VTR's feature map (auto, one-hot, support)",
+    ("dpkit.audits.rl.ldp_ucrl_vtr", "auto"): "LDP-UCRL-VTR's feature map (auto, one-hot, support)",
+    ("dpkit.algorithms.ucrl_vtr", "paper"): "UCRL-VTR's bonus (confidence, paper), not a σ allocation",
     ("dpkit.audits.mechanisms", "laplace"): "a reference release function's kind (gauss, laplace)",
     ("dpkit.commands.accounting", "epsilon"): "the quantity queried (ε or δ), not an estimator's objective",
     ("dpkit.commands.accounting", "gaussian"): "the accounted mechanism's form (gaussian, dp-sgd, event)",
     ("dpkit.commands.mechanisms", "gaussian"): "the accounted mechanism's form (gaussian, dp-sgd, event)",
     ("dpkit.commands.options", "auto"): "an executor's name (in-process, processes, auto, dask)",
-    ("dpkit.commands.target_inputs", "auto"): "a release audit's attack option (lr, learned, auto, an attack's name)",
     (
-        "dpkit.commands.target_inputs",
+        "dpkit.commands.audit.target_inputs",
+        "auto",
+    ): "a release audit's attack option (lr, learned, auto, an attack's name)",
+    (
+        "dpkit.commands.audit.target_inputs",
         "learned",
     ): "a release audit's attack option (lr, learned, auto, an attack's name)",
 }
