@@ -21,6 +21,36 @@ from dpkit.reports.audit_mode import AuditMode
 from .report_calibration import RLSVI_KEY, UnitCosts
 
 
+def _autogroup(pid: str) -> str | None:
+    """The autogroup a process runs in (``/proc/PID/autogroup``), None where it cannot be read."""
+    try:
+        return Path(f"/proc/{pid}/autogroup").read_text(encoding="ascii").split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _grouped_apart() -> bool:
+    """Whether the kernel shares the CPU between sessions first (Linux's autogroup) *and* the busy processes beside
+    the report run in other sessions: then the report's workers share their session's part of the machine. Where the
+    busy processes share the report's own group (a shell that ran both), the CPU is shared per process."""
+    try:
+        if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() != "1":
+            return False
+        pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and p.name != str(os.getpid())]
+    except OSError:
+        return False
+    mine, same, apart = _autogroup("self"), 0, 0
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "R":
+            group = _autogroup(pid)
+            same, apart = (same + 1, apart) if group == mine else (same, apart + 1)
+    return apart > same
+
+
 @dataclass(frozen=True)
 class Estimate:
     """The expected wall time of a report and the work behind it.
@@ -78,11 +108,7 @@ class Machine:
         else:  # a whole core: how many others ran beside it (as it ran, else over the last minute)
             load = sum(running) / len(running) if running else os.getloadavg()[0] if hasattr(os, "getloadavg") else 1.0
             others = min(max(load - 1.0, 0.0), cores - 1.0)
-        try:
-            grouped = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() == "1"
-        except OSError:
-            grouped = False
-        return cls(cores, share, others, grouped)
+        return cls(cores, share, others, _grouped_apart())
 
     def throughput(self, processes: int) -> float:
         """The cores' worth of CPU that ``processes`` busy processes of the report get together.

@@ -194,3 +194,22 @@ def test_the_clock_passes_on_what_a_stage_does(monkeypatch: pytest.MonkeyPatch) 
     assert seen == [("audits", "rlsvi: position first (1/3)", 4.5)]
     with pytest.raises(ValueError, match="unknown stage 'x'"):
         clock.status("x", "?")
+
+
+def test_busy_processes_of_the_reports_own_session_share_the_cpu_per_process() -> None:
+    """A busy process started from the report's own session runs in its autogroup: the kernel then shares the CPU per
+    process between them, so the estimate must not read the report's workers as one group apart (which made it
+    ~1.8× too long where a shell ran the report beside another job)."""
+    import subprocess
+    import sys
+    import time
+
+    from dpkit.commands.report_estimate import _grouped_apart
+
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        assert _grouped_apart() is False
+    finally:
+        busy.kill()
+        busy.wait()
