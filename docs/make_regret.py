@@ -40,7 +40,7 @@ import numpy as np
 
 from dpkit.accountant.rlsvi import rlsvi_paper_epsilon
 from dpkit.accountant.tree import symmetric_noise_norm_bound
-from dpkit.algorithms.envs.lq import random_lq
+from dpkit.algorithms.envs.lq import LQ_WORLDS, make_lq_world
 from dpkit.algorithms.envs.tabular import make_tabular
 from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM
@@ -106,7 +106,7 @@ TUNING_FILE = Path(__file__).resolve().parent / "regret_tuning.json"
 #: Points of each curve kept in ``regret_data/<part>.json`` (for the figures): evenly and log-spaced.
 THIN_LINEAR, THIN_LOG = 200, 120
 #: LinOpt and OFU-RL with our tuned constants (their defaults are the papers' λ and bonus scale).
-TUNED = (("preset", "tuned"),)
+LEARNING = (("preset", "learning"),)
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ class Budget:
     scheduler: str | None = None
 
 
-FULL = Budget(episodes=10_000, lq_episodes=3_000, seeds=10, workers=None)
+FULL = Budget(episodes=10_000, lq_episodes=6_000, seeds=10, workers=None)
 QUICK = Budget(episodes=200, lq_episodes=40, seeds=3, workers=1, states=(4,), executor="in-process")
 
 
@@ -161,15 +161,15 @@ class Part:
 
 def environment(e: Experiment) -> Any:
     """The environment :func:`dpkit.algorithms.simulation.simulate` builds for ``e`` (drawn from its env_seed)."""
-    if e.env == "lq":
-        return random_lq(e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
+    if e.env in LQ_WORLDS:
+        return make_lq_world(e.env, e.state_dim, e.control_dim, e.horizon or 10, np.random.default_rng(e.env_seed))
     return make_tabular(e.env, e.states, np.random.default_rng(e.env_seed), actions=e.actions, horizon=e.horizon)
 
 
 def uniform_curve(e: Experiment) -> Curve:
     """The uniformly random policy's exact regret in ``e``'s environment (for LQ: uniform in the γ-ball)."""
     env = environment(e)
-    if e.env == "lq":
+    if e.env in LQ_WORLDS:
         return Curve("uniform control in the γ-ball", exact=uniform_lq_regret(env), kind="uniform")
     return Curve("uniform random policy", exact=uniform_tabular_regret(env), kind="uniform")
 
@@ -317,7 +317,7 @@ def part_linopt(run: Runner, sigmas: Sequence[str]) -> list[Part]:
     k, n = run.budget.episodes, run.budget.seeds
     panels = {}
     for variant in ("vi", "po"):
-        base_e = Experiment(f"linopt-{variant}", "riverswim", k, states=STATES, options=TUNED)
+        base_e = Experiment(f"linopt-{variant}", "riverswim", k, states=STATES, options=LEARNING)
         curves = [run.curve(f"LinOpt-{variant.upper()}", base_e, kind="baseline")]
         for sigma in sigmas:
             e = Experiment(
@@ -328,30 +328,36 @@ def part_linopt(run: Runner, sigmas: Sequence[str]) -> list[Part]:
                 epsilon=1.0,
                 delta=DELTA,
                 sigma=sigma,
-                options=TUNED,
+                options=LEARNING,
             )
             curves.append(run.curve(f"Private-LinOpt-{variant.upper()} σ {sigma}", e))
         panels[f"LinOpt-{variant.upper()}"] = curves + [uniform_curve(base_e)]
     setting = (
         f"riverswim, S = {STATES}, H = {2 * STATES}, K = {k}, {n} seeds, ε = 1, δ = {DELTA:g}, "
-        'preset="tuned" (our constants; the defaults are the paper\'s λ and bonus scale)'
+        'preset="learning" (our constants, the report\'s: the tuned λ and bonus scale, and η = 1 for PO; at the '
+        "paper's constants VI's Q-values sit at their caps and PO stays at the uniform policy: "
+        "docs/explanation/seed-algorithms.md)"
     )
     return [Part("linopt", "Private-LinOpt-VI/-PO on RiverSwim", setting, k, n, panels)]
 
 
 def part_lq(run: Runner, sigmas: Sequence[str]) -> list[Part]:
     k, n = run.budget.lq_episodes, run.budget.seeds
-    base_e = Experiment("ofu-rl", "lq", k, options=TUNED)
+    base_e = Experiment("ofu-rl", "lq-learning", k, horizon=2)  # the paper's constants learn here
     curves = [run.curve("OFU-RL", base_e, kind="baseline")]
     for sigma in sigmas:
-        e = Experiment("private-ofu-rl", "lq", k, epsilon=1.0, delta=DELTA, sigma=sigma, options=TUNED)
+        e = Experiment(
+            "private-ofu-rl", "lq-learning", k, horizon=2, epsilon=10.0, delta=DELTA, sigma=sigma, options=LEARNING
+        )
         curves.append(run.curve(f"Private-OFU-RL σ {sigma}", e))
     system = environment(base_e)
     zero = float(system.regret(np.zeros((system.horizon, system.control_dim, system.state_dim))))
     curves.append(uniform_curve(base_e))
     setting = (
-        f"a random LQ system (n = 2, d = 1, H = 10, environment seed 0), K = {k}, {n} seeds, ε = 1, δ = {DELTA:g}, "
-        'preset="tuned"'
+        f"the LQ world lq-learning (‖A‖ = ‖B‖ = 0.7, n = 2, d = 1, H = 2, environment seed 0), K = {k}, {n} seeds, "
+        f'ε = 10, δ = {DELTA:g}, preset="learning" for the private agent (the confidence radius × 0.1: at the '
+        "paper's radius the private set holds both B and −B and the gains take either sign, R = 1.02 × no control; "
+        "at ε = 1 the noise shift is four times the control data: docs/explanation/seed-algorithms.md)"
     )
     notes = [
         "The uniform analogue on an LQ system: a control drawn uniformly from the ball ‖u‖ ≤ γ (the controls the "
