@@ -29,6 +29,7 @@ from ..sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources
 from ..summary import Headline
 from ..verdicts import Verdict
 from .candidates import rl_attacks
+from .explain import rl_sequential_diagnosis, rl_sequential_reason
 from .fixed import (
     PositionClaim,
     RlSetting,
@@ -222,11 +223,10 @@ class RlSequentialResult(Headline):
             "threshold": self.threshold,
             "worst_position": self.worst.position,
             "positions": [p.to_dict() for p in self.positions],
+            # why the verdict is what it is, and where the evidence points (as the fixed audit's)
+            "reason": rl_sequential_reason(self),
+            "diagnosis": rl_sequential_diagnosis(self),
         }
-
-
-#: The name alike the other results' (:mod:`dpkit.audits.summary`).
-RlSequentialResult = RlSequentialResult
 
 
 def audit_positions_sequential(

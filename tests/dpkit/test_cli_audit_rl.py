@@ -14,7 +14,9 @@ def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
     api = audit_positions(default_setting("rlsvi"), runs=200, seed=3).to_dict()
     assert out == api
     # every position that matters, each a pair of its own at its share of α; the headline is the worst
-    assert [p["position"] for p in out["positions"]] == list(positions(default_setting("rlsvi")))
+    # ... and the plan probe's pair after them (RLSVI's plans, in the world its pilot runs chose)
+    probed = [p["position"] for p in out["positions"]]
+    assert probed[:-1] == list(positions(default_setting("rlsvi"))) and probed[-1].startswith("plans, ")
     assert all(p["reach"] >= 0.95 for p in out["positions"])
     assert out["worst_position"] in [p["position"] for p in out["positions"]]
     # the headline's numbers at the top, the largest bounds of the positions named apart
@@ -35,6 +37,9 @@ def test_json_equals_the_api(capsys: pytest.CaptureFixture[str]) -> None:
         "epsilon_lower_largest": single["epsilon_lower"],
         "epsilon_lower_largest_position": "middle",
         "positions": one["positions"],
+        # the reason is the whole audit's (of its one position), worded as for several positions
+        "reason": one["reason"],
+        "diagnosis": one["diagnosis"],
     }
     for key in (
         "claimed_epsilon",
@@ -83,11 +88,11 @@ def test_text_output_names_the_three_numbers(capsys: pytest.CaptureFixture[str])
     assert code == 0
     for words in (
         "claimed ε",
-        "claim's ε / μ at the informative δ = 1e-05",
+        "claim's ε / μ at δ = 1e-05 (informative)",
         "exact ε / μ of the declared releases",
-        "exact ε of the declared releases at δ = 1e-05",
-        "audited ε lower bound",
-        "verdict",
+        "their exact ε at δ = 1e-05",
+        "ε lower bound here",
+        "verdict against the declaration",
     ):
         assert words in out
 

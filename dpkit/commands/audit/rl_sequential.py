@@ -67,10 +67,8 @@ def audit_algorithm_sequential(setting: Any, probed: list[Any], run: RlRuns) -> 
                 progress=tick,
                 on_look=look,
             )
-    from dpkit.audits.rl.explain import rl_sequential_diagnosis, rl_sequential_reason
-
-    reason, diagnosis = rl_sequential_reason(result), rl_sequential_diagnosis(result)
-    out = result.to_dict() | {"reason": reason, "diagnosis": diagnosis}
+    out = result.to_dict()  # its reason and diagnosis included
+    reason, diagnosis = out["reason"], out["diagnosis"]
     exit_code = 1 if result.verdict == Verdict.VIOLATION else 0
     if run.as_json:
         emit_json(out)
