@@ -111,7 +111,13 @@ def _position(name: str, allowed: float, mu: float, verdict: str | None) -> Sequ
     result = None
     if verdict is not None:
         result = SimpleNamespace(
-            mu_lower=mu, epsilon_lower=mu / 2, verdict=verdict, e_value=1.0, stopped_early=False, attack="white-box"
+            mu_lower=mu,
+            epsilon_lower=mu / 2,
+            verdict=verdict,
+            e_value=1.0,
+            stopped_early=False,
+            attack="white-box",
+            final=None,
         )
     return SequentialPosition(name, 1.0, allowed, allowed, 100, result)  # type: ignore[arg-type]
 
