@@ -387,7 +387,7 @@ def glance_view(row: Mapping[str, Any], section: Mapping[str, Any]) -> dict[str,
         short = f"sequential, {_num(row['audit_runs_used'])} runs"
     else:
         sigma = row["audit_sigma"] if isinstance(row["audit_sigma"], str) else _num(row["audit_sigma"])
-        short = f"power {_num(row['audit_power_ratio'], 2)}, σ {sigma}"
+        short = f"ideal ÷ allowed {_num(row['audit_power_ratio'], 2)}, σ {sigma}"
     relation = "≤" if row["epsilon_at_paper_sigma"] <= row["claimed_epsilon"] else ">"
     bound = "" if row["method"] == AccountingMethod.EXACT else " (upper bound)"
     flag = row["worst_flag"]

@@ -88,7 +88,8 @@ def report(config_path: Path | None, out: Path, quick: bool, as_json: bool) -> N
             f"{data['title']} → {out}",
             ["algorithm", "audit", "paper's claim", "claim ε, δ", "ε, paper σ"],
             [_verdict_cells(row) for row in rows],
-            caption="audit: the implementation's verdict (power), in the audit's own setting; paper's claim: its σ "
+            caption="audit: the implementation's verdict (ideal ÷ allowed), in the audit's own setting; "
+            "paper's claim: its σ "
             "against its (ε, δ) in the report's setting (flawed: met, but its accounting has an error); ε, paper σ: "
             "at the claim's δ / at the informative δ (exact; ≤: an upper bound)",
         )
