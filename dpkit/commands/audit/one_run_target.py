@@ -60,15 +60,7 @@ def audit_one_run_target(options: OneRunTargetOptions) -> int:
     from dpkit.facade import audit
     from dpkit.loading import FileFunction, load_object
 
-    claim = target_claim(
-        epsilon=options.epsilon,
-        delta=options.delta,
-        mu=options.mu,
-        rho=options.rho,
-        rdp_orders=options.rdp_orders,
-        rdp_values=options.rdp_values,
-        claim_file=options.claim_file,
-    )
+    claim = target_claim(options)
     if options.canary_records is None:
         raise ValueError("--one-run with --target needs --canary-records FILE.py:NAME (the canary records)")
     level = accountant.check_probability("confidence", options.confidence)

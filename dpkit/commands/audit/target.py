@@ -42,15 +42,7 @@ def audit_target(options: TargetOptions) -> int:
     from dpkit.facade import audit
     from dpkit.loading import FileFunction
 
-    claim = target_claim(
-        epsilon=options.epsilon,
-        delta=options.delta,
-        mu=options.mu,
-        rho=options.rho,
-        rdp_orders=options.rdp_orders,
-        rdp_values=options.rdp_values,
-        claim_file=options.claim_file,
-    )
+    claim = target_claim(options)
     confidence = accountant.check_probability("confidence", options.confidence)
     runs = accountant.check_count("trials", options.trials)
     if runs > MAX_TRIALS:

@@ -15,26 +15,14 @@ from ..options import read_ledger
 __all__ = ["target_claim", "load_pairs", "attack_choice"]
 
 
-def target_claim(
-    *,
-    epsilon: float | None,
-    delta: float | None,
-    mu: float | None,
-    rho: float | None,
-    rdp_orders: list[float] | None,
-    rdp_values: list[float] | None,
-    claim_file: str | None,
-) -> Any:
+def target_claim(options: Any) -> Any:
     """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file.
 
     Args:
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or None.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        options: A ``--target`` form's options (:class:`~dpkit.commands.audit.form_options.TargetOptions` or
+            :class:`~dpkit.commands.audit.form_options.OneRunTargetOptions`): its ``epsilon`` and ``delta`` (δ = 0:
+            pure ε-DP), ``mu`` (GDP), ``rho`` (zCDP), ``rdp_orders`` and ``rdp_values`` (an RDP curve) and
+            ``claim_file`` (a ledger file whose exact μ-GDP is the claim), each None where not given.
 
     Returns:
         The :class:`~dpkit.audits.claims.Claim`.
@@ -45,6 +33,8 @@ def target_claim(
     """
     from dpkit.audits import Claim
 
+    epsilon, delta, mu, rho = options.epsilon, options.delta, options.mu, options.rho
+    rdp_orders, rdp_values, claim_file = options.rdp_orders, options.rdp_values, options.claim_file
     forms = [
         name
         for name, present in (
