@@ -32,6 +32,7 @@ from dpkit.accountant.validation import (
     check_positive,
     check_probability,
     check_rng,
+    enum_values,
 )
 
 from .envs.tabular import TabularMDP
@@ -42,6 +43,7 @@ from .ucrl_vtr import (
     DEFAULT_REGULARIZER,
     FEATURES,
     BlockModel,
+    Bonus,
     DenseModel,
     VtrAgent,
     block_solve,
@@ -65,11 +67,12 @@ __all__ = [
 
 ALGORITHM = "ldp-ucrl-vtr"
 LDP_READINGS: tuple[str, ...] = ("theorem", "experiment")
-BONUSES: tuple[str, ...] = ("confidence", "paper")
+#: The forms of the bonus, as the strings an option takes (:class:`~dpkit.algorithms.ucrl_vtr.Bonus`, UCRL-VTR's).
+BONUSES: tuple[str, ...] = enum_values(Bonus)
 GRAM = "ΔΛ_h"
 TARGET = "Δu_h"
 #: c of the bonus, per ``bonus`` mode (see :class:`LdpUcrlVtr`).
-DEFAULT_LDP_BONUS_SCALE: Mapping[str, float] = {"confidence": 0.1, "paper": 0.01}
+DEFAULT_LDP_BONUS_SCALE: Mapping[Bonus, float] = {Bonus.CONFIDENCE: 0.1, Bonus.PAPER: 0.01}
 #: r_n = shift_scale·Υ_n (Shariff & Sheffet, and seed 000's Lemma B.1: 2).
 DEFAULT_SHIFT_SCALE = 2.0
 #: ``features="auto"``: the one-hot features of §6 (d = S²A) up to this d, the model's support beyond (a dense
@@ -310,7 +313,8 @@ class LdpUcrlVtr(VtrAgent):
         value_bound: The declaration's bound on V (default from ``reading``).
         relation: The neighbouring relation of ``"tight"``.
         method: The accounting method of ``"tight"``.
-        bonus: ``"confidence"`` (the self-normalised radius) or ``"paper"`` (§6's form).
+        bonus: :class:`~dpkit.algorithms.ucrl_vtr.Bonus` (or its value): ``"confidence"`` (the self-normalised
+            radius) or ``"paper"`` (§6's form).
         bonus_scale: c (default per mode, :data:`DEFAULT_LDP_BONUS_SCALE`).
         shift_scale: r_n = shift_scale·Υ_n (:data:`DEFAULT_SHIFT_SCALE`).
         regularizer: λ (``None``: UCRL-VTR's default).
@@ -347,7 +351,7 @@ class LdpUcrlVtr(VtrAgent):
         value_bound: float | None = None,
         relation: str | None = None,
         method: str = "exact",
-        bonus: str = "confidence",
+        bonus: Bonus | str = Bonus.CONFIDENCE,
         bonus_scale: float | None = None,
         shift_scale: float = DEFAULT_SHIFT_SCALE,
         regularizer: float | None = DEFAULT_REGULARIZER,
@@ -356,7 +360,7 @@ class LdpUcrlVtr(VtrAgent):
     ) -> None:
         if not isinstance(env, TabularMDP):
             raise ValueError(f"env must be a TabularMDP, got {type(env).__name__}")
-        self.bonus = check_choice("bonus", bonus, BONUSES)
+        self.bonus = check_choice("bonus", bonus, tuple(Bonus))
         scale = DEFAULT_LDP_BONUS_SCALE[self.bonus] if bonus_scale is None else bonus_scale
         features = check_choice("features", features, ("auto", *FEATURES))
         if features == "auto":  # §6's one-hot features, unless d = S²A is beyond dense algebra per user and step
@@ -430,8 +434,8 @@ class LdpUcrlVtr(VtrAgent):
                 self.actions,
                 self.features,
             )
-            logdet = model.logdet() if self.bonus == "confidence" else np.zeros(self.horizon)
-        if self.bonus == "paper":
+            logdet = model.logdet() if self.bonus == Bonus.CONFIDENCE else np.zeros(self.horizon)
+        if self.bonus == Bonus.PAPER:
             steps_left = self.horizon - np.arange(self.horizon)  # H − h + 1 with h 1-based
             beta = self.bonus_scale * self.dim**0.75 * steps_left**1.5 * (k + 1) ** 0.25
             return model, np.broadcast_to(beta, (*self._lead, self.horizon))

@@ -10,6 +10,7 @@ the documentation page *The seed algorithms as implemented* (docs/explanation/se
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -25,6 +26,7 @@ from dpkit.accountant.validation import (
     check_positive,
     check_probability,
     check_rng,
+    enum_values,
 )
 
 from .envs.tabular import TabularMDP
@@ -45,6 +47,7 @@ __all__ = [
     "BlockModel",
     "DenseModel",
     "BONUSES",
+    "Bonus",
     "confidence_radius",
     "paper_radius",
     "optimistic_plan",
@@ -59,9 +62,20 @@ ALGORITHM = "ucrl-vtr"
 #: ~200 episodes (cumulative regret ~110 at K = 3000, against ~1600 for the uniform policy), and
 #: RiverSwim S = 2, 3 and random 2- and 3-state MDPs in tens; 0.05 under-explores RiverSwim S = 2.
 DEFAULT_BONUS_SCALE = 0.1
-#: The forms of the bonus: ``"confidence"`` (the self-normalised radius, :func:`confidence_radius`) or ``"paper"``
-#: (seed 000 §6's form for UCRL-VTR, :func:`paper_radius`).
-BONUSES: tuple[str, ...] = ("confidence", "paper")
+
+
+class Bonus(enum.StrEnum):
+    """The form of UCRL-VTR's and LDP-UCRL-VTR's exploration bonus (its value is what options and stored tuning
+    files say)."""
+
+    #: The self-normalised confidence radius (:func:`confidence_radius`).
+    CONFIDENCE = "confidence"
+    #: Seed 000 §6's form (:func:`paper_radius`; LDP-UCRL-VTR's c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}).
+    PAPER = "paper"
+
+
+#: The forms of the bonus, as the strings an option takes (:class:`Bonus`).
+BONUSES: tuple[str, ...] = enum_values(Bonus)
 #: λ of Λ = λI + Σ φφᵀ is (c_0/H)² by default (:func:`default_regularizer`): the seed's λ = 1
 #: (Theorem 5.2) in units where V ∈ [0, H]; with RiverSwim's rewards divided by H that is 1/H².
 DEFAULT_REGULARIZER = None
@@ -663,7 +677,8 @@ class UcrlVtr(VtrAgent):
         episodes: K.
         bonus_scale: c, the multiplier on the confidence radius (1: the theory; default
             :data:`DEFAULT_BONUS_SCALE`), or the paper form's c.
-        bonus: ``"confidence"`` (:func:`confidence_radius`, the default) or ``"paper"`` (:func:`paper_radius`).
+        bonus: :class:`Bonus` (or its value): ``"confidence"`` (:func:`confidence_radius`, the default) or
+            ``"paper"`` (:func:`paper_radius`).
         regularizer: λ (``None``: :func:`default_regularizer`).
         failure_probability: α.
         features: ``"one-hot"`` or ``"support"`` (:class:`Features`).
@@ -677,12 +692,12 @@ class UcrlVtr(VtrAgent):
         episodes: int,
         *,
         bonus_scale: float = DEFAULT_BONUS_SCALE,
-        bonus: str = "confidence",
+        bonus: Bonus | str = Bonus.CONFIDENCE,
         regularizer: float | None = DEFAULT_REGULARIZER,
         failure_probability: float = DEFAULT_FAILURE_PROBABILITY,
         features: str = "one-hot",
     ) -> None:
-        self.bonus = check_choice("bonus", bonus, BONUSES)
+        self.bonus = check_choice("bonus", bonus, tuple(Bonus))
         super().__init__(
             env,
             episodes,
@@ -697,7 +712,7 @@ class UcrlVtr(VtrAgent):
     def _solve(self, k: int) -> tuple[BlockModel, np.ndarray]:
         theta, inverse_blocks, logdet = block_solve(self._gram_blocks, self._target)
         model = BlockModel(theta, inverse_blocks, self.states, self.actions, self.features)
-        if self.bonus == "paper":
+        if self.bonus == Bonus.PAPER:
             beta = paper_radius(
                 logdet,
                 self.caps[1:],

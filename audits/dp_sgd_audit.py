@@ -30,7 +30,7 @@ from .dp_sgd_canaries import (
     jump_scores,
 )
 from .dp_sgd_claim import DpSgdClaim
-from .one_run import GUESS_SHARES, MAX_CANARIES
+from .one_run import GUESS_SHARES, MAX_CANARIES, run_counts
 from .one_run_estimators import one_run_fdp_epsilon_lower, one_run_fdp_p_value, one_run_mu_lower
 
 __all__ = ["CANARY_NORM_FACTOR", "TrainingAuditResult", "audit_training_run", "judge_training_run"]
@@ -130,13 +130,7 @@ class TrainingAuditResult:
             "power": None if self.threat is ThreatModel.BLACK_BOX else self.power,
             "power_ratio": None if self.threat is ThreatModel.BLACK_BOX else self.power_ratio,
             "ideal_most_correct": self.ideal_most,
-            "confidence": 1.0 - self.alpha,
-            "canaries": self.canaries,
-            "included": int(self.coins.sum()),
-            "guesses": self.guesses,
-            "correct": self.correct,
-            "seed": self.seed,
-            "seconds": self.seconds,
+            **run_counts(self),
         }
 
 

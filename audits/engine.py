@@ -332,7 +332,7 @@ class PairsResult(Headline):
         return self.strongest.verdict
 
     def verdict_source(self) -> dict[str, Any]:
-        """What the verdict table reads (:func:`~dpkit.audits.summary.verdict_table_html`).
+        """What the verdict table reads (:func:`~dpkit.reports.notebook_view.verdict_table_html`).
 
         Returns:
             The strongest pair's dictionary, with the verdict of every pair together.

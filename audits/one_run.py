@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,9 +34,11 @@ __all__ = [
     "GUESS_SHARES",
     "MAX_CANARIES",
     "OneRunResult",
+    "RunCounts",
     "audit_one_run_target",
     "design_guesses",
     "judge_one_run",
+    "run_counts",
 ]
 
 #: The guess counts considered (each: the k highest and the k lowest scores, 2k guesses), as shares of the
@@ -44,6 +46,54 @@ __all__ = [
 GUESS_SHARES: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 #: The most canary records one run may hold.
 MAX_CANARIES = 10_000_000
+
+
+class RunCounts(Protocol):
+    """What a one-run audit's result counts of its run (a release's :class:`OneRunResult` and a DP-SGD run's
+    :class:`~dpkit.audits.dp_sgd_audit.TrainingAuditResult`): the keys :func:`run_counts` gives their ``to_dict``."""
+
+    @property
+    def alpha(self) -> float: ...
+
+    @property
+    def coins(self) -> np.ndarray: ...
+
+    @property
+    def canaries(self) -> int: ...
+
+    @property
+    def guesses(self) -> int: ...
+
+    @property
+    def correct(self) -> int: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+
+def run_counts(result: RunCounts) -> dict[str, Any]:
+    """The last keys of a one-run audit's ``to_dict`` (a release's or a DP-SGD run's): the confidence and the run's
+    counts.
+
+    Args:
+        result: A one-run audit's result.
+
+    Returns:
+        ``confidence`` (1 − α), ``canaries``, ``included`` (the canaries whose coin put them in), ``guesses``,
+        ``correct``, ``seed`` and ``seconds``, in that order.
+    """
+    return {
+        "confidence": 1.0 - result.alpha,
+        "canaries": result.canaries,
+        "included": int(result.coins.sum()),
+        "guesses": result.guesses,
+        "correct": result.correct,
+        "seed": result.seed,
+        "seconds": result.seconds,
+    }
 
 
 def _claim_curve(claim: Claim) -> dict[str, Any]:
@@ -151,13 +201,7 @@ class OneRunResult(SingleRun):
             "ideal_most_correct": self.ideal_most,
             "reason": self.reason,
             "reach": self.reach,
-            "confidence": 1.0 - self.alpha,
-            "canaries": self.canaries,
-            "included": int(self.coins.sum()),
-            "guesses": self.guesses,
-            "correct": self.correct,
-            "seed": self.seed,
-            "seconds": self.seconds,
+            **run_counts(self),
         }
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from dpkit.algorithms.envs.tabular import TabularMDP, Users, make_tabular
 from dpkit.algorithms.episodes import play_episode, run_tabular
 from dpkit.algorithms.ldp_ucrl_vtr import GRAM, TARGET, LdpUcrlVtr
+from dpkit.algorithms.ucrl_vtr import Bonus
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_MD = ROOT / "docs" / "drift.md"
@@ -53,7 +54,7 @@ CONTROLS: Mapping[str, tuple[dict[str, Any], bool, int | None]] = {
     "σ = 0 (no noise, no shift)": ({"sigma": 0.0}, False, None),
     "noiseless + shift r_n": ({}, True, None),
     "c = 1 (theory)": ({"bonus_scale": 1.0}, False, None),
-    'bonus = "paper"': ({"bonus": "paper"}, False, None),
+    'bonus = "paper"': ({"bonus": Bonus.PAPER}, False, None),
 }
 DEFAULT = "default (c = 0.1, r_n = 2Υ_n)"
 

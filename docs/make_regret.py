@@ -53,6 +53,7 @@ from dpkit.algorithms.regret_stats import (
     verdict,
 )
 from dpkit.algorithms.simulation import Experiment, simulate_seeds
+from dpkit.algorithms.ucrl_vtr import Bonus
 from dpkit.experiments import SeedChunk, run_seed_chunk, seed_chunks
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the page's rendering, beside this script
@@ -98,9 +99,9 @@ TUNING_SIGMA = "tight"
 TUNING_EPSILONS: tuple[float, ...] = (2.0, 10.0)
 #: (bonus form, c) tried per method: LDP-UCRL-VTR's seed form β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}; UCRL-VTR's
 #: seed form (:func:`dpkit.algorithms.ucrl_vtr.paper_radius`) and our self-normalised radius.
-TUNING_GRID: dict[str, tuple[tuple[str, float], ...]] = {
-    "ldp-ucrl-vtr": tuple(("paper", c) for c in (0.003, 0.01, 0.02, 0.03, 0.05, 0.1)),
-    "ucrl-vtr": (("paper", 0.01),) + tuple(("confidence", c) for c in (0.01, 0.03, 0.1)),
+TUNING_GRID: dict[str, tuple[tuple[Bonus, float], ...]] = {
+    "ldp-ucrl-vtr": tuple((Bonus.PAPER, c) for c in (0.003, 0.01, 0.02, 0.03, 0.05, 0.1)),
+    "ucrl-vtr": ((Bonus.PAPER, 0.01),) + tuple((Bonus.CONFIDENCE, c) for c in (0.01, 0.03, 0.1)),
 }
 TUNING_FILE = Path(__file__).resolve().parent / "regret_tuning.json"
 #: Points of each curve kept in ``regret_data/<part>.json`` (for the figures): evenly and log-spaced.
@@ -251,15 +252,17 @@ def load_tuning(path: Path = TUNING_FILE) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def chosen(tuning: dict[str, Any], env: str, states: int, method: str) -> tuple[str, float]:
+def chosen(tuning: dict[str, Any], env: str, states: int, method: str) -> tuple[Bonus, float]:
     """The (bonus form, c) the grid search chose for ``method`` on ``env`` at S = ``states``."""
     for choice in tuning["choices"]:
         if (choice["env"], choice["states"], choice["method"]) == (env, states, method):
-            return choice["bonus"], float(choice["c"])
+            if choice["bonus"] not in set(Bonus):
+                raise SystemExit(f"error: {TUNING_FILE.name}: bonus {choice['bonus']!r} is none of {', '.join(Bonus)}")
+            return Bonus(choice["bonus"]), float(choice["c"])
     raise SystemExit(f"error: {TUNING_FILE.name} has no c for {method} on {env} at S = {states}: run --tune")
 
 
-def _bonus(form: str, c: float) -> tuple[tuple[str, Any], ...]:
+def _bonus(form: Bonus, c: float) -> tuple[tuple[str, Any], ...]:
     return (("bonus", form), ("bonus_scale", c))
 
 

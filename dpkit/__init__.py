@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from dpkit import notebook_views as _notebook_views
+
 __version__ = "0.1.0"
 
 #: Public name → the module that defines it (imported on first access, PEP 562).
@@ -62,6 +64,16 @@ if TYPE_CHECKING:
     from dpkit.facade import report as report
     from dpkit.reports.config import ReportConfig as ReportConfig
 
+
+def _verdict_table_html(result: Any) -> str:
+    """A result's view in a notebook: the reports' verdict row for it (imported when a notebook first draws one)."""
+    from dpkit.reports.notebook_view import verdict_table_html
+
+    return verdict_table_html(result)
+
+
+# the audit results live below the reports that draw them: their _repr_html_ reaches the reports through this seam
+_notebook_views.register_html(_verdict_table_html)
 
 #: Public names retired by a rename (resolved, with a DeprecationWarning, for a release): old name -> new name.
 _RENAMED: dict[str, str] = {"RlPositionsAudit": "RlPositionsResult"}

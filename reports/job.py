@@ -38,9 +38,9 @@ from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, make_executor
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.worker_processes import quiet_context
-from dpkit.audits.summary import AUDIT_COLUMNS, audit_columns
 from dpkit.reports.encoding import to_jsonable
 
+from .audit_row import AUDIT_COLUMNS, audit_columns
 from .config import AlgorithmConfig, AuditMode, ReportConfig, ledger_parameters
 from .regret_runs import (
     SIGMAS,

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dpkit.accountant.accountants import AccountingMethod
-from dpkit.audits.summary import evidence_lines, implementation_text, readable_number
+from dpkit.audits.summary import readable_number
 
 from .audit_mode import AuditMode
+from .audit_row import evidence_lines, implementation_text
 
 __all__ = [
     "FIXED_IDS",

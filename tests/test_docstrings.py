@@ -28,6 +28,7 @@ EXTRA_MODULES = (
     "dpkit.experiments",
     "dpkit.facade",
     "dpkit.loading",
+    "dpkit.notebook_views",
     "dpkit.render",
     "dpkit.stages",
     "dpkit.table_layout",

@@ -5,7 +5,7 @@ A vocabulary that is a string enum (``enum.StrEnum``) is compared as one: ``verd
 holds them) and finds each string literal compared (``==``, ``!=``, ``in``/``not in`` a tuple, set or list literal,
 or a ``match`` case) against a value one of the packages' enums defines. A word that belongs to another vocabulary
 which is not an enum (an executor's name, a release function's kind) is listed in :data:`OTHER_VOCABULARIES` with
-the reason; a comparison in code other work is moving now is listed in :data:`PENDING`.
+the reason.
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
     ("dpkit.accountant.pld_events", "laplace"): "a plan leaf's kind (laplace, rr, approx)",
     ("dpkit.algorithms.executors", "auto"): "an executor's name (in-process, processes, auto, dask)",
     ("dpkit.algorithms.ldp_ucrl_vtr", "auto"): "LDP-UCRL-VTR's feature map (auto, one-hot, support)",
-    ("dpkit.algorithms.ldp_ucrl_vtr", "paper"): "LDP-UCRL-VTR's bonus (confidence, paper), not a σ allocation",
     ("dpkit.audits.rl.ldp_ucrl_vtr", "auto"): "LDP-UCRL-VTR's feature map (auto, one-hot, support)",
-    ("dpkit.algorithms.ucrl_vtr", "paper"): "UCRL-VTR's bonus (confidence, paper), not a σ allocation",
     ("dpkit.audits.mechanisms", "laplace"): "a reference release function's kind (gauss, laplace)",
     ("dpkit.commands.accounting", "epsilon"): "the quantity queried (ε or δ), not an estimator's objective",
     ("dpkit.commands.accounting", "gaussian"): "the accounted mechanism's form (gaussian, dp-sgd, event)",
@@ -46,10 +44,6 @@ OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
         "learned",
     ): "a release audit's attack option (lr, learned, auto, an attack's name)",
 }
-
-#: (function, word): comparisons in report rendering that other work is moving from ``audits/summary.py`` (below
-#: the verdicts it would import) to ``reports/``; once there, they compare members and leave this list.
-PENDING: frozenset[tuple[str, str]] = frozenset({("evidence_lines", "sequential"), ("evidence_lines", "inconclusive")})
 
 
 def _modules() -> list[str]:
@@ -158,16 +152,15 @@ def f(verdict, relation, kind):
 
 
 def test_no_string_literal_is_compared_against_an_enum_value() -> None:
-    left = [f for f in FOUND if (f[2], f[3]) not in PENDING]
     shown = "\n".join(
         f"{module}:{line} in {function}(): {word!r} ({', '.join(sorted(WORDS[word]))})"
-        for module, line, function, word in left
+        for module, line, function, word in FOUND
     )
-    assert left == [], f"compare with the enum's member, not its string:\n{shown}"
+    assert FOUND == [], f"compare with the enum's member, not its string:\n{shown}"
 
 
 def test_the_exceptions_are_still_needed() -> None:
-    """An entry of either list that no longer matches a comparison is taken out of it."""
+    """An entry of the list that no longer matches a comparison is taken out of it."""
     every = [
         (name, word)
         for name in MODULES
@@ -176,4 +169,3 @@ def test_the_exceptions_are_still_needed() -> None:
         )
     ]
     assert sorted(set(OTHER_VOCABULARIES) - set(every)) == []
-    assert sorted(PENDING - {(f[2], f[3]) for f in FOUND}) == []

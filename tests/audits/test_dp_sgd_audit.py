@@ -164,3 +164,25 @@ def test_the_front_door_audits_a_training_run() -> None:
     direct = _audit(DpSgdBug.NONE, seed=1)
     assert door.correct == direct.correct and door.p_value == direct.p_value  # type: ignore[attr-defined]
     assert door.claim == DpSgdClaim(2.0, 0.5, 8)
+
+
+def test_a_training_run_ends_its_data_as_a_release_run_does() -> None:
+    """A DP-SGD run's ``to_dict`` and a release's one-run ``to_dict`` end with the same keys (``run_counts``),
+    each the run's own count."""
+    from dpkit.audits.one_run import audit_one_run_target, run_counts
+
+    def release(dataset: object, rng: np.random.Generator, n: int) -> np.ndarray:
+        total = np.sum(np.asarray(dataset, dtype=float).reshape(-1, 4), axis=0)
+        return total + rng.normal(0.0, 1.0, (n, 4))
+
+    training = _audit(DpSgdBug.NONE, canaries=100)
+    one_run = audit_one_run_target(release, canaries=list(np.eye(4)[np.arange(40) % 4]), claim=Claim.gdp(1.0), seed=1)
+    for result in (training, one_run):
+        said = result.to_dict()  # type: ignore[attr-defined]
+        counts = run_counts(result)  # type: ignore[arg-type]
+        assert list(said)[-len(counts) :] == list(counts) == [
+            "confidence", "canaries", "included", "guesses", "correct", "seed", "seconds",
+        ]  # fmt: skip
+        coins = result.coins  # type: ignore[attr-defined]
+        assert counts["canaries"] == len(coins) and counts["included"] == int(coins.sum()) == said["included"]
+        assert counts["confidence"] == 1.0 - result.alpha  # type: ignore[attr-defined]

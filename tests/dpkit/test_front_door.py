@@ -219,16 +219,17 @@ def test_the_notebook_table_is_the_reports_verdict_row() -> None:
     """A result's table shows the lines the report's verdict table writes for it (the same functions)."""
     import html
 
-    from dpkit.audits import summary
-    from dpkit.reports import job, verdict_views
+    from dpkit.audits.summary import POWER_RATIO_NEEDED
+    from dpkit.reports import audit_row, job, notebook_view, verdict_views
 
-    assert verdict_views.evidence_lines is summary.evidence_lines
-    assert verdict_views.implementation_text is summary.implementation_text
-    assert job.audit_columns is summary.audit_columns
+    assert verdict_views.evidence_lines is audit_row.evidence_lines is notebook_view.evidence_lines
+    assert verdict_views.implementation_text is audit_row.implementation_text is notebook_view.implementation_text
+    assert job.audit_columns is audit_row.audit_columns is notebook_view.audit_columns
     result = dpkit.audit(ALGORITHM, **SMALL_RL)
-    row = summary.audit_columns(result.to_dict(), "tight", summary.POWER_RATIO_NEEDED)
+    row = audit_row.audit_columns(result.to_dict(), "tight", POWER_RATIO_NEEDED)
     table = result._repr_html_()
-    for line in [*summary.evidence_lines(row), summary.implementation_text(row)]:
+    assert table == notebook_view.verdict_table_html(result)  # the view dpkit registers (dpkit.notebook_views)
+    for line in [*audit_row.evidence_lines(row), audit_row.implementation_text(row)]:
         assert html.escape(line) in table
 
 

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: A notebook's output cell: about as wide as JupyterLab's at a 1280-pixel window.
 CELL = 860
-#: The badge colours a reader sees (the report's: summary._BADGE), as the browser computes them.
+#: The badge colours a reader sees (the report's: notebook_view.BADGE), as the browser computes them.
 COLOURS = {"consistent": "rgb(27, 110, 32)", "violation": "rgb(176, 0, 32)", "inconclusive": "rgb(242, 201, 76)"}
 
 

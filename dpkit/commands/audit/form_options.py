@@ -2,20 +2,22 @@
 
 :class:`AlgorithmOptions` (``dpkit audit ALGORITHM``) and :class:`TargetOptions` (``dpkit audit --target``) share
 :class:`SharedOptions`; :class:`OneRunTargetOptions` (``--target --one-run``) and :class:`TrainingOptions`
-(``--train``) stand alone. :func:`form_options` picks a form's fields out of click's parameters. :class:`RlRuns`
-holds an RL audit's run options once checked (counts as integers, the attack's canonical name, the executor's)."""
+(``--train``) stand alone. Both ``--target`` forms hold the claim's options as one :class:`ClaimOptions`.
+:func:`form_options` picks a form's fields out of click's parameters. :class:`RlRuns` holds an RL audit's run
+options once checked (counts as integers, the attack's canonical name, the executor's)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, fields, is_dataclass
+from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 __all__ = [
     "AlgorithmOptions",
+    "ClaimOptions",
     "OneRunTargetOptions",
     "RlRuns",
     "SharedOptions",
@@ -28,13 +30,34 @@ _Options = TypeVar("_Options", bound="DataclassInstance")
 
 
 @dataclass(frozen=True, kw_only=True)
+class ClaimOptions:
+    """The claim a ``--target`` audit (many runs or one) judges the release against, as given: exactly one of its
+    forms (:func:`~dpkit.commands.audit.target_inputs.target_claim` reads it).
+
+    Attributes:
+        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
+        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
+        mu: ``--mu``, a claimed μ (GDP), or None.
+        rho: ``--rho``, a claimed ρ (zCDP), or None.
+        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
+        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
+        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+    """
+
+    epsilon: float | None
+    delta: float | None
+    mu: float | None
+    rho: float | None
+    rdp_orders: list[float] | None
+    rdp_values: list[float] | None
+    claim_file: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class SharedOptions:
     """The options both many-run forms take, as given (checked where they are used).
 
     Attributes:
-        epsilon: ``--epsilon``: the claimed ε, or the target an ALGORITHM's declaration is audited at (None: none
-            given).
-        delta: ``--delta``: the claimed δ (0: pure ε-DP), or the δ of that target or of a claim's ε reading.
         confidence: ``--confidence``, 1 − α.
         attack: ``--attack``: the attack's name (or ``FILE.py:SCORE`` for a ``--target``).
         executor: ``--executor``: where the runs go (already defaulted: ``auto``).
@@ -45,8 +68,6 @@ class SharedOptions:
         as_json: ``--json``: print one JSON object instead of the tables.
     """
 
-    epsilon: float | None
-    delta: float | None
     confidence: float
     attack: str
     executor: str
@@ -63,6 +84,8 @@ class AlgorithmOptions(SharedOptions):
 
     Attributes:
         algorithm: ALGORITHM, a registered algorithm's name (an ``--agent`` already registered).
+        epsilon: ``--epsilon``, the target ε the declaration is audited at (None: none given).
+        delta: ``--delta``, the target's δ (None: none given).
         sigma: ``--sigma``: ``paper``, ``tight``, ``optimal`` or a number.
         observer: ``--observer``, what the attacker sees (None: the white-box one).
         runs: ``--runs``, runs per dataset (None: 4000).
@@ -74,6 +97,8 @@ class AlgorithmOptions(SharedOptions):
     """
 
     algorithm: str
+    epsilon: float | None
+    delta: float | None
     sigma: str
     observer: str | None
     runs: float | None
@@ -91,22 +116,14 @@ class TargetOptions(SharedOptions):
     Attributes:
         target: ``--target FILE.py:FUNCTION``, the release function.
         neighbours: ``--neighbours FILE.py:NAME``, the neighbouring pairs.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        claim: The claim's options.
         trials: ``--trials``, runs per dataset.
         chunk_size: ``--chunk-size``, runs per task.
     """
 
     target: str
     neighbours: str
-    mu: float | None
-    rho: float | None
-    rdp_orders: list[float] | None
-    rdp_values: list[float] | None
-    claim_file: str | None
+    claim: ClaimOptions
     trials: float
     chunk_size: float
 
@@ -121,13 +138,7 @@ class OneRunTargetOptions:
         canaries: ``--canaries``, the canary records made by a function (None: 1000) or the sequence's length.
         dataset: ``--dataset FILE.py:NAME``, the records always in the dataset (None: none).
         score: ``--score FILE.py:NAME``, ``score(output, record) -> float`` (None: their inner product).
-        epsilon: ``--epsilon``, the claimed ε (with ``delta``), or None.
-        delta: ``--delta``, the claimed δ (0: pure ε-DP), or the δ of the ε reading of another claim.
-        mu: ``--mu``, a claimed μ (GDP), or None.
-        rho: ``--rho``, a claimed ρ (zCDP), or None.
-        rdp_orders: ``--rdp-orders``, the orders α > 1 of a claimed RDP curve, or None.
-        rdp_values: ``--rdp-values``, the curve's ε_R(α) at each order, or None.
-        claim_file: ``--claim``, a ledger file whose exact μ-GDP is the claim, or None.
+        claim: The claim's options.
         confidence: ``--confidence``, 1 − α.
         seed: ``--seed``.
         as_json: ``--json``: print one JSON object instead of the table.
@@ -138,13 +149,7 @@ class OneRunTargetOptions:
     canaries: float | None
     dataset: str | None
     score: str | None
-    epsilon: float | None
-    delta: float | None
-    mu: float | None
-    rho: float | None
-    rdp_orders: list[float] | None
-    rdp_values: list[float] | None
-    claim_file: str | None
+    claim: ClaimOptions
     confidence: float
     seed: float
     as_json: bool
@@ -215,7 +220,8 @@ class RlRuns:
 
 
 def form_options(kind: type[_Options], params: Mapping[str, Any]) -> _Options:
-    """The options of one form, picked out of click's parameters of ``dpkit audit``.
+    """The options of one form, picked out of click's parameters of ``dpkit audit``; a field that is itself options
+    (a ``--target`` form's :class:`ClaimOptions`) is built from the same parameters.
 
     Args:
         kind: One of the form's dataclasses (:class:`AlgorithmOptions`, :class:`TargetOptions`,
@@ -225,4 +231,12 @@ def form_options(kind: type[_Options], params: Mapping[str, Any]) -> _Options:
     Returns:
         The form's options.
     """
-    return kind(**{field.name: params[field.name] for field in fields(kind)})
+    hints = get_type_hints(kind)
+    return kind(
+        **{
+            field.name: form_options(hints[field.name], params)
+            if is_dataclass(hints[field.name])
+            else params[field.name]
+            for field in fields(kind)
+        }
+    )

@@ -60,7 +60,7 @@ def audit_one_run_target(options: OneRunTargetOptions) -> int:
     from dpkit.facade import audit
     from dpkit.loading import FileFunction, load_object
 
-    claim = target_claim(options)
+    claim = target_claim(options.claim)
     if options.canary_records is None:
         raise ValueError("--one-run with --target needs --canary-records FILE.py:NAME (the canary records)")
     level = accountant.check_probability("confidence", options.confidence)
@@ -82,7 +82,7 @@ def audit_one_run_target(options: OneRunTargetOptions) -> int:
             score=read,
             seed=seed_value,
             alpha=round(1.0 - level, 12),
-            delta=None if claim.kind == ClaimKind.DP else options.delta,
+            delta=None if claim.kind == ClaimKind.DP else options.claim.delta,
         )
     except (ValueError, TypeError):
         raise

@@ -42,7 +42,7 @@ def audit_target(options: TargetOptions) -> int:
     from dpkit.facade import audit
     from dpkit.loading import FileFunction
 
-    claim = target_claim(options)
+    claim = target_claim(options.claim)
     confidence = accountant.check_probability("confidence", options.confidence)
     runs = accountant.check_count("trials", options.trials)
     if runs > MAX_TRIALS:
@@ -83,7 +83,7 @@ def audit_target(options: TargetOptions) -> int:
                 alpha=round(1.0 - confidence, 12),
                 attack=chosen,
                 seed=seed_value,
-                delta=options.delta if claim.kind != ClaimKind.DP else None,
+                delta=options.claim.delta if claim.kind != ClaimKind.DP else None,
                 executor=pool,
                 progress=advance,
                 **engine_options,

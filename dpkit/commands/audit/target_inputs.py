@@ -6,23 +6,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..options import read_ledger
 
+if TYPE_CHECKING:
+    from dpkit.audits.claims import Claim
+
+    from .form_options import ClaimOptions
+
 __all__ = ["target_claim", "load_pairs", "attack_choice"]
 
 
-def target_claim(options: Any) -> Any:
+def target_claim(options: ClaimOptions) -> Claim:
     """The one claim form the user gave: (ε, δ) (δ = 0: pure DP), μ, ρ, an RDP curve, or a ledger file.
 
     Args:
-        options: A ``--target`` form's options (:class:`~dpkit.commands.audit.form_options.TargetOptions` or
-            :class:`~dpkit.commands.audit.form_options.OneRunTargetOptions`): its ``epsilon`` and ``delta`` (δ = 0:
-            pure ε-DP), ``mu`` (GDP), ``rho`` (zCDP), ``rdp_orders`` and ``rdp_values`` (an RDP curve) and
-            ``claim_file`` (a ledger file whose exact μ-GDP is the claim), each None where not given.
+        options: A ``--target`` form's claim options: its ``epsilon`` and ``delta`` (δ = 0: pure ε-DP), ``mu``
+            (GDP), ``rho`` (zCDP), ``rdp_orders`` and ``rdp_values`` (an RDP curve) and ``claim_file`` (a ledger
+            file whose exact μ-GDP is the claim), each None where not given.
 
     Returns:
         The :class:`~dpkit.audits.claims.Claim`.
