@@ -17,6 +17,7 @@ from .calibration import calibrate_ledger_scale
 from .declarations import DeclaredRelease, PrivacyDeclaration, declared_users, informative_delta
 from .flags import INFORMATIVE_DELTA, Flag, uninformative_delta_flag
 from .numerics import round_up
+from .sensitivity import Relation
 from .validation import ArgumentTypeError, check_choice, enum_values
 
 __all__ = [
@@ -227,7 +228,7 @@ def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float
     return {r.name: v for r, v in zip(releases, values)}
 
 
-def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag]:
+def _relation_flags(declaration: PrivacyDeclaration, relation: Relation) -> list[Flag]:
     flags = []
     for r in declaration.releases:
         ours = r.sensitivity(relation)
@@ -280,7 +281,7 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
 def algorithm_ledger(
     declaration: PrivacyDeclaration,
     *,
-    relation: str | None = None,
+    relation: Relation | str | None = None,
     method: str | None = None,
     conversion: str | None = None,
 ) -> AlgorithmLedger:

@@ -81,14 +81,14 @@ def pld_supports(event: Event) -> tuple[bool, str]:
 # building the PLD
 
 
-def _relation(name: str) -> Any:
+def _relation(name: Relation) -> Any:
     import dp_accounting
 
     rel = dp_accounting.NeighboringRelation
     return rel.ADD_OR_REMOVE_ONE if name == Relation.ADD_REMOVE else rel.REPLACE_ONE
 
 
-def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+def _leaf_pld(leaf: PlanLeaf, relation: Relation, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
@@ -97,7 +97,7 @@ def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_di
         return pld_lib.from_laplace_mechanism(a, sensitivity=b, value_discretization_interval=interval)
     if kind == "rr":
         return pld_lib.from_randomized_response(
-            a, int(b), value_discretization_interval=interval, neighboring_relation=_relation("replace_one")
+            a, int(b), value_discretization_interval=interval, neighboring_relation=_relation(Relation.REPLACE_ONE)
         )
     if kind == "approx":
         return pld_lib.from_privacy_parameters(

@@ -96,8 +96,8 @@ _U = 2.0**-53  # unit roundoff of binary64
 # validation helpers
 
 
-def check_relation(relation: object) -> str:
-    """Return the canonical spelling of a neighbouring relation.
+def check_relation(relation: object) -> Relation:
+    """Return the neighbouring relation a caller names, as the enum's member.
 
     Accepts ``"add_remove"`` and ``"replace_one"`` and the CLI spellings ``"add-remove"`` and
     ``"replace-one"``; any other string raises :class:`ValueError` naming the value and the choices,
@@ -107,13 +107,13 @@ def check_relation(relation: object) -> str:
         relation: the relation's name.
 
     Returns:
-        "add_remove" or "replace_one".
+        Relation.ADD_REMOVE or Relation.REPLACE_ONE.
 
     Raises:
         ArgumentTypeError: not a string.
         ValueError: any other string.
     """
-    return _SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))]
+    return Relation(_SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))])
 
 
 def _check_flag(name: str, value: object) -> bool:
@@ -156,7 +156,7 @@ def value_step_fractions(horizon: int) -> tuple[float, ...]:
     return tuple((h - step) / h for step in range(1, h + 1))
 
 
-def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False) -> float:
+def vector_sensitivity(bound: float, relation: Relation | str, *, nonnegative: bool = False) -> float:
     """Sensitivity of a sum of vectors x(u) ∈ R^d with ‖x(u)‖ ≤ B (``bound``).
 
     * ``add_remove``: ‖x‖ ≤ B, attained by any x on the sphere: Δ = B.
@@ -189,7 +189,7 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
     return _finish("vector_sensitivity", value, bound=b)
 
 
-def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "upper") -> float:
+def outer_product_sensitivity(bound: float, relation: Relation | str, *, noise: str = "upper") -> float:
     """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
 
     Δ = B² under add_remove and √2·B² under replace_one, for either ``noise`` (the suprema are attained by
@@ -216,7 +216,7 @@ def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "uppe
 
 
 def stacked_outer_product_sensitivity(
-    block_bounds: Sequence[float], relation: str, *, noise: str = "upper", steps: int = 1
+    block_bounds: Sequence[float], relation: Relation | str, *, noise: str = "upper", steps: int = 1
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ where z = [x₁; …; x_k] stacks blocks with ‖x_j‖ ≤ b_j.
 
@@ -259,7 +259,7 @@ def stacked_outer_product_sensitivity(
 
 
 def symmetric_matrix_sensitivity(
-    frobenius_bound: float, relation: str, *, psd: bool = False, noise: str = "upper"
+    frobenius_bound: float, relation: Relation | str, *, psd: bool = False, noise: str = "upper"
 ) -> float:
     """Sensitivity of a sum of symmetric matrices M(u) with ‖M(u)‖_F ≤ C (``frobenius_bound``).
 
@@ -296,7 +296,9 @@ def symmetric_matrix_sensitivity(
     return _finish("symmetric_matrix_sensitivity", value, frobenius_bound=c)
 
 
-def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: str, nonnegative: bool = False) -> float:
+def product_sensitivity(
+    vector_bound: float, *, scalar_bound: float, relation: Relation | str, nonnegative: bool = False
+) -> float:
     """Sensitivity of a sum of products x(u)·v(u) with ‖x‖ ≤ B, |v| ≤ V.
 
     ‖x v‖ = |v|·‖x‖ ≤ B·V. The same holds when v is itself a vector and the term is the
@@ -335,7 +337,9 @@ def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: s
     return _finish("product_sensitivity", value, vector_bound=b, scalar_bound=v)
 
 
-def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, nonnegative: bool = False) -> float:
+def episode_sum_sensitivity(
+    term_bound: float, *, steps: int, relation: Relation | str, nonnegative: bool = False
+) -> float:
     """Sensitivity when a user's term is an episode sum S(u) = Σ_{h=1}^H f_h with ‖f_h‖ ≤ b.
 
     ``steps`` is H and ``term_bound`` is b (the norm that the aggregate's noise sees: ℓ2 of a
@@ -375,7 +379,9 @@ def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, non
     return _finish("episode_sum_sensitivity", value, term_bound=b, steps=h)
 
 
-def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str, noise: str = "upper") -> float:
+def episode_outer_product_sensitivity(
+    bound: float, *, steps: int, relation: Relation | str, noise: str = "upper"
+) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ with ‖z_h‖ ≤ B (``bound``), H = ``steps``.
 
     Each z_h z_hᵀ is PSD with ‖z_h z_hᵀ‖_F = ‖z_h‖² ≤ B², so this is
@@ -427,7 +433,7 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
 
 
 def episode_product_sensitivity(
-    vector_bound: float, *, scalar_bound: float, steps: int, relation: str, nonnegative: bool = False
+    vector_bound: float, *, scalar_bound: float, steps: int, relation: Relation | str, nonnegative: bool = False
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H x_h v_h with ‖x_h‖ ≤ B, |v_h| ≤ V, H = ``steps``.
 
