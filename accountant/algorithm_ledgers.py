@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .accountants import make_accountant
+from .accountants import AccountingMethod, make_accountant
 from .calibration import calibrate_ledger_scale
 from .declarations import DeclaredRelease, PrivacyDeclaration, declared_users, informative_delta
 from .flags import INFORMATIVE_DELTA, Flag, uninformative_delta_flag
@@ -282,7 +282,7 @@ def algorithm_ledger(
     declaration: PrivacyDeclaration,
     *,
     relation: Relation | str | None = None,
-    method: str | None = None,
+    method: AccountingMethod | str | None = None,
     conversion: str | None = None,
 ) -> AlgorithmLedger:
     """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method`` (default: exact for a

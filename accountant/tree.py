@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .accountants import Guarantee, make_accountant
+from .accountants import AccountingMethod, Guarantee, make_accountant
 from .binary_counter import BinaryCounter
 from .calibration import Calibration, calibrate_sigma
 from .ledger import Ledger
@@ -130,7 +130,7 @@ def tree_epsilon(
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
@@ -171,7 +171,7 @@ def tree_delta(
     epsilon: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
@@ -210,7 +210,7 @@ def calibrate_tree_sigma(
     delta: float,
     sensitivity: float = 1.0,
     schedule: str = "after-each",
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Calibration:
