@@ -21,6 +21,7 @@ import numpy as np
 
 from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
+from dpkit.accountant.sensitivity import Relation
 from dpkit.accountant.validation import check_choice, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
@@ -286,7 +287,7 @@ def _equal_error_mu(mus: np.ndarray) -> float:
     return mu_from_rates(p, p) if p < 0.5 else 0.0
 
 
-def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
+def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: Relation) -> float:
     """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's).
 
     Args:
@@ -300,7 +301,7 @@ def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], re
     return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
 
 
-def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, Any], relation: str) -> None:
+def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, Any], relation: Relation) -> None:
     """σ > 0 wherever a release (or a step of one) has a positive sensitivity: σ = 0 there adds no noise, nothing
     is private. A step of sensitivity 0 may go without noise (the optimal allocation's step H)."""
     for r in declaration.releases:
