@@ -62,7 +62,7 @@ def tree_ledger(
     *,
     sigma: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
+    schedule: Schedule | str = "after-each",
     name: str = "binary-counter",
 ) -> Ledger:
     """The ledger of one counter: a Gaussian release of sensitivity Δ and noise σ, ``count`` = m.
@@ -96,7 +96,7 @@ def tree_ledger(
     return Ledger.homogeneous(sensitivity, sigma, compositions=m, name=name)
 
 
-def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
+def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: Schedule | str = "after-each") -> float:
     """μ of one counter, Δ√m/σ with m = :func:`max_psums_per_item` (rounded up; 0 if m = 0).
 
     Args:
@@ -129,7 +129,7 @@ def tree_epsilon(
     sigma: float,
     delta: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
+    schedule: Schedule | str = "after-each",
     method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
@@ -170,7 +170,7 @@ def tree_delta(
     sigma: float,
     epsilon: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
+    schedule: Schedule | str = "after-each",
     method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
@@ -209,7 +209,7 @@ def calibrate_tree_sigma(
     epsilon: float,
     delta: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
+    schedule: Schedule | str = "after-each",
     method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
