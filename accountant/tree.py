@@ -90,7 +90,7 @@ def tree_ledger(
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
-            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would "
+            f"nothing is released by a counter with schedule '{schedule}' and steps = {steps!r}: the ledger would "
             f"be empty"
         )
     return Ledger.homogeneous(sensitivity, sigma, compositions=m, name=name)
@@ -241,7 +241,7 @@ def calibrate_tree_sigma(
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
-            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: no sigma to calibrate"
+            f"nothing is released by a counter with schedule '{schedule}' and steps = {steps!r}: no sigma to calibrate"
         )
     return calibrate_sigma(
         epsilon, delta, sensitivity=sensitivity, compositions=m, method=method, conversion=conversion, **options

@@ -157,7 +157,7 @@ def worst_item(steps: int, *, schedule: Schedule | str = "after-each") -> int:
     """
     if released_prefixes(steps, schedule=schedule) == 0:
         raise ValueError(
-            f"no item is in any released p-sum: with schedule {schedule!r} and steps = {steps!r} nothing is released"
+            f"no item is in any released p-sum: with schedule '{schedule}' and steps = {steps!r} nothing is released"
         )
     return 1
 
