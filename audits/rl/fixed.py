@@ -22,7 +22,7 @@ import numpy as np
 from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.sensitivity import Relation
-from dpkit.accountant.validation import check_choice, check_probability
+from dpkit.accountant.validation import check_choice, check_member, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from dpkit.algorithms.spec import AlgorithmSpec
@@ -32,7 +32,7 @@ from ..engine import AuditResult, audit_outputs
 from ..estimators import RocBand, mu_from_rates, roc_band
 from ..summary import Headline, HeldAudit
 from ..verdicts import Verdict
-from .candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .candidates import AUTO_SPLITS, RL_ATTACKS, RlAttack, WhiteBoxRuns, rl_attacks
 from .explain import rl_diagnosis, rl_reason
 from .plans import (
     PlanChoice,
@@ -338,7 +338,7 @@ def audit_setting(
     *,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -365,7 +365,7 @@ def audit_setting(
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
     runs = validate_runs(runs)
-    check_choice("attack", attack, RL_ATTACKS)
+    attack = check_member("attack", attack, RlAttack)
     started = time.perf_counter()
     _check_executor(setting, executor)
     pc = position_claim(setting)
@@ -592,7 +592,7 @@ def audit_positions(
     positions_to_probe: Sequence[str | int] | None = None,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -624,6 +624,7 @@ def audit_positions(
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
+    attack = check_member("attack", attack, RlAttack)
     every = {p.position for p, _ in probes} >= set(positions(setting))
     members = probe_members(setting) if (every if plans is None else plans) and reads_plans(attack, runs) else ()
     share = alpha / (len(probes) + bool(members))
@@ -668,7 +669,7 @@ def audit_plan_probe(
     *,
     runs: int,
     seed: int | np.random.SeedSequence,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -752,7 +753,7 @@ def audit_registered_algorithm(
     delta: float | None = None,
     seed: int = 0,
     position: str | int | None = None,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,

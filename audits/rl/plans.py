@@ -264,7 +264,7 @@ def judge_view(
     return ViewJudgement("consistent", power, ratio, None)
 
 
-def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
+def plan_probe_runs(setting: RlSetting, runs: int, attack: RlAttack = RlAttack.AUTO) -> int:
     """Runs per dataset the plan probe adds to a default audit of ``setting``.
 
     Args:
@@ -279,7 +279,7 @@ def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
     return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
 
 
-def reads_plans(attack: str, runs: int) -> bool:
+def reads_plans(attack: RlAttack, runs: int) -> bool:
     """Whether an audit has candidate attacks that read the plans.
 
     Args:
