@@ -18,7 +18,7 @@ from .declarations import DeclaredRelease, PrivacyDeclaration, declared_users, i
 from .flags import INFORMATIVE_DELTA, Flag, uninformative_delta_flag
 from .numerics import round_up
 from .sensitivity import Relation
-from .validation import ArgumentTypeError, check_choice, enum_values
+from .validation import ArgumentTypeError, check_member, enum_values
 
 __all__ = [
     "OPTIMAL_OBJECTIVE",
@@ -107,7 +107,7 @@ class AlgorithmLedger:
             return flat.pop()
         return {r.name: _one_or_list(per_step) for r, per_step in zip(self.declaration.releases, sigmas)}
 
-    def noise_variance(self, allocation: str) -> float | None:
+    def noise_variance(self, allocation: Allocation | str) -> float | None:
         """The total noise variance Σᵢ nᵢσᵢ² of one allocation: what the optimal allocation minimises.
 
         See :data:`OPTIMAL_OBJECTIVE`.
@@ -121,7 +121,7 @@ class AlgorithmLedger:
         Raises:
             ValueError: an unknown allocation.
         """
-        check_choice("allocation", allocation, ALLOCATIONS)
+        allocation = check_member("allocation", allocation, Allocation)
         releases = self.declaration.releases
         if allocation == Allocation.OPTIMAL:
             if self.sigmas_optimal is None:

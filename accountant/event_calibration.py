@@ -143,9 +143,9 @@ def _remove_epsilon(q: float, nm: float, steps: int, delta: float, interval: flo
     """ε(δ) of the remove pair alone: what the root-finds search on (half the work). It dominates DP-SGD's ε
     (the add pair's is smaller on the whole benchmark grid); the answer is certified with both pairs."""
     from .pld_bounds import pmf_epsilon
-    from .pld_fast import composed_pmf
+    from .pld_fast import Adjacency, composed_pmf
 
-    return pmf_epsilon(composed_pmf(nm, q, interval, "remove", steps), delta)
+    return pmf_epsilon(composed_pmf(nm, q, interval, Adjacency.REMOVE, steps), delta)
 
 
 def _event(q: float, nm: float, steps: int) -> Event:

@@ -399,14 +399,14 @@ def _finer_lower_epsilon(plan: EventPlan, interval: float, delta: float, upper: 
     if kind != "poisson_gaussian" or not math.isfinite(upper):
         return lower
     from .pld_bounds import Profile
-    from .pld_fast import composed_pmf
+    from .pld_fast import Adjacency, composed_pmf
 
     h = interval
     for _ in range(2):
         if upper - lower <= FINER_LOWER_WIDTH * upper:
             break
         h /= 2.0
-        pmf = composed_pmf(nm, q, h, "remove", count)
+        pmf = composed_pmf(nm, q, h, Adjacency.REMOVE, count)
         lower = max(lower, Profile([pmf], _discretisation(plan, h)).lower_epsilon(delta))
     return lower
 

@@ -26,6 +26,7 @@ from .numerics import round_up, times_count
 from .validation import (
     check_choice,
     check_count,
+    check_member,
     check_positive,
     enum_values,
     shown_int,
@@ -189,7 +190,9 @@ def vector_sensitivity(bound: float, relation: Relation | str, *, nonnegative: b
     return _finish("vector_sensitivity", value, bound=b)
 
 
-def outer_product_sensitivity(bound: float, relation: Relation | str, *, noise: str = "upper") -> float:
+def outer_product_sensitivity(
+    bound: float, relation: Relation | str, *, noise: SensitivityNoise | str = "upper"
+) -> float:
     """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
 
     Δ = B² under add_remove and √2·B² under replace_one, for either ``noise`` (the suprema are attained by
@@ -209,14 +212,14 @@ def outer_product_sensitivity(bound: float, relation: Relation | str, *, noise: 
     """
     b = check_positive("bound", bound)
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     b2 = b * b
     value = b2 if relation == Relation.ADD_REMOVE else _SQRT2 * b2
     return _finish("outer_product_sensitivity", value, bound=b)
 
 
 def stacked_outer_product_sensitivity(
-    block_bounds: Sequence[float], relation: Relation | str, *, noise: str = "upper", steps: int = 1
+    block_bounds: Sequence[float], relation: Relation | str, *, noise: SensitivityNoise | str = "upper", steps: int = 1
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ where z = [x₁; …; x_k] stacks blocks with ‖x_j‖ ≤ b_j.
 
@@ -246,7 +249,7 @@ def stacked_outer_product_sensitivity(
         raise ValueError(f"block_bounds must be a non-empty sequence of bounds > 0, got {block_bounds!r}")
     bs = [check_positive(f"block_bounds[{i}]", b) for i, b in enumerate(block_bounds)]
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     h = check_count("steps", steps)
     s2 = math.fsum(b * b for b in bs)
     s4 = math.fsum(b**4 for b in bs)
@@ -259,7 +262,7 @@ def stacked_outer_product_sensitivity(
 
 
 def symmetric_matrix_sensitivity(
-    frobenius_bound: float, relation: Relation | str, *, psd: bool = False, noise: str = "upper"
+    frobenius_bound: float, relation: Relation | str, *, psd: bool = False, noise: SensitivityNoise | str = "upper"
 ) -> float:
     """Sensitivity of a sum of symmetric matrices M(u) with ‖M(u)‖_F ≤ C (``frobenius_bound``).
 
@@ -288,7 +291,7 @@ def symmetric_matrix_sensitivity(
     c = check_positive("frobenius_bound", frobenius_bound)
     relation = check_relation(relation)
     psd = _check_flag("psd", psd)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     if relation == Relation.ADD_REMOVE:
         value = c
     else:
@@ -380,7 +383,7 @@ def episode_sum_sensitivity(
 
 
 def episode_outer_product_sensitivity(
-    bound: float, *, steps: int, relation: Relation | str, noise: str = "upper"
+    bound: float, *, steps: int, relation: Relation | str, noise: SensitivityNoise | str = "upper"
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ with ‖z_h‖ ≤ B (``bound``), H = ``steps``.
 
@@ -426,7 +429,7 @@ def episode_outer_product_sensitivity(
     b = check_positive("bound", bound)
     h = check_count("steps", steps)
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     hb2 = times_count(h, b * b)
     value = hb2 if relation == Relation.ADD_REMOVE else _SQRT2 * hb2
     return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)
