@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from dpkit.reports.audit_mode import AuditMode
 
 if TYPE_CHECKING:
-    from dpkit.accountant.accountants import Guarantee
+    from dpkit.accountant.accountants import AccountingMethod, Guarantee
     from dpkit.accountant.calibration import Calibration
     from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audits.claims import Claim
@@ -42,7 +42,7 @@ def calibrate(
     delta: float,
     compositions: int = 1,
     sensitivity: float = 1.0,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
 ) -> Calibration:
     """The smallest σ (rounded up) for which Gaussian releases meet an (ε, δ) budget.
@@ -81,7 +81,12 @@ def calibrate(
 
 
 def gaussian_epsilon(
-    sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0, method: str = "exact"
+    sigma: float,
+    delta: float,
+    *,
+    compositions: int = 1,
+    sensitivity: float = 1.0,
+    method: AccountingMethod | str = "exact",
 ) -> Guarantee:
     """The ε (rounded up) at ``delta`` of ``compositions`` Gaussian releases with noise σ.
 
