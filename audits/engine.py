@@ -325,11 +325,11 @@ class PairsResult(Headline):
         return max(self.results, key=lambda r: (r.mu_lower, r.epsilon_lower))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks
         power)."""
         if any(r.verdict == Verdict.VIOLATION for r in self.results):
-            return "violation"
+            return Verdict.VIOLATION
         return self.strongest.verdict
 
     def verdict_source(self) -> dict[str, Any]:

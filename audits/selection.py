@@ -23,7 +23,7 @@ from .estimators import OBJECTIVES, AuditEstimate, Objective, estimate, select_t
 from .shape_estimate import EpsilonEstimate, gdp_reading, shape_estimate
 from .shapes import margin_threshold, roc_points
 from .summary import Headline
-from .verdicts import MARGIN_SHARE, Judgement, judge
+from .verdicts import MARGIN_SHARE, Judgement, Verdict, judge
 
 __all__ = [
     "AUTO",
@@ -89,7 +89,7 @@ class AuditResult(Headline):
     target: str | None = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return self.judgement.verdict
 
     @property

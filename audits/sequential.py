@@ -50,6 +50,7 @@ from .sequential_plan import (
     split_evenly,
 )
 from .sequential_result import Look, SequentialResult
+from .verdicts import Verdict
 
 __all__ = [
     "CHAIN",
@@ -325,7 +326,7 @@ class _Audit:
         lead = self.chain[0]
         return SequentialResult(
             claim=self.claim,
-            verdict="violation" if violated else self.final.verdict,  # type: ignore[union-attr]
+            verdict=Verdict.VIOLATION if violated else self.final.verdict,  # type: ignore[union-attr]
             stopped_early=violated and self.final is None,
             plan=self.plan,
             runs_used=self.runs_used,

@@ -11,6 +11,7 @@ from .selection import AuditResult
 from .sequential_plan import SEQUENTIAL_SHARE, SequentialPlan
 from .shape_estimate import EpsilonEstimate, gdp_reading
 from .summary import Headline
+from .verdicts import Verdict
 
 __all__ = ["Look", "SequentialResult"]
 
@@ -53,7 +54,7 @@ class SequentialResult(Headline):
     """
 
     claim: Claim
-    verdict: str
+    verdict: Verdict
     stopped_early: bool
     plan: SequentialPlan
     runs_used: int
