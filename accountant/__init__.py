@@ -192,7 +192,7 @@ def gaussian_epsilon(
     *,
     sensitivity: float = 1.0,
     compositions: int = 1,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: object,
 ) -> Guarantee:
@@ -232,7 +232,7 @@ def gaussian_delta(
     *,
     sensitivity: float = 1.0,
     compositions: int = 1,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: object,
 ) -> Guarantee:

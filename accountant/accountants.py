@@ -48,6 +48,7 @@ from .validation import (
     ArgumentTypeError,
     check_choice,
     check_extended_nonnegative,
+    check_member,
     check_positive,
     check_unit_interval,
     enum_values,
@@ -593,7 +594,9 @@ class ClassicAccountant(Accountant):
         return Guarantee(epsilon, classic_event_delta(event, epsilon), self.method)
 
 
-def make_accountant(method: str = "exact", *, conversion: str | None = None, **options: Any) -> Accountant:
+def make_accountant(
+    method: AccountingMethod | str = "exact", *, conversion: str | None = None, **options: Any
+) -> Accountant:
     """The accountant for ``method`` (and ``conversion`` for rdp/zcdp), validated.
 
     ``options``: ``value_discretization_interval`` for pld, ``orders`` for rdp.
@@ -612,14 +615,14 @@ def make_accountant(method: str = "exact", *, conversion: str | None = None, **o
         ValueError: an unknown method or conversion, a conversion for a method without one, or an option the
             method does not take.
     """
-    method = check_choice("method", method, METHODS)
+    method = check_member("method", method, AccountingMethod)
     if conversion is not None and method not in CONVERSIONS:
-        raise ValueError(f"method {method!r} takes no conversion, got conversion={conversion!r}")
-    label = f"conversion for method {method!r}"
+        raise ValueError(f"method '{method}' takes no conversion, got conversion={conversion!r}")
+    label = f"conversion for method '{method}'"
     allowed = {"pld": {"value_discretization_interval"}, "rdp": {"orders"}}.get(method, set())
     unknown = set(options) - allowed
     if unknown:
-        raise ValueError(f"method {method!r} takes no option(s) {', '.join(sorted(unknown))}")
+        raise ValueError(f"method '{method}' takes no option(s) {', '.join(sorted(unknown))}")
     if method == AccountingMethod.EXACT:
         return ExactAccountant()
     if method == AccountingMethod.PLD:

@@ -12,12 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .accountants import make_accountant
+from .accountants import AccountingMethod, make_accountant
 from .calibration import calibrate_ledger_scale
 from .declarations import DeclaredRelease, PrivacyDeclaration, declared_users, informative_delta
 from .flags import INFORMATIVE_DELTA, Flag, uninformative_delta_flag
 from .numerics import round_up
-from .validation import ArgumentTypeError, check_choice, enum_values
+from .sensitivity import Relation
+from .validation import ArgumentTypeError, check_member, enum_values
 
 __all__ = [
     "OPTIMAL_OBJECTIVE",
@@ -106,7 +107,7 @@ class AlgorithmLedger:
             return flat.pop()
         return {r.name: _one_or_list(per_step) for r, per_step in zip(self.declaration.releases, sigmas)}
 
-    def noise_variance(self, allocation: str) -> float | None:
+    def noise_variance(self, allocation: Allocation | str) -> float | None:
         """The total noise variance Σᵢ nᵢσᵢ² of one allocation: what the optimal allocation minimises.
 
         See :data:`OPTIMAL_OBJECTIVE`.
@@ -120,7 +121,7 @@ class AlgorithmLedger:
         Raises:
             ValueError: an unknown allocation.
         """
-        check_choice("allocation", allocation, ALLOCATIONS)
+        allocation = check_member("allocation", allocation, Allocation)
         releases = self.declaration.releases
         if allocation == Allocation.OPTIMAL:
             if self.sigmas_optimal is None:
@@ -227,7 +228,7 @@ def _common(values: list[float], releases: tuple[DeclaredRelease, ...]) -> float
     return {r.name: v for r, v in zip(releases, values)}
 
 
-def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag]:
+def _relation_flags(declaration: PrivacyDeclaration, relation: Relation) -> list[Flag]:
     flags = []
     for r in declaration.releases:
         ours = r.sensitivity(relation)
@@ -280,8 +281,8 @@ def _relation_flags(declaration: PrivacyDeclaration, relation: str) -> list[Flag
 def algorithm_ledger(
     declaration: PrivacyDeclaration,
     *,
-    relation: str | None = None,
-    method: str | None = None,
+    relation: Relation | str | None = None,
+    method: AccountingMethod | str | None = None,
     conversion: str | None = None,
 ) -> AlgorithmLedger:
     """Interpret ``declaration`` under ``relation`` (default: the paper's) and ``method`` (default: exact for a

@@ -32,6 +32,7 @@ from .validation import (
     SuspiciousTargetWarning,
     check_count,
     check_extended_nonnegative,
+    check_member,
     check_positive,
     check_probability,
     check_unit_interval,
@@ -171,7 +172,7 @@ def calibrate_ledger_scale(
     epsilon: float,
     delta: float,
     *,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> float:
@@ -259,7 +260,7 @@ def calibrate_sigma(
     *,
     sensitivity: float = 1.0,
     compositions: int = 1,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Calibration:
@@ -301,7 +302,7 @@ def calibrate_sigma(
     compositions = check_count("compositions", compositions)
     for note in target_warnings(epsilon, delta):  # answered all the same (δ = 1: σ = 0), but said
         warnings.warn(note, SuspiciousTargetWarning, stacklevel=2)
-    args = (epsilon, delta, sensitivity, compositions, method, conversion)
+    args = (epsilon, delta, sensitivity, compositions, check_member("method", method, AccountingMethod), conversion)
     key = tuple(sorted(options.items()))
     try:
         hash(key)
@@ -322,7 +323,7 @@ def _calibrated(
     delta: float,
     sensitivity: float,
     compositions: int,
-    method: str,
+    method: AccountingMethod,
     conversion: str | None,
     options: Mapping[str, Any],
 ) -> tuple[float, float, str, str | None]:
@@ -346,7 +347,7 @@ def _cached_calibration(
     delta: float,
     sensitivity: float,
     compositions: int,
-    method: str,
+    method: AccountingMethod,
     conversion: str | None,
     options: tuple[tuple[str, Any], ...],
 ) -> tuple[float, float, str, str | None]:

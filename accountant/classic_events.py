@@ -83,7 +83,7 @@ def _add(total: Fraction | float, count: int, value: Fraction | float) -> Fracti
     return total + count * value
 
 
-def _unit(relation: str) -> float:
+def _unit(relation: Relation) -> float:
     return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 
 

@@ -133,7 +133,7 @@ class DeclaredRelease:
         """The mechanisms of each step: ``count`` / :attr:`steps`."""
         return self.count // self.steps
 
-    def step_sensitivities(self, relation: str) -> tuple[float, ...]:
+    def step_sensitivities(self, relation: Relation | str) -> tuple[float, ...]:
         """The sensitivity of each step's mechanisms under ``relation``.
 
         The release's (worst-step) sensitivity times each step's factor (rounded up), one value without
@@ -177,7 +177,7 @@ class DeclaredRelease:
             raise ValueError(f"{self.name}: give one σ or one per step ({self.steps}), got {sigma!r}")
         return tuple(check_nonnegative(f"{self.name}.sigma[{i}]", v) for i, v in enumerate(values))
 
-    def sensitivity(self, relation: str) -> float:
+    def sensitivity(self, relation: Relation | str) -> float:
         """The ℓ2 sensitivity under ``relation`` (of the worst step, where the release has ``step_factors``).
 
         Args:
@@ -200,7 +200,7 @@ class DeclaredRelease:
         """Whether the release is a plain Gaussian mechanism (no subsampling): its μ is exact and sums in μ²."""
         return self.mechanism == ReleaseMechanism.GAUSSIAN and self.sampling_rate is None
 
-    def gaussian(self, relation: str, *, sigma: float | None = None) -> GaussianRelease:
+    def gaussian(self, relation: Relation | str, *, sigma: float | None = None) -> GaussianRelease:
         """This release as a :class:`~dpkit.accountant.ledger.GaussianRelease` (σ_paper unless given).
 
         A Laplace or subsampled release is not one (use :meth:`release`), nor is one split into steps of different
@@ -227,7 +227,7 @@ class DeclaredRelease:
             self.name, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma, self.count
         )
 
-    def release(self, relation: str, *, sigma: float | None = None) -> Release:
+    def release(self, relation: Relation | str, *, sigma: float | None = None) -> Release:
         """This release as one ledger entry under ``relation``.
 
         A :class:`~dpkit.accountant.ledger.GaussianRelease`, or an :class:`~dpkit.accountant.ledger.EventRelease` of
@@ -245,11 +245,14 @@ class DeclaredRelease:
             ValueError: per-step sensitivities (use :meth:`releases`), or a relation without a sensitivity.
         """
         self._one_step()
+        relation = check_relation(relation)
         return self._entry(
             self.name, relation, self.sensitivity(relation), self.sigma_paper if sigma is None else sigma
         )
 
-    def releases(self, relation: str, *, sigma: float | Sequence[float] | None = None) -> tuple[Release, ...]:
+    def releases(
+        self, relation: Relation | str, *, sigma: float | Sequence[float] | None = None
+    ) -> tuple[Release, ...]:
         """This release as ledger entries under ``relation``, one per step (:meth:`release` without ``step_factors``).
 
         Step h's :attr:`count_per_step` mechanisms at its sensitivity and its σ; a step of sensitivity 0 releases
@@ -267,6 +270,7 @@ class DeclaredRelease:
             ValueError: a negative σ, a number of σ other than the steps', or a relation without a sensitivity.
         """
         sigmas = self.step_sigmas(sigma)
+        relation = check_relation(relation)
         if not self.step_factors:
             return (self.release(relation, sigma=sigmas[0]),)
         return tuple(
@@ -282,7 +286,7 @@ class DeclaredRelease:
                 "use releases()"
             )
 
-    def _entry(self, name: str, relation: str, delta: float, scale: float, count: int | None = None) -> Release:
+    def _entry(self, name: str, relation: Relation, delta: float, scale: float, count: int | None = None) -> Release:
         count = self.count if count is None else count
         if self.is_gaussian:
             return GaussianRelease(name, delta, scale, count)
@@ -324,7 +328,7 @@ class JointRelease:
         """The ledger entry's name: the releases joined by ' + '."""
         return " + ".join(self.releases)
 
-    def mu(self, relation: str, sigmas: Sequence[float]) -> float:
+    def mu(self, relation: Relation | str, sigmas: Sequence[float]) -> float:
         """μ of one mechanism of each release at ``sigmas`` (``releases`` order); ∞ where a σ is 0.
 
         Args:
@@ -339,7 +343,7 @@ class JointRelease:
             return math.inf
         return float(self.bound(relation, values))
 
-    def optimal_ratios(self, relation: str) -> tuple[float, ...]:
+    def optimal_ratios(self, relation: Relation | str) -> tuple[float, ...]:
         """The σ pattern (in ``releases`` order, first 1) that minimises Σᵢ σᵢ² per unit of μ².
 
         The group's share of the optimal allocation. μ² is homogeneous of degree −2, so the cost at a fixed μ is
@@ -429,7 +433,7 @@ class PrivacyDeclaration:
         """
         return next((g for g in self.joint if name in g.releases), None)
 
-    def optimal_pattern(self, relation: str) -> dict[str, tuple[float, ...]]:
+    def optimal_pattern(self, relation: Relation | str) -> dict[str, tuple[float, ...]]:
         """The σ pattern of the optimal allocation, up to one common factor.
 
         sqrt(Δ) per release and step (:data:`~dpkit.accountant.algorithm_ledgers.OPTIMAL_OBJECTIVE`), and for a joint
@@ -457,7 +461,7 @@ class PrivacyDeclaration:
     def ledger(
         self,
         *,
-        relation: str | None = None,
+        relation: Relation | str | None = None,
         scale: float = 1.0,
         sigmas: Mapping[str, float | Sequence[float]] | None = None,
     ) -> Ledger:
@@ -487,7 +491,7 @@ class PrivacyDeclaration:
         scale = check_positive("scale", scale)
         return self._entries(relation, {r.name: r.sigma_paper * scale for r in self.releases})
 
-    def _entries(self, relation: str, sigmas: Mapping[str, Any]) -> Ledger:
+    def _entries(self, relation: Relation, sigmas: Mapping[str, Any]) -> Ledger:
         """The ledger at ``sigmas``: one entry per release and step, and one per joint group (a Gaussian release at its
         first release's σ whose sensitivity gives the group's μ per mechanism; it scales as the group's σ do)."""
         entries: list[Release] = []
@@ -504,12 +508,12 @@ class PrivacyDeclaration:
                 entries.append(GaussianRelease(group.name, mu * values[0], values[0], r.count))
         return Ledger(tuple(entries))
 
-    def _relation(self, relation: str | None) -> str:
-        relation = self.paper_relation if relation is None else check_relation(relation)
+    def _relation(self, relation: Relation | str | None) -> Relation:
+        relation = check_relation(self.paper_relation if relation is None else relation)
         if relation not in self.relations:
             raise ValueError(
                 f"{self.algorithm}'s privacy is defined only under {', '.join(self.relations)}; got relation "
-                f"{relation!r}"
+                f"'{relation}'"
             )
         return relation
 

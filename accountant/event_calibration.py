@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .accountants import AccountingMethod
 from .calibration import calibrate_sigma
 from .gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
 from .numerics import (
@@ -32,13 +33,12 @@ from .numerics import (
     round_up,
 )
 from .validation import (
-    check_choice,
     check_count,
     check_extended_nonnegative,
+    check_member,
     check_positive,
     check_probability,
     check_unit_interval,
-    enum_values,
 )
 
 if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s at startup
@@ -143,9 +143,9 @@ def _remove_epsilon(q: float, nm: float, steps: int, delta: float, interval: flo
     """ε(δ) of the remove pair alone: what the root-finds search on (half the work). It dominates DP-SGD's ε
     (the add pair's is smaller on the whole benchmark grid); the answer is certified with both pairs."""
     from .pld_bounds import pmf_epsilon
-    from .pld_fast import composed_pmf
+    from .pld_fast import Adjacency, composed_pmf
 
-    return pmf_epsilon(composed_pmf(nm, q, interval, "remove", steps), delta)
+    return pmf_epsilon(composed_pmf(nm, q, interval, Adjacency.REMOVE, steps), delta)
 
 
 def _event(q: float, nm: float, steps: int) -> Event:
@@ -410,7 +410,7 @@ def calibrate_noise_multiplier(
     sampling_probability: float,
     steps: int,
     value_discretization_interval: float | None = None,
-    method: str = "pld",
+    method: CalibrationMethod | str = "pld",
 ) -> EventCalibration:
     """The smallest noise multiplier (10 significant digits, rounded up) for which DP-SGD meets (ε, δ) (PLD).
 
@@ -429,32 +429,41 @@ def calibrate_noise_multiplier(
         ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, enum_values(CalibrationMethod))
+    method = check_member("method", method, CalibrationMethod)
     q = check_unit_interval("sampling_probability", sampling_probability)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
 
     def result(
-        nm: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+        nm: float,
+        eps: float,
+        method: CalibrationMethod | AccountingMethod,
+        h: float | None,
+        note: str = "",
+        lower: float | None = None,
     ) -> EventCalibration:
         return EventCalibration("noise_multiplier", nm, eps, delta, epsilon, nm, steps, q, method, h, note, lower)
 
     if q == 0.0:
         note = "q = 0: no record is ever used, any noise multiplier meets the target"
-        return result(0.0, 0.0, "exact", None, note, 0.0)
+        return result(0.0, 0.0, AccountingMethod.EXACT, None, note, 0.0)
     if delta >= _zero_noise_delta(q, steps):
-        return result(0.0, 0.0, "exact", None, "delta >= 1 - (1 - q)^steps: even no noise meets the target", 0.0)
+        return result(
+            0.0, 0.0, AccountingMethod.EXACT, None, "delta >= 1 - (1 - q)^steps: even no noise meets the target", 0.0
+        )
     if q == 1.0:
         cal = calibrate_sigma(epsilon, delta, compositions=steps)
         note = "q = 1: the plain Gaussian mechanism (exact mu-GDP)"
-        return result(cal.sigma, cal.epsilon, "exact", None, note, cal.epsilon)
+        return result(cal.sigma, cal.epsilon, AccountingMethod.EXACT, None, note, cal.epsilon)
     mu = gdp_mu_unchecked(epsilon, delta)
     ratio = mu / (q * math.sqrt(steps))
     guess = 1.0 / math.sqrt(math.log1p(ratio * ratio)) if ratio > 0.0 else 1.0
     if method == CalibrationMethod.PLD:
         _check_pld_reach(delta, guess)
         if epsilon > 20.0:  # the CLT guess is poor at large ε: the (larger) RDP answer bounds the PLD one above
-            rdp = calibrate_noise_multiplier(epsilon, delta, sampling_probability=q, steps=steps, method="rdp")
+            rdp = calibrate_noise_multiplier(
+                epsilon, delta, sampling_probability=q, steps=steps, method=CalibrationMethod.RDP
+            )
             _check_pld_reach(delta, rdp.value)
             guess = rdp.value
 
@@ -467,7 +476,7 @@ def calibrate_noise_multiplier(
             u_max=math.log(1e6),
         )
         nm = _decimal(math.exp(u), up=True)
-        return result(nm, round_up(_rdp_epsilon(q, nm, steps, delta)), "rdp", None)
+        return result(nm, round_up(_rdp_epsilon(q, nm, steps, delta)), CalibrationMethod.RDP, None)
 
     def evaluate(u: float, h: float) -> float:
         return _remove_epsilon(q, _decimal(math.exp(u), up=True), steps, delta, h)
@@ -488,7 +497,7 @@ def calibrate_noise_multiplier(
             break
         finest = _certified_interval(q, guess, steps, given)
     nm, cert = _meet(lambda v: _certify(q, v, steps, delta, given), guess, epsilon, up=True, limit=math.inf)
-    return result(nm, cert.epsilon, "pld", cert.value_discretization_interval, "", cert.lower)
+    return result(nm, cert.epsilon, CalibrationMethod.PLD, cert.value_discretization_interval, "", cert.lower)
 
 
 def largest_steps(
@@ -499,7 +508,7 @@ def largest_steps(
     noise_multiplier: float,
     value_discretization_interval: float | None = None,
     max_steps: int = 10**8,
-    method: str = "pld",
+    method: CalibrationMethod | str = "pld",
 ) -> EventCalibration:
     """The largest number of DP-SGD steps (within 0.05 %, or 1 step) that meets (ε, δ) under the pessimistic PLD.
 
@@ -520,32 +529,46 @@ def largest_steps(
         ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, enum_values(CalibrationMethod))
+    method = check_member("method", method, CalibrationMethod)
     q = check_unit_interval("sampling_probability", sampling_probability)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     max_steps = check_count("max_steps", max_steps)
     given = _given(value_discretization_interval)
 
     def result(
-        t: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+        t: float,
+        eps: float,
+        method: CalibrationMethod | AccountingMethod,
+        h: float | None,
+        note: str = "",
+        lower: float | None = None,
     ) -> EventCalibration:
         return EventCalibration("steps", t, eps, delta, epsilon, nm, t, q, method, h, note, lower)
 
     if q == 0.0 or nm == math.inf:
-        return result(math.inf, 0.0, "exact", None, "nothing is released about any record: steps are unbounded", 0.0)
+        return result(
+            math.inf,
+            0.0,
+            AccountingMethod.EXACT,
+            None,
+            "nothing is released about any record: steps are unbounded",
+            0.0,
+        )
     if nm == 0.0:
         # T steps without noise are exactly (0, 1 − (1 − q)^T)-DP
         t = min(max_steps, int(math.floor(math.log1p(-delta) / math.log1p(-q)))) if q < 1.0 else 0
         while t > 0 and _zero_noise_delta(q, t) > delta:
             t -= 1
-        return result(t, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
+        return result(
+            t, 0.0, AccountingMethod.EXACT, None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0
+        )
     if q == 1.0:
         mu = gdp_mu_unchecked(epsilon, delta)
         t = min(max_steps, int(math.floor(round_down((mu * nm) ** 2))))
         while t > 0 and gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) > epsilon:
             t -= 1
         eps = gdp_epsilon_unchecked(round_up(math.sqrt(t) / nm), delta) if t > 0 else 0.0
-        return result(t, eps, "exact", None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)", eps)
+        return result(t, eps, AccountingMethod.EXACT, None, "q = 1: the plain Gaussian mechanism (exact mu-GDP)", eps)
 
     if method == CalibrationMethod.RDP:
         from .events import GaussianEvent, PoissonSampledEvent
@@ -558,7 +581,7 @@ def largest_steps(
             return rdp_epsilon(_RDP_ORDERS, t * curve, delta).epsilon
 
         if eps_of(1) > epsilon:
-            return result(0, 0.0, "rdp", None, "one step already exceeds the target")
+            return result(0, 0.0, CalibrationMethod.RDP, None, "one step already exceeds the target")
         lo, hi = 1, 2
         while hi <= max_steps and eps_of(hi) <= epsilon:
             lo, hi = hi, hi * 2
@@ -566,14 +589,16 @@ def largest_steps(
         while hi - lo > 1:  # the largest feasible integer, exactly
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if eps_of(mid) <= epsilon else (lo, mid)
-        return result(lo, eps_of(lo), "rdp", None, "capped at max_steps" if lo >= max_steps else "")
+        return result(lo, eps_of(lo), CalibrationMethod.RDP, None, "capped at max_steps" if lo >= max_steps else "")
 
     def certify(t: int) -> PldGuarantee:
         return _certify(q, nm, t, delta, given)
 
     one = certify(1)
     if one.epsilon > epsilon:
-        return result(0, 0.0, "pld", one.value_discretization_interval, "one step already exceeds the target", 0.0)
+        return result(
+            0, 0.0, CalibrationMethod.PLD, one.value_discretization_interval, "one step already exceeds the target", 0.0
+        )
     mu = gdp_mu_unchecked(epsilon, delta)
     guess = max(1.0, (mu / _clt_mu(q, nm, 1.0)) ** 2) if _clt_mu(q, nm, 1.0) > 0 else 1.0
     guess = min(guess, max_steps)
@@ -601,7 +626,7 @@ def largest_steps(
         t = max(1, t - step)
         cert = certify(t)
     note = "capped at max_steps" if t >= max_steps else ""
-    return result(t, cert.epsilon, "pld", cert.value_discretization_interval, note, cert.lower)
+    return result(t, cert.epsilon, CalibrationMethod.PLD, cert.value_discretization_interval, note, cert.lower)
 
 
 def largest_sampling_probability(
@@ -611,7 +636,7 @@ def largest_sampling_probability(
     noise_multiplier: float,
     steps: int,
     value_discretization_interval: float | None = None,
-    method: str = "pld",
+    method: CalibrationMethod | str = "pld",
 ) -> EventCalibration:
     """The largest sampling probability q (10 significant digits, rounded down) for which DP-SGD meets (ε, δ).
 
@@ -630,27 +655,36 @@ def largest_sampling_probability(
         ValueError: a bad value or type, an unknown method, or a target below what the PLD resolves (use rdp).
     """
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, enum_values(CalibrationMethod))
+    method = check_member("method", method, CalibrationMethod)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     steps = check_count("steps", steps)
     given = _given(value_discretization_interval)
 
     def result(
-        q: float, eps: float, method: str, h: float | None, note: str = "", lower: float | None = None
+        q: float,
+        eps: float,
+        method: CalibrationMethod | AccountingMethod,
+        h: float | None,
+        note: str = "",
+        lower: float | None = None,
     ) -> EventCalibration:
         return EventCalibration("sampling_probability", q, eps, delta, epsilon, nm, steps, q, method, h, note, lower)
 
     if nm == math.inf:
         note = "noise_multiplier = inf: nothing is released, every q meets the target"
-        return result(1.0, 0.0, "exact", None, note, 0.0)
+        return result(1.0, 0.0, AccountingMethod.EXACT, None, note, 0.0)
     if nm == 0.0:
         q = round_down(-math.expm1(math.log1p(-delta) / steps), ulps=16)
         while q > 0.0 and _zero_noise_delta(q, steps) > delta:
             q = round_down(q * (1 - 1e-12))
-        return result(q, 0.0, "exact", None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0)
+        return result(
+            q, 0.0, AccountingMethod.EXACT, None, "noise_multiplier = 0: T steps are (0, 1 - (1 - q)^T)-DP", 0.0
+        )
     gauss = gdp_epsilon_unchecked(round_up(math.sqrt(steps) / nm), delta)
     if gauss <= epsilon:
-        return result(1.0, gauss, "exact", None, "q = 1 meets the target (the plain Gaussian, exact mu-GDP)", gauss)
+        return result(
+            1.0, gauss, AccountingMethod.EXACT, None, "q = 1 meets the target (the plain Gaussian, exact mu-GDP)", gauss
+        )
     mu = gdp_mu_unchecked(epsilon, delta)
     guess = min(0.5, mu / _clt_mu(1.0, nm, steps))
 
@@ -663,7 +697,7 @@ def largest_sampling_probability(
             u_max=math.log(1.0 - 1e-12),
         )
         q = _decimal(math.exp(u), up=False)
-        return result(q, round_up(_rdp_epsilon(q, nm, steps, delta)), "rdp", None)
+        return result(q, round_up(_rdp_epsilon(q, nm, steps, delta)), CalibrationMethod.RDP, None)
 
     def evaluate(u: float, h: float) -> float:
         return _remove_epsilon(min(1.0 - 1e-12, _decimal(math.exp(u), up=False)), nm, steps, delta, h)
@@ -679,7 +713,7 @@ def largest_sampling_probability(
     )
     q = min(1.0 - 1e-12, _decimal(math.exp(u), up=False))
     q, cert = _meet(lambda v: _certify(v, nm, steps, delta, given), q, epsilon, up=False, limit=0.0)
-    return result(q, cert.epsilon, "pld", cert.value_discretization_interval, "", cert.lower)
+    return result(q, cert.epsilon, CalibrationMethod.PLD, cert.value_discretization_interval, "", cert.lower)
 
 
 def largest_batch_size(
@@ -691,7 +725,7 @@ def largest_batch_size(
     epochs: float | None = None,
     steps: int | None = None,
     value_discretization_interval: float | None = None,
-    method: str = "pld",
+    method: CalibrationMethod | str = "pld",
 ) -> EventCalibration:
     """The largest expected batch size B (Poisson sampling, q = B/N) for which DP-SGD meets (ε, δ).
 
@@ -715,7 +749,7 @@ def largest_batch_size(
     from .dp_sgd import rate_up, steps_for_epochs
 
     epsilon, delta = _check_common(epsilon, delta)
-    method = check_choice("method", method, enum_values(CalibrationMethod))
+    method = check_member("method", method, CalibrationMethod)
     n = check_count("dataset_size", dataset_size)
     nm = check_extended_nonnegative("noise_multiplier", noise_multiplier)
     if (epochs is None) == (steps is None):

@@ -85,7 +85,7 @@ PlanLeaf = tuple[str, float, float]
 class EventPlan:
     """An event lowered to what the PLD accountant composes (hashable: PLDs are cached on it)."""
 
-    relation: str
+    relation: Relation
     gaussian_mu2: float = 0.0  # Σ count·μ² of the plain Gaussian releases
     leaves: tuple[tuple[PlanLeaf, int], ...] = ()  # other mechanisms and their multiplicities
     non_private: bool = False
@@ -250,7 +250,7 @@ class EventPlan:
 class PlanBuilder:
     """An :class:`EventPlan` being built: the μ² of the Gaussian releases and the count of every other leaf."""
 
-    relation: str
+    relation: Relation
     mu2: list[float] = field(default_factory=list)
     leaves: dict[PlanLeaf, int] = field(default_factory=dict)
     non_private: bool = False

@@ -105,8 +105,9 @@ class Event(ABC):
 
     @property
     @abstractmethod
-    def relation(self) -> str:
-        """``"add_remove"`` or ``"replace_one"``: the neighbouring relation the guarantee is stated under."""
+    def relation(self) -> Relation:
+        """``Relation.ADD_REMOVE`` or ``Relation.REPLACE_ONE``: the neighbouring relation the guarantee is stated under
+        (a string given at construction is converted)."""
 
     def to_dict(self) -> dict[str, Any]:
         """dpkit's JSON form: ``{"kind": ..., <field>: <value>, ...}`` (child events nested, tuples as lists).
@@ -179,7 +180,7 @@ def _required(f: Any) -> bool:
     return bool(f.default is MISSING and f.default_factory is MISSING)
 
 
-def _agreed_relation(name: str, children: Sequence[Event]) -> str:
+def _agreed_relation(name: str, children: Sequence[Event]) -> Relation:
     first = children[0].relation
     for i, child in enumerate(children):
         if child.relation != first:
@@ -206,14 +207,14 @@ class GaussianEvent(Event):
 
     kind: ClassVar[str] = "gaussian"
     noise_multiplier: float
-    relation: str = field(default="add_remove", kw_only=True)
+    relation: Relation = field(default=Relation.ADD_REMOVE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "noise_multiplier", _extended("noise_multiplier", self.noise_multiplier))
         object.__setattr__(self, "relation", check_relation(self.relation))
 
     @classmethod
-    def from_sigma(cls, sigma: float, *, sensitivity: float, relation: str) -> GaussianEvent:
+    def from_sigma(cls, sigma: float, *, sensitivity: float, relation: Relation | str) -> GaussianEvent:
         """N(0, σ²I) noise on a statistic whose neighbours (under ``relation``) are ``sensitivity`` apart in ℓ2.
 
         μ = sensitivity/σ; the noise multiplier is σ/sensitivity under add_remove and
@@ -262,7 +263,7 @@ class LaplaceEvent(Event):
 
     kind: ClassVar[str] = "laplace"
     noise_multiplier: float
-    relation: str = field(default="add_remove", kw_only=True)
+    relation: Relation = field(default=Relation.ADD_REMOVE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "noise_multiplier", _extended("noise_multiplier", self.noise_multiplier))
@@ -292,7 +293,7 @@ class RandomizedResponseEvent(Event):
     kind: ClassVar[str] = "randomized_response"
     noise_parameter: float
     num_buckets: int = 2
-    relation: str = field(default="replace_one", kw_only=True)
+    relation: Relation = field(default=Relation.REPLACE_ONE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "noise_parameter", _unit("noise_parameter", self.noise_parameter))
@@ -344,7 +345,7 @@ class EpsilonDeltaEvent(Event):
     kind: ClassVar[str] = "epsilon_delta"
     epsilon: float
     delta: float
-    relation: str = field(default="add_remove", kw_only=True)
+    relation: Relation = field(default=Relation.ADD_REMOVE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", _extended("epsilon", self.epsilon))
@@ -365,7 +366,7 @@ class TreeAggregationEvent(Event):
     kind: ClassVar[str] = "tree_aggregation"
     noise_multiplier: float
     step_counts: tuple[int, ...]
-    relation: str = field(default="add_remove", kw_only=True)
+    relation: Relation = field(default=Relation.ADD_REMOVE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "noise_multiplier", _extended("noise_multiplier", self.noise_multiplier))
@@ -385,7 +386,7 @@ class TreeAggregationEvent(Event):
 class _RelationOnly(Event):
     """An event whose only field is its relation (kept so that a DpEvent reads back exactly under it)."""
 
-    relation: str = field(default="add_remove", kw_only=True)
+    relation: Relation = field(default=Relation.ADD_REMOVE, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "relation", check_relation(self.relation))
@@ -426,7 +427,7 @@ class PoissonSampledEvent(Event):
         _check_event("event", self.event)
 
     @property
-    def relation(self) -> str:
+    def relation(self) -> Relation:
         return self.event.relation
 
 
@@ -453,7 +454,7 @@ class SampledWithoutReplacementEvent(Event):
         _check_event("event", self.event)
 
     @property
-    def relation(self) -> str:
+    def relation(self) -> Relation:
         return self.event.relation
 
 
@@ -470,7 +471,7 @@ class SelfComposedEvent(Event):
         object.__setattr__(self, "count", check_count("count", self.count))
 
     @property
-    def relation(self) -> str:
+    def relation(self) -> Relation:
         return self.event.relation
 
 
@@ -496,7 +497,7 @@ class ComposedEvent(Event):
         object.__setattr__(self, "events", children)
 
     @property
-    def relation(self) -> str:
+    def relation(self) -> Relation:
         return self.events[0].relation
 
 
@@ -517,7 +518,7 @@ class GroupEvent(Event):
         object.__setattr__(self, "group_size", check_count("group_size", self.group_size))
 
     @property
-    def relation(self) -> str:
+    def relation(self) -> Relation:
         return self.event.relation
 
 

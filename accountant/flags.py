@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .validation import check_choice, check_count, enum_values, shown_int
+
+if TYPE_CHECKING:
+    from .tree_counts import Schedule
 
 __all__ = [
     "INFORMATIVE_DELTA",
@@ -117,7 +120,7 @@ def users_informative_delta(users: int | None) -> float:
     return min(INFORMATIVE_DELTA, 1 / check_count("users", users))  # exact int division: any K (0 beyond the doubles)
 
 
-def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: str, counters: str) -> Flag:
+def tree_depth_flag(paper_depth: int, *, exact_depth: int, schedule: Schedule, counters: str) -> Flag:
     """The flag for a tree depth m that differs from the schedule's exact count of p-sums per item.
 
     Args:

@@ -110,7 +110,7 @@ def _short(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def dp_neighboring_relation(relation: str) -> dp_accounting.NeighboringRelation:
+def dp_neighboring_relation(relation: Relation | str) -> dp_accounting.NeighboringRelation:
     """dp-accounting's ``NeighboringRelation`` for a dpkit relation (``"add_remove"`` / ``"replace_one"``).
 
     Args:
@@ -190,7 +190,7 @@ def _to_dp(event: Event) -> Any:
     raise ValueError(f"event kind {type(event).__name__} has no DpEvent export")  # pragma: no cover
 
 
-def from_dp_event(dp_event: dp_accounting.DpEvent, *, relation: str = "add_remove") -> Event:
+def from_dp_event(dp_event: dp_accounting.DpEvent, *, relation: Relation | str = "add_remove") -> Event:
     """The dpkit event for a dp-accounting ``DpEvent``, stated under ``relation`` (the accountant's).
 
     Every DpEvent with a dpkit counterpart is read: NoOp, NonPrivate, Gaussian, Laplace,
@@ -215,7 +215,7 @@ def from_dp_event(dp_event: dp_accounting.DpEvent, *, relation: str = "add_remov
     return _from_dp(dp_event, relation, "dp_event")
 
 
-def _from_dp(d: Any, relation: str, path: str) -> Event:
+def _from_dp(d: Any, relation: Relation, path: str) -> Event:
     import dp_accounting
     from dp_accounting import dp_event as dpe
 
@@ -398,7 +398,7 @@ def to_dp_event_json(event: Event, *, indent: int | None = None) -> str:
     return dp_event_to_json(to_dp_event(event), indent=indent)
 
 
-def from_dp_event_json(text: str, *, relation: str = "add_remove") -> Event:
+def from_dp_event_json(text: str, *, relation: Relation | str = "add_remove") -> Event:
     """The dpkit event of a DpEvent JSON (:func:`dp_event_from_json` then :func:`from_dp_event`).
 
     Args:
@@ -420,7 +420,7 @@ def from_dp_event_json(text: str, *, relation: str = "add_remove") -> Event:
         raise ValueError("not readable as an event: nested too deeply") from None
 
 
-def load_event(text: str, *, relation: str | None = None) -> Event:
+def load_event(text: str, *, relation: Relation | str | None = None) -> Event:
     """Read an event from dpkit's own JSON (``{"kind": ...}``) or from DpEvent JSON (module_name/class_name keys).
 
     dpkit's JSON states its relation; a ``relation`` given as well must agree with it. A DpEvent

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # dp-accounting is imported where it is used: it costs 0.6 s 
 from .events import ComposedEvent, Event, GaussianEvent, SelfComposedEvent, scale_noise
 from .interop import to_dp_event
 from .numerics import round_up, times_count, times_sqrt_count
+from .sensitivity import Relation
 from .validation import ArgumentTypeError, check_count, check_noise_scale, check_positive
 
 __all__ = ["GaussianRelease", "EventRelease", "Release", "Ledger", "event_from_ledger"]
@@ -75,7 +76,7 @@ class GaussianRelease:
         """
         return {"name": self.name, "sensitivity": self.sensitivity, "sigma": self.sigma, "count": self.count}
 
-    def to_event(self, relation: str = "add_remove") -> Event:
+    def to_event(self, relation: Relation | str = "add_remove") -> Event:
         """This release as an event stated under ``relation`` (the same μ = Δ/σ per release under either).
 
         Args:
@@ -123,7 +124,7 @@ class EventRelease:
         """
         return {"name": self.name, "event": self.event.to_dict(), "count": self.count}
 
-    def to_event(self, relation: str | None = None) -> Event:
+    def to_event(self, relation: Relation | str | None = None) -> Event:
         """The release as one event (``count`` compositions of :attr:`event`); ``relation`` must be the event's.
 
         Args:

@@ -81,14 +81,14 @@ def pld_supports(event: Event) -> tuple[bool, str]:
 # building the PLD
 
 
-def _relation(name: str) -> Any:
+def _relation(name: Relation) -> Any:
     import dp_accounting
 
     rel = dp_accounting.NeighboringRelation
     return rel.ADD_OR_REMOVE_ONE if name == Relation.ADD_REMOVE else rel.REPLACE_ONE
 
 
-def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
+def _leaf_pld(leaf: PlanLeaf, relation: Relation, interval: float) -> privacy_loss_distribution.PrivacyLossDistribution:
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
@@ -97,7 +97,7 @@ def _leaf_pld(leaf: PlanLeaf, relation: str, interval: float) -> privacy_loss_di
         return pld_lib.from_laplace_mechanism(a, sensitivity=b, value_discretization_interval=interval)
     if kind == "rr":
         return pld_lib.from_randomized_response(
-            a, int(b), value_discretization_interval=interval, neighboring_relation=_relation("replace_one")
+            a, int(b), value_discretization_interval=interval, neighboring_relation=_relation(Relation.REPLACE_ONE)
         )
     if kind == "approx":
         return pld_lib.from_privacy_parameters(
@@ -399,14 +399,14 @@ def _finer_lower_epsilon(plan: EventPlan, interval: float, delta: float, upper: 
     if kind != "poisson_gaussian" or not math.isfinite(upper):
         return lower
     from .pld_bounds import Profile
-    from .pld_fast import composed_pmf
+    from .pld_fast import Adjacency, composed_pmf
 
     h = interval
     for _ in range(2):
         if upper - lower <= FINER_LOWER_WIDTH * upper:
             break
         h /= 2.0
-        pmf = composed_pmf(nm, q, h, "remove", count)
+        pmf = composed_pmf(nm, q, h, Adjacency.REMOVE, count)
         lower = max(lower, Profile([pmf], _discretisation(plan, h)).lower_epsilon(delta))
     return lower
 

@@ -145,7 +145,7 @@ ADJACENCIES: tuple[str, ...] = enum_values(Adjacency)
 
 
 @functools.lru_cache(maxsize=16)
-def step_pmf(noise_multiplier: float, sampling_probability: float, interval: float, adjacency: str) -> Any:
+def step_pmf(noise_multiplier: float, sampling_probability: float, interval: float, adjacency: Adjacency) -> Any:
     """One step's connect-the-dots mass function under ``adjacency`` (``"remove"`` or ``"add"``).
 
     Args:
@@ -168,7 +168,7 @@ def step_pmf(noise_multiplier: float, sampling_probability: float, interval: flo
 
 @functools.lru_cache(maxsize=8)
 def composed_pmf(
-    noise_multiplier: float, sampling_probability: float, interval: float, adjacency: str, count: int
+    noise_multiplier: float, sampling_probability: float, interval: float, adjacency: Adjacency, count: int
 ) -> Any:
     """``count`` steps' mass function under ``adjacency``: :func:`step_pmf` self-composed (:func:`self_composed`).
 
@@ -204,12 +204,12 @@ def subsampled_gaussian_pld(
     """
     from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-    def pmf(adjacency: str) -> Any:
+    def pmf(adjacency: Adjacency) -> Any:
         return composed_pmf(noise_multiplier, sampling_probability, interval, adjacency, count)
 
     if sampling_probability == 1.0:
-        return pld_lib.PrivacyLossDistribution(pmf("remove"))
-    return pld_lib.PrivacyLossDistribution(pmf("remove"), pmf("add"))
+        return pld_lib.PrivacyLossDistribution(pmf(Adjacency.REMOVE))
+    return pld_lib.PrivacyLossDistribution(pmf(Adjacency.REMOVE), pmf(Adjacency.ADD))
 
 
 def _log_mgfs(probs: np.ndarray, orders: np.ndarray) -> np.ndarray:

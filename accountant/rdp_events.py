@@ -117,7 +117,7 @@ def _gaussian_rho(mu: float, alphas: np.ndarray) -> np.ndarray:
         return round_up_array(alphas * (mu * mu / 2.0), 4 * _EPS)
 
 
-def _unit_mu(relation: str) -> float:
+def _unit_mu(relation: Relation) -> float:
     """The change of one record's contribution in units of C: 1 (add_remove) or 2 (replace_one)."""
     return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 

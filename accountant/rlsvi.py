@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .accountants import Guarantee, make_accountant
+from .accountants import AccountingMethod, Guarantee, make_accountant
 from .gdp import gdp_delta_unchecked, gdp_epsilon_unchecked
 from .ledger import Ledger
 from .numerics import round_up
@@ -325,7 +325,9 @@ class RlsviRunPrivacy:
         """The 1-based episode whose user has the largest μ (the earliest on ties)."""
         return int(np.argmax(self.mu_per_user)) + 1
 
-    def epsilon(self, delta: float, *, method: str = "exact", conversion: str | None = None) -> Guarantee:
+    def epsilon(
+        self, delta: float, *, method: AccountingMethod | str = "exact", conversion: str | None = None
+    ) -> Guarantee:
         """ε(δ) of the worst user under ``method`` (exact, pld, rdp or zcdp).
 
         The run is a composition of Gaussian mechanisms, so it is one Gaussian mechanism with

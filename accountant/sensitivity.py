@@ -26,6 +26,7 @@ from .numerics import round_up, times_count
 from .validation import (
     check_choice,
     check_count,
+    check_member,
     check_positive,
     enum_values,
     shown_int,
@@ -96,8 +97,8 @@ _U = 2.0**-53  # unit roundoff of binary64
 # validation helpers
 
 
-def check_relation(relation: object) -> str:
-    """Return the canonical spelling of a neighbouring relation.
+def check_relation(relation: object) -> Relation:
+    """Return the neighbouring relation a caller names, as the enum's member.
 
     Accepts ``"add_remove"`` and ``"replace_one"`` and the CLI spellings ``"add-remove"`` and
     ``"replace-one"``; any other string raises :class:`ValueError` naming the value and the choices,
@@ -107,13 +108,13 @@ def check_relation(relation: object) -> str:
         relation: the relation's name.
 
     Returns:
-        "add_remove" or "replace_one".
+        Relation.ADD_REMOVE or Relation.REPLACE_ONE.
 
     Raises:
         ArgumentTypeError: not a string.
         ValueError: any other string.
     """
-    return _SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))]
+    return Relation(_SPELLINGS[check_choice("relation", relation, tuple(_SPELLINGS))])
 
 
 def _check_flag(name: str, value: object) -> bool:
@@ -156,7 +157,7 @@ def value_step_fractions(horizon: int) -> tuple[float, ...]:
     return tuple((h - step) / h for step in range(1, h + 1))
 
 
-def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False) -> float:
+def vector_sensitivity(bound: float, relation: Relation | str, *, nonnegative: bool = False) -> float:
     """Sensitivity of a sum of vectors x(u) ∈ R^d with ‖x(u)‖ ≤ B (``bound``).
 
     * ``add_remove``: ‖x‖ ≤ B, attained by any x on the sphere: Δ = B.
@@ -189,7 +190,9 @@ def vector_sensitivity(bound: float, relation: str, *, nonnegative: bool = False
     return _finish("vector_sensitivity", value, bound=b)
 
 
-def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "upper") -> float:
+def outer_product_sensitivity(
+    bound: float, relation: Relation | str, *, noise: SensitivityNoise | str = "upper"
+) -> float:
     """Sensitivity of a sum of outer products x(u)x(u)ᵀ with x ∈ R^d, ‖x‖ ≤ B (``bound``).
 
     Δ = B² under add_remove and √2·B² under replace_one, for either ``noise`` (the suprema are attained by
@@ -209,14 +212,14 @@ def outer_product_sensitivity(bound: float, relation: str, *, noise: str = "uppe
     """
     b = check_positive("bound", bound)
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     b2 = b * b
     value = b2 if relation == Relation.ADD_REMOVE else _SQRT2 * b2
     return _finish("outer_product_sensitivity", value, bound=b)
 
 
 def stacked_outer_product_sensitivity(
-    block_bounds: Sequence[float], relation: str, *, noise: str = "upper", steps: int = 1
+    block_bounds: Sequence[float], relation: Relation | str, *, noise: SensitivityNoise | str = "upper", steps: int = 1
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ where z = [x₁; …; x_k] stacks blocks with ‖x_j‖ ≤ b_j.
 
@@ -246,7 +249,7 @@ def stacked_outer_product_sensitivity(
         raise ValueError(f"block_bounds must be a non-empty sequence of bounds > 0, got {block_bounds!r}")
     bs = [check_positive(f"block_bounds[{i}]", b) for i, b in enumerate(block_bounds)]
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     h = check_count("steps", steps)
     s2 = math.fsum(b * b for b in bs)
     s4 = math.fsum(b**4 for b in bs)
@@ -259,7 +262,7 @@ def stacked_outer_product_sensitivity(
 
 
 def symmetric_matrix_sensitivity(
-    frobenius_bound: float, relation: str, *, psd: bool = False, noise: str = "upper"
+    frobenius_bound: float, relation: Relation | str, *, psd: bool = False, noise: SensitivityNoise | str = "upper"
 ) -> float:
     """Sensitivity of a sum of symmetric matrices M(u) with ‖M(u)‖_F ≤ C (``frobenius_bound``).
 
@@ -288,7 +291,7 @@ def symmetric_matrix_sensitivity(
     c = check_positive("frobenius_bound", frobenius_bound)
     relation = check_relation(relation)
     psd = _check_flag("psd", psd)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     if relation == Relation.ADD_REMOVE:
         value = c
     else:
@@ -296,7 +299,9 @@ def symmetric_matrix_sensitivity(
     return _finish("symmetric_matrix_sensitivity", value, frobenius_bound=c)
 
 
-def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: str, nonnegative: bool = False) -> float:
+def product_sensitivity(
+    vector_bound: float, *, scalar_bound: float, relation: Relation | str, nonnegative: bool = False
+) -> float:
     """Sensitivity of a sum of products x(u)·v(u) with ‖x‖ ≤ B, |v| ≤ V.
 
     ‖x v‖ = |v|·‖x‖ ≤ B·V. The same holds when v is itself a vector and the term is the
@@ -335,7 +340,9 @@ def product_sensitivity(vector_bound: float, *, scalar_bound: float, relation: s
     return _finish("product_sensitivity", value, vector_bound=b, scalar_bound=v)
 
 
-def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, nonnegative: bool = False) -> float:
+def episode_sum_sensitivity(
+    term_bound: float, *, steps: int, relation: Relation | str, nonnegative: bool = False
+) -> float:
     """Sensitivity when a user's term is an episode sum S(u) = Σ_{h=1}^H f_h with ‖f_h‖ ≤ b.
 
     ``steps`` is H and ``term_bound`` is b (the norm that the aggregate's noise sees: ℓ2 of a
@@ -375,7 +382,9 @@ def episode_sum_sensitivity(term_bound: float, *, steps: int, relation: str, non
     return _finish("episode_sum_sensitivity", value, term_bound=b, steps=h)
 
 
-def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str, noise: str = "upper") -> float:
+def episode_outer_product_sensitivity(
+    bound: float, *, steps: int, relation: Relation | str, noise: SensitivityNoise | str = "upper"
+) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H z_h z_hᵀ with ‖z_h‖ ≤ B (``bound``), H = ``steps``.
 
     Each z_h z_hᵀ is PSD with ‖z_h z_hᵀ‖_F = ‖z_h‖² ≤ B², so this is
@@ -420,14 +429,14 @@ def episode_outer_product_sensitivity(bound: float, *, steps: int, relation: str
     b = check_positive("bound", bound)
     h = check_count("steps", steps)
     relation = check_relation(relation)
-    check_choice("noise", noise, enum_values(SensitivityNoise))
+    noise = check_member("noise", noise, SensitivityNoise)
     hb2 = times_count(h, b * b)
     value = hb2 if relation == Relation.ADD_REMOVE else _SQRT2 * hb2
     return _finish("episode_outer_product_sensitivity", value, bound=b, steps=h)
 
 
 def episode_product_sensitivity(
-    vector_bound: float, *, scalar_bound: float, steps: int, relation: str, nonnegative: bool = False
+    vector_bound: float, *, scalar_bound: float, steps: int, relation: Relation | str, nonnegative: bool = False
 ) -> float:
     """Sensitivity of Σ_users Σ_{h=1}^H x_h v_h with ‖x_h‖ ≤ B, |v_h| ≤ V, H = ``steps``.
 

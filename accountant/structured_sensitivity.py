@@ -53,7 +53,7 @@ def _upper_square(entry_bound: float, size: int, norm_bound: float | None) -> fl
 
 
 def block_outer_product_sensitivity(
-    entry_bound: float, size: int, relation: str, *, norm_bound: float | None = None
+    entry_bound: float, size: int, relation: Relation | str, *, norm_bound: float | None = None
 ) -> float:
     """Sensitivity of Σ_users U(φφᵀ) for one-hot block features φ: v ∈ [0, c]^S in one block, ‖φ‖ <= B.
 
@@ -98,7 +98,7 @@ def gram_cross_joint_sensitivity(
     control_bound: float,
     sigma_gram: float,
     sigma_cross: float,
-    relation: str,
+    relation: Relation | str,
 ) -> float:
     """The whitened joint sensitivity of B1 = Σ_h U(z_h z_hᵀ) (noise σ1) and B2 = Σ_h z_h x_{h+1}ᵀ (noise σ2),
     z_h = [x_h; u_h], ‖x_h‖ <= X (``state_bound``), ‖u_h‖ <= γ (``control_bound``), h = 1..H (``steps``):
@@ -158,7 +158,7 @@ _GRID = 4097
 
 
 def gram_cross_joint_mu(
-    relation: str, sigmas: tuple[float, float], *, steps: int, state_bound: float, control_bound: float
+    relation: Relation | str, sigmas: tuple[float, float], *, steps: int, state_bound: float, control_bound: float
 ) -> float:
     """:func:`gram_cross_joint_sensitivity` in the form of a :class:`~dpkit.accountant.declarations.JointRelease`
     bound: ``sigmas`` = (σ of the Gram sum, σ of the cross sum).

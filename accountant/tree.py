@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .accountants import Guarantee, make_accountant
+from .accountants import AccountingMethod, Guarantee, make_accountant
 from .binary_counter import BinaryCounter
 from .calibration import Calibration, calibrate_sigma
 from .ledger import Ledger
@@ -62,7 +62,7 @@ def tree_ledger(
     *,
     sigma: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
+    schedule: Schedule | str = "after-each",
     name: str = "binary-counter",
 ) -> Ledger:
     """The ledger of one counter: a Gaussian release of sensitivity Δ and noise σ, ``count`` = m.
@@ -90,13 +90,13 @@ def tree_ledger(
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
-            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: the ledger would "
+            f"nothing is released by a counter with schedule '{schedule}' and steps = {steps!r}: the ledger would "
             f"be empty"
         )
     return Ledger.homogeneous(sensitivity, sigma, compositions=m, name=name)
 
 
-def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: str = "after-each") -> float:
+def tree_mu(steps: int, *, sigma: float, sensitivity: float = 1.0, schedule: Schedule | str = "after-each") -> float:
     """μ of one counter, Δ√m/σ with m = :func:`max_psums_per_item` (rounded up; 0 if m = 0).
 
     Args:
@@ -129,8 +129,8 @@ def tree_epsilon(
     sigma: float,
     delta: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
-    method: str = "exact",
+    schedule: Schedule | str = "after-each",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
@@ -170,8 +170,8 @@ def tree_delta(
     sigma: float,
     epsilon: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
-    method: str = "exact",
+    schedule: Schedule | str = "after-each",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Guarantee:
@@ -209,8 +209,8 @@ def calibrate_tree_sigma(
     epsilon: float,
     delta: float,
     sensitivity: float = 1.0,
-    schedule: str = "after-each",
-    method: str = "exact",
+    schedule: Schedule | str = "after-each",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
     **options: Any,
 ) -> Calibration:
@@ -241,7 +241,7 @@ def calibrate_tree_sigma(
     m = max_psums_per_item(steps, schedule=schedule)
     if m == 0:
         raise ValueError(
-            f"nothing is released by a counter with schedule {schedule!r} and steps = {steps!r}: no sigma to calibrate"
+            f"nothing is released by a counter with schedule '{schedule}' and steps = {steps!r}: no sigma to calibrate"
         )
     return calibrate_sigma(
         epsilon, delta, sensitivity=sensitivity, compositions=m, method=method, conversion=conversion, **options

@@ -22,9 +22,9 @@ import numpy as np
 
 from .numerics import round_up
 from .validation import (
-    check_choice,
     check_count,
     check_index,
+    check_member,
     check_nonnegative,
     check_probability,
     check_real,
@@ -58,7 +58,7 @@ class Schedule(enum.StrEnum):
 SCHEDULES: tuple[str, ...] = enum_values(Schedule)
 
 
-def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
+def released_prefixes(steps: int, *, schedule: Schedule | str = "after-each") -> int:
     """T′: the number of released prefixes (1 … T′) of a counter over ``steps`` items.
 
     ``steps`` for ``after-each``, ``steps − 1`` for ``before-episode``.
@@ -79,11 +79,11 @@ def released_prefixes(steps: int, *, schedule: str = "after-each") -> int:
         (8, 7)
     """
     steps = check_count("steps", steps)
-    schedule = check_choice("schedule", schedule, SCHEDULES)
+    schedule = check_member("schedule", schedule, Schedule)
     return steps if schedule == Schedule.AFTER_EACH else steps - 1
 
 
-def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:
+def psums_per_item(steps: int, *, schedule: Schedule | str = "after-each") -> np.ndarray:
     """For each item s = 1 … ``steps``, the number of released p-sums that contain it.
 
     Item s lies in the p-sums created at t = s, s + lowbit(s), … (its Fenwick update path) up
@@ -116,7 +116,7 @@ def psums_per_item(steps: int, *, schedule: str = "after-each") -> np.ndarray:
     return counts
 
 
-def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
+def max_psums_per_item(steps: int, *, schedule: Schedule | str = "after-each") -> int:
     """m: the largest number of released p-sums that contain one item, bit_length(T′).
 
     That is ⌊log2 T′⌋ + 1, or 0 when nothing is released (T′ = 0).
@@ -139,7 +139,7 @@ def max_psums_per_item(steps: int, *, schedule: str = "after-each") -> int:
     return released_prefixes(steps, schedule=schedule).bit_length()
 
 
-def worst_item(steps: int, *, schedule: str = "after-each") -> int:
+def worst_item(steps: int, *, schedule: Schedule | str = "after-each") -> int:
     """The first item (1-based) lying in :func:`max_psums_per_item` released p-sums: always item 1.
 
     Raises ``ValueError`` when nothing is released (``before-episode`` with one step).
@@ -157,12 +157,12 @@ def worst_item(steps: int, *, schedule: str = "after-each") -> int:
     """
     if released_prefixes(steps, schedule=schedule) == 0:
         raise ValueError(
-            f"no item is in any released p-sum: with schedule {schedule!r} and steps = {steps!r} nothing is released"
+            f"no item is in any released p-sum: with schedule '{schedule}' and steps = {steps!r} nothing is released"
         )
     return 1
 
 
-def max_psums_per_prefix(steps: int, *, schedule: str = "after-each") -> int:
+def max_psums_per_prefix(steps: int, *, schedule: Schedule | str = "after-each") -> int:
     """The largest number of p-sums summed into one released prefix: max popcount(t), t <= T′.
 
     That is bit_length(T′ + 1) − 1 (0 when nothing is released).

@@ -26,6 +26,7 @@ __all__ = [
     "ArgumentTypeError",
     "check_real",
     "check_positive",
+    "check_member",
     "check_nonnegative",
     "check_probability",
     "check_unit_interval",
@@ -44,6 +45,7 @@ __all__ = [
 
 
 _Choice = TypeVar("_Choice", bound=str)
+_Member = TypeVar("_Member", bound=enum.StrEnum)
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -343,6 +345,27 @@ def check_choice(name: str, value: object, choices: Sequence[_Choice]) -> _Choic
         if value == choice:
             return choice
     raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+
+
+def check_member(name: str, value: object, vocabulary: type[_Member]) -> _Member:
+    """Return the member of a vocabulary whose value ``value`` is: where a caller's string becomes the enum.
+
+    The conversion at the public boundary (a function users call, the CLI, the facade): inside, the packages take the
+    member. The message is :func:`check_choice`'s, naming the bad value and the choices.
+
+    Args:
+        name: the parameter's name, for the message.
+        value: a member, or its value as a string.
+        vocabulary: the string enum.
+
+    Returns:
+        The member equal to ``value``.
+
+    Raises:
+        ArgumentTypeError: ``value`` is not a string.
+        ValueError: ``value`` is none of the vocabulary's values.
+    """
+    return vocabulary(check_choice(name, value, enum_values(vocabulary)))
 
 
 def enum_values(vocabulary: type[enum.StrEnum]) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ class _Unsupported(Exception):
     """The reason an event has no zCDP bound here."""
 
 
-def _unit(relation: str) -> float:
+def _unit(relation: Relation) -> float:
     """A record's change in units of C: 1 under add_remove, 2 under replace_one (dp-accounting's reading)."""
     return 1.0 if relation == Relation.ADD_REMOVE else 2.0
 

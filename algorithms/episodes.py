@@ -16,9 +16,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.algorithm_ledgers import Allocation, algorithm_ledger
 from dpkit.accountant.declarations import PrivacyDeclaration
-from dpkit.accountant.validation import check_nonnegative, check_rng
+from dpkit.accountant.sensitivity import Relation, check_relation
+from dpkit.accountant.validation import check_member, check_nonnegative, check_rng
 
 from .envs.tabular import TabularMDP, User, Users
 
@@ -82,8 +84,8 @@ def resolve_sigmas(
     declaration: PrivacyDeclaration,
     sigma: str | float | Mapping[str, float | Sequence[float]],
     *,
-    relation: str | None = None,
-    method: str = "exact",
+    relation: Relation | str | None = None,
+    method: AccountingMethod | str = "exact",
 ) -> dict[str, Any]:
     """σ of every declared release.
 
@@ -117,8 +119,8 @@ def resolve_sigmas(
                     declaration.joint,
                 ),
                 declaration,
-                relation,
-                method,
+                None if relation is None else check_relation(relation),
+                check_member("method", method, AccountingMethod),
             )
             if sigma == Allocation.TIGHT:
                 return dict(zip(names, tight))
@@ -141,7 +143,7 @@ def resolve_sigmas(
 
 
 def _allocations(
-    key: tuple[Any, ...], declaration: PrivacyDeclaration, relation: str | None, method: str
+    key: tuple[Any, ...], declaration: PrivacyDeclaration, relation: Relation | None, method: AccountingMethod
 ) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...] | None, str]:
     """σ_tight, σ_optimal and the optimal note of ``declaration`` (cached on ``key``: what the allocations depend on —
     the target, the releases and their joint groups — so that an audit building one agent per run computes them
@@ -169,7 +171,7 @@ class _Passenger:
 
 @functools.lru_cache(maxsize=256)
 def _cached_allocations(
-    key: tuple[Any, ...], relation: str | None, method: str, declaration: _Passenger
+    key: tuple[Any, ...], relation: Relation | None, method: AccountingMethod, declaration: _Passenger
 ) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...] | None, str]:
     ledger = algorithm_ledger(declaration.value, relation=relation, method=method)
     return ledger.sigmas_tight, ledger.sigmas_optimal, ledger.optimal_note

@@ -18,7 +18,7 @@ import numpy as np
 from scipy import linalg
 
 from dpkit.accountant.sensitivity import ReleaseNoise
-from dpkit.accountant.validation import check_choice, check_positive, enum_values
+from dpkit.accountant.validation import check_choice, check_member, check_positive
 
 from .attack_interface import Attack, as_mean, as_outputs, check_attack_scores, flatten_outputs, row_dot
 from .learned_attacks import (
@@ -85,9 +85,9 @@ class GaussianLikelihoodRatio(Attack):
         *,
         sigma: float | None = None,
         cov: np.ndarray | None = None,
-        noise: str = "iid",
+        noise: ReleaseNoise | str = "iid",
     ) -> None:
-        self.noise = check_choice("noise", noise, enum_values(ReleaseNoise))
+        self.noise = check_member("noise", noise, ReleaseNoise)
         m0 = as_mean("mean0", mean0)
         m1 = as_mean("mean1", mean1)
         if m0.shape != m1.shape:
@@ -184,7 +184,7 @@ class GaussianLikelihoodRatio(Attack):
         return row_dot(self._select(x) - self._midpoint, self._weights)
 
     def __repr__(self) -> str:
-        noise = "" if self.noise == ReleaseNoise.IID else f", noise={self.noise!r}"
+        noise = "" if self.noise == ReleaseNoise.IID else f", noise='{self.noise}'"
         cov = f"sigma={self.sigma!r}" if self.sigma is not None else "cov=..."
         return f"GaussianLikelihoodRatio(shape={self.shape}, {cov}{noise}, mu={self._mu!r})"
 

@@ -32,6 +32,7 @@ from .dp_sgd_canaries import (
 from .dp_sgd_claim import DpSgdClaim
 from .one_run import GUESS_SHARES, MAX_CANARIES, run_counts
 from .one_run_estimators import one_run_fdp_epsilon_lower, one_run_fdp_p_value, one_run_mu_lower
+from .verdicts import Verdict
 
 __all__ = ["CANARY_NORM_FACTOR", "TrainingAuditResult", "audit_training_run", "judge_training_run"]
 
@@ -82,12 +83,12 @@ class TrainingAuditResult:
         return self.power / self.claimed_epsilon if self.claimed_epsilon > 0 else math.inf
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         if self.p_value <= self.alpha:
-            return "violation"
+            return Verdict.VIOLATION
         if self.threat is ThreatModel.BLACK_BOX or self.power_ratio < 0.5 or self.correct > self.ideal_most:
-            return "inconclusive"
-        return "consistent"
+            return Verdict.INCONCLUSIVE
+        return Verdict.CONSISTENT
 
     @property
     def reason(self) -> str:

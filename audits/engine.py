@@ -23,6 +23,7 @@ from dpkit.algorithms.executors import AutoExecutor, Executor, describe_executor
 from .attacks import Attack
 from .claims import Claim
 from .defaults import AUDIT_DEFAULTS
+from .estimators import Objective
 from .selection import (
     AUTO,
     TRAIN_CAP,
@@ -56,7 +57,7 @@ def audit_pair(
     seed: int = AUDIT_DEFAULTS.seed,
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     executor: Executor | None = None,
     chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
@@ -173,7 +174,7 @@ def audit_outputs(
     seed: int = AUDIT_DEFAULTS.seed,
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     executor: str = "in-process",
     started: float | None = None,
     splits: tuple[float, float, float] | None = None,
@@ -324,11 +325,11 @@ class PairsResult(Headline):
         return max(self.results, key=lambda r: (r.mu_lower, r.epsilon_lower))
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """``violation`` if any pair is one; else the strongest pair's verdict (``inconclusive`` when it lacks
         power)."""
         if any(r.verdict == Verdict.VIOLATION for r in self.results):
-            return "violation"
+            return Verdict.VIOLATION
         return self.strongest.verdict
 
     def verdict_source(self) -> dict[str, Any]:

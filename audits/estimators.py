@@ -17,7 +17,7 @@ import numpy as np
 from scipy import special, stats
 
 from dpkit.accountant.validation import (
-    check_choice,
+    check_member,
     check_probability,
     check_real,
     enum_values,
@@ -228,7 +228,7 @@ def cp_upper_array(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
 def select_threshold(
     scores0: object,
     scores1: object,
-    objective: str = "mu",
+    objective: Objective | str = "mu",
     delta: float = 0.0,
     alpha: float = 0.05,
     max_candidates: int = 8192,
@@ -252,7 +252,7 @@ def select_threshold(
         ValueError: If the scores are not finite vectors, ``objective`` is unknown or ``alpha`` not a probability.
     """
     s0, s1 = _check_scores("scores0", scores0), _check_scores("scores1", scores1)
-    objective = check_choice("objective", objective, OBJECTIVES)
+    objective = check_member("objective", objective, Objective)
     alpha = check_probability("alpha", alpha)
     t, fp, fn = rates_at_all_thresholds(s0, s1, max_candidates)
     if objective == Objective.EER:  # the equal-error-rate threshold: no search over noisy tails

@@ -13,7 +13,12 @@ from typing import Any, Self
 import numpy as np
 from scipy import linalg, optimize, special
 
-from dpkit.accountant.validation import check_choice, check_count, check_nonnegative, check_positive, enum_values
+from dpkit.accountant.validation import (
+    check_count,
+    check_member,
+    check_nonnegative,
+    check_positive,
+)
 
 from .attack_interface import Attack, check_attack_scores, flatten_outputs, flatten_pair, row_dot
 
@@ -127,11 +132,11 @@ class LogisticRegressionAttack(LearnedAttack):
 
     name = "logistic"
 
-    def __init__(self, l2: float = 1e-4, max_iter: int = 500, *, features: str = "linear") -> None:
+    def __init__(self, l2: float = 1e-4, max_iter: int = 500, *, features: AttackFeatures | str = "linear") -> None:
         self.l2 = check_nonnegative("l2", l2)
         self.max_iter = check_count("max_iter", max_iter)
         super().__init__()
-        self.features = check_choice("features", features, enum_values(AttackFeatures))
+        self.features = check_member("features", features, AttackFeatures)
         self.coef_: np.ndarray | None = None
         self.intercept_: float | None = None
         self.converged_: bool | None = None
@@ -188,7 +193,7 @@ class LogisticRegressionAttack(LearnedAttack):
         return check_attack_scores("the logistic scores (outputs too large?)", scores, x.shape[0])
 
     def __repr__(self) -> str:
-        return f"LogisticRegressionAttack(l2={self.l2!r}, max_iter={self.max_iter!r}, features={self.features!r})"
+        return f"LogisticRegressionAttack(l2={self.l2!r}, max_iter={self.max_iter!r}, features='{self.features}')"
 
 
 def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,10 +263,10 @@ class HistogramLikelihoodRatio(LearnedAttack):
 
     name = "histogram"
 
-    def __init__(self, bins: int = 50, *, binning: str = "quantile") -> None:
+    def __init__(self, bins: int = 50, *, binning: Binning | str = "quantile") -> None:
         super().__init__()
         self.bins = check_count("bins", bins)
-        self.binning = check_choice("binning", binning, enum_values(Binning))
+        self.binning = check_member("binning", binning, Binning)
         self.cuts_: list[np.ndarray] | None = None
         self.log_ratio_: np.ndarray | None = None
 
@@ -298,7 +303,7 @@ class HistogramLikelihoodRatio(LearnedAttack):
         return self.log_ratio_[self._cells(x)]
 
     def __repr__(self) -> str:
-        return f"HistogramLikelihoodRatio(bins={self.bins!r}, binning={self.binning!r})"
+        return f"HistogramLikelihoodRatio(bins={self.bins!r}, binning='{self.binning}')"
 
 
 def _subsample(x: np.ndarray, limit: int, rng: np.random.Generator) -> np.ndarray:

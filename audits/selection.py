@@ -19,11 +19,11 @@ from dpkit.accountant.validation import check_choice, check_probability
 from .attacks import AUTO_ATTACKS, Attack, make_attack
 from .claims import Claim, ClaimUnit
 from .defaults import AUTO
-from .estimators import OBJECTIVES, AuditEstimate, estimate, select_threshold
+from .estimators import OBJECTIVES, AuditEstimate, Objective, estimate, select_threshold
 from .shape_estimate import EpsilonEstimate, gdp_reading, shape_estimate
 from .shapes import margin_threshold, roc_points
 from .summary import Headline
-from .verdicts import MARGIN_SHARE, Judgement, judge
+from .verdicts import MARGIN_SHARE, Judgement, Verdict, judge
 
 __all__ = [
     "AUTO",
@@ -89,7 +89,7 @@ class AuditResult(Headline):
     target: str | None = None
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         return self.judgement.verdict
 
     @property
@@ -446,7 +446,7 @@ def audit_result(
 
 
 def check_audit_options(
-    claim: object, alpha: float, objective: str | None, delta: float | None
+    claim: object, alpha: float, objective: Objective | str | None, delta: float | None
 ) -> tuple[float, tuple[str, ...], float]:
     """The options every audit checks.
 

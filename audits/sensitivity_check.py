@@ -100,7 +100,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 class _Checker:
     """The state of one :func:`check_sensitivity` run: f, the background and the counters."""
 
-    def __init__(self, f: Callable[..., Any], vectorized: bool, background: np.ndarray, relation: str) -> None:
+    def __init__(self, f: Callable[..., Any], vectorized: bool, background: np.ndarray, relation: Relation) -> None:
         self.f = f
         self.vectorized = vectorized
         self.background = background
@@ -222,7 +222,7 @@ def check_sensitivity(
     *,
     sample: Callable[[np.random.Generator, int], Any],
     claim: float,
-    relation: str,
+    relation: Relation | str,
     rng: np.random.Generator | int | None = None,
     project: Callable[[np.ndarray], Any] | None = None,
     candidates: Sequence[tuple[Any, Any]] = (),
@@ -334,7 +334,7 @@ class _Search:
     f: Callable[..., Any]
     sample: Callable[..., Any]
     claim: float
-    relation: str
+    relation: Relation
     gen: np.random.Generator
     project: Callable[[np.ndarray], Any] | None
     background: int
@@ -367,7 +367,7 @@ def _candidate_list(candidates: object) -> list[Any]:
         raise ValueError(f"candidates must be a sequence of (u, u') pairs, got {candidates!r}") from exc
 
 
-def _candidate_starts(pairs: list[Any], relation: str, p: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
+def _candidate_starts(pairs: list[Any], relation: Relation, p: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """The user's candidates (u, u′) as starts of the local search, each checked (u′ None under add/remove)."""
     starts: list[tuple[np.ndarray, np.ndarray | None]] = []
     for i, pair in enumerate(pairs):

@@ -28,7 +28,7 @@ from .attacks import Attack
 from .betting import CHAIN, Bet, choose_bet, claim_tangents, eprocess_chain, smoothed_rate
 from .claims import Claim
 from .defaults import AUDIT_DEFAULTS
-from .estimators import mu_from_rates, select_threshold
+from .estimators import Objective, mu_from_rates, select_threshold
 from .selection import (
     TRAIN_CAP,
     AuditResult,
@@ -50,6 +50,7 @@ from .sequential_plan import (
     split_evenly,
 )
 from .sequential_result import Look, SequentialResult
+from .verdicts import Verdict
 
 __all__ = [
     "CHAIN",
@@ -325,7 +326,7 @@ class _Audit:
         lead = self.chain[0]
         return SequentialResult(
             claim=self.claim,
-            verdict="violation" if violated else self.final.verdict,  # type: ignore[union-attr]
+            verdict=Verdict.VIOLATION if violated else self.final.verdict,  # type: ignore[union-attr]
             stopped_early=violated and self.final is None,
             plan=self.plan,
             runs_used=self.runs_used,
@@ -354,7 +355,7 @@ def _prepare(
     attack: Attack | str | Sequence[Attack],
     alpha: float,
     delta: float | None,
-    objective: str | None,
+    objective: Objective | str | None,
     seed: int,
     executor: str,
     on_look: Callable[[Look], None] | None,
@@ -387,7 +388,7 @@ def audit_sequential_batches(
     attack: Attack | str = AUDIT_DEFAULTS.attack,
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     seed: int = AUDIT_DEFAULTS.seed,
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
@@ -499,7 +500,7 @@ def audit_sequential(
     seed: int = AUDIT_DEFAULTS.seed,
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     executor: Executor | None = None,
     chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
@@ -560,7 +561,7 @@ def audit_pairs_sequential(
     seed: int = AUDIT_DEFAULTS.seed,
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     executor: Executor | None = None,
     chunk_size: int = AUDIT_DEFAULTS.chunk_size,
     progress: Callable[[int], None] | None = None,
@@ -658,7 +659,7 @@ def audit_sources_sequential(
     seeds: Sequence[int],
     alpha: float = AUDIT_DEFAULTS.alpha,
     delta: float | None = None,
-    objective: str | None = None,
+    objective: Objective | str | None = None,
     executor: str = "in-process",
     on_look: Callable[[Look], None] | None = None,
 ) -> tuple[list[SequentialResult | None], list[int], list[int], list[tuple[Look, ...]]]:

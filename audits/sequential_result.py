@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .claims import Claim
+from .claims import Claim, ClaimUnit
 from .selection import AuditResult
 from .sequential_plan import SEQUENTIAL_SHARE, SequentialPlan
 from .shape_estimate import EpsilonEstimate, gdp_reading
 from .summary import Headline
+from .verdicts import Verdict
 
 __all__ = ["Look", "SequentialResult"]
 
@@ -53,7 +54,7 @@ class SequentialResult(Headline):
     """
 
     claim: Claim
-    verdict: str
+    verdict: Verdict
     stopped_early: bool
     plan: SequentialPlan
     runs_used: int
@@ -104,19 +105,19 @@ class SequentialResult(Headline):
         """The e-value at which the audit stops: 1/(α·:data:`SEQUENTIAL_SHARE`)."""
         return 1.0 / self.alpha_sequential
 
-    def _unit_bound(self, unit: str, final: float | None) -> float:
+    def _unit_bound(self, unit: ClaimUnit, final: float | None) -> float:
         mine = self.bound if self.claim.unit == unit else 0.0
         return max(mine, final if final is not None else 0.0)
 
     @property
     def epsilon_lower(self) -> float:
         """The ε lower bound at :attr:`delta` (confidence 1 − α; 0 when none was certified)."""
-        return self._unit_bound("epsilon", None if self.final is None else self.final.epsilon_lower)
+        return self._unit_bound(ClaimUnit.EPSILON, None if self.final is None else self.final.epsilon_lower)
 
     @property
     def mu_lower(self) -> float:
         """The μ lower bound (confidence 1 − α; 0 when none was certified)."""
-        return self._unit_bound("mu", None if self.final is None else self.final.mu_lower)
+        return self._unit_bound(ClaimUnit.MU, None if self.final is None else self.final.mu_lower)
 
     @property
     def claimed_epsilon(self) -> float:

@@ -25,7 +25,7 @@ from scipy import special, stats
 from dpkit.accountant.closed_forms import epsilon_delta_epsilon_unchecked, laplace_epsilon_unchecked
 from dpkit.accountant.gdp import gdp_epsilon_unchecked, gdp_mu_unchecked
 from dpkit.accountant.numerics import brent_root
-from dpkit.accountant.validation import check_choice, enum_values
+from dpkit.accountant.validation import check_member, enum_values
 
 from .claims import Claim, ClaimKind
 from .estimators import rates_at_all_thresholds
@@ -86,7 +86,7 @@ _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 # -- the families --------------------------------------------------------------------------------------------------
 
 
-def family_curve(family: str, theta: float, fpr: Any) -> np.ndarray:
+def family_curve(family: ShapeFamily | str, theta: float, fpr: Any) -> np.ndarray:
     """The trade-off curve (the least FNR at each FPR) of ``family``'s member ``theta`` (vectorised over ``fpr``).
 
     Args:
@@ -106,7 +106,7 @@ def family_curve(family: str, theta: float, fpr: Any) -> np.ndarray:
         >>> float(family_curve("randomized-response", math.log(3.0), 0.25))
         0.25
     """
-    family = check_choice("family", family, FAMILIES)
+    family = check_member("family", family, ShapeFamily)
     a = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
     t = float(theta)
     if math.isinf(t):
@@ -124,7 +124,7 @@ def family_curve(family: str, theta: float, fpr: Any) -> np.ndarray:
     return np.clip(np.where(a < corner, tail, np.where(a <= 0.5, middle, upper)), 0.0, 1.0)
 
 
-def family_parameter(family: str, fpr: float, fnr: float) -> float:
+def family_parameter(family: ShapeFamily | str, fpr: float, fnr: float) -> float:
     """The parameter of ``family``'s member whose curve passes through (``fpr``, ``fnr``) (0 on or above the diagonal,
     ``inf`` at a perfect test).
 
@@ -143,7 +143,7 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
         >>> round(family_parameter("randomized-response", 0.25, 0.25), 6) == round(math.log(3.0), 6)
         True
     """
-    family = check_choice("family", family, FAMILIES)
+    family = check_member("family", family, ShapeFamily)
     x, y = float(fpr), float(fnr)
     if x + y >= 1.0:
         return 0.0
@@ -165,7 +165,7 @@ def family_parameter(family: str, fpr: float, fnr: float) -> float:
     )
 
 
-def family_epsilon(family: str, theta: float, delta: float) -> float:
+def family_epsilon(family: ShapeFamily | str, theta: float, delta: float) -> float:
     """The ε at ``delta`` of ``family``'s member ``theta`` (rounded up; ``inf`` for a Gaussian at δ = 0).
 
     Args:
@@ -182,7 +182,7 @@ def family_epsilon(family: str, theta: float, delta: float) -> float:
         >>> round(family_epsilon("gaussian", 0.268051123, 1e-5), 4)
         1.0
     """
-    family = check_choice("family", family, FAMILIES)
+    family = check_member("family", family, ShapeFamily)
     t, d = float(theta), float(delta)
     if t <= 0.0 or d >= 1.0:
         return 0.0
@@ -195,7 +195,7 @@ def family_epsilon(family: str, theta: float, delta: float) -> float:
     return epsilon_delta_epsilon_unchecked(t, 0.0, d)
 
 
-def _dp_allowed(family: str, epsilon: float, delta: float) -> float:
+def _dp_allowed(family: ShapeFamily, epsilon: float, delta: float) -> float:
     """The leakiest member of ``family`` that is (ε, δ)-DP: δ_F(ε) <= δ, closed form (rounded down)."""
     if math.isinf(epsilon) or delta >= 1.0:
         return math.inf
@@ -218,7 +218,7 @@ def _fine_grid() -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def allowed_parameter(family: str, claim: Claim) -> float:
+def allowed_parameter(family: ShapeFamily | str, claim: Claim) -> float:
     """The leakiest member of ``family`` the claim allows: the largest θ whose curve lies nowhere below the claim's.
 
     Exact for (ε, δ) claims (the member's δ at the claim's ε); for the other claims, the largest θ (bisection) whose
@@ -239,7 +239,7 @@ def allowed_parameter(family: str, claim: Claim) -> float:
         >>> allowed_parameter("gaussian", Claim.gdp(0.5))
         0.5
     """
-    family = check_choice("family", family, FAMILIES)
+    family = check_member("family", family, ShapeFamily)
     if claim.kind == ClaimKind.DP:
         return _dp_allowed(family, float(claim.epsilon), float(claim.delta))  # type: ignore[arg-type]
     if family == ShapeFamily.GAUSSIAN and claim.mu is not None:
@@ -263,7 +263,7 @@ def allowed_parameter(family: str, claim: Claim) -> float:
     return lo * (1.0 - 1e-4)  # rounded down: a kink of the claim's curve between two grid points is missed by less
 
 
-def alternative_parameter(family: str, claim: Claim, delta: float) -> float | None:
+def alternative_parameter(family: ShapeFamily | str, claim: Claim, delta: float) -> float | None:
     """The member of ``family`` just past the claim: its ε at ``delta`` is :data:`KAPPA` × the claim's.
 
     Args:
@@ -277,7 +277,7 @@ def alternative_parameter(family: str, claim: Claim, delta: float) -> float | No
     claimed = claim.epsilon_at(delta)
     if not 0.0 < claimed < math.inf:
         return None
-    value = _dp_allowed(family, KAPPA * claimed, delta)
+    value = _dp_allowed(check_member("family", family, ShapeFamily), KAPPA * claimed, delta)
     return value if 0.0 < value < math.inf else None
 
 
@@ -432,7 +432,7 @@ def fit_shapes(roc: Roc, *, level: float) -> tuple[ShapeFit, ...]:
 
 
 def certify_probability(
-    claim: Claim, family: str, theta: float, *, n0: float, n1: float, share: float
+    claim: Claim, family: ShapeFamily | str, theta: float, *, n0: float, n1: float, share: float
 ) -> tuple[float, tuple[float, float]]:
     """The probability that a test at one threshold refutes ``claim`` when the mechanism is member ``theta``.
 
@@ -475,7 +475,9 @@ def certify_probability(
     return min(1.0, best_p), best_point
 
 
-def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1: float, level: float) -> float:
+def flag_probability(
+    family: ShapeFamily | str, theta: float, allowed: float, *, n0: float, n1: float, level: float
+) -> float:
     """The probability that an audit of ``family``'s member ``theta`` finds its data pointing past ``allowed``.
 
     That is, that the low end of θ's interval at the equal-error point exceeds ``allowed`` (normal approximation of
@@ -496,7 +498,7 @@ def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1
         return 0.0
     if math.isinf(theta):
         return 1.0
-    eer = _eer_rate(family, theta)
+    eer = _eer_rate(check_member("family", family, ShapeFamily), theta)
     up0, up1 = float(_cp_up(eer * n0, n0, level)), float(_cp_up(eer * n1, n1, level))
     centre = family_parameter(family, up0, up1)
     h = 1e-4 * max(eer, 1e-9)
@@ -508,7 +510,7 @@ def flag_probability(family: str, theta: float, allowed: float, *, n0: float, n1
     return float(special.ndtr((centre - allowed) / sd))
 
 
-def _eer_rate(family: str, theta: float) -> float:
+def _eer_rate(family: ShapeFamily, theta: float) -> float:
     """The equal-error rate of ``family``'s member ``theta``: a with f(a) = a (f(0) >= 0, f(½) <= ½)."""
     # absolute precision down to the subnormals: a leaky member's rate is far below 1e-15 (Φ(−15) at μ = 30)
     # a member far out (μ = 1e18) puts the root at 0 itself: Brent's method then halves its way down to the
@@ -518,7 +520,7 @@ def _eer_rate(family: str, theta: float) -> float:
 
 
 def trials_to_certify(
-    claim: Claim, family: str, theta: float, *, n0: int, n1: int, share: float, runs: int
+    claim: Claim, family: ShapeFamily | str, theta: float, *, n0: int, n1: int, share: float, runs: int
 ) -> int | None:
     """The runs per dataset at which an audit like this one would certify a violation by ``family``'s member ``theta``.
 

@@ -205,7 +205,7 @@ class Judgement:
     why the verdict is what it is, in one sentence; ``diagnosis`` where a measured loss lies past the claim and its
     likely cause (only under a violation, or an ``inconclusive`` whose data point to one)."""
 
-    verdict: str
+    verdict: Verdict
     claimed_epsilon: float
     claimed_mu: float | None
     delta_lower: float | None
@@ -249,31 +249,31 @@ def _trials_text(trials: int | None) -> str:
     return "no budget up to 10¹⁵ runs would" if trials is None else f"about {trials:,} runs per dataset would"
 
 
-def _decide(refuted: bool, ratio: float, shape: ShapeReading | None, shape_power: bool) -> tuple[str, str]:
+def _decide(refuted: bool, ratio: float, shape: ShapeReading | None, shape_power: bool) -> tuple[Verdict, str]:
     """The verdict and its reason (see the module docstring); ``shape_power``: whether ``consistent`` needs the power
     to see a violation of the measured shape just past the claim (claims read in ε: their curve is not Gaussian)."""
     if refuted:
-        return "violation", "a test's certified error rates lie below the claim's trade-off curve"
+        return Verdict.VIOLATION, "a test's certified error rates lie below the claim's trade-off curve"
     if ratio < POWER_RATIO_NEEDED:
-        return "inconclusive", (
+        return Verdict.INCONCLUSIVE, (
             f"too few runs: an ideal attack would certify {ratio:.3g} of the claim against its extremal mechanism "
             f"(< {POWER_RATIO_NEEDED})"
         )
     if shape is not None and shape.points_to_violation:
-        return "inconclusive", (
+        return Verdict.INCONCLUSIVE, (
             f"the data point to a violation these runs cannot certify ({shape.family}-shaped, ε ≈ "
             f"{'∞' if math.isinf(shape.epsilon) else f'{shape.epsilon:.4g}'} at δ = {shape.delta:g}); "
             f"certifying it: {_trials_text(shape.trials)}"
         )
     if shape_power and shape is not None and shape.alternative is not None and shape.power < POWER_NEEDED:
-        return "inconclusive", (
+        return Verdict.INCONCLUSIVE, (
             f"too few runs to see a {shape.family}-shaped violation at {KAPPA}× the claim's ε at δ = {shape.delta:g} "
             f"(seen with probability {shape.power:.2f} < {POWER_NEEDED}); certifying one: {_trials_text(shape.trials)}"
         )
     if shape is None:
-        return "consistent", "no violation, and the power to see one at the claim's extremal mechanism"
+        return Verdict.CONSISTENT, "no violation, and the power to see one at the claim's extremal mechanism"
     if not shape_power:
-        return "consistent", (
+        return Verdict.CONSISTENT, (
             "no violation, nothing past the claim, and the power to see one at its extremal mechanism (a Gaussian "
             "curve, as tight in its middle as in its tails)"
         )
@@ -282,7 +282,7 @@ def _decide(refuted: bool, ratio: float, shape: ShapeReading | None, shape_power
         if shape.certify_power >= POWER_NEEDED
         else f"pointed to with probability {shape.flag_power:.2f} (certified: {shape.certify_power:.2f})"
     )
-    return "consistent", (
+    return Verdict.CONSISTENT, (
         f"no violation, nothing past the claim, and a {shape.family}-shaped violation at {KAPPA}× the claim's ε "
         f"would be {seen}"
     )

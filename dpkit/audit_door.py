@@ -5,11 +5,23 @@ call, with the options checked against that function's own (an option it does no
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 from dpkit.reports.audit_mode import AuditMode
 
-__all__ = ["SETTING_OPTIONS", "audit_registered", "audit_release", "call_checked", "is_agent", "keywords", "refuse"]
+#: A mode of :func:`dpkit.audit` as the door reads it: a report's :class:`AuditMode`, or the one-run audit
+DoorMode: TypeAlias = AuditMode | Literal["one-run"]
+
+__all__ = [
+    "DoorMode",
+    "SETTING_OPTIONS",
+    "audit_registered",
+    "audit_release",
+    "call_checked",
+    "is_agent",
+    "keywords",
+    "refuse",
+]
 
 #: What a setting of an RL audit may be given (the fields of :class:`dpkit.audits.rl.setting.RlSetting`).
 SETTING_OPTIONS = (
@@ -100,7 +112,9 @@ def refuse(options: dict[str, Any], allowed: list[str] | None, what: str) -> Non
         raise TypeError(f"{what} takes no option {bad[0]!r} (its options: {', '.join(sorted(set(allowed or ())))})")
 
 
-def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: str, options: dict[str, Any]) -> Any:
+def audit_release(
+    release: Callable[..., Any], datasets: tuple[Any, ...], mode: DoorMode, options: dict[str, Any]
+) -> Any:
     """A release function's audit: one pair, several (``pairs=``), or one run with canaries.
 
     Args:
@@ -153,7 +167,7 @@ def audit_release(release: Callable[..., Any], datasets: tuple[Any, ...], mode: 
     return call_checked(audit_pair, "a fixed audit of a release", (release, *datasets), options)
 
 
-def audit_registered(target: Any, mode: str, options: dict[str, Any]) -> Any:
+def audit_registered(target: Any, mode: DoorMode, options: dict[str, Any]) -> Any:
     """A registered algorithm's (or a setting's) audit, in ``mode``.
 
     Args:

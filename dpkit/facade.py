@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from dpkit.reports.audit_mode import AuditMode
 
 if TYPE_CHECKING:
-    from dpkit.accountant.accountants import Guarantee
+    from dpkit.accountant.accountants import AccountingMethod, Guarantee
     from dpkit.accountant.calibration import Calibration
     from dpkit.algorithms.spec import AlgorithmSpec
     from dpkit.audits.claims import Claim
@@ -42,7 +42,7 @@ def calibrate(
     delta: float,
     compositions: int = 1,
     sensitivity: float = 1.0,
-    method: str = "exact",
+    method: AccountingMethod | str = "exact",
     conversion: str | None = None,
 ) -> Calibration:
     """The smallest σ (rounded up) for which Gaussian releases meet an (ε, δ) budget.
@@ -81,7 +81,12 @@ def calibrate(
 
 
 def gaussian_epsilon(
-    sigma: float, delta: float, *, compositions: int = 1, sensitivity: float = 1.0, method: str = "exact"
+    sigma: float,
+    delta: float,
+    *,
+    compositions: int = 1,
+    sensitivity: float = 1.0,
+    method: AccountingMethod | str = "exact",
 ) -> Guarantee:
     """The ε (rounded up) at ``delta`` of ``compositions`` Gaussian releases with noise σ.
 
@@ -117,7 +122,7 @@ def gaussian_epsilon(
 
 #: The mode of :func:`audit` that runs a release or an algorithm once, with many canaries (the other modes are
 #: :class:`~dpkit.reports.audit_mode.AuditMode`'s, a report's too).
-ONE_RUN = "one-run"
+ONE_RUN: Literal["one-run"] = "one-run"
 #: The modes of :func:`audit`.
 MODES: tuple[str, ...] = (*(str(m) for m in AuditMode), ONE_RUN)
 
@@ -145,8 +150,10 @@ def audit(
     target: Callable[..., Any], *datasets: Any, claim: Claim, mode: Literal["one-run"], **options: Any
 ) -> OneRunResult: ...
 @overload
-def audit(target: Callable[..., Any], *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary: ...
-def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> AuditSummary:
+def audit(
+    target: Callable[..., Any], *datasets: Any, mode: AuditMode | str = "fixed", **options: Any
+) -> AuditSummary: ...
+def audit(target: Any, *datasets: Any, mode: AuditMode | str = "fixed", **options: Any) -> AuditSummary:
     """Audit anything dpkit audits, in one of three modes: the front door over the audit functions of
     :mod:`dpkit.audits` (the layer beneath it, documented there for finer control).
 
@@ -229,7 +236,8 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> A
         raise TypeError("audit() takes no 'sequential' option (retired): pass mode='sequential'")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    from dpkit.audit_door import audit_registered, audit_release, is_agent
+    door: DoorMode = ONE_RUN if mode == ONE_RUN else AuditMode(mode)  # the caller's string becomes the member, once
+    from dpkit.audit_door import DoorMode, audit_registered, audit_release, is_agent
     from dpkit.audits.rl.setting import RlSetting
 
     if isinstance(target, (str, RlSetting)) or is_agent(target, datasets, options):
@@ -240,13 +248,13 @@ def audit(target: Any, *datasets: Any, mode: str = "fixed", **options: Any) -> A
 
             agent: AlgorithmSpec | Callable[..., Any] = target
             target = register_agent(agent, name=options.pop("name", None))
-        return audit_registered(target, mode, options)
+        return audit_registered(target, door, options)
     if not callable(target):
         raise TypeError(
             "target must be a release function, an algorithm's name, an agent (a factory, a class or an "
             f"AlgorithmSpec) or an RlSetting, got {type(target).__name__}"
         )
-    return audit_release(target, datasets, mode, options)
+    return audit_release(target, datasets, door, options)
 
 
 def audit_algorithm(algorithm: str, **options: Any) -> RlPositionsResult:

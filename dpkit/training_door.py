@@ -5,7 +5,10 @@ function."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dpkit.audits.dp_sgd_canaries import ThreatModel
 
 __all__ = ["audit_training"]
 
@@ -17,7 +20,7 @@ def audit_training(
     sampling_rate: float,
     steps: int,
     canaries: int = 1000,
-    threat: str = "white-box",
+    threat: ThreatModel | str = "white-box",
     parameters: int | None = None,
     dataset: Any = None,
     loss: Callable[..., Any] | None = None,

@@ -367,7 +367,7 @@ def _is_dp_event(data: object) -> bool:
     return isinstance(data, dict) and ("module_name" in data or "class_name" in data)
 
 
-def read_target(path: Path, relation: str | None = None) -> tuple[str, Ledger | Event]:
+def read_target(path: Path, relation: Relation | str | None = None) -> tuple[str, Ledger | Event]:
     """Read a ledger or event file.
 
     Args:

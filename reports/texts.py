@@ -7,7 +7,7 @@ algorithm's assumptions are written beside it, in its registration (its spec's `
 
 from __future__ import annotations
 
-from dpkit.accountant.sensitivity import check_relation
+from dpkit.accountant.sensitivity import Relation, check_relation
 
 __all__ = ["RELATION_TEXT", "PRIVACY_MODEL_TEXT", "METHOD_LABELS", "relation_text", "assumptions"]
 
@@ -46,7 +46,7 @@ METHOD_LABELS: dict[str, str] = {
 }
 
 
-def relation_text(relation: str) -> str:
+def relation_text(relation: Relation | str) -> str:
     """The neighbouring relation ``relation`` in words.
 
     Args:

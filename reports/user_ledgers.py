@@ -15,6 +15,7 @@ from typing import Any
 from dpkit.accountant import VARIANTS, Ledger, compare_methods
 from dpkit.accountant.assessment import assess_ledger
 from dpkit.accountant.events import Event, describe
+from dpkit.accountant.sensitivity import Relation
 
 from .config import LedgerConfig
 from .texts import METHOD_LABELS
@@ -22,7 +23,9 @@ from .texts import METHOD_LABELS
 __all__ = ["ledger_section", "method_curves", "ledger_file_command"]
 
 
-def method_curves(target: Ledger | Event, grid: Sequence[float], *, relation: str, sigma: str) -> dict[str, Any]:
+def method_curves(
+    target: Ledger | Event, grid: Sequence[float], *, relation: Relation | str, sigma: str
+) -> dict[str, Any]:
     """ε(δ) of every accounting variant for a ledger or an event at each δ of ``grid``.
 
     Args:

@@ -469,7 +469,8 @@ class TabularMDP:
         return s_next, np.where(np.isnan(own), r, own)
 
     def step(self, h: int, s: int, a: int, user: User) -> tuple[int, float]:
-        """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``.
+        """User ``user``'s next state and reward at step ``h`` in state ``s`` under action ``a``: :meth:`step_runs` of
+        one run.
 
         Args:
             h: The step.
@@ -487,23 +488,8 @@ class TabularMDP:
             >>> uniform_tabular(3, 2, 2).step(0, 0, 1, User.canary([1.0, 1.0], [0.7, 0.1]))
             (2, 1.0)
         """
-        if user.path is not None:
-            s_next = int(user.path[h])
-            if s_next >= self.states:
-                raise ValueError(f"the user's path leads to state {s_next}, beyond the {self.states} states")
-        else:
-            u = user.transition_uniforms[h]
-            cdf: np.ndarray = self._cdf  # type: ignore[attr-defined]  # set in __post_init__ (frozen dataclass)
-            s_next = int(np.searchsorted(cdf[h, s, a], u, side="right"))
-            s_next = min(s_next, self.states - 1)
-        if user.rewards is not None and not np.isnan(user.rewards[h]):
-            return s_next, float(user.rewards[h])
-        if self.transition_rewards is not None:
-            return s_next, float(self.transition_rewards[h, s, a, s_next])
-        mean = self.rewards[h, s, a]
-        if self.reward_model == "bernoulli":
-            return s_next, float(user.reward_uniforms[h] < mean)
-        return s_next, float(mean)
+        s_next, reward = self.step_runs(h, np.array([s]), np.array([a]), user)
+        return int(s_next[0]), float(reward[0])
 
     def optimal_values(self) -> tuple[np.ndarray, np.ndarray]:
         """The optimal values by backward induction.

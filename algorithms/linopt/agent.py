@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import PrivacyDeclaration
-from dpkit.accountant.sensitivity import clip_norm
+from dpkit.accountant.sensitivity import Relation, clip_norm
 from dpkit.accountant.tree import (
     BinaryCounter,
     max_psums_per_prefix,
@@ -594,8 +595,8 @@ class PrivateLinOpt(LinOpt):
         delta: float,
         sigma: str | float | Mapping[str, float] = "paper",
         reading: str = "theorem-6.5",
-        relation: str | None = None,
-        method: str = "exact",
+        relation: Relation | str | None = None,
+        method: AccountingMethod | str = "exact",
         variant: str = "vi",
         regularization: float = PRIVATE_REGULARIZATION,
         bonus_scale: float = DEFAULT_BONUS_SCALE,

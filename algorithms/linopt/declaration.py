@@ -10,13 +10,14 @@ from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclarat
 from dpkit.accountant.sensitivity import outer_product_sensitivity, product_sensitivity
 from dpkit.accountant.structured_sensitivity import block_norm_bound, block_outer_product_sensitivity
 from dpkit.accountant.tree import (
-    SCHEDULES,
+    Schedule,
     max_psums_per_item,
     paper_depth,
 )
 from dpkit.accountant.validation import (
     check_choice,
     check_count,
+    check_member,
     check_positive,
     check_probability,
 )
@@ -78,7 +79,7 @@ def declare_privacy(
     d2: int | None = None,
     *,
     reading: str = "theorem-6.5",
-    schedule: str = "before-episode",
+    schedule: Schedule | str = "before-episode",
     states: int | None = None,
 ) -> PrivacyDeclaration:
     """What the 4H counters of Private-LinOpt-VI/-PO release about one user, at the paper's σ.
@@ -116,7 +117,7 @@ def declare_privacy(
     d1 = check_count("d1", d1)
     d2 = d1 if d2 is None else check_count("d2", d2)
     reading = check_choice("reading", reading, LINOPT_READINGS)
-    schedule = check_choice("schedule", schedule, SCHEDULES)
+    schedule = check_member("schedule", schedule, Schedule)
     m = max_psums_per_item(k, schedule=schedule)
     if m == 0:
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")

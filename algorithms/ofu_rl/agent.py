@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.algorithm_ledgers import Allocation
 from dpkit.accountant.declarations import (
     PrivacyDeclaration,
 )
+from dpkit.accountant.sensitivity import Relation
 from dpkit.accountant.tree import (
     BinaryCounter,
     max_psums_per_prefix,
@@ -474,8 +476,8 @@ class PrivateOfuRl(OfuRl):
         epsilon: float,
         delta: float,
         sigma: str | float | Mapping[str, float] = "paper",
-        relation: str | None = None,
-        method: str = "exact",
+        relation: Relation | str | None = None,
+        method: AccountingMethod | str = "exact",
         regularizer: float = PRIVATE_REGULARIZER,
         alpha: float = 0.05,
         theta_bound: float = 1.0,

@@ -18,13 +18,13 @@ from dpkit.accountant.declarations import (
 from dpkit.accountant.sensitivity import episode_product_sensitivity, stacked_outer_product_sensitivity
 from dpkit.accountant.structured_sensitivity import gram_cross_joint_mu
 from dpkit.accountant.tree import (
-    SCHEDULES,
+    Schedule,
     max_psums_per_item,
     paper_depth,
 )
 from dpkit.accountant.validation import (
-    check_choice,
     check_count,
+    check_member,
     check_positive,
     check_probability,
 )
@@ -74,7 +74,13 @@ def paper_sigma(sensitivity: float, episodes: int, epsilon: float, delta: float)
 
 @cached_declaration
 def declare_privacy(
-    episodes: int, horizon: int, epsilon: float, delta: float, gamma: float, *, schedule: str = "before-episode"
+    episodes: int,
+    horizon: int,
+    epsilon: float,
+    delta: float,
+    gamma: float,
+    *,
+    schedule: Schedule | str = "before-episode",
 ) -> PrivacyDeclaration:
     """What Private-OFU-RL's two counters release about one user, at the paper's σ.
 
@@ -100,7 +106,7 @@ def declare_privacy(
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
     gamma = check_positive("gamma", gamma)
-    schedule = check_choice("schedule", schedule, SCHEDULES)
+    schedule = check_member("schedule", schedule, Schedule)
     m = max_psums_per_item(k, schedule=schedule)
     if m == 0:
         raise ValueError(f"episodes must be >= 2 with the {schedule} schedule: with K = {k} no p-sum is ever released")

@@ -9,7 +9,7 @@ import enum
 
 import numpy as np
 
-from dpkit.accountant.validation import check_choice, enum_values
+from dpkit.accountant.validation import enum_values
 
 from ..attacks import Attack, FittedGaussianLikelihoodRatio
 from ..learned_attacks import AtomAttack, LogisticRegressionAttack
@@ -181,7 +181,7 @@ def view_attack(layout: RowLayout) -> Attack:
     return ColumnsAttack(LogisticRegressionAttack(), slice(0, layout.body))
 
 
-def _attack(setting: RlSetting, kind: str, layout: RowLayout) -> Attack | list[Attack]:
+def _attack(setting: RlSetting, kind: RlAttack, layout: RowLayout) -> Attack | list[Attack]:
     if not setting.white_box:
         if kind == RlAttack.WHITE_BOX:
             raise ValueError(f"the {setting.observer!r} observer is black-box: use attack 'learned'")
@@ -196,7 +196,7 @@ def _attack(setting: RlSetting, kind: str, layout: RowLayout) -> Attack | list[A
     return [gaussian, *plans] if plans else gaussian
 
 
-def rl_attacks(setting: RlSetting, attack: str, *, layout: RowLayout, runs: int) -> Attack | list[Attack]:
+def rl_attacks(setting: RlSetting, attack: RlAttack, *, layout: RowLayout, runs: int) -> Attack | list[Attack]:
     """The attack (or the candidates ``auto`` chooses among) of an audit of ``setting``.
 
     A black-box observer's ``white-box`` is ``learned``; ``auto`` below :data:`AUTO_MIN_RUNS` runs is the white-box
@@ -212,9 +212,8 @@ def rl_attacks(setting: RlSetting, attack: str, *, layout: RowLayout, runs: int)
     Returns:
         The attack, or the candidates.
     """
-    check_choice("attack", attack, RL_ATTACKS)
     if attack == RlAttack.AUTO and runs < AUTO_MIN_RUNS:
-        attack = "white-box"
+        attack = RlAttack.WHITE_BOX
     if not setting.white_box and attack == RlAttack.WHITE_BOX:
-        attack = "learned"
+        attack = RlAttack.LEARNED
     return _attack(setting, attack, layout)

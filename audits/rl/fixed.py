@@ -21,7 +21,8 @@ import numpy as np
 
 from dpkit.accountant.declarations import PrivacyDeclaration, informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
-from dpkit.accountant.validation import check_choice, check_probability
+from dpkit.accountant.sensitivity import Relation
+from dpkit.accountant.validation import check_choice, check_member, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.executors import Executor, run_pair, spawn_seeds
 from dpkit.algorithms.spec import AlgorithmSpec
@@ -31,7 +32,7 @@ from ..engine import AuditResult, audit_outputs
 from ..estimators import RocBand, mu_from_rates, roc_band
 from ..summary import Headline, HeldAudit
 from ..verdicts import Verdict
-from .candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns, rl_attacks
+from .candidates import AUTO_SPLITS, RL_ATTACKS, RlAttack, WhiteBoxRuns, rl_attacks
 from .explain import rl_diagnosis, rl_reason
 from .plans import (
     PlanChoice,
@@ -286,7 +287,7 @@ def _equal_error_mu(mus: np.ndarray) -> float:
     return mu_from_rates(p, p) if p < 0.5 else 0.0
 
 
-def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: str) -> float:
+def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], relation: Relation) -> float:
     """μ of the declared releases at ``sigmas`` (exact GDP composition, the ledger's).
 
     Args:
@@ -300,7 +301,7 @@ def declared_mu(declaration: PrivacyDeclaration, sigmas: Mapping[str, float], re
     return declaration.ledger(relation=relation, sigmas={r.name: sigmas[r.name] for r in declaration.releases}).mu
 
 
-def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, Any], relation: str) -> None:
+def _check_audit_sigmas(declaration: PrivacyDeclaration, sigmas: Mapping[str, Any], relation: Relation) -> None:
     """σ > 0 wherever a release (or a step of one) has a positive sensitivity: σ = 0 there adds no noise, nothing
     is private. A step of sensitivity 0 may go without noise (the optimal allocation's step H)."""
     for r in declaration.releases:
@@ -337,7 +338,7 @@ def audit_setting(
     *,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -364,7 +365,7 @@ def audit_setting(
     if not isinstance(setting, RlSetting):
         raise ValueError(f"setting must be an RlSetting, got {type(setting).__name__}")
     runs = validate_runs(runs)
-    check_choice("attack", attack, RL_ATTACKS)
+    attack = check_member("attack", attack, RlAttack)
     started = time.perf_counter()
     _check_executor(setting, executor)
     pc = position_claim(setting)
@@ -591,7 +592,7 @@ def audit_positions(
     positions_to_probe: Sequence[str | int] | None = None,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -623,6 +624,7 @@ def audit_positions(
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     validate_runs(runs)
+    attack = check_member("attack", attack, RlAttack)
     every = {p.position for p, _ in probes} >= set(positions(setting))
     members = probe_members(setting) if (every if plans is None else plans) and reads_plans(attack, runs) else ()
     share = alpha / (len(probes) + bool(members))
@@ -667,7 +669,7 @@ def audit_plan_probe(
     *,
     runs: int,
     seed: int | np.random.SeedSequence,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -751,7 +753,7 @@ def audit_registered_algorithm(
     delta: float | None = None,
     seed: int = 0,
     position: str | int | None = None,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,

@@ -72,7 +72,8 @@ def _bytes_per_run(run: ObservedRun) -> float:
 def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     """The messages observer (:func:`~dpkit.audits.rl.observers.observe_messages`) of one run.
 
-    It is the batch of one of :func:`observe_batch` where the batch applies, else ``observe_messages`` itself.
+    It is the batch of one of :func:`observe_batch` (which, for an implementation under test that plays one run, is
+    ``observe_messages`` of its Generator).
 
     Args:
         run: the audit's run (setting, dataset, world, claim).
@@ -81,10 +82,8 @@ def observe(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
     Returns:
         The run's row.
     """
-    if batched(run):
-        row: np.ndarray = observe_batch(run, [rng])[0]
-        return row
-    return observe_messages(run, rng)
+    row: np.ndarray = observe_batch(run, [rng])[0]
+    return row
 
 
 def observe_batch(run: ObservedRun, rngs: Sequence[np.random.Generator]) -> np.ndarray:

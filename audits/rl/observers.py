@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpkit.accountant.sensitivity import ReleaseNoise
+from dpkit.accountant.tree_counts import Schedule
 from dpkit.algorithms.episodes import Plan, play_episodes, step_column
 from dpkit.algorithms.spec import AuditSpec
 
@@ -671,7 +672,7 @@ def default_positions(setting: AuditedSetting, index: int | None = None) -> dict
 
 
 def tree_positions(
-    setting: AuditedSetting, index: int | None = None, *, schedule: str = "before-episode"
+    setting: AuditedSetting, index: int | None = None, *, schedule: Schedule = Schedule.BEFORE_EPISODE
 ) -> dict[str, tuple[int, float]] | float:
     """The positions an audit of binary-tree counters over the users probes.
 

@@ -21,7 +21,7 @@ import numpy as np
 from dpkit.accountant.declarations import informative_delta
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.sensitivity import ReleaseNoise
-from dpkit.accountant.validation import check_choice, check_count, check_index, enum_values, shown_int
+from dpkit.accountant.validation import check_count, check_index, check_member, enum_values, shown_int
 from dpkit.algorithms.episodes import play_episode
 
 from ..claims import Claim
@@ -288,7 +288,7 @@ def audit_one_run(
     delta: float | None = None,
     sigma: str | float = "tight",
     alpha: float = 0.05,
-    attack: str = "white-box",
+    attack: RlAttack | str = "white-box",
     implementation: Callable[..., Any] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> RlOneRunResult:
@@ -320,7 +320,7 @@ def audit_one_run(
     """
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    check_choice("attack", attack, ONE_RUN_ATTACKS)
+    attack = check_member("attack", attack, RlAttack)
     scores = one_run_scores(
         algorithm,
         canaries=canaries,

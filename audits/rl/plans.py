@@ -185,7 +185,7 @@ class ViewJudgement:
     its audit certifies against the exact-data twin, ``nan`` when not measured; ``power_ratio`` over the allowance)
     and ``note``, why a view is ``inconclusive``."""
 
-    verdict: str
+    verdict: Verdict
     power: float
     power_ratio: float
     note: str | None
@@ -234,13 +234,13 @@ def judge_view(
     allowed = result.claim.mu_allowed or 0.0
     layout = RowLayout.of(out0, False)
     if result.verdict == Verdict.VIOLATION:
-        return ViewJudgement("violation", math.nan, math.nan, None)
+        return ViewJudgement(Verdict.VIOLATION, math.nan, math.nan, None)
     if _same_everywhere(out0, out1, layout):
         note = (
             f"the {setting.observer} view was the same in every run of D and D′: it carried no signal, and no "
             "attack on it could have seen a violation"
         )
-        return ViewJudgement("inconclusive", 0.0, 0.0, note)
+        return ViewJudgement(Verdict.INCONCLUSIVE, 0.0, 0.0, note)
     try:
         twin = replace(setting, sigma=0.0)
         d0, d1 = neighbouring_datasets(twin)
@@ -252,7 +252,7 @@ def judge_view(
         )
     except (ValueError, ArithmeticError, np.linalg.LinAlgError) as err:
         note = f"the power of the {setting.observer} view could not be measured (its twin on exact data: {err})"
-        return ViewJudgement("inconclusive", math.nan, 0.0, note)
+        return ViewJudgement(Verdict.INCONCLUSIVE, math.nan, 0.0, note)
     power = reference.mu_lower
     ratio = power / allowed if allowed > 0 else 0.0
     if ratio < POWER_RATIO_NEEDED:
@@ -260,11 +260,11 @@ def judge_view(
             f"the {setting.observer} view shows too little even of a twin that plans on exact data (μ >= "
             f"{power:.3g} certified from it, against {allowed:.3g} allowed): this view cannot see a violation here"
         )
-        return ViewJudgement("inconclusive", power, ratio, note)
-    return ViewJudgement("consistent", power, ratio, None)
+        return ViewJudgement(Verdict.INCONCLUSIVE, power, ratio, note)
+    return ViewJudgement(Verdict.CONSISTENT, power, ratio, None)
 
 
-def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
+def plan_probe_runs(setting: RlSetting, runs: int, attack: RlAttack = RlAttack.AUTO) -> int:
     """Runs per dataset the plan probe adds to a default audit of ``setting``.
 
     Args:
@@ -279,7 +279,7 @@ def plan_probe_runs(setting: RlSetting, runs: int, attack: str = "auto") -> int:
     return len(members) * pilot_runs(runs) + probe_runs(runs) if members else 0
 
 
-def reads_plans(attack: str, runs: int) -> bool:
+def reads_plans(attack: RlAttack, runs: int) -> bool:
     """Whether an audit has candidate attacks that read the plans.
 
     Args:

@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from dpkit.accountant.validation import check_probability
+from dpkit.accountant.validation import check_member, check_probability
 from dpkit.algorithms.executors import Executor
 
 from ..claims import Claim
 from ..sequential import SEQUENTIAL_SHARE, Look, SequentialResult, audit_sources_sequential, release_source
 from ..summary import Headline
 from ..verdicts import Verdict
-from .candidates import rl_attacks
+from .candidates import RlAttack, rl_attacks
 from .explain import rl_sequential_diagnosis, rl_sequential_reason
 from .fixed import (
     PositionClaim,
@@ -235,7 +235,7 @@ def audit_positions_sequential(
     positions_to_probe: Sequence[str | int] | None = None,
     runs: int = 4000,
     seed: int = 0,
-    attack: str = "auto",
+    attack: RlAttack | str = "auto",
     alpha: float = 0.05,
     executor: Executor | None = None,
     chunk_size: int = 250,
@@ -265,6 +265,7 @@ def audit_positions_sequential(
     probes = probe_plan(setting, positions_to_probe, seed)
     alpha = check_probability("alpha", alpha)
     runs = validate_runs(runs)
+    attack = check_member("attack", attack, RlAttack)
     started = time.perf_counter()
     settings, seeds = [p for p, _ in probes], [child for _, child in probes]
     names = [s.position for s in settings]

@@ -170,7 +170,8 @@ class RlSetting:
     epsilon: float = 8.0
     delta: float = 1e-5
     sigma: str | float = "tight"
-    relation: str = "replace_one"
+    #: the neighbouring relation (a string given is converted to the member)
+    relation: Relation = Relation.REPLACE_ONE
     #: the allocation whose σ the claim is read at: ``"tight"``, or ``"optimal"`` (the default when ``sigma`` is)
     claim_allocation: str | None = None
     states: int = 2
@@ -251,6 +252,7 @@ class RlSetting:
                 f"relation must be 'replace_one', got {self.relation!r}: the RL audits change one user into another "
                 "(LDP and RLSVI's relation are replace-one by definition; add/remove is not audited here)"
             )
+        object.__setattr__(self, "relation", Relation.REPLACE_ONE)
         for name in ("states", "actions", "horizon", "state_dim", "control_dim"):
             check_count(name, getattr(self, name))
         check_index("env_seed", self.env_seed)

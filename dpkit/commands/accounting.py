@@ -27,7 +27,9 @@ from .option_types import COUNT, NUMBER
 from .options import comparison_rows, guarantee_label, method_options
 
 
-def _account(mechanism: Mechanism, method: str, conversion: str | None, query: str, value: float) -> Guarantee:
+def _account(
+    mechanism: Mechanism, method: AccountingMethod, conversion: str | None, query: str, value: float
+) -> Guarantee:
     acc = make_accountant(method, conversion=conversion)
     with busy("accounting through dp-accounting's PLD…", method == AccountingMethod.PLD):
         return acc.epsilon(mechanism.target, value) if query == "epsilon" else acc.delta(mechanism.target, value)

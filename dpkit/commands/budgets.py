@@ -23,16 +23,18 @@ STANDARD_EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0, 8.0)
 STANDARD_COMPOSITIONS = (1, 10, 100, 1000)
 #: The most values ``--epsilons`` and ``--compositions`` of ``dpkit budgets`` may list.
 MAX_BUDGET_VALUES = 50
-_BUDGET_METHODS: tuple[tuple[str, str | None], ...] = (
-    ("exact", None),
-    ("pld", None),
-    ("rdp", "improved"),
-    ("zcdp", "bun-steinke"),
-    ("classic", None),
+_BUDGET_METHODS: tuple[tuple[AccountingMethod, str | None], ...] = (
+    (AccountingMethod.EXACT, None),
+    (AccountingMethod.PLD, None),
+    (AccountingMethod.RDP, "improved"),
+    (AccountingMethod.ZCDP, "bun-steinke"),
+    (AccountingMethod.CLASSIC, None),
 )
 
 
-def _sigma(e: float, delta: float, sensitivity: float, k: int, method: str, conv: str | None, q: float | None) -> Any:
+def _sigma(
+    e: float, delta: float, sensitivity: float, k: int, method: AccountingMethod, conv: str | None, q: float | None
+) -> Any:
     """σ for one cell, or None where the method refuses (classic where ε/K >= 1; a sampled release: not pld/rdp)."""
     if q is None:
         try:

@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from dpkit.accountant import Ledger, calibrate_ledger_scale, calibrate_sigma, make_accountant
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.event_calibration import CalibrationMethod
 from dpkit.render import busy
 
@@ -42,7 +43,7 @@ def _certified(out: dict[str, Any], upper: float, lower: float | None) -> dict[s
 
 
 def calibrate_gaussian(
-    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+    mech: Mechanism, epsilon: float, delta: float, method: AccountingMethod, conversion: str | None
 ) -> tuple[dict[str, Any], Ledger | None]:
     """σ of K Gaussian releases under ``method``, and its ε as ``dpkit epsilon`` gives it.
 
@@ -81,7 +82,7 @@ def calibrate_gaussian(
     return _certified(out, g.epsilon, g.lower), ledger
 
 
-def _check_methods(method: str, conversion: str | None, target: Any) -> None:
+def _check_methods(method: AccountingMethod, conversion: str | None, target: Any) -> None:
     from dpkit.accountant.event_calibration import CalibrationMethod
 
     if method not in tuple(CalibrationMethod):
@@ -94,7 +95,7 @@ def _check_methods(method: str, conversion: str | None, target: Any) -> None:
 
 
 def calibrate_dp_sgd(
-    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+    mech: Mechanism, epsilon: float, delta: float, method: AccountingMethod, conversion: str | None
 ) -> tuple[dict[str, Any], Event]:
     """DP-SGD's noise multiplier (10 significant digits, rounded up) and its certified ε (the interval).
 
@@ -140,7 +141,7 @@ def calibrate_dp_sgd(
 
 
 def calibrate_event(
-    mech: Mechanism, epsilon: float, delta: float, method: str, conversion: str | None
+    mech: Mechanism, epsilon: float, delta: float, method: AccountingMethod, conversion: str | None
 ) -> tuple[dict[str, Any], Event]:
     """The smallest factor on every noise multiplier of the event that meets (ε, δ).
 

@@ -11,7 +11,8 @@ from dpkit.accountant import VARIANTS, AccountingMethod, Relation, Schedule, com
 from dpkit.accountant.algorithm_ledgers import AlgorithmLedger, algorithm_ledger
 from dpkit.accountant.events import describe
 from dpkit.accountant.ledger import EventRelease, GaussianRelease, Ledger
-from dpkit.accountant.validation import enum_values
+from dpkit.accountant.sensitivity import check_relation
+from dpkit.accountant.validation import check_member, enum_values
 from dpkit.render import busy, emit_json, format_number, format_values, print_lines, print_table
 
 from .option_types import NUMBER
@@ -91,7 +92,9 @@ def ledger_cmd(
 
     if target in registry.names(private=True):
         given = {k: v for k, v in params.items() if v is not None}
-        _algorithm_ledger(target, epsilon, delta, given, neighbours, method, conversion, as_json)
+        relation = None if neighbours is None else check_relation(neighbours)  # click's strings become members
+        accounting = check_member("method", method, AccountingMethod)
+        _algorithm_ledger(target, epsilon, delta, given, relation, accounting, conversion, as_json)
         return
     path = Path(target)
     if not path.exists() and path.suffix.lower() not in (".toml", ".json"):
@@ -109,8 +112,8 @@ def _algorithm_ledger(
     epsilon: float | None,
     delta: float | None,
     params: dict[str, Any],
-    neighbours: str | None,
-    method: str,
+    relation: Relation | None,
+    method: AccountingMethod,
     conversion: str | None,
     as_json: bool,
 ) -> None:
@@ -124,7 +127,7 @@ def _algorithm_ledger(
 
     with busy("accounting through dp-accounting's PLD…", method == AccountingMethod.PLD):
         led = algorithm_ledger(
-            declare(name, epsilon, delta, **params), relation=neighbours, method=method, conversion=conversion
+            declare(name, epsilon, delta, **params), relation=relation, method=method, conversion=conversion
         )
     if as_json:
         emit_json(led.to_dict())

@@ -24,7 +24,9 @@ import click
 
 from dpkit import accountant
 from dpkit.accountant import Ledger
-from dpkit.accountant.validation import check_noise_scale
+from dpkit.accountant.accountants import AccountingMethod
+from dpkit.accountant.sensitivity import Relation, check_relation
+from dpkit.accountant.validation import check_member, check_noise_scale
 
 from .dp_sgd_options import DP_SGD_OPTIONS, dp_sgd_given, schedule_of
 from .options import compositions_count
@@ -97,8 +99,9 @@ class Mechanism:
         return out
 
 
-def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
-    """The method given, or ``exact`` for Gaussian releases and ``pld`` otherwise.
+def default_method(method: AccountingMethod | str | None, mechanism_is_gaussian: bool) -> AccountingMethod:
+    """The method given (where ``--method``'s string becomes the member), or ``exact`` for Gaussian releases and
+    ``pld`` otherwise.
 
     Args:
         method: ``--method``, or None when it was not given.
@@ -108,11 +111,11 @@ def default_method(method: str | None, mechanism_is_gaussian: bool) -> str:
         The method to account with.
     """
     if method is not None:
-        return method
-    return "exact" if mechanism_is_gaussian else "pld"
+        return check_member("method", method, AccountingMethod)
+    return AccountingMethod.EXACT if mechanism_is_gaussian else AccountingMethod.PLD
 
 
-def _read_event(path: Path, relation: str | None) -> Event:
+def _read_event(path: Path, relation: Relation | None) -> Event:
     from dpkit.accountant.interop import load_event
     from dpkit.algorithms.limits import check_releases
     from dpkit.data_files import naming_file, read_text_file
@@ -130,7 +133,7 @@ def build_mechanism(
     sensitivity: float,
     compositions: float,
     event_file: Path | None,
-    relation: str | None,
+    relation: Relation | str | None,
     sigma_name: str = "sigma",
     **_: Any,
 ) -> Mechanism:
@@ -160,7 +163,7 @@ def build_mechanism(
         refuse_options(ctx, names, "--event")
         from dpkit.accountant.events import SelfComposedEvent
 
-        event = _read_event(event_file, relation)
+        event = _read_event(event_file, None if relation is None else check_relation(relation))
         return Mechanism(event if k == 1 else SelfComposedEvent(event, k), k, "event")
     if relation is not None and given(ctx, "relation"):
         raise click.UsageError("--relation applies to --event only")

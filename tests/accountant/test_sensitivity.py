@@ -149,6 +149,15 @@ def test_relation_spellings() -> None:
         assert repr(bad) in str(info.value)
 
 
+def test_a_relation_checked_is_the_enum_member_and_a_member_passes() -> None:
+    from dpkit.accountant.sensitivity import Relation
+
+    got = [check_relation(r) for r in ("add-remove", "replace_one", Relation.ADD_REMOVE)]
+    assert got == [Relation.ADD_REMOVE, Relation.REPLACE_ONE, Relation.ADD_REMOVE]
+    assert all(type(r) is Relation for r in got)
+    assert vector_sensitivity(B, Relation.REPLACE_ONE) == vector_sensitivity(B, "replace_one")
+
+
 # --------------------------------------------------------------------------------------------
 # every closed form, both relations: attained, approached, never exceeded
 

@@ -372,3 +372,15 @@ def test_every_option_of_the_public_accountant_is_keyword_only() -> None:
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         assert all(p.default is p.empty for p in positional[1:]), f"{name} takes an option positionally"
         assert len(positional) <= 3, f"{name} takes {len(positional)} positional parameters"
+
+
+def test_check_member_is_the_vocabularys_member_and_names_a_bad_value() -> None:
+    from dpkit.accountant.accountants import AccountingMethod
+    from dpkit.accountant.validation import ArgumentTypeError, check_member
+
+    assert check_member("method", "pld", AccountingMethod) is AccountingMethod.PLD
+    assert check_member("method", AccountingMethod.RDP, AccountingMethod) is AccountingMethod.RDP
+    with pytest.raises(ValueError, match=re.escape("method must be one of exact, pld, rdp, zcdp, classic; got 'PLD'")):
+        check_member("method", "PLD", AccountingMethod)
+    with pytest.raises(ArgumentTypeError, match="method must be one of"):
+        check_member("method", 3, AccountingMethod)

@@ -20,7 +20,7 @@ def audit_one_run(
     delta: float | None,
     confidence: float,
     seed: float,
-    attack: str = "white-box",
+    attack: RlAttack | str = "white-box",
     as_json: bool,
 ) -> int:
     """One run of ``algorithm`` with every user a canary; print the result.

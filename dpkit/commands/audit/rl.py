@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dpkit import accountant
-from dpkit.accountant.validation import check_choice, check_index
+from dpkit.accountant.validation import check_index, check_member
 from dpkit.audits.verdicts import Verdict
 from dpkit.facade import audit
 from dpkit.render import emit_json, progress_bar
@@ -58,15 +58,16 @@ def audit_algorithm(options: AlgorithmOptions) -> int:
             or an audit expected to take longer than ``max_time``.
     """
     from dpkit.algorithms.executors import make_executor
-    from dpkit.audits.rl import RL_ATTACKS, default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl import default_setting, plan_probe_runs, positions
+    from dpkit.audits.rl.candidates import RlAttack
     from dpkit.audits.rl.registry import audited
 
     from .timing import announced, expected_time, planned_workers
 
     algorithm, position = options.algorithm, options.position
     audited(algorithm, what="ALGORITHM")
-    attack = {"lr": "white-box"}.get(options.attack, options.attack)
-    check_choice("attack", attack, RL_ATTACKS)
+    # the option's string becomes the member, once ("lr" is the white-box attack's other name)
+    attack = check_member("attack", {"lr": "white-box"}.get(options.attack, options.attack), RlAttack)
     n_episodes, n_runs, n_horizon = _sizes(options)
     setting = default_setting(
         algorithm,
