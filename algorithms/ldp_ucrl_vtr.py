@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from dpkit.accountant.accountants import AccountingMethod
 from dpkit.accountant.declarations import DeclaredRelease, Flag, PrivacyDeclaration, cached_declaration
 from dpkit.accountant.sensitivity import (
+    Relation,
     clip_norm,
     outer_product_sensitivity,
     product_sensitivity,
@@ -349,8 +351,8 @@ class LdpUcrlVtr(VtrAgent):
         reading: str = "experiment",
         feature_bound: float | None = None,
         value_bound: float | None = None,
-        relation: str | None = None,
-        method: str = "exact",
+        relation: Relation | str | None = None,
+        method: AccountingMethod | str = AccountingMethod.EXACT,
         bonus: Bonus | str = Bonus.CONFIDENCE,
         bonus_scale: float | None = None,
         shift_scale: float = DEFAULT_SHIFT_SCALE,

@@ -20,6 +20,7 @@ import numpy as np
 
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.validation import check_count, check_index, check_probability, shown_int
+from dpkit.audit_modes import AuditMode
 
 from .claims import Claim, ClaimKind
 from .one_run_estimators import (
@@ -185,7 +186,7 @@ class OneRunResult(SingleRun):
             The verdict, the claim, the p-value, the bounds, the power and the run's counts.
         """
         return {
-            "mode": "one-run",
+            "mode": AuditMode.ONE_RUN,
             "verdict": self.verdict,
             "claim": self.claim.to_dict(),
             "analysis": "f-DP: the claim's trade-off curve",

@@ -5,15 +5,11 @@ call, with the options checked against that function's own (an option it does no
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
-from dpkit.reports.audit_mode import AuditMode
-
-#: A mode of :func:`dpkit.audit` as the door reads it: a report's :class:`AuditMode`, or the one-run audit
-DoorMode: TypeAlias = AuditMode | Literal["one-run"]
+from dpkit.audit_modes import AuditMode
 
 __all__ = [
-    "DoorMode",
     "SETTING_OPTIONS",
     "audit_registered",
     "audit_release",
@@ -113,7 +109,7 @@ def refuse(options: dict[str, Any], allowed: list[str] | None, what: str) -> Non
 
 
 def audit_release(
-    release: Callable[..., Any], datasets: tuple[Any, ...], mode: DoorMode, options: dict[str, Any]
+    release: Callable[..., Any], datasets: tuple[Any, ...], mode: AuditMode, options: dict[str, Any]
 ) -> Any:
     """A release function's audit: one pair, several (``pairs=``), or one run with canaries.
 
@@ -130,7 +126,7 @@ def audit_release(
     Raises:
         TypeError: Datasets or an option the audit in ``mode`` does not take.
     """
-    if mode == "one-run":
+    if mode == AuditMode.ONE_RUN:
         from dpkit.audits.one_run import audit_one_run_target
 
         if len(datasets) > 1:
@@ -167,7 +163,7 @@ def audit_release(
     return call_checked(audit_pair, "a fixed audit of a release", (release, *datasets), options)
 
 
-def audit_registered(target: Any, mode: DoorMode, options: dict[str, Any]) -> Any:
+def audit_registered(target: Any, mode: AuditMode, options: dict[str, Any]) -> Any:
     """A registered algorithm's (or a setting's) audit, in ``mode``.
 
     Args:
@@ -187,7 +183,7 @@ def audit_registered(target: Any, mode: DoorMode, options: dict[str, Any]) -> An
     """
     from dpkit.audits.rl.setting import RlSetting
 
-    if mode == "one-run":
+    if mode == AuditMode.ONE_RUN:
         from dpkit.audits.rl.one_run import audit_one_run
 
         if isinstance(target, RlSetting):

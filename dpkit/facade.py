@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from dpkit.reports.audit_mode import AuditMode
+from dpkit.audit_modes import AuditMode
 
 if TYPE_CHECKING:
     from dpkit.accountant.accountants import AccountingMethod, Guarantee
@@ -120,11 +120,10 @@ def gaussian_epsilon(
     return _gaussian_epsilon(sigma, delta, sensitivity=sensitivity, compositions=compositions, method=method)
 
 
-#: The mode of :func:`audit` that runs a release or an algorithm once, with many canaries (the other modes are
-#: :class:`~dpkit.reports.audit_mode.AuditMode`'s, a report's too).
-ONE_RUN: Literal["one-run"] = "one-run"
-#: The modes of :func:`audit`.
-MODES: tuple[str, ...] = (*(str(m) for m in AuditMode), ONE_RUN)
+#: The mode of :func:`audit` that runs a release or an algorithm once, with many canaries.
+ONE_RUN = AuditMode.ONE_RUN
+#: The modes of :func:`audit` (:class:`~dpkit.audit_modes.AuditMode`'s values).
+MODES: tuple[str, ...] = tuple(m.value for m in AuditMode)
 
 
 @overload
@@ -133,10 +132,12 @@ def audit(
 ) -> RlPositionsResult: ...
 @overload
 def audit(
-    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["sequential"], **options: Any
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["sequential", AuditMode.SEQUENTIAL], **options: Any
 ) -> RlSequentialResult: ...
 @overload
-def audit(target: str | RlSetting | AlgorithmSpec, *, mode: Literal["one-run"], **options: Any) -> RlOneRunResult: ...
+def audit(
+    target: str | RlSetting | AlgorithmSpec, *, mode: Literal["one-run", AuditMode.ONE_RUN], **options: Any
+) -> RlOneRunResult: ...
 @overload
 def audit(
     target: Callable[..., Any],
@@ -147,7 +148,11 @@ def audit(
 ) -> PairsResult: ...
 @overload
 def audit(
-    target: Callable[..., Any], *datasets: Any, claim: Claim, mode: Literal["one-run"], **options: Any
+    target: Callable[..., Any],
+    *datasets: Any,
+    claim: Claim,
+    mode: Literal["one-run", AuditMode.ONE_RUN],
+    **options: Any,
 ) -> OneRunResult: ...
 @overload
 def audit(
@@ -236,8 +241,8 @@ def audit(target: Any, *datasets: Any, mode: AuditMode | str = "fixed", **option
         raise TypeError("audit() takes no 'sequential' option (retired): pass mode='sequential'")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    door: DoorMode = ONE_RUN if mode == ONE_RUN else AuditMode(mode)  # the caller's string becomes the member, once
-    from dpkit.audit_door import DoorMode, audit_registered, audit_release, is_agent
+    door = AuditMode(mode)  # the caller's string becomes the member, once
+    from dpkit.audit_door import audit_registered, audit_release, is_agent
     from dpkit.audits.rl.setting import RlSetting
 
     if isinstance(target, (str, RlSetting)) or is_agent(target, datasets, options):

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dpkit.audit_modes import AuditMode
 from dpkit.audits.summary import estimate_number, readable_number
 from dpkit.audits.verdicts import Verdict
-
-from .audit_mode import AuditMode
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -29,9 +28,6 @@ AUDIT_COLUMNS = (
     "audited_epsilon_estimate", "audit_power_ratio", "audit_mode", "audit_runs", "audit_runs_used",
     "audit_confidence", "audit_power_needed", "audit_reason", "verdict",
 )  # fmt: skip
-
-#: A one-run audit's mode in a verdict row (a notebook's; a report configures the modes of :class:`AuditMode`).
-_ONE_RUN = "one-run"
 
 #: What an audit verdict says about an implementation judged against its own declaration (the RL audits; the
 #: report's verdict table says the same).
@@ -65,7 +61,7 @@ def audit_columns(result: Mapping[str, Any], sigma: Any, power_needed: float) ->
         The row's ``audit_*``, ``audited_*`` and ``verdict`` keys, in the report's order.
     """
     sequential = result.get("sequential") is True
-    one_run = result.get("mode") == _ONE_RUN
+    one_run = result.get("mode") == AuditMode.ONE_RUN
     used = result.get("runs_used") if sequential else None
     if not sequential and not one_run:  # the fixed audit's runs at each position it probed
         used = result["runs"] * len(result.get("positions") or [result.get("position")])
@@ -77,7 +73,7 @@ def audit_columns(result: Mapping[str, Any], sigma: Any, power_needed: float) ->
         "audited_mu_estimate": result.get("mu_estimate"),
         "audited_epsilon_estimate": result.get("epsilon_estimate"),
         "audit_power_ratio": result.get("power_ratio"),
-        "audit_mode": AuditMode.SEQUENTIAL if sequential else _ONE_RUN if one_run else AuditMode.FIXED,
+        "audit_mode": AuditMode.SEQUENTIAL if sequential else AuditMode.ONE_RUN if one_run else AuditMode.FIXED,
         "audit_runs": result.get("runs"),
         "audit_runs_used": used,
         "audit_confidence": result.get("confidence"),
@@ -136,7 +132,7 @@ def evidence_lines(row: Mapping[str, Any]) -> list[str]:
         power = (
             f"inconclusive: {row['audit_reason']}" if row.get("audit_reason") else f"{power} (needs {num(needed, 2)})"
         )
-    if row["audit_mode"] == _ONE_RUN:  # bounds, no estimates; one run
+    if row["audit_mode"] == AuditMode.ONE_RUN:  # bounds, no estimates; one run
         return [
             power,
             f"ε ≥ {num(row['audited_epsilon_lower'], 3)} certified ({confidence:.0%})",

@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from dpkit.accountant.sensitivity import Relation
-from dpkit.accountant.validation import check_positive, check_probability, enum_values
+from dpkit.accountant.validation import check_positive, check_probability
 from dpkit.algorithms import registry
 from dpkit.algorithms.envs.catalog import EXTERNAL_FORMS, external_sizes
 from dpkit.algorithms.envs.from_gymnasium import is_external
@@ -45,9 +45,9 @@ from dpkit.algorithms.limits import (
 )
 from dpkit.algorithms.registry import declare
 from dpkit.algorithms.simulation import SIMULATED_ENVIRONMENTS, Experiment, check_options
+from dpkit.audit_modes import AuditMode
 from dpkit.data_files import parse_data, read_text_file, shown
 
-from .audit_mode import AuditMode
 from .files import LedgerFile
 from .messages import BlamedKeyError, first_error
 
@@ -80,8 +80,8 @@ DEFAULT_DELTAS: tuple[float, ...] = tuple(10.0**-e for e in range(10, 0, -1))
 POSITIONS: tuple[str, ...] = ("first", "middle", "last")
 
 
-#: The values of :class:`AuditMode`.
-AUDIT_MODES: tuple[str, ...] = enum_values(AuditMode)
+#: The modes of :class:`AuditMode` a report audits in (one run with canaries is the front door's, not a report's).
+AUDIT_MODES: tuple[str, ...] = (AuditMode.FIXED.value, AuditMode.SEQUENTIAL.value)
 #: The fewest runs per dataset of a sequential audit (``dpkit.audits.sequential_plan.MIN_RUNS``, written out so that
 #: reading a config imports no audit; a test keeps them equal).
 SEQUENTIAL_MIN_RUNS = 200
@@ -108,6 +108,13 @@ def _sigma(value: object) -> str | float:
     if value < 0:
         raise ValueError(f"must be >= 0, got {value!r}")
     return float(value)
+
+
+def _report_mode(value: object) -> object:
+    """``fixed`` or ``sequential``: the modes of :class:`AuditMode` a report audits in."""
+    if value not in AUDIT_MODES:
+        raise ValueError(f"must be 'fixed' or 'sequential', got {shown(value)}")
+    return value
 
 
 def _number(value: object) -> float:
@@ -163,7 +170,9 @@ class AuditConfig(_Model):
     #: every position that matters, each at its share of α
     position: StrictStr | Annotated[StrictInt, Field(ge=0, le=AUDIT_LIMITS["episodes"] - 1)] | None = None
     #: fixed (default) or sequential (:class:`AuditMode`)
-    mode: AuditMode = Field(default=AuditMode.FIXED, validate_default=True)
+    mode: Annotated[Literal[AuditMode.FIXED, AuditMode.SEQUENTIAL], BeforeValidator(_report_mode)] = Field(
+        default=AuditMode.FIXED, validate_default=True
+    )
 
     @model_validator(mode="after")
     def _enough_runs(self) -> AuditConfig:

@@ -27,6 +27,7 @@ from dpkit.accountant.declarations import SEVERITIES
 from dpkit.accountant.flags import Severity
 from dpkit.accountant.gdp import gdp_epsilon
 from dpkit.accountant.rlsvi import RUN_PRIVACY_KIND, rlsvi_closed_form, rlsvi_worst_case_mu
+from dpkit.accountant.sensitivity import Relation
 from dpkit.accountant.tree import (
     max_psums_per_item,
     max_psums_per_prefix,
@@ -170,7 +171,7 @@ def regret_sigmas(a: AlgorithmConfig, seed: int) -> tuple[str, ...]:
     return tuple(s for s in SIGMAS if s != Allocation.OPTIMAL or has_optimal)
 
 
-def epsilon_curves(declaration: Any, relation: str, deltas: Sequence[float]) -> dict[str, Any]:
+def epsilon_curves(declaration: Any, relation: Relation, deltas: Sequence[float]) -> dict[str, Any]:
     """ε(δ) of every accounting method for the declared releases at the paper's σ.
 
     Args:
@@ -606,7 +607,7 @@ def compute_report(
             "settings": a.to_dict(),
             "ledger": led,
             "ledger_command": ledger_command(a, config.seed),
-            "epsilon_curves": epsilon_curves(declaration, led["relation"], config.deltas),
+            "epsilon_curves": epsilon_curves(declaration, Relation(led["relation"]), config.deltas),
             "tree": tree_section(led) if "tree" in a.spec.report.sections else None,
             "rlsvi": rlsvi_closed_forms(a, rlsvi_grid(a)) if "rlsvi" in a.spec.report.sections else None,
         }

@@ -49,17 +49,19 @@ _CSS = {
 }
 
 
-def _badge(verdict: str) -> str:
-    style = f"{_CSS['badge']};{BADGE.get(verdict, BADGE['stopped'])}"
-    return f'<span class="badge {html.escape(verdict)}" style="{style}">{html.escape(verdict)}</span>'
+def _badge(verdict: Verdict | None) -> str:
+    """A verdict's badge; None: a position stopped before its final test (``stopped``)."""
+    word = "stopped" if verdict is None else verdict.value
+    style = f"{_CSS['badge']};{BADGE['stopped' if verdict is None else verdict]}"
+    return f'<span class="badge {html.escape(word)}" style="{style}">{html.escape(word)}</span>'
 
 
-def _row(name: str | None, verdict: str | None, lines: Sequence[str], says: str) -> str:
-    """A table row: the name and the verdict's badge (left out when None: the heading says them), the evidence lines
-    and what the verdict says."""
+def _row(name: str | None, badge: str | None, lines: Sequence[str], says: str) -> str:
+    """A table row: the name and the verdict's badge (:func:`_badge`; left out when None: the heading says them),
+    the evidence lines and what the verdict says."""
     td = f'<td style="{_CSS["td"]}">'
     cells = [] if name is None else [f"{td}<b>{html.escape(name)}</b></td>"]
-    cells += [] if verdict is None else [f"{td}{_badge(verdict)}</td>"]
+    cells += [] if badge is None else [f"{td}{badge}</td>"]
     cells += [f"{td}{'<br>'.join(html.escape(line) for line in lines)}</td>", f"{td}{html.escape(says)}</td>"]
     return "<tr>" + "".join(cells) + "</tr>"
 
@@ -89,20 +91,21 @@ def verdict_table_html(result: Any) -> str:
     row = audit_columns(out, sigma if isinstance(sigma, (str, int, float)) else "per release", POWER_RATIO_NEEDED)
     if not declared:
         row["audit_sigma"] = None
-    verdict = str(result.verdict)
+    verdict = Verdict(result.verdict)
     row["verdict"] = verdict
     row["audited_epsilon_estimate_text"] = estimate_text(result)
     name = target_name(result) or ("an algorithm" if declared else "a release")
     claim = claim_text(result.claim)
     if declared:  # the report's verdict row: the algorithm, its badge, the evidence, what it says
-        rows = [_row(str(out["algorithm"]), verdict, evidence_lines(row), implementation_text(row))]
+        rows = [_row(str(out["algorithm"]), _badge(verdict), evidence_lines(row), implementation_text(row))]
     else:  # the heading names the release, the claim and the verdict: the evidence and what it says
-        rows = [_row(None, None, evidence_lines(row), f"The release: {CLAIM_TEXT[Verdict(verdict)]}.")]
+        rows = [_row(None, None, evidence_lines(row), f"The release: {CLAIM_TEXT[verdict]}.")]
     for p in result.positions or ():
         res = getattr(p, "result", p)
         lines = [] if res is None else [f"ε ≥ {readable_number(res.epsilon_lower, 3)}"]
         lines += [] if res is None else [f"μ ≥ {readable_number(res.mu_lower, 3)}"]
-        rows.append(_row(f"position {position_name(p)}", str(p.verdict), lines, ""))
+        badge = _badge(None if res is None else Verdict(p.verdict))  # None: stopped before its final test
+        rows.append(_row(f"position {position_name(p)}", badge, lines, ""))
     th = f'<th style="{_CSS["th"]}">'
     columns = ("audited", "audit verdict", "evidence", "what it says") if declared else ("evidence", "what it says")
     head = (

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dpkit.accountant.accountants import AccountingMethod
+from dpkit.audit_modes import AuditMode
 from dpkit.audits.summary import readable_number
 
-from .audit_mode import AuditMode
 from .audit_row import evidence_lines, implementation_text
 
 __all__ = [

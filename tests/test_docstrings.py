@@ -23,6 +23,7 @@ PACKAGES = ("dpkit.algorithms", "dpkit.audits", "dpkit.reports", "dpkit.commands
 EXTRA_MODULES = (
     "dpkit",
     "dpkit.audit_door",
+    "dpkit.audit_modes",
     "dpkit.cli",
     "dpkit.data_files",
     "dpkit.experiments",

@@ -65,16 +65,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
     (
         "dpkit.algorithms.ldp_ucrl_vtr",
         "LdpUcrlVtr.__init__",
-        "relation",
-    ): "pending: the UCRL-VTR modules are being rewritten by other work (take Relation | str there)",
-    (
-        "dpkit.algorithms.ldp_ucrl_vtr",
-        "LdpUcrlVtr.__init__",
-        "method",
-    ): "pending: the UCRL-VTR modules are being rewritten by other work (take AccountingMethod | str there)",
-    (
-        "dpkit.algorithms.ldp_ucrl_vtr",
-        "LdpUcrlVtr.__init__",
         "features",
     ): "UCRL-VTR's feature map (auto, one-hot, support), not a learned attack's features",
     (
@@ -87,9 +77,6 @@ EXCEPTIONS: dict[tuple[str, str, str], str] = {
         "VtrAgent.__init__",
         "features",
     ): "UCRL-VTR's feature map (auto, one-hot, support), not a learned attack's features",
-    ("dpkit.audits.summary", "_badge", "verdict"): "pending: report rendering is moving to reports/ (other work)",
-    ("dpkit.audits.summary", "_row", "verdict"): "pending: report rendering is moving to reports/ (other work)",
-    ("dpkit.reports.job", "epsilon_curves", "relation"): "pending: the report's job is being rewritten (other work)",
 }
 
 

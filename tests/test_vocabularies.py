@@ -185,13 +185,13 @@ def test_the_report_json_literals_spell_the_vocabularies() -> None:
     from dpkit.accountant.tree_counts import Schedule
     from dpkit.algorithms.regret_stats import RegretVerdict
     from dpkit.reports import models
-    from dpkit.reports.config import LEDGER_KINDS, AuditMode
+    from dpkit.reports.config import AUDIT_MODES, LEDGER_KINDS
 
     expected = {
         ("WorstFlag", "severity"): tuple(Severity),
         ("LedgerFlag", "severity"): tuple(Severity),
         ("AssessmentFlag", "severity"): tuple(Severity),
-        ("SummaryRow", "audit_mode"): tuple(AuditMode),
+        ("SummaryRow", "audit_mode"): AUDIT_MODES,
         ("LedgerRelease", "noise"): tuple(ReleaseNoise),
         ("LedgerSection", "kind"): LEDGER_KINDS,
         ("LedgerEntryRecord", "kind"): LEDGER_KINDS,

@@ -32,7 +32,7 @@ from .observers import (
     tree_positions,
 )
 from .plan_worlds import tabular_plan_probe
-from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -246,9 +246,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         theirs = agent.billboard_items(*play_episode(env, policy, other, draws)) if k == j else None
         log.episode(agent.billboard_items(*traj), theirs, run.which)
         agent.update(k, *traj)
-    log.finish(
-        trace,
-        j,
+    reading = CounterReading(
         dict(agent.sigmas),
         run.claim_sigmas,
         {n: releases[n].noise == ReleaseNoise.SYMMETRIC for n in names},
@@ -257,6 +255,7 @@ def observe_billboard(run: ObservedRun, rng: np.random.Generator) -> np.ndarray:
         structure=setting_structure(run.setting),
         allowance_psums=allowed_psums(run.setting, j),
     )
+    log.finish(trace, j, reading)
     return trace.row(True)
 
 

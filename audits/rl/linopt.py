@@ -18,7 +18,7 @@ from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world, tree_positions
 from .plan_worlds import tabular_plan_probe
-from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -157,14 +157,8 @@ def _observe_runs(run: ObservedRun, rngs: Sequence[np.random.Generator], *, batc
         theirs = agent.items(k, *play_episodes(env, policy, other, draws)) if k == j else None
         log.episode(agent.items(k, *traj), theirs, run.which)
         agent.update(k, *traj)
-    log.finish_runs(
-        traces,
-        j,
-        agent.privatizer.sigmas,
-        run.claim_sigmas,
-        {n: n.endswith(",1}") for n in log.names},
-        run.sensitivities,
-    )
+    symmetric = {n: n.endswith(",1}") for n in log.names}
+    log.finish_runs(traces, j, CounterReading(agent.privatizer.sigmas, run.claim_sigmas, symmetric, run.sensitivities))
     return traces.rows(run.white_box)
 
 

@@ -17,7 +17,7 @@ from dpkit.algorithms.ofu_rl.declaration import ALGORITHM, declare_privacy
 from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tree_positions
-from .psums import CounterLog, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -187,7 +187,8 @@ def _observe_runs(run: ObservedRun, agent: Any, runs: int) -> np.ndarray:
         agent.update(k, states, controls, zeros)
     if served:  # the row holds the plans one after the other, as episode by episode
         traces.plan(np.concatenate(served, axis=1))
-    log.finish_runs(traces, j, dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    reading = CounterReading(dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    log.finish_runs(traces, j, reading)
     return traces.rows(run.white_box)
 
 

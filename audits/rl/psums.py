@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from .reused_noise import CounterNodes, changed_user_votes, reused_noise_votes, 
 from .rows import Trace, Traces
 
 __all__ = [
+    "CounterReading",
     "counter_nodes",
     "billboard",
     "billboard_runs",
@@ -29,6 +31,34 @@ __all__ = [
     "billboard_one_run_features",
     "one_sigma",
 ]
+
+
+@dataclass(frozen=True)
+class CounterReading:
+    """How the auditor reads each counter of a billboard: what the implementation reports and the claim allows of
+    each, by counter name, and the observer's options.
+
+    Attributes:
+        sigmas: The σ each counter uses (as the implementation reports it): one, or one per step.
+        claim: The σ each counter needs under the claim.
+        symmetric: Whether each counter is a matrix noised on its upper triangle.
+        sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
+            Δ/σ_claim).
+        coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
+            shared between counters shows there).
+        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
+        allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
+            that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
+            that hold her.
+    """
+
+    sigmas: Mapping[str, Any]
+    claim: Mapping[str, Any]
+    symmetric: Mapping[str, bool]
+    sensitivities: Mapping[str, Any]
+    coordinates: bool = False
+    structure: str = "tree"
+    allowance_psums: int | None = None
 
 
 def counter_nodes(prefixes: np.ndarray, structure: str = "tree") -> tuple[np.ndarray, np.ndarray]:
@@ -70,13 +100,7 @@ def billboard(
     items0: Mapping[str, np.ndarray],
     delta_items: Mapping[str, np.ndarray],
     index: int,
-    sigmas: Mapping[str, float],
-    claim: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    sensitivities: Mapping[str, float],
-    coordinates: bool = False,
-    structure: str = "tree",
-    allowance_psums: int | None = None,
+    reading: CounterReading,
 ) -> None:
     """Record into ``trace`` the residuals of every p-sum of every counter of one run's billboard.
 
@@ -92,17 +116,7 @@ def billboard(
         items0: Each counter's items of D, (T, …), by name.
         delta_items: The changed user's item under D′ minus D, by counter name.
         index: The changed user's index (0-based).
-        sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
-        claim: The σ each counter needs under the claim, by name.
-        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
-        sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
-            Δ/σ_claim), by name.
-        coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
-            shared between counters shows there).
-        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
-        allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
-            that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
-            that hold her.
+        reading: How each counter is read (its σ, the claim's, its shape and Δ; the observer's options).
     """
     runs = Traces(1)
     billboard_runs(
@@ -111,13 +125,7 @@ def billboard(
         {n: np.asarray(x)[None] for n, x in items0.items()},
         {n: np.asarray(x)[None] for n, x in delta_items.items()},
         index,
-        sigmas,
-        claim,
-        symmetric,
-        sensitivities,
-        coordinates,
-        structure,
-        allowance_psums,
+        reading,
     )
     for parts in zip(runs.r, runs.a, runs.a_claim, runs.a_used, strict=True):
         trace.add(*(x[0] for x in parts))
@@ -129,13 +137,7 @@ def billboard_runs(
     items0: Mapping[str, np.ndarray],
     delta_items: Mapping[str, np.ndarray],
     index: int,
-    sigmas: Mapping[str, float],
-    claim: Mapping[str, float],
-    symmetric: Mapping[str, bool],
-    sensitivities: Mapping[str, float],
-    coordinates: bool = False,
-    structure: str = "tree",
-    allowance_psums: int | None = None,
+    reading: CounterReading,
 ) -> None:
     """:func:`billboard` of R runs at once, recorded into ``traces`` (run i on its row i).
 
@@ -145,47 +147,40 @@ def billboard_runs(
         items0: Each counter's items of D, (R, T, …), by name.
         delta_items: The changed user's item under D′ minus D, (R, …), by counter name.
         index: The changed user's index (0-based).
-        sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
-        claim: The σ each counter needs under the claim, by name.
-        symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
-        sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
-            Δ/σ_claim), by name.
-        coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
-            shared between counters shows there).
-        structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
-        allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
-            that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
-            that hold her.
+        reading: How each counter is read (its σ, the claim's, its shape and Δ; the observer's options).
     """
     runs = traces.runs
     counters: list[CounterNodes] = []
     for name, p in prefixes.items():
-        nodes, starts = counter_nodes(np.moveaxis(p, 0, 1), structure)
+        nodes, starts = counter_nodes(np.moveaxis(p, 0, 1), reading.structure)
         nodes = np.moveaxis(nodes, 0, 1)  # (R, T, …)
         x0 = items0[name]
         cumulative = np.concatenate([np.zeros((runs, 1) + x0.shape[2:]), np.cumsum(x0, axis=1)], axis=1)
         stops = np.arange(1, p.shape[1])
         exact = cumulative[:, stops] - cumulative[:, starts]
-        sym = symmetric[name]
+        sym = reading.symmetric[name]
         residual = flat(nodes - exact, sym, 3)  # (R, T, batch, m)
         d = np.broadcast_to(flat(delta_items[name], sym, 2)[:, None], residual.shape)
         mine = np.zeros(residual.shape)
         mine[:, index : index + 1] = d[:, index : index + 1]  # her difference, every other user's 0
         magnitude = flat(np.abs(p[:, 1:]) + np.abs(p[:, starts]), sym, 3)
-        used = np.asarray(sigmas[name], dtype=float).reshape(-1, 1)  # one σ, or one per step
+        used = np.asarray(reading.sigmas[name], dtype=float).reshape(-1, 1)  # one σ, or one per step
         counters.append(CounterNodes(flat(nodes, sym, 3), starts, magnitude, flat(x0, sym, 3), mine, used))
         contains = ((starts <= index) & (index < stops)).astype(float)[:, None]
-        r, a, a_claim, a_used = project(residual, d, sigmas[name], claim[name], sensitivities[name])
+        r, a, a_claim, a_used = project(
+            residual, d, reading.sigmas[name], reading.claim[name], reading.sensitivities[name]
+        )
         held = float(contains.sum())
-        widen = math.sqrt(allowance_psums / held) if allowance_psums is not None and held > 0 else 1.0
+        allowed = reading.allowance_psums
+        widen = math.sqrt(allowed / held) if allowed is not None and held > 0 else 1.0
         traces.add(r, a * contains, a_claim * contains * widen, a_used * contains)
-        whiten = np.where(np.asarray(claim[name], dtype=float) > 0.0, claim[name], sigmas[name])
+        whiten = np.where(np.asarray(reading.claim[name], dtype=float) > 0.0, reading.claim[name], reading.sigmas[name])
         holding = np.flatnonzero(contains[:, 0])
         if residual.shape[2] > 1:  # a batch of counters (one per step): every step's p-sum on every step's direction
             off = ~np.eye(residual.shape[2], dtype=bool)
             for t in holding:
                 traces.extra(cross_projections_runs(residual[:, t], d[:, t], whiten)[:, off])
-        if coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
+        if reading.coordinates and residual.shape[2] * residual.shape[3] <= MAX_COORDINATES:
             scale = np.asarray(whiten, dtype=float).reshape(-1, 1) if np.ndim(whiten) else whiten
             for t in holding:
                 traces.extra(over_sigma(residual[:, t], scale))
@@ -244,13 +239,7 @@ class CounterLog:
         self,
         trace: Trace,
         index: int,
-        sigmas: Mapping[str, float],
-        claim: Mapping[str, float],
-        symmetric: Mapping[str, bool],
-        sensitivities: Mapping[str, float],
-        coordinates: bool = False,
-        structure: str = "tree",
-        allowance_psums: int | None = None,
+        reading: CounterReading,
     ) -> None:
         """Record the run's row into ``trace`` (:func:`billboard`).
 
@@ -259,17 +248,7 @@ class CounterLog:
         Args:
             trace: Where the run's row is recorded.
             index: The changed user's index (0-based).
-            sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
-            claim: The σ each counter needs under the claim, by name.
-            symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
-            sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
-                Δ/σ_claim), by name.
-            coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
-                shared between counters shows there).
-            structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
-            allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
-                that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
-                that hold her.
+            reading: How each counter is read (its σ, the claim's, its shape and Δ; the observer's options).
         """
         released = len(self.prefixes[self.names[0]])
         billboard(
@@ -278,26 +257,14 @@ class CounterLog:
             {n: np.stack(self.items[n][: released - 1]) for n in self.names},
             self.delta,
             index,
-            sigmas,
-            claim,
-            symmetric,
-            sensitivities,
-            coordinates,
-            structure,
-            allowance_psums,
+            reading,
         )
 
     def finish_runs(
         self,
         traces: Traces,
         index: int,
-        sigmas: Mapping[str, float],
-        claim: Mapping[str, float],
-        symmetric: Mapping[str, bool],
-        sensitivities: Mapping[str, float],
-        coordinates: bool = False,
-        structure: str = "tree",
-        allowance_psums: int | None = None,
+        reading: CounterReading,
     ) -> None:
         """:meth:`finish` of a log of R runs, into ``traces`` (run i on its row i).
 
@@ -306,17 +273,7 @@ class CounterLog:
         Args:
             traces: Where the R runs' rows are recorded.
             index: The changed user's index (0-based).
-            sigmas: The σ each counter uses (as the implementation reports it), by name: one, or one per step.
-            claim: The σ each counter needs under the claim, by name.
-            symmetric: Whether each counter is a matrix noised on its upper triangle, by name.
-            sensitivities: The declared Δ of one item of each counter (a p-sum holding her item is allowed at most
-                Δ/σ_claim), by name.
-            coordinates: Add every whitened coordinate of the p-sums that hold her too (no signal of their own: noise
-                shared between counters shows there).
-            structure: How the prefixes are built (:func:`counter_nodes`): ``"tree"`` or ``"prefix"``.
-            allowance_psums: How many p-sums the changed user's allowance counts (her difference, capped at Δ, in
-                that many releases) where the layout is not the auditor's to know; ``None``: those of ``structure``
-                that hold her.
+            reading: How each counter is read (its σ, the claim's, its shape and Δ; the observer's options).
 
         Raises:
             ValueError: The log is not of ``runs`` runs, or ``traces`` not of as many.
@@ -330,13 +287,7 @@ class CounterLog:
             {n: np.stack(self.items[n][: released - 1], axis=1) for n in self.names},
             self.delta,
             index,
-            sigmas,
-            claim,
-            symmetric,
-            sensitivities,
-            coordinates,
-            structure,
-            allowance_psums,
+            reading,
         )
 
 

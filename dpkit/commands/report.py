@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from dpkit.accountant.accountants import AccountingMethod
+from dpkit.audit_modes import AuditMode
 from dpkit.render import (
     emit_json,
     format_number,
@@ -16,7 +17,6 @@ from dpkit.render import (
     print_table,
     stderr_console,
 )
-from dpkit.reports.audit_mode import AuditMode
 from dpkit.stages import stage_progress
 
 

@@ -101,6 +101,7 @@ def calibrate(config: Any) -> UnitCosts:
         ValueError: A unit cannot run (the report itself then names what is wrong).
     """
     from dpkit.accountant.algorithm_ledgers import algorithm_ledger
+    from dpkit.accountant.sensitivity import Relation
     from dpkit.algorithms.executors import run_pair
     from dpkit.algorithms.registry import declare
     from dpkit.algorithms.simulation import simulate_seeds
@@ -123,7 +124,7 @@ def calibrate(config: Any) -> UnitCosts:
         if config.algorithms:
             a = config.algorithms[0]
             declaration = declare(a.name, a.epsilon, a.delta, **ledger_parameters(a, config.seed))
-            curves = epsilon_curves(declaration, algorithm_ledger(declaration).relation, config.deltas)
+            curves = epsilon_curves(declaration, Relation(algorithm_ledger(declaration).relation), config.deltas)
         elif config.ledgers:
             curves = ledger_section(config.ledgers[0], config.deltas)["epsilon_curves"]
     for a in config.algorithms:

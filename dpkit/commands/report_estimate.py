@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpkit.reports.audit_mode import AuditMode
+from dpkit.audit_modes import AuditMode
 
 from .report_calibration import RLSVI_KEY, UnitCosts
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpkit.audits.rl.observers import cross_projections, cross_projections_runs
-from dpkit.audits.rl.psums import billboard, billboard_runs
+from dpkit.audits.rl.psums import CounterReading, billboard, billboard_runs
 from dpkit.audits.rl.rows import Trace
 
 
@@ -56,8 +56,7 @@ def test_billboard_of_runs_is_each_runs_billboard(
         p[:, 0] = 0.0
     items0 = {n: rng.normal(size=(runs, users, *shape)) for n, (shape, _) in shapes.items()}
     delta = {n: rng.normal(size=(runs, *shape)) for n, (shape, _) in shapes.items()}
-    args = (
-        index,
+    reading = CounterReading(
         {"G": 1.5, "u": np.array([0.5, 2.0])},
         {"G": 1.0, "u": np.array([1.0, 0.0])},
         {n: sym for n, (_, sym) in shapes.items()},
@@ -65,6 +64,7 @@ def test_billboard_of_runs_is_each_runs_billboard(
         coordinates,
         structure,
     )
+    args = (index, reading)
     from dpkit.audits.rl.rows import Traces
 
     together = Traces(runs)

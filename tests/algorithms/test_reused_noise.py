@@ -13,7 +13,7 @@ from tiers import examples
 
 from dpkit.accountant.binary_counter import BinaryCounter
 from dpkit.audits.rl.observers import SIGNAL_CAP, Trace
-from dpkit.audits.rl.psums import billboard, billboard_one_run_features
+from dpkit.audits.rl.psums import CounterReading, billboard, billboard_one_run_features
 from dpkit.audits.rl.reused_noise import with_votes
 
 USERS = 96
@@ -112,10 +112,7 @@ def _changed_user(
         {n: x[: K - 1, None] for n, x in items.items()},
         {n: d[None] for n, d in one_hot.items()},
         CHANGED,
-        sigmas,
-        dict.fromkeys(shapes, 1.0),
-        dict.fromkeys(shapes, False),
-        dict.fromkeys(shapes, 1.0),
+        CounterReading(sigmas, dict.fromkeys(shapes, 1.0), dict.fromkeys(shapes, False), dict.fromkeys(shapes, 1.0)),
     )
     row = trace.row(True)
     half = (row.size - 2) // 2

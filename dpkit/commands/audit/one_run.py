@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audit_modes import AuditMode
 from dpkit.audits.rl.candidates import RlAttack
 from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table, progress_bar
@@ -51,7 +52,7 @@ def audit_one_run(
     with progress_bar(f"one run of {algorithm}", m) as advance:
         result = audit(
             algorithm,
-            mode="one-run",
+            mode=AuditMode.ONE_RUN,
             canaries=m,
             seed=check_index("seed", seed),
             epsilon=epsilon,

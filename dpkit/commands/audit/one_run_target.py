@@ -7,6 +7,7 @@ from typing import Any
 
 from dpkit import accountant
 from dpkit.accountant.validation import check_index
+from dpkit.audit_modes import AuditMode
 from dpkit.audits.claims import ClaimKind
 from dpkit.audits.verdicts import Verdict
 from dpkit.render import emit_json, format_number, print_table
@@ -75,7 +76,7 @@ def audit_one_run_target(options: OneRunTargetOptions) -> int:
     try:
         result = audit(
             release,
-            mode="one-run",
+            mode=AuditMode.ONE_RUN,
             canaries=records,
             claim=claim,
             dataset=base,
