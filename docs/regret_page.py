@@ -259,6 +259,11 @@ def tuning_lines(tuning: dict[str, Any]) -> list[str]:
     timed = "; ".join(
         f"S = {', '.join(map(str, r['states']))}: {r['wall_seconds']:.0f} s wall, {r['cpu_seconds']:.0f} s CPU, "
         f"load average up to {r['load']:.1f} on {r['cores']} cores"
+        + (
+            f" ({r['points_run']} new grid points run, {r['points_reused']} read from the searches before)"
+            if "points_run" in r
+            else ""
+        )
         for r in tuning.get("runs", [])
     )
     lines = [
@@ -406,7 +411,8 @@ def render(
                 f"{name}: `{command}` took {run['wall_seconds'] / 60:.1f} min wall, "
                 f"{run['cpu_seconds'] / 60:.1f} min CPU (this process and its workers) on {run['executor']}, "
                 f"load average {run['load_start']:.1f} → {run['load_end']:.1f} on a {run['cores']}-core "
-                f"machine shared with other jobs ({run['date']})"
+                f"machine shared with other jobs ({run['date']}); CPU ÷ {run['cores']} cores = "
+                f"{run['cpu_seconds'] / run['cores'] / 60:.1f} min, about the wall time on a quiet machine"
             )
     if closing:
         out += ["## How long it took", ""] + [f"- {c}." for c in closing] + [""]
