@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: docs-site docs-regret docs-regret-tune run test test-all test-slow check typecheck lint lint-imports bench docs install clean
+.PHONY: docs-site docs-regret docs-figure2 docs-regret-tune run test test-all test-slow check typecheck lint lint-imports bench docs install clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,10 +78,17 @@ docs-site: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # the regret curves (every part; `python docs/make_regret.py --only PART` for one, `--render` to re-render the
-# page from docs/regret_data/) and LDP-UCRL-VTR's drift (~3 min)
+# page from docs/regret_data/) and LDP-UCRL-VTR's drift (~3 min). REGRET_ARGS go to make_regret.py: on a Dask
+# cluster, `make docs-regret REGRET_ARGS="--executor dask --scheduler tcp://HOST:8786"` (docs/how-to/dask.md)
+REGRET_ARGS ?=
 docs-regret: $(STAMP)
-	$(BIN)/python docs/make_regret.py
+	$(BIN)/python docs/make_regret.py $(REGRET_ARGS)
 	$(BIN)/python docs/make_drift.py
+
+# seed 000's Figure 2 alone, at every S the page reports (S = 2, 3, 4: ~8 min on a quiet 2-core machine; the
+# time is in docs/regret.md's closing note), re-rendering the page; on Dask as above (REGRET_ARGS)
+docs-figure2: $(STAMP)
+	$(BIN)/python docs/make_regret.py --only seed000 $(REGRET_ARGS)
 
 # seed 000's grid search of its bonus constants c (writes docs/regret_tuning.json, which docs-regret reads)
 docs-regret-tune: $(STAMP)

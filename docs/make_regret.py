@@ -81,12 +81,13 @@ SIGMAS: tuple[str, ...] = ("paper", "tight", "optimal")
 EPSILONS: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0)
 DELTA = 0.1
 STATES = 2  # the other parts' RiverSwim: S = 2, H = 2S = 4, d = S²A = 8
-#: Seed 000's environments, and per S the σ choices and ε its part runs: the whole grid at S = 2 and 4 (the
+#: Seed 000's environments, and per S the σ choices and ε its part runs: the whole grid at S = 2, 3 and 4 (the
 #: default ``--states``); at the larger S (2.5 and 6 times S = 4's cost per curve) the tight σ at the ε of the
 #: grid search, 2 and 10 (compute on the 2-core machine is the limit).
 SEED000_ENVS: tuple[str, ...] = ("riverswim", "riverswim-inhomogeneous")
 SEED000_PLAN: dict[int, tuple[tuple[str, ...], tuple[float, ...]]] = {
     2: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
+    3: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
     4: (("paper", "tight"), (0.5, 1.0, 2.0, 5.0, 10.0)),
     5: (("tight",), (2.0, 10.0)),
     6: (("tight",), (2.0, 10.0)),
@@ -100,8 +101,11 @@ TUNING_EPSILONS: tuple[float, ...] = (2.0, 10.0)
 #: (bonus form, c) tried per method: LDP-UCRL-VTR's seed form β = c·d^{3/4}(H − h + 1)^{3/2}k^{1/4}; UCRL-VTR's
 #: seed form (:func:`dpkit.algorithms.ucrl_vtr.paper_radius`) and our self-normalised radius.
 TUNING_GRID: dict[str, tuple[tuple[Bonus, float], ...]] = {
-    "ldp-ucrl-vtr": tuple((Bonus.PAPER, c) for c in (0.003, 0.01, 0.02, 0.03, 0.05, 0.1)),
-    "ucrl-vtr": ((Bonus.PAPER, 0.01),) + tuple((Bonus.CONFIDENCE, c) for c in (0.01, 0.03, 0.1)),
+    "ldp-ucrl-vtr": tuple(
+        (Bonus.PAPER, c)
+        for c in (0.0003, 0.001, 0.003, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0, 2.0)
+    ),
+    "ucrl-vtr": ((Bonus.PAPER, 0.01),) + tuple((Bonus.CONFIDENCE, c) for c in (0.01, 0.03, 0.1, 0.2, 0.3, 1.0)),
 }
 TUNING_FILE = Path(__file__).resolve().parent / "regret_tuning.json"
 #: Points of each curve kept in ``regret_data/<part>.json`` (for the figures): evenly and log-spaced.
@@ -118,7 +122,7 @@ class Budget:
     lq_episodes: int
     seeds: int
     workers: int | None
-    states: tuple[int, ...] = (2, 4)
+    states: tuple[int, ...] = (2, 3, 4)
     executor: str = "processes"
     scheduler: str | None = None
 
@@ -505,13 +509,35 @@ def _executor(budget: Budget) -> Executor:
 
 
 def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -> dict[str, Any]:
-    """Seed 000's grid search (:data:`TUNING_GRID`) on :data:`TUNING_SEEDS`; writes and returns the choices."""
+    """Seed 000's grid search (:data:`TUNING_GRID`) on :data:`TUNING_SEEDS`; writes and returns the choices.
+
+    A grid point whose score ``path`` already holds, from a search with the same seeds, K, σ, ε and δ, is not run
+    again (the same seeds give the same runs): a grid widened later runs only its new points.
+    """
     started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
+    header = {
+        "seeds": list(TUNING_SEEDS),
+        "episodes": TUNING_EPISODES,
+        "sigma": TUNING_SIGMA,
+        "epsilons": list(TUNING_EPSILONS),
+        "delta": DELTA,
+    }
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    same = old is not None and all(old.get(k) == v for k, v in header.items())
+    scores: dict[tuple[Any, ...], float] = {
+        (ch["env"], ch["states"], ch["method"], g["bonus"], g["c"]): g["score"]
+        for ch in (old["choices"] if old and same else [])
+        for g in ch["scores"]
+        if ch["states"] in budget.states
+    }
+    reused = sum(1 for k in scores if k[3:] in TUNING_GRID[k[2]])
     keys, experiments = [], []
     for states in budget.states:
         for env in SEED000_ENVS:
             for method, grid in TUNING_GRID.items():
                 for form, c in grid:
+                    if (env, states, method, form, c) in scores:
+                        continue
                     for eps in TUNING_EPSILONS if method == "ldp-ucrl-vtr" else (None,):
                         private = {"epsilon": eps, "delta": DELTA, "sigma": TUNING_SIGMA} if eps else {}
                         e = Experiment(method, env, TUNING_EPISODES, states=states, options=_bonus(form, c), **private)
@@ -519,7 +545,6 @@ def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -
                         experiments.append(e)
     with _executor(budget) as ex:
         runs = Runner(budget, log, ex).runs(experiments, TUNING_SEEDS)
-    scores: dict[tuple[Any, ...], float] = {}
     for key, rs in zip(keys, runs, strict=True):
         scores[key] = scores.get(key, 0.0) + float(np.mean([r.cumulative_regret[-1] for r in rs]))
     choices: list[dict[str, Any]] = []
@@ -539,21 +564,18 @@ def tune(budget: Budget, log: Callable[[str], None], path: Path = TUNING_FILE) -
         "cpu_seconds": round(_cpu() - cpu, 1),
         "load": round(max(load, os.getloadavg()[0]), 2),
         "cores": os.cpu_count(),
+        "points_run": len(set(keys)),
+        "points_reused": reused,
     }
     runs_timed = [timing]
-    if path.is_file():  # a search at some S keeps the stored choices (and their timings) at the others
-        old = json.loads(path.read_text(encoding="utf-8"))
+    if old is not None and same:  # the stored choices at the other S stay, and every earlier search's timing
         kept = [c for c in old["choices"] if c["states"] not in budget.states]
         choices = sorted(kept + choices, key=lambda c: (c["states"], SEED000_ENVS.index(c["env"]), c["method"]))
-        runs_timed = [r for r in old.get("runs", []) if not set(r["states"]) & set(budget.states)] + runs_timed
+        runs_timed = old.get("runs", []) + runs_timed
     result = {
         "command": "python docs/make_regret.py --tune",
-        "seeds": list(TUNING_SEEDS),
-        "episodes": TUNING_EPISODES,
-        "sigma": TUNING_SIGMA,
-        "epsilons": list(TUNING_EPSILONS),
-        "delta": DELTA,
-        "runs": sorted(runs_timed, key=lambda r: r["states"]),
+        **header,
+        "runs": runs_timed,
         "choices": choices,
     }
     path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
