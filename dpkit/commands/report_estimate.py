@@ -29,6 +29,26 @@ def _autogroup(pid: str) -> str | None:
         return None
 
 
+def _running_groups() -> list[str | None]:
+    """The autogroup of every running process but this one (``/proc/PID/stat`` state ``R``)."""
+    pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and p.name != str(os.getpid())]
+    groups = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "R":
+            groups.append(_autogroup(pid))
+    return groups
+
+
+def _apart(mine: str | None, running: list[str | None]) -> bool:
+    """Whether more of the running processes sit in other autogroups than in ``mine``."""
+    same = sum(group == mine for group in running)
+    return len(running) - same > same
+
+
 def _grouped_apart() -> bool:
     """Whether the kernel shares the CPU between sessions first (Linux's autogroup) *and* the busy processes beside
     the report run in other sessions: then the report's workers share their session's part of the machine. Where the
@@ -36,19 +56,10 @@ def _grouped_apart() -> bool:
     try:
         if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text(encoding="ascii").strip() != "1":
             return False
-        pids = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and p.name != str(os.getpid())]
+        running = _running_groups()
     except OSError:
         return False
-    mine, same, apart = _autogroup("self"), 0, 0
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state == "R":
-            group = _autogroup(pid)
-            same, apart = (same + 1, apart) if group == mine else (same, apart + 1)
-    return apart > same
+    return _apart(_autogroup("self"), running)
 
 
 @dataclass(frozen=True)
