@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpkit.audits.verdicts import Verdict
 from dpkit.facade import audit
@@ -14,10 +14,13 @@ from dpkit.render import emit_json, format_number, print_table, progress_with_st
 from .form_options import RlRuns
 from .verdict_lines import verdict_caption
 
+if TYPE_CHECKING:
+    from dpkit.audits.rl.setting import RlSetting
+
 __all__ = ["audit_algorithm_sequential"]
 
 
-def audit_algorithm_sequential(setting: Any, probed: list[Any], run: RlRuns) -> int:
+def audit_algorithm_sequential(setting: RlSetting, probed: list[Any], run: RlRuns) -> int:
     """``--sequential``: every position audited in turns, stopping at the first violation; print it.
 
     The table gives each position's evidence and the runs used against the fixed audit's. The budget (at most 1.3×

@@ -5,9 +5,12 @@ verdict is what it is, the diagnosis where the evidence points somewhere, and wh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpkit.render import format_number, print_table
+
+if TYPE_CHECKING:
+    from dpkit.audits.rl.setting import RlSetting
 
 __all__ = ["print_rl_audit", "position_caption", "headline_caption", "step_values"]
 
@@ -62,7 +65,7 @@ def headline_caption(result: Any) -> str:
     return "\n".join([verdict_caption(result) or "", f"verdict {declaration}", f"verdict {claim}"])
 
 
-def print_rl_audit(result: Any, *, setting: Any, runs: int, title: str) -> None:
+def print_rl_audit(result: Any, *, setting: RlSetting, runs: int, title: str) -> None:
     """Print an RL audit of several positions: the positions' table, then the headline position's.
 
     Args:

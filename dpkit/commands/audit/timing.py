@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from dpkit.render import stderr_console
+
+if TYPE_CHECKING:
+    from dpkit.audits.rl.setting import RlSetting
 
 #: ``--max-time``'s default: an audit expected to take longer is refused until the user raises the cap.
 DEFAULT_MAX_TIME = "10m"
@@ -86,7 +89,7 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
-def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
+def time_first_batch(setting: RlSetting, runs: int, seed: int) -> tuple[int, float]:
     """Run a first batch of the audit of ``setting`` here and time it.
 
     The batch is ``n`` runs on D and ``n`` on D′, n growing ×4 from 2 until the batch takes :data:`_BATCH_SECONDS`
@@ -119,7 +122,7 @@ def time_first_batch(setting: Any, runs: int, seed: int) -> tuple[int, float]:
 
 
 def expected_time(
-    setting: Any,
+    setting: RlSetting,
     *,
     runs: int,
     seed: int,
