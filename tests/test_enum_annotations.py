@@ -15,13 +15,10 @@ from __future__ import annotations
 import ast
 import enum
 import importlib
-import pkgutil
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+from package_modules import package_modules
 
 #: A parameter's name -> the enums (by class name) a parameter of that name takes.
 VOCABULARIES: dict[str, tuple[str, ...]] = {
@@ -157,17 +154,7 @@ def findings(name: str, tree: ast.AST) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def _modules() -> list[str]:
-    """Every module of the installed packages, by dotted name."""
-    names = set(PACKAGES)
-    for package in PACKAGES:
-        names.update(
-            info.name for info in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}.")
-        )
-    return sorted(names)
-
-
-MODULES = _modules()
+MODULES = package_modules()
 
 
 def _trees() -> dict[str, ast.AST]:

@@ -13,13 +13,10 @@ from __future__ import annotations
 import ast
 import enum
 import importlib
-import pkgutil
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+from package_modules import package_modules
 
 #: (module, word): the word is compared there as a value of a vocabulary that is not an enum and shares the word.
 OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
@@ -46,17 +43,7 @@ OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
 }
 
 
-def _modules() -> list[str]:
-    """Every module of the installed packages, by dotted name."""
-    names = set(PACKAGES)
-    for package in PACKAGES:
-        names.update(
-            info.name for info in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}.")
-        )
-    return sorted(names)
-
-
-MODULES = _modules()
+MODULES = package_modules()
 
 
 def enum_words() -> dict[str, set[str]]:

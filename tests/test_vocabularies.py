@@ -12,30 +12,16 @@ from __future__ import annotations
 import ast
 import enum
 import importlib
-import pkgutil
-import tomllib
 from collections import defaultdict
 from pathlib import Path
 from typing import get_args
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = tuple(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+from package_modules import package_modules
 
 #: Clashes in modules other work is rewriting now, each name with the modules that still define it: to be renamed
 #: there, and then taken out of this list (the test says so).
 PENDING: dict[str, frozenset[str]] = {}
-
-
-def _modules() -> list[str]:
-    """Every module of the installed packages, by dotted name."""
-    names = set(PACKAGES)
-    for package in PACKAGES:
-        names.update(
-            info.name for info in pkgutil.walk_packages(importlib.import_module(package).__path__, f"{package}.")
-        )
-    return sorted(names)
 
 
 def _defined_names(module: object) -> list[str]:
@@ -71,7 +57,7 @@ def vocabulary(value: object) -> tuple[str, ...] | None:
 def vocabularies() -> dict[str, dict[str, tuple[str, ...]]]:
     """Every public vocabulary of every module: name -> {module: values}."""
     found: dict[str, dict[str, tuple[str, ...]]] = defaultdict(dict)
-    for name in _modules():
+    for name in package_modules():
         module = importlib.import_module(name)
         for attr in _defined_names(module):
             if attr.startswith("_"):
