@@ -85,7 +85,7 @@ docs-regret: $(STAMP)
 	$(BIN)/python docs/make_regret.py $(REGRET_ARGS)
 	$(BIN)/python docs/make_drift.py
 
-# seed 000's Figure 2 alone, at every S the page reports (S = 2, 3, 4: ~8 min on a quiet 2-core machine; the
+# seed 000's Figure 2 alone, at every S the page reports (S = 2 to 5: ~10 min on a quiet 2-core machine; the
 # time is in docs/regret.md's closing note), re-rendering the page; on Dask as above (REGRET_ARGS)
 docs-figure2: $(STAMP)
 	$(BIN)/python docs/make_regret.py --only seed000 $(REGRET_ARGS)
