@@ -32,6 +32,7 @@ from .dp_sgd_canaries import (
 from .dp_sgd_claim import DpSgdClaim
 from .one_run import GUESS_SHARES, MAX_CANARIES, run_counts
 from .one_run_estimators import one_run_fdp_epsilon_lower, one_run_fdp_p_value, one_run_mu_lower
+from .summary import POWER_RATIO_NEEDED
 from .verdicts import Verdict
 
 __all__ = ["CANARY_NORM_FACTOR", "TrainingAuditResult", "audit_training_run", "judge_training_run"]
@@ -86,7 +87,11 @@ class TrainingAuditResult:
     def verdict(self) -> Verdict:
         if self.p_value <= self.alpha:
             return Verdict.VIOLATION
-        if self.threat is ThreatModel.BLACK_BOX or self.power_ratio < 0.5 or self.correct > self.ideal_most:
+        if (
+            self.threat is ThreatModel.BLACK_BOX
+            or self.power_ratio < POWER_RATIO_NEEDED
+            or self.correct > self.ideal_most
+        ):
             return Verdict.INCONCLUSIVE
         return Verdict.CONSISTENT
 
@@ -99,8 +104,9 @@ class TrainingAuditResult:
             return f"the {name} test: {said}"
         if self.threat is ThreatModel.BLACK_BOX:
             return "no violation; a black-box audit has no power guarantee at the claim, so it cannot say consistent"
-        if self.power_ratio < 0.5:
-            return f"too few canaries: an ideal run at the claim would certify {self.power_ratio:.3g} of its ε (< 0.5)"
+        if self.power_ratio < POWER_RATIO_NEEDED:
+            certified = f"{self.power_ratio:.3g} of its ε (< {POWER_RATIO_NEEDED:g})"
+            return f"too few canaries: an ideal run at the claim would certify {certified}"
         if self.correct > self.ideal_most:
             return (
                 f"{self.correct} right guesses, more than any of {POWER_RUNS} ideal runs at the claim "

@@ -29,7 +29,7 @@ from .one_run_estimators import (
     one_run_fdp_rejects,
     one_run_mu_lower,
 )
-from .summary import SingleRun
+from .summary import POWER_RATIO_NEEDED, SingleRun
 
 __all__ = [
     "GUESS_SHARES",
@@ -157,7 +157,7 @@ class OneRunResult(SingleRun):
     def verdict(self) -> str:
         if self.p_value <= self.alpha:
             return "violation"
-        if self.power_ratio < 0.5 or (self.ideal_most is not None and self.correct > self.ideal_most):
+        if self.power_ratio < POWER_RATIO_NEEDED or (self.ideal_most is not None and self.correct > self.ideal_most):
             return "inconclusive"
         return "consistent"
 
@@ -166,10 +166,10 @@ class OneRunResult(SingleRun):
         """Why the verdict is what it is, in a sentence."""
         if self.p_value <= self.alpha:
             return f"{self.correct} of {self.guesses} guesses right: p = {self.p_value:.3g} <= α = {self.alpha:g}"
-        if self.power_ratio < 0.5:
+        if self.power_ratio < POWER_RATIO_NEEDED:
             return (
                 f"too few canaries or guesses: the ideal mechanism at the claim would certify {self.power_ratio:.3g} "
-                "of it (< 0.5)"
+                f"of it (< {POWER_RATIO_NEEDED:g})"
             )
         if self.ideal_most is not None and self.correct > self.ideal_most:
             return (

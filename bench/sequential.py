@@ -135,7 +135,8 @@ def rl_targets() -> list[dict[str, Any]]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
     from rl_mutants import ldp_no_clipping
 
-    from dpkit.audits.rl.fixed import default_setting, position_claim
+    from dpkit.audits.rl.fixed import position_claim
+    from dpkit.audits.rl.setting import default_setting
 
     tight = position_claim(default_setting("private-linopt-vi")).sigmas_claim
     low = tuple(sorted((k, 0.7 * v) for k, v in tight.items()))

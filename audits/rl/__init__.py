@@ -7,40 +7,41 @@ several positions of the changed user (many runs each), :mod:`.sequential` stops
 (:mod:`.observers`, :mod:`.psums`, :mod:`.reused_noise`), the plan worlds (:mod:`.plan_worlds`), the billboard
 protocol of a user's agent (:mod:`.billboard`, :mod:`.user_agents`) and one audit module per built-in algorithm,
 registered by name in :mod:`.registry`. Where each part lives and why: docs/explanation/where-things-live.md.
-The names of :mod:`.fixed` (the fixed audit of an algorithm by name) are importable from here.
+The names of :mod:`.fixed` (the fixed audit of an algorithm by name) and of the setting it audits are importable
+from here.
 """
 
 from __future__ import annotations
 
+from .candidates import AUTO_SPLITS, RL_ATTACKS, WhiteBoxRuns
 from .fixed import (
-    AUTO_SPLITS,
-    MAX_EPISODES,
-    MAX_RUNS,
     PLAN_PROBE_CHILD,
-    POSITIONS,
-    RL_ATTACKS,
     RlAuditResult,
-    RlDataset,
     RlPositionsResult,
-    RlSetting,
-    WhiteBoxRuns,
-    audit_hook,
     audit_plan_probe,
     audit_positions,
     audit_registered_algorithm,
     audit_setting,
-    audited_algorithms,
-    audited_spec,
     declared_mu,
+    register_agent,
+)
+from .plans import plan_probe_runs
+from .registry import audited_algorithms
+from .setting import (
+    MAX_EPISODES,
+    MAX_RUNS,
+    POSITIONS,
+    RlDataset,
+    RlSetting,
+    audit_hook,
+    audited_spec,
     declared_sensitivities,
     default_setting,
     make_setting_agent,
     neighbouring_datasets,
     observers,
-    plan_probe_runs,
     positions,
     probe_plan,
-    register_agent,
     registered_declaration,
     rl_release,
     setting_claim_sigmas,

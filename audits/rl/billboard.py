@@ -32,7 +32,7 @@ from .observers import (
     tree_positions,
 )
 from .plan_worlds import tabular_plan_probe
-from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, one_run_view
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -296,19 +296,11 @@ def billboard_one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         log1.episode(agent.billboard_items(*trajectories[1]), None, 0)
         agent.update(k, *trajectories[int(coin)])
         run.advance()
-    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    structure = setting_structure(run.setting)
-    scores, features = billboard_one_run_features(
-        prefixes,
-        {n: np.stack(log0.items[n]) for n in names},
-        {n: np.stack(log1.items[n]) for n in names},
-        dict(agent.sigmas),
-        {n: releases[n].noise == ReleaseNoise.SYMMETRIC for n in names},
-        structure=structure,
+    symmetric = {n: releases[n].noise == ReleaseNoise.SYMMETRIC for n in names}
+    reading = CounterReading(
+        dict(agent.sigmas), run.claim_sigmas, symmetric, run.sensitivities, structure=setting_structure(run.setting)
     )
-    starts = counter_nodes(prefixes[names[0]], structure)[1]
-    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
-    return OneRunView(scores, "billboard", reach, features)
+    return one_run_view(log0, log1, reading)
 
 
 def billboard_audit(*, defaults: Mapping[str, Any] | None = None) -> AuditSpec:

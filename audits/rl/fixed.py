@@ -32,75 +32,40 @@ from ..engine import AuditResult, audit_outputs
 from ..estimators import RocBand, mu_from_rates, roc_band
 from ..summary import Headline, HeldAudit
 from ..verdicts import Verdict
-from .candidates import AUTO_SPLITS, RL_ATTACKS, RlAttack, WhiteBoxRuns, rl_attacks
+from .candidates import AUTO_SPLITS, RlAttack, rl_attacks
 from .explain import rl_diagnosis, rl_reason
 from .plans import (
     PlanChoice,
     choose_plan_world,
     judge_view,
-    plan_probe_runs,
     probe_members,
     probe_runs,
     reads_plans,
 )
 from .rows import RowLayout
 from .setting import (
-    MAX_EPISODES,
-    MAX_RUNS,
-    POSITIONS,
-    RlDataset,
     RlSetting,
     audit_hook,
-    audited_algorithms,
-    audited_spec,
-    declared_sensitivities,
     default_setting,
     implementation_declaration,
-    make_setting_agent,
     neighbouring_datasets,
-    observers,
     positions,
     probe_plan,
     registered_declaration,
     rl_release,
     setting_claim_sigmas,
-    setting_world,
     validate_runs,
 )
 
 __all__ = [
-    "audited_algorithms",
-    "observers",
-    "POSITIONS",
-    "RL_ATTACKS",
-    "MAX_RUNS",
-    "MAX_EPISODES",
-    "RlSetting",
-    "RlDataset",
     "RlAuditResult",
     "RlPositionsResult",
-    "neighbouring_datasets",
-    "rl_release",
-    "WhiteBoxRuns",
     "audit_setting",
     "audit_positions",
     "audit_plan_probe",
-    "plan_probe_runs",
     "PLAN_PROBE_CHILD",
-    "probe_plan",
     "audit_registered_algorithm",
-    "positions",
-    "RlPositionsResult",
-    "AUTO_SPLITS",
-    "default_setting",
     "register_agent",
-    "audited_spec",
-    "audit_hook",
-    "setting_world",
-    "make_setting_agent",
-    "registered_declaration",
-    "setting_claim_sigmas",
-    "declared_sensitivities",
     "declared_mu",
 ]
 

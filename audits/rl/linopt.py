@@ -18,7 +18,7 @@ from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tabular_world, tree_positions
 from .plan_worlds import tabular_plan_probe
-from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, one_run_view
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -197,17 +197,10 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         log1.episode(agent.items(k, *trajectories[1]), None, 0)
         agent.update(k, *trajectories[int(coin)])
         run.advance()
-
-    def stack(log: CounterLog) -> dict[str, np.ndarray]:
-        return {n: np.stack(log.items[n]) for n in names}
-
-    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores, features = billboard_one_run_features(
-        prefixes, stack(log0), stack(log1), agent.privatizer.sigmas, {n: n.endswith(",1}") for n in names}
+    symmetric = {n: n.endswith(",1}") for n in names}
+    return one_run_view(
+        log0, log1, CounterReading(agent.privatizer.sigmas, run.claim_sigmas, symmetric, run.sensitivities)
     )
-    starts = counter_nodes(prefixes[names[0]])[1]
-    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
-    return OneRunView(scores, "billboard", reach, features)
 
 
 #: The audit of both private LinOpt agents: the billboard (white-box) and the actions served (black-box).

@@ -17,7 +17,7 @@ from dpkit.algorithms.ofu_rl.declaration import ALGORITHM, declare_privacy
 from dpkit.algorithms.spec import AuditSpec
 
 from .observers import ObservedRun, OneRun, OneRunView, Traces, tree_positions
-from .psums import CounterLog, CounterReading, billboard_one_run_features, billboard_reach, counter_nodes
+from .psums import CounterLog, CounterReading, one_run_view
 from .worlds import AuditedSetting, AuditWorld
 
 __all__ = [
@@ -225,17 +225,8 @@ def one_run(run: OneRun, rng: np.random.Generator) -> OneRunView:
         states, controls, _ = rollouts[int(coin)]
         agent.update(k, states, controls, np.zeros(run.setting.horizon))
         run.advance()
-    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
-    scores, features = billboard_one_run_features(
-        prefixes,
-        {n: np.stack(log0.items[n]) for n in names},
-        {n: np.stack(log1.items[n]) for n in names},
-        dict(agent.sigmas),
-        {"B1": True, "B2": False},
-    )
-    starts = counter_nodes(prefixes["B1"])[1]
-    reach = billboard_reach(starts, len(starts), run.sensitivities, run.claim_sigmas)
-    return OneRunView(scores, "billboard", reach, features)
+    reading = CounterReading(dict(agent.sigmas), run.claim_sigmas, {"B1": True, "B2": False}, run.sensitivities)
+    return one_run_view(log0, log1, reading)
 
 
 #: Private-OFU-RL's audit: the billboard (white-box) and the controls served (black-box).

@@ -29,10 +29,12 @@ from ..one_run import OneRunResult, design_guesses, judge_one_run
 from ..summary import SingleRun
 from ..verdicts import Verdict
 from .candidates import RlAttack
-from .fixed import (
+from .fixed import declared_mu
+from .observers import OneRun, OneRunView, flat
+from .psums import one_sigma
+from .setting import (
     RlSetting,
     audit_hook,
-    declared_mu,
     declared_sensitivities,
     default_setting,
     make_setting_agent,
@@ -40,8 +42,6 @@ from .fixed import (
     setting_claim_sigmas,
     setting_world,
 )
-from .observers import OneRun, OneRunView, flat
-from .psums import one_sigma
 
 __all__ = [
     "MAX_CANARIES",

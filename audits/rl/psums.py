@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .observers import MAX_COORDINATES, cross_projections_runs, flat, over_sigma, project
+from .observers import MAX_COORDINATES, OneRunView, cross_projections_runs, flat, over_sigma, project
 from .reused_noise import CounterNodes, changed_user_votes, reused_noise_votes, with_votes
 from .rows import Trace, Traces
 
@@ -29,6 +29,7 @@ __all__ = [
     "billboard_reach",
     "billboard_one_run_scores",
     "billboard_one_run_features",
+    "one_run_view",
     "one_sigma",
 ]
 
@@ -438,3 +439,30 @@ def one_sigma(name: str, sigma: Any) -> float:
             "scores take one σ per release; audit this allocation many-run"
         )
     return float(s.flat[0])
+
+
+def one_run_view(log0: CounterLog, log1: CounterLog, reading: CounterReading) -> OneRunView:
+    """A one-run audit's view of a billboard: every user's score and features
+    (:func:`billboard_one_run_features`) and the reach at the claim (:func:`billboard_reach`).
+
+    Args:
+        log0: The released prefixes, and each user's items had she been canary 0.
+        log1: Each user's items had she been canary 1 (its prefixes are not read).
+        reading: How each counter is read (its σ, the claim's, its shape and Δ; the layout of its p-sums).
+
+    Returns:
+        The scores, the observer (``billboard``), the reach and the features.
+    """
+    names = log0.names
+    prefixes = {n: np.stack(log0.prefixes[n]) for n in names}
+    scores, features = billboard_one_run_features(
+        prefixes,
+        {n: np.stack(log0.items[n]) for n in names},
+        {n: np.stack(log1.items[n]) for n in names},
+        reading.sigmas,
+        reading.symmetric,
+        structure=reading.structure,
+    )
+    starts = counter_nodes(prefixes[names[0]], reading.structure)[1]
+    reach = billboard_reach(starts, len(starts), reading.sensitivities, reading.claim)
+    return OneRunView(scores, "billboard", reach, features)

@@ -30,16 +30,9 @@ from ..summary import Headline
 from ..verdicts import Verdict
 from .candidates import RlAttack, rl_attacks
 from .explain import rl_sequential_diagnosis, rl_sequential_reason
-from .fixed import (
-    PositionClaim,
-    RlSetting,
-    neighbouring_datasets,
-    position_claim,
-    probe_plan,
-    rl_release,
-)
+from .fixed import PositionClaim, position_claim
 from .rows import RowLayout
-from .setting import validate_runs
+from .setting import RlSetting, neighbouring_datasets, probe_plan, rl_release, validate_runs
 
 __all__ = ["RlSequentialResult", "SequentialPosition", "audit_positions_sequential"]
 

@@ -1,4 +1,4 @@
-"""The click types of the commands' numbers: a float, a list of floats, a sampling rate (``NUMBER``, …).
+"""The click types of the commands' numbers: a float, a list of floats, a sampling rate (``NUMBER``, …), a duration.
 
 Each reads what the user typed and leaves the range checks to the API, whose messages name the value.
 """
@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-__all__ = ["Count", "Number", "NumberList", "Rate", "COUNT", "NUMBER", "NUMBER_LIST", "RATE"]
+__all__ = ["Count", "Duration", "Number", "NumberList", "Rate", "COUNT", "NUMBER", "NUMBER_LIST", "RATE"]
 
 
 class Number(click.ParamType):
@@ -157,3 +157,45 @@ COUNT = Count()
 NUMBER = Number()
 NUMBER_LIST = NumberList()
 RATE = Rate()
+
+
+#: A duration's units, in seconds.
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+class Duration(click.ParamType):
+    """A time in seconds, or a number with a unit s, m or h (``90``, ``10m``, ``1.5h``); ``inf`` for no cap."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        """Read a duration as click converts an option's value.
+
+        Args:
+            value: The text given (or a float already converted).
+            param: The option, for the message.
+            ctx: The click context, for the message.
+
+        Returns:
+            The duration in seconds (``inf`` for no cap).
+
+        Raises:
+            click.BadParameter: Not a duration, or not > 0.
+
+        Examples:
+            >>> Duration().convert("1.5h", None, None)
+            5400.0
+        """
+        if isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        unit = 1.0
+        if text[-1:] in _UNITS:
+            unit, text = _UNITS[text[-1:]], text[:-1]
+        try:
+            seconds = float(text) * unit
+        except ValueError:
+            self.fail(f"{value!r} is not a duration (seconds, or a number with s, m or h: 90, 10m, 2h)", param, ctx)
+        if not seconds > 0.0:  # NaN too
+            self.fail(f"must be > 0, got {value!r}", param, ctx)
+        return seconds

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 import pytest
 
 import dpkit.audits.rl
-from dpkit.audits.rl.fixed import RlAuditResult, RlPositionsResult, audit_positions, default_setting, position_claim
+from dpkit.audits.rl.fixed import RlAuditResult, RlPositionsResult, audit_positions, position_claim
 from dpkit.audits.rl.sequential import RlSequentialResult, SequentialPosition
+from dpkit.audits.rl.setting import default_setting
 from dpkit.cli import main
 from dpkit.reports.verdict_views import headline_view
 

@@ -20,7 +20,8 @@ from rl_mutants import (
     rlsvi_no_clipping,
 )
 
-from dpkit.audits.rl.fixed import audit_setting, declared_mu, default_setting, implementation_declaration
+from dpkit.audits.rl.fixed import audit_setting, declared_mu
+from dpkit.audits.rl.setting import default_setting, implementation_declaration
 
 #: the statistical audits of the mutant zoo run in the second tier (make test-all)
 pytestmark = pytest.mark.slow

@@ -10,10 +10,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpkit.audits.rl.fixed import (
-    _equal_error_mu,
-    audited_algorithms,
-    declared_mu,
+from dpkit.audits.rl.fixed import _equal_error_mu, declared_mu
+from dpkit.audits.rl.observers import tree_positions
+from dpkit.audits.rl.registry import audited_algorithms
+from dpkit.audits.rl.setting import (
     default_setting,
     neighbouring_datasets,
     positions,
@@ -21,7 +21,6 @@ from dpkit.audits.rl.fixed import (
     rl_release,
     setting_claim_sigmas,
 )
-from dpkit.audits.rl.observers import tree_positions
 
 SEEDS = ("ldp-ucrl-vtr", "private-linopt-vi", "private-linopt-po", "private-ofu-rl", "rlsvi")
 

@@ -8,8 +8,9 @@ import pytest
 from cli_runs import run, run_json
 from rl_mutants import ldp_no_clipping
 
-from dpkit.audits.rl.fixed import default_setting, position_claim, positions
+from dpkit.audits.rl.fixed import position_claim
 from dpkit.audits.rl.sequential import audit_positions_sequential
+from dpkit.audits.rl.setting import default_setting, positions
 
 
 @pytest.mark.slow

@@ -114,7 +114,8 @@ def test_roc_band_rejects_bad_options(kwargs: dict, match: str) -> None:
 
 
 def test_rl_audit_reports_the_band_at_its_confidence() -> None:
-    from dpkit.audits.rl.fixed import ROC_POINTS, audit_setting, default_setting
+    from dpkit.audits.rl.fixed import ROC_POINTS, audit_setting
+    from dpkit.audits.rl.setting import default_setting
 
     result = audit_setting(default_setting("ldp-ucrl-vtr"), runs=60, seed=3, alpha=0.1)
     assert isinstance(result.roc, RocBand)

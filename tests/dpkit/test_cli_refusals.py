@@ -344,6 +344,7 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
     1.4 h: one error line with the estimate and how to raise the cap, before the audit starts."""
     import dpkit.audits.rl.fixed as rl
     import dpkit.commands.audit.timing as timing
+    from dpkit.audits.rl import default_setting, plan_probe_runs, positions
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))
@@ -356,8 +357,8 @@ def test_an_rl_audit_expected_to_outlast_the_time_cap_is_refused_naming_the_esti
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--position", "first", "--max-time", "1h", *local], capsys)
     assert "about 1.4 h" in err and "above --max-time 1.0 h" in err
     # every position that matters (the default) is an audit each, and so is the plan probe: the estimate counts them
-    n = len(rl.positions(rl.default_setting("rlsvi")))
-    probe = rl.plan_probe_runs(rl.default_setting("rlsvi"), 1_000_000)
+    n = len(positions(default_setting("rlsvi")))
+    probe = plan_probe_runs(default_setting("rlsvi"), 1_000_000)
     err = _run(["audit", "rlsvi", "--runs", "1000000", "--max-time", "1h", *local], capsys)
     assert f"({n} positions × 2 × 1,000,000 runs and a plan probe of 2 × {probe:,} at 2.5 ms each" in err
     assert f"about {(n * 1_000_000 + probe) * 2 * 2.5e-3 / 3600:.1f} h" in err
@@ -414,7 +415,7 @@ def test_a_bad_max_time_is_refused(value: str, capsys: pytest.CaptureFixture[str
     ("value", "seconds"), [("90", 90.0), ("90s", 90.0), ("10m", 600.0), ("1.5h", 5400.0), ("inf", float("inf"))]
 )
 def test_max_time_reads_seconds_minutes_and_hours(value: str, seconds: float) -> None:
-    from dpkit.commands.audit.timing import Duration
+    from dpkit.commands.option_types import Duration
 
     assert Duration().convert(value, None, None) == seconds
 
@@ -424,11 +425,12 @@ def test_the_expected_time_counts_the_plan_probe(
 ) -> None:
     import dpkit.audits.rl.fixed as rl
     import dpkit.commands.audit.timing as timing
+    from dpkit.audits.rl import default_setting, plan_probe_runs
 
     monkeypatch.setattr(rl, "audit_positions", _no_audit)
     monkeypatch.setattr(timing, "time_first_batch", lambda setting, runs, seed: (32, 0.16))  # 2.5 ms a run
     # LinOpt names a plan probe: 3 worlds of 2 × 50,000 pilot runs and its own 2 × 500,000 runs, beside 3 positions
-    probe = rl.plan_probe_runs(rl.default_setting("private-linopt-vi"), 1_000_000)
+    probe = plan_probe_runs(default_setting("private-linopt-vi"), 1_000_000)
     assert probe == 3 * 50_000 + 500_000
     err = _run(["audit", "private-linopt-vi", "--runs", "1000000"], capsys)
     assert "(3 positions × 2 × 1,000,000 runs and a plan probe of 2 × 650,000 at 2.5 ms each" in err

@@ -10,11 +10,11 @@ from typing import Any
 
 import click
 
-from ..option_types import NUMBER, NUMBER_LIST
+from ..option_types import NUMBER, NUMBER_LIST, Duration
 from ..refusals import given, refuse_options
 from .defaults import AuditDefault
 from .form_options import AlgorithmOptions, OneRunTargetOptions, TargetOptions, form_options
-from .timing import DEFAULT_MAX_TIME, Duration, target_note
+from .timing import DEFAULT_MAX_TIME, target_note
 from .training_options import TRAIN_OPTIONS, training_form, training_options
 
 #: Which options apply to which form of ``dpkit audit``: the options of one form only, and those of both.

@@ -13,8 +13,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from dpkit.render import stderr_console
 
 if TYPE_CHECKING:
@@ -24,45 +22,6 @@ if TYPE_CHECKING:
 DEFAULT_MAX_TIME = "10m"
 #: The first batch grows (×4 from 2 runs per dataset) until it takes this long or reaches 1/8 of the runs.
 _BATCH_SECONDS = 0.25
-_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-class Duration(click.ParamType):
-    """A time in seconds, or a number with a unit s, m or h (``90``, ``10m``, ``1.5h``); ``inf`` for no cap."""
-
-    name = "duration"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        """Read a duration as click converts an option's value.
-
-        Args:
-            value: The text given (or a float already converted).
-            param: The option, for the message.
-            ctx: The click context, for the message.
-
-        Returns:
-            The duration in seconds (``inf`` for no cap).
-
-        Raises:
-            click.BadParameter: Not a duration, or not > 0.
-
-        Examples:
-            >>> Duration().convert("1.5h", None, None)
-            5400.0
-        """
-        if isinstance(value, float):
-            return value
-        text = str(value).strip().lower()
-        unit = 1.0
-        if text[-1:] in _UNITS:
-            unit, text = _UNITS[text[-1:]], text[:-1]
-        try:
-            seconds = float(text) * unit
-        except ValueError:
-            self.fail(f"{value!r} is not a duration (seconds, or a number with s, m or h: 90, 10m, 2h)", param, ctx)
-        if not seconds > 0.0:  # NaN too
-            self.fail(f"must be > 0, got {value!r}", param, ctx)
-        return seconds
 
 
 def format_duration(seconds: float) -> str:
